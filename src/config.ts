@@ -1,0 +1,67 @@
+// The environment, parsed once at start (conventions §6). Everything else receives a Config.
+import path from 'node:path';
+import fs from 'node:fs';
+import { z } from 'zod';
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  SITELINE_BASE_URL: z.string().optional().transform((v) => v || undefined).pipe(z.string().url().optional()),
+  DATABASE_URL: z.string().optional().transform((v) => v || undefined),
+  SITELINE_DATA_DIR: z.string().min(1).default('./.siteline'),
+  SITELINE_SOURCE_DIR: z.string().optional().transform((v) => v || undefined),
+  SITELINE_AUTO_IMPORT: z.enum(['0', '1']).default('1'),
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Public base URL, no trailing slash. */
+  baseUrl: string;
+  /** Set when the service runs on PostgreSQL; absent means embedded PGlite. */
+  databaseUrl: string | undefined;
+  /** Where PGlite data, signing keys and the dev outbox live. */
+  dataDir: string;
+  /** Where place source files are read from (default ../shared/data when it exists). */
+  sourceDir: string | undefined;
+  /** Import the default places on start when the database holds none. */
+  autoImport: boolean;
+  mcpAllowedOrigins: string[];
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
+}
+
+export class ConfigError extends Error {}
+
+/** The shared data directory that ships beside the project, when it exists. */
+export function defaultSourceDir(cwd = process.cwd()): string | undefined {
+  const candidate = path.resolve(cwd, '../shared/data');
+  return fs.existsSync(candidate) ? candidate : undefined;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const port = overrides.port ?? e.PORT;
+  const baseUrl = (overrides.baseUrl ?? e.SITELINE_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  return {
+    port,
+    host: overrides.host ?? e.HOST,
+    baseUrl,
+    databaseUrl: 'databaseUrl' in overrides ? overrides.databaseUrl : e.DATABASE_URL,
+    dataDir: path.resolve(overrides.dataDir ?? e.SITELINE_DATA_DIR),
+    sourceDir: overrides.sourceDir ?? (e.SITELINE_SOURCE_DIR ? path.resolve(e.SITELINE_SOURCE_DIR) : defaultSourceDir()),
+    autoImport: overrides.autoImport ?? e.SITELINE_AUTO_IMPORT === '1',
+    mcpAllowedOrigins:
+      overrides.mcpAllowedOrigins ??
+      e.MCP_ALLOWED_ORIGINS.split(',')
+        .map((s) => s.trim().replace(/\/+$/, ''))
+        .filter(Boolean),
+    logLevel: overrides.logLevel ?? e.LOG_LEVEL,
+  };
+}

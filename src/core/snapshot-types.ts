@@ -1,0 +1,126 @@
+// The wire shape of a feasibility snapshot. Every surface (MCP, REST, CLI, web, report) returns it
+// as is; see docs/snapshot.md for the meaning of each member.
+import type { CoverageStatus, ValueStatus } from './statuses.ts';
+
+export interface Citation {
+  /** Bylaw section or table, e.g. "17-17-0305" or "Art. 5.000". */
+  section: string;
+  sourceUrl: string;
+  /** Date of the text the value was read from (ISO date, or year). */
+  date: string;
+  excerpt?: string;
+}
+
+/** A value born with its provenance: never a bare number. */
+export interface Sourced<T = number> {
+  value: T | null;
+  status: ValueStatus;
+  unit?: string;
+  citation?: Citation;
+  /** For cited_conditional / conditional_unresolved: the condition as the bylaw states it. */
+  condition?: string;
+  /** Why the status is what it is, in one sentence (source named for unverified values). */
+  note?: string;
+  /** For derived values: the envelope members used. */
+  inputs?: string[];
+}
+
+export interface Coverage {
+  status: CoverageStatus;
+  /** False: eligibility could not be determined at all (differs from "determined not covered"). */
+  eligibilityKnown: boolean;
+  message: string;
+  geoDivisionId?: string;
+  place?: { name: string; region: string; country: string };
+}
+
+export type MatchType = 'address_table' | 'street_interpolation';
+
+export interface AddressMatch {
+  input: string;
+  parsed: {
+    number: string | null;
+    street: string | null;
+    unit: string | null;
+    city: string | null;
+    region: string | null;
+    postcode: string | null;
+    country: 'US' | 'CA' | null;
+  };
+  matchType: MatchType;
+  /** 0..1: 1 is an exact address-table match. */
+  confidence: number;
+  matchedAddress: string;
+  warnings: string[];
+}
+
+export interface Measure {
+  value: number | null;
+  status: ValueStatus;
+  unit: string;
+  note?: string;
+}
+
+export interface Lot {
+  parcelExternalId: string;
+  /** A point inside the lot (never a street or city centroid). */
+  latitude: number;
+  longitude: number;
+  areaM2: number;
+  areaSqft: number;
+  frontageFt: Measure;
+  depthFt: Measure;
+  cornerLot: boolean | null;
+  frontStreet: string | null;
+  source: { name: string; vintage: string; licence: string };
+}
+
+export interface ZoneShare {
+  code: string;
+  name: string | null;
+  /** Fraction of the lot's area, 0..1. */
+  share: number;
+}
+
+export interface OverlayShare extends ZoneShare {
+  governingSection: string | null;
+}
+
+export interface Zones {
+  primary: ZoneShare | null;
+  districts: ZoneShare[];
+  splitLot: boolean;
+  overlays: OverlayShare[];
+}
+
+export interface PermittedUse {
+  use: string;
+  permission: 'as_of_right' | 'special_permit' | 'conditional' | 'prohibited' | 'unknown';
+  status: ValueStatus;
+  citation?: Citation;
+  condition?: string;
+  note?: string;
+}
+
+export interface SourceRef {
+  layer: string;
+  name: string;
+  vintage: string;
+  licence: string;
+  attribution?: string;
+  url?: string;
+}
+
+export interface Snapshot {
+  answered: boolean;
+  coverage: Coverage;
+  address?: AddressMatch;
+  lot?: Lot;
+  zones?: Zones;
+  permittedUses?: PermittedUse[];
+  envelope?: Record<string, Sourced>;
+  sources: SourceRef[];
+  /** Suggestions when the address could not be matched (street names close to the one given). */
+  suggestions?: string[];
+  generatedAt: string;
+}

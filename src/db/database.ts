@@ -1,0 +1,106 @@
+// One SQL dialect (PostgreSQL) over two backends: embedded PGlite by default, a PostgreSQL server
+// when DATABASE_URL is set. Callers see only this interface, so every query runs on both.
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs a script of several statements with no parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  /** Runs fn inside one transaction; a throw rolls it back. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+// int8 and numeric come back as JS numbers on both backends (counts, sums): the values we store fit.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+class PgliteDb implements Db {
+  readonly kind = 'pglite' as const;
+  constructor(private readonly pg: PGlite) {}
+  async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    const r = await this.pg.query<T>(sql, params as unknown[]);
+    return r.rows;
+  }
+  async exec(sql: string): Promise<void> {
+    await this.pg.exec(sql);
+  }
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.pg.transaction(async (tx) =>
+      fn({
+        query: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.query<R>(sql, params as unknown[])).rows,
+      }),
+    );
+  }
+  async close(): Promise<void> {
+    await this.pg.close();
+  }
+}
+
+class PostgresDb implements Db {
+  readonly kind = 'postgres' as const;
+  constructor(private readonly pool: pg.Pool) {}
+  async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    const r = await this.pool.query(sql, params as unknown[]);
+    return r.rows as T[];
+  }
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn({
+        query: async <R>(sql: string, params: readonly unknown[] = []) => (await client.query(sql, params as unknown[])).rows as R[],
+      });
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+export interface OpenOptions {
+  /** postgres://... selects PostgreSQL; otherwise PGlite. */
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; 'memory://' keeps it in memory. */
+  pgliteDir?: string;
+  /** A PGlite data-dir tarball to start from (test templates). */
+  loadDataDir?: Blob;
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<Db> {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    pool.on('error', () => undefined); // an idle client dropping is retried by the pool on next use
+    await pool.query('SELECT 1');
+    return new PostgresDb(pool);
+  }
+  const dir = opts.pgliteDir ?? 'memory://';
+  if (!dir.startsWith('memory://')) fs.mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
+  const db = await PGlite.create(dir.startsWith('memory://') ? undefined : dir, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
+  return new PgliteDb(db);
+}
+
+/** The PGlite instance behind a Db, for dumping test templates. */
+export async function dumpPglite(db: Db): Promise<Blob> {
+  if (!(db instanceof PgliteDb)) throw new Error('dumpPglite needs a PGlite database');
+  return (db as unknown as { pg: PGlite }).pg.dumpDataDir('none');
+}

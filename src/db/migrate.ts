@@ -1,0 +1,45 @@
+// One migration set for both backends: numbered .sql files applied in order, each once, at start.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './database.ts';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+export function listMigrations(dir = MIGRATIONS_DIR): { name: string; sql: string }[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((name) => ({ name, sql: fs.readFileSync(path.join(dir, name), 'utf8') }));
+}
+
+export async function migrate(db: Db): Promise<string[]> {
+  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    name text PRIMARY KEY,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`);
+  const applied: string[] = [];
+  for (const m of listMigrations()) {
+    const done = await db.transaction(async (tx) => {
+      // Several app instances may start at once on PostgreSQL: one applies, the others wait and skip.
+      if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(746395)');
+      const seen = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [m.name]);
+      if (seen.length > 0) return false;
+      for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
+      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [m.name]);
+      return true;
+    });
+    if (done) applied.push(m.name);
+  }
+  return applied;
+}
+
+/** Splits a migration on semicolons at line ends; migrations keep one statement per `;\n`. */
+export function splitStatements(sql: string): string[] {
+  return sql
+    .replace(/--[^\n]*\n/g, '\n')
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

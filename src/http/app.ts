@@ -1,0 +1,14 @@
+// Every surface registers its routes here, over the same context.
+import type { AppContext } from '../context.ts';
+import { Router } from './router.ts';
+import { sendJson } from './respond.ts';
+
+export async function buildRouter(ctx: AppContext): Promise<Router> {
+  const router = new Router();
+  router.get('/healthz', async (_req, res) => {
+    await ctx.db.query('SELECT 1');
+    sendJson(res, 200, { status: 'ok', database: ctx.db.kind });
+  });
+  // Surfaces mount below (one line each).
+  return router;
+}

@@ -1,0 +1,87 @@
+// A small route table over node:http: exact paths and ':param' segments, plus prefix mounts for
+// libraries that bring their own node handler (the OAuth provider, the MCP SDK adapter).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export type RouteParams = Record<string, string>;
+export type Handler = (req: IncomingMessage, res: ServerResponse, params: RouteParams) => unknown | Promise<unknown>;
+
+interface Route {
+  method: string; // '*' matches any
+  parts: string[];
+  handler: Handler;
+}
+
+interface Mount {
+  prefix: string;
+  handler: Handler;
+}
+
+export interface Match {
+  handler: Handler;
+  params: RouteParams;
+}
+
+export class Router {
+  private readonly routes: Route[] = [];
+  private readonly mounts: Mount[] = [];
+
+  add(method: string, path: string, handler: Handler): this {
+    this.routes.push({ method: method.toUpperCase(), parts: split(path), handler });
+    return this;
+  }
+  get(path: string, handler: Handler): this {
+    return this.add('GET', path, handler);
+  }
+  post(path: string, handler: Handler): this {
+    return this.add('POST', path, handler);
+  }
+  /** Every request under prefix (after no exact route matched) goes to handler. */
+  mount(prefix: string, handler: Handler): this {
+    this.mounts.push({ prefix: prefix.replace(/\/+$/, ''), handler });
+    this.mounts.sort((a, b) => b.prefix.length - a.prefix.length);
+    return this;
+  }
+
+  /** Finds the handler; `allowed` lists the methods of a path that matched with another method. */
+  match(method: string, pathname: string): { match?: Match; allowed: string[] } {
+    const parts = split(pathname);
+    const allowed: string[] = [];
+    for (const r of this.routes) {
+      const params = matchParts(r.parts, parts);
+      if (!params) continue;
+      if (r.method === '*' || r.method === method || (method === 'HEAD' && r.method === 'GET')) {
+        return { match: { handler: r.handler, params }, allowed };
+      }
+      allowed.push(r.method);
+    }
+    if (allowed.length === 0) {
+      for (const m of this.mounts) {
+        if (pathname === m.prefix || pathname.startsWith(m.prefix + '/') || m.prefix === '') {
+          return { match: { handler: m.handler, params: {} }, allowed };
+        }
+      }
+    }
+    return { allowed };
+  }
+}
+
+function split(path: string): string[] {
+  return path.split('/').filter(Boolean);
+}
+
+function matchParts(pattern: string[], actual: string[]): RouteParams | null {
+  if (pattern.length !== actual.length) return null;
+  const params: RouteParams = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i]!;
+    const a = actual[i]!;
+    if (p.startsWith(':')) {
+      try {
+        params[p.slice(1)] = decodeURIComponent(a);
+      } catch {
+        return null;
+      }
+    } else if (p !== a) return null;
+  }
+  return params;
+}

@@ -1,0 +1,69 @@
+// Starts the whole service: database, migrations, default places, HTTP. Used by `npm start` and
+// by tests (port 0 = a random port).
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type http from 'node:http';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { openDatabase, type Db } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { buildRouter } from './http/app.ts';
+import { createHttpServer } from './http/server.ts';
+
+export interface StartOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** An already opened database (tests); otherwise opened from config. */
+  db?: Db;
+  /** Skip importing default places even when the database is empty. */
+  skipAutoImport?: boolean;
+}
+
+export interface RunningService {
+  ctx: AppContext;
+  server: http.Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function openContext(config: Config, opts: StartOptions = {}): Promise<AppContext> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pgdata') }));
+  await migrate(db);
+  return { config, db, clock: opts.clock ?? systemClock, logger };
+}
+
+export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
+  const ctx = await openContext(config, opts);
+  if (config.autoImport && !opts.skipAutoImport) {
+    const { ensureDefaultPlaces } = await import('./importer/default-places.ts');
+    await ensureDefaultPlaces(ctx);
+  }
+  const router = await buildRouter(ctx);
+  const server = createHttpServer(ctx, router);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  if (config.port === 0) {
+    // A random port: the public URL follows it unless one was given explicitly.
+    if (/^http:\/\/(localhost|127\.0\.0\.1):0$/.test(config.baseUrl)) config.baseUrl = `http://localhost:${port}`;
+  }
+  const url = `http://127.0.0.1:${port}`;
+  ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind }, 'listening');
+  return {
+    ctx,
+    server,
+    url,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      if (!opts.db) await ctx.db.close();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer } from './support/harness.ts';
+
+test('the real server answers /healthz, 404 and 405 with the error envelope', async () => {
+  const svc = await startTestServer();
+  try {
+    const ok = await fetch(`${svc.url}/healthz`);
+    assert.equal(ok.status, 200);
+    const body = (await ok.json()) as { status: string; database: string };
+    assert.equal(body.status, 'ok');
+    assert.ok(['pglite', 'postgres'].includes(body.database));
+    assert.ok(ok.headers.get('x-request-id'));
+
+    const missing = await fetch(`${svc.url}/nope`);
+    assert.equal(missing.status, 404);
+    const err = (await missing.json()) as { error: { code: string; requestId: string } };
+    assert.equal(err.error.code, 'not_found');
+    assert.equal(err.error.requestId, missing.headers.get('x-request-id'));
+
+    const wrong = await fetch(`${svc.url}/healthz`, { method: 'DELETE' });
+    assert.equal(wrong.status, 405);
+    assert.match(wrong.headers.get('allow') ?? '', /GET/);
+  } finally {
+    await svc.close();
+  }
+});

@@ -1,0 +1,202 @@
+// Test databases and servers. PGlite in memory by default; with DATABASE_URL set, a throwaway
+// PostgreSQL database per test (created here, dropped on close). Databases preloaded with places
+// are cloned from a template built once and cached (PGlite: a data-dir tarball; PostgreSQL: a
+// template database), keyed by a digest of the migrations, importer code, manifests and sources.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { openDatabase, dumpPglite, type Db } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { AppContext } from '../../src/context.ts';
+import { systemClock, type Clock } from '../../src/clock.ts';
+import { startService, type RunningService } from '../../src/service.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const SHARED_DATA = path.resolve(ROOT, '../shared/data');
+const CACHE_DIR = path.join(ROOT, '.siteline-test');
+
+export interface TestDb {
+  db: Db;
+  close(): Promise<void>;
+}
+
+function adminUrl(): string | undefined {
+  return process.env.DATABASE_URL || undefined;
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const rand = () => crypto.randomBytes(6).toString('hex');
+
+/** An empty, migrated database. */
+export async function createTestDb(): Promise<TestDb> {
+  const url = adminUrl();
+  if (!url) {
+    const db = await openDatabase({ pgliteDir: 'memory://' });
+    await migrate(db);
+    return { db, close: () => db.close() };
+  }
+  const name = `siteline_t_${rand()}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const db = await openDatabase({ databaseUrl: withDatabase(url, name) });
+  await migrate(db);
+  return {
+    db,
+    async close() {
+      await db.close();
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+function digestOf(paths: string[], extra: string): string {
+  const h = crypto.createHash('sha256').update(extra);
+  const visit = (p: string) => {
+    if (!fs.existsSync(p)) return;
+    const st = fs.statSync(p);
+    if (st.isDirectory()) {
+      for (const e of fs.readdirSync(p).sort()) visit(path.join(p, e));
+    } else if (!p.endsWith('.test.ts')) {
+      h.update(p).update(fs.readFileSync(p));
+    }
+  };
+  for (const p of paths) visit(p);
+  return h.digest('hex').slice(0, 16);
+}
+
+async function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  fs.mkdirSync(CACHE_DIR, { recursive: true });
+  const lock = path.join(CACHE_DIR, `${name}.lock`);
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch {
+      // A stale lock (a killed run) is older than ten minutes.
+      try {
+        if (Date.now() - fs.statSync(lock).mtimeMs > 600_000) fs.rmSync(lock, { recursive: true, force: true });
+      } catch {
+        /* gone already */
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function testCtx(db: Db, overrides: Partial<Config> = {}, clock: Clock = systemClock): AppContext {
+  const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false, ...overrides });
+  return { config, db, clock, logger: createLogger('silent') };
+}
+
+/** A migrated database holding the named places, cloned from a cached template. */
+export async function createPlacesDb(slugs: string[]): Promise<TestDb> {
+  const { importPlace } = await import('../../src/importer/import-place.ts');
+  const key = digestOf(
+    [path.join(ROOT, 'src/db'), path.join(ROOT, 'src/importer'), path.join(ROOT, 'src/geocoder'), path.join(ROOT, 'src/core/geo'), path.join(ROOT, 'places')],
+    [...slugs].sort().join(',') + (adminUrl() ? 'pg' : 'pglite'),
+  );
+  const build = async (db: Db) => {
+    const ctx = testCtx(db);
+    for (const slug of slugs) await importPlace(ctx, slug, { sourceDir: SHARED_DATA, quiet: true });
+  };
+  const url = adminUrl();
+  if (!url) {
+    const file = path.join(CACHE_DIR, `pglite-${key}.tar`);
+    if (!fs.existsSync(file)) {
+      await withLock(`pglite-${key}`, async () => {
+        if (fs.existsSync(file)) return;
+        const db = await openDatabase({ pgliteDir: 'memory://' });
+        await migrate(db);
+        await build(db);
+        const blob = await dumpPglite(db);
+        await db.close();
+        fs.writeFileSync(file + '.tmp', Buffer.from(await blob.arrayBuffer()));
+        fs.renameSync(file + '.tmp', file);
+      });
+    }
+    const db = await openDatabase({ pgliteDir: 'memory://', loadDataDir: new Blob([fs.readFileSync(file)]) });
+    await migrate(db);
+    return { db, close: () => db.close() };
+  }
+  const template = `siteline_tpl_${key}`;
+  await withLock(`pg-${key}`, async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
+      if (exists.rowCount) return;
+      const building = `${template}_b${rand()}`;
+      await client.query(`CREATE DATABASE ${building}`);
+      const db = await openDatabase({ databaseUrl: withDatabase(url, building) });
+      await migrate(db);
+      await build(db);
+      await db.close();
+      await client.query(`ALTER DATABASE ${building} RENAME TO ${template}`);
+    } finally {
+      await client.end();
+    }
+  });
+  const name = `siteline_t_${rand()}`;
+  await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  const db = await openDatabase({ databaseUrl: withDatabase(url, name) });
+  await migrate(db);
+  return {
+    db,
+    async close() {
+      await db.close();
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+export interface TestServer extends RunningService {
+  testDb: TestDb;
+}
+
+/** The real HTTP server on a random loopback port over a test database. */
+export async function startTestServer(
+  opts: { places?: string[]; clock?: Clock; config?: Partial<Config> } = {},
+): Promise<TestServer> {
+  const testDb = opts.places?.length ? await createPlacesDb(opts.places) : await createTestDb();
+  fs.mkdirSync(CACHE_DIR, { recursive: true });
+  const config = loadConfig(
+    { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
+    { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir: fs.mkdtempSync(path.join(CACHE_DIR, 'data-')), ...opts.config },
+  );
+  const svc = await startService(config, { db: testDb.db, clock: opts.clock, logger: createLogger('silent') });
+  return {
+    ...svc,
+    testDb,
+    async close() {
+      await svc.close();
+      await testDb.close();
+      fs.rmSync(config.dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export { testCtx };
