@@ -10,6 +10,7 @@ const envSchema = z.object({
   DATABASE_URL: z.string().optional().transform((v) => v || undefined),
   SITELINE_DATA_DIR: z.string().min(1).default('./.siteline'),
   SITELINE_SOURCE_DIR: z.string().optional().transform((v) => v || undefined),
+  SITELINE_PLACES_DIR: z.string().optional().transform((v) => v || undefined),
   SITELINE_AUTO_IMPORT: z.enum(['0', '1']).default('1'),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
@@ -26,11 +27,16 @@ export interface Config {
   dataDir: string;
   /** Where place source files are read from (default ../shared/data when it exists). */
   sourceDir: string | undefined;
+  /** Where place manifests and rules files live (default: the repository's places/). */
+  placesDir: string;
   /** Import the default places on start when the database holds none. */
   autoImport: boolean;
   mcpAllowedOrigins: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
 }
+
+/** The repository's own places/ folder (manifests and rules files). */
+export const REPO_PLACES_DIR = path.resolve(import.meta.dirname, '../places');
 
 export class ConfigError extends Error {}
 
@@ -56,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl: 'databaseUrl' in overrides ? overrides.databaseUrl : e.DATABASE_URL,
     dataDir: path.resolve(overrides.dataDir ?? e.SITELINE_DATA_DIR),
     sourceDir: overrides.sourceDir ?? (e.SITELINE_SOURCE_DIR ? path.resolve(e.SITELINE_SOURCE_DIR) : defaultSourceDir()),
+    placesDir: overrides.placesDir ?? (e.SITELINE_PLACES_DIR ? path.resolve(e.SITELINE_PLACES_DIR) : REPO_PLACES_DIR),
     autoImport: overrides.autoImport ?? e.SITELINE_AUTO_IMPORT === '1',
     mcpAllowedOrigins:
       overrides.mcpAllowedOrigins ??

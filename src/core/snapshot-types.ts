@@ -54,10 +54,13 @@ export interface AddressMatch {
   warnings: string[];
 }
 
+/** A lot measurement: measured from the parcel geometry, or missing (with status `missing`). */
 export interface Measure {
   value: number | null;
-  status: ValueStatus;
   unit: string;
+  basis: 'parcel_geometry' | 'missing';
+  /** Present when value is null: always `missing` (the source data lacks what the measure needs). */
+  status?: 'missing';
   note?: string;
 }
 

@@ -82,8 +82,8 @@ export const STATUS_MEANINGS: Readonly<Record<Status, StatusMeaning>> = {
   not_extracted: m('not_extracted', 'value', 'The value was never extracted for this zone. Unknown.', 'Unknown: the value exists in the bylaw or may, but was not extracted. Never "no limit", never zero.', false, true),
   site_specific_schedule: m('site_specific_schedule', 'value', 'The district is governed by its own schedule (a special district article, a planned development ordinance or a site-specific bylaw section); zone-level tables do not apply and the value was not extracted from that schedule.', 'Unknown here: read the named site-specific schedule. Never "no limit", never zero.', false, true),
   unverified_default: m('unverified_default', 'value', 'A cached zoning value with no citation to the bylaw itself (for example from a secondary transcription or a city news release). Indicative only.', 'Unknown: no verified value.', false, false),
-  derived_from_cited: m('derived_from_cited', 'value', 'Computed by the service from values that are all cited (and from lot measurements), e.g. max floor area = FAR x lot area. The inputs are named.', 'A derived null does not occur: a derivation with an unknown input takes that input\'s status.', true, false),
-  defaulted: m('defaulted', 'value', 'Filled from a documented service default, not from the bylaw or the lot. Indicative only; the assumption is named in the note.', 'Unknown: the service assumed a default and has none here.', false, false),
+  derived_from_cited: m('derived_from_cited', 'value', 'Computed by the service from bylaw values that are all cited (cited, cited_conditional or no_limit_in_bylaw) and from lot measurements, e.g. max floor area = FAR x lot area. The inputs are named; any condition of an input travels with the value.', 'A derived null does not occur: a derivation with an unknown input takes that input\'s status.', true, false),
+  defaulted: m('defaulted', 'value', 'Computed with a documented service assumption in place of a fact the service does not have (for example an interior lot when whether the lot is a corner lot is unknown). Indicative only; the assumption is named in the note.', 'Unknown: the service assumed a default and has none here.', false, false),
   missing: m('missing', 'value', 'The input data this value needs is absent for this lot (for example no street edge to measure frontage from). Not a statement about the bylaw.', 'Unknown: the source data for this lot lacks what the value needs.', false, true),
 };
 
@@ -97,4 +97,41 @@ export function isValueStatus(s: unknown): s is ValueStatus {
 
 export function isCoverageStatus(s: unknown): s is CoverageStatus {
   return typeof s === 'string' && (COVERAGE_STATUSES as readonly string[]).includes(s);
+}
+
+/**
+ * Value statuses from strongest to weakest. A derived value takes the weakest status among its
+ * inputs (unless every input is cited, when it is derived_from_cited).
+ */
+export const VALUE_STATUS_STRENGTH: readonly ValueStatus[] = [
+  'cited',
+  'no_limit_in_bylaw',
+  'derived_from_cited',
+  'cited_conditional',
+  'unverified_default',
+  'defaulted',
+  'conditional_unresolved',
+  'missing',
+  'not_extracted',
+  'site_specific_schedule',
+];
+
+/** The weakest of the given statuses (cited for an empty list). */
+export function weakestStatus(statuses: readonly ValueStatus[]): ValueStatus {
+  let worst: ValueStatus = 'cited';
+  for (const s of statuses) if (VALUE_STATUS_STRENGTH.indexOf(s) > VALUE_STATUS_STRENGTH.indexOf(worst)) worst = s;
+  return worst;
+}
+
+/**
+ * The rule for unknown values: a value whose status is one of these (not_extracted,
+ * site_specific_schedule, conditional_unresolved, missing) is unknown. It carries value null and is
+ * never reported as "no limit" (that is no_limit_in_bylaw, a real answer read from the bylaw) and
+ * never as zero. The envelope's invariant check (src/core/envelope.ts) enforces it.
+ */
+export const UNKNOWN_VALUE_STATUSES: readonly ValueStatus[] = VALUE_STATUSES.filter((s) => STATUS_MEANINGS[s].unknown);
+
+/** True for the statuses whose values were read from the bylaw (directly or through a derivation). */
+export function isCitedStatus(s: ValueStatus): boolean {
+  return s === 'cited' || s === 'cited_conditional' || s === 'derived_from_cited';
 }

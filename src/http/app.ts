@@ -10,5 +10,9 @@ export async function buildRouter(ctx: AppContext): Promise<Router> {
     sendJson(res, 200, { status: 'ok', database: ctx.db.kind });
   });
   // Surfaces mount below (one line each).
+  await (await import('../auth/routes.ts')).registerAuthRoutes(router, ctx);
+  (await import('../mcp/routes.ts')).registerMcpRoutes(router, ctx);
+  (await import('./discovery-documents.ts')).registerDiscoveryDocuments(router, ctx);
+  (await import('./geo-coverage-route.ts')).registerGeoCoverageRoute(router, ctx);
   return router;
 }

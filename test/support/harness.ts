@@ -114,6 +114,19 @@ function testCtx(db: Db, overrides: Partial<Config> = {}, clock: Clock = systemC
 
 /** A migrated database holding the named places, cloned from a cached template. */
 export async function createPlacesDb(slugs: string[]): Promise<TestDb> {
+  return (await clonePlacesTemplate(slugs)).testDb;
+}
+
+/**
+ * Environment for a child process (the CLI, `npm start`) whose database holds the named places:
+ * a PGlite data directory written from the template, or a cloned PostgreSQL database.
+ */
+export async function createPlacesEnv(slugs: string[]): Promise<{ env: Record<string, string>; close(): Promise<void> }> {
+  const clone = await clonePlacesTemplate(slugs, true);
+  return clone.env!;
+}
+
+async function clonePlacesTemplate(slugs: string[], forChild = false): Promise<{ testDb: TestDb; env?: { env: Record<string, string>; close(): Promise<void> } }> {
   const { importPlace } = await import('../../src/importer/import-place.ts');
   const key = digestOf(
     [path.join(ROOT, 'src/db'), path.join(ROOT, 'src/importer'), path.join(ROOT, 'src/geocoder'), path.join(ROOT, 'src/core/geo'), path.join(ROOT, 'places')],
@@ -138,9 +151,20 @@ export async function createPlacesDb(slugs: string[]): Promise<TestDb> {
         fs.renameSync(file + '.tmp', file);
       });
     }
+    if (forChild) {
+      const dataDir = fs.mkdtempSync(path.join(CACHE_DIR, 'child-'));
+      const db = await openDatabase({ pgliteDir: path.join(dataDir, 'pgdata'), loadDataDir: new Blob([fs.readFileSync(file)]) });
+      await migrate(db);
+      await db.close();
+      const close = async () => fs.rmSync(dataDir, { recursive: true, force: true });
+      return {
+        testDb: { db, close },
+        env: { env: { SITELINE_DATA_DIR: dataDir, DATABASE_URL: '', SITELINE_SOURCE_DIR: SHARED_DATA, SITELINE_AUTO_IMPORT: '0', LOG_LEVEL: 'warn' }, close },
+      };
+    }
     const db = await openDatabase({ pgliteDir: 'memory://', loadDataDir: new Blob([fs.readFileSync(file)]) });
     await migrate(db);
-    return { db, close: () => db.close() };
+    return { testDb: { db, close: () => db.close() } };
   }
   const template = `siteline_tpl_${key}`;
   await withLock(`pg-${key}`, async () => {
@@ -161,16 +185,36 @@ export async function createPlacesDb(slugs: string[]): Promise<TestDb> {
     }
   });
   const name = `siteline_t_${rand()}`;
-  await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  // Two test files cloning the same template at once can collide ("being accessed by other users"): retry.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+      break;
+    } catch (err) {
+      if (attempt >= 20 || !/being accessed by other users/.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 250 + Math.random() * 500));
+    }
+  }
   const db = await openDatabase({ databaseUrl: withDatabase(url, name) });
   await migrate(db);
-  return {
+  const testDb: TestDb = {
     db,
     async close() {
-      await db.close();
+      await db.close().catch(() => undefined);
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+  if (forChild) {
+    await db.close();
+    return {
+      testDb,
+      env: {
+        env: { DATABASE_URL: withDatabase(url, name), SITELINE_SOURCE_DIR: SHARED_DATA, SITELINE_AUTO_IMPORT: '0', LOG_LEVEL: 'warn' },
+        close: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      },
+    };
+  }
+  return { testDb };
 }
 
 export interface TestServer extends RunningService {

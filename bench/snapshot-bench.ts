@@ -1,0 +1,84 @@
+// One benchmark scenario per process, so that peak RSS belongs to that scenario alone.
+//   cambridge        snapshot latency over real Cambridge addresses (PGlite on disk)
+//   synthetic <N>    a synthetic N-parcel city: import time, snapshot latency, peak RSS
+// Prints one JSON object on stdout.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createLogger } from '../src/logger.ts';
+import { systemClock } from '../src/clock.ts';
+import type { AppContext } from '../src/context.ts';
+import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { peakRssMb, timeEach } from './measure.ts';
+
+const SHARED = path.resolve(import.meta.dirname, '../../shared/data');
+
+async function freshCtx(placesDir?: string): Promise<{ ctx: AppContext; dir: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-bench-'));
+  const db = await openDatabase({ pgliteDir: path.join(dir, 'pgdata') });
+  await migrate(db);
+  const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED, dataDir: dir, autoImport: false, ...(placesDir ? { placesDir } : {}) });
+  return { ctx: { config, db, clock: systemClock, logger: createLogger('silent') }, dir };
+}
+
+/** Every n-th address of the Cambridge address table, as a person would type it. */
+function cambridgeSample(n: number): string[] {
+  const text = fs.readFileSync(path.join(SHARED, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8').replace(/^\uFEFF/, '');
+  const rows = text.split('\n').filter(Boolean);
+  const step = Math.max(1, Math.floor(rows.length / n));
+  const out: string[] = [];
+  for (let i = 0; i < rows.length && out.length < n; i += step) {
+    const full = rows[i]!.split(',')[6];
+    if (full) out.push(`${full.replace(/^"|"$/g, '')}, Cambridge, MA`);
+  }
+  return out;
+}
+
+async function baselineSelect1(ctx: AppContext, n: number) {
+  return timeEach(Array.from({ length: n }, (_, i) => i), () => ctx.db.query('SELECT 1'));
+}
+
+async function cambridge() {
+  const { ctx, dir } = await freshCtx();
+  const { importPlace } = await import('../src/importer/import-place.ts');
+  const t0 = performance.now();
+  await importPlace(ctx, 'cambridge-ma', { sourceDir: SHARED, quiet: true });
+  const importMs = performance.now() - t0;
+  const sample = cambridgeSample(2000);
+  let answered = 0;
+  for (const a of sample.slice(0, 200)) await getFeasibilitySnapshot(ctx, a); // warm-up
+  const lat = await timeEach(sample, async (a) => {
+    if ((await getFeasibilitySnapshot(ctx, a)).answered) answered++;
+  });
+  const base = await baselineSelect1(ctx, 2000);
+  await ctx.db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { scenario: 'cambridge', importMs, addresses: sample.length, answered, snapshot: lat, select1: base, peakRssMb: peakRssMb() };
+}
+
+async function synthetic(n: number) {
+  const { writeSyntheticPlacesDir, loadSyntheticCity, sampleSyntheticAddresses } = await import('./synthetic-city.ts');
+  const placesDir = writeSyntheticPlacesDir(fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-bench-places-')));
+  const { ctx, dir } = await freshCtx(placesDir);
+  const t0 = performance.now();
+  const counts = await loadSyntheticCity(ctx.db, n, (m) => process.stderr.write(`  synthetic: ${m}\n`));
+  const importMs = performance.now() - t0;
+  const sample = sampleSyntheticAddresses(n, 2000);
+  let answered = 0;
+  for (const a of sample.slice(0, 200)) await getFeasibilitySnapshot(ctx, a);
+  const lat = await timeEach(sample, async (a) => {
+    if ((await getFeasibilitySnapshot(ctx, a)).answered) answered++;
+  });
+  const base = await baselineSelect1(ctx, 2000);
+  await ctx.db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(placesDir, { recursive: true, force: true });
+  return { scenario: 'synthetic', parcels: counts.parcels, importMs, addresses: sample.length, answered, snapshot: lat, select1: base, peakRssMb: peakRssMb() };
+}
+
+const [which, arg] = process.argv.slice(2);
+const result = which === 'synthetic' ? await synthetic(Number(arg ?? 1_000_000)) : await cambridge();
+process.stdout.write(JSON.stringify(result) + '\n');

@@ -1,0 +1,185 @@
+// A SYNTHETIC city for the benchmark only: generated here, loaded into a throwaway database through
+// the importer's own batch loaders and lot derivation, never shipped as a place. Its districts reuse
+// Chicago's district codes so that the envelope does real work; its rules file is Chicago's with the
+// slug rewritten, in a temporary places directory.
+import fs from 'node:fs';
+import path from 'node:path';
+import { offsetM, bboxOf, type MultiPolygonCoords, type Position } from '../src/core/geo/primitives.ts';
+import { insertAddresses, insertParcels, insertStreetSegments, insertZones, type AddressRow, type ParcelRow, type StreetSegmentRow, type ZoneRow } from '../src/importer/load-tables.ts';
+import { derivePlaceLotFacts } from '../src/core/geo/derive-lot-facts.ts';
+import { streetKeyFromParts, displayStreet } from '../src/geocoder/street-key.ts';
+import type { Db } from '../src/db/database.ts';
+import { REPO_PLACES_DIR } from '../src/config.ts';
+
+export const SYNTHETIC_PLACE_ID = 'US-KS:synthetic-bench';
+export const SYNTHETIC_SLUG = 'synthetic-bench';
+export const SYNTHETIC_CITY = 'Synthetic Bench City';
+
+// Layout: blocks of 2 rows x LOTS_PER_ROW lots, each lot LOT_W m wide and LOT_D m deep, one street
+// along the north side of the north row and one along the south side of the south row.
+const LOT_W = 15;
+const LOT_D = 30;
+const LOTS_PER_ROW = 20;
+const ROAD = 15;
+const ORIGIN: Position = [-98.6, 38.2];
+const DISTRICTS = ['RS-3', 'RT-4', 'RM-5', 'B3-2', 'C1-2', 'M1-2', 'PD'];
+
+export interface SyntheticLayout {
+  parcels: number;
+  blocksX: number;
+  blocksY: number;
+}
+
+export function layoutFor(targetParcels: number): SyntheticLayout {
+  const perBlock = 2 * LOTS_PER_ROW;
+  const blocks = Math.ceil(targetParcels / perBlock);
+  const blocksX = Math.ceil(Math.sqrt(blocks * 4)); // wider than tall: blocks are long east-west
+  const blocksY = Math.ceil(blocks / blocksX);
+  return { parcels: blocksX * blocksY * perBlock, blocksX, blocksY };
+}
+
+const BLOCK_W = LOTS_PER_ROW * LOT_W + ROAD;
+const BLOCK_H = 2 * LOT_D + ROAD;
+
+function rect(x: number, y: number, w: number, h: number): MultiPolygonCoords {
+  const a = offsetM(ORIGIN, x, y);
+  const b = offsetM(ORIGIN, x + w, y);
+  const c = offsetM(ORIGIN, x + w, y + h);
+  const d = offsetM(ORIGIN, x, y + h);
+  return [[[a, b, c, d, a]]];
+}
+
+/** Street running along the south (row 'S') or north ('N') side of block row by. */
+function streetName(by: number, side: 'S' | 'N'): { key: string; display: string } {
+  const key = streetKeyFromParts({ name: `ROW ${by * 2 + (side === 'N' ? 1 : 0)}`, type: 'ST' });
+  return { key, display: displayStreet(key) };
+}
+
+function* parcels(l: SyntheticLayout): Generator<ParcelRow> {
+  for (let by = 0; by < l.blocksY; by++)
+    for (let bx = 0; bx < l.blocksX; bx++)
+      for (let row = 0; row < 2; row++)
+        for (let i = 0; i < LOTS_PER_ROW; i++) {
+          const x = bx * BLOCK_W + i * LOT_W;
+          const y = by * BLOCK_H + ROAD / 2 + row * LOT_D;
+          const geom = rect(x, y, LOT_W, LOT_D);
+          const inside = offsetM(ORIGIN, x + LOT_W / 2, y + LOT_D / 2);
+          yield { parcelExtId: `S-${by}-${bx}-${row}-${i}`, geom, bbox: bboxOf(geom), insideLon: inside[0], insideLat: inside[1], areaM2: LOT_W * LOT_D, source: 'synthetic', vintage: 'synthetic' };
+        }
+}
+
+function* addresses(l: SyntheticLayout): Generator<AddressRow> {
+  let rowNo = 0;
+  for (let by = 0; by < l.blocksY; by++)
+    for (let bx = 0; bx < l.blocksX; bx++)
+      for (let row = 0; row < 2; row++)
+        for (let i = 0; i < LOTS_PER_ROW; i++) {
+          const st = streetName(by, row === 0 ? 'S' : 'N');
+          // Even numbers on the north side of a street, odd on the south; 100 per block.
+          const number = bx * 100 + i * 2 + (row === 0 ? 0 : 1) + 2;
+          yield {
+            rowNo: rowNo++,
+            addressId: null,
+            number,
+            numberSuffix: '',
+            streetKey: st.key,
+            streetDisplay: st.display,
+            unit: '',
+            postcode: '',
+            fullAddress: `${number} ${st.display}`,
+            parcelExtId: `S-${by}-${bx}-${row}-${i}`,
+            lon: null,
+            lat: null,
+          };
+        }
+}
+
+function* segments(l: SyntheticLayout): Generator<StreetSegmentRow> {
+  for (let by = 0; by < l.blocksY; by++)
+    for (const side of ['S', 'N'] as const) {
+      const st = streetName(by, side);
+      const y = by * BLOCK_H + (side === 'S' ? ROAD / 4 : ROAD / 2 + 2 * LOT_D + ROAD / 4);
+      for (let bx = 0; bx < l.blocksX; bx++) {
+        const geom = [offsetM(ORIGIN, bx * BLOCK_W, y), offsetM(ORIGIN, (bx + 1) * BLOCK_W, y)];
+        const lo = bx * 100 + 2;
+        const hi = bx * 100 + 2 * LOTS_PER_ROW;
+        // Left of an eastbound line is north.
+        const north = side === 'S' ? [lo, hi] : [null, null];
+        const south = side === 'N' ? [lo + 1, hi + 1] : [null, null];
+        yield {
+          segmentId: `${st.key}-${bx}`,
+          streetKey: st.key,
+          streetDisplay: st.display,
+          lFrom: north[0] ?? null,
+          lTo: north[1] ?? null,
+          rFrom: south[0] ?? null,
+          rTo: south[1] ?? null,
+          zipLeft: null,
+          zipRight: null,
+          geom,
+          bbox: bboxOf(geom),
+        };
+      }
+    }
+}
+
+function* zones(l: SyntheticLayout): Generator<ZoneRow> {
+  const nx = 20;
+  const ny = 10;
+  const w = (l.blocksX * BLOCK_W) / nx;
+  const h = (l.blocksY * BLOCK_H) / ny;
+  let k = 0;
+  for (let j = 0; j < ny; j++)
+    for (let i = 0; i < nx; i++) {
+      const geom = rect(i * w, j * h, w, h);
+      const code = DISTRICTS[k++ % DISTRICTS.length]!;
+      yield { zoneId: `z-${i}-${j}`, layer: 'base', code, name: null, geom, bbox: bboxOf(geom) };
+    }
+}
+
+/** A temporary places directory holding the synthetic place's rules (Chicago's, slug rewritten). */
+export function writeSyntheticPlacesDir(dir: string): string {
+  const rules = JSON.parse(fs.readFileSync(path.join(REPO_PLACES_DIR, 'chicago-il', 'rules.json'), 'utf8')) as Record<string, unknown>;
+  rules['slug'] = SYNTHETIC_SLUG;
+  fs.mkdirSync(path.join(dir, SYNTHETIC_SLUG), { recursive: true });
+  fs.writeFileSync(path.join(dir, SYNTHETIC_SLUG, 'rules.json'), JSON.stringify(rules));
+  return dir;
+}
+
+/** Loads the synthetic city through the importer's loaders and lot derivation; returns counts. */
+export async function loadSyntheticCity(db: Db, targetParcels: number, onProgress?: (m: string) => void): Promise<{ parcels: number; addresses: number }> {
+  const l = layoutFor(targetParcels);
+  const bbox = bboxOf([offsetM(ORIGIN, 0, 0), offsetM(ORIGIN, l.blocksX * BLOCK_W, l.blocksY * BLOCK_H)]);
+  await db.query(
+    `INSERT INTO places (place_id, slug, name, region, country, status, aliases, bbox, manifest, imported_at)
+     VALUES ($1, $2, $3, 'KS', 'US', 'live', '[]', $4::box, $5::jsonb, now())`,
+    [SYNTHETIC_PLACE_ID, SYNTHETIC_SLUG, SYNTHETIC_CITY, `(${bbox[2]},${bbox[3]}),(${bbox[0]},${bbox[1]})`, JSON.stringify({ synthetic: true, layers: [] })],
+  );
+  const every = (what: string) => (n: number) => {
+    if (n % 200_000 === 0) onProgress?.(`${what}: ${n.toLocaleString('en-US')}`);
+  };
+  const parcelsLoaded = await insertParcels(db, SYNTHETIC_PLACE_ID, parcels(l), { batchSize: 5000, onBatch: every('parcels') });
+  const addressesLoaded = await insertAddresses(db, SYNTHETIC_PLACE_ID, addresses(l), { batchSize: 10000, onBatch: every('addresses') });
+  await insertStreetSegments(db, SYNTHETIC_PLACE_ID, segments(l));
+  await insertZones(db, SYNTHETIC_PLACE_ID, zones(l));
+  onProgress?.('deriving lot facts');
+  await derivePlaceLotFacts(db, SYNTHETIC_PLACE_ID, { onProgress });
+  return { parcels: parcelsLoaded, addresses: addressesLoaded };
+}
+
+/** A deterministic sample of synthetic addresses as a person would type them. */
+export function sampleSyntheticAddresses(targetParcels: number, n: number): string[] {
+  const l = layoutFor(targetParcels);
+  const out: string[] = [];
+  let seed = 12345;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let k = 0; k < n; k++) {
+    const by = Math.floor(rnd() * l.blocksY);
+    const bx = Math.floor(rnd() * l.blocksX);
+    const row = rnd() < 0.5 ? 0 : 1;
+    const i = Math.floor(rnd() * LOTS_PER_ROW);
+    const number = bx * 100 + i * 2 + row + 2;
+    out.push(`${number} Row ${by * 2 + row} St, ${SYNTHETIC_CITY}, KS`);
+  }
+  return out;
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# MCP conformance: runs @modelcontextprotocol/conformance (needs Node >= 22, fetched from the npm
+# registry into a scratch folder) against a freshly started siteline on loopback, for the server
+# scenarios that apply to a product server. Known, explained failures: conformance/expected-failures.yml.
+# Usage: scripts/conformance.sh            (exit 0 = no regression, no stale baseline entry)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+CONFORMANCE_VERSION=0.2.0-alpha.12
+SCRATCH=${SITELINE_NODE22_DIR:-$ROOT/.siteline-test/node22}
+PORT=${CONFORMANCE_PORT:-39417}
+BASELINE=$ROOT/conformance/expected-failures.yml
+
+# 1. Node 22 and the suite, from the npm registry, cached in the scratch folder.
+if [ ! -x "$SCRATCH/node_modules/.bin/node" ] || [ ! -f "$SCRATCH/node_modules/@modelcontextprotocol/conformance/package.json" ] \
+  || ! grep -q "\"version\": \"$CONFORMANCE_VERSION\"" "$SCRATCH/node_modules/@modelcontextprotocol/conformance/package.json"; then
+  mkdir -p "$SCRATCH"
+  [ -f "$SCRATCH/package.json" ] || echo '{"name":"siteline-conformance-scratch","private":true}' > "$SCRATCH/package.json"
+  (cd "$SCRATCH" && npm install --no-audit --no-fund --no-save node@22 "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >/dev/null)
+fi
+NODE22="$SCRATCH/node_modules/.bin/node"
+SUITE="$SCRATCH/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+"$NODE22" --version | grep -q '^v2[2-9]\.' || { echo "conformance: Node 22 not available at $NODE22" >&2; exit 1; }
+
+# 2. A fresh service on loopback (embedded PGlite in a temp dir unless CONFORMANCE_DATABASE_URL is set).
+DATA=$(mktemp -d "${TMPDIR:-/tmp}/siteline-conformance-XXXXXX")
+LOG="$DATA/service.log"
+PORT=$PORT HOST=127.0.0.1 SITELINE_BASE_URL="http://127.0.0.1:$PORT" SITELINE_DATA_DIR="$DATA" SITELINE_AUTO_IMPORT=0 \
+  DATABASE_URL="${CONFORMANCE_DATABASE_URL:-}" MCP_ALLOWED_ORIGINS='' LOG_LEVEL=warn \
+  node --import tsx src/main.ts >"$LOG" 2>&1 &
+SVC=$!
+cleanup() {
+  kill "$SVC" 2>/dev/null || true
+  wait "$SVC" 2>/dev/null || true
+  rm -rf "$DATA"
+}
+trap cleanup EXIT
+for _ in $(seq 1 120); do
+  curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
+  kill -0 "$SVC" 2>/dev/null || { echo "conformance: the service did not start:" >&2; cat "$LOG" >&2; exit 1; }
+  sleep 0.5
+done
+curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "conformance: the service is not answering" >&2; cat "$LOG" >&2; exit 1; }
+
+# 3. The scenarios that apply to a product server, each at the revision it tests.
+#    (Fixture scenarios such as tools-call-image or prompts-get-* need tools a product server does not have.)
+RUNS=(
+  "server-stateless 2026-07-28"
+  "http-header-validation 2026-07-28"
+  "caching 2026-07-28"
+  "tools-list 2026-07-28"
+  "dns-rebinding-protection 2026-07-28"
+  "server-initialize 2025-06-18"
+  "ping 2025-06-18"
+  "tools-list 2025-06-18"
+  "dns-rebinding-protection 2025-11-25"
+)
+status=0
+for run in "${RUNS[@]}"; do
+  set -- $run
+  echo "== conformance: $1 ($2)"
+  rc=0
+  "$NODE22" "$SUITE" server --url "http://127.0.0.1:$PORT/api/mcp" --scenario "$1" --spec-version "$2" \
+    --expected-failures "$BASELINE" >"$DATA/run.out" 2>&1 || rc=$?
+  sed 's/\x1b\[[0-9;]*m//g' "$DATA/run.out" | grep -E 'SUCCESS|FAILURE|WARNING|Passed:|Error:|[Bb]aseline|stale|[Rr]egression' || true
+  if [ $rc -ne 0 ]; then
+    echo "conformance: $1 ($2) FAILED (exit $rc: an unexpected failure or a stale baseline entry)"
+    status=1
+  fi
+done
+[ $status -eq 0 ] && echo "conformance: all scenarios pass (baseline: conformance/expected-failures.yml)"
+exit $status

@@ -1,0 +1,133 @@
+// Agent registrations and their opaque credentials: registration, the jwt-bearer exchange of an
+// identity assertion, and revocation. Secrets are returned once and stored as SHA-256 hashes.
+import crypto from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/database.ts';
+import { AgentAuthError, invalidGrant } from './oauth-errors.ts';
+import { newSecret, secretHash } from './secrets.ts';
+import { SCOPE_MCP, SCOPE_PUBLIC } from './endpoints.ts';
+import { ANONYMOUS_ASSERTION_TTL_S, CLAIM_TTL_S, PRE_CLAIM_TOKEN_TTL_S } from './lifetimes.ts';
+import { OPAQUE_ACCESS_PREFIX } from './verify-bearer.ts';
+import { mintUserJwt } from './user-jwt.ts';
+import { startCeremony, type ClaimBlock } from './claim-ceremony.ts';
+
+export const CLAIM_TOKEN_PREFIX = 'clm';
+export const ASSERTION_PREFIX = 'slia';
+/** client_id carried by tokens minted for agents. */
+export const AGENT_CLIENT_ID = 'siteline-agent';
+
+export type RegistrationRequest = { type: 'anonymous' } | { type: 'service_auth'; loginHint: string };
+
+export interface RegistrationResponse {
+  type: 'anonymous' | 'service_auth';
+  claim_token: string;
+  claim_expires_in: number;
+  pre_claim_scopes: string[];
+  post_claim_scopes: string[];
+  identity_assertion?: string;
+  identity_assertion_expires_in?: number;
+  claim?: ClaimBlock;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  identity_assertion?: string;
+  identity_assertion_expires_in?: number;
+}
+
+const addSeconds = (d: Date, s: number) => new Date(d.getTime() + s * 1000).toISOString();
+
+export async function registerIdentity(ctx: AppContext, req: RegistrationRequest): Promise<RegistrationResponse> {
+  const now = ctx.clock.now();
+  const registrationId = crypto.randomUUID();
+  const claimToken = newSecret(CLAIM_TOKEN_PREFIX);
+  const base = { claim_token: claimToken, claim_expires_in: CLAIM_TTL_S, pre_claim_scopes: [SCOPE_PUBLIC], post_claim_scopes: [SCOPE_MCP] };
+  await ctx.db.query(
+    `INSERT INTO agent_registrations (registration_id, type, claim_token_hash, login_hint, created_at, claim_expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [registrationId, req.type, secretHash(claimToken), req.type === 'service_auth' ? req.loginHint : null, now.toISOString(), addSeconds(now, CLAIM_TTL_S)],
+  );
+  ctx.logger.info({ registrationId, type: req.type }, 'agent registered');
+  if (req.type === 'anonymous') {
+    const assertion = await issueCredential(ctx.db, ctx, registrationId, 'assertion', [SCOPE_PUBLIC], ANONYMOUS_ASSERTION_TTL_S);
+    return { type: 'anonymous', ...base, identity_assertion: assertion, identity_assertion_expires_in: ANONYMOUS_ASSERTION_TTL_S };
+  }
+  // service_auth: the ceremony starts at once for the named address; no user is created from it.
+  const claim = await startCeremony(ctx, registrationId, req.loginHint);
+  return { type: 'service_auth', ...base, claim };
+}
+
+/** Stores a new opaque credential (an identity assertion or a pre-claim access token) and returns it once. */
+export async function issueCredential(
+  db: Queryable,
+  ctx: AppContext,
+  registrationId: string,
+  kind: 'assertion' | 'access',
+  scopes: string[],
+  ttlS: number,
+): Promise<string> {
+  const secret = newSecret(kind === 'assertion' ? ASSERTION_PREFIX : OPAQUE_ACCESS_PREFIX);
+  const now = ctx.clock.now();
+  await db.query(
+    `INSERT INTO agent_credentials (token_hash, kind, registration_id, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+    [secretHash(secret), kind, registrationId, scopes.join(' '), now.toISOString(), addSeconds(now, ttlS)],
+  );
+  return secret;
+}
+
+/** The jwt-bearer grant: a claimed assertion gives a user JWT (mcp); an unclaimed anonymous one an opaque mcp.public token. */
+export async function exchangeAssertion(ctx: AppContext, assertion: string, requestedScope: string | undefined): Promise<TokenResponse> {
+  const rows = await ctx.db.query<{ registration_id: string; expires_at: Date; revoked_at: Date | null; account_id: string | null }>(
+    `SELECT c.registration_id, c.expires_at, c.revoked_at, r.account_id
+       FROM agent_credentials c JOIN agent_registrations r USING (registration_id)
+      WHERE c.token_hash = $1 AND c.kind = 'assertion'`,
+    [secretHash(assertion)],
+  );
+  const row = rows[0];
+  const restart = 'Restart at registration (POST /api/auth/agent/identity).';
+  if (!row) throw invalidGrant(`The identity assertion is unknown. ${restart}`);
+  if (row.revoked_at) throw invalidGrant(`The identity assertion has been revoked. ${restart}`);
+  if (new Date(row.expires_at).getTime() <= ctx.clock.now().getTime()) throw invalidGrant(`The identity assertion has expired. ${restart}`);
+  const wanted = (requestedScope ?? '').split(' ').filter(Boolean);
+  if (row.account_id) {
+    const unknown = wanted.filter((s) => s !== SCOPE_MCP && s !== SCOPE_PUBLIC);
+    if (unknown.length) throw new AgentAuthError(400, 'invalid_scope', `Unknown scope: ${unknown.join(' ')}.`);
+    const { token, expiresIn } = await mintUserJwt(ctx, { accountId: row.account_id, scopes: [SCOPE_MCP], clientId: AGENT_CLIENT_ID });
+    return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: SCOPE_MCP };
+  }
+  if (wanted.some((s) => s !== SCOPE_PUBLIC)) {
+    throw new AgentAuthError(400, 'invalid_scope', `This identity is not claimed yet: it can only receive ${SCOPE_PUBLIC}. A human must claim it for ${SCOPE_MCP}.`);
+  }
+  const token = await issueCredential(ctx.db, ctx, row.registration_id, 'access', [SCOPE_PUBLIC], PRE_CLAIM_TOKEN_TTL_S);
+  return { access_token: token, token_type: 'Bearer', expires_in: PRE_CLAIM_TOKEN_TTL_S, scope: SCOPE_PUBLIC };
+}
+
+export interface RevokeResult {
+  revoked: boolean;
+  token_type?: 'identity_assertion' | 'access_token' | 'jwt';
+  message: string;
+}
+
+/** RFC 7009 style: unknown tokens are not an error. Post-claim JWTs cannot be revoked. */
+export async function revokeAgentToken(ctx: AppContext, token: string): Promise<RevokeResult> {
+  if (token.split('.').length === 3) {
+    return {
+      revoked: false,
+      token_type: 'jwt',
+      message: 'Post-claim JWT access tokens are not revocable; they expire on their own within one hour. Revoke the identity assertion to stop new ones being minted.',
+    };
+  }
+  const rows = await ctx.db.query<{ kind: string }>(
+    `UPDATE agent_credentials SET revoked_at = COALESCE(revoked_at, $2) WHERE token_hash = $1 RETURNING kind`,
+    [secretHash(token), ctx.clock.now().toISOString()],
+  );
+  const kind = rows[0]?.kind;
+  if (!kind) return { revoked: false, message: 'The token is unknown to this service (or was never issued); nothing to revoke.' };
+  ctx.logger.info({ kind }, 'agent credential revoked');
+  return kind === 'assertion'
+    ? { revoked: true, token_type: 'identity_assertion', message: 'The identity assertion is revoked; the jwt-bearer exchange no longer accepts it.' }
+    : { revoked: true, token_type: 'access_token', message: 'The pre-claim access token is revoked.' };
+}

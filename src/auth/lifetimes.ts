@@ -1,0 +1,32 @@
+// Every auth lifetime in one place (docs/auth.md explains the choices).
+export const MINUTE_S = 60;
+export const HOUR_S = 3600;
+export const DAY_S = 86_400;
+
+/** How long a registration can be claimed (after this: HTTP 410 claim_expired). */
+export const CLAIM_TTL_S = DAY_S;
+/** How long one claim ceremony (one user code) lasts (after this: expired_token). */
+export const CEREMONY_TTL_S = 15 * MINUTE_S;
+/** Wrong codes a ceremony tolerates before it locks (the agent restarts it at the claim endpoint). */
+export const MAX_WRONG_CODES = 5;
+/** Claim notices mailed to one address per hour (the ceremony works without them). */
+export const MAILS_PER_ADDRESS_PER_HOUR = 5;
+/** Polling interval handed to agents; slow_down adds SLOW_DOWN_STEP_S. */
+export const CLAIM_POLL_INTERVAL_S = 5;
+export const SLOW_DOWN_STEP_S = 5;
+/** Identity assertion of an unclaimed anonymous registration. */
+export const ANONYMOUS_ASSERTION_TTL_S = 30 * DAY_S;
+/** Identity assertion issued when a claim completes. */
+export const CLAIMED_ASSERTION_TTL_S = 90 * DAY_S;
+/** Opaque pre-claim access token (mcp.public). */
+export const PRE_CLAIM_TOKEN_TTL_S = HOUR_S;
+/** Web session cookie. */
+export const WEB_SESSION_TTL_S = 7 * DAY_S;
+/** Failed sign-ins: at most this many per e-mail (and IP_MAX per address) inside the window. */
+export const SIGN_IN_WINDOW_S = 15 * MINUTE_S;
+export const SIGN_IN_MAX_FAILURES_PER_EMAIL = 5;
+export const SIGN_IN_MAX_FAILURES_PER_IP = 20;
+/** Browser OAuth (oidc-provider): authorization code, refresh token, access token. */
+export const OAUTH_CODE_TTL_S = 60;
+export const OAUTH_REFRESH_TTL_S = 30 * DAY_S;
+export const OAUTH_ACCESS_TTL_S = HOUR_S;

@@ -1,0 +1,153 @@
+// Browser OAuth for MCP clients on panva's oidc-provider: authorization code + PKCE S256, Dynamic
+// Client Registration and Client ID Metadata Documents, resource indicators (access tokens are JWTs
+// for the MCP resource, signed with the service's keys, so verifyBearer accepts them), rotating
+// refresh tokens, revocation, loopback redirects on any port. Sign-in and consent are our own pages.
+import crypto from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Provider, { errors } from 'oidc-provider';
+import type { AppContext } from '../context.ts';
+import { dbAdapterClass } from './oidc-adapter.ts';
+import { loadSigningKeys, SIGNING_ALG } from './signing-keys.ts';
+import { PATHS, SCOPE_MCP, SCOPE_PUBLIC, issuer, mcpResource } from './endpoints.ts';
+import { OAUTH_ACCESS_TTL_S, OAUTH_CODE_TTL_S, OAUTH_REFRESH_TTL_S, HOUR_S, DAY_S } from './lifetimes.ts';
+import { html, page } from '../web/html.ts';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** The redirect URI with its port removed when it is an http loopback URI (RFC 8252 §7.3), else undefined. */
+export function loopbackWithoutPort(uri: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== 'http:' || !LOOPBACK_HOSTS.has(u.hostname)) return undefined;
+  u.port = '';
+  return u.href;
+}
+
+async function createProvider(ctx: AppContext): Promise<Provider> {
+  const resource = mcpResource(ctx.config);
+  const { active } = await loadSigningKeys(ctx);
+  const cookieKey = crypto.createHmac('sha256', String(active.privateJwk.d)).update('siteline-oauth-cookies').digest('base64url');
+  const isMcp = (target: string) => target === resource || target === `${resource}/`;
+
+  const provider = new Provider(issuer(ctx.config), {
+    adapter: dbAdapterClass(ctx.db),
+    jwks: { keys: [active.privateJwk] },
+    clients: [],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: SIGNING_ALG,
+    },
+    responseTypes: ['code'],
+    // Clients register (DCR) with the resource's scopes too, so the provider must know them.
+    scopes: ['openid', 'offline_access', SCOPE_MCP, SCOPE_PUBLIC],
+    claims: { openid: ['sub'] },
+    pkce: { required: () => true },
+    enabledJWA: { idTokenSigningAlgValues: [SIGNING_ALG] },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: {
+        enabled: true,
+        // A client revokes only its own tokens; for another client's token it learns nothing (RFC 7009: 200).
+        allowedPolicy: async (_c: unknown, client: { clientId: string }, token: { clientId: string }) => token.clientId === client.clientId,
+      },
+      userinfo: { enabled: false },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, target: string) => {
+          if (!isMcp(target)) throw new errors.InvalidTarget(`Unknown resource; this service protects ${resource}.`);
+          return {
+            scope: `${SCOPE_MCP} ${SCOPE_PUBLIC}`,
+            audience: resource,
+            accessTokenTTL: OAUTH_ACCESS_TTL_S,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: SIGNING_ALG } },
+          };
+        },
+      },
+    },
+    routes: {
+      authorization: PATHS.authorize,
+      token: PATHS.token,
+      registration: PATHS.register,
+      revocation: PATHS.oauthRevoke,
+      jwks: `${PATHS.oauthPrefix}/jwks`,
+      end_session: `${PATHS.oauthPrefix}/session/end`,
+      introspection: `${PATHS.oauthPrefix}/introspect`,
+      userinfo: `${PATHS.oauthPrefix}/me`,
+      pushed_authorization_request: `${PATHS.oauthPrefix}/par`,
+      code_verification: `${PATHS.oauthPrefix}/device`,
+      device_authorization: `${PATHS.oauthPrefix}/device/auth`,
+      backchannel_authentication: `${PATHS.oauthPrefix}/backchannel`,
+      challenge: `${PATHS.oauthPrefix}/challenge`,
+    },
+    interactions: { url: (_c: unknown, interaction: { uid: string }) => `${PATHS.interaction}/${interaction.uid}` },
+    findAccount: async (_c: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    // MCP clients rarely ask for offline_access: a client allowed the refresh_token grant gets one.
+    issueRefreshToken: async (_c: unknown, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: OAUTH_ACCESS_TTL_S,
+      AuthorizationCode: OAUTH_CODE_TTL_S,
+      RefreshToken: OAUTH_REFRESH_TTL_S,
+      Interaction: HOUR_S,
+      Session: 14 * DAY_S,
+      Grant: OAUTH_REFRESH_TTL_S,
+      IdToken: HOUR_S,
+    },
+    cookies: { keys: [cookieKey] },
+    renderError: async (kctx: { type: string; body: string }, out: { error?: string; error_description?: string }) => {
+      kctx.type = 'html';
+      kctx.body = page(
+        'Sign-in could not continue',
+        html`<p class="error">${out.error ?? 'error'}: ${out.error_description ?? 'The request could not be processed.'}</p><p>Return to your application and try again.</p>`,
+      );
+    },
+  });
+  if (ctx.config.baseUrl.startsWith('https://')) provider.proxy = true;
+
+  // Loopback redirect URIs match on any port, for every client (CLI clients pick a free port).
+  const original = provider.Client.prototype.redirectUriAllowed as (this: { redirectUris: string[] }, v: string) => boolean;
+  provider.Client.prototype.redirectUriAllowed = function (this: { redirectUris: string[] }, value: string): boolean {
+    if (original.call(this, value)) return true;
+    const stripped = loopbackWithoutPort(value);
+    return stripped !== undefined && this.redirectUris.some((u) => loopbackWithoutPort(u) === stripped);
+  };
+
+  provider.on('server_error', (_c: unknown, err: Error) => ctx.logger.error({ err }, 'oauth provider error'));
+  provider.on('grant.error', (_c: unknown, err: Error & { error?: string }) => ctx.logger.info({ error: err.error ?? err.message }, 'oauth grant refused'));
+  return provider;
+}
+
+export interface OAuthServer {
+  provider(): Promise<Provider>;
+  /** Hands a request (already routed, body possibly pre-read) to oidc-provider. */
+  handle(req: IncomingMessage, res: ServerResponse, preReadBody?: Record<string, unknown>): Promise<void>;
+}
+
+/** Built on first use: the public base URL is only final once the server listens. */
+export function oauthServer(ctx: AppContext): OAuthServer {
+  let created: Promise<{ provider: Provider; callback: ReturnType<Provider['callback']> }> | undefined;
+  const get = () =>
+    (created ??= createProvider(ctx).then((provider) => ({ provider, callback: provider.callback() })).catch((err) => {
+      created = undefined;
+      throw err;
+    }));
+  return {
+    provider: async () => (await get()).provider,
+    async handle(req, res, preReadBody) {
+      const { callback } = await get();
+      if (preReadBody) (req as IncomingMessage & { body?: unknown }).body = preReadBody;
+      await callback(req, res);
+    },
+  };
+}

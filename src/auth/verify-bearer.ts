@@ -1,0 +1,114 @@
+// The one token check every surface uses. A JWT is checked for signature (published keys by kid),
+// issuer, audience (the MCP resource, with or without a trailing slash), expiry and a scope claim;
+// an opaque token must exist, be unrevoked and unexpired. The answer says who calls with which scopes.
+import { createLocalJWKSet, jwtVerify, errors as joseErrors } from 'jose';
+import type { AppContext } from '../context.ts';
+import { loadSigningKeys } from './signing-keys.ts';
+import { issuer, mcpResource, PATHS, SCOPE_MCP, url } from './endpoints.ts';
+import { secretHash } from './secrets.ts';
+
+export interface Caller {
+  /** Account id for user tokens; `agent:<registration id>` for pre-claim opaque tokens. */
+  subject: string;
+  accountId: string | null;
+  scopes: string[];
+  tokenType: 'jwt' | 'opaque';
+  clientId?: string;
+}
+
+export type BearerCheck = { kind: 'none' } | { kind: 'valid'; caller: Caller } | { kind: 'invalid'; reason: string };
+
+/** Prefix of opaque pre-claim access tokens. */
+export const OPAQUE_ACCESS_PREFIX = 'slpt';
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+export async function verifyBearer(ctx: AppContext, authorization: string | undefined): Promise<BearerCheck> {
+  if (authorization === undefined || authorization.trim() === '') return { kind: 'none' };
+  const m = BEARER.exec(authorization);
+  if (!m) return { kind: 'invalid', reason: 'The Authorization header is not of the form "Bearer <token>".' };
+  const token = m[1]!;
+  if (token.split('.').length === 3) return verifyJwt(ctx, token);
+  if (token.startsWith(`${OPAQUE_ACCESS_PREFIX}_`)) return verifyOpaque(ctx, token);
+  return { kind: 'invalid', reason: 'The bearer token is not a token this service issued.' };
+}
+
+// Published keys per database, reloaded every 30 s and at once when a token names an unknown kid.
+const KEY_CACHE_MS = 30_000;
+const keyCache = new WeakMap<object, { at: number; kids: Set<string>; keySet: ReturnType<typeof createLocalJWKSet> }>();
+
+async function keySetFor(ctx: AppContext, kid: string | undefined): Promise<ReturnType<typeof createLocalJWKSet>> {
+  const hit = keyCache.get(ctx.db);
+  if (hit && Date.now() - hit.at < KEY_CACHE_MS && (kid === undefined || hit.kids.has(kid))) return hit.keySet;
+  const { publicJwks } = await loadSigningKeys(ctx);
+  const entry = { at: Date.now(), kids: new Set(publicJwks.map((k) => String(k.kid))), keySet: createLocalJWKSet({ keys: publicJwks }) };
+  keyCache.set(ctx.db, entry);
+  return entry.keySet;
+}
+
+function headerKid(token: string): string | undefined {
+  try {
+    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { kid?: unknown };
+    return typeof header.kid === 'string' ? header.kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function verifyJwt(ctx: AppContext, token: string): Promise<BearerCheck> {
+  const resource = mcpResource(ctx.config);
+  try {
+    const { payload } = await jwtVerify(token, await keySetFor(ctx, headerKid(token)), {
+      issuer: issuer(ctx.config),
+      audience: [resource, `${resource}/`],
+      algorithms: ['ES256'],
+      currentDate: ctx.clock.now(),
+      requiredClaims: ['sub', 'exp'],
+    });
+    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
+    if (scopes.length === 0) return { kind: 'invalid', reason: 'The access token carries no scope.' };
+    const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    return {
+      kind: 'valid',
+      caller: { subject: payload.sub!, accountId: payload.sub!, scopes, tokenType: 'jwt', ...(clientId ? { clientId } : {}) },
+    };
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) return { kind: 'invalid', reason: 'The access token has expired.' };
+    if (err instanceof joseErrors.JWTClaimValidationFailed) return { kind: 'invalid', reason: `The access token is not valid here (${err.claim}).` };
+    return { kind: 'invalid', reason: 'The access token could not be verified.' };
+  }
+}
+
+async function verifyOpaque(ctx: AppContext, token: string): Promise<BearerCheck> {
+  const rows = await ctx.db.query<{ registration_id: string; scopes: string; expires_at: Date; revoked_at: Date | null }>(
+    `SELECT registration_id, scopes, expires_at, revoked_at FROM agent_credentials WHERE token_hash = $1 AND kind = 'access'`,
+    [secretHash(token)],
+  );
+  const row = rows[0];
+  if (!row) return { kind: 'invalid', reason: 'The access token is unknown.' };
+  if (row.revoked_at) return { kind: 'invalid', reason: 'The access token has been revoked.' };
+  if (new Date(row.expires_at).getTime() <= ctx.clock.now().getTime()) return { kind: 'invalid', reason: 'The access token has expired.' };
+  return {
+    kind: 'valid',
+    caller: { subject: `agent:${row.registration_id}`, accountId: null, scopes: row.scopes.split(' ').filter(Boolean), tokenType: 'opaque', clientId: 'agent' },
+  };
+}
+
+/** True when the caller holds the scope (`mcp` also covers `mcp.public`). */
+export function hasScope(caller: Caller, scope: string): boolean {
+  if (caller.scopes.includes(scope)) return true;
+  return scope === 'mcp.public' && caller.scopes.includes(SCOPE_MCP);
+}
+
+/** The WWW-Authenticate value of a 401 (or a 403 with error="insufficient_scope"). */
+export function wwwAuthenticate(ctx: AppContext, opts: { error?: string; scope?: string; description?: string } = {}): string {
+  const parts = [`resource_metadata="${url(ctx.config, PATHS.protectedResourceMcp)}"`];
+  if (opts.error) parts.push(`error="${quoteSafe(opts.error)}"`);
+  if (opts.description) parts.push(`error_description="${quoteSafe(opts.description)}"`);
+  if (opts.scope) parts.push(`scope="${quoteSafe(opts.scope)}"`);
+  return `Bearer ${parts.join(', ')}`;
+}
+
+function quoteSafe(s: string): string {
+  return s.replace(/["\\\r\n]/g, ' ');
+}

@@ -1,0 +1,316 @@
+// The building envelope: the district's dimensional standards resolved for one lot, plus the values
+// derived from them. Every member is a Sourced value whose status says where it came from; see
+// docs/envelope.md for the member names, units and derivation rules.
+import type { PermittedUse, Sourced } from './snapshot-types.ts';
+import { UNKNOWN_VALUE_STATUSES, weakestStatus, type ValueStatus } from './statuses.ts';
+import { STANDARD_KEYS, STANDARD_UNITS, type PlaceRules, type RuleValue, type StandardKey, type DistrictRules } from '../rules/rules-schema.ts';
+import { findDistrict } from '../rules/load-rules.ts';
+import { evaluateExpression, type Vars } from '../rules/condition-expression.ts';
+
+export interface EnvelopeLot {
+  areaSqft: number | null;
+  frontageFt: number | null;
+  depthFt: number | null;
+  cornerLot: boolean | null;
+  country: 'US' | 'CA';
+}
+
+export interface EnvelopeInput {
+  rules: PlaceRules;
+  primaryZone: string | null;
+  zones: { code: string; share: number }[];
+  overlays: { code: string; name: string | null }[];
+  lot: EnvelopeLot;
+  /** Residential type asked about (OZFS vocabulary: 1_unit, 2_unit, 3_unit, 4_plus, townhome); resolves res_type conditions. */
+  residentialType?: string | null;
+  /** Facts about the intended building, when the caller knows them; they resolve conditions that depend on them. */
+  building?: { groundFloorCommercial?: boolean | null; floors?: number | null; totalUnits?: number | null };
+}
+
+export interface EnvelopeResult {
+  envelope: Record<string, Sourced>;
+  permittedUses: PermittedUse[];
+  notes: string[];
+}
+
+/** Members computed by the service from the standards and the lot. */
+export const DERIVED_UNITS = {
+  maxFloorAreaSqft: 'sqft',
+  maxDwellingUnits: 'units',
+  maxDwellingUnitsByDensity: 'units',
+  maxFootprintSqft: 'sqft',
+  buildableWidthFt: 'ft',
+  buildableDepthFt: 'ft',
+} as const;
+export type DerivedKey = keyof typeof DERIVED_UNITS;
+
+/** Every envelope member, in the order a snapshot lists them, with its unit. */
+export const ENVELOPE_MEMBERS: readonly { name: StandardKey | DerivedKey; unit: string; derived: boolean }[] = [
+  ...STANDARD_KEYS.map((k) => ({ name: k, unit: STANDARD_UNITS[k], derived: false })),
+  ...(Object.keys(DERIVED_UNITS) as DerivedKey[]).map((k) => ({ name: k, unit: DERIVED_UNITS[k], derived: true })),
+];
+
+const SQFT_PER_ACRE = 43560;
+const round = (x: number) => Math.round(x * 100) / 100;
+
+function whereToRead(rules: PlaceRules, d: DistrictRules): string {
+  return d.governedBy ? `${d.governedBy} of ${rules.bylaw.name}` : d.sourceUrl ? d.sourceUrl : `${rules.bylaw.name} (${rules.bylaw.url})`;
+}
+
+function lotVars(lot: EnvelopeLot, residentialType: string | null | undefined, building: EnvelopeInput['building']): Vars {
+  return {
+    ground_floor_commercial: building?.groundFloorCommercial ?? null,
+    floors: building?.floors ?? null,
+    total_units: building?.totalUnits ?? null,
+    lot_area: lot.areaSqft === null ? null : lot.areaSqft / SQFT_PER_ACRE,
+    lot_area_sqft: lot.areaSqft,
+    lot_width: lot.frontageFt,
+    lot_depth: lot.depthFt,
+    corner_lot: lot.cornerLot,
+    res_type: residentialType ?? null,
+  };
+}
+
+type Truth = true | false | 'unknown';
+function holds(cond: string, vars: Vars): Truth {
+  const r = evaluateExpression(cond, vars);
+  if (!r.ok || typeof r.value !== 'boolean') return 'unknown';
+  return r.value;
+}
+
+/** The value of a tier for this lot, or null when it cannot be computed (prose choice, unknown input). */
+function tierValue(values: string[], pick: 'min' | 'max' | undefined, vars: Vars): { value: number; usedLot: boolean } | null {
+  if (values.length > 1 && !pick) return null;
+  const nums: number[] = [];
+  let usedLot = false;
+  for (const v of values) {
+    const r = evaluateExpression(v, vars);
+    if (!r.ok || typeof r.value !== 'number' || !Number.isFinite(r.value)) return null;
+    if (r.usedVars.length) usedLot = true;
+    nums.push(r.value);
+  }
+  return { value: pick === 'min' ? Math.min(...nums) : Math.max(...nums), usedLot };
+}
+
+const tierText = (t: { when: string[]; values: string[]; pick?: 'min' | 'max' }) =>
+  `${t.when.length ? t.when.join(' and ') : 'always'}: ${t.pick ? `${t.pick} of ` : ''}${t.values.join(' | ')}`;
+
+/** A conditional rule resolved against the lot (cited_conditional) or left unresolved (conditional_unresolved). */
+function resolveTiers(rv: RuleValue & { tiers: NonNullable<RuleValue['tiers']> }, unit: string, vars: Vars): Sourced {
+  const scale = rv.scale ?? 1;
+  const judged = rv.tiers.map((t) => {
+    const truths = t.when.map((c) => holds(c, vars));
+    return { t, all: truths.every((x) => x === true), none: truths.some((x) => x === false) };
+  });
+  const possible = judged.filter((j) => !j.none);
+  const applicable = possible.filter((j) => j.all);
+  // The condition lists the tiers this lot does not exclude (all of them when it excludes every one).
+  const unresolved = (why: string, shown = possible.map((j) => j.t)): Sourced => ({
+    value: null,
+    status: 'conditional_unresolved',
+    unit,
+    ...(rv.citation ? { citation: rv.citation } : {}),
+    condition: `${rv.condition ? `${rv.condition}; ` : ''}${shown.map(tierText).join('; ')}`,
+    note: `${why} Unknown, not unlimited.${rv.note ? ` ${rv.note}` : ''}`,
+  });
+  if (possible.length === 0) return unresolved('None of the conditional tiers applies to this site.', rv.tiers);
+  const candidates = applicable.length === possible.length ? applicable : possible;
+  const vals = candidates.map((j) => tierValue(j.t.values, j.t.pick, vars));
+  const first = vals[0];
+  if (!first || vals.some((v) => !v || v.value !== first.value))
+    return unresolved(
+      applicable.length === possible.length
+        ? 'The tier that applies states its value in words or needs an input this lot does not have.'
+        : 'The conditions could not be evaluated for this site (prose, or an input such as the building type or street class that is not known).',
+    );
+  const usedLot = vals.some((v) => v!.usedLot);
+  const conditional = candidates.some((j) => j.t.when.length > 0);
+  const value = round(first.value * scale);
+  const tierCondition = candidates.map((j) => (j.t.when.length ? j.t.when.join(' and ') : 'always')).join(' or ');
+  const condition = rv.condition ? `${rv.condition}; ${tierCondition}` : tierCondition;
+  const sameNote = candidates.length > 1 ? ' Every tier that may apply gives the same value.' : '';
+  if (rv.status === 'unverified_default')
+    return { value, status: 'unverified_default', unit, condition, note: `${rv.note ?? ''}${sameNote}`.trim() };
+  const status: ValueStatus = conditional ? 'cited_conditional' : usedLot ? 'derived_from_cited' : 'cited';
+  return {
+    value,
+    status,
+    unit,
+    ...(rv.citation ? { citation: rv.citation } : {}),
+    ...(conditional ? { condition } : {}),
+    ...(status === 'derived_from_cited' ? { inputs: ['lot'] } : {}),
+    note: `${usedLot ? `Computed from the bylaw formula (${candidates.map((j) => j.t.values.join(' | ')).join('; ')}) and the lot. ` : ''}${rv.note ?? ''}${sameNote}`.trim(),
+  };
+}
+
+function resolveStandard(rules: PlaceRules, code: string, d: DistrictRules, key: StandardKey, vars: Vars): Sourced {
+  const unit = STANDARD_UNITS[key];
+  const rv = d.standards[key] ?? d.otherStandards;
+  if (!rv)
+    return { value: null, status: 'not_extracted', unit, note: `Not extracted for district ${code}; read ${whereToRead(rules, d)}.` };
+  if (rv.tiers) return resolveTiers({ ...rv, tiers: rv.tiers }, unit, vars);
+  const out: Sourced = { value: rv.value ?? null, status: rv.status, unit };
+  if (rv.citation) out.citation = rv.citation;
+  if (rv.condition) out.condition = rv.condition;
+  out.note = rv.note ?? (rv.status === 'site_specific_schedule' ? `District ${code} is governed by ${whereToRead(rules, d)}.` : undefined);
+  if (out.note === undefined) delete out.note;
+  return out;
+}
+
+const GOOD_INPUT: readonly ValueStatus[] = ['cited', 'cited_conditional', 'derived_from_cited', 'no_limit_in_bylaw'];
+
+interface RuleInput {
+  member: string;
+  s: Sourced;
+  /** How a no_limit_in_bylaw input enters: the result has no limit either, or the input counts as this number. */
+  noLimit: 'propagates' | number;
+}
+interface LotInput {
+  name: string;
+  value: number | null;
+}
+
+/**
+ * A derived member: derived_from_cited only when every rule input is cited; otherwise the weakest
+ * input's status. A missing lot measurement gives `missing`; an assumption made by the service gives `defaulted`.
+ */
+function derive(unit: string, rulesIn: RuleInput[], lotIn: LotInput[], compute: (rule: number[], lot: number[]) => number, assumption?: string): Sourced {
+  const inputs = [...new Set([...rulesIn.map((r) => r.member), ...lotIn.map((l) => `lot.${l.name}`)])];
+  const limitless = rulesIn.find((r) => r.s.status === 'no_limit_in_bylaw' && r.noLimit === 'propagates');
+  if (limitless)
+    return {
+      value: null,
+      status: 'no_limit_in_bylaw',
+      unit,
+      inputs,
+      ...(limitless.s.citation ? { citation: limitless.s.citation } : {}),
+      note: `No limit: ${limitless.member} is not limited by the bylaw, so this derived limit is not either.`,
+    };
+  const unknownRule = rulesIn.filter((r) => r.s.value === null && r.s.status !== 'no_limit_in_bylaw');
+  const missingLot = lotIn.filter((l) => l.value === null);
+  if (unknownRule.length || missingLot.length) {
+    const status = weakestStatus([...unknownRule.map((r) => r.s.status), ...(missingLot.length ? (['missing'] as const) : [])]);
+    const why = [...new Set([...unknownRule.map((r) => `${r.member} is ${r.s.status}`), ...missingLot.map((l) => `the lot's ${l.name} is missing`)])];
+    return { value: null, status, unit, inputs, note: `Cannot be derived: ${why.join('; ')}.` };
+  }
+  const ruleNums = rulesIn.map((r) => (r.s.status === 'no_limit_in_bylaw' ? (r.noLimit as number) : (r.s.value as number)));
+  const value = round(compute(ruleNums, lotIn.map((l) => l.value as number)));
+  const statuses = rulesIn.map((r) => r.s.status);
+  const allCited = statuses.every((s) => GOOD_INPUT.includes(s));
+  const status: ValueStatus = allCited && !assumption ? 'derived_from_cited' : weakestStatus([...statuses.filter((s) => !GOOD_INPUT.includes(s)), ...(assumption ? (['defaulted'] as const) : [])]);
+  const conditions = [...new Set(rulesIn.filter((r) => r.s.condition).map((r) => `${r.member}: ${r.s.condition}`))];
+  const weak = [...new Set(rulesIn.filter((r) => !GOOD_INPUT.includes(r.s.status)).map((r) => `${r.member} is ${r.s.status}`))];
+  const note = [assumption ? `Assumed ${assumption}.` : '', weak.length ? `Indicative only: ${weak.join('; ')}.` : ''].filter(Boolean).join(' ');
+  return { value: Math.max(0, value), status, unit, inputs, ...(conditions.length ? { condition: conditions.join('; ') } : {}), ...(note ? { note } : {}) };
+}
+
+function deriveAll(env: Record<string, Sourced>, lot: EnvelopeLot): Record<DerivedKey, Sourced> {
+  const r = (member: StandardKey, noLimit: RuleInput['noLimit'] = 'propagates'): RuleInput => ({ member, s: env[member]!, noLimit });
+  const area: LotInput = { name: 'areaSqft', value: lot.areaSqft };
+  const interiorOnly = lot.cornerLot === null ? 'an interior lot (whether the lot is a corner lot is not known), so both side yards are interior side yards' : undefined;
+  const streetSide = lot.cornerLot === true ? r('minStreetSideYardFt', 0) : r('minSideYardFt', 0);
+  return {
+    maxFloorAreaSqft: derive('sqft', [r('maxFar')], [area], ([far], [a]) => far! * a!),
+    maxDwellingUnits: derive('units', [r('minLotAreaPerUnitSqft')], [area], ([per], [a]) => (per! > 0 ? Math.floor(a! / per!) : 0)),
+    maxDwellingUnitsByDensity: derive('units', [r('maxDensityUnitsPerAcre')], [area], ([d], [a]) => Math.floor((d! * a!) / SQFT_PER_ACRE + 1e-9)),
+    maxFootprintSqft: derive('sqft', [r('maxLotCoveragePct')], [area], ([pct], [a]) => (pct! / 100) * a!),
+    buildableWidthFt: derive(
+      'ft',
+      [r('minSideYardFt', 0), streetSide],
+      [{ name: 'frontageFt', value: lot.frontageFt }],
+      ([a, b], [w]) => w! - a! - b!,
+      interiorOnly,
+    ),
+    buildableDepthFt: derive('ft', [r('minFrontYardFt', 0), r('minRearYardFt', 0)], [{ name: 'depthFt', value: lot.depthFt }], ([f, b], [d]) => d! - f! - b!),
+  };
+}
+
+function unknownUses(status: ValueStatus, note: string): PermittedUse[] {
+  return [{ use: 'all uses', permission: 'unknown', status, note }];
+}
+
+export function buildEnvelope(input: EnvelopeInput): EnvelopeResult {
+  const { rules, lot } = input;
+  const notes: string[] = [];
+  const byShare = [...input.zones].sort((a, b) => b.share - a.share);
+  const primary = input.primaryZone ?? byShare[0]?.code ?? null;
+  const distinct = new Set(input.zones.map((z) => z.code));
+  if (distinct.size > 1 && primary !== null) {
+    const shares = byShare.map((z) => `${z.code} ${Math.round(z.share * 100)}%`).join(', ');
+    notes.push(`Split lot (${shares}): the envelope uses the primary (largest share) district ${primary}; the other districts' rules also apply to their parts of the lot.`);
+  }
+
+  const envelope: Record<string, Sourced> = {};
+  if (primary === null) {
+    notes.push('No zoning district was found for this lot, so no rule could be applied.');
+    for (const m of ENVELOPE_MEMBERS) envelope[m.name] = { value: null, status: 'missing', unit: m.unit, note: 'No zoning district for this lot.' };
+    return { envelope, permittedUses: unknownUses('missing', 'No zoning district for this lot.'), notes };
+  }
+
+  const found = findDistrict(rules, primary);
+  if (!found) {
+    const note = `District ${primary} is not in the ${rules.slug} rules file: not extracted; read ${rules.bylaw.name} (${rules.bylaw.url}).`;
+    notes.push(note);
+    for (const m of ENVELOPE_MEMBERS) envelope[m.name] = { value: null, status: 'not_extracted', unit: m.unit, note };
+    return { envelope, permittedUses: unknownUses('not_extracted', note), notes };
+  }
+  const { code, district } = found;
+  if (code !== primary) notes.push(`Zoning-layer code ${primary} is read as district ${code} of the rules.`);
+  notes.push(`District ${code} (${district.name}) under ${rules.bylaw.name}, ${rules.bylaw.date}.`);
+  if (district.governedBy) notes.push(`District ${code} is governed by ${district.governedBy}.`);
+  if (district.note) notes.push(district.note);
+  notes.push(...rules.notes);
+
+  const vars = lotVars(lot, input.residentialType, input.building);
+  for (const key of STANDARD_KEYS) envelope[key] = resolveStandard(rules, code, district, key, vars);
+  Object.assign(envelope, deriveAll(envelope, lot));
+
+  for (const o of input.overlays) {
+    // Layers combine overlays in one code ("PUD-KS/PUD-7", "Parkway / AOD-5"): describe each part.
+    const parts = o.code.split('/').map((p) => p.trim()).filter(Boolean);
+    for (const part of parts.length > 1 ? parts : [o.code]) {
+      const known = rules.overlays[part];
+      const name = known?.name ?? (parts.length > 1 ? part : (o.name ?? part));
+      const gov = known?.governedBy ? `, ${known.governedBy}` : '';
+      notes.push(`Overlay ${name}${gov} may modify these values; its rules are not applied here.${known?.note ? ` ${known.note}` : ''}`);
+    }
+  }
+  if (lot.country === 'CA') notes.push('Lengths and areas are in feet and square feet; the bylaw states metric values.');
+
+  const permittedUses: PermittedUse[] =
+    district.uses.length > 0
+      ? district.uses.map((u) => ({ ...u }))
+      : unknownUses(
+          district.otherStandards?.status === 'site_specific_schedule' ? 'site_specific_schedule' : 'not_extracted',
+          `Uses not extracted for district ${code}; read ${whereToRead(rules, district)}.`,
+        );
+  return { envelope, permittedUses, notes };
+}
+
+/**
+ * Violations of the envelope's honesty rules (empty when none): an unknown status (not_extracted,
+ * site_specific_schedule, conditional_unresolved, missing) never carries a value (so never zero)
+ * and never says "no limit"; a cited or derived value always has one; no_limit_in_bylaw is null.
+ */
+export function envelopeInvariantViolations(envelope: Record<string, Sourced>): string[] {
+  const out: string[] = [];
+  for (const [name, s] of Object.entries(envelope)) {
+    if (UNKNOWN_VALUE_STATUSES.includes(s.status)) {
+      if (s.value !== null) out.push(`${name}: ${s.status} carries value ${String(s.value)}`);
+      if (s.note && /^no limit/i.test(s.note))
+        out.push(`${name}: ${s.status} is described as no limit`);
+    }
+    if (s.status === 'no_limit_in_bylaw' && s.value !== null) out.push(`${name}: no_limit_in_bylaw carries value ${String(s.value)}`);
+    if ((s.status === 'cited' || s.status === 'cited_conditional' || s.status === 'derived_from_cited') && (s.value === null || !Number.isFinite(s.value)))
+      out.push(`${name}: ${s.status} without a finite value`);
+    if ((s.status === 'cited' || s.status === 'cited_conditional') && !s.citation) out.push(`${name}: ${s.status} without a citation`);
+    if (s.status === 'cited_conditional' && !s.condition) out.push(`${name}: cited_conditional without its condition`);
+    if (s.status === 'derived_from_cited' && !s.inputs?.length) out.push(`${name}: derived_from_cited without inputs`);
+  }
+  return out;
+}
+
+export function assertEnvelopeInvariants(envelope: Record<string, Sourced>): void {
+  const v = envelopeInvariantViolations(envelope);
+  if (v.length) throw new Error(`Envelope invariants violated:\n  ${v.join('\n  ')}`);
+}

@@ -1,0 +1,285 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDb } from '../../../test/support/harness.ts';
+import type { Db } from '../../db/database.ts';
+import { bboxOf, boxLiteral, multiPolygonAreaM2, offsetM, type MultiPolygonCoords, type Position } from './primitives.ts';
+import { computeLotFacts, derivePlaceLotFacts, type LotZoneRow, type ParcelFacts } from './derive-lot-facts.ts';
+
+// A hand-built block near Cambridge, in metres east (x) and north (y) of an origin:
+//   MAIN ST centreline along y = 0, OAK AVE centreline along x = 0, lots from 8 m off both.
+//   L1 x 8..28  y 8..38  corner lot (Main and Oak)
+//   L2 x 28..48 y 8..38  interior lot on Main, split 70/30 by the R-1 | C-1 line at x = 42
+//   L3 x 48..68 y 8..38  on Main, wholly C-1, exactly covered by overlay HSQ (edges on its lot lines)
+//   L4 x 8..68  y 38..58 on Oak only (its south line is shared with L1..L3 at T-junctions);
+//                        split 34/26 by x = 42; overlay FLOOD covers y >= 50 (40 %)
+//   L5 x 68..88 y 38..58 no street within reach: no frontage
+// Overlay TINY (x 8..28, y 37..38.5) covers 3.3 % of L1: a sliver, not recorded.
+const PLACE = 'US-MA:testville';
+const OTHER = 'US-MA:elsewhere';
+const origin: Position = [-71.1, 42.37];
+const at = (x: number, y: number): Position => offsetM(origin, x, y);
+const rect = (x0: number, y0: number, x1: number, y1: number): MultiPolygonCoords => [
+  [[at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1), at(x0, y0)]],
+];
+
+async function insertPlace(db: Db, placeId: string, slug: string): Promise<void> {
+  await db.query(
+    `INSERT INTO places (place_id, slug, name, region, country, status, manifest) VALUES ($1, $2, $3, 'MA', 'US', 'live', '{}')`,
+    [placeId, slug, slug],
+  );
+}
+
+async function insertLot(db: Db, placeId: string, id: string, geom: MultiPolygonCoords): Promise<void> {
+  const b = bboxOf(geom);
+  const [cx, cy] = [(b[0] + b[2]) / 2, (b[1] + b[3]) / 2];
+  await db.query(
+    `INSERT INTO parcels (place_id, parcel_ext_id, geom, bbox, inside_lon, inside_lat, area_m2, source, vintage)
+     VALUES ($1, $2, $3::jsonb, $4::box, $5, $6, $7, 'test', '2026')`,
+    [placeId, id, JSON.stringify(geom), boxLiteral(b), cx, cy, multiPolygonAreaM2(geom)],
+  );
+}
+
+async function insertZone(db: Db, zoneId: string, layer: string, code: string, geom: MultiPolygonCoords): Promise<void> {
+  await db.query(
+    `INSERT INTO zones (place_id, zone_id, layer, code, name, geom, bbox) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::box)`,
+    [PLACE, zoneId, layer, code, `${code} district`, JSON.stringify(geom), boxLiteral(bboxOf(geom))],
+  );
+}
+
+async function insertStreet(db: Db, segmentId: string, key: string, line: Position[]): Promise<void> {
+  await db.query(
+    `INSERT INTO street_segments (place_id, segment_id, street_key, street_display, geom, bbox) VALUES ($1, $2, $3, $3, $4::jsonb, $5::box)`,
+    [PLACE, segmentId, key, JSON.stringify(line), boxLiteral(bboxOf(line))],
+  );
+}
+
+async function buildBlock(db: Db): Promise<void> {
+  await insertPlace(db, PLACE, 'testville');
+  await insertPlace(db, OTHER, 'elsewhere');
+  await insertLot(db, PLACE, 'L1', rect(8, 8, 28, 38));
+  await insertLot(db, PLACE, 'L2', rect(28, 8, 48, 38));
+  await insertLot(db, PLACE, 'L3', rect(48, 8, 68, 38));
+  await insertLot(db, PLACE, 'L4', rect(8, 38, 68, 58));
+  await insertLot(db, PLACE, 'L5', rect(68, 38, 88, 58));
+  await insertLot(db, OTHER, 'X1', rect(8, 8, 28, 38));
+  await insertZone(db, 'z-r1', 'base', 'R-1', rect(-100, -100, 42, 200));
+  await insertZone(db, 'z-c1', 'base', 'C-1', rect(42, -100, 200, 200));
+  await insertZone(db, 'o-hsq', 'overlay', 'HSQ', rect(48, 8, 68, 38));
+  await insertZone(db, 'o-flood', 'overlay', 'FLOOD', rect(-100, 50, 200, 200));
+  await insertZone(db, 'o-tiny', 'overlay', 'TINY', rect(8, 37, 28, 38.5));
+  // Main St drawn as two segments, to check that a street's pieces add up.
+  await insertStreet(db, 's1', 'MAIN ST', [at(-50, 0), at(40, 0)]);
+  await insertStreet(db, 's2', 'MAIN ST', [at(40, 0), at(150, 0)]);
+  await insertStreet(db, 's3', 'OAK AVE', [at(0, -50), at(0, 150)]);
+}
+
+interface ZoneRow {
+  parcel_ext_id: string;
+  layer: string;
+  code: string;
+  name: string | null;
+  share: number;
+  attrs: { areaM2: number; primary?: boolean };
+}
+
+async function zoneRows(db: Db, id: string): Promise<ZoneRow[]> {
+  return db.query<ZoneRow>(
+    'SELECT parcel_ext_id, layer, code, name, share, attrs FROM parcel_zones WHERE place_id = $1 AND parcel_ext_id = $2 ORDER BY layer, share DESC, code',
+    [PLACE, id],
+  );
+}
+
+async function factsOf(db: Db, placeId: string, id: string): Promise<ParcelFacts> {
+  const [row] = await db.query<{ facts: ParcelFacts }>('SELECT facts FROM parcels WHERE place_id = $1 AND parcel_ext_id = $2', [placeId, id]);
+  assert.ok(row, `lot ${id}`);
+  return row.facts;
+}
+
+const near = (actual: number | undefined, expected: number, tol: number, what: string) =>
+  assert.ok(actual !== undefined && Math.abs(actual - expected) <= tol, `${what}: ${actual} (expected ${expected} ± ${tol})`);
+
+test('derivePlaceLotFacts: zone shares, overlays, frontage, depth and corner on a hand-built block', async () => {
+  const t = await createTestDb();
+  try {
+    const db = t.db;
+    await buildBlock(db);
+    const messages: string[] = [];
+    const report = await derivePlaceLotFacts(db, PLACE, { onProgress: (m) => messages.push(m) });
+    assert.equal(report.parcels, 5);
+    assert.equal(report.parcelsWithBaseZone, 5);
+    assert.equal(report.splitLots, 2); // L2, L4
+    assert.equal(report.parcelsWithOverlay, 3); // L3 (HSQ), L4 and L5 (FLOOD)
+    assert.equal(report.parcelsWithFrontage, 4); // L1..L4
+    assert.equal(report.cornerLots, 1); // L1
+    assert.equal(report.clipFailures, 0);
+    assert.ok(messages.length > 0);
+
+    // L2: 70 % R-1 (primary), 30 % C-1.
+    const l2 = await zoneRows(db, 'L2');
+    assert.deepEqual(l2.map((r) => [r.layer, r.code]), [['base', 'R-1'], ['base', 'C-1']]);
+    near(l2[0]!.share, 0.7, 0.002, 'L2 R-1 share');
+    near(l2[1]!.share, 0.3, 0.002, 'L2 C-1 share');
+    assert.equal(l2[0]!.attrs.primary, true);
+    assert.equal(l2[1]!.attrs.primary, false);
+    near(l2[0]!.attrs.areaM2, 420, 1, 'L2 R-1 area');
+    assert.equal(l2[0]!.name, 'R-1 district');
+
+    // L3: wholly C-1, and in overlay HSQ whose edges run along its lot lines.
+    const l3 = await zoneRows(db, 'L3');
+    assert.deepEqual(l3.map((r) => [r.layer, r.code, r.share]), [['base', 'C-1', 1], ['overlay', 'HSQ', 1]]);
+
+    // L4: split 34/26 by x = 42; 40 % in FLOOD.
+    const l4 = await zoneRows(db, 'L4');
+    assert.deepEqual(l4.map((r) => [r.layer, r.code]), [['base', 'R-1'], ['base', 'C-1'], ['overlay', 'FLOOD']]);
+    near(l4[0]!.share, 34 / 60, 0.002, 'L4 R-1 share');
+    near(l4[1]!.share, 26 / 60, 0.002, 'L4 C-1 share');
+    near(l4[2]!.share, 0.4, 0.002, 'L4 FLOOD share');
+
+    // L1: wholly R-1; the TINY overlay sliver (3.3 %) is dropped.
+    const l1 = await zoneRows(db, 'L1');
+    assert.deepEqual(l1.map((r) => [r.layer, r.code, r.share]), [['base', 'R-1', 1]]);
+
+    // Frontage and depth.
+    const f1 = await factsOf(db, PLACE, 'L1');
+    assert.deepEqual(f1.streets, ['OAK AVE', 'MAIN ST']);
+    near(f1.frontByStreet['MAIN ST']?.frontageM, 20, 0.1, 'L1 Main frontage');
+    near(f1.frontByStreet['MAIN ST']?.depthM, 30, 0.1, 'L1 Main depth');
+    near(f1.frontByStreet['OAK AVE']?.frontageM, 30, 0.1, 'L1 Oak frontage');
+    near(f1.frontByStreet['OAK AVE']?.depthM, 20, 0.1, 'L1 Oak depth');
+    assert.equal(f1.cornerLot, true);
+    assert.equal(f1.throughLot, false);
+
+    const f2 = await factsOf(db, PLACE, 'L2');
+    assert.deepEqual(f2.streets, ['MAIN ST']);
+    near(f2.frontByStreet['MAIN ST']?.frontageM, 20, 0.1, 'L2 Main frontage');
+    near(f2.frontByStreet['MAIN ST']?.depthM, 30, 0.1, 'L2 Main depth');
+    assert.equal(f2.cornerLot, false);
+
+    // L3's east side is exposed but faces no street.
+    const f3 = await factsOf(db, PLACE, 'L3');
+    assert.deepEqual(Object.keys(f3.frontByStreet), ['MAIN ST']);
+    near(f3.frontByStreet['MAIN ST']?.frontageM, 20, 0.1, 'L3 Main frontage');
+
+    // L4's south line is shared with three lots: only its Oak side fronts a street.
+    const f4 = await factsOf(db, PLACE, 'L4');
+    assert.deepEqual(f4.streets, ['OAK AVE']);
+    near(f4.frontByStreet['OAK AVE']?.frontageM, 20, 0.1, 'L4 Oak frontage');
+    near(f4.frontByStreet['OAK AVE']?.depthM, 60, 0.1, 'L4 Oak depth');
+    assert.equal(f4.cornerLot, false);
+
+    const f5 = await factsOf(db, PLACE, 'L5');
+    assert.deepEqual(f5, { frontByStreet: {}, cornerLot: null, throughLot: null, streets: [], rightOfWay: false });
+
+    // The other place is untouched.
+    assert.deepEqual(await factsOf(db, OTHER, 'X1'), {});
+    const [other] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM parcel_zones WHERE place_id = $1', [OTHER]);
+    assert.equal(other!.n, 0);
+
+    // Running again replaces the rows rather than adding to them.
+    const again = await derivePlaceLotFacts(db, PLACE);
+    assert.deepEqual({ ...again, ms: 0 }, { ...report, ms: 0 });
+    const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM parcel_zones WHERE place_id = $1', [PLACE]);
+    assert.equal(count!.n, 10); // L1 1, L2 2, L3 2, L4 3, L5 2
+  } finally {
+    await t.close();
+  }
+});
+
+test('computeLotFacts on rows in memory agrees with derivePlaceLotFacts on the database', async () => {
+  const t = await createTestDb();
+  try {
+    const db = t.db;
+    await buildBlock(db);
+    const stored = await derivePlaceLotFacts(db, PLACE);
+    const parcels = await db.query<{ parcel_ext_id: string; geom: MultiPolygonCoords; inside_lon: number; inside_lat: number }>(
+      'SELECT parcel_ext_id, geom, inside_lon, inside_lat FROM parcels WHERE place_id = $1 ORDER BY parcel_ext_id', [PLACE]);
+    const zones = await db.query<{ zone_id: string; layer: string; code: string; name: string | null; geom: MultiPolygonCoords }>(
+      'SELECT zone_id, layer, code, name, geom FROM zones WHERE place_id = $1', [PLACE]);
+    const streets = await db.query<{ street_key: string; geom: Position[] }>('SELECT street_key, geom FROM street_segments WHERE place_id = $1', [PLACE]);
+    const got = new Map<string, { facts: ParcelFacts; zones: LotZoneRow[] }>();
+    const report = computeLotFacts(
+      {
+        parcels: parcels.map((p) => ({ parcelExtId: p.parcel_ext_id, geom: p.geom, insideLon: p.inside_lon, insideLat: p.inside_lat })),
+        zones: zones.map((z) => ({ zoneId: z.zone_id, layer: z.layer, code: z.code, name: z.name, geom: z.geom })),
+        streets: streets.map((s) => ({ streetKey: s.street_key, geom: s.geom })),
+      },
+      (id, facts, zoneRows) => got.set(id, { facts, zones: zoneRows }),
+    );
+    assert.deepEqual({ ...report, ms: 0 }, { ...stored, ms: 0 });
+    assert.deepEqual([...got.keys()], ['L1', 'L2', 'L3', 'L4', 'L5']);
+    for (const [id, r] of got) {
+      assert.deepEqual(r.facts, await factsOf(db, PLACE, id));
+      const rows = (await zoneRows(db, id)).map((z) => ({ layer: z.layer, code: z.code, name: z.name, share: z.share, attrs: z.attrs }));
+      const mine = [...r.zones].sort((a, b) => (a.layer < b.layer ? -1 : a.layer > b.layer ? 1 : b.share - a.share || (a.code < b.code ? -1 : 1)));
+      assert.deepEqual(mine, rows);
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+test('derivePlaceLotFacts: a through lot between two parallel streets is not a corner lot', async () => {
+  const t = await createTestDb();
+  try {
+    const db = t.db;
+    await insertPlace(db, PLACE, 'testville');
+    await insertLot(db, PLACE, 'T1', rect(0, 8, 15, 48));
+    await insertZone(db, 'z-r1', 'base', 'R-1', rect(-100, -100, 200, 200));
+    await insertStreet(db, 'a', 'FIRST ST', [at(-50, 0), at(100, 0)]);
+    await insertStreet(db, 'b', 'SECOND ST', [at(-50, 56), at(100, 56)]);
+    const report = await derivePlaceLotFacts(db, PLACE);
+    assert.equal(report.cornerLots, 0);
+    assert.equal(report.splitLots, 0);
+    const f = await factsOf(db, PLACE, 'T1');
+    assert.equal(f.cornerLot, false);
+    assert.equal(f.throughLot, true);
+    near(f.frontByStreet['FIRST ST']?.frontageM, 15, 0.1, 'First St frontage');
+    near(f.frontByStreet['SECOND ST']?.depthM, 40, 0.1, 'Second St depth');
+  } finally {
+    await t.close();
+  }
+});
+
+test('derivePlaceLotFacts: a street parcel (right of way) does not hide the fronts it shares', async () => {
+  const t = await createTestDb();
+  try {
+    const db = t.db;
+    await insertPlace(db, PLACE, 'testville');
+    // Lots on both sides of Main St; the street itself is a parcel from y = -8 to 8 (like Cambridge's 'ROAD').
+    await insertLot(db, PLACE, 'N1', rect(0, 8, 20, 38));
+    await insertLot(db, PLACE, 'S1', rect(0, -38, 20, -8));
+    await insertLot(db, PLACE, 'ROAD', rect(-100, -8, 200, 8));
+    await insertZone(db, 'z-r1', 'base', 'R-1', rect(-200, -200, 300, 200));
+    await insertStreet(db, 'a', 'MAIN ST', [at(-100, 0), at(200, 0)]);
+    const report = await derivePlaceLotFacts(db, PLACE);
+    assert.equal(report.parcelsWithFrontage, 2); // the street parcel has no front of its own
+    const road = await factsOf(db, PLACE, 'ROAD');
+    assert.equal(road.rightOfWay, true);
+    for (const id of ['N1', 'S1']) {
+      const f = await factsOf(db, PLACE, id);
+      assert.equal(f.rightOfWay, false);
+      assert.deepEqual(f.streets, ['MAIN ST'], id);
+      near(f.frontByStreet['MAIN ST']?.frontageM, 20, 0.1, `${id} frontage`);
+      near(f.frontByStreet['MAIN ST']?.depthM, 30, 0.1, `${id} depth`);
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+test('derivePlaceLotFacts: a place with no lots reports zeros and clears old rows', async () => {
+  const t = await createTestDb();
+  try {
+    const db = t.db;
+    await insertPlace(db, PLACE, 'testville');
+    await db.query(`INSERT INTO parcel_zones (place_id, parcel_ext_id, layer, code, share) VALUES ($1, 'gone', 'base', 'R-1', 1)`, [PLACE]);
+    const report = await derivePlaceLotFacts(db, PLACE);
+    assert.deepEqual({ ...report, ms: 0 }, {
+      parcels: 0, parcelsWithBaseZone: 0, splitLots: 0, parcelsWithOverlay: 0, parcelsWithFrontage: 0, cornerLots: 0, ms: 0, clippedLots: 0, clipFailures: 0,
+    });
+    const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM parcel_zones WHERE place_id = $1', [PLACE]);
+    assert.equal(count!.n, 0);
+  } finally {
+    await t.close();
+  }
+});

@@ -1,0 +1,333 @@
+// Derives, for every lot of one place: the zoning districts (base and overlay) it lies in with their
+// area shares (parcel_zones), and its frontage, depth and corner facts (parcels.facts).
+// Everything is read once into typed arrays and flatbush indexes; no per-lot query.
+// Two entry points over one engine:
+//   derivePlaceLotFacts(q, placeId)  reads the loaded place from the database and writes back in batches;
+//   computeLotFacts(input, onLot)    works on rows still in memory, so an importer can insert parcels
+//                                    with their facts at once (an UPDATE of every parcel costs ~80 µs a
+//                                    row on PGlite, more than all the geometry).
+// Rules and thresholds: docs/lot-geometry.md.
+import type { Queryable } from '../../db/database.ts';
+import type { MultiPolygonCoords, Position } from './primitives.ts';
+import { PlaceFrame, PolygonSetBuilder, indexItems, itemFrameArea, itemVertexCount, type PolygonSet } from './polygon-set.ts';
+import { splitIntoPieces } from './lot-pieces.ts';
+import { ZoneLayer, type RawZoneShare, type ZoneRecord, type ZoneShareStats } from './zone-shares.ts';
+import { LotFabric, StreetIndex, lotFacts, type LotFacts } from './lot-facts.ts';
+
+/** A district covering less than this fraction of a lot is a digitising sliver and is not recorded. */
+export const MIN_DISTRICT_SHARE = 0.05;
+/** Lots with more vertices than this are cut into pieces for the zone intersection. */
+const BIG_LOT_VERTICES = 256;
+const PIECE_VERTICES = 64;
+const READ_BATCH = 20_000;
+const WRITE_BATCH = 5_000;
+
+export interface DeriveReport {
+  parcels: number;
+  parcelsWithBaseZone: number;
+  /** Lots with two or more base districts each covering >= MIN_DISTRICT_SHARE. */
+  splitLots: number;
+  parcelsWithOverlay: number;
+  parcelsWithFrontage: number;
+  cornerLots: number;
+  ms: number;
+  /** Lots that needed an exact intersection area (the rest took the fast path). */
+  clippedLots: number;
+  /** Lots whose exact shares came out unusable (they fell back to their inside point's districts). */
+  clipFailures: number;
+}
+
+export interface DeriveOptions {
+  onProgress?: (msg: string) => void;
+}
+
+/** Parcel facts as stored in parcels.facts. */
+export type ParcelFacts = LotFacts;
+
+/** One parcel_zones row (without place_id). */
+export interface LotZoneRow {
+  layer: 'base' | 'overlay';
+  code: string;
+  name: string | null;
+  /** Fraction of the lot's area in the district, 0..1 (not renormalised after dropping slivers). */
+  share: number;
+  attrs: { areaM2: number; primary?: boolean };
+}
+
+export interface LotFactsInput {
+  parcels: Iterable<{ parcelExtId: string; geom: MultiPolygonCoords; insideLon: number; insideLat: number }>;
+  zones: Iterable<{ zoneId: string; layer: string; code: string; name: string | null; geom: MultiPolygonCoords }>;
+  /** LineString or MultiLineString coordinates. */
+  streets: Iterable<{ streetKey: string; geom: Position[] | Position[][] }>;
+}
+
+/**
+ * Facts and district rows of every parcel of `input`, handed to onLot parcel by parcel (in input
+ * order). Nothing is written anywhere.
+ */
+export function computeLotFacts(
+  input: LotFactsInput,
+  onLot: (parcelExtId: string, facts: ParcelFacts, zones: LotZoneRow[]) => void,
+  opts: DeriveOptions = {},
+): DeriveReport {
+  const started = Date.now();
+  const lots = new LotsBuilder();
+  for (const p of input.parcels) lots.add(p.parcelExtId, p.geom, p.insideLon, p.insideLat);
+  const report = emptyReport(lots.ids.length);
+  if (!lots.frame) return { ...report, ms: Date.now() - started };
+  const engine = new LotFactsEngine(lots.finish(), zoneLayers(input.zones, lots.frame), streetIndex(input.streets, lots.frame), opts.onProgress);
+  for (let i = 0; i < engine.count; i++) {
+    const r = engine.derive(i, report);
+    onLot(r.id, r.facts, r.zones);
+  }
+  return engine.finish(report, started);
+}
+
+export async function derivePlaceLotFacts(q: Queryable, placeId: string, opts: DeriveOptions = {}): Promise<DeriveReport> {
+  const started = Date.now();
+  const progress = opts.onProgress ?? (() => undefined);
+  const lots = await readLots(q, placeId);
+  const report = emptyReport(lots.ids.length);
+  await q.query('DELETE FROM parcel_zones WHERE place_id = $1', [placeId]);
+  if (!lots.frame) return { ...report, ms: Date.now() - started };
+  const frame = lots.frame;
+  progress(`lot facts: ${lots.ids.length} lots read in ${Date.now() - started} ms`);
+  const zoneRows = await q.query<{ zone_id: string; layer: string; code: string; name: string | null; geom: unknown }>(
+    'SELECT zone_id, layer, code, name, geom FROM zones WHERE place_id = $1 ORDER BY zone_id',
+    [placeId],
+  );
+  const streetRows = await q.query<{ street_key: string; geom: unknown }>(
+    'SELECT street_key, geom FROM street_segments WHERE place_id = $1 ORDER BY segment_id',
+    [placeId],
+  );
+  const engine = new LotFactsEngine(
+    lots.finish(),
+    zoneLayers(zoneRows.map((r) => ({ zoneId: r.zone_id, layer: r.layer, code: r.code, name: r.name, geom: parseJson(r.geom) as MultiPolygonCoords })), frame),
+    streetIndex(streetRows.map((r) => ({ streetKey: r.street_key, geom: parseJson(r.geom) as Position[] })), frame),
+    progress,
+  );
+
+  const batch = new WriteBatch();
+  let writeMs = 0;
+  const flush = async () => {
+    const t0 = Date.now();
+    await batch.flush(q, placeId);
+    writeMs += Date.now() - t0;
+  };
+  for (let i = 0; i < engine.count; i++) {
+    const r = engine.derive(i, report);
+    batch.push(r.id, r.facts, r.zones);
+    if (batch.size >= WRITE_BATCH) await flush();
+  }
+  await flush();
+  progress(`lot facts: writes took ${writeMs} ms`);
+  return engine.finish(report, started);
+}
+
+function emptyReport(parcels: number): DeriveReport {
+  return { parcels, parcelsWithBaseZone: 0, splitLots: 0, parcelsWithOverlay: 0, parcelsWithFrontage: 0, cornerLots: 0, ms: 0, clippedLots: 0, clipFailures: 0 };
+}
+
+interface LoadedLots {
+  ids: string[];
+  set: PolygonSet;
+  /** Inside point of lot i at (2i, 2i+1), frame coordinates. */
+  inside: Float64Array;
+  frame: PlaceFrame;
+}
+
+/** The per-lot derivation over a loaded place. */
+class LotFactsEngine {
+  private readonly fabric: LotFabric;
+  private readonly stats: ZoneShareStats = { clipped: 0, clipFailures: 0 };
+  readonly count: number;
+
+  constructor(
+    private readonly lots: LoadedLots,
+    private readonly layers: { base: ZoneLayer; overlay: ZoneLayer },
+    private readonly streets: StreetIndex,
+    private readonly progress: ((msg: string) => void) | undefined,
+  ) {
+    this.count = lots.ids.length;
+    this.fabric = new LotFabric(lots.set, indexItems(lots.set), streets, lots.frame);
+    progress?.(
+      `lot facts: ${layers.base.zones.length} base districts, ${layers.overlay.zones.length} overlays, ${streets.edgeCount} street edges indexed`,
+    );
+  }
+
+  derive(i: number, report: DeriveReport): { id: string; facts: ParcelFacts; zones: LotZoneRow[] } {
+    const { lots, stats } = this;
+    const set = lots.set;
+    const ix = lots.inside[2 * i]!;
+    const iy = lots.inside[2 * i + 1]!;
+    const lotAreaM2 = itemFrameArea(set, i) * lots.frame.xScaleAt(iy);
+    const pieces = itemVertexCount(set, i) > BIG_LOT_VERTICES ? splitIntoPieces(set, i, PIECE_VERTICES, lots.frame) : undefined;
+    const zones: LotZoneRow[] = [];
+    const base = keepDistricts(this.layers.base.sharesForLot(set, i, ix, iy, stats, pieces));
+    if (base.length) report.parcelsWithBaseZone++;
+    if (base.length >= 2) report.splitLots++;
+    for (let k = 0; k < base.length; k++) zones.push(zoneRow('base', base[k]!, lotAreaM2, k === 0));
+    const overlay = keepDistricts(this.layers.overlay.sharesForLot(set, i, ix, iy, stats, pieces));
+    if (overlay.length) report.parcelsWithOverlay++;
+    for (const s of overlay) zones.push(zoneRow('overlay', s, lotAreaM2, false));
+    const facts = lotFacts(this.fabric, i, this.streets);
+    if (facts.streets.length) report.parcelsWithFrontage++;
+    if (facts.cornerLot) report.cornerLots++;
+    if ((i + 1) % 100_000 === 0) this.progress?.(`lot facts: ${i + 1} of ${this.count} lots`);
+    return { id: lots.ids[i]!, facts, zones };
+  }
+
+  finish(report: DeriveReport, started: number): DeriveReport {
+    report.clippedLots = this.stats.clipped;
+    report.clipFailures = this.stats.clipFailures;
+    report.ms = Date.now() - started;
+    this.progress?.(
+      `lot facts: ${report.parcels} lots, ${report.splitLots} split, ${report.parcelsWithOverlay} in overlays, ${report.parcelsWithFrontage} with frontage, ${report.cornerLots} corner, ${report.clippedLots} clipped, ${report.ms} ms`,
+    );
+    return report;
+  }
+}
+
+function keepDistricts(shares: RawZoneShare[]): RawZoneShare[] {
+  return shares.filter((s) => s.share >= MIN_DISTRICT_SHARE);
+}
+
+function zoneRow(layer: 'base' | 'overlay', s: RawZoneShare, lotAreaM2: number, primary: boolean): LotZoneRow {
+  const attrs: LotZoneRow['attrs'] = { areaM2: Math.round(s.share * lotAreaM2 * 100) / 100 };
+  if (layer === 'base') attrs.primary = primary;
+  return { layer, code: s.code, name: s.name, share: Math.round(s.share * 1e6) / 1e6, attrs };
+}
+
+/** Column arrays for the batched UPDATE of parcels.facts and INSERT into parcel_zones. */
+class WriteBatch {
+  private factIds: string[] = [];
+  private factJson: string[] = [];
+  private ids: string[] = [];
+  private layers: string[] = [];
+  private codes: string[] = [];
+  private names: (string | null)[] = [];
+  private shares: number[] = [];
+  private attrs: string[] = [];
+
+  get size(): number {
+    return this.factIds.length;
+  }
+
+  push(id: string, facts: ParcelFacts, zones: LotZoneRow[]): void {
+    this.factIds.push(id);
+    this.factJson.push(JSON.stringify(facts));
+    for (const z of zones) {
+      this.ids.push(id);
+      this.layers.push(z.layer);
+      this.codes.push(z.code);
+      this.names.push(z.name);
+      this.shares.push(z.share);
+      this.attrs.push(JSON.stringify(z.attrs));
+    }
+  }
+
+  async flush(q: Queryable, placeId: string): Promise<void> {
+    if (this.factIds.length) {
+      await q.query(
+        `UPDATE parcels p SET facts = v.facts::jsonb
+           FROM unnest($2::text[], $3::text[]) AS v(id, facts)
+          WHERE p.place_id = $1 AND p.parcel_ext_id = v.id`,
+        [placeId, this.factIds, this.factJson],
+      );
+    }
+    if (this.ids.length) {
+      await q.query(
+        `INSERT INTO parcel_zones (place_id, parcel_ext_id, layer, code, name, share, attrs)
+         SELECT $1, u.id, u.layer, u.code, u.name, u.share, u.attrs::jsonb
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::text[]) AS u(id, layer, code, name, share, attrs)`,
+        [placeId, this.ids, this.layers, this.codes, this.names, this.shares, this.attrs],
+      );
+    }
+    this.factIds = [];
+    this.factJson = [];
+    this.ids = [];
+    this.layers = [];
+    this.codes = [];
+    this.names = [];
+    this.shares = [];
+    this.attrs = [];
+  }
+}
+
+/** Accumulates lots into a PolygonSet; the frame is centred on the first lot's inside point. */
+class LotsBuilder {
+  readonly ids: string[] = [];
+  private readonly inside: number[] = [];
+  frame: PlaceFrame | null = null;
+  private builder: PolygonSetBuilder | null = null;
+
+  add(id: string, geom: MultiPolygonCoords, insideLon: number, insideLat: number): void {
+    if (!this.frame) this.frame = new PlaceFrame(insideLon, insideLat);
+    this.builder ??= new PolygonSetBuilder(this.frame);
+    this.builder.add(Array.isArray(geom) ? geom : []);
+    this.ids.push(id);
+    this.inside.push(this.frame.x(insideLon), this.frame.y(insideLat));
+  }
+
+  finish(): LoadedLots {
+    if (!this.frame || !this.builder) throw new Error('no lots');
+    return { ids: this.ids, set: this.builder.finish(), inside: Float64Array.from(this.inside), frame: this.frame };
+  }
+}
+
+/**
+ * Reads the place's lots in keyset-paginated batches. Each batch comes back as one JSON text
+ * (fewer protocol rows: about twice as fast on PGlite as one row per lot).
+ */
+async function readLots(q: Queryable, placeId: string): Promise<LotsBuilder> {
+  const lots = new LotsBuilder();
+  let after = '';
+  for (;;) {
+    const [row] = await q.query<{ j: string | null; last: string | null; n: number }>(
+      `SELECT '[' || string_agg(json_build_array(parcel_ext_id, geom, inside_lon, inside_lat)::text, ',') || ']' AS j,
+              max(parcel_ext_id) AS last, count(*)::int AS n
+         FROM (SELECT parcel_ext_id, geom, inside_lon, inside_lat FROM parcels
+                WHERE place_id = $1 AND parcel_ext_id > $2 ORDER BY parcel_ext_id LIMIT ${READ_BATCH}) s`,
+      [placeId, after],
+    );
+    if (!row || !row.j || !row.last) break;
+    const rows = JSON.parse(row.j) as [string, MultiPolygonCoords, number, number][];
+    for (const [id, geom, lon, lat] of rows) lots.add(id, geom, lon, lat);
+    after = row.last;
+    if (row.n < READ_BATCH) break;
+  }
+  return lots;
+}
+
+function parseJson(v: unknown): unknown {
+  return typeof v === 'string' ? JSON.parse(v) : v;
+}
+
+function zoneLayers(zones: LotFactsInput['zones'], frame: PlaceFrame): { base: ZoneLayer; overlay: ZoneLayer } {
+  const builders = { base: new PolygonSetBuilder(frame), overlay: new PolygonSetBuilder(frame) };
+  const records: { base: ZoneRecord[]; overlay: ZoneRecord[] } = { base: [], overlay: [] };
+  for (const z of zones) {
+    if (z.layer !== 'base' && z.layer !== 'overlay') continue;
+    builders[z.layer].add(Array.isArray(z.geom) ? z.geom : []);
+    records[z.layer].push({ zoneId: z.zoneId, code: z.code, name: z.name });
+  }
+  return { base: new ZoneLayer(records.base, builders.base.finish()), overlay: new ZoneLayer(records.overlay, builders.overlay.finish()) };
+}
+
+function streetIndex(streets: LotFactsInput['streets'], frame: PlaceFrame): StreetIndex {
+  const lines: { streetKey: string; coords: Float64Array }[] = [];
+  for (const s of streets) {
+    const geom = s.geom;
+    if (!Array.isArray(geom) || geom.length === 0) continue;
+    const parts = (Array.isArray(geom[0]?.[0]) ? geom : [geom]) as Position[][];
+    for (const part of parts) {
+      const coords = new Float64Array(part.length * 2);
+      part.forEach((pt, k) => {
+        coords[2 * k] = frame.x(pt[0]);
+        coords[2 * k + 1] = frame.y(pt[1]);
+      });
+      lines.push({ streetKey: s.streetKey, coords });
+    }
+  }
+  return new StreetIndex(lines);
+}

@@ -1,0 +1,452 @@
+// Frontage, depth and corner facts of one lot, from the lot fabric and the street centrelines.
+//
+// Front lot lines (SOURCES.md §1.5 caveat 10): the parts of the lot's outer boundary that no other
+// lot shares and that face a street centreline. Each exposed part is cut into pieces of at most
+// PIECE_M metres; a piece fronts the nearest centreline that lies within FACING_MAX_M metres on its
+// outward side (within FACING_MAX_ANGLE of the outward normal) and runs roughly parallel to it
+// (within PARALLEL_MAX_ANGLE). Per street: frontage = total length of its pieces; depth = the lot's
+// extent perpendicular to the length-weighted mean direction of those pieces.
+// Right-of-way lots (a city's 'ROAD' parcel, street parcels: lots along whose inside street
+// centrelines run for at least ROW_MIN_ELONGATION times the square root of their area) do not hide
+// the lot lines they share: a lot line shared only with the street is still a front line.
+import Flatbush from 'flatbush';
+import { itemFrameArea, pointInItem, type PlaceFrame, type PolygonSet } from './polygon-set.ts';
+import { ringSignedArea } from './planar-ops.ts';
+
+/** Two lot lines closer than this (metres) are the same line (shared with a neighbour). */
+export const SHARED_TOLERANCE_M = 0.5;
+/** Exposed runs shorter than this are ignored (vertex noise). */
+export const MIN_EXPOSED_M = 0.5;
+/** Longest piece of an exposed run assigned to a street as a whole. */
+export const PIECE_M = 5;
+/** A centreline further than this from a lot line does not make it a front line. */
+export const FACING_MAX_M = 35;
+/** Angle between the outward normal and the direction to the centreline, at most. */
+export const FACING_MAX_ANGLE_DEG = 60;
+/** Angle between the lot line and the centreline, at most. */
+export const PARALLEL_MAX_ANGLE_DEG = 40;
+/** A street enters frontByStreet only with at least this much frontage (metres). */
+export const MIN_FRONTAGE_M = 2;
+/** A lot with centreline length inside >= this × sqrt(its area) is right of way. */
+export const ROW_MIN_ELONGATION = 2;
+/** Lots with more vertices than this get their edges indexed (the 'ROAD' parcel has tens of thousands). */
+const BIG_LOT_VERTICES = 64;
+/** Two fronts meeting at an angle of at least this (interior angle at most 135°) make a corner lot. */
+export const CORNER_MIN_ANGLE_DEG = 45;
+
+export interface StreetFront {
+  /** Total length of lot lines facing this street, metres. */
+  frontageM: number;
+  /** Extent of the lot perpendicular to the mean direction of its front on this street, metres. */
+  depthM: number;
+}
+
+export interface LotFacts {
+  /** Keyed by street_key (as in street_segments / addresses). */
+  frontByStreet: Record<string, StreetFront>;
+  /** true: fronts two streets meeting at >= CORNER_MIN_ANGLE_DEG; false: fronts streets but not so; null: no front found. */
+  cornerLot: boolean | null;
+  /** Fronts two streets that run roughly parallel on opposite sides (a through lot). null: no front found. */
+  throughLot: boolean | null;
+  /** Street keys of frontByStreet, longest frontage first. */
+  streets: string[];
+  /** The lot is itself right of way (street land): its fronts are not meaningful. */
+  rightOfWay: boolean;
+}
+
+/** The place's street centrelines as an index of straight edges. */
+export class StreetIndex {
+  readonly index: Flatbush;
+  readonly keys: string[] = [];
+  private readonly keyOf = new Map<string, number>();
+  /** edge e: ax, ay, bx, by at 4e. */
+  private readonly coords: Float64Array;
+  private readonly keyIdx: Uint32Array;
+
+  constructor(lines: { streetKey: string; coords: Float64Array }[]) {
+    let edges = 0;
+    for (const l of lines) edges += Math.max(0, l.coords.length / 2 - 1);
+    this.coords = new Float64Array(edges * 4);
+    this.keyIdx = new Uint32Array(edges);
+    this.index = new Flatbush(Math.max(1, edges));
+    let e = 0;
+    for (const l of lines) {
+      let k = this.keyOf.get(l.streetKey);
+      if (k === undefined) {
+        k = this.keys.length;
+        this.keys.push(l.streetKey);
+        this.keyOf.set(l.streetKey, k);
+      }
+      for (let v = 0; v + 3 < l.coords.length; v += 2) {
+        const ax = l.coords[v]!;
+        const ay = l.coords[v + 1]!;
+        const bx = l.coords[v + 2]!;
+        const by = l.coords[v + 3]!;
+        this.coords.set([ax, ay, bx, by], 4 * e);
+        this.keyIdx[e] = k;
+        this.index.add(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by));
+        e++;
+      }
+    }
+    if (edges === 0) this.index.add(0, 0, 0, 0);
+    this.index.finish();
+  }
+
+  get edgeCount(): number {
+    return this.keyIdx.length;
+  }
+
+  /** Calls fn with each centreline edge's end points (frame metres). */
+  forEachEdge(fn: (ax: number, ay: number, bx: number, by: number) => void): void {
+    const c = this.coords;
+    for (let e = 0; e < this.keyIdx.length; e++) fn(c[4 * e]!, c[4 * e + 1]!, c[4 * e + 2]!, c[4 * e + 3]!);
+  }
+
+  /**
+   * The street that the lot-line piece centred at (mx,my), direction (ux,uy), outward normal
+   * (nx,ny) faces, or -1.
+   */
+  facing(mx: number, my: number, ux: number, uy: number, nx: number, ny: number): number {
+    return this.facingAmong(this.near(mx, my, mx, my), mx, my, ux, uy, nx, ny);
+  }
+
+  /** Centreline edges within FACING_MAX_M of the box. */
+  near(minX: number, minY: number, maxX: number, maxY: number): number[] {
+    if (this.keyIdx.length === 0) return [];
+    return this.index.search(minX - FACING_MAX_M, minY - FACING_MAX_M, maxX + FACING_MAX_M, maxY + FACING_MAX_M);
+  }
+
+  /** As facing(), choosing among the edges `candidates` (from near()). */
+  facingAmong(candidates: readonly number[], mx: number, my: number, ux: number, uy: number, nx: number, ny: number): number {
+    const cosFacing = Math.cos((FACING_MAX_ANGLE_DEG * Math.PI) / 180);
+    const cosParallel = Math.cos((PARALLEL_MAX_ANGLE_DEG * Math.PI) / 180);
+    let best = -1;
+    let bestD2 = FACING_MAX_M * FACING_MAX_M;
+    const c = this.coords;
+    for (const e of candidates) {
+      const ax = c[4 * e]!;
+      const ay = c[4 * e + 1]!;
+      const bx = c[4 * e + 2]!;
+      const by = c[4 * e + 3]!;
+      const dx = bx - ax;
+      const dy = by - ay;
+      const len = Math.hypot(dx, dy);
+      if (len === 0) continue;
+      if (Math.abs((dx * ux + dy * uy) / len) < cosParallel) continue;
+      const len2 = len * len;
+      let t = ((mx - ax) * dx + (my - ay) * dy) / len2;
+      t = t < 0 ? 0 : t > 1 ? 1 : t;
+      const wx = ax + t * dx - mx;
+      const wy = ay + t * dy - my;
+      const d2 = wx * wx + wy * wy;
+      if (d2 >= bestD2) continue;
+      const d = Math.sqrt(d2);
+      if (d > 0.5 && (wx * nx + wy * ny) / d < cosFacing) continue;
+      best = this.keyIdx[e]!;
+      bestD2 = d2;
+    }
+    return best;
+  }
+}
+
+/** All lots of a place with the indexes lot-facts needs: lot boxes, big lots' edges, right of way. */
+export class LotFabric {
+  readonly lotIndex: Flatbush;
+  /** 1 for lots whose lines do not hide a neighbour's front (right of way). */
+  readonly rightOfWay: Uint8Array;
+  private readonly big: Uint8Array;
+  private readonly bigEdges: Flatbush | null;
+  private readonly bigFrom: Uint32Array;
+  private readonly bigTo: Uint32Array;
+  private readonly bigLot: Uint32Array;
+
+  constructor(
+    readonly lots: PolygonSet,
+    lotIndex: Flatbush,
+    streets: StreetIndex,
+    readonly frame: PlaceFrame,
+  ) {
+    this.lotIndex = lotIndex;
+    const n = lots.count;
+    this.big = new Uint8Array(n);
+    let edges = 0;
+    for (let i = 0; i < n; i++) {
+      const v = lots.ringVert[lots.polyRing[lots.itemPoly[i + 1]!]!]! - lots.ringVert[lots.polyRing[lots.itemPoly[i]!]!]!;
+      if (v > BIG_LOT_VERTICES) {
+        this.big[i] = 1;
+        edges += v;
+      }
+    }
+    this.bigFrom = new Uint32Array(edges);
+    this.bigTo = new Uint32Array(edges);
+    this.bigLot = new Uint32Array(edges);
+    this.bigEdges = edges ? new Flatbush(edges) : null;
+    const xy = lots.xy;
+    let e = 0;
+    for (let i = 0; i < n; i++) {
+      if (!this.big[i]) continue;
+      forEachEdgeOf(lots, i, (j, k) => {
+        this.bigFrom[e] = j;
+        this.bigTo[e] = k;
+        this.bigLot[e] = i;
+        this.bigEdges!.add(Math.min(xy[2 * j]!, xy[2 * k]!), Math.min(xy[2 * j + 1]!, xy[2 * k + 1]!), Math.max(xy[2 * j]!, xy[2 * k]!), Math.max(xy[2 * j + 1]!, xy[2 * k + 1]!));
+        e++;
+      });
+    }
+    this.bigEdges?.finish();
+    this.rightOfWay = this.findRightOfWay(streets);
+  }
+
+  isBig(i: number): boolean {
+    return this.big[i] === 1;
+  }
+
+  /** Point in lot i (even-odd), through the edge index for big lots. */
+  contains(i: number, px: number, py: number): boolean {
+    const b = 4 * i;
+    const L = this.lots;
+    if (px < L.bbox[b]! || px > L.bbox[b + 2]! || py < L.bbox[b + 1]! || py > L.bbox[b + 3]!) return false;
+    if (!this.big[i] || !this.bigEdges) return pointInItem(L, i, px, py);
+    const xy = L.xy;
+    let inside = false;
+    this.bigEdges.search(px, py, L.bbox[b + 2]!, py, (e) => {
+      if (this.bigLot[e] !== i) return false;
+      const j = this.bigFrom[e]!;
+      const k = this.bigTo[e]!;
+      const xj = xy[2 * j]!, yj = xy[2 * j + 1]!, xk = xy[2 * k]!, yk = xy[2 * k + 1]!;
+      if (yk > py !== yj > py && px < ((xj - xk) * (py - yk)) / (yj - yk) + xk) inside = !inside;
+      return false;
+    });
+    return inside;
+  }
+
+  /** Edges of big lot i near the box, as flat (from, to) vertex pairs. */
+  bigEdgesNear(i: number, minX: number, minY: number, maxX: number, maxY: number): number[] {
+    const out: number[] = [];
+    if (!this.bigEdges) return out;
+    for (const e of this.bigEdges.search(minX, minY, maxX, maxY)) if (this.bigLot[e] === i) out.push(this.bigFrom[e]!, this.bigTo[e]!);
+    return out;
+  }
+
+  private findRightOfWay(streets: StreetIndex): Uint8Array {
+    const n = this.lots.count;
+    const inside = new Float64Array(n);
+    const sx = (y: number) => this.frame.xScaleAt(y);
+    streets.forEachEdge((ax, ay, bx, by) => {
+      const len = Math.hypot((bx - ax) * sx(ay), by - ay);
+      const pieces = Math.max(1, Math.ceil(len / 10));
+      for (let q = 0; q < pieces; q++) {
+        const t = (q + 0.5) / pieces;
+        const px = ax + (bx - ax) * t;
+        const py = ay + (by - ay) * t;
+        for (const i of this.lotIndex.search(px, py, px, py)) if (this.contains(i, px, py)) inside[i]! += len / pieces;
+      }
+    });
+    const row = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      if (inside[i]! === 0) continue;
+      const area = itemFrameArea(this.lots, i) * sx(this.lots.bbox[4 * i + 1]!);
+      if (inside[i]! >= 20 && inside[i]! >= ROW_MIN_ELONGATION * Math.sqrt(area)) row[i] = 1;
+    }
+    return row;
+  }
+}
+
+function forEachEdgeOf(lots: PolygonSet, i: number, fn: (from: number, to: number) => void): void {
+  for (let p = lots.itemPoly[i]!; p < lots.itemPoly[i + 1]!; p++) {
+    for (let r = lots.polyRing[p]!; r < lots.polyRing[p + 1]!; r++) {
+      const from = lots.ringVert[r]!;
+      const to = lots.ringVert[r + 1]!;
+      for (let k = from, j = to - 1; k < to; j = k++) fn(j, k);
+    }
+  }
+}
+
+interface FrontAcc {
+  length: number;
+  // Length-weighted doubled-angle direction sums: lines, not vectors, so opposite senses agree.
+  c2: number;
+  s2: number;
+}
+
+/**
+ * Facts of lot i. `lotIndex` indexes the bounding boxes of all lots of `lots` (the neighbours).
+ * Only outer rings can be front lot lines; every ring of a neighbour can hide one.
+ */
+export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): LotFacts {
+  const { lots, lotIndex, frame } = fabric;
+  const xy = lots.xy;
+  const b = 4 * i;
+  const sx = frame.xScaleAt((lots.bbox[b + 1]! + lots.bbox[b + 3]!) / 2);
+  const tol = SHARED_TOLERANCE_M;
+  const found = lotIndex.search(lots.bbox[b]! - tol, lots.bbox[b + 1]! - tol, lots.bbox[b + 2]! + tol, lots.bbox[b + 3]! + tol);
+  const neighbours: number[] = [];
+  for (const j of found) if (j !== i && !fabric.rightOfWay[j]) neighbours.push(j);
+  const acc = new Map<number, FrontAcc>();
+  const intervals: number[] = [];
+
+  for (let p = lots.itemPoly[i]!; p < lots.itemPoly[i + 1]!; p++) {
+    const r = lots.polyRing[p]!; // outer ring only
+    const from = lots.ringVert[r]!;
+    const to = lots.ringVert[r + 1]!;
+    const ccw = ringSignedArea(xy, from, to) > 0;
+    for (let k = from, j = to - 1; k < to; j = k++) {
+      const ax = xy[2 * j]!;
+      const ay = xy[2 * j + 1]!;
+      const ex = xy[2 * k]! - ax;
+      const ey = xy[2 * k + 1]! - ay;
+      const len = Math.hypot(ex, ey);
+      if (len < MIN_EXPOSED_M) continue;
+      const ux = ex / len;
+      const uy = ey / len;
+      // Outward normal: right of travel on a counter-clockwise outer ring.
+      const nx = ccw ? uy : -uy;
+      const ny = ccw ? -ux : ux;
+      intervals.length = 0;
+      collectShared(fabric, neighbours, ax, ay, ux, uy, len, intervals);
+      for (const [t0, t1] of exposedRuns(intervals, len)) {
+        const runLen = t1 - t0;
+        const near = streets.near(
+          Math.min(ax + ux * t0, ax + ux * t1), Math.min(ay + uy * t0, ay + uy * t1),
+          Math.max(ax + ux * t0, ax + ux * t1), Math.max(ay + uy * t0, ay + uy * t1),
+        );
+        if (near.length === 0) continue;
+        const pieces = Math.max(1, Math.ceil(runLen / PIECE_M));
+        const step = runLen / pieces;
+        for (let q = 0; q < pieces; q++) {
+          const tm = t0 + step * (q + 0.5);
+          const s = streets.facingAmong(near, ax + ux * tm, ay + uy * tm, ux, uy, nx, ny);
+          if (s < 0) continue;
+          // True length and direction in metres (frame x corrected for latitude).
+          const tx = ux * sx;
+          const tl = Math.hypot(tx, uy);
+          const pieceM = step * tl;
+          const ang = Math.atan2(uy, tx);
+          let a = acc.get(s);
+          if (!a) acc.set(s, (a = { length: 0, c2: 0, s2: 0 }));
+          a.length += pieceM;
+          a.c2 += pieceM * Math.cos(2 * ang);
+          a.s2 += pieceM * Math.sin(2 * ang);
+        }
+      }
+    }
+  }
+
+  const fronts: { key: string; frontageM: number; depthM: number; angle: number }[] = [];
+  for (const [s, a] of acc) {
+    if (a.length < MIN_FRONTAGE_M) continue;
+    const angle = Math.atan2(a.s2, a.c2) / 2;
+    fronts.push({ key: streets.keys[s]!, frontageM: a.length, depthM: extentAcross(lots, i, angle, sx), angle });
+  }
+  fronts.sort((x, y) => y.frontageM - x.frontageM || (x.key < y.key ? -1 : 1));
+  const frontByStreet: Record<string, StreetFront> = {};
+  for (const f of fronts) frontByStreet[f.key] = { frontageM: round2(f.frontageM), depthM: round2(f.depthM) };
+  let corner = false;
+  let through = false;
+  const minAngle = (CORNER_MIN_ANGLE_DEG * Math.PI) / 180;
+  for (let x = 0; x < fronts.length; x++) {
+    for (let y = x + 1; y < fronts.length; y++) {
+      let d = Math.abs(fronts[x]!.angle - fronts[y]!.angle) % Math.PI;
+      if (d > Math.PI / 2) d = Math.PI - d;
+      if (d >= minAngle) corner = true;
+      else through = true;
+    }
+  }
+  return {
+    frontByStreet,
+    cornerLot: fronts.length ? corner : null,
+    throughLot: fronts.length ? through : null,
+    streets: fronts.map((f) => f.key),
+    rightOfWay: fabric.rightOfWay[i] === 1,
+  };
+}
+
+/** Pushes [t0, t1] (metres along the edge from a) for every neighbour lot line lying on the edge. */
+function collectShared(
+  fabric: LotFabric, neighbours: number[],
+  ax: number, ay: number, ux: number, uy: number, len: number,
+  out: number[],
+): void {
+  const lots = fabric.lots;
+  const tol = SHARED_TOLERANCE_M;
+  const minX = Math.min(ax, ax + ux * len) - tol;
+  const maxX = Math.max(ax, ax + ux * len) + tol;
+  const minY = Math.min(ay, ay + uy * len) - tol;
+  const maxY = Math.max(ay, ay + uy * len) + tol;
+  for (const n of neighbours) {
+    const nb = 4 * n;
+    if (lots.bbox[nb]! > maxX || lots.bbox[nb + 2]! < minX || lots.bbox[nb + 1]! > maxY || lots.bbox[nb + 3]! < minY) continue;
+    if (fabric.isBig(n)) {
+      const pairs = fabric.bigEdgesNear(n, minX, minY, maxX, maxY);
+      for (let q = 0; q < pairs.length; q += 2) sharedSpan(lots.xy, pairs[q]!, pairs[q + 1]!, ax, ay, ux, uy, len, out);
+      continue;
+    }
+    for (let p = lots.itemPoly[n]!; p < lots.itemPoly[n + 1]!; p++) {
+      for (let r = lots.polyRing[p]!; r < lots.polyRing[p + 1]!; r++) {
+        const from = lots.ringVert[r]!;
+        const to = lots.ringVert[r + 1]!;
+        for (let k = from, j = to - 1; k < to; j = k++) sharedSpan(lots.xy, j, k, ax, ay, ux, uy, len, out);
+      }
+    }
+  }
+}
+
+/** Pushes the span of [0, len] along the edge (a, u) that the line between vertices j and k lies on, if any. */
+function sharedSpan(xy: Float64Array, j: number, k: number, ax: number, ay: number, ux: number, uy: number, len: number, out: number[]): void {
+  const tol = SHARED_TOLERANCE_M;
+  const cx = xy[2 * j]! - ax;
+  const cy = xy[2 * j + 1]! - ay;
+  const dx = xy[2 * k]! - ax;
+  const dy = xy[2 * k + 1]! - ay;
+  // Both ends within tol of the edge's line, and overlapping it along its length.
+  const oc = cx * uy - cy * ux;
+  const od = dx * uy - dy * ux;
+  if (oc > tol || oc < -tol || od > tol || od < -tol) return;
+  let t0 = cx * ux + cy * uy;
+  let t1 = dx * ux + dy * uy;
+  if (t0 > t1) {
+    const x = t0;
+    t0 = t1;
+    t1 = x;
+  }
+  if (t1 <= 0 || t0 >= len) return;
+  out.push(t0 > 0 ? t0 : 0, t1 < len ? t1 : len);
+}
+
+/** The parts of [0, len] not covered by the (flattened) intervals, at least MIN_EXPOSED_M long. */
+function exposedRuns(flat: number[], len: number): [number, number][] {
+  const iv: [number, number][] = [];
+  for (let k = 0; k + 1 < flat.length; k += 2) iv.push([flat[k]!, flat[k + 1]!]);
+  iv.sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  let cursor = 0;
+  for (const [a, z] of iv) {
+    if (a - cursor >= MIN_EXPOSED_M) out.push([cursor, a]);
+    if (z > cursor) cursor = z;
+  }
+  if (len - cursor >= MIN_EXPOSED_M) out.push([cursor, len]);
+  return out;
+}
+
+/** Extent of lot i across the direction `angle` (radians, true metres), in metres. */
+function extentAcross(lots: PolygonSet, i: number, angle: number, sx: number): number {
+  const vx = -Math.sin(angle);
+  const vy = Math.cos(angle);
+  let lo = Infinity;
+  let hi = -Infinity;
+  const xy = lots.xy;
+  for (let p = lots.itemPoly[i]!; p < lots.itemPoly[i + 1]!; p++) {
+    const r = lots.polyRing[p]!;
+    for (let v = lots.ringVert[r]!; v < lots.ringVert[r + 1]!; v++) {
+      const d = xy[2 * v]! * sx * vx + xy[2 * v + 1]! * vy;
+      if (d < lo) lo = d;
+      if (d > hi) hi = d;
+    }
+  }
+  return hi > lo ? hi - lo : 0;
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+

@@ -1,0 +1,66 @@
+// A redacted, lot-level preview: is this address covered, why or why not, and were a lot and a zone
+// found? No zoning values, no parcel id, no coordinates: it runs the snapshot pipeline's first steps only.
+import type { AppContext } from '../context.ts';
+import { parseAddress } from '../geocoder/parse-address.ts';
+import { geocodeInPlace } from '../geocoder/geocode.ts';
+import { resolveCoverage } from './snapshot.ts';
+import type { Coverage, MatchType } from './snapshot-types.ts';
+
+export interface CoveragePreview {
+  input: string;
+  /** True when a full snapshot for this address would be answered. */
+  covered: boolean;
+  coverage: Coverage;
+  lotFound: boolean;
+  zoneFound: boolean;
+  matchType: MatchType | null;
+  confidence: number | null;
+  suggestions?: string[];
+  /** What the full snapshot adds (for a caller deciding whether to authenticate). */
+  next: string;
+}
+
+const NEXT_COVERED = 'Call getFeasibilitySnapshot (sign-in required) for the lot, its zoning, permitted uses and the sourced envelope.';
+
+export async function previewSiteCoverage(ctx: AppContext, address: string): Promise<CoveragePreview> {
+  const input = address.trim().replace(/\s+/g, ' ');
+  const parsed = parseAddress(address);
+  const cov = await resolveCoverage(ctx, parsed);
+  if (cov.kind === 'not_covered') {
+    return { input, covered: false, coverage: cov.coverage, lotFound: false, zoneFound: false, matchType: null, confidence: null, next: 'Nothing more is available for this address now.' };
+  }
+  const place = cov.place;
+  const base = { geoDivisionId: place.geoDivisionId, place: { name: place.name, region: place.region, country: place.country } };
+  const g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed);
+  if (g.kind === 'failed' || !g.parcelExtId) {
+    return {
+      input,
+      covered: false,
+      coverage: { status: 'geocode_failed', eligibilityKnown: true, ...base, message: `${place.name} is covered, but this address could not be matched to a lot with confidence.` },
+      lotFound: false,
+      zoneFound: false,
+      matchType: g.kind === 'matched' ? g.matchType : null,
+      confidence: g.kind === 'matched' ? g.confidence : null,
+      ...(g.kind === 'failed' && g.suggestions.length ? { suggestions: g.suggestions } : {}),
+      next: 'Check the street name and number; the suggestions list nearby street names in this place.',
+    };
+  }
+  const rows = await ctx.db.query<{ has_zone: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM parcel_zones z WHERE z.place_id = $1 AND z.parcel_ext_id = $2 AND z.layer = 'base') AS has_zone
+       FROM parcels p WHERE p.place_id = $1 AND p.parcel_ext_id = $2`,
+    [place.geoDivisionId, g.parcelExtId],
+  );
+  const lotFound = rows.length > 0;
+  return {
+    input,
+    covered: lotFound,
+    coverage: lotFound
+      ? { status: 'live', eligibilityKnown: true, ...base, message: `${place.name} is covered and this address matched a lot.` }
+      : { status: 'geocode_failed', eligibilityKnown: true, ...base, message: `${place.name} is covered, but the lot this address points to is not in the parcel layer.` },
+    lotFound,
+    zoneFound: rows[0]?.has_zone ?? false,
+    matchType: g.matchType,
+    confidence: g.confidence,
+    next: lotFound ? NEXT_COVERED : 'Nothing more is available for this address now.',
+  };
+}

@@ -1,0 +1,259 @@
+// address -> snapshot, as a named pipeline (conventions §3):
+//   parseInput -> resolveCoverage -> geocode -> loadLot -> zonesOf -> rulesFor -> buildEnvelope -> assemble.
+// Every surface (MCP tool, REST route, CLI, web page, report) calls getFeasibilitySnapshot.
+import type { AppContext } from '../context.ts';
+import { parseAddress, type ParsedAddress } from '../geocoder/parse-address.ts';
+import { geocodeInPlace } from '../geocoder/geocode.ts';
+import { resolvePlace } from '../places/resolve-place.ts';
+import type { PlaceRecord } from '../places/catalogue.ts';
+import { loadPlaceRules } from '../rules/load-rules.ts';
+import { buildEnvelope } from './envelope.ts';
+import { FT_PER_M, SQFT_PER_M2 } from './geo/primitives.ts';
+import type { AddressMatch, Coverage, Lot, Measure, OverlayShare, Snapshot, SourceRef, ZoneShare, Zones } from './snapshot-types.ts';
+
+/** A district with at least this share of the lot counts toward a split lot (SOURCES.md uses 5 %). */
+export const SPLIT_LOT_MIN_SHARE = 0.05;
+
+interface ParcelRow {
+  parcel_ext_id: string;
+  inside_lon: number;
+  inside_lat: number;
+  area_m2: number;
+  facts: LotFactsJson;
+  attrs: Record<string, unknown>;
+  source: string;
+  vintage: string;
+  zones: { layer: string; code: string; name: string | null; share: number; attrs?: Record<string, unknown> }[];
+}
+
+interface LotFactsJson {
+  frontByStreet?: Record<string, { frontageM: number; depthM: number }>;
+  cornerLot?: boolean | null;
+  streets?: string[];
+}
+
+export type CoverageStep =
+  | { kind: 'covered'; place: PlaceRecord }
+  | { kind: 'not_covered'; coverage: Coverage; place?: PlaceRecord };
+
+/** Which place is this address in, and can it be answered there? */
+export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): Promise<CoverageStep> {
+  const r = await resolvePlace(ctx, { city: parsed.city, region: parsed.region, country: parsed.country, postcode: parsed.postcode });
+  if (r.kind === 'unknown') {
+    return {
+      kind: 'not_covered',
+      coverage: {
+        status: 'geo_division_uncatalogued',
+        eligibilityKnown: false,
+        message: `Could not place this address in a known state, province or city (${r.reason}). Add the city and the state or province, e.g. "57 Inman St, Cambridge, MA".`,
+      },
+    };
+  }
+  if (r.kind === 'gazetteer') {
+    return {
+      kind: 'not_covered',
+      coverage: {
+        status: 'unseeded_place',
+        eligibilityKnown: true,
+        message: `${r.name}, ${r.region} is a known place, but siteline holds no lot or zoning data for it yet, so this address is not covered.`,
+        place: { name: r.name, region: r.region, country: r.country },
+      },
+    };
+  }
+  const place = r.place;
+  const placeInfo = { name: place.name, region: place.region, country: place.country };
+  if (place.status === 'live' && place.importedAt) return { kind: 'covered', place };
+  if (place.status === 'live' || place.status === 'live_unavailable') {
+    return {
+      kind: 'not_covered',
+      place,
+      coverage: {
+        status: 'live_unavailable',
+        eligibilityKnown: true,
+        geoDivisionId: place.geoDivisionId,
+        place: placeInfo,
+        message: `${place.name} is covered, but its data is not loaded right now. Try again later.`,
+      },
+    };
+  }
+  return {
+    kind: 'not_covered',
+    place,
+    coverage: {
+      status: place.status === 'planned_not_live' ? 'planned_not_live' : 'unseeded_place',
+      eligibilityKnown: true,
+      geoDivisionId: place.geoDivisionId,
+      place: placeInfo,
+      message:
+        place.status === 'planned_not_live'
+          ? `${place.name} is planned but not live: its zoning inventory can be browsed (cityInventory), but it has no address or lot data, so addresses there cannot be answered yet.`
+          : `${place.name} is catalogued but has no data seeded.`,
+    },
+  };
+}
+
+async function loadParcel(ctx: AppContext, placeId: string, parcelExtId: string): Promise<ParcelRow | null> {
+  const rows = await ctx.db.query<ParcelRow>(
+    `SELECT p.parcel_ext_id, p.inside_lon, p.inside_lat, p.area_m2, p.facts, p.attrs, p.source, p.vintage,
+            COALESCE((SELECT json_agg(json_build_object('layer', z.layer, 'code', z.code, 'name', z.name, 'share', z.share, 'attrs', z.attrs)
+                                      ORDER BY z.share DESC, z.code)
+                        FROM parcel_zones z
+                       WHERE z.place_id = p.place_id AND z.parcel_ext_id = p.parcel_ext_id), '[]'::json) AS zones
+       FROM parcels p
+      WHERE p.place_id = $1 AND p.parcel_ext_id = $2`,
+    [placeId, parcelExtId],
+  );
+  return rows[0] ?? null;
+}
+
+function measure(valueM: number | undefined, what: string): Measure {
+  if (valueM === undefined || !Number.isFinite(valueM)) {
+    return { value: null, unit: 'ft', basis: 'missing', status: 'missing', note: `No ${what} could be measured: no lot edge was found facing the addressed street's centreline.` };
+  }
+  return { value: Math.round(valueM * FT_PER_M * 10) / 10, unit: 'ft', basis: 'parcel_geometry', note: 'Measured from the parcel polygon against the addressed street centreline.' };
+}
+
+function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
+  const facts = parcel.facts ?? {};
+  const front = facts.frontByStreet?.[streetKey];
+  const parcelLayer = place.layers.find((l) => l.layer === 'parcels');
+  return {
+    parcelExternalId: parcel.parcel_ext_id,
+    latitude: round6(parcel.inside_lat),
+    longitude: round6(parcel.inside_lon),
+    areaM2: Math.round(parcel.area_m2 * 10) / 10,
+    areaSqft: Math.round(parcel.area_m2 * SQFT_PER_M2),
+    frontageFt: measure(front?.frontageM, 'frontage'),
+    depthFt: measure(front?.depthM, 'depth'),
+    cornerLot: facts.cornerLot ?? null,
+    frontStreet: front ? streetKey : null,
+    source: { name: parcelLayer?.name ?? parcel.source, vintage: parcel.vintage, licence: parcelLayer?.licence ?? 'see sources' },
+  };
+}
+
+function zonesOf(parcel: ParcelRow): Zones {
+  const base: ZoneShare[] = parcel.zones.filter((z) => z.layer === 'base').map((z) => ({ code: z.code, name: z.name, share: round3(z.share) }));
+  const overlays: OverlayShare[] = parcel.zones
+    .filter((z) => z.layer === 'overlay')
+    .map((z) => ({ code: z.code, name: z.name, share: round3(z.share), governingSection: (z.attrs?.['article'] as string | undefined) ?? null }));
+  return {
+    primary: base[0] ?? null,
+    districts: base,
+    splitLot: base.filter((z) => z.share >= SPLIT_LOT_MIN_SHARE).length > 1,
+    overlays,
+  };
+}
+
+function sourcesOf(place: PlaceRecord, rulesSource?: SourceRef): SourceRef[] {
+  const out: SourceRef[] = place.layers.map((l) => ({
+    layer: l.layer,
+    name: l.name,
+    vintage: l.vintage,
+    licence: l.licence,
+    ...(l.attribution ? { attribution: l.attribution } : {}),
+  }));
+  if (rulesSource) out.push(rulesSource);
+  return out;
+}
+
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
+const round3 = (x: number) => Math.round(x * 1e3) / 1e3;
+
+function notAnswered(ctx: AppContext, coverage: Coverage, extra: Partial<Snapshot> = {}, place?: PlaceRecord): Snapshot {
+  return { answered: false, coverage, sources: place ? sourcesOf(place) : [], generatedAt: ctx.clock.now().toISOString(), ...extra };
+}
+
+function matchOf(input: string, parsed: ParsedAddress, g: { matchType: AddressMatch['matchType']; confidence: number; matchedAddress: string; warnings: string[] }): AddressMatch {
+  return {
+    input,
+    parsed: {
+      number: parsed.number ? `${parsed.number}${parsed.numberSuffix ?? ''}` : null,
+      street: parsed.street,
+      unit: parsed.unit || null,
+      city: parsed.city,
+      region: parsed.region,
+      postcode: parsed.postcode,
+      country: parsed.country,
+    },
+    matchType: g.matchType,
+    confidence: g.confidence,
+    matchedAddress: g.matchedAddress,
+    warnings: [...parsed.warnings, ...g.warnings],
+  };
+}
+
+/** The core function: one address -> one sourced snapshot. Throws SitelineError('bad_input') for unusable input. */
+export async function getFeasibilitySnapshot(ctx: AppContext, address: string): Promise<Snapshot> {
+  const parsed = parseAddress(address);
+  const cov = await resolveCoverage(ctx, parsed);
+  if (cov.kind === 'not_covered') return notAnswered(ctx, cov.coverage, {}, cov.place);
+  const place = cov.place;
+  const placeInfo = { name: place.name, region: place.region, country: place.country };
+
+  const g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed);
+  if (g.kind === 'failed' || !g.parcelExtId) {
+    const reason = g.kind === 'failed' ? g.reason : 'the address matched, but no lot holds it';
+    return notAnswered(
+      ctx,
+      {
+        status: 'geocode_failed',
+        eligibilityKnown: true,
+        geoDivisionId: place.geoDivisionId,
+        place: placeInfo,
+        message: `${place.name} is covered, but this address could not be matched to a lot with confidence: ${reason}. No approximate location is given in its place.`,
+      },
+      g.kind === 'failed' && g.suggestions.length ? { suggestions: g.suggestions } : {},
+      place,
+    );
+  }
+  const parcel = await loadParcel(ctx, place.geoDivisionId, g.parcelExtId);
+  if (!parcel) {
+    return notAnswered(
+      ctx,
+      {
+        status: 'geocode_failed',
+        eligibilityKnown: true,
+        geoDivisionId: place.geoDivisionId,
+        place: placeInfo,
+        message: `${place.name} is covered, but the lot this address points to (${g.parcelExtId}) is not in the parcel layer.`,
+      },
+      {},
+      place,
+    );
+  }
+  const lot = lotOf(parcel, g.streetKey, place);
+  const zones = zonesOf(parcel);
+  const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+  const built = buildEnvelope({
+    rules,
+    primaryZone: zones.primary?.code ?? null,
+    zones: zones.districts.map((z) => ({ code: z.code, share: z.share })),
+    overlays: zones.overlays.map((o) => ({ code: o.code, name: o.name })),
+    lot: {
+      areaSqft: lot.areaSqft,
+      frontageFt: lot.frontageFt.value,
+      depthFt: lot.depthFt.value,
+      cornerLot: lot.cornerLot,
+      country: place.country as 'US' | 'CA',
+    },
+  });
+  const match = matchOf(address.trim().replace(/\s+/g, ' '), parsed, g);
+  if (built.notes.length) match.warnings.push(...built.notes);
+  return {
+    answered: true,
+    coverage: {
+      status: 'live',
+      eligibilityKnown: true,
+      geoDivisionId: place.geoDivisionId,
+      place: placeInfo,
+      message: `${place.name} is covered; lot ${lot.parcelExternalId} matched by ${g.matchType === 'address_table' ? 'the city address table' : 'street-range interpolation'}.`,
+    },
+    address: match,
+    lot,
+    zones,
+    permittedUses: built.permittedUses,
+    envelope: built.envelope,
+    sources: sourcesOf(place, { layer: 'rules', name: rules.bylaw.name, vintage: rules.bylaw.date, licence: 'siteline rules file (citations per value)', url: rules.bylaw.url }),
+    generatedAt: ctx.clock.now().toISOString(),
+  };
+}

@@ -1,0 +1,136 @@
+// The geocoder on real Cambridge data, imported by the importer (createPlacesDb): the address table
+// rows, written the way people write them, must land on the lot their MapLot names.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createPlacesDb, SHARED_DATA, type TestDb } from '../../test/support/harness.ts';
+import { geocodeInPlace, type GeocodeResult } from './geocode.ts';
+import { parseAddress } from './parse-address.ts';
+
+const ADDRESS_CSV = path.join(SHARED_DATA, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv');
+
+let tdb: TestDb;
+let placeId: string;
+let parcels: Set<string>;
+/** full_address -> the MapLots the table gives it. */
+const lotsOf = new Map<string, Set<string>>();
+
+before(async () => {
+  tdb = await createPlacesDb(['cambridge-ma']);
+  const [place] = await tdb.db.query<{ place_id: string }>(`SELECT place_id FROM places WHERE slug = 'cambridge-ma'`);
+  assert.ok(place, 'cambridge-ma imported');
+  placeId = place.place_id;
+  parcels = new Set(
+    (await tdb.db.query<{ parcel_ext_id: string }>('SELECT parcel_ext_id FROM parcels WHERE place_id = $1', [placeId])).map((r) => r.parcel_ext_id),
+  );
+  for (const line of fs.readFileSync(ADDRESS_CSV, 'utf8').replace(/^\uFEFF/, '').split('\n')) {
+    if (line.trim() === '') continue;
+    const cols = splitCsvLine(line);
+    const full = (cols[6] ?? '').trim().replace(/\s+/g, ' ');
+    const mapLot = (cols[9] ?? '').trim();
+    if (!lotsOf.has(full)) lotsOf.set(full, new Set());
+    if (mapLot) lotsOf.get(full)!.add(mapLot);
+  }
+});
+
+after(async () => {
+  await tdb?.close();
+});
+
+const geocode = (text: string) => geocodeInPlace(tdb.db, placeId, parseAddress(text));
+
+function matched(r: GeocodeResult): Extract<GeocodeResult, { kind: 'matched' }> {
+  assert.equal(r.kind, 'matched', JSON.stringify(r));
+  return r as Extract<GeocodeResult, { kind: 'matched' }>;
+}
+
+test('a sample of the address table lands on the MapLot lots (exact join)', async () => {
+  const withLot = [...lotsOf.entries()].filter(([, lots]) => [...lots].some((l) => parcels.has(l)));
+  assert.ok(withLot.length > 20_000, `${withLot.length} addresses with a lot`);
+  let total = 0;
+  let right = 0;
+  const misses: string[] = [];
+  for (let i = 0; i < withLot.length; i += 41) {
+    const [full, lots] = withLot[i]!;
+    total++;
+    const r = await geocode(`${full}, Cambridge, MA`);
+    if (r.kind === 'matched' && r.matchType === 'address_table' && r.parcelExtId && lots.has(r.parcelExtId) && r.confidence >= 0.9) right++;
+    else if (misses.length < 10) misses.push(`${full}: ${JSON.stringify(r)}`);
+  }
+  assert.ok(total > 500);
+  assert.ok(right / total >= 0.99, `${right}/${total}\n${misses.join('\n')}`);
+});
+
+test('the same address written several ways gives the same lot', async () => {
+  const cases: [string, string[]][] = [
+    ['14 Aberdeen Ave', ['14 ABERDEEN AVENUE, CAMBRIDGE, MA 02138', '14 aberdeen av cambridge ma', '14 Aberdeen Ave., Cambridge, Massachusetts, USA']],
+    ['1 First St', ['1 1st Street, Cambridge MA', '1 FIRST ST']],
+    ['128 Elm St N', ['128 Elm Street North, Cambridge, MA']],
+    ['10 St Paul St', ['10 Saint Paul Street, Cambridge', '10 St. Paul St, Cambridge, MA 02139']],
+    ['1350 Massachusetts Ave', ['1350 Massachusetts Avenue, Apt 4, Cambridge, MA 02138', '1350 Massachusetts Ave #4, Cambridge']],
+  ];
+  for (const [canonical, variants] of cases) {
+    const lots = lotsOf.get(canonical);
+    assert.ok(lots && lots.size > 0, canonical);
+    const base = matched(await geocode(`${canonical}, Cambridge, MA`));
+    assert.ok(lots.has(base.parcelExtId!), canonical);
+    for (const v of variants) {
+      const r = matched(await geocode(v));
+      assert.equal(r.parcelExtId, base.parcelExtId, v);
+      assert.equal(r.matchType, 'address_table', v);
+    }
+  }
+});
+
+test('misspelt and shortened street names: matched with a warning and lower confidence', async () => {
+  const typo = matched(await geocode('14 Aberdin Ave, Cambridge, MA'));
+  assert.ok(lotsOf.get('14 Aberdeen Ave')!.has(typo.parcelExtId!));
+  assert.ok(typo.confidence < 0.9);
+  assert.match(typo.warnings.join(' '), /Aberdeen Ave/);
+  const short = matched(await geocode('1350 Mass Ave, Cambridge, MA'));
+  assert.ok(lotsOf.get('1350 Massachusetts Ave')!.has(short.parcelExtId!));
+  assert.ok(short.confidence < 0.9);
+});
+
+test('an address missing from the table is interpolated on the centreline to a lot', async () => {
+  const full = '1350 Massachusetts Ave';
+  await tdb.db.query(`DELETE FROM addresses WHERE place_id = $1 AND full_address = $2`, [placeId, full]);
+  const r = matched(await geocode(`${full}, Cambridge, MA`));
+  assert.equal(r.matchType, 'street_interpolation');
+  assert.ok(r.parcelExtId && parcels.has(r.parcelExtId));
+  assert.ok(r.point);
+  assert.ok(r.confidence < 0.9);
+});
+
+test('nothing credible -> failed with suggestions, never a street or city position', async () => {
+  const far = await geocode('99999 Massachusetts Ave, Cambridge, MA');
+  assert.equal(far.kind, 'failed');
+  const nowhere = await geocode('12 Nonexistent Blvd, Cambridge, MA');
+  assert.equal(nowhere.kind, 'failed');
+  const vague = await geocode('Massachusetts Ave, Cambridge, MA');
+  assert.equal(vague.kind, 'failed');
+});
+
+/** One CSV record on one line (RFC 4180 quoting; the address table has no embedded newlines). */
+function splitCsvLine(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cur += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}

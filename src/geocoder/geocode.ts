@@ -1,0 +1,484 @@
+// Geocoding inside one place: parsed address -> lot. Three ways, tried in order:
+//   1. address table: (place_id, street_key, number) -> row -> parcel (one indexed query, joined);
+//   2. street-range interpolation on centrelines -> a point a few metres off the street on the
+//      number's side -> the parcel that contains it (exact point-in-polygon);
+//   3. fuzzy street name over the place's streets, then 1-2 with the street it names.
+// Nothing credible -> failed with suggestions. Never a street or city centroid.
+import type { Queryable } from '../db/database.ts';
+import {
+  bboxOf,
+  boxLiteral,
+  distanceM,
+  pointAlongLine,
+  offsetM,
+  pointInMultiPolygon,
+  type MultiPolygonCoords,
+  type Position,
+} from '../core/geo/primitives.ts';
+import type { ParsedAddress } from './parse-address.ts';
+import { displayStreet } from './street-key.ts';
+import { placeStreets, rankStreets, type StreetCandidate } from './street-match.ts';
+
+export { forgetPlaceStreets } from './street-match.ts';
+
+export type MatchType = 'address_table' | 'street_interpolation';
+
+export type GeocodeResult =
+  | {
+      kind: 'matched';
+      matchType: MatchType;
+      /** 0..1: 1 is an exact address-table row with its lot; interpolation and fuzzy names score lower. */
+      confidence: number;
+      matchedAddress: string;
+      streetKey: string;
+      parcelExtId: string | null;
+      point: { lon: number; lat: number } | null;
+      warnings: string[];
+    }
+  | { kind: 'failed'; reason: string; suggestions: string[] };
+
+/** Fuzzy street: the best candidate must score at least this ... */
+const FUZZY_MIN_SCORE = 0.8;
+/** ... and beat the runner-up by this much, or it is not "one clear best". */
+const FUZZY_MIN_MARGIN = 0.08;
+/** Confidence factor for an answer reached through a guessed street name. */
+const FUZZY_CONFIDENCE_FACTOR = 0.75;
+/** Distances from the centreline (metres) at which the interpolated point probes for a lot. */
+const SIDE_OFFSETS_M = [10, 14, 7, 18, 24];
+
+/** Interpolation confidences: about the share of right lots measured on Cambridge (docs/geocoder.md). */
+const NEIGHBOURS_SAME_LOT_CONFIDENCE = 0.85;
+const NEIGHBOURS_BETWEEN_CONFIDENCE = 0.7;
+const CENTRELINE_CONFIDENCE = 0.5;
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Geocodes a parsed address inside one place (every query filters by placeId). Never throws for unmatched input. */
+export async function geocodeInPlace(db: Queryable, placeId: string, parsed: ParsedAddress): Promise<GeocodeResult> {
+  const primary = await geocodeReading(db, placeId, parsed);
+  if (!parsed.alternatives?.length) return primary;
+  if (primary.kind === 'matched' && primary.matchType === 'address_table' && primary.confidence >= 0.9) return primary;
+  // An ambiguous number ("4-123" without a country): another reading that hits the address table wins.
+  for (const alt of parsed.alternatives) {
+    const r = await geocodeReading(db, placeId, { ...parsed, number: alt.number, numberSuffix: alt.numberSuffix, unit: alt.unit, alternatives: [] });
+    if (r.kind !== 'matched' || r.matchType !== 'address_table') continue;
+    if (primary.kind === 'matched' && primary.matchType === 'address_table' && primary.confidence >= r.confidence) continue;
+    return { ...r, warnings: alt.note ? [alt.note, ...r.warnings] : r.warnings };
+  }
+  return primary;
+}
+
+async function geocodeReading(db: Queryable, placeId: string, parsed: ParsedAddress): Promise<GeocodeResult> {
+  if (!parsed.streetKey) return { kind: 'failed', reason: 'the address has no street', suggestions: [] };
+  const streetForPeople = parsed.street ?? displayStreet(parsed.streetKey);
+  if (parsed.number === null) {
+    return {
+      kind: 'failed',
+      reason: `"${streetForPeople}" has no house number, and a street alone is not a site`,
+      suggestions: [],
+    };
+  }
+  const number = Number.parseInt(parsed.number, 10);
+  if (!Number.isSafeInteger(number) || number > 2_147_483_647) {
+    return { kind: 'failed', reason: `house number ${parsed.number} is out of range`, suggestions: [] };
+  }
+
+  const direct = await matchStreet(db, placeId, parsed, parsed.streetKey, number);
+  if (direct.kind === 'matched' || direct.streetKnown) return strip(direct);
+
+  // The street key is not a street of this place: a city left in comma-less input, or a misspelling.
+  const streets = await placeStreets(db, placeId);
+  if (parsed.city === null) {
+    const words = parsed.streetKey.split(' ');
+    for (let n = words.length - 1; n >= 1; n--) {
+      const prefix = words.slice(0, n).join(' ');
+      if (!streets.byKey.has(prefix)) continue;
+      const r = await matchStreet(db, placeId, parsed, prefix, number);
+      const extra = `Read "${displayStreet(words.slice(n).join(' '))}" as the city, not part of the street.`;
+      if (r.kind === 'matched') return { ...stripMatched(r), confidence: round3(r.confidence * 0.95), warnings: [extra, ...r.warnings] };
+      return strip(r);
+    }
+  }
+
+  const ranked = rankStreets(parsed.streetKey, streets, 6);
+  const best = ranked[0];
+  const second = ranked[1];
+  if (best && best.score >= FUZZY_MIN_SCORE && (!second || best.score - second.score >= FUZZY_MIN_MARGIN)) {
+    const r = await matchStreet(db, placeId, parsed, best.street.key, number);
+    if (r.kind === 'matched') {
+      return {
+        ...stripMatched(r),
+        confidence: round3(Math.min(0.8, r.confidence * FUZZY_CONFIDENCE_FACTOR * best.score)),
+        warnings: [`No street "${streetForPeople}" here; read it as "${best.street.display}".`, ...r.warnings],
+      };
+    }
+    return { kind: 'failed', reason: r.reason, suggestions: r.suggestions.length ? r.suggestions : suggestionsOf(ranked, parsed) };
+  }
+  return {
+    kind: 'failed',
+    reason: ranked.length
+      ? `no street "${streetForPeople}" in this place, and no single street is a clear match`
+      : `no street "${streetForPeople}" in this place`,
+    suggestions: suggestionsOf(ranked, parsed),
+  };
+}
+
+function suggestionsOf(ranked: readonly StreetCandidate[], parsed: ParsedAddress): string[] {
+  const num = parsed.number ? `${parsed.number}${parsed.numberSuffix ?? ''} ` : '';
+  return ranked.slice(0, 5).map((c) => `${num}${c.street.display}`);
+}
+
+type StreetOutcome =
+  | (Extract<GeocodeResult, { kind: 'matched' }> & { streetKnown: true })
+  | { kind: 'failed'; reason: string; suggestions: string[]; streetKnown: boolean };
+
+type Matched = Extract<GeocodeResult, { kind: 'matched' }>;
+
+function strip(r: StreetOutcome): GeocodeResult {
+  return r.kind === 'matched' ? stripMatched(r) : { kind: 'failed', reason: r.reason, suggestions: r.suggestions };
+}
+
+function stripMatched(r: Matched & { streetKnown: true }): Matched {
+  const { streetKnown: _known, ...rest } = r;
+  return rest;
+}
+
+interface AddressRow {
+  number: number;
+  number_suffix: string;
+  unit: string;
+  full_address: string;
+  street_display: string;
+  postcode: string;
+  parcel_ext_id: string | null;
+  lon: number | null;
+  lat: number | null;
+  inside_lon: number | null;
+  inside_lat: number | null;
+  has_parcel: boolean;
+  row_no: number;
+}
+
+/** Address table, then interpolation, for one street key. */
+async function matchStreet(db: Queryable, placeId: string, parsed: ParsedAddress, key: string, number: number): Promise<StreetOutcome> {
+  const rows = await db.query<AddressRow>(
+    `SELECT a.row_no, a.number, a.number_suffix, a.unit, a.full_address, a.street_display, a.postcode, a.parcel_ext_id,
+            a.lon, a.lat, p.inside_lon, p.inside_lat, (p.parcel_ext_id IS NOT NULL) AS has_parcel
+       FROM addresses a
+       LEFT JOIN parcels p ON p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id
+      WHERE a.place_id = $1 AND a.street_key = $2 AND a.number = $3
+      ORDER BY a.row_no`,
+    [placeId, key, number],
+  );
+  const warnings: string[] = [];
+  const exact = pickAddressRow(rows, parsed, warnings);
+  if (exact) {
+    let confidence = exact.confidence;
+    const pc = exact.row.postcode;
+    if (parsed.postcode && pc && pc !== parsed.postcode) {
+      warnings.push(`The address table gives postcode ${pc}, not ${parsed.postcode}.`);
+      confidence -= 0.1;
+    }
+    const lon = exact.row.lon ?? exact.row.inside_lon;
+    const lat = exact.row.lat ?? exact.row.inside_lat;
+    return {
+      kind: 'matched',
+      matchType: 'address_table',
+      confidence: round3(confidence),
+      matchedAddress: exact.row.full_address,
+      streetKey: key,
+      parcelExtId: exact.row.parcel_ext_id,
+      point: lon !== null && lat !== null ? { lon, lat } : null,
+      warnings,
+      streetKnown: true,
+    };
+  }
+  if (rows.length > 0) {
+    const ids = [...new Set(rows.map((r) => r.parcel_ext_id).filter((x) => x))];
+    warnings.push(
+      ids.length
+        ? `${rows[0]!.full_address} is in the address table, but its lot (${ids.join(', ')}) is not in the parcel layer; located along the street instead.`
+        : `${rows[0]!.full_address} is in the address table without a lot; located along the street instead.`,
+    );
+  }
+  const between = await interpolateBetweenNeighbours(db, placeId, parsed, key, number, warnings);
+  if (between) return between;
+  const interp = await interpolate(db, placeId, parsed, key, number, warnings);
+  if (interp.kind === 'matched') return interp;
+  if (!interp.streetKnown && rows.length === 0) {
+    // the key may still be a street of the address table with other numbers
+    const near = await nearbyNumbers(db, placeId, key, number);
+    if (near.length > 0) {
+      return {
+        kind: 'failed',
+        reason: `no number ${number} on ${near[0]!.street_display} in the address table, and no street range holds it`,
+        suggestions: near.map((r) => r.full_address),
+        streetKnown: true,
+      };
+    }
+    return { kind: 'failed', reason: interp.reason, suggestions: [], streetKnown: false };
+  }
+  if (interp.streetKnown && rows.length === 0) {
+    const near = await nearbyNumbers(db, placeId, key, number);
+    return { ...interp, suggestions: near.map((r) => r.full_address) };
+  }
+  return interp;
+}
+
+async function nearbyNumbers(db: Queryable, placeId: string, key: string, number: number) {
+  return db.query<{ full_address: string; street_display: string }>(
+    `SELECT full_address, street_display FROM (
+       SELECT DISTINCT ON (full_address) full_address, street_display, abs(number - $3) AS gap
+         FROM addresses WHERE place_id = $1 AND street_key = $2
+        ORDER BY full_address) s
+      ORDER BY gap, full_address LIMIT 5`,
+    [placeId, key, number],
+  );
+}
+
+/** Among the rows for (street, number), the one the input names; null when none has a lot. */
+function pickAddressRow(rows: readonly AddressRow[], parsed: ParsedAddress, warnings: string[]): { row: AddressRow; confidence: number } | null {
+  const withLot = rows.filter((r) => r.has_parcel);
+  if (withLot.length === 0) return null;
+  const wantSuffix = normSuffix(parsed.numberSuffix);
+  let pool = withLot.filter((r) => normSuffix(r.number_suffix) === wantSuffix);
+  let confidence = 1;
+  if (pool.length === 0) {
+    const plain = withLot.filter((r) => normSuffix(r.number_suffix) === '');
+    pool = plain.length ? plain : withLot;
+    warnings.push(
+      wantSuffix
+        ? `No ${parsed.number}${wantSuffix} in the address table; matched ${pool[0]!.full_address}.`
+        : `No plain number ${parsed.number} in the address table; matched ${pool[0]!.full_address}.`,
+    );
+    confidence = 0.8;
+  }
+  if (parsed.unit) {
+    const wantUnit = parsed.unit.toUpperCase();
+    const byUnit = pool.filter((r) => r.unit.toUpperCase() === wantUnit);
+    if (byUnit.length > 0) pool = byUnit;
+  }
+  // Several lots for one address (rows per building / point of interest): the most frequent lot wins.
+  const counts = new Map<string, number>();
+  for (const r of pool) counts.set(r.parcel_ext_id!, (counts.get(r.parcel_ext_id!) ?? 0) + 1);
+  if (counts.size > 1) {
+    const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const chosen = ranked[0]![0];
+    warnings.push(`${pool[0]!.full_address} is on several lots (${ranked.map((e) => e[0]).join(', ')}); using ${chosen}.`);
+    pool = pool.filter((r) => r.parcel_ext_id === chosen);
+    confidence -= 0.1;
+  }
+  return { row: pool[0]!, confidence };
+}
+
+function normSuffix(s: string | null | undefined): string {
+  return (s ?? '').toUpperCase().replace(/[^A-Z0-9/]/g, '');
+}
+
+/** Neighbours further apart than this (in house numbers) say little about where a number lies between them. */
+const MAX_NEIGHBOUR_GAP = 40;
+/** Neighbour lots further apart than this (metres) are probably on different blocks. */
+const MAX_NEIGHBOUR_DISTANCE_M = 250;
+
+/**
+ * Interpolation between the nearest known numbers on the same street and side (same parity), using
+ * their lots: when both neighbours share a lot the number is on it; otherwise the point between their
+ * lots, in proportion to the numbers, picks the lot. Far better than the centreline range when the
+ * address table knows the block (measured in docs/geocoder.md).
+ */
+async function interpolateBetweenNeighbours(
+  db: Queryable,
+  placeId: string,
+  parsed: ParsedAddress,
+  key: string,
+  number: number,
+  warnings: string[],
+): Promise<(Matched & { streetKnown: true }) | null> {
+  const rows = await db.query<{ number: number; parcel_ext_id: string; inside_lon: number; inside_lat: number; street_display: string }>(
+    `(SELECT a.number, a.parcel_ext_id, p.inside_lon, p.inside_lat, a.street_display
+        FROM addresses a JOIN parcels p ON p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id
+       WHERE a.place_id = $1 AND a.street_key = $2 AND a.number < $3 AND a.number >= $3 - $4 AND a.number % 2 = $3 % 2
+       ORDER BY a.number DESC, a.row_no LIMIT 1)
+     UNION ALL
+     (SELECT a.number, a.parcel_ext_id, p.inside_lon, p.inside_lat, a.street_display
+        FROM addresses a JOIN parcels p ON p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id
+       WHERE a.place_id = $1 AND a.street_key = $2 AND a.number > $3 AND a.number <= $3 + $4 AND a.number % 2 = $3 % 2
+       ORDER BY a.number ASC, a.row_no LIMIT 1)`,
+    [placeId, key, number, MAX_NEIGHBOUR_GAP],
+  );
+  const lo = rows.find((r) => r.number < number);
+  const hi = rows.find((r) => r.number > number);
+  if (!lo || !hi) return null;
+  const a: Position = [lo.inside_lon, lo.inside_lat];
+  const b: Position = [hi.inside_lon, hi.inside_lat];
+  if (distanceM(a, b) > MAX_NEIGHBOUR_DISTANCE_M) return null;
+  let parcelExtId: string;
+  let point: Position;
+  let confidence: number;
+  if (lo.parcel_ext_id === hi.parcel_ext_id) {
+    parcelExtId = lo.parcel_ext_id;
+    point = a;
+    confidence = NEIGHBOURS_SAME_LOT_CONFIDENCE;
+  } else {
+    const f = (number - lo.number) / (hi.number - lo.number);
+    const p: Position = [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f];
+    const found = await parcelContaining(db, placeId, [p]);
+    if (!found) return null;
+    parcelExtId = found.parcelExtId;
+    point = found.point;
+    confidence = NEIGHBOURS_BETWEEN_CONFIDENCE;
+  }
+  const w = [
+    ...warnings,
+    `Not in the address table; located between ${lo.number} and ${hi.number} ${lo.street_display}, whose lots are known.`,
+  ];
+  const suffix = parsed.numberSuffix ? `-${parsed.numberSuffix}` : '';
+  return {
+    kind: 'matched',
+    matchType: 'street_interpolation',
+    confidence,
+    matchedAddress: `${number}${suffix} ${lo.street_display}`,
+    streetKey: key,
+    parcelExtId,
+    point: { lon: point[0], lat: point[1] },
+    warnings: w,
+    streetKnown: true,
+  };
+}
+
+interface SegmentRow {
+  segment_id: string;
+  street_display: string;
+  l_from: number | null;
+  l_to: number | null;
+  r_from: number | null;
+  r_to: number | null;
+  zip_left: string | null;
+  zip_right: string | null;
+  geom: unknown;
+}
+
+interface SideHit {
+  seg: SegmentRow;
+  side: 'L' | 'R';
+  t: number;
+  span: number;
+}
+
+type InterpOutcome =
+  | (Extract<GeocodeResult, { kind: 'matched' }> & { streetKnown: true })
+  | { kind: 'failed'; reason: string; suggestions: string[]; streetKnown: boolean };
+
+async function interpolate(
+  db: Queryable,
+  placeId: string,
+  parsed: ParsedAddress,
+  key: string,
+  number: number,
+  warnings: string[],
+): Promise<InterpOutcome> {
+  const segs = await db.query<SegmentRow>(
+    `SELECT segment_id, street_display, l_from, l_to, r_from, r_to, zip_left, zip_right, geom
+       FROM street_segments WHERE place_id = $1 AND street_key = $2 ORDER BY segment_id`,
+    [placeId, key],
+  );
+  const display = segs[0]?.street_display ?? displayStreet(key);
+  if (segs.length === 0) return { kind: 'failed', reason: `no street "${displayStreet(key)}" in this place`, suggestions: [], streetKnown: false };
+
+  const hits: SideHit[] = [];
+  for (const seg of segs) {
+    for (const side of ['L', 'R'] as const) {
+      const from = side === 'L' ? seg.l_from : seg.r_from;
+      const to = side === 'L' ? seg.l_to : seg.r_to;
+      const h = sideHolds(from, to, number);
+      if (h) hits.push({ seg, side, ...h });
+    }
+  }
+  if (hits.length === 0) {
+    return { kind: 'failed', reason: `no address range on ${display} holds number ${number}`, suggestions: [], streetKnown: true };
+  }
+  // The tightest range places the number most precisely.
+  hits.sort((a, b) => a.span - b.span || (a.seg.segment_id < b.seg.segment_id ? -1 : 1));
+
+  for (const hit of hits.slice(0, 4)) {
+    const line = lineOf(hit.seg.geom);
+    if (!line || line.length < 2) continue;
+    const { point, dir } = pointAlongLine(line, hit.t);
+    // left of travel is (-dy, dx); right is (dy, -dx)
+    const nx = hit.side === 'L' ? -dir[1] : dir[1];
+    const ny = hit.side === 'L' ? dir[0] : -dir[0];
+    const probes: Position[] = SIDE_OFFSETS_M.map((d) => offsetM(point, nx * d, ny * d));
+    const found = await parcelContaining(db, placeId, probes);
+    if (!found) continue;
+    const w = [...warnings];
+    w.push(
+      `Located by interpolating number ${number} along ${display} (range ${hit.side === 'L' ? `${hit.seg.l_from}-${hit.seg.l_to}` : `${hit.seg.r_from}-${hit.seg.r_to}`}, ${hit.side === 'L' ? 'left' : 'right'} side); the lot is the one beside that point.`,
+    );
+    let confidence = CENTRELINE_CONFIDENCE;
+    const zip = hit.side === 'L' ? hit.seg.zip_left : hit.seg.zip_right;
+    if (parsed.postcode && zip && zip !== parsed.postcode) {
+      confidence -= 0.1;
+      w.push(`The street range is in postcode ${zip}, not ${parsed.postcode}.`);
+    }
+    const suffix = parsed.numberSuffix ? `${parsed.numberSuffix}` : '';
+    return {
+      kind: 'matched',
+      matchType: 'street_interpolation',
+      confidence: round3(confidence),
+      matchedAddress: `${number}${suffix ? `-${suffix}` : ''} ${display}`,
+      streetKey: key,
+      parcelExtId: found.parcelExtId,
+      point: { lon: found.point[0], lat: found.point[1] },
+      warnings: w,
+      streetKnown: true,
+    };
+  }
+  return {
+    kind: 'failed',
+    reason: `number ${number} on ${display} falls in a street range, but no lot lies beside the interpolated point`,
+    suggestions: [],
+    streetKnown: true,
+  };
+}
+
+/**
+ * Whether a side's range [from, to] holds n; t is n's position along the segment's direction. A range
+ * whose ends share a parity holds only numbers of that parity: the others are across the street, and
+ * on Cambridge a wrong-parity hit found the right lot 8 % of the time.
+ */
+function sideHolds(from: number | null, to: number | null, n: number): { t: number; span: number } | null {
+  if (from === null || to === null || from < 0 || to < 0) return null;
+  if (from === 0 && to === 0) return null;
+  const lo = Math.min(from, to);
+  const hi = Math.max(from, to);
+  if (n < lo || n > hi) return null;
+  const t = hi === lo ? 0.5 : (n - from) / (to - from);
+  const rangeParity = from % 2 === to % 2 ? from % 2 : null;
+  if (rangeParity !== null && n % 2 !== rangeParity) return null;
+  // keep away from the very ends: corners belong to the cross street's lots as often as not
+  return { t: Math.min(0.92, Math.max(0.08, t)), span: hi - lo };
+}
+
+function lineOf(geom: unknown): Position[] | null {
+  const g = typeof geom === 'string' ? (JSON.parse(geom) as unknown) : geom;
+  if (!Array.isArray(g) || g.length === 0) return null;
+  if (Array.isArray(g[0]) && Array.isArray((g[0] as unknown[])[0])) return (g as Position[][]).flat();
+  return g as Position[];
+}
+
+/** The first probe (in order) that lies inside a lot, with that lot. Candidates by bbox on the GiST index. */
+async function parcelContaining(db: Queryable, placeId: string, probes: Position[]): Promise<{ parcelExtId: string; point: Position } | null> {
+  const box = boxLiteral(bboxOf(probes));
+  const rows = await db.query<{ parcel_ext_id: string; geom: unknown }>(
+    `SELECT parcel_ext_id, geom FROM parcels WHERE place_id = $1 AND bbox && $2::box ORDER BY parcel_ext_id`,
+    [placeId, box],
+  );
+  if (rows.length === 0) return null;
+  const polys = rows.map((r) => ({ id: r.parcel_ext_id, mp: (typeof r.geom === 'string' ? JSON.parse(r.geom) : r.geom) as MultiPolygonCoords }));
+  for (const p of probes) {
+    for (const poly of polys) {
+      if (pointInMultiPolygon(p, poly.mp)) return { parcelExtId: poly.id, point: p };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,86 @@
+// Discovery documents for agents: the MCP server card (two paths, one document), the RFC 9727
+// api-catalog linkset, and the MCP guide it points at. Built from the config at request time
+// (the base URL is final only once the server listens).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AppContext } from '../context.ts';
+import type { Config } from '../config.ts';
+import type { Router } from './router.ts';
+import { sendJson } from './respond.ts';
+import { serverIdentity, MODERN_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSION } from '../mcp/server-identity.ts';
+
+export const DISCOVERY_PATHS = {
+  serverCard: '/.well-known/mcp/server-card.json',
+  serverCardAlias: '/api/mcp/server-card',
+  apiCatalog: '/.well-known/api-catalog',
+  mcpGuide: '/docs/mcp',
+} as const;
+
+const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
+
+export function serverCard(config: Config): Record<string, unknown> {
+  const id = serverIdentity();
+  const endpoint = `${config.baseUrl}/api/mcp`;
+  return {
+    $schema: SERVER_CARD_SCHEMA,
+    name: id.name,
+    version: id.version,
+    title: id.title,
+    description: id.description,
+    websiteUrl: config.baseUrl,
+    protocolVersion: MODERN_PROTOCOL_VERSION,
+    serverInfo: { name: id.name, title: id.title, version: id.version },
+    remotes: [{ type: 'streamable-http', url: endpoint, supportedProtocolVersions: [MODERN_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSION] }],
+    transport: { type: 'streamable-http', endpoint },
+    capabilities: { tools: { listChanged: false } },
+    // The catalogue is served by tools/list at run time; it is the authority.
+    tools: 'dynamic',
+    authentication: {
+      required: false,
+      schemes: ['oauth2'],
+      note: 'tools/list and public tools are open; getFeasibilitySnapshot needs a bearer token (401 starts OAuth).',
+      protectedResourceMetadata: `${config.baseUrl}/.well-known/oauth-protected-resource/api/mcp`,
+    },
+    documentation: `${config.baseUrl}${DISCOVERY_PATHS.mcpGuide}`,
+  };
+}
+
+export function apiCatalog(config: Config): Record<string, unknown> {
+  const base = config.baseUrl;
+  return {
+    linkset: [
+      {
+        anchor: `${base}/api/mcp`,
+        'service-desc': [{ href: `${base}${DISCOVERY_PATHS.serverCard}`, type: 'application/json', title: 'MCP server card' }],
+        'service-doc': [{ href: `${base}${DISCOVERY_PATHS.mcpGuide}`, type: 'text/markdown', title: 'MCP endpoint guide' }],
+        'service-meta': [
+          { href: `${base}/.well-known/oauth-protected-resource/api/mcp`, type: 'application/json', title: 'OAuth protected-resource metadata' },
+          { href: `${base}/.well-known/oauth-authorization-server`, type: 'application/json', title: 'OAuth authorization-server metadata' },
+        ],
+      },
+    ],
+  };
+}
+
+const GUIDE_FILE = path.resolve(import.meta.dirname, '../../docs/mcp.md');
+
+export function registerDiscoveryDocuments(router: Router, ctx: AppContext): void {
+  const card = (contentType: string) => (_req: unknown, res: Parameters<typeof sendJson>[0]) =>
+    sendJson(res, 200, serverCard(ctx.config), { 'content-type': contentType, 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' });
+  router.get(DISCOVERY_PATHS.serverCard, card('application/json; charset=utf-8'));
+  router.get(DISCOVERY_PATHS.serverCardAlias, card('application/mcp-server-card+json'));
+  router.get(DISCOVERY_PATHS.apiCatalog, (_req, res) =>
+    sendJson(res, 200, apiCatalog(ctx.config), {
+      'content-type': LINKSET_TYPE,
+      link: `<${ctx.config.baseUrl}${DISCOVERY_PATHS.apiCatalog}>; rel="api-catalog"`,
+      'cache-control': 'public, max-age=300',
+      'access-control-allow-origin': '*',
+    }),
+  );
+  router.get(DISCOVERY_PATHS.mcpGuide, (_req, res) => {
+    const text = fs.readFileSync(GUIDE_FILE, 'utf8');
+    res.writeHead(200, { 'content-type': 'text/markdown; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  });
+}

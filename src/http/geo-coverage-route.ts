@@ -1,0 +1,55 @@
+// GET /api/geo/coverage-status: a free coverage probe for a city or a point, under the LOCATION
+// limit (30/min per IP, shared with cityInventory). Limited callers get 429 with Retry-After; every
+// answer carries RateLimit-* headers so a client can pace itself.
+//   ?city=Cambridge&region=MA | ?geoDivisionId=US-MA:cambridge | ?lat=42.37&lon=-71.10
+import type { IncomingMessage } from 'node:http';
+import type { AppContext } from '../context.ts';
+import type { Router } from './router.ts';
+import { sendError, sendJson } from './respond.ts';
+import { badInput } from '../core/errors.ts';
+import { probeCoverage, validatePlaceQuery, type PlaceQuery } from '../core/city-inventory.ts';
+import { rateLimitMessage, takeLocationProbe, type RateDecision } from '../core/rate-limit.ts';
+
+export const GEO_COVERAGE_PATH = '/api/geo/coverage-status';
+
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  return {
+    'ratelimit-policy': `${d.limit};w=${d.windowSeconds}`,
+    'ratelimit-limit': String(d.limit),
+    'ratelimit-remaining': String(d.remaining),
+    'ratelimit-reset': String(d.resetSeconds),
+  };
+}
+
+/** Reads the query string into a place query; exactly one form is accepted. */
+export function placeQueryFrom(url: URL): PlaceQuery {
+  const p = url.searchParams;
+  const city = p.get('city') ?? undefined;
+  const id = p.get('geoDivisionId') ?? undefined;
+  const lat = p.get('lat') ?? p.get('latitude') ?? undefined;
+  const lon = p.get('lon') ?? p.get('longitude') ?? undefined;
+  const forms = [city !== undefined, id !== undefined, lat !== undefined || lon !== undefined].filter(Boolean).length;
+  if (forms !== 1) throw badInput('Give exactly one of: city (optionally with region), geoDivisionId, or lat and lon.');
+  if (city !== undefined) return { kind: 'name', city, region: p.get('region') ?? undefined };
+  if (id !== undefined) return { kind: 'id', geoDivisionId: id };
+  const latitude = Number(lat);
+  const longitude = Number(lon);
+  if (lat === undefined || lon === undefined || lat.trim() === '' || lon.trim() === '' || !Number.isFinite(latitude) || !Number.isFinite(longitude)) {
+    throw badInput('A point needs both lat and lon as decimal degrees, e.g. lat=42.37&lon=-71.10.');
+  }
+  return { kind: 'point', latitude, longitude };
+}
+
+export function registerGeoCoverageRoute(router: Router, ctx: AppContext): void {
+  router.get(GEO_COVERAGE_PATH, async (req: IncomingMessage, res) => {
+    const query = placeQueryFrom(new URL(req.url ?? '/', 'http://x'));
+    validatePlaceQuery(query);
+    const limit = await takeLocationProbe(ctx, req.socket.remoteAddress ?? '');
+    const headers = rateLimitHeaders(limit);
+    if (!limit.allowed) {
+      sendError(req, res, 429, 'rate_limited', rateLimitMessage(limit), { ...headers, 'retry-after': String(limit.resetSeconds) });
+      return;
+    }
+    sendJson(res, 200, await probeCoverage(ctx, query), { ...headers, 'cache-control': 'no-store' });
+  });
+}

@@ -1,0 +1,270 @@
+// Imports one place from its manifest: verify every file's sha256, read and transform each source,
+// then (unless the sources match the last successful import) replace the place's rows in one
+// transaction, derive lot facts, measure join rates with SQL and record the run.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/database.ts';
+import { SitelineError } from '../core/errors.ts';
+import { bboxOf, boxLiteral, type BBox } from '../core/geo/primitives.ts';
+import { derivePlaceLotFacts } from '../core/geo/derive-lot-facts.ts';
+import { upsertPlaceFromManifest, effectiveStatus } from '../places/catalogue.ts';
+import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest } from './manifest.ts';
+import { readSource } from './read-source.ts';
+import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
+import { deletePlaceRows, insertAddresses, insertParcels, insertStreetSegments, insertZones, withSpatialIndexesDeferred } from './load-tables.ts';
+import { joinRate, type ImportReport } from './import-report.ts';
+
+/** Bumped when the importer's output for the same sources changes, so old imports are redone. */
+export const IMPORTER_VERSION = '1';
+/** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
+export const BULK_INDEX_THRESHOLD = 50_000;
+
+export interface ImportOptions {
+  /** Where the place folders live (default: config.sourceDir, i.e. ../shared/data when it exists). */
+  sourceDir?: string;
+  /** No progress messages (to the logger or stderr). */
+  quiet?: boolean;
+  onProgress?: (msg: string) => void;
+  /** Re-import even when the sources match the last import. */
+  force?: boolean;
+  /** Where manifests live (tests). */
+  placesDir?: string;
+}
+
+export async function sha256File(file: string): Promise<string> {
+  const h = crypto.createHash('sha256');
+  await new Promise<void>((resolve, reject) => {
+    fs.createReadStream(file)
+      .on('data', (c) => h.update(c))
+      .on('end', () => resolve())
+      .on('error', reject);
+  });
+  return h.digest('hex');
+}
+
+/** Checks that every file the manifest names exists with its declared sha256; throws one error listing all problems. */
+export async function verifySourceFiles(m: Manifest, placeRoot: string): Promise<number> {
+  const files = [...m.sources.flatMap(sourceFiles), ...m.documents.map((d) => ({ file: d.file, sha256: d.sha256 }))];
+  const problems: string[] = [];
+  await Promise.all(
+    files.map(async (f) => {
+      const abs = path.join(placeRoot, f.file);
+      if (!fs.existsSync(abs)) {
+        problems.push(`missing: ${f.file}`);
+        return;
+      }
+      const actual = await sha256File(abs);
+      if (actual !== f.sha256) problems.push(`checksum mismatch: ${f.file} is ${actual}, the manifest says ${f.sha256}`);
+    }),
+  );
+  if (problems.length) {
+    throw new SitelineError('bad_input', `${m.slug}: ${problems.length} source file(s) failed verification in ${placeRoot}:\n  ${problems.sort().join('\n  ')}`, { problems });
+  }
+  return files.length;
+}
+
+function resolveSourceDir(ctx: AppContext, m: Manifest, opts: ImportOptions): { sourceDir: string; placeRoot: string } {
+  const dir = opts.sourceDir ?? ctx.config.sourceDir;
+  if (!dir) throw new SitelineError('bad_input', 'No source directory: pass --from DIR or set SITELINE_SOURCE_DIR (default ../shared/data when it exists).');
+  const sourceDir = path.resolve(dir);
+  if (!fs.existsSync(sourceDir) || !fs.statSync(sourceDir).isDirectory()) throw new SitelineError('bad_input', `Source directory ${sourceDir} does not exist.`);
+  const placeRoot = path.join(sourceDir, m.sourceFolder);
+  if (!fs.existsSync(placeRoot)) throw new SitelineError('bad_input', `${m.slug}: folder ${m.sourceFolder} is not in ${sourceDir}.`);
+  return { sourceDir, placeRoot };
+}
+
+async function count(q: Queryable, sql: string, params: unknown[]): Promise<number> {
+  const r = await q.query<{ n: number | string }>(sql, params);
+  return Number(r[0]?.n ?? 0);
+}
+
+async function measure(q: Queryable, placeId: string): Promise<Pick<ImportReport, 'counts' | 'joinRates'>> {
+  const p = [placeId];
+  const addresses = await count(q, 'SELECT count(*) AS n FROM addresses WHERE place_id = $1', p);
+  const parcels = await count(q, 'SELECT count(*) AS n FROM parcels WHERE place_id = $1', p);
+  const baseZones = await count(q, `SELECT count(*) AS n FROM zones WHERE place_id = $1 AND layer = 'base'`, p);
+  const overlayZones = await count(q, `SELECT count(*) AS n FROM zones WHERE place_id = $1 AND layer = 'overlay'`, p);
+  const streetSegments = await count(q, 'SELECT count(*) AS n FROM street_segments WHERE place_id = $1', p);
+  const boundaries = await count(q, 'SELECT count(*) AS n FROM place_boundaries WHERE place_id = $1', p);
+  const parcelZones = await count(q, 'SELECT count(*) AS n FROM parcel_zones WHERE place_id = $1', p);
+  const postcodes = await count(q, 'SELECT count(*) AS n FROM place_postcodes WHERE place_id = $1', p);
+  const addrParcel = await count(
+    q,
+    `SELECT count(*) AS n FROM addresses a WHERE a.place_id = $1 AND EXISTS (SELECT 1 FROM parcels p WHERE p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id)`,
+    p,
+  );
+  const parcelZone = await count(q, `SELECT count(DISTINCT parcel_ext_id) AS n FROM parcel_zones WHERE place_id = $1 AND layer = 'base'`, p);
+  const parcelOverlay = await count(q, `SELECT count(DISTINCT parcel_ext_id) AS n FROM parcel_zones WHERE place_id = $1 AND layer = 'overlay'`, p);
+  const addrZone = await count(
+    q,
+    `SELECT count(*) AS n FROM addresses a WHERE a.place_id = $1 AND EXISTS (SELECT 1 FROM parcel_zones z WHERE z.place_id = a.place_id AND z.parcel_ext_id = a.parcel_ext_id AND z.layer = 'base')`,
+    p,
+  );
+  return {
+    counts: { addresses, parcels, zones: baseZones + overlayZones, baseZones, overlayZones, streetSegments, boundaries, parcelZones, postcodes },
+    joinRates: {
+      addressToParcel: joinRate(addrParcel, addresses),
+      parcelToZone: joinRate(parcelZone, parcels),
+      addressToParcelToZone: joinRate(addrZone, addresses),
+      parcelToOverlay: joinRate(parcelOverlay, parcels),
+    },
+  };
+}
+
+function placeBBox(rows: PlaceRows, m: Manifest): BBox {
+  const parts: BBox[] = [];
+  if (rows.boundary) parts.push(bboxOf(rows.boundary));
+  else {
+    for (const z of rows.zones) parts.push(z.bbox);
+    for (const pr of rows.parcels.values()) parts.push(pr.bbox);
+  }
+  if (parts.length === 0) return m.bbox;
+  return [Math.min(...parts.map((b) => b[0])), Math.min(...parts.map((b) => b[1])), Math.max(...parts.map((b) => b[2])), Math.max(...parts.map((b) => b[3]))];
+}
+
+async function lastImport(q: Queryable, placeId: string): Promise<{ digest: string | null; report: ImportReport | null }> {
+  const r = await q.query<{ imported_at: unknown; import_report: ImportReport | null }>('SELECT imported_at, import_report FROM places WHERE place_id = $1', [placeId]);
+  const row = r[0];
+  if (!row || !row.imported_at || !row.import_report) return { digest: null, report: null };
+  return { digest: row.import_report.sourceDigest, report: row.import_report };
+}
+
+export async function importPlace(ctx: AppContext, slug: string, opts: ImportOptions = {}): Promise<ImportReport> {
+  const started = Date.now();
+  const startedAt = ctx.clock.now().toISOString();
+  const progress = (msg: string) => {
+    opts.onProgress?.(msg);
+    if (!opts.quiet) ctx.logger.info({ place: slug }, msg);
+  };
+  const timings: Record<string, number> = {};
+  const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const t = Date.now();
+    try {
+      return await fn();
+    } finally {
+      timings[name] = Date.now() - t;
+    }
+  };
+
+  const m = loadManifest(slug, opts.placesDir);
+  const { sourceDir, placeRoot } = resolveSourceDir(ctx, m, opts);
+  const nFiles = await step('verify', () => verifySourceFiles(m, placeRoot));
+  progress(`${slug}: ${nFiles} files verified (sha256)`);
+  const sourceDigest = digestOf(IMPORTER_VERSION, canonicalJson(m));
+
+  await upsertPlaceFromManifest(ctx.db, m);
+  // The rest of the catalogue too, so a database holding one imported place still knows the others.
+  for (const other of listManifestSlugs(opts.placesDir)) {
+    if (other === slug) continue;
+    try {
+      await upsertPlaceFromManifest(ctx.db, loadManifest(other, opts.placesDir));
+    } catch (err) {
+      progress(`${slug}: catalogue entry ${other} skipped: ${(err as Error).message}`);
+    }
+  }
+  const last = await lastImport(ctx.db, m.geoDivisionId);
+  if (!opts.force && last.digest === sourceDigest && last.report) {
+    const finishedAt = ctx.clock.now().toISOString();
+    const report: ImportReport = { ...last.report, changed: false, sourceDir, startedAt, finishedAt, durationMs: Date.now() - started, timings };
+    await ctx.db.query('INSERT INTO import_runs (place_id, started_at, finished_at, source_digest, changed, report) VALUES ($1, $2, $3, $4, false, $5::jsonb)', [
+      m.geoDivisionId,
+      startedAt,
+      finishedAt,
+      sourceDigest,
+      JSON.stringify(report),
+    ]);
+    progress(`${slug}: unchanged since the last import (${last.report.finishedAt}); nothing rewritten`);
+    return report;
+  }
+
+  // Read and transform every source before touching the database.
+  const rows = emptyPlaceRows();
+  const tallies: SourceTally[] = [];
+  await step('read', async () => {
+    for (const s of sourcesInLoadOrder(m)) {
+      const t = Date.now();
+      const tally = new SourceTally(s);
+      let data;
+      try {
+        data = await readSource(placeRoot, s);
+      } catch (err) {
+        throw new SitelineError('bad_input', `${slug}: cannot read ${s.file}: ${(err as Error).message}`);
+      }
+      transformSource(data, tally, rows);
+      tallies.push(tally);
+      progress(`${slug}: read ${s.id} (${s.format}): ${tally.rowsRead} rows, ${tally.rowsLoaded} usable, ${tally.rejects.total} rejected, ${Date.now() - t} ms`);
+    }
+  });
+  const postcodes = new Set<string>();
+  for (const seg of rows.segments) for (const z of [seg.zipLeft, seg.zipRight]) if (z && /^[0-9A-Z][0-9A-Z -]{2,9}$/i.test(z)) postcodes.add(z.toUpperCase());
+  for (const a of rows.addresses) if (a.postcode) postcodes.add(a.postcode.toUpperCase());
+  const bbox = placeBBox(rows, m);
+
+  const placeId = m.geoDivisionId;
+  const warnings: string[] = [];
+  const result = await ctx.db.transaction(async (tx) => {
+    // Serialise concurrent imports of the same place on PostgreSQL.
+    if (ctx.db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`siteline-import:${placeId}`]);
+    // Large loads on embedded PGlite build the bbox indexes once instead of row by row.
+    const bulk = ctx.db.kind === 'pglite' && rows.parcels.size + rows.zones.length + rows.segments.length >= BULK_INDEX_THRESHOLD;
+    const load = (fn: () => Promise<void>) => (bulk ? withSpatialIndexesDeferred(tx, ['parcels', 'zones', 'street_segments'], fn) : fn());
+    await step('load', () => load(async () => {
+      await deletePlaceRows(tx, placeId);
+      if (rows.boundary) {
+        await tx.query('INSERT INTO place_boundaries (place_id, geom, bbox) VALUES ($1, $2::jsonb, $3::box)', [placeId, JSON.stringify(rows.boundary), boxLiteral(bboxOf(rows.boundary))]);
+      }
+      const z = await insertZones(tx, placeId, rows.zones);
+      progress(`${slug}: loaded ${z} zones`);
+      const p = await insertParcels(tx, placeId, rows.parcels.values(), { onBatch: (n) => progress(`${slug}: parcels ${n}/${rows.parcels.size}`) });
+      progress(`${slug}: loaded ${p} parcels`);
+      const a = await insertAddresses(tx, placeId, rows.addresses, { onBatch: (n) => progress(`${slug}: addresses ${n}/${rows.addresses.length}`) });
+      progress(`${slug}: loaded ${a} addresses`);
+      const s = await insertStreetSegments(tx, placeId, rows.segments);
+      progress(`${slug}: loaded ${s} street segments`);
+      if (postcodes.size) {
+        await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, [...postcodes].sort()]);
+      }
+    }));
+    const derive = await step('lotFacts', () => derivePlaceLotFacts(tx, placeId, { onProgress: progress }));
+    if (derive.clipFailures) warnings.push(`${derive.clipFailures} lots could not be intersected exactly with their districts; they took their inside point's district`);
+    const measured = await step('joinRates', () => measure(tx, placeId));
+    const finishedAt = ctx.clock.now().toISOString();
+    const sources = tallies.map((t) => t.report());
+    const sum = (k: 'rowsRead' | 'rowsLoaded' | 'rowsSkipped' | 'rowsRejected') => sources.reduce((acc, s) => acc + s[k], 0);
+    const report: ImportReport = {
+      slug,
+      placeId,
+      changed: true,
+      sourceDigest,
+      sourceDir,
+      startedAt,
+      finishedAt,
+      durationMs: Date.now() - started,
+      sources,
+      totals: { rowsRead: sum('rowsRead'), rowsLoaded: sum('rowsLoaded'), rowsSkipped: sum('rowsSkipped'), rowsRejected: sum('rowsRejected') },
+      ...measured,
+      timings,
+      warnings,
+    };
+    await tx.query(`UPDATE places SET status = $2, bbox = $3::box, imported_at = $4, import_report = $5::jsonb WHERE place_id = $1`, [
+      placeId,
+      effectiveStatus(m, true),
+      boxLiteral(bbox),
+      finishedAt,
+      JSON.stringify(report),
+    ]);
+    await tx.query('INSERT INTO import_runs (place_id, started_at, finished_at, source_digest, changed, report) VALUES ($1, $2, $3, $4, true, $5::jsonb)', [
+      placeId,
+      startedAt,
+      finishedAt,
+      sourceDigest,
+      JSON.stringify(report),
+    ]);
+    return report;
+  });
+  result.durationMs = Date.now() - started;
+  progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
+  return result;
+}

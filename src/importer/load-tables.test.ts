@@ -1,0 +1,67 @@
+// The batch loaders round-trip every column (nulls, JSON, boxes) on both backends, across batch edges.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDb } from '../../test/support/harness.ts';
+import { insertAddresses, insertParcels, insertStreetSegments, insertZones, withSpatialIndexesDeferred, deletePlaceRows, type ParcelRow } from './load-tables.ts';
+
+function* parcels(n: number): Generator<ParcelRow> {
+  for (let i = 0; i < n; i++) {
+    const x = -71.1 + i * 0.001;
+    const y = 42.37;
+    yield {
+      parcelExtId: `L-${i}`,
+      geom: [[[[x, y], [x + 0.0005, y], [x + 0.0005, y + 0.0005], [x, y + 0.0005], [x, y]]]],
+      bbox: [x, y, x + 0.0005, y + 0.0005],
+      insideLon: x + 0.00025,
+      insideLat: y + 0.00025,
+      areaM2: 1700 + i,
+      attrs: i === 0 ? { note: 'it\'s "quoted", {braced}\\ and ünïcode' } : {},
+      source: 'test',
+      vintage: '2026',
+    };
+  }
+}
+
+test('load-tables: batched unnest inserts round-trip every column', async () => {
+  const t = await createTestDb();
+  try {
+    const batches: number[] = [];
+    const n = await t.db.transaction((tx) =>
+      withSpatialIndexesDeferred(tx, ['parcels', 'zones', 'street_segments'], () => insertParcels(tx, 'XX-AA:test', parcels(7), { batchSize: 3, onBatch: (k) => batches.push(k) })),
+    );
+    assert.equal(n, 7);
+    assert.deepEqual(batches, [3, 6, 7]);
+    const idx = await t.db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename IN ('parcels', 'zones', 'street_segments') AND indexname LIKE '%_bbox' ORDER BY 1`);
+    assert.deepEqual(idx.map((r) => r.indexname), ['parcels_bbox', 'street_segments_bbox', 'zones_bbox'], 'indexes rebuilt');
+    const rows = await t.db.query<{ parcel_ext_id: string; geom: unknown; attrs: { note?: string }; area_m2: number }>(
+      `SELECT parcel_ext_id, geom, attrs, area_m2 FROM parcels WHERE place_id = 'XX-AA:test' AND bbox @> point(-71.09975, 42.37025) ORDER BY parcel_ext_id`,
+    );
+    assert.deepEqual(rows.map((r) => r.parcel_ext_id), ['L-0']);
+    assert.equal(rows[0]!.attrs.note, 'it\'s "quoted", {braced}\\ and ünïcode');
+    assert.equal(rows[0]!.area_m2, 1700);
+
+    await insertAddresses(t.db, 'XX-AA:test', [
+      { rowNo: 1, addressId: null, number: 57, numberSuffix: '', streetKey: 'INMAN ST', streetDisplay: 'Inman St', unit: '', postcode: '', fullAddress: '57 Inman St', parcelExtId: null, lon: null, lat: null },
+      { rowNo: 2, addressId: 'a2', number: 6, numberSuffix: '1/2', streetKey: 'ACACIA ST', streetDisplay: 'Acacia St', unit: '2', postcode: '02138', fullAddress: '6-1/2 Acacia St', parcelExtId: 'L-1', lon: -71.1, lat: 42.37 },
+    ]);
+    const a = await t.db.query<{ address_id: string | null; parcel_ext_id: string | null; lon: number | null; number_suffix: string }>(`SELECT address_id, parcel_ext_id, lon, number_suffix FROM addresses WHERE place_id = 'XX-AA:test' ORDER BY row_no`);
+    assert.deepEqual(a, [
+      { address_id: null, parcel_ext_id: null, lon: null, number_suffix: '' },
+      { address_id: 'a2', parcel_ext_id: 'L-1', lon: -71.1, number_suffix: '1/2' },
+    ]);
+    await insertZones(t.db, 'XX-AA:test', [{ zoneId: 'z1', layer: 'base', code: 'C-1', name: null, geom: [[[[0, 0], [1, 0], [1, 1], [0, 0]]]], bbox: [0, 0, 1, 1] }]);
+    await insertStreetSegments(t.db, 'XX-AA:test', [
+      { segmentId: 's1', streetKey: 'INMAN ST', streetDisplay: 'Inman St', lFrom: 1, lTo: 99, rFrom: null, rTo: null, zipLeft: '02139', zipRight: null, geom: [[0, 0], [1, 1]], bbox: [0, 0, 1, 1] },
+    ]);
+    const s = await t.db.query<{ l_to: number; r_from: number | null; zip_right: string | null }>(`SELECT l_to, r_from, zip_right FROM street_segments WHERE place_id = 'XX-AA:test'`);
+    assert.deepEqual(s, [{ l_to: 99, r_from: null, zip_right: null }]);
+
+    await deletePlaceRows(t.db, 'XX-AA:test');
+    for (const table of ['parcels', 'addresses', 'zones', 'street_segments']) {
+      const c = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE place_id = 'XX-AA:test'`);
+      assert.equal(c[0]!.n, 0, table);
+    }
+  } finally {
+    await t.close();
+  }
+});

@@ -1,0 +1,268 @@
+// A place is declared by places/<slug>/manifest.json: identity, coverage status, sources with their
+// checksums, licences and field mappings, and the rules file. Adding a city is a manifest plus a rules
+// file, not code. This module parses and checks manifests; the importer and the catalogue read them.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { SitelineError } from '../core/errors.ts';
+
+export const PLACES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../places');
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 is 64 lower-case hex digits');
+const relFile = z
+  .string()
+  .min(1)
+  .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes('..'), 'source files are relative paths inside the place folder');
+
+const fileRef = z.object({ file: relFile, sha256 });
+
+/** Rewrites a source value into a rules-file code: exact map first, then the first matching pattern. */
+const codeMapping = z.object({
+  field: z.string().min(1),
+  /** Exact source value -> code (typos, aliases). */
+  map: z.record(z.string(), z.string()).default({}),
+  /** Regular expressions tried in order; `replace` may use $1.. groups. */
+  patterns: z.array(z.object({ match: z.string().min(1), replace: z.string() })).default([]),
+});
+
+const zonesTarget = z.object({
+  target: z.literal('zones'),
+  /** base: districts that cover the place; overlay: districts that add to a base district. */
+  zoneLayer: z.enum(['base', 'overlay']),
+  code: codeMapping,
+  nameField: z.string().optional(),
+  /** Only features whose properties equal these values are loaded (others are counted as skipped). */
+  where: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  /** Source properties kept in zones.attrs, as attrName -> source field. */
+  attrs: z.record(z.string(), z.string()).default({}),
+  /** A property on base features that tags an overlay-like district (Cambridge PUD_TYPE): loaded as an overlay zone too. */
+  overlayTagField: z.string().optional(),
+  /** Repair self-intersecting rings (union of the polygon with itself). */
+  repair: z.boolean().default(false),
+});
+
+const zoneNamesTarget = z.object({
+  target: z.literal('zone_names'),
+  codeField: z.string().min(1),
+  nameField: z.string().min(1),
+  descriptionField: z.string().optional(),
+});
+
+const parcelsTarget = z.object({
+  target: z.literal('parcels'),
+  idField: z.string().min(1),
+  /** Source properties kept in parcels.attrs. */
+  attrs: z.record(z.string(), z.string()).default({}),
+  /** IDs that are not lots (road and placeholder pieces): rejected with a reason. */
+  rejectIdPattern: z.string().optional(),
+});
+
+const parcelAttributesTarget = z.object({
+  target: z.literal('parcel_attributes'),
+  idField: z.string().min(1),
+  /** attrName -> { field, kind }: numbers are kept as the maximum over rows, text as the first non-empty value. */
+  fields: z.record(z.string(), z.object({ field: z.string().min(1), kind: z.enum(['number', 'text']) })),
+  /** Name under which the values go into parcels.attrs. */
+  as: z.string().min(1),
+});
+
+const addressesTarget = z.object({
+  target: z.literal('addresses'),
+  fields: z.object({
+    addressId: z.string().optional(),
+    number: z.string(),
+    numberSuffix: z.string().optional(),
+    streetName: z.string(),
+    streetType: z.string().optional(),
+    predir: z.string().optional(),
+    postdir: z.string().optional(),
+    unit: z.string().optional(),
+    postcode: z.string().optional(),
+    fullAddress: z.string().optional(),
+    parcelId: z.string().optional(),
+    lon: z.string().optional(),
+    lat: z.string().optional(),
+  }),
+  /** Parcel ids that mean "no parcel" (e.g. 'ROAD-'): kept as an address without a parcel. */
+  nullParcelIds: z.array(z.string()).default([]),
+  /** Parcel ids matching this pattern also mean "no parcel" (road and placeholder ids). */
+  nullParcelIdPattern: z.string().optional(),
+});
+
+const streetSegmentsTarget = z.object({
+  target: z.literal('street_segments'),
+  fields: z.object({
+    id: z.string().optional(),
+    street: z.string().optional(),
+    streetName: z.string().optional(),
+    streetType: z.string().optional(),
+    lFrom: z.string(),
+    lTo: z.string(),
+    rFrom: z.string(),
+    rTo: z.string(),
+    zipLeft: z.string().optional(),
+    zipRight: z.string().optional(),
+  }),
+  /** The value that means "no range on this side". */
+  noRangeValue: z.number().default(-1),
+});
+
+const boundaryTarget = z.object({ target: z.literal('boundary') });
+
+const csvOptions = z.object({
+  header: z.boolean().default(true),
+  /** Column names when the file has no header row. */
+  columns: z.array(z.string()).optional(),
+  delimiter: z.string().length(1).default(','),
+});
+
+const formatSpec = z.discriminatedUnion('format', [
+  z.object({ format: z.literal('geojson'), gzip: z.boolean().default(false) }),
+  z.object({ format: z.literal('topojson'), object: z.string().min(1) }),
+  z.object({ format: z.literal('csv'), csv: csvOptions.default({ header: true, delimiter: ',' }), encoding: z.string().default('utf-8') }),
+  z.object({
+    format: z.literal('shapefile'),
+    /** DBF text encoding (no .cpg beside Saanich's: Windows ANSI = windows-1252). */
+    encoding: z.string().default('utf-8'),
+    dbf: fileRef,
+    prj: fileRef,
+    shx: fileRef.optional(),
+  }),
+  z.object({ format: z.literal('ozfs-zoning') }),
+  z.object({ format: z.literal('ozfs-parcel') }),
+]);
+
+const targetSpec = z.discriminatedUnion('target', [
+  zonesTarget,
+  zoneNamesTarget,
+  parcelsTarget,
+  parcelAttributesTarget,
+  addressesTarget,
+  streetSegmentsTarget,
+  boundaryTarget,
+]);
+
+const sourceSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9_-]+$/),
+    /** Layer name shown in the catalogue ("Zoning districts"). */
+    name: z.string().min(1),
+    file: relFile,
+    sha256,
+    vintage: z.string().min(1),
+    licence: z.string().min(1),
+    attribution: z.string().min(1),
+    origin: z.string().optional(),
+    load: targetSpec,
+  })
+  .and(formatSpec);
+
+const documentSchema = z.object({ file: relFile, sha256, role: z.string().min(1) });
+
+export const manifestSchema = z.object({
+  slug: z.string().regex(/^[a-z0-9-]+$/),
+  geoDivisionId: z.string().regex(/^(US|CA)-[A-Z]{2}:[a-z0-9-]+$/, 'geoDivisionId is <ISO 3166-2>:<name key>'),
+  name: z.string().min(1),
+  region: z.string().regex(/^[A-Z]{2}$/),
+  country: z.enum(['US', 'CA']),
+  aliases: z.array(z.string().min(1)).default([]),
+  /** live: addresses can be answered once imported; planned_not_live: catalogued, layers queryable, no answers. */
+  status: z.enum(['live', 'planned_not_live']),
+  /** Why a planned place cannot answer addresses yet (shown in coverage reasons). */
+  statusReason: z.string().optional(),
+  bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]),
+  /** Folder under the source directory that holds this place's files. */
+  sourceFolder: relFile,
+  rulesFile: z.string().min(1),
+  /** Imported on first start of an empty database. */
+  defaultImport: z.boolean().default(true),
+  sources: z.array(sourceSchema).min(1),
+  documents: z.array(documentSchema).default([]),
+});
+
+export type Manifest = z.infer<typeof manifestSchema>;
+export type ManifestSource = Manifest['sources'][number];
+export type CodeMapping = z.infer<typeof codeMapping>;
+
+export function manifestPath(slug: string, placesDir = PLACES_DIR): string {
+  return path.join(placesDir, slug, 'manifest.json');
+}
+
+/** Slugs of every place folder that holds a manifest, sorted. */
+export function listManifestSlugs(placesDir = PLACES_DIR): string[] {
+  if (!fs.existsSync(placesDir)) return [];
+  return fs
+    .readdirSync(placesDir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && fs.existsSync(path.join(placesDir, e.name, 'manifest.json')))
+    .map((e) => e.name)
+    .sort();
+}
+
+/** Parses a manifest's text; a bad manifest is a bad_input error naming the first problems. */
+export function parseManifest(text: string, where: string): Manifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new SitelineError('bad_input', `${where}: not valid JSON (${(err as Error).message})`);
+  }
+  const r = manifestSchema.safeParse(json);
+  if (!r.success) {
+    const lines = r.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new SitelineError('bad_input', `${where}: invalid manifest\n  ${lines.join('\n  ')}`);
+  }
+  const ids = new Set<string>();
+  for (const s of r.data.sources) {
+    if (ids.has(s.id)) throw new SitelineError('bad_input', `${where}: source id "${s.id}" appears twice`);
+    ids.add(s.id);
+  }
+  return r.data;
+}
+
+export function loadManifest(slug: string, placesDir = PLACES_DIR): Manifest {
+  if (!/^[a-z0-9-]+$/.test(slug)) throw new SitelineError('bad_input', `"${slug}" is not a place slug (lower-case letters, digits and dashes)`);
+  const file = manifestPath(slug, placesDir);
+  if (!fs.existsSync(file)) {
+    const known = listManifestSlugs(placesDir);
+    throw new SitelineError('not_found', `No place "${slug}". Known places: ${known.join(', ') || '(none)'}`);
+  }
+  const m = parseManifest(fs.readFileSync(file, 'utf8'), path.relative(process.cwd(), file));
+  if (m.slug !== slug) throw new SitelineError('bad_input', `${file}: slug "${m.slug}" does not match its folder "${slug}"`);
+  return m;
+}
+
+export function loadAllManifests(placesDir = PLACES_DIR): Manifest[] {
+  return listManifestSlugs(placesDir).map((s) => loadManifest(s, placesDir));
+}
+
+/** Every file a source reads (the main file, then companions), with its declared checksum. */
+export function sourceFiles(s: ManifestSource): { file: string; sha256: string }[] {
+  const files = [{ file: s.file, sha256: s.sha256 }];
+  if (s.format === 'shapefile') {
+    files.push(s.dbf, s.prj);
+    if (s.shx) files.push(s.shx);
+  }
+  return files;
+}
+
+/** A stable digest of the manifest's meaning (key order does not matter). */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+export function digestOf(...parts: string[]): string {
+  const h = crypto.createHash('sha256');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex');
+}

@@ -1,0 +1,26 @@
+// TopoJSON: one named object decoded (arcs and quantization) to GeoJSON features with topojson-client.
+import fs from 'node:fs';
+import { feature } from 'topojson-client';
+import type { Topology, GeometryObject } from 'topojson-specification';
+import type { SourceFeature } from './features.ts';
+
+export function parseTopoJson(text: string, objectName: string, where: string): SourceFeature[] {
+  let topo: Topology;
+  try {
+    topo = JSON.parse(text) as Topology;
+  } catch (err) {
+    throw new Error(`${where}: not valid JSON (${(err as Error).message})`);
+  }
+  if (topo.type !== 'Topology' || !topo.objects) throw new Error(`${where}: not a TopoJSON Topology`);
+  const obj = topo.objects[objectName] as GeometryObject | undefined;
+  if (!obj) throw new Error(`${where}: no object "${objectName}" (has ${Object.keys(topo.objects).join(', ')})`);
+  const decoded = feature(topo, obj) as unknown as
+    | { type: 'FeatureCollection'; features: { properties: Record<string, unknown> | null; geometry: SourceFeature['geometry']; id?: unknown }[] }
+    | { type: 'Feature'; properties: Record<string, unknown> | null; geometry: SourceFeature['geometry']; id?: unknown };
+  const list = decoded.type === 'FeatureCollection' ? decoded.features : [decoded];
+  return list.map((f, index) => ({ index, properties: { ...(f.properties ?? {}), ...(f.id !== undefined ? { __id: f.id } : {}) }, geometry: f.geometry ?? null }));
+}
+
+export function readTopoJson(file: string, objectName: string): SourceFeature[] {
+  return parseTopoJson(fs.readFileSync(file, 'utf8'), objectName, file);
+}

@@ -1,0 +1,445 @@
+// Source features and rows -> table rows, per load target. Every row that cannot be loaded is counted
+// with its reason; nothing is dropped silently.
+import polygonClipping from 'polygon-clipping';
+import {
+  bboxOf,
+  multiPolygonAreaM2,
+  pointInMultiPolygon,
+  pointOnSurface,
+  toMultiPolygon,
+  type MultiPolygonCoords,
+  type Position,
+} from '../core/geo/primitives.ts';
+import { displayStreet, streetKey, streetKeyFromParts } from '../geocoder/street-key.ts';
+import type { AddressRow, ParcelRow, StreetSegmentRow, ZoneRow } from './load-tables.ts';
+import type { CodeMapping, Manifest, ManifestSource } from './manifest.ts';
+import type { SourceData } from './read-source.ts';
+import { RejectCounter, type SourceReport } from './import-report.ts';
+import type { SourceFeature } from './readers/features.ts';
+
+export interface PlaceRows {
+  boundary: MultiPolygonCoords | null;
+  zones: ZoneRow[];
+  parcels: Map<string, ParcelRow>;
+  addresses: AddressRow[];
+  segments: StreetSegmentRow[];
+}
+
+export function emptyPlaceRows(): PlaceRows {
+  return { boundary: null, zones: [], parcels: new Map(), addresses: [], segments: [] };
+}
+
+/** Targets are applied in this order, whatever the manifest's order (names need zones, attributes need parcels). */
+export const TARGET_ORDER = ['boundary', 'zones', 'zone_names', 'parcels', 'parcel_attributes', 'addresses', 'street_segments'] as const;
+
+export class SourceTally {
+  readonly rejects = new RejectCounter();
+  rowsRead = 0;
+  rowsLoaded = 0;
+  rowsSkipped = 0;
+  readonly notes: string[] = [];
+  constructor(readonly source: ManifestSource) {}
+  report(): SourceReport {
+    return {
+      id: this.source.id,
+      file: this.source.file,
+      format: this.source.format,
+      target: this.source.load.target,
+      rowsRead: this.rowsRead,
+      rowsLoaded: this.rowsLoaded,
+      rowsSkipped: this.rowsSkipped,
+      rowsRejected: this.rejects.total,
+      rejects: this.rejects.list(),
+      notes: this.notes,
+    };
+  }
+}
+
+const text = (v: unknown): string => (v === null || v === undefined ? '' : String(v).trim());
+
+/** Source value -> rules-file code through the manifest's exact map, then its patterns. */
+export function mapCode(raw: string, m: CodeMapping): string {
+  const exact = m.map[raw];
+  if (exact !== undefined) return exact;
+  for (const p of m.patterns) {
+    const re = new RegExp(p.match);
+    if (re.test(raw)) return raw.replace(re, p.replace);
+  }
+  return raw;
+}
+
+function pickAttrs(props: Record<string, unknown>, spec: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, field] of Object.entries(spec)) {
+    const v = props[field];
+    if (v !== undefined && v !== null && v !== '') out[k] = v;
+  }
+  return out;
+}
+
+/** Drops rings with fewer than 4 positions and polygons without an outer ring. */
+function cleanMultiPolygon(mp: MultiPolygonCoords): MultiPolygonCoords {
+  return mp
+    .map((poly) => poly.filter((ring) => Array.isArray(ring) && ring.length >= 4))
+    .filter((poly) => poly.length > 0);
+}
+
+/** Self-intersecting rings made valid (the union of a polygon with itself resolves the crossings). */
+export function repairMultiPolygon(mp: MultiPolygonCoords): MultiPolygonCoords {
+  return polygonClipping.union(mp as unknown as polygonClipping.MultiPolygon) as unknown as MultiPolygonCoords;
+}
+
+const featureLabel = (f: SourceFeature) => `feature ${f.index}`;
+
+function polygonOf(f: SourceFeature, tally: SourceTally): MultiPolygonCoords | null {
+  const mp = toMultiPolygon(f.geometry);
+  if (!mp) {
+    tally.rejects.add(f.geometry ? `geometry is ${f.geometry.type}, not a polygon` : 'no geometry', featureLabel(f));
+    return null;
+  }
+  const clean = cleanMultiPolygon(mp);
+  if (clean.length === 0) {
+    tally.rejects.add('empty geometry', featureLabel(f));
+    return null;
+  }
+  return clean;
+}
+
+function transformBoundary(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
+  if (data.kind !== 'features') throw new Error(`${tally.source.id}: a boundary needs a spatial format`);
+  const parts: MultiPolygonCoords = rows.boundary ? [...rows.boundary] : [];
+  for (const f of data.features) {
+    tally.rowsRead++;
+    const mp = polygonOf(f, tally);
+    if (!mp) continue;
+    parts.push(...mp);
+    tally.rowsLoaded++;
+  }
+  rows.boundary = parts.length ? parts : null;
+}
+
+function transformZones(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
+  const load = tally.source.load;
+  if (load.target !== 'zones') return;
+  if (data.kind !== 'features') throw new Error(`${tally.source.id}: zones need a spatial format`);
+  let repaired = 0;
+  let repairFailed = 0;
+  let tags = 0;
+  let rewritten = 0;
+  for (const f of data.features) {
+    tally.rowsRead++;
+    const p = f.properties;
+    if (load.where && !Object.entries(load.where).every(([k, v]) => p[k] === v)) {
+      tally.rowsSkipped++;
+      continue;
+    }
+    const raw = text(p[load.code.field]);
+    if (raw === '') {
+      tally.rejects.add(`no district code in ${load.code.field}`, `${featureLabel(f)} ${JSON.stringify(p).slice(0, 120)}`);
+      continue;
+    }
+    let mp = polygonOf(f, tally);
+    if (!mp) continue;
+    if (load.repair) {
+      try {
+        const fixed = repairMultiPolygon(mp);
+        if (fixed.length > 0) {
+          const shape = (x: MultiPolygonCoords) => x.map((poly) => poly.length).join(',');
+          if (shape(fixed) !== shape(mp)) repaired++;
+          mp = fixed;
+        }
+      } catch {
+        repairFailed++;
+      }
+    }
+    const code = mapCode(raw, load.code);
+    const attrs = pickAttrs(p, load.attrs);
+    if (code !== raw) {
+      attrs['sourceCode'] = raw;
+      rewritten++;
+    }
+    const zoneId = `${tally.source.id}:${f.index}`;
+    const bbox = bboxOf(mp);
+    const name = load.nameField ? text(p[load.nameField]) || null : null;
+    rows.zones.push({ zoneId, layer: load.zoneLayer, code, name, geom: mp, bbox, attrs });
+    tally.rowsLoaded++;
+    if (load.overlayTagField) {
+      const tag = text(p[load.overlayTagField]);
+      if (tag !== '') {
+        rows.zones.push({ zoneId: `${zoneId}:tag`, layer: 'overlay', code: tag, name: null, geom: mp, bbox, attrs: { taggedOn: code, tagField: load.overlayTagField } });
+        tags++;
+      }
+    }
+  }
+  if (load.repair) tally.notes.push(`polygons made valid by a self-union (self-intersecting rings resolved); ${repaired} changed shape (parts or holes)`);
+  if (repairFailed) tally.notes.push(`${repairFailed} polygons could not be repaired and were loaded as they are`);
+  if (rewritten) tally.notes.push(`${rewritten} district codes rewritten by the manifest's code map (source value kept as attrs.sourceCode)`);
+  if (tags) tally.notes.push(`${tags} features carry ${load.overlayTagField}: each also loaded as an overlay district`);
+}
+
+function transformZoneNames(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
+  const load = tally.source.load;
+  if (load.target !== 'zone_names') return;
+  if (data.kind !== 'rows') throw new Error(`${tally.source.id}: zone names need a table`);
+  const byCode = new Map<string, ZoneRow[]>();
+  for (const z of rows.zones) if (z.layer === 'base') byCode.set(z.code, [...(byCode.get(z.code) ?? []), z]);
+  for (const r of data.rows) {
+    tally.rowsRead++;
+    const code = text(r.values[load.codeField]);
+    const name = text(r.values[load.nameField]);
+    if (code === '' || name === '') {
+      tally.rejects.add('no code or name', `record ${r.recordNo}`);
+      continue;
+    }
+    const zones = byCode.get(code);
+    if (!zones) {
+      tally.rejects.add('district not in the zoning layer', `record ${r.recordNo}: ${code}`);
+      continue;
+    }
+    const description = load.descriptionField ? text(r.values[load.descriptionField]) : '';
+    for (const z of zones) {
+      z.name ??= name;
+      if (description) z.attrs = { ...z.attrs, description };
+    }
+    tally.rowsLoaded++;
+  }
+  const named = new Set(rows.zones.filter((z) => z.layer === 'base' && z.name).map((z) => z.code));
+  const unnamed = [...byCode.keys()].filter((c) => !named.has(c));
+  if (unnamed.length) tally.notes.push(`${unnamed.length} district codes in the zoning layer have no name in this list: ${unnamed.join(', ')}`);
+}
+
+function parcelRow(id: string, mp: MultiPolygonCoords, inside: Position | null, attrs: Record<string, unknown>, source: ManifestSource): ParcelRow {
+  const p = inside && pointInMultiPolygon(inside, mp) ? inside : pointOnSurface(mp);
+  return { parcelExtId: id, geom: mp, bbox: bboxOf(mp), insideLon: p[0], insideLat: p[1], areaM2: multiPolygonAreaM2(mp), attrs, source: source.id, vintage: source.vintage };
+}
+
+function transformParcels(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
+  const load = tally.source.load;
+  if (load.target !== 'parcels') return;
+  const notLot = load.rejectIdPattern ? new RegExp(load.rejectIdPattern) : null;
+  if (data.kind === 'ozfs-parcels') {
+    tally.rowsRead = data.featuresRead;
+    if (data.strayFeatures) tally.rejects.add('feature without parcel_id or usable geometry', `${data.strayFeatures} features`);
+    let placeholders = 0;
+    for (const p of data.parcels) {
+      if (!p.ring) {
+        tally.rejects.add(`lot edges do not form a polygon (${p.problem ?? 'unknown'})`, p.parcelId);
+        continue;
+      }
+      const placeholder = p.lotWidthFt === 1 && p.lotDepthFt === 1;
+      if (placeholder) placeholders++;
+      const attrs: Record<string, unknown> = {
+        lotWidthFt: placeholder ? null : p.lotWidthFt,
+        lotDepthFt: placeholder ? null : p.lotDepthFt,
+        lotAreaAcres: p.lotAreaAcres,
+        placeholderDimensions: placeholder,
+        edges: p.edges.map((e) => ({ side: e.side, coordinates: e.coords })),
+      };
+      rows.parcels.set(p.parcelId, parcelRow(p.parcelId, [[p.ring]], p.centroid, attrs, tally.source));
+      tally.rowsLoaded += 1 + p.edges.length;
+    }
+    if (placeholders) tally.notes.push(`${placeholders} parcels carry placeholder lot_width = lot_depth = 1.0: dimensions stored as null`);
+    return;
+  }
+  if (data.kind !== 'features') throw new Error(`${tally.source.id}: parcels need a spatial format`);
+  const groups = new Map<string, { mp: MultiPolygonCoords; attrs: Record<string, unknown>; features: number }>();
+  for (const f of data.features) {
+    tally.rowsRead++;
+    const id = text(f.properties[load.idField]);
+    if (id === '') {
+      tally.rejects.add(`no parcel id in ${load.idField}`, featureLabel(f));
+      continue;
+    }
+    if (notLot?.test(id)) {
+      tally.rejects.add('not a lot id (road or placeholder piece)', `${featureLabel(f)}: ${id}`);
+      continue;
+    }
+    const mp = polygonOf(f, tally);
+    if (!mp) continue;
+    const g = groups.get(id);
+    if (g) {
+      g.mp.push(...mp);
+      g.features++;
+    } else groups.set(id, { mp: [...mp], attrs: pickAttrs(f.properties, load.attrs), features: 1 });
+    tally.rowsLoaded++;
+  }
+  let multi = 0;
+  for (const [id, g] of groups) {
+    if (g.features > 1) {
+      multi++;
+      g.attrs['sourceFeatures'] = g.features;
+    }
+    rows.parcels.set(id, parcelRow(id, g.mp, null, g.attrs, tally.source));
+  }
+  tally.notes.push(`${groups.size} parcels from ${tally.rowsLoaded} features (${multi} ids on several features, grouped into one multipolygon)`);
+}
+
+function transformParcelAttributes(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
+  const load = tally.source.load;
+  if (load.target !== 'parcel_attributes') return;
+  if (data.kind !== 'rows') throw new Error(`${tally.source.id}: parcel attributes need a table`);
+  const acc = new Map<string, { values: Record<string, unknown>; rows: number }>();
+  for (const r of data.rows) {
+    tally.rowsRead++;
+    const id = text(r.values[load.idField]);
+    if (id === '') {
+      tally.rejects.add(`no parcel id in ${load.idField}`, `record ${r.recordNo}`);
+      continue;
+    }
+    if (!rows.parcels.has(id)) {
+      tally.rejects.add('no parcel with this id', `record ${r.recordNo}: ${id}`);
+      continue;
+    }
+    let a = acc.get(id);
+    if (!a) {
+      a = { values: {}, rows: 0 };
+      acc.set(id, a);
+    }
+    a.rows++;
+    for (const [name, spec] of Object.entries(load.fields)) {
+      const raw = text(r.values[spec.field]);
+      if (raw === '') continue;
+      if (spec.kind === 'number') {
+        const n = Number(raw);
+        if (!Number.isFinite(n)) continue;
+        const prev = a.values[name];
+        if (typeof prev !== 'number' || n > prev) a.values[name] = n;
+      } else if (a.values[name] === undefined) a.values[name] = raw;
+    }
+    tally.rowsLoaded++;
+  }
+  for (const [id, a] of acc) {
+    const p = rows.parcels.get(id)!;
+    p.attrs = { ...p.attrs, [load.as]: { ...a.values, rows: a.rows } };
+  }
+  tally.notes.push(`${acc.size} of ${rows.parcels.size} parcels have ${load.as} values (numbers: maximum over rows; text: first value)`);
+}
+
+function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
+  const load = tally.source.load;
+  if (load.target !== 'addresses') return;
+  const fm = load.fields;
+  const nullIds = new Set(load.nullParcelIds);
+  const nullIdPattern = load.nullParcelIdPattern ? new RegExp(load.nullParcelIdPattern) : null;
+  let noParcel = 0;
+  const records: { recordNo: number; values: Record<string, unknown>; problem?: string | undefined }[] =
+    data.kind === 'rows' ? data.rows : data.kind === 'features' ? data.features.map((f) => ({ recordNo: f.index + 1, values: { ...f.properties, __lon: (f.geometry?.coordinates as number[] | undefined)?.[0], __lat: (f.geometry?.coordinates as number[] | undefined)?.[1] } })) : [];
+  if (data.kind === 'ozfs-parcels') throw new Error(`${tally.source.id}: addresses need a table or points`);
+  for (const r of records) {
+    tally.rowsRead++;
+    const v = r.values;
+    if (r.problem) {
+      tally.rejects.add('wrong number of fields', `record ${r.recordNo}: ${r.problem}`);
+      continue;
+    }
+    const numText = text(v[fm.number]);
+    if (!/^\d{1,9}$/.test(numText)) {
+      tally.rejects.add('house number is not a whole number', `record ${r.recordNo}: '${numText}'`);
+      continue;
+    }
+    const name = text(v[fm.streetName]);
+    if (name === '') {
+      tally.rejects.add('no street name', `record ${r.recordNo}`);
+      continue;
+    }
+    const key = streetKeyFromParts({ name, type: fm.streetType ? text(v[fm.streetType]) : null, predir: fm.predir ? text(v[fm.predir]) : null, postdir: fm.postdir ? text(v[fm.postdir]) : null });
+    if (key === '') {
+      tally.rejects.add('street name has no letters or digits', `record ${r.recordNo}: '${name}'`);
+      continue;
+    }
+    const suffix = fm.numberSuffix ? text(v[fm.numberSuffix]).toUpperCase() : '';
+    const display = displayStreet(key);
+    const parcelRaw = fm.parcelId ? text(v[fm.parcelId]) : '';
+    const parcelExtId = parcelRaw === '' || nullIds.has(parcelRaw) || nullIdPattern?.test(parcelRaw) ? null : parcelRaw;
+    if (parcelExtId === null) noParcel++;
+    const lon = fm.lon ? Number(v[fm.lon]) : data.kind === 'features' ? Number(v['__lon']) : NaN;
+    const lat = fm.lat ? Number(v[fm.lat]) : data.kind === 'features' ? Number(v['__lat']) : NaN;
+    rows.addresses.push({
+      rowNo: r.recordNo,
+      addressId: fm.addressId ? text(v[fm.addressId]) || null : null,
+      number: Number.parseInt(numText, 10),
+      numberSuffix: suffix,
+      streetKey: key,
+      streetDisplay: display,
+      unit: fm.unit ? text(v[fm.unit]) : '',
+      postcode: fm.postcode ? text(v[fm.postcode]) : '',
+      fullAddress: (fm.fullAddress ? text(v[fm.fullAddress]) : '') || `${numText}${suffix ? `-${suffix}` : ''} ${display}`,
+      parcelExtId,
+      lon: Number.isFinite(lon) ? lon : null,
+      lat: Number.isFinite(lat) ? lat : null,
+    });
+    tally.rowsLoaded++;
+  }
+  if (fm.parcelId && noParcel) tally.notes.push(`${noParcel} addresses have no parcel id (empty, or a road / placeholder id): loaded without a lot`);
+}
+
+function transformStreetSegments(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
+  const load = tally.source.load;
+  if (load.target !== 'street_segments') return;
+  if (data.kind !== 'features') throw new Error(`${tally.source.id}: street segments need a spatial format`);
+  const fm = load.fields;
+  const seen = new Set<string>();
+  const range = (v: unknown): number | null => {
+    const n = typeof v === 'number' ? v : Number(text(v));
+    return text(v) === '' || !Number.isFinite(n) || n === load.noRangeValue ? null : Math.trunc(n);
+  };
+  for (const f of data.features) {
+    tally.rowsRead++;
+    const g = f.geometry;
+    if (!g || (g.type !== 'LineString' && g.type !== 'MultiLineString')) {
+      tally.rejects.add(g ? `geometry is ${g.type}, not a line` : 'no geometry', featureLabel(f));
+      continue;
+    }
+    const p = f.properties;
+    const streetText = fm.street ? text(p[fm.street]) : [fm.streetName ? text(p[fm.streetName]) : '', fm.streetType ? text(p[fm.streetType]) : ''].join(' ').trim();
+    const key = streetKey(streetText);
+    if (key === '') {
+      tally.rejects.add('no street name', featureLabel(f));
+      continue;
+    }
+    let id = fm.id ? text(p[fm.id]) : '';
+    if (id === '' || seen.has(id)) id = `${id || 'segment'}#${f.index}`;
+    seen.add(id);
+    const zip = (field: string | undefined) => (field ? text(p[field]) || null : null);
+    const geom = g.coordinates as Position[] | Position[][];
+    rows.segments.push({
+      segmentId: id,
+      streetKey: key,
+      streetDisplay: displayStreet(key),
+      lFrom: range(p[fm.lFrom]),
+      lTo: range(p[fm.lTo]),
+      rFrom: range(p[fm.rFrom]),
+      rTo: range(p[fm.rTo]),
+      zipLeft: zip(fm.zipLeft),
+      zipRight: zip(fm.zipRight),
+      geom,
+      bbox: bboxOf(geom),
+    });
+    tally.rowsLoaded++;
+  }
+}
+
+/** Applies one source's data to the place's rows, counting into its tally. */
+export function transformSource(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
+  switch (tally.source.load.target) {
+    case 'boundary':
+      return transformBoundary(data, tally, rows);
+    case 'zones':
+      return transformZones(data, tally, rows);
+    case 'zone_names':
+      return transformZoneNames(data, tally, rows);
+    case 'parcels':
+      return transformParcels(data, tally, rows);
+    case 'parcel_attributes':
+      return transformParcelAttributes(data, tally, rows);
+    case 'addresses':
+      return transformAddresses(data, tally, rows);
+    case 'street_segments':
+      return transformStreetSegments(data, tally, rows);
+  }
+}
+
+/** Sources in load order (see TARGET_ORDER), stable within a target. */
+export function sourcesInLoadOrder(m: Manifest): ManifestSource[] {
+  return [...m.sources].sort((a, b) => TARGET_ORDER.indexOf(a.load.target) - TARGET_ORDER.indexOf(b.load.target));
+}

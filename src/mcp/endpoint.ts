@@ -1,0 +1,203 @@
+// POST /api/mcp: the HTTP rules, the bearer gate, then the official SDK (createMcpHandler, stateless,
+// both protocol legs) mounted with toNodeHandler. Order: Host -> Origin -> method -> Accept ->
+// Content-Type -> body cap -> JSON -> bearer -> SDK.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { AppContext } from '../context.ts';
+import { verifyBearer, wwwAuthenticate } from '../auth/verify-bearer.ts';
+import { requestId } from '../http/respond.ts';
+import type { McpToolDefinition, McpCaller } from './tool-definition.ts';
+import { MCP_TOOLS } from './registry.ts';
+import { buildMcpServer, type ExchangeInfo } from './build-server.ts';
+import { ServerPool } from './server-pool.ts';
+import {
+  MCP_MAX_BODY_BYTES,
+  acceptsJsonAndSse,
+  allowedHostnames,
+  allowedOrigins,
+  hostAllowed,
+  isJsonContentType,
+  originAllowed,
+} from './http-rules.ts';
+
+/** JSON-RPC code for a missing, malformed, expired or invalid bearer token (spec: Errors). */
+export const AUTH_ERROR_CODE = -32010;
+
+export interface McpEndpoint {
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  close(): Promise<void>;
+  /** Built and idle 2026-07-28 server instances (reuse is visible in tests and the bench). */
+  poolStats(): { built: number; idle: number };
+}
+
+export interface McpEndpointOptions {
+  /** The tool registry to serve (tests may pass their own list); defaults to MCP_TOOLS. */
+  tools?: readonly McpToolDefinition[];
+}
+
+type JsonRpcId = string | number | null;
+
+export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}): McpEndpoint {
+  const tools = opts.tools ?? MCP_TOOLS;
+  const gatedNames = new Set(tools.filter((t) => t.access === 'gated').map((t) => t.name));
+  const reportSdkError = (error: Error) => ctx.logger.debug({ err: error }, 'mcp sdk rejected or failed a request');
+  const modernPool = new ServerPool(() => buildMcpServer(ctx, tools, 'modern'));
+  const sdk = createMcpHandler(({ era }) => (era === 'modern' ? modernPool.acquire() : buildMcpServer(ctx, tools, 'legacy')), {
+    legacy: 'stateless',
+    onerror: reportSdkError,
+    maxRequestBodySize: MCP_MAX_BODY_BYTES,
+  });
+  const serve = toNodeHandler(sdk, { onerror: reportSdkError, maxRequestBodySize: MCP_MAX_BODY_BYTES });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // The allowlists follow the config (its base URL is fixed once the port is known).
+    const hosts = allowedHostnames(ctx.config);
+    const origins = allowedOrigins(ctx.config);
+    if (!hostAllowed(req.headers.host, hosts)) {
+      return reject(req, res, 403, -32000, `Host "${req.headers.host ?? ''}" is not this service's host; request refused (DNS-rebinding protection).`);
+    }
+    const origin = req.headers.origin;
+    if (!originAllowed(origin, origins, req.headers.host)) {
+      return reject(req, res, 403, -32000, `Origin "${origin}" is not allowed to call this endpoint. Allowed origins are the service's own and MCP_ALLOWED_ORIGINS.`);
+    }
+    if (origin) {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('vary', 'Origin');
+      res.setHeader('access-control-expose-headers', 'WWW-Authenticate, Mcp-Protocol-Version, X-Request-Id');
+    }
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'OPTIONS' && origin) {
+      res.writeHead(204, {
+        'access-control-allow-methods': 'POST',
+        'access-control-allow-headers': 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name',
+        'access-control-max-age': '600',
+      });
+      res.end();
+      return;
+    }
+    if (method !== 'POST') {
+      return reject(req, res, 405, -32000, `Method ${method} is not allowed: this endpoint is stateless and takes POST only.`, { allow: 'POST' });
+    }
+    if (!acceptsJsonAndSse(req.headers.accept)) {
+      return reject(req, res, 406, -32000, 'Not Acceptable: the Accept header must list both application/json and text/event-stream.');
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      return reject(req, res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json.');
+    }
+    const raw = await readCapped(req, MCP_MAX_BODY_BYTES);
+    if (raw === null) {
+      return reject(req, res, 413, -32600, `Request body too large: the limit for /api/mcp is ${MCP_MAX_BODY_BYTES} bytes.`, { connection: 'close' });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return reject(req, res, 400, -32700, 'Parse error: the body is not valid JSON.');
+    }
+    const id = echoableId(body);
+
+    const verdict = await verifyBearer(ctx, req.headers.authorization);
+    if (verdict.kind === 'invalid') {
+      return reject(
+        req,
+        res,
+        401,
+        AUTH_ERROR_CODE,
+        `${verdict.reason} Renew the token (repeat the token exchange or sign in again) and retry; an invalid token is never treated as anonymous.`,
+        { 'www-authenticate': wwwAuthenticate(ctx, { error: 'invalid_token' }) },
+        id,
+      );
+    }
+    const caller: McpCaller | null = verdict.kind === 'valid' ? verdict.caller : null;
+    const gated = gatedToolCalled(body, gatedNames);
+    if (gated && !caller) {
+      return reject(
+        req,
+        res,
+        401,
+        AUTH_ERROR_CODE,
+        `${gated} needs sign-in. Follow the WWW-Authenticate header (resource_metadata) to start OAuth, then call it again with the bearer token.`,
+        { 'www-authenticate': wwwAuthenticate(ctx, { scope: 'mcp' }) },
+        id,
+      );
+    }
+    if (gated && caller && !caller.scopes.includes('mcp')) {
+      return reject(
+        req,
+        res,
+        403,
+        AUTH_ERROR_CODE,
+        `${gated} needs a claimed account (scope mcp); this token opens public tools only. Have the user complete the claim, then exchange the identity assertion again.`,
+        { 'www-authenticate': wwwAuthenticate(ctx, { error: 'insufficient_scope', scope: 'mcp' }) },
+        id,
+      );
+    }
+
+    const info: ExchangeInfo = { caller, requestId: requestId(req), clientIp: req.socket.remoteAddress ?? '' };
+    (req as IncomingMessage & { auth?: unknown }).auth = {
+      token: caller ? bearerOf(req.headers.authorization) : '',
+      clientId: caller?.clientId ?? '',
+      scopes: caller?.scopes ?? [],
+      extra: info as unknown as Record<string, unknown>,
+    };
+    await serve(req as Parameters<typeof serve>[0], res, body);
+  }
+
+  return { handle, close: () => sdk.close(), poolStats: () => ({ built: modernPool.built, idle: modernPool.idleCount }) };
+}
+
+function bearerOf(header: string | undefined): string {
+  return header?.replace(/^Bearer\s+/i, '') ?? '';
+}
+
+/** The name of the first gated tool a tools/call body asks for (batches included), if any. */
+function gatedToolCalled(body: unknown, gated: Set<string>): string | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  for (const m of messages) {
+    if (!m || typeof m !== 'object') continue;
+    const { method, params } = m as { method?: unknown; params?: { name?: unknown } };
+    if (method === 'tools/call' && typeof params?.name === 'string' && gated.has(params.name)) return params.name;
+  }
+  return undefined;
+}
+
+function echoableId(body: unknown): JsonRpcId {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** Reads the body, or returns null past the cap (the rest is drained, not buffered). */
+async function readCapped(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return null;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      return null;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function reject(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  id: JsonRpcId = null,
+): void {
+  const payload = JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data: { requestId: requestId(req) } } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers });
+  res.end(payload);
+}

@@ -1,0 +1,73 @@
+// The endpoint's HTTP rules, as pure checks: Host (DNS-rebinding protection), Origin allowlist,
+// Accept negotiation. The endpoint applies them in order before the SDK sees the request.
+import type { Config } from '../config.ts';
+
+/** Body cap for POST /api/mcp. Tool arguments are an address or a status: 64 KiB is generous. */
+export const MCP_MAX_BODY_BYTES = 64 * 1024;
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']);
+const LOCALHOST_FORMS = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * Hostnames the endpoint answers to: the public base URL's, plus the localhost forms when the service
+ * is bound to loopback or its base URL is itself a localhost form (all name the same machine).
+ */
+export function allowedHostnames(config: Pick<Config, 'baseUrl' | 'host'>): Set<string> {
+  const own = new URL(config.baseUrl).hostname.toLowerCase();
+  const hosts = new Set<string>([own]);
+  if (LOOPBACK_HOSTS.has(config.host.toLowerCase()) || LOOPBACK_HOSTS.has(own)) for (const h of LOCALHOST_FORMS) hosts.add(h);
+  return hosts;
+}
+
+/** True when the Host header names one of the allowed hostnames (port-agnostic). */
+export function hostAllowed(hostHeader: string | undefined, allowed: Set<string>): boolean {
+  if (!hostHeader) return false;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${hostHeader}`).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return allowed.has(hostname);
+}
+
+/** Origins allowed to call the endpoint from a browser: the service's own plus MCP_ALLOWED_ORIGINS. */
+export function allowedOrigins(config: Pick<Config, 'baseUrl' | 'mcpAllowedOrigins'>): Set<string> {
+  const origins = new Set<string>([new URL(config.baseUrl).origin]);
+  for (const o of config.mcpAllowedOrigins) {
+    try {
+      origins.add(new URL(o).origin);
+    } catch {
+      // A malformed entry allows nothing rather than failing the start.
+    }
+  }
+  return origins;
+}
+
+/**
+ * No Origin -> allowed (non-browser clients). Otherwise an exact origin match (scheme, host, port),
+ * or same-origin with the request itself: an Origin whose host:port is the (already checked) Host
+ * header, e.g. http://127.0.0.1:8080 when the base URL says localhost:8080.
+ */
+export function originAllowed(originHeader: string | undefined, allowed: Set<string>, hostHeader?: string): boolean {
+  if (originHeader === undefined || originHeader === '') return true;
+  try {
+    const url = new URL(originHeader);
+    if (url.origin === 'null') return false;
+    if (allowed.has(url.origin)) return true;
+    return hostHeader !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.host === hostHeader.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** The Accept header must list both application/json and text/event-stream (wildcards do not count). */
+export function acceptsJsonAndSse(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
+  return types.includes('application/json') && types.includes('text/event-stream');
+}
+
+export function isJsonContentType(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}

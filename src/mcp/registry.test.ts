@@ -1,0 +1,58 @@
+// Walks the tool registry: every tool is complete data, hints are coherent, names match files.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { MCP_TOOLS, findTool } from './registry.ts';
+import { wireCatalogue } from './build-server.ts';
+
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+test('every tool states all four hints as booleans and never claims read-only and destructive at once', () => {
+  for (const t of MCP_TOOLS) {
+    for (const h of HINTS) assert.equal(typeof t.annotations[h], 'boolean', `${t.name}.${h}`);
+    assert.ok(!(t.annotations.readOnlyHint && t.annotations.destructiveHint), `${t.name} is read-only and destructive`);
+    assert.deepEqual(Object.keys(t.annotations).sort(), [...HINTS].sort(), `${t.name} has only the four hints`);
+  }
+});
+
+test('every tool is declared as data: name, title, a model-facing description, a zod object input, access and a handler', () => {
+  const names = new Set<string>();
+  for (const t of MCP_TOOLS) {
+    assert.match(t.name, /^[a-z][A-Za-z]{2,63}$/, 'camelCase name');
+    assert.ok(!names.has(t.name), `${t.name} is declared once`);
+    names.add(t.name);
+    assert.ok(t.title.length >= 3 && t.title.length <= 60, `${t.name} title`);
+    assert.ok(t.description.length >= 80, `${t.name} description is written for a model`);
+    assert.ok(t.input instanceof z.ZodObject, `${t.name} input is a zod object`);
+    assert.ok(['public', 'gated'].includes(t.access));
+    assert.equal(typeof t.handler, 'function');
+    assert.equal(findTool(t.name), t);
+  }
+});
+
+test('one file per tool under tools/, named after it, and every file is registered', () => {
+  const dir = path.join(import.meta.dirname, 'tools');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+  assert.deepEqual(files.sort(), MCP_TOOLS.map((t) => `${kebab(t.name)}.ts`).sort());
+  for (const t of MCP_TOOLS) {
+    const src = fs.readFileSync(path.join(dir, `${kebab(t.name)}.ts`), 'utf8');
+    assert.match(src, new RegExp(`name: '${t.name}'`), `${t.name} is declared in its own file`);
+  }
+});
+
+test('the catalogue holds exactly the issue-4 tools: no stubs for the later project tools', () => {
+  assert.deepEqual(MCP_TOOLS.map((t) => t.name).sort(), ['cityInventory', 'explainFeasibilityStatus', 'getFeasibilitySnapshot', 'getServiceMcpGuide', 'previewSiteCoverage']);
+  assert.deepEqual(MCP_TOOLS.filter((t) => t.access === 'gated').map((t) => t.name), ['getFeasibilitySnapshot']);
+});
+
+test('the wire catalogue is computed once per registry and carries no $schema key', () => {
+  const a = wireCatalogue(MCP_TOOLS);
+  assert.equal(wireCatalogue(MCP_TOOLS), a, 'cached');
+  for (const w of a) {
+    assert.equal(w.inputSchema.type, 'object');
+    assert.equal('$schema' in w.inputSchema, false);
+  }
+});

@@ -1,0 +1,56 @@
+// cityInventory: what the service holds for a city (by name, geoDivisionId or point). Its probes
+// count against the LOCATION limit shared with /api/geo/coverage-status.
+import { z } from 'zod';
+import { cityInventory as inventoryOf, validatePlaceQuery, type PlaceQuery } from '../../core/city-inventory.ts';
+import { rateLimitMessage, takeLocationProbe } from '../../core/rate-limit.ts';
+import { defineTool, toolError, toolResult } from '../tool-definition.ts';
+
+export const cityInventory = defineTool({
+  name: 'cityInventory',
+  title: 'City inventory',
+  description:
+    'What the service holds for one US or Canadian city: coverage status, data layers grouped by kind (boundary, lots, addresses, zoning) ' +
+    'with vintage and licence, the zoning districts and how many have extracted rules, and counts of rule statuses. ' +
+    'Give exactly one of: city (with optional region, e.g. city "Cambridge", region "MA"), geoDivisionId (e.g. "US-MA:cambridge", from a previous result), ' +
+    'or latitude + longitude. When a name matches several places the result lists candidates with their geoDivisionId: pick one and call again. ' +
+    'Internal slugs such as "cambridge-ma" are refused. For a city without data the result says how to record demand; this tool records nothing. ' +
+    'Limited to 30 lookups per minute per IP (shared with the coverage-status API).',
+  input: z.object({
+    city: z.string().min(1).max(120).optional().describe('City name, e.g. "Cambridge". Not a slug.'),
+    region: z.string().min(2).max(60).optional().describe('State or province code or name, e.g. "MA" or "British Columbia". Narrows a city name.'),
+    geoDivisionId: z.string().min(3).max(120).optional().describe('A geoDivisionId returned by this tool, e.g. "US-MA:cambridge".'),
+    latitude: z.number().min(-90).max(90).optional().describe('Latitude of a point in the city (WGS 84), with longitude.'),
+    longitude: z.number().min(-180).max(180).optional().describe('Longitude of a point in the city (WGS 84), with latitude.'),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  access: 'public',
+  async handler(input, call) {
+    const modes = [input.city !== undefined, input.geoDivisionId !== undefined, input.latitude !== undefined || input.longitude !== undefined].filter(Boolean).length;
+    if (modes !== 1) {
+      return toolError('Give exactly one of: city (optionally with region), geoDivisionId, or latitude and longitude together.');
+    }
+    let query: PlaceQuery;
+    if (input.city !== undefined) query = { kind: 'name', city: input.city, region: input.region };
+    else if (input.geoDivisionId !== undefined) query = { kind: 'id', geoDivisionId: input.geoDivisionId };
+    else if (input.latitude === undefined || input.longitude === undefined) return toolError('A point needs both latitude and longitude.');
+    else query = { kind: 'point', latitude: input.latitude, longitude: input.longitude };
+    validatePlaceQuery(query); // a refused slug or a malformed query is not a probe: it does not count
+
+    const limit = await takeLocationProbe(call.ctx, call.clientIp);
+    if (!limit.allowed) {
+      return toolError(rateLimitMessage(limit), { error: { code: 'rate_limited', retryAfterSeconds: limit.resetSeconds, limit: limit.limit, windowSeconds: limit.windowSeconds } });
+    }
+    const result = await inventoryOf(call.ctx, query);
+    if (result.kind === 'candidates') {
+      return toolResult({ ...result }, `${result.message} ${result.candidates.map((c) => `${c.name}, ${c.region} (${c.geoDivisionId})`).join('; ')}.`);
+    }
+    if (result.kind === 'unmapped') return toolResult({ ...result }, `${result.message} ${result.recordDemand}`);
+    const p = result.place;
+    const ruled = result.zoning.districts.filter((d) => d.rulesCovered).length;
+    return toolResult(
+      { ...result },
+      `${p.name}, ${p.region} (${p.geoDivisionId}) is ${p.status}. ${result.zoning.baseDistricts} base zoning districts (${ruled} with rules), ` +
+        `${result.zoning.overlayDistricts} overlays; layers vintage ${result.vintage.oldest ?? '?'} to ${result.vintage.newest ?? '?'}; licences: ${result.licences.join(', ')}.`,
+    );
+  },
+});

@@ -1,0 +1,35 @@
+// getFeasibilitySnapshot (gated): the sourced snapshot for one address. The payload is the same
+// for every `source`; the source goes to attribution (_meta and the log) and the link back.
+import { z } from 'zod';
+import { getFeasibilitySnapshot as snapshotOf } from '../../core/snapshot.ts';
+import { defineTool } from '../tool-definition.ts';
+
+export const SNAPSHOT_SOURCES = ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] as const;
+
+export const getFeasibilitySnapshot = defineTool({
+  name: 'getFeasibilitySnapshot',
+  title: 'Feasibility snapshot',
+  description:
+    'The sourced site snapshot for ONE US or Canadian street address (no search, no comparison): the lot (parcelExternalId, area, frontage, ' +
+    'a point inside the lot), its zoning district(s) and overlays, permitted uses, and the building envelope. Every value is an object with ' +
+    'value and status; a null value means nothing without its status (not_extracted = unknown, never "no limit"). ' +
+    'Outside coverage the call still succeeds with answered: false and a coverage block saying why. ' +
+    'Set source to the question being answered (zoning_lookup, lot_dimensions, setback_lookup, height_limit_lookup or full); ' +
+    'the payload is identical for every source, which is used for attribution. Requires sign-in: called without a token it answers 401 and the client starts OAuth.',
+  input: z.object({
+    address: z.string().min(1).max(300).describe('One street address in Canada or the US, e.g. "57 Inman St, Cambridge, MA".'),
+    source: z.enum(SNAPSHOT_SOURCES).describe('Which question is being answered; used for attribution and the link back. The payload is the same for every value.'),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: 'gated',
+  async handler({ address, source }, call) {
+    const snapshot = await snapshotOf(call.ctx, address);
+    const link = `${call.ctx.config.baseUrl}/sites?${new URLSearchParams({ address, ref: `mcp-${source}` }).toString()}`;
+    call.ctx.logger.info({ requestId: call.requestId, tool: 'getFeasibilitySnapshot', source, answered: snapshot.answered }, 'snapshot served');
+    return {
+      text: JSON.stringify(snapshot),
+      structured: snapshot as unknown as Record<string, unknown>,
+      meta: { 'siteline/attribution': { source, link, generatedAt: snapshot.generatedAt } },
+    };
+  },
+});

@@ -1,0 +1,24 @@
+// previewSiteCoverage: a redacted, lot-level preview for one address (no zoning values).
+import { z } from 'zod';
+import { previewSiteCoverage as preview } from '../../core/preview.ts';
+import { defineTool, toolResult } from '../tool-definition.ts';
+
+export const previewSiteCoverage = defineTool({
+  name: 'previewSiteCoverage',
+  title: 'Preview site coverage',
+  description:
+    'Checks one US or Canadian street address without sign-in: whether the service covers it, why not when it does not ' +
+    '(coverage.status and message), whether a lot and a zoning district were found, and the match type and confidence. ' +
+    'Returns no zoning values, parcel id or coordinates: call getFeasibilitySnapshot (sign-in required) for those. ' +
+    'Include the city and state or province, e.g. "57 Inman St, Cambridge, MA".',
+  input: z.object({
+    address: z.string().min(1).max(300).describe('One street address in Canada or the US, with city and state or province.'),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  access: 'public',
+  async handler({ address }, call) {
+    const p = await preview(call.ctx, address);
+    const found = p.covered ? `A lot was found${p.zoneFound ? ' with its zoning district' : ' (no zoning district found)'}.` : '';
+    return toolResult({ ...p }, [p.coverage.message, found, p.next].filter(Boolean).join(' '));
+  },
+});

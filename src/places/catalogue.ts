@@ -1,0 +1,202 @@
+// The catalogue of places (geo divisions): one row per manifest in `places`, with its effective
+// coverage status, layers (with licence, attribution and loaded feature counts) and last import.
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/database.ts';
+import type { CoverageStatus } from '../core/statuses.ts';
+import { pointInMultiPolygon, type BBox, type MultiPolygonCoords } from '../core/geo/primitives.ts';
+import { loadAllManifests, PLACES_DIR, type Manifest, type ManifestSource } from '../importer/manifest.ts';
+import type { ImportReport } from '../importer/import-report.ts';
+import { foldName, lookupRegion } from './regions.ts';
+import path from 'node:path';
+
+export interface PlaceLayer {
+  /** What the layer is: boundary | zoning | zoning_overlay | zone_names | parcels | parcel_attributes | addresses | street_centrelines. */
+  layer: string;
+  /** Source id in the manifest. */
+  sourceId: string;
+  name: string;
+  vintage: string;
+  licence: string;
+  attribution: string;
+  /** Rows loaded by the last import; null when the place has not been imported. */
+  features: number | null;
+}
+
+export interface PlaceRecord {
+  geoDivisionId: string;
+  slug: string;
+  name: string;
+  region: string;
+  country: 'US' | 'CA';
+  status: CoverageStatus;
+  /** Why the place is not live (planned_not_live, live_unavailable); null when live. */
+  statusReason: string | null;
+  aliases: string[];
+  bbox: BBox | null;
+  layers: PlaceLayer[];
+  /** The rules file, relative to the repository root (places/<slug>/rules.json). */
+  rulesFile: string;
+  importedAt: string | null;
+}
+
+export function layerKind(s: ManifestSource): string {
+  const l = s.load;
+  switch (l.target) {
+    case 'zones':
+      return l.zoneLayer === 'base' ? 'zoning' : 'zoning_overlay';
+    case 'street_segments':
+      return 'street_centrelines';
+    default:
+      return l.target;
+  }
+}
+
+/** The coverage status a manifest's place has, given whether its data is imported. */
+export function effectiveStatus(m: Manifest, imported: boolean): CoverageStatus {
+  if (m.status === 'planned_not_live') return 'planned_not_live';
+  return imported ? 'live' : 'live_unavailable';
+}
+
+/** Absolute path of a place's rules file. */
+export function rulesFilePath(place: Pick<PlaceRecord, 'slug'> & { rulesFile?: string }, placesDir = PLACES_DIR): string {
+  return path.join(placesDir, place.slug, path.basename(place.rulesFile ?? 'rules.json'));
+}
+
+interface PlaceRow {
+  place_id: string;
+  slug: string;
+  name: string;
+  region: string;
+  country: string;
+  status: string;
+  aliases: string[];
+  bbox: string | null;
+  manifest: Manifest;
+  imported_at: Date | string | null;
+  import_report: ImportReport | null;
+}
+
+const SELECT = `SELECT place_id, slug, name, region, country, status, aliases, bbox::text AS bbox, manifest, imported_at, import_report FROM places`;
+
+function parseBox(text: string | null): BBox | null {
+  if (!text) return null;
+  const n = text.match(/-?\d+(?:\.\d+)?(?:e-?\d+)?/gi)?.map(Number);
+  if (!n || n.length !== 4) return null;
+  const [x1, y1, x2, y2] = n as [number, number, number, number];
+  return [Math.min(x1, x2), Math.min(y1, y2), Math.max(x1, x2), Math.max(y1, y2)];
+}
+
+function toRecord(r: PlaceRow): PlaceRecord {
+  const m = r.manifest;
+  const loaded = new Map((r.import_report?.sources ?? []).map((s) => [s.id, s.rowsLoaded]));
+  const importedAt = r.imported_at ? new Date(r.imported_at).toISOString() : null;
+  const status = effectiveStatus(m, importedAt !== null);
+  return {
+    geoDivisionId: r.place_id,
+    slug: r.slug,
+    name: r.name,
+    region: r.region,
+    country: r.country as 'US' | 'CA',
+    status,
+    statusReason:
+      status === 'live'
+        ? null
+        : status === 'live_unavailable'
+          ? 'The place is covered but its data has not been imported into this database yet.'
+          : (m.statusReason ?? 'The place is catalogued but not live: addresses cannot be answered.'),
+    aliases: r.aliases ?? [],
+    bbox: parseBox(r.bbox) ?? m.bbox,
+    layers: m.sources.map((s) => ({
+      layer: layerKind(s),
+      sourceId: s.id,
+      name: s.name,
+      vintage: s.vintage,
+      licence: s.licence,
+      attribution: s.attribution,
+      features: importedAt ? (loaded.get(s.id) ?? 0) : null,
+    })),
+    rulesFile: `places/${m.slug}/${m.rulesFile}`,
+    importedAt,
+  };
+}
+
+/** Inserts or refreshes a place's catalogue row from its manifest; keeps its import state. */
+export async function upsertPlaceFromManifest(q: Queryable, m: Manifest): Promise<void> {
+  await q.query(
+    `INSERT INTO places (place_id, slug, name, region, country, status, aliases, bbox, manifest)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::box, $9::jsonb)
+     ON CONFLICT (place_id) DO UPDATE SET slug = EXCLUDED.slug, name = EXCLUDED.name, region = EXCLUDED.region,
+       country = EXCLUDED.country, aliases = EXCLUDED.aliases, manifest = EXCLUDED.manifest,
+       status = CASE WHEN places.imported_at IS NULL THEN EXCLUDED.status
+                     WHEN $10 = 'planned_not_live' THEN 'planned_not_live' ELSE 'live' END,
+       bbox = COALESCE(places.bbox, EXCLUDED.bbox)`,
+    [m.geoDivisionId, m.slug, m.name, m.region, m.country, effectiveStatus(m, false), JSON.stringify(m.aliases), `(${m.bbox[2]},${m.bbox[3]}),(${m.bbox[0]},${m.bbox[1]})`, JSON.stringify(m), m.status],
+  );
+}
+
+/** Upserts every manifest under places/ (the catalogue is the manifests). */
+export async function syncCatalogue(q: Queryable, manifests: Manifest[] = loadAllManifests()): Promise<number> {
+  for (const m of manifests) await upsertPlaceFromManifest(q, m);
+  return manifests.length;
+}
+
+export async function listPlaces(ctx: Pick<AppContext, 'db'>): Promise<PlaceRecord[]> {
+  const rows = await ctx.db.query<PlaceRow>(`${SELECT} ORDER BY country, region, name`);
+  return rows.map(toRecord);
+}
+
+export async function getPlace(ctx: Pick<AppContext, 'db'>, geoDivisionId: string): Promise<PlaceRecord | null> {
+  const rows = await ctx.db.query<PlaceRow>(`${SELECT} WHERE place_id = $1`, [geoDivisionId]);
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+export async function getPlaceBySlug(ctx: Pick<AppContext, 'db'>, slug: string): Promise<PlaceRecord | null> {
+  const rows = await ctx.db.query<PlaceRow>(`${SELECT} WHERE slug = $1`, [slug]);
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** Name key for matching: folded, without "City of" and a trailing ", MA"-style region. */
+export function placeNameKey(name: string): string {
+  return foldName(name).replace(/^(CITY|TOWN|VILLAGE|DISTRICT|TOWNSHIP|MUNICIPALITY) OF /, '');
+}
+
+/** Places whose name or an alias matches (case, accents and "City of" ignored), narrowed by region (code or name). */
+export async function findPlacesByName(ctx: Pick<AppContext, 'db'>, name: string, region?: string | null): Promise<PlaceRecord[]> {
+  const key = placeNameKey(name);
+  if (key === '') return [];
+  let regionCode: { code: string; country: string } | null = null;
+  if (region) {
+    const r = lookupRegion(region);
+    if (!r) return [];
+    regionCode = r;
+  }
+  const all = await listPlaces(ctx);
+  return all.filter(
+    (p) =>
+      (placeNameKey(p.name) === key || p.aliases.some((a) => placeNameKey(a) === key)) &&
+      (!regionCode || (p.region === regionCode.code && p.country === regionCode.country) || (region && lookupRegion(region, p.country)?.code === p.region)),
+  );
+}
+
+/** The place whose area holds the point: bbox first, then the boundary (or, without one, its base zoning). */
+export async function findPlaceByPoint(ctx: Pick<AppContext, 'db'>, lon: number, lat: number): Promise<PlaceRecord | null> {
+  if (!Number.isFinite(lon) || !Number.isFinite(lat)) return null;
+  const rows = await ctx.db.query<PlaceRow>(`${SELECT} WHERE bbox @> point($1, $2) ORDER BY place_id`, [lon, lat]);
+  for (const r of rows) {
+    const boundary = await ctx.db.query<{ geom: MultiPolygonCoords }>('SELECT geom FROM place_boundaries WHERE place_id = $1 AND bbox @> point($2, $3)', [r.place_id, lon, lat]);
+    if (boundary.length > 0) {
+      if (boundary.some((b) => pointInMultiPolygon([lon, lat], b.geom))) return toRecord(r);
+      continue;
+    }
+    const hasBoundary = await ctx.db.query('SELECT 1 FROM place_boundaries WHERE place_id = $1', [r.place_id]);
+    if (hasBoundary.length > 0) continue;
+    const zones = await ctx.db.query<{ geom: MultiPolygonCoords }>(
+      `SELECT geom FROM zones WHERE place_id = $1 AND layer = 'base' AND bbox @> point($2, $3)`,
+      [r.place_id, lon, lat],
+    );
+    if (zones.some((z) => pointInMultiPolygon([lon, lat], z.geom))) return toRecord(r);
+    const anyZone = await ctx.db.query('SELECT 1 FROM zones WHERE place_id = $1 LIMIT 1', [r.place_id]);
+    if (anyZone.length === 0) return toRecord(r); // nothing loaded yet: the declared bbox is all we know
+  }
+  return null;
+}

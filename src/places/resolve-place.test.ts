@@ -1,0 +1,100 @@
+// Place resolution: catalogue first (statuses from the manifests), then the gazetteer, else unknown.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDb, testCtx } from '../../test/support/harness.ts';
+import { ensureCatalogue } from '../importer/default-places.ts';
+import { resolvePlace, postcodeCountry } from './resolve-place.ts';
+import { listPlaces, getPlace, findPlacesByName } from './catalogue.ts';
+import { lookupGazetteer } from './gazetteer.ts';
+import { lookupRegion } from './regions.ts';
+
+test('catalogue: four places from the manifests, Cambridge live_unavailable until imported, the others planned', async () => {
+  const t = await createTestDb();
+  try {
+    const ctx = testCtx(t.db);
+    await ensureCatalogue(ctx);
+    await ensureCatalogue(ctx); // idempotent
+    const places = await listPlaces(ctx);
+    assert.deepEqual(places.map((p) => p.geoDivisionId).sort(), ['CA-BC:saanich', 'US-IL:chicago', 'US-MA:cambridge', 'US-TX:paradise']);
+    const cam = await getPlace(ctx, 'US-MA:cambridge');
+    assert.equal(cam?.status, 'live_unavailable');
+    assert.equal(cam?.importedAt, null);
+    assert.equal(cam?.rulesFile, 'places/cambridge-ma/rules.json');
+    assert.ok(cam?.layers.some((l) => l.layer === 'parcels' && l.licence === 'ODC-PDDL-1.0' && l.features === null));
+    assert.equal((await getPlace(ctx, 'CA-BC:saanich'))?.status, 'planned_not_live');
+    assert.match((await getPlace(ctx, 'CA-BC:saanich'))?.layers[0]?.attribution ?? '', /Open Government Licence – District of Saanich/);
+    assert.equal((await findPlacesByName(ctx, 'city of CAMBRIDGE', 'Massachusetts')).length, 1);
+    assert.equal((await findPlacesByName(ctx, 'Cambridge', 'ON')).length, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+test('resolvePlace: catalogue, then gazetteer, then unknown with a reason', async () => {
+  const t = await createTestDb();
+  try {
+    const ctx = testCtx(t.db);
+    await ensureCatalogue(ctx);
+    const q = (city: string | null, region: string | null, country: 'US' | 'CA' | null = null, postcode: string | null = null) => resolvePlace(ctx, { city, region, country, postcode });
+
+    const cam = await q('Cambridge', 'MA');
+    assert.equal(cam.kind, 'place');
+    assert.equal(cam.kind === 'place' && cam.place.geoDivisionId, 'US-MA:cambridge');
+    const sa = await q('Saanich', 'British Columbia', 'CA');
+    assert.equal(sa.kind === 'place' && sa.place.status, 'planned_not_live');
+    const chi = await q('chicago', 'il');
+    assert.equal(chi.kind === 'place' && chi.place.geoDivisionId, 'US-IL:chicago');
+
+    // Known cities without data: the gazetteer.
+    const sp = await q('Springfield', 'IL');
+    assert.deepEqual(sp, { kind: 'gazetteer', name: 'Springfield', region: 'IL', country: 'US' });
+    const on = await q('Cambridge', 'ON');
+    assert.deepEqual(on, { kind: 'gazetteer', name: 'Cambridge', region: 'ON', country: 'CA' });
+    const mtl = await q('Montreal', 'QC');
+    assert.equal(mtl.kind, 'gazetteer');
+
+    // Unknown: a city that is not in that state, a region that does not exist, nothing at all.
+    const none = await q('Zzyzxville', 'MA');
+    assert.equal(none.kind, 'unknown');
+    assert.match(none.kind === 'unknown' ? none.reason : '', /Massachusetts/);
+    assert.equal((await q('Cambridge', 'Narnia')).kind, 'unknown');
+    assert.equal((await q('Boston', 'BC', 'US')).kind, 'unknown');
+    assert.equal((await q(null, null)).kind, 'unknown');
+  } finally {
+    await t.close();
+  }
+});
+
+test('gazetteer and regions: codes, names and postcodes', () => {
+  assert.equal(lookupRegion('Québec')?.code, 'QC');
+  assert.equal(lookupRegion('CA')?.country, 'US'); // California, not Canada
+  assert.equal(lookupRegion('US-MA')?.name, 'Massachusetts');
+  assert.equal(lookupGazetteer('Chicago')?.region, 'IL');
+  assert.equal(lookupGazetteer('Paradise', 'TX')?.name, 'Paradise'); // below GeoNames' 1,000 line: from the catalogue
+  assert.equal(lookupGazetteer('Nowhere Special', 'TX'), null);
+  assert.equal(postcodeCountry('02139'), 'US');
+  assert.equal(postcodeCountry('V8X 2W9'), 'CA');
+  assert.equal(postcodeCountry('hello'), null);
+});
+
+test('resolvePlace and findPlaceByPoint on imported Cambridge: postcodes from the centrelines, the city boundary', async () => {
+  const { createPlacesDb } = await import('../../test/support/harness.ts');
+  const { findPlaceByPoint } = await import('./catalogue.ts');
+  const t = await createPlacesDb(['cambridge-ma']);
+  try {
+    const ctx = testCtx(t.db);
+    const byZip = await resolvePlace(ctx, { city: null, region: 'MA', country: 'US', postcode: '02139' });
+    assert.equal(byZip.kind === 'place' && byZip.place.geoDivisionId, 'US-MA:cambridge');
+    assert.equal(byZip.kind === 'place' && byZip.place.status, 'live');
+    // A city named elsewhere wins over a Cambridge ZIP.
+    const som = await resolvePlace(ctx, { city: 'Somerville', region: 'MA', country: 'US', postcode: '02139' });
+    assert.equal(som.kind, 'gazetteer');
+    // Harvard Square is inside the boundary; Davis Square (Somerville) is inside the bbox but not the city.
+    assert.equal((await findPlaceByPoint(ctx, -71.1189, 42.3736))?.geoDivisionId, 'US-MA:cambridge');
+    assert.equal(await findPlaceByPoint(ctx, -71.1222, 42.3967), null);
+    const chi = await resolvePlace(ctx, { city: 'Chicago', region: 'IL', country: 'US', postcode: null });
+    assert.equal(chi.kind === 'place' && chi.place.status, 'planned_not_live', 'the whole catalogue is in an imported database');
+  } finally {
+    await t.close();
+  }
+});

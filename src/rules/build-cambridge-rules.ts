@@ -1,0 +1,262 @@
+// Generates places/cambridge-ma/rules.json (output committed). Run:
+//   node --import tsx src/rules/build-cambridge-rules.ts
+// Source: /work/shared/data/cambridge-ma/RULES-FACTS.md, the only Cambridge rules source. It says
+// no value was read from the ordinance itself (city news releases, notices and secondary accounts),
+// so nothing here is cited: values are at best unverified_default with a note naming the source,
+// districts with their own article are site_specific_schedule, and pre-2025 (stale) values are never
+// served. Source ids (S1 ...) are those of RULES-FACTS.md.
+import fs from 'node:fs';
+import path from 'node:path';
+import { placeRulesSchema, type DistrictRules, type RuleValue, type StandardKey, type UseRule, type OverlayRules, type PlaceRules } from './rules-schema.ts';
+
+const S = {
+  S1: 'CDD news release "Zoning for multifamily housing citywide" (Feb 2025, reporting adoption on Feb 10, 2025): https://cambridgema.gov/News/detail?path=%2Fsitecore%2Fcontent%2Fhome%2Fcdd%2Fnews%2F2025%2F2%2Fzoningformultifamilyhousingcitywide',
+  S2: 'CDD project page "Zoning for Multifamily Housing" (Jan 2025): https://www.cambridgema.gov/CDD/Projects/Zoning/multifamilyhousing',
+  S3: 'Ordinance Committee notice, multifamily petitions (Dec 4, 2024, petition intent): https://cambridgema.gov/citycalendar/view.aspx?guid=5a4270eec00949399d6eb56c528e55b9',
+  S5: "Councillor Patty Nolan's account (2025, secondary): https://pattynolan.org/issues-zoning/",
+  S6: 'Cambridge Review, Ordinance Committee of Jan 16, 2025 (secondary): https://cambridgereview.org/ordinance-committee-meeting-housing-16th-2024/',
+  S7: 'BiggerPockets forum post (2025, secondary, low weight): https://biggerpockets.com/forums/888/topics/1233616-abolition-of-single-family-zoning-could-this-spread-to-all-areas-of-boston',
+  S10: 'A Better Cambridge (Feb 2025, advocacy): https://www.abettercambridge.org/cambridge_ends_exclusionary_zoning',
+};
+const NOT_ORDINANCE = 'Not read from the Zoning Ordinance (Art. 5.000 table not seen); check it before relying on it.';
+
+const unverified = (value: number | null, note: string, condition?: string): RuleValue => ({
+  status: 'unverified_default',
+  value,
+  ...(condition ? { condition } : {}),
+  note: `${note} ${NOT_ORDINANCE}`,
+});
+const notFound = (note: string): RuleValue => ({ status: 'not_extracted', note });
+
+const RES_YARD_CONDITION =
+  'with some exceptions: S6 calls the rule "contextual" and says townhouses are excluded; S5 mentions exceptions for row houses. Exact rule text not seen.';
+
+const C1: Partial<Record<StandardKey, RuleValue>> = {
+  maxHeightFt: unverified(
+    45,
+    `Base height for residential developments per S1, ${S.S1}.`,
+    'residential developments; S1 reports up to 74 ft / 6 stories if 20% of residential units are inclusionary and the lot is at least 5,000 sq ft, and S2 up to 9 stories for Affordable Housing Overlay (100% affordable) projects',
+  ),
+  maxHeightStoreys: unverified(
+    4,
+    `Base height for residential developments per S1, ${S.S1}.`,
+    'residential developments; up to 6 stories with 20% inclusionary units on a lot of at least 5,000 sq ft (S1); 9 stories under the Affordable Housing Overlay (S2)',
+  ),
+  maxFar: unverified(
+    null,
+    `S1 reports that the amendments removed "the amount of floor area" limit (${S.S1}); S7 says FAR limits for residential properties were removed (${S.S7}). Whether non-residential uses keep a FAR in C-1 was not found.`,
+    'residential',
+  ),
+  minLotAreaSqft: unverified(null, `S1 reports that minimum lot sizes were removed (${S.S1}); S7 agrees.`),
+  minLotAreaPerUnitSqft: unverified(null, `S1 reports that limits on the number of housing units were removed (${S.S1}); S7 says minimum lot area per dwelling unit was removed.`),
+  minLotWidthFt: unverified(null, `Only S7 (a forum post, low weight) says lot width restrictions were removed: ${S.S7}.`),
+  minFrontYardFt: unverified(10, `A councillor's account of the adopted compromise, S5: ${S.S5}. Exact rule text not seen.`),
+  minSideYardFt: unverified(5, `S2: "minimum five-foot side and rear yard setbacks in all residential districts, with some exceptions" (${S.S2}).`, RES_YARD_CONDITION),
+  minRearYardFt: unverified(5, `S2: "minimum five-foot side and rear yard setbacks in all residential districts, with some exceptions" (${S.S2}).`, RES_YARD_CONDITION),
+  minOpenSpacePct: unverified(30, `Private open space ratio per a councillor's account only, S5 (${S.S5}); its basis (e.g. % of lot area) is not confirmed.`),
+  maxLotCoveragePct: notFound('No source gave a maximum lot coverage for C-1 (RULES-FACTS.md §1).'),
+};
+
+const OTHER_RES: Partial<Record<StandardKey, RuleValue>> = {
+  minSideYardFt: unverified(
+    5,
+    `S2 says the 5-ft side and rear yard applies in "all residential districts", which would include this district, but no source gave the rule as it applies here (${S.S2}).`,
+    `if S2's "all residential districts" covers this district; ${RES_YARD_CONDITION}`,
+  ),
+  minRearYardFt: unverified(
+    5,
+    `S2 says the 5-ft side and rear yard applies in "all residential districts", which would include this district, but no source gave the rule as it applies here (${S.S2}).`,
+    `if S2's "all residential districts" covers this district; ${RES_YARD_CONDITION}`,
+  ),
+};
+
+const multifamilyUses = (): UseRule[] => [
+  {
+    use: 'multifamily dwelling',
+    permission: 'as_of_right',
+    status: 'unverified_default',
+    note: `As of right in every district except Open Space: petition intent (S3, ${S.S3}); S1 (adopted, Feb 2025) says "allow"; S10 says "by right" (${S.S10}). Art. 4.000 row not seen.`,
+  },
+  {
+    use: 'townhouse',
+    permission: 'as_of_right',
+    status: 'unverified_default',
+    note: `As of right in every district except Open Space: petition intent (S3, ${S.S3}); the adopted version is confirmed only by S7 (secondary). Art. 4.000 row not seen.`,
+  },
+  { use: 'other uses', permission: 'unknown', status: 'not_extracted', note: 'The Art. 4.000 use table was not seen; other uses were not extracted.' },
+];
+
+interface Spec {
+  codes: string[];
+  name: (code: string) => string;
+  governedBy?: string;
+  note: string;
+  standards?: Partial<Record<StandardKey, RuleValue>>;
+  siteSpecific?: boolean;
+  uses?: UseRule[];
+}
+
+const SPECS: Spec[] = [
+  {
+    codes: ['C-1'],
+    name: () => 'Residence C-1',
+    note: 'The Feb 10, 2025 amendments put almost all former Residence A-1, A-2, B and C areas into C-1 (S1). Pre-2025 values for those districts are stale and not served.',
+    standards: C1,
+  },
+  {
+    codes: ['C-1A', 'C-2', 'C-2A', 'C-2B', 'C-3', 'C-3A', 'C-3B'],
+    name: (c) => `Residence ${c}`,
+    note: 'No post-2025 dimensional value was found for this district (RULES-FACTS.md §2); the 2025 petition amended Art. 5.000 (S3). Pre-2025 values are stale and not served.',
+    standards: OTHER_RES,
+  },
+  {
+    codes: ['MAS-6', 'MAS-12', 'MAS-12A', 'MAS-18'],
+    name: (c) => `Massachusetts Avenue ${c}`,
+    note: 'Massachusetts Avenue district ordained Dec 22, 2025. Sources give a corridor maximum of 12 stories and 18 stories by PUD special permit in Porter Square (PUD-POR), but which MAS district gets 6, 12 or 18 stories was not confirmed, and no height in feet, FAR, lot or yard value was found (RULES-FACTS.md §3).',
+  },
+  {
+    codes: ['CAM-6', 'CAM-10', 'CAM-12'],
+    name: (c) => `Cambridge Street ${c}`,
+    note: 'Cambridge Street district on the 2026 map; its adoption date and adopted text were not found. Sources give only proposal-stage heights (6 to 8 stories with active ground floors, 12 near Webster Ave/Windsor St) (RULES-FACTS.md §4).',
+  },
+  {
+    codes: ['BA', 'BA-1', 'BA-2', 'BA-3', 'BA-4', 'BB', 'BB-1', 'BB-2'],
+    name: (c) => `Business ${c.slice(1)}`,
+    note: 'No dimensional value, current or usable pre-2025, was found for business districts (RULES-FACTS.md §5).',
+  },
+  {
+    codes: ['O-1', 'O-2', 'O-2A', 'O-3', 'O-3A'],
+    name: (c) => `Office ${c.slice(2)}`,
+    note: 'No dimensional value, current or usable pre-2025, was found for office districts (RULES-FACTS.md §5).',
+  },
+  {
+    codes: ['IA', 'IA-1', 'IA-2', 'IB', 'IB-1', 'IB-2'],
+    name: (c) => `Industry ${c.slice(1)}`,
+    note: 'No dimensional value, current or usable pre-2025, was found for industry districts (RULES-FACTS.md §5).',
+  },
+  {
+    codes: ['OS'],
+    name: () => 'Open Space',
+    note: 'No dimensional value was found for Open Space (RULES-FACTS.md §6).',
+    uses: [
+      {
+        use: 'multifamily dwelling',
+        permission: 'prohibited',
+        status: 'unverified_default',
+        note: `S1 says "all districts (except open space) are zoned to allow multifamily housing" (${S.S1}). Art. 4.000 row not seen.`,
+      },
+      { use: 'other uses', permission: 'unknown', status: 'not_extracted', note: 'The Art. 4.000 use table was not seen; other uses were not extracted.' },
+    ],
+  },
+  ...['SD-1', 'SD-2', 'SD-3', 'SD-4', 'SD-4A', 'SD-5', 'SD-6', 'SD-7', 'SD-8', 'SD-8A', 'SD-9', 'SD-10(F)', 'SD-10(H)', 'SD-11', 'SD-12', 'SD-13', 'SD-14', 'SD-15'].map(
+    (code): Spec => ({
+      codes: [code],
+      name: (c) => `Special District ${c.slice(3)}`,
+      governedBy: 'Art. 17.000 (Special Business, Office and Industrial Districts)',
+      note: 'Governed by Art. 17.000, not by the Art. 5.000 tables; its dimensional values were not found (RULES-FACTS.md §6).',
+      siteSpecific: true,
+    }),
+  ),
+  {
+    codes: ['MXD'],
+    name: () => 'Mixed Use Development District: Cambridge Center',
+    governedBy: 'Art. 14.000',
+    note: 'Governed by Art. 14.000; values not found (RULES-FACTS.md §6).',
+    siteSpecific: true,
+  },
+  {
+    codes: ['ASD'],
+    name: () => 'Ames Street District (within MXD)',
+    governedBy: 'Art. 14.000',
+    note: 'Within MXD, governed by Art. 14.000 (per a 2022 district list); values not found.',
+    siteSpecific: true,
+  },
+  {
+    codes: ['CRDD'],
+    name: () => 'Cambridgeport Revitalization Development District',
+    governedBy: 'Art. 15.000',
+    note: 'Governed by Art. 15.000; values not found (RULES-FACTS.md §6).',
+    siteSpecific: true,
+  },
+  {
+    codes: ['NP'],
+    name: () => 'North Point Residence, Office and Business District',
+    governedBy: 'Art. 16.000',
+    note: 'Governed by Art. 16.000; values not found (RULES-FACTS.md §6).',
+    siteSpecific: true,
+  },
+];
+
+const OVERLAYS: Record<string, OverlayRules> = {
+  ...Object.fromEntries(
+    ['PUD-1', 'PUD-2', 'PUD-3', 'PUD-3A', 'PUD-4', 'PUD-4A', 'PUD-4B', 'PUD-4C', 'PUD-5', 'PUD-6', 'PUD-KS', 'PUD-CDK'].map((c) => [
+      c,
+      {
+        name: `Planned Unit Development ${c}`,
+        governedBy: 'Arts. 12.000 (PUD procedure) and 13.000 (PUD districts)',
+        note: 'Base-district rules apply unless a PUD special permit is used; PUD values not found.',
+      },
+    ]),
+  ),
+  'PUD-7': { name: 'Planned Unit Development PUD-7', governedBy: 'Sec. 13.90', note: 'Base-district rules apply unless a PUD special permit is used.' },
+  'PUD-8': { name: 'Planned Unit Development PUD-8', governedBy: 'Sec. 13.100', note: 'Created in 2019 (CRT 2019 #78); base-district rules apply unless a PUD special permit is used.' },
+  'PUD-POR': {
+    name: 'Porter Square Planned Unit Development overlay',
+    note: 'Sources report up to 18 residential stories by PUD special permit, in exchange for open space, retail and community benefits (S4, S12, S14); the governing section was not seen.',
+  },
+  MXR: { name: 'Mixed Use Residential', governedBy: 'Sec. 20.20' },
+  'AOD-Q': { name: 'AOD-Q', governedBy: 'Sec. 20.1100', note: 'Ord. 2023-5.' },
+  'AOD-5': { name: 'AOD-5', note: 'Governing section not found.' },
+  'AOD-6': { name: 'AOD-6', note: 'Governing section not found.' },
+  'Harvard Square': { name: 'Harvard Square Overlay District', governedBy: 'Sec. 20.50' },
+  'Central Square': { name: 'Central Square Overlay District', governedBy: 'Sec. 20.300' },
+  'Mass and Main Residential Mixed Income Subdistrict': { name: 'Mass and Main Residential Mixed Income Subdistrict', governedBy: 'Sec. 20.307' },
+  Parkway: { name: 'Parkway Overlay District', governedBy: 'Sec. 20.60' },
+  'Concord Avenue Parkway Subdistrict': { name: 'Concord Avenue Parkway Subdistrict', governedBy: 'Sec. 20.69' },
+  'Memorial Drive': { name: 'Memorial Drive Overlay District', governedBy: 'Sec. 20.80' },
+  'Mixed Use Residential': { name: 'Mixed Use Residential Overlay District', governedBy: 'Sec. 20.20' },
+  'Eastern Cambridge Housing Overlay (ECHO)': { name: 'Eastern Cambridge Housing Overlay (ECHO)', governedBy: 'Sec. 20.40' },
+  'Prospect Street': { name: 'Prospect Street Overlay District', governedBy: 'Sec. 20.200' },
+  Pathway: { name: 'Pathway Overlay District', governedBy: 'Sec. 20.400' },
+  'Lesley Porter': { name: 'Lesley Porter Overlay District', governedBy: 'Sec. 20.500' },
+  'Basement Housing': { name: 'Basement Housing Overlay District', governedBy: 'Sec. 20.600' },
+  'Grand Junction Pathway': { name: 'Grand Junction Pathway Overlay District', governedBy: 'Sec. 20.1000' },
+  'East Cambridge Community Enhancement (ECCE)': { name: 'East Cambridge Community Enhancement (ECCE)', governedBy: 'Sec. 20.1200', note: 'Ord. 2025-10.' },
+  'Hammond and Gorham Streets Transition': { name: 'Hammond and Gorham Streets Transition', governedBy: 'Sec. 20.11' },
+  'Kirkland Place Transition': { name: 'Kirkland Place Transition', governedBy: 'Sec. 20.12' },
+};
+
+export function buildCambridgeRules(): PlaceRules {
+  const districts: Record<string, DistrictRules> = {};
+  for (const spec of SPECS)
+    for (const code of spec.codes)
+      districts[code] = {
+        name: spec.name(code),
+        ...(spec.governedBy ? { governedBy: spec.governedBy } : {}),
+        note: spec.note,
+        standards: spec.standards ?? {},
+        otherStandards: spec.siteSpecific
+          ? { status: 'site_specific_schedule', note: `District ${code} is governed by ${spec.governedBy}, not by the Art. 5.000 tables; the value was not extracted from it.` }
+          : { status: 'not_extracted', note: `No current (2025 or later) value was found for ${code} in any source read (RULES-FACTS.md); pre-2025 values are stale and not served.` },
+        uses: spec.uses ?? multifamilyUses(),
+      };
+  return placeRulesSchema.parse({
+    slug: 'cambridge-ma',
+    country: 'US',
+    bylaw: { name: 'Cambridge Zoning Ordinance', url: 'https://cambridgema.gov/CDD/zoninganddevelopment/Zoning/Ordinance', date: 'as amended Feb 10, 2025 and Dec 22, 2025 (per city notices; the text itself was not read)' },
+    notes: [
+      'No Cambridge value was read from the Zoning Ordinance itself: values come from city news releases, notices and secondary accounts (unverified_default, source named) or were not found (not_extracted).',
+      'Citywide Affordable Housing Overlay (Sec. 11.207, not mapped) may allow more height for 100% affordable projects.',
+    ],
+    overlays: OVERLAYS,
+    districts,
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rules = buildCambridgeRules();
+  const out = path.resolve(import.meta.dirname, '../../places/cambridge-ma/rules.json');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(rules, null, 2) + '\n');
+  console.log(`wrote ${out}: ${Object.keys(rules.districts).length} districts`);
+}

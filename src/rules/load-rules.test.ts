@@ -1,0 +1,144 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadPlaceRules, findDistrict, PLACES_DIR, RulesFileError } from './load-rules.ts';
+import { buildChicagoRules } from './build-chicago-rules.ts';
+import { buildSaanichRules } from './build-saanich-rules.ts';
+import { buildCambridgeRules } from './build-cambridge-rules.ts';
+import type { PlaceRules } from './rules-schema.ts';
+
+const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
+const PLACES = ['cambridge-ma', 'chicago-il', 'saanich-bc', 'paradise-tx'];
+
+function tmpPlaces(slug: string, rules: unknown): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-rules-'));
+  fs.mkdirSync(path.join(dir, slug));
+  fs.writeFileSync(path.join(dir, slug, 'rules.json'), typeof rules === 'string' ? rules : JSON.stringify(rules));
+  return dir;
+}
+
+function allValues(rules: PlaceRules) {
+  return Object.entries(rules.districts).flatMap(([code, d]) => [
+    ...Object.entries(d.standards).map(([k, v]) => ({ code, key: k, status: v!.status })),
+    ...d.uses.map((u) => ({ code, key: u.use, status: u.status })),
+  ]);
+}
+
+test('the four places load and validate, and loads are cached', async () => {
+  for (const slug of PLACES) {
+    const r = await loadPlaceRules(slug, { sourceDir: SOURCE_DIR });
+    assert.equal(r.slug, slug);
+    assert.ok(r.bylaw.name && r.bylaw.url && r.bylaw.date);
+    assert.ok(Object.keys(r.districts).length > 0, `${slug} has districts`);
+    assert.equal(await loadPlaceRules(slug, { sourceDir: SOURCE_DIR }), r, 'same object from the cache');
+  }
+});
+
+test('Cambridge: nothing is cited (no value was read from the ordinance); every layer district is present', async () => {
+  const r = await loadPlaceRules('cambridge-ma', { sourceDir: SOURCE_DIR });
+  const values = allValues(r);
+  for (const v of values) assert.ok(['unverified_default', 'not_extracted', 'site_specific_schedule'].includes(v.status), `${v.code} ${v.key}: ${v.status}`);
+  const layer = JSON.parse(fs.readFileSync(path.join(SOURCE_DIR, 'cambridge-ma/CDD/Zoning_Districts/CDD_ZoningDistricts.geojson'), 'utf8')) as {
+    features: { properties: { ZONE_TYPE: string } }[];
+  };
+  for (const f of layer.features) assert.ok(findDistrict(r, f.properties.ZONE_TYPE), `district ${f.properties.ZONE_TYPE}`);
+  // Pre-2025 values (RULES-FACTS.md §8) are stale and never served.
+  const c1 = r.districts['C-1']!.standards;
+  assert.notEqual(c1.maxHeightFt!.value, 35);
+  assert.equal(c1.minLotAreaPerUnitSqft!.value, null);
+  assert.equal(c1.maxFar!.value, null);
+  assert.equal(r.districts['IA-1']!.standards.maxFar, undefined);
+  assert.equal(r.districts['SD-1']!.otherStandards!.status, 'site_specific_schedule');
+  assert.equal(r.districts['SD-1']!.governedBy?.startsWith('Art. 17.000'), true);
+  for (const d of Object.values(r.districts))
+    for (const s of Object.values(d.standards)) if (s!.status === 'unverified_default') assert.match(s!.note!, /https?:\/\//, 'the source is named');
+});
+
+test('Chicago: cited values carry an ordinance section; layer codes map through aliases and patterns', async () => {
+  const r = await loadPlaceRules('chicago-il', { sourceDir: SOURCE_DIR });
+  for (const d of Object.values(r.districts))
+    for (const s of Object.values(d.standards))
+      if (s!.status === 'cited' || s!.status === 'no_limit_in_bylaw') assert.match(s!.citation!.section, /^17-\d+-\d{4}/);
+  assert.equal(r.districts['B1-1']!.standards.maxFar!.value, 1.2);
+  assert.equal(r.districts['RS-3']!.standards.maxFar!.status, 'unverified_default');
+  assert.equal(findDistrict(r, 'PD 991')?.code, 'PD');
+  assert.equal(findDistrict(r, 'PMD 3')?.code, 'PMD');
+  assert.equal(findDistrict(r, 'RM4.5')?.code, 'RM-4.5');
+  assert.equal(findDistrict(r, 'RT-4.5'), null);
+  assert.equal(r.districts.PD!.otherStandards!.status, 'site_specific_schedule');
+});
+
+test('Saanich: every zone TYPE of the layer, not_extracted, with its bylaw page as where to read', async () => {
+  const r = await loadPlaceRules('saanich-bc', { sourceDir: SOURCE_DIR });
+  assert.equal(Object.keys(r.districts).length, 155);
+  const d = r.districts['RS-6']!;
+  assert.equal(d.otherStandards!.status, 'not_extracted');
+  assert.match(d.sourceUrl!, /zone8200\.pdf#page=\d+$/);
+  assert.match(d.otherStandards!.note!, /zone8200\.pdf#page=/);
+});
+
+test('Paradise: districts come from the OZFS feed at load time', async () => {
+  const r = await loadPlaceRules('paradise-tx', { sourceDir: SOURCE_DIR });
+  assert.deepEqual(Object.keys(r.districts).sort(), ['A', 'B-1', 'I-1', 'I-2', 'MU', 'R-1', 'R-2']);
+  assert.deepEqual(r.districts['R-1']!.standards.maxHeightFt, {
+    status: 'cited',
+    value: 35,
+    citation: r.districts['R-1']!.standards.maxHeightFt!.citation,
+    note: r.districts['R-1']!.standards.maxHeightFt!.note,
+  });
+  assert.equal(r.districts.A!.standards.minLotAreaSqft!.value, 87120, '2 acres in sq ft');
+  assert.ok(r.districts['R-2']!.standards.minLotAreaSqft!.tiers);
+  await assert.rejects(loadPlaceRules('paradise-tx', { sourceDir: fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-nosrc-')) }), (e: Error) => {
+    assert.ok(e instanceof RulesFileError);
+    assert.match(e.message, /Paradise\.zoning/);
+    return true;
+  });
+});
+
+test('committed rules files are what their generators produce', () => {
+  const read = (slug: string) => JSON.parse(fs.readFileSync(path.join(PLACES_DIR, slug, 'rules.json'), 'utf8'));
+  assert.deepEqual(read('chicago-il'), JSON.parse(JSON.stringify(buildChicagoRules(SOURCE_DIR).rules)));
+  assert.deepEqual(read('saanich-bc'), JSON.parse(JSON.stringify(buildSaanichRules(SOURCE_DIR))));
+  assert.deepEqual(read('cambridge-ma'), JSON.parse(JSON.stringify(buildCambridgeRules())));
+});
+
+test('a bad rules file fails with a message naming the path and the field', async () => {
+  const good = JSON.parse(fs.readFileSync(path.join(PLACES_DIR, 'cambridge-ma', 'rules.json'), 'utf8'));
+
+  const cited = structuredClone(good);
+  cited.districts['C-1'].standards.maxHeightFt = { status: 'cited', value: 45 };
+  const dir1 = tmpPlaces('cambridge-ma', cited);
+  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: dir1 }), (e: Error) => {
+    assert.ok(e instanceof RulesFileError);
+    assert.ok(e.message.includes(path.join(dir1, 'cambridge-ma', 'rules.json')), e.message);
+    assert.match(e.message, /districts\.C-1\.standards\.maxHeightFt\.citation: cited needs a citation/);
+    return true;
+  });
+
+  const zero = structuredClone(good);
+  zero.districts.BA.standards.maxFar = { status: 'not_extracted', value: 0 };
+  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: tmpPlaces('cambridge-ma', zero) }), /districts\.BA\.standards\.maxFar\.value: not_extracted carries value null/);
+
+  const typo = structuredClone(good);
+  typo.districts.BA.standards.maxHieght = { status: 'not_extracted' };
+  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: tmpPlaces('cambridge-ma', typo) }), /districts\.BA\.standards.*maxHieght/);
+
+  const schedule = structuredClone(good);
+  delete schedule.districts['SD-1'].governedBy;
+  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: tmpPlaces('cambridge-ma', schedule) }), /districts\.SD-1\.governedBy/);
+
+  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: tmpPlaces('cambridge-ma', '{ not json') }), /is not valid JSON/);
+  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: tmpPlaces('chicago-il', good) }), /Cannot read rules file .*cambridge-ma.*rules\.json: ENOENT/);
+  await assert.rejects(loadPlaceRules('chicago-il', { placesDir: tmpPlaces('chicago-il', good) }), /slug: "cambridge-ma" does not match the folder "chicago-il"/);
+  await assert.rejects(loadPlaceRules('../etc', {}), /Not a place slug/);
+});
+
+test('a failed load is not cached: fixing the file fixes the load', async () => {
+  const good = JSON.parse(fs.readFileSync(path.join(PLACES_DIR, 'saanich-bc', 'rules.json'), 'utf8'));
+  const dir = tmpPlaces('saanich-bc', '{}');
+  await assert.rejects(loadPlaceRules('saanich-bc', { placesDir: dir }), /slug/);
+  fs.writeFileSync(path.join(dir, 'saanich-bc', 'rules.json'), JSON.stringify(good));
+  assert.equal((await loadPlaceRules('saanich-bc', { placesDir: dir })).slug, 'saanich-bc');
+});

@@ -1,0 +1,110 @@
+// Loads and validates a place's rules file (places/<slug>/rules.json), cached per file and source
+// directory. A place whose rules come from an OZFS feed has its districts read from that feed here.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { z } from 'zod';
+import { SitelineError } from '../core/errors.ts';
+import { loadConfig } from '../config.ts';
+import { placeRulesSchema, districtRulesSchema, type PlaceRules, type DistrictRules } from './rules-schema.ts';
+import { ozfsToDistricts, ozfsZoningSchema } from './ozfs-rules.ts';
+
+export type { PlaceRules, DistrictRules } from './rules-schema.ts';
+
+/** The repository's places directory (one folder per place slug). */
+export const PLACES_DIR = path.resolve(import.meta.dirname, '../../places');
+
+export class RulesFileError extends SitelineError {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super('internal', message, { file });
+    this.name = 'RulesFileError';
+  }
+}
+
+export interface LoadRulesOptions {
+  /** Where place source files are read from (default: config.sourceDir). */
+  sourceDir?: string;
+  /** Where the places folders are (default: the repository's places/). */
+  placesDir?: string;
+}
+
+const cache = new Map<string, Promise<PlaceRules>>();
+
+function describeIssues(file: string, error: z.ZodError): string {
+  const lines = error.issues.slice(0, 10).map((i) => `  ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+  const more = error.issues.length > 10 ? `\n  ... and ${error.issues.length - 10} more` : '';
+  return `Invalid rules file ${file}:\n${lines.join('\n')}${more}`;
+}
+
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    throw new RulesFileError(file, `Cannot read rules file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new RulesFileError(file, `Rules file ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+async function load(slug: string, placesDir: string, sourceDir: string | undefined): Promise<PlaceRules> {
+  if (!/^[a-z0-9-]+$/.test(slug)) throw new SitelineError('bad_input', `Not a place slug: ${JSON.stringify(slug)}`);
+  const file = path.join(placesDir, slug, 'rules.json');
+  const parsed = placeRulesSchema.safeParse(await readJson(file));
+  if (!parsed.success) throw new RulesFileError(file, describeIssues(file, parsed.error));
+  const rules = parsed.data;
+  if (rules.slug !== slug) throw new RulesFileError(file, `Invalid rules file ${file}:\n  slug: "${rules.slug}" does not match the folder "${slug}"`);
+  if (rules.ozfs) {
+    if (!sourceDir) throw new RulesFileError(file, `Rules file ${file} reads ${rules.ozfs.file}, but no source directory is configured (SITELINE_SOURCE_DIR)`);
+    const ozfsFile = path.join(sourceDir, rules.ozfs.file);
+    const doc = ozfsZoningSchema.safeParse(await readJson(ozfsFile));
+    if (!doc.success) throw new RulesFileError(ozfsFile, describeIssues(ozfsFile, doc.error).replace('Invalid rules file', 'Invalid OZFS file'));
+    const fromFeed = ozfsToDistricts(doc.data, rules.ozfs);
+    for (const [code, d] of Object.entries(fromFeed)) {
+      const check = districtRulesSchema.safeParse(d);
+      if (!check.success) throw new RulesFileError(ozfsFile, describeIssues(`${ozfsFile} (district ${code})`, check.error));
+    }
+    // Districts written in the rules file itself take precedence over the feed's.
+    rules.districts = { ...fromFeed, ...rules.districts };
+    for (const [code, target] of Object.entries(rules.aliases))
+      if (!(target in rules.districts)) throw new RulesFileError(file, `Invalid rules file ${file}:\n  aliases.${code}: alias target "${target}" is not a district`);
+  }
+  return rules;
+}
+
+/** The rules of a place, validated (cached; a failed load is not cached). */
+export function loadPlaceRules(slug: string, opts: LoadRulesOptions = {}): Promise<PlaceRules> {
+  const placesDir = path.resolve(opts.placesDir ?? PLACES_DIR);
+  const sourceDir = opts.sourceDir ?? loadConfig().sourceDir;
+  const key = JSON.stringify([slug, placesDir, sourceDir ?? null]);
+  let p = cache.get(key);
+  if (!p) {
+    p = load(slug, placesDir, sourceDir);
+    cache.set(key, p);
+    p.catch(() => cache.delete(key));
+  }
+  return p;
+}
+
+/** Drop cached rules (tests that rewrite a rules file; a reload after editing). */
+export function clearRulesCache(): void {
+  cache.clear();
+}
+
+/** The district of the rules that a zoning-layer code names: exact, alias, then pattern. */
+export function findDistrict(rules: PlaceRules, code: string): { code: string; district: DistrictRules } | null {
+  const exact = rules.districts[code];
+  if (exact) return { code, district: exact };
+  const alias = rules.aliases[code];
+  if (alias && rules.districts[alias]) return { code: alias, district: rules.districts[alias] };
+  for (const p of rules.patterns) {
+    const d = rules.districts[p.district];
+    if (d && new RegExp(p.match).test(code)) return { code: p.district, district: d };
+  }
+  return null;
+}

@@ -1,0 +1,189 @@
+// The shape of a place's rules file (places/<slug>/rules.json), validated with zod at load time.
+// A rules file is written by us, per district; every value carries the status that says where it
+// came from, and the schema refuses the combinations that would overstate a value.
+import { z } from 'zod';
+import { VALUE_STATUSES } from '../core/statuses.ts';
+
+/** Dimensional standards a rules file may state, with the unit each one is stated in. */
+export const STANDARD_UNITS = {
+  maxHeightFt: 'ft',
+  maxHeightStoreys: 'storeys',
+  maxFar: 'ratio',
+  minLotAreaSqft: 'sqft',
+  minLotAreaPerUnitSqft: 'sqft/unit',
+  minLotWidthFt: 'ft',
+  minLotDepthFt: 'ft',
+  minFrontYardFt: 'ft',
+  minSideYardFt: 'ft',
+  minStreetSideYardFt: 'ft',
+  minRearYardFt: 'ft',
+  maxLotCoveragePct: 'percent',
+  minOpenSpacePct: 'percent',
+  maxDensityUnitsPerAcre: 'units/acre',
+  maxUnitsPerLot: 'units',
+} as const;
+
+export type StandardKey = keyof typeof STANDARD_UNITS;
+export const STANDARD_KEYS = Object.keys(STANDARD_UNITS) as StandardKey[];
+
+/** Statuses a rules file may state. The others (derived_from_cited, defaulted, missing) are computed by the envelope. */
+export const RULE_STATUSES = VALUE_STATUSES.filter((s) => s !== 'derived_from_cited' && s !== 'defaulted' && s !== 'missing') as [
+  (typeof VALUE_STATUSES)[number],
+  ...(typeof VALUE_STATUSES)[number][],
+];
+
+export const citationSchema = z.object({
+  section: z.string().min(1),
+  sourceUrl: z.string().url(),
+  date: z.string().min(1),
+  excerpt: z.string().optional(),
+});
+
+/**
+ * One tier of a conditional rule. `when`: conditions that must all hold (expressions over the lot,
+ * or prose, which cannot be evaluated); `values`: value expressions. Several values without `pick`
+ * means the bylaw chooses among them in words, so the tier cannot be resolved.
+ */
+export const tierSchema = z.object({
+  when: z.array(z.string().min(1)),
+  values: z.array(z.string().min(1)).min(1),
+  pick: z.enum(['min', 'max']).optional(),
+});
+
+export const ruleValueSchema = z
+  .object({
+    status: z.enum(RULE_STATUSES),
+    value: z.number().finite().nullable().optional(),
+    citation: citationSchema.optional(),
+    condition: z.string().min(1).optional(),
+    note: z.string().min(1).optional(),
+    /** Conditional tiers, resolved against the lot when the envelope is built. */
+    tiers: z.array(tierSchema).min(1).optional(),
+    /** Multiplier from the tier expressions' unit to the standard's unit (OZFS acres -> sq ft: 43560). */
+    scale: z.number().positive().optional(),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    const bad = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    const hasValue = r.value !== undefined && r.value !== null;
+    if (r.tiers) {
+      if (r.status !== 'cited' && r.status !== 'unverified_default')
+        bad('status', 'a rule with tiers states the status its resolved values take: cited or unverified_default');
+      if (hasValue) bad('value', 'a rule with tiers takes its value from the tiers, not from value');
+    }
+    switch (r.status) {
+      case 'cited':
+      case 'cited_conditional':
+        if (!r.citation) bad('citation', `${r.status} needs a citation (section, sourceUrl, date)`);
+        if (!r.tiers && !hasValue) bad('value', `${r.status} needs a value`);
+        if (r.status === 'cited_conditional' && !r.condition) bad('condition', 'cited_conditional needs the condition');
+        break;
+      case 'no_limit_in_bylaw':
+        if (!r.citation) bad('citation', 'no_limit_in_bylaw is read from the bylaw: it needs a citation');
+        if (hasValue) bad('value', 'no_limit_in_bylaw carries value null');
+        break;
+      case 'unverified_default':
+        if (!r.note) bad('note', 'unverified_default needs a note naming its source');
+        break;
+      case 'conditional_unresolved':
+        if (hasValue) bad('value', 'conditional_unresolved carries value null');
+        if (!r.condition) bad('condition', 'conditional_unresolved needs the condition');
+        break;
+      case 'not_extracted':
+      case 'site_specific_schedule':
+        if (hasValue) bad('value', `${r.status} carries value null: the value is unknown`);
+        break;
+    }
+  });
+
+export const useRuleSchema = z
+  .object({
+    use: z.string().min(1),
+    permission: z.enum(['as_of_right', 'special_permit', 'conditional', 'prohibited', 'unknown']),
+    status: z.enum(RULE_STATUSES),
+    citation: citationSchema.optional(),
+    condition: z.string().min(1).optional(),
+    note: z.string().min(1).optional(),
+  })
+  .strict()
+  .superRefine((u, ctx) => {
+    if ((u.status === 'cited' || u.status === 'cited_conditional') && !u.citation)
+      ctx.addIssue({ code: 'custom', path: ['citation'], message: `${u.status} needs a citation` });
+    if (u.status === 'unverified_default' && !u.note) ctx.addIssue({ code: 'custom', path: ['note'], message: 'unverified_default needs a note naming its source' });
+  });
+
+const standardsShape = Object.fromEntries(STANDARD_KEYS.map((k) => [k, ruleValueSchema.optional()])) as Record<
+  StandardKey,
+  z.ZodOptional<typeof ruleValueSchema>
+>;
+
+export const districtRulesSchema = z
+  .object({
+    name: z.string().min(1),
+    /** The section that governs the district when it has its own schedule (e.g. "Art. 17.000"). */
+    governedBy: z.string().min(1).optional(),
+    /** Where to read this district's rules (e.g. its page of the bylaw). */
+    sourceUrl: z.string().url().optional(),
+    note: z.string().min(1).optional(),
+    standards: z.object(standardsShape).strict(),
+    /** The status (and note) of every standard the district does not list. Default: not_extracted. */
+    otherStandards: ruleValueSchema.optional(),
+    uses: z.array(useRuleSchema),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    const o = d.otherStandards;
+    if (o && o.status !== 'not_extracted' && o.status !== 'site_specific_schedule')
+      ctx.addIssue({ code: 'custom', path: ['otherStandards', 'status'], message: 'otherStandards is not_extracted or site_specific_schedule' });
+    if (o?.status === 'site_specific_schedule' && !d.governedBy)
+      ctx.addIssue({ code: 'custom', path: ['governedBy'], message: 'a district on a site-specific schedule names the governing section' });
+  });
+
+export const overlayRulesSchema = z
+  .object({
+    name: z.string().min(1),
+    governedBy: z.string().min(1).optional(),
+    note: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const placeRulesSchema = z
+  .object({
+    slug: z.string().regex(/^[a-z0-9-]+$/),
+    country: z.enum(['US', 'CA']),
+    bylaw: z.object({ name: z.string().min(1), url: z.string().url(), date: z.string().min(1) }).strict(),
+    notes: z.array(z.string().min(1)).default([]),
+    /** Map codes as they appear in the zoning layer to a district of this file (typos, variants). */
+    aliases: z.record(z.string(), z.string()).default({}),
+    /** Regular expressions over layer codes that map to a district (e.g. "^PD \\d+$" -> "PD"). */
+    patterns: z.array(z.object({ match: z.string().min(1), district: z.string().min(1) }).strict()).default([]),
+    overlays: z.record(z.string(), overlayRulesSchema).default({}),
+    /** When set, districts are read from an OZFS .zoning file at load time (path under the source dir). */
+    ozfs: z
+      .object({ file: z.string().min(1), sourceUrl: z.string().url(), date: z.string().min(1), note: z.string().min(1) })
+      .strict()
+      .optional(),
+    districts: z.record(z.string(), districtRulesSchema),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    for (const [code, target] of Object.entries(p.aliases))
+      if (!(target in p.districts) && !p.ozfs) ctx.addIssue({ code: 'custom', path: ['aliases', code], message: `alias target "${target}" is not a district` });
+    p.patterns.forEach((pat, i) => {
+      try {
+        new RegExp(pat.match);
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['patterns', i, 'match'], message: 'not a valid regular expression' });
+      }
+      if (!(pat.district in p.districts) && !p.ozfs)
+        ctx.addIssue({ code: 'custom', path: ['patterns', i, 'district'], message: `pattern target "${pat.district}" is not a district` });
+    });
+  });
+
+export type Citation = z.infer<typeof citationSchema>;
+export type RuleTier = z.infer<typeof tierSchema>;
+export type RuleValue = z.infer<typeof ruleValueSchema>;
+export type UseRule = z.infer<typeof useRuleSchema>;
+export type DistrictRules = z.infer<typeof districtRulesSchema>;
+export type OverlayRules = z.infer<typeof overlayRulesSchema>;
+export type PlaceRules = z.infer<typeof placeRulesSchema>;

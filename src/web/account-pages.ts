@@ -1,0 +1,89 @@
+// Sign up, sign in, sign out and the account page: plain HTML forms, no JavaScript.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import { sendHtml } from '../http/respond.ts';
+import { createAccount, signIn, PASSWORD_MIN } from '../auth/accounts.ts';
+import { html, page, type Html } from './html.ts';
+import { clientIp, readForm, redirect, safeNext } from './forms.ts';
+import { csrfOk, csrfToken, currentAccount, endSession, startSession } from './web-session.ts';
+
+const NO_STORE = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'" };
+export const PAGE_HEADERS = NO_STORE;
+
+function nextOf(req: IncomingMessage): string {
+  return safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
+}
+
+function credentialsForm(action: string, csrf: string, next: string, submit: string, email = '', autocompletePw = 'current-password'): Html {
+  return html`<form method="post" action="${action}">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="next" value="${next}">
+<label for="email">E-mail</label><input id="email" name="email" type="email" required autocomplete="email" value="${email}">
+<label for="password">Password</label><input id="password" name="password" type="password" required autocomplete="${autocompletePw}">
+<button type="submit">${submit}</button>
+</form>`;
+}
+
+export function csrfFailure(res: ServerResponse): void {
+  sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified (it expired or came from another site). Go back, reload the page and try again.</p>`), NO_STORE);
+}
+
+export function registerAccountPages(router: Router, ctx: AppContext): void {
+  const signInPage = (res: ServerResponse, req: IncomingMessage, status: number, next: string, error?: string, email = '') => {
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+${credentialsForm('/signin', csrf, next, 'Sign in', email)}
+<p>No account yet? <a href="/signup?next=${encodeURIComponent(next)}">Sign up</a></p>`;
+    sendHtml(res, status, page('Sign in', body), NO_STORE);
+  };
+  const signUpPage = (res: ServerResponse, req: IncomingMessage, status: number, next: string, error?: string, email = '') => {
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password')}
+<p>Passwords need at least ${PASSWORD_MIN} characters.</p>
+<p>Already have an account? <a href="/signin?next=${encodeURIComponent(next)}">Sign in</a></p>`;
+    sendHtml(res, status, page('Sign up', body), NO_STORE);
+  };
+
+  router.get('/signin', async (req, res) => signInPage(res, req, 200, nextOf(req)));
+  router.post('/signin', async (req, res) => {
+    const form = await readForm(req);
+    const next = safeNext(form.next);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const result = await signIn(ctx, form.email ?? '', form.password ?? '', clientIp(req));
+    if (!result.ok) {
+      if (result.reason === 'throttled') res.setHeader('retry-after', String(result.retryAfterS));
+      return signInPage(res, req, result.reason === 'throttled' ? 429 : 401, next, result.message, form.email ?? '');
+    }
+    await startSession(ctx, res, result.account);
+    redirect(res, next);
+  });
+
+  router.get('/signup', async (req, res) => signUpPage(res, req, 200, nextOf(req)));
+  router.post('/signup', async (req, res) => {
+    const form = await readForm(req);
+    const next = safeNext(form.next);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const result = await createAccount(ctx, form.email ?? '', form.password ?? '');
+    if (!result.ok) return signUpPage(res, req, result.reason === 'email_taken' ? 409 : 400, next, result.message, form.email ?? '');
+    await startSession(ctx, res, result.account);
+    redirect(res, next);
+  });
+
+  router.post('/signout', async (req, res) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    await endSession(ctx, req, res);
+    redirect(res, '/signin');
+  });
+
+  router.get('/account', async (req, res) => {
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/account');
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`<p>You are signed in as <strong id="signed-in-email">${account.email}</strong>.</p>
+<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`;
+    sendHtml(res, 200, page('Your account', body, { signedInAs: account.email }), NO_STORE);
+  });
+}

@@ -1,0 +1,91 @@
+// The claim page at verification_uri: the human signs in (or up) as the e-mail the agent named, types
+// the 6-digit code the agent shows, and confirms. The code is posted to the service only.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import { sendHtml } from '../http/respond.ts';
+import { completeClaim, findCeremony, type ClaimOutcome } from '../auth/claim-ceremony.ts';
+import { PATHS } from '../auth/endpoints.ts';
+import { html, page, type Html } from './html.ts';
+import { readForm, redirect } from './forms.ts';
+import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
+import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
+import type { Account } from '../auth/accounts.ts';
+
+function stateMessage(outcome: ClaimOutcome): { status: number; body: Html } | undefined {
+  switch (outcome.state) {
+    case 'not_found':
+      return { status: 404, body: html`<p class="error">This claim link is not valid. Ask your agent for a fresh link.</p>` };
+    case 'claimed':
+      return { status: 409, body: html`<p class="ok">This agent has already been linked to an account. Nothing more to do here.</p>` };
+    case 'claim_expired':
+      return { status: 410, body: html`<p class="error">This registration expired. Ask your agent to register again.</p>` };
+    case 'ceremony_expired':
+      return { status: 410, body: html`<p class="error">This code has expired. Ask your agent to restart the claim; it will show you a new link and code.</p>` };
+    case 'locked':
+      return {
+        status: 423,
+        body: html`<p class="error">Too many wrong codes: this claim is locked. Ask your agent to restart the claim; it will show you a new link and code.</p>`,
+      };
+    default:
+      return undefined;
+  }
+}
+
+export function registerClaimPage(router: Router, ctx: AppContext): void {
+  const show = async (req: IncomingMessage, res: ServerResponse, id: string, account: Account, status = 200, error?: string) => {
+    const view = await findCeremony(ctx, id);
+    const terminal = stateMessage(view);
+    if (terminal) return sendHtml(res, terminal.status, page('Link an agent', terminal.body, { signedInAs: account.email }), PAGE_HEADERS);
+    if (view.state !== 'pending') return;
+    const csrf = csrfToken(ctx, req, res);
+    if (view.email.toLowerCase() !== account.email.toLowerCase()) {
+      const body = html`<p class="error" role="alert">You are signed in as ${account.email}, but the agent asked to be linked to a different e-mail address.
+Sign out, then sign in (or sign up) with the address you gave your agent.</p>
+<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`;
+      return sendHtml(res, 403, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
+    }
+    const body = html`<p>An agent asked to act for your account <strong>${account.email}</strong>. Once linked it can use your projects and the gated tools.</p>
+<p>Type the 6-digit code your agent shows you. Never tell the code to anyone else; it is only typed here.</p>
+${error ? html`<p class="error" role="alert" id="claim-error">${error}</p>` : ''}
+<form method="post" action="${PATHS.claimPage}/${id}">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="user_code">Code</label>
+<input id="user_code" name="user_code" class="code" type="text" inputmode="numeric" pattern="[0-9 ]{6,7}" maxlength="7" autocomplete="one-time-code" required>
+<button type="submit" id="confirm">Link this agent</button>
+</form>
+<p>You have ${view.attemptsLeft} attempt(s); the code expires at ${view.expiresAt}.</p>`;
+    sendHtml(res, status, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
+  };
+
+  router.get(PATHS.claimPage, async (_req, res) => {
+    sendHtml(res, 200, page('Link an agent', html`<p>Open the link your agent shows you; it ends in a claim id. Then type the 6-digit code it shows.</p>`), PAGE_HEADERS);
+  });
+
+  router.get(`${PATHS.claimPage}/:id`, async (req, res, params) => {
+    const account = await currentAccount(ctx, req);
+    if (!account) {
+      const view = await findCeremony(ctx, params.id!);
+      const terminal = stateMessage(view);
+      if (terminal) return sendHtml(res, terminal.status, page('Link an agent', terminal.body), PAGE_HEADERS);
+      return redirect(res, `/signin?next=${encodeURIComponent(`${PATHS.claimPage}/${params.id}`)}`);
+    }
+    await show(req, res, params.id!, account);
+  });
+
+  router.post(`${PATHS.claimPage}/:id`, async (req, res, params) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, `/signin?next=${encodeURIComponent(`${PATHS.claimPage}/${params.id}`)}`);
+    const code = (form.user_code ?? '').replace(/\s+/g, '');
+    if (!/^\d{6}$/.test(code)) return show(req, res, params.id!, account, 400, 'The code is six digits.');
+    const outcome = await completeClaim(ctx, params.id!, account, code);
+    if (outcome.state === 'done') {
+      const body = html`<p class="ok" id="claim-done">Done: the agent is now linked to ${account.email}. You can close this page and return to your agent.</p>`;
+      return sendHtml(res, 200, page('Agent linked', body, { signedInAs: account.email }), PAGE_HEADERS);
+    }
+    if (outcome.state === 'wrong_code') return show(req, res, params.id!, account, 400, `That code is not right. ${outcome.attemptsLeft} attempt(s) left.`);
+    await show(req, res, params.id!, account);
+  });
+}

@@ -1,0 +1,93 @@
+// The browser OAuth interaction: sign in with the web account (our own pages), then a consent page
+// naming the client, the resource and the scopes. Allow writes a grant; Deny ends with access_denied.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import { sendHtml } from '../http/respond.ts';
+import type { OAuthServer } from '../auth/oauth-provider.ts';
+import { PATHS } from '../auth/endpoints.ts';
+import { html, page } from './html.ts';
+import { readForm, redirect } from './forms.ts';
+import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
+import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
+
+interface InteractionDetails {
+  uid: string;
+  prompt: { name: string; details: { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> } };
+  params: { client_id: string; scope?: string; resource?: string | string[]; redirect_uri?: string };
+  session?: { accountId?: string };
+  grantId?: string;
+}
+
+function expired(res: ServerResponse): void {
+  sendHtml(
+    res,
+    400,
+    page('Sign-in expired', html`<p class="error">This sign-in request has expired or was already used. Return to your application and start again.</p>`),
+    PAGE_HEADERS,
+  );
+}
+
+export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAuthServer): void {
+  const details = async (req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails | undefined> => {
+    const provider = await oauth.provider();
+    try {
+      return (await provider.interactionDetails(req, res)) as InteractionDetails;
+    } catch {
+      expired(res);
+      return undefined;
+    }
+  };
+
+  router.get(`${PATHS.interaction}/:uid`, async (req, res, params) => {
+    const d = await details(req, res);
+    if (!d) return;
+    const account = await currentAccount(ctx, req);
+    const here = `${PATHS.interaction}/${params.uid}`;
+    if (!account) return redirect(res, `/signin?next=${encodeURIComponent(here)}`);
+    const provider = await oauth.provider();
+    if (d.prompt.name === 'login') {
+      return provider.interactionFinished(req, res, { login: { accountId: account.accountId } }, { mergeWithLastSubmission: false });
+    }
+    if (d.session?.accountId && d.session.accountId !== account.accountId) {
+      // The web session changed hands since the login step: sign in again as the current account.
+      return provider.interactionFinished(req, res, { login: { accountId: account.accountId } }, { mergeWithLastSubmission: false });
+    }
+    const client = await provider.Client.find(d.params.client_id);
+    const clientName: string = client?.clientName ?? d.params.client_id;
+    const scopes = [...new Set([...(d.prompt.details.missingOIDCScope ?? []), ...Object.values(d.prompt.details.missingResourceScopes ?? {}).flat()])];
+    const resources = Object.keys(d.prompt.details.missingResourceScopes ?? {});
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`<p><strong id="client-name">${clientName}</strong> asks to use siteline as <strong>${account.email}</strong>.</p>
+<p>It will be able to: ${scopes.length ? html`<code id="scopes">${scopes.join(' ')}</code>` : 'sign you in'}${
+      resources.length ? html` on <code>${resources.join(', ')}</code>` : ''
+    }. With <code>mcp</code> it can call the gated tools and read and change your projects.</p>
+<p>After you choose, you return to <code>${d.params.redirect_uri ?? ''}</code>.</p>
+<form method="post" action="${here}">
+<input type="hidden" name="csrf" value="${csrf}">
+<button type="submit" name="decision" value="allow" id="allow">Allow</button>
+<button type="submit" name="decision" value="deny" id="deny">Deny</button>
+</form>`;
+    sendHtml(res, 200, page('Allow access?', body, { signedInAs: account.email }), PAGE_HEADERS);
+  });
+
+  router.post(`${PATHS.interaction}/:uid`, async (req, res, params) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const d = await details(req, res);
+    if (!d) return;
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, `/signin?next=${encodeURIComponent(`${PATHS.interaction}/${params.uid}`)}`);
+    const provider = await oauth.provider();
+    if (d.prompt.name !== 'consent') return redirect(res, `${PATHS.interaction}/${params.uid}`);
+    if (form.decision !== 'allow') {
+      return provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access.' }, { mergeWithLastSubmission: false });
+    }
+    const grant = d.grantId ? await provider.Grant.find(d.grantId) : new provider.Grant({ accountId: account.accountId, clientId: d.params.client_id });
+    if (d.prompt.details.missingOIDCScope) grant.addOIDCScope(d.prompt.details.missingOIDCScope.join(' '));
+    if (d.prompt.details.missingOIDCClaims) grant.addOIDCClaims(d.prompt.details.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(d.prompt.details.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    const grantId: string = await grant.save();
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  });
+}

@@ -1,0 +1,32 @@
+// Cookie reading and writing for the web pages: HttpOnly, SameSite=Lax, Secure behind https.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config.ts';
+
+export const SESSION_COOKIE = 'sl_session';
+export const CSRF_COOKIE = 'sl_csrf';
+
+export function readCookies(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i < 1) continue;
+    const name = part.slice(0, i).trim();
+    try {
+      out[name] = decodeURIComponent(part.slice(i + 1).trim());
+    } catch {
+      /* a malformed cookie is ignored */
+    }
+  }
+  return out;
+}
+
+export function cookieHeader(config: Config, name: string, value: string, maxAgeS: number): string {
+  const secure = config.baseUrl.startsWith('https://') ? '; Secure' : '';
+  return `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${secure}`;
+}
+
+export function addSetCookie(res: ServerResponse, cookie: string): void {
+  const prev = res.getHeader('set-cookie');
+  const list = Array.isArray(prev) ? prev : prev ? [String(prev)] : [];
+  res.setHeader('set-cookie', [...list, cookie]);
+}

@@ -1,0 +1,24 @@
+// The development outbox: mail the service would have sent, readable by a person. Served only when
+// the base URL is a loopback address (a developer's machine); the files under <dataDir>/outbox always exist.
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import { sendError, sendHtml } from '../http/respond.ts';
+import { html, page } from './html.ts';
+import { listMail } from './dev-outbox.ts';
+import { PAGE_HEADERS } from './account-pages.ts';
+
+export function outboxVisible(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname;
+  return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+}
+
+export function registerOutboxPage(router: Router, ctx: AppContext): void {
+  router.get('/dev/outbox', async (req, res) => {
+    if (!outboxVisible(ctx.config.baseUrl)) return sendError(req, res, 404, 'not_found', 'The development outbox is only served on a loopback base URL.');
+    const mail = await listMail(ctx);
+    const body = html`<p>Mail the service would have sent (newest first). Also written to files under the data directory's <code>outbox/</code>.</p>
+${mail.length === 0 ? html`<p>No mail yet.</p>` : ''}
+${mail.map((m) => html`<article class="mail"><h2>${m.subject}</h2><p>To: <span class="to">${m.to}</span> · ${m.createdAt}</p><pre>${m.body}</pre></article>`)}`;
+    sendHtml(res, 200, page('Development outbox', body), PAGE_HEADERS);
+  });
+}

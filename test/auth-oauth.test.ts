@@ -1,0 +1,191 @@
+// Browser OAuth for MCP clients, end to end with the MCP SDK client's own auth(): discovery, Dynamic
+// Client Registration, PKCE S256, sign-in and consent on our pages, code exchange, a rotating refresh,
+// revocation. The access tokens it gets must pass the one token check (here through /api/auth/me).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { startTestServer } from './support/harness.ts';
+import { CookieJar, csrfFrom, getPage, postForm, signUpOrIn } from './support/auth-flow.ts';
+
+class MemoryClient implements OAuthClientProvider {
+  info: any;
+  saved: any;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  constructor(readonly redirect: string) {}
+  get redirectUrl() {
+    return this.redirect;
+  }
+  get clientMetadata() {
+    return {
+      client_name: 'Test MCP client',
+      redirect_uris: [this.redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(i: any) {
+    this.info = i;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(t: any) {
+    this.saved = t;
+  }
+  redirectToAuthorization(u: URL) {
+    this.authorizationUrl = u;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  discovery: any;
+  saveDiscoveryState(s: any) {
+    this.discovery = s;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+}
+
+/** Follows redirects with the jar until the client's loopback callback (which is not fetched). */
+async function browse(start: string, jar: CookieJar, svcUrl: string, base: string, stopAt: string): Promise<{ url: string; body: string; status: number }> {
+  let url = start;
+  for (let i = 0; i < 20; i++) {
+    if (url.startsWith(stopAt)) return { url, body: '', status: 0 };
+    const r = await getPage(url.replace(base, svcUrl), jar);
+    if (r.status !== 302 && r.status !== 303) return { url, body: r.body, status: r.status };
+    url = new URL(r.location!, url).href;
+  }
+  throw new Error('too many redirects');
+}
+
+async function me(baseUrl: string, token: string) {
+  const res = await fetch(`${baseUrl}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+}
+
+test('MCP SDK client: DCR, PKCE, sign-in, consent, code exchange, rotating refresh, revocation', async () => {
+  const svc = await startTestServer();
+  try {
+    const base = svc.ctx.config.baseUrl;
+    const serverUrl = `${base}/api/mcp`;
+    const jar = await signUpOrIn(base, 'oauth.user@example.com');
+
+    // Registered with port 1234; the callback actually used has another port (loopback: any port).
+    const client = new MemoryClient('http://127.0.0.1:1234/callback');
+    assert.equal(await auth(client, { serverUrl }), 'REDIRECT');
+    assert.ok(client.info?.client_id, 'dynamic client registration happened');
+    const authz = client.authorizationUrl!;
+    assert.equal(authz.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(authz.searchParams.get('resource'), serverUrl);
+    authz.searchParams.set('redirect_uri', 'http://127.0.0.1:5678/callback');
+    // The token request must use the same redirect_uri as the authorization request.
+    (client as any).redirect = 'http://127.0.0.1:5678/callback';
+
+    const consent = await browse(authz.href, jar, svc.url, base, 'http://127.0.0.1:5678/');
+    assert.equal(consent.status, 200, consent.body.slice(0, 400));
+    assert.match(consent.body, /Test MCP client/);
+    assert.match(consent.body, /mcp/);
+    const allow = await postForm(consent.url.replace(base, svc.url), jar, { csrf: csrfFrom(consent.body), decision: 'allow' });
+    assert.equal(allow.status, 303);
+    const cb = await browse(new URL(allow.location!, consent.url).href, jar, svc.url, base, 'http://127.0.0.1:5678/');
+    const callback = new URL(cb.url);
+    const code = callback.searchParams.get('code');
+    assert.ok(code, `no code in ${cb.url}`);
+    assert.equal(callback.searchParams.get('iss'), base);
+
+    assert.equal(await auth(client, { serverUrl, authorizationCode: code!, iss: callback.searchParams.get('iss')! }), 'AUTHORIZED');
+    const first = client.saved;
+    assert.ok(first.access_token && first.refresh_token);
+    const who = await me(svc.url, first.access_token);
+    assert.equal(who.status, 200, JSON.stringify(who.json));
+    assert.equal(who.json.email, 'oauth.user@example.com');
+    assert.ok(who.json.scopes.includes('mcp'));
+    assert.equal(who.json.token_type, 'jwt');
+    assert.equal(who.json.client_id, client.info.client_id);
+
+    // Refresh: the SDK uses the refresh token; the refresh token rotates; the old one is dead.
+    assert.equal(await auth(client, { serverUrl }), 'AUTHORIZED');
+    const second = client.saved;
+    assert.notEqual(second.refresh_token, first.refresh_token, 'refresh tokens rotate');
+    assert.notEqual(second.access_token, first.access_token);
+    assert.equal((await me(svc.url, second.access_token)).status, 200);
+
+    // Revocation of the refresh token (RFC 7009): a later refresh fails.
+    const rev = await fetch(`${svc.url}/api/auth/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: second.refresh_token, token_type_hint: 'refresh_token', client_id: client.info.client_id }).toString(),
+    });
+    assert.equal(rev.status, 200);
+    const again = await fetch(`${svc.url}/api/auth/mcp/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: second.refresh_token, client_id: client.info.client_id }).toString(),
+    });
+    assert.equal(again.status, 400);
+    assert.equal(((await again.json()) as { error: string }).error, 'invalid_grant');
+    const reuse = await fetch(`${svc.url}/api/auth/mcp/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.info.client_id }).toString(),
+    });
+    assert.equal(reuse.status, 400, 'a rotated-out refresh token is dead');
+    assert.equal(((await reuse.json()) as { error: string }).error, 'invalid_grant');
+    assert.equal(reuse.headers.get('cache-control'), 'no-store');
+
+    // Another resource is refused (resource indicators with an audience check).
+    const bad = new URL(authz.href);
+    bad.searchParams.set('resource', 'https://other.example/api/mcp');
+    const refused = await getPage(bad.href.replace(base, svc.url), new CookieJar());
+    assert.ok(refused.status === 400 || /invalid_target/.test(refused.location ?? ''), `status ${refused.status} ${refused.location}`);
+  } finally {
+    await svc.close();
+  }
+});
+
+test('consent: Deny returns access_denied to the client; missing PKCE is refused', async () => {
+  const svc = await startTestServer();
+  try {
+    const base = svc.ctx.config.baseUrl;
+    const serverUrl = `${base}/api/mcp`;
+    const jar = await signUpOrIn(base, 'deny.user@example.com');
+    const client = new MemoryClient('http://localhost:4321/cb');
+    assert.equal(await auth(client, { serverUrl }), 'REDIRECT');
+    const consent = await browse(client.authorizationUrl!.href, jar, svc.url, base, 'http://localhost:4321/');
+    assert.equal(consent.status, 200);
+    const deny = await postForm(consent.url.replace(base, svc.url), jar, { csrf: csrfFrom(consent.body), decision: 'deny' });
+    const cb = await browse(new URL(deny.location!, consent.url).href, jar, svc.url, base, 'http://localhost:4321/');
+    assert.equal(new URL(cb.url).searchParams.get('error'), 'access_denied');
+
+    const noPkce = new URL(client.authorizationUrl!.href);
+    noPkce.searchParams.delete('code_challenge');
+    noPkce.searchParams.delete('code_challenge_method');
+    const r = await getPage(noPkce.href.replace(base, svc.url), new CookieJar());
+    const loc = r.location ?? '';
+    assert.ok(r.status === 400 || /error=invalid_request/.test(loc), `PKCE is required: ${r.status} ${loc}`);
+
+    // A Client ID Metadata Document client_id (an https URL) is fetched by the provider; one that cannot be
+    // fetched (here: loopback, blocked as SSRF) is a clear error page, never a crash.
+    const cimd = new URL(client.authorizationUrl!.href);
+    cimd.searchParams.set('client_id', 'https://127.0.0.1:9/client.json');
+    const cimdRes = await getPage(cimd.href.replace(base, svc.url), new CookieJar());
+    assert.equal(cimdRes.status, 400);
+    assert.match(cimdRes.body, /invalid_client/);
+
+    // Not a registered redirect (other path) is refused.
+    const wrong = new URL(client.authorizationUrl!.href);
+    wrong.searchParams.set('redirect_uri', 'http://localhost:4321/elsewhere');
+    assert.equal((await getPage(wrong.href.replace(base, svc.url), new CookieJar())).status, 400);
+  } finally {
+    await svc.close();
+  }
+});

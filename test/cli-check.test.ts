@@ -1,0 +1,63 @@
+// `siteline check` as a person runs it: the real bin, a real database holding Cambridge, exit codes.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createPlacesEnv, ROOT } from './support/harness.ts';
+
+const golden = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/golden/cambridge-addresses.json'), 'utf8')).addresses as { address: string; parcelExternalId: string; zone: string }[];
+
+let env: { env: Record<string, string>; close(): Promise<void> };
+before(async () => {
+  env = await createPlacesEnv(['cambridge-ma', 'chicago-il']);
+});
+after(async () => env.close());
+
+function siteline(...args: string[]) {
+  return spawnSync(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...env.env },
+    timeout: 120_000,
+  });
+}
+
+test('check --json answers a Cambridge address with exit 0', () => {
+  const g = golden[3]!;
+  const r = siteline('check', g.address, '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const snap = JSON.parse(r.stdout);
+  assert.equal(snap.answered, true);
+  assert.equal(snap.lot.parcelExternalId, g.parcelExternalId);
+  assert.equal(snap.zones.primary.code, g.zone);
+});
+
+test('check prints a readable snapshot for a person', () => {
+  const g = golden[3]!;
+  const r = siteline('check', g.address);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`Lot ${g.parcelExternalId.replace('.', '\\.')}`));
+  assert.match(r.stdout, /Envelope/);
+  assert.match(r.stdout, /not_extracted|unverified_default|site_specific_schedule/);
+});
+
+test('not covered is exit 3, with the reason', () => {
+  const r = siteline('check', '233 S Wacker Dr, Chicago, IL', '--json');
+  assert.equal(r.status, 3, r.stderr);
+  const snap = JSON.parse(r.stdout);
+  assert.equal(snap.answered, false);
+  assert.equal(snap.coverage.status, 'planned_not_live');
+  const human = siteline('check', '233 S Wacker Dr, Chicago, IL');
+  assert.equal(human.status, 3);
+  assert.match(human.stdout, /Not covered \(planned_not_live\)/);
+});
+
+test('bad input is exit 2 with a clear message; usage errors too', () => {
+  const r = siteline('check', '\u0007\u0008');
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /Cannot check that address/);
+  assert.equal(siteline('check').status, 2);
+  assert.equal(siteline('check', '12 Main St', '--bogus').status, 2);
+  assert.equal(siteline('no-such-command').status, 2);
+});

@@ -1,0 +1,132 @@
+// The bearer rules of /api/mcp with real tokens earned over real HTTP, and the gated snapshot tool
+// through the official client on both legs over the real Cambridge import.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../src/clock.ts';
+import { startTestServer, type TestServer } from './support/harness.ts';
+import { getPublicToken, getUserToken } from './support/auth-flow.ts';
+import { connectClient, legacyRequest, modernRequest, postRpc, type Leg } from './mcp-support.ts';
+
+const clock = new ManualClock(Date.now());
+let svc: TestServer;
+let userToken: string;
+let publicToken: string;
+
+before(async () => {
+  svc = await startTestServer({ places: ['cambridge-ma'], clock });
+  userToken = await getUserToken(svc.url, 'mcp-auth@example.com');
+  publicToken = await getPublicToken(svc.url);
+});
+after(async () => {
+  await svc?.close();
+});
+
+const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+const snapshotCall = (leg: Leg, args: Record<string, unknown>) =>
+  leg === 'modern' ? modernRequest('tools/call', { name: 'getFeasibilitySnapshot', arguments: args }) : legacyRequest('tools/call', { name: 'getFeasibilitySnapshot', arguments: args });
+const listCall = (leg: Leg) => (leg === 'modern' ? modernRequest('tools/list') : legacyRequest('tools/list'));
+
+for (const leg of ['modern', 'legacy'] as Leg[]) {
+  test(`${leg}: tools/list is open and the same catalogue for anonymous, public and user callers`, async () => {
+    const anon = await postRpc(svc.url, listCall(leg));
+    const pub = await postRpc(svc.url, listCall(leg), bearer(publicToken));
+    const user = await postRpc(svc.url, listCall(leg), bearer(userToken));
+    for (const r of [anon, pub, user]) assert.equal(r.status, 200, r.raw);
+    const names = (r: typeof anon) => r.message!.result.tools.map((t: { name: string }) => t.name);
+    assert.deepEqual(names(pub), names(anon));
+    assert.deepEqual(names(user), names(anon));
+    assert.ok(names(anon).includes('getFeasibilitySnapshot'), 'gated tools are listed for everyone');
+  });
+
+  test(`${leg}: a gated tool without a token is 401 with resource_metadata and JSON-RPC -32010`, async () => {
+    const r = await postRpc(svc.url, snapshotCall(leg, { address: '57 Inman St, Cambridge, MA', source: 'full' }));
+    assert.equal(r.status, 401);
+    const www = r.headers.get('www-authenticate') ?? '';
+    assert.match(www, /^Bearer /);
+    assert.match(www, new RegExp(`resource_metadata="${svc.ctx.config.baseUrl}/.well-known/oauth-protected-resource/api/mcp"`));
+    assert.equal(r.message!.error!.code, -32010);
+    assert.equal(r.message!.id, 1, 'the request id is echoed');
+    assert.match(r.message!.error!.message, /sign-in/);
+  });
+
+  test(`${leg}: an invalid bearer is 401 on every method, tools/list included, and never falls back to anonymous`, async () => {
+    for (const token of ['slpt_not-a-real-token', 'garbage', 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln']) {
+      for (const req of [listCall(leg), snapshotCall(leg, { address: '57 Inman St, Cambridge, MA', source: 'full' })]) {
+        const r = await postRpc(svc.url, req, bearer(token));
+        assert.equal(r.status, 401, `${token}: ${r.raw}`);
+        assert.equal(r.message!.error!.code, -32010);
+        assert.match(r.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+        assert.match(r.headers.get('www-authenticate') ?? '', /resource_metadata=/);
+      }
+    }
+    const malformed = await postRpc(svc.url, listCall(leg), { authorization: 'Basic dXNlcjpwYXNz' });
+    assert.equal(malformed.status, 401);
+    assert.equal(malformed.message!.error!.code, -32010);
+  });
+
+  test(`${leg}: a pre-claim mcp.public token opens public tools only (gated -> 403 insufficient_scope)`, async () => {
+    const client = await connectClient(svc.url, leg, publicToken);
+    try {
+      const guide = await client.callTool({ name: 'getServiceMcpGuide', arguments: {} });
+      assert.notEqual(guide.isError, true);
+    } finally {
+      await client.close();
+    }
+    const r = await postRpc(svc.url, snapshotCall(leg, { address: '57 Inman St, Cambridge, MA', source: 'full' }), bearer(publicToken));
+    assert.equal(r.status, 403);
+    assert.match(r.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
+    assert.match(r.headers.get('www-authenticate') ?? '', /scope="mcp"/);
+    assert.equal(r.message!.error!.code, -32010);
+  });
+
+  test(`${leg}: getFeasibilitySnapshot with a user token, through the SDK client`, async () => {
+    const client = await connectClient(svc.url, leg, userToken);
+    try {
+      const results = [];
+      for (const source of ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full']) {
+        const r = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: '57 Inman St, Cambridge, MA', source } });
+        assert.notEqual(r.isError, true, JSON.stringify(r.content));
+        results.push(r);
+        const attribution = (r._meta as Record<string, { source: string; link: string }>)['siteline/attribution']!;
+        assert.equal(attribution.source, source);
+        assert.match(attribution.link, new RegExp(`ref=mcp-${source}`));
+      }
+      const first = results[0]!.structuredContent as { answered: boolean; lot: { parcelExternalId: string; latitude: number; longitude: number }; envelope: Record<string, { status: string }> };
+      assert.equal(first.answered, true);
+      assert.ok(first.lot.parcelExternalId);
+      assert.ok(Math.abs(first.lot.latitude - 42.37) < 0.05 && Math.abs(first.lot.longitude + 71.1) < 0.05);
+      for (const v of Object.values(first.envelope)) assert.equal(typeof v.status, 'string');
+      for (const r of results.slice(1)) assert.deepEqual(r.structuredContent, results[0]!.structuredContent, 'the payload is identical for every source');
+      assert.deepEqual(JSON.parse((results[0]!.content as { text: string }[])[0]!.text), first, 'the text block carries the same JSON');
+
+      const outside = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: '1 Main St, Springfield, IL', source: 'full' } });
+      assert.notEqual(outside.isError, true, 'outside coverage is a successful call');
+      const o = outside.structuredContent as { answered: boolean; coverage: { status: string; eligibilityKnown: boolean; message: string } };
+      assert.equal(o.answered, false);
+      assert.equal(o.coverage.status, 'unseeded_place');
+      assert.equal(o.coverage.eligibilityKnown, true);
+
+      const badSource = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: '57 Inman St, Cambridge, MA', source: 'everything' } });
+      assert.equal(badSource.isError, true);
+      assert.match((badSource.content as { text: string }[])[0]!.text, /source/);
+    } finally {
+      await client.close();
+    }
+  });
+}
+
+test('an expired user token is 401 -32010 on tools/list (it never falls back to anonymous)', async () => {
+  const fresh = await postRpc(svc.url, modernRequest('tools/list'), bearer(userToken));
+  assert.equal(fresh.status, 200);
+  clock.advance(3 * 3600_000);
+  try {
+    for (const req of [modernRequest('tools/list'), legacyRequest('tools/list'), modernRequest('tools/call', { name: 'getServiceMcpGuide', arguments: {} })]) {
+      const r = await postRpc(svc.url, req, bearer(userToken));
+      assert.equal(r.status, 401, r.raw);
+      assert.equal(r.message!.error!.code, -32010);
+      assert.match(r.message!.error!.message, /expired/);
+    }
+  } finally {
+    clock.advance(-3 * 3600_000);
+  }
+});

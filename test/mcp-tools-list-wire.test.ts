@@ -1,0 +1,101 @@
+// Reads tools/list on the wire (raw HTTP, both legs) and checks every tool's schema and hints against
+// the spec's tables: wire-shape bugs (double-nested annotations, lost enums) only show here.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from './support/harness.ts';
+import { legacyRequest, modernRequest, postRpc } from './mcp-support.ts';
+import { ALL_STATUSES } from '../src/core/statuses.ts';
+
+let svc: TestServer;
+before(async () => {
+  svc = await startTestServer();
+});
+after(async () => {
+  await svc?.close();
+});
+
+interface Prop {
+  type?: string;
+  enum?: string[];
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+}
+interface WireTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: { type: string; properties: Record<string, Prop>; required?: string[] };
+  annotations: Record<string, unknown>;
+}
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
+
+/** The spec's parameter tables (names, types, enums, required) plus our choices where it says "not shown". */
+const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: readonly string[] }>; required: string[]; hints: Record<string, boolean> }> = {
+  getServiceMcpGuide: {
+    props: {
+      role: { type: 'string', enum: ['developer', 'gc', 'reviewer'] },
+      market: { type: 'string', enum: ['US', 'CA'] },
+      scale: { type: 'string', enum: ['single_parcel', 'portfolio'] },
+    },
+    required: [],
+    hints: { ...READ_ONLY, openWorldHint: false },
+  },
+  explainFeasibilityStatus: {
+    props: { status: { type: 'string', enum: ALL_STATUSES } },
+    required: ['status'],
+    hints: { ...READ_ONLY, openWorldHint: false },
+  },
+  cityInventory: {
+    props: { city: { type: 'string' }, region: { type: 'string' }, geoDivisionId: { type: 'string' }, latitude: { type: 'number' }, longitude: { type: 'number' } },
+    required: [],
+    hints: { ...READ_ONLY, openWorldHint: false },
+  },
+  previewSiteCoverage: {
+    props: { address: { type: 'string' } },
+    required: ['address'],
+    hints: { ...READ_ONLY, openWorldHint: false },
+  },
+  getFeasibilitySnapshot: {
+    props: {
+      address: { type: 'string' },
+      source: { type: 'string', enum: ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] },
+    },
+    required: ['address', 'source'],
+    hints: { ...READ_ONLY, openWorldHint: true },
+  },
+};
+
+for (const [leg, req] of [
+  ['modern', () => modernRequest('tools/list')],
+  ['legacy', () => legacyRequest('tools/list')],
+] as const) {
+  test(`${leg}: every tool on the wire has the spec's input schema and all four flat annotation hints`, async () => {
+    const r = await postRpc(svc.url, req());
+    assert.equal(r.status, 200, r.raw);
+    const tools = r.message!.result.tools as WireTool[];
+    assert.deepEqual(tools.map((t) => t.name).sort(), Object.keys(EXPECTED).sort());
+    for (const tool of tools) {
+      const want = EXPECTED[tool.name]!;
+      assert.ok(tool.title, `${tool.name} has a title`);
+      assert.ok(tool.description.length >= 80, `${tool.name} has a description written for a model`);
+      assert.equal(tool.inputSchema.type, 'object');
+      assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), Object.keys(want.props).sort(), `${tool.name} parameters`);
+      for (const [name, p] of Object.entries(want.props)) {
+        const got = tool.inputSchema.properties[name]!;
+        assert.equal(got.type, p.type, `${tool.name}.${name} type`);
+        if (p.enum) assert.deepEqual(got.enum, [...p.enum], `${tool.name}.${name} enum`);
+        else assert.equal(got.enum, undefined);
+        assert.ok(got.description && got.description.length > 10, `${tool.name}.${name} is described`);
+      }
+      assert.deepEqual([...(tool.inputSchema.required ?? [])].sort(), [...want.required].sort(), `${tool.name} required`);
+      // Flat annotations: the four hints sit directly on annotations, not nested one level down.
+      assert.equal(typeof tool.annotations, 'object');
+      assert.equal('annotations' in tool.annotations, false, `${tool.name} annotations are not double-nested`);
+      for (const [hint, value] of Object.entries(want.hints)) assert.equal(tool.annotations[hint], value, `${tool.name}.${hint}`);
+      assert.ok(!(tool.annotations.readOnlyHint === true && tool.annotations.destructiveHint === true));
+      assert.equal('$schema' in tool.inputSchema, false);
+    }
+  });
+}

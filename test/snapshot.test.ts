@@ -1,0 +1,163 @@
+// The core function on the real Cambridge import: the golden addresses (built from the source files
+// without siteline's code paths, see scripts/build-golden.ts), every coverage reason, and bad input.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createPlacesDb, createTestDb, testCtx, ROOT, type TestDb } from './support/harness.ts';
+import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { previewSiteCoverage } from '../src/core/preview.ts';
+import { SitelineError } from '../src/core/errors.ts';
+import { STATUS_MEANINGS, isValueStatus } from '../src/core/statuses.ts';
+import type { AppContext } from '../src/context.ts';
+import type { Snapshot } from '../src/core/snapshot-types.ts';
+
+const golden = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/golden/cambridge-addresses.json'), 'utf8')) as {
+  addresses: { address: string; parcelExternalId: string; zone: string }[];
+};
+
+describe('snapshot on the real Cambridge import', () => {
+  let tdb: TestDb;
+  let ctx: AppContext;
+  before(async () => {
+    tdb = await createPlacesDb(['cambridge-ma', 'chicago-il']);
+    ctx = testCtx(tdb.db);
+  });
+  after(async () => tdb.close());
+
+  test(`golden addresses: lot id and primary zone (${golden.addresses.length} addresses)`, async () => {
+    const wrong: string[] = [];
+    for (const g of golden.addresses) {
+      const s = await getFeasibilitySnapshot(ctx, g.address);
+      if (!s.answered) wrong.push(`${g.address}: not answered (${s.coverage.status}: ${s.coverage.message})`);
+      else if (s.lot!.parcelExternalId !== g.parcelExternalId) wrong.push(`${g.address}: lot ${s.lot!.parcelExternalId}, expected ${g.parcelExternalId}`);
+      else if (s.zones!.primary?.code !== g.zone) wrong.push(`${g.address}: zone ${s.zones!.primary?.code}, expected ${g.zone}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  test('an answered snapshot is complete and honest', async () => {
+    const s = await getFeasibilitySnapshot(ctx, golden.addresses[0]!.address);
+    assert.equal(s.answered, true);
+    assert.equal(s.coverage.status, 'live');
+    assert.equal(s.coverage.eligibilityKnown, true);
+    assert.equal(s.coverage.geoDivisionId, 'US-MA:cambridge');
+    const lot = s.lot!;
+    assert.ok(lot.latitude > 42.35 && lot.latitude < 42.41 && lot.longitude > -71.17 && lot.longitude < -71.06, 'point inside Cambridge');
+    assert.ok(lot.areaM2 > 20 && Math.abs(lot.areaSqft / lot.areaM2 - 10.7639) < 0.01);
+    assert.ok(s.address!.confidence > 0 && s.address!.confidence <= 1);
+    assert.equal(s.address!.matchType, 'address_table');
+    assert.ok(s.sources.some((x) => /PDDL|Public Domain/i.test(x.licence)), 'Cambridge licence named');
+    for (const [name, v] of Object.entries(s.envelope!)) {
+      assert.ok(isValueStatus(v.status), `${name} has a value status`);
+      if (v.value === null) assert.notEqual(v.status, 'cited', `${name}: a cited value is never null`);
+      if (STATUS_MEANINGS[v.status].unknown) assert.equal(v.value, null, `${name}: ${v.status} carries no number`);
+      if (v.status === 'cited') assert.ok(v.citation?.section, `${name}: cited without a section`);
+    }
+    // RULES-FACTS.md: nothing in Cambridge was read from the ordinance itself.
+    assert.ok(Object.values(s.envelope!).every((v) => v.status !== 'cited' && v.status !== 'derived_from_cited'));
+  });
+
+  test('the same address typed differently gives the same lot', async () => {
+    const g = golden.addresses.find((x) => /\bSt\b/.test(x.address))!;
+    const [num, ...rest] = g.address.split(',')[0]!.split(' ');
+    const variants = [g.address, `${num} ${rest.join(' ').replace(/\bSt$/, 'Street')}, cambridge ma`, `  ${g.address.toUpperCase()}  `, `${g.address.split(',')[0]} Cambridge MA 02139`];
+    for (const v of variants) {
+      const s = await getFeasibilitySnapshot(ctx, v);
+      assert.equal(s.lot?.parcelExternalId, g.parcelExternalId, v);
+    }
+  });
+
+  test('coverage: planned_not_live (Chicago has zoning but no addresses)', async () => {
+    const s = await getFeasibilitySnapshot(ctx, '233 S Wacker Dr, Chicago, IL 60606');
+    assert.equal(s.answered, false);
+    assert.equal(s.coverage.status, 'planned_not_live');
+    assert.equal(s.coverage.eligibilityKnown, true);
+    assert.equal(s.lot, undefined);
+  });
+
+  test('coverage: unseeded_place (a known city with no data)', async () => {
+    const s = await getFeasibilitySnapshot(ctx, '100 Main St, Burlington, VT 05401');
+    assert.equal(s.answered, false);
+    assert.equal(s.coverage.status, 'unseeded_place');
+    assert.equal(s.coverage.eligibilityKnown, true);
+  });
+
+  test('coverage: geo_division_uncatalogued (no place can be determined)', async () => {
+    for (const a of ['12 Main St', '5 Foo St, Qwzxyville, MA']) {
+      const s = await getFeasibilitySnapshot(ctx, a);
+      assert.equal(s.answered, false, a);
+      assert.equal(s.coverage.status, 'geo_division_uncatalogued', a);
+      assert.equal(s.coverage.eligibilityKnown, false, a);
+    }
+  });
+
+  test('coverage: geocode_failed, never a centroid, with suggestions for a near-miss street', async () => {
+    const s = await getFeasibilitySnapshot(ctx, '12 Zzyzx Blvd, Cambridge, MA');
+    assert.equal(s.answered, false);
+    assert.equal(s.coverage.status, 'geocode_failed');
+    assert.equal(s.lot, undefined);
+    const far = await getFeasibilitySnapshot(ctx, '99999 Massachusetts Ave, Cambridge, MA');
+    assert.equal(far.coverage.status, 'geocode_failed');
+    assert.equal(far.lot, undefined);
+  });
+
+  test('bad input is a clear bad_input error, never a crash', async () => {
+    const bad = ['', '   ', 'x'.repeat(10_240), '12 Main St\u0000, Cambridge, MA', '\u0007\u0008'];
+    for (const b of bad) {
+      await assert.rejects(getFeasibilitySnapshot(ctx, b), (e: unknown) => e instanceof SitelineError && e.code === 'bad_input' && e.message.length > 10, JSON.stringify(b.slice(0, 20)));
+    }
+  });
+
+  test('hostile but printable input is answered honestly (not covered or not matched)', async () => {
+    const odd = [
+      "1; DROP TABLE parcels; --, Cambridge, MA",
+      "12 Main St' OR '1'='1, Cambridge, MA",
+      '12 Главная ул, Cambridge, MA',
+      '12 中山路, Cambridge, MA',
+      '57 Inman St, Cambridge, MA 00000',
+      '57 Inman St, Cambridge, MA 99999',
+    ];
+    for (const a of odd) {
+      let s: Snapshot | undefined;
+      try {
+        s = await getFeasibilitySnapshot(ctx, a);
+      } catch (e) {
+        assert.ok(e instanceof SitelineError && e.code === 'bad_input', `${a}: ${String(e)}`);
+        continue;
+      }
+      assert.equal(s.answered, false, a);
+    }
+    const parcels = await tdb.db.query<{ n: number }>('SELECT count(*)::int AS n FROM parcels');
+    assert.ok(parcels[0]!.n > 10_000, 'nothing was lost');
+  });
+
+  test('preview: covered, lot and zone found, and no zoning values', async () => {
+    const p = await previewSiteCoverage(ctx, golden.addresses[0]!.address);
+    assert.equal(p.covered, true);
+    assert.equal(p.lotFound, true);
+    assert.equal(p.zoneFound, true);
+    const text = JSON.stringify(p);
+    assert.ok(!text.includes(golden.addresses[0]!.parcelExternalId), 'no parcel id');
+    assert.ok(!text.includes(`"${golden.addresses[0]!.zone}"`), 'no zone code');
+    for (const key of ['envelope', 'lot', 'zones', 'permittedUses', 'latitude', 'longitude']) assert.ok(!(key in p), `no ${key}`);
+    const q = await previewSiteCoverage(ctx, '233 S Wacker Dr, Chicago, IL');
+    assert.equal(q.covered, false);
+    assert.equal(q.coverage.status, 'planned_not_live');
+  });
+});
+
+test('coverage: live_unavailable when the live place has no data loaded', async () => {
+  const tdb = await createTestDb();
+  try {
+    const ctx = testCtx(tdb.db);
+    const { ensureCatalogue } = await import('../src/importer/default-places.ts');
+    await ensureCatalogue(ctx);
+    const s = await getFeasibilitySnapshot(ctx, '57 Inman St, Cambridge, MA');
+    assert.equal(s.answered, false);
+    assert.equal(s.coverage.status, 'live_unavailable');
+    assert.equal(s.coverage.eligibilityKnown, true);
+  } finally {
+    await tdb.close();
+  }
+});
