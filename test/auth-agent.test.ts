@@ -384,3 +384,31 @@ test('bad input on every auth endpoint is a clear 4xx, never a 500', async () =>
     await svc.close();
   }
 });
+
+test('the human can refuse a claim: the agent gets access_denied until it restarts the ceremony', async () => {
+  const svc = await startTestServer();
+  try {
+    const email = 'refuser@example.com';
+    const sa = await postJson(`${svc.url}/api/auth/agent/identity`, { type: 'service_auth', login_hint: email });
+    const jar = await signUpOrIn(svc.url, email);
+    const url = onServer(svc.url, sa.json.claim.verification_uri);
+    const form = await getPage(url, jar);
+    const refused = await postForm(url, jar, { csrf: csrfFrom(form.body), decision: 'deny' });
+    assert.equal(refused.status, 200);
+    assert.match(refused.body, /claim-refused/);
+    const poll = await tokenRequest(svc.url, { grant_type: CLAIM_GRANT, claim_token: sa.json.claim_token });
+    assert.equal(poll.status, 400);
+    assert.equal(poll.json.error, 'access_denied');
+    assert.equal((await getPage(url, jar)).status, 410);
+    const late = await postForm(url, jar, { csrf: csrfFrom(form.body), user_code: sa.json.claim.user_code });
+    assert.equal(late.status, 410, 'the right code no longer works on a refused ceremony');
+
+    const again = await postJson(`${svc.url}/api/auth/agent/identity/claim`, { claim_token: sa.json.claim_token, email });
+    assert.equal(again.status, 200);
+    const ok = await confirmClaimOnPage(svc.url, again.json.claim.verification_uri, again.json.claim.user_code, jar);
+    assert.equal(ok.status, 200);
+    assert.equal((await tokenRequest(svc.url, { grant_type: CLAIM_GRANT, claim_token: sa.json.claim_token })).status, 200);
+  } finally {
+    await svc.close();
+  }
+});

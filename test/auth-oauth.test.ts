@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { startTestServer } from './support/harness.ts';
-import { CookieJar, csrfFrom, getPage, postForm, signUpOrIn } from './support/auth-flow.ts';
+import { CookieJar, TEST_PASSWORD, csrfFrom, getPage, postForm, signUpOrIn } from './support/auth-flow.ts';
 
 class MemoryClient implements OAuthClientProvider {
   info: any;
@@ -142,11 +142,59 @@ test('MCP SDK client: DCR, PKCE, sign-in, consent, code exchange, rotating refre
     assert.equal(((await reuse.json()) as { error: string }).error, 'invalid_grant');
     assert.equal(reuse.headers.get('cache-control'), 'no-store');
 
+    // Signing out of the web app ends the provider's login too: the next person on this browser who
+    // authorizes the same client gets their own account, not the previous one.
+    const account = await getPage(`${svc.url}/account`, jar);
+    assert.equal((await postForm(`${svc.url}/signout`, jar, { csrf: csrfFrom(account.body) })).status, 303);
+    await signUpOrIn(base, 'second.user@example.com', jar);
+    (client as any).saved = undefined;
+    assert.equal(await auth(client, { serverUrl }), 'REDIRECT');
+    const next = client.authorizationUrl!;
+    const page2 = await browse(next.href, jar, svc.url, base, 'http://127.0.0.1:5678/');
+    let landing = page2;
+    if (page2.status === 200) {
+      assert.match(page2.body, /second\.user@example\.com/);
+      const ok2 = await postForm(page2.url.replace(base, svc.url), jar, { csrf: csrfFrom(page2.body), decision: 'allow' });
+      landing = await browse(new URL(ok2.location!, page2.url).href, jar, svc.url, base, 'http://127.0.0.1:5678/');
+    }
+    const code2 = new URL(landing.url).searchParams.get('code');
+    assert.ok(code2, landing.url);
+    assert.equal(await auth(client, { serverUrl, authorizationCode: code2!, iss: base }), 'AUTHORIZED');
+    assert.equal((await me(svc.url, client.saved.access_token)).json.email, 'second.user@example.com');
+
     // Another resource is refused (resource indicators with an audience check).
     const bad = new URL(authz.href);
     bad.searchParams.set('resource', 'https://other.example/api/mcp');
     const refused = await getPage(bad.href.replace(base, svc.url), new CookieJar());
     assert.ok(refused.status === 400 || /invalid_target/.test(refused.location ?? ''), `status ${refused.status} ${refused.location}`);
+  } finally {
+    await svc.close();
+  }
+});
+
+test('a person not yet signed in: authorize -> sign-in page -> back to consent -> code', async () => {
+  const svc = await startTestServer();
+  try {
+    const base = svc.ctx.config.baseUrl;
+    const serverUrl = `${base}/api/mcp`;
+    await signUpOrIn(base, 'later@example.com', new CookieJar());
+    const jar = new CookieJar();
+    const client = new MemoryClient('http://127.0.0.1:7777/cb');
+    assert.equal(await auth(client, { serverUrl }), 'REDIRECT');
+    const signin = await browse(client.authorizationUrl!.href, jar, svc.url, base, 'http://127.0.0.1:7777/');
+    assert.equal(signin.status, 200);
+    assert.match(signin.url, /\/signin\?next=%2Fapi%2Fauth%2Foauth%2Finteraction%2F/);
+    const next = /name="next" value="([^"]+)"/.exec(signin.body)![1]!;
+    const done = await postForm(`${svc.url}/signin`, jar, { csrf: csrfFrom(signin.body), email: 'later@example.com', password: TEST_PASSWORD, next });
+    assert.equal(done.status, 303);
+    const consent = await browse(`${base}${done.location}`, jar, svc.url, base, 'http://127.0.0.1:7777/');
+    assert.equal(consent.status, 200, consent.body.slice(0, 300));
+    const allow = await postForm(consent.url.replace(base, svc.url), jar, { csrf: csrfFrom(consent.body), decision: 'allow' });
+    const cb = await browse(new URL(allow.location!, consent.url).href, jar, svc.url, base, 'http://127.0.0.1:7777/');
+    const code = new URL(cb.url).searchParams.get('code');
+    assert.ok(code, cb.url);
+    assert.equal(await auth(client, { serverUrl, authorizationCode: code!, iss: base }), 'AUTHORIZED');
+    assert.equal((await me(svc.url, client.saved.access_token)).json.email, 'later@example.com');
   } finally {
     await svc.close();
   }

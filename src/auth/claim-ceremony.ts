@@ -34,12 +34,13 @@ interface RegistrationRow {
   user_code_hash: string | null;
   ceremony_expires_at: Date | null;
   failed_code_attempts: number;
+  denied_at: Date | null;
   poll_interval_s: number;
   last_polled_at: Date | null;
 }
 
 const COLUMNS = `registration_id, type, created_at, claim_expires_at, account_id, claimed_at, claim_delivered_at, ceremony_id,
-  ceremony_email, user_code_hash, ceremony_expires_at, failed_code_attempts, poll_interval_s, last_polled_at`;
+  ceremony_email, user_code_hash, ceremony_expires_at, failed_code_attempts, denied_at, poll_interval_s, last_polled_at`;
 
 const ms = (d: Date | string | null) => (d === null ? NaN : new Date(d).getTime());
 const codeHash = (ceremonyId: string, code: string) => secretHash(`${ceremonyId}:${code}`);
@@ -54,7 +55,7 @@ export async function startCeremony(ctx: AppContext, registrationId: string, ema
   const expires = new Date(now.getTime() + CEREMONY_TTL_S * 1000);
   await ctx.db.query(
     `UPDATE agent_registrations SET ceremony_id = $2, ceremony_email = $3, user_code_hash = $4, ceremony_expires_at = $5,
-       failed_code_attempts = 0, poll_interval_s = $6, last_polled_at = NULL WHERE registration_id = $1`,
+       failed_code_attempts = 0, denied_at = NULL, poll_interval_s = $6, last_polled_at = NULL WHERE registration_id = $1`,
     [registrationId, ceremonyId, email, codeHash(ceremonyId, code), expires.toISOString(), CLAIM_POLL_INTERVAL_S],
   );
   const verificationUri = url(ctx.config, `${PATHS.claimPage}/${ceremonyId}`);
@@ -122,6 +123,9 @@ export async function pollClaim(ctx: AppContext, claimToken: string): Promise<To
         interval,
       });
     }
+    if (reg.denied_at) {
+      return new AgentAuthError(400, 'access_denied', 'The human refused this claim on the claim page. Call the claim endpoint again only if they ask you to.');
+    }
     if (ms(reg.ceremony_expires_at) <= now.getTime()) {
       return new AgentAuthError(400, 'expired_token', 'The claim ceremony expired. Call the claim endpoint again with the same claim_token.');
     }
@@ -148,12 +152,14 @@ export type CeremonyView =
   | { state: 'claim_expired' }
   | { state: 'ceremony_expired' }
   | { state: 'locked' }
+  | { state: 'denied' }
   | { state: 'pending'; email: string; attemptsLeft: number; expiresAt: string };
 
 function viewOf(reg: RegistrationRow | undefined, now: Date): CeremonyView {
   if (!reg || !reg.ceremony_id) return { state: 'not_found' };
   if (reg.account_id) return { state: 'claimed' };
   if (ms(reg.claim_expires_at) <= now.getTime()) return { state: 'claim_expired' };
+  if (reg.denied_at) return { state: 'denied' };
   if (ms(reg.ceremony_expires_at) <= now.getTime()) return { state: 'ceremony_expired' };
   if (reg.failed_code_attempts >= MAX_WRONG_CODES) return { state: 'locked' };
   return {
@@ -170,7 +176,21 @@ export async function findCeremony(ctx: AppContext, ceremonyId: string): Promise
   return viewOf(rows[0], ctx.clock.now());
 }
 
-export type ClaimOutcome = CeremonyView | { state: 'email_mismatch' } | { state: 'wrong_code'; attemptsLeft: number } | { state: 'done' };
+export type ClaimOutcome = CeremonyView | { state: 'email_mismatch' } | { state: 'wrong_code'; attemptsLeft: number } | { state: 'done' } | { state: 'refused' };
+
+/** The human says the request was not theirs: the agent's polls get access_denied. */
+export async function denyClaim(ctx: AppContext, ceremonyId: string, account: { email: string }): Promise<ClaimOutcome> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const rows = await tx.query<RegistrationRow>(`SELECT ${COLUMNS} FROM agent_registrations WHERE ceremony_id = $1 FOR UPDATE`, [ceremonyId]);
+    const view = viewOf(rows[0], now);
+    if (view.state !== 'pending') return view;
+    if (view.email.toLowerCase() !== account.email.toLowerCase()) return { state: 'email_mismatch' };
+    await tx.query('UPDATE agent_registrations SET denied_at = $2 WHERE registration_id = $1', [rows[0]!.registration_id, now.toISOString()]);
+    ctx.logger.info({ registrationId: rows[0]!.registration_id }, 'agent claim refused by the human');
+    return { state: 'refused' };
+  });
+}
 
 /** The human's confirmation on the claim page. Revokes every pre-claim access token on success. */
 export async function completeClaim(ctx: AppContext, ceremonyId: string, account: { accountId: string; email: string }, code: string): Promise<ClaimOutcome> {

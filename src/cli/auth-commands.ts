@@ -129,6 +129,7 @@ export async function login(argv: string[]): Promise<number> {
       continue;
     }
     if (error === 'expired_token') return complain('The code expired before it was confirmed. Run `siteline login` again.'), EXIT_AUTH;
+    if (error === 'access_denied') return complain('The request was refused on the claim page. Nothing was linked.'), EXIT_AUTH;
     if (poll.status === 410) return complain('The login request expired. Run `siteline login` again.'), EXIT_AUTH;
     return complain(`siteline login failed: ${poll.json.error_description ?? error ?? `HTTP ${poll.status}`}`), EXIT_FAILURE;
   }

@@ -250,6 +250,9 @@ test('hostile text is plain text: it fails to match and changes nothing', async 
     const r = await geocode(text);
     assert.ok(r.kind === 'failed' || r.kind === 'matched');
   }
+  // a look-alike Cyrillic letter is not fuzzily read as the Latin street
+  const lookalike = failed(await geocode('1 Еlm St'));
+  assert.match(lookalike.reason, /Latin alphabet/);
   const [row] = await tdb.db.query<{ n: number }>('SELECT count(*)::int AS n FROM parcels');
   assert.equal(row?.n, Object.keys(LOTS).length + 1);
 });

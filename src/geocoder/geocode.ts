@@ -86,6 +86,10 @@ async function geocodeReading(db: Queryable, placeId: string, parsed: ParsedAddr
   const direct = await matchStreet(db, placeId, parsed, parsed.streetKey, number);
   if (direct.kind === 'matched' || direct.streetKnown) return strip(direct);
 
+  // Letters outside the place's alphabet (look-alikes such as Cyrillic "М") are not guessed at.
+  if (!/^[\p{Script=Latin}\p{N}\s/-]*$/u.test(parsed.streetKey)) {
+    return { kind: 'failed', reason: `no street "${streetForPeople}" in this place; its name has letters outside the Latin alphabet`, suggestions: [] };
+  }
   // The street key is not a street of this place: a city left in comma-less input, or a misspelling.
   const streets = await placeStreets(db, placeId);
   if (parsed.city === null) {
@@ -124,8 +128,13 @@ async function geocodeReading(db: Queryable, placeId: string, parsed: ParsedAddr
 }
 
 function suggestionsOf(ranked: readonly StreetCandidate[], parsed: ParsedAddress): string[] {
-  const num = parsed.number ? `${parsed.number}${parsed.numberSuffix ?? ''} ` : '';
+  const num = parsed.number ? `${numberText(parsed.number, parsed.numberSuffix)} ` : '';
   return ranked.slice(0, 5).map((c) => `${num}${c.street.display}`);
+}
+
+/** "18-2", "56-R", "6-1/2": the address table's way, unambiguous for numeric suffixes. */
+function numberText(number: string | number, suffix: string | null): string {
+  return suffix ? `${number}-${suffix}` : String(number);
 }
 
 type StreetOutcome =
@@ -175,7 +184,7 @@ async function matchStreet(db: Queryable, placeId: string, parsed: ParsedAddress
   if (exact) {
     let confidence = exact.confidence;
     const pc = exact.row.postcode;
-    if (parsed.postcode && pc && pc !== parsed.postcode) {
+    if (parsed.postcode && pc && !samePostcode(pc, parsed.postcode)) {
       warnings.push(`The address table gives postcode ${pc}, not ${parsed.postcode}.`);
       confidence -= 0.1;
     }
@@ -271,6 +280,13 @@ function pickAddressRow(rows: readonly AddressRow[], parsed: ParsedAddress, warn
   return { row: pool[0]!, confidence };
 }
 
+/** Sources write "02139-4307" or "V8W1A1"; the parser gives "02139" / "V8W 1A1". */
+function samePostcode(source: string, parsed: string): boolean {
+  const a = source.toUpperCase().replace(/[\s-]/g, '');
+  const b = parsed.toUpperCase().replace(/[\s-]/g, '');
+  return /^\d/.test(b) ? a.slice(0, 5) === b : a === b;
+}
+
 function normSuffix(s: string | null | undefined): string {
   return (s ?? '').toUpperCase().replace(/[^A-Z0-9/]/g, '');
 }
@@ -332,12 +348,11 @@ async function interpolateBetweenNeighbours(
     ...warnings,
     `Not in the address table; located between ${lo.number} and ${hi.number} ${lo.street_display}, whose lots are known.`,
   ];
-  const suffix = parsed.numberSuffix ? `-${parsed.numberSuffix}` : '';
   return {
     kind: 'matched',
     matchType: 'street_interpolation',
     confidence,
-    matchedAddress: `${number}${suffix} ${lo.street_display}`,
+    matchedAddress: `${numberText(number, parsed.numberSuffix)} ${lo.street_display}`,
     streetKey: key,
     parcelExtId,
     point: { lon: point[0], lat: point[1] },
@@ -416,16 +431,15 @@ async function interpolate(
     );
     let confidence = CENTRELINE_CONFIDENCE;
     const zip = hit.side === 'L' ? hit.seg.zip_left : hit.seg.zip_right;
-    if (parsed.postcode && zip && zip !== parsed.postcode) {
+    if (parsed.postcode && zip && !samePostcode(zip, parsed.postcode)) {
       confidence -= 0.1;
       w.push(`The street range is in postcode ${zip}, not ${parsed.postcode}.`);
     }
-    const suffix = parsed.numberSuffix ? `${parsed.numberSuffix}` : '';
     return {
       kind: 'matched',
       matchType: 'street_interpolation',
       confidence: round3(confidence),
-      matchedAddress: `${number}${suffix ? `-${suffix}` : ''} ${display}`,
+      matchedAddress: `${numberText(number, parsed.numberSuffix)} ${display}`,
       streetKey: key,
       parcelExtId: found.parcelExtId,
       point: { lon: found.point[0], lat: found.point[1] },

@@ -62,6 +62,13 @@ test('Canadian civic forms', () => {
   assert.equal(dash.postcode, 'V8W 1A1');
   assert.equal(parseAddress('1 Rue Ste-Catherine O, Montréal, QC').streetKey, 'RUE STE CATHERINE O', '"Ste" here is Sainte, not a suite');
   assert.equal(parseAddress('10 Chemin du Lac, Lac-Beauport, Québec').region, 'QC');
+  // "CA" after a province or postal code is Canada; otherwise it is California
+  const cc = parseAddress('4-123 Main St, Victoria, BC, CA');
+  assert.deepEqual([cc.city, cc.region, cc.country], ['Victoria', 'BC', 'CA']);
+  assert.equal(parseAddress('1 Main St, Victoria, BC V8W 1A1 CA').country, 'CA');
+  const cal = parseAddress('1 Main St, Los Angeles, CA 90012');
+  assert.deepEqual([cal.region, cal.country], ['CA', 'US']);
+  assert.deepEqual([parseAddress('1 Main St, Los Angeles, CA').region, parseAddress('1 Main St, Los Angeles, CA').country], ['CA', 'US']);
 });
 
 test('units in their usual places', () => {
@@ -131,6 +138,10 @@ test('mixed scripts and SQL-looking text parse as plain text', () => {
   assert.equal(mixed.number, '12');
   assert.equal(mixed.streetKey, 'УЛИЦА ЛЕНИНА');
   assert.equal(parseAddress('7 Elm St 中文').number, '7');
+  const lookalike = parseAddress('12 Маin St, Cambridge, MA'); // Cyrillic М and а
+  assert.match(lookalike.warnings.join(' '), /mixes writing systems \(Cyrillic, Latin\)/);
+  // an injection attempt is just words; its punctuation-only tail is dropped
+  assert.equal(parseAddress("1 Elm St'; DROP TABLE addresses; --").city, 'DROP TABLE addresses');
   // newlines and tabs separate parts like commas
   assert.equal(parseAddress('12 Elm St\nCambridge\tMA 02139').city, 'Cambridge');
 });

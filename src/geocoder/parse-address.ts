@@ -60,7 +60,7 @@ const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const COUNTRY_NAMES: ReadonlyMap<string, Country> = new Map([
-  ['US', 'US'], ['USA', 'US'], ['UNITEDSTATES', 'US'], ['UNITEDSTATESOFAMERICA', 'US'], ['ETATSUNIS', 'US'],
+  ['US', 'US'], ['USA', 'US'], ['CA', 'CA'], ['UNITEDSTATES', 'US'], ['UNITEDSTATESOFAMERICA', 'US'], ['ETATSUNIS', 'US'],
   ['CANADA', 'CA'], ['CAN', 'CA'],
 ]);
 
@@ -134,8 +134,9 @@ export function parseAddress(input: string): ParsedAddress {
     const window = toks.slice(-k);
     if (!window.every((t) => /^[A-Z]+$/.test(t.f.replace(/[-]/g, '')))) continue;
     const c = COUNTRY_NAMES.get(lettersOnly(window.map((t) => t.f).join('')));
-    // "CA" alone is California, "US" is only a country when it stands apart from the street
-    if (c && !(k === 1 && toks[toks.length - 1]!.f === 'CA')) {
+    // "CA" alone is California unless a Canadian province or postal code comes just before it;
+    // "US" is only a country when it stands apart from the street
+    if (c && !(k === 1 && window[0]!.f === 'CA' && !afterCanadianPart(toks))) {
       if (k === 1 && window[0]!.f === 'US' && !segmentStart(toks, toks.length - 1)) continue;
       country = c;
       toks = toks.slice(0, -k);
@@ -195,8 +196,9 @@ export function parseAddress(input: string): ParsedAddress {
     }
   }
 
-  // 5. Segments: the street is the first segment that starts with a house number.
-  const segs = groupSegments(toks);
+  // 5. Segments: the street is the first segment that starts with a house number. Punctuation-only
+  // words ("--", "&") carry nothing.
+  const segs = groupSegments(toks.filter((t) => /[\p{L}\p{N}]/u.test(t.raw)));
   if (segs.length === 0) throw badInput('The address has no street.');
   // "123, rue Principale": a segment holding only the number belongs to the next one
   for (let i = 0; i < segs.length - 1; i++) {
@@ -279,6 +281,11 @@ export function parseAddress(input: string): ParsedAddress {
     throw badInput('A post office box is not a site; give the street address of the lot.');
   }
 
+  const scripts = scriptsOf(streetText);
+  if (scripts.length > 1) {
+    warnings.push(`The street name mixes writing systems (${scripts.join(', ')}); look-alike letters do not match.`);
+  }
+
   return {
     number,
     numberSuffix,
@@ -294,9 +301,30 @@ export function parseAddress(input: string): ParsedAddress {
   };
 }
 
+const SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Hebrew', 'Arabic', 'Han', 'Hiragana', 'Katakana', 'Hangul', 'Thai', 'Devanagari'] as const;
+const SCRIPT_RES = SCRIPTS.map((name) => [name, new RegExp(`\\p{Script=${name}}`, 'u')] as const);
+
+/** Writing systems of the letters in a text (letters of other scripts count as "other"). */
+export function scriptsOf(text: string): string[] {
+  const found = new Set<string>();
+  for (const ch of text) {
+    if (!/\p{L}/u.test(ch)) continue;
+    const hit = SCRIPT_RES.find(([, re]) => re.test(ch));
+    found.add(hit ? hit[0] : 'other');
+  }
+  return [...found];
+}
+
 function stripZeros(digits: string): string {
   const s = digits.replace(/^0+(?=\d)/, '');
   return s;
+}
+
+/** Whether the token before the last one is a Canadian province or (the end of) a Canadian postal code. */
+function afterCanadianPart(toks: readonly Tok[]): boolean {
+  const prev = toks[toks.length - 2];
+  if (!prev) return false;
+  return regionByCode(prev.f)?.country === 'CA' || /^(\d[A-Z]\d|[A-Z]\d[A-Z]-?\d[A-Z]\d)$/.test(prev.f);
 }
 
 function segmentStart(toks: readonly Tok[], i: number): boolean {

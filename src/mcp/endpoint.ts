@@ -50,10 +50,16 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
   });
   const serve = toNodeHandler(sdk, { onerror: reportSdkError, maxRequestBodySize: MCP_MAX_BODY_BYTES });
 
+  // The allowlists follow the config (with port 0 the base URL is final only once the server listens).
+  let lists: { key: string; hosts: Set<string>; origins: Set<string> } | undefined;
+  const allowlists = () => {
+    const key = `${ctx.config.baseUrl} ${ctx.config.host} ${ctx.config.mcpAllowedOrigins.join(',')}`;
+    if (lists?.key !== key) lists = { key, hosts: allowedHostnames(ctx.config), origins: allowedOrigins(ctx.config) };
+    return lists;
+  };
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // The allowlists follow the config (its base URL is fixed once the port is known).
-    const hosts = allowedHostnames(ctx.config);
-    const origins = allowedOrigins(ctx.config);
+    const { hosts, origins } = allowlists();
     if (!hostAllowed(req.headers.host, hosts)) {
       return reject(req, res, 403, -32000, `Host "${req.headers.host ?? ''}" is not this service's host; request refused (DNS-rebinding protection).`);
     }

@@ -60,6 +60,17 @@ test('resolvePlace: catalogue, then gazetteer, then unknown with a reason', asyn
     assert.equal((await q('Cambridge', 'Narnia')).kind, 'unknown');
     assert.equal((await q('Boston', 'BC', 'US')).kind, 'unknown');
     assert.equal((await q(null, null)).kind, 'unknown');
+
+    // A postcode must belong to the region; without a region it supplies one.
+    const ak = await q('Cambridge', 'MA', 'US', '99999');
+    assert.equal(ak.kind, 'unknown');
+    assert.match(ak.kind === 'unknown' ? ak.reason : '', /99999 is not in Massachusetts/);
+    assert.equal((await q('Cambridge', 'MA', 'US', '00000')).kind, 'unknown');
+    assert.equal((await q('Cambridge', 'MA', null, 'V8X 2W9')).kind, 'unknown');
+    const viaZip = await q('Cambridge', null, null, '02139');
+    assert.equal(viaZip.kind === 'place' && viaZip.place.geoDivisionId, 'US-MA:cambridge');
+    const viaPostal = await q('Saanich', null, null, 'V8X 2W9');
+    assert.equal(viaPostal.kind === 'place' && viaPostal.place.geoDivisionId, 'CA-BC:saanich');
   } finally {
     await t.close();
   }

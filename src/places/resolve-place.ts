@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { findPlacesByName, getPlace, placeNameKey, type PlaceRecord } from './catalogue.ts';
 import { findGazetteerCities } from './gazetteer.ts';
 import { lookupRegion } from './regions.ts';
+import { provincesForPostalCode, statesForZip } from '../geocoder/regions.ts';
 
 export interface PlaceQuery {
   city: string | null;
@@ -55,11 +56,24 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
     if (country && region.country !== country) return { kind: 'unknown', reason: `${region.name} is not in ${country === 'US' ? 'the United States' : 'Canada'}` };
     country = region.country;
   }
-  const inScope = (p: PlaceRecord) => (!region || (p.region === region.code && p.country === region.country)) && (!country || p.country === country);
+  // The postcode must belong to the region (USPS ZIP3 prefixes, Canada Post first letters); without a
+  // region it names one when it can.
+  let regionFromPostcode = region;
+  if (postcode && country) {
+    const pc = normalisePostcode(postcode);
+    const shapeCountry = postcodeCountry(pc);
+    if (shapeCountry && shapeCountry !== country) return { kind: 'unknown', reason: `postcode ${pc} is not a ${country === 'US' ? 'US ZIP code' : 'Canadian postal code'}` };
+    const allowed = shapeCountry === 'US' ? statesForZip(pc) : shapeCountry === 'CA' ? [...provincesForPostalCode(pc)] : [];
+    if (shapeCountry && allowed.length === 0) return { kind: 'unknown', reason: `postcode ${pc} is not in use in any ${country === 'US' ? 'state' : 'province or territory'}` };
+    if (shapeCountry && region && !allowed.includes(region.code)) return { kind: 'unknown', reason: `postcode ${pc} is not in ${region.name}` };
+    if (shapeCountry && !region && allowed.length === 1) regionFromPostcode = lookupRegion(allowed[0]!, country);
+  }
+  const scopeRegion = regionFromPostcode;
+  const inScope = (p: PlaceRecord) => (!scopeRegion || (p.region === scopeRegion.code && p.country === scopeRegion.country)) && (!country || p.country === country);
 
   // 1. The catalogue, by name.
   if (city) {
-    const byName = (await findPlacesByName(ctx, city, region?.code ?? null)).filter(inScope);
+    const byName = (await findPlacesByName(ctx, city, scopeRegion?.code ?? null)).filter(inScope);
     if (byName.length === 1) return { kind: 'place', place: byName[0]! };
     if (byName.length > 1 && postcode) {
       const byCode = (await placesByPostcode(ctx, postcode)).filter((p) => byName.some((b) => b.geoDivisionId === p.geoDivisionId));
@@ -70,23 +84,23 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
   // ... or by a postcode the place's own data holds, when the city does not say otherwise.
   if (postcode) {
     const byCode = (await placesByPostcode(ctx, postcode)).filter(inScope);
-    const cityKnownElsewhere = city !== null && findGazetteerCities(city, region?.code ?? null, country).some((g) => !byCode.some((p) => placeNameKey(p.name) === placeNameKey(g.name)));
+    const cityKnownElsewhere = city !== null && findGazetteerCities(city, scopeRegion?.code ?? null, country).some((g) => !byCode.some((p) => placeNameKey(p.name) === placeNameKey(g.name)));
     if (byCode.length === 1 && (!city || !cityKnownElsewhere)) return { kind: 'place', place: byCode[0]! };
   }
 
   // 2. The gazetteer: a real city without data.
   if (city) {
-    const g = findGazetteerCities(city, region?.code ?? null, country);
+    const g = findGazetteerCities(city, scopeRegion?.code ?? null, country);
     if (g.length > 0) {
       const best = g[0]!;
       return { kind: 'gazetteer', name: best.name, region: best.region, country: best.country };
     }
     return {
       kind: 'unknown',
-      reason: region ? `no city "${city}" is known in ${region.name}` : `no city "${city}" is known in the United States or Canada`,
+      reason: scopeRegion ? `no city "${city}" is known in ${scopeRegion.name}` : `no city "${city}" is known in the United States or Canada`,
     };
   }
-  if (region) return { kind: 'unknown', reason: `the address names ${region.name} but no city` };
+  if (scopeRegion) return { kind: 'unknown', reason: `the address names ${scopeRegion.name} but no city` };
   return { kind: 'unknown', reason: 'the address names no city, state or province' };
 }
 

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
-import { completeClaim, findCeremony, type ClaimOutcome } from '../auth/claim-ceremony.ts';
+import { completeClaim, denyClaim, findCeremony, type ClaimOutcome } from '../auth/claim-ceremony.ts';
 import { PATHS } from '../auth/endpoints.ts';
 import { html, page, type Html } from './html.ts';
 import { readForm, redirect } from './forms.ts';
@@ -22,6 +22,8 @@ function stateMessage(outcome: ClaimOutcome): { status: number; body: Html } | u
       return { status: 410, body: html`<p class="error">This registration expired. Ask your agent to register again.</p>` };
     case 'ceremony_expired':
       return { status: 410, body: html`<p class="error">This code has expired. Ask your agent to restart the claim; it will show you a new link and code.</p>` };
+    case 'denied':
+      return { status: 410, body: html`<p class="ok">You refused this request. If that was a mistake, ask your agent to restart the claim.</p>` };
     case 'locked':
       return {
         status: 423,
@@ -54,6 +56,11 @@ ${error ? html`<p class="error" role="alert" id="claim-error">${error}</p>` : ''
 <input id="user_code" name="user_code" class="code" type="text" inputmode="numeric" pattern="[0-9 ]{6,7}" maxlength="7" autocomplete="one-time-code" required>
 <button type="submit" id="confirm">Link this agent</button>
 </form>
+<form method="post" action="${PATHS.claimPage}/${id}">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="decision" value="deny">
+<p>Did not ask for this? <button type="submit" id="deny">This was not me: refuse</button></p>
+</form>
 <p>You have ${view.attemptsLeft} attempt(s); the code expires at ${view.expiresAt}.</p>`;
     sendHtml(res, status, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
   };
@@ -78,6 +85,14 @@ ${error ? html`<p class="error" role="alert" id="claim-error">${error}</p>` : ''
     if (!csrfOk(ctx, req, form)) return csrfFailure(res);
     const account = await currentAccount(ctx, req);
     if (!account) return redirect(res, `/signin?next=${encodeURIComponent(`${PATHS.claimPage}/${params.id}`)}`);
+    if (form.decision === 'deny') {
+      const refused = await denyClaim(ctx, params.id!, account);
+      if (refused.state === 'refused') {
+        const body = html`<p class="ok" id="claim-refused">Refused. The agent will not be linked to ${account.email}.</p>`;
+        return sendHtml(res, 200, page('Request refused', body, { signedInAs: account.email }), PAGE_HEADERS);
+      }
+      return show(req, res, params.id!, account);
+    }
     const code = (form.user_code ?? '').replace(/\s+/g, '');
     if (!/^\d{6}$/.test(code)) return show(req, res, params.id!, account, 400, 'The code is six digits.');
     const outcome = await completeClaim(ctx, params.id!, account, code);

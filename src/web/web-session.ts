@@ -31,13 +31,20 @@ export async function startSession(ctx: AppContext, res: ServerResponse, account
   addSetCookie(res, cookieHeader(ctx.config, SESSION_COOKIE, sid, WEB_SESSION_TTL_S));
   // A new CSRF secret with the new session (no fixation across the sign-in boundary).
   addSetCookie(res, cookieHeader(ctx.config, CSRF_COOKIE, crypto.randomBytes(24).toString('base64url'), WEB_SESSION_TTL_S));
+  // Whoever signs in now is who the OAuth provider must see next, not an earlier account.
+  for (const name of OAUTH_SESSION_COOKIES) addSetCookie(res, cookieHeader(ctx.config, name, '', 0));
 }
 
 export async function endSession(ctx: AppContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const sid = readCookies(req)[SESSION_COOKIE];
   if (sid) await ctx.db.query('DELETE FROM web_sessions WHERE session_hash = $1', [secretHash(sid)]);
   addSetCookie(res, cookieHeader(ctx.config, SESSION_COOKIE, '', 0));
+  // The OAuth provider keeps its own login session: end it too, so the next person on this browser
+  // is asked to sign in rather than inheriting the previous account in an MCP client's sign-in.
+  for (const name of OAUTH_SESSION_COOKIES) addSetCookie(res, cookieHeader(ctx.config, name, '', 0));
 }
+
+const OAUTH_SESSION_COOKIES = ['_session', '_session.sig'];
 
 /** The CSRF token for a form: the cookie's value, created (and set) when missing. */
 export function csrfToken(ctx: AppContext, req: IncomingMessage, res: ServerResponse): string {

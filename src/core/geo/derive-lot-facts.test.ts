@@ -252,7 +252,7 @@ test('derivePlaceLotFacts: a street parcel (right of way) does not hide the fron
     await insertZone(db, 'z-r1', 'base', 'R-1', rect(-200, -200, 300, 200));
     await insertStreet(db, 'a', 'MAIN ST', [at(-100, 0), at(200, 0)]);
     const report = await derivePlaceLotFacts(db, PLACE);
-    assert.equal(report.parcelsWithFrontage, 2); // the street parcel has no front of its own
+    assert.equal(report.parcelsWithFrontage, 2); // the street parcel faces away from its own centreline
     const road = await factsOf(db, PLACE, 'ROAD');
     assert.equal(road.rightOfWay, true);
     for (const id of ['N1', 'S1']) {
@@ -262,6 +262,61 @@ test('derivePlaceLotFacts: a street parcel (right of way) does not hide the fron
       near(f.frontByStreet['MAIN ST']?.frontageM, 20, 0.1, `${id} frontage`);
       near(f.frontByStreet['MAIN ST']?.depthM, 30, 0.1, `${id} depth`);
     }
+  } finally {
+    await t.close();
+  }
+});
+
+test('derivePlaceLotFacts: a lot in two parts gets the districts of both parts', async () => {
+  const t = await createTestDb();
+  try {
+    const db = t.db;
+    await insertPlace(db, PLACE, 'testville');
+    // Part one (600 m²) in R-1, part two (200 m²) in C-1; no district line crosses either part.
+    await insertLot(db, PLACE, 'M1', [...rect(0, 8, 20, 38), ...rect(50, 8, 60, 28)]);
+    await insertZone(db, 'z-r1', 'base', 'R-1', rect(-100, -100, 40, 200));
+    await insertZone(db, 'z-c1', 'base', 'C-1', rect(40, -100, 200, 200));
+    const report = await derivePlaceLotFacts(db, PLACE);
+    assert.equal(report.splitLots, 1);
+    const rows = await zoneRows(db, 'M1');
+    assert.deepEqual(rows.map((r) => r.code), ['R-1', 'C-1']);
+    near(rows[0]!.share, 0.75, 0.002, 'R-1 share');
+    near(rows[1]!.share, 0.25, 0.002, 'C-1 share');
+  } finally {
+    await t.close();
+  }
+});
+
+test('derivePlaceLotFacts: frontage, depth and corner do not depend on the grid being north-up', async () => {
+  const t = await createTestDb();
+  try {
+    const db = t.db;
+    await insertPlace(db, PLACE, 'testville');
+    // The corner lot L1 and its neighbour L2 of the first test, turned 30° about the intersection.
+    const turn = (x: number, y: number): Position => {
+      const a = Math.PI / 6;
+      return at(x * Math.cos(a) - y * Math.sin(a), x * Math.sin(a) + y * Math.cos(a));
+    };
+    const trect = (x0: number, y0: number, x1: number, y1: number): MultiPolygonCoords => [
+      [[turn(x0, y0), turn(x1, y0), turn(x1, y1), turn(x0, y1), turn(x0, y0)]],
+    ];
+    await insertLot(db, PLACE, 'R1', trect(8, 8, 28, 38));
+    await insertLot(db, PLACE, 'R2', trect(28, 8, 48, 38));
+    await insertZone(db, 'z-r1', 'base', 'R-1', trect(-100, -100, 200, 200));
+    await insertStreet(db, 'm', 'MAIN ST', [turn(-50, 0), turn(150, 0)]);
+    await insertStreet(db, 'o', 'OAK AVE', [turn(0, -50), turn(0, 150)]);
+    const report = await derivePlaceLotFacts(db, PLACE);
+    assert.equal(report.cornerLots, 1);
+    const f1 = await factsOf(db, PLACE, 'R1');
+    assert.equal(f1.cornerLot, true);
+    near(f1.frontByStreet['MAIN ST']?.frontageM, 20, 0.1, 'R1 Main frontage');
+    near(f1.frontByStreet['MAIN ST']?.depthM, 30, 0.1, 'R1 Main depth');
+    near(f1.frontByStreet['OAK AVE']?.frontageM, 30, 0.1, 'R1 Oak frontage');
+    near(f1.frontByStreet['OAK AVE']?.depthM, 20, 0.1, 'R1 Oak depth');
+    const f2 = await factsOf(db, PLACE, 'R2');
+    assert.deepEqual(f2.streets, ['MAIN ST']);
+    assert.equal(f2.cornerLot, false);
+    near(f2.frontByStreet['MAIN ST']?.depthM, 30, 0.1, 'R2 Main depth');
   } finally {
     await t.close();
   }

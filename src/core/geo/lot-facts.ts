@@ -25,6 +25,8 @@ export const FACING_MAX_M = 35;
 export const FACING_MAX_ANGLE_DEG = 60;
 /** Angle between the lot line and the centreline, at most. */
 export const PARALLEL_MAX_ANGLE_DEG = 40;
+const COS_FACING = Math.cos((FACING_MAX_ANGLE_DEG * Math.PI) / 180);
+const COS_PARALLEL = Math.cos((PARALLEL_MAX_ANGLE_DEG * Math.PI) / 180);
 /** A street enters frontByStreet only with at least this much frontage (metres). */
 export const MIN_FRONTAGE_M = 2;
 /** A lot with centreline length inside >= this × sqrt(its area) is right of way. */
@@ -50,7 +52,7 @@ export interface LotFacts {
   throughLot: boolean | null;
   /** Street keys of frontByStreet, longest frontage first. */
   streets: string[];
-  /** The lot is itself right of way (street land): its fronts are not meaningful. */
+  /** The lot counts as right of way (street land): its lines hide no neighbour's front. Its own fronts are derived as usual. */
   rightOfWay: boolean;
 }
 
@@ -118,8 +120,8 @@ export class StreetIndex {
 
   /** As facing(), choosing among the edges `candidates` (from near()). */
   facingAmong(candidates: readonly number[], mx: number, my: number, ux: number, uy: number, nx: number, ny: number): number {
-    const cosFacing = Math.cos((FACING_MAX_ANGLE_DEG * Math.PI) / 180);
-    const cosParallel = Math.cos((PARALLEL_MAX_ANGLE_DEG * Math.PI) / 180);
+    const cosFacing = COS_FACING;
+    const cosParallel = COS_PARALLEL;
     let best = -1;
     let bestD2 = FACING_MAX_M * FACING_MAX_M;
     const c = this.coords;
@@ -270,8 +272,8 @@ interface FrontAcc {
 }
 
 /**
- * Facts of lot i. `lotIndex` indexes the bounding boxes of all lots of `lots` (the neighbours).
- * Only outer rings can be front lot lines; every ring of a neighbour can hide one.
+ * Facts of lot i of the fabric. Only outer rings can be front lot lines; every ring of a neighbour
+ * (other than a right-of-way lot) can hide one.
  */
 export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): LotFacts {
   const { lots, lotIndex, frame } = fabric;
@@ -279,11 +281,20 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
   const b = 4 * i;
   const sx = frame.xScaleAt((lots.bbox[b + 1]! + lots.bbox[b + 3]!) / 2);
   const tol = SHARED_TOLERANCE_M;
-  const found = lotIndex.search(lots.bbox[b]! - tol, lots.bbox[b + 1]! - tol, lots.bbox[b + 2]! + tol, lots.bbox[b + 3]! + tol);
-  const neighbours: number[] = [];
-  for (const j of found) if (j !== i && !fabric.rightOfWay[j]) neighbours.push(j);
+  const big = fabric.isBig(i);
+  // Neighbours: lots whose boxes meet this lot's box; for a big lot (a box spanning much of the city) per edge instead.
+  const neighboursNear = (minX: number, minY: number, maxX: number, maxY: number): number[] => {
+    const out: number[] = [];
+    for (const j of lotIndex.search(minX - tol, minY - tol, maxX + tol, maxY + tol)) if (j !== i && !fabric.rightOfWay[j]) out.push(j);
+    return out;
+  };
+  const lotNeighbours = big ? [] : neighboursNear(lots.bbox[b]!, lots.bbox[b + 1]!, lots.bbox[b + 2]!, lots.bbox[b + 3]!);
   const acc = new Map<number, FrontAcc>();
   const intervals: number[] = [];
+  // Centreline edges that any lot line of this lot could face: one index search per lot, or per
+  // exposed run for big lots (whose box may span the city).
+  const nearLot = big ? [] : streets.near(lots.bbox[b]!, lots.bbox[b + 1]!, lots.bbox[b + 2]!, lots.bbox[b + 3]!);
+  if (!big && nearLot.length === 0) return { frontByStreet: {}, cornerLot: null, throughLot: null, streets: [], rightOfWay: fabric.rightOfWay[i] === 1 };
 
   for (let p = lots.itemPoly[i]!; p < lots.itemPoly[i + 1]!; p++) {
     const r = lots.polyRing[p]!; // outer ring only
@@ -303,14 +314,16 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
       const nx = ccw ? uy : -uy;
       const ny = ccw ? -ux : ux;
       intervals.length = 0;
+      const neighbours = big ? neighboursNear(Math.min(ax, ax + ex), Math.min(ay, ay + ey), Math.max(ax, ax + ex), Math.max(ay, ay + ey)) : lotNeighbours;
       collectShared(fabric, neighbours, ax, ay, ux, uy, len, intervals);
       for (const [t0, t1] of exposedRuns(intervals, len)) {
         const runLen = t1 - t0;
-        const near = streets.near(
-          Math.min(ax + ux * t0, ax + ux * t1), Math.min(ay + uy * t0, ay + uy * t1),
-          Math.max(ax + ux * t0, ax + ux * t1), Math.max(ay + uy * t0, ay + uy * t1),
-        );
-        if (near.length === 0) continue;
+        const near = big
+          ? streets.near(
+              Math.min(ax + ux * t0, ax + ux * t1), Math.min(ay + uy * t0, ay + uy * t1),
+              Math.max(ax + ux * t0, ax + ux * t1), Math.max(ay + uy * t0, ay + uy * t1),
+            )
+          : nearLot;
         const pieces = Math.max(1, Math.ceil(runLen / PIECE_M));
         const step = runLen / pieces;
         for (let q = 0; q < pieces; q++) {

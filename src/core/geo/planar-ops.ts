@@ -49,29 +49,6 @@ export function segmentsCrossProperly(
   return t > et && t < 1 - et && u > eu && u < 1 - eu;
 }
 
-/** Even-odd crossing count of a ray from (px,py) towards +x against one ring's edges. */
-export function ringRayCrossings(xy: Float64Array, from: number, to: number, px: number, py: number): number {
-  let c = 0;
-  for (let i = from, j = to - 1; i < to; j = i++) {
-    const xi = xy[2 * i]!;
-    const yi = xy[2 * i + 1]!;
-    const xj = xy[2 * j]!;
-    const yj = xy[2 * j + 1]!;
-    if (yi > py !== yj > py && px < ((xj - xi) * (py - yi)) / (yj - yi) + xi) c++;
-  }
-  return c;
-}
-
-/** Smallest squared distance from (px,py) to any edge of the ring xy[2*from .. 2*to). */
-export function ringDist2(xy: Float64Array, from: number, to: number, px: number, py: number): number {
-  let best = Infinity;
-  for (let i = from, j = to - 1; i < to; j = i++) {
-    const d = pointSegmentDist2(px, py, xy[2 * j]!, xy[2 * j + 1]!, xy[2 * i]!, xy[2 * i + 1]!);
-    if (d < best) best = d;
-  }
-  return best;
-}
-
 /** A Float64Array that grows by doubling, for loading coordinates without JS number arrays. */
 export class GrowableF64 {
   data: Float64Array;

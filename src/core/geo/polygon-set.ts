@@ -173,24 +173,6 @@ export function itemFrameArea(set: PolygonSet, i: number): number {
   return Math.max(0, total);
 }
 
-/** Item i as polygon-clipping input (frame coordinates, rings closed). */
-export function itemAsClipInput(set: PolygonSet, i: number): [number, number][][][] {
-  const out: [number, number][][][] = [];
-  for (let p = set.itemPoly[i]!; p < set.itemPoly[i + 1]!; p++) {
-    const poly: [number, number][][] = [];
-    for (let r = set.polyRing[p]!; r < set.polyRing[p + 1]!; r++) {
-      const ring: [number, number][] = [];
-      const a = set.ringVert[r]!;
-      const b = set.ringVert[r + 1]!;
-      for (let v = a; v < b; v++) ring.push([set.xy[2 * v]!, set.xy[2 * v + 1]!]);
-      ring.push([set.xy[2 * a]!, set.xy[2 * a + 1]!]);
-      poly.push(ring);
-    }
-    out.push(poly);
-  }
-  return out;
-}
-
 /** Even-odd point-in-item test over every ring of item i. */
 export function pointInItem(set: PolygonSet, i: number, px: number, py: number): boolean {
   const b = 4 * i;

@@ -111,10 +111,14 @@ export class ZoneLayer {
       if (this.edgeCrossesLot(e, lots, i)) crossing.add(z);
     }
     const containing = this.zonesContaining(insideX, insideY);
-    if (crossing.size === 0) return this.aggregate(containing.map((z) => ({ z, share: 1 })));
+    // A lot in several parts can have its parts in different districts without any boundary crossing
+    // it; and an inside point that is not inside (bad input) cannot stand for the lot.
+    const multipart = lots.itemPoly[i + 1]! - lots.itemPoly[i]! > 1 || !pointInItem(lots, i, insideX, insideY);
+    if (crossing.size === 0 && !multipart) return this.aggregate(containing.map((z) => ({ z, share: 1 })));
 
     stats.clipped++;
     const candidates = new Set<number>([...containing, ...crossing]);
+    if (multipart) for (const z of this.zoneIndex.search(minX, minY, maxX, maxY)) candidates.add(z);
     const lotArea = itemFrameArea(lots, i);
     if (lotArea <= 0) return this.aggregate(containing.map((z) => ({ z, share: 1 })));
     const parts: { z: number; share: number }[] = [];

@@ -56,6 +56,7 @@ CREATE TABLE agent_registrations (
   user_code_hash text,
   ceremony_expires_at timestamptz,
   failed_code_attempts integer NOT NULL DEFAULT 0,
+  denied_at timestamptz,                  -- the human refused this ceremony on the claim page
   poll_interval_s integer NOT NULL DEFAULT 5,
   last_polled_at timestamptz
 );
