@@ -1,6 +1,8 @@
 // One benchmark scenario per process, so that peak RSS belongs to that scenario alone.
-//   cambridge        snapshot latency over real Cambridge addresses (PGlite on disk)
-//   synthetic <N>    a synthetic N-parcel city: import time, snapshot latency, peak RSS
+//   init <dir>                 creates and migrates a PGlite data directory (PGlite's one-time initdb
+//                              peaks near 900 MB RSS, so it runs in its own process, as on first start)
+//   cambridge <dir>            snapshot latency over real Cambridge addresses
+//   synthetic <dir> <N>        a synthetic N-parcel city: import time, snapshot latency, peak RSS
 // Prints one JSON object on stdout.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,8 +18,7 @@ import { peakRssMb, timeEach } from './measure.ts';
 
 const SHARED = path.resolve(import.meta.dirname, '../../shared/data');
 
-async function freshCtx(placesDir?: string): Promise<{ ctx: AppContext; dir: string }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-bench-'));
+async function freshCtx(dir: string, placesDir?: string): Promise<{ ctx: AppContext; dir: string }> {
   const db = await openDatabase({ pgliteDir: path.join(dir, 'pgdata') });
   await migrate(db);
   const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED, dataDir: dir, autoImport: false, ...(placesDir ? { placesDir } : {}) });
@@ -41,8 +42,15 @@ async function baselineSelect1(ctx: AppContext, n: number) {
   return timeEach(Array.from({ length: n }, (_, i) => i), () => ctx.db.query('SELECT 1'));
 }
 
-async function cambridge() {
-  const { ctx, dir } = await freshCtx();
+async function init(dir: string) {
+  const db = await openDatabase({ pgliteDir: path.join(dir, 'pgdata') });
+  await migrate(db);
+  await db.close();
+  return { scenario: 'init', peakRssMb: peakRssMb() };
+}
+
+async function cambridge(dir0: string) {
+  const { ctx, dir } = await freshCtx(dir0);
   const { importPlace } = await import('../src/importer/import-place.ts');
   const t0 = performance.now();
   await importPlace(ctx, 'cambridge-ma', { sourceDir: SHARED, quiet: true });
@@ -54,15 +62,14 @@ async function cambridge() {
     if ((await getFeasibilitySnapshot(ctx, a)).answered) answered++;
   });
   const base = await baselineSelect1(ctx, 2000);
-  await ctx.db.close();
   fs.rmSync(dir, { recursive: true, force: true });
   return { scenario: 'cambridge', importMs, addresses: sample.length, answered, snapshot: lat, select1: base, peakRssMb: peakRssMb() };
 }
 
-async function synthetic(n: number) {
+async function synthetic(dir0: string, n: number) {
   const { writeSyntheticPlacesDir, loadSyntheticCity, sampleSyntheticAddresses } = await import('./synthetic-city.ts');
   const placesDir = writeSyntheticPlacesDir(fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-bench-places-')));
-  const { ctx, dir } = await freshCtx(placesDir);
+  const { ctx, dir } = await freshCtx(dir0, placesDir);
   const t0 = performance.now();
   const counts = await loadSyntheticCity(ctx.db, n, (m) => process.stderr.write(`  synthetic: ${m}\n`));
   const importMs = performance.now() - t0;
@@ -74,11 +81,11 @@ async function synthetic(n: number) {
   });
   const base = await baselineSelect1(ctx, 2000);
   await ctx.db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
   fs.rmSync(placesDir, { recursive: true, force: true });
   return { scenario: 'synthetic', parcels: counts.parcels, importMs, addresses: sample.length, answered, snapshot: lat, select1: base, peakRssMb: peakRssMb() };
 }
 
-const [which, arg] = process.argv.slice(2);
-const result = which === 'synthetic' ? await synthetic(Number(arg ?? 1_000_000)) : await cambridge();
+const [which, dir, arg] = process.argv.slice(2);
+if (!dir) throw new Error('usage: snapshot-bench.ts init|cambridge|synthetic <dir> [parcels]');
+const result = which === 'init' ? await init(dir) : which === 'synthetic' ? await synthetic(dir, Number(arg ?? 1_000_000)) : await cambridge(dir);
 process.stdout.write(JSON.stringify(result) + '\n');

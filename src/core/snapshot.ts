@@ -167,7 +167,7 @@ function matchOf(input: string, parsed: ParsedAddress, g: { matchType: AddressMa
   return {
     input,
     parsed: {
-      number: parsed.number ? `${parsed.number}${parsed.numberSuffix ?? ''}` : null,
+      number: parsed.number ? `${parsed.number}${parsed.numberSuffix ? `-${parsed.numberSuffix}` : ''}` : null,
       street: parsed.street,
       unit: parsed.unit || null,
       city: parsed.city,

@@ -9,6 +9,45 @@ export type Row = Record<string, unknown>;
 
 export interface Queryable {
   query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /**
+   * Bulk-loads rows with COPY where the backend makes that cheap (PGlite: from an in-memory blob,
+   * about twice as fast as INSERT ... unnest). Absent on PostgreSQL, where callers use INSERT.
+   * Values: null -> NULL; everything else is written as its string form.
+   */
+  copyRows?(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number>;
+}
+
+/** One row in COPY's text format (tab-separated, backslash escapes, \N for NULL). */
+export function copyTextLine(values: readonly unknown[]): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) line += '\t';
+    if (v === null || v === undefined) {
+      line += '\\N';
+      continue;
+    }
+    const text = String(v);
+    line += COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : text;
+  }
+  return line;
+}
+
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+async function pgliteCopy(
+  run: (sql: string, params: unknown[], opts: { blob: Blob }) => Promise<unknown>,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const ident = /^[a-z_][a-z0-9_]*$/;
+  if (!ident.test(table) || !columns.every((c) => ident.test(c))) throw new Error(`copyRows: bad identifier in ${table}(${columns.join(', ')})`);
+  const text = rows.map(copyTextLine).join('\n') + '\n';
+  await run(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([text]) });
+  return rows.length;
 }
 
 export interface Db extends Queryable {
@@ -31,6 +70,9 @@ class PgliteDb implements Db {
     const r = await this.pg.query<T>(sql, params as unknown[]);
     return r.rows;
   }
+  copyRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number> {
+    return pgliteCopy((sql, params, opts) => this.pg.query(sql, params, opts), table, columns, rows);
+  }
   async exec(sql: string): Promise<void> {
     await this.pg.exec(sql);
   }
@@ -38,6 +80,7 @@ class PgliteDb implements Db {
     return this.pg.transaction(async (tx) =>
       fn({
         query: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.query<R>(sql, params as unknown[])).rows,
+        copyRows: (table, columns, rows) => pgliteCopy((sql, params, opts) => tx.query(sql, params, opts), table, columns, rows),
       }),
     );
   }

@@ -8,16 +8,17 @@ import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
 import { bboxOf, boxLiteral, type BBox } from '../core/geo/primitives.ts';
-import { derivePlaceLotFacts } from '../core/geo/derive-lot-facts.ts';
+import { insertLotsWithFacts, type LotsLoaded } from './load-lots.ts';
+import { forgetPlaceStreets } from '../geocoder/geocode.ts';
 import { upsertPlaceFromManifest, effectiveStatus } from '../places/catalogue.ts';
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest } from './manifest.ts';
 import { readSource } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
-import { deletePlaceRows, insertAddresses, insertParcels, insertStreetSegments, insertZones, withSpatialIndexesDeferred } from './load-tables.ts';
+import { deletePlaceRows, insertAddresses, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
 import { joinRate, type ImportReport } from './import-report.ts';
 
 /** Bumped when the importer's output for the same sources changes, so old imports are redone. */
-export const IMPORTER_VERSION = '1';
+export const IMPORTER_VERSION = '2';
 /** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
 export const BULK_INDEX_THRESHOLD = 50_000;
 
@@ -204,21 +205,27 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
 
   const placeId = m.geoDivisionId;
   const warnings: string[] = [];
+  let lots: LotsLoaded | undefined;
   const result = await ctx.db.transaction(async (tx) => {
     // Serialise concurrent imports of the same place on PostgreSQL.
     if (ctx.db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`siteline-import:${placeId}`]);
     // Large loads on embedded PGlite build the bbox indexes once instead of row by row.
     const bulk = ctx.db.kind === 'pglite' && rows.parcels.size + rows.zones.length + rows.segments.length >= BULK_INDEX_THRESHOLD;
-    const load = (fn: () => Promise<void>) => (bulk ? withSpatialIndexesDeferred(tx, ['parcels', 'zones', 'street_segments'], fn) : fn());
+    const load = (fn: () => Promise<void>) => (bulk ? withIndexesDeferred(tx, ['parcels', 'zones', 'street_segments', 'addresses'], fn) : fn());
     await step('load', () => load(async () => {
       await deletePlaceRows(tx, placeId);
       if (rows.boundary) {
-        await tx.query('INSERT INTO place_boundaries (place_id, geom, bbox) VALUES ($1, $2::jsonb, $3::box)', [placeId, JSON.stringify(rows.boundary), boxLiteral(bboxOf(rows.boundary))]);
+        await tx.query('INSERT INTO place_boundaries (place_id, geom, bbox) VALUES ($1, $2::json, $3::box)', [placeId, JSON.stringify(rows.boundary), boxLiteral(bboxOf(rows.boundary))]);
       }
       const z = await insertZones(tx, placeId, rows.zones);
       progress(`${slug}: loaded ${z} zones`);
-      const p = await insertParcels(tx, placeId, rows.parcels.values(), { onBatch: (n) => progress(`${slug}: parcels ${n}/${rows.parcels.size}`) });
-      progress(`${slug}: loaded ${p} parcels`);
+      // Lot facts (district shares, overlays, frontage, depth, corner) are derived in memory and
+      // written with the parcels: no second pass of UPDATEs over every parcel.
+      lots = await insertLotsWithFacts(tx, placeId, { parcels: rows.parcels.values(), zones: rows.zones, streets: rows.segments }, rows.parcels.values(), {
+        onBatch: (n) => progress(`${slug}: parcels with lot facts ${n}/${rows.parcels.size}`),
+        onProgress: progress,
+      });
+      progress(`${slug}: loaded ${lots.parcels} parcels and ${lots.shares} lot-district shares`);
       const a = await insertAddresses(tx, placeId, rows.addresses, { onBatch: (n) => progress(`${slug}: addresses ${n}/${rows.addresses.length}`) });
       progress(`${slug}: loaded ${a} addresses`);
       const s = await insertStreetSegments(tx, placeId, rows.segments);
@@ -227,7 +234,7 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
         await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, [...postcodes].sort()]);
       }
     }));
-    const derive = await step('lotFacts', () => derivePlaceLotFacts(tx, placeId, { onProgress: progress }));
+    const derive = lots!.derive;
     if (derive.clipFailures) warnings.push(`${derive.clipFailures} lots could not be intersected exactly with their districts; they took their inside point's district`);
     const measured = await step('joinRates', () => measure(tx, placeId));
     const finishedAt = ctx.clock.now().toISOString();
@@ -265,6 +272,7 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
     return report;
   });
   result.durationMs = Date.now() - started;
+  forgetPlaceStreets(placeId); // the fuzzy matcher's street list for this place is stale now
   progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
   return result;
 }

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb } from '../../test/support/harness.ts';
-import { insertAddresses, insertParcels, insertStreetSegments, insertZones, withSpatialIndexesDeferred, deletePlaceRows, type ParcelRow } from './load-tables.ts';
+import { insertAddresses, insertParcels, insertStreetSegments, insertZones, withIndexesDeferred, deletePlaceRows, type ParcelRow } from './load-tables.ts';
 
 function* parcels(n: number): Generator<ParcelRow> {
   for (let i = 0; i < n; i++) {
@@ -27,7 +27,7 @@ test('load-tables: batched unnest inserts round-trip every column', async () => 
   try {
     const batches: number[] = [];
     const n = await t.db.transaction((tx) =>
-      withSpatialIndexesDeferred(tx, ['parcels', 'zones', 'street_segments'], () => insertParcels(tx, 'XX-AA:test', parcels(7), { batchSize: 3, onBatch: (k) => batches.push(k) })),
+      withIndexesDeferred(tx, ['parcels', 'zones', 'street_segments'], () => insertParcels(tx, 'XX-AA:test', parcels(7), { batchSize: 3, onBatch: (k) => batches.push(k) })),
     );
     assert.equal(n, 7);
     assert.deepEqual(batches, [3, 6, 7]);

@@ -65,27 +65,37 @@ export interface LoadOptions {
 
 type Column<R> = { name: string; type: string; cast?: string; get: (r: R) => unknown };
 
-/** Inserts rows in batches through unnest; returns the number of rows written. */
+/**
+ * Inserts rows in batches: COPY where the backend offers it (PGlite), otherwise one
+ * INSERT ... SELECT FROM unnest per batch. Returns the number of rows written.
+ */
 async function insertBatched<R>(q: Queryable, table: string, placeId: string, columns: Column<R>[], rows: Iterable<R>, opts: LoadOptions = {}): Promise<number> {
-  const size = opts.batchSize ?? 5000;
+  const size = opts.batchSize ?? 2000;
   const names = columns.map((c) => c.name);
   const sql =
     `INSERT INTO ${table} (place_id, ${names.join(', ')}) SELECT $1, ${columns.map((c, i) => (c.cast ? `c${i}::${c.cast}` : `c${i}`)).join(', ')} ` +
     `FROM unnest(${columns.map((c, i) => `$${i + 2}::${c.type}[]`).join(', ')}) AS t(${columns.map((_, i) => `c${i}`).join(', ')})`;
+  const copy = q.copyRows?.bind(q);
   let total = 0;
-  let batch: unknown[][] = columns.map(() => []);
-  let n = 0;
+  let batch: unknown[][] = [];
   const flush = async () => {
-    if (n === 0) return;
-    await q.query(sql, [placeId, ...batch]);
-    total += n;
-    batch = columns.map(() => []);
-    n = 0;
+    if (batch.length === 0) return;
+    if (copy) {
+      await copy(table, ['place_id', ...names], batch);
+    } else {
+      const cols: unknown[][] = columns.map(() => []);
+      for (const row of batch) for (let i = 0; i < columns.length; i++) cols[i]!.push(row[i + 1]);
+      await q.query(sql, [placeId, ...cols]);
+    }
+    total += batch.length;
+    batch = [];
     opts.onBatch?.(total);
   };
   for (const r of rows) {
-    for (let i = 0; i < columns.length; i++) batch[i]!.push(columns[i]!.get(r));
-    if (++n >= size) await flush();
+    const row: unknown[] = [placeId];
+    for (const c of columns) row.push(c.get(r));
+    batch.push(row);
+    if (batch.length >= size) await flush();
   }
   await flush();
   return total;
@@ -100,13 +110,13 @@ export function insertParcels(q: Queryable, placeId: string, rows: Iterable<Parc
     placeId,
     [
       { name: 'parcel_ext_id', type: 'text', get: (r) => r.parcelExtId },
-      { name: 'geom', type: 'text', cast: 'jsonb', get: (r) => JSON.stringify(r.geom) },
+      { name: 'geom', type: 'text', cast: 'json', get: (r) => JSON.stringify(r.geom) },
       { name: 'bbox', type: 'text', cast: 'box', get: (r) => boxLiteral(r.bbox) },
       { name: 'inside_lon', type: 'float8', get: (r) => r.insideLon },
       { name: 'inside_lat', type: 'float8', get: (r) => r.insideLat },
       { name: 'area_m2', type: 'float8', get: (r) => r.areaM2 },
-      { name: 'facts', type: 'text', cast: 'jsonb', get: (r) => json(r.facts) },
-      { name: 'attrs', type: 'text', cast: 'jsonb', get: (r) => json(r.attrs) },
+      { name: 'facts', type: 'text', cast: 'json', get: (r) => json(r.facts) },
+      { name: 'attrs', type: 'text', cast: 'json', get: (r) => json(r.attrs) },
       { name: 'source', type: 'text', get: (r) => r.source },
       { name: 'vintage', type: 'text', get: (r) => r.vintage },
     ],
@@ -149,9 +159,9 @@ export function insertZones(q: Queryable, placeId: string, rows: Iterable<ZoneRo
       { name: 'layer', type: 'text', get: (r) => r.layer },
       { name: 'code', type: 'text', get: (r) => r.code },
       { name: 'name', type: 'text', get: (r) => r.name },
-      { name: 'geom', type: 'text', cast: 'jsonb', get: (r) => JSON.stringify(r.geom) },
+      { name: 'geom', type: 'text', cast: 'json', get: (r) => JSON.stringify(r.geom) },
       { name: 'bbox', type: 'text', cast: 'box', get: (r) => boxLiteral(r.bbox) },
-      { name: 'attrs', type: 'text', cast: 'jsonb', get: (r) => json(r.attrs) },
+      { name: 'attrs', type: 'text', cast: 'json', get: (r) => json(r.attrs) },
     ],
     rows,
     { batchSize: 500, ...opts },
@@ -173,7 +183,7 @@ export function insertStreetSegments(q: Queryable, placeId: string, rows: Iterab
       { name: 'r_to', type: 'int4', get: (r) => r.rTo },
       { name: 'zip_left', type: 'text', get: (r) => r.zipLeft },
       { name: 'zip_right', type: 'text', get: (r) => r.zipRight },
-      { name: 'geom', type: 'text', cast: 'jsonb', get: (r) => JSON.stringify(r.geom) },
+      { name: 'geom', type: 'text', cast: 'json', get: (r) => JSON.stringify(r.geom) },
       { name: 'bbox', type: 'text', cast: 'box', get: (r) => boxLiteral(r.bbox) },
     ],
     rows,
@@ -189,22 +199,53 @@ export async function deletePlaceRows(q: Queryable, placeId: string): Promise<vo
 }
 
 /** The GiST bbox indexes of 001_core.sql, which a bulk load may defer. */
-const SPATIAL_INDEXES = {
-  parcels: 'CREATE INDEX parcels_bbox ON parcels USING gist (bbox)',
-  zones: 'CREATE INDEX zones_bbox ON zones USING gist (bbox)',
-  street_segments: 'CREATE INDEX street_segments_bbox ON street_segments USING gist (bbox)',
+/** Secondary indexes a bulk load may drop and rebuild (as declared in 001_core.sql). */
+const BULK_INDEXES = {
+  parcels: { parcels_bbox: 'CREATE INDEX parcels_bbox ON parcels USING gist (bbox)' },
+  zones: { zones_bbox: 'CREATE INDEX zones_bbox ON zones USING gist (bbox)' },
+  street_segments: { street_segments_bbox: 'CREATE INDEX street_segments_bbox ON street_segments USING gist (bbox)' },
+  addresses: {
+    addresses_street_number: 'CREATE INDEX addresses_street_number ON addresses (place_id, street_key, number)',
+    addresses_parcel: 'CREATE INDEX addresses_parcel ON addresses (place_id, parcel_ext_id)',
+  },
 } as const;
 
 /**
- * Runs a bulk load with the tables' GiST bbox indexes dropped and rebuilds them afterwards: building
- * a GiST index once is several times faster than growing it row by row (measured on PGlite: 100,000
- * parcels 14.5 s with the index, 5.6 s + 1.2 s rebuild without). Call it inside the load's
- * transaction. Only for an embedded database (PGlite) or a maintenance window: on a PostgreSQL server
- * the DROP INDEX lock blocks every reader of the table until the transaction ends.
+ * Runs a bulk load with the tables' secondary indexes dropped and builds them once afterwards:
+ * building an index once is several times faster than growing it row by row (measured on PGlite:
+ * 100,000 parcels' GiST index). Only for embedded PGlite, where nothing else reads during the load;
+ * on a PostgreSQL server a dropped index would block readers until the import commits.
  */
-export async function withSpatialIndexesDeferred<T>(q: Queryable, tables: readonly (keyof typeof SPATIAL_INDEXES)[], fn: () => Promise<T>): Promise<T> {
-  for (const t of tables) await q.query(`DROP INDEX IF EXISTS ${t}_bbox`);
+export async function withIndexesDeferred<T>(q: Queryable, tables: readonly (keyof typeof BULK_INDEXES)[], fn: () => Promise<T>): Promise<T> {
+  for (const t of tables) for (const name of Object.keys(BULK_INDEXES[t])) await q.query(`DROP INDEX IF EXISTS ${name}`);
   const result = await fn();
-  for (const t of tables) await q.query(SPATIAL_INDEXES[t]);
+  for (const t of tables) for (const create of Object.values(BULK_INDEXES[t])) await q.query(create);
   return result;
+}
+
+export interface ParcelZoneRow {
+  parcelExtId: string;
+  layer: 'base' | 'overlay';
+  code: string;
+  name: string | null;
+  share: number;
+  attrs?: Record<string, unknown>;
+}
+
+export function insertParcelZones(q: Queryable, placeId: string, rows: Iterable<ParcelZoneRow>, opts?: LoadOptions): Promise<number> {
+  return insertBatched<ParcelZoneRow>(
+    q,
+    'parcel_zones',
+    placeId,
+    [
+      { name: 'parcel_ext_id', type: 'text', get: (r) => r.parcelExtId },
+      { name: 'layer', type: 'text', get: (r) => r.layer },
+      { name: 'code', type: 'text', get: (r) => r.code },
+      { name: 'name', type: 'text', get: (r) => r.name },
+      { name: 'share', type: 'float8', get: (r) => r.share },
+      { name: 'attrs', type: 'text', cast: 'json', get: (r) => json(r.attrs) },
+    ],
+    rows,
+    { batchSize: 5000, ...opts },
+  );
 }

@@ -123,15 +123,20 @@ function toRecord(r: PlaceRow): PlaceRecord {
 /** Inserts or refreshes a place's catalogue row from its manifest; keeps its import state. */
 export async function upsertPlaceFromManifest(q: Queryable, m: Manifest): Promise<void> {
   await q.query(
-    `INSERT INTO places (place_id, slug, name, region, country, status, aliases, bbox, manifest)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::box, $9::jsonb)
+    `INSERT INTO places (place_id, slug, name, region, country, status, aliases, bbox, manifest, name_keys)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::box, $9::jsonb, $11::text[])
      ON CONFLICT (place_id) DO UPDATE SET slug = EXCLUDED.slug, name = EXCLUDED.name, region = EXCLUDED.region,
-       country = EXCLUDED.country, aliases = EXCLUDED.aliases, manifest = EXCLUDED.manifest,
+       country = EXCLUDED.country, aliases = EXCLUDED.aliases, manifest = EXCLUDED.manifest, name_keys = EXCLUDED.name_keys,
        status = CASE WHEN places.imported_at IS NULL THEN EXCLUDED.status
                      WHEN $10 = 'planned_not_live' THEN 'planned_not_live' ELSE 'live' END,
        bbox = COALESCE(places.bbox, EXCLUDED.bbox)`,
-    [m.geoDivisionId, m.slug, m.name, m.region, m.country, effectiveStatus(m, false), JSON.stringify(m.aliases), `(${m.bbox[2]},${m.bbox[3]}),(${m.bbox[0]},${m.bbox[1]})`, JSON.stringify(m), m.status],
+    [m.geoDivisionId, m.slug, m.name, m.region, m.country, effectiveStatus(m, false), JSON.stringify(m.aliases), `(${m.bbox[2]},${m.bbox[3]}),(${m.bbox[0]},${m.bbox[1]})`, JSON.stringify(m), m.status, placeNameKeys(m.name, m.aliases)],
   );
+}
+
+/** The folded keys a place is found by: its name and every alias. */
+export function placeNameKeys(name: string, aliases: readonly string[]): string[] {
+  return [...new Set([name, ...aliases].map(placeNameKey).filter(Boolean))];
 }
 
 /** Upserts every manifest under places/ (the catalogue is the manifests). */
@@ -170,10 +175,9 @@ export async function findPlacesByName(ctx: Pick<AppContext, 'db'>, name: string
     if (!r) return [];
     regionCode = r;
   }
-  const all = await listPlaces(ctx);
-  return all.filter(
+  const rows = await ctx.db.query<PlaceRow>(`${SELECT} WHERE name_keys @> ARRAY[$1]::text[] ORDER BY country, region, name`, [key]);
+  return rows.map(toRecord).filter(
     (p) =>
-      (placeNameKey(p.name) === key || p.aliases.some((a) => placeNameKey(a) === key)) &&
       (!regionCode || (p.region === regionCode.code && p.country === regionCode.country) || (region && lookupRegion(region, p.country)?.code === p.region)),
   );
 }

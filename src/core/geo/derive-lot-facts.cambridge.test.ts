@@ -23,7 +23,7 @@ test('Cambridge: split lots, overlays and frontage close to SOURCES.md', { skip:
     const [overlay] = await t.db.query<{ n: number }>(
       `SELECT count(DISTINCT parcel_ext_id)::int AS n FROM parcel_zones
         WHERE place_id = $1 AND layer = 'overlay'
-          AND code IN (SELECT code FROM zones WHERE place_id = $1 AND layer = 'overlay' AND NOT attrs ? 'taggedOn')`,
+          AND code IN (SELECT code FROM zones WHERE place_id = $1 AND layer = 'overlay' AND (attrs->>'taggedOn') IS NULL)`,
       [place.place_id],
     );
     ctx.diagnostic(`report ${JSON.stringify(r)}; lots in overlay-layer districts ${overlay!.n}`);

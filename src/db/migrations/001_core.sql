@@ -1,8 +1,10 @@
 -- Core geographic schema. Every geographic table carries place_id and every hot-path query filters
 -- by it, so the tables can later be partitioned (PARTITION BY LIST (place_id)) or distributed
 -- (Citus, distribution column place_id) without rewriting queries.
--- Geometry is stored as GeoJSON coordinates (jsonb) plus a bounding box (box, GiST-indexed):
--- the index finds candidates, exact geometry is computed in the application.
+-- Geometry is stored as GeoJSON coordinates plus a bounding box (box, GiST-indexed): the index finds
+-- candidates, exact geometry is computed in the application. Geometry, lot facts and source
+-- attributes are `json`, not `jsonb`: they are only ever read whole, and `json` loads about twice as
+-- fast (measured on PGlite: COPY 8.8 us/row against 14.1), which matters for a million-parcel import.
 
 CREATE TABLE places (
   place_id text PRIMARY KEY,              -- geoDivisionId, e.g. 'US-MA:cambridge'
@@ -40,13 +42,13 @@ CREATE INDEX addresses_parcel ON addresses (place_id, parcel_ext_id);
 CREATE TABLE parcels (
   place_id text NOT NULL,
   parcel_ext_id text NOT NULL,
-  geom jsonb NOT NULL,                    -- MultiPolygon coordinates, lon/lat
+  geom json NOT NULL,                     -- MultiPolygon coordinates, lon/lat
   bbox box NOT NULL,
   inside_lon double precision NOT NULL,   -- a point guaranteed inside the lot
   inside_lat double precision NOT NULL,
   area_m2 double precision NOT NULL,
-  facts jsonb NOT NULL DEFAULT '{}',      -- derived lot facts (frontage per street, depth, corner)
-  attrs jsonb NOT NULL DEFAULT '{}',      -- selected source attributes (assessor land area, use)
+  facts json NOT NULL DEFAULT '{}',       -- derived lot facts (frontage per street, depth, corner)
+  attrs json NOT NULL DEFAULT '{}',       -- selected source attributes (assessor land area, use)
   source text NOT NULL,
   vintage text NOT NULL,
   PRIMARY KEY (place_id, parcel_ext_id)
@@ -59,9 +61,9 @@ CREATE TABLE zones (
   layer text NOT NULL,                    -- 'base' | 'overlay'
   code text NOT NULL,                     -- district code as in the rules file, e.g. 'C-1'
   name text,
-  geom jsonb NOT NULL,                    -- MultiPolygon coordinates, lon/lat
+  geom json NOT NULL,                     -- MultiPolygon coordinates, lon/lat
   bbox box NOT NULL,
-  attrs jsonb NOT NULL DEFAULT '{}',
+  attrs json NOT NULL DEFAULT '{}',
   PRIMARY KEY (place_id, zone_id)
 );
 CREATE INDEX zones_bbox ON zones USING gist (bbox);
@@ -74,7 +76,7 @@ CREATE TABLE parcel_zones (
   code text NOT NULL,
   name text,
   share double precision NOT NULL,        -- fraction of the lot's area in this district, 0..1
-  attrs jsonb NOT NULL DEFAULT '{}',
+  attrs json NOT NULL DEFAULT '{}',
   PRIMARY KEY (place_id, parcel_ext_id, layer, code)
 );
 
@@ -85,7 +87,7 @@ CREATE TABLE street_segments (
   street_display text NOT NULL,
   l_from integer, l_to integer, r_from integer, r_to integer,   -- null: no range on that side
   zip_left text, zip_right text,
-  geom jsonb NOT NULL,                    -- LineString coordinates, lon/lat
+  geom json NOT NULL,                     -- LineString coordinates, lon/lat
   bbox box NOT NULL,
   PRIMARY KEY (place_id, segment_id)
 );
@@ -94,7 +96,7 @@ CREATE INDEX street_segments_bbox ON street_segments USING gist (bbox);
 
 CREATE TABLE place_boundaries (
   place_id text PRIMARY KEY,
-  geom jsonb NOT NULL,
+  geom json NOT NULL,
   bbox box NOT NULL
 );
 
