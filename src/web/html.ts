@@ -20,7 +20,7 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
-export function page(title: string, body: Html, opts: { signedInAs?: string | null } = {}): string {
+export function page(title: string, body: Html, opts: { signedInAs?: string | null; wide?: boolean } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -35,10 +35,12 @@ label{display:block;margin:.75rem 0 .25rem}input[type=email],input[type=password
 button{margin-top:1rem;padding:.5rem 1rem;font-size:1rem}.error{color:#a40000;background:#fdecec;padding:.5rem .75rem;border-radius:4px}
 .ok{color:#0a5b1f;background:#e8f6ec;padding:.5rem .75rem;border-radius:4px}.code{font-size:1.6rem;letter-spacing:.3rem;width:10rem}
 pre{white-space:pre-wrap;background:#f6f6f6;padding:.75rem}
+body.wide{max-width:64rem}table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{text-align:left;vertical-align:top;border-bottom:1px solid #ddd;padding:.35rem .5rem}
+header strong a{color:inherit;text-decoration:none}
 </style>
 </head>
-<body>
-<header><strong>siteline</strong>${opts.signedInAs ? `<span>${esc(opts.signedInAs)}</span>` : ''}</header>
+<body${opts.wide ? ' class="wide"' : ''}>
+<header><strong><a href="/">siteline</a></strong>${opts.signedInAs ? `<span>${esc(opts.signedInAs)}</span>` : ''}</header>
 <main>
 <h1>${esc(title)}</h1>
 ${body.value}
