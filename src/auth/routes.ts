@@ -8,6 +8,7 @@ import { ensureSigningKey } from './signing-keys.ts';
 import { registerAgentRoutes } from './agent-routes.ts';
 import { registerWebRoutes } from '../web/routes.ts';
 import { registerConsentPage } from '../web/consent-page.ts';
+import { registerSitePages } from '../web/site-page.ts';
 import { oauthServer } from './oauth-provider.ts';
 
 export async function registerAuthRoutes(router: Router, ctx: AppContext): Promise<void> {
@@ -22,6 +23,7 @@ export async function registerAuthRoutes(router: Router, ctx: AppContext): Promi
   // The token endpoint is shared: agent grants are ours, authorization_code and refresh_token go to oidc-provider.
   registerAgentRoutes(router, ctx, (req, res, body) => oauth.handle(req, res, body));
   registerWebRoutes(router, ctx);
+  registerSitePages(router, ctx);
   registerConsentPage(router, ctx, oauth);
   router.mount(PATHS.oauthPrefix, (req, res) => oauth.handle(req, res));
 }

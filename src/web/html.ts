@@ -35,7 +35,7 @@ label{display:block;margin:.75rem 0 .25rem}input[type=email],input[type=password
 button{margin-top:1rem;padding:.5rem 1rem;font-size:1rem}.error{color:#a40000;background:#fdecec;padding:.5rem .75rem;border-radius:4px}
 .ok{color:#0a5b1f;background:#e8f6ec;padding:.5rem .75rem;border-radius:4px}.code{font-size:1.6rem;letter-spacing:.3rem;width:10rem}
 pre{white-space:pre-wrap;background:#f6f6f6;padding:.75rem}
-body.wide{max-width:64rem}table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{text-align:left;vertical-align:top;border-bottom:1px solid #ddd;padding:.35rem .5rem}
+body.wide{max-width:64rem}table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{text-align:left;vertical-align:top;border-bottom:1px solid #ddd;padding:.35rem .5rem}td.note{overflow-wrap:anywhere;width:50%}td p{margin:0 0 .4rem}code.status{background:#f0f0f0;padding:0 .25rem;border-radius:3px;white-space:nowrap}
 header strong a{color:inherit;text-decoration:none}
 </style>
 </head>
