@@ -42,6 +42,20 @@ test('check prints a readable snapshot for a person', () => {
   assert.match(r.stdout, /not_extracted|unverified_default|site_specific_schedule/);
 });
 
+test('the readable output states each value\'s condition and source, and never turns unknown into a number', () => {
+  const r = siteline('check', '11 Acorn St, Cambridge, MA');
+  assert.equal(r.status, 0, r.stderr);
+  const snap = JSON.parse(siteline('check', '11 Acorn St, Cambridge, MA', '--json').stdout);
+  const height = snap.envelope.maxHeightFt;
+  assert.ok(height.condition, 'the example carries a condition');
+  assert.ok(r.stdout.includes(`condition: ${height.condition}`), 'condition printed');
+  for (const [name, v] of Object.entries(snap.envelope) as [string, { value: unknown; status: string }][]) {
+    const line = r.stdout.split('\n').find((l) => l.trimStart().startsWith(name + ' '))!;
+    if (v.value === null && v.status !== 'no_limit_in_bylaw') assert.match(line, /\bunknown\b/, name);
+    assert.doesNotMatch(line, /no limit/, name);
+  }
+});
+
 test('not covered is exit 3, with the reason', () => {
   const r = siteline('check', '233 S Wacker Dr, Chicago, IL', '--json');
   assert.equal(r.status, 3, r.stderr);

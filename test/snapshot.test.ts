@@ -92,6 +92,27 @@ describe('snapshot on the real Cambridge import', () => {
     }
   });
 
+  test('a city name several places share, with no state or province, is not guessed', async () => {
+    const s = await getFeasibilitySnapshot(ctx, '300 Main St, Cambridge');
+    assert.equal(s.answered, false);
+    assert.equal(s.coverage.status, 'geo_division_uncatalogued');
+    assert.equal(s.coverage.eligibilityKnown, false);
+    assert.match(s.coverage.message, /Cambridge, MA/);
+    assert.match(s.coverage.message, /Cambridge, ON/);
+    const withState = await getFeasibilitySnapshot(ctx, '11 Acorn St, Cambridge, MA');
+    assert.equal(withState.answered, true);
+    const withZip = await getFeasibilitySnapshot(ctx, '11 Acorn St, Cambridge 02139');
+    assert.equal(withZip.answered, true);
+  });
+
+  test('New York and Washington are known places without data', async () => {
+    for (const a of ['350 5th Ave, New York, NY 10118', '1600 Pennsylvania Ave NW, Washington, DC 20500']) {
+      const s = await getFeasibilitySnapshot(ctx, a);
+      assert.equal(s.coverage.status, 'unseeded_place', a);
+      assert.equal(s.coverage.eligibilityKnown, true, a);
+    }
+  });
+
   test('coverage: geocode_failed, never a centroid, with suggestions for a near-miss street', async () => {
     const s = await getFeasibilitySnapshot(ctx, '12 Zzyzx Blvd, Cambridge, MA');
     assert.equal(s.answered, false);

@@ -49,8 +49,10 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-function fmtValue(v: Sourced): string {
-  if (v.value === null) return STATUS_MEANINGS[v.status].unknown ? 'unknown' : v.status === 'no_limit_in_bylaw' ? 'no limit' : '—';
+/** A value as a person reads it: a null is "unknown" unless the bylaw itself sets no limit. */
+export function fmtValue(v: Sourced): string {
+  if (v.status === 'no_limit_in_bylaw') return 'no limit (bylaw)';
+  if (v.value === null || STATUS_MEANINGS[v.status].unknown) return 'unknown';
   return `${typeof v.value === 'number' ? v.value.toLocaleString('en-US') : String(v.value)}${v.unit ? ' ' + v.unit : ''}`;
 }
 
@@ -82,6 +84,10 @@ export function renderSnapshot(s: Snapshot): string {
   for (const [name, v] of Object.entries(s.envelope ?? {})) {
     const cite = v.citation ? `  [${v.citation.section}]` : '';
     out.push(`  ${name.padEnd(28)} ${fmtValue(v).padEnd(18)} ${v.status}${cite}`);
+    // A value is never shown without what qualifies it: its condition, and the source of an indicative value.
+    if (v.condition) out.push(`      condition: ${v.condition}`);
+    if (v.citation) out.push(`      source: ${v.citation.sourceUrl} (${v.citation.date})`);
+    if (v.value !== null && v.note && v.status !== 'cited') out.push(`      note: ${v.note}`);
   }
   if (s.permittedUses?.length) {
     out.push('');

@@ -34,3 +34,25 @@ test('bulk rows round-trip exactly through copyRows (PGlite) or are refused for 
     await close();
   }
 });
+
+test('a PGlite data directory is held by one process at a time; a stale lock is taken over', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { openDatabase } = await import('./database.ts');
+  const { SitelineError } = await import('../core/errors.ts');
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-lock-')), 'pgdata');
+  try {
+    const first = await openDatabase({ pgliteDir: dir });
+    await assert.rejects(openDatabase({ pgliteDir: dir }), (e: unknown) => e instanceof SitelineError && e.code === 'unavailable' && /in use by another siteline process/.test(e.message));
+    await first.close();
+    // A lock naming a process that no longer runs (pid 2^22 + 1 is above Linux's pid_max default).
+    fs.writeFileSync(`${dir}.lock`, String(4_194_305));
+    const again = await openDatabase({ pgliteDir: dir });
+    assert.deepEqual(await again.query('SELECT 1 AS one'), [{ one: 1 }]);
+    await again.close();
+    assert.equal(fs.existsSync(`${dir}.lock`), false, 'the lock is released on close');
+  } finally {
+    fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+  }
+});

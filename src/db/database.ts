@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { SitelineError } from '../core/errors.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -65,7 +66,10 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 
 class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
-  constructor(private readonly pg: PGlite) {}
+  constructor(
+    private readonly pg: PGlite,
+    private readonly release: () => void = () => undefined,
+  ) {}
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     const r = await this.pg.query<T>(sql, params as unknown[]);
     return r.rows;
@@ -85,7 +89,54 @@ class PgliteDb implements Db {
     );
   }
   async close(): Promise<void> {
-    await this.pg.close();
+    try {
+      await this.pg.close();
+    } finally {
+      this.release();
+    }
+  }
+}
+
+/**
+ * PGlite serves one process: a second process opening the same data directory (a CLI run while the
+ * server runs) can corrupt it. A lock file beside the directory, holding the owner's pid, turns that
+ * into a clear error; a lock left by a process that no longer runs is taken over.
+ */
+export function lockDataDir(dir: string): () => void {
+  const lockPath = `${path.resolve(dir)}.lock`;
+  fs.mkdirSync(path.dirname(lockPath), { recursive: true });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return () => {
+        try {
+          if (fs.readFileSync(lockPath, 'utf8') === String(process.pid)) fs.rmSync(lockPath, { force: true });
+        } catch {
+          /* already gone */
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(fs.readFileSync(lockPath, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && processRuns(owner)) {
+        throw new SitelineError(
+          'unavailable',
+          `The embedded database at ${dir} is in use by another siteline process (pid ${owner}), such as a running server. ` +
+            'PGlite serves one process at a time: stop that process first, or run both on PostgreSQL with DATABASE_URL.',
+        );
+      }
+      fs.rmSync(lockPath, { force: true }); // left by a process that is gone
+    }
+  }
+  throw new SitelineError('unavailable', `Could not lock the embedded database at ${dir}.`);
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -137,9 +188,15 @@ export async function openDatabase(opts: OpenOptions): Promise<Db> {
     return new PostgresDb(pool);
   }
   const dir = opts.pgliteDir ?? 'memory://';
-  if (!dir.startsWith('memory://')) fs.mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
-  const db = await PGlite.create(dir.startsWith('memory://') ? undefined : dir, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
-  return new PgliteDb(db);
+  if (dir.startsWith('memory://')) return new PgliteDb(await PGlite.create(undefined, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}));
+  const release = lockDataDir(dir);
+  try {
+    const db = await PGlite.create(dir, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
+    return new PgliteDb(db, release);
+  } catch (err) {
+    release();
+    throw err;
+  }
 }
 
 /** The PGlite instance behind a Db, for dumping test templates. */

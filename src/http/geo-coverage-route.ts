@@ -2,6 +2,7 @@
 // limit (30/min per IP, shared with cityInventory). Limited callers get 429 with Retry-After; every
 // answer carries RateLimit-* headers so a client can pace itself.
 //   ?city=Cambridge&region=MA | ?geoDivisionId=US-MA:cambridge | ?lat=42.37&lon=-71.10
+import { clientIp } from './client-ip.ts';
 import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from './router.ts';
@@ -44,7 +45,7 @@ export function registerGeoCoverageRoute(router: Router, ctx: AppContext): void 
   router.get(GEO_COVERAGE_PATH, async (req: IncomingMessage, res) => {
     const query = placeQueryFrom(new URL(req.url ?? '/', 'http://x'));
     validatePlaceQuery(query);
-    const limit = await takeLocationProbe(ctx, req.socket.remoteAddress ?? '');
+    const limit = await takeLocationProbe(ctx, clientIp(req));
     const headers = rateLimitHeaders(limit);
     if (!limit.allowed) {
       sendError(req, res, 429, 'rate_limited', rateLimitMessage(limit), { ...headers, 'retry-after': String(limit.resetSeconds) });

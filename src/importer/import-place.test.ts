@@ -11,8 +11,8 @@ import { SitelineError } from '../core/errors.ts';
 import { getPlaceBySlug, findPlaceByPoint } from '../places/catalogue.ts';
 import type { Db } from '../db/database.ts';
 
-/** A fingerprint of every row the place owns, to prove a re-run rewrote nothing. */
-async function fingerprint(db: Db, placeId: string): Promise<string> {
+/** A fingerprint of every row the place owns (and, unless rowsOnly, its import time), to prove a re-run rewrote nothing. */
+async function fingerprint(db: Db, placeId: string, rowsOnly = false): Promise<string> {
   const parts: string[] = [];
   for (const [table, order] of [
     ['parcels', 'parcel_ext_id'],
@@ -24,6 +24,7 @@ async function fingerprint(db: Db, placeId: string): Promise<string> {
     const r = await db.query<{ h: string | null; n: number }>(`SELECT md5(string_agg(t::text, '|' ORDER BY ${order})) AS h, count(*)::int AS n FROM ${table} t WHERE place_id = $1`, [placeId]);
     parts.push(`${table}:${r[0]?.n}:${r[0]?.h}`);
   }
+  if (rowsOnly) return parts.join('\n');
   const p = await db.query<{ imported_at: unknown }>('SELECT imported_at::text AS imported_at FROM places WHERE place_id = $1', [placeId]);
   parts.push(String(p[0]?.imported_at));
   return parts.join('\n');
@@ -50,6 +51,7 @@ test('importer idempotence: a second import of the same sources changes nothing'
     assert.match(formatImportReport(first), /parcel -> zone/);
 
     const before = await fingerprint(t.db, 'US-TX:paradise');
+    const rowsBefore = await fingerprint(t.db, 'US-TX:paradise', true);
     const second = await importPlace(ctx, 'paradise-tx', { sourceDir: SHARED_DATA, quiet: true });
     assert.equal(second.changed, false);
     assert.equal(second.sourceDigest, first.sourceDigest);
@@ -62,6 +64,7 @@ test('importer idempotence: a second import of the same sources changes nothing'
     const forced = await importPlace(ctx, 'paradise-tx', { sourceDir: SHARED_DATA, quiet: true, force: true });
     assert.equal(forced.changed, true);
     assert.deepEqual(forced.counts, first.counts);
+    assert.equal(await fingerprint(t.db, 'US-TX:paradise', true), rowsBefore, 'a forced re-import writes exactly the same rows');
 
     // The whole catalogue is there, not only the imported place.
     const ids = (await t.db.query<{ place_id: string }>('SELECT place_id FROM places ORDER BY place_id')).map((r) => r.place_id);
@@ -102,6 +105,30 @@ test('importer: a file whose checksum does not match is refused and the loaded p
     assert.equal(await fingerprint(t.db, 'US-TX:paradise'), before, 'nothing lost');
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
+    await t.close();
+  }
+});
+
+test('importer: a broken field mapping (every row rejected) is refused and the loaded place is kept', async () => {
+  const t = await createTestDb();
+  const places = fs.mkdtempSync(path.join(ROOT, '.siteline-test-places-'));
+  try {
+    const ctx = testCtx(t.db);
+    await importPlace(ctx, 'paradise-tx', { sourceDir: SHARED_DATA, quiet: true });
+    const before = await fingerprint(t.db, 'US-TX:paradise');
+    // The same place with the district code mapped to a field that does not exist.
+    fs.cpSync(path.join(ROOT, 'places/paradise-tx'), path.join(places, 'paradise-tx'), { recursive: true });
+    const manifestFile = path.join(places, 'paradise-tx/manifest.json');
+    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    manifest.sources.find((s: { id: string }) => s.id === 'zoning').load.code.field = 'no_such_field';
+    fs.writeFileSync(manifestFile, JSON.stringify(manifest));
+    await assert.rejects(
+      importPlace(ctx, 'paradise-tx', { sourceDir: SHARED_DATA, placesDir: places, quiet: true }),
+      (err: unknown) => err instanceof SitelineError && err.code === 'bad_input' && /refusing to import: zoning \(7 rows read, none usable\)/.test(err.message),
+    );
+    assert.equal(await fingerprint(t.db, 'US-TX:paradise'), before, 'nothing lost');
+  } finally {
+    fs.rmSync(places, { recursive: true, force: true });
     await t.close();
   }
 });

@@ -198,6 +198,13 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       progress(`${slug}: read ${s.id} (${s.format}): ${tally.rowsRead} rows, ${tally.rowsLoaded} usable, ${tally.rejects.total} rejected, ${Date.now() - t} ms`);
     }
   });
+  // A source that had rows but yielded none usable is a broken mapping (a renamed field, a wrong id
+  // column), not an empty layer: refuse before the place's current data is replaced.
+  const emptied = tallies.filter((t) => t.rowsRead > 0 && t.rowsLoaded === 0);
+  if (emptied.length > 0 && !opts.force) {
+    const list = emptied.map((t) => `${t.report().id} (${t.rowsRead} rows read, none usable)`).join(', ');
+    throw new SitelineError('bad_input', `${slug}: refusing to import: ${list}. Check the manifest's field mappings; nothing was changed. Use --force to load it anyway.`);
+  }
   const postcodes = new Set<string>();
   for (const seg of rows.segments) for (const z of [seg.zipLeft, seg.zipRight]) if (z && /^[0-9A-Z][0-9A-Z -]{2,9}$/i.test(z)) postcodes.add(z.toUpperCase());
   for (const a of rows.addresses) if (a.postcode) postcodes.add(a.postcode.toUpperCase());

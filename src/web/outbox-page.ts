@@ -1,5 +1,8 @@
 // The development outbox: mail the service would have sent, readable by a person. Served only when
-// the base URL is a loopback address (a developer's machine); the files under <dataDir>/outbox always exist.
+// the base URL is a loopback address (a developer's machine) AND the request itself comes from this
+// machine: the default HOST is 0.0.0.0, so a loopback base URL alone would show the mail to the network.
+// The files under <dataDir>/outbox always exist.
+import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendError, sendHtml } from '../http/respond.ts';
@@ -12,9 +15,17 @@ export function outboxVisible(baseUrl: string): boolean {
   return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
 }
 
+/** True when the TCP peer is this machine (not a forwarded address: a proxy on loopback does not count). */
+export function fromLoopbackPeer(req: IncomingMessage): boolean {
+  const peer = req.socket.remoteAddress ?? '';
+  return (peer === '::1' || /^(::ffff:)?127\./.test(peer)) && req.headers['x-forwarded-for'] === undefined;
+}
+
 export function registerOutboxPage(router: Router, ctx: AppContext): void {
   router.get('/dev/outbox', async (req, res) => {
-    if (!outboxVisible(ctx.config.baseUrl)) return sendError(req, res, 404, 'not_found', 'The development outbox is only served on a loopback base URL.');
+    if (!outboxVisible(ctx.config.baseUrl) || !fromLoopbackPeer(req)) {
+      return sendError(req, res, 404, 'not_found', 'The development outbox is only served on a loopback base URL, to requests from this machine.');
+    }
     const mail = await listMail(ctx);
     const body = html`<p>Mail the service would have sent (newest first). Also written to files under the data directory's <code>outbox/</code>.</p>
 ${mail.length === 0 ? html`<p>No mail yet.</p>` : ''}
