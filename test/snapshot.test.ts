@@ -174,10 +174,16 @@ test('coverage: live_unavailable when the live place has no data loaded', async 
     const ctx = testCtx(tdb.db);
     const { ensureCatalogue } = await import('../src/importer/default-places.ts');
     await ensureCatalogue(ctx);
-    const s = await getFeasibilitySnapshot(ctx, '57 Inman St, Cambridge, MA');
+    const s = await getFeasibilitySnapshot(ctx, '11 Acorn St, Cambridge, MA');
     assert.equal(s.answered, false);
     assert.equal(s.coverage.status, 'live_unavailable');
     assert.equal(s.coverage.eligibilityKnown, true);
+    // Importing the place answers at once: the catalogue cache is dropped by the import.
+    const { importPlace } = await import('../src/importer/import-place.ts');
+    await importPlace(ctx, 'cambridge-ma', { sourceDir: ctx.config.sourceDir, quiet: true });
+    const after = await getFeasibilitySnapshot(ctx, '11 Acorn St, Cambridge, MA');
+    assert.equal(after.answered, true);
+    assert.equal(after.coverage.status, 'live');
   } finally {
     await tdb.close();
   }

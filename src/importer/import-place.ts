@@ -10,7 +10,7 @@ import { SitelineError } from '../core/errors.ts';
 import { bboxOf, boxLiteral, type BBox } from '../core/geo/primitives.ts';
 import { insertLotsWithFacts, type LotsLoaded } from './load-lots.ts';
 import { forgetPlaceStreets } from '../geocoder/geocode.ts';
-import { upsertPlaceFromManifest, effectiveStatus } from '../places/catalogue.ts';
+import { upsertPlaceFromManifest, effectiveStatus, forgetCatalogueCache } from '../places/catalogue.ts';
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest } from './manifest.ts';
 import { readSource } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
@@ -280,6 +280,7 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   });
   result.durationMs = Date.now() - started;
   forgetPlaceStreets(placeId); // the fuzzy matcher's street list for this place is stale now
+  forgetCatalogueCache(); // and so are cached catalogue rows (status, import report)
   progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
   return result;
 }

@@ -122,6 +122,7 @@ function toRecord(r: PlaceRow): PlaceRecord {
 
 /** Inserts or refreshes a place's catalogue row from its manifest; keeps its import state. */
 export async function upsertPlaceFromManifest(q: Queryable, m: Manifest): Promise<void> {
+  forgetCatalogueCache();
   await q.query(
     `INSERT INTO places (place_id, slug, name, region, country, status, aliases, bbox, manifest, name_keys)
      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::box, $9::jsonb, $11::text[])
@@ -165,6 +166,37 @@ export function placeNameKey(name: string): string {
   return foldName(name).replace(/^(CITY|TOWN|VILLAGE|DISTRICT|TOWNSHIP|MUNICIPALITY) OF /, '');
 }
 
+/**
+ * Name lookups are on every snapshot's path and the catalogue changes only when a place is imported:
+ * they are cached per database for a few seconds. Writes through this module (and imports) drop the
+ * cache at once; another instance sharing a PostgreSQL database sees an import within the TTL.
+ */
+export const CATALOGUE_CACHE_TTL_MS = 5_000;
+const nameCache = new WeakMap<object, Map<string, { at: number; rows: PlaceRow[] }>>();
+let catalogueGeneration = 0;
+const cacheGeneration = new WeakMap<object, number>();
+
+/** Drops every cached catalogue lookup (called after the catalogue or a place's import changes). */
+export function forgetCatalogueCache(): void {
+  catalogueGeneration++;
+}
+
+async function placeRowsByNameKey(ctx: Pick<AppContext, 'db'>, key: string): Promise<PlaceRow[]> {
+  const db = ctx.db as object;
+  let byKey = nameCache.get(db);
+  if (!byKey || cacheGeneration.get(db) !== catalogueGeneration) {
+    byKey = new Map();
+    nameCache.set(db, byKey);
+    cacheGeneration.set(db, catalogueGeneration);
+  }
+  const hit = byKey.get(key);
+  const now = Date.now();
+  if (hit && now - hit.at < CATALOGUE_CACHE_TTL_MS) return hit.rows;
+  const rows = await ctx.db.query<PlaceRow>(`${SELECT} WHERE name_keys @> ARRAY[$1]::text[] ORDER BY country, region, name`, [key]);
+  byKey.set(key, { at: now, rows });
+  return rows;
+}
+
 /** Places whose name or an alias matches (case, accents and "City of" ignored), narrowed by region (code or name). */
 export async function findPlacesByName(ctx: Pick<AppContext, 'db'>, name: string, region?: string | null): Promise<PlaceRecord[]> {
   const key = placeNameKey(name);
@@ -175,7 +207,7 @@ export async function findPlacesByName(ctx: Pick<AppContext, 'db'>, name: string
     if (!r) return [];
     regionCode = r;
   }
-  const rows = await ctx.db.query<PlaceRow>(`${SELECT} WHERE name_keys @> ARRAY[$1]::text[] ORDER BY country, region, name`, [key]);
+  const rows = await placeRowsByNameKey(ctx, key);
   return rows.map(toRecord).filter(
     (p) =>
       (!regionCode || (p.region === regionCode.code && p.country === regionCode.country) || (region && lookupRegion(region, p.country)?.code === p.region)),
