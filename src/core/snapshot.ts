@@ -190,37 +190,20 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   const place = cov.place;
   const placeInfo = { name: place.name, region: place.region, country: place.country };
 
+  // In a covered place, an address that cannot be tied to a lot is geocode_failed: never a centroid.
+  const geocodeFailed = (message: string, extra: Partial<Snapshot> = {}) =>
+    notAnswered(ctx, { status: 'geocode_failed', eligibilityKnown: true, geoDivisionId: place.geoDivisionId, place: placeInfo, message }, extra, place);
+
   const g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed);
   if (g.kind === 'failed' || !g.parcelExtId) {
     const reason = g.kind === 'failed' ? g.reason : 'the address matched, but no lot holds it';
-    return notAnswered(
-      ctx,
-      {
-        status: 'geocode_failed',
-        eligibilityKnown: true,
-        geoDivisionId: place.geoDivisionId,
-        place: placeInfo,
-        message: `${place.name} is covered, but this address could not be matched to a lot with confidence: ${reason}. No approximate location is given in its place.`,
-      },
+    return geocodeFailed(
+      `${place.name} is covered, but this address could not be matched to a lot with confidence: ${reason}. No approximate location is given in its place.`,
       g.kind === 'failed' && g.suggestions.length ? { suggestions: g.suggestions } : {},
-      place,
     );
   }
   const parcel = await loadParcel(ctx, place.geoDivisionId, g.parcelExtId);
-  if (!parcel) {
-    return notAnswered(
-      ctx,
-      {
-        status: 'geocode_failed',
-        eligibilityKnown: true,
-        geoDivisionId: place.geoDivisionId,
-        place: placeInfo,
-        message: `${place.name} is covered, but the lot this address points to (${g.parcelExtId}) is not in the parcel layer.`,
-      },
-      {},
-      place,
-    );
-  }
+  if (!parcel) return geocodeFailed(`${place.name} is covered, but the lot this address points to (${g.parcelExtId}) is not in the parcel layer.`);
   const lot = lotOf(parcel, g.streetKey, place);
   const zones = zonesOf(parcel);
   const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
