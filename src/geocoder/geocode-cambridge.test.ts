@@ -1,5 +1,6 @@
 // The geocoder on real Cambridge data, imported by the importer (createPlacesDb): the address table
 // rows, written the way people write them, must land on the lot their MapLot names.
+import { parseCsvRecords } from '../importer/readers/csv.ts';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -24,9 +25,7 @@ before(async () => {
   parcels = new Set(
     (await tdb.db.query<{ parcel_ext_id: string }>('SELECT parcel_ext_id FROM parcels WHERE place_id = $1', [placeId])).map((r) => r.parcel_ext_id),
   );
-  for (const line of fs.readFileSync(ADDRESS_CSV, 'utf8').replace(/^\uFEFF/, '').split('\n')) {
-    if (line.trim() === '') continue;
-    const cols = splitCsvLine(line);
+  for (const cols of parseCsvRecords(fs.readFileSync(ADDRESS_CSV, 'utf8'))) {
     const full = (cols[6] ?? '').trim().replace(/\s+/g, ' ');
     const mapLot = (cols[9] ?? '').trim();
     if (!lotsOf.has(full)) lotsOf.set(full, new Set());
@@ -111,26 +110,3 @@ test('nothing credible -> failed with suggestions, never a street or city positi
   const vague = await geocode('Massachusetts Ave, Cambridge, MA');
   assert.equal(vague.kind, 'failed');
 });
-
-/** One CSV record on one line (RFC 4180 quoting; the address table has no embedded newlines). */
-function splitCsvLine(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  out.push(cur);
-  return out;
-}

@@ -1,6 +1,8 @@
 // US states / territories and Canadian provinces / territories: codes, names, and which postcodes
 // can belong to them (USPS ZIP3 prefixes; Canada Post forward-sortation first letters).
 
+import { REGIONS as REGION_TABLE, foldName } from '../places/regions.ts';
+
 export type Country = 'US' | 'CA';
 
 interface RegionInfo {
@@ -9,77 +11,21 @@ interface RegionInfo {
   names: readonly string[];
 }
 
-const REGIONS: readonly RegionInfo[] = [
-  { code: 'AL', country: 'US', names: ['ALABAMA'] },
-  { code: 'AK', country: 'US', names: ['ALASKA'] },
-  { code: 'AZ', country: 'US', names: ['ARIZONA'] },
-  { code: 'AR', country: 'US', names: ['ARKANSAS'] },
-  { code: 'CA', country: 'US', names: ['CALIFORNIA'] },
-  { code: 'CO', country: 'US', names: ['COLORADO'] },
-  { code: 'CT', country: 'US', names: ['CONNECTICUT'] },
-  { code: 'DE', country: 'US', names: ['DELAWARE'] },
-  { code: 'DC', country: 'US', names: ['DISTRICT OF COLUMBIA'] },
-  { code: 'FL', country: 'US', names: ['FLORIDA'] },
-  { code: 'GA', country: 'US', names: ['GEORGIA'] },
-  { code: 'HI', country: 'US', names: ['HAWAII'] },
-  { code: 'ID', country: 'US', names: ['IDAHO'] },
-  { code: 'IL', country: 'US', names: ['ILLINOIS'] },
-  { code: 'IN', country: 'US', names: ['INDIANA'] },
-  { code: 'IA', country: 'US', names: ['IOWA'] },
-  { code: 'KS', country: 'US', names: ['KANSAS'] },
-  { code: 'KY', country: 'US', names: ['KENTUCKY'] },
-  { code: 'LA', country: 'US', names: ['LOUISIANA'] },
-  { code: 'ME', country: 'US', names: ['MAINE'] },
-  { code: 'MD', country: 'US', names: ['MARYLAND'] },
-  { code: 'MA', country: 'US', names: ['MASSACHUSETTS', 'MASS'] },
-  { code: 'MI', country: 'US', names: ['MICHIGAN'] },
-  { code: 'MN', country: 'US', names: ['MINNESOTA'] },
-  { code: 'MS', country: 'US', names: ['MISSISSIPPI'] },
-  { code: 'MO', country: 'US', names: ['MISSOURI'] },
-  { code: 'MT', country: 'US', names: ['MONTANA'] },
-  { code: 'NE', country: 'US', names: ['NEBRASKA'] },
-  { code: 'NV', country: 'US', names: ['NEVADA'] },
-  { code: 'NH', country: 'US', names: ['NEW HAMPSHIRE'] },
-  { code: 'NJ', country: 'US', names: ['NEW JERSEY'] },
-  { code: 'NM', country: 'US', names: ['NEW MEXICO'] },
-  { code: 'NY', country: 'US', names: ['NEW YORK'] },
-  { code: 'NC', country: 'US', names: ['NORTH CAROLINA'] },
-  { code: 'ND', country: 'US', names: ['NORTH DAKOTA'] },
-  { code: 'OH', country: 'US', names: ['OHIO'] },
-  { code: 'OK', country: 'US', names: ['OKLAHOMA'] },
-  { code: 'OR', country: 'US', names: ['OREGON'] },
-  { code: 'PA', country: 'US', names: ['PENNSYLVANIA'] },
-  { code: 'RI', country: 'US', names: ['RHODE ISLAND'] },
-  { code: 'SC', country: 'US', names: ['SOUTH CAROLINA'] },
-  { code: 'SD', country: 'US', names: ['SOUTH DAKOTA'] },
-  { code: 'TN', country: 'US', names: ['TENNESSEE'] },
-  { code: 'TX', country: 'US', names: ['TEXAS'] },
-  { code: 'UT', country: 'US', names: ['UTAH'] },
-  { code: 'VT', country: 'US', names: ['VERMONT'] },
-  { code: 'VA', country: 'US', names: ['VIRGINIA'] },
-  { code: 'WA', country: 'US', names: ['WASHINGTON'] },
-  { code: 'WV', country: 'US', names: ['WEST VIRGINIA'] },
-  { code: 'WI', country: 'US', names: ['WISCONSIN'] },
-  { code: 'WY', country: 'US', names: ['WYOMING'] },
-  { code: 'PR', country: 'US', names: ['PUERTO RICO'] },
-  { code: 'VI', country: 'US', names: ['VIRGIN ISLANDS', 'US VIRGIN ISLANDS'] },
-  { code: 'GU', country: 'US', names: ['GUAM'] },
-  { code: 'AS', country: 'US', names: ['AMERICAN SAMOA'] },
-  { code: 'MP', country: 'US', names: ['NORTHERN MARIANA ISLANDS'] },
-  { code: 'AB', country: 'CA', names: ['ALBERTA'] },
-  { code: 'BC', country: 'CA', names: ['BRITISH COLUMBIA', 'COLOMBIE BRITANNIQUE'] },
-  { code: 'MB', country: 'CA', names: ['MANITOBA'] },
-  { code: 'NB', country: 'CA', names: ['NEW BRUNSWICK', 'NOUVEAU BRUNSWICK'] },
-  { code: 'NL', country: 'CA', names: ['NEWFOUNDLAND AND LABRADOR', 'NEWFOUNDLAND', 'TERRE NEUVE ET LABRADOR'] },
-  { code: 'NS', country: 'CA', names: ['NOVA SCOTIA', 'NOUVELLE ECOSSE'] },
-  { code: 'NT', country: 'CA', names: ['NORTHWEST TERRITORIES', 'TERRITOIRES DU NORD OUEST'] },
-  { code: 'NU', country: 'CA', names: ['NUNAVUT'] },
-  { code: 'ON', country: 'CA', names: ['ONTARIO'] },
-  { code: 'PE', country: 'CA', names: ['PRINCE EDWARD ISLAND', 'ILE DU PRINCE EDOUARD'] },
-  { code: 'QC', country: 'CA', names: ['QUEBEC'] },
-  { code: 'SK', country: 'CA', names: ['SASKATCHEWAN'] },
-  { code: 'YT', country: 'CA', names: ['YUKON', 'YUKON TERRITORY'] },
-];
+/** Names the parser also reads beyond each region's own (French names, informal forms), by code. */
+const EXTRA_NAMES: Readonly<Record<string, readonly string[]>> = {
+  MA: ['MASS'],
+  VI: ['VIRGIN ISLANDS'],
+  BC: ['COLOMBIE BRITANNIQUE'],
+  NB: ['NOUVEAU BRUNSWICK'],
+  NL: ['NEWFOUNDLAND', 'TERRE NEUVE ET LABRADOR'],
+  NS: ['NOUVELLE ECOSSE'],
+  NT: ['TERRITOIRES DU NORD OUEST'],
+  PE: ['ILE DU PRINCE EDOUARD'],
+  YT: ['YUKON TERRITORY'],
+};
+
+// The states, provinces and territories themselves come from the one table in src/places/regions.ts.
+const REGIONS: readonly RegionInfo[] = REGION_TABLE.map((r) => ({ code: r.code, country: r.country, names: [foldName(r.name), ...(EXTRA_NAMES[r.code] ?? [])] }));
 
 /** Older or informal codes still seen in the wild. */
 const CODE_ALIASES: ReadonlyMap<string, string> = new Map([

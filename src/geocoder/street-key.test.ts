@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { parseCsvRecords } from '../importer/readers/csv.ts';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -123,19 +124,17 @@ test('property: displayStreet round-trips through streetKey', () => {
 });
 
 test('Cambridge address table: parts and full_address agree on every street', { skip: !fs.existsSync(CAMBRIDGE_ADDRESSES) }, () => {
-  const lines = fs.readFileSync(CAMBRIDGE_ADDRESSES, 'utf8').replace(/^\uFEFF/, '').split('\n');
   const seen = new Set<string>();
   let checked = 0;
-  for (const line of lines) {
-    if (line.trim() === '') continue;
-    const cols = splitCsvLine(line).map((c) => c.trim().replace(/\s+/g, ' '));
+  for (const record of parseCsvRecords(fs.readFileSync(CAMBRIDGE_ADDRESSES, 'utf8'))) {
+    const cols = record.map((c) => c.trim().replace(/\s+/g, ' '));
     const [, num, suffix, name, type, dir, full] = cols;
     if (num === undefined || name === undefined || full === undefined) continue;
     const fromParts = streetKeyFromParts({ name, type: type ?? '', postdir: dir ?? '' });
     const prefix = suffix ? `${num}-${suffix} ` : `${num} `;
     assert.ok(full.startsWith(prefix), full);
     const fromText = streetKey(full.slice(prefix.length));
-    assert.equal(fromText, fromParts, `${line}`);
+    assert.equal(fromText, fromParts, record.join(","));
     if (!seen.has(fromParts)) {
       seen.add(fromParts);
       assert.equal(streetKey(displayStreet(fromParts)), fromParts);
@@ -145,26 +144,3 @@ test('Cambridge address table: parts and full_address agree on every street', { 
   assert.ok(checked > 24000, `checked ${checked}`);
   assert.ok(seen.size > 700);
 });
-
-/** One CSV record on one line (RFC 4180 quoting; the address table has no embedded newlines). */
-function splitCsvLine(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  out.push(cur);
-  return out;
-}
