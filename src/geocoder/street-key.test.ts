@@ -123,6 +123,11 @@ test('property: displayStreet round-trips through streetKey', () => {
   );
 });
 
+test('capital sharp s folds like sharp s, so a key survives displayStreet (fast-check counterexample "²ẞ")', () => {
+  assert.equal(streetKey('Großstraße'), streetKey('GROẞSTRAẞE'));
+  for (const s of ['²ẞ', 'Ⰰẞ', 'ẞ St']) assert.equal(streetKey(displayStreet(streetKey(s))), streetKey(s), s);
+});
+
 test('Cambridge address table: parts and full_address agree on every street', { skip: !fs.existsSync(CAMBRIDGE_ADDRESSES) }, () => {
   const seen = new Set<string>();
   let checked = 0;

@@ -155,6 +155,7 @@ export function foldStreetText(text: string): string[] {
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
     .toUpperCase()
+    .replace(/ẞ/g, 'SS') // capital sharp s: lower-cases to ß, which upper-cases to SS; fold it once here
     .replace(/['’‘`´.]/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
