@@ -1,8 +1,12 @@
 // MCP endpoint throughput, measured in one run with autocannon on loopback (16 connections):
 //   1. a raw node:http JSON echo (the ceiling of this machine's HTTP stack),
 //   2. the SDK alone: createMcpHandler + toNodeHandler, one tool returning a constant,
+//   2b. the same SDK server whose tool returns a constant snapshot-sized answer (docs/examples'
+//      Cambridge snapshot as text and structured content): what the answer's size alone costs,
 //   3. siteline /api/mcp, tools/call getServiceMcpGuide (static) with a user token (HTTP rules + token check + SDK),
-//   4. siteline /api/mcp, tools/call getFeasibilitySnapshot over real Cambridge addresses with a user token.
+//   4. siteline /api/mcp, tools/call getFeasibilitySnapshot over real Cambridge addresses with a user token,
+//      as served (repeated addresses answered from the snapshot cache), and
+//   5. the same with the cache off (SITELINE_SNAPSHOT_CACHE=0): every call runs the whole pipeline.
 // Each server runs in its own child process (this file, `serve <kind>`), so the load generator does not
 // share its event loop. Target: (4) >= 90 % of (2). Speed is never asserted in a test; it is reported here.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -55,7 +59,10 @@ async function serveEcho(): Promise<Served> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, path: '/' };
 }
 
-async function serveSdkConstant(): Promise<Served> {
+async function serveSdkConstant(payload = false): Promise<Served> {
+  const fs = await import('node:fs');
+  const snapshot = JSON.parse(fs.readFileSync(new URL('../docs/examples/cambridge-snapshot.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  const text = JSON.stringify(snapshot);
   const { McpServer, createMcpHandler } = await import('@modelcontextprotocol/server');
   const { toNodeHandler } = await import('@modelcontextprotocol/node');
   const handler = createMcpHandler(
@@ -64,7 +71,7 @@ async function serveSdkConstant(): Promise<Served> {
       s.registerTool(
         'getFeasibilitySnapshot',
         { description: 'Returns a constant.', inputSchema: z.object({ address: z.string(), source: z.string() }) },
-        async () => ({ content: [{ type: 'text', text: 'constant' }] }),
+        async () => (payload ? { content: [{ type: 'text', text }], structuredContent: snapshot } : { content: [{ type: 'text', text: 'constant' }] }),
       );
       return s;
     },
@@ -77,7 +84,10 @@ async function serveSdkConstant(): Promise<Served> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, path: '/' };
 }
 
-async function serveSiteline(): Promise<Served> {
+/** What a server child prints when it is stopped. */
+let onStop: (() => string) | undefined;
+
+async function serveSiteline(snapshotCacheEntries?: number): Promise<Served> {
   const fs = await import('node:fs');
   const path = await import('node:path');
   const { createPlacesDb, SHARED_DATA, ROOT } = await import('../test/support/harness.ts');
@@ -90,13 +100,18 @@ async function serveSiteline(): Promise<Served> {
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig(
     { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
-    { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir },
+    { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir, ...(snapshotCacheEntries === undefined ? {} : { snapshotCacheEntries }) },
   );
   const svc = await startService(config, { db: testDb.db, logger: createLogger('silent') });
   const token = await getUserToken(svc.url, `bench-${process.pid}@example.com`);
   const rows = await svc.ctx.db.query<{ full_address: string }>(
     `SELECT full_address FROM addresses WHERE place_id = 'US-MA:cambridge' AND parcel_ext_id IS NOT NULL AND unit = '' AND row_no % 41 = 0 ORDER BY row_no LIMIT 400`,
   );
+  const { snapshotCacheStats } = await import('../src/core/snapshot-cache.ts');
+  onStop = () => {
+    const st = snapshotCacheStats(svc.ctx.db);
+    return `${st.hits.toLocaleString('en-US')} hits, ${st.misses.toLocaleString('en-US')} misses`;
+  };
   return { url: svc.url, path: '/api/mcp', token, addresses: rows.map((r) => `${r.full_address}, Cambridge, MA`) };
 }
 
@@ -127,10 +142,13 @@ function modernCall(name: string, args: Record<string, unknown>, id: number, tok
   };
 }
 
+const childOutput = new WeakMap<ChildProcess, () => string>();
+
 async function startChild(kind: string): Promise<{ child: ChildProcess; served: Served }> {
   const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'serve', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let buf = '';
+  childOutput.set(child, () => buf);
   const served = await new Promise<Served>((resolve, reject) => {
-    let buf = '';
     child.stdout!.on('data', (c: Buffer) => {
       buf += c.toString('utf8');
       const line = buf.split('\n').find((l) => l.startsWith('SERVED '));
@@ -141,12 +159,16 @@ async function startChild(kind: string): Promise<{ child: ChildProcess; served: 
   return { child, served };
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((r) => {
-    child.once('exit', () => r());
-    child.kill('SIGTERM');
-  });
+/** Stops a server child and returns what it printed on its way out (its STATS line, if any). */
+async function stopChild(child: ChildProcess): Promise<string> {
+  if (child.exitCode === null) {
+    await new Promise<void>((r) => {
+      child.once('exit', () => r());
+      child.kill('SIGTERM');
+    });
+  }
+  const stats = (childOutput.get(child)?.() ?? '').split('\n').find((l) => l.startsWith('STATS '));
+  return stats ? stats.slice(6) : '';
 }
 
 /** One request first, to prove the target answers correctly before it is loaded. */
@@ -193,11 +215,24 @@ export async function runMcpBench(): Promise<string[]> {
     await stopChild(sdk.child);
   }
 
+  const sdkPayload = await startChild('sdk-payload');
+  let payloadR: CannonResult;
+  try {
+    const url = `${sdkPayload.served.url}/`;
+    const req = modernCall('getFeasibilitySnapshot', { address: '57 Inman St, Cambridge, MA', source: 'full' }, 1);
+    await check(url, req, (b) => b.includes('structuredContent') && b.includes('envelope'), 'sdk-payload');
+    payloadR = await load(url, [req]);
+  } finally {
+    await stopChild(sdkPayload.child);
+  }
+
   const site = await startChild('siteline');
   let guideR: CannonResult;
   let snapR: CannonResult;
+  let coldR: CannonResult;
   let sampled = 0;
   let answered = 0;
+  let cacheStats = '';
   try {
     const url = `${site.served.url}/api/mcp`;
     const token = site.served.token!;
@@ -215,14 +250,27 @@ export async function runMcpBench(): Promise<string[]> {
     }
     snapR = await load(url, reqs);
   } finally {
-    await stopChild(site.child);
+    cacheStats = await stopChild(site.child);
+  }
+
+  const cold = await startChild('siteline-cold');
+  try {
+    const url = `${cold.served.url}/api/mcp`;
+    const reqs = cold.served.addresses!.map((a, i) => modernCall('getFeasibilitySnapshot', { address: a, source: 'full' }, i + 1, cold.served.token!));
+    coldR = await load(url, reqs);
+  } finally {
+    await stopChild(cold.child);
   }
 
   out.push(line('raw node:http JSON echo', echoR));
   out.push(line('SDK alone, one constant tool', sdkR));
+  out.push(line('SDK alone, constant snapshot-sized answer', payloadR));
   out.push(line('siteline, getServiceMcpGuide (static, with token)', guideR));
   out.push(line(`siteline, getFeasibilitySnapshot (${site.served.addresses!.length} Cambridge addresses)`, snapR));
+  out.push(line('  same, snapshot cache off (whole pipeline per call)', coldR));
   out.push(`  snapshot / SDK-constant = ${pct(rps(snapR), rps(sdkR))} [>= 90 %]   snapshot / echo = ${pct(rps(snapR), rps(echoR))}   SDK-constant / echo = ${pct(rps(sdkR), rps(echoR))}`);
+  out.push(`  snapshot / SDK with the same-sized constant answer = ${pct(rps(snapR), rps(payloadR))} (the rest of the gap to the constant tool is the answer's size)`);
+  out.push(`  cache off: snapshot / SDK-constant = ${pct(rps(coldR), rps(sdkR))}${cacheStats ? `   (cache during the cached run: ${cacheStats})` : ''}`);
   out.push(`  static tool through siteline / SDK-constant = ${pct(rps(guideR), rps(sdkR))} (HTTP rules, token check, our server build)`);
   out.push(`  ${answered}/${sampled} checked addresses answered before the run`);
   return out;
@@ -231,10 +279,25 @@ export async function runMcpBench(): Promise<string[]> {
 // Child mode: start one server and report where it listens.
 if (process.argv[2] === 'serve') {
   const kind = process.argv[3];
-  const served = kind === 'echo' ? await serveEcho() : kind === 'sdk-constant' ? await serveSdkConstant() : kind === 'siteline' ? await serveSiteline() : null;
+  const served =
+    kind === 'echo'
+      ? await serveEcho()
+      : kind === 'sdk-constant'
+        ? await serveSdkConstant()
+        : kind === 'sdk-payload'
+          ? await serveSdkConstant(true)
+          : kind === 'siteline'
+          ? await serveSiteline()
+          : kind === 'siteline-cold'
+            ? await serveSiteline(0)
+            : null;
   if (!served) throw new Error(`unknown bench server ${kind}`);
   process.stdout.write(`SERVED ${JSON.stringify(served)}\n`);
-  process.once('SIGTERM', () => process.exit(0));
+  process.once('SIGTERM', () => {
+    const stats = onStop?.();
+    if (stats) process.stdout.write(`STATS ${stats}\n`, () => process.exit(0));
+    else process.exit(0);
+  });
 } else if (import.meta.filename === process.argv[1]) {
   for (const l of await runMcpBench()) console.log(l);
 }

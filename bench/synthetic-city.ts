@@ -188,10 +188,16 @@ export async function loadSyntheticCity(db: Db, targetParcels: number, onProgres
   onProgress?.('lot facts and parcels');
   let addressesLoaded = 0;
   const parcelsLoaded = await withIndexesDeferred(db, ['parcels', 'zones', 'street_segments', 'addresses'], async () => {
-    const lots = await insertLotsWithFacts(db, SYNTHETIC_PLACE_ID, { parcels: parcels(l), zones: zones(l), streets: segments(l) }, parcels(l), { onBatch: every('parcels') });
-    await insertStreetSegments(db, SYNTHETIC_PLACE_ID, segments(l));
-    await insertZones(db, SYNTHETIC_PLACE_ID, zones(l));
-    addressesLoaded = await insertAddresses(db, SYNTHETIC_PLACE_ID, addresses(l), { batchSize: 10000, onBatch: every('addresses') });
+    const lots = await insertLotsWithFacts(db, SYNTHETIC_PLACE_ID, { parcels: parcels(l), zones: zones(l), streets: segments(l) }, parcels(l), {
+      onBatch: every('parcels'),
+      deriveIn: 'worker',
+      // While the worker indexes the lots, the main thread loads everything that does not need them.
+      meanwhile: async () => {
+        await insertStreetSegments(db, SYNTHETIC_PLACE_ID, segments(l));
+        await insertZones(db, SYNTHETIC_PLACE_ID, zones(l));
+        addressesLoaded = await insertAddresses(db, SYNTHETIC_PLACE_ID, addresses(l), { batchSize: 10000, onBatch: every('addresses') });
+      },
+    });
     return lots.parcels;
   });
   return { parcels: parcelsLoaded, addresses: addressesLoaded };

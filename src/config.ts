@@ -14,6 +14,7 @@ const envSchema = z.object({
   SITELINE_AUTO_IMPORT: z.enum(['0', '1']).default('1'),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
+  SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(100_000).default(2_000),
 });
 
 export interface Config {
@@ -33,6 +34,8 @@ export interface Config {
   autoImport: boolean;
   mcpAllowedOrigins: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
+  /** How many recent snapshot answers the MCP tool and the /sites page keep in memory (0: none). */
+  snapshotCacheEntries: number;
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -70,5 +73,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         .map((s) => s.trim().replace(/\/+$/, ''))
         .filter(Boolean),
     logLevel: overrides.logLevel ?? e.LOG_LEVEL,
+    snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
   };
 }

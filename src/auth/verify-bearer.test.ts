@@ -38,8 +38,13 @@ test('verifyBearer: none, malformed, valid JWT, expiry, audience, foreign key, r
     assert.equal((await loadSigningKeys(ctx)).active.kid, kid1);
     assert.equal(decodeProtectedHeader(token).kid, kid1);
 
-    // Expiry follows the context clock.
-    clock.advance(3601_000);
+    // A verified token is remembered; a remembered one still expires on the context clock.
+    assert.deepEqual(await verifyBearer(ctx, `Bearer ${token}`), ok);
+    const tampered = token.slice(0, -3) + (token.endsWith('AAA') ? 'BBB' : 'AAA');
+    assert.equal((await verifyBearer(ctx, `Bearer ${tampered}`)).kind, 'invalid', 'another signature is checked, not remembered');
+    clock.advance(3599_000);
+    assert.equal((await verifyBearer(ctx, `Bearer ${token}`)).kind, 'valid');
+    clock.advance(2_000);
     const expired = await verifyBearer(ctx, `Bearer ${token}`);
     assert.deepEqual(expired, { kind: 'invalid', reason: 'The access token has expired.' });
 

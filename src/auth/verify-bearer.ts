@@ -55,8 +55,31 @@ function headerKid(token: string): string | undefined {
   }
 }
 
+// A signature check (ES256) costs more than the rest of a static MCP call, and an agent sends the same
+// token with every call: a token that verified is remembered per database for VERIFIED_CACHE_MS of
+// real time (so a key withdrawn from the key set stops opening it within that time), and each
+// remembered use still checks exp and nbf against the service clock. Failures are never remembered.
+const VERIFIED_CACHE_MS = 60_000;
+const VERIFIED_CACHE_MAX = 10_000;
+interface Verified {
+  at: number;
+  expMs: number;
+  nbfMs: number;
+  caller: Caller;
+}
+const verifiedCache = new WeakMap<object, Map<string, Verified>>();
+
 async function verifyJwt(ctx: AppContext, token: string): Promise<BearerCheck> {
   const resource = mcpResource(ctx.config);
+  const cacheKey = `${issuer(ctx.config)} ${resource} ${token}`;
+  let remembered = verifiedCache.get(ctx.db);
+  if (!remembered) verifiedCache.set(ctx.db, (remembered = new Map()));
+  const hit = remembered.get(cacheKey);
+  if (hit && Date.now() - hit.at < VERIFIED_CACHE_MS) {
+    const now = ctx.clock.now().getTime();
+    if (now >= hit.expMs) return { kind: 'invalid', reason: 'The access token has expired.' };
+    if (now >= hit.nbfMs) return { kind: 'valid', caller: { ...hit.caller, scopes: [...hit.caller.scopes] } };
+  }
   try {
     const { payload } = await jwtVerify(token, await keySetFor(ctx, headerKid(token)), {
       issuer: issuer(ctx.config),
@@ -68,10 +91,11 @@ async function verifyJwt(ctx: AppContext, token: string): Promise<BearerCheck> {
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
     if (scopes.length === 0) return { kind: 'invalid', reason: 'The access token carries no scope.' };
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
-    return {
-      kind: 'valid',
-      caller: { subject: payload.sub!, accountId: payload.sub!, scopes, tokenType: 'jwt', ...(clientId ? { clientId } : {}) },
-    };
+    const caller: Caller = { subject: payload.sub!, accountId: payload.sub!, scopes, tokenType: 'jwt', ...(clientId ? { clientId } : {}) };
+    remembered.delete(cacheKey);
+    remembered.set(cacheKey, { at: Date.now(), expMs: payload.exp! * 1000, nbfMs: (payload.nbf ?? 0) * 1000, caller: { ...caller, scopes: [...scopes] } });
+    if (remembered.size > VERIFIED_CACHE_MAX) remembered.delete(remembered.keys().next().value!);
+    return { kind: 'valid', caller };
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) return { kind: 'invalid', reason: 'The access token has expired.' };
     if (err instanceof joseErrors.JWTClaimValidationFailed) return { kind: 'invalid', reason: `The access token is not valid here (${err.claim}).` };

@@ -46,8 +46,7 @@ export async function previewSiteCoverage(ctx: AppContext, address: string): Pro
     };
   }
   const rows = await ctx.db.query<{ has_zone: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM parcel_zones z WHERE z.place_id = $1 AND z.parcel_ext_id = $2 AND z.layer = 'base') AS has_zone
-       FROM parcels p WHERE p.place_id = $1 AND p.parcel_ext_id = $2`,
+    `SELECT (p.primary_zone IS NOT NULL) AS has_zone FROM parcels p WHERE p.place_id = $1 AND p.parcel_ext_id = $2`,
     [place.geoDivisionId, g.parcelExtId],
   );
   const lotFound = rows.length > 0;

@@ -94,11 +94,7 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
 
 async function loadParcel(ctx: AppContext, placeId: string, parcelExtId: string): Promise<ParcelRow | null> {
   const rows = await ctx.db.query<ParcelRow>(
-    `SELECT p.parcel_ext_id, p.inside_lon, p.inside_lat, p.area_m2, p.facts, p.attrs, p.source, p.vintage,
-            COALESCE((SELECT json_agg(json_build_object('layer', z.layer, 'code', z.code, 'name', z.name, 'share', z.share, 'attrs', z.attrs)
-                                      ORDER BY z.share DESC, z.code)
-                        FROM parcel_zones z
-                       WHERE z.place_id = p.place_id AND z.parcel_ext_id = p.parcel_ext_id), '[]'::json) AS zones
+    `SELECT p.parcel_ext_id, p.inside_lon, p.inside_lat, p.area_m2, p.facts, p.attrs, p.source, p.vintage, p.zones
        FROM parcels p
       WHERE p.place_id = $1 AND p.parcel_ext_id = $2`,
     [placeId, parcelExtId],

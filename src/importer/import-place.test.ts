@@ -17,7 +17,6 @@ async function fingerprint(db: Db, placeId: string, rowsOnly = false): Promise<s
   for (const [table, order] of [
     ['parcels', 'parcel_ext_id'],
     ['zones', 'zone_id'],
-    ['parcel_zones', 'parcel_ext_id, layer, code'],
     ['addresses', 'row_no'],
     ['street_segments', 'segment_id'],
   ] as const) {

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
 import { bboxOf, boxLiteral, type BBox } from '../core/geo/primitives.ts';
-import { insertLotsWithFacts, type LotsLoaded } from './load-lots.ts';
+import { insertLotsWithFacts, WORKER_DERIVE_MIN_PARCELS, type LotsLoaded } from './load-lots.ts';
 import { forgetPlaceStreets } from '../geocoder/geocode.ts';
 import { upsertPlaceFromManifest, effectiveStatus, forgetCatalogueCache } from '../places/catalogue.ts';
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest } from './manifest.ts';
@@ -18,7 +18,7 @@ import { deletePlaceRows, insertAddresses, insertStreetSegments, insertZones, wi
 import { joinRate, type ImportReport } from './import-report.ts';
 
 /** Bumped when the importer's output for the same sources changes, so old imports are redone. */
-export const IMPORTER_VERSION = '2';
+export const IMPORTER_VERSION = '3';
 /** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
 export const BULK_INDEX_THRESHOLD = 50_000;
 
@@ -89,18 +89,22 @@ async function measure(q: Queryable, placeId: string): Promise<Pick<ImportReport
   const overlayZones = await count(q, `SELECT count(*) AS n FROM zones WHERE place_id = $1 AND layer = 'overlay'`, p);
   const streetSegments = await count(q, 'SELECT count(*) AS n FROM street_segments WHERE place_id = $1', p);
   const boundaries = await count(q, 'SELECT count(*) AS n FROM place_boundaries WHERE place_id = $1', p);
-  const parcelZones = await count(q, 'SELECT count(*) AS n FROM parcel_zones WHERE place_id = $1', p);
+  const parcelZones = await count(q, 'SELECT coalesce(sum(json_array_length(zones)), 0) AS n FROM parcels WHERE place_id = $1', p);
   const postcodes = await count(q, 'SELECT count(*) AS n FROM place_postcodes WHERE place_id = $1', p);
   const addrParcel = await count(
     q,
     `SELECT count(*) AS n FROM addresses a WHERE a.place_id = $1 AND EXISTS (SELECT 1 FROM parcels p WHERE p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id)`,
     p,
   );
-  const parcelZone = await count(q, `SELECT count(DISTINCT parcel_ext_id) AS n FROM parcel_zones WHERE place_id = $1 AND layer = 'base'`, p);
-  const parcelOverlay = await count(q, `SELECT count(DISTINCT parcel_ext_id) AS n FROM parcel_zones WHERE place_id = $1 AND layer = 'overlay'`, p);
+  const parcelZone = await count(q, `SELECT count(*) AS n FROM parcels WHERE place_id = $1 AND primary_zone IS NOT NULL`, p);
+  const parcelOverlay = await count(
+    q,
+    `SELECT count(*) AS n FROM parcels p WHERE p.place_id = $1 AND EXISTS (SELECT 1 FROM json_array_elements(p.zones) z WHERE z->>'layer' = 'overlay')`,
+    p,
+  );
   const addrZone = await count(
     q,
-    `SELECT count(*) AS n FROM addresses a WHERE a.place_id = $1 AND EXISTS (SELECT 1 FROM parcel_zones z WHERE z.place_id = a.place_id AND z.parcel_ext_id = a.parcel_ext_id AND z.layer = 'base')`,
+    `SELECT count(*) AS n FROM addresses a WHERE a.place_id = $1 AND EXISTS (SELECT 1 FROM parcels p WHERE p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id AND p.primary_zone IS NOT NULL)`,
     p,
   );
   return {
@@ -231,15 +235,19 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       lots = await insertLotsWithFacts(tx, placeId, { parcels: rows.parcels.values(), zones: rows.zones, streets: rows.segments }, rows.parcels.values(), {
         onBatch: (n) => progress(`${slug}: parcels with lot facts ${n}/${rows.parcels.size}`),
         onProgress: progress,
+        deriveIn: rows.parcels.size >= WORKER_DERIVE_MIN_PARCELS ? 'worker' : 'thread',
+        // Tables that do not need the lot facts load while the lots are indexed.
+        meanwhile: async () => {
+          const a = await insertAddresses(tx, placeId, rows.addresses, { onBatch: (n) => progress(`${slug}: addresses ${n}/${rows.addresses.length}`) });
+          progress(`${slug}: loaded ${a} addresses`);
+          const s = await insertStreetSegments(tx, placeId, rows.segments);
+          progress(`${slug}: loaded ${s} street segments`);
+          if (postcodes.size) {
+            await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, [...postcodes].sort()]);
+          }
+        },
       });
       progress(`${slug}: loaded ${lots.parcels} parcels and ${lots.shares} lot-district shares`);
-      const a = await insertAddresses(tx, placeId, rows.addresses, { onBatch: (n) => progress(`${slug}: addresses ${n}/${rows.addresses.length}`) });
-      progress(`${slug}: loaded ${a} addresses`);
-      const s = await insertStreetSegments(tx, placeId, rows.segments);
-      progress(`${slug}: loaded ${s} street segments`);
-      if (postcodes.size) {
-        await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, [...postcodes].sort()]);
-      }
     }));
     const derive = lots!.derive;
     if (derive.clipFailures) warnings.push(`${derive.clipFailures} lots could not be intersected exactly with their districts; they took their inside point's district`);

@@ -46,7 +46,7 @@ export interface ImportReport {
   joinRates: {
     /** Address rows whose parcel id is a loaded parcel. */
     addressToParcel: JoinRate;
-    /** Parcels with at least one base district (parcel_zones). */
+    /** Parcels with at least one base district (parcels.primary_zone). */
     parcelToZone: JoinRate;
     /** Address rows whose parcel has a base district. */
     addressToParcelToZone: JoinRate;
@@ -99,7 +99,7 @@ export function formatImportReport(r: ImportReport): string {
   lines.push(`  total                                     ${String(r.totals.rowsRead).padStart(6)} ${String(r.totals.rowsLoaded).padStart(8)} ${String(r.totals.rowsSkipped).padStart(8)} ${String(r.totals.rowsRejected).padStart(8)}`);
   lines.push('');
   const c = r.counts;
-  lines.push(`  tables: ${c.addresses} addresses, ${c.parcels} parcels, ${c.zones} zones (${c.baseZones} base, ${c.overlayZones} overlay), ${c.streetSegments} street segments, ${c.boundaries} boundary, ${c.parcelZones} parcel-zone rows, ${c.postcodes} postcodes`);
+  lines.push(`  tables: ${c.addresses} addresses, ${c.parcels} parcels, ${c.zones} zones (${c.baseZones} base, ${c.overlayZones} overlay), ${c.streetSegments} street segments, ${c.boundaries} boundary, ${c.parcelZones} lot-district shares, ${c.postcodes} postcodes`);
   lines.push('  join rates:');
   lines.push(`    address -> parcel          ${pct(r.joinRates.addressToParcel)}`);
   lines.push(`    parcel -> zone             ${pct(r.joinRates.parcelToZone)}`);

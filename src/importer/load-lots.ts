@@ -1,15 +1,39 @@
 // Loads a place's parcels together with their derived lot facts and district shares, batch by batch:
 // the lots are indexed once (compactly), then each batch of parcel rows is written with its facts and
-// its parcel_zones rows. Memory stays at one batch of results whatever the size of the place.
+// its districts on the same row. Memory stays at one batch of results whatever the size of the place.
+// Large places derive on a worker thread (deriveIn: 'worker'): the main thread, which runs PGlite,
+// only turns rows into COPY batches and loads them, while the second core indexes and derives.
+import { Worker } from 'node:worker_threads';
 import type { Queryable } from '../db/database.ts';
-import { iterateLotFacts, type DeriveOptions, type DeriveReport, type LotFactsInput } from '../core/geo/derive-lot-facts.ts';
-import { insertParcelZones, insertParcels, type LoadOptions, type ParcelRow, type ParcelZoneRow } from './load-tables.ts';
+import { iterateLotFacts, storedLotZones, type DeriveOptions, type DeriveReport, type LotFactsInput } from '../core/geo/derive-lot-facts.ts';
+import type { MultiPolygonCoords } from '../core/geo/primitives.ts';
+import { insertParcels, type LoadOptions, type ParcelRow } from './load-tables.ts';
+import type { FlatLots, FromWorker, ToWorker } from './lot-facts-worker.ts';
 
 export interface LotsLoaded {
   parcels: number;
   shares: number;
   derive: DeriveReport;
 }
+
+export interface LotsLoadOptions extends LoadOptions, DeriveOptions {
+  /** Where lot facts are derived: on this thread (default) or on a worker thread (large places). */
+  deriveIn?: 'thread' | 'worker';
+  /**
+   * Other loading to do while the lots are being indexed (on a worker, that is the time the first
+   * batch of facts takes): it runs after the index inputs are handed over, before any parcel is written.
+   */
+  meanwhile?: () => Promise<void>;
+}
+
+/** Parcels from which importPlace derives on a worker thread. */
+export const WORKER_DERIVE_MIN_PARCELS = 20_000;
+
+/** Old-generation heap of the derivation worker: it holds typed arrays (off-heap) and short-lived rows. */
+const WORKER_HEAP_MB = 256;
+/** Lots per message while the worker's index is fed; batches the worker may derive ahead of the loader. */
+const FEED_LOTS = 25_000;
+const AHEAD = 3;
 
 /**
  * `index` is read once to build the geometry indexes (its parcels must be the same, in the same order,
@@ -20,32 +44,170 @@ export async function insertLotsWithFacts(
   placeId: string,
   index: LotFactsInput,
   rows: Iterable<ParcelRow>,
-  opts: LoadOptions & DeriveOptions = {},
+  opts: LotsLoadOptions = {},
 ): Promise<LotsLoaded> {
   const size = opts.batchSize ?? 5000;
-  const facts = iterateLotFacts(index, opts);
-  let parcels: ParcelRow[] = [];
-  let shares: ParcelZoneRow[] = [];
+  const derived = opts.deriveIn === 'worker' ? deriveOnWorker(index, size, opts) : deriveHere(index, size, opts);
   let parcelCount = 0;
   let shareCount = 0;
-  const flush = async () => {
-    if (parcels.length === 0) return;
-    parcelCount += await insertParcels(q, placeId, parcels, { batchSize: size });
-    shareCount += await insertParcelZones(q, placeId, shares, { batchSize: size * 2 });
-    parcels = [];
-    shares = [];
-    opts.onBatch?.(parcelCount);
-  };
-  for (const row of rows) {
-    const f = facts.next();
-    if (f.done) throw new Error(`lot facts ended before parcel ${row.parcelExtId}: index and rows differ`);
-    if (f.value.id !== row.parcelExtId) throw new Error(`lot facts for ${f.value.id} arrived with parcel ${row.parcelExtId}: index and rows differ`);
-    parcels.push({ ...row, facts: f.value.facts as unknown as Record<string, unknown> });
-    for (const z of f.value.zones) shares.push({ parcelExtId: row.parcelExtId, ...z });
-    if (parcels.length >= size) await flush();
+  let pending: ParcelRow[] = [];
+  let batch: DerivedBatch | null = null;
+  let at = 0;
+  try {
+    let first: Promise<IteratorResult<DerivedBatch, DeriveReport>> | null = derived.next();
+    if (opts.meanwhile) await opts.meanwhile();
+    for (const row of rows) {
+      if (!batch || at === batch.ids.length) {
+        const next = await (first ?? derived.next());
+        first = null;
+        if (next.done) throw new Error(`lot facts ended before parcel ${row.parcelExtId}: index and rows differ`);
+        batch = next.value;
+        at = 0;
+      }
+      const id = batch.ids[at]!;
+      if (id !== row.parcelExtId) throw new Error(`lot facts for ${id} arrived with parcel ${row.parcelExtId}: index and rows differ`);
+      pending.push({ ...row, factsJson: batch.facts[at]!, zonesJson: batch.zones[at]!, primaryZone: batch.primary[at]! });
+      at++;
+      if (at === batch.ids.length) {
+        shareCount += batch.shares;
+        parcelCount += await insertParcels(q, placeId, pending, { batchSize: size });
+        pending = [];
+        opts.onBatch?.(parcelCount);
+      }
+    }
+    if (batch && at !== batch.ids.length) throw new Error('more lot facts than parcels: index and rows differ');
+    const end = await (first ?? derived.next());
+    if (!end.done) throw new Error('more lot facts than parcels: index and rows differ');
+    return { parcels: parcelCount, shares: shareCount, derive: end.value };
+  } finally {
+    await derived.return?.(undefined as never);
   }
-  await flush();
-  const end = facts.next();
-  if (!end.done) throw new Error('more lot facts than parcels: index and rows differ');
-  return { parcels: parcelCount, shares: shareCount, derive: end.value };
+}
+
+interface DerivedBatch {
+  ids: string[];
+  facts: string[];
+  zones: string[];
+  primary: (string | null)[];
+  shares: number;
+}
+
+async function* deriveHere(index: LotFactsInput, size: number, opts: DeriveOptions): AsyncGenerator<DerivedBatch, DeriveReport> {
+  const it = iterateLotFacts(index, opts);
+  let b: DerivedBatch = { ids: [], facts: [], zones: [], primary: [], shares: 0 };
+  for (;;) {
+    const r = it.next();
+    if (r.done) {
+      if (b.ids.length) yield b;
+      return r.value;
+    }
+    const stored = storedLotZones(r.value.zones);
+    b.ids.push(r.value.id);
+    b.facts.push(JSON.stringify(r.value.facts));
+    b.zones.push(stored.json);
+    b.primary.push(stored.primaryZone);
+    b.shares += r.value.zones.length;
+    if (b.ids.length >= size) {
+      yield b;
+      b = { ids: [], facts: [], zones: [], primary: [], shares: 0 };
+    }
+  }
+}
+
+/** Feeds the index inputs to a worker in flat typed arrays, then yields its batches as they come. */
+async function* deriveOnWorker(index: LotFactsInput, size: number, opts: DeriveOptions): AsyncGenerator<DerivedBatch, DeriveReport> {
+  const worker = startTsWorker(new URL('./lot-facts-worker.ts', import.meta.url), { maxOldGenerationSizeMb: WORKER_HEAP_MB });
+  const inbox: FromWorker[] = [];
+  let wake: (() => void) | null = null;
+  let failure: Error | null = null;
+  const notify = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  worker.on('message', (m: FromWorker) => {
+    if (m.type === 'progress') opts.onProgress?.(m.message);
+    else inbox.push(m);
+    notify();
+  });
+  worker.on('error', (err) => {
+    failure = err;
+    notify();
+  });
+  worker.on('exit', (code) => {
+    failure ??= new Error(`the lot facts worker exited (${code}) before it was done`);
+    notify();
+  });
+  const send = (m: ToWorker, transfer: ArrayBuffer[] = []) => worker.postMessage(m, transfer);
+  try {
+    for (const flat of flatten(index.parcels)) send(flat, [flat.inside.buffer, flat.coords.buffer, flat.ringEnd.buffer, flat.polyEnd.buffer, flat.lotEnd.buffer] as ArrayBuffer[]);
+    send({ type: 'zones', zones: [...index.zones].map((z) => ({ zoneId: z.zoneId, layer: z.layer, code: z.code, name: z.name, geom: z.geom })) });
+    send({ type: 'streets', streets: [...index.streets].map((s) => ({ streetKey: s.streetKey, geom: s.geom })) });
+    send({ type: 'derive', batchSize: size, ahead: AHEAD });
+    for (;;) {
+      while (inbox.length === 0 && !failure) await new Promise<void>((resolve) => (wake = resolve));
+      const m = inbox.shift();
+      if (!m) throw failure!;
+      if (m.type === 'error') throw new Error(`lot facts worker: ${m.message}`);
+      if (m.type === 'done') return m.report;
+      if (m.type === 'batch') {
+        send({ type: 'credit' });
+        yield m;
+      }
+    }
+  } finally {
+    worker.removeAllListeners('exit');
+    await worker.terminate();
+  }
+}
+
+/**
+ * A worker running a TypeScript module. siteline runs from source through tsx, whose loader hooks a
+ * Node 20 worker does not inherit: a two-line bootstrap registers them in the worker, then loads it.
+ */
+function startTsWorker(module: URL, resourceLimits: { maxOldGenerationSizeMb: number }): Worker {
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(module.href)}); })`;
+  return new Worker(bootstrap, { eval: true, resourceLimits });
+}
+
+/** The parcels of `index` as flat arrays, FEED_LOTS lots at a time. */
+function* flatten(parcels: LotFactsInput['parcels']): Generator<FlatLots> {
+  let ids: string[] = [];
+  let inside: number[] = [];
+  let coords: number[] = [];
+  let ringEnd: number[] = [];
+  let polyEnd: number[] = [];
+  let lotEnd: number[] = [];
+  const out = (): FlatLots => ({
+    type: 'lots',
+    ids,
+    inside: Float64Array.from(inside),
+    coords: Float64Array.from(coords),
+    ringEnd: Uint32Array.from(ringEnd),
+    polyEnd: Uint32Array.from(polyEnd),
+    lotEnd: Uint32Array.from(lotEnd),
+  });
+  for (const p of parcels) {
+    ids.push(p.parcelExtId);
+    inside.push(p.insideLon, p.insideLat);
+    const geom: MultiPolygonCoords = Array.isArray(p.geom) ? p.geom : [];
+    for (const poly of geom) {
+      for (const ring of poly) {
+        for (const pt of ring) coords.push(pt[0], pt[1]);
+        ringEnd.push(coords.length / 2);
+      }
+      polyEnd.push(ringEnd.length);
+    }
+    lotEnd.push(polyEnd.length);
+    if (ids.length >= FEED_LOTS) {
+      yield out();
+      ids = [];
+      inside = [];
+      coords = [];
+      ringEnd = [];
+      polyEnd = [];
+      lotEnd = [];
+    }
+  }
+  if (ids.length) yield out();
 }

@@ -13,6 +13,11 @@ export interface ParcelRow {
   areaM2: number;
   attrs?: Record<string, unknown>;
   facts?: Record<string, unknown>;
+  /** facts already as JSON text (wins over facts). */
+  factsJson?: string;
+  /** parcels.zones as JSON text (storedLotZones) and the primary base district. */
+  zonesJson?: string;
+  primaryZone?: string | null;
   source: string;
   vintage: string;
 }
@@ -115,7 +120,9 @@ export function insertParcels(q: Queryable, placeId: string, rows: Iterable<Parc
       { name: 'inside_lon', type: 'float8', get: (r) => r.insideLon },
       { name: 'inside_lat', type: 'float8', get: (r) => r.insideLat },
       { name: 'area_m2', type: 'float8', get: (r) => r.areaM2 },
-      { name: 'facts', type: 'text', cast: 'json', get: (r) => json(r.facts) },
+      { name: 'facts', type: 'text', cast: 'json', get: (r) => r.factsJson ?? json(r.facts) },
+      { name: 'zones', type: 'text', cast: 'json', get: (r) => r.zonesJson ?? '[]' },
+      { name: 'primary_zone', type: 'text', get: (r) => r.primaryZone ?? null },
       { name: 'attrs', type: 'text', cast: 'json', get: (r) => json(r.attrs) },
       { name: 'source', type: 'text', get: (r) => r.source },
       { name: 'vintage', type: 'text', get: (r) => r.vintage },
@@ -193,20 +200,18 @@ export function insertStreetSegments(q: Queryable, placeId: string, rows: Iterab
 
 /** Removes every row a place owns in the geographic tables (the catalogue row stays). */
 export async function deletePlaceRows(q: Queryable, placeId: string): Promise<void> {
-  for (const table of ['addresses', 'parcel_zones', 'parcels', 'zones', 'street_segments', 'place_boundaries', 'place_postcodes']) {
+  for (const table of ['addresses', 'parcels', 'zones', 'street_segments', 'place_boundaries', 'place_postcodes']) {
     await q.query(`DELETE FROM ${table} WHERE place_id = $1`, [placeId]);
   }
 }
 
-/** The GiST bbox indexes of 001_core.sql, which a bulk load may defer. */
-/** Secondary indexes a bulk load may drop and rebuild (as declared in 001_core.sql). */
+/** Secondary indexes a bulk load may drop and rebuild (as declared in the migrations). */
 const BULK_INDEXES = {
   parcels: { parcels_bbox: 'CREATE INDEX parcels_bbox ON parcels USING gist (bbox)' },
   zones: { zones_bbox: 'CREATE INDEX zones_bbox ON zones USING gist (bbox)' },
   street_segments: { street_segments_bbox: 'CREATE INDEX street_segments_bbox ON street_segments USING gist (bbox)' },
   addresses: {
     addresses_street_number: 'CREATE INDEX addresses_street_number ON addresses (place_id, street_key, number)',
-    addresses_parcel: 'CREATE INDEX addresses_parcel ON addresses (place_id, parcel_ext_id)',
   },
 } as const;
 
@@ -221,31 +226,4 @@ export async function withIndexesDeferred<T>(q: Queryable, tables: readonly (key
   const result = await fn();
   for (const t of tables) for (const create of Object.values(BULK_INDEXES[t])) await q.query(create);
   return result;
-}
-
-export interface ParcelZoneRow {
-  parcelExtId: string;
-  layer: 'base' | 'overlay';
-  code: string;
-  name: string | null;
-  share: number;
-  attrs?: Record<string, unknown>;
-}
-
-export function insertParcelZones(q: Queryable, placeId: string, rows: Iterable<ParcelZoneRow>, opts?: LoadOptions): Promise<number> {
-  return insertBatched<ParcelZoneRow>(
-    q,
-    'parcel_zones',
-    placeId,
-    [
-      { name: 'parcel_ext_id', type: 'text', get: (r) => r.parcelExtId },
-      { name: 'layer', type: 'text', get: (r) => r.layer },
-      { name: 'code', type: 'text', get: (r) => r.code },
-      { name: 'name', type: 'text', get: (r) => r.name },
-      { name: 'share', type: 'float8', get: (r) => r.share },
-      { name: 'attrs', type: 'text', cast: 'json', get: (r) => json(r.attrs) },
-    ],
-    rows,
-    { batchSize: 5000, ...opts },
-  );
 }

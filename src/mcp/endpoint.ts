@@ -175,24 +175,33 @@ function echoableId(body: unknown): JsonRpcId {
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
-/** Reads the body, or returns null past the cap (the rest is drained, not buffered). */
-async function readCapped(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+/** Reads the body, or returns null past the cap (the rest is drained, not buffered). Events, not an async iterator: this runs on every call. */
+function readCapped(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    return null;
+    return Promise.resolve(null);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      return null;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        resolve(null); // keep reading (and dropping) so the connection can answer
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => {
+      if (!over) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+    req.once('error', reject);
+  });
 }
 
 function reject(

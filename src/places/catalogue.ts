@@ -181,6 +181,11 @@ export function forgetCatalogueCache(): void {
   catalogueGeneration++;
 }
 
+/** Bumped by forgetCatalogueCache, so caches built on top of the catalogue and the imported data can tell. */
+export function catalogueGenerationNow(): number {
+  return catalogueGeneration;
+}
+
 async function placeRowsByNameKey(ctx: Pick<AppContext, 'db'>, key: string): Promise<PlaceRow[]> {
   const db = ctx.db as object;
   let byKey = nameCache.get(db);

@@ -94,6 +94,13 @@ export function loadPlaceRules(slug: string, opts: LoadRulesOptions = {}): Promi
 /** Drop cached rules (tests that rewrite a rules file; a reload after editing). */
 export function clearRulesCache(): void {
   cache.clear();
+  generation++;
+}
+
+let generation = 0;
+/** Bumped whenever cached rules are dropped, so caches built on top of them can tell. */
+export function rulesGeneration(): number {
+  return generation;
 }
 
 /** The district of the rules that a zoning-layer code names: exact, alias, then pattern. */

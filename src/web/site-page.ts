@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import { SitelineError } from '../core/errors.ts';
-import { getFeasibilitySnapshot } from '../core/snapshot.ts';
+import { cachedSnapshot } from '../core/snapshot-cache.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, PermittedUse, Snapshot, SourceRef, Sourced, Zones } from '../core/snapshot-types.ts';
 import { html, page, type Html } from './html.ts';
@@ -222,7 +222,7 @@ async function showSite(ctx: AppContext, req: IncomingMessage, res: ServerRespon
 
   let snapshot: Snapshot;
   try {
-    snapshot = await getFeasibilitySnapshot(ctx, address);
+    snapshot = (await cachedSnapshot(ctx, address)).snapshot;
   } catch (err) {
     if (err instanceof SitelineError && err.code === 'bad_input') {
       return sendHtml(res, 400, page('Check an address', addressForm(address.slice(0, 300), err.message), { signedInAs }), PAGE_HEADERS);

@@ -5,6 +5,9 @@ import type { Db } from '../../db/database.ts';
 import { bboxOf, boxLiteral, multiPolygonAreaM2, offsetM, type MultiPolygonCoords, type Position } from './primitives.ts';
 import { computeLotFacts, derivePlaceLotFacts, type LotZoneRow, type ParcelFacts } from './derive-lot-facts.ts';
 
+/** Every lot's districts as rows (they are stored as parcels.zones). */
+const LOT_ZONES = `(SELECT p.place_id, p.parcel_ext_id, z->>'layer' AS layer, z->>'code' AS code, z->>'name' AS name, (z->>'share')::float8 AS share, z->'attrs' AS attrs FROM parcels p, json_array_elements(p.zones) z) lz`;
+
 // A hand-built block near Cambridge, in metres east (x) and north (y) of an origin:
 //   MAIN ST centreline along y = 0, OAK AVE centreline along x = 0, lots from 8 m off both.
 //   L1 x 8..28  y 8..38  corner lot (Main and Oak)
@@ -84,7 +87,7 @@ interface ZoneRow {
 
 async function zoneRows(db: Db, id: string): Promise<ZoneRow[]> {
   return db.query<ZoneRow>(
-    'SELECT parcel_ext_id, layer, code, name, share, attrs FROM parcel_zones WHERE place_id = $1 AND parcel_ext_id = $2 ORDER BY layer, share DESC, code',
+    `SELECT parcel_ext_id, layer, code, name, share, attrs FROM ${LOT_ZONES} WHERE place_id = $1 AND parcel_ext_id = $2 ORDER BY layer, share DESC, code`,
     [PLACE, id],
   );
 }
@@ -172,13 +175,13 @@ test('derivePlaceLotFacts: zone shares, overlays, frontage, depth and corner on 
 
     // The other place is untouched.
     assert.deepEqual(await factsOf(db, OTHER, 'X1'), {});
-    const [other] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM parcel_zones WHERE place_id = $1', [OTHER]);
+    const [other] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${LOT_ZONES} WHERE place_id = $1`, [OTHER]);
     assert.equal(other!.n, 0);
 
     // Running again replaces the rows rather than adding to them.
     const again = await derivePlaceLotFacts(db, PLACE);
     assert.deepEqual({ ...again, ms: 0 }, { ...report, ms: 0 });
-    const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM parcel_zones WHERE place_id = $1', [PLACE]);
+    const [count] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${LOT_ZONES} WHERE place_id = $1`, [PLACE]);
     assert.equal(count!.n, 10); // L1 1, L2 2, L3 2, L4 3, L5 2
   } finally {
     await t.close();
@@ -322,17 +325,16 @@ test('derivePlaceLotFacts: frontage, depth and corner do not depend on the grid 
   }
 });
 
-test('derivePlaceLotFacts: a place with no lots reports zeros and clears old rows', async () => {
+test('derivePlaceLotFacts: a place with no lots reports zeros', async () => {
   const t = await createTestDb();
   try {
     const db = t.db;
     await insertPlace(db, PLACE, 'testville');
-    await db.query(`INSERT INTO parcel_zones (place_id, parcel_ext_id, layer, code, share) VALUES ($1, 'gone', 'base', 'R-1', 1)`, [PLACE]);
     const report = await derivePlaceLotFacts(db, PLACE);
     assert.deepEqual({ ...report, ms: 0 }, {
       parcels: 0, parcelsWithBaseZone: 0, splitLots: 0, parcelsWithOverlay: 0, parcelsWithFrontage: 0, cornerLots: 0, ms: 0, clippedLots: 0, clipFailures: 0,
     });
-    const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM parcel_zones WHERE place_id = $1', [PLACE]);
+    const [count] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${LOT_ZONES} WHERE place_id = $1`, [PLACE]);
     assert.equal(count!.n, 0);
   } finally {
     await t.close();

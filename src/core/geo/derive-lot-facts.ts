@@ -1,5 +1,5 @@
 // Derives, for every lot of one place: the zoning districts (base and overlay) it lies in with their
-// area shares (parcel_zones), and its frontage, depth and corner facts (parcels.facts).
+// area shares (parcels.zones, parcels.primary_zone), and its frontage, depth and corner facts (parcels.facts).
 // Everything is read once into typed arrays and flatbush indexes; no per-lot query.
 // Two entry points over one engine:
 //   derivePlaceLotFacts(q, placeId)  reads the loaded place from the database and writes back in batches;
@@ -11,6 +11,7 @@ import type { Queryable } from '../../db/database.ts';
 import type { MultiPolygonCoords, Position } from './primitives.ts';
 import { PlaceFrame, PolygonSetBuilder, indexItems, itemFrameArea, itemVertexCount, type PolygonSet } from './polygon-set.ts';
 import { splitIntoPieces } from './lot-pieces.ts';
+import { GrowableF64 } from './planar-ops.ts';
 import { ZoneLayer, type RawZoneShare, type ZoneRecord, type ZoneShareStats } from './zone-shares.ts';
 import { LotFabric, StreetIndex, lotFacts, type LotFacts } from './lot-facts.ts';
 
@@ -44,7 +45,7 @@ export interface DeriveOptions {
 /** Parcel facts as stored in parcels.facts. */
 export type ParcelFacts = LotFacts;
 
-/** One parcel_zones row (without place_id). */
+/** One of a lot's districts (an element of parcels.zones). */
 export interface LotZoneRow {
   layer: 'base' | 'overlay';
   code: string;
@@ -102,7 +103,6 @@ export async function derivePlaceLotFacts(q: Queryable, placeId: string, opts: D
   const progress = opts.onProgress ?? (() => undefined);
   const lots = await readLots(q, placeId);
   const report = emptyReport(lots.ids.length);
-  await q.query('DELETE FROM parcel_zones WHERE place_id = $1', [placeId]);
   if (!lots.frame) return { ...report, ms: Date.now() - started };
   const frame = lots.frame;
   progress(`lot facts: ${lots.ids.length} lots read in ${Date.now() - started} ms`);
@@ -202,6 +202,16 @@ class LotFactsEngine {
   }
 }
 
+/**
+ * A lot's districts as stored on its parcel row (parcels.zones, parcels.primary_zone): base and
+ * overlay together, largest share first, then by code; the primary zone is the first base district.
+ */
+export function storedLotZones(zones: readonly LotZoneRow[]): { json: string; primaryZone: string | null } {
+  const sorted = [...zones].sort((a, b) => b.share - a.share || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  const primary = zones.find((z) => z.layer === 'base');
+  return { json: JSON.stringify(sorted.map((z) => ({ layer: z.layer, code: z.code, name: z.name, share: z.share, attrs: z.attrs }))), primaryZone: primary?.code ?? null };
+}
+
 function keepDistricts(shares: RawZoneShare[]): RawZoneShare[] {
   return shares.filter((s) => s.share >= MIN_DISTRICT_SHARE);
 }
@@ -212,66 +222,45 @@ function zoneRow(layer: 'base' | 'overlay', s: RawZoneShare, lotAreaM2: number, 
   return { layer, code: s.code, name: s.name, share: Math.round(s.share * 1e6) / 1e6, attrs };
 }
 
-/** Column arrays for the batched UPDATE of parcels.facts and INSERT into parcel_zones. */
+/** Column arrays for the batched UPDATE of parcels.facts, parcels.zones and parcels.primary_zone. */
 class WriteBatch {
-  private factIds: string[] = [];
-  private factJson: string[] = [];
   private ids: string[] = [];
-  private layers: string[] = [];
-  private codes: string[] = [];
-  private names: (string | null)[] = [];
-  private shares: number[] = [];
-  private attrs: string[] = [];
+  private factJson: string[] = [];
+  private zoneJson: string[] = [];
+  private primary: (string | null)[] = [];
 
   get size(): number {
-    return this.factIds.length;
+    return this.ids.length;
   }
 
   push(id: string, facts: ParcelFacts, zones: LotZoneRow[]): void {
-    this.factIds.push(id);
+    const stored = storedLotZones(zones);
+    this.ids.push(id);
     this.factJson.push(JSON.stringify(facts));
-    for (const z of zones) {
-      this.ids.push(id);
-      this.layers.push(z.layer);
-      this.codes.push(z.code);
-      this.names.push(z.name);
-      this.shares.push(z.share);
-      this.attrs.push(JSON.stringify(z.attrs));
-    }
+    this.zoneJson.push(stored.json);
+    this.primary.push(stored.primaryZone);
   }
 
   async flush(q: Queryable, placeId: string): Promise<void> {
-    if (this.factIds.length) {
-      await q.query(
-        `UPDATE parcels p SET facts = v.facts::json
-           FROM unnest($2::text[], $3::text[]) AS v(id, facts)
-          WHERE p.place_id = $1 AND p.parcel_ext_id = v.id`,
-        [placeId, this.factIds, this.factJson],
-      );
-    }
     if (this.ids.length) {
       await q.query(
-        `INSERT INTO parcel_zones (place_id, parcel_ext_id, layer, code, name, share, attrs)
-         SELECT $1, u.id, u.layer, u.code, u.name, u.share, u.attrs::json
-           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::text[]) AS u(id, layer, code, name, share, attrs)`,
-        [placeId, this.ids, this.layers, this.codes, this.names, this.shares, this.attrs],
+        `UPDATE parcels p SET facts = v.facts::json, zones = v.zones::json, primary_zone = v.primary_zone
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS v(id, facts, zones, primary_zone)
+          WHERE p.place_id = $1 AND p.parcel_ext_id = v.id`,
+        [placeId, this.ids, this.factJson, this.zoneJson, this.primary],
       );
     }
-    this.factIds = [];
-    this.factJson = [];
     this.ids = [];
-    this.layers = [];
-    this.codes = [];
-    this.names = [];
-    this.shares = [];
-    this.attrs = [];
+    this.factJson = [];
+    this.zoneJson = [];
+    this.primary = [];
   }
 }
 
 /** Accumulates lots into a PolygonSet; the frame is centred on the first lot's inside point. */
 class LotsBuilder {
   readonly ids: string[] = [];
-  private readonly inside: number[] = [];
+  private readonly inside = new GrowableF64();
   frame: PlaceFrame | null = null;
   private builder: PolygonSetBuilder | null = null;
 
@@ -280,12 +269,13 @@ class LotsBuilder {
     this.builder ??= new PolygonSetBuilder(this.frame);
     this.builder.add(Array.isArray(geom) ? geom : []);
     this.ids.push(id);
-    this.inside.push(this.frame.x(insideLon), this.frame.y(insideLat));
+    this.inside.push(this.frame.x(insideLon));
+    this.inside.push(this.frame.y(insideLat));
   }
 
   finish(): LoadedLots {
     if (!this.frame || !this.builder) throw new Error('no lots');
-    return { ids: this.ids, set: this.builder.finish(), inside: Float64Array.from(this.inside), frame: this.frame };
+    return { ids: this.ids, set: this.builder.finish(), inside: this.inside.finish(), frame: this.frame };
   }
 }
 

@@ -64,9 +64,9 @@ export class GrowableF64 {
     }
     this.data[this.length++] = v;
   }
-  /** A right-sized copy; the builder can then be dropped. */
+  /** The values, then drop the builder. Mostly full: a view (no second copy at the peak); else a right-sized copy. */
   finish(): Float64Array {
-    return this.data.slice(0, this.length);
+    return this.length >= 0.75 * this.data.length ? this.data.subarray(0, this.length) : this.data.slice(0, this.length);
   }
 }
 
@@ -86,6 +86,6 @@ export class GrowableU32 {
     this.data[this.length++] = v;
   }
   finish(): Uint32Array {
-    return this.data.slice(0, this.length);
+    return this.length >= 0.75 * this.data.length ? this.data.subarray(0, this.length) : this.data.slice(0, this.length);
   }
 }

@@ -1,7 +1,7 @@
 // getFeasibilitySnapshot (gated): the sourced snapshot for one address. The payload is the same
 // for every `source`; the source goes to attribution (_meta and the log) and the link back.
 import { z } from 'zod';
-import { getFeasibilitySnapshot as snapshotOf } from '../../core/snapshot.ts';
+import { cachedSnapshot } from '../../core/snapshot-cache.ts';
 import { defineTool } from '../tool-definition.ts';
 
 export const SNAPSHOT_SOURCES = ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] as const;
@@ -23,11 +23,11 @@ export const getFeasibilitySnapshot = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: 'gated',
   async handler({ address, source }, call) {
-    const snapshot = await snapshotOf(call.ctx, address);
+    const { snapshot, json } = await cachedSnapshot(call.ctx, address);
     const link = `${call.ctx.config.baseUrl}/sites?${new URLSearchParams({ address, ref: `mcp-${source}` }).toString()}`;
     call.ctx.logger.info({ requestId: call.requestId, tool: 'getFeasibilitySnapshot', source, answered: snapshot.answered }, 'snapshot served');
     return {
-      text: JSON.stringify(snapshot),
+      text: json,
       structured: snapshot as unknown as Record<string, unknown>,
       meta: { 'siteline/attribution': { source, link, generatedAt: snapshot.generatedAt } },
     };

@@ -1,0 +1,97 @@
+// Answers to repeated snapshot questions, from memory. A snapshot is a pure function of the address
+// text, the imported data and the rules file, and agents ask about the same address again and again
+// (the tool is idempotent), so the surfaces that serve snapshots (the MCP tool, the /sites page) keep
+// recent answers per database:
+//   - keyed by the address exactly as the caller wrote it (trimmed, spaces collapsed): the snapshot
+//     echoes the input, so "57 inman st" and "57 Inman St" are two entries;
+//   - dropped at once when this process imports a place or reloads rules (the generations below), and
+//     after MAX_AGE_MS in any case, which bounds how long another instance's import on a shared
+//     PostgreSQL database stays unseen;
+//   - bounded to config.snapshotCacheEntries (SITELINE_SNAPSHOT_CACHE, default 2,000; 0 turns the
+//     cache off), least recently used out first; concurrent misses for one address share
+//     one computation; a failure (bad input, a database error) is never cached.
+// A hit returns the snapshot as first computed, generatedAt included: that is when the answer was
+// made from the data. The core function getFeasibilitySnapshot itself never caches (the CLI, the
+// tests and the latency benchmark call it directly).
+import type { AppContext } from '../context.ts';
+import { catalogueGenerationNow } from '../places/catalogue.ts';
+import { rulesGeneration } from '../rules/load-rules.ts';
+import { getFeasibilitySnapshot } from './snapshot.ts';
+import type { Snapshot } from './snapshot-types.ts';
+
+export const SNAPSHOT_CACHE_MAX_AGE_MS = 60_000;
+
+export interface CachedSnapshot {
+  snapshot: Snapshot;
+  /** JSON.stringify(snapshot), made once per entry. */
+  json: string;
+}
+
+interface Entry {
+  at: number;
+  generation: string;
+  value: Promise<CachedSnapshot>;
+}
+
+interface PerDb {
+  entries: Map<string, Entry>;
+  hits: number;
+  misses: number;
+}
+
+const byDb = new WeakMap<object, PerDb>();
+
+function perDb(db: object): PerDb {
+  let c = byDb.get(db);
+  if (!c) {
+    c = { entries: new Map(), hits: 0, misses: 0 };
+    byDb.set(db, c);
+  }
+  return c;
+}
+
+/** The snapshot for an address, from the cache when a fresh answer is there. */
+export async function cachedSnapshot(ctx: AppContext, address: string): Promise<CachedSnapshot> {
+  const key = address.trim().replace(/\s+/g, ' ');
+  const c = perDb(ctx.db as object);
+  const maxEntries = ctx.config.snapshotCacheEntries;
+  if (maxEntries <= 0) {
+    c.misses++;
+    const snapshot = await getFeasibilitySnapshot(ctx, address);
+    return { snapshot, json: JSON.stringify(snapshot) };
+  }
+  const now = ctx.clock.now().getTime();
+  const generation = `${catalogueGenerationNow()}:${rulesGeneration()}`;
+  const hit = c.entries.get(key);
+  if (hit && hit.generation === generation && now - hit.at < SNAPSHOT_CACHE_MAX_AGE_MS && now >= hit.at) {
+    c.entries.delete(key); // re-insert: the Map's order is the LRU order
+    c.entries.set(key, hit);
+    c.hits++;
+    return hit.value;
+  }
+  c.misses++;
+  const value = getFeasibilitySnapshot(ctx, address).then((snapshot) => ({ snapshot: deepFreeze(snapshot), json: JSON.stringify(snapshot) }));
+  const entry: Entry = { at: now, generation, value };
+  c.entries.delete(key);
+  c.entries.set(key, entry);
+  while (c.entries.size > maxEntries) c.entries.delete(c.entries.keys().next().value!);
+  value.catch(() => {
+    if (c.entries.get(key) === entry) c.entries.delete(key);
+  });
+  return value;
+}
+
+/** Hit and miss counts for a database (tests and the benchmark read them). */
+export function snapshotCacheStats(db: object): { hits: number; misses: number; entries: number } {
+  const c = perDb(db);
+  return { hits: c.hits, misses: c.misses, entries: c.entries.size };
+}
+
+/** Entries are shared between callers, so no caller may change one. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

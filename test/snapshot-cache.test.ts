@@ -1,0 +1,109 @@
+// The snapshot cache behind the MCP tool and the /sites page: a repeated question is answered from
+// memory with the first answer (generatedAt included), until an import, a rules reload or the age
+// limit; failures and other databases never share an entry.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPlacesDb, testCtx, type TestDb } from './support/harness.ts';
+import { cachedSnapshot, snapshotCacheStats, SNAPSHOT_CACHE_MAX_AGE_MS } from '../src/core/snapshot-cache.ts';
+import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { forgetCatalogueCache } from '../src/places/catalogue.ts';
+import { clearRulesCache } from '../src/rules/load-rules.ts';
+import { SitelineError } from '../src/core/errors.ts';
+import { ManualClock } from '../src/clock.ts';
+import type { AppContext } from '../src/context.ts';
+
+const ADDRESS = '57 Inman St, Cambridge, MA';
+
+describe('snapshot cache', () => {
+  let tdb: TestDb;
+  let ctx: AppContext;
+  let clock: ManualClock;
+  before(async () => {
+    tdb = await createPlacesDb(['cambridge-ma']);
+    clock = new ManualClock(Date.UTC(2026, 5, 1));
+    ctx = testCtx(tdb.db, {}, clock);
+  });
+  after(async () => tdb.close());
+
+  test('a repeated address is answered from memory with the first answer, equal to the core function', async () => {
+    const before = snapshotCacheStats(ctx.db);
+    const first = await cachedSnapshot(ctx, ADDRESS);
+    clock.advance(1_000);
+    const again = await cachedSnapshot(ctx, `  ${ADDRESS.replace(/ /g, '   ')} `);
+    const after = snapshotCacheStats(ctx.db);
+    assert.equal(again, first, 'the same entry (whitespace is folded in the key)');
+    assert.equal(after.misses - before.misses, 1);
+    assert.equal(after.hits - before.hits, 1);
+    assert.equal(again.snapshot.generatedAt, new Date(Date.UTC(2026, 5, 1)).toISOString(), 'generatedAt is when the answer was made');
+    assert.equal(again.json, JSON.stringify(again.snapshot));
+    clock.set(Date.UTC(2026, 5, 1));
+    assert.deepEqual(JSON.parse(again.json), JSON.parse(JSON.stringify(await getFeasibilitySnapshot(ctx, ADDRESS))));
+    assert.ok(Object.isFrozen(again.snapshot) && Object.isFrozen(again.snapshot.envelope), 'shared entries cannot be changed by a caller');
+  });
+
+  test('an import, a rules reload or the age limit makes the next call recompute', async () => {
+    const first = await cachedSnapshot(ctx, ADDRESS);
+    forgetCatalogueCache(); // what importPlace calls when it ends
+    const afterImport = await cachedSnapshot(ctx, ADDRESS);
+    assert.notEqual(afterImport, first);
+    clearRulesCache();
+    const afterRules = await cachedSnapshot(ctx, ADDRESS);
+    assert.notEqual(afterRules, afterImport);
+    clock.advance(SNAPSHOT_CACHE_MAX_AGE_MS - 1);
+    assert.equal(await cachedSnapshot(ctx, ADDRESS), afterRules);
+    clock.advance(1);
+    const aged = await cachedSnapshot(ctx, ADDRESS);
+    assert.notEqual(aged, afterRules);
+    assert.equal(aged.snapshot.generatedAt, clock.now().toISOString());
+  });
+
+  test('concurrent misses share one computation; bad input is refused every time and never cached', async () => {
+    const s0 = snapshotCacheStats(ctx.db);
+    const [a, b] = await Promise.all([cachedSnapshot(ctx, '1 Brattle Sq, Cambridge, MA'), cachedSnapshot(ctx, '1 Brattle Sq, Cambridge, MA')]);
+    assert.equal(a, b);
+    assert.equal(snapshotCacheStats(ctx.db).misses - s0.misses, 1);
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(cachedSnapshot(ctx, '\u0000\u0001'), (e: unknown) => e instanceof SitelineError && e.code === 'bad_input');
+    }
+    assert.equal(snapshotCacheStats(ctx.db).misses - s0.misses, 3, 'each bad call was computed, none served from memory');
+  });
+
+  test('another database has its own entries', async () => {
+    const other = await createPlacesDb(['cambridge-ma']);
+    try {
+      const octx = testCtx(other.db, {}, clock);
+      const mine = await cachedSnapshot(ctx, ADDRESS);
+      const theirs = await cachedSnapshot(octx, ADDRESS);
+      assert.notEqual(theirs, mine);
+      assert.equal(snapshotCacheStats(other.db).misses, 1);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('snapshot cache bounds', () => {
+  test('holds at most SITELINE_SNAPSHOT_CACHE entries, least recently used out first; 0 turns it off', async () => {
+    const tdb = await createPlacesDb(['cambridge-ma']);
+    try {
+      const small = testCtx(tdb.db, { snapshotCacheEntries: 2 });
+      const a = await cachedSnapshot(small, '57 Inman St, Cambridge, MA');
+      await cachedSnapshot(small, '1 Brattle Sq, Cambridge, MA');
+      assert.equal(await cachedSnapshot(small, '57 Inman St, Cambridge, MA'), a, 'a is now the most recent');
+      await cachedSnapshot(small, '10 Ware St, Cambridge, MA'); // evicts Brattle, the least recent
+      assert.equal(snapshotCacheStats(tdb.db).entries, 2);
+      assert.equal(await cachedSnapshot(small, '57 Inman St, Cambridge, MA'), a);
+      const misses = snapshotCacheStats(tdb.db).misses;
+      await cachedSnapshot(small, '1 Brattle Sq, Cambridge, MA');
+      assert.equal(snapshotCacheStats(tdb.db).misses, misses + 1, 'the evicted address is computed again');
+
+      const off = testCtx(tdb.db, { snapshotCacheEntries: 0 });
+      const x = await cachedSnapshot(off, '57 Inman St, Cambridge, MA');
+      const y = await cachedSnapshot(off, '57 Inman St, Cambridge, MA');
+      assert.notEqual(x, y);
+      assert.deepEqual(JSON.parse(x.json).lot, JSON.parse(y.json).lot);
+    } finally {
+      await tdb.close();
+    }
+  });
+});
