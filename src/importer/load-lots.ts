@@ -27,7 +27,7 @@ export interface LotsLoadOptions extends LoadOptions, DeriveOptions {
 }
 
 /** Parcels from which importPlace derives on a worker thread. */
-export const WORKER_DERIVE_MIN_PARCELS = 20_000;
+export const WORKER_DERIVE_MIN_PARCELS = 10000;
 
 /** Old-generation heap of the derivation worker: it holds typed arrays (off-heap) and short-lived rows. */
 const WORKER_HEAP_MB = 256;

@@ -71,7 +71,14 @@ if (parentPort) {
   let wake: (() => void) | null = null;
 
   const run = async (batchSize: number) => {
-    const it = iterateLotFacts({ parcels: lotsOf(batches), zones, streets }, { onProgress: (message) => post({ type: 'progress', message }) });
+    const sizeHint = { items: 0, polygons: 0, rings: 0, vertices: 0 };
+    for (const f of batches) {
+      sizeHint.items += f.ids.length;
+      sizeHint.polygons += f.polyEnd.length;
+      sizeHint.rings += f.ringEnd.length;
+      sizeHint.vertices += f.coords.length / 2;
+    }
+    const it = iterateLotFacts({ parcels: lotsOf(batches), zones, streets }, { onProgress: (message) => post({ type: 'progress', message }), sizeHint });
     for (;;) {
       const ids: string[] = [];
       const facts: string[] = [];

@@ -9,7 +9,7 @@
 // Rules and thresholds: docs/lot-geometry.md.
 import type { Queryable } from '../../db/database.ts';
 import type { MultiPolygonCoords, Position } from './primitives.ts';
-import { PlaceFrame, PolygonSetBuilder, indexItems, itemFrameArea, itemVertexCount, type PolygonSet } from './polygon-set.ts';
+import { PlaceFrame, PolygonSetBuilder, indexItems, itemFrameArea, itemVertexCount, type PolygonSet, type PolygonSetSizeHint } from './polygon-set.ts';
 import { splitIntoPieces } from './lot-pieces.ts';
 import { GrowableF64 } from './planar-ops.ts';
 import { ZoneLayer, type RawZoneShare, type ZoneRecord, type ZoneShareStats } from './zone-shares.ts';
@@ -40,6 +40,8 @@ export interface DeriveReport {
 
 export interface DeriveOptions {
   onProgress?: (msg: string) => void;
+  /** The lots' sizes, when known before reading them: the index arrays are allocated once (less memory at the peak). */
+  sizeHint?: PolygonSetSizeHint;
 }
 
 /** Parcel facts as stored in parcels.facts. */
@@ -89,7 +91,7 @@ export function* iterateLotFacts(
   opts: DeriveOptions = {},
 ): Generator<{ id: string; facts: ParcelFacts; zones: LotZoneRow[] }, DeriveReport> {
   const started = Date.now();
-  const lots = new LotsBuilder();
+  const lots = new LotsBuilder(opts.sizeHint);
   for (const p of input.parcels) lots.add(p.parcelExtId, p.geom, p.insideLon, p.insideLat);
   const report = emptyReport(lots.ids.length);
   if (!lots.frame) return { ...report, ms: Date.now() - started };
@@ -260,13 +262,16 @@ class WriteBatch {
 /** Accumulates lots into a PolygonSet; the frame is centred on the first lot's inside point. */
 class LotsBuilder {
   readonly ids: string[] = [];
-  private readonly inside = new GrowableF64();
+  private readonly inside: GrowableF64;
   frame: PlaceFrame | null = null;
   private builder: PolygonSetBuilder | null = null;
+  constructor(private readonly hint?: PolygonSetSizeHint) {
+    this.inside = new GrowableF64(hint ? Math.max(2, 2 * hint.items) : 1024);
+  }
 
   add(id: string, geom: MultiPolygonCoords, insideLon: number, insideLat: number): void {
     if (!this.frame) this.frame = new PlaceFrame(insideLon, insideLat);
-    this.builder ??= new PolygonSetBuilder(this.frame);
+    this.builder ??= new PolygonSetBuilder(this.frame, this.hint);
     this.builder.add(Array.isArray(geom) ? geom : []);
     this.ids.push(id);
     this.inside.push(this.frame.x(insideLon));

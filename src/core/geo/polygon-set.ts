@@ -49,14 +49,30 @@ export interface PolygonSet {
   readonly bbox: Float64Array;
 }
 
+/** Expected sizes, when the caller knows them: the arrays are then allocated once, never regrown. */
+export interface PolygonSetSizeHint {
+  items: number;
+  polygons: number;
+  rings: number;
+  vertices: number;
+}
+
 export class PolygonSetBuilder {
-  private readonly itemPoly = new GrowableU32();
-  private readonly polyRing = new GrowableU32();
-  private readonly ringVert = new GrowableU32();
-  private readonly xy = new GrowableF64(1 << 16);
-  private readonly bbox = new GrowableF64();
+  private readonly itemPoly: GrowableU32;
+  private readonly polyRing: GrowableU32;
+  private readonly ringVert: GrowableU32;
+  private readonly xy: GrowableF64;
+  private readonly bbox: GrowableF64;
   count = 0;
-  constructor(readonly frame: PlaceFrame) {
+  constructor(
+    readonly frame: PlaceFrame,
+    hint?: PolygonSetSizeHint,
+  ) {
+    this.itemPoly = new GrowableU32(hint ? hint.items + 1 : 1024);
+    this.polyRing = new GrowableU32(hint ? hint.polygons + 1 : 1024);
+    this.ringVert = new GrowableU32(hint ? hint.rings + 1 : 1024);
+    this.xy = new GrowableF64(hint ? Math.max(2, 2 * hint.vertices) : 1 << 16);
+    this.bbox = new GrowableF64(hint ? Math.max(4, 4 * hint.items) : 1024);
     this.itemPoly.push(0);
     this.polyRing.push(0);
     this.ringVert.push(0);
