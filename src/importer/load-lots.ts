@@ -27,7 +27,7 @@ export interface LotsLoadOptions extends LoadOptions, DeriveOptions {
 }
 
 /** Parcels from which importPlace derives on a worker thread. */
-export const WORKER_DERIVE_MIN_PARCELS = 10000;
+export const WORKER_DERIVE_MIN_PARCELS = 10_000;
 
 /** Old-generation heap of the derivation worker: it holds typed arrays (off-heap) and short-lived rows. */
 const WORKER_HEAP_MB = 256;
@@ -55,6 +55,7 @@ export async function insertLotsWithFacts(
   let at = 0;
   try {
     let first: Promise<IteratorResult<DerivedBatch, DeriveReport>> | null = derived.next();
+    first.catch(() => undefined); // awaited below; if `meanwhile` fails first, its error is the one reported
     if (opts.meanwhile) await opts.meanwhile();
     for (const row of rows) {
       if (!batch || at === batch.ids.length) {
@@ -166,7 +167,8 @@ async function* deriveOnWorker(index: LotFactsInput, size: number, opts: DeriveO
  * Node 20 worker does not inherit: a two-line bootstrap registers them in the worker, then loads it.
  */
 function startTsWorker(module: URL, resourceLimits: { maxOldGenerationSizeMb: number }): Worker {
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(module.href)}); })`;
+  const tsx = import.meta.resolve('tsx/esm/api'); // resolved here: the worker's own base is the working directory
+  const bootstrap = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(module.href)}); })`;
   return new Worker(bootstrap, { eval: true, resourceLimits });
 }
 
