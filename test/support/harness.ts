@@ -128,10 +128,14 @@ export async function createPlacesEnv(slugs: string[]): Promise<{ env: Record<st
 
 async function clonePlacesTemplate(slugs: string[], forChild = false): Promise<{ testDb: TestDb; env?: { env: Record<string, string>; close(): Promise<void> } }> {
   const { importPlace } = await import('../../src/importer/import-place.ts');
-  const key = digestOf(
+  // Templates are named <code digest>_<places digest>: when the code changes, the templates an older
+  // version left behind (100 MB tarballs, 30-40 MB databases on a shared server) are dropped as the
+  // first new one is built.
+  const codeKey = digestOf(
     [path.join(ROOT, 'src/db'), path.join(ROOT, 'src/importer'), path.join(ROOT, 'src/geocoder'), path.join(ROOT, 'src/core/geo'), path.join(ROOT, 'places')],
-    [...slugs].sort().join(',') + (adminUrl() ? 'pg' : 'pglite'),
+    adminUrl() ? 'pg' : 'pglite',
   );
+  const key = `${codeKey}_${crypto.createHash('sha256').update([...slugs].sort().join(',')).digest('hex').slice(0, 8)}`;
   const build = async (db: Db) => {
     const ctx = testCtx(db);
     for (const slug of slugs) await importPlace(ctx, slug, { sourceDir: SHARED_DATA, quiet: true });
@@ -142,6 +146,9 @@ async function clonePlacesTemplate(slugs: string[], forChild = false): Promise<{
     if (!fs.existsSync(file)) {
       await withLock(`pglite-${key}`, async () => {
         if (fs.existsSync(file)) return;
+        for (const f of fs.readdirSync(CACHE_DIR)) {
+          if (/^pglite-[0-9a-f]{16}(_[0-9a-f]{8})?\.tar$/.test(f) && !f.startsWith(`pglite-${codeKey}_`)) fs.rmSync(path.join(CACHE_DIR, f), { force: true });
+        }
         const db = await openDatabase({ pgliteDir: 'memory://' });
         await migrate(db);
         await build(db);
@@ -173,6 +180,8 @@ async function clonePlacesTemplate(slugs: string[], forChild = false): Promise<{
     try {
       const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
       if (exists.rowCount) return;
+      const stale = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname ~ '^siteline_tpl_[0-9a-f]{16}(_[0-9a-f]{8})?$' AND datname NOT LIKE $1`, [`siteline_tpl_${codeKey}_%`]);
+      for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined); // in use by another checkout's run: left for later
       const building = `${template}_b${rand()}`;
       await client.query(`CREATE DATABASE ${building}`);
       const db = await openDatabase({ databaseUrl: withDatabase(url, building) });
