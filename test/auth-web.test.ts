@@ -109,6 +109,15 @@ test('failed sign-ins are throttled per e-mail, then allowed again after the win
     const blocked = await postForm(`${svc.url}/signin`, other, { csrf, email: 'b@example.com', password: TEST_PASSWORD });
     assert.equal(blocked.status, 429, 'even the right password waits out the window');
     assert.match(blocked.body, /Too many failed sign-ins/);
+    // Those failures lock this e-mail from this client address only: the owner elsewhere still signs in.
+    const owner = await fetch(`${svc.url}/signin`, {
+      method: 'POST',
+      headers: { cookie: other.header(), 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '198.51.100.23' },
+      body: new URLSearchParams({ csrf, email: 'b@example.com', password: TEST_PASSWORD }).toString(),
+      redirect: 'manual',
+    });
+    assert.equal(owner.status, 303, 'five failures from one address do not lock the account everywhere');
+    assert.equal((await postForm(`${svc.url}/signin`, other, { csrf, email: 'b@example.com', password: TEST_PASSWORD })).status, 429, 'the guessing address still waits');
     clock.advance(15 * 60_000 + 1000);
     const ok = await postForm(`${svc.url}/signin`, other, { csrf, email: 'B@example.com', password: TEST_PASSWORD });
     assert.equal(ok.status, 303);
@@ -138,6 +147,31 @@ test('failed sign-ins are throttled per e-mail, then allowed again after the win
       redirect: 'manual',
     });
     assert.equal(viaProxy.status, 303);
+  } finally {
+    await svc.close();
+  }
+});
+
+test('failed sign-ins for one e-mail spread over many addresses: 100 in the window, then 429 from anywhere', async () => {
+  const clock = new ManualClock(Date.UTC(2026, 5, 1));
+  const svc = await startTestServer({ clock });
+  try {
+    const jar = new CookieJar();
+    const f = await getPage(`${svc.url}/signup`, jar);
+    assert.equal((await postForm(`${svc.url}/signup`, jar, { csrf: csrfFrom(f.body), email: 'c@example.com', password: TEST_PASSWORD })).status, 303);
+    const client = new CookieJar();
+    const csrf = csrfFrom((await getPage(`${svc.url}/signin`, client)).body);
+    const from = (ip: string, password: string) =>
+      fetch(`${svc.url}/signin`, {
+        method: 'POST',
+        headers: { cookie: client.header(), 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
+        body: new URLSearchParams({ csrf, email: 'c@example.com', password }).toString(),
+        redirect: 'manual',
+      });
+    for (let a = 0; a < 25; a++) for (let i = 0; i < 4; i++) assert.equal((await from(`203.0.113.${a + 1}`, 'wrong password!')).status, 401);
+    assert.equal((await from('198.51.100.77', TEST_PASSWORD)).status, 429, 'the hundredth failure slows every address');
+    clock.advance(15 * 60_000 + 1000);
+    assert.equal((await from('198.51.100.77', TEST_PASSWORD)).status, 303);
   } finally {
     await svc.close();
   }

@@ -1,8 +1,10 @@
-// Accounts: e-mail + password (argon2id), and sign-in with throttled failures per e-mail and per IP.
+// Accounts: e-mail + password (argon2id), and sign-in with throttled failures: per e-mail and client
+// address together (5), per client address (20) and per e-mail over all addresses (100). The pair is
+// the tight limit, so failures from one address never lock the owner out from another.
 import crypto from 'node:crypto';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import type { AppContext } from '../context.ts';
-import { SIGN_IN_MAX_FAILURES_PER_EMAIL, SIGN_IN_MAX_FAILURES_PER_IP, SIGN_IN_WINDOW_S } from './lifetimes.ts';
+import { SIGN_IN_MAX_FAILURES_PER_EMAIL, SIGN_IN_MAX_FAILURES_PER_EMAIL_AND_IP, SIGN_IN_MAX_FAILURES_PER_IP, SIGN_IN_WINDOW_S } from './lifetimes.ts';
 
 // OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane.
 // Algorithm is an ambient const enum; 2 is Argon2id.
@@ -47,14 +49,19 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
   const email = normaliseEmail(emailIn);
   const now = ctx.clock.now();
   const since = new Date(now.getTime() - SIGN_IN_WINDOW_S * 1000).toISOString();
+  const keys = { pair: `pair:${email} ${ip}`, ip: `ip:${ip}`, email: `email:${email}` };
+  const limits: Record<string, number> = {
+    [keys.pair]: SIGN_IN_MAX_FAILURES_PER_EMAIL_AND_IP,
+    [keys.ip]: SIGN_IN_MAX_FAILURES_PER_IP,
+    [keys.email]: SIGN_IN_MAX_FAILURES_PER_EMAIL,
+  };
   const counts = await ctx.db.query<{ throttle_key: string; n: number; oldest: Date }>(
     `SELECT throttle_key, count(*)::int AS n, min(failed_at) AS oldest FROM sign_in_failures
       WHERE throttle_key = ANY($1) AND failed_at > $2 GROUP BY throttle_key`,
-    [[`email:${email}`, `ip:${ip}`], since],
+    [Object.values(keys), since],
   );
   for (const c of counts) {
-    const limit = c.throttle_key.startsWith('email:') ? SIGN_IN_MAX_FAILURES_PER_EMAIL : SIGN_IN_MAX_FAILURES_PER_IP;
-    if (c.n >= limit) {
+    if (c.n >= (limits[c.throttle_key] ?? Infinity)) {
       const retryAfterS = Math.max(1, Math.ceil((new Date(c.oldest).getTime() + SIGN_IN_WINDOW_S * 1000 - now.getTime()) / 1000));
       ctx.logger.warn({ throttle: c.throttle_key.split(':')[0] }, 'sign-in throttled');
       return { ok: false, reason: 'throttled', message: `Too many failed sign-ins. Try again in ${Math.ceil(retryAfterS / 60)} minute(s).`, retryAfterS };
@@ -66,10 +73,10 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
   dummyHash ??= hash(crypto.randomBytes(16).toString('hex'), ARGON);
   const good = await verify(row?.password_hash ?? (await dummyHash), password).catch(() => false);
   if (row && good) {
-    await ctx.db.query('DELETE FROM sign_in_failures WHERE throttle_key = $1', [`email:${email}`]);
+    await ctx.db.query('DELETE FROM sign_in_failures WHERE throttle_key = $1', [keys.pair]);
     return { ok: true, account: { accountId: row.account_id, email } };
   }
-  await ctx.db.query('INSERT INTO sign_in_failures (throttle_key, failed_at) VALUES ($1, $3), ($2, $3)', [`email:${email}`, `ip:${ip}`, now.toISOString()]);
+  await ctx.db.query('INSERT INTO sign_in_failures (throttle_key, failed_at) VALUES ($1, $4), ($2, $4), ($3, $4)', [keys.pair, keys.ip, keys.email, now.toISOString()]);
   await ctx.db.query('DELETE FROM sign_in_failures WHERE failed_at < $1', [new Date(now.getTime() - 24 * 3600_000).toISOString()]);
   return { ok: false, reason: 'invalid', message: 'That e-mail and password do not match an account.' };
 }

@@ -24,8 +24,15 @@ export const PRE_CLAIM_TOKEN_TTL_S = HOUR_S;
 export const WEB_SESSION_TTL_S = 7 * DAY_S;
 /** Failed sign-ins: at most this many per e-mail (and IP_MAX per address) inside the window. */
 export const SIGN_IN_WINDOW_S = 15 * MINUTE_S;
-export const SIGN_IN_MAX_FAILURES_PER_EMAIL = 5;
+/** Failures for one e-mail from one client address: guessing from one place stops here. */
+export const SIGN_IN_MAX_FAILURES_PER_EMAIL_AND_IP = 5;
+/** Failures from one client address over any e-mails (password spraying). */
 export const SIGN_IN_MAX_FAILURES_PER_IP = 20;
+/**
+ * Failures for one e-mail from all addresses together: slows guessing spread over many addresses.
+ * High enough that one address (capped at 20) cannot lock the owner out.
+ */
+export const SIGN_IN_MAX_FAILURES_PER_EMAIL = 100;
 /** Browser OAuth (oidc-provider): authorization code, refresh token, access token. */
 export const OAUTH_CODE_TTL_S = 60;
 export const OAUTH_REFRESH_TTL_S = 30 * DAY_S;
