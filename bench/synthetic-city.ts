@@ -4,7 +4,7 @@
 // slug rewritten, in a temporary places directory.
 import fs from 'node:fs';
 import path from 'node:path';
-import { offsetM, bboxOf, type MultiPolygonCoords, type Position } from '../src/core/geo/primitives.ts';
+import { offsetM, bboxOf, rectangleM, type MultiPolygonCoords, type Position } from '../src/core/geo/primitives.ts';
 import { withIndexesDeferred, insertAddresses, insertStreetSegments, insertZones, type AddressRow, type ParcelRow, type StreetSegmentRow, type ZoneRow } from '../src/importer/load-tables.ts';
 import { insertLotsWithFacts } from '../src/importer/load-lots.ts';
 import { streetKeyFromParts, displayStreet } from '../src/geocoder/street-key.ts';
@@ -43,11 +43,7 @@ const BLOCK_W = LOTS_PER_ROW * LOT_W + ROAD;
 const BLOCK_H = 2 * LOT_D + ROAD;
 
 function rect(x: number, y: number, w: number, h: number): MultiPolygonCoords {
-  const a = offsetM(ORIGIN, x, y);
-  const b = offsetM(ORIGIN, x + w, y);
-  const c = offsetM(ORIGIN, x + w, y + h);
-  const d = offsetM(ORIGIN, x, y + h);
-  return [[[a, b, c, d, a]]];
+  return rectangleM(ORIGIN, x, y, w, h);
 }
 
 /** Street running along the south (row 'S') or north ('N') side of block row by (memoised: one per row). */

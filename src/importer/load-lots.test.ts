@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb } from '../../test/support/harness.ts';
-import { bboxOf, offsetM, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
+import { bboxOf, offsetM, rectangleM, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import type { Db } from '../db/database.ts';
 import { insertLotsWithFacts } from './load-lots.ts';
 import type { ParcelRow } from './load-tables.ts';
@@ -10,11 +10,7 @@ import type { ParcelRow } from './load-tables.ts';
 const ORIGIN: Position = [-71.1, 42.37];
 
 function rect(x: number, y: number, w: number, h: number): MultiPolygonCoords {
-  const a = offsetM(ORIGIN, x, y);
-  const b = offsetM(ORIGIN, x + w, y);
-  const c = offsetM(ORIGIN, x + w, y + h);
-  const d = offsetM(ORIGIN, x, y + h);
-  return [[[a, b, c, d, a]]];
+  return rectangleM(ORIGIN, x, y, w, h);
 }
 
 /** Two rows of 30 lots (20 m x 30 m) between two streets; a base district boundary cuts lots 9 and 10 of each row. */
