@@ -116,6 +116,15 @@ test('impossible postcodes are bad input', () => {
   assert.match(badInputMessage('1 Main St, Cambridge, MA 0213'), /5 digits/);
 });
 
+test('two street addresses in one text are refused, not one of them guessed', () => {
+  assert.match(badInputMessage('10 Ware St, 57 Inman St, Cambridge, MA'), /two street addresses \("10 Ware St" and "57 Inman St"\)/);
+  assert.match(badInputMessage('57 Inman St, 57 Inman St, Cambridge, MA'), /two street addresses/);
+  assert.match(badInputMessage('10 Ware St, 57 Inman St'), /two street addresses/);
+  // Other extra parts are ignored with a warning: a floor, a building or square name.
+  assert.match(parseAddress('10 Ware St, 2nd Floor, Cambridge, MA').warnings.join(' '), /Ignored "2nd Floor"/);
+  assert.match(parseAddress('Harvard Square, 10 Ware St, Cambridge, MA').warnings.join(' '), /Ignored "Harvard Square"/);
+});
+
 test('unusable input is bad_input with a clear sentence', () => {
   assert.match(badInputMessage(''), /empty/);
   assert.match(badInputMessage('   , ,  '), /empty/);

@@ -212,6 +212,13 @@ export function parseAddress(input: string): ParsedAddress {
   let streetToks = segs[streetIdx]!;
   let city: string | null = null;
   const after = segs.slice(streetIdx + 1);
+  // A second "number + name" segment is a second street address: which one is meant cannot be
+  // guessed, and answering for the wrong lot costs the caller more than a refusal.
+  const second = after.find((s) => s.length >= 2 && readNumber(s[0]!.f) !== null && /\p{L}/u.test(s[1]!.raw));
+  if (second) {
+    const text = (seg: Tok[]) => seg.map((t) => t.raw).join(' ');
+    throw badInput(`The text holds two street addresses ("${text(streetToks)}" and "${text(second)}"); ask about one address at a time.`);
+  }
   if (after.length > 0) {
     city = after[after.length - 1]!.map((t) => t.raw).join(' ');
     for (const s of after.slice(0, -1)) warnings.push(`Ignored "${s.map((t) => t.raw).join(' ')}".`);
