@@ -92,17 +92,27 @@ export async function exchangeAssertion(ctx: AppContext, assertion: string, requ
   if (row.revoked_at) throw invalidGrant(`The identity assertion has been revoked. ${restart}`);
   if (new Date(row.expires_at).getTime() <= ctx.clock.now().getTime()) throw invalidGrant(`The identity assertion has expired. ${restart}`);
   const wanted = (requestedScope ?? '').split(' ').filter(Boolean);
-  if (row.account_id) {
+  const userToken = async (accountId: string): Promise<TokenResponse> => {
     const unknown = wanted.filter((s) => s !== SCOPE_MCP && s !== SCOPE_PUBLIC);
     if (unknown.length) throw new AgentAuthError(400, 'invalid_scope', `Unknown scope: ${unknown.join(' ')}.`);
-    const { token, expiresIn } = await mintUserJwt(ctx, { accountId: row.account_id, scopes: [SCOPE_MCP], clientId: AGENT_CLIENT_ID });
+    const { token, expiresIn } = await mintUserJwt(ctx, { accountId, scopes: [SCOPE_MCP], clientId: AGENT_CLIENT_ID });
     return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: SCOPE_MCP };
-  }
+  };
+  if (row.account_id) return userToken(row.account_id);
   if (wanted.some((s) => s !== SCOPE_PUBLIC)) {
     throw new AgentAuthError(400, 'invalid_scope', `This identity is not claimed yet: it can only receive ${SCOPE_PUBLIC}. A human must claim it for ${SCOPE_MCP}.`);
   }
-  const token = await issueCredential(ctx.db, ctx, row.registration_id, 'access', [SCOPE_PUBLIC], PRE_CLAIM_TOKEN_TTL_S);
-  return { access_token: token, token_type: 'Bearer', expires_in: PRE_CLAIM_TOKEN_TTL_S, scope: SCOPE_PUBLIC };
+  // The claim revokes every pre-claim token of the registration. Issuing one must not slip past it:
+  // the registration row is share-locked (the claim holds it FOR UPDATE), so either this token is
+  // committed before the claim revokes, or the claim has committed and a user token is due instead.
+  const registrationId = row.registration_id;
+  const issued = await ctx.db.transaction(async (tx): Promise<{ kind: 'claimed'; accountId: string } | { kind: 'issued'; token: string }> => {
+    const [reg] = await tx.query<{ account_id: string | null }>('SELECT account_id FROM agent_registrations WHERE registration_id = $1 FOR SHARE', [registrationId]);
+    if (reg?.account_id) return { kind: 'claimed', accountId: reg.account_id };
+    return { kind: 'issued', token: await issueCredential(tx, ctx, registrationId, 'access', [SCOPE_PUBLIC], PRE_CLAIM_TOKEN_TTL_S) };
+  });
+  if (issued.kind === 'claimed') return userToken(issued.accountId);
+  return { access_token: issued.token, token_type: 'Bearer', expires_in: PRE_CLAIM_TOKEN_TTL_S, scope: SCOPE_PUBLIC };
 }
 
 export interface RevokeResult {
