@@ -11,6 +11,7 @@ import { migrate } from './db/migrate.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { buildRouter } from './http/app.ts';
 import { createHttpServer } from './http/server.ts';
+import { scheduleAuthSweep } from './auth/sweep.ts';
 
 export interface StartOptions {
   clock?: Clock;
@@ -54,11 +55,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   }
   const url = `http://127.0.0.1:${port}`;
   ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind }, 'listening');
+  const stopSweep = await scheduleAuthSweep(ctx);
   return {
     ctx,
     server,
     url,
     async close() {
+      stopSweep();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
