@@ -186,8 +186,15 @@ test('anonymous: public token, refused for scope mcp, pending/slow_down/expired_
     const revoked = await me(svc.url, preClaim);
     assert.equal(revoked.status, 401, 'completing the claim revokes every pre-claim token');
 
+    const first = await tokenRequest(svc.url, { grant_type: CLAIM_GRANT, claim_token: claimToken });
+    assert.equal(first.status, 200, JSON.stringify(first.json));
+    // The answer may be lost in flight: a repeated poll within 10 minutes delivers again, and the
+    // assertion delivered before is revoked (one delivered assertion stays valid).
+    clock.advance(60_000);
     const final = await tokenRequest(svc.url, { grant_type: CLAIM_GRANT, claim_token: claimToken });
     assert.equal(final.status, 200, JSON.stringify(final.json));
+    assert.notEqual(final.json.identity_assertion, first.json.identity_assertion);
+    assert.equal((await tokenRequest(svc.url, { grant_type: JWT_BEARER_GRANT, assertion: first.json.identity_assertion })).json.error, 'invalid_grant');
     assert.equal(final.json.scope, 'mcp');
     assert.equal(final.json.access_token.split('.').length, 3);
     assert.ok(final.json.identity_assertion);
@@ -195,7 +202,10 @@ test('anonymous: public token, refused for scope mcp, pending/slow_down/expired_
     assert.equal(user.status, 200);
     assert.equal(user.json.email, email);
     assert.deepEqual(user.json.scopes, ['mcp']);
-    assert.equal((await tokenRequest(svc.url, { grant_type: CLAIM_GRANT, claim_token: claimToken })).json.error, 'invalid_grant', 'tokens are delivered once');
+    clock.advance(9 * 60_000 + 1000);
+    const late = await tokenRequest(svc.url, { grant_type: CLAIM_GRANT, claim_token: claimToken });
+    assert.equal(late.json.error, 'invalid_grant', 'no delivery more than 10 minutes after the first');
+    assert.match(late.json.error_description, /more than 10 minutes ago/);
     assert.equal((await postJson(`${svc.url}/api/auth/agent/identity/claim`, { claim_token: claimToken, email })).status, 409);
 
     // Claimed assertions (the new one, and the anonymous one now claimed) mint user JWTs.
