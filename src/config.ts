@@ -14,7 +14,7 @@ const envSchema = z.object({
   SITELINE_AUTO_IMPORT: z.enum(['0', '1']).default('1'),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
-  SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(100_000).default(2_000),
+  SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(20_000).default(2_000),
 });
 
 export interface Config {

@@ -29,9 +29,9 @@ describe('snapshot cache', () => {
     const before = snapshotCacheStats(ctx.db);
     const first = await cachedSnapshot(ctx, ADDRESS);
     clock.advance(1_000);
-    const again = await cachedSnapshot(ctx, `  ${ADDRESS.replace(/ /g, '   ')} `);
+    const again = await cachedSnapshot(ctx, ADDRESS);
     const after = snapshotCacheStats(ctx.db);
-    assert.equal(again, first, 'the same entry (whitespace is folded in the key)');
+    assert.equal(again, first, 'the same entry');
     assert.equal(after.misses - before.misses, 1);
     assert.equal(after.hits - before.hits, 1);
     assert.equal(again.snapshot.generatedAt, new Date(Date.UTC(2026, 5, 1)).toISOString(), 'generatedAt is when the answer was made');
@@ -55,6 +55,14 @@ describe('snapshot cache', () => {
     const aged = await cachedSnapshot(ctx, ADDRESS);
     assert.notEqual(aged, afterRules);
     assert.equal(aged.snapshot.generatedAt, clock.now().toISOString());
+  });
+
+  test('texts the parser reads differently never share an entry', async () => {
+    const plain = await cachedSnapshot(ctx, '57 Inman St Cambridge, MA');
+    assert.equal(plain.snapshot.answered, true);
+    await assert.rejects(cachedSnapshot(ctx, '57 Inman St\vCambridge, MA'), (e: unknown) => e instanceof SitelineError && e.code === 'bad_input', 'a control character is refused even after a look-alike was cached');
+    const spaced = await cachedSnapshot(ctx, '57  Inman St Cambridge, MA');
+    assert.notEqual(spaced, plain, 'another text is another entry');
   });
 
   test('concurrent misses share one computation; bad input is refused every time and never cached', async () => {

@@ -107,6 +107,11 @@ export async function exchangeAssertion(ctx: AppContext, assertion: string, requ
   // committed before the claim revokes, or the claim has committed and a user token is due instead.
   const registrationId = row.registration_id;
   const issued = await ctx.db.transaction(async (tx): Promise<{ kind: 'claimed'; accountId: string } | { kind: 'issued'; token: string }> => {
+    // The assertion again, share-locked: a revocation committed since the first read wins.
+    const [cred] = await tx.query<{ revoked_at: Date | null }>(`SELECT revoked_at FROM agent_credentials WHERE token_hash = $1 AND kind = 'assertion' FOR SHARE`, [
+      secretHash(assertion),
+    ]);
+    if (!cred || cred.revoked_at) throw invalidGrant(`The identity assertion has been revoked. ${restart}`);
     const [reg] = await tx.query<{ account_id: string | null }>('SELECT account_id FROM agent_registrations WHERE registration_id = $1 FOR SHARE', [registrationId]);
     if (reg?.account_id) return { kind: 'claimed', accountId: reg.account_id };
     return { kind: 'issued', token: await issueCredential(tx, ctx, registrationId, 'access', [SCOPE_PUBLIC], PRE_CLAIM_TOKEN_TTL_S) };

@@ -9,7 +9,7 @@ import type { AppContext } from '../context.ts';
 import { AgentAuthError, invalidGrant } from './oauth-errors.ts';
 import { secretHash, sixDigitCode } from './secrets.ts';
 import { PATHS, SCOPE_MCP, url } from './endpoints.ts';
-import { CEREMONY_TTL_S, CLAIM_POLL_INTERVAL_S, CLAIM_REDELIVERY_S, CLAIMED_ASSERTION_TTL_S, MAILS_PER_ADDRESS_PER_HOUR, MAX_WRONG_CODES, SLOW_DOWN_STEP_S } from './lifetimes.ts';
+import { CEREMONY_TTL_S, CLAIM_MAX_DELIVERIES, CLAIM_POLL_INTERVAL_S, CLAIM_REDELIVERY_S, CLAIMED_ASSERTION_TTL_S, MAILS_PER_ADDRESS_PER_HOUR, MAX_WRONG_CODES, SLOW_DOWN_STEP_S } from './lifetimes.ts';
 import { issueCredential, AGENT_CLIENT_ID, type TokenResponse } from './agent-identity.ts';
 import { mintUserJwt } from './user-jwt.ts';
 import { sendMail } from '../web/dev-outbox.ts';
@@ -109,13 +109,16 @@ export async function pollClaim(ctx: AppContext, claimToken: string): Promise<To
             `This claim was completed and its tokens delivered more than ${CLAIM_REDELIVERY_S / 60} minutes ago. Use the identity assertion delivered then, or restart at registration.`,
           );
         }
-        // A repeated poll soon after delivery (the answer may have been lost): deliver again, and
-        // revoke what the earlier polls delivered so one delivered assertion stays valid.
-        await tx.query(
-          `UPDATE agent_credentials SET revoked_at = $2
-            WHERE registration_id = $1 AND kind = 'assertion' AND scopes = $3 AND created_at >= $4 AND revoked_at IS NULL`,
-          [reg.registration_id, now.toISOString(), SCOPE_MCP, new Date(reg.claim_delivered_at).toISOString()],
+        // A repeated poll soon after delivery (the answer may have been lost): deliver again. The
+        // earlier deliveries stay valid (two overlapping polls must not revoke the one the agent
+        // kept); at most CLAIM_MAX_DELIVERIES assertions in all.
+        const [delivered] = await tx.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM agent_credentials WHERE registration_id = $1 AND kind = 'assertion' AND scopes = $2 AND created_at >= $3`,
+          [reg.registration_id, SCOPE_MCP, new Date(reg.claim_delivered_at).toISOString()],
         );
+        if (delivered!.n >= CLAIM_MAX_DELIVERIES) {
+          throw invalidGrant(`This claim's tokens were already delivered ${delivered!.n} times. Use an identity assertion delivered then, or restart at registration.`);
+        }
       } else {
         await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2 WHERE registration_id = $1', [reg.registration_id, now.toISOString()]);
       }

@@ -7,10 +7,11 @@ export const DAY_S = 86_400;
 export const CLAIM_TTL_S = DAY_S;
 /**
  * After a claim's tokens are first delivered, a repeated poll delivers them again (a new identity
- * assertion; the previously delivered one is revoked) for this long: an answer lost in flight does
- * not strand a service_auth agent, which has no other assertion.
+ * assertion) for this long, up to CLAIM_MAX_DELIVERIES in all: an answer lost in flight does not
+ * strand a service_auth agent, which has no other assertion.
  */
 export const CLAIM_REDELIVERY_S = 10 * 60;
+export const CLAIM_MAX_DELIVERIES = 3;
 /** How long one claim ceremony (one user code) lasts (after this: expired_token). */
 export const CEREMONY_TTL_S = 15 * MINUTE_S;
 /** Wrong codes a ceremony tolerates before it locks (the agent restarts it at the claim endpoint). */

@@ -2,13 +2,15 @@
 // text, the imported data and the rules file, and agents ask about the same address again and again
 // (the tool is idempotent), so the surfaces that serve snapshots (the MCP tool, the /sites page) keep
 // recent answers per database:
-//   - keyed by the address exactly as the caller wrote it (trimmed, spaces collapsed): the snapshot
-//     echoes the input, so "57 inman st" and "57 Inman St" are two entries;
+//   - keyed by the address exactly as the caller wrote it: the snapshot echoes the input, and the
+//     parser reads separators and control characters itself, so no folding may merge two texts it
+//     would read differently ("57 inman st" and "57 Inman St" are two entries);
 //   - dropped at once when this process imports a place or reloads rules (the generations below), and
 //     after MAX_AGE_MS in any case, which bounds how long another instance's import on a shared
 //     PostgreSQL database stays unseen;
-//   - bounded to config.snapshotCacheEntries (SITELINE_SNAPSHOT_CACHE, default 2,000; 0 turns the
-//     cache off), least recently used out first; concurrent misses for one address share
+//   - bounded to config.snapshotCacheEntries (SITELINE_SNAPSHOT_CACHE, default 2,000, at most
+//     20,000; an answered entry holds about 40 KB, the object and its JSON; 0 turns the cache off),
+//     least recently used out first; concurrent misses for one address share
 //     one computation; a failure (bad input, a database error) is never cached.
 // A hit returns the snapshot as first computed, generatedAt included: that is when the answer was
 // made from the data. The core function getFeasibilitySnapshot itself never caches (the CLI, the
@@ -52,7 +54,7 @@ function perDb(db: object): PerDb {
 
 /** The snapshot for an address, from the cache when a fresh answer is there. */
 export async function cachedSnapshot(ctx: AppContext, address: string): Promise<CachedSnapshot> {
-  const key = address.trim().replace(/\s+/g, ' ');
+  const key = address;
   const c = perDb(ctx.db as object);
   const maxEntries = ctx.config.snapshotCacheEntries;
   if (maxEntries <= 0) {

@@ -123,6 +123,10 @@ test('two street addresses in one text are refused, not one of them guessed', ()
   // Other extra parts are ignored with a warning: a floor, a building or square name.
   assert.match(parseAddress('10 Ware St, 2nd Floor, Cambridge, MA').warnings.join(' '), /Ignored "2nd Floor"/);
   assert.match(parseAddress('Harvard Square, 10 Ware St, Cambridge, MA').warnings.join(' '), /Ignored "Harvard Square"/);
+  assert.match(badInputMessage('123 rue Principale, 10 rue Saint-Denis, Montréal, QC'), /two street addresses/);
+  // A French floor and a town whose name starts with a number are not street addresses.
+  assert.match(parseAddress('123 rue Principale, 2e étage, Montréal, QC').warnings.join(' '), /Ignored "2e étage"/);
+  assert.equal(parseAddress('4920 Cariboo Hwy, 100 Mile House, BC').city, '100 Mile House');
 });
 
 test('unusable input is bad_input with a clear sentence', () => {

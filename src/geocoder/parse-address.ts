@@ -75,6 +75,18 @@ const TRAILING_TYPE_WORDS: ReadonlySet<string> = new Set([
   'ROW', 'PATH', 'WALK', 'CRES', 'CRESCENT', 'GDNS', 'GARDENS', 'GRN', 'GREEN', 'ALY', 'ALLEY', 'PLZ', 'PLAZA',
   'EXT', 'TRL', 'TRAIL', 'LOOP', 'MEWS', 'CRT', 'CSWY', 'CAUSEWAY', 'HL', 'HILL', 'HTS', 'HEIGHTS', 'XING', 'CV', 'MALL',
 ]);
+/** Street types that lead a French street name ("10 rue Principale"). */
+const LEADING_TYPE_WORDS: ReadonlySet<string> = new Set(['RUE', 'CHEMIN', 'CH', 'BOULEVARD', 'BLVD', 'AVENUE', 'AVE', 'ROUTE', 'RTE', 'PLACE', 'MONTEE', 'RANG']);
+
+/**
+ * A segment that is itself a street address: a house number, then a name with a street type
+ * ("57 Inman St", "10 rue Principale"). "2e étage" or "100 Mile House" (a town) are not.
+ */
+function looksLikeStreetAddress(seg: readonly Tok[]): boolean {
+  if (seg.length < 3 || readNumber(seg[0]!.f) === null) return false;
+  return LEADING_TYPE_WORDS.has(seg[1]!.f) || seg.slice(2).some((t) => TRAILING_TYPE_WORDS.has(t.f));
+}
+
 const DIRECTION_WORDS: ReadonlySet<string> = new Set([
   'N', 'S', 'E', 'W', 'NE', 'NW', 'SE', 'SW', 'NORTH', 'SOUTH', 'EAST', 'WEST', 'NORD', 'SUD', 'EST', 'OUEST', 'O',
 ]);
@@ -214,7 +226,7 @@ export function parseAddress(input: string): ParsedAddress {
   const after = segs.slice(streetIdx + 1);
   // A second "number + name" segment is a second street address: which one is meant cannot be
   // guessed, and answering for the wrong lot costs the caller more than a refusal.
-  const second = after.find((s) => s.length >= 2 && readNumber(s[0]!.f) !== null && /\p{L}/u.test(s[1]!.raw));
+  const second = after.find(looksLikeStreetAddress);
   if (second) {
     const text = (seg: Tok[]) => seg.map((t) => t.raw).join(' ');
     throw badInput(`The text holds two street addresses ("${text(streetToks)}" and "${text(second)}"); ask about one address at a time.`);

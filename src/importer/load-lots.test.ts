@@ -86,3 +86,22 @@ test('insertLotsWithFacts on a worker: index and rows that differ are refused, a
     await t.close();
   }
 });
+
+test('insertLotsWithFacts on a worker: a failing `meanwhile` step is the error reported, and no parcel is written', async () => {
+  const t = await createTestDb();
+  try {
+    const { lots, zones, streets } = place();
+    await assert.rejects(
+      insertLotsWithFacts(t.db, 'T:meanwhile', { parcels: lots, zones, streets }, lots, {
+        deriveIn: 'worker',
+        meanwhile: async () => {
+          throw new Error('addresses failed');
+        },
+      }),
+      /addresses failed/,
+    );
+    assert.deepEqual(await stored(t.db, 'T:meanwhile'), []);
+  } finally {
+    await t.close();
+  }
+});

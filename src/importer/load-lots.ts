@@ -29,8 +29,12 @@ export interface LotsLoadOptions extends LoadOptions, DeriveOptions {
 /** Parcels from which importPlace derives on a worker thread. */
 export const WORKER_DERIVE_MIN_PARCELS = 10_000;
 
-/** Old-generation heap of the derivation worker: it holds typed arrays (off-heap) and short-lived rows. */
-const WORKER_HEAP_MB = 256;
+/**
+ * Old-generation heap ceiling of the derivation worker. Lot geometry is off-heap (typed arrays); on
+ * the heap are the lot ids, the zones and streets as cloned arrays, and short-lived batches. A ceiling
+ * well above that, so a place with detailed zoning cannot run the worker out of memory.
+ */
+const WORKER_HEAP_MB = 1024;
 /** Lots per message while the worker's index is fed; batches the worker may derive ahead of the loader. */
 const FEED_LOTS = 25_000;
 const AHEAD = 3;
@@ -47,7 +51,8 @@ export async function insertLotsWithFacts(
   opts: LotsLoadOptions = {},
 ): Promise<LotsLoaded> {
   const size = opts.batchSize ?? 5000;
-  const derived = opts.deriveIn === 'worker' ? deriveOnWorker(index, size, opts) : deriveHere(index, size, opts);
+  const stop = { now: () => undefined as void };
+  const derived = opts.deriveIn === 'worker' ? deriveOnWorker(index, size, opts, stop) : deriveHere(index, size, opts);
   let parcelCount = 0;
   let shareCount = 0;
   let pending: ParcelRow[] = [];
@@ -81,6 +86,7 @@ export async function insertLotsWithFacts(
     if (!end.done) throw new Error('more lot facts than parcels: index and rows differ');
     return { parcels: parcelCount, shares: shareCount, derive: end.value };
   } finally {
+    stop.now(); // a failure here must not wait for the worker's next batch
     await derived.return?.(undefined as never);
   }
 }
@@ -116,8 +122,9 @@ async function* deriveHere(index: LotFactsInput, size: number, opts: DeriveOptio
 }
 
 /** Feeds the index inputs to a worker in flat typed arrays, then yields its batches as they come. */
-async function* deriveOnWorker(index: LotFactsInput, size: number, opts: DeriveOptions): AsyncGenerator<DerivedBatch, DeriveReport> {
+async function* deriveOnWorker(index: LotFactsInput, size: number, opts: DeriveOptions, stop: { now: () => void }): AsyncGenerator<DerivedBatch, DeriveReport> {
   const worker = startTsWorker(new URL('./lot-facts-worker.ts', import.meta.url), { maxOldGenerationSizeMb: WORKER_HEAP_MB });
+  stop.now = () => void worker.terminate();
   const inbox: FromWorker[] = [];
   let wake: (() => void) | null = null;
   let failure: Error | null = null;

@@ -197,10 +197,16 @@ function readCapped(req: IncomingMessage, limit: number): Promise<Buffer | null>
       }
       chunks.push(chunk);
     });
+    let ended = false;
     req.once('end', () => {
+      ended = true;
       if (!over) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     });
     req.once('error', reject);
+    // Destroyed without an error (no 'end' will come): settle, so nothing waits on a gone request.
+    req.once('close', () => {
+      if (!ended && !over) reject(new Error('the request was closed before its body ended'));
+    });
   });
 }
 

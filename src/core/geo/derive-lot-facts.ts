@@ -210,8 +210,17 @@ class LotFactsEngine {
  */
 export function storedLotZones(zones: readonly LotZoneRow[]): { json: string; primaryZone: string | null } {
   const sorted = [...zones].sort((a, b) => b.share - a.share || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
-  const primary = zones.find((z) => z.layer === 'base');
-  return { json: JSON.stringify(sorted.map((z) => ({ layer: z.layer, code: z.code, name: z.name, share: z.share, attrs: z.attrs }))), primaryZone: primary?.code ?? null };
+  // The primary is the first base district in the stored order (what the snapshot reads), so the
+  // column, the flag and the list agree even when two shares tie after rounding.
+  const primary = sorted.find((z) => z.layer === 'base');
+  const stored = sorted.map((z) => ({
+    layer: z.layer,
+    code: z.code,
+    name: z.name,
+    share: z.share,
+    attrs: z.layer === 'base' ? { ...z.attrs, primary: z === primary } : z.attrs,
+  }));
+  return { json: JSON.stringify(stored), primaryZone: primary?.code ?? null };
 }
 
 function keepDistricts(shares: RawZoneShare[]): RawZoneShare[] {

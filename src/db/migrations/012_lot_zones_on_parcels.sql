@@ -3,6 +3,8 @@
 -- with the parcel, read together with it by every snapshot (one primary-key lookup instead of a join
 -- and an aggregate), and a million-lot import no longer writes a million extra rows.
 -- primary_zone (the largest base district) keeps the parcel -> zone join rate a plain column test.
+-- parcel_zones itself stays for now, no longer written: an instance of the previous version sharing
+-- this PostgreSQL database during a rolling deploy still reads it. A later migration drops it.
 ALTER TABLE parcels ADD COLUMN zones json NOT NULL DEFAULT '[]';
 ALTER TABLE parcels ADD COLUMN primary_zone text;
 UPDATE parcels p
@@ -14,4 +16,3 @@ UPDATE parcels p
           FROM parcel_zones
          GROUP BY place_id, parcel_ext_id) s
  WHERE p.place_id = s.place_id AND p.parcel_ext_id = s.parcel_ext_id;
-DROP TABLE parcel_zones;
