@@ -4,7 +4,7 @@
 // slug rewritten, in a temporary places directory.
 import fs from 'node:fs';
 import path from 'node:path';
-import { offsetM, bboxOf, rectangleM, type MultiPolygonCoords, type Position } from '../src/core/geo/primitives.ts';
+import { offsetM, bboxOf, type MultiPolygonCoords, type Position } from '../src/core/geo/primitives.ts';
 import { withIndexesDeferred, insertAddresses, insertStreetSegments, insertZones, type AddressRow, type ParcelRow, type StreetSegmentRow, type ZoneRow } from '../src/importer/load-tables.ts';
 import { insertLotsWithFacts } from '../src/importer/load-lots.ts';
 import { streetKeyFromParts, displayStreet } from '../src/geocoder/street-key.ts';
@@ -42,8 +42,22 @@ export function layoutFor(targetParcels: number): SyntheticLayout {
 const BLOCK_W = LOTS_PER_ROW * LOT_W + ROAD;
 const BLOCK_H = 2 * LOT_D + ROAD;
 
+// offsetM from ORIGIN moves lon by x alone and lat by y alone, and the grid repeats its x and y
+// values, so each is computed once (the same doubles offsetM gives; generating a million lots twice
+// is part of the timed import, and the trigonometry was a tenth of it).
+const lonCache = new Map<number, number>();
+const latCache = new Map<number, number>();
+function at(x: number, y: number): Position {
+  let lon = lonCache.get(x);
+  if (lon === undefined) lonCache.set(x, (lon = offsetM(ORIGIN, x, 0)[0]));
+  let lat = latCache.get(y);
+  if (lat === undefined) latCache.set(y, (lat = offsetM(ORIGIN, 0, y)[1]));
+  return [lon, lat];
+}
+
 function rect(x: number, y: number, w: number, h: number): MultiPolygonCoords {
-  return rectangleM(ORIGIN, x, y, w, h);
+  const a = at(x, y);
+  return [[[a, at(x + w, y), at(x + w, y + h), at(x, y + h), [a[0], a[1]]]]];
 }
 
 /** Street running along the south (row 'S') or north ('N') side of block row by (memoised: one per row). */
@@ -67,7 +81,7 @@ function* parcels(l: SyntheticLayout): Generator<ParcelRow> {
           const x = bx * BLOCK_W + i * LOT_W;
           const y = by * BLOCK_H + ROAD / 2 + row * LOT_D;
           const geom = rect(x, y, LOT_W, LOT_D);
-          const inside = offsetM(ORIGIN, x + LOT_W / 2, y + LOT_D / 2);
+          const inside = at(x + LOT_W / 2, y + LOT_D / 2);
           yield { parcelExtId: `S-${by}-${bx}-${row}-${i}`, geom, bbox: bboxOf(geom), insideLon: inside[0], insideLat: inside[1], areaM2: LOT_W * LOT_D, source: 'synthetic', vintage: 'synthetic' };
         }
 }

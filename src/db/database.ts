@@ -13,9 +13,10 @@ export interface Queryable {
   /**
    * Bulk-loads rows with COPY where the backend makes that cheap (PGlite: from an in-memory blob,
    * about twice as fast as INSERT ... unnest). Absent on PostgreSQL, where callers use INSERT.
-   * Values: null -> NULL; everything else is written as its string form.
+   * Values: null -> NULL; everything else is written as its string form. A row may also come
+   * already encoded as one COPY text line (copyTextLine), so a loader need not keep value arrays.
    */
-  copyRows?(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number>;
+  copyRows?(table: string, columns: readonly string[], rows: readonly (readonly unknown[] | string)[]): Promise<number>;
 }
 
 /** One row in COPY's text format (tab-separated, backslash escapes, \N for NULL). */
@@ -41,12 +42,12 @@ async function pgliteCopy(
   run: (sql: string, params: unknown[], opts: { blob: Blob }) => Promise<unknown>,
   table: string,
   columns: readonly string[],
-  rows: readonly (readonly unknown[])[],
+  rows: readonly (readonly unknown[] | string)[],
 ): Promise<number> {
   if (rows.length === 0) return 0;
   const ident = /^[a-z_][a-z0-9_]*$/;
   if (!ident.test(table) || !columns.every((c) => ident.test(c))) throw new Error(`copyRows: bad identifier in ${table}(${columns.join(', ')})`);
-  const text = rows.map(copyTextLine).join('\n') + '\n';
+  const text = rows.map((r) => (typeof r === 'string' ? r : copyTextLine(r))).join('\n') + '\n';
   await run(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([text]) });
   return rows.length;
 }
@@ -74,7 +75,7 @@ class PgliteDb implements Db {
     const r = await this.pg.query<T>(sql, params as unknown[]);
     return r.rows;
   }
-  copyRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number> {
+  copyRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[] | string)[]): Promise<number> {
     return pgliteCopy((sql, params, opts) => this.pg.query(sql, params, opts), table, columns, rows);
   }
   async exec(sql: string): Promise<void> {

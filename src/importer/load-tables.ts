@@ -1,7 +1,7 @@
 // Batch loaders for the geographic tables: one INSERT ... SELECT FROM unnest($n::type[], ...) per batch,
 // one array parameter per column. That is the fastest insert both PGlite and PostgreSQL accept through
 // the same SQL, and it keeps memory flat for very large places (the bench loads a 1,000,000-parcel city).
-import type { Queryable } from '../db/database.ts';
+import { copyTextLine, type Queryable } from '../db/database.ts';
 import { boxLiteral, type BBox, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 
 export interface ParcelRow {
@@ -82,14 +82,16 @@ async function insertBatched<R>(q: Queryable, table: string, placeId: string, co
     `FROM unnest(${columns.map((c, i) => `$${i + 2}::${c.type}[]`).join(', ')}) AS t(${columns.map((_, i) => `c${i}`).join(', ')})`;
   const copy = q.copyRows?.bind(q);
   let total = 0;
-  let batch: unknown[][] = [];
+  // COPY: each row is encoded as its text line at once (one scratch array, no array kept per row).
+  let batch: (unknown[] | string)[] = [];
+  const scratch: unknown[] = [placeId];
   const flush = async () => {
     if (batch.length === 0) return;
     if (copy) {
       await copy(table, ['place_id', ...names], batch);
     } else {
       const cols: unknown[][] = columns.map(() => []);
-      for (const row of batch) for (let i = 0; i < columns.length; i++) cols[i]!.push(row[i + 1]);
+      for (const row of batch as unknown[][]) for (let i = 0; i < columns.length; i++) cols[i]!.push(row[i + 1]);
       await q.query(sql, [placeId, ...cols]);
     }
     total += batch.length;
@@ -97,9 +99,14 @@ async function insertBatched<R>(q: Queryable, table: string, placeId: string, co
     opts.onBatch?.(total);
   };
   for (const r of rows) {
-    const row: unknown[] = [placeId];
-    for (const c of columns) row.push(c.get(r));
-    batch.push(row);
+    if (copy) {
+      for (let i = 0; i < columns.length; i++) scratch[i + 1] = columns[i]!.get(r);
+      batch.push(copyTextLine(scratch));
+    } else {
+      const row: unknown[] = [placeId];
+      for (const c of columns) row.push(c.get(r));
+      batch.push(row);
+    }
     if (batch.length >= size) await flush();
   }
   await flush();
