@@ -76,7 +76,7 @@ test('insertLotsWithFacts on a worker: index and rows that differ are refused, a
     const swapped = [lots[1]!, lots[0]!, ...lots.slice(2)];
     await assert.rejects(
       insertLotsWithFacts(t.db, 'T:bad', { parcels: lots, zones, streets }, swapped, { batchSize: 7, deriveIn: 'worker' }),
-      /arrived with parcel L-0-01: index and rows differ/,
+      /another order, or with other ids, than the lots indexed: index and rows differ/,
     );
     await assert.rejects(
       insertLotsWithFacts(t.db, 'T:short', { parcels: lots, zones, streets }, lots.slice(0, 59), { batchSize: 7, deriveIn: 'worker' }),

@@ -3,6 +3,7 @@
 // its districts on the same row. Memory stays at one batch of results whatever the size of the place.
 // Large places derive on a worker thread (deriveIn: 'worker'): the main thread, which runs PGlite,
 // only turns rows into COPY batches and loads them, while the second core indexes and derives.
+import crypto from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { Queryable } from '../db/database.ts';
 import { iterateLotFacts, storedLotZones, type DeriveOptions, type DeriveReport, type LotFactsInput } from '../core/geo/derive-lot-facts.ts';
@@ -31,12 +32,13 @@ export const WORKER_DERIVE_MIN_PARCELS = 10_000;
 
 /**
  * Old-generation heap ceiling of the derivation worker. Lot geometry is off-heap (typed arrays); on
- * the heap are the lot ids (about 60 MB for a million lots), the zones and streets as cloned arrays
- * (the largest zoning we ship is 2 MB of GeoJSON), and short-lived batches. A higher ceiling only
- * lets garbage pile up: measured on the million-lot bench, 512 MB or 1 GB raise the import's peak RSS
- * by 40-70 MB. A place that outgrows it fails with the worker's out-of-memory error, named.
+ * the heap are the zones and streets as cloned arrays (the largest zoning we ship is 2 MB of
+ * GeoJSON) and short-lived batches; the lot ids stay on the main thread. A higher ceiling only
+ * lets garbage pile up: measured on the million-lot bench, 256 MB instead of 128 MB raised the
+ * import's peak RSS by about 50 MB, 1 GB by over 100 MB. A place that outgrows it fails with the
+ * worker's out-of-memory error, named.
  */
-const WORKER_HEAP_MB = 256;
+const WORKER_HEAP_MB = 128;
 /** Lots per message while the worker's index is fed; batches the worker may derive ahead of the loader. */
 const FEED_LOTS = 25_000;
 const AHEAD = 3;
@@ -44,6 +46,7 @@ const AHEAD = 3;
 /**
  * `index` is read once to build the geometry indexes (its parcels must be the same, in the same order,
  * as `rows`); `rows` is read once to write the parcels. Two generators over one source are fine.
+ * Run it inside a transaction: on a worker, index and rows that differ are found at the end.
  */
 export async function insertLotsWithFacts(
   q: Queryable,
@@ -54,7 +57,11 @@ export async function insertLotsWithFacts(
 ): Promise<LotsLoaded> {
   const size = opts.batchSize ?? 5000;
   const stop = { now: () => undefined as void };
-  const derived = opts.deriveIn === 'worker' ? deriveOnWorker(index, size, opts, stop) : deriveHere(index, size, opts);
+  // On a worker the lot ids stay here: a digest of the index's ids, in order, is checked against
+  // the rows' at the end (a mismatch fails the load, and with it the import's transaction).
+  const indexIds = crypto.createHash('sha256');
+  const rowIds = crypto.createHash('sha256');
+  const derived = opts.deriveIn === 'worker' ? deriveOnWorker(index, size, opts, stop, indexIds) : deriveHere(index, size, opts);
   let parcelCount = 0;
   let shareCount = 0;
   let pending: ParcelRow[] = [];
@@ -65,27 +72,34 @@ export async function insertLotsWithFacts(
     first.catch(() => undefined); // awaited below; if `meanwhile` fails first, its error is the one reported
     if (opts.meanwhile) await opts.meanwhile();
     for (const row of rows) {
-      if (!batch || at === batch.ids.length) {
+      if (!batch || at === batch.facts.length) {
         const next = await (first ?? derived.next());
         first = null;
         if (next.done) throw new Error(`lot facts ended before parcel ${row.parcelExtId}: index and rows differ`);
         batch = next.value;
         at = 0;
       }
-      const id = batch.ids[at]!;
-      if (id !== row.parcelExtId) throw new Error(`lot facts for ${id} arrived with parcel ${row.parcelExtId}: index and rows differ`);
+      if (batch.ids) {
+        const id = batch.ids[at]!;
+        if (id !== row.parcelExtId) throw new Error(`lot facts for ${id} arrived with parcel ${row.parcelExtId}: index and rows differ`);
+      } else {
+        rowIds.update(row.parcelExtId).update('\0');
+      }
       pending.push({ ...row, factsJson: batch.facts[at]!, zonesJson: batch.zones[at]!, primaryZone: batch.primary[at]! });
       at++;
-      if (at === batch.ids.length) {
+      if (at === batch.facts.length) {
         shareCount += batch.shares;
         parcelCount += await insertParcels(q, placeId, pending, { batchSize: size });
         pending = [];
         opts.onBatch?.(parcelCount);
       }
     }
-    if (batch && at !== batch.ids.length) throw new Error('more lot facts than parcels: index and rows differ');
+    if (batch && at !== batch.facts.length) throw new Error('more lot facts than parcels: index and rows differ');
     const end = await (first ?? derived.next());
     if (!end.done) throw new Error('more lot facts than parcels: index and rows differ');
+    if (opts.deriveIn === 'worker' && indexIds.digest('hex') !== rowIds.digest('hex')) {
+      throw new Error('the parcels arrived in another order, or with other ids, than the lots indexed: index and rows differ');
+    }
     return { parcels: parcelCount, shares: shareCount, derive: end.value };
   } finally {
     stop.now(); // a failure here must not wait for the worker's next batch
@@ -94,7 +108,8 @@ export async function insertLotsWithFacts(
 }
 
 interface DerivedBatch {
-  ids: string[];
+  /** Present when derived on this thread (checked row by row); a worker's batches carry none. */
+  ids?: string[];
   facts: string[];
   zones: string[];
   primary: (string | null)[];
@@ -107,16 +122,16 @@ async function* deriveHere(index: LotFactsInput, size: number, opts: DeriveOptio
   for (;;) {
     const r = it.next();
     if (r.done) {
-      if (b.ids.length) yield b;
+      if (b.facts.length) yield b;
       return r.value;
     }
     const stored = storedLotZones(r.value.zones);
-    b.ids.push(r.value.id);
+    b.ids!.push(r.value.id);
     b.facts.push(JSON.stringify(r.value.facts));
     b.zones.push(stored.json);
     b.primary.push(stored.primaryZone);
     b.shares += r.value.zones.length;
-    if (b.ids.length >= size) {
+    if (b.facts.length >= size) {
       yield b;
       b = { ids: [], facts: [], zones: [], primary: [], shares: 0 };
     }
@@ -124,7 +139,13 @@ async function* deriveHere(index: LotFactsInput, size: number, opts: DeriveOptio
 }
 
 /** Feeds the index inputs to a worker in flat typed arrays, then yields its batches as they come. */
-async function* deriveOnWorker(index: LotFactsInput, size: number, opts: DeriveOptions, stop: { now: () => void }): AsyncGenerator<DerivedBatch, DeriveReport> {
+async function* deriveOnWorker(
+  index: LotFactsInput,
+  size: number,
+  opts: DeriveOptions,
+  stop: { now: () => void },
+  ids: crypto.Hash,
+): AsyncGenerator<DerivedBatch, DeriveReport> {
   const worker = startTsWorker(new URL('./lot-facts-worker.ts', import.meta.url), { maxOldGenerationSizeMb: WORKER_HEAP_MB });
   stop.now = () => void worker.terminate();
   const inbox: FromWorker[] = [];
@@ -150,7 +171,7 @@ async function* deriveOnWorker(index: LotFactsInput, size: number, opts: DeriveO
   });
   const send = (m: ToWorker, transfer: ArrayBuffer[] = []) => worker.postMessage(m, transfer);
   try {
-    for (const flat of flatten(index.parcels)) send(flat, [flat.inside.buffer, flat.coords.buffer, flat.ringEnd.buffer, flat.polyEnd.buffer, flat.lotEnd.buffer] as ArrayBuffer[]);
+    for (const flat of flatten(index.parcels, ids)) send(flat, [flat.inside.buffer, flat.coords.buffer, flat.ringEnd.buffer, flat.polyEnd.buffer, flat.lotEnd.buffer] as ArrayBuffer[]);
     send({ type: 'zones', zones: [...index.zones].map((z) => ({ zoneId: z.zoneId, layer: z.layer, code: z.code, name: z.name, geom: z.geom })) });
     send({ type: 'streets', streets: [...index.streets].map((s) => ({ streetKey: s.streetKey, geom: s.geom })) });
     send({ type: 'derive', batchSize: size, ahead: AHEAD });
@@ -182,8 +203,8 @@ function startTsWorker(module: URL, resourceLimits: { maxOldGenerationSizeMb: nu
 }
 
 /** The parcels of `index` as flat arrays, FEED_LOTS lots at a time. */
-function* flatten(parcels: LotFactsInput['parcels']): Generator<FlatLots> {
-  let ids: string[] = [];
+function* flatten(parcels: LotFactsInput['parcels'], ids: crypto.Hash): Generator<FlatLots> {
+  let count = 0;
   let inside: number[] = [];
   let coords: number[] = [];
   let ringEnd: number[] = [];
@@ -191,7 +212,7 @@ function* flatten(parcels: LotFactsInput['parcels']): Generator<FlatLots> {
   let lotEnd: number[] = [];
   const out = (): FlatLots => ({
     type: 'lots',
-    ids,
+    count,
     inside: Float64Array.from(inside),
     coords: Float64Array.from(coords),
     ringEnd: Uint32Array.from(ringEnd),
@@ -199,7 +220,8 @@ function* flatten(parcels: LotFactsInput['parcels']): Generator<FlatLots> {
     lotEnd: Uint32Array.from(lotEnd),
   });
   for (const p of parcels) {
-    ids.push(p.parcelExtId);
+    ids.update(p.parcelExtId).update('\0');
+    count++;
     inside.push(p.insideLon, p.insideLat);
     const geom: MultiPolygonCoords = Array.isArray(p.geom) ? p.geom : [];
     for (const poly of geom) {
@@ -210,9 +232,9 @@ function* flatten(parcels: LotFactsInput['parcels']): Generator<FlatLots> {
       polyEnd.push(ringEnd.length);
     }
     lotEnd.push(polyEnd.length);
-    if (ids.length >= FEED_LOTS) {
+    if (count >= FEED_LOTS) {
       yield out();
-      ids = [];
+      count = 0;
       inside = [];
       coords = [];
       ringEnd = [];
@@ -220,5 +242,5 @@ function* flatten(parcels: LotFactsInput['parcels']): Generator<FlatLots> {
       lotEnd = [];
     }
   }
-  if (ids.length) yield out();
+  if (count) yield out();
 }

@@ -14,7 +14,8 @@ import type { MultiPolygonCoords, Position } from '../core/geo/primitives.ts';
 /** A batch of lots in flat arrays: coordinates as lon/lat pairs, with ring, polygon and lot ends. */
 export interface FlatLots {
   type: 'lots';
-  ids: string[];
+  /** Lots in this batch. Their ids stay on the main thread, which checks the order itself. */
+  count: number;
   inside: Float64Array;
   coords: Float64Array;
   /** ringEnd[r]: vertex count after ring r. */
@@ -33,7 +34,7 @@ export type ToWorker =
   | { type: 'credit' };
 
 export type FromWorker =
-  | { type: 'batch'; ids: string[]; facts: string[]; zones: string[]; primary: (string | null)[]; shares: number }
+  | { type: 'batch'; facts: string[]; zones: string[]; primary: (string | null)[]; shares: number }
   | { type: 'progress'; message: string }
   | { type: 'done'; report: import('../core/geo/derive-lot-facts.ts').DeriveReport }
   | { type: 'error'; message: string };
@@ -44,7 +45,7 @@ function* lotsOf(batches: FlatLots[]): Generator<{ parcelExtId: string; geom: Mu
     let ring = 0;
     let poly = 0;
     let vert = 0;
-    for (let i = 0; i < f.ids.length; i++) {
+    for (let i = 0; i < f.count; i++) {
       const geom: MultiPolygonCoords = [];
       for (; poly < f.lotEnd[i]!; poly++) {
         const rings: Position[][] = [];
@@ -55,7 +56,7 @@ function* lotsOf(batches: FlatLots[]): Generator<{ parcelExtId: string; geom: Mu
         }
         geom.push(rings);
       }
-      yield { parcelExtId: f.ids[i]!, geom, insideLon: f.inside[2 * i]!, insideLat: f.inside[2 * i + 1]! };
+      yield { parcelExtId: '', geom, insideLon: f.inside[2 * i]!, insideLat: f.inside[2 * i + 1]! };
     }
     batches[b] = undefined as unknown as FlatLots; // indexed: let the flat copy go
   }
@@ -73,14 +74,13 @@ if (parentPort) {
   const run = async (batchSize: number) => {
     const sizeHint = { items: 0, polygons: 0, rings: 0, vertices: 0 };
     for (const f of batches) {
-      sizeHint.items += f.ids.length;
+      sizeHint.items += f.count;
       sizeHint.polygons += f.polyEnd.length;
       sizeHint.rings += f.ringEnd.length;
       sizeHint.vertices += f.coords.length / 2;
     }
     const it = iterateLotFacts({ parcels: lotsOf(batches), zones, streets }, { onProgress: (message) => post({ type: 'progress', message }), sizeHint });
     for (;;) {
-      const ids: string[] = [];
       const facts: string[] = [];
       const zoneJson: string[] = [];
       const primary: (string | null)[] = [];
@@ -88,18 +88,17 @@ if (parentPort) {
       let r = it.next();
       for (; !r.done; ) {
         const stored = storedLotZones(r.value.zones);
-        ids.push(r.value.id);
         facts.push(JSON.stringify(r.value.facts));
         zoneJson.push(stored.json);
         primary.push(stored.primaryZone);
         shares += r.value.zones.length;
-        if (ids.length >= batchSize) break;
+        if (facts.length >= batchSize) break;
         r = it.next();
       }
-      if (ids.length) {
+      if (facts.length) {
         while (credit <= 0) await new Promise<void>((resolve) => (wake = resolve));
         credit--;
-        post({ type: 'batch', ids, facts, zones: zoneJson, primary, shares });
+        post({ type: 'batch', facts, zones: zoneJson, primary, shares });
       }
       if (r.done) {
         post({ type: 'done', report: r.value });
