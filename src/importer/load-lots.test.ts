@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb } from '../../test/support/harness.ts';
-import { bboxOf, offsetM, rectangleM, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
+import { bboxOf, offsetM, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import type { Db } from '../db/database.ts';
 import { insertLotsWithFacts } from './load-lots.ts';
 import type { ParcelRow } from './load-tables.ts';
@@ -10,7 +10,8 @@ import type { ParcelRow } from './load-tables.ts';
 const ORIGIN: Position = [-71.1, 42.37];
 
 function rect(x: number, y: number, w: number, h: number): MultiPolygonCoords {
-  return rectangleM(ORIGIN, x, y, w, h);
+  const [a, b, c, d] = [offsetM(ORIGIN, x, y), offsetM(ORIGIN, x + w, y), offsetM(ORIGIN, x + w, y + h), offsetM(ORIGIN, x, y + h)];
+  return [[[a, b, c, d, a]]];
 }
 
 /** Two rows of 30 lots (20 m x 30 m) between two streets; a base district boundary cuts lots 9 and 10 of each row. */

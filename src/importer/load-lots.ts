@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { Queryable } from '../db/database.ts';
-import { iterateLotFacts, storedLotZones, type DeriveOptions, type DeriveReport, type LotFactsInput } from '../core/geo/derive-lot-facts.ts';
+import { iterateLotFacts, storedLotBatches, type DeriveOptions, type DeriveReport, type LotFactsInput, type StoredLotBatch } from '../core/geo/derive-lot-facts.ts';
 import type { MultiPolygonCoords } from '../core/geo/primitives.ts';
 import { insertParcels, type LoadOptions, type ParcelRow } from './load-tables.ts';
 import type { FlatLots, FromWorker, ToWorker } from './lot-facts-worker.ts';
@@ -107,35 +107,11 @@ export async function insertLotsWithFacts(
   }
 }
 
-interface DerivedBatch {
-  /** Present when derived on this thread (checked row by row); a worker's batches carry none. */
-  ids?: string[];
-  facts: string[];
-  zones: string[];
-  primary: (string | null)[];
-  shares: number;
-}
+/** A batch of derived lots; a worker's batches carry no ids (the rows are checked by digest instead). */
+type DerivedBatch = Omit<StoredLotBatch, 'ids'> & { ids?: string[] };
 
 async function* deriveHere(index: LotFactsInput, size: number, opts: DeriveOptions): AsyncGenerator<DerivedBatch, DeriveReport> {
-  const it = iterateLotFacts(index, opts);
-  let b: DerivedBatch = { ids: [], facts: [], zones: [], primary: [], shares: 0 };
-  for (;;) {
-    const r = it.next();
-    if (r.done) {
-      if (b.facts.length) yield b;
-      return r.value;
-    }
-    const stored = storedLotZones(r.value.zones);
-    b.ids!.push(r.value.id);
-    b.facts.push(JSON.stringify(r.value.facts));
-    b.zones.push(stored.json);
-    b.primary.push(stored.primaryZone);
-    b.shares += r.value.zones.length;
-    if (b.facts.length >= size) {
-      yield b;
-      b = { ids: [], facts: [], zones: [], primary: [], shares: 0 };
-    }
-  }
+  return yield* storedLotBatches(iterateLotFacts(index, opts), size);
 }
 
 /** Feeds the index inputs to a worker in flat typed arrays, then yields its batches as they come. */

@@ -15,7 +15,7 @@ export interface ParcelRow {
   facts?: Record<string, unknown>;
   /** facts already as JSON text (wins over facts). */
   factsJson?: string;
-  /** parcels.zones as JSON text (storedLotZones) and the primary base district. */
+  /** parcels.zones as JSON text and the primary base district (storedLotBatches in derive-lot-facts.ts). */
   zonesJson?: string;
   primaryZone?: string | null;
   source: string;

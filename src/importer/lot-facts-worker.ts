@@ -8,7 +8,7 @@
 //   out: { type: 'batch', facts, zones, primary } (at most `ahead` batches not yet credited),
 //        { type: 'progress', message }, { type: 'done', report } or { type: 'error', message }.
 import { parentPort } from 'node:worker_threads';
-import { iterateLotFacts, storedLotZones, type LotFactsInput } from '../core/geo/derive-lot-facts.ts';
+import { iterateLotFacts, storedLotBatches, type LotFactsInput } from '../core/geo/derive-lot-facts.ts';
 import type { MultiPolygonCoords, Position } from '../core/geo/primitives.ts';
 
 /** A batch of lots in flat arrays: coordinates as lon/lat pairs, with ring, polygon and lot ends. */
@@ -79,31 +79,20 @@ if (parentPort) {
       sizeHint.rings += f.ringEnd.length;
       sizeHint.vertices += f.coords.length / 2;
     }
-    const it = iterateLotFacts({ parcels: lotsOf(batches), zones, streets }, { onProgress: (message) => post({ type: 'progress', message }), sizeHint });
+    const stored = storedLotBatches(
+      iterateLotFacts({ parcels: lotsOf(batches), zones, streets }, { onProgress: (message) => post({ type: 'progress', message }), sizeHint }),
+      batchSize,
+    );
     for (;;) {
-      const facts: string[] = [];
-      const zoneJson: string[] = [];
-      const primary: (string | null)[] = [];
-      let shares = 0;
-      let r = it.next();
-      for (; !r.done; ) {
-        const stored = storedLotZones(r.value.zones);
-        facts.push(JSON.stringify(r.value.facts));
-        zoneJson.push(stored.json);
-        primary.push(stored.primaryZone);
-        shares += r.value.zones.length;
-        if (facts.length >= batchSize) break;
-        r = it.next();
-      }
-      if (facts.length) {
-        while (credit <= 0) await new Promise<void>((resolve) => (wake = resolve));
-        credit--;
-        post({ type: 'batch', facts, zones: zoneJson, primary, shares });
-      }
+      const r = stored.next();
       if (r.done) {
         post({ type: 'done', report: r.value });
         return;
       }
+      while (credit <= 0) await new Promise<void>((resolve) => (wake = resolve));
+      credit--;
+      const { facts, zones: zoneJson, primary, shares } = r.value; // the ids are all '' here: the main thread has them
+      post({ type: 'batch', facts, zones: zoneJson, primary, shares });
     }
   };
 

@@ -208,7 +208,7 @@ class LotFactsEngine {
  * A lot's districts as stored on its parcel row (parcels.zones, parcels.primary_zone): base and
  * overlay together, largest share first, then by code; the primary zone is the first base district.
  */
-export function storedLotZones(zones: readonly LotZoneRow[]): { json: string; primaryZone: string | null } {
+function storedLotZones(zones: readonly LotZoneRow[]): { json: string; primaryZone: string | null } {
   const sorted = [...zones].sort((a, b) => b.share - a.share || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
   // The primary is the first base district in the stored order (what the snapshot reads), so the
   // column, the flag and the list agree even when two shares tie after rounding.
@@ -233,38 +233,70 @@ function zoneRow(layer: 'base' | 'overlay', s: RawZoneShare, lotAreaM2: number, 
   return { layer, code: s.code, name: s.name, share: Math.round(s.share * 1e6) / 1e6, attrs };
 }
 
-/** Column arrays for the batched UPDATE of parcels.facts, parcels.zones and parcels.primary_zone. */
+/** Derived lots as their parcel rows store them: column arrays of JSON text, ready to write. */
+export interface StoredLotBatch {
+  ids: string[];
+  facts: string[];
+  zones: string[];
+  primary: (string | null)[];
+  /** District rows in the batch (for the load report). */
+  shares: number;
+}
+
+const emptyStoredBatch = (): StoredLotBatch => ({ ids: [], facts: [], zones: [], primary: [], shares: 0 });
+
+function pushStoredLot(b: StoredLotBatch, id: string, facts: ParcelFacts, zones: readonly LotZoneRow[]): void {
+  const stored = storedLotZones(zones);
+  b.ids.push(id);
+  b.facts.push(JSON.stringify(facts));
+  b.zones.push(stored.json);
+  b.primary.push(stored.primaryZone);
+  b.shares += zones.length;
+}
+
+/** iterateLotFacts' lots encoded for their parcel rows, `size` at a time; returns the report. */
+export function* storedLotBatches(
+  lots: Generator<{ id: string; facts: ParcelFacts; zones: LotZoneRow[] }, DeriveReport>,
+  size: number,
+): Generator<StoredLotBatch, DeriveReport> {
+  let b = emptyStoredBatch();
+  for (;;) {
+    const r = lots.next();
+    if (r.done) {
+      if (b.facts.length) yield b;
+      return r.value;
+    }
+    pushStoredLot(b, r.value.id, r.value.facts, r.value.zones);
+    if (b.facts.length >= size) {
+      yield b;
+      b = emptyStoredBatch();
+    }
+  }
+}
+
+/** The batched UPDATE of parcels.facts, parcels.zones and parcels.primary_zone. */
 class WriteBatch {
-  private ids: string[] = [];
-  private factJson: string[] = [];
-  private zoneJson: string[] = [];
-  private primary: (string | null)[] = [];
+  private b = emptyStoredBatch();
 
   get size(): number {
-    return this.ids.length;
+    return this.b.ids.length;
   }
 
   push(id: string, facts: ParcelFacts, zones: LotZoneRow[]): void {
-    const stored = storedLotZones(zones);
-    this.ids.push(id);
-    this.factJson.push(JSON.stringify(facts));
-    this.zoneJson.push(stored.json);
-    this.primary.push(stored.primaryZone);
+    pushStoredLot(this.b, id, facts, zones);
   }
 
   async flush(q: Queryable, placeId: string): Promise<void> {
-    if (this.ids.length) {
+    const b = this.b;
+    if (b.ids.length) {
       await q.query(
         `UPDATE parcels p SET facts = v.facts::json, zones = v.zones::json, primary_zone = v.primary_zone
            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS v(id, facts, zones, primary_zone)
           WHERE p.place_id = $1 AND p.parcel_ext_id = v.id`,
-        [placeId, this.ids, this.factJson, this.zoneJson, this.primary],
+        [placeId, b.ids, b.facts, b.zones, b.primary],
       );
     }
-    this.ids = [];
-    this.factJson = [];
-    this.zoneJson = [];
-    this.primary = [];
+    this.b = emptyStoredBatch();
   }
 }
 

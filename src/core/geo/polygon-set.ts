@@ -81,10 +81,6 @@ export class PolygonSetBuilder {
   /** Adds one item; degenerate rings (under 3 distinct vertices) are skipped. Returns its index. */
   add(mp: MultiPolygonCoords): number {
     const f = this.frame;
-    let minX = Infinity;
-    let minY = Infinity;
-    let maxX = -Infinity;
-    let maxY = -Infinity;
     for (const poly of mp) {
       let rings = 0;
       for (const ring of poly) {
@@ -94,60 +90,54 @@ export class PolygonSetBuilder {
           if (rings === 0) break; // no outer ring: drop the polygon
           continue;
         }
-        for (let k = 0; k < n; k++) {
-          const x = f.x(ring[k]![0]);
-          const y = f.y(ring[k]![1]);
-          this.xy.push(x);
-          this.xy.push(y);
-          if (x < minX) minX = x;
-          if (y < minY) minY = y;
-          if (x > maxX) maxX = x;
-          if (y > maxY) maxY = y;
-        }
+        for (let k = 0; k < n; k++) this.vertex(f.x(ring[k]![0]), f.y(ring[k]![1]));
         this.ringVert.push(this.xy.length / 2);
         rings++;
       }
       if (rings > 0) this.polyRing.push(this.ringVert.length - 1);
     }
-    this.itemPoly.push(this.polyRing.length - 1);
-    if (minX === Infinity) minX = minY = maxX = maxY = 0;
-    this.bbox.push(minX);
-    this.bbox.push(minY);
-    this.bbox.push(maxX);
-    this.bbox.push(maxY);
-    return this.count++;
+    return this.endItem();
   }
 
   /** Adds one item already in frame coordinates: polygons of rings, each ring flat [x0, y0, x1, y1, ...]. */
   addFrame(polys: Float64Array[][]): number {
-    let minX = Infinity;
-    let minY = Infinity;
-    let maxX = -Infinity;
-    let maxY = -Infinity;
     for (const poly of polys) {
       if (!poly[0] || poly[0].length < 6) continue;
       for (const ring of poly) {
         if (ring.length < 6) continue;
-        for (let k = 0; k < ring.length; k += 2) {
-          const x = ring[k]!;
-          const y = ring[k + 1]!;
-          this.xy.push(x);
-          this.xy.push(y);
-          if (x < minX) minX = x;
-          if (y < minY) minY = y;
-          if (x > maxX) maxX = x;
-          if (y > maxY) maxY = y;
-        }
+        for (let k = 0; k < ring.length; k += 2) this.vertex(ring[k]!, ring[k + 1]!);
         this.ringVert.push(this.xy.length / 2);
       }
       this.polyRing.push(this.ringVert.length - 1);
     }
+    return this.endItem();
+  }
+
+  // The item being added: its vertices go straight to xy, its bounding box is kept here.
+  private minX = Infinity;
+  private minY = Infinity;
+  private maxX = -Infinity;
+  private maxY = -Infinity;
+
+  private vertex(x: number, y: number): void {
+    this.xy.push(x);
+    this.xy.push(y);
+    if (x < this.minX) this.minX = x;
+    if (y < this.minY) this.minY = y;
+    if (x > this.maxX) this.maxX = x;
+    if (y > this.maxY) this.maxY = y;
+  }
+
+  /** Closes the item being added (an item without vertices gets a zero box); returns its index. */
+  private endItem(): number {
     this.itemPoly.push(this.polyRing.length - 1);
-    if (minX === Infinity) minX = minY = maxX = maxY = 0;
-    this.bbox.push(minX);
-    this.bbox.push(minY);
-    this.bbox.push(maxX);
-    this.bbox.push(maxY);
+    const empty = this.minX === Infinity;
+    this.bbox.push(empty ? 0 : this.minX);
+    this.bbox.push(empty ? 0 : this.minY);
+    this.bbox.push(empty ? 0 : this.maxX);
+    this.bbox.push(empty ? 0 : this.maxY);
+    this.minX = this.minY = Infinity;
+    this.maxX = this.maxY = -Infinity;
     return this.count++;
   }
 

@@ -240,12 +240,3 @@ export function offsetM(p: Position, dxM: number, dyM: number): Position {
   const ky = EARTH_RADIUS_M * DEG;
   return [p[0] + dxM / kx, p[1] + dyM / ky];
 }
-
-/** An axis-aligned rectangle as a one-polygon MultiPolygon: x, y, width and height in metres from `origin`. */
-export function rectangleM(origin: Position, x: number, y: number, w: number, h: number): MultiPolygonCoords {
-  const a = offsetM(origin, x, y);
-  const b = offsetM(origin, x + w, y);
-  const c = offsetM(origin, x + w, y + h);
-  const d = offsetM(origin, x, y + h);
-  return [[[a, b, c, d, a]]];
-}
