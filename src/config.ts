@@ -15,6 +15,9 @@ const envSchema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(20_000).default(2_000),
+  STRIPE_SECRET_KEY: z.string().optional().transform((v) => v || undefined),
+  STRIPE_WEBHOOK_SECRET: z.string().optional().transform((v) => v || undefined),
+  STRIPE_API_BASE: z.string().optional().transform((v) => v || undefined).pipe(z.string().url().optional()),
 });
 
 export interface Config {
@@ -36,6 +39,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
   /** How many recent snapshot answers the MCP tool and the /sites page keep in memory (0: none). */
   snapshotCacheEntries: number;
+  /** Stripe Checkout for buying API credit; absent: purchasing is not set up (credit is granted by the operator). apiBase: another API host (stripe-mock, tests). */
+  stripe: { secretKey: string; webhookSecret: string; apiBase?: string } | undefined;
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -74,5 +79,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         .filter(Boolean),
     logLevel: overrides.logLevel ?? e.LOG_LEVEL,
     snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
+    stripe: 'stripe' in overrides ? overrides.stripe : stripeConfig(e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_API_BASE),
   };
+}
+
+function stripeConfig(secretKey: string | undefined, webhookSecret: string | undefined, apiBase: string | undefined): Config['stripe'] {
+  if (!secretKey && !webhookSecret) return undefined;
+  if (!secretKey || !webhookSecret) throw new ConfigError('Invalid environment:\n  STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together (one without the other cannot take payments safely).');
+  return { secretKey, webhookSecret, ...(apiBase ? { apiBase } : {}) };
 }

@@ -1,20 +1,33 @@
 // The one token check every surface uses. A JWT is checked for signature (published keys by kid),
 // issuer, audience (the MCP resource, with or without a trailing slash), expiry and a scope claim;
-// an opaque token must exist, be unrevoked and unexpired. The answer says who calls with which scopes.
+// an opaque token must exist, be unrevoked and unexpired; a prepaid API key (`sl_live_...`) must be
+// well formed, known and unrevoked. The answer says who calls with which scopes.
+// Which token opens which surface (spec: Token rules):
+//   /api/mcp  - user JWTs and pre-claim opaque tokens; an API key is refused (401): keys are for /api/v1.
+//   /api/v1   - API keys and user JWTs with scope mcp (billing the same account); a pre-claim token is refused (401).
 import { createLocalJWKSet, jwtVerify, errors as joseErrors } from 'jose';
 import type { AppContext } from '../context.ts';
 import { loadSigningKeys } from './signing-keys.ts';
 import { issuer, mcpResource, PATHS, SCOPE_MCP, url } from './endpoints.ts';
 import { secretHash } from './secrets.ts';
+import { API_KEY_PREFIX, lookupApiKey } from '../billing/api-keys.ts';
 
 export interface Caller {
   /** Account id for user tokens; `agent:<registration id>` for pre-claim opaque tokens. */
   subject: string;
   accountId: string | null;
   scopes: string[];
-  tokenType: 'jwt' | 'opaque';
+  tokenType: 'jwt' | 'opaque' | 'api_key';
   clientId?: string;
+  /** The key's id, for API-key callers (charges name it). */
+  keyId?: string;
 }
+
+/** The surface asking: the MCP endpoint (default) or the prepaid REST API. */
+export type BearerSurface = 'mcp' | 'rest';
+
+/** Scope an API key caller holds (keys open /api/v1 only). */
+export const SCOPE_API = 'api';
 
 export type BearerCheck = { kind: 'none' } | { kind: 'valid'; caller: Caller } | { kind: 'invalid'; reason: string };
 
@@ -23,13 +36,33 @@ export const OPAQUE_ACCESS_PREFIX = 'slpt';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-export async function verifyBearer(ctx: AppContext, authorization: string | undefined): Promise<BearerCheck> {
+export async function verifyBearer(ctx: AppContext, authorization: string | undefined, surface: BearerSurface = 'mcp'): Promise<BearerCheck> {
   if (authorization === undefined || authorization.trim() === '') return { kind: 'none' };
   const m = BEARER.exec(authorization);
   if (!m) return { kind: 'invalid', reason: 'The Authorization header is not of the form "Bearer <token>".' };
   const token = m[1]!;
-  if (token.split('.').length === 3) return verifyJwt(ctx, token);
-  if (token.startsWith(`${OPAQUE_ACCESS_PREFIX}_`)) return verifyOpaque(ctx, token);
+  if (token.startsWith(API_KEY_PREFIX)) {
+    if (surface !== 'rest') return { kind: 'invalid', reason: 'API keys (sl_live_...) open the REST API under /api/v1 only; the MCP endpoint takes OAuth access tokens.' };
+    const key = await lookupApiKey(ctx, token);
+    if (key.kind === 'invalid') return key;
+    return { kind: 'valid', caller: { subject: key.accountId, accountId: key.accountId, scopes: [SCOPE_API], tokenType: 'api_key', keyId: key.keyId } };
+  }
+  if (token.split('.').length === 3) {
+    const jwt = await verifyJwt(ctx, token);
+    if (surface === 'rest' && jwt.kind === 'valid' && !jwt.caller.scopes.includes(SCOPE_MCP)) {
+      return { kind: 'invalid', reason: 'This access token lacks scope mcp; the REST API takes an API key or a user token with scope mcp.' };
+    }
+    return jwt;
+  }
+  if (token.startsWith(`${OPAQUE_ACCESS_PREFIX}_`)) {
+    if (surface === 'rest') {
+      return {
+        kind: 'invalid',
+        reason: 'A pre-claim token (scope mcp.public) opens the public MCP tools only. The REST API takes an API key (sl_live_...) or a claimed user token with scope mcp.',
+      };
+    }
+    return verifyOpaque(ctx, token);
+  }
   return { kind: 'invalid', reason: 'The bearer token is not a token this service issued.' };
 }
 
@@ -125,8 +158,9 @@ export function hasScope(caller: Caller, scope: string): boolean {
 }
 
 /** The WWW-Authenticate value of a 401 (or a 403 with error="insufficient_scope"). */
-export function wwwAuthenticate(ctx: AppContext, opts: { error?: string; scope?: string; description?: string } = {}): string {
-  const parts = [`resource_metadata="${url(ctx.config, PATHS.protectedResourceMcp)}"`];
+export function wwwAuthenticate(ctx: AppContext, opts: { error?: string; scope?: string; description?: string; surface?: BearerSurface } = {}): string {
+  const metadata = opts.surface === 'rest' ? PATHS.protectedResource : PATHS.protectedResourceMcp;
+  const parts = [`${opts.surface === 'rest' ? 'realm="siteline-api", ' : ''}resource_metadata="${url(ctx.config, metadata)}"`];
   if (opts.error) parts.push(`error="${quoteSafe(opts.error)}"`);
   if (opts.description) parts.push(`error_description="${quoteSafe(opts.description)}"`);
   if (opts.scope) parts.push(`scope="${quoteSafe(opts.scope)}"`);

@@ -1,0 +1,138 @@
+// Prepaid credit. The balance lives in credit_accounts (CHECK balance >= 0) and every change is an
+// append-only credit_ledger entry written in the same statement or transaction, so the ledger's
+// amounts always sum to the balance. A spend is one guarded UPDATE that cannot overdraw under any
+// concurrency: `balance = balance - cost WHERE balance >= cost`, and no row back means out of credit.
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/database.ts';
+import { SitelineError } from '../core/errors.ts';
+
+export type LedgerKind = 'purchase' | 'grant' | 'spend' | 'refund';
+
+/** Credits one answered snapshot costs. */
+export const SNAPSHOT_PRICE = 1;
+/** The most credit one grant or purchase may add (a typo guard for the operator's command). */
+export const MAX_CREDIT_PER_ENTRY = 10_000_000;
+
+export async function creditBalance(db: Queryable, accountId: string): Promise<number> {
+  const rows = await db.query<{ balance: number }>('SELECT balance FROM credit_accounts WHERE account_id = $1', [accountId]);
+  return Number(rows[0]?.balance ?? 0);
+}
+
+export interface SpendRequest {
+  accountId: string;
+  keyId: string | null;
+  /** What was bought (e.g. `sites/check <request id>`), kept on the ledger entry. */
+  reference: string;
+  cost?: number;
+  /** With an Idempotency-Key: the stored response is written in the same statement as the spend. */
+  idempotency?: { key: string; statusCode: number; body: string };
+}
+
+export type SpendResult = { ok: true; charged: number; balance: number } | { ok: false; balance: number };
+
+/**
+ * Spends credit: balance update, ledger entry and (for idempotent requests) the stored response in
+ * one statement, so all happen or none. ok:false means the balance was short and nothing was spent.
+ */
+export async function spendCredit(ctx: AppContext, req: SpendRequest): Promise<SpendResult> {
+  const cost = req.cost ?? SNAPSHOT_PRICE;
+  const now = ctx.clock.now().toISOString();
+  const params: unknown[] = [req.accountId, cost, now, req.reference, req.keyId];
+  let store = '';
+  if (req.idempotency) {
+    params.push(req.idempotency.key, req.idempotency.statusCode, req.idempotency.body);
+    store = `, stored AS (
+       UPDATE idempotency_keys SET status_code = $7, response_body = $8, credits_charged = $2, credits_remaining = (SELECT balance FROM spent)
+       WHERE account_id = $1 AND idem_key = $6 AND EXISTS (SELECT 1 FROM spent) RETURNING 1)`;
+  }
+  const rows = await ctx.db.query<{ balance: number }>(
+    `WITH spent AS (
+       UPDATE credit_accounts SET balance = balance - $2, updated_at = $3 WHERE account_id = $1 AND balance >= $2 RETURNING balance),
+     entry AS (
+       INSERT INTO credit_ledger (account_id, kind, amount, reference, key_id, created_at)
+       SELECT $1, 'spend', -$2::bigint, $4, $5, $3 FROM spent RETURNING entry_id)${store}
+     SELECT balance FROM spent, entry`,
+    params,
+  );
+  if (rows[0]) return { ok: true, charged: cost, balance: Number(rows[0].balance) };
+  return { ok: false, balance: await creditBalance(ctx.db, req.accountId) };
+}
+
+export interface CreditRequest {
+  accountId: string;
+  kind: Exclude<LedgerKind, 'spend'>;
+  credits: number;
+  reference: string;
+  /** A payment provider's event id: a second credit with the same id is ignored. */
+  eventId?: string;
+}
+
+export type CreditResult = { credited: true; balance: number } | { credited: false; reason: 'duplicate_event'; balance: number };
+
+/** Adds credit (purchase, grant, refund) exactly once per event id. */
+export async function addCredit(ctx: AppContext, req: CreditRequest): Promise<CreditResult> {
+  if (!Number.isSafeInteger(req.credits) || req.credits < 1 || req.credits > MAX_CREDIT_PER_ENTRY) {
+    throw new SitelineError('bad_input', `Credits must be a whole number from 1 to ${MAX_CREDIT_PER_ENTRY.toLocaleString('en-US')}.`);
+  }
+  const now = ctx.clock.now().toISOString();
+  return ctx.db.transaction(async (tx) => {
+    // The unique event id decides first: a concurrent redelivery waits here and then inserts nothing.
+    const entry = await tx.query<{ entry_id: number }>(
+      `INSERT INTO credit_ledger (account_id, kind, amount, reference, event_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (event_id) DO NOTHING RETURNING entry_id`,
+      [req.accountId, req.kind, req.credits, req.reference, req.eventId ?? null, now],
+    );
+    if (!entry[0]) return { credited: false, reason: 'duplicate_event', balance: await creditBalance(tx, req.accountId) };
+    const rows = await tx.query<{ balance: number }>(
+      `INSERT INTO credit_accounts (account_id, balance, updated_at) VALUES ($1, $2, $3)
+       ON CONFLICT (account_id) DO UPDATE SET balance = credit_accounts.balance + EXCLUDED.balance, updated_at = EXCLUDED.updated_at
+       RETURNING balance`,
+      [req.accountId, req.credits, now],
+    );
+    return { credited: true, balance: Number(rows[0]!.balance) };
+  });
+}
+
+export interface LedgerEntry {
+  kind: LedgerKind;
+  amount: number;
+  reference: string;
+  keyId: string | null;
+  at: string;
+}
+
+export interface Usage {
+  balance: number;
+  recent: LedgerEntry[];
+  /** Spends per UTC day, newest first, for the last `days` days that had any. */
+  perDay: { day: string; charges: number; credits: number }[];
+}
+
+export async function usageOf(ctx: AppContext, accountId: string, opts: { recent?: number; days?: number } = {}): Promise<Usage> {
+  const recentN = opts.recent ?? 20;
+  const days = opts.days ?? 30;
+  const since = new Date(ctx.clock.now().getTime() - days * 86_400_000).toISOString();
+  const [balance, recent, perDay] = await Promise.all([
+    creditBalance(ctx.db, accountId),
+    ctx.db.query<{ kind: LedgerKind; amount: number; reference: string; key_id: string | null; created_at: Date | string }>(
+      `SELECT kind, amount, reference, key_id, created_at FROM credit_ledger WHERE account_id = $1 ORDER BY created_at DESC, entry_id DESC LIMIT $2`,
+      [accountId, recentN],
+    ),
+    ctx.db.query<{ day: string; charges: number; credits: number }>(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS charges, (-sum(amount))::int AS credits
+       FROM credit_ledger WHERE account_id = $1 AND kind = 'spend' AND created_at >= $2 GROUP BY 1 ORDER BY 1 DESC`,
+      [accountId, since],
+    ),
+  ]);
+  return {
+    balance,
+    recent: recent.map((r) => ({ kind: r.kind, amount: Number(r.amount), reference: r.reference, keyId: r.key_id, at: new Date(r.created_at).toISOString() })),
+    perDay: perDay.map((r) => ({ day: r.day, charges: Number(r.charges), credits: Number(r.credits) })),
+  };
+}
+
+/** The sum of the account's ledger (equals the balance; tests and the CLI check it). */
+export async function ledgerSum(db: Queryable, accountId: string): Promise<number> {
+  const rows = await db.query<{ total: number | null }>('SELECT sum(amount) AS total FROM credit_ledger WHERE account_id = $1', [accountId]);
+  return Number(rows[0]?.total ?? 0);
+}

@@ -1,0 +1,92 @@
+// Buying credit with Stripe Checkout (the `stripe` package). A signed-in account asks for N packs; a
+// Checkout Session in payment mode is created with the account and the credits in its metadata; the
+// buyer pays on Stripe's page; Stripe calls the webhook with checkout.session.completed, which is
+// verified with the package's signature check and credits the ledger once per event id (Stripe
+// redelivers until it gets a 2xx, so a redelivery must not credit again). Without STRIPE_SECRET_KEY
+// and STRIPE_WEBHOOK_SECRET purchasing is off and the operator grants credit (`siteline credits grant`).
+import Stripe from 'stripe';
+import type { AppContext } from '../context.ts';
+import type { Config } from '../config.ts';
+import { SitelineError } from '../core/errors.ts';
+import { addCredit, type CreditResult } from './credit-ledger.ts';
+
+/** One pack: this many credits (answered snapshots) for PACK_PRICE_CENTS US cents. */
+export const PACK_CREDITS = 1_000;
+export const PACK_PRICE_CENTS = 1_000;
+export const MAX_PACKS = 100;
+
+const clients = new WeakMap<object, Stripe>();
+
+function stripeClient(config: Config): Stripe {
+  const s = config.stripe;
+  if (!s) throw new SitelineError('unavailable', 'Purchasing is not set up on this service: ask its operator to grant credit (siteline credits grant).');
+  let client = clients.get(s);
+  if (!client) {
+    const base = s.apiBase ? new URL(s.apiBase) : undefined;
+    client = new Stripe(s.secretKey, {
+      maxNetworkRetries: 1,
+      timeout: 20_000,
+      telemetry: false,
+      ...(base ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol === 'http:' ? 'http' : 'https' } : {}),
+    });
+    clients.set(s, client);
+  }
+  return client;
+}
+
+export function purchasingEnabled(config: Config): boolean {
+  return config.stripe !== undefined;
+}
+
+/** Creates a Checkout Session for `packs` packs; returns the URL to send the buyer to. */
+export async function createCheckout(ctx: AppContext, account: { accountId: string; email: string }, packs: number): Promise<{ url: string; sessionId: string }> {
+  if (!Number.isInteger(packs) || packs < 1 || packs > MAX_PACKS) throw new SitelineError('bad_input', `Buy 1 to ${MAX_PACKS} packs of ${PACK_CREDITS} credits at a time.`);
+  const stripe = stripeClient(ctx.config);
+  const credits = packs * PACK_CREDITS;
+  const base = ctx.config.baseUrl;
+  const session = await stripe.checkout.sessions.create({
+    mode: 'payment',
+    client_reference_id: account.accountId,
+    customer_email: account.email,
+    line_items: [
+      {
+        quantity: packs,
+        price_data: { currency: 'usd', unit_amount: PACK_PRICE_CENTS, product_data: { name: `siteline API credits (${PACK_CREDITS.toLocaleString('en-US')} snapshots)` } },
+      },
+    ],
+    metadata: { siteline_account: account.accountId, siteline_credits: String(credits) },
+    success_url: `${base}/account/api-keys?purchase=done`,
+    cancel_url: `${base}/account/api-keys?purchase=cancelled`,
+  });
+  if (!session.url) throw new SitelineError('unavailable', 'The payment provider returned no checkout page; try again.');
+  return { url: session.url, sessionId: session.id };
+}
+
+export type WebhookOutcome =
+  | { kind: 'credited'; accountId: string; credits: number; result: CreditResult }
+  | { kind: 'ignored'; reason: string };
+
+/**
+ * Verifies and applies one webhook delivery. A bad signature throws (the route answers 400 so the
+ * sender sees it); an event siteline does not act on is acknowledged and ignored.
+ */
+export async function applyStripeWebhook(ctx: AppContext, rawBody: Buffer, signature: string | undefined): Promise<WebhookOutcome> {
+  const stripe = stripeClient(ctx.config);
+  let event: Stripe.Event;
+  try {
+    event = stripe.webhooks.constructEvent(rawBody, signature ?? '', ctx.config.stripe!.webhookSecret);
+  } catch {
+    throw new SitelineError('bad_input', 'The webhook signature does not verify (wrong secret, altered body, or an old timestamp).');
+  }
+  if (event.type !== 'checkout.session.completed') return { kind: 'ignored', reason: `event type ${event.type} is not acted on` };
+  const session = event.data.object as Stripe.Checkout.Session;
+  if (session.payment_status !== 'paid') return { kind: 'ignored', reason: `payment status ${session.payment_status}` };
+  const accountId = session.metadata?.siteline_account;
+  const credits = Number(session.metadata?.siteline_credits);
+  if (!accountId || !Number.isSafeInteger(credits) || credits < 1) return { kind: 'ignored', reason: 'no siteline account or credits in the session metadata' };
+  const known = await ctx.db.query('SELECT 1 FROM accounts WHERE account_id = $1', [accountId]);
+  if (known.length === 0) return { kind: 'ignored', reason: 'the account in the metadata does not exist' };
+  const result = await addCredit(ctx, { accountId, kind: 'purchase', credits, reference: `stripe checkout ${session.id}`, eventId: `stripe:${event.id}` });
+  ctx.logger.info({ eventId: event.id, session: session.id, accountId, credits, credited: result.credited }, 'stripe checkout completed');
+  return { kind: 'credited', accountId, credits, result };
+}

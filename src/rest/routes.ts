@@ -1,0 +1,351 @@
+// The prepaid public REST API under /api/v1: a thin adapter over the core snapshot and the billing
+// room. A paid call is a pipeline:
+//   authenticate -> rateLimit -> readInput -> claimIdempotency -> snapshot -> charge -> respond.
+// Only an answered snapshot is charged (one credit); answered:false and bad input are free. CORS is
+// off: no response under /api/v1 carries an Access-Control-Allow-* header, preflights included, so a
+// browser page on another origin cannot spend an account's credit with a key it holds.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import type { Handler, Router } from '../http/router.ts';
+import { readBody, requestId } from '../http/respond.ts';
+import { rateLimitHeaders } from '../http/geo-coverage-route.ts';
+import { verifyBearer, wwwAuthenticate, type Caller } from '../auth/verify-bearer.ts';
+import { takeRateLimit, type RatePolicy } from '../core/rate-limit.ts';
+import { cachedSnapshot } from '../core/snapshot-cache.ts';
+import { resolveCoverage } from '../core/snapshot.ts';
+import { probeCoverage } from '../core/city-inventory.ts';
+import { parseAddress } from '../geocoder/parse-address.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../billing/api-keys.ts';
+import { creditBalance, spendCredit, usageOf, SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
+import { claimIdempotencyKey, IDEMPOTENCY_KEY_MAX, releaseIdempotencyKey, requestDigest, storeFreeResponse } from '../billing/idempotency.ts';
+import { applyStripeWebhook, purchasingEnabled } from '../billing/payments.ts';
+import { sendFailure, sendProblem, API_REFERENCE_PATH } from './problem.ts';
+import { CoverageQuery, KeyCreateBody, SiteCheckBody, SiteCheckQuery, issueList } from './schemas.ts';
+import type { Coverage } from '../core/snapshot-types.ts';
+import type { PlaceSummary } from '../core/city-inventory.ts';
+import { buildOpenApiDocument, renderApiReference } from './openapi.ts';
+
+export const API_PREFIX = '/api/v1';
+export const STRIPE_WEBHOOK_PATH = '/api/billing/stripe/webhook';
+/** Per key (or per account for user tokens), counted in the database so every instance agrees. */
+export const API_RATE_LIMIT: RatePolicy = { bucket: 'api_v1', limit: 6_000, windowSeconds: 60 };
+const JSON_BODY_MAX = 16 * 1024;
+const WEBHOOK_BODY_MAX = 512 * 1024;
+export const CREDITS_CHARGED = 'siteline-credits-charged';
+export const CREDITS_REMAINING = 'siteline-credits-remaining';
+
+type Authed = { caller: Caller & { accountId: string }; limit: Record<string, string> };
+
+export function registerRestRoutes(router: Router, ctx: AppContext): void {
+  const guard =
+    (fn: (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => Promise<void>): Handler =>
+    async (req, res, params) => {
+      try {
+        await fn(req, res, params);
+      } catch (err) {
+        sendFailure(ctx, req, res, err);
+      }
+    };
+  const route = (path: string, handlers: Partial<Record<'GET' | 'POST' | 'DELETE', (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => Promise<void>>>) => {
+    const allowed = Object.keys(handlers);
+    for (const [method, fn] of Object.entries(handlers)) router.add(method, path, guard(fn!));
+    // Any other method (OPTIONS preflights included): 405 with no CORS header.
+    router.add('*', path, (req, res) => sendProblem(ctx, req, res, 'method_not_allowed', `${req.method} is not allowed on ${path}. Allowed: ${allowed.join(', ')}.`, { allow: allowed.join(', ') }));
+  };
+
+  /** The caller, after the token check and the rate limit; null when a problem was sent. */
+  async function authenticate(req: IncomingMessage, res: ServerResponse): Promise<Authed | null> {
+    const verdict = await verifyBearer(ctx, req.headers.authorization, 'rest');
+    if (verdict.kind !== 'valid' || !verdict.caller.accountId) {
+      const reason = verdict.kind === 'invalid' ? verdict.reason : 'No credential was sent.';
+      sendProblem(ctx, req, res, 'unauthorized', `${reason} Send "Authorization: Bearer <API key>" (create keys on ${ctx.config.baseUrl}/account/api-keys) or a user access token with scope mcp.`, {
+        'www-authenticate': wwwAuthenticate(ctx, { surface: 'rest', ...(verdict.kind === 'invalid' ? { error: 'invalid_token', description: verdict.reason } : {}) }),
+      });
+      return null;
+    }
+    const caller = verdict.caller as Caller & { accountId: string };
+    const subject = caller.keyId ? `key:${caller.keyId}` : `account:${caller.accountId}`;
+    const decision = await takeRateLimit(ctx, API_RATE_LIMIT, subject);
+    const limit = rateLimitHeaders(decision);
+    if (!decision.allowed) {
+      sendProblem(
+        ctx,
+        req,
+        res,
+        'rate_limited',
+        `This ${caller.keyId ? 'key' : 'account'} may make ${decision.limit} requests per ${decision.windowSeconds} seconds, and this limit is used up. Wait ${decision.resetSeconds} seconds, then retry. Nothing was charged.`,
+        { ...limit, 'retry-after': String(decision.resetSeconds) },
+      );
+      return null;
+    }
+    return { caller, limit };
+  }
+
+  async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; value: unknown } | { ok: false }> {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/json') {
+      req.resume();
+      sendProblem(ctx, req, res, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+      return { ok: false };
+    }
+    const raw = await readBody(req, JSON_BODY_MAX);
+    try {
+      return { ok: true, value: JSON.parse(raw.toString('utf8')) };
+    } catch {
+      sendProblem(ctx, req, res, 'bad_request', 'The body is not valid JSON.');
+      return { ok: false };
+    }
+  }
+
+  function invalid(req: IncomingMessage, res: ServerResponse, error: z.ZodError, headers: Record<string, string> = {}): void {
+    const errors = issueList(error);
+    sendProblem(ctx, req, res, 'bad_request', errors.map((e) => `${e.path}: ${e.message}`).join('; '), headers, { errors });
+  }
+
+  // ---- the priced unit ----------------------------------------------------------------------------
+
+  async function siteCheck(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'HEAD') {
+      return sendProblem(ctx, req, res, 'method_not_allowed', 'HEAD is not allowed on a paid call. Allowed: GET, POST.', { allow: 'GET, POST' });
+    }
+    const authed = await authenticate(req, res);
+    if (!authed) return;
+    const { caller, limit } = authed;
+    let input: unknown;
+    if (method === 'POST') {
+      const body = await readJson(req, res);
+      if (!body.ok) return;
+      input = body.value;
+    } else {
+      input = Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams);
+    }
+    const parsed = (method === 'POST' ? SiteCheckBody : SiteCheckQuery).safeParse(input);
+    if (!parsed.success) return invalid(req, res, parsed.error, { ...limit, [CREDITS_CHARGED]: '0' });
+    const address = parsed.data.address;
+
+    const idemKey = req.headers['idempotency-key'];
+    let idem: string | undefined;
+    if (idemKey !== undefined) {
+      const key = String(idemKey);
+      if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
+        return sendProblem(ctx, req, res, 'bad_request', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters (a UUID is a good choice).`, limit);
+      }
+      const claim = await claimIdempotencyKey(ctx, caller.accountId, key, requestDigest('CHECK', `${API_PREFIX}/sites/check`, JSON.stringify({ address })));
+      if (claim.kind === 'mismatch') {
+        return sendProblem(ctx, req, res, 'idempotency_key_reused', 'This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request. Nothing was charged.', limit);
+      }
+      if (claim.kind === 'in_flight') {
+        return sendProblem(ctx, req, res, 'conflict', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { ...limit, 'retry-after': '1' });
+      }
+      if (claim.kind === 'replay') {
+        const balance = await creditBalance(ctx.db, caller.accountId);
+        const type = claim.response.statusCode >= 400 ? 'application/problem+json' : 'application/json; charset=utf-8';
+        return sendRaw(res, claim.response.statusCode, claim.response.body, type, {
+          ...limit,
+          'idempotent-replayed': 'true',
+          [CREDITS_CHARGED]: '0',
+          [CREDITS_REMAINING]: String(balance),
+        });
+      }
+      idem = key;
+    }
+
+    try {
+      let snapshot;
+      try {
+        snapshot = await cachedSnapshot(ctx, address);
+      } catch (err) {
+        if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem);
+        throw err;
+      }
+      const json = snapshot.json;
+      if (!snapshot.snapshot.answered) {
+        const balance = await creditBalance(ctx.db, caller.accountId);
+        if (idem) await storeFreeResponse(ctx, caller.accountId, idem, 200, json, balance);
+        return sendRaw(res, 200, json, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(balance) });
+      }
+      const spent = await spendCredit(ctx, {
+        accountId: caller.accountId,
+        keyId: caller.keyId ?? null,
+        reference: `sites/check ${requestId(req)}`,
+        ...(idem ? { idempotency: { key: idem, statusCode: 200, body: json } } : {}),
+      });
+      if (!spent.ok) {
+        if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem);
+        return sendProblem(
+          ctx,
+          req,
+          res,
+          'out_of_credit',
+          `This account has ${spent.balance} credits and an answered snapshot costs ${SNAPSHOT_PRICE}. Nothing was charged. ${howToBuy(ctx)}`,
+          { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(spent.balance) },
+          { balance: spent.balance, price: SNAPSHOT_PRICE, buyUrl: `${ctx.config.baseUrl}/account/api-keys` },
+        );
+      }
+      return sendRaw(res, 200, json, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: String(spent.charged), [CREDITS_REMAINING]: String(spent.balance) });
+    } catch (err) {
+      if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem).catch(() => undefined);
+      throw err;
+    }
+  }
+  route(`${API_PREFIX}/sites/check`, { GET: siteCheck, POST: siteCheck });
+
+  // ---- free lookups -------------------------------------------------------------------------------
+
+  route(`${API_PREFIX}/coverage`, {
+    GET: async (req, res) => {
+      const authed = await authenticate(req, res);
+      if (!authed) return;
+      const parsed = CoverageQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams));
+      if (!parsed.success) return invalid(req, res, parsed.error, authed.limit);
+      sendJsonBody(res, 200, await coverageAnswer(ctx, parsed.data), { ...authed.limit, [CREDITS_CHARGED]: '0' });
+    },
+  });
+
+  route(`${API_PREFIX}/usage`, {
+    GET: async (req, res) => {
+      const authed = await authenticate(req, res);
+      if (!authed) return;
+      const usage = await usageOf(ctx, authed.caller.accountId);
+      sendJsonBody(res, 200, { ...usage, purchasing: { enabled: purchasingEnabled(ctx.config), how: howToBuy(ctx) } }, { ...authed.limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(usage.balance) });
+    },
+  });
+
+  // ---- key management (user tokens only: a key cannot mint or revoke keys) ----------------------------
+
+  async function keyManager(req: IncomingMessage, res: ServerResponse): Promise<Authed | null> {
+    const authed = await authenticate(req, res);
+    if (!authed) return null;
+    if (authed.caller.tokenType !== 'jwt') {
+      sendProblem(ctx, req, res, 'forbidden', 'API keys cannot create, list or revoke keys. Use a user access token (scope mcp) or the account page.', authed.limit);
+      return null;
+    }
+    return authed;
+  }
+
+  route(`${API_PREFIX}/keys`, {
+    GET: async (req, res) => {
+      const authed = await keyManager(req, res);
+      if (!authed) return;
+      sendJsonBody(res, 200, { keys: await listApiKeys(ctx, authed.caller.accountId) }, authed.limit);
+    },
+    POST: async (req, res) => {
+      const authed = await keyManager(req, res);
+      if (!authed) return;
+      const body = await readJson(req, res);
+      if (!body.ok) return;
+      const parsed = KeyCreateBody.safeParse(body.value);
+      if (!parsed.success) return invalid(req, res, parsed.error, authed.limit);
+      const created = await createApiKey(ctx, authed.caller.accountId, parsed.data.name);
+      sendJsonBody(res, 201, created, { ...authed.limit, location: `${API_PREFIX}/keys/${created.id}` });
+    },
+  });
+
+  route(`${API_PREFIX}/keys/:id`, {
+    DELETE: async (req, res, params) => {
+      const authed = await keyManager(req, res);
+      if (!authed) return;
+      if (!(await revokeApiKey(ctx, authed.caller.accountId, params.id ?? ''))) {
+        return sendProblem(ctx, req, res, 'not_found', `This account holds no key with id "${params.id}".`, authed.limit);
+      }
+      res.writeHead(204, { ...authed.limit, 'cache-control': 'no-store' });
+      res.end();
+    },
+  });
+
+  // ---- the description of all this ---------------------------------------------------------------------
+
+  let openapi: string | undefined;
+  const openapiJson = () => (openapi ??= JSON.stringify(buildOpenApiDocument(ctx)));
+  route(`${API_PREFIX}/openapi.json`, {
+    GET: async (_req, res) => sendRaw(res, 200, openapiJson(), 'application/json; charset=utf-8', { 'cache-control': 'public, max-age=300' }),
+  });
+  router.get(API_REFERENCE_PATH, (_req, res) => {
+    const page = renderApiReference(buildOpenApiDocument(ctx));
+    sendRaw(res, 200, page, 'text/html; charset=utf-8', {
+      'cache-control': 'public, max-age=300',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    });
+  });
+
+  // Everything else under /api/v1: a problem, not the service's generic 404.
+  router.mount(API_PREFIX, (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    sendProblem(ctx, req, res, 'not_found', `No endpoint ${req.method} ${path}. The endpoints are listed at ${ctx.config.baseUrl}${API_PREFIX}/openapi.json.`);
+  });
+
+  // ---- Stripe's webhook (not part of the public API) ---------------------------------------------------
+
+  router.post(
+    STRIPE_WEBHOOK_PATH,
+    guard(async (req, res) => {
+      if (!purchasingEnabled(ctx.config)) {
+        req.resume();
+        return sendProblem(ctx, req, res, 'not_found', 'Purchasing is not set up on this service.');
+      }
+      const raw = await readBody(req, WEBHOOK_BODY_MAX);
+      const outcome = await applyStripeWebhook(ctx, raw, req.headers['stripe-signature'] as string | undefined);
+      sendJsonBody(res, 200, outcome.kind === 'credited' ? { received: true, credited: outcome.result.credited } : { received: true, ignored: outcome.reason });
+    }),
+  );
+}
+
+function howToBuy(ctx: AppContext): string {
+  return purchasingEnabled(ctx.config)
+    ? `Buy credit on ${ctx.config.baseUrl}/account/api-keys (card payment through Stripe Checkout).`
+    : 'Purchasing is not set up on this service: ask its operator to grant credit (siteline credits grant <email> <credits>).';
+}
+
+/** The CoverageAnswer schema's shape. */
+interface CoverageAnswerBody {
+  query: string;
+  coverage: Omit<Coverage, 'status'> & { status: Coverage['status'] | 'ambiguous' };
+  placeStatus: string | null;
+  candidates?: PlaceSummary[];
+}
+
+async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>): Promise<CoverageAnswerBody> {
+  if (q.address !== undefined) {
+    const step = await resolveCoverage(ctx, parseAddress(q.address));
+    if (step.kind === 'not_covered') return { query: q.address, coverage: step.coverage, placeStatus: step.place?.status ?? null };
+    const p = step.place;
+    return {
+      query: q.address,
+      coverage: {
+        status: 'live',
+        eligibilityKnown: true,
+        geoDivisionId: p.geoDivisionId,
+        place: { name: p.name, region: p.region, country: p.country },
+        message: `${p.name}, ${p.region} is covered: a snapshot for this address is answered when the address matches a lot (answered:false is free).`,
+      },
+      placeStatus: p.status,
+    };
+  }
+  const probe = await probeCoverage(
+    ctx,
+    q.city !== undefined ? { kind: 'name', city: q.city, region: q.region } : { kind: 'point', latitude: q.lat!, longitude: q.lng! },
+  );
+  const place = probe.place;
+  return {
+    query: probe.query,
+    coverage: {
+      status: probe.status,
+      eligibilityKnown: probe.eligibilityKnown,
+      message: probe.message,
+      ...(place ? { geoDivisionId: place.geoDivisionId, place: { name: place.name, region: place.region, country: place.country } } : {}),
+    },
+    placeStatus: place?.status ?? null,
+    ...(probe.candidates ? { candidates: probe.candidates } : {}),
+  };
+}
+
+function sendRaw(res: ServerResponse, status: number, body: string, type: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
+  res.end(body);
+}
+
+function sendJsonBody(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  sendRaw(res, status, JSON.stringify(body), 'application/json; charset=utf-8', headers);
+}

@@ -1,0 +1,221 @@
+// The /api/v1 shapes as zod schemas: the routes validate requests with them, and the OpenAPI 3.1
+// document (openapi.ts) is generated from the same objects, so the two cannot drift. Snapshot
+// members are open objects: new members may be added (additive changes only within v1), so clients
+// ignore members they do not know.
+import { z } from 'zod';
+import { COVERAGE_STATUSES, VALUE_STATUSES } from '../core/statuses.ts';
+import { KEY_NAME_MAX } from '../billing/api-keys.ts';
+import { MAX_PACKS } from '../billing/payments.ts';
+
+export const registry = z.registry<{ id: string }>();
+const named = <T extends z.ZodType>(id: string, schema: T): T => {
+  registry.add(schema, { id });
+  return schema;
+};
+
+// ---- requests --------------------------------------------------------------------------------------
+
+const address = z
+  .string()
+  .trim()
+  .min(1, 'address is empty')
+  .max(300, 'address is longer than 300 characters')
+  .describe('One street address in Canada or the US, e.g. "57 Inman St, Cambridge, MA".');
+
+export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address }));
+export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address }));
+
+const coordinate = (name: string, min: number, max: number) =>
+  z.coerce.number({ error: `${name} must be a number` }).min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`);
+
+export const CoverageQuery = named(
+  'CoverageQuery',
+  z
+    .object({
+      address: address.optional(),
+      city: z.string().trim().min(1).max(100).optional().describe('A city name, e.g. "Cambridge" (add region to pick one of several).'),
+      region: z.string().trim().min(1).max(60).optional().describe('State or province, e.g. "MA" (with city).'),
+      lat: coordinate('lat', -90, 90).optional().describe('Latitude in decimal degrees (with lng).'),
+      lng: coordinate('lng', -180, 180).optional().describe('Longitude in decimal degrees (with lat).'),
+    })
+    .refine((q) => [q.address !== undefined, q.city !== undefined, q.lat !== undefined || q.lng !== undefined].filter(Boolean).length === 1, {
+      message: 'give exactly one of: address, city (optionally with region), or lat and lng',
+    })
+    .refine((q) => (q.lat === undefined) === (q.lng === undefined), { message: 'a point needs both lat and lng' })
+    .refine((q) => q.region === undefined || q.city !== undefined, { message: 'region goes with city' }),
+);
+
+export const KeyCreateBody = named(
+  'ApiKeyCreateRequest',
+  z.strictObject({ name: z.string().trim().min(1, 'name is empty').max(KEY_NAME_MAX).describe('A label for the key, e.g. "production".') }),
+);
+
+export const CheckoutBody = named('CheckoutRequest', z.strictObject({ packs: z.number().int().min(1).max(MAX_PACKS) }));
+
+// ---- responses -------------------------------------------------------------------------------------
+
+const coverageStatus = z.enum(COVERAGE_STATUSES);
+const valueStatus = z.enum(VALUE_STATUSES);
+const placeRef = z.looseObject({ name: z.string(), region: z.string(), country: z.string() });
+
+export const Coverage = named(
+  'Coverage',
+  z.looseObject({
+    status: coverageStatus,
+    eligibilityKnown: z.boolean().describe('False: eligibility could not be determined at all (differs from "determined not covered").'),
+    message: z.string(),
+    geoDivisionId: z.string().optional(),
+    place: placeRef.optional(),
+  }),
+);
+
+const citation = z.looseObject({ section: z.string(), sourceUrl: z.string(), date: z.string(), excerpt: z.string().optional() });
+
+export const SourcedValue = named(
+  'SourcedValue',
+  z.looseObject({
+    value: z.union([z.number(), z.string(), z.boolean(), z.null()]).describe('Null means nothing without its status.'),
+    status: valueStatus,
+    unit: z.string().optional(),
+    citation: citation.optional(),
+    condition: z.string().optional(),
+    note: z.string().optional(),
+    inputs: z.array(z.string()).optional(),
+  }),
+);
+
+const measure = z.looseObject({
+  value: z.number().nullable(),
+  unit: z.string(),
+  basis: z.enum(['parcel_geometry', 'missing']),
+  status: z.literal('missing').optional(),
+  note: z.string().optional(),
+});
+const zoneShare = z.looseObject({ code: z.string(), name: z.string().nullable(), share: z.number() });
+
+export const Snapshot = named(
+  'Snapshot',
+  z.looseObject({
+    answered: z.boolean().describe('False when the address is outside coverage (free of charge); the coverage block says why.'),
+    coverage: Coverage,
+    address: z
+      .looseObject({
+        input: z.string(),
+        parsed: z.looseObject({
+          number: z.string().nullable(),
+          street: z.string().nullable(),
+          unit: z.string().nullable(),
+          city: z.string().nullable(),
+          region: z.string().nullable(),
+          postcode: z.string().nullable(),
+          country: z.enum(['US', 'CA']).nullable(),
+        }),
+        matchType: z.enum(['address_table', 'street_interpolation']),
+        confidence: z.number(),
+        matchedAddress: z.string(),
+        warnings: z.array(z.string()),
+      })
+      .optional(),
+    lot: z
+      .looseObject({
+        parcelExternalId: z.string(),
+        latitude: z.number(),
+        longitude: z.number(),
+        areaM2: z.number(),
+        areaSqft: z.number(),
+        frontageFt: measure,
+        depthFt: measure,
+        cornerLot: z.boolean().nullable(),
+        frontStreet: z.string().nullable(),
+        source: z.looseObject({ name: z.string(), vintage: z.string(), licence: z.string() }),
+      })
+      .optional(),
+    zones: z
+      .looseObject({
+        primary: zoneShare.nullable(),
+        districts: z.array(zoneShare),
+        splitLot: z.boolean(),
+        overlays: z.array(zoneShare.extend({ governingSection: z.string().nullable() })),
+      })
+      .optional(),
+    permittedUses: z
+      .array(
+        z.looseObject({
+          use: z.string(),
+          permission: z.enum(['as_of_right', 'special_permit', 'conditional', 'prohibited', 'unknown']),
+          status: valueStatus,
+          citation: citation.optional(),
+          condition: z.string().optional(),
+          note: z.string().optional(),
+        }),
+      )
+      .optional(),
+    envelope: z.record(z.string(), SourcedValue).optional(),
+    sources: z.array(
+      z.looseObject({ layer: z.string(), name: z.string(), vintage: z.string(), licence: z.string(), attribution: z.string().optional(), url: z.string().optional() }),
+    ),
+    suggestions: z.array(z.string()).optional(),
+    generatedAt: z.string(),
+  }),
+);
+
+export const CoverageAnswer = named(
+  'CoverageAnswer',
+  z.strictObject({
+    query: z.string().describe('The question as understood.'),
+    coverage: Coverage.extend({ status: z.enum([...COVERAGE_STATUSES, 'ambiguous']).describe('ambiguous: a city name matched several places (see candidates).') }),
+    placeStatus: z.string().nullable().describe("The place's catalogue status (live, planned_not_live, ...), null when no catalogued place matched."),
+    candidates: z.array(placeRef).optional().describe('When a city name matches several places: add region.'),
+  }),
+);
+
+const ledgerEntry = z.strictObject({
+  kind: z.enum(['purchase', 'grant', 'spend', 'refund']),
+  amount: z.number().int().describe('Credits: negative for a spend.'),
+  reference: z.string(),
+  keyId: z.string().nullable(),
+  at: z.string(),
+});
+
+export const UsageAnswer = named(
+  'Usage',
+  z.strictObject({
+    balance: z.number().int().min(0),
+    recent: z.array(ledgerEntry).describe('The 20 latest ledger entries, newest first.'),
+    perDay: z.array(z.strictObject({ day: z.string(), charges: z.number().int(), credits: z.number().int() })).describe('Charges per UTC day over the last 30 days.'),
+    purchasing: z.strictObject({ enabled: z.boolean(), how: z.string() }),
+  }),
+);
+
+export const ApiKey = named(
+  'ApiKey',
+  z.strictObject({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string().describe('The first characters of the key, to tell keys apart.'),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable().describe('To the minute.'),
+    revokedAt: z.string().nullable(),
+  }),
+);
+
+export const ApiKeyCreated = named('ApiKeyCreated', ApiKey.extend({ key: z.string().describe('The key itself: shown this once, never again.') }));
+export const ApiKeyList = named('ApiKeyList', z.strictObject({ keys: z.array(ApiKey) }));
+
+export const Problem = named(
+  'Problem',
+  z.looseObject({
+    type: z.string().describe('A stable URI naming the kind of problem.'),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.string().describe('The problem type as a short stable word.'),
+    requestId: z.string(),
+    errors: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
+  }),
+);
+
+/** Readable issues of a failed parse: "address: address is empty". */
+export function issueList(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message }));
+}
