@@ -114,7 +114,7 @@ export type KeyLookup = { kind: 'valid'; keyId: string; accountId: string } | { 
 
 /**
  * The key's owner, read from the database on every call (no cache: a revocation holds at once on
- * every instance). last_used_at is written at most once a minute per key and instance.
+ * every instance). last_used_at is written (awaited, so a page read next sees it) at most once a minute per key and instance.
  */
 export async function lookupApiKey(ctx: AppContext, key: string): Promise<KeyLookup> {
   if (!apiKeyWellFormed(key)) return { kind: 'invalid', reason: 'The API key is malformed (wrong length or checksum); copy it again from where it was shown.' };
@@ -125,14 +125,14 @@ export async function lookupApiKey(ctx: AppContext, key: string): Promise<KeyLoo
   const row = rows[0];
   if (!row) return { kind: 'invalid', reason: 'The API key is unknown.' };
   if (row.revoked_at) return { kind: 'invalid', reason: 'The API key has been revoked.' };
-  touchLastUsed(ctx, row.key_id);
+  await touchLastUsed(ctx, row.key_id);
   return { kind: 'valid', keyId: row.key_id, accountId: row.account_id };
 }
 
 const LAST_USED_EVERY_MS = 60_000;
 const lastWritten = new WeakMap<object, Map<string, number>>();
 
-function touchLastUsed(ctx: AppContext, keyId: string): void {
+async function touchLastUsed(ctx: AppContext, keyId: string): Promise<void> {
   let seen = lastWritten.get(ctx.db);
   if (!seen) lastWritten.set(ctx.db, (seen = new Map()));
   const now = ctx.clock.now().getTime();
@@ -140,7 +140,7 @@ function touchLastUsed(ctx: AppContext, keyId: string): void {
   if (last !== undefined && now - last < LAST_USED_EVERY_MS && now >= last) return;
   seen.set(keyId, now);
   if (seen.size > 10_000) seen.delete(seen.keys().next().value!);
-  ctx.db
+  await ctx.db
     .query('UPDATE api_keys SET last_used_at = $2 WHERE key_id = $1 AND (last_used_at IS NULL OR last_used_at < $2)', [keyId, new Date(now).toISOString()])
     .catch((err: unknown) => ctx.logger.warn({ err, keyId }, 'could not record a key use'));
 }

@@ -83,6 +83,7 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     if (!account) return redirect(res, '/signin?next=/account');
     const csrf = csrfToken(ctx, req, res);
     const body = html`<p>You are signed in as <strong id="signed-in-email">${account.email}</strong>.</p>
+<p><a href="/account/api-keys">API keys and credit</a> for the REST API.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`;
     sendHtml(res, 200, page('Your account', body, { signedInAs: account.email }), NO_STORE);
   });
