@@ -16,6 +16,7 @@ type CommandModule = { run(argv: string[]): Promise<number> };
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   check: () => import('./check-command.ts'),
   data: () => import('./data-command.ts'),
+  credits: () => import('./credits-command.ts'),
   login: () => import('./auth-commands.ts').then((m) => ({ run: m.login })),
   whoami: () => import('./auth-commands.ts').then((m) => ({ run: m.whoami })),
   logout: () => import('./auth-commands.ts').then((m) => ({ run: m.logout })),
