@@ -61,3 +61,4 @@ try {
   say(`MCP endpoint bench failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exitCode = 1;
 }
+for (const l of await (await import('./rest-bench.ts')).runRestBench().catch((err: unknown) => ((process.exitCode = 1), [`REST API bench failed: ${err instanceof Error ? err.message : String(err)}`]))) say(l);

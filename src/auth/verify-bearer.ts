@@ -11,6 +11,7 @@ import { loadSigningKeys } from './signing-keys.ts';
 import { issuer, mcpResource, PATHS, SCOPE_MCP, url } from './endpoints.ts';
 import { secretHash } from './secrets.ts';
 import { API_KEY_PREFIX, lookupApiKey } from '../billing/api-keys.ts';
+import type { RateDecision, RatePolicy } from '../core/rate-limit.ts';
 
 export interface Caller {
   /** Account id for user tokens; `agent:<registration id>` for pre-claim opaque tokens. */
@@ -29,23 +30,30 @@ export type BearerSurface = 'mcp' | 'rest';
 /** Scope an API key caller holds (keys open /api/v1 only). */
 export const SCOPE_API = 'api';
 
-export type BearerCheck = { kind: 'none' } | { kind: 'valid'; caller: Caller } | { kind: 'invalid'; reason: string };
+/** `rate`: the decision of a per-key rate limit counted with the key check (see VerifyOptions). */
+export type BearerCheck = { kind: 'none' } | { kind: 'valid'; caller: Caller; rate?: RateDecision } | { kind: 'invalid'; reason: string };
+
+export interface VerifyOptions {
+  /** For API keys: count this request against the policy in the same statement as the key lookup. */
+  keyRateLimit?: RatePolicy;
+}
 
 /** Prefix of opaque pre-claim access tokens. */
 export const OPAQUE_ACCESS_PREFIX = 'slpt';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-export async function verifyBearer(ctx: AppContext, authorization: string | undefined, surface: BearerSurface = 'mcp'): Promise<BearerCheck> {
+export async function verifyBearer(ctx: AppContext, authorization: string | undefined, surface: BearerSurface = 'mcp', opts: VerifyOptions = {}): Promise<BearerCheck> {
   if (authorization === undefined || authorization.trim() === '') return { kind: 'none' };
   const m = BEARER.exec(authorization);
   if (!m) return { kind: 'invalid', reason: 'The Authorization header is not of the form "Bearer <token>".' };
   const token = m[1]!;
   if (token.startsWith(API_KEY_PREFIX)) {
     if (surface !== 'rest') return { kind: 'invalid', reason: 'API keys (sl_live_...) open the REST API under /api/v1 only; the MCP endpoint takes OAuth access tokens.' };
-    const key = await lookupApiKey(ctx, token);
+    const key = await lookupApiKey(ctx, token, opts.keyRateLimit);
     if (key.kind === 'invalid') return key;
-    return { kind: 'valid', caller: { subject: key.accountId, accountId: key.accountId, scopes: [SCOPE_API], tokenType: 'api_key', keyId: key.keyId } };
+    const caller: Caller = { subject: key.accountId, accountId: key.accountId, scopes: [SCOPE_API], tokenType: 'api_key', keyId: key.keyId };
+    return key.rate ? { kind: 'valid', caller, rate: key.rate } : { kind: 'valid', caller };
   }
   if (token.split('.').length === 3) {
     const jwt = await verifyJwt(ctx, token);

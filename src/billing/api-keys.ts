@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
+import { rateDecision, rateWindow, type RateDecision, type RatePolicy } from '../core/rate-limit.ts';
 
 export const API_KEY_PREFIX = 'sl_live_';
 const BODY_CHARS = 32;
@@ -110,23 +111,43 @@ export async function revokeApiKey(ctx: AppContext, accountId: string, keyId: st
   return rows.length > 0;
 }
 
-export type KeyLookup = { kind: 'valid'; keyId: string; accountId: string } | { kind: 'invalid'; reason: string };
+export type KeyLookup = { kind: 'valid'; keyId: string; accountId: string; rate?: RateDecision } | { kind: 'invalid'; reason: string };
 
 /**
  * The key's owner, read from the database on every call (no cache: a revocation holds at once on
- * every instance). last_used_at is written (awaited, so a page read next sees it) at most once a minute per key and instance.
+ * every instance). With a rate policy, the key's request is counted in the same statement (subject
+ * `key:<id>`), so a paid call costs one round trip for the key and its limit. last_used_at is
+ * written (awaited, so a page read next sees it) at most once a minute per key and instance.
  */
-export async function lookupApiKey(ctx: AppContext, key: string): Promise<KeyLookup> {
+export async function lookupApiKey(ctx: AppContext, key: string, rate?: RatePolicy): Promise<KeyLookup> {
   if (!apiKeyWellFormed(key)) return { kind: 'invalid', reason: 'The API key is malformed (wrong length or checksum); copy it again from where it was shown.' };
-  const rows = await ctx.db.query<{ key_id: string; account_id: string; revoked_at: Date | null }>(
-    'SELECT key_id, account_id, revoked_at FROM api_keys WHERE key_hash = $1',
-    [apiKeyHash(key)],
-  );
-  const row = rows[0];
+  type Row = { key_id: string; account_id: string; revoked_at: Date | null; hits: number | null };
+  let row: Row | undefined;
+  let window: ReturnType<typeof rateWindow> | undefined;
+  if (rate) {
+    window = rateWindow(ctx, rate);
+    row = (
+      await ctx.db.query<Row>(
+        `WITH k AS (SELECT key_id, account_id, revoked_at FROM api_keys WHERE key_hash = $1),
+         counted AS (
+           INSERT INTO rate_limit_windows (bucket, subject, window_start, hits)
+           SELECT $2, 'key:' || key_id, $3, 1 FROM k WHERE revoked_at IS NULL
+           ON CONFLICT (bucket, subject, window_start) DO UPDATE SET hits = rate_limit_windows.hits + 1
+           WHERE rate_limit_windows.hits < $4
+           RETURNING hits)
+         SELECT k.key_id, k.account_id, k.revoked_at, (SELECT hits FROM counted) AS hits FROM k`,
+        [apiKeyHash(key), rate.bucket, window.windowStart, rate.limit],
+      )
+    )[0];
+  } else {
+    row = (await ctx.db.query<Row>('SELECT key_id, account_id, revoked_at, NULL::int AS hits FROM api_keys WHERE key_hash = $1', [apiKeyHash(key)]))[0];
+  }
   if (!row) return { kind: 'invalid', reason: 'The API key is unknown.' };
   if (row.revoked_at) return { kind: 'invalid', reason: 'The API key has been revoked.' };
   await touchLastUsed(ctx, row.key_id);
-  return { kind: 'valid', keyId: row.key_id, accountId: row.account_id };
+  const found = { kind: 'valid' as const, keyId: row.key_id, accountId: row.account_id };
+  if (!rate || !window) return found;
+  return { ...found, rate: await rateDecision(ctx, rate, window, row.hits === null ? undefined : Number(row.hits)) };
 }
 
 const LAST_USED_EVERY_MS = 60_000;

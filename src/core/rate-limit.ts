@@ -24,26 +24,41 @@ export interface RateDecision {
 /** Windows older than this are swept when a new window opens. */
 const SWEEP_AFTER_MS = 3_600_000;
 
-/** Counts one request by subject against the policy and says whether it may proceed. */
-export async function takeRateLimit(ctx: AppContext, policy: RatePolicy, subject: string): Promise<RateDecision> {
+/** The policy's current fixed window for the clock's now. */
+export function rateWindow(ctx: AppContext, policy: RatePolicy): { windowStart: string; resetSeconds: number; sweepBefore: string } {
   const now = ctx.clock.now().getTime();
   const windowMs = policy.windowSeconds * 1000;
   const windowStart = Math.floor(now / windowMs) * windowMs;
-  const resetSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+  return {
+    windowStart: new Date(windowStart).toISOString(),
+    resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)),
+    sweepBefore: new Date(windowStart - SWEEP_AFTER_MS).toISOString(),
+  };
+}
+
+/**
+ * The decision from the counter an upsert returned (undefined: the window was full), sweeping old
+ * windows when this request opened a new one. Callers that count inside a larger statement (the API
+ * key check) use this with rateWindow and the same upsert as takeRateLimit.
+ */
+export async function rateDecision(ctx: AppContext, policy: RatePolicy, window: ReturnType<typeof rateWindow>, hits: number | undefined): Promise<RateDecision> {
+  if (hits === 1) await ctx.db.query('DELETE FROM rate_limit_windows WHERE window_start < $1', [window.sweepBefore]);
+  const base = { limit: policy.limit, resetSeconds: window.resetSeconds, windowSeconds: policy.windowSeconds };
+  if (hits === undefined) return { allowed: false, remaining: 0, ...base };
+  return { allowed: true, remaining: Math.max(0, policy.limit - Number(hits)), ...base };
+}
+
+/** Counts one request by subject against the policy and says whether it may proceed. */
+export async function takeRateLimit(ctx: AppContext, policy: RatePolicy, subject: string): Promise<RateDecision> {
+  const window = rateWindow(ctx, policy);
   const rows = await ctx.db.query<{ hits: number }>(
     `INSERT INTO rate_limit_windows (bucket, subject, window_start, hits) VALUES ($1, $2, $3, 1)
      ON CONFLICT (bucket, subject, window_start) DO UPDATE SET hits = rate_limit_windows.hits + 1
      WHERE rate_limit_windows.hits < $4
      RETURNING hits`,
-    [policy.bucket, subject, new Date(windowStart).toISOString(), policy.limit],
+    [policy.bucket, subject, window.windowStart, policy.limit],
   );
-  const hits = rows[0]?.hits;
-  if (hits === 1) {
-    await ctx.db.query('DELETE FROM rate_limit_windows WHERE window_start < $1', [new Date(windowStart - SWEEP_AFTER_MS).toISOString()]);
-  }
-  const base = { limit: policy.limit, resetSeconds, windowSeconds: policy.windowSeconds };
-  if (hits === undefined) return { allowed: false, remaining: 0, ...base };
-  return { allowed: true, remaining: Math.max(0, policy.limit - Number(hits)), ...base };
+  return rateDecision(ctx, policy, window, rows[0]?.hits);
 }
 
 /** The LOCATION limit for one client IP (IPv4-mapped IPv6 counted as the IPv4 address). */

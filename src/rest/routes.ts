@@ -56,7 +56,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
 
   /** The caller, after the token check and the rate limit; null when a problem was sent. */
   async function authenticate(req: IncomingMessage, res: ServerResponse): Promise<Authed | null> {
-    const verdict = await verifyBearer(ctx, req.headers.authorization, 'rest');
+    const verdict = await verifyBearer(ctx, req.headers.authorization, 'rest', { keyRateLimit: API_RATE_LIMIT });
     if (verdict.kind !== 'valid' || !verdict.caller.accountId) {
       const reason = verdict.kind === 'invalid' ? verdict.reason : 'No credential was sent.';
       sendProblem(ctx, req, res, 'unauthorized', `${reason} Send "Authorization: Bearer <API key>" (create keys on ${ctx.config.baseUrl}/account/api-keys) or a user access token with scope mcp.`, {
@@ -65,8 +65,8 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       return null;
     }
     const caller = verdict.caller as Caller & { accountId: string };
-    const subject = caller.keyId ? `key:${caller.keyId}` : `account:${caller.accountId}`;
-    const decision = await takeRateLimit(ctx, API_RATE_LIMIT, subject);
+    // Keys are counted with the key check itself (one statement); user tokens per account here.
+    const decision = verdict.rate ?? (await takeRateLimit(ctx, API_RATE_LIMIT, `account:${caller.accountId}`));
     const limit = rateLimitHeaders(decision);
     if (!decision.allowed) {
       sendProblem(

@@ -1,0 +1,261 @@
+// Public REST API throughput, measured in one run with autocannon on loopback:
+//   1. a raw node:http JSON echo answering GET (the ceiling of this machine's HTTP stack),
+//   2. siteline GET /api/v1/openapi.json (a static answer through our server: routing, logging),
+//   3. siteline paid GET /api/v1/sites/check over real Cambridge addresses, charging on
+//      (16 keys of one account holding ample credit; key check, per-key rate limit, snapshot, spend),
+//   4. the MCP snapshot tool over the same addresses on the same server (user token).
+// Then, in the server process, the mean time of each step of a paid call run alone, to say where
+// the time goes. Target: (3) >= 10 % of (1). Speed is never asserted in a test; it is reported here.
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+
+const CONNECTIONS = Number(process.env.BENCH_REST_CONNECTIONS ?? 16);
+const DURATION_S = Number(process.env.BENCH_REST_SECONDS ?? 10);
+const KEYS = 16;
+const MODERN = '2026-07-28';
+
+interface CannonRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+interface CannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Record<string, unknown>) => Promise<CannonResult>;
+
+interface Served {
+  url: string;
+  keys?: string[];
+  token?: string;
+  addresses?: string[];
+}
+
+// ---- the servers (child side) -------------------------------------------------------------------
+
+async function serveEcho(): Promise<Served> {
+  const server = http.createServer((req, res) => {
+    const out = JSON.stringify({ echo: req.url });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
+    res.end(out);
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+let steps: (() => Promise<string>) | undefined;
+
+async function serveSiteline(): Promise<Served> {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const { createPlacesDb, SHARED_DATA, ROOT } = await import('../test/support/harness.ts');
+  const { getUserToken } = await import('../test/support/auth-flow.ts');
+  const { loadConfig } = await import('../src/config.ts');
+  const { startService } = await import('../src/service.ts');
+  const { createLogger } = await import('../src/logger.ts');
+  const { addCredit, spendCredit } = await import('../src/billing/credit-ledger.ts');
+  const { lookupApiKey } = await import('../src/billing/api-keys.ts');
+  const { takeRateLimit } = await import('../src/core/rate-limit.ts');
+  const { cachedSnapshot } = await import('../src/core/snapshot-cache.ts');
+  const { API_RATE_LIMIT } = await import('../src/rest/routes.ts');
+  const testDb = await createPlacesDb(['cambridge-ma']);
+  const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'bench-'));
+  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir });
+  const svc = await startService(config, { db: testDb.db, logger: createLogger('silent') });
+  const email = `rest-bench-${process.pid}@example.com`;
+  const token = await getUserToken(svc.url, email);
+  const keys: string[] = [];
+  for (let i = 0; i < KEYS; i++) {
+    const res = await fetch(`${svc.url}/api/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `bench ${i}` }) });
+    keys.push(((await res.json()) as { key: string }).key);
+  }
+  const accountId = (await svc.ctx.db.query<{ account_id: string }>('SELECT account_id FROM accounts WHERE email = $1', [email]))[0]!.account_id;
+  await addCredit(svc.ctx, { accountId, kind: 'grant', credits: 10_000_000, reference: 'bench' });
+  const rows = await svc.ctx.db.query<{ full_address: string }>(
+    `SELECT full_address FROM addresses WHERE place_id = 'US-MA:cambridge' AND parcel_ext_id IS NOT NULL AND unit = '' AND row_no % 41 = 0 ORDER BY row_no LIMIT 400`,
+  );
+  const addresses = rows.map((r) => `${r.full_address}, Cambridge, MA`);
+  // Each step of a paid call alone, sequentially, after the load (warm caches), in microseconds.
+  steps = async () => {
+    const ctx = svc.ctx;
+    const time = async (n: number, fn: (i: number) => Promise<unknown>) => {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < n; i++) await fn(i);
+      return Number(process.hrtime.bigint() - t0) / 1e3 / n;
+    };
+    const n = 2000;
+    const r = {
+      selectOne: await time(n, () => ctx.db.query('SELECT 1')),
+      keyLookup: await time(n, (i) => lookupApiKey(ctx, keys[i % KEYS]!)),
+      rateLimit: await time(n, (i) => takeRateLimit(ctx, { ...API_RATE_LIMIT, bucket: 'bench_steps' }, `key:${i % KEYS}`)),
+      snapshotCached: await time(n, (i) => cachedSnapshot(ctx, addresses[i % addresses.length]!)),
+      spend: await time(n, () => spendCredit(ctx, { accountId, keyId: null, reference: 'bench step' })),
+    };
+    return JSON.stringify(r);
+  };
+  return { url: svc.url, keys, token, addresses };
+}
+
+// ---- the load generator (parent side) -----------------------------------------------------------
+
+const childOutput = new WeakMap<ChildProcess, () => string>();
+
+async function startChild(kind: string): Promise<{ child: ChildProcess; served: Served }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'serve', kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let buf = '';
+  childOutput.set(child, () => buf);
+  const served = await new Promise<Served>((resolve, reject) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      buf += c.toString('utf8');
+      const l = buf.split('\n').find((x) => x.startsWith('SERVED '));
+      if (l) resolve(JSON.parse(l.slice(7)) as Served);
+    });
+    child.once('exit', (code) => reject(new Error(`bench server "${kind}" exited (${code}) before serving`)));
+  });
+  return { child, served };
+}
+
+/** Asks the server child for its step timings (a line on stdin), then stops it. */
+async function stopChild(child: ChildProcess, askSteps = false): Promise<Record<string, number> | undefined> {
+  let result: Record<string, number> | undefined;
+  if (askSteps && child.exitCode === null) {
+    child.stdin!.write('steps\n');
+    result = await new Promise((resolve) => {
+      const poll = setInterval(() => {
+        const l = (childOutput.get(child)?.() ?? '').split('\n').find((x) => x.startsWith('STEPS '));
+        if (l) {
+          clearInterval(poll);
+          resolve(JSON.parse(l.slice(6)) as Record<string, number>);
+        }
+      }, 100);
+    });
+  }
+  if (child.exitCode === null) {
+    await new Promise<void>((r) => {
+      child.once('exit', () => r());
+      child.kill('SIGTERM');
+    });
+  }
+  return result;
+}
+
+async function load(origin: string, requests: CannonRequest[]): Promise<CannonResult> {
+  const opts = { url: origin, connections: CONNECTIONS, pipelining: 1, requests };
+  await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, pools, caches
+  return autocannon({ ...opts, duration: DURATION_S });
+}
+
+async function check(origin: string, req: CannonRequest, expect: (status: number, body: string, headers: Headers) => boolean, label: string): Promise<void> {
+  const res = await fetch(`${origin}${req.path}`, { method: req.method, headers: req.headers, ...(req.body ? { body: req.body } : {}) });
+  const text = await res.text();
+  if (!expect(res.status, text, res.headers)) throw new Error(`${label}: unexpected answer ${res.status} ${text.slice(0, 300)}`);
+}
+
+const rps = (r: CannonResult) => r.requests.average;
+const line = (label: string, r: CannonResult) =>
+  `  ${label.padEnd(52)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(4)} ms` +
+  (r.non2xx || r.errors || r.timeouts ? `   (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})` : '');
+const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)} %`;
+
+export async function runRestBench(): Promise<string[]> {
+  const out: string[] = [`REST API /api/v1, autocannon on loopback, ${CONNECTIONS} connections, ${DURATION_S} s per target (2 s warm-up), each server in its own process`];
+  const checkPath = (a: string) => `/api/v1/sites/check?${new URLSearchParams({ address: a })}`;
+
+  const echo = await startChild('echo');
+  let echoR: CannonResult;
+  try {
+    const req = { method: 'GET', path: checkPath('57 Inman St, Cambridge, MA'), headers: {} };
+    await check(echo.served.url, req, (s, b) => s === 200 && b.includes('Inman'), 'echo');
+    echoR = await load(echo.served.url, [req]);
+  } finally {
+    await stopChild(echo.child);
+  }
+
+  const site = await startChild('siteline');
+  let staticR: CannonResult;
+  let paidR: CannonResult;
+  let mcpR: CannonResult;
+  let stepTimes: Record<string, number> | undefined;
+  let charged = 0;
+  try {
+    const origin = site.served.url;
+    const { keys, addresses, token } = site.served as Required<Served>;
+    const openapi = { method: 'GET', path: '/api/v1/openapi.json', headers: {} };
+    await check(origin, openapi, (s) => s === 200, 'openapi.json');
+    staticR = await load(origin, [openapi]);
+
+    const paid = addresses.map((a, i) => ({ method: 'GET', path: checkPath(a), headers: { authorization: `Bearer ${keys[i % keys.length]}` } }));
+    for (const r of paid.slice(0, 20)) {
+      await check(origin, r, (s, b, h) => s === 200 && (b.includes('"answered":false') || h.get('siteline-credits-charged') === '1'), 'paid check');
+    }
+    const before = await usage(origin, keys[0]!);
+    paidR = await load(origin, paid);
+    charged = before - (await usage(origin, keys[0]!));
+
+    const mcp = addresses.map((a, i) => ({
+      method: 'POST',
+      path: '/api/mcp',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'getFeasibilitySnapshot',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'tools/call',
+        params: { name: 'getFeasibilitySnapshot', arguments: { address: a, source: 'full' }, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }),
+    }));
+    await check(origin, mcp[0]!, (s, b) => s === 200 && !b.includes('"isError":true'), 'mcp snapshot');
+    mcpR = await load(origin, mcp);
+  } finally {
+    stepTimes = await stopChild(site.child, true);
+  }
+
+  out.push(line('raw node:http JSON echo (GET)', echoR));
+  out.push(line('siteline GET /api/v1/openapi.json (static)', staticR));
+  out.push(line(`siteline paid GET /api/v1/sites/check (${site.served.addresses!.length} addresses, ${KEYS} keys)`, paidR));
+  out.push(line('siteline MCP getFeasibilitySnapshot, same addresses', mcpR));
+  out.push(`  paid REST / echo = ${pct(rps(paidR), rps(echoR))} [>= 10 %]   paid REST / MCP tool = ${(rps(paidR) / rps(mcpR)).toFixed(2)}x   static / echo = ${pct(rps(staticR), rps(echoR))}`);
+  out.push(`  credits charged during the paid run (incl. warm-up): ${charged.toLocaleString('en-US')} (answered:false addresses are free)`);
+  if (stepTimes) {
+    const f = (k: string) => `${stepTimes![k]!.toFixed(0)} µs`;
+    out.push(
+      `  one paid call's steps alone (PGlite, warm): key lookup ${f('keyLookup')}, per-key rate limit ${f('rateLimit')}, snapshot from cache ${f('snapshotCached')}, ` +
+        `guarded spend + ledger entry ${f('spend')}; an empty SELECT 1 is ${f('selectOne')}`,
+    );
+  }
+  return out;
+}
+
+async function usage(origin: string, key: string): Promise<number> {
+  const res = await fetch(`${origin}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } });
+  return ((await res.json()) as { balance: number }).balance;
+}
+
+// Child mode: start one server and report where it listens; "steps" on stdin prints step timings.
+if (process.argv[2] === 'serve') {
+  const kind = process.argv[3];
+  const served = kind === 'echo' ? await serveEcho() : kind === 'siteline' ? await serveSiteline() : null;
+  if (!served) throw new Error(`unknown bench server ${kind}`);
+  process.stdout.write(`SERVED ${JSON.stringify(served)}\n`);
+  process.stdin.on('data', (d: Buffer) => {
+    if (d.toString().trim() === 'steps' && steps) void steps().then((s) => process.stdout.write(`STEPS ${s}\n`));
+  });
+  process.once('SIGTERM', () => process.exit(0));
+} else if (import.meta.filename === process.argv[1]) {
+  for (const l of await runRestBench()) console.log(l);
+}
