@@ -183,7 +183,7 @@ test('Idempotency-Key: a retry replays without a second charge, another body is 
   assert.equal(await ledgerSum(svc.ctx.db, accountId), await creditBalance(svc.ctx.db, accountId));
 });
 
-test('300 concurrent paid calls from 3 keys of an account holding 100 credits: exactly 100 charged (PGlite)', async () => {
+test('300 concurrent paid calls from 3 keys of an account holding 100 credits: exactly 100 charged (one instance)', async () => {
   const email = 'rest-burst@example.com';
   const userJwt = await getUserToken(svc.url, email);
   const id = await accountIdOf(svc.ctx, email);
