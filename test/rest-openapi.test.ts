@@ -94,6 +94,15 @@ test('real responses match the document: snapshots (answered or not), coverage, 
   conforms('/api/v1/keys/{id}', 'delete', await api(svc.url, `/api/v1/keys/${created.json.id}`, { token: jwt, method: 'DELETE' }));
 });
 
+test('the api-catalog (RFC 9727) links the REST API to its OpenAPI document and reference page', async () => {
+  const catalog = (await api(svc.url, '/.well-known/api-catalog')).json;
+  const entry = catalog.linkset.find((l: { anchor: string }) => l.anchor.endsWith('/api/v1'));
+  assert.ok(entry, 'an /api/v1 entry');
+  assert.ok(entry['service-desc'][0].href.endsWith('/api/v1/openapi.json'));
+  assert.ok(entry['service-doc'][0].href.endsWith('/docs/api'));
+  for (const link of [entry['service-desc'][0], entry['service-doc'][0]]) assert.equal((await fetch(`${svc.url}${new URL(link.href).pathname}`)).status, 200);
+});
+
 test('the reference page at /docs/api is generated from the document', async () => {
   const res = await fetch(`${svc.url}/docs/api`);
   assert.equal(res.status, 200);

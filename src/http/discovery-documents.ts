@@ -59,6 +59,11 @@ export function apiCatalog(config: Config): Record<string, unknown> {
           { href: `${base}/.well-known/oauth-authorization-server`, type: 'application/json', title: 'OAuth authorization-server metadata' },
         ],
       },
+      {
+        anchor: `${base}/api/v1`,
+        'service-desc': [{ href: `${base}/api/v1/openapi.json`, type: 'application/openapi+json;version=3.1', title: 'Prepaid REST API (OpenAPI 3.1)' }],
+        'service-doc': [{ href: `${base}/docs/api`, type: 'text/html', title: 'REST API reference' }],
+      },
     ],
   };
 }
