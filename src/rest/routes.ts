@@ -153,13 +153,8 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     }
 
     try {
-      let snapshot;
-      try {
-        snapshot = await cachedSnapshot(ctx, address);
-      } catch (err) {
-        if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem);
-        throw err;
-      }
+      // The core refuses some texts as bad input (e.g. two street addresses): a free 400 via sendFailure.
+      const snapshot = await cachedSnapshot(ctx, address);
       const json = snapshot.json;
       if (!snapshot.snapshot.answered) {
         const balance = await creditBalance(ctx.db, caller.accountId);
