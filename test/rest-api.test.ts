@@ -134,6 +134,12 @@ test('the priced unit: same JSON as the MCP tool, one credit per answered snapsh
   assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: '{nope' }), 400, 'bad_request');
   assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: 'address=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
   assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: 'x'.repeat(20_000) } }), 413, 'payload_too_large');
+  // Input the core refuses (two street addresses): a free 400, and its Idempotency-Key stays usable.
+  const two = { address: '10 Ware St, 57 Inman St, Cambridge, MA' };
+  const refused = await api(svc.url, '/api/v1/sites/check', { token: key.key, body: two, headers: { 'idempotency-key': 'two-addresses' } });
+  assertProblem(refused, 400, 'bad_request');
+  assert.match(refused.json.detail, /two street addresses/);
+  assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: two, headers: { 'idempotency-key': 'two-addresses' } }), 400, 'bad_request');
   assert.equal(await creditBalance(svc.ctx.db, accountId), before - 2, 'only the two answered snapshots were charged');
 
   // The user JWT is accepted and bills the same account.

@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   check: () => import('./check-command.ts'),
   data: () => import('./data-command.ts'),
   credits: () => import('./credits-command.ts'),
+  keys: () => import('./keys-command.ts'),
   login: () => import('./auth-commands.ts').then((m) => ({ run: m.login })),
   whoami: () => import('./auth-commands.ts').then((m) => ({ run: m.whoami })),
   logout: () => import('./auth-commands.ts').then((m) => ({ run: m.logout })),
