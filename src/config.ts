@@ -15,6 +15,7 @@ const envSchema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(20_000).default(2_000),
+  SITELINE_STAFF_EMAILS: z.string().default(''),
 });
 
 export interface Config {
@@ -36,6 +37,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
   /** How many recent snapshot answers the MCP tool and the /sites page keep in memory (0: none). */
   snapshotCacheEntries: number;
+  /** Accounts (lower-cased e-mails) that may read feedback on the web (SITELINE_STAFF_EMAILS, comma-separated). */
+  staffEmails: string[];
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -74,5 +77,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         .filter(Boolean),
     logLevel: overrides.logLevel ?? e.LOG_LEVEL,
     snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
+    staffEmails: overrides.staffEmails ?? e.SITELINE_STAFF_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
   };
 }
