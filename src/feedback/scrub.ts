@@ -29,8 +29,8 @@ const SITELINE_SECRET = /\b(?:sl_live|sl_test|clm|slia|slpt|sls)_[A-Za-z0-9_-]{6
 const PASSWORD_KV =
   /\b(pass(?:word|wd|phrase)?|pwd|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token)(\s*[:=]\s*)(?!\[removed)("[^"]*"|'[^']*'|[^\s,;]+)/gi;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
-// 13 to 19 digits, optionally grouped by single spaces or dashes; kept unless the Luhn check passes.
-const CARD = /\b\d(?:[ -]?\d){12,18}\b/g;
+// 13 to 19 digits written as cards are (one run, groups of four, or Amex 4-6-5); kept unless the Luhn check passes.
+const CARD = /\b(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2}[ -]\d{1,4}(?:[ -]\d{3})?|\d{4}[ -]\d{6}[ -]\d{5})\b/g;
 // North American (617) 555-0123 / 617-555-0123 / 617.555.0123 (optional +1), or international +CC groups.
 const PHONE = /(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])\d{3}[\s.-]\d{4}\b|\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,5}\d/g;
 // Street words match as written, Capitalised or UPPER case (so "way" inside a sentence is left alone).
@@ -40,7 +40,7 @@ const SUFFIX_CAPITAL = 'Way|WAY|Place|PLACE|St|ST|Ave|AVE|Av|Rd|RD|Blvd|BLVD|Dr|
 const STOP = anyCase('the a an on in at of to for and or by from with this that these those my our your their its is are was were be per each every all some no not than then lot lots'.split(' '));
 const NAME_WORD = `(?!(?:${STOP})\\b)[A-Za-z0-9][A-Za-z0-9'.-]*`;
 // "12 Main Street", "1200 N. Lamar Blvd, Unit 4, Austin, TX 78701": a house number, up to four name
-// words, a street type, then an optional unit, city, state/province and postal code.
+// words (at least one with a letter: "5th", not "0"), a street type, then an optional unit, city, state/province and postal code.
 const STREET_ADDRESS = new RegExp(
   `\\b\\d{1,6}[A-Za-z]?(?:-\\d{1,5})?\\s+(?:${NAME_WORD}\\s+){0,3}${NAME_WORD}\\s+(?:${SUFFIX_FULL}|${SUFFIX_CAPITAL})\\b\\.?` +
     `(?:,?\\s*(?:#|Apt\\.?|Unit|Suite|Ste\\.?)\\s*[A-Za-z0-9-]+)?` +
@@ -48,6 +48,14 @@ const STREET_ADDRESS = new RegExp(
     `(?:,?\\s+[A-Z]{2}\\b)?(?:\\s+(?:\\d{5}(?:-\\d{4})?|[A-Z]\\d[A-Z]\\s?\\d[A-Z]\\d))?`,
   'g',
 );
+
+/** The words between the house number and the street type of an address match. */
+function nameWords(match: string): string {
+  const words = match.split(/[\s,]+/);
+  const suffix = new RegExp(`^(?:${SUFFIX_FULL}|${SUFFIX_CAPITAL})\\.?$`);
+  const end = words.findIndex((w, i) => i > 1 && suffix.test(w));
+  return words.slice(1, end).join(' ');
+}
 
 /** True when a digit string passes the Luhn checksum (payment card numbers do). */
 export function luhnValid(digits: string): boolean {
@@ -88,7 +96,12 @@ const RULES: Rule[] = [
       return n >= 10 && n <= 15 ? '[removed: phone]' : null;
     },
   },
-  { kind: 'street_address', pattern: STREET_ADDRESS, replace: () => '[removed: street address]' },
+  {
+    kind: 'street_address',
+    pattern: STREET_ADDRESS,
+    // The street name needs a letter somewhere ("5th Avenue", "Main St"), so "0 0 road" is not an address.
+    replace: (m) => (/[A-Za-z]/.test(nameWords(m)) ? '[removed: street address]' : null),
+  },
 ];
 
 /** Scrubs one text. Pure and idempotent: scrubbing a scrubbed text changes nothing. */
