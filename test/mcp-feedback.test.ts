@@ -36,7 +36,7 @@ async function formClient(answers: FormAnswer[]): Promise<{ client: Client; aske
     asked.push({ message: p.message, schema: p.requestedSchema });
     const next = answers.shift();
     assert.ok(next, 'the server asked for more forms than the test scripted');
-    return next;
+    return next as { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean> };
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   return { client, asked };

@@ -14,5 +14,6 @@ export async function buildRouter(ctx: AppContext): Promise<Router> {
   (await import('../mcp/routes.ts')).registerMcpRoutes(router, ctx);
   (await import('./discovery-documents.ts')).registerDiscoveryDocuments(router, ctx);
   (await import('./geo-coverage-route.ts')).registerGeoCoverageRoute(router, ctx);
+  (await import('../web/feedback-pages.ts')).registerFeedbackPages(router, ctx);
   return router;
 }
