@@ -3,6 +3,7 @@
 // drawing instruction comes from the input, and the PDF's dates and file id come from generatedAt,
 // so the same input gives the same bytes.
 import { createRequire } from 'node:module';
+import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import PDFDocument from 'pdfkit';
@@ -13,7 +14,10 @@ import { buildOutline, type Block, type ReportOutline, type ValueRow } from './r
 import { drawMap } from './map-figure.ts';
 
 const FONT_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
-const FONTS = { regular: path.join(FONT_DIR, 'DejaVuSans.ttf'), bold: path.join(FONT_DIR, 'DejaVuSans-Bold.ttf') };
+const FONT_FILES = { regular: path.join(FONT_DIR, 'DejaVuSans.ttf'), bold: path.join(FONT_DIR, 'DejaVuSans-Bold.ttf') };
+let fontBytes: { regular: Buffer; bold: Buffer } | undefined;
+/** The font files, read once per process (pdfkit embeds only the glyphs a report uses). */
+const fontData = () => (fontBytes ??= { regular: fs.readFileSync(FONT_FILES.regular), bold: fs.readFileSync(FONT_FILES.bold) });
 
 const PAGE = { width: 612, height: 792, margin: 54 };
 const CONTENT_W = PAGE.width - 2 * PAGE.margin;
@@ -57,8 +61,8 @@ export async function composeReport(raw: unknown): Promise<ComposedReport> {
     doc.on('end', () => resolve());
     doc.on('error', reject);
   });
-  doc.registerFont('regular', FONTS.regular);
-  doc.registerFont('bold', FONTS.bold);
+  doc.registerFont('regular', fontData().regular);
+  doc.registerFont('bold', fontData().bold);
   const fonts = { regular: 'regular', bold: 'bold' };
 
   const ensure = (height: number) => {
