@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { CookieJar, csrfFrom, getPage, postForm, signUpOrIn } from './support/auth-flow.ts';
+import { RECORD_DEMAND_POINTER } from '../src/core/city-inventory.ts';
 
 let svc: TestServer;
 before(async () => {
@@ -16,6 +17,9 @@ const count = async () => (await svc.ctx.db.query<{ n: number }>('SELECT count(*
 const field = (body: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(body)?.[1];
 
 test('/feedback needs a signed-in user: sign-in first, then back to the form with the city prefilled', async () => {
+  // cityInventory's pointer for unmapped cities names this page and the MCP tool.
+  assert.match(RECORD_DEMAND_POINTER, /submitServiceFeedback/);
+  assert.match(RECORD_DEMAND_POINTER, /\/feedback\?city=/);
   const jar = new CookieJar();
   const anon = await getPage(`${svc.url}/feedback?city=Springfield`, jar);
   assert.equal(anon.status, 303);
