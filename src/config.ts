@@ -18,6 +18,7 @@ const envSchema = z.object({
   STRIPE_SECRET_KEY: z.string().optional().transform((v) => v || undefined),
   STRIPE_WEBHOOK_SECRET: z.string().optional().transform((v) => v || undefined),
   STRIPE_API_BASE: z.string().optional().transform((v) => v || undefined).pipe(z.string().url().optional()),
+  SITELINE_STAFF_EMAILS: z.string().default(''),
 });
 
 export interface Config {
@@ -41,6 +42,8 @@ export interface Config {
   snapshotCacheEntries: number;
   /** Stripe Checkout for buying API credit; absent: purchasing is not set up (credit is granted by the operator). apiBase: another API host (stripe-mock, tests). */
   stripe: { secretKey: string; webhookSecret: string; apiBase?: string } | undefined;
+  /** Accounts (lower-cased e-mails) that may read feedback on the web (SITELINE_STAFF_EMAILS, comma-separated). */
+  staffEmails: string[];
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -80,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: overrides.logLevel ?? e.LOG_LEVEL,
     snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
     stripe: 'stripe' in overrides ? overrides.stripe : stripeConfig(e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_API_BASE),
+    staffEmails: overrides.staffEmails ?? e.SITELINE_STAFF_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
   };
 }
 

@@ -23,7 +23,7 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
       for (const n of ['getServiceMcpGuide', 'explainFeasibilityStatus']) assert.ok(names.includes(n), `${n} listed`);
-      for (const n of ['saveToProject', 'getProjectContext', 'runFeasibilityAnalysis', 'updateProject', 'setProjectMapListing', 'produceProjectReport', 'submitServiceFeedback']) {
+      for (const n of ['saveToProject', 'getProjectContext', 'runFeasibilityAnalysis', 'updateProject', 'setProjectMapListing', 'produceProjectReport']) {
         assert.ok(!names.includes(n), `${n} is not stubbed into the catalogue`);
       }
 

@@ -65,6 +65,11 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
     required: ['address', 'source'],
     hints: { ...READ_ONLY, openWorldHint: true },
   },
+  submitServiceFeedback: {
+    props: { submissionId: { type: 'string' }, affectedToolName: { type: 'string' } },
+    required: [],
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
 };
 
 for (const [leg, req] of [

@@ -6,6 +6,7 @@ Commands:
   check "<address>" [--json]     Site snapshot for one address (exit 0 answered, 3 not covered, 2 bad input)
   data import <place> [--from DIR]  Import a place's sources into the database
   data status                    Places, coverage and the last import of each
+  feedback list [--json]         Feedback users sent (staff; reads the local database)
   login [--email E]              Link this machine to your siteline account
   whoami                         Who the stored identity is
   logout                         Revoke and forget the stored identity
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   data: () => import('./data-command.ts'),
   credits: () => import('./credits-command.ts'),
   keys: () => import('./keys-command.ts'),
+  feedback: () => import('./feedback-command.ts'),
   login: () => import('./auth-commands.ts').then((m) => ({ run: m.login })),
   whoami: () => import('./auth-commands.ts').then((m) => ({ run: m.whoami })),
   logout: () => import('./auth-commands.ts').then((m) => ({ run: m.logout })),

@@ -15,5 +15,7 @@ export async function buildRouter(ctx: AppContext): Promise<Router> {
   (await import('./discovery-documents.ts')).registerDiscoveryDocuments(router, ctx);
   (await import('./geo-coverage-route.ts')).registerGeoCoverageRoute(router, ctx);
   (await import('../rest/routes.ts')).registerRestRoutes(router, ctx);
+  (await import('../web/feedback-pages.ts')).registerFeedbackPages(router, ctx);
+  (await import('./report-download-route.ts')).registerReportDownloadRoute(router, ctx);
   return router;
 }

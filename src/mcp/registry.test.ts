@@ -43,9 +43,9 @@ test('one file per tool under tools/, named after it, and every file is register
   }
 });
 
-test('the catalogue holds exactly the issue-4 tools: no stubs for the later project tools', () => {
-  assert.deepEqual(MCP_TOOLS.map((t) => t.name).sort(), ['cityInventory', 'explainFeasibilityStatus', 'getFeasibilitySnapshot', 'getServiceMcpGuide', 'previewSiteCoverage']);
-  assert.deepEqual(MCP_TOOLS.filter((t) => t.access === 'gated').map((t) => t.name), ['getFeasibilitySnapshot']);
+test('the catalogue holds exactly the built tools: no stubs for the later project tools', () => {
+  assert.deepEqual(MCP_TOOLS.map((t) => t.name).sort(), ['cityInventory', 'explainFeasibilityStatus', 'getFeasibilitySnapshot', 'getServiceMcpGuide', 'previewSiteCoverage', 'submitServiceFeedback']);
+  assert.deepEqual(MCP_TOOLS.filter((t) => t.access === 'gated').map((t) => t.name), ['getFeasibilitySnapshot', 'submitServiceFeedback']);
 });
 
 test('the wire catalogue is computed once per registry and carries no $schema key', () => {

@@ -6,6 +6,7 @@ import { explainFeasibilityStatus } from './tools/explain-feasibility-status.ts'
 import { cityInventory } from './tools/city-inventory.ts';
 import { previewSiteCoverage } from './tools/preview-site-coverage.ts';
 import { getFeasibilitySnapshot } from './tools/get-feasibility-snapshot.ts';
+import { submitServiceFeedback } from './tools/submit-service-feedback.ts';
 
 export const MCP_TOOLS: readonly McpToolDefinition[] = [
   getServiceMcpGuide,
@@ -13,6 +14,7 @@ export const MCP_TOOLS: readonly McpToolDefinition[] = [
   cityInventory,
   previewSiteCoverage,
   getFeasibilitySnapshot,
+  submitServiceFeedback,
 ] as unknown as readonly McpToolDefinition[];
 
 export function findTool(name: string, tools: readonly McpToolDefinition[] = MCP_TOOLS): McpToolDefinition | undefined {

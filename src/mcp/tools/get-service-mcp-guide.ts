@@ -18,7 +18,10 @@ const SURFACE = {
     'cityInventory: what the service holds for a city (by name or by point): layers, districts, rule coverage, vintage, licence.',
     'previewSiteCoverage: whether one address is covered and whether a lot and zone were found (no zoning values).',
   ],
-  gatedTools: ['getFeasibilitySnapshot: the full snapshot for one address (needs sign-in).'],
+  gatedTools: [
+    'getFeasibilitySnapshot: the full snapshot for one address (needs sign-in).',
+    'submitServiceFeedback: sends the user\'s own feedback through a form, only when they ask (needs sign-in).',
+  ],
   signIn:
     'Public tools need no token. To sign in, simply call a gated tool such as getFeasibilitySnapshot: the endpoint answers HTTP 401 with a ' +
     'WWW-Authenticate header naming the protected-resource metadata, and an MCP client starts the browser OAuth flow from there. ' +

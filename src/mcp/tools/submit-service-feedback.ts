@@ -1,0 +1,102 @@
+// submitServiceFeedback (gated, write): the human's own words through a form, never the model's.
+// First call -> input_required (form); accepted retry -> validate, scrub, store once per
+// submissionId; declined or cancelled -> nothing stored. The 2025 leg cannot carry the form.
+import { z } from 'zod';
+import { checkAnswer, feedbackFormSchema, type FormPrefill } from '../../feedback/feedback-form.ts';
+import { submitFeedback } from '../../feedback/feedback-store.ts';
+import { defineTool, toolError, toolResult, type ToolOutcome } from '../tool-definition.ts';
+
+export const FEEDBACK_FORM_KEY = 'feedback';
+
+const FORM_MESSAGE = 'Send feedback to the siteline team. Write it in your own words; personal data and credentials are removed before it is stored.';
+
+export const submitServiceFeedback = defineTool({
+  name: 'submitServiceFeedback',
+  title: 'Send feedback to siteline',
+  description:
+    'Sends the user\'s feedback (a problem, a wrong value, a city to cover, a suggestion or praise) to the people running siteline. ' +
+    'Call it ONLY when the user explicitly asks to send feedback, report a problem, suggest an improvement or praise something; never silently. ' +
+    'The user fills a form (the client shows it; on 2026-07-28 the first call returns input_required); nothing is stored if they decline or cancel. ' +
+    'Personal data and credentials are removed before storage. If the result says success: false, retry with the same submissionId.',
+  input: z.object({
+    submissionId: z.uuid().optional().describe('Omit on a first report (generated server-side). Reuse the returned UUID when retrying the same report.'),
+    affectedToolName: z.string().max(64).optional().describe('The tool the user comments on, e.g. getFeasibilitySnapshot; prefills the form.'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  access: 'gated',
+  async handler({ submissionId, affectedToolName }, call) {
+    const feedbackUrl = `${call.ctx.config.baseUrl}/feedback`;
+    if (call.era === 'legacy') return legacyAnswer(feedbackUrl);
+    const accountId = call.caller?.accountId;
+    if (!accountId) return toolError('Feedback is sent from a signed-in account; this token names none. Sign in and retry.');
+
+    const response = call.inputResponses?.[FEEDBACK_FORM_KEY] as { action?: unknown; content?: unknown } | undefined;
+    if (!response) return askForm({ affectedToolName: affectedToolName ?? null });
+    if (response.action !== 'accept') {
+      const how = response.action === 'decline' ? 'declined' : 'cancelled';
+      return toolResult({ submitted: false, action: how }, `The user ${how} the feedback form. Nothing was sent or stored.`);
+    }
+    const checked = checkAnswer(response.content);
+    if (!checked.ok) {
+      // Ask again with what they typed kept, so a bad answer loses nothing.
+      const content = (response.content ?? {}) as Record<string, unknown>;
+      return askForm(
+        {
+          affectedToolName: typeof content['affectedToolName'] === 'string' ? content['affectedToolName'] : (affectedToolName ?? null),
+          ...(typeof content['category'] === 'string' ? { category: content['category'] } : {}),
+          ...(typeof content['message'] === 'string' ? { message: content['message'] } : {}),
+          contactConsent: content['contactConsent'] === true,
+          shareStreetAddresses: content['shareStreetAddresses'] === true,
+        },
+        checked.problems,
+      );
+    }
+
+    const outcome = await submitFeedback(call.ctx, { submissionId, accountId, answer: checked.answer, channel: 'mcp' });
+    switch (outcome.kind) {
+      case 'stored':
+      case 'duplicate': {
+        const f = outcome.feedback;
+        const removed = Object.keys(f.redactions);
+        return toolResult(
+          {
+            success: true,
+            submissionId: f.submissionId,
+            duplicate: outcome.kind === 'duplicate',
+            category: f.category,
+            storedMessage: f.message,
+            removed: f.redactions,
+            contactConsent: f.contactConsent,
+          },
+          (outcome.kind === 'duplicate' ? `This report (${f.submissionId}) was already received; nothing was stored twice.` : `Feedback received (submissionId ${f.submissionId}). Thank you.`) +
+            (removed.length ? ` Removed before storage: ${removed.join(', ')}.` : ''),
+        );
+      }
+      case 'id_taken':
+        return toolError(`The submissionId ${outcome.submissionId} belongs to another report. Call again without submissionId to get a new one.`, {
+          success: false,
+          submissionId: outcome.submissionId,
+          error: { code: 'submission_id_taken' },
+        });
+      case 'write_failed':
+        return toolError(
+          `The feedback could not be saved (a storage error on siteline's side). Nothing was stored. Retry with the same submissionId ${outcome.submissionId} so it is not stored twice.`,
+          { success: false, submissionId: outcome.submissionId, retryWithSameSubmissionId: true, error: { code: 'write_failed' } },
+        );
+    }
+  },
+});
+
+function askForm(prefill: FormPrefill, problems: string[] = []): ToolOutcome {
+  const message = problems.length ? `${problems.join(' ')} Please correct the form and send it again.` : FORM_MESSAGE;
+  return { text: message, formRequest: { key: FEEDBACK_FORM_KEY, message, requestedSchema: feedbackFormSchema(prefill) } };
+}
+
+/** The 2025 leg is stateless and cannot show a form: say honestly how feedback can be sent, store nothing. */
+function legacyAnswer(feedbackUrl: string): ToolOutcome {
+  return toolError(
+    'Feedback needs the user\'s own words through a form, which this 2025-era connection cannot carry (it is stateless), so nothing was sent or stored. ' +
+      `The user can send it on the web at ${feedbackUrl} (signed in), or the client can reconnect with MCP protocol 2026-07-28, declare the elicitation capability and call submitServiceFeedback again.`,
+    { success: false, submitted: false, feedbackUrl, error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28' } },
+  );
+}

@@ -1,0 +1,176 @@
+// The report's map: a vector drawing of the lots, districts and overlays from siteline's own geometry,
+// with a scale bar and a north arrow. Projection: a local equirectangular plane around the lots'
+// centre (metres), which is accurate to well under 1% across a few blocks; north is up.
+import type { LonLat, PolygonRings, ReportInput } from './report-input.ts';
+
+export interface Frame {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+const M_PER_DEG_LAT = 110_574;
+const M_PER_DEG_LON_EQUATOR = 111_320;
+
+export interface MapProjection {
+  /** PDF points per metre on the ground. */
+  pointsPerMetre: number;
+  toPage(p: LonLat): [number, number];
+}
+
+/** Fits the build and context lots (plus a margin) into the frame, north up. */
+export function projectLots(input: Pick<ReportInput, 'lots'>, frame: Frame): MapProjection {
+  const pts = input.lots.flatMap((l) => l.polygons.flatMap((p) => p[0] ?? []));
+  let minLon = Infinity;
+  let maxLon = -Infinity;
+  let minLat = Infinity;
+  let maxLat = -Infinity;
+  for (const [lon, lat] of pts) {
+    minLon = Math.min(minLon, lon);
+    maxLon = Math.max(maxLon, lon);
+    minLat = Math.min(minLat, lat);
+    maxLat = Math.max(maxLat, lat);
+  }
+  const lat0 = (minLat + maxLat) / 2;
+  const lon0 = (minLon + maxLon) / 2;
+  const mPerDegLon = M_PER_DEG_LON_EQUATOR * Math.cos((lat0 * Math.PI) / 180);
+  // At least 60 m across, so a single small lot still shows its street context.
+  const widthM = Math.max((maxLon - minLon) * mPerDegLon, 60) * 1.3;
+  const heightM = Math.max((maxLat - minLat) * M_PER_DEG_LAT, 60) * 1.3;
+  const pointsPerMetre = Math.min(frame.w / widthM, frame.h / heightM);
+  const cx = frame.x + frame.w / 2;
+  const cy = frame.y + frame.h / 2;
+  return {
+    pointsPerMetre,
+    toPage: ([lon, lat]) => [round2(cx + (lon - lon0) * mPerDegLon * pointsPerMetre), round2(cy - (lat - lat0) * M_PER_DEG_LAT * pointsPerMetre)],
+  };
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** A scale-bar length that reads well (1, 2 or 5 times a power of ten) close to the target. */
+export function niceMetres(target: number): number {
+  const p = 10 ** Math.floor(Math.log10(target));
+  const m = target / p;
+  return (m >= 5 ? 5 : m >= 2 ? 2 : 1) * p;
+}
+
+const DISTRICT_FILLS = ['#dbe9f6', '#e3f1dc', '#fbe8d3', '#efe0f3', '#f7f3d0', '#dff2f0', '#f6dede', '#e6e6e6'];
+const OVERLAY_STROKES = ['#8e44ad', '#c0392b', '#16a085', '#d35400'];
+
+function ringsPath(doc: PDFKit.PDFDocument, proj: MapProjection, polygons: PolygonRings[]): void {
+  for (const poly of polygons) {
+    for (const ring of poly) {
+      ring.forEach((pt, i) => {
+        const [x, y] = proj.toPage(pt);
+        if (i === 0) doc.moveTo(x, y);
+        else doc.lineTo(x, y);
+      });
+      doc.closePath();
+    }
+  }
+}
+
+function centroid(proj: MapProjection, polygons: PolygonRings[]): [number, number] {
+  const ring = polygons[0]?.[0] ?? [];
+  let sx = 0;
+  let sy = 0;
+  for (const p of ring) {
+    const [x, y] = proj.toPage(p);
+    sx += x;
+    sy += y;
+  }
+  return [sx / Math.max(ring.length, 1), sy / Math.max(ring.length, 1)];
+}
+
+const inside = (f: Frame, [x, y]: [number, number], pad = 12) => x > f.x + pad && x < f.x + f.w - pad && y > f.y + pad && y < f.y + f.h - pad;
+
+/** Draws the map into the frame and a legend under it; returns the y below the legend. */
+export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Frame, fonts: { regular: string; bold: string }): number {
+  const proj = projectLots(input, frame);
+  const districts = input.areas.filter((a) => a.kind === 'district').sort((a, b) => a.code.localeCompare(b.code));
+  const overlays = input.areas.filter((a) => a.kind === 'overlay').sort((a, b) => a.code.localeCompare(b.code));
+  const fillOf = new Map(districts.map((d, i) => [d.code, DISTRICT_FILLS[i % DISTRICT_FILLS.length]!]));
+  const strokeOf = new Map(overlays.map((o, i) => [o.code, OVERLAY_STROKES[i % OVERLAY_STROKES.length]!]));
+
+  doc.save();
+  doc.rect(frame.x, frame.y, frame.w, frame.h).fill('#fbfbf8');
+  doc.rect(frame.x, frame.y, frame.w, frame.h).clip();
+  for (const d of districts) {
+    ringsPath(doc, proj, d.polygons);
+    doc.lineWidth(0.6).fillAndStroke(fillOf.get(d.code)!, '#9aa5b1', 'even-odd');
+  }
+  for (const lot of input.lots.filter((l) => l.role === 'context')) {
+    ringsPath(doc, proj, lot.polygons);
+    doc.lineWidth(0.4).stroke('#8a8a8a');
+  }
+  for (const lot of input.lots.filter((l) => l.role === 'build')) {
+    ringsPath(doc, proj, lot.polygons);
+    doc.lineWidth(1.8).fillOpacity(0.55).fillAndStroke('#f4a261', '#1d3557', 'even-odd');
+    doc.fillOpacity(1);
+  }
+  for (const o of overlays) {
+    ringsPath(doc, proj, o.polygons);
+    doc.lineWidth(1.2).dash(4, { space: 3 }).stroke(strokeOf.get(o.code)!);
+    doc.undash();
+  }
+  // Labels: district codes, then the build lots' labels on top.
+  doc.font(fonts.bold).fontSize(8).fillColor('#34495e');
+  for (const d of districts) {
+    const c = centroid(proj, d.polygons);
+    if (inside(frame, c)) doc.text(d.code, c[0] - 30, c[1] - 4, { width: 60, align: 'center', lineBreak: false });
+  }
+  doc.font(fonts.bold).fontSize(8).fillColor('#1d3557');
+  for (const lot of input.lots.filter((l) => l.role === 'build')) {
+    const c = centroid(proj, lot.polygons);
+    if (inside(frame, c, 4)) doc.text(lot.label ?? lot.lotId, c[0] - 40, c[1] - 4, { width: 80, align: 'center', lineBreak: false });
+  }
+  doc.restore();
+  doc.lineWidth(0.8).rect(frame.x, frame.y, frame.w, frame.h).stroke('#555555');
+
+  // Scale bar, bottom left: about a quarter of the frame.
+  const metres = niceMetres(frame.w / 4 / proj.pointsPerMetre);
+  const barW = metres * proj.pointsPerMetre;
+  const bx = frame.x + 12;
+  const by = frame.y + frame.h - 16;
+  doc.rect(bx - 4, by - 12, barW + 8, 22).fillOpacity(0.8).fill('#ffffff').fillOpacity(1);
+  doc.rect(bx, by, barW / 2, 4).fill('#222222');
+  doc.rect(bx + barW / 2, by, barW / 2, 4).lineWidth(0.6).stroke('#222222');
+  doc.font(fonts.regular).fontSize(7).fillColor('#222222').text(`0`, bx - 2, by - 10, { lineBreak: false });
+  doc.text(`${metres} m`, bx + barW - 20, by - 10, { width: 40, align: 'center', lineBreak: false });
+
+  // North arrow, top right.
+  const nx = frame.x + frame.w - 20;
+  const ny = frame.y + 14;
+  doc.polygon([nx, ny], [nx - 6, ny + 18], [nx, ny + 13], [nx + 6, ny + 18]).fill('#222222');
+  doc.font(fonts.bold).fontSize(9).text('N', nx - 4, ny + 19, { width: 8, align: 'center', lineBreak: false });
+
+  // Legend under the frame.
+  let y = frame.y + frame.h + 6;
+  const items: { swatch: (x: number, y: number) => void; text: string }[] = [
+    { swatch: (x, sy) => doc.rect(x, sy, 14, 8).fillOpacity(0.55).fillAndStroke('#f4a261', '#1d3557').fillOpacity(1), text: 'Build lot' },
+    { swatch: (x, sy) => doc.rect(x, sy, 14, 8).lineWidth(0.4).stroke('#8a8a8a'), text: 'Context lot' },
+    ...districts.map((d) => ({ swatch: (x: number, sy: number) => doc.rect(x, sy, 14, 8).fill(fillOf.get(d.code)!), text: `District ${d.code}${d.name ? ` (${d.name})` : ''}` })),
+    ...overlays.map((o) => ({
+      swatch: (x: number, sy: number) => {
+        doc.lineWidth(1.2).dash(4, { space: 3 }).rect(x, sy, 14, 8).stroke(strokeOf.get(o.code)!);
+        doc.undash();
+      },
+      text: `Overlay ${o.code}${o.name ? ` (${o.name})` : ''}`,
+    })),
+  ];
+  let x = frame.x;
+  doc.font(fonts.regular).fontSize(7.5).fillColor('#222222');
+  for (const item of items) {
+    const w = 20 + doc.widthOfString(item.text) + 14;
+    if (x + w > frame.x + frame.w) {
+      x = frame.x;
+      y += 12;
+    }
+    item.swatch(x, y + 1);
+    doc.fillColor('#222222').text(item.text, x + 18, y, { lineBreak: false });
+    x += w;
+  }
+  return y + 16;
+}

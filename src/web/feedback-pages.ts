@@ -1,0 +1,129 @@
+// /feedback: a signed-in user sends feedback with a plain form (the way in for 2025-era MCP clients
+// and for cityInventory's "ask for this city" pointer). /staff/feedback: the reports, for the
+// accounts listed in SITELINE_STAFF_EMAILS only.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import { readBody, sendHtml } from '../http/respond.ts';
+import { CATEGORY_LABELS, FEEDBACK_CATEGORIES, MESSAGE_MAX, checkAnswer, type FeedbackCategory } from '../feedback/feedback-form.ts';
+import { listFeedback, newSubmissionId, submitFeedback } from '../feedback/feedback-store.ts';
+import { html, page, type Html } from './html.ts';
+import { redirect } from './forms.ts';
+import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
+import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
+
+/** A 4000-character message can be several times that once form-encoded. */
+const FEEDBACK_FORM_LIMIT = 64 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface FormValues {
+  submissionId: string;
+  category: string;
+  message: string;
+  affectedToolName: string;
+  contactConsent: boolean;
+  shareStreetAddresses: boolean;
+}
+
+function feedbackForm(csrf: string, v: FormValues): Html {
+  const options = FEEDBACK_CATEGORIES.map(
+    (c) => html`<option value="${c}"${v.category === c ? html` selected` : ''}>${CATEGORY_LABELS[c]}</option>`,
+  );
+  return html`<form method="post" action="/feedback">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="submissionId" value="${v.submissionId}">
+<label for="category">What is it about?</label>
+<select id="category" name="category" required><option value="">Choose…</option>${options}</select>
+<label for="message">Your feedback</label>
+<textarea id="message" name="message" rows="8" maxlength="${MESSAGE_MAX}" required style="width:100%;box-sizing:border-box;font:inherit">${v.message}</textarea>
+<p><small>E-mail addresses, phone numbers, tokens, keys, card numbers and passwords are removed before it is stored.</small></p>
+<label for="affectedToolName">Tool concerned (optional)</label>
+<input id="affectedToolName" name="affectedToolName" type="text" maxlength="64" value="${v.affectedToolName}">
+<label><input type="checkbox" name="contactConsent" value="1"${v.contactConsent ? html` checked` : ''}> siteline may e-mail me about this report</label>
+<label><input type="checkbox" name="shareStreetAddresses" value="1"${v.shareStreetAddresses ? html` checked` : ''}> Keep street addresses in my message (otherwise they are removed)</label>
+<button type="submit" id="send-feedback">Send feedback</button>
+</form>`;
+}
+
+async function readFeedbackForm(req: IncomingMessage): Promise<Record<string, string>> {
+  const raw = (await readBody(req, FEEDBACK_FORM_LIMIT)).toString('utf8');
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === 'application/x-www-form-urlencoded' ? Object.fromEntries(new URLSearchParams(raw)) : {};
+}
+
+export function isStaff(ctx: AppContext, email: string): boolean {
+  return ctx.config.staffEmails.includes(email.toLowerCase());
+}
+
+export function registerFeedbackPages(router: Router, ctx: AppContext): void {
+  const show = (req: IncomingMessage, res: ServerResponse, status: number, email: string, v: FormValues, notice?: Html) => {
+    const csrf = csrfToken(ctx, req, res);
+    sendHtml(res, status, page('Send feedback', html`${notice ?? ''}${feedbackForm(csrf, v)}`, { signedInAs: email }), PAGE_HEADERS);
+  };
+
+  router.get('/feedback', async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, `/signin?next=${encodeURIComponent(url.pathname + url.search)}`);
+    const city = url.searchParams.get('city')?.trim().slice(0, 120) ?? '';
+    show(req, res, 200, account.email, {
+      submissionId: newSubmissionId(),
+      category: city ? 'city_request' : (url.searchParams.get('category') ?? ''),
+      message: city ? `Please cover ${city}.` : '',
+      affectedToolName: url.searchParams.get('tool')?.slice(0, 64) ?? '',
+      contactConsent: false,
+      shareStreetAddresses: false,
+    });
+  });
+
+  router.post('/feedback', async (req, res) => {
+    const form = await readFeedbackForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/feedback');
+    const values: FormValues = {
+      submissionId: UUID.test(form.submissionId ?? '') ? form.submissionId! : newSubmissionId(),
+      category: form.category ?? '',
+      message: form.message ?? '',
+      affectedToolName: form.affectedToolName ?? '',
+      contactConsent: form.contactConsent === '1',
+      shareStreetAddresses: form.shareStreetAddresses === '1',
+    };
+    const checked = checkAnswer({ ...values, affectedToolName: values.affectedToolName || undefined });
+    if (!checked.ok) {
+      return show(req, res, 400, account.email, values, html`<div class="error" role="alert">${checked.problems.map((p) => html`<p>${p}</p>`)}</div>`);
+    }
+    const outcome = await submitFeedback(ctx, { submissionId: values.submissionId, accountId: account.accountId, answer: checked.answer, channel: 'web' });
+    if (outcome.kind === 'write_failed' || outcome.kind === 'id_taken') {
+      const again = outcome.kind === 'id_taken' ? { ...values, submissionId: newSubmissionId() } : values;
+      return show(req, res, 503, account.email, again, html`<p class="error" role="alert">Your feedback could not be saved just now. Nothing was lost from the form: send it again.</p>`);
+    }
+    const f = outcome.feedback;
+    const removed = Object.keys(f.redactions);
+    const body = html`<p class="ok" role="status" id="feedback-received">Thank you: your feedback was received (reference <code>${f.submissionId}</code>).</p>
+<p>This is what was stored${removed.length ? html` (removed: ${removed.join(', ')})` : ''}:</p>
+<pre id="stored-message">${f.message}</pre>
+<p><a href="/feedback">Send more feedback</a> · <a href="/account">Your account</a></p>`;
+    sendHtml(res, 200, page('Feedback received', body, { signedInAs: account.email }), PAGE_HEADERS);
+  });
+
+  router.get('/staff/feedback', async (req, res) => {
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/staff/feedback');
+    if (!isStaff(ctx, account.email)) {
+      return sendHtml(res, 403, page('Staff only', html`<p class="error">This page is for the people running siteline.</p>`, { signedInAs: account.email }), PAGE_HEADERS);
+    }
+    const url = new URL(req.url ?? '/', 'http://x');
+    const cat = url.searchParams.get('category');
+    const category = (FEEDBACK_CATEGORIES as readonly string[]).includes(cat ?? '') ? (cat as FeedbackCategory) : undefined;
+    const items = await listFeedback(ctx, { limit: 200, ...(category ? { category } : {}) });
+    const rows = items.map(
+      (f) => html`<tr><td>${f.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${CATEGORY_LABELS[f.category]}</td><td class="note">${f.message}</td>
+<td>${f.affectedToolName ?? ''}</td><td>${f.contactEmail ?? (f.contactConsent ? '(consented)' : 'no')}</td><td>${f.channel}</td><td><code>${f.submissionId}</code></td></tr>`,
+    );
+    const body = html`<p>${items.length} report${items.length === 1 ? '' : 's'}, newest first${category ? html` (category ${CATEGORY_LABELS[category]})` : ''}. Messages are shown as stored, after scrubbing.</p>
+<table id="feedback-table"><thead><tr><th>Received (UTC)</th><th>Category</th><th>Message</th><th>Tool</th><th>Contact</th><th>Via</th><th>Submission</th></tr></thead>
+<tbody>${rows}</tbody></table>`;
+    sendHtml(res, 200, page('Feedback', body, { signedInAs: account.email, wide: true }), PAGE_HEADERS);
+  });
+}
