@@ -71,7 +71,7 @@ export async function claimRun(ctx: AppContext, workerId: string, leaseMs: numbe
       WHERE run_id = (
               SELECT run_id FROM analysis_runs
                WHERE status = 'queued' OR (status = 'running' AND lease_until < now() AND attempts < max_attempts)
-               ORDER BY enqueued_at, run_id
+               ORDER BY seq
                LIMIT 1
                FOR UPDATE SKIP LOCKED)
         AND (status = 'queued' OR (status = 'running' AND lease_until < now() AND attempts < max_attempts))
@@ -113,13 +113,13 @@ export async function failAttempt(ctx: AppContext, run: RunRow, workerId: string
 }
 
 export async function latestRun(q: Queryable, projectId: string): Promise<RunRow | null> {
-  const rows = await q.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM analysis_runs WHERE project_id = $1 ORDER BY enqueued_at DESC, run_id DESC LIMIT 1`, [projectId]);
+  const rows = await q.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM analysis_runs WHERE project_id = $1 ORDER BY seq DESC LIMIT 1`, [projectId]);
   return rows[0] ?? null;
 }
 
 export async function latestSucceededRun(q: Queryable, projectId: string): Promise<RunRow | null> {
   const rows = await q.query<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM analysis_runs WHERE project_id = $1 AND status = 'succeeded' ORDER BY finished_at DESC, run_id DESC LIMIT 1`,
+    `SELECT ${RUN_COLUMNS} FROM analysis_runs WHERE project_id = $1 AND status = 'succeeded' ORDER BY seq DESC LIMIT 1`,
     [projectId],
   );
   return rows[0] ?? null;
@@ -128,7 +128,7 @@ export async function latestSucceededRun(q: Queryable, projectId: string): Promi
 export async function runHistory(q: Queryable, projectId: string, limit: number): Promise<Omit<RunRow, 'result'>[]> {
   return q.query(
     `SELECT run_id::text AS run_id, status, attempts, inputs_digest, error, enqueued_at, started_at, finished_at, worker_id
-       FROM analysis_runs WHERE project_id = $1 ORDER BY enqueued_at DESC, run_id DESC LIMIT $2`,
+       FROM analysis_runs WHERE project_id = $1 ORDER BY seq DESC LIMIT $2`,
     [projectId, limit],
   );
 }

@@ -6,6 +6,10 @@ import { explainFeasibilityStatus } from './tools/explain-feasibility-status.ts'
 import { cityInventory } from './tools/city-inventory.ts';
 import { previewSiteCoverage } from './tools/preview-site-coverage.ts';
 import { getFeasibilitySnapshot } from './tools/get-feasibility-snapshot.ts';
+import { saveToProject } from './tools/save-to-project.ts';
+import { updateProject } from './tools/update-project.ts';
+import { runFeasibilityAnalysis } from './tools/run-feasibility-analysis.ts';
+import { getProjectContext } from './tools/get-project-context.ts';
 
 export const MCP_TOOLS: readonly McpToolDefinition[] = [
   getServiceMcpGuide,
@@ -13,6 +17,10 @@ export const MCP_TOOLS: readonly McpToolDefinition[] = [
   cityInventory,
   previewSiteCoverage,
   getFeasibilitySnapshot,
+  saveToProject,
+  updateProject,
+  runFeasibilityAnalysis,
+  getProjectContext,
 ] as unknown as readonly McpToolDefinition[];
 
 export function findTool(name: string, tools: readonly McpToolDefinition[] = MCP_TOOLS): McpToolDefinition | undefined {

@@ -44,6 +44,7 @@ CREATE TABLE project_references (
 -- An idempotency key is unique per account; args_digest tells a retry from a different call.
 CREATE TABLE receipts (
   receipt_id uuid PRIMARY KEY,
+  seq bigserial NOT NULL,                 -- insertion order (times can tie under a test clock)
   account_id text NOT NULL,
   tool text NOT NULL,
   action text NOT NULL,
@@ -57,7 +58,7 @@ CREATE TABLE receipts (
   args_digest text,
   result jsonb
 );
-CREATE INDEX receipts_project ON receipts (project_id, created_at);
+CREATE INDEX receipts_project ON receipts (project_id, seq);
 CREATE UNIQUE INDEX receipts_idempotency ON receipts (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
 
 -- The analysis queue: a plain table claimed with FOR UPDATE SKIP LOCKED (README, docs/projects.md).
@@ -66,6 +67,7 @@ CREATE UNIQUE INDEX receipts_idempotency ON receipts (account_id, idempotency_ke
 -- same inputs_digest), kept for every run: the history.
 CREATE TABLE analysis_runs (
   run_id uuid PRIMARY KEY,
+  seq bigserial NOT NULL,                 -- enqueue order: claim order and the latest run
   project_id uuid NOT NULL REFERENCES projects (project_id),
   account_id text NOT NULL,
   receipt_id uuid NOT NULL,
@@ -82,5 +84,5 @@ CREATE TABLE analysis_runs (
   started_at timestamptz,
   finished_at timestamptz
 );
-CREATE INDEX analysis_runs_claim ON analysis_runs (status, enqueued_at) WHERE status IN ('queued', 'running');
-CREATE INDEX analysis_runs_project ON analysis_runs (project_id, enqueued_at);
+CREATE INDEX analysis_runs_claim ON analysis_runs (status, seq) WHERE status IN ('queued', 'running');
+CREATE INDEX analysis_runs_project ON analysis_runs (project_id, seq);
