@@ -61,6 +61,7 @@ export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptio
     renewLease(ctx, run, opts.workerId, opts.leaseMs).catch(() => undefined);
   }, Math.max(50, Math.floor(opts.leaseMs / 3)));
   try {
+    ctx.logger.info({ runId: run.run_id, attempt: run.attempts, workerId: opts.workerId }, 'analysis run started');
     const inputs = await loadAnalysisInputs(ctx, ctx.db, run.project_id);
     if (opts.testDelayMs > 0) await sleep(opts.testDelayMs);
     const text = analysisResultText(inputs);
