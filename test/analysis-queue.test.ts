@@ -22,9 +22,9 @@ test('a run whose worker dies on every attempt ends failed with the reason after
   try {
     const ctx = testCtx(tdb.db);
     const created = await saveToProject(ctx, 'acct-q', { action: 'create', name: 'Lease Test', lat: 42.3, lng: -71.1, preview: false });
-    const projectId = (created as { result: { project: { projectId: string } } }).result.project.projectId;
+    const projectId = (created as unknown as { result: { project: { projectId: string } } }).result.project.projectId;
     const q = await runFeasibilityAnalysis(ctx, 'acct-q', { projectId });
-    const runId = (q as { result: { runId: string } }).result.runId;
+    const runId = (q as unknown as { result: { runId: string } }).result.runId;
     for (let attempt = 1; attempt <= 3; attempt++) {
       const claimed = await claimRun(ctx, `dying-${attempt}`, 100);
       assert.equal(claimed?.run_id, runId, `attempt ${attempt} claims the run again`);
@@ -56,7 +56,7 @@ test('two server instances on one PostgreSQL database drain 200 queued runs: eac
     const projectIds: string[] = [];
     for (let i = 0; i < 4; i++) {
       const c = await saveToProject(ctx, 'acct-pg', { action: 'create', name: `Drain ${i}`, address: '11 Acorn St, Cambridge, MA', preview: false });
-      projectIds.push((c as { result: { project: { projectId: string } } }).result.project.projectId);
+      projectIds.push((c as unknown as { result: { project: { projectId: string } } }).result.project.projectId);
     }
     // Queued before any worker runs, so both instances start on a full queue.
     for (let i = 0; i < 200; i++) await insertRun(ctx, setupDb, { projectId: projectIds[i % 4]!, accountId: 'acct-pg', receiptId: '00000000-0000-4000-8000-000000000000' });

@@ -28,10 +28,10 @@ test('a worker killed with SIGKILL mid-run: the run is claimed again after the l
       const ctx = testCtx(db);
       const created = await saveToProject(ctx, 'acct-kill', { action: 'create', name: 'Kill Test', address: '11 Acorn St, Cambridge, MA', preview: false });
       assert.equal(created.kind, 'written');
-      const projectId = ((created as { result: { project: { projectId: string } } }).result.project.projectId);
+      const projectId = ((created as unknown as { result: { project: { projectId: string } } }).result.project.projectId);
       const q = await runFeasibilityAnalysis(ctx, 'acct-kill', { projectId });
       assert.equal(q.kind, 'queued');
-      runId = (q as { result: { runId: string } }).result.runId;
+      runId = (q as unknown as { result: { runId: string } }).result.runId;
     } finally {
       await db.close();
     }
