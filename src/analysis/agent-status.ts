@@ -4,6 +4,7 @@
 import type { AppContext } from '../context.ts';
 import { loadAnalysisInputs } from './feasibility-analysis.ts';
 import { latestRun, type RunRow } from './run-queue.ts';
+import type { ProjectLot } from '../projects/project-lots.ts';
 
 export type AgentStatusValue = 'none' | 'queued' | 'running' | 'current' | 'failed';
 
@@ -34,11 +35,11 @@ export function statusOfRun(run: RunRow | null): AgentStatus {
 }
 
 /** The status with inputsChanged computed (reads the lots and the cached rules: cheap, not free). */
-export async function agentStatusOf(ctx: AppContext, projectId: string, run?: RunRow | null): Promise<AgentStatus> {
+export async function agentStatusOf(ctx: AppContext, projectId: string, run?: RunRow | null, lots?: ProjectLot[]): Promise<AgentStatus> {
   const latest = run === undefined ? await latestRun(ctx.db, projectId) : run;
   const s = statusOfRun(latest);
   if (s.status === 'current' && latest) {
-    const now = await loadAnalysisInputs(ctx, ctx.db, projectId);
+    const now = await loadAnalysisInputs(ctx, ctx.db, projectId, lots);
     s.inputsChanged = now.digest !== latest.inputs_digest;
   }
   return s;

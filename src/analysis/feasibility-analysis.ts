@@ -57,8 +57,8 @@ function rulesDigest(rules: PlaceRules): string {
 }
 
 /** What an analysis of this project would read now, and its digest (cheap: lots rows + cached rules). */
-export async function loadAnalysisInputs(ctx: AppContext, q: Queryable, projectId: string): Promise<AnalysisInputs> {
-  const lots = await lotsOfProject(q, projectId);
+export async function loadAnalysisInputs(ctx: AppContext, q: Queryable, projectId: string, preloaded?: ProjectLot[]): Promise<AnalysisInputs> {
+  const lots = preloaded ?? (await lotsOfProject(q, projectId));
   const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))].sort();
   const places: PlaceInput[] = [];
   if (placeIds.length) {

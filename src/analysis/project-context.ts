@@ -52,14 +52,14 @@ export async function getProjectContext(ctx: AppContext, accountId: string, args
   }
   const [lots, succeeded, receipts, refs] = [
     await lotsOfProject(ctx.db, project.project_id),
-    await latestSucceededRun(ctx.db, project.project_id),
+    latest?.status === 'succeeded' ? latest : await latestSucceededRun(ctx.db, project.project_id),
     await receiptsOfProject(ctx.db, accountId, project.project_id, Math.max(DIGEST_RECEIPTS, 1)),
     await ctx.db.query<{ section: { sectionUuid: string; bylaw: string; section: string; title: string; sourceUrl: string; date: string; text?: string }; attached_at: Date | string }>(
       'SELECT section, attached_at FROM project_references WHERE project_id = $1 ORDER BY attached_at, section_uuid LIMIT $2',
       [project.project_id, args.documentsLimit + 1],
     ),
   ];
-  const agentStatus = await agentStatusOf(ctx, project.project_id, latest);
+  const agentStatus = await agentStatusOf(ctx, project.project_id, latest, lots);
   const analysis = succeeded?.result ? (JSON.parse(succeeded.result) as Record<string, any>) : null;
   const documents = refs.slice(0, args.documentsLimit).map((r) => ({
     kind: 'reference',
