@@ -14,11 +14,11 @@ export const saveToProject = defineTool({
     'with neither, it lists your projects and writes nothing. preview=true returns the field-level diff and writes nothing. Every write returns a stored receipt and is not reversible here. ' +
     'idempotencyKey: a retry with the same key and arguments returns the first receipt; the same key with other arguments is an error. externalRef is "<system>:<id>", unique among your projects.',
   input: z.object({
-    action: z.enum(['create', 'attach_reference', 'attach_parcels']).describe('What to do.'),
+    action: z.enum(['create', 'attach_reference', 'attach_parcels']).describe('create, attach_parcels or attach_reference.'),
     name: z.string().max(300).optional().describe('Project name (create).'),
     address: z.string().max(300).optional().describe('On create: geocoded server-side when lat/lng are missing.'),
     lat: z.number().optional().describe('Latitude; supplied coordinates are never re-geocoded.'),
-    lng: z.number().optional().describe('Longitude.'),
+    lng: z.number().optional().describe('Longitude; supplied coordinates are never re-geocoded.'),
     projectId: z.string().optional().describe('Project UUID for attach actions; ignored by create.'),
     project: z.string().optional().describe('Project name for attach actions (case-insensitive; exact beats partial); ignored by create.'),
     sectionUuid: z.string().optional().describe('Knowledge section for attach_reference (citation.sectionUuid in a snapshot).'),

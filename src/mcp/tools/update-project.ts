@@ -16,7 +16,7 @@ export const updateProject = defineTool({
   input: z.object({
     projectId: z.string().optional().describe('Project UUID.'),
     project: z.string().optional().describe('Project name (case-insensitive; exact beats partial).'),
-    name: z.string().max(300).optional().describe('New name.'),
+    name: z.string().max(300).optional().describe('New project name.'),
     lifecycleStatus: z.string().max(100).optional().describe(`New lifecycle status: ${LIFECYCLE_STATUSES.join(', ')}.`),
     externalRef: z.string().max(300).nullable().optional().describe('"<system>:<id>", unique among your projects; null clears it.'),
     preview: z.boolean().describe('true: return the diff (or, with undoOperationId, the stored receipt) and write nothing.'),
