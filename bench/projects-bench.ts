@@ -3,6 +3,7 @@
 //   2. draining 1,000 queued runs with the default two worker loops [>= 50 runs/s]
 //   3. getProjectContext on a project with a current analysis [p50 <= 5 ms]
 // Baseline in the same run: SELECT 1 p50. Speed is never asserted in a test; it is reported here.
+import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -76,7 +77,7 @@ export async function runProjectsBench(): Promise<string[]> {
   await db.close();
   const p50 = percentile(lat, 50);
   return [
-    'Projects and the analysis queue (PGlite in memory, Cambridge, two worker loops in-process):',
+    `Projects and the analysis queue (PGlite in memory, Cambridge, two worker loops in-process; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores):`,
     `  enqueue -> current p50 ${fmtMs(p50)} [<= 250 ms]  p99 ${fmtMs(percentile(lat, 99))}  (${lat.length} runs, one at a time)`,
     `  drain 1,000 queued runs: ${drainS.toFixed(2)} s = ${(1000 / drainS).toFixed(0)} runs/s [>= 50 runs/s]  (${failed!.n} failed)`,
     `  getProjectContext p50 ${fmtMs(ctxTimes.p50)} [<= 5 ms]  p99 ${fmtMs(ctxTimes.p99)}`,
