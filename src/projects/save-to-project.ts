@@ -88,6 +88,11 @@ export async function saveToProject(ctx: AppContext, accountId: string, args: Sa
       const replay = await replayIdempotent(ctx.db, accountId, key, digest);
       if (replay) return { kind: 'written', result: replay };
     }
+    if (args.externalRef && (err as { code?: string }).code === '23505') {
+      // A concurrent create took the same externalRef first.
+      const other = await externalRefHolder(ctx.db, accountId, args.externalRef, null);
+      if (other) throw externalRefClash(args.externalRef, other);
+    }
     throw err;
   }
 }
