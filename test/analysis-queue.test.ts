@@ -17,6 +17,7 @@ import { agentStatusOf } from '../src/analysis/agent-status.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+
 test('a run whose worker dies on every attempt ends failed with the reason after max_attempts; agentStatus failed', async () => {
   const tdb = await createTestDb();
   try {
@@ -26,13 +27,15 @@ test('a run whose worker dies on every attempt ends failed with the reason after
     const q = await runFeasibilityAnalysis(ctx, 'acct-q', { projectId });
     const runId = (q as unknown as { result: { runId: string } }).result.runId;
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const claimed = await claimRun(ctx, `dying-${attempt}`, 100);
+      const claimed = await claimRun(ctx, `dying-${attempt}`, 60_000);
       assert.equal(claimed?.run_id, runId, `attempt ${attempt} claims the run again`);
       assert.equal(claimed?.attempts, attempt);
-      assert.equal(await claimRun(ctx, 'other', 100), null, 'a leased run is not claimed twice');
-      await sleep(150); // the claimer "dies": its lease passes
+      assert.equal(await claimRun(ctx, 'other', 60_000), null, 'a leased run is not claimed twice');
+      assert.equal(await failExhausted(ctx), 0, 'a live lease is not failed');
+      // The claimer "dies": its lease passes (moved into the past instead of waiting for it).
+      await tdb.db.query(`UPDATE analysis_runs SET lease_until = now() - interval '1 second' WHERE run_id = $1`, [runId]);
     }
-    assert.equal(await claimRun(ctx, 'fourth', 100), null, 'no fourth attempt');
+    assert.equal(await claimRun(ctx, 'fourth', 60_000), null, 'no fourth attempt');
     assert.equal(await failExhausted(ctx), 1);
     const [row] = await tdb.db.query<{ status: string; error: string }>('SELECT status, error FROM analysis_runs WHERE run_id = $1', [runId]);
     assert.equal(row!.status, 'failed');

@@ -67,7 +67,7 @@ test('a worker killed with SIGKILL mid-run: the run is claimed again after the l
       const w = startAnalysisWorkers(ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 50, leaseMs: 1500 }));
       try {
         let row: { status: string; attempts: number; worker_id: string; result: string | null } | undefined;
-        for (let i = 0; i < 400; i++) {
+        for (const deadline = Date.now() + 180_000; Date.now() < deadline; ) {
           [row] = await db.query('SELECT status, attempts, worker_id, result FROM analysis_runs WHERE run_id = $1', [runId]);
           if (row?.status === 'succeeded') break;
           await new Promise((r) => setTimeout(r, 50));
