@@ -55,6 +55,7 @@ say(`  scale ratio: synthetic p50 / Cambridge p50 = ${(s.snapshot.p50 / c.snapsh
 say('');
 
 for (const l of await (await import('./report-bench.ts')).runReportBench()) say(l);
+for (const l of await (await import('./projects-bench.ts')).runProjectsBench()) say(l);
 
 try {
   const { runMcpBench } = await import('./mcp-bench.ts');

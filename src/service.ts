@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { buildRouter } from './http/app.ts';
 import { createHttpServer } from './http/server.ts';
 import { scheduleAuthSweep } from './auth/sweep.ts';
+import { startAnalysisWorkers, workerOptionsFromEnv, type WorkerOptions } from './analysis/analysis-workers.ts';
 
 export interface StartOptions {
   clock?: Clock;
@@ -20,6 +21,8 @@ export interface StartOptions {
   db?: Db;
   /** Skip importing default places even when the database is empty. */
   skipAutoImport?: boolean;
+  /** Analysis workers in this process (default: from SITELINE_ANALYSIS_* variables). */
+  analysisWorkers?: Partial<WorkerOptions>;
 }
 
 export interface RunningService {
@@ -56,12 +59,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const url = `http://127.0.0.1:${port}`;
   ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind }, 'listening');
   const stopSweep = await scheduleAuthSweep(ctx);
+  const workers = startAnalysisWorkers(ctx, workerOptionsFromEnv(process.env, opts.analysisWorkers));
   return {
     ctx,
     server,
     url,
     async close() {
       stopSweep();
+      await workers.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -70,7 +70,57 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
     required: [],
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
+  saveToProject: {
+    props: {
+      action: { type: 'string', enum: ['create', 'attach_reference', 'attach_parcels'] },
+      name: { type: 'string' },
+      address: { type: 'string' },
+      lat: { type: 'number' },
+      lng: { type: 'number' },
+      projectId: { type: 'string' },
+      project: { type: 'string' },
+      sectionUuid: { type: 'string' },
+      parcelExternalIds: { type: 'array' },
+      role: { type: 'string', enum: ['build', 'context'] },
+      radiusM: { type: 'integer' },
+      idempotencyKey: { type: 'string' },
+      externalRef: { type: 'string' },
+      preview: { type: 'boolean' },
+    },
+    required: ['action', 'preview'],
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  updateProject: {
+    props: {
+      projectId: { type: 'string' },
+      project: { type: 'string' },
+      name: { type: 'string' },
+      lifecycleStatus: { type: 'string' },
+      externalRef: { type: 'string|null' },
+      preview: { type: 'boolean' },
+      undoOperationId: { type: 'string' },
+    },
+    required: ['preview'],
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  },
+  runFeasibilityAnalysis: {
+    props: { projectId: { type: 'string' }, project: { type: 'string' } },
+    required: [],
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  getProjectContext: {
+    props: { projectId: { type: 'string' }, project: { type: 'string' }, documentsLimit: { type: 'integer' }, evidenceLimit: { type: 'integer' } },
+    required: ['documentsLimit', 'evidenceLimit'],
+    hints: { ...READ_ONLY, openWorldHint: false },
+  },
 };
+
+/** The JSON Schema type of a property as one string ('string|null' for a nullable string). */
+function typeOf(p: Prop & { anyOf?: { type?: string }[]; type?: string | string[] }): string | undefined {
+  if (Array.isArray(p.type)) return p.type.join('|');
+  if (p.type) return p.type;
+  return p.anyOf?.map((a) => a.type).join('|');
+}
 
 for (const [leg, req] of [
   ['modern', () => modernRequest('tools/list')],
@@ -89,7 +139,7 @@ for (const [leg, req] of [
       assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), Object.keys(want.props).sort(), `${tool.name} parameters`);
       for (const [name, p] of Object.entries(want.props)) {
         const got = tool.inputSchema.properties[name]!;
-        assert.equal(got.type, p.type, `${tool.name}.${name} type`);
+        assert.equal(typeOf(got), p.type, `${tool.name}.${name} type`);
         if (p.enum) assert.deepEqual(got.enum, [...p.enum], `${tool.name}.${name} enum`);
         else assert.equal(got.enum, undefined);
         assert.ok(got.description && got.description.length > 10, `${tool.name}.${name} is described`);

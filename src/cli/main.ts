@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   login: () => import('./auth-commands.ts').then((m) => ({ run: m.login })),
   whoami: () => import('./auth-commands.ts').then((m) => ({ run: m.whoami })),
   logout: () => import('./auth-commands.ts').then((m) => ({ run: m.logout })),
+  worker: () => import('./worker-command.ts'),
 };
 
 async function main(argv: string[]): Promise<number> {

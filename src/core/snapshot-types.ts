@@ -9,6 +9,8 @@ export interface Citation {
   /** Date of the text the value was read from (ISO date, or year). */
   date: string;
   excerpt?: string;
+  /** The knowledge section this citation reads from (stable UUID; saveToProject attach_reference takes it). */
+  sectionUuid?: string;
 }
 
 /** A value born with its provenance: never a bare number. */

@@ -7,6 +7,10 @@ import { cityInventory } from './tools/city-inventory.ts';
 import { previewSiteCoverage } from './tools/preview-site-coverage.ts';
 import { getFeasibilitySnapshot } from './tools/get-feasibility-snapshot.ts';
 import { submitServiceFeedback } from './tools/submit-service-feedback.ts';
+import { saveToProject } from './tools/save-to-project.ts';
+import { updateProject } from './tools/update-project.ts';
+import { runFeasibilityAnalysis } from './tools/run-feasibility-analysis.ts';
+import { getProjectContext } from './tools/get-project-context.ts';
 
 export const MCP_TOOLS: readonly McpToolDefinition[] = [
   getServiceMcpGuide,
@@ -15,6 +19,10 @@ export const MCP_TOOLS: readonly McpToolDefinition[] = [
   previewSiteCoverage,
   getFeasibilitySnapshot,
   submitServiceFeedback,
+  saveToProject,
+  updateProject,
+  runFeasibilityAnalysis,
+  getProjectContext,
 ] as unknown as readonly McpToolDefinition[];
 
 export function findTool(name: string, tools: readonly McpToolDefinition[] = MCP_TOOLS): McpToolDefinition | undefined {

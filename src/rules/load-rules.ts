@@ -7,6 +7,7 @@ import { SitelineError } from '../core/errors.ts';
 import { loadConfig } from '../config.ts';
 import { placeRulesSchema, districtRulesSchema, type PlaceRules, type DistrictRules } from './rules-schema.ts';
 import { ozfsToDistricts, ozfsZoningSchema } from './ozfs-rules.ts';
+import { stampSectionUuids } from './knowledge-sections.ts';
 
 export type { PlaceRules, DistrictRules } from './rules-schema.ts';
 
@@ -74,6 +75,7 @@ async function load(slug: string, placesDir: string, sourceDir: string | undefin
     for (const [code, target] of Object.entries(rules.aliases))
       if (!(target in rules.districts)) throw new RulesFileError(file, `Invalid rules file ${file}:\n  aliases.${code}: alias target "${target}" is not a district`);
   }
+  stampSectionUuids(rules); // every citation carries its knowledge section's sectionUuid
   return rules;
 }
 

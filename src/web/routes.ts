@@ -5,10 +5,12 @@ import { registerAccountPages } from './account-pages.ts';
 import { registerClaimPage } from './claim-page.ts';
 import { registerOutboxPage } from './outbox-page.ts';
 import { registerApiKeysPage } from './api-keys-page.ts';
+import { registerProjectPages } from './project-pages.ts';
 
 export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerAccountPages(router, ctx);
   registerClaimPage(router, ctx);
   registerOutboxPage(router, ctx);
   registerApiKeysPage(router, ctx);
+  registerProjectPages(router, ctx);
 }

@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { AppContext } from '../../src/context.ts';
 import { systemClock, type Clock } from '../../src/clock.ts';
-import { startService, type RunningService } from '../../src/service.ts';
+import { startService, type RunningService, type StartOptions } from '../../src/service.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SHARED_DATA = path.resolve(ROOT, '../shared/data');
@@ -232,7 +232,7 @@ export interface TestServer extends RunningService {
 
 /** The real HTTP server on a random loopback port over a test database. */
 export async function startTestServer(
-  opts: { places?: string[]; clock?: Clock; config?: Partial<Config> } = {},
+  opts: { places?: string[]; clock?: Clock; config?: Partial<Config>; analysisWorkers?: StartOptions['analysisWorkers'] } = {},
 ): Promise<TestServer> {
   const testDb = opts.places?.length ? await createPlacesDb(opts.places) : await createTestDb();
   fs.mkdirSync(CACHE_DIR, { recursive: true });
@@ -240,7 +240,7 @@ export async function startTestServer(
     { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
     { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir: fs.mkdtempSync(path.join(CACHE_DIR, 'data-')), ...opts.config },
   );
-  const svc = await startService(config, { db: testDb.db, clock: opts.clock, logger: createLogger('silent') });
+  const svc = await startService(config, { db: testDb.db, clock: opts.clock, logger: createLogger('silent'), analysisWorkers: opts.analysisWorkers });
   return {
     ...svc,
     testDb,

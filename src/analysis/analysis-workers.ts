@@ -1,0 +1,130 @@
+// Analysis workers: loops that claim runs from the queue and execute them. They run inside
+// `npm start` by default (src/service.ts) and alone in `siteline worker` for deployments that scale
+// out. Each loop claims one run at a time; an idle loop sleeps until a local enqueue wakes it or
+// its poll interval passes (another instance's enqueue is seen at the next poll).
+import os from 'node:os';
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import { analysisResultText, loadAnalysisInputs } from './feasibility-analysis.ts';
+import { claimRun, completeRun, failAttempt, failExhausted, onEnqueue, renewLease, type RunRow } from './run-queue.ts';
+
+export interface WorkerOptions {
+  /** Concurrent loops in this process (0: no workers here). */
+  concurrency: number;
+  /** How long a claim holds a run before another worker may take it (renewed while the run works). */
+  leaseMs: number;
+  /** How often an idle loop looks for runs enqueued by other processes. */
+  pollMs: number;
+  /** Names this process in analysis_runs.worker_id. */
+  workerId: string;
+  /**
+   * TEST ONLY (SITELINE_TEST_ANALYSIS_DELAY_MS): sleep this long inside each run, so a test can kill a
+   * worker mid-run. Never set in production; 0 by default.
+   */
+  testDelayMs: number;
+}
+
+const envSchema = z.object({
+  SITELINE_ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
+  SITELINE_ANALYSIS_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
+  SITELINE_ANALYSIS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  SITELINE_TEST_ANALYSIS_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+});
+
+export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<WorkerOptions> = {}): WorkerOptions {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) throw new Error(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  const e = parsed.data;
+  return {
+    concurrency: e.SITELINE_ANALYSIS_WORKERS,
+    leaseMs: e.SITELINE_ANALYSIS_LEASE_MS,
+    pollMs: e.SITELINE_ANALYSIS_POLL_MS,
+    workerId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`,
+    testDelayMs: e.SITELINE_TEST_ANALYSIS_DELAY_MS,
+    ...overrides,
+  };
+}
+
+export interface RunningWorkers {
+  readonly workerId: string;
+  /** Runs this process finished (succeeded or failed attempts), for logs and tests. */
+  readonly executed: () => number;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Executes one claimed run: inputs -> deterministic result -> stored (fenced by the claim). */
+export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptions): Promise<void> {
+  const heartbeat = setInterval(() => {
+    renewLease(ctx, run, opts.workerId, opts.leaseMs).catch(() => undefined);
+  }, Math.max(50, Math.floor(opts.leaseMs / 3)));
+  try {
+    ctx.logger.info({ runId: run.run_id, attempt: run.attempts, workerId: opts.workerId }, 'analysis run started');
+    const inputs = await loadAnalysisInputs(ctx, ctx.db, run.project_id);
+    if (opts.testDelayMs > 0) await sleep(opts.testDelayMs);
+    const text = analysisResultText(inputs);
+    const stored = await completeRun(ctx, run, opts.workerId, inputs.digest, text);
+    if (!stored) ctx.logger.warn({ runId: run.run_id, workerId: opts.workerId }, 'analysis run lost its lease before finishing; result discarded');
+  } catch (err) {
+    ctx.logger.error({ runId: run.run_id, err: err instanceof Error ? err.message : String(err) }, 'analysis run failed');
+    await failAttempt(ctx, run, opts.workerId, err instanceof Error ? err.message : String(err)).catch(() => undefined);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): RunningWorkers {
+  let stopped = false;
+  let executed = 0;
+  const sleepers = new Set<() => void>();
+  const wakeAll = () => {
+    for (const w of sleepers) w();
+  };
+  const unsubscribe = onEnqueue(ctx, wakeAll);
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        sleepers.delete(done);
+        resolve();
+      };
+      const t = setTimeout(done, opts.pollMs);
+      sleepers.add(done);
+    });
+  let lastSweep = 0;
+  const loop = async () => {
+    while (!stopped) {
+      try {
+        if (Date.now() - lastSweep > opts.pollMs) {
+          lastSweep = Date.now();
+          await failExhausted(ctx);
+        }
+        const run = await claimRun(ctx, opts.workerId, opts.leaseMs);
+        if (!run) {
+          await idle();
+          continue;
+        }
+        await executeRun(ctx, run, opts);
+        executed++;
+      } catch (err) {
+        if (stopped) break;
+        ctx.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'analysis worker: queue unavailable, retrying');
+        await idle();
+      }
+    }
+  };
+  const loops = Array.from({ length: opts.concurrency }, () => loop());
+  if (opts.concurrency > 0) ctx.logger.info({ workerId: opts.workerId, concurrency: opts.concurrency }, 'analysis workers started');
+  return {
+    workerId: opts.workerId,
+    executed: () => executed,
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      wakeAll();
+      await Promise.all(loops);
+    },
+  };
+}

@@ -1,0 +1,123 @@
+// The buildable footprint: the build lot polygon inset by the front, side and rear yards, where the
+// front is the real front lot line — the lot edges facing the front street's centreline — and the
+// rear the edges facing away from it. Each edge's yard is cut off as a strip (lot minus strips), so
+// irregular lots are handled; at a reflex corner the strips leave a small wedge (an overestimate
+// under 1 % on ordinary lots), noted in docs/projects.md.
+import polygonClipping, { type MultiPolygon as PcMulti, type Polygon as PcPoly } from 'polygon-clipping';
+import { FT_PER_M, SQFT_PER_M2, localProjector, signedRingArea, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
+
+/** An edge faces the street when its midpoint is this close to the centreline (metres) ... */
+export const FRONT_MAX_DISTANCE_M = 35;
+/** ... within this much of the closest edge's distance ... */
+export const FRONT_DISTANCE_SLACK_M = 4;
+/** ... and runs within this angle of the street. */
+export const FRONT_MAX_ANGLE_DEG = 40;
+
+export interface Yards {
+  frontFt: number;
+  sideFt: number;
+  rearFt: number;
+}
+
+export type FootprintResult =
+  | { ok: true; areaSqft: number; frontEdges: number; rearEdges: number; sideEdges: number; frontLineFt: number }
+  | { ok: false; reason: string };
+
+type XY = [number, number];
+
+function dist2PointSeg(p: XY, a: XY, b: XY): number {
+  const dx = b[0] - a[0], dy = b[1] - a[1];
+  const len2 = dx * dx + dy * dy;
+  const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2));
+  const x = a[0] + t * dx - p[0], y = a[1] + t * dy - p[1];
+  return x * x + y * y;
+}
+
+function polyAreaM2(mp: PcMulti): number {
+  let total = 0;
+  for (const poly of mp) poly.forEach((ring, i) => (total += (i === 0 ? 1 : -1) * Math.abs(signedRingArea(ring))));
+  return Math.max(0, total);
+}
+
+export function buildableFootprint(lots: MultiPolygonCoords[], streetLines: Position[][], yards: Yards): FootprintResult {
+  if (lots.length === 0) return { ok: false, reason: 'no build lot' };
+  if (streetLines.length === 0) return { ok: false, reason: 'no front street centreline was found near the lot, so its front lot line is not known' };
+  const first = lots[0]![0]![0]![0]!;
+  const proj = localProjector(first[1], first[0]);
+  const toXY = (ring: Position[]): XY[] => ring.map((p) => proj(p));
+  let shape: PcMulti;
+  try {
+    const polys = lots.map((mp) => mp.map((poly) => poly.map(toXY)) as PcMulti);
+    shape = polys.length === 1 ? polys[0]! : polygonClipping.union(polys[0]!, ...polys.slice(1));
+  } catch {
+    return { ok: false, reason: 'the build lots could not be combined into one shape' };
+  }
+  // The largest piece carries the front lot line; the others (if the lots do not touch) keep their own edges.
+  const segs: [XY, XY][] = [];
+  for (const line of streetLines) {
+    const xy = line.map((p) => proj(p));
+    for (let i = 1; i < xy.length; i++) segs.push([xy[i - 1]!, xy[i]!]);
+  }
+  interface Edge { a: XY; b: XY; n: XY; len: number; dist: number; angleOk: boolean }
+  const edges: Edge[] = [];
+  for (const poly of shape) {
+    const outer = poly[0]!.slice();
+    if (outer.length > 1 && outer[0]![0] === outer[outer.length - 1]![0] && outer[0]![1] === outer[outer.length - 1]![1]) outer.pop();
+    const ccw = signedRingArea(outer) > 0;
+    for (let i = 0; i < outer.length; i++) {
+      const a = outer[i]! as XY, b = outer[(i + 1) % outer.length]! as XY;
+      const dx = b[0] - a[0], dy = b[1] - a[1];
+      const len = Math.hypot(dx, dy);
+      if (len < 0.05) continue;
+      const n: XY = ccw ? [-dy / len, dx / len] : [dy / len, -dx / len]; // inward normal
+      const mid: XY = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+      let best = Infinity, bestSeg: [XY, XY] | null = null;
+      for (const s of segs) {
+        const d = dist2PointSeg(mid, s[0], s[1]);
+        if (d < best) { best = d; bestSeg = s; }
+      }
+      let angleOk = false;
+      if (bestSeg) {
+        const sx = bestSeg[1][0] - bestSeg[0][0], sy = bestSeg[1][1] - bestSeg[0][1];
+        const cos = Math.abs(dx * sx + dy * sy) / (len * Math.hypot(sx, sy) || 1);
+        angleOk = cos >= Math.cos((FRONT_MAX_ANGLE_DEG * Math.PI) / 180);
+      }
+      edges.push({ a, b, n, len, dist: Math.sqrt(best), angleOk });
+    }
+  }
+  const candidates = edges.filter((e) => e.angleOk && e.dist <= FRONT_MAX_DISTANCE_M);
+  if (candidates.length === 0) return { ok: false, reason: 'no lot edge faces the front street, so the front lot line is not known' };
+  const nearest = Math.min(...candidates.map((e) => e.dist));
+  const front = new Set(candidates.filter((e) => e.dist <= nearest + FRONT_DISTANCE_SLACK_M));
+  let fx = 0, fy = 0;
+  for (const e of front) { fx += e.n[0] * e.len; fy += e.n[1] * e.len; }
+  const fl = Math.hypot(fx, fy) || 1;
+  fx /= fl; fy /= fl;
+  const m = (ft: number) => ft / FT_PER_M;
+  const strips: PcPoly[] = [];
+  let rear = 0, side = 0;
+  for (const e of edges) {
+    let s: number;
+    if (front.has(e)) s = m(yards.frontFt);
+    else if (e.n[0] * fx + e.n[1] * fy < -0.5) { s = m(yards.rearFt); rear++; }
+    else { s = m(yards.sideFt); side++; }
+    if (s <= 0) continue;
+    const a = e.a, b = e.b; // at a convex corner the strips of the two edges overlap: no sliver is left
+    strips.push([[a, b, [b[0] + e.n[0] * s, b[1] + e.n[1] * s], [a[0] + e.n[0] * s, a[1] + e.n[1] * s], a]]);
+  }
+  let inset: PcMulti;
+  try {
+    inset = strips.length ? polygonClipping.difference(shape, ...strips) : shape;
+  } catch {
+    return { ok: false, reason: 'the yards could not be cut from the lot polygon (degenerate geometry)' };
+  }
+  const frontLen = [...front].reduce((t, e) => t + e.len, 0);
+  return {
+    ok: true,
+    areaSqft: Math.round(polyAreaM2(inset) * SQFT_PER_M2),
+    frontEdges: front.size,
+    rearEdges: rear,
+    sideEdges: side,
+    frontLineFt: Math.round(frontLen * FT_PER_M * 10) / 10,
+  };
+}

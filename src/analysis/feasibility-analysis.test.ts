@@ -1,0 +1,115 @@
+// The deterministic analysis on a synthetic lot and rules with cited values: the derived values, the
+// buildable footprint against the real front lot line, and the propagation table's statuses.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { placeRulesSchema } from '../rules/rules-schema.ts';
+import { analyseFeasibility, analysisResultText, type AnalysisInputs } from './feasibility-analysis.ts';
+import { propagate } from './propagation.ts';
+import type { LotSnapshot } from '../projects/project-lots.ts';
+
+const M_PER_DEG = (6371008.8 * Math.PI) / 180;
+const LAT0 = 42, LNG0 = -71;
+const kx = M_PER_DEG * Math.cos((LAT0 * Math.PI) / 180);
+const ft = (x: number) => x * 0.3048;
+const at = (xFt: number, yFt: number): [number, number] => [LNG0 + ft(xFt) / kx, LAT0 + ft(yFt) / M_PER_DEG];
+
+const cite = { section: '17-2-0300', sourceUrl: 'https://example.org/bylaw', date: '2026-01-01' };
+function rules(standards: Record<string, unknown>) {
+  return placeRulesSchema.parse({
+    slug: 'testville',
+    country: 'US',
+    bylaw: { name: 'Testville Zoning', url: 'https://example.org/bylaw', date: '2026' },
+    districts: { 'R-1': { name: 'Residence 1', standards, uses: [] } },
+  });
+}
+const CITED = {
+  maxFar: { status: 'cited', value: 0.5, citation: cite },
+  minLotAreaPerUnitSqft: { status: 'cited', value: 1000, citation: cite },
+  maxUnitsPerLot: { status: 'cited', value: 3, citation: cite },
+  maxDensityUnitsPerAcre: { status: 'no_limit_in_bylaw', citation: cite },
+  minFrontYardFt: { status: 'cited', value: 10, citation: cite },
+  minSideYardFt: { status: 'cited', value: 5, citation: cite },
+  minRearYardFt: { status: 'cited', value: 20, citation: cite },
+  maxLotCoveragePct: { status: 'cited', value: 50, citation: cite },
+  maxHeightStoreys: { status: 'cited', value: 3, citation: cite },
+  maxHeightFt: { status: 'cited', value: 35, citation: cite },
+};
+
+// A 60 ft x 100 ft lot; the street runs east-west 30 ft south of it, so its south edge is the front lot line.
+const lot: LotSnapshot = {
+  parcelExternalId: 'T-1',
+  geoDivisionId: 'US-XX:testville',
+  areaM2: 557.4,
+  areaSqft: 6000,
+  districts: [{ layer: 'base', code: 'R-1', name: 'Residence 1', share: 1 }],
+  frontByStreet: { 'MAIN ST': { frontageM: ft(60), depthM: ft(100) } },
+  streets: ['MAIN ST'],
+  cornerLot: false,
+  inside: { lat: at(30, 50)[1], lng: at(30, 50)[0] },
+  polygon: [[[at(0, 0), at(60, 0), at(60, 100), at(0, 100), at(0, 0)]]],
+  frontStreetLines: [[at(-200, -30), at(200, -30)]],
+  source: 'test',
+  vintage: 'test',
+};
+
+function inputs(standards: Record<string, unknown>, extra: Partial<AnalysisInputs> = {}): AnalysisInputs {
+  return {
+    projectId: 'p',
+    lots: [{ role: 'build', attachedAt: '2026-01-01T00:00:00.000Z', lot }],
+    places: [{ geoDivisionId: 'US-XX:testville', slug: 'testville', country: 'US', rules: rules(standards), rulesDigest: 'r' }],
+    digest: 'd',
+    ...extra,
+  };
+}
+
+test('cited inputs: derived values are derived_from_cited, the footprint is the yard inset against the front lot line, capped by coverage', () => {
+  const r = analyseFeasibility(inputs(CITED)) as any;
+  assert.deepEqual(r.combinedLotArea, { value: 6000, unit: 'sqft', basis: 'parcel_geometry' });
+  assert.deepEqual([r.derived.maxFloorAreaSqft.value, r.derived.maxFloorAreaSqft.status], [3000, 'derived_from_cited']);
+  assert.deepEqual([r.derived.maxDwellingUnits.value, r.derived.maxDwellingUnits.status], [3, 'derived_from_cited'], 'min(6 by area, cap 3); density has no limit');
+  assert.deepEqual([r.derived.buildableFootprintSqft.value, r.derived.buildableFootprintSqft.status], [3000, 'derived_from_cited'], 'inset 3500 capped at 50 % coverage');
+  assert.match(r.derived.buildableFootprintSqft.note, /yard-inset area 350[01] sqft/);
+  assert.match(r.derived.buildableFootprintSqft.note, /Front lot line: 1 edge\(s\), 60 ft; 2 side and 1 rear/);
+  assert.deepEqual([r.derived.gfaEnvelopeSqft.value, r.derived.gfaEnvelopeSqft.status], [3000, 'derived_from_cited'], 'min(FAR 3000, 3000 x 3 storeys)');
+  assert.deepEqual([r.derived.maxStoreys.value, r.derived.maxHeightFt.value], [3, 35]);
+  assert.ok(r.evidence.length >= 9 && r.evidence.every((e: any) => e.section === '17-2-0300'));
+});
+
+test('the footprint follows the front lot line: rear yard 20 ft on the edge away from the street', () => {
+  const noCap = { ...CITED, maxLotCoveragePct: { status: 'no_limit_in_bylaw', citation: cite } };
+  const south = analyseFeasibility(inputs(noCap)) as any;
+  assert.ok(Math.abs(south.derived.buildableFootprintSqft.value - 50 * 70) <= 2, String(south.derived.buildableFootprintSqft.value));
+  // The street to the east instead: the 100 ft east edge is the front, so the inset is (100 - 10) ... width 60 - 10 - 20.
+  const eastLot = { ...lot, frontStreetLines: [[at(90, -200), at(90, 300)]] as [number, number][][] };
+  const east = analyseFeasibility(inputs(noCap, { lots: [{ role: 'build', attachedAt: 'x', lot: eastLot }] })) as any;
+  assert.ok(Math.abs(east.derived.buildableFootprintSqft.value - (60 - 30) * (100 - 10)) <= 2, String(east.derived.buildableFootprintSqft.value));
+});
+
+test('a not_extracted input makes the result unknown (null, never zero); unverified_default makes it indicative', () => {
+  const { maxFar: _f, ...withoutFar } = CITED;
+  const r = analyseFeasibility(inputs(withoutFar)) as any;
+  assert.deepEqual([r.derived.maxFloorAreaSqft.value, r.derived.maxFloorAreaSqft.status], [null, 'not_extracted']);
+  assert.deepEqual([r.derived.gfaEnvelopeSqft.value, r.derived.gfaEnvelopeSqft.status], [null, 'not_extracted']);
+  const ind = analyseFeasibility(inputs({ ...CITED, maxLotCoveragePct: { status: 'unverified_default', value: 40, note: 'from a city summary' } })) as any;
+  assert.deepEqual([ind.derived.buildableFootprintSqft.value, ind.derived.buildableFootprintSqft.status], [2400, 'unverified_default']);
+  assert.match(ind.derived.buildableFootprintSqft.note, /Indicative only/);
+  const noLimit = analyseFeasibility(inputs({ ...CITED, maxFar: { status: 'no_limit_in_bylaw', citation: cite } })) as any;
+  assert.deepEqual([noLimit.derived.maxFloorAreaSqft.value, noLimit.derived.maxFloorAreaSqft.status], [null, 'no_limit_in_bylaw']);
+  assert.deepEqual([noLimit.derived.gfaEnvelopeSqft.value, noLimit.derived.gfaEnvelopeSqft.status], [9000, 'derived_from_cited'], 'the no-limit FAR term drops out of the min');
+});
+
+test('the propagation table: unknown beats indicative beats cited', () => {
+  assert.deepEqual(propagate(['cited', 'not_extracted', 'unverified_default']), { known: false, status: 'not_extracted' });
+  assert.deepEqual(propagate(['cited', 'unverified_default']), { known: true, status: 'unverified_default' });
+  assert.deepEqual(propagate(['cited', 'cited_conditional', 'no_limit_in_bylaw']), { known: true, status: 'derived_from_cited' });
+  assert.deepEqual(propagate(['unverified_default', 'defaulted']), { known: true, status: 'defaulted' });
+});
+
+test('context lots are summarised, not analysed; the same inputs give byte-identical text', () => {
+  const ctxLot = { role: 'context' as const, attachedAt: 'x', lot: { ...lot, parcelExternalId: 'T-2', areaSqft: 4000 } };
+  const i = inputs(CITED, { lots: [{ role: 'build', attachedAt: 'x', lot }, ctxLot] });
+  const r = analyseFeasibility(i) as any;
+  assert.equal(r.combinedLotArea.value, 6000);
+  assert.deepEqual(r.contextLots.lots, [{ parcelExternalId: 'T-2', areaSqft: 4000, districts: ['R-1'] }]);
+  assert.equal(analysisResultText(i), analysisResultText(inputs(CITED, { lots: [{ role: 'build', attachedAt: 'x', lot }, ctxLot] })));
+});

@@ -1,0 +1,242 @@
+// The deterministic feasibility analysis of a project: from the lots as attached and the rules of
+// their place, the combined build-lot area, the governing district(s) with every standard and its
+// status, and the derived values (max floor area, dwelling units, buildable footprint, storeys,
+// height, GFA envelope), each with the status the one propagation table (propagation.ts) gives.
+// Same inputs -> byte-identical result: no clock, no randomness, canonical JSON, a digest of the inputs.
+import type { Queryable } from '../db/database.ts';
+import type { AppContext } from '../context.ts';
+import { canonicalJson, sha256Hex } from '../core/canonical-json.ts';
+import { buildEnvelope } from '../core/envelope.ts';
+import type { Citation, Sourced } from '../core/snapshot-types.ts';
+import { FT_PER_M } from '../core/geo/primitives.ts';
+import { STANDARD_KEYS, type PlaceRules, type StandardKey } from '../rules/rules-schema.ts';
+import { loadPlaceRules } from '../rules/load-rules.ts';
+import type { ValueStatus } from '../core/statuses.ts';
+import { lotsOfProject, type ProjectLot } from '../projects/project-lots.ts';
+import { buildableFootprint } from './buildable-footprint.ts';
+import { propagate } from './propagation.ts';
+
+/** Bumped when the analysis itself changes: part of the inputs digest, so results never mix versions. */
+export const ANALYSIS_VERSION = 'feasibility-2026-11-22';
+const SQFT_PER_ACRE = 43560;
+const SPLIT_MIN_SHARE = 0.05;
+
+export interface PlaceInput {
+  geoDivisionId: string;
+  slug: string;
+  country: 'US' | 'CA';
+  rules: PlaceRules;
+  rulesDigest: string;
+}
+
+export interface AnalysisInputs {
+  projectId: string;
+  lots: ProjectLot[];
+  places: PlaceInput[];
+  digest: string;
+}
+
+export interface DerivedValue {
+  value: number | null;
+  status: ValueStatus;
+  unit: string;
+  formula: string;
+  inputs: string[];
+  condition?: string;
+  note?: string;
+}
+
+const rulesDigests = new WeakMap<PlaceRules, string>();
+function rulesDigest(rules: PlaceRules): string {
+  let d = rulesDigests.get(rules);
+  if (!d) {
+    d = sha256Hex(canonicalJson(rules));
+    rulesDigests.set(rules, d);
+  }
+  return d;
+}
+
+/** What an analysis of this project would read now, and its digest (cheap: lots rows + cached rules). */
+export async function loadAnalysisInputs(ctx: AppContext, q: Queryable, projectId: string, preloaded?: ProjectLot[]): Promise<AnalysisInputs> {
+  const lots = preloaded ?? (await lotsOfProject(q, projectId));
+  const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))].sort();
+  const places: PlaceInput[] = [];
+  if (placeIds.length) {
+    const rows = await q.query<{ place_id: string; slug: string; country: string }>('SELECT place_id, slug, country FROM places WHERE place_id = ANY($1::text[]) ORDER BY place_id', [placeIds]);
+    for (const r of rows) {
+      const rules = await loadPlaceRules(r.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+      places.push({ geoDivisionId: r.place_id, slug: r.slug, country: r.country === 'CA' ? 'CA' : 'US', rules, rulesDigest: rulesDigest(rules) });
+    }
+  }
+  const digest = sha256Hex(
+    canonicalJson({
+      analysisVersion: ANALYSIS_VERSION,
+      lots: lots.map((l) => ({ role: l.role, lot: l.lot })),
+      rules: places.map((p) => ({ place: p.geoDivisionId, digest: p.rulesDigest })),
+    }),
+  );
+  return { projectId, lots, places, digest };
+}
+
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+function citationOf(s: Sourced | undefined): Citation | undefined {
+  return s?.citation;
+}
+
+/** A limit derived from standards: rule 2 (no limit binds) per formula, then the table. */
+function derived(unit: string, formula: string, inputs: { name: string; s: Sourced }[], compute: () => number | null, opts: { noLimitWhen?: boolean; note?: string } = {}): DerivedValue {
+  const names = inputs.map((i) => i.name);
+  const p = propagate(inputs.map((i) => i.s.status));
+  const conditions = [...new Set(inputs.filter((i) => i.s.condition).map((i) => `${i.name}: ${i.s.condition}`))];
+  const base = { unit, formula, inputs: names, ...(conditions.length ? { condition: conditions.join('; ') } : {}) };
+  if (!p.known) {
+    const why = inputs.filter((i) => i.s.status === p.status || ['not_extracted', 'site_specific_schedule', 'conditional_unresolved', 'missing'].includes(i.s.status)).map((i) => `${i.name} is ${i.s.status}`);
+    return { value: null, status: p.status, ...base, note: `Unknown (not zero, not unlimited): ${[...new Set(why)].join('; ')}.${opts.note ? ` ${opts.note}` : ''}` };
+  }
+  if (opts.noLimitWhen) return { value: null, status: 'no_limit_in_bylaw', ...base, note: `No limit: the bylaw sets none for the binding input.${opts.note ? ` ${opts.note}` : ''}` };
+  const v = compute();
+  if (v === null) return { value: null, status: 'missing', ...base, note: opts.note ?? 'The lot data this value needs is missing.' };
+  const weak = inputs.filter((i) => i.s.status === 'unverified_default' || i.s.status === 'defaulted').map((i) => `${i.name} is ${i.s.status}`);
+  const note = [weak.length ? `Indicative only: ${weak.join('; ')}.` : '', opts.note ?? ''].filter(Boolean).join(' ');
+  return { value: r2(Math.max(0, v)), status: p.status, ...base, ...(note ? { note } : {}) };
+}
+
+const missing = (name: string): { name: string; s: Sourced } => ({ name, s: { value: null, status: 'missing' } });
+
+export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unknown> {
+  const build = inputs.lots.filter((l) => l.role === 'build');
+  const context = inputs.lots.filter((l) => l.role === 'context');
+  const contextLots = {
+    count: context.length,
+    totalAreaSqft: context.reduce((t, l) => t + l.lot.areaSqft, 0),
+    lots: context.map((l) => ({
+      parcelExternalId: l.lot.parcelExternalId,
+      areaSqft: l.lot.areaSqft,
+      districts: l.lot.districts.filter((d) => d.layer === 'base').map((d) => d.code),
+    })),
+    note: 'Context lots are summarised only; they are not analysed as buildable.',
+  };
+  const base = { analysisVersion: ANALYSIS_VERSION, inputsDigest: inputs.digest, contextLots };
+  if (build.length === 0)
+    return { ...base, buildLots: [], combinedLotArea: { value: null, unit: 'sqft', status: 'missing' }, governingDistricts: [], standards: {}, derived: {}, evidence: [], notes: ['No build lot is attached: attach one with saveToProject attach_parcels (role build).'] };
+
+  const areaSqft = build.reduce((t, l) => t + l.lot.areaSqft, 0);
+  const byCode = new Map<string, { code: string; name: string | null; areaSqft: number }>();
+  const overlays = new Map<string, string | null>();
+  for (const l of build) {
+    for (const d of l.lot.districts) {
+      if (d.layer === 'overlay') overlays.set(d.code, d.name);
+      else {
+        const e = byCode.get(d.code) ?? { code: d.code, name: d.name, areaSqft: 0 };
+        e.areaSqft += d.share * l.lot.areaSqft;
+        byCode.set(d.code, e);
+      }
+    }
+  }
+  const districts = [...byCode.values()].sort((a, b) => b.areaSqft - a.areaSqft || a.code.localeCompare(b.code));
+  const governingDistricts = districts.map((d) => ({ code: d.code, name: d.name, areaShare: areaSqft > 0 ? Math.round((d.areaSqft / areaSqft) * 1000) / 1000 : 0 }));
+  const notes: string[] = [];
+  const placeIds = [...new Set(build.map((l) => l.lot.geoDivisionId))];
+  if (placeIds.length > 1) notes.push(`The build lots lie in several places (${placeIds.join(', ')}); the rules of ${build[0]!.lot.geoDivisionId} are applied.`);
+  const place = inputs.places.find((p) => p.geoDivisionId === build[0]!.lot.geoDivisionId);
+  if (!place) return { ...base, buildLots: build.map((l) => l.lot.parcelExternalId), combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' }, governingDistricts, standards: {}, derived: {}, evidence: [], notes: ['The place of the build lot is no longer catalogued; no rules could be applied.'] };
+
+  // Frontage and depth of the combined site: one lot's own; several lots' frontages on the main street summed, the shallowest depth.
+  const mainStreet = build[0]!.lot.streets[0];
+  const fronts = build.map((l) => (mainStreet ? l.lot.frontByStreet[mainStreet] : undefined));
+  const frontageFt = fronts.every((f) => f) ? r2(fronts.reduce((t, f) => t + f!.frontageM, 0) * FT_PER_M) : null;
+  const depthFt = fronts.every((f) => f) ? r2(Math.min(...fronts.map((f) => f!.depthM)) * FT_PER_M) : null;
+  const cornerLot = build.some((l) => l.lot.cornerLot === true) ? true : build.every((l) => l.lot.cornerLot === false) ? false : null;
+  const env = buildEnvelope({
+    rules: place.rules,
+    primaryZone: districts[0]?.code ?? null,
+    zones: districts.map((d) => ({ code: d.code, share: areaSqft > 0 ? d.areaSqft / areaSqft : 0 })),
+    overlays: [...overlays].sort((a, b) => a[0].localeCompare(b[0])).map(([code, name]) => ({ code, name })),
+    lot: { areaSqft, frontageFt, depthFt, cornerLot, country: place.country },
+  });
+  notes.push(...env.notes);
+  const standards: Record<string, Sourced> = {};
+  for (const k of STANDARD_KEYS) standards[k] = env.envelope[k]!;
+  const s = (k: StandardKey) => ({ name: k, s: standards[k]! });
+  const lotArea = { name: 'lot.areaSqft', s: { value: areaSqft, status: 'derived_from_cited' } as Sourced };
+  const noLimit = (k: StandardKey) => standards[k]!.status === 'no_limit_in_bylaw';
+  const val = (k: StandardKey) => standards[k]!.value as number;
+
+  const maxFloorAreaSqft = derived('sqft', 'maxFar x combined build-lot area', [s('maxFar'), lotArea], () => val('maxFar') * areaSqft, { noLimitWhen: noLimit('maxFar') });
+
+  const unitTerms: { key: StandardKey; compute: () => number }[] = [
+    { key: 'minLotAreaPerUnitSqft', compute: () => (val('minLotAreaPerUnitSqft') > 0 ? Math.floor(areaSqft / val('minLotAreaPerUnitSqft') + 1e-9) : Infinity) },
+    { key: 'maxDensityUnitsPerAcre', compute: () => Math.floor((val('maxDensityUnitsPerAcre') * areaSqft) / SQFT_PER_ACRE + 1e-9) },
+    { key: 'maxUnitsPerLot', compute: () => val('maxUnitsPerLot') },
+  ];
+  const limitingUnits = unitTerms.filter((t) => !noLimit(t.key));
+  const maxDwellingUnits = derived(
+    'units',
+    'min(floor(area / minLotAreaPerUnitSqft), floor(maxDensityUnitsPerAcre x acres), maxUnitsPerLot); a no-limit term drops out',
+    [...unitTerms.map((t) => s(t.key)), lotArea],
+    () => Math.min(...limitingUnits.map((t) => t.compute())),
+    { noLimitWhen: limitingUnits.length === 0 },
+  );
+
+  const yard = (k: StandardKey) => (noLimit(k) ? 0 : val(k));
+  const lotsPolys = build.map((l) => l.lot.polygon);
+  const lines = build.flatMap((l) => l.lot.frontStreetLines);
+  const yardInputs = [s('minFrontYardFt'), s('minSideYardFt'), s('minRearYardFt'), s('maxLotCoveragePct')];
+  const yardsKnown = propagate(yardInputs.map((i) => i.s.status)).known;
+  const inset = yardsKnown ? buildableFootprint(lotsPolys, lines, { frontFt: yard('minFrontYardFt'), sideFt: yard('minSideYardFt'), rearFt: yard('minRearYardFt') }) : null;
+  const footprintInputs = inset && !inset.ok ? [...yardInputs, missing('lot.frontLotLine')] : [...yardInputs, lotArea];
+  const buildableFootprintSqft = derived(
+    'sqft',
+    'area of (build-lot polygon minus front, side and rear yards measured from the real front lot line), capped by maxLotCoveragePct x area',
+    footprintInputs,
+    () => {
+      if (!inset || !inset.ok) return null;
+      const cap = noLimit('maxLotCoveragePct') ? Infinity : (val('maxLotCoveragePct') / 100) * areaSqft;
+      return Math.min(inset.areaSqft, cap);
+    },
+    inset && !inset.ok ? { note: `The footprint cannot be drawn: ${inset.reason}.` } : inset && inset.ok ? { note: `Front lot line: ${inset.frontEdges} edge(s), ${inset.frontLineFt} ft; ${inset.sideEdges} side and ${inset.rearEdges} rear edge(s); yard-inset area ${inset.areaSqft} sqft.` } : {},
+  );
+  const maxStoreys = { ...standards['maxHeightStoreys']!, formula: 'maxHeightStoreys (as the bylaw states it)', inputs: ['maxHeightStoreys'] };
+  const maxHeightFt = { ...standards['maxHeightFt']!, formula: 'maxHeightFt (as the bylaw states it)', inputs: ['maxHeightFt'] };
+  const fp = { name: 'buildableFootprintSqft', s: buildableFootprintSqft as Sourced };
+  const mfa = { name: 'maxFloorAreaSqft', s: maxFloorAreaSqft as Sourced };
+  const storeysNoLimit = noLimit('maxHeightStoreys');
+  const gfaTerms: number[] = [];
+  const gfaEnvelopeSqft = derived(
+    'sqft',
+    'min(maxFloorAreaSqft, buildableFootprintSqft x maxHeightStoreys); a no-limit term drops out',
+    [mfa, fp, s('maxHeightStoreys')],
+    () => {
+      if (maxFloorAreaSqft.status !== 'no_limit_in_bylaw') gfaTerms.push(maxFloorAreaSqft.value!);
+      if (!storeysNoLimit && buildableFootprintSqft.value !== null) gfaTerms.push(buildableFootprintSqft.value * val('maxHeightStoreys'));
+      return Math.min(...gfaTerms);
+    },
+    { noLimitWhen: maxFloorAreaSqft.status === 'no_limit_in_bylaw' && storeysNoLimit },
+  );
+
+  const derivedValues = { maxFloorAreaSqft, maxDwellingUnits, buildableFootprintSqft, maxStoreys, maxHeightFt, gfaEnvelopeSqft };
+  const evidence: { member: string; section: string; sourceUrl: string; date: string; sectionUuid?: string; status: ValueStatus }[] = [];
+  for (const k of STANDARD_KEYS) {
+    const c = citationOf(standards[k]);
+    if (c) evidence.push({ member: k, section: c.section, sourceUrl: c.sourceUrl, date: c.date, ...(c.sectionUuid ? { sectionUuid: c.sectionUuid } : {}), status: standards[k]!.status });
+  }
+  return {
+    ...base,
+    buildLots: build.map((l) => ({ parcelExternalId: l.lot.parcelExternalId, geoDivisionId: l.lot.geoDivisionId, areaSqft: l.lot.areaSqft, vintage: l.lot.vintage })),
+    combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' },
+    lot: { frontageFt, depthFt, cornerLot },
+    place: { geoDivisionId: place.geoDivisionId, bylaw: place.rules.bylaw.name, bylawDate: place.rules.bylaw.date },
+    governingDistricts,
+    splitSite: governingDistricts.filter((d) => d.areaShare >= SPLIT_MIN_SHARE).length > 1,
+    standards,
+    derived: derivedValues,
+    evidence,
+    notes,
+  };
+}
+
+/** The result as stored: canonical JSON text, identical bytes for identical inputs. */
+export function analysisResultText(inputs: AnalysisInputs): string {
+  return canonicalJson(analyseFeasibility(inputs));
+}

@@ -1,0 +1,136 @@
+// getProjectContext: one project with its analysis envelope, compact agentStatus, document and
+// evidence summaries, a deterministic memory digest and external_ref. Within the re-check interval
+// after an enqueue, while the run is not finished, it answers the status only (no heavy work).
+import type { AppContext } from '../context.ts';
+import { badInput } from '../core/errors.ts';
+import { resolveProject, summarise, type ProjectList, type ProjectRow, type TargetArgs } from '../projects/project-store.ts';
+import { lotsOfProject, lotSummary, type ProjectLot } from '../projects/project-lots.ts';
+import { receiptOf, receiptsOfProject, type Receipt } from '../projects/receipts.ts';
+import { agentStatusOf, statusOfRun, type AgentStatus } from './agent-status.ts';
+import { RECHECK_INTERVAL_S } from './run-feasibility-analysis.ts';
+import { latestRun, latestSucceededRun } from './run-queue.ts';
+
+/** Bounds of documentsLimit and evidenceLimit (both required). */
+export const MAX_DOCUMENTS_LIMIT = 50;
+export const MAX_EVIDENCE_LIMIT = 100;
+/** Receipts the memory digest recounts. */
+export const DIGEST_RECEIPTS = 5;
+
+export interface ContextArgs extends TargetArgs {
+  documentsLimit: number;
+  evidenceLimit: number;
+}
+
+export type ContextOutcome =
+  | { kind: 'list'; list: ProjectList }
+  | { kind: 'candidates'; query: string; candidates: { projectId: string; name: string; lifecycleStatus: string }[] }
+  | { kind: 'recheck'; result: Record<string, unknown> }
+  | { kind: 'context'; result: Record<string, unknown> };
+
+export async function getProjectContext(ctx: AppContext, accountId: string, args: ContextArgs): Promise<ContextOutcome> {
+  for (const [field, v, max] of [['documentsLimit', args.documentsLimit, MAX_DOCUMENTS_LIMIT], ['evidenceLimit', args.evidenceLimit, MAX_EVIDENCE_LIMIT]] as const)
+    if (!Number.isInteger(v) || v < 0 || v > max) throw badInput(`${field} must be an integer from 0 to ${max}.`, { field });
+  const target = await resolveProject(ctx, accountId, args);
+  if (target.kind === 'list') return { kind: 'list', list: target.list };
+  if (target.kind === 'candidates') return { kind: 'candidates', query: target.query, candidates: target.candidates };
+  const project = target.project;
+  const latest = await latestRun(ctx.db, project.project_id);
+  if (latest && (latest.status === 'queued' || latest.status === 'running')) {
+    const elapsed = (ctx.clock.now().getTime() - new Date(latest.enqueued_at).getTime()) / 1000;
+    if (elapsed < RECHECK_INTERVAL_S) {
+      const wait = Math.max(1, Math.ceil(RECHECK_INTERVAL_S - elapsed));
+      return {
+        kind: 'recheck',
+        result: {
+          project: { projectId: project.project_id, name: project.name },
+          agentStatus: statusOfRun(latest),
+          recheck: { retryAfterSeconds: wait, intervalSeconds: RECHECK_INTERVAL_S },
+          note: `The analysis run is ${latest.status}. Check again in ${wait} s (at most once every ${RECHECK_INTERVAL_S} s after runFeasibilityAnalysis); nothing else was loaded.`,
+        },
+      };
+    }
+  }
+  const [lots, succeeded, receipts, refs] = [
+    await lotsOfProject(ctx.db, project.project_id),
+    latest?.status === 'succeeded' ? latest : await latestSucceededRun(ctx.db, project.project_id),
+    await receiptsOfProject(ctx.db, accountId, project.project_id, Math.max(DIGEST_RECEIPTS, 1)),
+    await ctx.db.query<{ section: { sectionUuid: string; bylaw: string; section: string; title: string; sourceUrl: string; date: string; text?: string }; attached_at: Date | string }>(
+      'SELECT section, attached_at FROM project_references WHERE project_id = $1 ORDER BY attached_at, section_uuid LIMIT $2',
+      [project.project_id, args.documentsLimit + 1],
+    ),
+  ];
+  const agentStatus = await agentStatusOf(ctx, project.project_id, latest, lots);
+  const analysis = succeeded?.result ? (JSON.parse(succeeded.result) as Record<string, any>) : null;
+  const documents = refs.slice(0, args.documentsLimit).map((r) => ({
+    kind: 'reference',
+    sectionUuid: r.section.sectionUuid,
+    title: r.section.title,
+    bylaw: r.section.bylaw,
+    section: r.section.section,
+    sourceUrl: r.section.sourceUrl,
+    ...(r.section.text ? { excerpt: r.section.text.slice(0, 300) } : {}),
+    attachedAt: new Date(r.attached_at).toISOString(),
+  }));
+  const allEvidence = (analysis?.evidence ?? []) as { sectionUuid?: string }[];
+  const evidence = allEvidence.slice(0, args.evidenceLimit);
+  const recent = receipts.map(receiptOf);
+  return {
+    kind: 'context',
+    result: {
+      project: summarise(project),
+      external_ref: project.external_ref,
+      lots: lots.map(lotSummary),
+      agentStatus,
+      analysis: analysis
+        ? {
+            runId: succeeded!.run_id,
+            finishedAt: new Date(succeeded!.finished_at!).toISOString(),
+            inputsDigest: succeeded!.inputs_digest,
+            combinedLotArea: analysis.combinedLotArea,
+            governingDistricts: analysis.governingDistricts,
+            splitSite: analysis.splitSite,
+            place: analysis.place,
+            standards: analysis.standards,
+            derived: analysis.derived,
+            contextLots: analysis.contextLots,
+            notes: analysis.notes,
+          }
+        : null,
+      documents: { items: documents, limit: args.documentsLimit, hasMore: refs.length > args.documentsLimit },
+      evidence: { items: evidence, limit: args.evidenceLimit, total: allEvidence.length, hasMore: allEvidence.length > args.evidenceLimit },
+      memoryDigest: memoryDigest(project, lots, agentStatus, analysis, recent),
+      recentReceipts: recent,
+    },
+  };
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
+
+function valueText(v: { value: number | null; status: string; unit?: string } | undefined): string {
+  if (!v) return 'not analysed';
+  if (v.value === null) return v.status === 'no_limit_in_bylaw' ? 'no limit in the bylaw' : `unknown (${v.status})`;
+  return `${fmt(v.value)}${v.unit ? ` ${v.unit}` : ''} (${v.status})`;
+}
+
+/** A short text a model can read: same project state -> same text (no clock, fixed order). */
+export function memoryDigest(project: ProjectRow, lots: ProjectLot[], status: AgentStatus, analysis: Record<string, any> | null, receipts: Receipt[]): string {
+  const lines: string[] = [];
+  lines.push(`Project "${project.name}" (${project.lifecycle_status})${project.address ? ` at ${project.address}` : ''}${project.external_ref ? `, external ref ${project.external_ref}` : ''}.`);
+  const build = lots.filter((l) => l.role === 'build');
+  const context = lots.filter((l) => l.role === 'context');
+  const lotText = (l: ProjectLot) => `${l.lot.parcelExternalId} (${fmt(l.lot.areaSqft)} sqft, ${l.lot.districts.filter((d) => d.layer === 'base').map((d) => d.code).join('/') || 'no district'})`;
+  lines.push(build.length ? `Build lots: ${build.map(lotText).join('; ')}.` : 'No build lot attached.');
+  if (context.length) lines.push(`Context lots: ${context.map(lotText).join('; ')}.`);
+  lines.push(`Analysis: ${status.status}${status.inputsChanged ? ' (inputs changed since; run it again)' : ''}${status.error ? ` — ${status.error}` : ''}.`);
+  if (analysis?.derived) {
+    const d = analysis.derived;
+    lines.push(
+      `Headline: districts ${(analysis.governingDistricts ?? []).map((g: { code: string }) => g.code).join(', ') || 'none'}; lot ${valueText(analysis.combinedLotArea)}; ` +
+        `max floor area ${valueText(d.maxFloorAreaSqft)}; max units ${valueText(d.maxDwellingUnits)}; footprint ${valueText(d.buildableFootprintSqft)}; ` +
+        `storeys ${valueText(d.maxStoreys)}; height ${valueText(d.maxHeightFt)}; GFA envelope ${valueText(d.gfaEnvelopeSqft)}.`,
+    );
+  }
+  if (receipts.length)
+    lines.push(`Last changes: ${receipts.map((r) => `${r.at.slice(0, 10)} ${r.tool} ${r.action}${r.changes.length ? ` (${r.changes.map((c) => c.field).join(', ')})` : ''}`).join('; ')}.`);
+  return lines.join('\n');
+}

@@ -1,0 +1,39 @@
+// Shared by the project tools: who the caller is, and the answers that choose nothing (the caller's
+// projects when no identifier was given; the candidates when a name matches several projects).
+import { SitelineError } from '../core/errors.ts';
+import type { ProjectList } from '../projects/project-store.ts';
+import type { ToolCallContext, ToolOutcome } from './tool-definition.ts';
+
+export function callerAccount(call: ToolCallContext): string {
+  const id = call.caller?.accountId;
+  if (!id) throw new SitelineError('forbidden', 'Projects belong to a signed-in account: sign in (a claimed token with scope mcp) and call again.');
+  return id;
+}
+
+export function listedOutcome(tool: string, list: ProjectList, nothing: string): ToolOutcome {
+  const structured = {
+    action: 'listed',
+    written: false,
+    projects: list.projects,
+    total: list.total,
+    hasMore: list.hasMore,
+    note: `Neither projectId nor project was given, so ${nothing}. Call ${tool} again with a projectId from this list (or a project name).`,
+  };
+  const names = list.projects.map((p) => `"${p.name}" (${p.projectId})`).join(', ');
+  return { text: `${structured.note} Your projects (${list.total}): ${names || 'none yet; create one with saveToProject action create'}.`, structured };
+}
+
+export function candidatesOutcome(tool: string, query: string, candidates: { projectId: string; name: string; lifecycleStatus: string }[], nothing: string): ToolOutcome {
+  const structured = {
+    action: 'candidates',
+    written: false,
+    query,
+    candidates,
+    note: `"${query}" matches ${candidates.length} of your projects, so none was chosen and ${nothing}. Call ${tool} again with the projectId of the one you mean.`,
+  };
+  return { text: `${structured.note} Candidates: ${candidates.map((c) => `"${c.name}" (${c.projectId})`).join(', ')}.`, structured };
+}
+
+export function jsonOutcome(sentence: string, structured: Record<string, unknown>): ToolOutcome {
+  return { text: `${sentence}\n${JSON.stringify(structured)}`, structured };
+}

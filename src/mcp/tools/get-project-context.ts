@@ -1,0 +1,32 @@
+// getProjectContext (gated, read-only): the project, its analysis and a memory digest.
+import { z } from 'zod';
+import { defineTool } from '../tool-definition.ts';
+import { MAX_DOCUMENTS_LIMIT, MAX_EVIDENCE_LIMIT, getProjectContext as load } from '../../analysis/project-context.ts';
+import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome } from '../project-results.ts';
+
+export const getProjectContext = defineTool({
+  name: 'getProjectContext',
+  title: 'Project context',
+  description:
+    'Loads one of your projects: its fields and external_ref, lots (build and context), compact agentStatus (none, queued, running, current, failed; inputsChanged: true next to current when lots or rules changed since), ' +
+    'the analysis envelope (standards and derived values, each with value and status), document summaries (attached bylaw sections), evidence summaries (the citations behind the analysis, each with sectionUuid), ' +
+    'and a memory digest: a short text of what the project is, its lots and districts, headline numbers with statuses and the last changes. ' +
+    `documentsLimit (0-${MAX_DOCUMENTS_LIMIT}) and evidenceLimit (0-${MAX_EVIDENCE_LIMIT}) bound the lists. Within 15 s of runFeasibilityAnalysis, while the run is unfinished, it answers only the status and the seconds to wait. ` +
+    'With neither projectId nor project, it lists your projects.',
+  input: z.object({
+    projectId: z.string().optional().describe('Project UUID.'),
+    project: z.string().optional().describe('Project name (case-insensitive; exact beats partial; several matches list candidates).'),
+    documentsLimit: z.number().int().describe(`How many document summaries, 0-${MAX_DOCUMENTS_LIMIT}.`),
+    evidenceLimit: z.number().int().describe(`How many evidence summaries, 0-${MAX_EVIDENCE_LIMIT}.`),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  access: 'gated',
+  async handler(args, call) {
+    const accountId = callerAccount(call);
+    const out = await load(call.ctx, accountId, args);
+    if (out.kind === 'list') return listedOutcome('getProjectContext', out.list, 'no project was loaded');
+    if (out.kind === 'candidates') return candidatesOutcome('getProjectContext', out.query, out.candidates, 'no project was loaded');
+    if (out.kind === 'recheck') return jsonOutcome(String(out.result['note']), out.result);
+    return { text: `${out.result['memoryDigest']}\n${JSON.stringify(out.result)}`, structured: out.result };
+  },
+});

@@ -1,0 +1,49 @@
+// saveToProject (gated, write): create a project, attach lots, attach a knowledge reference.
+import { z } from 'zod';
+import { defineTool } from '../tool-definition.ts';
+import { saveToProject as save } from '../../projects/save-to-project.ts';
+import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome } from '../project-results.ts';
+
+export const saveToProject = defineTool({
+  name: 'saveToProject',
+  title: 'Save to project',
+  description:
+    'Creates a project (action create: name plus address, geocoded by the service, or lat/lng, never re-geocoded; the lot under the point becomes the build lot), ' +
+    'attaches lots (attach_parcels: parcelExternalIds copied from getFeasibilitySnapshot lot.parcelExternalId, role build or context, default build; each must lie within radiusM, default 150 m half-width, of the project location, else pass a larger radiusM), ' +
+    'or attaches a bylaw section (attach_reference: sectionUuid copied from a citation). Attach actions take projectId or project (name; several matches list candidates and choose nothing); ' +
+    'with neither, it lists your projects and writes nothing. preview=true returns the field-level diff and writes nothing. Every write returns a stored receipt and is not reversible here. ' +
+    'idempotencyKey: a retry with the same key and arguments returns the first receipt; the same key with other arguments is an error. externalRef is "<system>:<id>", unique among your projects.',
+  input: z.object({
+    action: z.enum(['create', 'attach_reference', 'attach_parcels']).describe('create, attach_parcels or attach_reference.'),
+    name: z.string().max(300).optional().describe('Project name (create).'),
+    address: z.string().max(300).optional().describe('On create: geocoded server-side when lat/lng are missing.'),
+    lat: z.number().optional().describe('Latitude; supplied coordinates are never re-geocoded.'),
+    lng: z.number().optional().describe('Longitude; supplied coordinates are never re-geocoded.'),
+    projectId: z.string().optional().describe('Project UUID for attach actions; ignored by create.'),
+    project: z.string().optional().describe('Project name for attach actions (case-insensitive; exact beats partial); ignored by create.'),
+    sectionUuid: z.string().optional().describe('Knowledge section for attach_reference (citation.sectionUuid in a snapshot).'),
+    parcelExternalIds: z.array(z.string().max(200)).max(50).optional().describe('Lot ids as the snapshot returns them (lot.parcelExternalId), at most 50.'),
+    role: z.enum(['build', 'context']).optional().describe('build (lot being developed, default) or context (surrounding land).'),
+    radiusM: z.number().int().optional().describe('Half-width of the search square around the project location, metres. Default 150, at most 5000.'),
+    idempotencyKey: z.string().optional().describe('Retry key: same key + same arguments returns the first receipt.'),
+    externalRef: z.string().optional().describe('On create: "<system>:<id>", unique among your projects. Distinct from idempotencyKey.'),
+    preview: z.boolean().describe('true: return the diff and write nothing.'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  access: 'gated',
+  async handler(args, call) {
+    const accountId = callerAccount(call);
+    const out = await save(call.ctx, accountId, args);
+    if (out.kind === 'list') return listedOutcome('saveToProject', out.list, 'nothing was written');
+    if (out.kind === 'candidates') return candidatesOutcome('saveToProject', out.query, out.candidates, 'nothing was written');
+    if (out.kind === 'preview') {
+      const structured = { preview: true, written: false, action: out.action, projectId: out.projectId, changes: out.changes, ...(out.warnings.length ? { warnings: out.warnings } : {}) };
+      return jsonOutcome(`Preview of ${out.action}: ${out.changes.length} change(s); nothing was written.`, structured);
+    }
+    const receipt = out.result['receipt'] as { receiptId: string } | undefined;
+    return jsonOutcome(
+      `${args.action} ${out.result['idempotentReplay'] ? 'was already done with this idempotencyKey; the first receipt is returned and nothing new was written' : 'written'} (receipt ${receipt?.receiptId}).`,
+      out.result,
+    );
+  },
+});

@@ -1,0 +1,36 @@
+// updateProject (gated, write): patch name, lifecycleStatus, externalRef; preview; undo by receipt.
+import { z } from 'zod';
+import { defineTool } from '../tool-definition.ts';
+import { updateProject as update } from '../../projects/update-project.ts';
+import { LIFECYCLE_STATUSES } from '../../projects/project-fields.ts';
+import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome } from '../project-results.ts';
+
+export const updateProject = defineTool({
+  name: 'updateProject',
+  title: 'Update project',
+  description:
+    `Patches a project's name, lifecycleStatus (one of: ${LIFECYCLE_STATUSES.join(', ')}) and externalRef ("<system>:<id>", null clears it). Never archives or deletes. ` +
+    'Identify the project by projectId or project (name; several matches list candidates and choose nothing); with neither, it lists your projects and writes nothing. ' +
+    'preview=true returns the field-level diff and writes nothing. undoOperationId (the receiptId of an earlier updateProject write) restores the fields that write replaced, as a new write with its own receipt; ' +
+    'it is refused, with the reason, when those fields were changed again since. With preview=true and undoOperationId, the stored receipt is returned.',
+  input: z.object({
+    projectId: z.string().optional().describe('Project UUID.'),
+    project: z.string().optional().describe('Project name (case-insensitive; exact beats partial).'),
+    name: z.string().max(300).optional().describe('New project name.'),
+    lifecycleStatus: z.string().max(100).optional().describe(`New lifecycle status: ${LIFECYCLE_STATUSES.join(', ')}.`),
+    externalRef: z.string().max(300).nullable().optional().describe('"<system>:<id>", unique among your projects; null clears it.'),
+    preview: z.boolean().describe('true: return the diff (or, with undoOperationId, the stored receipt) and write nothing.'),
+    undoOperationId: z.string().max(100).optional().describe('receiptId of an earlier updateProject write to undo.'),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  access: 'gated',
+  async handler(args, call) {
+    const accountId = callerAccount(call);
+    const out = await update(call.ctx, accountId, args);
+    if (out.kind === 'list') return listedOutcome('updateProject', out.list, 'nothing was written');
+    if (out.kind === 'candidates') return candidatesOutcome('updateProject', out.query, out.candidates, 'nothing was written');
+    const r = out.result;
+    const sentence = r['preview'] ? 'Preview; nothing was written.' : r['written'] ? `Written (receipt ${(r['receipt'] as { receiptId: string }).receiptId}).` : 'Nothing changed.';
+    return jsonOutcome(sentence, r);
+  },
+});

@@ -1,0 +1,131 @@
+// The project pages: /projects (the signed-in account's projects) and /projects/:id (fields, lots,
+// the analysis status — the page reloads itself every 5 s while a run is queued or running, no
+// JavaScript — the headline numbers, and the receipts history with an undo button for updates).
+// Thin adapter over src/projects and src/analysis; every query is the signed-in account's own.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import { sendHtml } from '../http/respond.ts';
+import { SitelineError } from '../core/errors.ts';
+import { listProjects, projectById, summarise } from '../projects/project-store.ts';
+import { lotsOfProject, lotSummary } from '../projects/project-lots.ts';
+import { receiptOf, receiptsOfProject } from '../projects/receipts.ts';
+import { updateProject } from '../projects/update-project.ts';
+import { runFeasibilityAnalysis } from '../analysis/run-feasibility-analysis.ts';
+import { agentStatusOf } from '../analysis/agent-status.ts';
+import { latestRun, latestSucceededRun } from '../analysis/run-queue.ts';
+import { html, page, type Html } from './html.ts';
+import { readForm, redirect } from './forms.ts';
+import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
+
+const HEADERS = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'" };
+/** Seconds between reloads of a project page while its analysis is queued or running. */
+export const PROJECT_PAGE_REFRESH_S = 5;
+const RECEIPTS_SHOWN = 50;
+
+function notFound(res: ServerResponse, email: string): void {
+  sendHtml(res, 404, page('Project not found', html`<p class="error">No project of yours has this address. <a href="/projects">Your projects</a></p>`, { signedInAs: email }), HEADERS);
+}
+
+const fmt = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+function sourced(v: { value: number | null; status: string; unit?: string } | undefined): Html {
+  if (!v) return html`—`;
+  const shown = v.value === null ? (v.status === 'no_limit_in_bylaw' ? 'no limit' : 'unknown') : `${v.value.toLocaleString('en-US')}${v.unit ? ` ${v.unit}` : ''}`;
+  return html`${shown} <code class="status">${v.status}</code>`;
+}
+
+export function registerProjectPages(router: Router, ctx: AppContext): void {
+  router.get('/projects', async (req, res) => {
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/projects');
+    const list = await listProjects(ctx, account.accountId);
+    const rows = list.projects.map(
+      (p) => html`<tr><td><a href="/projects/${p.projectId}">${p.name}</a></td><td>${p.address ?? ''}</td><td><code class="status">${p.lifecycleStatus}</code></td><td>${p.externalRef ?? ''}</td><td>${p.updatedAt.slice(0, 10)}</td></tr>`,
+    );
+    const body = list.projects.length
+      ? html`<table><thead><tr><th>Project</th><th>Address</th><th>Lifecycle</th><th>External ref</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table>
+${list.hasMore ? html`<p>${list.total - list.projects.length} more not shown.</p>` : ''}`
+      : html`<p>No projects yet. An agent creates them with the MCP tool <code>saveToProject</code> (action <code>create</code>).</p>`;
+    sendHtml(res, 200, page('Your projects', body, { signedInAs: account.email, wide: true }), HEADERS);
+  });
+
+  router.get('/projects/:id', async (req, res, params) => {
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, `/signin?next=${encodeURIComponent(`/projects/${params.id}`)}`);
+    const project = await projectById(ctx.db, account.accountId, params.id ?? '');
+    if (!project) return notFound(res, account.email);
+    const p = summarise(project);
+    const csrf = csrfToken(ctx, req, res);
+    const lots = await lotsOfProject(ctx.db, project.project_id);
+    const latest = await latestRun(ctx.db, project.project_id);
+    const status = await agentStatusOf(ctx, project.project_id, latest, lots);
+    const done = latest?.status === 'succeeded' ? latest : await latestSucceededRun(ctx.db, project.project_id);
+    const analysis = done?.result ? (JSON.parse(done.result) as Record<string, any>) : null;
+    const receipts = (await receiptsOfProject(ctx.db, account.accountId, project.project_id, RECEIPTS_SHOWN)).map(receiptOf);
+    const undone = new Set(receipts.map((r) => r.undoes).filter(Boolean));
+    const message = new URL(req.url ?? '/', 'http://x').searchParams.get('msg');
+    const working = status.status === 'queued' || status.status === 'running';
+    const lotRows = lots.map(lotSummary).map(
+      (l) => html`<tr><td>${l.parcelExternalId}</td><td>${l.role}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td></tr>`,
+    );
+    const derived = analysis?.derived as Record<string, { value: number | null; status: string; unit?: string }> | undefined;
+    const receiptRows = receipts.map((r) => {
+      const undoable = r.tool === 'updateProject' && !undone.has(r.receiptId);
+      return html`<tr><td>${r.at.replace('T', ' ').slice(0, 19)}</td><td>${r.tool} ${r.action}</td><td class="note">${r.changes.map((c) => `${c.field}: ${fmt(c.before)} → ${fmt(c.after)}`).join('; ') || 'no change'}</td>
+<td>${undoable ? html`<form method="post" action="/projects/${p.projectId}/undo"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="receiptId" value="${r.receiptId}"><button type="submit">Undo</button></form>` : ''}</td></tr>`;
+    });
+    const body = html`${message ? html`<p class="ok" role="status">${message}</p>` : ''}
+<p>${p.address ?? ''} · <code class="status">${p.lifecycleStatus}</code>${p.externalRef ? html` · ${p.externalRef}` : ''}</p>
+<h2>Lots</h2>
+${lots.length ? html`<table><thead><tr><th>Lot</th><th>Role</th><th>Area</th><th>Districts</th></tr></thead><tbody>${lotRows}</tbody></table>` : html`<p>No lots attached.</p>`}
+<h2>Analysis</h2>
+<p id="analysis-status">Status: <code class="status">${status.status}</code>${status.inputsChanged ? ' — the lots or rules changed since this run; run it again' : ''}${status.error ? html` — ${status.error}` : ''}${working ? ` (this page reloads every ${PROJECT_PAGE_REFRESH_S} s)` : ''}</p>
+${derived
+  ? html`<table><tbody>
+<tr><th>Combined build-lot area</th><td>${analysis!.combinedLotArea?.value?.toLocaleString('en-US') ?? '—'} sqft</td></tr>
+<tr><th>Districts</th><td>${(analysis!.governingDistricts ?? []).map((d: { code: string; areaShare: number }) => `${d.code} ${Math.round(d.areaShare * 100)}%`).join(', ')}</td></tr>
+<tr><th>Max floor area</th><td>${sourced(derived['maxFloorAreaSqft'])}</td></tr>
+<tr><th>Max dwelling units</th><td>${sourced(derived['maxDwellingUnits'])}</td></tr>
+<tr><th>Buildable footprint</th><td>${sourced(derived['buildableFootprintSqft'])}</td></tr>
+<tr><th>Max storeys</th><td>${sourced(derived['maxStoreys'])}</td></tr>
+<tr><th>Max height</th><td>${sourced(derived['maxHeightFt'])}</td></tr>
+<tr><th>GFA envelope</th><td>${sourced(derived['gfaEnvelopeSqft'])}</td></tr>
+</tbody></table>`
+  : ''}
+<form method="post" action="/projects/${p.projectId}/analyze"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Run the analysis</button></form>
+<h2>History</h2>
+${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>Changes</th><th></th></tr></thead><tbody>${receiptRows}</tbody></table>` : html`<p>No changes yet.</p>`}
+<p><a href="/projects">All projects</a></p>`;
+    const out = page(p.name, body, { signedInAs: account.email, wide: true });
+    // A meta refresh keeps the status current without JavaScript (the CSP allows none).
+    sendHtml(res, 200, working ? out.replace('<head>', `<head>\n<meta http-equiv="refresh" content="${PROJECT_PAGE_REFRESH_S}">`) : out, HEADERS);
+  });
+
+  const action = (path: string, fn: (accountId: string, projectId: string, form: Record<string, string>) => Promise<string>) =>
+    router.post(path, async (req: IncomingMessage, res: ServerResponse, params) => {
+      const account = await currentAccount(ctx, req);
+      if (!account) return redirect(res, '/signin?next=/projects');
+      const form = await readForm(req);
+      if (!csrfOk(ctx, req, form)) return sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
+      const project = await projectById(ctx.db, account.accountId, params.id ?? '');
+      if (!project) return notFound(res, account.email);
+      let msg: string;
+      try {
+        msg = await fn(account.accountId, project.project_id, form);
+      } catch (err) {
+        if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
+        msg = err.message;
+      }
+      redirect(res, `/projects/${project.project_id}?msg=${encodeURIComponent(msg)}`);
+    });
+
+  action('/projects/:id/undo', async (accountId, projectId, form) => {
+    const out = await updateProject(ctx, accountId, { projectId, undoOperationId: form.receiptId ?? '', preview: false });
+    return out.kind === 'result' && out.result['written'] ? 'Undone.' : 'Nothing was undone.';
+  });
+  action('/projects/:id/analyze', async (accountId, projectId) => {
+    await runFeasibilityAnalysis(ctx, accountId, { projectId });
+    return 'Analysis queued.';
+  });
+}

@@ -1,0 +1,66 @@
+// The project pages over real HTTP with real web sessions: the list, a project page with its lots,
+// the analysis status that reloads itself while a run is queued, the receipts history with undo,
+// and another account's project answered 404.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from './support/harness.ts';
+import { connectClient } from './mcp-support.ts';
+import { CookieJar, csrfFrom, getPage, getUserToken, postForm, signUpOrIn } from './support/auth-flow.ts';
+
+let svc: TestServer;
+before(async () => {
+  svc = await startTestServer({ places: ['cambridge-ma'], analysisWorkers: { concurrency: 0 } });
+});
+after(async () => {
+  await svc?.close();
+});
+
+test('project list and page: lots, self-refreshing status, history with undo; other accounts get 404', async () => {
+  const token = await getUserToken(svc.url, 'web-owner@example.com');
+  const jar = await signUpOrIn(svc.url, 'web-owner@example.com');
+  const client = await connectClient(svc.url, 'modern', token);
+  let projectId: string;
+  let updateReceipt: string;
+  try {
+    const created = (await client.callTool({ name: 'saveToProject', arguments: { action: 'create', name: 'Acorn <Web>', address: '11 Acorn St, Cambridge, MA', preview: false } })) as any;
+    projectId = created.structuredContent.project.projectId;
+    const upd = (await client.callTool({ name: 'updateProject', arguments: { projectId, name: 'Acorn Renamed', preview: false } })) as any;
+    updateReceipt = upd.structuredContent.receipt.receiptId;
+  } finally {
+    await client.close();
+  }
+
+  assert.equal((await getPage(`${svc.url}/projects`, new CookieJar())).status, 303, 'signed out: to sign-in');
+  const list = await getPage(`${svc.url}/projects`, jar);
+  assert.equal(list.status, 200);
+  assert.match(list.body, new RegExp(`href="/projects/${projectId}">Acorn Renamed<`));
+
+  const pageRes = await getPage(`${svc.url}/projects/${projectId}`, jar);
+  assert.equal(pageRes.status, 200);
+  assert.match(pageRes.body, /97-120/);
+  assert.match(pageRes.body, /Status: <code class="status">none<\/code>/);
+  assert.doesNotMatch(pageRes.body, /http-equiv="refresh"/);
+  assert.match(pageRes.body, new RegExp(`name="receiptId" value="${updateReceipt}"`));
+  assert.match(pageRes.body, /name: Acorn &lt;Web&gt; → Acorn Renamed/, 'history shows the change, escaped');
+
+  const undo = await postForm(`${svc.url}/projects/${projectId}/undo`, jar, { csrf: csrfFrom(pageRes.body), receiptId: updateReceipt });
+  assert.equal(undo.status, 303);
+  const afterUndo = await getPage(`${svc.url}${undo.location}`, jar);
+  assert.match(afterUndo.body, /Undone\./);
+  assert.match(afterUndo.body, /<h1>Acorn &lt;Web&gt;<\/h1>/);
+  assert.doesNotMatch(afterUndo.body, new RegExp(`name="receiptId" value="${updateReceipt}"`), 'an undone receipt offers no second undo');
+
+  const queued = await postForm(`${svc.url}/projects/${projectId}/analyze`, jar, { csrf: csrfFrom(afterUndo.body) });
+  assert.equal(queued.status, 303);
+  const working = await getPage(`${svc.url}/projects/${projectId}`, jar);
+  assert.match(working.body, /Status: <code class="status">queued<\/code>/);
+  assert.match(working.body, /<meta http-equiv="refresh" content="5">/, 'reloads itself while the run is queued');
+
+  const stranger = await signUpOrIn(svc.url, 'web-stranger@example.com');
+  assert.equal((await getPage(`${svc.url}/projects/${projectId}`, stranger)).status, 404);
+  const strangerList = await getPage(`${svc.url}/projects`, stranger);
+  assert.doesNotMatch(strangerList.body, new RegExp(projectId));
+  const forged = await postForm(`${svc.url}/projects/${projectId}/undo`, stranger, { csrf: csrfFrom(strangerList.body.includes('csrf') ? strangerList.body : (await getPage(`${svc.url}/account`, stranger)).body), receiptId: updateReceipt });
+  assert.equal(forged.status, 404);
+  assert.doesNotMatch((await getPage(`${svc.url}/projects/${projectId}`, jar)).body, /Undone[\s\S]*Undone/);
+});
