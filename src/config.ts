@@ -15,6 +15,8 @@ const envSchema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(20_000).default(2_000),
+  SITELINE_BASEMAP_URL: z.string().optional().transform((v) => v || undefined)
+    .pipe(z.string().regex(/^https?:\/\/[^\s]+$/, 'an http(s) raster tile URL template').refine((v) => ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must contain {z}, {x} and {y}').optional()),
 });
 
 export interface Config {
@@ -36,6 +38,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
   /** How many recent snapshot answers the MCP tool and the /sites page keep in memory (0: none). */
   snapshotCacheEntries: number;
+  /** A raster tile URL template ({z}/{x}/{y}) drawn under siteline's own map layers; none by default. */
+  basemapUrl: string | undefined;
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -74,5 +78,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         .filter(Boolean),
     logLevel: overrides.logLevel ?? e.LOG_LEVEL,
     snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
+    basemapUrl: 'basemapUrl' in overrides ? overrides.basemapUrl : e.SITELINE_BASEMAP_URL,
   };
 }

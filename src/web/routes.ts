@@ -4,9 +4,18 @@ import type { Router } from '../http/router.ts';
 import { registerAccountPages } from './account-pages.ts';
 import { registerClaimPage } from './claim-page.ts';
 import { registerOutboxPage } from './outbox-page.ts';
+import { registerMapRoutes } from './map-routes.ts';
+import { registerCoveragePage } from './coverage-page.ts';
+import { registerLinkedAgentRoutes } from './linked-agents.ts';
+import { installErrorPages } from './error-pages.ts';
+import { csrfFailure } from './account-pages.ts';
 
 export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerAccountPages(router, ctx);
   registerClaimPage(router, ctx);
   registerOutboxPage(router, ctx);
+  registerMapRoutes(router, ctx);
+  registerCoveragePage(router, ctx);
+  registerLinkedAgentRoutes(router, ctx, csrfFailure);
+  installErrorPages(router);
 }
