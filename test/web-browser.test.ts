@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // Every page in headless Chromium at desktop and phone (390 px) widths: no console errors, no
 // horizontal scroll, every control reachable by keyboard, no serious or critical axe-core violation;
 // on the snapshot page the map renders (the canvas has pixels of the lot's outline colour) and its
