@@ -54,6 +54,9 @@ say(`  peak RSS ${s.peakRssMb.toFixed(0)} MB [<= 1024 MB]`);
 say(`  scale ratio: synthetic p50 / Cambridge p50 = ${(s.snapshot.p50 / c.snapshot.p50).toFixed(2)}`);
 say('');
 
+for (const l of (await import('./tiles-bench.ts')).runTilesBench()) say(l);
+say('');
+
 try {
   const { runMcpBench } = await import('./mcp-bench.ts');
   for (const l of await runMcpBench()) say(l);
