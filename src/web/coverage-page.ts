@@ -25,8 +25,9 @@ const LAYER_LABELS: Record<string, string> = {
 };
 export const layerLabel = (layer: string): string => LAYER_LABELS[layer] ?? layer.replace(/_/g, ' ');
 
-/** "old data: FY2014, 12 years old" when the vintage's year is OLD_DATA_YEARS or more before now; else empty. */
-export function oldDataNote(vintage: string, now: Date): Html {
+/** "old data: 12 years" when the vintage's year is OLD_DATA_YEARS or more before now; else empty. A city boundary rarely moves: never flagged. */
+export function oldDataNote(vintage: string, now: Date, layer?: string): Html {
+  if (layer === 'boundary') return html``;
   const year = /(19|20)\d\d/.exec(vintage)?.[0];
   if (!year) return html``;
   const age = now.getUTCFullYear() - Number(year);
@@ -44,7 +45,7 @@ function placeSection(p: PlaceRecord, now: Date): Html {
 <p class="muted">${p.importedAt ? html`Data imported ${p.importedAt.slice(0, 10)}.` : 'Not imported on this server yet.'}</p>
 <div class="table-scroll"><table><caption class="muted" style="text-align:left">Data layers and their vintages</caption>
 <thead><tr><th scope="col">Layer</th><th scope="col">Vintage</th><th scope="col">Licence</th></tr></thead><tbody>
-${layers.map((l) => html`<tr><td>${layerLabel(l.layer)}<br><small class="muted">${l.name}</small></td><td>${l.vintage}${oldDataNote(l.vintage, now)}</td><td>${l.licence}</td></tr>`)}
+${layers.map((l) => html`<tr><td>${layerLabel(l.layer)}<br><small class="muted">${l.name}</small></td><td>${l.vintage}${oldDataNote(l.vintage, now, l.layer)}</td><td>${l.licence}</td></tr>`)}
 </tbody></table></div>
 </section>`;
 }

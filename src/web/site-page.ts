@@ -105,7 +105,7 @@ class PageRefs {
     const re = /(https?:\/\/[^\s)]+[^\s).,;])|\b(S\d{1,3})\b/g;
     for (let m = re.exec(text); m; m = re.exec(text)) {
       parts.push(html`${text.slice(last, m.index)}`);
-      if (m[1]) parts.push(link(m[1], m[1]));
+      if (m[1]) parts.push(link(m[1], shortUrl(m[1])));
       else {
         this.mentioned.add(m[2]!);
         parts.push(html`<a href="#src-${m[2]}" class="src-ref">${m[2]}</a>`);
@@ -114,6 +114,16 @@ class PageRefs {
     }
     parts.push(html`${text.slice(last)}`);
     return html`${parts}`;
+  }
+}
+
+/** A URL as link text a person can read: its host, and an ellipsis when there is more. */
+function shortUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host.replace(/^www\./, '')}${u.pathname.length > 1 || u.search ? '/…' : ''}`;
+  } catch {
+    return url;
   }
 }
 
@@ -260,7 +270,7 @@ function sourcesSection(sources: SourceRef[], refs: PageRefs, now: Date): Html {
   const mentioned = [...refs.mentioned].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   if (!sources.length && !mentioned.length) return html``;
   return html`<section id="sources" aria-labelledby="sources-h"><h2 id="sources-h">Sources</h2>
-${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage}${oldDataNote(s.vintage, now)}, licence ${s.licence}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
+${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage}${oldDataNote(s.vintage, now, s.layer)}, licence ${s.licence}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
 ${
   mentioned.length
     ? html`<h3>Sources named in the notes</h3><dl class="facts" id="rule-sources">${mentioned.map((id) => {
