@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from './support/harness.ts';
 import { getPage, signUpOrIn } from './support/auth-flow.ts';
 import { loadSyntheticCity, sampleSyntheticAddresses, writeSyntheticPlacesDir } from '../bench/synthetic-city.ts';
 
-const PARCELS = 2_000;
+const PARCELS = 400;
 let svc: TestServer;
 let placesDir: string;
 before(async () => {
