@@ -20,7 +20,8 @@ const EMAIL = 'browser.consultant@example.com';
 const sites = (address: string) => `/sites?${new URLSearchParams({ address })}`;
 const PUBLIC_PAGES = ['/', '/coverage', '/signin', '/signup', '/no-such-page'];
 // The snapshot (a whole lot, and a split lot), "did you mean", the bare form and the account page.
-const SIGNED_IN_PAGES = ['/sites', sites('11 Acorn St, Cambridge, MA'), sites('57 Inman St, Cambridge, MA'), sites('1 Elm Strreet, Cambridge, MA'), '/account'];
+const ACORN = sites('11 Acorn St, Cambridge, MA');
+const SIGNED_IN_PAGES = ['/sites', ACORN, sites('57 Inman St, Cambridge, MA'), sites('1 Elm Strreet, Cambridge, MA'), '/account'];
 
 interface PageReport {
   consoleErrors: string[];
@@ -64,16 +65,44 @@ async function unreachableByKeyboard(page: Page): Promise<{ count: number; misse
   return { count, missed };
 }
 
-async function axeSerious(context: BrowserContext, url: string): Promise<string[]> {
-  const { page } = await open(context, url);
-  await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
+const AXE_SOURCE = fs.readFileSync(AXE, 'utf8');
+
+/** Serious and critical axe-core violations. axe is evaluated through the DevTools protocol, which the page's CSP does not govern. */
+async function axeSerious(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
     const result = await (window as unknown as { axe: { run: (d: Document, o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, { resultTypes: ['violations'] });
     if (!result.violations) return ['axe did not run'];
     return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
   });
-  await page.close();
-  return found;
+}
+
+/** What the snapshot map drew: distinct colours, pixels of the lot's outline colour, and what its layers hold. */
+async function mapReport(page: Page) {
+  return page.evaluate(() => {
+    const m = (window as unknown as { sitelineMaps: { getCanvas(): HTMLCanvasElement; queryRenderedFeatures(o: object): { properties: Record<string, unknown> }[] }[] }).sitelineMaps[0]!;
+    const canvas = m.getCanvas();
+    const off = document.createElement('canvas');
+    off.width = canvas.width;
+    off.height = canvas.height;
+    const g = off.getContext('2d')!;
+    g.drawImage(canvas, 0, 0);
+    const data = g.getImageData(0, 0, off.width, off.height).data;
+    const colours = new Set<number>();
+    let outline = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      colours.add((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!);
+      // The lot's outline colour #0b3d91 (11, 61, 145), with a little tolerance for antialiasing.
+      if (Math.abs(data[i]! - 11) < 12 && Math.abs(data[i + 1]! - 61) < 12 && Math.abs(data[i + 2]! - 145) < 12) outline++;
+    }
+    return {
+      colours: colours.size,
+      outline,
+      lots: m.queryRenderedFeatures({ layers: ['lots-fill'] }).map((f) => String(f.properties.lot)),
+      zoning: m.queryRenderedFeatures({ layers: ['zoning-fill'] }).map((f) => String(f.properties.code)),
+      parcels: m.queryRenderedFeatures({ layers: ['parcels-line'] }).length,
+    };
+  });
 }
 
 /** `public`: the signed-out pages at every width given; `member`: the signed-in pages and the map. */
@@ -92,91 +121,48 @@ describe(`${group} pages in headless Chromium at ${WIDTHS.join(', ')} px`, { ski
   });
 
   for (const width of WIDTHS) {
-    test(`${width} px: no console errors, no horizontal scroll, keyboard reaches every control, no serious axe violation`, async () => {
-      const viewport = { width, height: 900 };
-      const visitor = await browser.newContext({ viewport });
-      const member = await browser.newContext({ viewport });
+    test(`${width} px: no console errors, no horizontal scroll, keyboard reaches every control, no serious axe violation${group === 'member' ? '; the map draws the lot from our tiles' : ''}`, async () => {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
       if (group === 'member') {
-        const signIn = await member.newPage();
+        const signIn = await context.newPage();
         await signIn.goto(`${svc.url}/signin?next=%2Faccount`);
         await signIn.fill('#email', EMAIL);
         await signIn.fill('#password', TEST_PASSWORD);
         await Promise.all([signIn.waitForURL(/\/account$/), signIn.click('#content button[type=submit]')]);
         await signIn.close();
       }
-      // axe is injected as a script, which the pages' CSP (rightly) forbids: a second context bypasses CSP for it only.
-      const axeVisitor = await browser.newContext({ viewport, bypassCSP: true });
-      const axeMember = await browser.newContext({ viewport, bypassCSP: true, storageState: await member.storageState() });
       const problems: string[] = [];
-      const runs = group === 'public' ? ([[visitor, axeVisitor, PUBLIC_PAGES]] as const) : ([[member, axeMember, SIGNED_IN_PAGES]] as const);
-      for (const [context, axeContext, paths] of runs) {
-        for (const path of paths) {
-          const { page, report } = await open(context, `${svc.url}${path}`);
-          // The 404 page's own status is reported by Chromium as a failed resource; nothing else may be.
-          const errors = report.consoleErrors.filter((e) => !(path === '/no-such-page' && /status of 404/.test(e)));
-          if (errors.length) problems.push(`${path}: console errors ${errors.join(' / ')}`);
-          const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
-          if (scroll.sw > scroll.cw) problems.push(`${path}: horizontal scroll (${scroll.sw} > ${scroll.cw})`);
-          const { count, missed } = await unreachableByKeyboard(page);
-          if (count < 3) problems.push(`${path}: only ${count} focusable controls found (the check itself is broken?)`);
-          if (missed.length) problems.push(`${path}: not reachable by keyboard: ${missed.join(', ')}`);
-          await page.close();
-          const violations = await axeSerious(axeContext, `${svc.url}${path}`);
-          if (violations.length) problems.push(`${path}: axe ${violations.join('; ')}`);
+      for (const path of group === 'public' ? PUBLIC_PAGES : SIGNED_IN_PAGES) {
+        const { page, report } = await open(context, `${svc.url}${path}`);
+        if (path === ACORN) {
+          const map = await mapReport(page);
+          if (map.colours <= 5) problems.push(`map: the canvas is blank (${map.colours} colours)`);
+          if (map.outline <= 50) problems.push(`map: the lot outline is not drawn (${map.outline} pixels)`);
+          if (!map.lots.includes('97-120')) problems.push(`map: lot layer holds ${map.lots.join(', ') || 'nothing'}`);
+          if (!map.zoning.includes('C-1')) problems.push(`map: zoning from our tiles holds ${[...new Set(map.zoning)].join(', ') || 'nothing'}`);
+          if (map.parcels === 0) problems.push('map: no neighbouring parcels from our tiles');
+          // Above the fold on a desktop: the matched address, the map and the summary's district.
+          if (width > 1000) {
+            for (const sel of ['#matched-address', '#map', '#primary-zone']) {
+              const box = await page.locator(sel).boundingBox();
+              if (!box || box.y >= 900) problems.push(`${sel} not above the fold (y=${box?.y})`);
+            }
+          }
         }
+        const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+        if (scroll.sw > scroll.cw) problems.push(`${path}: horizontal scroll (${scroll.sw} > ${scroll.cw})`);
+        const violations = await axeSerious(page);
+        if (violations.length) problems.push(`${path}: axe ${violations.join('; ')}`);
+        const { count, missed } = await unreachableByKeyboard(page);
+        if (count < 3) problems.push(`${path}: only ${count} focusable controls found (the check itself is broken?)`);
+        if (missed.length) problems.push(`${path}: not reachable by keyboard: ${missed.join(', ')}`);
+        // The 404 page's own status is reported by Chromium as a failed resource; nothing else may be.
+        const errors = report.consoleErrors.filter((e) => !(path === '/no-such-page' && /status of 404/.test(e)));
+        if (errors.length) problems.push(`${path}: console errors ${errors.join(' / ')}`);
+        await page.close();
       }
-      for (const c of [visitor, member, axeVisitor, axeMember]) await c.close();
-      assert.deepEqual(problems, []);
-    });
-
-    if (group === 'member') test(`${width} px: the snapshot map renders, its lot layer holds the lot, and the page reads above the fold`, async () => {
-      const context = await browser.newContext({ viewport: { width, height: 900 } });
-      const signIn = await context.newPage();
-      await signIn.goto(`${svc.url}/signin?next=%2Faccount`);
-      await signIn.fill('#email', EMAIL);
-      await signIn.fill('#password', TEST_PASSWORD);
-      await Promise.all([signIn.waitForURL(/\/account$/), signIn.click('#content button[type=submit]')]);
-      const { page, report } = await open(context, `${svc.url}${sites('11 Acorn St, Cambridge, MA')}`);
-      const map = await page.evaluate(() => {
-        const m = (window as unknown as { sitelineMaps: { getCanvas(): HTMLCanvasElement; queryRenderedFeatures(o: object): { properties: Record<string, unknown> }[] }[] }).sitelineMaps[0]!;
-        const canvas = m.getCanvas();
-        const off = document.createElement('canvas');
-        off.width = canvas.width;
-        off.height = canvas.height;
-        const g = off.getContext('2d')!;
-        g.drawImage(canvas, 0, 0);
-        const data = g.getImageData(0, 0, off.width, off.height).data;
-        const colours = new Set<number>();
-        let outline = 0;
-        for (let i = 0; i < data.length; i += 4) {
-          colours.add((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!);
-          // The lot's outline colour #0b3d91 (11, 61, 145), with a little tolerance for antialiasing.
-          if (Math.abs(data[i]! - 11) < 12 && Math.abs(data[i + 1]! - 61) < 12 && Math.abs(data[i + 2]! - 145) < 12) outline++;
-        }
-        return {
-          width: off.width,
-          colours: colours.size,
-          outline,
-          lots: m.queryRenderedFeatures({ layers: ['lots-fill'] }).map((f) => f.properties.lot),
-          zoning: m.queryRenderedFeatures({ layers: ['zoning-fill'] }).map((f) => f.properties.code),
-          parcels: m.queryRenderedFeatures({ layers: ['parcels-line'] }).length,
-        };
-      });
-      assert.ok(map.width > 0);
-      assert.ok(map.colours > 5, `the canvas is drawn (${map.colours} colours)`);
-      assert.ok(map.outline > 50, `the lot outline is drawn (${map.outline} pixels)`);
-      assert.ok(map.lots.includes('97-120'), `lot layer: ${map.lots.join(', ')}`);
-      assert.ok(map.zoning.includes('C-1'), `zoning layer from our tiles: ${[...new Set(map.zoning)].join(', ')}`);
-      assert.ok(map.parcels > 0, 'neighbouring parcels drawn from our tiles');
-      // Above the fold on a desktop: the matched address, the map and the summary's district.
-      if (width > 1000) {
-        for (const sel of ['#matched-address', '#map', '#primary-zone']) {
-          const box = await page.locator(sel).boundingBox();
-          assert.ok(box && box.y < 900, `${sel} above the fold (y=${box?.y})`);
-        }
-      }
-      assert.deepEqual(report.consoleErrors, []);
       await context.close();
+      assert.deepEqual(problems, []);
     });
   }
 });
