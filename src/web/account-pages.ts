@@ -8,10 +8,10 @@ import { html, page, type Html } from './html.ts';
 import { clientIp, readForm, redirect, safeNext } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount, endSession, startSession } from './web-session.ts';
 
-import { PAGE_HEADERS } from './page.ts';
+import { PAGE_HEADERS, csrfFailure } from './page.ts';
 import { linkedAgentsSection } from './linked-agents.ts';
 const NO_STORE = PAGE_HEADERS;
-export { PAGE_HEADERS };
+export { PAGE_HEADERS, csrfFailure };
 
 function nextOf(req: IncomingMessage): string {
   return safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
@@ -27,9 +27,6 @@ function credentialsForm(action: string, csrf: string, next: string, submit: str
 </form>`;
 }
 
-export function csrfFailure(res: ServerResponse): void {
-  sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified (it expired or came from another site). Go back, reload the page and try again.</p>`), NO_STORE);
-}
 
 export function registerAccountPages(router: Router, ctx: AppContext): void {
   const signInPage = (res: ServerResponse, req: IncomingMessage, status: number, next: string, error?: string, email = '') => {

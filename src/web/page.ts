@@ -2,8 +2,10 @@
 // navigation, main, footer), the stylesheet, and the response headers (CSP) a page is sent with.
 // Pages without a map run no script at all; map pages load only our own scripts (MapLibre from
 // node_modules and the map script), never a CDN.
+import type { ServerResponse } from 'node:http';
 import type { Config } from '../config.ts';
-import { esc, type Html } from './html.ts';
+import { sendHtml } from '../http/respond.ts';
+import { esc, html, type Html } from './html.ts';
 
 /** Headers of a page that runs no script: no caching, no framing, nothing loaded from elsewhere. */
 export const PAGE_HEADERS: Record<string, string> = {
@@ -128,4 +130,9 @@ ${body.value}
 <a href="/coverage">Coverage and data vintages</a>.</footer>
 </body>
 </html>`;
+}
+
+/** The answer to a form whose CSRF check failed. */
+export function csrfFailure(res: ServerResponse): void {
+  sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified (it expired or came from another site). Go back, reload the page and try again.</p>`), PAGE_HEADERS);
 }

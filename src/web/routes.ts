@@ -8,7 +8,7 @@ import { registerMapRoutes } from './map-routes.ts';
 import { registerCoveragePage } from './coverage-page.ts';
 import { registerLinkedAgentRoutes } from './linked-agents.ts';
 import { installErrorPages } from './error-pages.ts';
-import { csrfFailure } from './account-pages.ts';
+import { csrfFailure } from './page.ts';
 
 export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerAccountPages(router, ctx);
