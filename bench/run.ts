@@ -56,6 +56,8 @@ say('');
 
 for (const l of await (await import('./report-bench.ts')).runReportBench()) say(l);
 for (const l of await (await import('./projects-bench.ts')).runProjectsBench()) say(l);
+for (const l of (await import('./tiles-bench.ts')).runTilesBench()) say(l);
+say('');
 
 try {
   const { runMcpBench } = await import('./mcp-bench.ts');

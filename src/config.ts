@@ -19,6 +19,8 @@ const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().optional().transform((v) => v || undefined),
   STRIPE_API_BASE: z.string().optional().transform((v) => v || undefined).pipe(z.string().url().optional()),
   SITELINE_STAFF_EMAILS: z.string().default(''),
+  SITELINE_BASEMAP_URL: z.string().optional().transform((v) => v || undefined)
+    .pipe(z.string().regex(/^https?:\/\/[^\s]+$/, 'an http(s) raster tile URL template').refine((v) => ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must contain {z}, {x} and {y}').optional()),
 });
 
 export interface Config {
@@ -44,6 +46,8 @@ export interface Config {
   stripe: { secretKey: string; webhookSecret: string; apiBase?: string } | undefined;
   /** Accounts (lower-cased e-mails) that may read feedback on the web (SITELINE_STAFF_EMAILS, comma-separated). */
   staffEmails: string[];
+  /** A raster tile URL template ({z}/{x}/{y}) drawn under siteline's own map layers; none by default. */
+  basemapUrl: string | undefined;
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -84,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
     stripe: 'stripe' in overrides ? overrides.stripe : stripeConfig(e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_API_BASE),
     staffEmails: overrides.staffEmails ?? e.SITELINE_STAFF_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+    basemapUrl: 'basemapUrl' in overrides ? overrides.basemapUrl : e.SITELINE_BASEMAP_URL,
   };
 }
 

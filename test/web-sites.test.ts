@@ -24,7 +24,7 @@ const unescapeAttr = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, 
 /** Each envelope row of the page: member key, the value cell's text and the status shown. */
 function envelopeRows(body: string): { key: string; value: string; status: string }[] {
   const rows: { key: string; value: string; status: string }[] = [];
-  const re = /<tr id="env-(\w+)">[\s\S]*?<td class="value">([^<]*)<\/td><td><code class="status"[^>]*>(\w+)<\/code>/g;
+  const re = /<div class="std" id="env-(\w+)"><h3>[^<]*<\/h3>\s*<p><span class="value">([^<]*)<\/span> <span class="badge[^"]*" data-status="(\w+)"/g;
   for (let m = re.exec(body); m; m = re.exec(body)) rows.push({ key: m[1]!, value: m[2]!, status: m[3]! });
   return rows;
 }
@@ -101,7 +101,8 @@ describe('web pages: home and /sites over real HTTP', () => {
       assert.doesNotMatch(res.body, /mcp-zoning_lookup/, 'ref is attribution only, never echoed');
     }
     const acorn = await getPage(sitesUrl(svc.url, '11 Acorn St, Cambridge, MA'), jar);
-    for (const status of ['unverified_default', 'not_extracted']) assert.match(acorn.body, new RegExp(`<code class="status"[^>]*>${status}</code>`));
+    for (const status of ['unverified_default', 'not_extracted']) assert.match(acorn.body, new RegExp(`data-status="${status}"`));
+    assert.match(acorn.body, /unknown — not extracted/, 'not_extracted reads as a readable badge');
     const rows = envelopeRows(acorn.body);
     assert.equal(rows.length, 21, 'every envelope member has a row');
     assert.deepEqual(rows.find((r) => r.key === 'maxHeightFt'), { key: 'maxHeightFt', value: '45 ft', status: 'unverified_default' });
@@ -142,7 +143,7 @@ describe('web pages: home and /sites over real HTTP', () => {
     const jar = await signUpOrIn(svc.url, 'sites.chicago@example.com');
     const res = await getPage(sitesUrl(svc.url, '233 S Wacker Dr, Chicago, IL', 'mcp-full'), jar);
     assert.equal(res.status, 200);
-    assert.match(res.body, /id="coverage-status"><code class="status"[^>]*>planned_not_live<\/code>/);
+    assert.match(res.body, /id="coverage-status"><span class="badge[^"]*" data-status="planned_not_live"[^>]*>planned, not live</);
     assert.match(res.body, /Chicago is planned but not live/);
     assert.match(res.body, /id="address-form"[\s\S]*value="233 S Wacker Dr, Chicago, IL"/);
     assert.doesNotMatch(res.body, /id="lot-id"/);
@@ -203,9 +204,9 @@ describe('web pages: home and /sites over real HTTP', () => {
       assert.match(text, /11 Acorn St, Cambridge, MA/);
       assert.match(text, /97-120/);
       assert.match(text, /C-1/);
-      assert.match(text, /Maximum height\s*maxHeightFt\s*45 ft\s*unverified_default/);
-      assert.match(text, /Minimum lot depth\s*minLotDepthFt\s*unknown\s*not_extracted/);
-      assert.equal(await page.textContent('#env-minLotDepthFt td.value'), 'unknown');
+      assert.match(text, /Maximum height\s*45 ft\s*indicative — unverified/);
+      assert.match(text, /Minimum lot depth\s*unknown\s*unknown — not extracted/);
+      assert.equal(await page.textContent('#env-minLotDepthFt .value'), 'unknown');
       await page.screenshot({ path: '/tmp/sites-page.png', fullPage: true });
       await context.close();
     } finally {

@@ -1,6 +1,7 @@
 // A small route table over node:http: exact paths and ':param' segments, plus prefix mounts for
 // libraries that bring their own node handler (the OAuth provider, the MCP SDK adapter).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendError } from './respond.ts';
 
 export type RouteParams = Record<string, string>;
 export type Handler = (req: IncomingMessage, res: ServerResponse, params: RouteParams) => unknown | Promise<unknown>;
@@ -24,6 +25,8 @@ export interface Match {
 export class Router {
   private readonly routes: Route[] = [];
   private readonly mounts: Mount[] = [];
+  /** How the server answers a 404/405/error: JSON by default; the web surface sets a renderer that gives browsers an HTML page. */
+  errorResponder: typeof sendError = sendError;
 
   add(method: string, path: string, handler: Handler): this {
     this.routes.push({ method: method.toUpperCase(), parts: split(path), handler });

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
 import { Router } from './router.ts';
-import { HTTP_STATUS_BY_CODE, sendError } from './respond.ts';
+import { HTTP_STATUS_BY_CODE } from './respond.ts';
 
 export function createHttpServer(ctx: AppContext, router: Router): http.Server {
   const server = http.createServer((req, res) => {
@@ -34,11 +34,11 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
     const { match, allowed } = router.match(req.method ?? 'GET', pathname);
     if (!match) {
       if (allowed.length > 0) {
-        sendError(req, res, 405, 'method_not_allowed', `Method ${req.method} is not allowed here. Allowed: ${[...new Set(allowed)].join(', ')}.`, {
+        router.errorResponder(req, res, 405, 'method_not_allowed', `Method ${req.method} is not allowed here. Allowed: ${[...new Set(allowed)].join(', ')}.`, {
           allow: [...new Set(allowed)].join(', '),
         });
       } else {
-        sendError(req, res, 404, 'not_found', `No route for ${req.method} ${pathname}.`);
+        router.errorResponder(req, res, 404, 'not_found', `No route for ${req.method} ${pathname}.`);
       }
       return;
     }
@@ -50,10 +50,10 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
       return;
     }
     if (err instanceof SitelineError && err.code !== 'internal') {
-      sendError(req, res, HTTP_STATUS_BY_CODE[err.code] ?? 400, err.code, err.message);
+      router.errorResponder(req, res, HTTP_STATUS_BY_CODE[err.code] ?? 400, err.code, err.message);
       return;
     }
     ctx.logger.error({ requestId: id, err }, 'unexpected failure');
-    sendError(req, res, 500, 'internal', 'Internal error. Quote the request id when reporting it.');
+    router.errorResponder(req, res, 500, 'internal', 'Internal error. Quote the request id when reporting it.');
   }
 }

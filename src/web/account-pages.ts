@@ -8,8 +8,10 @@ import { html, page, type Html } from './html.ts';
 import { clientIp, readForm, redirect, safeNext } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount, endSession, startSession } from './web-session.ts';
 
-const NO_STORE = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'" };
-export const PAGE_HEADERS = NO_STORE;
+import { PAGE_HEADERS, csrfFailure } from './page.ts';
+import { linkedAgentsSection } from './linked-agents.ts';
+const NO_STORE = PAGE_HEADERS;
+export { PAGE_HEADERS, csrfFailure };
 
 function nextOf(req: IncomingMessage): string {
   return safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
@@ -25,9 +27,6 @@ function credentialsForm(action: string, csrf: string, next: string, submit: str
 </form>`;
 }
 
-export function csrfFailure(res: ServerResponse): void {
-  sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified (it expired or came from another site). Go back, reload the page and try again.</p>`), NO_STORE);
-}
 
 export function registerAccountPages(router: Router, ctx: AppContext): void {
   const signInPage = (res: ServerResponse, req: IncomingMessage, status: number, next: string, error?: string, email = '') => {
@@ -84,7 +83,8 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     const csrf = csrfToken(ctx, req, res);
     const body = html`<p>You are signed in as <strong id="signed-in-email">${account.email}</strong>.</p>
 <p><a href="/account/api-keys">API keys and credit</a> for the REST API.</p>
-<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`;
-    sendHtml(res, 200, page('Your account', body, { signedInAs: account.email }), NO_STORE);
+<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>
+${await linkedAgentsSection(ctx, req, res, account)}`;
+    sendHtml(res, 200, page('Your account', body, { signedInAs: account.email, current: 'account' }), NO_STORE);
   });
 }

@@ -9,7 +9,7 @@ import { PATHS } from '../auth/endpoints.ts';
 import { html, page, type Html } from './html.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
+import { csrfFailure, PAGE_HEADERS } from './page.ts';
 import type { Account } from '../auth/accounts.ts';
 
 function stateMessage(outcome: ClaimOutcome): { status: number; body: Html } | undefined {

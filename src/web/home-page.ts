@@ -1,13 +1,15 @@
-// The home page: what siteline is, the address form (a GET to /sites, so it works without JavaScript
-// and without CSRF: it changes nothing), the account links and where agents connect.
+// The home page: what siteline is and gives, why checking an address needs an account, the address
+// form (a GET to /sites, so it works without JavaScript and without CSRF: it changes nothing), the
+// coverage, and where agents connect.
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import { mcpResource } from '../auth/endpoints.ts';
 import { DISCOVERY_PATHS } from '../http/discovery-documents.ts';
-import { html, page, type Html } from './html.ts';
+import { listPlaces } from '../places/catalogue.ts';
+import { html, type Html } from './html.ts';
+import { page, PAGE_HEADERS } from './page.ts';
 import { currentAccount } from './web-session.ts';
-import { PAGE_HEADERS } from './account-pages.ts';
 
 export const SITES_PATH = '/sites';
 
@@ -32,13 +34,29 @@ export function registerHomePage(router: Router, ctx: AppContext): void {
   router.get('/', async (req, res) => {
     const account = await currentAccount(ctx, req);
     const mcpUrl = mcpResource(ctx.config);
+    const live = (await listPlaces(ctx)).filter((p) => p.status === 'live');
+    const visitor = html`<section id="what-you-get" aria-labelledby="get-h"><h2 id="get-h">What you get for an address</h2>
+<ul>
+<li><strong>The lot</strong>, outlined on a map: its area, frontage, depth and whether it is a corner lot.</li>
+<li><strong>Its zoning</strong>: the district(s), with each one's share of a split lot, and any overlays.</li>
+<li><strong>A building envelope</strong>: height, floor area ratio, yards, lot coverage, density and the values worked out from them.</li>
+<li><strong>Permitted uses</strong>, as far as the bylaw has been read.</li>
+<li><strong>Where every value comes from</strong>: a status on each one (read from the bylaw, indicative, or unknown) and the section it was read from.
+An unknown value says "unknown", never zero and never "no limit".</li>
+</ul></section>
+<section id="why-sign-in" aria-labelledby="why-h"><h2 id="why-h">Why you need an account</h2>
+<p>Checking an address looks up a lot and its rules on every request, so it is kept to people with an account: that keeps the service fair to share and
+lets your agents (and, soon, your projects) act for you under one identity. An account is free: an e-mail address and a password.</p>
+${accountLinks(undefined)}</section>`;
     const body = html`<p>siteline turns a US or Canadian street address into a sourced site snapshot: the lot and its measurements,
 its zoning district(s) and overlays, the permitted uses and a building envelope (height, floor area, yards, coverage and more).
 Every value carries its provenance: <em>cited</em> from the bylaw with its section, or honestly marked as unknown
 (<em>not extracted</em>) or indicative (<em>unverified default</em>). A null is never passed off as "no limit".</p>
-${accountLinks(account?.email)}
+${account ? accountLinks(account.email) : visitor}
 <h2>Check an address</h2>
 ${addressForm()}
+<p>Addresses can be answered today in ${live.length ? live.map((p, i) => html`${i ? ', ' : ''}<strong>${p.name}, ${p.region}</strong>`) : 'no place yet'}.
+See <a href="/coverage">coverage</a> for every place siteline knows, its status and the age of its data.</p>
 <h2>For agents</h2>
 <p>The same snapshot is served to AI agents over MCP (streamable HTTP) at <code id="mcp-endpoint">${mcpUrl}</code>.
 Read <a href="${DISCOVERY_PATHS.mcpGuide}">the MCP guide</a> for how to connect and sign in.</p>`;

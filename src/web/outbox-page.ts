@@ -8,7 +8,7 @@ import type { Router } from '../http/router.ts';
 import { sendError, sendHtml } from '../http/respond.ts';
 import { html, page } from './html.ts';
 import { listMail } from './dev-outbox.ts';
-import { PAGE_HEADERS } from './account-pages.ts';
+import { PAGE_HEADERS } from './page.ts';
 
 export function outboxVisible(baseUrl: string): boolean {
   const host = new URL(baseUrl).hostname;

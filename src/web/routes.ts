@@ -6,6 +6,11 @@ import { registerClaimPage } from './claim-page.ts';
 import { registerOutboxPage } from './outbox-page.ts';
 import { registerApiKeysPage } from './api-keys-page.ts';
 import { registerProjectPages } from './project-pages.ts';
+import { registerMapRoutes } from './map-routes.ts';
+import { registerCoveragePage } from './coverage-page.ts';
+import { registerLinkedAgentRoutes } from './linked-agents.ts';
+import { installErrorPages } from './error-pages.ts';
+import { csrfFailure } from './page.ts';
 
 export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerAccountPages(router, ctx);
@@ -13,4 +18,8 @@ export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerOutboxPage(router, ctx);
   registerApiKeysPage(router, ctx);
   registerProjectPages(router, ctx);
+  registerMapRoutes(router, ctx);
+  registerCoveragePage(router, ctx);
+  registerLinkedAgentRoutes(router, ctx, csrfFailure);
+  installErrorPages(router);
 }

@@ -8,12 +8,20 @@ import { sendHtml } from '../http/respond.ts';
 import { SitelineError } from '../core/errors.ts';
 import { cachedSnapshot } from '../core/snapshot-cache.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
-import type { Citation, Lot, Measure, PermittedUse, Snapshot, SourceRef, Sourced, Zones } from '../core/snapshot-types.ts';
-import { html, page, type Html } from './html.ts';
+import type { Citation, Lot, Measure, PermittedUse, Snapshot, SourceRef, Sourced, ZoneShare, Zones } from '../core/snapshot-types.ts';
+import { getPlace } from '../places/catalogue.ts';
+import { loadManifest } from '../importer/manifest.ts';
+import { mapViewForLots } from '../maps/map-view.ts';
+import { CATEGORY_STYLE, zoneCategory } from '../maps/zone-category.ts';
+import { html, type Html } from './html.ts';
+import { page, PAGE_HEADERS, mapPageHeaders } from './page.ts';
 import { redirect, safeNext } from './forms.ts';
 import { currentAccount } from './web-session.ts';
-import { PAGE_HEADERS } from './account-pages.ts';
 import { SITES_PATH, addressForm, registerHomePage } from './home-page.ts';
+import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
+import { statusBadge } from './status-badge.ts';
+import { layerLabel, oldDataNote } from './coverage-page.ts';
+import { ruleSources, type RuleSource } from './rule-sources.ts';
 
 /** Readable names for the envelope members (docs/envelope.md); an unlisted member shows its key. */
 const ENVELOPE_LABELS: Record<string, string> = {
@@ -65,144 +73,275 @@ export function valueText(v: Pick<Sourced, 'value' | 'status' | 'unit'>): string
   return v.unit ? (UNIT_SUFFIX[v.unit]?.(n) ?? `${n} ${v.unit}`) : n;
 }
 
-function statusBadge(status: Status): Html {
-  return html`<code class="status" title="${STATUS_MEANINGS[status].meaning}">${status}</code>`;
-}
-
 /** Only http(s) URLs become links; anything else is shown as text. */
-function link(url: string | undefined, text: string): Html {
+function link(url: string | undefined | null, text: string): Html {
   return url && /^https?:\/\//i.test(url) ? html`<a href="${url}" rel="noopener noreferrer">${text}</a>` : html`${text}`;
 }
 
-function citationCell(c: Citation | undefined): Html {
-  if (!c) return html`—`;
-  return html`${link(c.sourceUrl, c.section)}<br><small>${c.date}</small>${c.excerpt ? html`<br><small><q>${c.excerpt}</q></small>` : ''}`;
+/** Everything the page numbers and defines once: citations as footnotes, and the S-ids of the notes. */
+class PageRefs {
+  readonly citations: Citation[] = [];
+  private readonly keys = new Map<string, number>();
+  readonly mentioned = new Set<string>();
+  constructor(readonly ruleSources: Map<string, RuleSource>) {}
+
+  /** The footnote marker of a citation (one number per distinct section + source + date). */
+  cite(c: Citation | undefined): Html {
+    if (!c) return html``;
+    const key = `${c.section}|${c.sourceUrl}|${c.date}|${c.excerpt ?? ''}`;
+    let n = this.keys.get(key);
+    if (!n) {
+      this.citations.push(c);
+      n = this.citations.length;
+      this.keys.set(key, n);
+    }
+    return html`<sup><a href="#cite-${n}" aria-label="citation ${n}: ${c.section}">[${n}]</a></sup>`;
+  }
+
+  /** A note as text with its URLs as links and its source ids (S1…) linked to their definitions. */
+  note(text: string): Html {
+    const parts: Html[] = [];
+    let last = 0;
+    const re = /(https?:\/\/[^\s)]+[^\s).,;])|\b(S\d{1,3})\b/g;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      parts.push(html`${text.slice(last, m.index)}`);
+      if (m[1]) parts.push(link(m[1], shortUrl(m[1])));
+      else {
+        this.mentioned.add(m[2]!);
+        parts.push(html`<a href="#src-${m[2]}" class="src-ref">${m[2]}</a>`);
+      }
+      last = m.index + m[0].length;
+    }
+    parts.push(html`${text.slice(last)}`);
+    return html`${parts}`;
+  }
 }
 
-function noteCell(x: { condition?: string; note?: string; inputs?: string[] }): Html {
-  return html`${x.condition ? html`<p><strong>Condition:</strong> ${x.condition}</p>` : ''}${x.note ? html`<p>${x.note}</p>` : ''}${
-    x.inputs?.length ? html`<p><small>Inputs: ${x.inputs.join(', ')}</small></p>` : ''
-  }`;
+/** A URL as link text a person can read: its host, and an ellipsis when there is more. */
+function shortUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host.replace(/^www\./, '')}${u.pathname.length > 1 || u.search ? '/…' : ''}`;
+  } catch {
+    return url;
+  }
+}
+
+function valueBlock(refs: PageRefs, key: string, label: string, v: Sourced): Html {
+  return html`<div class="std" id="env-${key}"><h3>${label}</h3>
+<p><span class="value">${valueText(v)}</span> ${statusBadge(v.status)}${refs.cite(v.citation)}</p>
+${v.condition ? html`<p><strong>Condition:</strong> ${refs.note(v.condition)}</p>` : ''}${v.note ? html`<p class="muted">${refs.note(v.note)}</p>` : ''}${
+    v.inputs?.length ? html`<p class="muted">Worked out from: ${v.inputs.map((i) => ENVELOPE_LABELS[i] ?? i).join(', ')}.</p>` : ''
+  }</div>`;
 }
 
 function measureText(m: Measure): Html {
-  if (m.value === null) return html`unknown ${statusBadge(m.status ?? 'missing')}${m.note ? html` <small>${m.note}</small>` : ''}`;
+  if (m.value === null) return html`unknown ${statusBadge(m.status ?? 'missing')}`;
   return html`${valueText({ value: m.value, status: 'cited', unit: m.unit })}`;
 }
 
-function addressSection(s: Snapshot): Html {
+const cornerText = (c: boolean | null): string => (c === null ? 'unknown' : c ? 'yes' : 'no');
+const districtName = (d: ZoneShare): Html => html`<strong>${d.code}</strong>${d.name && d.name !== d.code ? html` (${d.name})` : ''}`;
+
+function ledeSection(s: Snapshot): Html {
   const a = s.address!;
-  const how = a.matchType === 'address_table' ? 'the city address table' : 'street-range interpolation';
-  return html`<section id="address">
-<p>Matched <strong id="matched-address">${a.matchedAddress}</strong>${s.coverage.place ? html`, ${s.coverage.place.name}, ${s.coverage.place.region}` : ''}
-by ${how} (<code>${a.matchType}</code>), confidence <strong id="match-confidence">${num(a.confidence)}</strong>. You asked for: ${a.input}.</p>
-${a.warnings.length ? html`<h3>Warnings</h3><ul id="warnings">${a.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : ''}
+  const how = a.matchType === 'address_table' ? 'found in the city address table' : 'located by interpolating along the street';
+  return html`<section id="address" aria-label="Address match">
+<p>Matched <strong id="matched-address">${a.matchedAddress}</strong>${s.coverage.place ? html`, ${s.coverage.place.name}, ${s.coverage.place.region}` : ''}:
+${how} <span class="muted">(<code>${a.matchType}</code>)</span>, match confidence <strong id="match-confidence">${num(a.confidence)}</strong>.
+<span class="muted">You asked for: ${a.input}.</span></p>
+<p>Coverage: ${statusBadge(s.coverage.status)} <span id="coverage-message">${s.coverage.message}</span></p>
 </section>`;
 }
 
-function lotSection(lot: Lot): Html {
-  const corner = lot.cornerLot === null ? 'unknown' : lot.cornerLot ? 'yes' : 'no';
-  return html`<section id="lot"><h2>Lot</h2>
-<table><tbody>
-<tr><th scope="row">Lot id</th><td id="lot-id">${lot.parcelExternalId}</td></tr>
-<tr><th scope="row">Area</th><td>${num(lot.areaSqft)} sq ft (${num(lot.areaM2)} m²)</td></tr>
-<tr><th scope="row">Frontage</th><td>${measureText(lot.frontageFt)}</td></tr>
-<tr><th scope="row">Depth</th><td>${measureText(lot.depthFt)}</td></tr>
-<tr><th scope="row">Corner lot</th><td>${corner}</td></tr>
-<tr><th scope="row">Front street</th><td>${lot.frontStreet ?? 'unknown'}</td></tr>
-<tr><th scope="row">Point inside the lot</th><td>${lot.latitude}, ${lot.longitude}</td></tr>
-<tr><th scope="row">Source</th><td>${lot.source.name}, ${lot.source.vintage} (${lot.source.licence})</td></tr>
-</tbody></table></section>`;
+/** The summary card: what a consultant reads first. */
+function summaryCard(s: Snapshot, refs: PageRefs, now: Date): Html {
+  const lot = s.lot!;
+  const z = s.zones;
+  const env = s.envelope ?? {};
+  const districts = z?.splitLot ? html`<ul class="plain" id="district-shares">${z.districts.map((d) => html`<li>${districtName(d)}: ${pct(d.share)}</li>`)}</ul>` : '';
+  return html`<section class="card" id="summary" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
+<dl class="facts">
+<dt>Primary district</dt><dd>${z?.primary ? html`<strong id="primary-zone">${z.primary.code}</strong>${z.primary.name ? html` <span class="muted">${z.primary.name}</span>` : ''}` : 'none found'}</dd>
+${z?.splitLot ? html`<dt>Split lot</dt><dd>${districts}</dd>` : ''}
+<dt>Overlays</dt><dd>${z?.overlays.length ? z.overlays.map((o, i) => html`${i ? ', ' : ''}${o.code} (${pct(o.share)})`) : 'none'}</dd>
+<dt>Lot</dt><dd><span id="lot-id">${lot.parcelExternalId}</span></dd>
+<dt>Lot area</dt><dd>${num(lot.areaSqft)} sq ft <span class="muted">(${num(lot.areaM2)} m²)</span></dd>
+<dt>Frontage</dt><dd>${measureText(lot.frontageFt)}</dd>
+<dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}</dd>
+${HEADLINE.filter((k) => env[k]).map((k) => html`<dt>${ENVELOPE_LABELS[k]}</dt><dd id="summary-${k}">${valueText(env[k]!)} ${statusBadge(env[k]!.status)}${refs.cite(env[k]!.citation)}</dd>`)}
+</dl>
+<p class="muted">Lot data: ${lot.source.name}, ${lot.source.vintage}${oldDataNote(lot.source.vintage, now)}.</p>
+</section>`;
 }
 
-function zoningSection(z: Zones): Html {
-  const primary = z.primary;
-  return html`<section id="zoning"><h2>Zoning</h2>
-<p>Primary district: ${primary ? html`<strong id="primary-zone">${primary.code}</strong>${primary.name ? html` (${primary.name})` : ''}, ${pct(primary.share)} of the lot` : html`<strong>none found</strong>`}.</p>
-${
-  z.splitLot
-    ? html`<p id="split-lot"><strong>Split lot:</strong> the lot lies in several districts; the envelope uses the primary one.</p>
-<ul>${z.districts.map((d) => html`<li><strong>${d.code}</strong>${d.name ? html` (${d.name})` : ''}: ${pct(d.share)}</li>`)}</ul>`
-    : ''
+const HEADLINE = ['maxHeightFt', 'maxHeightStoreys', 'maxFar', 'maxLotCoveragePct', 'maxDwellingUnits', 'maxFloorAreaSqft'];
+
+async function mapCard(ctx: AppContext, s: Snapshot): Promise<Html> {
+  const lot = s.lot!;
+  const placeId = s.coverage.geoDivisionId;
+  if (!placeId) return html``;
+  const view = await mapViewForLots(ctx, placeId, [{ lotId: lot.parcelExternalId, role: 'lot' }]);
+  const districts = s.zones?.districts ?? [];
+  const categories = [...new Set(districts.map((d) => zoneCategory(d.code, d.name)))];
+  const label = `Map of lot ${lot.parcelExternalId}${s.zones?.primary ? ` in district ${s.zones.primary.code}` : ''}, outlined in blue, with the zoning districts around it coloured by category.`;
+  return html`<section class="card" id="map-card" aria-labelledby="map-h"><h2 id="map-h">Map</h2>
+${mapFigure(ctx, view, { label, fallback: [lot.longitude, lot.latitude, lot.longitude, lot.latitude], units: s.coverage.place?.country === 'CA' ? 'metric' : 'imperial' })}
+${mapLegend(view, categories)}
+<details><summary>All zone colours</summary>${mapLegend({ bounds: null, lots: { type: 'FeatureCollection', features: [] } })}</details>
+</section>`;
 }
+
+function warningsSection(s: Snapshot, refs: PageRefs): Html {
+  const w = s.address?.warnings ?? [];
+  if (!w.length) return html``;
+  return html`<section id="things-to-know" class="note-box" aria-labelledby="warnings-h"><h2 id="warnings-h">Things to know</h2><ul id="warnings">${w.map((x) => html`<li>${refs.note(x)}</li>`)}</ul></section>`;
+}
+
+function envelopeSection(envelope: Record<string, Sourced>, refs: PageRefs): Html {
+  return html`<section id="envelope" aria-labelledby="envelope-h"><h2 id="envelope-h">Building envelope</h2>
+<p class="muted">Every value shows its status (see <a href="#status-legend">what the statuses mean</a>). "unknown" is not zero and not "no limit"; only "no limit (bylaw)" says the bylaw sets none.</p>
+${Object.entries(envelope).map(([key, v]) => valueBlock(refs, key, ENVELOPE_LABELS[key] ?? humanise(key), v))}
+</section>`;
+}
+
+/** camelCase -> "Camel case", for a member the label table does not know yet. */
+function humanise(key: string): string {
+  const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function usesSection(uses: PermittedUse[], refs: PageRefs): Html {
+  const permission = (p: PermittedUse['permission']) => (p === 'unknown' ? 'unknown' : p.replace(/_/g, ' '));
+  return html`<section id="uses" aria-labelledby="uses-h"><h2 id="uses-h">Permitted uses</h2>
+${
+  uses.length
+    ? uses.map(
+        (u) => html`<div class="std"><h3>${u.use}</h3><p><span class="value">${permission(u.permission)}</span> ${statusBadge(u.status)}${refs.cite(u.citation)}</p>
+${u.condition ? html`<p><strong>Condition:</strong> ${refs.note(u.condition)}</p>` : ''}${u.note ? html`<p class="muted">${refs.note(u.note)}</p>` : ''}</div>`,
+      )
+    : html`<p>No uses listed.</p>`
+}</section>`;
+}
+
+function lotSection(lot: Lot, now: Date): Html {
+  return html`<section id="lot" aria-labelledby="lot-h"><h2 id="lot-h">Lot</h2>
+<dl class="facts">
+<dt>Lot id</dt><dd>${lot.parcelExternalId}</dd>
+<dt>Area</dt><dd>${num(lot.areaSqft)} sq ft (${num(lot.areaM2)} m²)</dd>
+<dt>Frontage</dt><dd>${measureText(lot.frontageFt)}${lot.frontageFt.note ? html` <span class="muted">${lot.frontageFt.note}</span>` : ''}</dd>
+<dt>Depth</dt><dd>${measureText(lot.depthFt)}</dd>
+<dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}</dd>
+<dt>Front street</dt><dd>${lot.frontStreet ?? 'unknown'}</dd>
+<dt>Point inside the lot</dt><dd>${lot.latitude}, ${lot.longitude}</dd>
+<dt>Source</dt><dd>${lot.source.name}, ${lot.source.vintage} (${lot.source.licence})${oldDataNote(lot.source.vintage, now)}</dd>
+</dl></section>`;
+}
+
+function zoningSection(z: Zones, refs: PageRefs): Html {
+  return html`<section id="zoning" aria-labelledby="zoning-h"><h2 id="zoning-h">Zoning</h2>
+${z.splitLot ? html`<p id="split-lot"><strong>Split lot:</strong> the lot lies in several districts; the envelope above uses the primary (largest) one, and each district's rules apply to its part.</p>` : ''}
+<ul>${z.districts.map((d) => html`<li>${districtName(d)}: ${pct(d.share)} of the lot <span class="muted">(${CATEGORY_STYLE[zoneCategory(d.code, d.name)].label})</span></li>`)}</ul>
 ${
   z.overlays.length
-    ? html`<p>Overlays:</p><ul id="overlays">${z.overlays.map((o) => html`<li><strong>${o.code}</strong>${o.name && o.name !== o.code ? html` (${o.name})` : ''}: ${pct(o.share)} of the lot${o.governingSection ? html`, governed by ${o.governingSection}` : ''}</li>`)}</ul>`
+    ? html`<h3>Overlays</h3><ul id="overlays">${z.overlays.map((o) => html`<li>${districtName(o)}: ${pct(o.share)} of the lot${o.governingSection ? html`, governed by ${refs.note(o.governingSection)}` : ''}</li>`)}</ul>`
     : html`<p>Overlays: none.</p>`
 }
 </section>`;
 }
 
-function envelopeSection(envelope: Record<string, Sourced>): Html {
-  const rows = Object.entries(envelope).map(
-    ([key, v]) => html`<tr id="env-${key}"><th scope="row">${ENVELOPE_LABELS[key] ?? key}<br><small><code>${key}</code></small></th>
-<td class="value">${valueText(v)}</td><td>${statusBadge(v.status)}</td><td>${citationCell(v.citation)}</td><td class="note">${noteCell(v)}</td></tr>`,
-  );
-  return html`<section id="envelope"><h2>Building envelope</h2>
-<p>Every value shows its status. "unknown" means the value is not known to siteline (it is not zero and not "no limit"); "no limit (bylaw)" means the bylaw sets none.</p>
-<table><thead><tr><th>Standard</th><th>Value</th><th>Status</th><th>Citation</th><th>Condition and note</th></tr></thead>
-<tbody>${rows}</tbody></table></section>`;
-}
-
-function usesSection(uses: PermittedUse[]): Html {
-  const permission = (p: PermittedUse['permission']) => (p === 'unknown' ? 'unknown' : p.replace(/_/g, ' '));
-  return html`<section id="uses"><h2>Permitted uses</h2>
-${
-  uses.length
-    ? html`<table><thead><tr><th>Use</th><th>Permission</th><th>Status</th><th>Citation</th><th>Condition and note</th></tr></thead><tbody>
-${uses.map((u) => html`<tr><td>${u.use}</td><td>${permission(u.permission)}</td><td>${statusBadge(u.status)}</td><td>${citationCell(u.citation)}</td><td class="note">${noteCell(u)}</td></tr>`)}
-</tbody></table>`
-    : html`<p>No uses listed.</p>`
-}</section>`;
-}
-
-function sourcesSection(sources: SourceRef[]): Html {
-  if (!sources.length) return html``;
-  return html`<section id="sources"><h2>Sources</h2>
-<table><thead><tr><th>Layer</th><th>Source</th><th>Vintage</th><th>Licence</th><th>Attribution</th></tr></thead><tbody>
-${sources.map((s) => html`<tr><td><code>${s.layer}</code></td><td>${link(s.url, s.name)}</td><td>${s.vintage}</td><td>${s.licence}</td><td class="note">${s.attribution ?? ''}</td></tr>`)}
-</tbody></table></section>`;
-}
-
-/** The meanings of the statuses that appear on the page, so nobody has to guess what a status says. */
+/** Every status on the page with its label and meaning; the badge look is explained once. */
 function statusLegend(statuses: Status[]): Html {
   const seen = [...new Set(statuses)];
-  if (!seen.length) return html``;
-  return html`<section id="status-legend"><h2>What the statuses mean</h2><dl>
-${seen.map((s) => html`<dt><code>${s}</code></dt><dd>${STATUS_MEANINGS[s].meaning}</dd>`)}
-</dl></section>`;
+  return html`<section id="status-legend" aria-labelledby="legend-h"><h2 id="legend-h">What the statuses mean</h2>
+<p class="muted">Green: read from the bylaw (or worked out from such values). Amber: indicative, check before relying on it. Grey: unknown, never zero and never "no limit". Blue: the bylaw sets no limit.</p>
+<dl class="facts">${seen.map((st) => html`<dt>${statusBadge(st)}</dt><dd>${STATUS_MEANINGS[st].meaning} <span class="muted">(<code>${st}</code>)</span></dd>`)}</dl>
+</section>`;
 }
 
-function answeredBody(s: Snapshot): Html {
+function citationsSection(refs: PageRefs): Html {
+  if (!refs.citations.length) return html``;
+  return html`<section id="citations" aria-labelledby="citations-h"><h2 id="citations-h">Citations</h2><ol class="footnotes">
+${refs.citations.map((c, i) => html`<li id="cite-${i + 1}">${link(c.sourceUrl, `Section ${c.section}`)}, text dated ${c.date}${c.excerpt ? html`: <q>${c.excerpt}</q>` : ''}</li>`)}
+</ol></section>`;
+}
+
+function sourcesSection(sources: SourceRef[], refs: PageRefs, now: Date): Html {
+  const mentioned = [...refs.mentioned].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  if (!sources.length && !mentioned.length) return html``;
+  return html`<section id="sources" aria-labelledby="sources-h"><h2 id="sources-h">Sources</h2>
+${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage}${oldDataNote(s.vintage, now, s.layer)}, licence ${s.licence}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
+${
+  mentioned.length
+    ? html`<h3>Sources named in the notes</h3><dl class="facts" id="rule-sources">${mentioned.map((id) => {
+        const d = refs.ruleSources.get(id);
+        return html`<dt id="src-${id}">${id}</dt><dd>${d ? html`${link(d.url, d.title)}${d.date ? html` <span class="muted">(${d.date})</span>` : ''}` : html`<span class="muted">not defined in this place's research notes</span>`}</dd>`;
+      })}</dl>`
+    : ''
+}
+</section>`;
+}
+
+async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
+  const now = ctx.clock.now();
+  const refs = new PageRefs(await ruleSourcesOf(ctx, s));
   const envelope = s.envelope ?? {};
   const uses = s.permittedUses ?? [];
-  const statuses: Status[] = [...Object.values(envelope).map((v) => v.status), ...uses.map((u) => u.status)];
-  return html`${addressSection(s)}
-<p>Coverage: ${statusBadge(s.coverage.status)} · <span id="coverage-message">${s.coverage.message}</span></p>
-${s.lot ? lotSection(s.lot) : ''}
-${s.zones ? zoningSection(s.zones) : ''}
-${envelopeSection(envelope)}
-${usesSection(uses)}
+  const statuses: Status[] = [s.coverage.status, ...Object.values(envelope).map((v) => v.status), ...uses.map((u) => u.status)];
+  // Rendered in page order, so footnotes and source ids number from the top.
+  const lede = ledeSection(s);
+  const above = s.lot ? html`<div class="cards above-fold">${await mapCard(ctx, s)}${summaryCard(s, refs, now)}</div>` : '';
+  const warnings = warningsSection(s, refs);
+  const env = envelopeSection(envelope, refs);
+  const usesHtml = usesSection(uses, refs);
+  const zoning = s.zones ? zoningSection(s.zones, refs) : '';
+  const lot = s.lot ? lotSection(s.lot, now) : '';
+  return html`${lede}
+${above}
+${warnings}
+${env}
+${usesHtml}
+${zoning}
+${lot}
 ${statusLegend(statuses)}
-${sourcesSection(s.sources)}
-<p><small>Generated ${s.generatedAt}.</small></p>
+${citationsSection(refs)}
+${sourcesSection(s.sources, refs, now)}
+<p class="muted">Generated ${s.generatedAt}.</p>
 <h2>Check another address</h2>
 ${addressForm()}`;
+}
+
+/** The place's research-note sources (what "S1" is), read from its source folder. */
+async function ruleSourcesOf(ctx: AppContext, s: Snapshot): Promise<Map<string, RuleSource>> {
+  const id = s.coverage.geoDivisionId;
+  if (!id) return new Map();
+  const place = await getPlace(ctx, id);
+  if (!place) return new Map();
+  try {
+    return ruleSources(ctx.config.sourceDir, loadManifest(place.slug, ctx.config.placesDir).sourceFolder);
+  } catch {
+    return new Map();
+  }
+}
+
+function suggestionHref(s: Snapshot, suggestion: string): string {
+  const place = s.coverage.place;
+  const full = place && !suggestion.toLowerCase().includes(place.name.toLowerCase()) ? `${suggestion}, ${place.name}, ${place.region}` : suggestion;
+  return `${SITES_PATH}?${new URLSearchParams({ address: full }).toString()}`;
 }
 
 function notCoveredBody(s: Snapshot, address: string): Html {
   const c = s.coverage;
   return html`<section id="coverage">
-<p>Status: <strong id="coverage-status">${statusBadge(c.status)}</strong>${c.eligibilityKnown ? '' : ' (eligibility could not be determined)'}</p>
+<p>Status: <strong id="coverage-status">${statusBadge(c.status)}</strong> <span class="muted"><code>${c.status}</code></span>${c.eligibilityKnown ? '' : ' (eligibility could not be determined)'}</p>
 <p id="coverage-message">${c.message}</p>
-<p><small>${STATUS_MEANINGS[c.status].meaning}</small></p>
+<p class="muted">${STATUS_MEANINGS[c.status].meaning} See <a href="/coverage">which places are covered</a>.</p>
 ${
   s.suggestions?.length
-    ? html`<h2>Did you mean</h2><ul id="suggestions">${s.suggestions.map((x) => html`<li>${x}</li>`)}</ul>`
+    ? html`<h2>Did you mean</h2><ul id="suggestions">${s.suggestions.map((x) => html`<li><a href="${suggestionHref(s, x)}">${x}</a></li>`)}</ul>`
     : ''
 }
 </section>
-${sourcesSection(s.sources)}
 <h2>Try another address</h2>
 ${addressForm(address)}`;
 }
@@ -218,23 +357,24 @@ async function showSite(ctx: AppContext, req: IncomingMessage, res: ServerRespon
   if (!account) return redirect(res, `/signin?next=${encodeURIComponent(hereOf(req))}`);
   const signedInAs = account.email;
   const address = new URL(req.url ?? SITES_PATH, 'http://x').searchParams.get('address');
-  if (address === null) return sendHtml(res, 200, page('Check an address', addressForm(), { signedInAs }), PAGE_HEADERS);
+  const opts = { signedInAs, current: 'sites' as const };
+  if (address === null) return sendHtml(res, 200, page('Check an address', addressForm(), opts), PAGE_HEADERS);
 
   let snapshot: Snapshot;
   try {
     snapshot = (await cachedSnapshot(ctx, address)).snapshot;
   } catch (err) {
     if (err instanceof SitelineError && err.code === 'bad_input') {
-      return sendHtml(res, 400, page('Check an address', addressForm(address.slice(0, 300), err.message), { signedInAs }), PAGE_HEADERS);
+      return sendHtml(res, 400, page('Check an address', addressForm(address.slice(0, 300), err.message), opts), PAGE_HEADERS);
     }
     throw err;
   }
   if (!snapshot.answered) {
-    return sendHtml(res, 200, page('Address not covered', notCoveredBody(snapshot, address), { signedInAs, wide: true }), PAGE_HEADERS);
+    return sendHtml(res, 200, page('Address not covered', notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
   }
   const place = snapshot.coverage.place;
   const title = `${snapshot.address?.matchedAddress ?? address}${place ? `, ${place.name}, ${place.region}` : ''}`;
-  sendHtml(res, 200, page(title, answeredBody(snapshot), { signedInAs, wide: true }), PAGE_HEADERS);
+  sendHtml(res, 200, page(title, await answeredBody(ctx, snapshot), { ...opts, wide: true, head: MAP_HEAD }), mapPageHeaders(ctx.config));
 }
 
 /** The home page and the snapshot page (one registration line in src/auth/routes.ts). */

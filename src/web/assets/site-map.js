@@ -1,0 +1,31 @@
+// Draws every [data-map-view] element as a MapLibre map. The element carries its whole style (our own
+// tiles, the highlighted lots) and the box to frame as JSON; tile URLs are made absolute against this
+// page's origin. Served by siteline itself (no CDN); the page reads fine without it.
+import { Map as MapLibreMap, NavigationControl, ScaleControl } from '/assets/maplibre-gl/maplibre-gl.mjs';
+
+const maps = [];
+for (const el of document.querySelectorAll('[data-map-view]')) {
+  const view = JSON.parse(el.dataset.mapView);
+  for (const source of Object.values(view.style.sources)) {
+    if (Array.isArray(source.tiles)) source.tiles = source.tiles.map((t) => (t.startsWith('/') ? location.origin + t : t));
+  }
+  el.dataset.state = 'loading';
+  const map = new MapLibreMap({
+    container: el,
+    style: view.style,
+    bounds: view.bounds,
+    fitBoundsOptions: { padding: 40, maxZoom: view.maxZoom ?? 18 },
+    maxZoom: 20,
+    attributionControl: { compact: true },
+    canvasContextAttributes: { preserveDrawingBuffer: true },
+  });
+  map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
+  map.addControl(new ScaleControl({ unit: view.units === 'metric' ? 'metric' : 'imperial' }), 'bottom-left');
+  map.getCanvas().setAttribute('aria-label', el.getAttribute('aria-label') ?? 'Map');
+  map.once('idle', () => {
+    el.dataset.state = 'ready';
+  });
+  maps.push(map);
+}
+// For the browser tests and for anyone inspecting the page from the console.
+window.sitelineMaps = maps;

@@ -1,0 +1,50 @@
+// Errors as pages for people: a browser navigating to a missing page (or one that failed) gets an
+// HTML page with a way on; every API client keeps the JSON envelope {error: {code, message, requestId}}.
+// Installed as the router's errorResponder (the server calls it for 404, 405 and failures).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Router } from '../http/router.ts';
+import { requestId, sendError, sendHtml } from '../http/respond.ts';
+import { html } from './html.ts';
+import { page, PAGE_HEADERS } from './page.ts';
+
+/** Paths whose clients are programs: always JSON, whatever they accept. */
+const API_PREFIXES = ['/api/', '/.well-known/', '/tiles/', '/assets/', '/healthz'];
+
+/** True when a browser asked for a page: a GET (or HEAD) whose Accept names text/html, outside the API paths. */
+export function wantsHtmlPage(req: IncomingMessage): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  if (!/\btext\/html\b/i.test(String(req.headers.accept ?? ''))) return false;
+  let pathname = '/';
+  try {
+    pathname = new URL(req.url ?? '/', 'http://x').pathname;
+  } catch {
+    return false;
+  }
+  return !API_PREFIXES.some((p) => pathname === p.replace(/\/$/, '') || pathname.startsWith(p));
+}
+
+const TITLES: Record<number, string> = { 400: 'That request could not be read', 403: 'Not allowed', 404: 'Page not found', 405: 'Not available this way', 429: 'Too many requests', 500: 'Something went wrong', 503: 'Temporarily unavailable' };
+
+export function errorPageHtml(status: number, message: string, reqId: string): string {
+  const title = TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'That did not work');
+  const body =
+    status === 404
+      ? html`<p>There is no page at this address. It may have moved, or the link may be mistyped.</p>`
+      : status >= 500
+        ? html`<p>siteline could not answer this request. Nothing you typed was lost: go back and try again in a moment.</p>`
+        : html`<p class="error">${message}</p>`;
+  return page(title, html`${body}
+<ul>
+<li><a href="/">Home</a></li>
+<li><a href="/sites">Check an address</a></li>
+<li><a href="/coverage">Which places are covered</a></li>
+</ul>
+<p class="muted">Error ${status}${reqId ? html` · request id <code id="request-id">${reqId}</code> (quote it when reporting a problem)` : ''}.</p>`);
+}
+
+export function installErrorPages(router: Router): void {
+  router.errorResponder = (req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) => {
+    if (!wantsHtmlPage(req)) return sendError(req, res, status, code, message, headers);
+    sendHtml(res, status, errorPageHtml(status, message, requestId(req)), { ...headers, ...PAGE_HEADERS });
+  };
+}

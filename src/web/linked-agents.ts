@@ -1,0 +1,98 @@
+// "Linked agents" on the account page: the agent registrations this account claimed, and a way to
+// revoke one. Revoking revokes every credential of the registration (its identity assertions and
+// any pre-claim token), so the jwt-bearer exchange refuses it, and closes the claim's redelivery
+// window so the claim_token cannot fetch a fresh assertion. An access token (JWT) it already holds
+// cannot be recalled and stops working when it expires (at most an hour).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import { sendHtml } from '../http/respond.ts';
+import type { Account } from '../auth/accounts.ts';
+import { html, type Html } from './html.ts';
+import { page, PAGE_HEADERS } from './page.ts';
+import { readForm, redirect } from './forms.ts';
+import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
+import { outboxVisible, fromLoopbackPeer } from './outbox-page.ts';
+
+export interface LinkedAgent {
+  registrationId: string;
+  type: string;
+  claimedAt: string;
+  lastUsedAt: string | null;
+  revoked: boolean;
+}
+
+export async function linkedAgents(ctx: AppContext, accountId: string): Promise<LinkedAgent[]> {
+  const rows = await ctx.db.query<{ registration_id: string; type: string; claimed_at: Date | string; last_used: Date | string | null }>(
+    `SELECT r.registration_id, r.type, r.claimed_at,
+            (SELECT max(c.created_at) FROM agent_credentials c WHERE c.registration_id = r.registration_id) AS last_used
+       FROM agent_registrations r
+      WHERE r.account_id = $1 AND r.claimed_at IS NOT NULL
+      ORDER BY r.claimed_at DESC, r.registration_id`,
+    [accountId],
+  );
+  // Revoked: the claim's delivery window was closed on revoke (see REVOKED_MARK).
+  const closed = await ctx.db.query<{ registration_id: string }>(
+    `SELECT registration_id FROM agent_registrations WHERE account_id = $1 AND claim_delivered_at = $2`,
+    [accountId, REVOKED_MARK],
+  );
+  const closedIds = new Set(closed.map((r) => r.registration_id));
+  return rows.map((r) => ({
+    registrationId: r.registration_id,
+    type: r.type,
+    claimedAt: new Date(r.claimed_at).toISOString(),
+    lastUsedAt: r.last_used ? new Date(r.last_used).toISOString() : null,
+    revoked: closedIds.has(r.registration_id),
+  }));
+}
+
+/** claim_delivered_at is set to this instant on revoke: older than any redelivery window, so the claim poll refuses. */
+const REVOKED_MARK = '1970-01-01T00:00:00.000Z';
+
+/** Revokes one of this account's agents; false when it is not this account's. */
+export async function revokeLinkedAgent(ctx: AppContext, accountId: string, registrationId: string): Promise<boolean> {
+  return ctx.db.transaction(async (tx) => {
+    const owned = await tx.query<{ registration_id: string }>(
+      'SELECT registration_id FROM agent_registrations WHERE registration_id = $1 AND account_id = $2 FOR UPDATE',
+      [registrationId, accountId],
+    );
+    if (!owned.length) return false;
+    await tx.query('UPDATE agent_credentials SET revoked_at = $2 WHERE registration_id = $1 AND revoked_at IS NULL', [registrationId, ctx.clock.now().toISOString()]);
+    await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2 WHERE registration_id = $1', [registrationId, REVOKED_MARK]);
+    ctx.logger.info({ registrationId }, 'linked agent revoked from the account page');
+    return true;
+  });
+}
+
+const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 6)}…${id.slice(-6)}` : id);
+
+/** The account page's "Linked agents" section (and the development outbox link on a developer's machine). */
+export async function linkedAgentsSection(ctx: AppContext, req: IncomingMessage, res: ServerResponse, account: Account): Promise<Html> {
+  const agents = await linkedAgents(ctx, account.accountId);
+  const csrf = csrfToken(ctx, req, res);
+  const list = agents.length
+    ? html`<ul class="agents">${agents.map(
+        (a) => html`<li id="agent-${a.registrationId}"><strong>Agent ${shortId(a.registrationId)}</strong> (${a.type === 'service_auth' ? 'linked by e-mail' : 'anonymous, then claimed'}), linked ${a.claimedAt.slice(0, 10)}${a.lastUsedAt ? html`, last issued a credential ${a.lastUsedAt.slice(0, 10)}` : ''}.
+${a.revoked ? html` <span class="badge badge-unknown">revoked</span>` : html`<form method="post" action="/account/agents/${a.registrationId}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke agent ${shortId(a.registrationId)}">Revoke</button></form>`}</li>`,
+      )}</ul>`
+    : html`<p>No agent is linked to this account. An agent links itself by showing you a link and a 6-digit code.</p>`;
+  const outbox = outboxVisible(ctx.config.baseUrl) && fromLoopbackPeer(req) ? html`<p class="muted">Development: mail the service would have sent is in the <a href="/dev/outbox">development outbox</a>.</p>` : '';
+  return html`<section id="linked-agents" aria-labelledby="linked-agents-h"><h2 id="linked-agents-h">Linked agents</h2>
+${list}
+<p class="muted">Revoking stops the agent from getting new access. An access token it already holds stays valid until it expires (at most an hour).</p>
+${outbox}</section>`;
+}
+
+export function registerLinkedAgentRoutes(router: Router, ctx: AppContext, onCsrfFailure: (res: ServerResponse) => void): void {
+  router.post('/account/agents/:id/revoke', async (req, res, params) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return onCsrfFailure(res);
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/account');
+    const done = await revokeLinkedAgent(ctx, account.accountId, params.id!);
+    if (!done) {
+      return sendHtml(res, 404, page('Agent not found', html`<p class="error" role="alert">No agent with that id is linked to your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
+    }
+    redirect(res, '/account#linked-agents');
+  });
+}

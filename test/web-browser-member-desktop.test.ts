@@ -1,0 +1,4 @@
+// The signed-in pages and the map in headless Chromium at a desktop width (the suite is in test/support/web-browser-suite.ts).
+import { browserSuite } from './support/web-browser-suite.ts';
+
+browserSuite([1280], 'member');
