@@ -32,6 +32,8 @@ export interface Command {
   usage: string;
   /** Paragraphs shown in the command's help after the usage line. */
   description?: string;
+  /** Help text that needs loading (e.g. the list of places), appended to the description. */
+  details?(): Promise<string>;
   flags?: Flag[];
   examples?: string[];
   /** How many positional arguments it accepts (default: none), and what to call them in errors. */
@@ -114,9 +116,11 @@ export function commandList(cmds: Command[]): string[] {
 }
 
 /** The help for one command or group; `path` is the words before it (`['data']` for `data import`). */
-export function commandHelp(cmd: Command, path: string[]): string {
+export async function commandHelp(cmd: Command, path: string[]): Promise<string> {
   const lines: string[] = [cmd.summary, '', 'Usage:', `  siteline ${cmd.usage}`];
-  if (cmd.description) lines.push('', cmd.description.trimEnd());
+  const details = cmd.details ? await cmd.details() : '';
+  const about = [cmd.description?.trimEnd(), details.trimEnd()].filter(Boolean).join('\n');
+  if (about) lines.push('', about);
   if (cmd.subcommands?.length) {
     lines.push('', 'Commands:', ...commandList(cmd.subcommands));
   }

@@ -3,20 +3,27 @@
 // Exit 0 ok; 2 bad input (unknown place, missing directory, checksum mismatch, bad manifest); 1 unexpected.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { openContext } from '../service.ts';
-import { SitelineError } from '../core/errors.ts';
-import { importPlace } from '../importer/import-place.ts';
-import { formatImportReport } from '../importer/import-report.ts';
-import { listManifestSlugs } from '../importer/manifest.ts';
-import { ensureCatalogue } from '../importer/default-places.ts';
-import { listPlaces } from '../places/catalogue.ts';
 import type { Command, CommandInput } from './command.ts';
+
+/** The database side, loaded only when a data command actually runs (help stays instant). */
+async function databaseModules() {
+  const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { importPlace }, { formatImportReport }, { ensureCatalogue }, { listPlaces }] = await Promise.all([
+    import('../config.ts'),
+    import('../logger.ts'),
+    import('../service.ts'),
+    import('../core/errors.ts'),
+    import('../importer/import-place.ts'),
+    import('../importer/import-report.ts'),
+    import('../importer/default-places.ts'),
+    import('../places/catalogue.ts'),
+  ]);
+  return { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport, ensureCatalogue, listPlaces };
+}
 import { JSON_FLAG } from './command.ts';
 import { err, out } from './output.ts';
 
 async function runImport({ args: [slug], flags, io }: CommandInput): Promise<number> {
+  const { listManifestSlugs } = await import('../importer/manifest.ts');
   const args = { slug: slug!, from: flags.from as string | undefined, force: flags.force === true, json: flags.json === true };
   if (!listManifestSlugs().includes(args.slug)) {
     err(io, `siteline data import: no place "${args.slug}". Known places: ${listManifestSlugs().join(', ')}`);
@@ -26,6 +33,7 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
     err(io, `siteline data import: source directory ${path.resolve(args.from)} does not exist`);
     return 2;
   }
+  const { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport } = await databaseModules();
   const config = loadConfig(io.env);
   const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });
   try {
@@ -51,6 +59,7 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
 
 async function runStatus({ flags, io }: CommandInput): Promise<number> {
   const json = flags.json === true;
+  const { loadConfig, createLogger, openContext, ensureCatalogue, listPlaces } = await databaseModules();
   const config = loadConfig(io.env);
   const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });
   try {
@@ -88,7 +97,8 @@ export const dataCommand: Command = {
       name: 'import',
       summary: "Import a place's sources into the local database (progress on stderr)",
       usage: 'data import <place> [--from DIR] [--force] [--json]',
-      description: `Places: ${listManifestSlugs().join(', ')}\nDIR defaults to SITELINE_SOURCE_DIR, else ../shared/data.`,
+      description: 'DIR defaults to SITELINE_SOURCE_DIR, else ../shared/data.',
+      details: async () => `Places: ${(await import('../importer/manifest.ts')).listManifestSlugs().join(', ')}`,
       flags: [
         { name: 'from', value: 'DIR', description: 'Directory holding the place sources' },
         { name: 'force', description: 'Import again even when the sources are unchanged' },

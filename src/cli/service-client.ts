@@ -3,7 +3,7 @@
 // exchange of the stored identity assertion, then either call an MCP tool on /api/mcp with the
 // official SDK client (so the answer is exactly what the tool returns to any agent) or a JSON HTTP
 // route with the bearer. Failures come out as typed errors that main.ts maps to exit codes.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { loadCredentials, saveCredentials, type StoredCredentials } from './credentials.ts';
 import { cliVersion } from './version.ts';
 
@@ -134,6 +134,8 @@ export class ServiceClient {
 
   private async connect(): Promise<Client> {
     if (this.mcp) return this.mcp;
+    // Loaded on first use: the SDK takes a noticeable share of start-up, and most commands never call a tool.
+    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     const client = new Client({ name: 'siteline-cli', version: cliVersion() }, { versionNegotiation: { mode: { pin: MCP_PROTOCOL } } });
     const transport = new StreamableHTTPClientTransport(new URL(`${this.url}/api/mcp`), {
       // The SDK asks for the bearer before each request; on a 401 it calls onUnauthorized and retries once.
