@@ -105,6 +105,7 @@ test('unknown flags, unknown commands and missing arguments: exit 2, the reason 
     ['check', '-x', '11 Acorn St'],
     ['check'],
     ['check', '--local', '--url', 'http://x', '11 Acorn St'],
+    ['check', '--url', 'not a url', '11 Acorn St'],
     ['data', 'import'],
     ['data', 'status', 'extra'],
     ['data', '--bogus'],
@@ -118,7 +119,7 @@ test('unknown flags, unknown commands and missing arguments: exit 2, the reason 
     const r = await runSiteline(argv, env);
     assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
     assert.equal(r.stdout, '', `${argv.join(' ')}: nothing on stdout`);
-    assert.match(r.stderr, /unknown|missing|needs a value|exclude|unexpected|subcommand/, argv.join(' '));
+    assert.match(r.stderr, /unknown|missing|needs a value|exclude|unexpected|subcommand|not a URL/, argv.join(' '));
     assert.match(r.stderr, /--help/, `${argv.join(' ')} says where the usage is`);
     untouched();
   }
