@@ -103,6 +103,11 @@ export function runCli(): void {
     colour: palette(colourWanted(process.stdout, process.env, noColorFlag)),
     errColour: palette(colourWanted(process.stderr, process.env, noColorFlag)),
   };
+  // `siteline check ... | head -1`: a reader that stops early is not an error.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
   main(argv, io).then(
     (code) => {
       process.exitCode = code;
