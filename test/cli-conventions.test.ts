@@ -134,3 +134,12 @@ test('--json with a failure: nothing on stdout, the reason on stderr', async () 
   assert.match(r.stderr, /cannot reach the siteline service at http:\/\/127\.0\.0\.1:\d+ \(connection refused\)/);
   untouched();
 });
+
+test('colour on stderr: none through a pipe, FORCE_COLOR turns it on, NO_COLOR and --no-color win', async () => {
+  const esc = /\u001b\[/;
+  const argv = ['check', '11 Acorn St', '--bogus'];
+  assert.doesNotMatch((await runSiteline(argv, env)).stderr, esc);
+  assert.match((await runSiteline(argv, { ...env, FORCE_COLOR: '1' })).stderr, esc);
+  assert.doesNotMatch((await runSiteline(argv, { ...env, FORCE_COLOR: '1', NO_COLOR: '1' })).stderr, esc);
+  assert.doesNotMatch((await runSiteline([...argv.slice(0, 2), '--no-color', '--bogus'], { ...env, FORCE_COLOR: '1' })).stderr, esc);
+});
