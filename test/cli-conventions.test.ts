@@ -58,16 +58,17 @@ test('the table has the commands the help lists', () => {
 
 test('-h and --help on every command and subcommand print its help on stdout, exit 0, and do nothing', async () => {
   for (const { path: words, cmd } of ALL) {
-    for (const flag of ['--help', '-h']) {
-      // Extra arguments must not turn help into action (`logout --help`, `check -h`, `data import cambridge-ma -h`).
-      const argv = cmd.args?.max ? [...words, 'some argument', flag] : [...words, flag];
-      const r = await runSiteline(argv, env);
+    // Extra arguments must not turn help into action (`logout --help`, `check -h`, `data import cambridge-ma -h`).
+    const runs = ['--help', '-h'].map((flag) => (cmd.args?.max ? [...words, 'some argument', flag] : [...words, flag]));
+    const results = await Promise.all(runs.map((argv) => runSiteline(argv, env)));
+    runs.forEach((argv, i) => {
+      const r = results[i]!;
       assert.equal(r.code, 0, `${argv.join(' ')}: ${r.stderr}`);
       assert.equal(r.stderr, '', `${argv.join(' ')} writes nothing on stderr`);
       assert.ok(r.stdout.startsWith(cmd.summary), `${argv.join(' ')} prints its own help`);
       assert.match(r.stdout, new RegExp(`Usage:\\n  siteline ${words.join(' ')}`));
-      untouched();
-    }
+    });
+    untouched();
   }
   // `help <command>` is the same help.
   const viaHelp = await runSiteline(['help', 'logout'], env);
@@ -115,8 +116,11 @@ test('unknown flags, unknown commands and missing arguments: exit 2, the reason 
     ['no-such-command'],
     ['--bogus'],
   ];
-  for (const argv of cases) {
-    const r = await runSiteline(argv, env);
+  // Two at a time: independent processes, and the suite shares two cores.
+  const results: Awaited<ReturnType<typeof runSiteline>>[] = [];
+  for (let i = 0; i < cases.length; i += 2) results.push(...(await Promise.all(cases.slice(i, i + 2).map((argv) => runSiteline(argv, env)))));
+  for (const [i, argv] of cases.entries()) {
+    const r = results[i]!;
     assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
     assert.equal(r.stdout, '', `${argv.join(' ')}: nothing on stdout`);
     assert.match(r.stderr, /unknown|missing|needs a value|exclude|unexpected|subcommand|not a URL/, argv.join(' '));
