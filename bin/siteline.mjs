@@ -2,4 +2,5 @@
 // The `siteline` command: registers the TypeScript loader, then runs the CLI.
 import { register } from 'tsx/esm/api';
 register();
-await import('../src/cli/main.ts');
+const { runCli } = await import('../src/cli/main.ts');
+runCli();

@@ -1,26 +1,13 @@
 // `siteline login | whoami | logout` as a user runs them: the real binary against the real server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startTestServer } from './support/harness.ts';
 import { confirmClaimOnPage, postJson, signUpOrIn } from './support/auth-flow.ts';
+import { runSiteline } from './support/cli.ts';
 
-function run(args: string[], env: NodeJS.ProcessEnv, onStdout?: (all: string) => void): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += String(d);
-      onStdout?.(stdout);
-    });
-    child.stderr.on('data', (d) => (stderr += String(d)));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const run = runSiteline;
 
 test('CLI: login (verification URL + code, polling), whoami, logout revokes; a revoked identity is told to log in again', async () => {
   const svc = await startTestServer();
@@ -34,8 +21,9 @@ test('CLI: login (verification URL + code, polling), whoami, logout revokes; a r
     assert.equal((await run(['login'], env)).code, 2, 'no e-mail and no terminal: usage error');
 
     let confirming: Promise<unknown> | undefined;
-    const login = await run(['login', '--email', email], env, (out) => {
-      const m = /open:\s+(\S+)[\s\S]*type this code there:\s+(\d{6})/.exec(out);
+    // The link and the code are messages for the person: stderr, with the wait shown there too.
+    const login = await run(['login', '--email', email], env, (err) => {
+      const m = /open:\s+(\S+)[\s\S]*type this code there:\s+(\d{6})/.exec(err);
       if (m && !confirming) confirming = confirmClaimOnPage(svc.url, m[1]!, m[2]!, jar);
     });
     assert.equal(login.code, 0, login.stderr);
@@ -43,6 +31,8 @@ test('CLI: login (verification URL + code, polling), whoami, logout revokes; a r
     const done = (await confirming) as { status: number };
     assert.equal(done.status, 200);
     assert.match(login.stdout, /Logged in as cli\.user@example\.com/);
+    assert.match(login.stderr, /Waiting for you to confirm/);
+    assert.doesNotMatch(login.stdout, /type this code/);
 
     const file = path.join(configDir, 'credentials.json');
     assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'credentials are owner-only');

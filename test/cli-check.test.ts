@@ -1,4 +1,5 @@
-// `siteline check` as a person runs it: the real bin, a real database holding Cambridge, exit codes.
+// `siteline check --local` as a person runs it: the real bin, a real database holding Cambridge, exit codes.
+// (The default, remote `check` is in cli-remote-check.test.ts.)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -15,17 +16,21 @@ before(async () => {
 after(async () => env.close());
 
 function siteline(...args: string[]) {
+  return sitelineWith({}, ...args);
+}
+
+function sitelineWith(extraEnv: Record<string, string>, ...args: string[]) {
   return spawnSync(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    env: { ...process.env, ...env.env },
+    env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env.env, ...extraEnv },
     timeout: 120_000,
   });
 }
 
 test('check --json answers a Cambridge address with exit 0', () => {
   const g = golden[3]!;
-  const r = siteline('check', g.address, '--json');
+  const r = siteline('check', '--local', g.address, '--json');
   assert.equal(r.status, 0, r.stderr);
   const snap = JSON.parse(r.stdout);
   assert.equal(snap.answered, true);
@@ -33,9 +38,13 @@ test('check --json answers a Cambridge address with exit 0', () => {
   assert.equal(snap.zones.primary.code, g.zone);
 });
 
+/** The readable answer through a pipe, kept for the colour test (each --local run opens the database: slow). */
+let pipedReadable: { address: string; stdout: string } | undefined;
+
 test('check prints a readable snapshot for a person', () => {
   const g = golden[3]!;
-  const r = siteline('check', g.address);
+  const r = siteline('check', '--local', g.address);
+  pipedReadable = { address: g.address, stdout: r.stdout };
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`Lot ${g.parcelExternalId.replace('.', '\\.')}`));
   assert.match(r.stdout, /Envelope/);
@@ -43,9 +52,9 @@ test('check prints a readable snapshot for a person', () => {
 });
 
 test('the readable output states each value\'s condition and source, and never turns unknown into a number', () => {
-  const r = siteline('check', '11 Acorn St, Cambridge, MA');
+  const r = siteline('check', '--local', '11 Acorn St, Cambridge, MA');
   assert.equal(r.status, 0, r.stderr);
-  const snap = JSON.parse(siteline('check', '11 Acorn St, Cambridge, MA', '--json').stdout);
+  const snap = JSON.parse(siteline('check', '--local', '11 Acorn St, Cambridge, MA', '--json').stdout);
   const height = snap.envelope.maxHeightFt;
   assert.ok(height.condition, 'the example carries a condition');
   assert.ok(r.stdout.includes(`condition: ${height.condition}`), 'condition printed');
@@ -57,21 +66,32 @@ test('the readable output states each value\'s condition and source, and never t
 });
 
 test('not covered is exit 3, with the reason', () => {
-  const r = siteline('check', '233 S Wacker Dr, Chicago, IL', '--json');
+  const r = siteline('check', '--local', '233 S Wacker Dr, Chicago, IL', '--json');
   assert.equal(r.status, 3, r.stderr);
   const snap = JSON.parse(r.stdout);
   assert.equal(snap.answered, false);
   assert.equal(snap.coverage.status, 'planned_not_live');
-  const human = siteline('check', '233 S Wacker Dr, Chicago, IL');
+  const human = siteline('check', '--local', '233 S Wacker Dr, Chicago, IL');
   assert.equal(human.status, 3);
   assert.match(human.stdout, /Not covered \(planned_not_live\)/);
 });
 
 test('bad input is exit 2 with a clear message; usage errors too', () => {
-  const r = siteline('check', '\u0007\u0008');
+  const r = siteline('check', '--local', '\u0007\u0008');
   assert.equal(r.status, 2);
   assert.match(r.stderr, /Cannot check that address/);
   assert.equal(siteline('check').status, 2);
   assert.equal(siteline('check', '12 Main St', '--bogus').status, 2);
   assert.equal(siteline('no-such-command').status, 2);
+});
+
+test('colour on stdout only on request when piped (FORCE_COLOR), and it changes nothing but the escapes', () => {
+  // NO_COLOR, --no-color and the pipe rule are checked cheaply in cli-conventions.test.ts and src/cli/command.test.ts.
+  const esc = /\u001b\[/;
+  assert.ok(pipedReadable, 'the readable test ran first');
+  const piped = pipedReadable;
+  assert.doesNotMatch(piped.stdout, esc, 'stdout is a pipe: no colour');
+  const forced = sitelineWith({ FORCE_COLOR: '1' }, 'check', '--local', piped.address);
+  assert.match(forced.stdout, esc, 'FORCE_COLOR: colour');
+  assert.equal(forced.stdout.replace(/\u001b\[\d+m/g, ''), piped.stdout);
 });

@@ -1,53 +1,96 @@
-// `siteline check "<address>" [--json]`: one snapshot, in-process, on the configured database.
-// Exit 0 answered, 3 not covered (answered:false), 2 bad input or usage.
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { openContext } from '../service.ts';
-import { SitelineError } from '../core/errors.ts';
-import { getFeasibilitySnapshot } from '../core/snapshot.ts';
+// `siteline check "<address>"`: one snapshot. By default from a running siteline service, on the
+// logged-in identity, through the MCP tool getFeasibilitySnapshot (the same JSON an agent gets);
+// with --local, computed in-process on the local database (the service must not hold it).
+// Exit 0 answered, 3 not covered (answered: false), 2 bad input or usage, 4 login needed, 5 unreachable.
+import type { Command } from './command.ts';
+import { JSON_FLAG, URL_FLAG, UsageError } from './command.ts';
+import { EXIT } from './exit-codes.ts';
+import { err, out, progress, type Io, type Palette } from './output.ts';
+import { ServiceClient, ServiceUnreachableError } from './service-client.ts';
 import { STATUS_MEANINGS } from '../core/statuses.ts';
 import type { Snapshot, Sourced } from '../core/snapshot-types.ts';
 
-export const EXIT_ANSWERED = 0;
-export const EXIT_BAD_INPUT = 2;
-export const EXIT_NOT_COVERED = 3;
+/** The tool's `source` argument: attribution only, the payload is the same for every value. */
+const TOOL_SOURCE = 'full';
 
-export async function run(argv: string[]): Promise<number> {
-  const json = argv.includes('--json');
-  const words = argv.filter((a) => a !== '--json');
-  if (words.some((w) => w.startsWith('--'))) {
-    process.stderr.write(`Unknown option ${words.find((w) => w.startsWith('--'))}. Usage: siteline check "<address>" [--json]\n`);
-    return EXIT_BAD_INPUT;
-  }
-  const address = words.join(' ');
-  if (!address.trim()) {
-    process.stderr.write('Usage: siteline check "<address>" [--json]   e.g. siteline check "57 Inman St, Cambridge, MA"\n');
-    return EXIT_BAD_INPUT;
-  }
-  const config = loadConfig();
-  const ctx = await openContext(config, { logger: createLogger('warn', process.stderr) });
+type Outcome = { snapshot: Snapshot } | { error: { code: string; message: string } };
+
+async function remoteSnapshot(io: Io, address: string, url: string | undefined): Promise<Outcome> {
+  const client = ServiceClient.forUser({ url, env: io.env });
+  const waiting = progress(io, `Asking ${client.url}...`);
   try {
-    if (config.autoImport) {
-      const { ensureDefaultPlaces } = await import('../importer/default-places.ts');
-      await ensureDefaultPlaces(ctx);
+    const answer = await client.callTool('getFeasibilitySnapshot', { address, source: TOOL_SOURCE });
+    if (!answer.isError && answer.structured) return { snapshot: answer.structured as unknown as Snapshot };
+    const code = (answer.structured?.error as { code?: string } | undefined)?.code;
+    // bad_input from the core, or the tool's own argument validation: both are the caller's input.
+    if (code === 'bad_input' || /^Invalid arguments/.test(answer.text)) return { error: { code: 'bad_input', message: answer.text } };
+    return { error: { code: code ?? 'tool_error', message: answer.text } };
+  } catch (e) {
+    if (e instanceof ServiceUnreachableError) {
+      e.message += `\nOr answer from the local database: siteline check --local "${address}"`;
     }
-    let snap: Snapshot;
-    try {
-      snap = await getFeasibilitySnapshot(ctx, address);
-    } catch (err) {
-      if (err instanceof SitelineError && err.code === 'bad_input') {
-        if (json) process.stdout.write(JSON.stringify({ error: { code: err.code, message: err.message } }, null, 2) + '\n');
-        else process.stderr.write(`Cannot check that address: ${err.message}\n`);
-        return EXIT_BAD_INPUT;
-      }
-      throw err;
-    }
-    process.stdout.write(json ? JSON.stringify(snap, null, 2) + '\n' : renderSnapshot(snap));
-    return snap.answered ? EXIT_ANSWERED : EXIT_NOT_COVERED;
+    throw e;
   } finally {
-    await ctx.db.close();
+    waiting.stop();
+    await client.close();
   }
 }
+
+async function localSnapshot(io: Io, address: string): Promise<Outcome> {
+  const waiting = progress(io, 'Opening the local database...');
+  const { loadConfig } = await import('../config.ts');
+  const { createLogger } = await import('../logger.ts');
+  const { openContext } = await import('../service.ts');
+  const { SitelineError } = await import('../core/errors.ts');
+  const { getFeasibilitySnapshot } = await import('../core/snapshot.ts');
+  const config = loadConfig(io.env);
+  try {
+    const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });
+    try {
+      if (config.autoImport) {
+        const { ensureDefaultPlaces } = await import('../importer/default-places.ts');
+        await ensureDefaultPlaces(ctx);
+      }
+      return { snapshot: await getFeasibilitySnapshot(ctx, address) };
+    } catch (e) {
+      if (e instanceof SitelineError && e.code === 'bad_input') return { error: { code: e.code, message: e.message } };
+      throw e;
+    } finally {
+      await ctx.db.close();
+    }
+  } finally {
+    waiting.stop();
+  }
+}
+
+export const checkCommand: Command = {
+  name: 'check',
+  summary: 'Site snapshot for one address: lot, zoning, envelope, each value with its status',
+  usage: 'check "<address>" [--json] [--url URL | --local]',
+  description:
+    'Asks the siteline service (the MCP tool getFeasibilitySnapshot) as the logged-in user: run\n' +
+    '`siteline login` once first. --json prints exactly the JSON the tool returns. With --local the\n' +
+    'answer is computed in this process on the local database instead (no login; stop the server\n' +
+    'first when it uses the same embedded database).\n\n' +
+    'Exit 0 answered, 3 not covered (answered: false), 2 bad input, 4 login needed, 5 service unreachable.',
+  flags: [JSON_FLAG, URL_FLAG, { name: 'local', description: 'Answer in-process from the local database (SITELINE_DATA_DIR or DATABASE_URL), not the service' }],
+  args: { min: 1, max: 64, name: 'the address, e.g. siteline check "57 Inman St, Cambridge, MA"' },
+  examples: ['siteline check "11 Acorn St, Cambridge, MA"', 'siteline check "11 Acorn St, Cambridge, MA" --json', 'siteline check --local "57 Inman St, Cambridge, MA"'],
+  async run({ args, flags, io }) {
+    const address = args.join(' ');
+    if (!address.trim()) throw new UsageError('the address is empty');
+    if (flags.local && flags.url) throw new UsageError('--local and --url exclude each other');
+    const outcome = flags.local ? await localSnapshot(io, address) : await remoteSnapshot(io, address, flags.url as string | undefined);
+    if ('error' in outcome) {
+      if (flags.json) out(io, JSON.stringify({ error: outcome.error }, null, 2));
+      err(io, `${io.errColour.red('error:')} Cannot check that address: ${outcome.error.message}`);
+      return outcome.error.code === 'bad_input' ? EXIT.usage : EXIT.failure;
+    }
+    const snap = outcome.snapshot;
+    out(io, flags.json ? JSON.stringify(snap, null, 2) : renderSnapshot(snap, io.colour));
+    return snap.answered ? EXIT.ok : EXIT.notCovered;
+  },
+};
 
 /** A value as a person reads it: a null is "unknown" unless the bylaw itself sets no limit. */
 export function fmtValue(v: Sourced): string {
@@ -57,7 +100,10 @@ export function fmtValue(v: Sourced): string {
 }
 
 /** The snapshot for a person: what was matched, the lot, the zones, then every envelope value with its status. */
-export function renderSnapshot(s: Snapshot): string {
+export function renderSnapshot(s: Snapshot, c?: Palette): string {
+  const bold = c?.bold ?? ((x: string) => x);
+  const dim = c?.dim ?? ((x: string) => x);
+  const status = (st: string) => (!c ? st : st === 'cited' || st === 'derived_from_cited' ? c.green(st) : st === 'not_extracted' || st === 'missing' ? c.yellow(st) : st);
   const out: string[] = [];
   if (!s.answered) {
     out.push(`Not covered (${s.coverage.status}): ${s.coverage.message}`);
@@ -68,34 +114,34 @@ export function renderSnapshot(s: Snapshot): string {
   const a = s.address!;
   const lot = s.lot!;
   const z = s.zones!;
-  out.push(`${a.matchedAddress}  (${s.coverage.place?.name}, ${s.coverage.place?.region})`);
+  out.push(`${bold(a.matchedAddress)}  (${s.coverage.place?.name}, ${s.coverage.place?.region})`);
   out.push(`  matched by ${a.matchType}, confidence ${a.confidence.toFixed(2)}`);
   for (const w of a.warnings) out.push(`  note: ${w}`);
   out.push('');
-  out.push(`Lot ${lot.parcelExternalId}  at ${lot.latitude}, ${lot.longitude}`);
+  out.push(`${bold('Lot')} ${lot.parcelExternalId}  at ${lot.latitude}, ${lot.longitude}`);
   out.push(`  area ${lot.areaSqft.toLocaleString('en-US')} sq ft (${lot.areaM2.toLocaleString('en-US')} m²)`);
   out.push(`  frontage ${lot.frontageFt.value ?? 'unknown'}${lot.frontageFt.value !== null ? ' ft' : ''}, depth ${lot.depthFt.value ?? 'unknown'}${lot.depthFt.value !== null ? ' ft' : ''}${lot.cornerLot ? ', corner lot' : ''}`);
   out.push(`  source ${lot.source.name} (${lot.source.vintage})`);
   out.push('');
-  out.push(`Zoning ${z.primary ? `${z.primary.code}${z.primary.name ? ' — ' + z.primary.name : ''}` : 'not found'}${z.splitLot ? '  (split lot: ' + z.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ') + ')' : ''}`);
+  out.push(`${bold('Zoning')} ${z.primary ? `${z.primary.code}${z.primary.name ? ' — ' + z.primary.name : ''}` : 'not found'}${z.splitLot ? '  (split lot: ' + z.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ') + ')' : ''}`);
   for (const o of z.overlays) out.push(`  overlay ${o.name ?? o.code}${o.governingSection ? ` (${o.governingSection})` : ''}`);
   out.push('');
-  out.push('Envelope');
+  out.push(bold('Envelope'));
   for (const [name, v] of Object.entries(s.envelope ?? {})) {
     const cite = v.citation ? `  [${v.citation.section}]` : '';
-    out.push(`  ${name.padEnd(28)} ${fmtValue(v).padEnd(18)} ${v.status}${cite}`);
+    out.push(`  ${name.padEnd(28)} ${fmtValue(v).padEnd(18)} ${status(v.status)}${cite}`);
     // A value is never shown without what qualifies it: its condition, and the source of an indicative value.
-    if (v.condition) out.push(`      condition: ${v.condition}`);
+    if (v.condition) out.push(`      ${dim('condition:')} ${v.condition}`);
     if (v.citation) out.push(`      source: ${v.citation.sourceUrl} (${v.citation.date})`);
     if (v.value !== null && v.note && v.status !== 'cited') out.push(`      note: ${v.note}`);
   }
   if (s.permittedUses?.length) {
     out.push('');
-    out.push('Uses');
+    out.push(bold('Uses'));
     for (const u of s.permittedUses) out.push(`  ${u.use.padEnd(28)} ${u.permission.padEnd(18)} ${u.status}`);
   }
   out.push('');
-  out.push('Sources');
+  out.push(bold('Sources'));
   for (const src of s.sources) out.push(`  ${src.layer}: ${src.name} (${src.vintage}; ${src.licence})`);
   return out.join('\n') + '\n';
 }

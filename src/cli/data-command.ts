@@ -1,80 +1,54 @@
-// `siteline data import <place> [--from DIR] [--force] [--json]` and `siteline data status [--json]`.
+// `siteline data import <place> [--from DIR] [--force] [--json]` and `siteline data status [--json]`:
+// work on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.
 // Exit 0 ok; 2 bad input (unknown place, missing directory, checksum mismatch, bad manifest); 1 unexpected.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { openContext } from '../service.ts';
-import { SitelineError } from '../core/errors.ts';
-import { importPlace } from '../importer/import-place.ts';
-import { formatImportReport } from '../importer/import-report.ts';
-import { listManifestSlugs } from '../importer/manifest.ts';
-import { ensureCatalogue } from '../importer/default-places.ts';
-import { listPlaces } from '../places/catalogue.ts';
+import type { Command, CommandInput } from './command.ts';
 
-const USAGE = `Usage:
-  siteline data import <place> [--from DIR] [--force] [--json]   import a place's sources (default DIR: ../shared/data)
-  siteline data status [--json]                                   places, coverage status, last import and row counts
-Places: ${listManifestSlugs().join(', ')}
-`;
-
-interface ImportArgs {
-  slug: string;
-  from: string | undefined;
-  force: boolean;
-  json: boolean;
+/** The database side, loaded only when a data command actually runs (help stays instant). */
+async function databaseModules() {
+  const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { importPlace }, { formatImportReport }, { ensureCatalogue }, { listPlaces }] = await Promise.all([
+    import('../config.ts'),
+    import('../logger.ts'),
+    import('../service.ts'),
+    import('../core/errors.ts'),
+    import('../importer/import-place.ts'),
+    import('../importer/import-report.ts'),
+    import('../importer/default-places.ts'),
+    import('../places/catalogue.ts'),
+  ]);
+  return { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport, ensureCatalogue, listPlaces };
 }
+import { JSON_FLAG } from './command.ts';
+import { err, out } from './output.ts';
 
-function parseImportArgs(argv: string[]): ImportArgs | string {
-  let slug: string | undefined;
-  let from: string | undefined;
-  let force = false;
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--from') {
-      from = argv[++i];
-      if (!from) return '--from needs a directory';
-    } else if (a.startsWith('--from=')) from = a.slice('--from='.length);
-    else if (a === '--force') force = true;
-    else if (a === '--json') json = true;
-    else if (a.startsWith('--')) return `unknown option ${a}`;
-    else if (slug) return `one place at a time (got "${slug}" and "${a}")`;
-    else slug = a;
-  }
-  if (!slug) return 'which place? e.g. siteline data import cambridge-ma';
-  return { slug, from, force, json };
-}
-
-async function runImport(argv: string[]): Promise<number> {
-  const args = parseImportArgs(argv);
-  if (typeof args === 'string') {
-    process.stderr.write(`siteline data import: ${args}\n\n${USAGE}`);
-    return 2;
-  }
+async function runImport({ args: [slug], flags, io }: CommandInput): Promise<number> {
+  const { listManifestSlugs } = await import('../importer/manifest.ts');
+  const args = { slug: slug!, from: flags.from as string | undefined, force: flags.force === true, json: flags.json === true };
   if (!listManifestSlugs().includes(args.slug)) {
-    process.stderr.write(`siteline data import: no place "${args.slug}". Known places: ${listManifestSlugs().join(', ')}\n`);
+    err(io, `siteline data import: no place "${args.slug}". Known places: ${listManifestSlugs().join(', ')}`);
     return 2;
   }
   if (args.from !== undefined && !fs.existsSync(path.resolve(args.from))) {
-    process.stderr.write(`siteline data import: source directory ${path.resolve(args.from)} does not exist\n`);
+    err(io, `siteline data import: source directory ${path.resolve(args.from)} does not exist`);
     return 2;
   }
-  const config = loadConfig();
-  const ctx = await openContext(config, { logger: createLogger('warn', process.stderr) });
+  const { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport } = await databaseModules();
+  const config = loadConfig(io.env);
+  const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });
   try {
     const started = Date.now();
     const report = await importPlace(ctx, args.slug, {
       sourceDir: args.from,
       force: args.force,
       quiet: true,
-      onProgress: (msg) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`),
+      onProgress: (msg) => err(io, `[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}`),
     });
-    process.stdout.write(args.json ? JSON.stringify(report, null, 2) + '\n' : formatImportReport(report));
+    out(io, args.json ? JSON.stringify(report, null, 2) : formatImportReport(report));
     return 0;
   } catch (err) {
     if (err instanceof SitelineError && (err.code === 'bad_input' || err.code === 'not_found')) {
-      process.stderr.write(`siteline data import: ${err.message}\n`);
+      io.stderr.write(`siteline data import: ${err.message}\n`);
       return 2;
     }
     throw err;
@@ -83,15 +57,11 @@ async function runImport(argv: string[]): Promise<number> {
   }
 }
 
-async function runStatus(argv: string[]): Promise<number> {
-  const json = argv.includes('--json');
-  const bad = argv.find((a) => a !== '--json');
-  if (bad) {
-    process.stderr.write(`siteline data status: unexpected "${bad}"\n\n${USAGE}`);
-    return 2;
-  }
-  const config = loadConfig();
-  const ctx = await openContext(config, { logger: createLogger('warn', process.stderr) });
+async function runStatus({ flags, io }: CommandInput): Promise<number> {
+  const json = flags.json === true;
+  const { loadConfig, createLogger, openContext, ensureCatalogue, listPlaces } = await databaseModules();
+  const config = loadConfig(io.env);
+  const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });
   try {
     await ensureCatalogue(ctx);
     const places = await listPlaces(ctx);
@@ -100,31 +70,50 @@ async function runStatus(argv: string[]): Promise<number> {
     );
     const byId = new Map(counts.map((c) => [c.place_id, c.report]));
     if (json) {
-      process.stdout.write(JSON.stringify(places.map((p) => ({ ...p, counts: byId.get(p.geoDivisionId)?.counts ?? null })), null, 2) + '\n');
+      out(io, JSON.stringify(places.map((p) => ({ ...p, counts: byId.get(p.geoDivisionId)?.counts ?? null })), null, 2));
       return 0;
     }
-    const out: string[] = [`Database: ${ctx.db.kind}${ctx.db.kind === 'pglite' ? ` (${path.join(config.dataDir, 'pgdata')})` : ''}`, ''];
+    const lines: string[] = [`Database: ${ctx.db.kind}${ctx.db.kind === 'pglite' ? ` (${path.join(config.dataDir, 'pgdata')})` : ''}`, ''];
     for (const p of places) {
       const c = byId.get(p.geoDivisionId)?.counts;
-      out.push(`${p.slug.padEnd(14)} ${p.geoDivisionId.padEnd(18)} ${p.status.padEnd(17)} ${p.importedAt ? `imported ${p.importedAt}` : 'not imported'}`);
-      if (c) out.push(`${''.padEnd(15)}${c['addresses'] ?? 0} addresses, ${c['parcels'] ?? 0} parcels, ${c['zones'] ?? 0} zones, ${c['streetSegments'] ?? 0} street segments`);
-      if (p.statusReason) out.push(`${''.padEnd(15)}${p.statusReason}`);
+      lines.push(`${p.slug.padEnd(14)} ${p.geoDivisionId.padEnd(18)} ${p.status.padEnd(17)} ${p.importedAt ? `imported ${p.importedAt}` : 'not imported'}`);
+      if (c) lines.push(`${''.padEnd(15)}${c['addresses'] ?? 0} addresses, ${c['parcels'] ?? 0} parcels, ${c['zones'] ?? 0} zones, ${c['streetSegments'] ?? 0} street segments`);
+      if (p.statusReason) lines.push(`${''.padEnd(15)}${p.statusReason}`);
     }
-    process.stdout.write(out.join('\n') + '\n');
+    out(io, lines.join('\n'));
     return 0;
   } finally {
     await ctx.db.close();
   }
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === 'import') return runImport(rest);
-  if (sub === 'status') return runStatus(rest);
-  if (!sub || sub === '--help' || sub === 'help') {
-    process.stdout.write(USAGE);
-    return sub ? 0 : 2;
-  }
-  process.stderr.write(`siteline data: unknown subcommand "${sub}"\n\n${USAGE}`);
-  return 2;
-}
+export const dataCommand: Command = {
+  name: 'data',
+  summary: 'Import place data into the local database, and see what is loaded',
+  usage: 'data <command> [flags]',
+  description: 'Works on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.',
+  subcommands: [
+    {
+      name: 'import',
+      summary: "Import a place's sources into the local database (progress on stderr)",
+      usage: 'data import <place> [--from DIR] [--force] [--json]',
+      description: 'DIR defaults to SITELINE_SOURCE_DIR, else ../shared/data.',
+      details: async () => `Places: ${(await import('../importer/manifest.ts')).listManifestSlugs().join(', ')}`,
+      flags: [
+        { name: 'from', value: 'DIR', description: 'Directory holding the place sources' },
+        { name: 'force', description: 'Import again even when the sources are unchanged' },
+        JSON_FLAG,
+      ],
+      args: { min: 1, max: 1, name: 'the place, e.g. siteline data import cambridge-ma' },
+      examples: ['siteline data import cambridge-ma', 'siteline data import saanich-bc --from ~/siteline-data'],
+      run: runImport,
+    },
+    {
+      name: 'status',
+      summary: 'Places, coverage status, last import and row counts',
+      usage: 'data status [--json]',
+      flags: [JSON_FLAG],
+      run: runStatus,
+    },
+  ],
+};

@@ -1,0 +1,149 @@
+// The conventions every `siteline` command keeps (gh / Stripe CLI / clig.dev), checked on the real
+// binary for every command in the table: -h/--help prints help and never acts, --version, unknown
+// flags and commands are usage errors (exit 2, stderr only), exit codes documented in --help.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { ROOT } from './support/harness.ts';
+import { runSiteline } from './support/cli.ts';
+import { COMMANDS } from '../src/cli/commands.ts';
+import type { Command } from '../src/cli/command.ts';
+
+let dir: string;
+let env: Record<string, string>;
+let credsFile: string;
+const FAKE_CREDS = { server: '', email: 'keep@example.com', identity_assertion: 'stored-assertion' };
+
+/** A port nothing listens on: any attempt to reach the service fails loudly (exit 5). */
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+before(async () => {
+  fs.mkdirSync(path.join(ROOT, '.siteline-test'), { recursive: true });
+  dir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'cli-conv-'));
+  const url = `http://127.0.0.1:${await closedPort()}`;
+  env = { SITELINE_CONFIG_DIR: path.join(dir, 'config'), SITELINE_URL: url, SITELINE_DATA_DIR: path.join(dir, 'data'), DATABASE_URL: '', SITELINE_AUTO_IMPORT: '0' };
+  credsFile = path.join(dir, 'config', 'credentials.json');
+  fs.mkdirSync(path.join(dir, 'config'), { recursive: true });
+  fs.writeFileSync(credsFile, JSON.stringify({ ...FAKE_CREDS, server: url }), { mode: 0o600 });
+});
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Every command path in the table: ['check'], ['data'], ['data', 'import'], ... */
+function paths(list: Command[], prefix: string[] = []): { path: string[]; cmd: Command }[] {
+  return list.flatMap((c) => [{ path: [...prefix, c.name], cmd: c }, ...paths(c.subcommands ?? [], [...prefix, c.name])]);
+}
+const ALL = paths(COMMANDS);
+
+/** What a command could have touched: the stored login and the local database directory. */
+function untouched(): void {
+  assert.ok(fs.existsSync(credsFile), 'the stored login is still there');
+  assert.equal(JSON.parse(fs.readFileSync(credsFile, 'utf8')).identity_assertion, 'stored-assertion');
+  assert.ok(!fs.existsSync(path.join(dir, 'data')), 'no database was opened');
+}
+
+test('the table has the commands the help lists', () => {
+  assert.deepEqual(
+    ALL.map((p) => p.path.join(' ')),
+    ['check', 'data', 'data import', 'data status', 'login', 'whoami', 'logout'],
+  );
+});
+
+test('-h and --help on every command and subcommand print its help on stdout, exit 0, and do nothing', async () => {
+  for (const { path: words, cmd } of ALL) {
+    // Extra arguments must not turn help into action (`logout --help`, `check -h`, `data import cambridge-ma -h`).
+    const runs = ['--help', '-h'].map((flag) => (cmd.args?.max ? [...words, 'some argument', flag] : [...words, flag]));
+    const results = await Promise.all(runs.map((argv) => runSiteline(argv, env)));
+    runs.forEach((argv, i) => {
+      const r = results[i]!;
+      assert.equal(r.code, 0, `${argv.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr, '', `${argv.join(' ')} writes nothing on stderr`);
+      assert.ok(r.stdout.startsWith(cmd.summary), `${argv.join(' ')} prints its own help`);
+      assert.match(r.stdout, new RegExp(`Usage:\\n  siteline ${words.join(' ')}`));
+    });
+    untouched();
+  }
+  // `help <command>` is the same help.
+  const viaHelp = await runSiteline(['help', 'logout'], env);
+  assert.equal(viaHelp.code, 0);
+  assert.equal(viaHelp.stdout, (await runSiteline(['logout', '--help'], env)).stdout);
+  untouched();
+});
+
+test('logout without --help does act (so the test above would see it): it deletes the stored login', async () => {
+  const copy = fs.readFileSync(credsFile);
+  const r = await runSiteline(['logout'], env);
+  assert.equal(r.code, 1, 'the service cannot be reached to revoke');
+  assert.match(r.stderr, /local credentials are deleted/);
+  assert.ok(!fs.existsSync(credsFile));
+  fs.writeFileSync(credsFile, copy, { mode: 0o600 });
+});
+
+test('siteline --help lists every command and the exit codes; --version prints package.json version', async () => {
+  const help = await runSiteline(['--help'], env);
+  assert.equal(help.code, 0);
+  for (const c of COMMANDS) assert.match(help.stdout, new RegExp(`^  ${c.name}\\s+${c.summary.replace(/[()]/g, '\\$&')}`, 'm'));
+  for (const code of [0, 1, 2, 3, 4, 5]) assert.match(help.stdout, new RegExp(`^  ${code}  \\S`, 'm'), `exit code ${code} documented`);
+  assert.equal((await runSiteline([], env)).stdout, help.stdout, 'no arguments: the same help');
+
+  const v = await runSiteline(['--version'], env);
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  assert.equal(v.code, 0);
+  assert.equal(v.stdout, `siteline ${pkg.version}\n`);
+  untouched();
+});
+
+test('unknown flags, unknown commands and missing arguments: exit 2, the reason on stderr, nothing on stdout', async () => {
+  const cases: string[][] = [
+    ['check', '11 Acorn St', '--bogus'],
+    ['check', '-x', '11 Acorn St'],
+    ['check'],
+    ['check', '--local', '--url', 'http://x', '11 Acorn St'],
+    ['check', '--url', 'not a url', '11 Acorn St'],
+    ['data', 'import'],
+    ['data', 'status', 'extra'],
+    ['data', '--bogus'],
+    ['data', 'frobnicate'],
+    ['whoami', '--bogus'],
+    ['logout', 'now'],
+    ['no-such-command'],
+    ['--bogus'],
+  ];
+  // Two at a time: independent processes, and the suite shares two cores.
+  const results: Awaited<ReturnType<typeof runSiteline>>[] = [];
+  for (let i = 0; i < cases.length; i += 2) results.push(...(await Promise.all(cases.slice(i, i + 2).map((argv) => runSiteline(argv, env)))));
+  for (const [i, argv] of cases.entries()) {
+    const r = results[i]!;
+    assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stdout, '', `${argv.join(' ')}: nothing on stdout`);
+    assert.match(r.stderr, /unknown|missing|needs a value|exclude|unexpected|subcommand|not a URL/, argv.join(' '));
+    assert.match(r.stderr, /--help/, `${argv.join(' ')} says where the usage is`);
+    untouched();
+  }
+  assert.match((await runSiteline(['check', '11 Acorn St', '--bogus'], env)).stderr, /unknown flag --bogus/);
+});
+
+test('--json with a failure: nothing on stdout, the reason on stderr', async () => {
+  // The stored login points at a closed port: the remote check fails before any answer.
+  const r = await runSiteline(['check', '11 Acorn St, Cambridge, MA', '--json'], env);
+  assert.equal(r.code, 5, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /cannot reach the siteline service at http:\/\/127\.0\.0\.1:\d+ \(connection refused\)/);
+  untouched();
+});
+
+test('colour on stderr: none through a pipe, FORCE_COLOR turns it on, NO_COLOR and --no-color win', async () => {
+  const esc = /\u001b\[/;
+  const argv = ['check', '11 Acorn St', '--bogus'];
+  assert.doesNotMatch((await runSiteline(argv, env)).stderr, esc);
+  assert.match((await runSiteline(argv, { ...env, FORCE_COLOR: '1' })).stderr, esc);
+  assert.doesNotMatch((await runSiteline(argv, { ...env, FORCE_COLOR: '1', NO_COLOR: '1' })).stderr, esc);
+  assert.doesNotMatch((await runSiteline([...argv.slice(0, 2), '--no-color', '--bogus'], { ...env, FORCE_COLOR: '1' })).stderr, esc);
+});
