@@ -7,6 +7,7 @@ import { createAccount, signIn, PASSWORD_MIN } from '../auth/accounts.ts';
 import { html, page, type Html } from './html.ts';
 import { clientIp, readForm, redirect, safeNext } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount, endSession, startSession } from './web-session.ts';
+import { exportUsage } from '../reports/export-store.ts';
 
 const NO_STORE = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'" };
 export const PAGE_HEADERS = NO_STORE;
@@ -82,8 +83,10 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     const account = await currentAccount(ctx, req);
     if (!account) return redirect(res, '/signin?next=/account');
     const csrf = csrfToken(ctx, req, res);
+    const usage = await exportUsage(ctx, account.accountId);
     const body = html`<p>You are signed in as <strong id="signed-in-email">${account.email}</strong>.</p>
 <p><a href="/account/api-keys">API keys and credit</a> for the REST API.</p>
+<p id="report-exports">Project report exports this month (${usage.period}): ${String(usage.used)} of ${String(usage.allowance)} used, ${String(usage.remaining)} left; renews ${usage.resetsAt.slice(0, 10)}.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`;
     sendHtml(res, 200, page('Your account', body, { signedInAs: account.email }), NO_STORE);
   });
