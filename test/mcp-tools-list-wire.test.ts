@@ -113,6 +113,20 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
     required: ['documentsLimit', 'evidenceLimit'],
     hints: { ...READ_ONLY, openWorldHint: false },
   },
+  produceProjectReport: {
+    props: {
+      projectId: { type: 'string' },
+      project: { type: 'string' },
+      audience: { type: 'string', enum: ['investor', 'owner', 'board', 'resident'] },
+      detail: { type: 'string', enum: ['brief', 'detailed'] },
+      request: { type: 'string' },
+      preview: { type: 'boolean' },
+      confirm: { type: 'boolean' },
+      planName: { type: 'string' },
+    },
+    required: ['audience', 'detail', 'preview', 'confirm'],
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
 };
 
 /** The JSON Schema type of a property as one string ('string|null' for a nullable string). */

@@ -43,16 +43,19 @@ test('one file per tool under tools/, named after it, and every file is register
   }
 });
 
-test('the catalogue holds the issue-4 tools and the project tools (issue 9), no stubs for the later ones', () => {
+test('the catalogue holds the issue-4 tools, the project tools (issue 9) and produceProjectReport (issue 12), no stubs for the later ones', () => {
   assert.deepEqual(MCP_TOOLS.map((t) => t.name).sort(), [
-    'cityInventory', 'explainFeasibilityStatus', 'getFeasibilitySnapshot', 'getProjectContext', 'getServiceMcpGuide', 'previewSiteCoverage', 'runFeasibilityAnalysis', 'saveToProject', 'submitServiceFeedback', 'updateProject',
+    'cityInventory', 'explainFeasibilityStatus', 'getFeasibilitySnapshot', 'getProjectContext', 'getServiceMcpGuide', 'previewSiteCoverage', 'produceProjectReport', 'runFeasibilityAnalysis', 'saveToProject', 'submitServiceFeedback', 'updateProject',
   ]);
-  assert.deepEqual(MCP_TOOLS.filter((t) => t.access === 'gated').map((t) => t.name).sort(), ['getFeasibilitySnapshot', 'getProjectContext', 'runFeasibilityAnalysis', 'saveToProject', 'submitServiceFeedback', 'updateProject']);
+  assert.deepEqual(MCP_TOOLS.filter((t) => t.access === 'gated').map((t) => t.name).sort(), ['getFeasibilitySnapshot', 'getProjectContext', 'produceProjectReport', 'runFeasibilityAnalysis', 'saveToProject', 'submitServiceFeedback', 'updateProject']);
   const hints = (n: string) => findTool(n)!.annotations;
   assert.equal(hints('getProjectContext').readOnlyHint, true);
   for (const n of ['saveToProject', 'updateProject', 'runFeasibilityAnalysis']) assert.equal(hints(n).readOnlyHint, false, `${n} writes`);
   assert.equal(hints('updateProject').destructiveHint, true, 'updateProject overwrites fields');
   assert.equal(hints('saveToProject').destructiveHint, false, 'saveToProject only adds');
+  assert.equal(hints('produceProjectReport').readOnlyHint, false, 'produceProjectReport saves an export and spends the meter');
+  assert.equal(hints('produceProjectReport').destructiveHint, false);
+  assert.equal(hints('produceProjectReport').idempotentHint, true, 'a repeat of the same confirmed call returns the same export');
 });
 
 test('the wire catalogue is computed once per registry and carries no $schema key', () => {

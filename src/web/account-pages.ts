@@ -7,6 +7,7 @@ import { createAccount, signIn, PASSWORD_MIN } from '../auth/accounts.ts';
 import { html, page, type Html } from './html.ts';
 import { clientIp, readForm, redirect, safeNext } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount, endSession, startSession } from './web-session.ts';
+import { exportUsage } from '../reports/export-store.ts';
 
 import { PAGE_HEADERS, csrfFailure } from './page.ts';
 import { linkedAgentsSection } from './linked-agents.ts';
@@ -81,8 +82,10 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     const account = await currentAccount(ctx, req);
     if (!account) return redirect(res, '/signin?next=/account');
     const csrf = csrfToken(ctx, req, res);
+    const usage = await exportUsage(ctx, account.accountId);
     const body = html`<p>You are signed in as <strong id="signed-in-email">${account.email}</strong>.</p>
 <p><a href="/account/api-keys">API keys and credit</a> for the REST API.</p>
+<p id="report-exports">Project report exports this month (${usage.period}): ${String(usage.used)} of ${String(usage.allowance)} used, ${String(usage.remaining)} left; renews ${usage.resetsAt.slice(0, 10)}.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>
 ${await linkedAgentsSection(ctx, req, res, account)}`;
     sendHtml(res, 200, page('Your account', body, { signedInAs: account.email, current: 'account' }), NO_STORE);

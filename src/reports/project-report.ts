@@ -1,0 +1,215 @@
+// A project report: builds a ReportInput from one of the caller's projects (its lots as attached,
+// the districts and overlays around them, the latest analysis envelope with statuses and citations,
+// the place's sources with vintages and licences, and what is unknown), composes it, and on a
+// confirmed request saves the export (spending the meter once per request) and signs its link.
+// No HTTP and no MCP here: the tool adapter calls produceProjectReport.
+import type { AppContext } from '../context.ts';
+import { SitelineError } from '../core/errors.ts';
+import type { Sourced, SourceRef } from '../core/snapshot-types.ts';
+import { boxLiteral, type BBox, type MultiPolygonCoords } from '../core/geo/primitives.ts';
+import { getPlace } from '../places/catalogue.ts';
+import { resolveProject, type ProjectList, type ProjectRow, type TargetArgs } from '../projects/project-store.ts';
+import { lotsOfProject, type ProjectLot } from '../projects/project-lots.ts';
+import { agentStatusOf } from '../analysis/agent-status.ts';
+import { latestSucceededRun } from '../analysis/run-queue.ts';
+import { STANDARD_KEYS } from '../rules/rules-schema.ts';
+import { composeReport } from './compose-report.ts';
+import { exportRequestKey, saveExport, type ExportUsage } from './export-store.ts';
+import { signExportUrl } from './signed-url.ts';
+import type { ReportArea, ReportAudience, ReportDetail, ReportInput, ReportLot, ReportValue } from './report-input.ts';
+import type { ReportOutline } from './report-outline.ts';
+
+/** Districts and overlays drawn around the lots, at most. */
+export const MAX_REPORT_AREAS = 40;
+
+const LABELS: Record<string, string> = {
+  maxFloorAreaSqft: 'Maximum floor area',
+  maxDwellingUnits: 'Maximum dwelling units',
+  buildableFootprintSqft: 'Buildable footprint',
+  maxStoreys: 'Maximum storeys',
+  maxHeightFt: 'Maximum height',
+  gfaEnvelopeSqft: 'Gross floor area envelope',
+  maxHeightStoreys: 'Maximum height (storeys)',
+  maxFar: 'Maximum floor area ratio (FAR)',
+  minLotAreaSqft: 'Minimum lot area',
+  minLotAreaPerUnitSqft: 'Minimum lot area per unit',
+  minLotWidthFt: 'Minimum lot width',
+  minLotDepthFt: 'Minimum lot depth',
+  minFrontYardFt: 'Minimum front yard',
+  minSideYardFt: 'Minimum side yard',
+  minStreetSideYardFt: 'Minimum street side yard',
+  minRearYardFt: 'Minimum rear yard',
+  maxLotCoveragePct: 'Maximum lot coverage',
+  minOpenSpacePct: 'Minimum open space',
+  maxDensityUnitsPerAcre: 'Maximum density',
+  maxUnitsPerLot: 'Maximum units per lot',
+};
+const DERIVED_KEYS = ['maxFloorAreaSqft', 'maxDwellingUnits', 'buildableFootprintSqft', 'gfaEnvelopeSqft'];
+
+export interface ReportArgs extends TargetArgs {
+  audience: ReportAudience;
+  detail: ReportDetail;
+  request?: string | undefined;
+  planName?: string | undefined;
+}
+
+/** The report input for a project, read from what the project holds now (no HTTP, no MCP). */
+export async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, args: ReportArgs): Promise<ReportInput> {
+  const lots = await lotsOfProject(ctx.db, project.project_id);
+  if (!lots.some((l) => l.role === 'build'))
+    throw new SitelineError('bad_input', `Project "${project.name}" has no build lot, so there is nothing to report on; nothing was spent. Attach one with saveToProject action attach_parcels (role build), then run runFeasibilityAnalysis.`);
+  const run = await latestSucceededRun(ctx.db, project.project_id);
+  if (!run?.result)
+    throw new SitelineError(
+      'bad_input',
+      `Project "${project.name}" has no finished feasibility analysis yet, so a report would have no envelope to show; nothing was composed or spent. Call runFeasibilityAnalysis for it, wait until getProjectContext shows agentStatus current, then call produceProjectReport again.`,
+    );
+  const analysis = JSON.parse(run.result) as Record<string, any>;
+  const status = await agentStatusOf(ctx, project.project_id, undefined, lots);
+
+  const reportLots: ReportLot[] = lots.map((l) => ({
+    lotId: l.lot.parcelExternalId,
+    role: l.role,
+    polygons: l.lot.polygon,
+    areaSqft: Math.round(l.lot.areaSqft),
+    districts: l.lot.districts.filter((d) => d.layer === 'base').map((d) => d.code),
+    overlays: l.lot.districts.filter((d) => d.layer === 'overlay').map((d) => d.code),
+  }));
+
+  const envelope: ReportValue[] = [];
+  const derived = (analysis.derived ?? {}) as Record<string, Sourced<number | string>>;
+  const standards = (analysis.standards ?? {}) as Record<string, Sourced<number | string>>;
+  for (const k of DERIVED_KEYS) if (derived[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(derived[k]) });
+  for (const k of STANDARD_KEYS) if (standards[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(standards[k]) });
+
+  const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))].sort();
+  const sources: SourceRef[] = [];
+  let placeName = '';
+  for (const id of placeIds) {
+    const place = await getPlace(ctx, id);
+    if (!place) continue;
+    if (!placeName) placeName = `${place.name}, ${place.region}`;
+    for (const l of place.layers) sources.push({ layer: l.layer, name: l.name, vintage: l.vintage, licence: l.licence, ...(l.attribution ? { attribution: l.attribution } : {}) });
+  }
+  if (analysis.place?.bylaw) sources.push({ layer: 'rules', name: String(analysis.place.bylaw), vintage: String(analysis.place.bylawDate ?? 'not stated'), licence: 'siteline rules file (citations per value)' });
+  for (const l of lots) {
+    const name = `Lot ${l.lot.parcelExternalId} as attached (${l.lot.source})`;
+    if (sources.length < 50 && !sources.some((s) => s.layer === 'lot' && s.name === name)) sources.push({ layer: 'lot', name: name.slice(0, 200), vintage: l.lot.vintage, licence: 'see the parcels layer' });
+  }
+
+  const unknowns: string[] = [];
+  unknowns.push(`The analysis shown is the run of ${new Date(run.finished_at!).toISOString().slice(0, 10)} (run ${run.run_id}).`);
+  if (status.status === 'current' && status.inputsChanged)
+    unknowns.push('The project\'s lots or the rules changed after this analysis was run, so it may be out of date: run runFeasibilityAnalysis again for a current one.');
+  else if (status.status !== 'current')
+    unknowns.push(`A newer analysis run is ${status.status}${status.error ? ` (${status.error})` : ''}; this report shows the last finished one.`);
+  for (const n of (analysis.notes ?? []) as string[]) if (typeof n === 'string' && unknowns.length < 90) unknowns.push(n.slice(0, 500));
+  if (!project.address) unknowns.push('The project has no street address on record.');
+
+  return {
+    project: { name: project.name, address: project.address ?? 'no address on record', place: placeName || 'not catalogued', ...(project.place_id ? { geoDivisionId: project.place_id } : {}) },
+    audience: args.audience,
+    detail: args.detail,
+    request: args.request ?? null,
+    planName: args.planName ?? null,
+    lots: reportLots,
+    areas: await areasAround(ctx, lots),
+    envelope,
+    sources: sources.slice(0, 50).map(clipSource),
+    unknowns,
+    generatedAt: ctx.clock.now().toISOString(),
+  };
+}
+
+/** Source texts clipped to what the report input allows (a long vintage note is cut, never refused). */
+function clipSource(s: SourceRef): SourceRef {
+  const cut = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
+  return { ...s, layer: cut(s.layer, 60), name: cut(s.name, 200), vintage: cut(s.vintage, 60), licence: cut(s.licence, 200) };
+}
+
+function sourcedOf(v: Sourced<number | string>): Sourced<number | string> {
+  const out: Sourced<number | string> = { value: v.value ?? null, status: v.status };
+  if (v.unit) out.unit = v.unit;
+  if (v.citation) out.citation = { section: v.citation.section, sourceUrl: v.citation.sourceUrl, date: v.citation.date, ...(v.citation.excerpt ? { excerpt: v.citation.excerpt } : {}) };
+  if (v.condition) out.condition = v.condition;
+  if (v.note) out.note = v.note;
+  return out;
+}
+
+/** The zoning districts and overlays whose boxes touch the lots (padded), as the map draws them. */
+async function areasAround(ctx: AppContext, lots: ProjectLot[]): Promise<ReportArea[]> {
+  const pts = lots.flatMap((l) => l.lot.polygon.flat(2));
+  if (!pts.length) return [];
+  const lons = pts.map((p) => p[0]);
+  const lats = pts.map((p) => p[1]);
+  const pad = 0.002;
+  const box: BBox = [Math.min(...lons) - pad, Math.min(...lats) - pad, Math.max(...lons) + pad, Math.max(...lats) + pad];
+  const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))];
+  const rows = await ctx.db.query<{ code: string; name: string | null; layer: string; geom: MultiPolygonCoords | string }>(
+    `SELECT code, name, layer, geom FROM zones WHERE place_id = ANY($1::text[]) AND bbox && $2::box ORDER BY layer, code, zone_id LIMIT $3`,
+    [placeIds, boxLiteral(box), MAX_REPORT_AREAS],
+  );
+  return rows.map((r) => ({
+    code: r.code.slice(0, 40),
+    name: r.name ? r.name.slice(0, 200) : null,
+    kind: r.layer === 'overlay' ? ('overlay' as const) : ('district' as const),
+    polygons: (typeof r.geom === 'string' ? JSON.parse(r.geom) : r.geom) as MultiPolygonCoords,
+  }));
+}
+
+export type ProjectReportOutcome =
+  | { kind: 'list'; list: ProjectList }
+  | { kind: 'candidates'; query: string; candidates: { projectId: string; name: string; lifecycleStatus: string }[] }
+  | { kind: 'preview'; projectId: string; projectName: string; pageCount: number; outline: ReportOutline; sha256: string }
+  | {
+      kind: 'exported';
+      projectId: string;
+      projectName: string;
+      exportId: string;
+      url: string;
+      expiresAt: string;
+      pageCount: number;
+      byteSize: number;
+      duplicate: boolean;
+      usage: ExportUsage;
+    };
+
+/**
+ * produceProjectReport: neither identifier -> the caller's projects (nothing spent); preview -> the
+ * outline and page count (nothing spent, no link); confirm -> saved export + signed link, spending
+ * one unit unless the same request was saved within its window.
+ */
+export async function produceProjectReport(ctx: AppContext, accountId: string, args: ReportArgs & { preview: boolean; confirm: boolean }): Promise<ProjectReportOutcome> {
+  const target = await resolveProject(ctx, accountId, args);
+  if (target.kind === 'list') return { kind: 'list', list: target.list };
+  if (target.kind === 'candidates') return { kind: 'candidates', query: target.query, candidates: target.candidates };
+  if (!args.preview && !args.confirm)
+    throw new SitelineError('bad_input', 'preview is false, so confirm must be true: a confirmed export saves the PDF and spends one unit of the records.exports meter. Pass preview=true to see the outline and page count for free, or confirm=true to export.', { field: 'confirm' });
+  const project = target.project;
+  const input = await buildProjectReportInput(ctx, project, args);
+  const composed = await composeReport(input);
+  if (args.preview)
+    return { kind: 'preview', projectId: project.project_id, projectName: project.name, pageCount: composed.pageCount, outline: composed.outline, sha256: composed.sha256 };
+  const request = exportRequestKey({
+    tool: 'produceProjectReport',
+    projectId: project.project_id,
+    audience: args.audience,
+    detail: args.detail,
+    request: args.request ?? null,
+    planName: args.planName ?? null,
+  });
+  const saved = await saveExport(ctx, { accountId, request, title: composed.outline.title, report: composed });
+  const link = await signExportUrl(ctx, saved.exportId);
+  return {
+    kind: 'exported',
+    projectId: project.project_id,
+    projectName: project.name,
+    exportId: saved.exportId,
+    url: link.url,
+    expiresAt: link.expiresAt,
+    pageCount: saved.pageCount,
+    byteSize: saved.byteSize,
+    duplicate: saved.duplicate,
+    usage: saved.usage,
+  };
+}
