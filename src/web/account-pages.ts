@@ -8,8 +8,18 @@ import { html, page, type Html } from './html.ts';
 import { clientIp, readForm, redirect, safeNext } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount, endSession, startSession } from './web-session.ts';
 
-const NO_STORE = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'" };
+const pageCsp = (formAction: string[]) => `default-src 'none'; style-src 'unsafe-inline'; form-action ${["'self'", ...formAction].join(' ')}; frame-ancestors 'none'`;
+const NO_STORE = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': pageCsp([]) };
 export const PAGE_HEADERS = NO_STORE;
+
+/**
+ * The page headers with extra CSP form-action sources. Chromium applies form-action to every hop of a
+ * form's redirect chain, so a form whose chain ends at another origin (the OAuth consent form ends at
+ * the client's redirect_uri) must name that origin, and only that one.
+ */
+export function pageHeadersWithFormTargets(sources: string[]): Record<string, string> {
+  return { ...NO_STORE, 'content-security-policy': pageCsp(sources) };
+}
 
 function nextOf(req: IncomingMessage): string {
   return safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
