@@ -72,7 +72,7 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
         eligibilityKnown: true,
         geoDivisionId: place.geoDivisionId,
         place: placeInfo,
-        message: `${place.name} is covered, but its data is not loaded right now. Try again later.`,
+        message: `${place.name} is covered, but its data is not imported into this server, so addresses there cannot be answered (waiting will not help). The server's operator loads it with \`siteline data import ${place.slug} --from DIR\` (DIR holds the place folders), or by setting SITELINE_SOURCE_DIR=DIR and restarting.`,
       },
     };
   }
