@@ -86,7 +86,7 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
       place: placeInfo,
       message:
         place.status === 'planned_not_live'
-          ? `${place.name} is planned but not live: its zoning inventory can be browsed (cityInventory), but it has no address or lot data, so addresses there cannot be answered yet.`
+          ? `${place.name} is planned but not live: its zoning districts are catalogued, but it has no address or lot data, so addresses there cannot be answered yet.`
           : `${place.name} is catalogued but has no data seeded.`,
     },
   };

@@ -86,7 +86,7 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
     const body = html`<p><strong id="client-name">${clientName}</strong> asks to use siteline as <strong>${account.email}</strong>.</p>
 <p>It will be able to: ${scopes.length ? html`<code id="scopes">${scopes.join(' ')}</code>` : 'sign you in'}${
       resources.length ? html` on <code>${resources.join(', ')}</code>` : ''
-    }. With <code>mcp</code> it can call the gated tools and read and change your projects.</p>
+    }. With <code>mcp</code> it can call the tools that need sign-in, as you.</p>
 <p>After you choose, you return to <code>${d.params.redirect_uri ?? ''}</code>.</p>
 <form method="post" action="${here}">
 <input type="hidden" name="csrf" value="${csrf}">
