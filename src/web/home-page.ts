@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import { mcpResource } from '../auth/endpoints.ts';
+import { DISCOVERY_PATHS } from '../http/discovery-documents.ts';
 import { html, page, type Html } from './html.ts';
 import { currentAccount } from './web-session.ts';
 import { PAGE_HEADERS } from './account-pages.ts';
@@ -40,7 +41,8 @@ ${accountLinks(account?.email)}
 ${addressForm()}
 <h2>For agents</h2>
 <p>The same snapshot is served to AI agents over MCP (streamable HTTP) at <code id="mcp-endpoint">${mcpUrl}</code>.
-<a href="/connect" id="connect-link">Connect an agent or MCP client</a>: configuration for Claude, Cursor, VS Code and MCP Inspector, the registration flow and the tools.</p>`;
+<a href="/connect" id="connect-link">Connect an agent or MCP client</a>: configuration for Claude, Cursor, VS Code and MCP Inspector, the registration flow and the tools
+(implementer notes: <a href="${DISCOVERY_PATHS.mcpGuide}">the MCP guide</a>).</p>`;
     sendHtml(res, 200, page('Sourced site intelligence', body, { signedInAs: account?.email ?? null }), PAGE_HEADERS);
   });
 }
