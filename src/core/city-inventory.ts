@@ -96,7 +96,7 @@ const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*-[a-z]{2}$/;
 const GEO_DIVISION_ID = /^(US|CA)-[A-Z]{2}:[a-z0-9][a-z0-9-]*$/;
 
 export const RECORD_DEMAND_POINTER =
-  'To ask for this city, a signed-in user can send a request with submitServiceFeedback (naming the city); this lookup records nothing.';
+  'siteline does not take requests for new cities yet; this lookup records nothing.';
 
 /** Slugs (cambridge-ma) are an internal key, not an input: the caller names the city or passes a geoDivisionId. */
 export function refuseSlug(value: string): void {
