@@ -37,11 +37,11 @@ cleanup() {
 }
 trap cleanup EXIT
 for _ in $(seq 1 120); do
-  curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
+  curl -sS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null && break  # any answer: /healthz is 503 without the live place
   kill -0 "$SVC" 2>/dev/null || { echo "conformance: the service did not start:" >&2; cat "$LOG" >&2; exit 1; }
   sleep 0.5
 done
-curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "conformance: the service is not answering" >&2; cat "$LOG" >&2; exit 1; }
+curl -sS -o /dev/null "http://127.0.0.1:$PORT/healthz" || { echo "conformance: the service is not answering" >&2; cat "$LOG" >&2; exit 1; }
 
 # 3. The scenarios that apply to a product server, each at the revision it tests.
 #    (Fixture scenarios such as tools-call-image or prompts-get-* need tools a product server does not have.)

@@ -19,7 +19,7 @@ export interface StartOptions {
   logger?: Logger;
   /** An already opened database (tests); otherwise opened from config. */
   db?: Db;
-  /** Skip importing default places even when the database is empty. */
+  /** Skip importing default places even when some are missing or stale. */
   skipAutoImport?: boolean;
   /** Analysis workers in this process (default: from SITELINE_ANALYSIS_* variables). */
   analysisWorkers?: Partial<WorkerOptions>;
@@ -41,10 +41,10 @@ export async function openContext(config: Config, opts: StartOptions = {}): Prom
 
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
   const ctx = await openContext(config, opts);
-  if (config.autoImport && !opts.skipAutoImport) {
-    const { ensureDefaultPlaces } = await import('./importer/default-places.ts');
-    await ensureDefaultPlaces(ctx);
-  }
+  const { ensureDefaultPlaces, warnIfPlacesMissing } = await import('./importer/default-places.ts');
+  // Every start: default places missing (a first start that died half-way) or stale are imported.
+  if (config.autoImport && !opts.skipAutoImport) await ensureDefaultPlaces(ctx);
+  else await warnIfPlacesMissing(ctx);
   const router = await buildRouter(ctx);
   const server = createHttpServer(ctx, router);
   await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,7 @@ declare module 'oidc-provider' {
     proxy: boolean;
     callback(): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void>;
     interactionDetails(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<Any>;
+    interactionResult(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, result: Any, opts?: Any): Promise<string>;
     interactionFinished(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, result: Any, opts?: Any): Promise<void>;
     on(event: string, fn: (...args: Any[]) => void): void;
     Grant: Any;

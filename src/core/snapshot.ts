@@ -72,7 +72,7 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
         eligibilityKnown: true,
         geoDivisionId: place.geoDivisionId,
         place: placeInfo,
-        message: `${place.name} is covered, but its data is not loaded right now. Try again later.`,
+        message: `${place.name} is covered, but its data is not imported into this server, so addresses there cannot be answered (waiting will not help). The server's operator loads it with \`siteline data import ${place.slug} --from DIR\` (DIR holds the place folders), or by setting SITELINE_SOURCE_DIR=DIR and restarting.`,
       },
     };
   }
@@ -86,7 +86,7 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
       place: placeInfo,
       message:
         place.status === 'planned_not_live'
-          ? `${place.name} is planned but not live: its zoning inventory can be browsed (cityInventory), but it has no address or lot data, so addresses there cannot be answered yet.`
+          ? `${place.name} is planned but not live: its zoning districts are catalogued, but it has no address or lot data, so addresses there cannot be answered yet.`
           : `${place.name} is catalogued but has no data seeded.`,
     },
   };

@@ -2,12 +2,32 @@
 import type { AppContext } from '../context.ts';
 import { Router } from './router.ts';
 import { sendJson } from './respond.ts';
+import { loadAllManifests } from '../importer/manifest.ts';
+import { defaultPlaceStates, howToLoad } from '../importer/default-places.ts';
 
 export async function buildRouter(ctx: AppContext): Promise<Router> {
   const router = new Router();
+  const manifests = loadAllManifests();
+  // Up, and able to answer: 503 while a live default place is not loaded (a fresh clone without data).
   router.get('/healthz', async (_req, res) => {
     await ctx.db.query('SELECT 1');
-    sendJson(res, 200, { status: 'ok', database: ctx.db.kind });
+    const states = await defaultPlaceStates(ctx, manifests);
+    const places = states.map((p) => ({
+      slug: p.slug,
+      status: p.manifestStatus === 'planned_not_live' ? 'planned_not_live' : p.loaded ? 'live' : 'live_unavailable',
+      loaded: p.loaded,
+      stale: p.stale,
+      importedAt: p.importedAt,
+    }));
+    const missing = states.filter((p) => p.manifestStatus === 'live' && !p.loaded).map((p) => p.slug);
+    const headers = { 'cache-control': 'no-store' };
+    if (missing.length === 0) return sendJson(res, 200, { status: 'ok', database: ctx.db.kind, places }, headers);
+    sendJson(
+      res,
+      503,
+      { status: 'unavailable', database: ctx.db.kind, missing, message: `Live place ${missing.join(', ')} is not loaded, so its addresses cannot be answered. ${howToLoad(missing)}`, places },
+      headers,
+    );
   });
   // Surfaces mount below (one line each).
   await (await import('../auth/routes.ts')).registerAuthRoutes(router, ctx);

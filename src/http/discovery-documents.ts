@@ -8,18 +8,33 @@ import type { Config } from '../config.ts';
 import type { Router } from './router.ts';
 import { sendJson } from './respond.ts';
 import { serverIdentity, MODERN_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSION } from '../mcp/server-identity.ts';
+import { MCP_TOOLS } from '../mcp/registry.ts';
+import type { McpToolDefinition } from '../mcp/tool-definition.ts';
 
 export const DISCOVERY_PATHS = {
   serverCard: '/.well-known/mcp/server-card.json',
   serverCardAlias: '/api/mcp/server-card',
   apiCatalog: '/.well-known/api-catalog',
   mcpGuide: '/docs/mcp',
+  connect: '/connect',
 } as const;
 
 const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
 
-export function serverCard(config: Config): Record<string, unknown> {
+/** The card's authentication block, from the tools' access flags: which tools are open, which need a token. */
+export function authenticationSummary(tools: readonly Pick<McpToolDefinition, 'name' | 'access'>[]): { required: boolean; note: string } {
+  const open = tools.filter((t) => t.access === 'public').map((t) => t.name);
+  const gated = tools.filter((t) => t.access === 'gated').map((t) => t.name);
+  const list = (names: string[]) => names.join(', ');
+  const openPart = open.length ? `tools/list and the public tools (${list(open)}) are open` : 'tools/list is open';
+  const gatedPart = gated.length
+    ? `${list(gated)} ${gated.length === 1 ? 'needs' : 'need'} a bearer token with scope mcp (a 401 starts OAuth)`
+    : 'no tool needs a token';
+  return { required: open.length === 0 && gated.length > 0, note: `${openPart}; ${gatedPart}.` };
+}
+
+export function serverCard(config: Config, tools: readonly McpToolDefinition[] = MCP_TOOLS): Record<string, unknown> {
   const id = serverIdentity();
   const endpoint = `${config.baseUrl}/api/mcp`;
   return {
@@ -37,12 +52,11 @@ export function serverCard(config: Config): Record<string, unknown> {
     // The catalogue is served by tools/list at run time; it is the authority.
     tools: 'dynamic',
     authentication: {
-      required: false,
+      ...authenticationSummary(tools),
       schemes: ['oauth2'],
-      note: 'tools/list and public tools are open; getFeasibilitySnapshot needs a bearer token (401 starts OAuth).',
       protectedResourceMetadata: `${config.baseUrl}/.well-known/oauth-protected-resource/api/mcp`,
     },
-    documentation: `${config.baseUrl}${DISCOVERY_PATHS.mcpGuide}`,
+    documentation: `${config.baseUrl}${DISCOVERY_PATHS.connect}`,
   };
 }
 
@@ -53,7 +67,10 @@ export function apiCatalog(config: Config): Record<string, unknown> {
       {
         anchor: `${base}/api/mcp`,
         'service-desc': [{ href: `${base}${DISCOVERY_PATHS.serverCard}`, type: 'application/json', title: 'MCP server card' }],
-        'service-doc': [{ href: `${base}${DISCOVERY_PATHS.mcpGuide}`, type: 'text/markdown', title: 'MCP endpoint guide' }],
+        'service-doc': [
+          { href: `${base}${DISCOVERY_PATHS.connect}`, type: 'text/html', title: 'Connect an agent or MCP client' },
+          { href: `${base}${DISCOVERY_PATHS.mcpGuide}`, type: 'text/markdown', title: 'MCP endpoint guide' },
+        ],
         'service-meta': [
           { href: `${base}/.well-known/oauth-protected-resource/api/mcp`, type: 'application/json', title: 'OAuth protected-resource metadata' },
           { href: `${base}/.well-known/oauth-authorization-server`, type: 'application/json', title: 'OAuth authorization-server metadata' },

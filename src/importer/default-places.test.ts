@@ -1,40 +1,66 @@
-// `npm start` on an empty database imports the default places first; with no source directory the
-// service still starts and the live place is honestly live_unavailable.
+// Every start imports each default place that is missing (a first start that died after Cambridge
+// committed) or stale; with no source directory the service still starts, says which directory it
+// looked for, and /healthz is 503 naming the live place that is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestDb, SHARED_DATA, ROOT } from '../../test/support/harness.ts';
+import { Writable } from 'node:stream';
+import { createPlacesDb, createTestDb, SHARED_DATA, ROOT } from '../../test/support/harness.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { startService } from '../service.ts';
 import { listPlaces } from '../places/catalogue.ts';
-import { ensureDefaultPlaces } from './default-places.ts';
+import { defaultPlaceStates, ensureDefaultPlaces } from './default-places.ts';
 
-function config(sourceDir: string | undefined, dataDir: string) {
-  return loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', sourceDir, autoImport: true, dataDir });
+function config(sourceDir: string | undefined, dataDir: string, autoImport = true) {
+  return loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', sourceDir, autoImport, dataDir });
 }
 
-test('start on an empty database imports every default place, once', async () => {
-  const t = await createTestDb();
+/** A logger whose JSON lines are kept. */
+function capturedLogger(): { logger: ReturnType<typeof createLogger>; lines: () => Array<Record<string, any>> } {
+  const chunks: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
+  return { logger: createLogger('info', sink), lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+}
+
+test('a database where only Cambridge was imported: the next start imports the others; a stale place is re-imported; nothing else is', async () => {
+  const t = await createPlacesDb(['cambridge-ma']);
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test-start-'));
   try {
+    const before = await defaultPlaceStates({ db: t.db });
+    assert.deepEqual(before.filter((p) => p.loaded).map((p) => p.slug), ['cambridge-ma'], 'as a first start that died after Cambridge left it');
+    const cambridgeAt = before.find((p) => p.slug === 'cambridge-ma')!.importedAt;
+
     const svc = await startService(config(SHARED_DATA, dataDir), { db: t.db, logger: createLogger('silent') });
     try {
       const places = await listPlaces(svc.ctx);
-      assert.deepEqual(
-        places.map((p) => [p.slug, p.status, p.importedAt !== null]),
-        [
-          ['saanich-bc', 'planned_not_live', true],
-          ['chicago-il', 'planned_not_live', true],
-          ['cambridge-ma', 'live', true],
-          ['paradise-tx', 'planned_not_live', true],
-        ],
-      );
-      const res = await fetch(`${svc.url}/healthz`).catch(() => null);
-      assert.ok(res === null || res.status < 500, 'server answers');
-      // Places are imported already: a second start imports nothing.
+      assert.deepEqual(places.map((p) => [p.slug, p.status, p.importedAt !== null]).sort(), [
+        ['cambridge-ma', 'live', true],
+        ['chicago-il', 'planned_not_live', true],
+        ['paradise-tx', 'planned_not_live', true],
+        ['saanich-bc', 'planned_not_live', true],
+      ]);
+      assert.equal(places.find((p) => p.slug === 'cambridge-ma')!.importedAt, cambridgeAt, 'Cambridge was not imported again');
+      const health = await fetch(`${svc.url}/healthz`);
+      assert.equal(health.status, 200);
+      const body = (await health.json()) as { status: string; places: Array<{ slug: string; loaded: boolean; stale: boolean }> };
+      assert.equal(body.status, 'ok');
+      assert.ok(body.places.every((p) => p.loaded && !p.stale), JSON.stringify(body.places));
+
+      // Nothing missing or stale: nothing is imported.
       assert.deepEqual(await ensureDefaultPlaces(svc.ctx), []);
+      // An import from another manifest or importer version is stale: that place alone is imported again.
+      await svc.ctx.db.query(`UPDATE places SET import_report = jsonb_set(import_report, '{sourceDigest}', '"from-an-older-manifest"') WHERE slug = 'paradise-tx'`);
+      assert.deepEqual((await defaultPlaceStates(svc.ctx)).filter((p) => p.stale).map((p) => p.slug), ['paradise-tx']);
+      const again = await ensureDefaultPlaces(svc.ctx);
+      assert.deepEqual(again.map((r) => [r.slug, r.changed]), [['paradise-tx', true]]);
+      assert.deepEqual((await defaultPlaceStates(svc.ctx)).filter((p) => p.stale || !p.loaded), []);
     } finally {
       await svc.close();
     }
@@ -44,19 +70,59 @@ test('start on an empty database imports every default place, once', async () =>
   }
 });
 
-test('start without source data: the catalogue is there, Cambridge is live_unavailable, nothing crashes', async () => {
+test('start without source data: a warning names the directory, Cambridge is live_unavailable, /healthz is 503 naming it', async () => {
   const t = await createTestDb();
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test-start-'));
+  const missingDir = path.join(dataDir, 'no-such-dir');
+  const log = capturedLogger();
   try {
-    const svc = await startService(config(path.join(dataDir, 'no-such-dir'), dataDir), { db: t.db, logger: createLogger('silent') });
+    const svc = await startService(config(missingDir, dataDir), { db: t.db, logger: log.logger });
     try {
       const places = await listPlaces(svc.ctx);
       assert.equal(places.length, 4);
       assert.equal(places.find((p) => p.slug === 'cambridge-ma')?.status, 'live_unavailable');
       assert.ok(places.every((p) => p.importedAt === null));
+
+      const warn = log.lines().find((l) => l.level === 40 && String(l.msg).includes(missingDir));
+      assert.ok(warn, `a warning names ${missingDir}: ${JSON.stringify(log.lines().map((l) => l.msg))}`);
+      assert.match(warn.msg, /siteline data import .* --from DIR/);
+      assert.match(warn.msg, /SITELINE_SOURCE_DIR/);
+      assert.ok(warn.missing.includes('cambridge-ma'));
+
+      const health = await fetch(`${svc.url}/healthz`);
+      assert.equal(health.status, 503);
+      const body = (await health.json()) as { status: string; missing: string[]; message: string; places: Array<{ slug: string; status: string; loaded: boolean }> };
+      assert.equal(body.status, 'unavailable');
+      assert.deepEqual(body.missing, ['cambridge-ma'], 'only the live place makes it unhealthy');
+      assert.match(body.message, /siteline data import cambridge-ma --from DIR/);
+      assert.deepEqual(body.places.find((p) => p.slug === 'cambridge-ma'), { slug: 'cambridge-ma', status: 'live_unavailable', loaded: false, stale: false, importedAt: null });
+
+      // What a user asking about an address there is told: what to run, not "try again later".
+      const { getFeasibilitySnapshot } = await import('../core/snapshot.ts');
+      const s = await getFeasibilitySnapshot(svc.ctx, '11 Acorn St, Cambridge, MA');
+      assert.equal(s.coverage.status, 'live_unavailable');
+      assert.match(String(s.coverage.message), /siteline data import cambridge-ma --from DIR/);
+      assert.doesNotMatch(String(s.coverage.message), /try again later/i);
     } finally {
       await svc.close();
     }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    await t.close();
+  }
+});
+
+test('auto-import off: the start still warns which default places are not loaded', async () => {
+  const t = await createTestDb();
+  const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test-start-'));
+  const log = capturedLogger();
+  try {
+    const svc = await startService(config(SHARED_DATA, dataDir, false), { db: t.db, logger: log.logger });
+    await svc.close();
+    const warn = log.lines().find((l) => l.level === 40 && Array.isArray(l.missing));
+    assert.ok(warn, 'warned');
+    assert.deepEqual([...warn.missing].sort(), ['cambridge-ma', 'chicago-il', 'paradise-tx', 'saanich-bc']);
+    assert.match(warn.msg, /SITELINE_AUTO_IMPORT=0/);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
     await t.close();

@@ -1,10 +1,13 @@
-// On start: the catalogue rows come from the manifests, and an empty database (no place imported
-// yet) gets every default place imported from the source directory, with progress in the log.
+// On start: the catalogue rows come from the manifests, and every default place that is missing
+// (never imported, or an import that died half-way) or stale (imported from another manifest or
+// importer version) is imported from the source directory, with progress in the log. The same
+// check feeds /healthz.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import { syncCatalogue } from '../places/catalogue.ts';
-import { loadAllManifests } from './manifest.ts';
-import { importPlace } from './import-place.ts';
+import { loadAllManifests, type Manifest } from './manifest.ts';
+import { importDigest, importPlace } from './import-place.ts';
 import { formatImportReport, type ImportReport } from './import-report.ts';
 
 /** Upserts one catalogue row per manifest (keeps import state). Returns the number of places. */
@@ -17,31 +20,98 @@ export interface EnsureOptions {
   onProgress?: (msg: string) => void;
 }
 
+/** One default place as this database holds it. */
+export interface PlaceLoadState {
+  slug: string;
+  /** The manifest's status: a `live` place is one the service promises to answer. */
+  manifestStatus: Manifest['status'];
+  loaded: boolean;
+  /** Loaded, but from another manifest or importer version: re-imported at the next start with data. */
+  stale: boolean;
+  importedAt: string | null;
+}
+
+/** The command that loads a place, for every message that says a place is not loaded. */
+export function importCommand(slug: string): string {
+  return `siteline data import ${slug} --from DIR`;
+}
+
+/** What to do when places are not loaded: one sentence naming the command and the variable. */
+export function howToLoad(slugs: string[]): string {
+  const which = slugs.length === 1 ? slugs[0]! : '<place>';
+  return `Run \`${importCommand(which)}\` (DIR holds the place folders, e.g. ../shared/data), or set SITELINE_SOURCE_DIR=DIR and restart: missing places are imported at start.`;
+}
+
+/** Load state of every default place (manifests marked defaultImport), in manifest order. */
+export async function defaultPlaceStates(ctx: Pick<AppContext, 'db'>, manifests: Manifest[] = loadAllManifests()): Promise<PlaceLoadState[]> {
+  const rows = await ctx.db.query<{ slug: string; imported_at: Date | string | null; digest: string | null }>(
+    `SELECT slug, imported_at, import_report->>'sourceDigest' AS digest FROM places`,
+  );
+  const bySlug = new Map(rows.map((r) => [r.slug, r]));
+  return manifests
+    .filter((m) => m.defaultImport)
+    .map((m) => {
+      const row = bySlug.get(m.slug);
+      const loaded = Boolean(row?.imported_at);
+      return {
+        slug: m.slug,
+        manifestStatus: m.status,
+        loaded,
+        stale: loaded && row!.digest !== importDigest(m),
+        importedAt: loaded ? new Date(row!.imported_at!).toISOString() : null,
+      };
+    });
+}
+
+/** The source directory the service reads, or the one it looked for when there is none. */
+export function sourceDirOrDefault(ctx: Pick<AppContext, 'config'>): { dir: string; exists: boolean } {
+  const dir = ctx.config.sourceDir ?? path.resolve(process.cwd(), '../shared/data');
+  return { dir, exists: fs.existsSync(dir) && fs.statSync(dir).isDirectory() };
+}
+
 /**
- * Syncs the catalogue, then, when no place has been imported and the source directory exists,
- * imports every manifest marked defaultImport. A place that fails to import is logged and left
- * `live_unavailable`; the service still starts.
+ * Syncs the catalogue, then imports every default place that is missing or stale, when the source
+ * directory exists; without it, one warning names the directory and the places left unloaded. A place
+ * that fails to import is logged and left as it was (live_unavailable when it was never loaded); the
+ * service still starts.
  */
 export async function ensureDefaultPlaces(ctx: AppContext, opts: EnsureOptions = {}): Promise<ImportReport[]> {
   const manifests = loadAllManifests();
   await syncCatalogue(ctx.db, manifests);
-  const imported = await ctx.db.query('SELECT 1 FROM places WHERE imported_at IS NOT NULL LIMIT 1');
-  if (imported.length > 0) return [];
-  const dir = ctx.config.sourceDir;
-  if (!dir || !fs.existsSync(dir)) {
-    ctx.logger.warn({ sourceDir: dir ?? null }, 'no place imported and no source directory: places stay live_unavailable until `siteline data import <place> --from DIR`');
+  const todo = (await defaultPlaceStates(ctx, manifests)).filter((p) => !p.loaded || p.stale);
+  if (todo.length === 0) return [];
+  const { dir, exists } = sourceDirOrDefault(ctx);
+  if (!exists) {
+    warnUnloaded(ctx, todo, `the place data directory ${dir} does not exist`);
     return [];
   }
   const reports: ImportReport[] = [];
-  for (const m of manifests.filter((x) => x.defaultImport)) {
-    ctx.logger.info({ place: m.slug, sourceDir: dir }, 'importing default place');
+  for (const p of todo) {
+    ctx.logger.info({ place: p.slug, sourceDir: dir, reason: p.loaded ? 'stale' : 'missing' }, 'importing default place');
     try {
-      const r = await importPlace(ctx, m.slug, { sourceDir: dir, quiet: true, onProgress: opts.onProgress ?? ((msg) => ctx.logger.info({ place: m.slug }, msg)) });
-      ctx.logger.info({ place: m.slug, report: { counts: r.counts, joinRates: r.joinRates, durationMs: r.durationMs } }, formatImportReport(r).split('\n')[0]!);
+      const r = await importPlace(ctx, p.slug, { sourceDir: dir, quiet: true, onProgress: opts.onProgress ?? ((msg) => ctx.logger.info({ place: p.slug }, msg)) });
+      ctx.logger.info({ place: p.slug, report: { counts: r.counts, joinRates: r.joinRates, durationMs: r.durationMs } }, formatImportReport(r).split('\n')[0]!);
       reports.push(r);
     } catch (err) {
-      ctx.logger.error({ place: m.slug, err: (err as Error).message }, 'default place import failed; the place stays unavailable');
+      ctx.logger.error({ place: p.slug, err: (err as Error).message }, `default place import failed; the place stays as it was. ${howToLoad([p.slug])}`);
     }
   }
   return reports;
+}
+
+/** At a start that imports nothing (auto-import off): still say which default places are not loaded. */
+export async function warnIfPlacesMissing(ctx: AppContext): Promise<void> {
+  const todo = (await defaultPlaceStates(ctx)).filter((p) => !p.loaded || p.stale);
+  if (todo.length > 0) warnUnloaded(ctx, todo, 'automatic import is off (SITELINE_AUTO_IMPORT=0)');
+}
+
+function warnUnloaded(ctx: AppContext, todo: PlaceLoadState[], why: string): void {
+  const missing = todo.filter((p) => !p.loaded).map((p) => p.slug);
+  const stale = todo.filter((p) => p.stale).map((p) => p.slug);
+  const live = todo.filter((p) => !p.loaded && p.manifestStatus === 'live').map((p) => p.slug);
+  ctx.logger.warn(
+    { sourceDir: sourceDirOrDefault(ctx).dir, missing, stale },
+    `${why}: ${missing.length ? `places not loaded: ${missing.join(', ')}` : ''}${missing.length && stale.length ? '; ' : ''}${stale.length ? `stale: ${stale.join(', ')}` : ''}.` +
+      `${live.length ? ` Addresses in ${live.join(', ')} cannot be answered and /healthz reports 503.` : ''} ${howToLoad(missing.length ? missing : stale)}`,
+  );
 }

@@ -129,6 +129,11 @@ function placeBBox(rows: PlaceRows, m: Manifest): BBox {
   return [Math.min(...parts.map((b) => b[0])), Math.min(...parts.map((b) => b[1])), Math.max(...parts.map((b) => b[2])), Math.max(...parts.map((b) => b[3]))];
 }
 
+/** The digest a place's import is stored under: a different one means the stored data is stale. */
+export function importDigest(m: Manifest): string {
+  return digestOf(IMPORTER_VERSION, canonicalJson(m));
+}
+
 async function lastImport(q: Queryable, placeId: string): Promise<{ digest: string | null; report: ImportReport | null }> {
   const r = await q.query<{ imported_at: unknown; import_report: ImportReport | null }>('SELECT imported_at, import_report FROM places WHERE place_id = $1', [placeId]);
   const row = r[0];
@@ -157,7 +162,7 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   const { sourceDir, placeRoot } = resolveSourceDir(ctx, m, opts);
   const nFiles = await step('verify', () => verifySourceFiles(m, placeRoot));
   progress(`${slug}: ${nFiles} files verified (sha256)`);
-  const sourceDigest = digestOf(IMPORTER_VERSION, canonicalJson(m));
+  const sourceDigest = importDigest(m);
 
   await upsertPlaceFromManifest(ctx.db, m);
   // The rest of the catalogue too, so a database holding one imported place still knows the others.

@@ -102,7 +102,7 @@ function toRecord(r: PlaceRow): PlaceRecord {
       status === 'live'
         ? null
         : status === 'live_unavailable'
-          ? 'The place is covered but its data has not been imported into this database yet.'
+          ? `The place is covered but its data has not been imported into this database yet: run \`siteline data import ${r.slug} --from DIR\`, or set SITELINE_SOURCE_DIR=DIR and restart.`
           : (m.statusReason ?? 'The place is catalogued but not live: addresses cannot be answered.'),
     aliases: r.aliases ?? [],
     bbox: parseBox(r.bbox) ?? m.bbox,

@@ -13,6 +13,8 @@ import { PAGE_HEADERS, csrfFailure } from './page.ts';
 import { linkedAgentsSection } from './linked-agents.ts';
 const NO_STORE = PAGE_HEADERS;
 export { PAGE_HEADERS, csrfFailure };
+export { pageHeadersWithFormTargets } from './page.ts';
+
 
 function nextOf(req: IncomingMessage): string {
   return safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));

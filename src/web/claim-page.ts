@@ -47,7 +47,7 @@ Sign out, then sign in (or sign up) with the address you gave your agent.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`;
       return sendHtml(res, 403, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
     }
-    const body = html`<p>An agent asked to act for your account <strong>${account.email}</strong>. Once linked it can use your projects and the gated tools.</p>
+    const body = html`<p>An agent asked to act for your account <strong>${account.email}</strong>. Once linked it can call the tools that need sign-in, as you.</p>
 <p>Type the 6-digit code your agent shows you. Never tell the code to anyone else; it is only typed here.</p>
 ${error ? html`<p class="error" role="alert" id="claim-error">${error}</p>` : ''}
 <form method="post" action="${PATHS.claimPage}/${id}">

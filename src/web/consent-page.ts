@@ -9,7 +9,7 @@ import { PATHS } from '../auth/endpoints.ts';
 import { html, page } from './html.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { csrfFailure, PAGE_HEADERS } from './page.ts';
+import { csrfFailure, PAGE_HEADERS, pageHeadersWithFormTargets } from './page.ts';
 
 interface InteractionDetails {
   uid: string;
@@ -17,6 +17,31 @@ interface InteractionDetails {
   params: { client_id: string; scope?: string; resource?: string | string[]; redirect_uri?: string };
   session?: { accountId?: string };
   grantId?: string;
+}
+
+/**
+ * The CSP source for the origin a consent decision redirects to: the scheme and host of an http(s)
+ * redirect URI, or the scheme alone of a private-use one (RFC 8252 §7.1, e.g. `cursor:`). Anything
+ * that is not plainly one of these gets no source (the form then stays limited to 'self').
+ */
+export function formActionSource(redirectUri: string | undefined): string | undefined {
+  if (!redirectUri) return undefined;
+  let u: URL;
+  try {
+    u = new URL(redirectUri);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol === 'http:' || u.protocol === 'https:') {
+    const origin = u.origin;
+    return /^https?:\/\/([a-z0-9-]+\.)*[a-z0-9-]+(:\d{1,5})?$/.test(origin) ? origin : undefined;
+  }
+  return /^[a-z][a-z0-9+.-]*:$/.test(u.protocol) && u.protocol !== 'javascript:' && u.protocol !== 'data:' ? u.protocol : undefined;
+}
+
+/** The redirect URI of this authorization request (oidc-provider checked it against the client). */
+function redirectUriOf(d: InteractionDetails, client: { redirectUris?: string[] } | undefined): string | undefined {
+  return d.params.redirect_uri ?? (client?.redirectUris?.length === 1 ? client.redirectUris[0] : undefined);
 }
 
 function expired(res: ServerResponse): void {
@@ -61,14 +86,17 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
     const body = html`<p><strong id="client-name">${clientName}</strong> asks to use siteline as <strong>${account.email}</strong>.</p>
 <p>It will be able to: ${scopes.length ? html`<code id="scopes">${scopes.join(' ')}</code>` : 'sign you in'}${
       resources.length ? html` on <code>${resources.join(', ')}</code>` : ''
-    }. With <code>mcp</code> it can call the gated tools and read and change your projects.</p>
+    }. With <code>mcp</code> it can call the tools that need sign-in, as you.</p>
 <p>After you choose, you return to <code>${d.params.redirect_uri ?? ''}</code>.</p>
 <form method="post" action="${here}">
 <input type="hidden" name="csrf" value="${csrf}">
 <button type="submit" name="decision" value="allow" id="allow">Allow</button>
 <button type="submit" name="decision" value="deny" id="deny">Deny</button>
 </form>`;
-    sendHtml(res, 200, page('Allow access?', body, { signedInAs: account.email }), PAGE_HEADERS);
+    // The form's redirect chain ends at the redirect URI oidc-provider already checked against the
+    // client's registration; Chromium enforces form-action on that last hop too.
+    const target = formActionSource(redirectUriOf(d, client));
+    sendHtml(res, 200, page('Allow access?', body, { signedInAs: account.email }), target ? pageHeadersWithFormTargets([target]) : PAGE_HEADERS);
   });
 
   router.post(`${PATHS.interaction}/:uid`, async (req, res, params) => {
@@ -80,14 +108,27 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
     if (!account) return redirect(res, `/signin?next=${encodeURIComponent(`${PATHS.interaction}/${params.uid}`)}`);
     const provider = await oauth.provider();
     if (d.prompt.name !== 'consent') return redirect(res, `${PATHS.interaction}/${params.uid}`);
+    const client = await provider.Client.find(d.params.client_id);
+    const finish = async (result: Record<string, unknown>, mergeWithLastSubmission: boolean): Promise<void> => {
+      if (formActionSource(redirectUriOf(d, client))) return provider.interactionFinished(req, res, result, { mergeWithLastSubmission });
+      // A redirect URI CSP cannot name (an IPv6 literal such as http://[::1]:PORT): answer with a page
+      // that navigates on, so the hop to the client is a plain navigation, not part of the form's chain.
+      const returnTo = await provider.interactionResult(req, res, result, { mergeWithLastSubmission });
+      sendHtml(
+        res,
+        200,
+        page('Returning to your application', html`<p>Returning you to <strong>${client?.clientName ?? d.params.client_id}</strong>… <a id="continue" href="${returnTo}">Continue</a> if nothing happens.</p>`),
+        { ...PAGE_HEADERS, refresh: `0;url=${returnTo}` },
+      );
+    };
     if (form.decision !== 'allow') {
-      return provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access.' }, { mergeWithLastSubmission: false });
+      return finish({ error: 'access_denied', error_description: 'The user denied access.' }, false);
     }
     const grant = d.grantId ? await provider.Grant.find(d.grantId) : new provider.Grant({ accountId: account.accountId, clientId: d.params.client_id });
     if (d.prompt.details.missingOIDCScope) grant.addOIDCScope(d.prompt.details.missingOIDCScope.join(' '));
     if (d.prompt.details.missingOIDCClaims) grant.addOIDCClaims(d.prompt.details.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(d.prompt.details.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
     const grantId: string = await grant.save();
-    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    await finish({ consent: { grantId } }, true);
   });
 }

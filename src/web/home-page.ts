@@ -59,7 +59,8 @@ ${addressForm()}
 See <a href="/coverage">coverage</a> for every place siteline knows, its status and the age of its data.</p>
 <h2>For agents</h2>
 <p>The same snapshot is served to AI agents over MCP (streamable HTTP) at <code id="mcp-endpoint">${mcpUrl}</code>.
-Read <a href="${DISCOVERY_PATHS.mcpGuide}">the MCP guide</a> for how to connect and sign in.</p>`;
+<a href="/connect" id="connect-link">Connect an agent or MCP client</a>: configuration for Claude, Cursor, VS Code and MCP Inspector, the registration flow and the tools
+(implementer notes: <a href="${DISCOVERY_PATHS.mcpGuide}">the MCP guide</a>).</p>`;
     sendHtml(res, 200, page('Sourced site intelligence', body, { signedInAs: account?.email ?? null }), PAGE_HEADERS);
   });
 }

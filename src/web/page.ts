@@ -14,6 +14,18 @@ export const PAGE_HEADERS: Record<string, string> = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
 };
 
+/**
+ * The page headers with extra CSP form-action sources. Chromium applies form-action to every hop of a
+ * form's redirect chain, so a form whose chain ends at another origin (the OAuth consent form ends at
+ * the client's redirect_uri) must name that origin, and only that one.
+ */
+export function pageHeadersWithFormTargets(sources: string[]): Record<string, string> {
+  return {
+    ...PAGE_HEADERS,
+    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${["'self'", ...sources].join(' ')}; frame-ancestors 'none'`,
+  };
+}
+
 /** Headers of a page with a map: our own scripts and workers, tiles from this origin (and the basemap's, when configured). */
 export function mapPageHeaders(config: Pick<Config, 'basemapUrl'>): Record<string, string> {
   const basemap = config.basemapUrl ? ` ${new URL(config.basemapUrl.replace(/[{}]/g, '')).origin}` : '';

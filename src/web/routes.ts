@@ -11,6 +11,7 @@ import { registerCoveragePage } from './coverage-page.ts';
 import { registerLinkedAgentRoutes } from './linked-agents.ts';
 import { installErrorPages } from './error-pages.ts';
 import { csrfFailure } from './page.ts';
+import { registerConnectPage } from './connect-page.ts';
 
 export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerAccountPages(router, ctx);
@@ -22,4 +23,5 @@ export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerCoveragePage(router, ctx);
   registerLinkedAgentRoutes(router, ctx, csrfFailure);
   installErrorPages(router);
+  registerConnectPage(router, ctx);
 }
