@@ -34,7 +34,7 @@ export interface Coverage {
   place?: { name: string; region: string; country: string };
 }
 
-export type MatchType = 'address_table' | 'street_interpolation';
+export type MatchType = 'address_table' | 'assessor_table' | 'street_interpolation';
 
 export interface AddressMatch {
   input: string;

@@ -225,7 +225,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
       eligibilityKnown: true,
       geoDivisionId: place.geoDivisionId,
       place: placeInfo,
-      message: `${place.name} is covered; lot ${lot.parcelExternalId} matched by ${g.matchType === 'address_table' ? 'the city address table' : 'street-range interpolation'}.`,
+      message: `${place.name} is covered; lot ${lot.parcelExternalId} matched by ${g.matchType === 'address_table' ? 'the city address table' : g.matchType === 'assessor_table' ? "the assessor's table of lot addresses" : 'street-range interpolation'}.`,
     },
     address: match,
     lot,

@@ -66,6 +66,8 @@ const parcelAttributesTarget = z.object({
   fields: z.record(z.string(), z.object({ field: z.string().min(1), kind: z.enum(['number', 'text']) })),
   /** Name under which the values go into parcels.attrs. */
   as: z.string().min(1),
+  /** A column holding the lot's street address (e.g. the assessor's Location): indexed for the geocoder (lot_locations). */
+  locationField: z.string().optional(),
 });
 
 const addressesTarget = z.object({

@@ -92,7 +92,7 @@ function measureText(m: Measure): Html {
 
 function addressSection(s: Snapshot): Html {
   const a = s.address!;
-  const how = a.matchType === 'address_table' ? 'the city address table' : 'street-range interpolation';
+  const how = a.matchType === 'address_table' ? 'the city address table' : a.matchType === 'assessor_table' ? "the assessor's table of lot addresses" : 'street-range interpolation';
   return html`<section id="address">
 <p>Matched <strong id="matched-address">${a.matchedAddress}</strong>${s.coverage.place ? html`, ${s.coverage.place.name}, ${s.coverage.place.region}` : ''}
 by ${how} (<code>${a.matchType}</code>), confidence <strong id="match-confidence">${num(a.confidence)}</strong>. You asked for: ${a.input}.</p>
