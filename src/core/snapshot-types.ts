@@ -83,6 +83,8 @@ export interface ZoneShare {
   name: string | null;
   /** Fraction of the lot's area, 0..1. */
   share: number;
+  /** Present on a piece under 5 % of the lot reported because its area is material (docs/lot-geometry.md). */
+  minorShare?: { rule: 'area_at_least_1000_sqft'; areaSqft: number };
 }
 
 export interface OverlayShare extends ZoneShare {

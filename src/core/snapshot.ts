@@ -127,17 +127,60 @@ function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
   };
 }
 
+/** A lot area further than this from the assessor's land area (relative to the latter) is warned about. */
+export const AREA_DISAGREEMENT_WARN = 0.3;
+
+/**
+ * Lot area from the polygon against a land area a parcel-attribute source gives (Cambridge: the
+ * assessor's LandArea, sq ft): more than 30 % apart, the polygon is probably a piece of the lot or of
+ * another vintage, and everything computed from the area is uncertain. Both figures are given.
+ */
+export function areaWarning(parcel: { area_m2: number; attrs: Record<string, unknown> | null }): string | null {
+  for (const [source, v] of Object.entries(parcel.attrs ?? {})) {
+    const land = v && typeof v === 'object' ? (v as Record<string, unknown>)['landAreaSqft'] : undefined;
+    if (typeof land !== 'number' || !Number.isFinite(land) || land <= 0) continue;
+    const poly = parcel.area_m2 * SQFT_PER_M2;
+    if (Math.abs(poly - land) / land <= AREA_DISAGREEMENT_WARN) continue;
+    const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
+    const pct = Math.round((Math.abs(poly - land) / land) * 100);
+    return `The lot polygon measures ${fmt(poly)} sq ft, but the ${source} table gives ${fmt(land)} sq ft of land (${pct} % apart): the polygon may be a piece of the lot or of another date, so values that depend on lot area are uncertain.`;
+  }
+  return null;
+}
+
 function zonesOf(parcel: ParcelRow): Zones {
-  const base: ZoneShare[] = parcel.zones.filter((z) => z.layer === 'base').map((z) => ({ code: z.code, name: z.name, share: round3(z.share) }));
+  // A piece under 5 % kept for its area (>= 1,000 sq ft) is a minor share: listed and marked, never
+  // the primary district and never what makes a lot split (docs/lot-geometry.md).
+  const share = (z: ParcelRow['zones'][number]): ZoneShare => {
+    const out: ZoneShare = { code: z.code, name: z.name, share: round3(z.share) };
+    if (z.attrs?.['minor'] === true) {
+      const areaM2 = typeof z.attrs['areaM2'] === 'number' ? z.attrs['areaM2'] : z.share * parcel.area_m2;
+      out.minorShare = { rule: 'area_at_least_1000_sqft', areaSqft: Math.round(areaM2 * SQFT_PER_M2) };
+    }
+    return out;
+  };
+  const baseRows = parcel.zones.filter((z) => z.layer === 'base');
+  const base = baseRows.map(share);
   const overlays: OverlayShare[] = parcel.zones
     .filter((z) => z.layer === 'overlay')
-    .map((z) => ({ code: z.code, name: z.name, share: round3(z.share), governingSection: (z.attrs?.['article'] as string | undefined) ?? null }));
+    .map((z) => ({ ...share(z), governingSection: (z.attrs?.['article'] as string | undefined) ?? null }));
   return {
-    primary: base[0] ?? null,
+    primary: base.find((z) => !z.minorShare) ?? null,
     districts: base,
-    splitLot: base.filter((z) => z.share >= SPLIT_LOT_MIN_SHARE).length > 1,
+    splitLot: base.filter((z) => !z.minorShare && z.share >= SPLIT_LOT_MIN_SHARE).length > 1,
     overlays,
   };
+}
+
+/** One sentence per minor share, so a reader of the warnings sees the pieces the 5 % rule used to hide. */
+function minorShareNotes(zones: Zones): string[] {
+  const all = [...zones.districts.map((z) => ({ z, kind: 'district' })), ...zones.overlays.map((z) => ({ z, kind: 'overlay' }))];
+  return all
+    .filter(({ z }) => z.minorShare)
+    .map(
+      ({ z, kind }) =>
+        `A minor share of the lot (${(z.share * 100).toFixed(1)} %, ${z.minorShare!.areaSqft.toLocaleString('en-US')} sq ft) is in ${kind} ${z.code}: listed because the piece is at least 1,000 sq ft, though under 5 % of the lot.`,
+    );
 }
 
 function sourcesOf(place: PlaceRecord, rulesSource?: SourceRef): SourceRef[] {
@@ -206,7 +249,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   const built = buildEnvelope({
     rules,
     primaryZone: zones.primary?.code ?? null,
-    zones: zones.districts.map((z) => ({ code: z.code, share: z.share })),
+    zones: zones.districts.filter((z) => !z.minorShare).map((z) => ({ code: z.code, share: z.share })),
     overlays: zones.overlays.map((o) => ({ code: o.code, name: o.name })),
     lot: {
       areaSqft: lot.areaSqft,
@@ -217,6 +260,9 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
     },
   });
   const match = matchOf(address.trim().replace(/\s+/g, ' '), parsed, g);
+  const areaNote = areaWarning(parcel);
+  if (areaNote) match.warnings.push(areaNote);
+  match.warnings.push(...minorShareNotes(zones));
   if (built.notes.length) match.warnings.push(...built.notes);
   return {
     answered: true,
