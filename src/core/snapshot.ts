@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts';
 import { parseAddress, type ParsedAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace } from '../geocoder/geocode.ts';
-import { resolvePlace } from '../places/resolve-place.ts';
+import { candidateLabel, resolvePlace, type PlaceResolution } from '../places/resolve-place.ts';
 import type { PlaceRecord } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { buildEnvelope } from './envelope.ts';
@@ -33,12 +33,38 @@ interface LotFactsJson {
 }
 
 export type CoverageStep =
-  | { kind: 'covered'; place: PlaceRecord }
-  | { kind: 'not_covered'; coverage: Coverage; place?: PlaceRecord };
+  | { kind: 'covered'; place: PlaceRecord; note?: string }
+  | { kind: 'not_covered'; coverage: Coverage; place?: PlaceRecord; suggestions?: string[] };
 
 /** Which place is this address in, and can it be answered there? */
 export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): Promise<CoverageStep> {
-  const r = await resolvePlace(ctx, { city: parsed.city, region: parsed.region, country: parsed.country, postcode: parsed.postcode });
+  let r: PlaceResolution = await resolvePlace(ctx, { city: parsed.city, region: parsed.region, country: parsed.country, postcode: parsed.postcode });
+  let note: string | undefined;
+  if (r.kind === 'ambiguous') {
+    // Resolved by the address data: the one live candidate whose own tables hold this address.
+    const holders: PlaceRecord[] = [];
+    for (const c of r.candidates) {
+      if (c.kind !== 'place' || c.place.status !== 'live' || !c.place.importedAt) continue;
+      const g = await geocodeInPlace(ctx.db, c.place.geoDivisionId, parsed);
+      if (g.kind === 'matched' && (g.matchType === 'address_table' || g.matchType === 'assessor_table') && g.confidence >= 0.8) holders.push(c.place);
+    }
+    if (holders.length === 1) {
+      const p = holders[0]!;
+      note = `"${parsed.city}" could mean ${r.candidates.map(candidateLabel).join(' or ')}; the address is in ${p.name}, ${p.region} by its own address data.`;
+      r = { kind: 'place', place: p };
+    } else {
+      const line = `${parsed.number ? `${parsed.number}${parsed.numberSuffix ? `-${parsed.numberSuffix}` : ''} ` : ''}${parsed.street ?? ''}`.trim();
+      return {
+        kind: 'not_covered',
+        coverage: {
+          status: 'geo_division_uncatalogued',
+          eligibilityKnown: false,
+          message: `Could not tell which place this address is in: ${r.reason}. Candidates: ${r.candidates.map((c) => `${candidateLabel(c)} (${c.kind === 'place' ? c.place.status : 'unseeded_place'})`).join('; ')}. Add the municipality and the state or province.`,
+        },
+        suggestions: r.candidates.map((c) => `${line}, ${candidateLabel(c)}`),
+      };
+    }
+  }
   if (r.kind === 'unknown') {
     return {
       kind: 'not_covered',
@@ -62,7 +88,7 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
   }
   const place = r.place;
   const placeInfo = { name: place.name, region: place.region, country: place.country };
-  if (place.status === 'live' && place.importedAt) return { kind: 'covered', place };
+  if (place.status === 'live' && place.importedAt) return note ? { kind: 'covered', place, note } : { kind: 'covered', place };
   if (place.status === 'live' || place.status === 'live_unavailable') {
     return {
       kind: 'not_covered',
@@ -225,7 +251,7 @@ function matchOf(input: string, parsed: ParsedAddress, g: { matchType: AddressMa
 export async function getFeasibilitySnapshot(ctx: AppContext, address: string): Promise<Snapshot> {
   const parsed = parseAddress(address);
   const cov = await resolveCoverage(ctx, parsed);
-  if (cov.kind === 'not_covered') return notAnswered(ctx, cov.coverage, {}, cov.place);
+  if (cov.kind === 'not_covered') return notAnswered(ctx, cov.coverage, cov.suggestions?.length ? { suggestions: cov.suggestions } : {}, cov.place);
   const place = cov.place;
   const placeInfo = { name: place.name, region: place.region, country: place.country };
 
@@ -260,6 +286,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
     },
   });
   const match = matchOf(address.trim().replace(/\s+/g, ' '), parsed, g);
+  if (cov.note) match.warnings.unshift(cov.note);
   const areaNote = areaWarning(parcel);
   if (areaNote) match.warnings.push(areaNote);
   match.warnings.push(...minorShareNotes(zones));
