@@ -405,3 +405,95 @@ test('lot areas from the place frame agree with proj4 (transverse Mercator on th
     assert.ok(Math.abs(multiPolygonAreaM2(g) - want) / want < 2e-5, `L${i} import area: ${multiPolygonAreaM2(g)} vs proj4 ${want}`);
   });
 });
+
+// Issue 8 item 5: frontage on cul-de-sac bulbs, and the corner flag near 45° (docs/lot-geometry.md).
+type XY = [number, number];
+function factsFor(lots: Record<string, XY[]>, streets: { key: string; line: XY[] }[]): Map<string, ParcelFacts> {
+  const out = new Map<string, ParcelFacts>();
+  computeLotFacts(
+    {
+      parcels: Object.entries(lots).map(([id, ring]) => {
+        const cx = ring.reduce((s, p) => s + p[0], 0) / ring.length;
+        const cy = ring.reduce((s, p) => s + p[1], 0) / ring.length;
+        return { parcelExtId: id, geom: [[[...ring, ring[0]!].map(([x, y]) => at(x, y))]], insideLon: at(cx, cy)[0], insideLat: at(cx, cy)[1] };
+      }),
+      zones: [],
+      streets: streets.map((s) => ({ streetKey: s.key, geom: s.line.map(([x, y]) => at(x, y)) })),
+    },
+    (id, facts) => out.set(id, facts),
+  );
+  return out;
+}
+const rad = (d: number) => (d * Math.PI) / 180;
+
+test('cul-de-sac: the lot lines around the bulb are fronts, measured along the arc', () => {
+  // Bulb St comes from the south and ends at (0, 0) (a dead end); pie lots around a bulb of radius 15 m.
+  const R = 15;
+  const lots: Record<string, XY[]> = {};
+  const arcLen: Record<string, number> = {};
+  for (let k = 0; k < 6; k++) {
+    const a0 = -45 + 45 * k;
+    const inner: XY[] = [];
+    const outer: XY[] = [];
+    for (let d = a0; d <= a0 + 45 + 1e-9; d += 5) {
+      inner.push([R * Math.cos(rad(d)), R * Math.sin(rad(d))]);
+      outer.push([45 * Math.cos(rad(d)), 45 * Math.sin(rad(d))]);
+    }
+    lots[`P${k}`] = [...inner, ...outer.reverse()];
+    arcLen[`P${k}`] = inner.slice(1).reduce((s, p, i) => s + Math.hypot(p[0] - inner[i]![0], p[1] - inner[i]![1]), 0);
+  }
+  const f = factsFor(lots, [{ key: 'BULB ST', line: [[0, -300], [0, 0]] }]);
+  for (const id of ['P1', 'P2', 'P3', 'P4']) {
+    const front = f.get(id)!.frontByStreet['BULB ST'];
+    assert.ok(front, `${id} fronts Bulb St: ${JSON.stringify(f.get(id))}`);
+    near(front.frontageM, arcLen[id]!, 0.02 * arcLen[id]!, `${id} frontage along the bulb`);
+    near(front.depthM, 30, 3, `${id} depth (bulb to rear)`);
+    assert.equal(f.get(id)!.cornerLot, false, `${id} is not a corner lot`);
+  }
+});
+
+/** A lot in the angle between Main St (the x axis) and a street leaving the origin at `deg`, 8 m off both, with a 4 m chamfer at its corner. */
+function wedgeLot(deg: number, side: 'obtuse' | 'acute', chamfer = 4): { lots: Record<string, XY[]>; streets: { key: string; line: XY[] }[] } {
+  const u: XY = [Math.cos(rad(deg)), Math.sin(rad(deg))];
+  const streets = [
+    { key: 'MAIN ST', line: [[-300, 0], [0, 0], [300, 0]] as XY[] },
+    { key: 'SIDE ST', line: [[0, 0], [300 * u[0], 300 * u[1]]] as XY[] },
+  ];
+  // the lot's corner: 8 m above Main St and 8 m from Side St, on the side the lot lies
+  const n: XY = side === 'obtuse' ? [-u[1], u[0]] : [u[1], -u[0]]; // left of Side St for the obtuse angle, right for the acute one
+  const s = (8 - 8 * n[1]) / u[1];
+  const p1: XY = [s * u[0] + 8 * n[0], 8];
+  const dirA: XY = side === 'obtuse' ? [-1, 0] : [1, 0];
+  const along = (p: XY, d: XY, t: number): XY => [p[0] + d[0] * t, p[1] + d[1] * t];
+  const pa = along(p1, dirA, chamfer);
+  const pb = along(p1, u, chamfer);
+  const p2 = along(p1, dirA, 28);
+  const p4 = along(p1, u, 30);
+  const p3: XY = along(p4, dirA, 28);
+  return { lots: { W: [p2, pa, pb, p4, p3] }, streets };
+}
+
+test('corner lots: the streets\' angle decides, not a chamfer; a sharp corner is a corner, not a through lot', () => {
+  // interior angle 130° (streets turn by 50°): a corner lot, with or without a chamfer at its corner
+  for (const chamfer of [0.01, 4, 6]) {
+    const w = wedgeLot(50, 'obtuse', chamfer);
+    const f = factsFor(w.lots, w.streets).get('W')!;
+    assert.deepEqual(f.streets.slice().sort(), ['MAIN ST', 'SIDE ST'], JSON.stringify(f));
+    assert.equal(f.cornerLot, true, `130° with a ${chamfer} m chamfer: ${JSON.stringify(f)}`);
+    assert.equal(f.throughLot, false);
+  }
+  // interior angle 140° (streets turn by 40°): not a corner lot by the 135° rule, chamfer or not
+  for (const chamfer of [0.01, 4]) {
+    const f = factsFor(wedgeLot(40, 'obtuse', chamfer).lots, wedgeLot(40, 'obtuse', chamfer).streets).get('W')!;
+    assert.equal(f.cornerLot, false, `140° with a ${chamfer} m chamfer: ${JSON.stringify(f)}`);
+    assert.equal(f.throughLot, false);
+  }
+  // interior angle 30°: a sharp corner (the line directions differ by 30° only, which read as "through")
+  const sharp = wedgeLot(30, 'acute', 2);
+  const fs = factsFor(sharp.lots, sharp.streets).get('W')!;
+  assert.deepEqual(fs.streets.slice().sort(), ['MAIN ST', 'SIDE ST'], JSON.stringify(fs));
+  assert.equal(fs.cornerLot, true, JSON.stringify(fs));
+  assert.equal(fs.throughLot, false);
+  // the depth on Main St is measured across Main St's direction
+  near(fs.frontByStreet['MAIN ST']!.depthM, 30 * Math.sin(rad(30)), 1, 'sharp corner depth from Main St');
+});
