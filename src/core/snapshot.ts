@@ -41,9 +41,13 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
   let r: PlaceResolution = await resolvePlace(ctx, { city: parsed.city, region: parsed.region, country: parsed.country, postcode: parsed.postcode });
   let note: string | undefined;
   if (r.kind === 'ambiguous') {
-    // Resolved by the address data: the one live candidate whose own tables hold this address.
+    // Resolved by the address data: the one live candidate whose own tables hold this address — only
+    // among places of one state or province (a postal city and the municipalities it covers). A name
+    // shared across states ("Cambridge" alone) stays ambiguous: the same street address can exist in
+    // a Cambridge whose data siteline does not hold.
     const holders: PlaceRecord[] = [];
-    for (const c of r.candidates) {
+    const regions = new Set(r.candidates.map((c) => (c.kind === 'place' ? `${c.place.country}-${c.place.region}` : `${c.country}-${c.region}`)));
+    for (const c of regions.size === 1 ? r.candidates : []) {
       if (c.kind !== 'place' || c.place.status !== 'live' || !c.place.importedAt) continue;
       const g = await geocodeInPlace(ctx.db, c.place.geoDivisionId, parsed);
       if (g.kind === 'matched' && (g.matchType === 'address_table' || g.matchType === 'assessor_table') && g.confidence >= 0.8) holders.push(c.place);

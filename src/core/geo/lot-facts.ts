@@ -422,13 +422,14 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
   let through = false;
   const minAngle = (CORNER_MIN_ANGLE_DEG * Math.PI) / 180;
   const throughAngle = (THROUGH_MIN_ANGLE_DEG * Math.PI) / 180;
-  for (let x = 0; x < fronts.length; x++) {
-    for (let y = x + 1; y < fronts.length; y++) {
+  const grids = fronts.length > 1 ? fronts.map((f) => new FrontGrid(f.mids)) : [];
+  for (let x = 0; x < fronts.length && !(corner && through); x++) {
+    for (let y = x + 1; y < fronts.length && !(corner && through); y++) {
       // angle between the directions towards the two streets: 0 same side, 180° opposite sides;
       // the interior angle of the streets' junction, as the lot sees it, is 180° minus this
       let d = Math.abs(fronts[x]!.toward - fronts[y]!.toward) % (2 * Math.PI);
       if (d > Math.PI) d = 2 * Math.PI - d;
-      const meet = frontsMeet(fronts[x]!.mids, fronts[y]!.mids);
+      const meet = frontsMeet(grids[x]!, grids[y]!);
       if (meet && d >= minAngle) corner = true;
       else if (!meet && d >= throughAngle) through = true;
     }
@@ -443,25 +444,36 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
 }
 
 /** Whether two fronts' pieces come within CORNER_ADJACENT_M of each other (they meet at a corner of the lot). */
-function frontsMeet(a: readonly number[], b: readonly number[]): boolean {
+/** Piece midpoints of one front in a grid of CORNER_ADJACENT_M cells (built once per front). */
+class FrontGrid {
+  readonly cells = new Map<string, number[]>();
+  constructor(readonly pts: readonly number[]) {
+    const cell = CORNER_ADJACENT_M;
+    for (let q = 0; q < pts.length; q += 2) {
+      const k = `${Math.floor(pts[q]! / cell)},${Math.floor(pts[q + 1]! / cell)}`;
+      const list = this.cells.get(k);
+      if (list) list.push(q);
+      else this.cells.set(k, [q]);
+    }
+  }
+}
+
+/** Whether two fronts' pieces come within CORNER_ADJACENT_M of each other (they meet at a corner of the lot). */
+function frontsMeet(x: FrontGrid, y: FrontGrid): boolean {
+  // the fewer points against the other's grid (a right-of-way lot fronts many streets with thousands of pieces)
+  const [a, b] = x.pts.length <= y.pts.length ? [x.pts, y] : [y.pts, x];
   const cell = CORNER_ADJACENT_M;
   const lim = cell * cell;
-  // grid hash of b's points (a right-of-way lot can front many streets with thousands of pieces)
-  const grid = new Map<string, number[]>();
-  for (let q = 0; q < b.length; q += 2) {
-    const k = `${Math.floor(b[q]! / cell)},${Math.floor(b[q + 1]! / cell)}`;
-    const list = grid.get(k);
-    if (list) list.push(q);
-    else grid.set(k, [q]);
-  }
   for (let p = 0; p < a.length; p += 2) {
     const cx = Math.floor(a[p]! / cell);
     const cy = Math.floor(a[p + 1]! / cell);
     for (let gx = cx - 1; gx <= cx + 1; gx++) {
       for (let gy = cy - 1; gy <= cy + 1; gy++) {
-        for (const q of grid.get(`${gx},${gy}`) ?? []) {
-          const dx = a[p]! - b[q]!;
-          const dy = a[p + 1]! - b[q + 1]!;
+        const list = b.cells.get(`${gx},${gy}`);
+        if (!list) continue;
+        for (const q of list) {
+          const dx = a[p]! - b.pts[q]!;
+          const dy = a[p + 1]! - b.pts[q + 1]!;
           if (dx * dx + dy * dy <= lim) return true;
         }
       }
