@@ -6,7 +6,8 @@
 import type { AppContext } from '../context.ts';
 import type { CoverageStatus, ValueStatus } from './statuses.ts';
 import { badInput } from './errors.ts';
-import { findPlaceByPoint, findPlacesByName, getPlace, listPlaces, type PlaceLayer, type PlaceRecord } from '../places/catalogue.ts';
+import { findPlaceByPoint, getPlace, listPlaces, type PlaceLayer, type PlaceRecord } from '../places/catalogue.ts';
+import { placeCandidates, type PlaceCandidate } from '../places/resolve-place.ts';
 import { findGazetteerCities } from '../places/gazetteer.ts';
 import { lookupRegion } from '../places/regions.ts';
 import { findDistrict, loadPlaceRules, type PlaceRules } from '../rules/load-rules.ts';
@@ -135,7 +136,19 @@ export function validatePlaceQuery(q: PlaceQuery): void {
   }
 }
 
-type Resolved = { kind: 'one'; place: PlaceRecord } | { kind: 'many'; places: PlaceRecord[] } | { kind: 'none' };
+type Resolved = { kind: 'one'; place: PlaceRecord } | { kind: 'many'; places: PlaceSummary[] } | { kind: 'none' };
+
+/** The id a city without data would have ("US-MO:springfield"): candidates carry it; passing it back gives the unmapped answer. */
+export function gazetteerGeoDivisionId(name: string, region: string, country: 'US' | 'CA'): string {
+  const slug = name.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return `${country}-${region}:${slug}`;
+}
+
+function candidateSummary(c: PlaceCandidate): PlaceSummary {
+  return c.kind === 'place'
+    ? summary(c.place)
+    : { geoDivisionId: gazetteerGeoDivisionId(c.name, c.region, c.country), name: c.name, region: c.region, country: c.country, status: 'unseeded_place' };
+}
 
 async function resolvePlaces(ctx: AppContext, q: PlaceQuery): Promise<Resolved> {
   if (q.kind === 'id') {
@@ -146,16 +159,28 @@ async function resolvePlaces(ctx: AppContext, q: PlaceQuery): Promise<Resolved> 
     const p = await findPlaceByPoint(ctx, q.longitude, q.latitude);
     return p ? { kind: 'one', place: p } : { kind: 'none' };
   }
-  const found = await findPlacesByName(ctx, q.city.trim(), q.region?.trim() || undefined);
-  if (found.length === 1) return { kind: 'one', place: found[0]! };
-  if (found.length > 1) return { kind: 'many', places: found };
+  // The one rule for ambiguity (placeCandidates, shared with the snapshot): several candidates -> the
+  // candidates, catalogued or not; "Springfield" alone is not Springfield, MO.
+  const region = q.region?.trim() ? lookupRegion(q.region.trim()) : null;
+  const cands = await placeCandidates(ctx, q.city.trim(), region?.code ?? null, region?.country ?? null);
+  if (cands.length > 1) return { kind: 'many', places: cands.map(candidateSummary) };
+  const only = cands[0];
+  if (only?.kind === 'place') return { kind: 'one', place: only.place };
   return { kind: 'none' };
 }
 
 function unmapped(q: PlaceQuery): CityUnmapped {
   const query = describeQuery(q);
-  if (q.kind === 'name') {
-    const known = findGazetteerCities(q.city.trim(), q.region?.trim() || null)[0];
+  // an id handed out with a candidate for a city without data: "US-MO:springfield"
+  const idText = q.kind === 'id' ? q.geoDivisionId.trim() : '';
+  const fromId = q.kind === 'id' ? /^(US|CA)-([A-Z]{2}):([a-z0-9-]+)$/.exec(idText) : null;
+  if (q.kind === 'name' || fromId) {
+    const known =
+      q.kind === 'name'
+        ? findGazetteerCities(q.city.trim(), q.region?.trim() || null)[0]
+        : findGazetteerCities(fromId![3]!.replace(/-/g, ' '), fromId![2]!, fromId![1] as 'US' | 'CA').find(
+            (g) => gazetteerGeoDivisionId(g.name, g.region, g.country) === idText,
+          );
     if (known) {
       return {
         kind: 'unmapped',
@@ -184,11 +209,11 @@ function unmapped(q: PlaceQuery): CityUnmapped {
   };
 }
 
-function candidates(q: PlaceQuery, places: PlaceRecord[]): CityCandidates {
+function candidates(q: PlaceQuery, places: PlaceSummary[]): CityCandidates {
   return {
     kind: 'candidates',
     query: describeQuery(q),
-    candidates: places.map(summary),
+    candidates: places,
     message: `${places.length} places match. Pick one and call again with its geoDivisionId (or add the state or province).`,
   };
 }

@@ -36,7 +36,7 @@ export interface Coverage {
   place?: { name: string; region: string; country: string };
 }
 
-export type MatchType = 'address_table' | 'street_interpolation';
+export type MatchType = 'address_table' | 'assessor_table' | 'street_interpolation';
 
 export interface AddressMatch {
   input: string;
@@ -85,6 +85,8 @@ export interface ZoneShare {
   name: string | null;
   /** Fraction of the lot's area, 0..1. */
   share: number;
+  /** Present on a piece under 5 % of the lot reported because its area is material (docs/lot-geometry.md). */
+  minorShare?: { rule: 'area_at_least_1000_sqft'; areaSqft: number };
 }
 
 export interface OverlayShare extends ZoneShare {

@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts';
 import { parseAddress, type ParsedAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace } from '../geocoder/geocode.ts';
-import { resolvePlace } from '../places/resolve-place.ts';
+import { candidateLabel, resolvePlace, type PlaceResolution } from '../places/resolve-place.ts';
 import type { PlaceRecord } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { buildEnvelope } from './envelope.ts';
@@ -33,12 +33,42 @@ interface LotFactsJson {
 }
 
 export type CoverageStep =
-  | { kind: 'covered'; place: PlaceRecord }
-  | { kind: 'not_covered'; coverage: Coverage; place?: PlaceRecord };
+  | { kind: 'covered'; place: PlaceRecord; note?: string }
+  | { kind: 'not_covered'; coverage: Coverage; place?: PlaceRecord; suggestions?: string[] };
 
 /** Which place is this address in, and can it be answered there? */
 export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): Promise<CoverageStep> {
-  const r = await resolvePlace(ctx, { city: parsed.city, region: parsed.region, country: parsed.country, postcode: parsed.postcode });
+  let r: PlaceResolution = await resolvePlace(ctx, { city: parsed.city, region: parsed.region, country: parsed.country, postcode: parsed.postcode });
+  let note: string | undefined;
+  if (r.kind === 'ambiguous') {
+    // Resolved by the address data: the one live candidate whose own tables hold this address — only
+    // among places of one state or province (a postal city and the municipalities it covers). A name
+    // shared across states ("Cambridge" alone) stays ambiguous: the same street address can exist in
+    // a Cambridge whose data siteline does not hold.
+    const holders: PlaceRecord[] = [];
+    const regions = new Set(r.candidates.map((c) => (c.kind === 'place' ? `${c.place.country}-${c.place.region}` : `${c.country}-${c.region}`)));
+    for (const c of regions.size === 1 ? r.candidates : []) {
+      if (c.kind !== 'place' || c.place.status !== 'live' || !c.place.importedAt) continue;
+      const g = await geocodeInPlace(ctx.db, c.place.geoDivisionId, parsed);
+      if (g.kind === 'matched' && (g.matchType === 'address_table' || g.matchType === 'assessor_table') && g.confidence >= 0.8) holders.push(c.place);
+    }
+    if (holders.length === 1) {
+      const p = holders[0]!;
+      note = `"${parsed.city}" could mean ${r.candidates.map(candidateLabel).join(' or ')}; the address is in ${p.name}, ${p.region} by its own address data.`;
+      r = { kind: 'place', place: p };
+    } else {
+      const line = `${parsed.number ? `${parsed.number}${parsed.numberSuffix ? `-${parsed.numberSuffix}` : ''} ` : ''}${parsed.street ?? ''}`.trim();
+      return {
+        kind: 'not_covered',
+        coverage: {
+          status: 'geo_division_uncatalogued',
+          eligibilityKnown: false,
+          message: `Could not tell which place this address is in: ${r.reason}. Candidates: ${r.candidates.map((c) => `${candidateLabel(c)} (${c.kind === 'place' ? c.place.status : 'unseeded_place'})`).join('; ')}. Add the municipality and the state or province.`,
+        },
+        suggestions: r.candidates.map((c) => `${line}, ${candidateLabel(c)}`),
+      };
+    }
+  }
   if (r.kind === 'unknown') {
     return {
       kind: 'not_covered',
@@ -62,7 +92,7 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
   }
   const place = r.place;
   const placeInfo = { name: place.name, region: place.region, country: place.country };
-  if (place.status === 'live' && place.importedAt) return { kind: 'covered', place };
+  if (place.status === 'live' && place.importedAt) return note ? { kind: 'covered', place, note } : { kind: 'covered', place };
   if (place.status === 'live' || place.status === 'live_unavailable') {
     return {
       kind: 'not_covered',
@@ -127,17 +157,60 @@ function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
   };
 }
 
+/** A lot area further than this from the assessor's land area (relative to the latter) is warned about. */
+export const AREA_DISAGREEMENT_WARN = 0.3;
+
+/**
+ * Lot area from the polygon against a land area a parcel-attribute source gives (Cambridge: the
+ * assessor's LandArea, sq ft): more than 30 % apart, the polygon is probably a piece of the lot or of
+ * another vintage, and everything computed from the area is uncertain. Both figures are given.
+ */
+export function areaWarning(parcel: { area_m2: number; attrs: Record<string, unknown> | null }): string | null {
+  for (const [source, v] of Object.entries(parcel.attrs ?? {})) {
+    const land = v && typeof v === 'object' ? (v as Record<string, unknown>)['landAreaSqft'] : undefined;
+    if (typeof land !== 'number' || !Number.isFinite(land) || land <= 0) continue;
+    const poly = parcel.area_m2 * SQFT_PER_M2;
+    if (Math.abs(poly - land) / land <= AREA_DISAGREEMENT_WARN) continue;
+    const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
+    const pct = Math.round((Math.abs(poly - land) / land) * 100);
+    return `The lot polygon measures ${fmt(poly)} sq ft, but the ${source} table gives ${fmt(land)} sq ft of land (${pct} % apart): the polygon may be a piece of the lot or of another date, so values that depend on lot area are uncertain.`;
+  }
+  return null;
+}
+
 function zonesOf(parcel: ParcelRow): Zones {
-  const base: ZoneShare[] = parcel.zones.filter((z) => z.layer === 'base').map((z) => ({ code: z.code, name: z.name, share: round3(z.share) }));
+  // A piece under 5 % kept for its area (>= 1,000 sq ft) is a minor share: listed and marked, never
+  // the primary district and never what makes a lot split (docs/lot-geometry.md).
+  const share = (z: ParcelRow['zones'][number]): ZoneShare => {
+    const out: ZoneShare = { code: z.code, name: z.name, share: round3(z.share) };
+    if (z.attrs?.['minor'] === true) {
+      const areaM2 = typeof z.attrs['areaM2'] === 'number' ? z.attrs['areaM2'] : z.share * parcel.area_m2;
+      out.minorShare = { rule: 'area_at_least_1000_sqft', areaSqft: Math.round(areaM2 * SQFT_PER_M2) };
+    }
+    return out;
+  };
+  const baseRows = parcel.zones.filter((z) => z.layer === 'base');
+  const base = baseRows.map(share);
   const overlays: OverlayShare[] = parcel.zones
     .filter((z) => z.layer === 'overlay')
-    .map((z) => ({ code: z.code, name: z.name, share: round3(z.share), governingSection: (z.attrs?.['article'] as string | undefined) ?? null }));
+    .map((z) => ({ ...share(z), governingSection: (z.attrs?.['article'] as string | undefined) ?? null }));
   return {
-    primary: base[0] ?? null,
+    primary: base.find((z) => !z.minorShare) ?? null,
     districts: base,
-    splitLot: base.filter((z) => z.share >= SPLIT_LOT_MIN_SHARE).length > 1,
+    splitLot: base.filter((z) => !z.minorShare && z.share >= SPLIT_LOT_MIN_SHARE).length > 1,
     overlays,
   };
+}
+
+/** One sentence per minor share, so a reader of the warnings sees the pieces the 5 % rule used to hide. */
+function minorShareNotes(zones: Zones): string[] {
+  const all = [...zones.districts.map((z) => ({ z, kind: 'district' })), ...zones.overlays.map((z) => ({ z, kind: 'overlay' }))];
+  return all
+    .filter(({ z }) => z.minorShare)
+    .map(
+      ({ z, kind }) =>
+        `A minor share of the lot (${(z.share * 100).toFixed(1)} %, ${z.minorShare!.areaSqft.toLocaleString('en-US')} sq ft) is in ${kind} ${z.code}: listed because the piece is at least 1,000 sq ft, though under 5 % of the lot.`,
+    );
 }
 
 function sourcesOf(place: PlaceRecord, rulesSource?: SourceRef): SourceRef[] {
@@ -182,7 +255,7 @@ function matchOf(input: string, parsed: ParsedAddress, g: { matchType: AddressMa
 export async function getFeasibilitySnapshot(ctx: AppContext, address: string): Promise<Snapshot> {
   const parsed = parseAddress(address);
   const cov = await resolveCoverage(ctx, parsed);
-  if (cov.kind === 'not_covered') return notAnswered(ctx, cov.coverage, {}, cov.place);
+  if (cov.kind === 'not_covered') return notAnswered(ctx, cov.coverage, cov.suggestions?.length ? { suggestions: cov.suggestions } : {}, cov.place);
   const place = cov.place;
   const placeInfo = { name: place.name, region: place.region, country: place.country };
 
@@ -206,7 +279,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   const built = buildEnvelope({
     rules,
     primaryZone: zones.primary?.code ?? null,
-    zones: zones.districts.map((z) => ({ code: z.code, share: z.share })),
+    zones: zones.districts.filter((z) => !z.minorShare).map((z) => ({ code: z.code, share: z.share })),
     overlays: zones.overlays.map((o) => ({ code: o.code, name: o.name })),
     lot: {
       areaSqft: lot.areaSqft,
@@ -217,6 +290,10 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
     },
   });
   const match = matchOf(address.trim().replace(/\s+/g, ' '), parsed, g);
+  if (cov.note) match.warnings.unshift(cov.note);
+  const areaNote = areaWarning(parcel);
+  if (areaNote) match.warnings.push(areaNote);
+  match.warnings.push(...minorShareNotes(zones));
   if (built.notes.length) match.warnings.push(...built.notes);
   return {
     answered: true,
@@ -225,7 +302,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
       eligibilityKnown: true,
       geoDivisionId: place.geoDivisionId,
       place: placeInfo,
-      message: `${place.name} is covered; lot ${lot.parcelExternalId} matched by ${g.matchType === 'address_table' ? 'the city address table' : 'street-range interpolation'}.`,
+      message: `${place.name} is covered; lot ${lot.parcelExternalId} matched by ${g.matchType === 'address_table' ? 'the city address table' : g.matchType === 'assessor_table' ? "the assessor's table of lot addresses" : 'street-range interpolation'}.`,
     },
     address: match,
     lot,

@@ -7,6 +7,7 @@ import { bboxOf, boxLiteral, pointInMultiPolygon, type MultiPolygonCoords, type 
 import { geocodeInPlace, forgetPlaceStreets, type GeocodeResult } from './geocode.ts';
 import { parseAddress } from './parse-address.ts';
 import { streetKey } from './street-key.ts';
+import { parseLotLocation } from './lot-location.ts';
 
 const PLACE = 'US-XX:testville';
 const OTHER = 'US-XX:elsewhere';
@@ -39,6 +40,14 @@ const LOTS: Record<string, MultiPolygonCoords> = {
   C1: rect(0, -340, 20, -306),
   C2: rect(20, -340, 40, -306),
   C3: rect(40, -340, 60, -306),
+  // on Fair Ave, 600 m north (no centreline): lots the assessor table names
+  F1: rect(0, 606, 20, 640),
+  F2: rect(20, 606, 40, 640),
+  F3: rect(40, 606, 60, 640),
+  F4: rect(60, 606, 80, 640),
+  // on T C Trl and J Carter Rd, 800 m north
+  T1: rect(0, 806, 20, 840),
+  J1: rect(40, 806, 60, 840),
 };
 
 let tdb: TestDb;
@@ -61,6 +70,16 @@ async function insertAddress(place: string, number: number, suffix: string, stre
     `INSERT INTO addresses (place_id, row_no, address_id, number, number_suffix, street_key, street_display, unit, postcode, full_address, parcel_ext_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [place, ++rowNo, String(rowNo), number, suffix, streetKey(street), street, unit, postcode, full, parcel],
+  );
+}
+
+async function insertLocation(place: string, location: string, parcel: string) {
+  const loc = parseLotLocation(location);
+  assert.ok(loc, location);
+  await tdb.db.query(
+    `INSERT INTO lot_locations (place_id, street_key, number_lo, number_hi, number_suffix, parcel_ext_id, location, source)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'assessor')`,
+    [place, loc.streetKey, loc.numberLo, loc.numberHi, loc.numberSuffix, parcel, location],
   );
 }
 
@@ -89,6 +108,21 @@ before(async () => {
   await insertAddress(PLACE, 6, '', 'Cedar St', 'C1');
   await insertAddress(PLACE, 10, '', 'Cedar St', 'C3');
   await insertAddress(PLACE, 3, '', 'Oak Ave', 'S2');
+  // Fair Ave: the address table's lot for 22 and 24 is newer than the parcel layer (not in it)
+  await insertAddress(PLACE, 22, '', 'Fair Ave', 'NEW-173');
+  await insertAddress(PLACE, 22, '1/2', 'Fair Ave', 'F1');
+  await insertAddress(PLACE, 24, '', 'Fair Ave', 'NEW-174');
+  await insertAddress(PLACE, 24, '1/2', 'Fair Ave', 'F4');
+  await insertAddress(PLACE, 15, '', 'Cedar St', 'GONE-2');
+  await insertLocation(PLACE, '22 FAIR AVE', 'F2');
+  await insertLocation(PLACE, '22.5 FAIR AVE', 'F1');
+  await insertLocation(PLACE, '30-36 FAIR AVE #32', 'F3');
+  await insertLocation(PLACE, '40 FAIR AVE', 'F3');
+  await insertLocation(PLACE, '40 FAIR AVE #2', 'F4');
+  await insertLocation(PLACE, '40 FAIR AVE #3', 'F4');
+  await insertLocation(PLACE, '50 FAIR AVE', 'GONE-3'); // a lot the parcel layer lacks is never an answer
+  await insertAddress(PLACE, 129, '', 'T C Trl', 'T1');
+  await insertAddress(PLACE, 7, '', 'J Carter Rd', 'J1');
   await insertSegment(PLACE, 'elm-1', 'Elm St', [at(0, 0), at(40, 0), at(80, 0)], [1, 19], [2, 20]);
   await insertSegment(PLACE, 'lonely-1', 'Lonely Rd', [at(5000, 0), at(5100, 0)], [1, 99], [2, 100]);
   // Another place with the same street and a lot where Elm St numbers would land: must never leak in.
@@ -265,4 +299,84 @@ test('forgetPlaceStreets makes a newly imported street visible to the fuzzy matc
   failed(await geocode('3 Brich St')); // still the cached list
   forgetPlaceStreets(PLACE);
   assert.equal(matched(await geocode('3 Brich St')).parcelExtId, 'B1');
+});
+
+// Issue 8 item 5: a wrong lot said with confidence is the worst failure.
+test('an address whose own row has no lot in the parcel layer is never answered by another number\'s row', async () => {
+  // 24's row names a lot the parcel layer lacks; 24-1/2 has one. The old answer was 24-1/2's lot at
+  // confidence 0.8 with the false warning "No plain number 24 in the address table".
+  const r = await geocode('24 Fair Ave');
+  if (r.kind === 'matched') {
+    assert.notEqual(r.parcelExtId, 'F4', JSON.stringify(r));
+    assert.ok(r.confidence < 0.8, JSON.stringify(r));
+  }
+  const text = JSON.stringify(r);
+  assert.doesNotMatch(text, /No plain number/);
+  assert.match(text, /24 Fair Ave is in the address table, but its lot \(NEW-174\) is not in the parcel layer/);
+});
+
+test('assessor location: the lot the assessor table lists at the address, before any interpolation', async () => {
+  const r = matched(await geocode('22 Fair Ave'));
+  assert.equal(r.matchType, 'assessor_table');
+  assert.equal(r.parcelExtId, 'F2'); // not F1, which the assessor lists as 22.5
+  assert.equal(r.confidence, 0.9);
+  assert.equal(r.matchedAddress, '22 Fair Ave');
+  assert.ok(r.point && pointInMultiPolygon([r.point.lon, r.point.lat], LOTS.F2!));
+  const w = r.warnings.join(' ');
+  assert.match(w, /its lot \(NEW-173\) is not in the parcel layer/);
+  assert.match(w, /"22 FAIR AVE" at this number, on lot F2/);
+  assert.doesNotMatch(w, /No plain number/);
+  // 22-1/2 keeps its own address-table row
+  const half = matched(await geocode('22 1/2 Fair Ave'));
+  assert.equal(half.matchType, 'address_table');
+  assert.equal(half.parcelExtId, 'F1');
+  // a range "30-36" holds the even numbers 30..36, not the odd ones
+  const range = matched(await geocode('32 Fair Ave'));
+  assert.equal(range.matchType, 'assessor_table');
+  assert.equal(range.parcelExtId, 'F3');
+  assert.equal(range.confidence, 0.85);
+  const odd = await geocode('33 Fair Ave');
+  assert.ok(odd.kind === 'failed' || odd.parcelExtId !== 'F3', JSON.stringify(odd));
+  // a number the assessor lists on several lots: the most frequent, below 0.8, with a warning
+  const several = matched(await geocode('40 Fair Ave'));
+  assert.equal(several.parcelExtId, 'F4');
+  assert.ok(several.confidence < 0.8);
+  assert.match(several.warnings.join(' '), /several lots \(F4, F3\)/);
+  // a suffix the assessor does not list: its plain number, below 0.8
+  const suffixed = matched(await geocode('22B Fair Ave'));
+  assert.equal(suffixed.parcelExtId, 'F2');
+  assert.ok(suffixed.confidence < 0.8);
+  // a location on a lot the parcel layer lacks is not an answer
+  failed(await geocode('50 Fair Ave'));
+});
+
+test('interpolated answers stay below 0.8', async () => {
+  for (const text of ['4 Cedar St', '8 Cedar St', '15 Elm St', '14 Elm St', '9 Elm St']) {
+    const r = matched(await geocode(text));
+    assert.equal(r.matchType, 'street_interpolation', text);
+    assert.ok(r.confidence < 0.8, `${text}: ${r.confidence}`);
+  }
+});
+
+// Issue 15 item 7.
+test('an address whose lot is missing is not told that its street does not exist', async () => {
+  // 15 Cedar St is in the table with a lot the parcel layer lacks; Cedar St has no centreline, and the
+  // odd side has no known neighbours
+  const r = failed(await geocode('15 Cedar St'));
+  assert.doesNotMatch(r.reason, /no street/i);
+  assert.match(r.reason, /15 Cedar St is in the address table, but its lot \(GONE-2\) is not in the parcel layer/);
+  assert.match(r.reason, /could not be located along the street/);
+});
+
+test('street names with initials: "T C Trl", "T.C. Trl", and an initial first read as a number suffix', async () => {
+  for (const text of ['129 T C Trl', '129 T C TRL', '129 T.C. Trl', '129 t c trail']) {
+    const r = matched(await geocode(text));
+    assert.equal(r.parcelExtId, 'T1', text);
+    assert.equal(r.confidence, 1, text);
+  }
+  // "7 J Carter Rd": the parser reads J as the suffix of 7 (as in "12 A Elm St"); no "Carter Rd" here,
+  // but "J Carter Rd" is a street: the geocoder reads J as its initial and says so
+  const r = matched(await geocode('7 J Carter Rd'));
+  assert.equal(r.parcelExtId, 'J1');
+  assert.match(r.warnings.join(' '), /Read "J" as part of the street name/);
 });

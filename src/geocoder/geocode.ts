@@ -16,12 +16,12 @@ import {
   type Position,
 } from '../core/geo/primitives.ts';
 import type { ParsedAddress } from './parse-address.ts';
-import { displayStreet } from './street-key.ts';
+import { displayStreet, streetKey } from './street-key.ts';
 import { placeStreets, rankStreets, type StreetCandidate } from './street-match.ts';
 
 export { forgetPlaceStreets } from './street-match.ts';
 
-export type MatchType = 'address_table' | 'street_interpolation';
+export type MatchType = 'address_table' | 'assessor_table' | 'street_interpolation';
 
 export type GeocodeResult =
   | {
@@ -46,8 +46,13 @@ const FUZZY_CONFIDENCE_FACTOR = 0.75;
 /** Distances from the centreline (metres) at which the interpolated point probes for a lot. */
 const SIDE_OFFSETS_M = [10, 14, 7, 18, 24];
 
-/** Interpolation confidences: about the share of right lots measured on Cambridge (docs/geocoder.md). */
-const NEIGHBOURS_SAME_LOT_CONFIDENCE = 0.85;
+/**
+ * Interpolation confidences: about the share of right lots measured on Cambridge (docs/geocoder.md),
+ * and always below 0.8: an interpolated lot is a guess, and a wrong lot said with confidence is the
+ * worst failure (the audit of issue 8 found neighbours' lots wrong for addresses on lots created after
+ * the parcel layer's vintage).
+ */
+const NEIGHBOURS_SAME_LOT_CONFIDENCE = 0.75;
 const NEIGHBOURS_BETWEEN_CONFIDENCE = 0.7;
 const CENTRELINE_CONFIDENCE = 0.5;
 
@@ -85,6 +90,16 @@ async function geocodeReading(db: Queryable, placeId: string, parsed: ParsedAddr
 
   const direct = await matchStreet(db, placeId, parsed, parsed.streetKey, number);
   if (direct.kind === 'matched' || direct.streetKnown) return strip(direct);
+
+  // "129 T Carter Trl": a lone letter read as the number's suffix may be the street's initial.
+  if (parsed.numberSuffix && /^[A-Z]$/.test(parsed.numberSuffix)) {
+    const joined = streetKey(`${parsed.numberSuffix} ${parsed.streetKey}`);
+    const r = await matchStreet(db, placeId, { ...parsed, numberSuffix: null, streetKey: joined }, joined, number);
+    if (r.kind === 'matched') {
+      return { ...stripMatched(r), warnings: [`Read "${parsed.numberSuffix}" as part of the street name ${r.matchedAddress.replace(/^\S+\s+/, '')}, not as a suffix of number ${parsed.number}.`, ...r.warnings] };
+    }
+    if (r.streetKnown) return strip(r);
+  }
 
   // Letters outside the place's alphabet (look-alikes such as Cyrillic "М") are not guessed at.
   if (!/^[\p{Script=Latin}\p{N}\s/-]*$/u.test(parsed.streetKey)) {
@@ -202,19 +217,33 @@ async function matchStreet(db: Queryable, placeId: string, parsed: ParsedAddress
       streetKnown: true,
     };
   }
-  if (rows.length > 0) {
-    const ids = [...new Set(rows.map((r) => r.parcel_ext_id).filter((x) => x))];
-    warnings.push(
-      ids.length
-        ? `${rows[0]!.full_address} is in the address table, but its lot (${ids.join(', ')}) is not in the parcel layer; located along the street instead.`
-        : `${rows[0]!.full_address} is in the address table without a lot; located along the street instead.`,
-    );
+  // The address's own rows (same suffix), when the table has it but not its lot.
+  const own = ownRows(rows, parsed);
+  let lotMissing: string | null = null;
+  if (own.length > 0) {
+    const ids = [...new Set(own.map((r) => r.parcel_ext_id).filter((x): x is string => !!x))];
+    lotMissing = ids.length
+      ? `${own[0]!.full_address} is in the address table, but its lot (${ids.join(', ')}) is not in the parcel layer`
+      : `${own[0]!.full_address} is in the address table without a lot`;
   }
+  const assessed = await matchLotLocation(db, placeId, parsed, key, number, own[0]?.full_address ?? null, lotMissing);
+  if (assessed) return assessed;
+  if (lotMissing) warnings.push(`${lotMissing}; located along the street instead.`);
   const between = await interpolateBetweenNeighbours(db, placeId, parsed, key, number, warnings);
   if (between) return between;
   const interp = await interpolate(db, placeId, parsed, key, number, warnings);
   if (interp.kind === 'matched') return interp;
-  if (!interp.streetKnown && rows.length === 0) {
+  if (rows.length > 0) {
+    // The street exists (the address table has this very number): never say it does not.
+    const head = lotMissing ?? `${rows[0]!.full_address} is in the address table, but not as written and not with a lot in the parcel layer`;
+    return {
+      kind: 'failed',
+      reason: `${head}, and it could not be located along the street either (${interp.streetKnown ? interp.reason : `no centreline with address ranges for ${rows[0]!.street_display}`})`,
+      suggestions: [],
+      streetKnown: true,
+    };
+  }
+  if (!interp.streetKnown) {
     // the key may still be a street of the address table with other numbers
     const near = await nearbyNumbers(db, placeId, key, number);
     if (near.length > 0) {
@@ -227,11 +256,100 @@ async function matchStreet(db: Queryable, placeId: string, parsed: ParsedAddress
     }
     return { kind: 'failed', reason: interp.reason, suggestions: [], streetKnown: false };
   }
-  if (interp.streetKnown && rows.length === 0) {
-    const near = await nearbyNumbers(db, placeId, key, number);
-    return { ...interp, suggestions: near.map((r) => r.full_address) };
+  const near = await nearbyNumbers(db, placeId, key, number);
+  return { ...interp, suggestions: near.map((r) => r.full_address) };
+}
+
+/** Rows naming the address as written: its suffix; for a suffix not in the table, its plain number. */
+function ownRows(rows: readonly AddressRow[], parsed: ParsedAddress): AddressRow[] {
+  const want = normSuffix(parsed.numberSuffix);
+  const named = rows.filter((r) => normSuffix(r.number_suffix) === want);
+  if (named.length > 0 || want === '') return named;
+  return rows.filter((r) => normSuffix(r.number_suffix) === '');
+}
+
+/** Assessor-location confidences (docs/geocoder.md): the lot the assessor lists at that very number, or in a range of numbers. */
+const LOCATION_EXACT_CONFIDENCE = 0.9;
+const LOCATION_RANGE_CONFIDENCE = 0.85;
+/** The assessor lists the plain number, the input has a suffix (12A): probably the same building, not certain. */
+const LOCATION_PLAIN_FOR_SUFFIX_CONFIDENCE = 0.75;
+/** The assessor lists the number on several lots: one is chosen, and the answer says it is a guess. */
+const LOCATION_SEVERAL_LOTS_CONFIDENCE = 0.6;
+
+interface LocationRow {
+  parcel_ext_id: string;
+  location: string;
+  number_lo: number;
+  number_hi: number;
+  number_suffix: string;
+  inside_lon: number;
+  inside_lat: number;
+  source: string;
+}
+
+/**
+ * The lot a parcel-attribute source (Cambridge: the FY2014 assessor table) lists at this address, for
+ * addresses the address table cannot tie to a lot of the parcel layer. Same vintage as the parcels, so
+ * the lot exists; a wrong suffix is never taken ("22" is not "22.5").
+ */
+async function matchLotLocation(
+  db: Queryable,
+  placeId: string,
+  parsed: ParsedAddress,
+  key: string,
+  number: number,
+  ownFullAddress: string | null,
+  lotMissing: string | null,
+): Promise<(Matched & { streetKnown: true }) | null> {
+  const rows = await db.query<LocationRow>(
+    `SELECT l.parcel_ext_id, l.location, l.number_lo, l.number_hi, l.number_suffix, l.source, p.inside_lon, p.inside_lat
+       FROM lot_locations l JOIN parcels p ON p.place_id = l.place_id AND p.parcel_ext_id = l.parcel_ext_id
+      WHERE l.place_id = $1 AND l.street_key = $2 AND l.number_lo <= $3 AND l.number_lo >= $3 - 40 AND l.number_hi >= $3
+      ORDER BY l.parcel_ext_id, l.location`,
+    [placeId, key, number],
+  );
+  if (rows.length === 0) return null;
+  const want = normSuffix(parsed.numberSuffix);
+  const single = rows.filter((r) => r.number_lo === r.number_hi);
+  const ranges = rows.filter((r) => r.number_lo !== r.number_hi && (r.number_lo % 2 !== r.number_hi % 2 || (number - r.number_lo) % 2 === 0));
+  const tiers: { pool: LocationRow[]; confidence: number; how: string }[] = [
+    { pool: single.filter((r) => normSuffix(r.number_suffix) === want), confidence: LOCATION_EXACT_CONFIDENCE, how: 'at this number' },
+    { pool: want === '' ? ranges : [], confidence: LOCATION_RANGE_CONFIDENCE, how: 'in a range of numbers that holds this one' },
+    {
+      pool: want !== '' ? [...single.filter((r) => normSuffix(r.number_suffix) === ''), ...ranges] : [],
+      confidence: LOCATION_PLAIN_FOR_SUFFIX_CONFIDENCE,
+      how: `at number ${number} without the suffix ${parsed.numberSuffix}`,
+    },
+  ];
+  const tier = tiers.find((t) => t.pool.length > 0);
+  if (!tier) return null;
+  const counts = new Map<string, LocationRow[]>();
+  for (const r of tier.pool) counts.set(r.parcel_ext_id, [...(counts.get(r.parcel_ext_id) ?? []), r]);
+  const ranked = [...counts.entries()].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
+  const [lotId, lotRows] = ranked[0]!;
+  const row = lotRows[0]!;
+  const warnings: string[] = [];
+  if (lotMissing) warnings.push(`${lotMissing}.`);
+  let confidence = tier.confidence;
+  const listed = `The ${row.source} table lists "${row.location}" ${tier.how}`;
+  if (ranked.length > 1) {
+    confidence = Math.min(confidence, LOCATION_SEVERAL_LOTS_CONFIDENCE);
+    warnings.push(`${listed}, on several lots (${ranked.map((e) => e[0]).join(', ')}); using ${lotId}, which it lists most often.`);
+  } else {
+    warnings.push(`${listed}, on lot ${lotId}; that lot is used.`);
   }
-  return interp;
+  const display = displayStreet(key);
+  return {
+    kind: 'matched',
+    matchType: 'assessor_table',
+    confidence,
+    matchedAddress: ownFullAddress ?? `${numberText(number, parsed.numberSuffix)} ${display}`,
+    streetKey: key,
+    parcelExtId: lotId,
+    point: { lon: row.inside_lon, lat: row.inside_lat },
+    warnings,
+    streetKnown: true,
+  };
 }
 
 async function nearbyNumbers(db: Queryable, placeId: string, key: string, number: number) {
@@ -250,6 +368,10 @@ function pickAddressRow(rows: readonly AddressRow[], parsed: ParsedAddress, warn
   const withLot = rows.filter((r) => r.has_parcel);
   if (withLot.length === 0) return null;
   const wantSuffix = normSuffix(parsed.numberSuffix);
+  // The address's own row exists but its lot is not in the parcel layer: another number's row
+  // ("22-1/2" for "22") is a different address, not a stand-in (it gave wrong lots at confidence 0.8).
+  const own = ownRows(rows, parsed);
+  if (own.length > 0 && !own.some((r) => r.has_parcel)) return null;
   let pool = withLot.filter((r) => normSuffix(r.number_suffix) === wantSuffix);
   let confidence = 1;
   if (pool.length === 0) {

@@ -46,6 +46,22 @@ test('Cambridge table forms: dash suffixes, halves, post-directionals', () => {
   assert.equal(parseAddress('128 Elm St N, Cambridge').streetKey, 'ELM ST N');
   assert.equal(parseAddress('12 N Elm St').numberSuffix, null, 'a direction is not a number suffix');
   assert.equal(parseAddress('12 A St').streetKey, 'A ST', 'a one-letter street is not a suffix');
+  assert.equal(parseAddress('12 A Elm St').numberSuffix, 'A', 'a lone letter before a two-word street is a suffix');
+});
+
+test('street names with initials (issue 15): lone letters in a row are the name, not a suffix', () => {
+  for (const [text, key] of [
+    ['129 T C TRL', 'T C TRL'],
+    ['129 T C Trail, Smalltown, TX 76078', 'T C TRL'],
+    ['129 T.C. Trl', 'T C TRL'],
+    ['12 J F Kennedy St, Cambridge, MA', 'J F KENNEDY ST'],
+    ['40 J.F. Kennedy St', 'J F KENNEDY ST'],
+    ['5 A B C Rd', 'A B C RD'],
+  ] as const) {
+    const r = parseAddress(text);
+    assert.equal(r.numberSuffix, null, text);
+    assert.equal(r.streetKey, key, text);
+  }
 });
 
 test('Canadian civic forms', () => {

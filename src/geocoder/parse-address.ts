@@ -271,7 +271,8 @@ export function parseAddress(input: string): ParsedAddress {
       if (next.f === '1/2') {
         numberSuffix = '1/2';
         streetToks = streetToks.slice(1);
-      } else if (/^[A-Z]$/.test(next.f) && !DIRECTION_WORDS.has(next.f) && streetToks.length >= 3) {
+      } else if (/^[A-Z]$/.test(next.f) && !DIRECTION_WORDS.has(next.f) && streetToks.length >= 3 && !/^[A-Z]$/.test(streetToks[1]!.f)) {
+        // a lone letter followed by another is a run of initials ("129 T C Trl", "12 J F Kennedy St"), not a suffix
         numberSuffix = next.f;
         streetToks = streetToks.slice(1);
       }

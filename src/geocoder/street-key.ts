@@ -156,6 +156,8 @@ export function foldStreetText(text: string): string[] {
     .replace(/\p{M}+/gu, '')
     .toUpperCase()
     .replace(/ẞ/g, 'SS') // capital sharp s: lower-cases to ß, which upper-cases to SS; fold it once here
+    // initials keep their letters apart: "J.F. Kennedy", "T.C. Trl" read as "J F KENNEDY", "T C TRL"
+    .replace(/(?<![\p{L}\p{N}])(\p{L})\.(?=\p{L}(?![\p{L}\p{N}]))/gu, '$1 ')
     .replace(/['’‘`´.]/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();

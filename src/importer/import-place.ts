@@ -14,7 +14,7 @@ import { upsertPlaceFromManifest, effectiveStatus, forgetCatalogueCache } from '
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest } from './manifest.ts';
 import { readSource } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
-import { deletePlaceRows, insertAddresses, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
+import { deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
 import { joinRate, type ImportReport } from './import-report.ts';
 
 /** Bumped when the importer's output for the same sources changes, so old imports are redone. */
@@ -247,6 +247,7 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
           progress(`${slug}: loaded ${a} addresses`);
           const s = await insertStreetSegments(tx, placeId, rows.segments);
           progress(`${slug}: loaded ${s} street segments`);
+          if (rows.lotLocations.length) progress(`${slug}: loaded ${await insertLotLocations(tx, placeId, rows.lotLocations)} lot locations`);
           if (postcodes.size) {
             await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, [...postcodes].sort()]);
           }

@@ -37,6 +37,16 @@ export interface AddressRow {
   lat: number | null;
 }
 
+export interface LotLocationRow {
+  streetKey: string;
+  numberLo: number;
+  numberHi: number;
+  numberSuffix: string;
+  parcelExtId: string;
+  location: string;
+  source: string;
+}
+
 export interface ZoneRow {
   zoneId: string;
   layer: 'base' | 'overlay';
@@ -205,9 +215,28 @@ export function insertStreetSegments(q: Queryable, placeId: string, rows: Iterab
   );
 }
 
+export function insertLotLocations(q: Queryable, placeId: string, rows: Iterable<LotLocationRow>, opts?: LoadOptions): Promise<number> {
+  return insertBatched<LotLocationRow>(
+    q,
+    'lot_locations',
+    placeId,
+    [
+      { name: 'street_key', type: 'text', get: (r) => r.streetKey },
+      { name: 'number_lo', type: 'int4', get: (r) => r.numberLo },
+      { name: 'number_hi', type: 'int4', get: (r) => r.numberHi },
+      { name: 'number_suffix', type: 'text', get: (r) => r.numberSuffix },
+      { name: 'parcel_ext_id', type: 'text', get: (r) => r.parcelExtId },
+      { name: 'location', type: 'text', get: (r) => r.location },
+      { name: 'source', type: 'text', get: (r) => r.source },
+    ],
+    rows,
+    { batchSize: 10_000, ...opts },
+  );
+}
+
 /** Removes every row a place owns in the geographic tables (the catalogue row stays). */
 export async function deletePlaceRows(q: Queryable, placeId: string): Promise<void> {
-  for (const table of ['addresses', 'parcels', 'zones', 'street_segments', 'place_boundaries', 'place_postcodes']) {
+  for (const table of ['addresses', 'parcels', 'zones', 'street_segments', 'place_boundaries', 'place_postcodes', 'lot_locations']) {
     await q.query(`DELETE FROM ${table} WHERE place_id = $1`, [placeId]);
   }
 }

@@ -66,6 +66,8 @@ const parcelAttributesTarget = z.object({
   fields: z.record(z.string(), z.object({ field: z.string().min(1), kind: z.enum(['number', 'text']) })),
   /** Name under which the values go into parcels.attrs. */
   as: z.string().min(1),
+  /** A column holding the lot's street address (e.g. the assessor's Location): indexed for the geocoder (lot_locations). */
+  locationField: z.string().optional(),
 });
 
 const addressesTarget = z.object({
@@ -168,6 +170,11 @@ export const manifestSchema = z.object({
   region: z.string().regex(/^[A-Z]{2}$/),
   country: z.enum(['US', 'CA']),
   aliases: z.array(z.string().min(1)).default([]),
+  /**
+   * Postal city names the place's addresses are written with although they name another municipality
+   * (Saanich's addresses are usually "Victoria, BC"): such a name is ambiguous between the places.
+   */
+  postalCities: z.array(z.string().min(1)).default([]),
   /** live: addresses can be answered once imported; planned_not_live: catalogued, layers queryable, no answers. */
   status: z.enum(['live', 'planned_not_live']),
   /** Why a planned place cannot answer addresses yet (shown in coverage reasons). */

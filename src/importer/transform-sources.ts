@@ -11,7 +11,8 @@ import {
   type Position,
 } from '../core/geo/primitives.ts';
 import { displayStreet, streetKey, streetKeyFromParts } from '../geocoder/street-key.ts';
-import type { AddressRow, ParcelRow, StreetSegmentRow, ZoneRow } from './load-tables.ts';
+import type { AddressRow, LotLocationRow, ParcelRow, StreetSegmentRow, ZoneRow } from './load-tables.ts';
+import { parseLotLocation } from '../geocoder/lot-location.ts';
 import type { CodeMapping, Manifest, ManifestSource } from './manifest.ts';
 import type { SourceData } from './read-source.ts';
 import { RejectCounter, type SourceReport } from './import-report.ts';
@@ -23,10 +24,12 @@ export interface PlaceRows {
   parcels: Map<string, ParcelRow>;
   addresses: AddressRow[];
   segments: StreetSegmentRow[];
+  /** Street addresses a parcel-attribute source names for its lots (manifest `locationField`). */
+  lotLocations: LotLocationRow[];
 }
 
 export function emptyPlaceRows(): PlaceRows {
-  return { boundary: null, zones: [], parcels: new Map(), addresses: [], segments: [] };
+  return { boundary: null, zones: [], parcels: new Map(), addresses: [], segments: [], lotLocations: [] };
 }
 
 /** Targets are applied in this order, whatever the manifest's order (names need zones, attributes need parcels). */
@@ -279,6 +282,8 @@ function transformParcelAttributes(data: SourceData, tally: SourceTally, rows: P
   if (load.target !== 'parcel_attributes') return;
   if (data.kind !== 'rows') throw new Error(`${tally.source.id}: parcel attributes need a table`);
   const acc = new Map<string, { values: Record<string, unknown>; rows: number }>();
+  const locations = new Set<string>();
+  let locationsUnread = 0;
   for (const r of data.rows) {
     tally.rowsRead++;
     const id = text(r.values[load.idField]);
@@ -296,6 +301,19 @@ function transformParcelAttributes(data: SourceData, tally: SourceTally, rows: P
       acc.set(id, a);
     }
     a.rows++;
+    if (load.locationField) {
+      const raw = text(r.values[load.locationField]);
+      const loc = raw ? parseLotLocation(raw) : null;
+      if (!loc) {
+        if (raw) locationsUnread++;
+      } else {
+        const dedupe = `${id}\u0000${loc.streetKey}\u0000${loc.numberLo}\u0000${loc.numberHi}\u0000${loc.numberSuffix}`;
+        if (!locations.has(dedupe)) {
+          locations.add(dedupe);
+          rows.lotLocations.push({ ...loc, parcelExtId: id, location: raw.replace(/\s+/g, ' '), source: tally.source.id });
+        }
+      }
+    }
     for (const [name, spec] of Object.entries(load.fields)) {
       const raw = text(r.values[spec.field]);
       if (raw === '') continue;
@@ -313,6 +331,9 @@ function transformParcelAttributes(data: SourceData, tally: SourceTally, rows: P
     p.attrs = { ...p.attrs, [load.as]: { ...a.values, rows: a.rows } };
   }
   tally.notes.push(`${acc.size} of ${rows.parcels.size} parcels have ${load.as} values (numbers: maximum over rows; text: first value)`);
+  if (load.locationField) {
+    tally.notes.push(`${locations.size} distinct lot locations read from ${load.locationField} for the geocoder${locationsUnread ? `; ${locationsUnread} rows have a ${load.locationField} without a house number or street, not indexed` : ''}`);
+  }
 }
 
 function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRows): void {

@@ -32,6 +32,8 @@ export interface PlaceRecord {
   /** Why the place is not live (planned_not_live, live_unavailable); null when live. */
   statusReason: string | null;
   aliases: string[];
+  /** Postal city names this place's addresses are written with (manifest postalCities). */
+  postalCities: string[];
   bbox: BBox | null;
   layers: PlaceLayer[];
   /** The rules file, relative to the repository root (places/<slug>/rules.json). */
@@ -105,6 +107,7 @@ function toRecord(r: PlaceRow): PlaceRecord {
           ? `The place is covered but its data has not been imported into this database yet: run \`siteline data import ${r.slug} --from DIR\`, or set SITELINE_SOURCE_DIR=DIR and restart.`
           : (m.statusReason ?? 'The place is catalogued but not live: addresses cannot be answered.'),
     aliases: r.aliases ?? [],
+    postalCities: m.postalCities ?? [],
     bbox: parseBox(r.bbox) ?? m.bbox,
     layers: m.sources.map((s) => ({
       layer: layerKind(s),
@@ -131,13 +134,18 @@ export async function upsertPlaceFromManifest(q: Queryable, m: Manifest): Promis
        status = CASE WHEN places.imported_at IS NULL THEN EXCLUDED.status
                      WHEN $10 = 'planned_not_live' THEN 'planned_not_live' ELSE 'live' END,
        bbox = COALESCE(places.bbox, EXCLUDED.bbox)`,
-    [m.geoDivisionId, m.slug, m.name, m.region, m.country, effectiveStatus(m, false), JSON.stringify(m.aliases), `(${m.bbox[2]},${m.bbox[3]}),(${m.bbox[0]},${m.bbox[1]})`, JSON.stringify(m), m.status, placeNameKeys(m.name, m.aliases)],
+    [m.geoDivisionId, m.slug, m.name, m.region, m.country, effectiveStatus(m, false), JSON.stringify(m.aliases), `(${m.bbox[2]},${m.bbox[3]}),(${m.bbox[0]},${m.bbox[1]})`, JSON.stringify(m), m.status, [...placeNameKeys(m.name, m.aliases), ...postalCityKeys(m.postalCities ?? [])]],
   );
 }
 
 /** The folded keys a place is found by: its name and every alias. */
 export function placeNameKeys(name: string, aliases: readonly string[]): string[] {
   return [...new Set([name, ...aliases].map(placeNameKey).filter(Boolean))];
+}
+
+/** Name keys marking a postal city (kept apart from the place's own names: "Victoria" is not Saanich's name). */
+export function postalCityKeys(names: readonly string[]): string[] {
+  return [...new Set(names.map(placeNameKey).filter(Boolean).map((k) => `POSTAL:${k}`))];
 }
 
 /** Upserts every manifest under places/ (the catalogue is the manifests). */
@@ -217,6 +225,16 @@ export async function findPlacesByName(ctx: Pick<AppContext, 'db'>, name: string
     (p) =>
       (!regionCode || (p.region === regionCode.code && p.country === regionCode.country) || (region && lookupRegion(region, p.country)?.code === p.region)),
   );
+}
+
+/** Places whose addresses are written with this postal city name (manifest postalCities), narrowed by region. */
+export async function findPlacesByPostalCity(ctx: Pick<AppContext, 'db'>, name: string, region?: string | null): Promise<PlaceRecord[]> {
+  const key = placeNameKey(name);
+  if (key === '') return [];
+  const r = region ? lookupRegion(region) : null;
+  if (region && !r) return [];
+  const rows = await placeRowsByNameKey(ctx, `POSTAL:${key}`);
+  return rows.map(toRecord).filter((p) => !region || (r && p.region === r.code && p.country === r.country) || lookupRegion(region, p.country)?.code === p.region);
 }
 
 /** The place whose area holds the point: bbox first, then the boundary (or, without one, its base zoning). */

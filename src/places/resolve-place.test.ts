@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb, testCtx } from '../../test/support/harness.ts';
 import { ensureCatalogue } from '../importer/default-places.ts';
-import { resolvePlace, postcodeCountry } from './resolve-place.ts';
+import { resolvePlace, postcodeCountry, candidateLabel } from './resolve-place.ts';
 import { listPlaces, getPlace, findPlacesByName } from './catalogue.ts';
 import { lookupGazetteer } from './gazetteer.ts';
 import { lookupRegion } from './regions.ts';
@@ -71,6 +71,39 @@ test('resolvePlace: catalogue, then gazetteer, then unknown with a reason', asyn
     assert.equal(viaZip.kind === 'place' && viaZip.place.geoDivisionId, 'US-MA:cambridge');
     const viaPostal = await q('Saanich', null, null, 'V8X 2W9');
     assert.equal(viaPostal.kind === 'place' && viaPostal.place.geoDivisionId, 'CA-BC:saanich');
+  } finally {
+    await t.close();
+  }
+});
+
+// Issue 8 item 5: one rule for ambiguity everywhere, and postal cities that cover several municipalities.
+test('resolvePlace: several candidates are returned, never a pick (no state; a postal city)', async () => {
+  const t = await createTestDb();
+  try {
+    const ctx = testCtx(t.db);
+    await ensureCatalogue(ctx);
+    const q = (city: string | null, region: string | null, country: 'US' | 'CA' | null = null, postcode: string | null = null) => resolvePlace(ctx, { city, region, country, postcode });
+    const labels = (r: Awaited<ReturnType<typeof q>>) => (r.kind === 'ambiguous' ? r.candidates.map(candidateLabel) : []);
+
+    // "Portland" with no state was read as Portland, OR; "Cambridge" with no state was ambiguous
+    const portland = await q('Portland', null);
+    assert.equal(portland.kind, 'ambiguous');
+    assert.ok(labels(portland).includes('Portland, OR') && labels(portland).includes('Portland, ME'), JSON.stringify(labels(portland)));
+    assert.deepEqual(await q('Portland', 'OR'), { kind: 'gazetteer', name: 'Portland', region: 'OR', country: 'US' });
+    const cam = await q('Cambridge', null);
+    assert.equal(cam.kind, 'ambiguous');
+    assert.ok(labels(cam).includes('Cambridge, MA') && labels(cam).includes('Cambridge, ON'));
+    assert.equal((await q('Springfield', null)).kind, 'ambiguous');
+
+    // Saanich's addresses are written "Victoria, BC": Victoria or Saanich, not a confident Victoria
+    const vic = await q('Victoria', 'BC');
+    assert.equal(vic.kind, 'ambiguous');
+    assert.deepEqual(labels(vic).sort(), ['Saanich, BC', 'Victoria, BC']);
+    assert.match(vic.kind === 'ambiguous' ? vic.reason : '', /postal city/);
+    assert.equal((await q('Victoria', 'TX')).kind, 'gazetteer', 'the postal city is a BC name only');
+    // the place's own name is not ambiguous
+    const sa = await q('Saanich', 'BC');
+    assert.equal(sa.kind === 'place' && sa.place.geoDivisionId, 'CA-BC:saanich');
   } finally {
     await t.close();
   }

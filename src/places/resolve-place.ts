@@ -3,7 +3,7 @@
 // 2. the gazetteer (a real city we hold no data for -> the caller answers unseeded_place),
 // 3. otherwise unknown (geo_division_uncatalogued), with the reason.
 import type { AppContext } from '../context.ts';
-import { findPlacesByName, getPlace, placeNameKey, type PlaceRecord } from './catalogue.ts';
+import { findPlacesByName, findPlacesByPostalCity, getPlace, placeNameKey, type PlaceRecord } from './catalogue.ts';
 import { findGazetteerCities } from './gazetteer.ts';
 import { lookupRegion } from './regions.ts';
 import { provincesForPostalCode, statesForZip } from '../geocoder/regions.ts';
@@ -15,10 +15,58 @@ export interface PlaceQuery {
   postcode: string | null;
 }
 
-export type PlaceResolution =
+/** A place an address may be in: a catalogued place, or a real city we hold no data for. */
+export type PlaceCandidate =
   | { kind: 'place'; place: PlaceRecord }
-  | { kind: 'gazetteer'; name: string; region: string; country: 'US' | 'CA' }
+  | { kind: 'gazetteer'; name: string; region: string; country: 'US' | 'CA' };
+
+export type PlaceResolution =
+  | PlaceCandidate
+  /** Several places fit the city as written (no state, a shared name, a postal city): never guessed. */
+  | { kind: 'ambiguous'; reason: string; candidates: PlaceCandidate[] }
   | { kind: 'unknown'; reason: string };
+
+export function candidateLabel(c: PlaceCandidate): string {
+  return c.kind === 'place' ? `${c.place.name}, ${c.place.region}` : `${c.name}, ${c.region}`;
+}
+
+/**
+ * Every place a city name can mean in scope: catalogued places of that name, catalogued places whose
+ * addresses are written with it as their postal city (Saanich for "Victoria, BC"), and real cities of
+ * that name we hold no data for (the gazetteer), one per region. The one rule for ambiguity, used by
+ * the snapshot and by cityInventory: more than one candidate -> the candidates, never a pick.
+ */
+export async function placeCandidates(
+  ctx: Pick<AppContext, 'db'>,
+  city: string,
+  regionCode: string | null,
+  country: 'US' | 'CA' | null,
+): Promise<PlaceCandidate[]> {
+  const inScope = (p: { region: string; country: string }) => (!regionCode || p.region === regionCode) && (!country || p.country === country);
+  const byName = (await findPlacesByName(ctx, city, regionCode)).filter(inScope);
+  const byPostal = (await findPlacesByPostalCity(ctx, city, regionCode)).filter(inScope);
+  const out: PlaceCandidate[] = [];
+  const seen = new Set<string>();
+  for (const p of [...byName, ...byPostal]) {
+    if (seen.has(p.geoDivisionId)) continue;
+    seen.add(p.geoDivisionId);
+    out.push({ kind: 'place', place: p });
+  }
+  // A real city of that name in a region where no catalogued place has that name. (A postal-city
+  // place does not stand for the city of that name: "Victoria, BC" is Victoria or Saanich.)
+  const named = new Set(byName.map((p) => `${p.country}-${p.region}`));
+  for (const g of findGazetteerCities(city, regionCode, country)) {
+    const k = `${g.country}-${g.region}`;
+    if (named.has(k) || seen.has(`gaz:${k}`)) continue;
+    if (g.source === 'catalogue' && !byName.some((p) => p.region === g.region && p.country === g.country)) {
+      // the gazetteer's copy of a catalogued place found by another name: already listed or not this city
+      if (byPostal.some((p) => p.region === g.region && p.country === g.country && placeNameKey(p.name) === placeNameKey(g.name))) continue;
+    }
+    seen.add(`gaz:${k}`);
+    out.push({ kind: 'gazetteer', name: g.name, region: g.region, country: g.country });
+  }
+  return out;
+}
 
 /** Country a postcode's shape implies: 12345 / 12345-6789 -> US, A1A 1A1 -> CA. */
 export function postcodeCountry(postcode: string): 'US' | 'CA' | null {
@@ -71,39 +119,35 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
   const scopeRegion = regionFromPostcode;
   const inScope = (p: PlaceRecord) => (!scopeRegion || (p.region === scopeRegion.code && p.country === scopeRegion.country)) && (!country || p.country === country);
 
-  // 1. The catalogue, by name.
+  // 1. By name: the catalogue, postal cities and the gazetteer together (placeCandidates).
+  let cands: PlaceCandidate[] = [];
   if (city) {
-    const byName = (await findPlacesByName(ctx, city, scopeRegion?.code ?? null)).filter(inScope);
-    // With no state, province or postcode, a name several known places share is ambiguous: a lot in
-    // the wrong Cambridge is worse than asking (the gazetteer knows the places we hold no data for).
-    if (!scopeRegion && byName.length > 0) {
-      const others = findGazetteerCities(city, null, country).filter((g) => !byName.some((p) => p.region === g.region && p.country === g.country));
-      const names = [...new Set([...byName.map((p) => `${p.name}, ${p.region}`), ...others.map((g) => `${g.name}, ${g.region}`)])];
-      if (names.length > 1) {
-        return { kind: 'unknown', reason: `several places are named "${city}" (${names.slice(0, 6).join('; ')}${names.length > 6 ? '; ...' : ''}): add the state or province` };
-      }
+    cands = await placeCandidates(ctx, city, scopeRegion?.code ?? null, scopeRegion?.country ?? country);
+    if (cands.length > 1 && postcode) {
+      // a postcode the candidate's own data holds settles it
+      const byCode = await placesByPostcode(ctx, postcode);
+      const hit = cands.filter((c) => c.kind === 'place' && byCode.some((p) => p.geoDivisionId === c.place.geoDivisionId));
+      if (hit.length === 1) cands = hit;
     }
-    if (byName.length === 1) return { kind: 'place', place: byName[0]! };
-    if (byName.length > 1 && postcode) {
-      const byCode = (await placesByPostcode(ctx, postcode)).filter((p) => byName.some((b) => b.geoDivisionId === p.geoDivisionId));
-      if (byCode.length === 1) return { kind: 'place', place: byCode[0]! };
+    if (cands.length === 1) return cands[0]!;
+    if (cands.length > 1) {
+      const names = cands.map(candidateLabel);
+      const postal = cands.filter((c) => c.kind === 'place' && placeNameKey(c.place.name) !== placeNameKey(city));
+      return {
+        kind: 'ambiguous',
+        candidates: cands,
+        reason: postal.length
+          ? `"${city}" is the postal city of several municipalities (${names.join('; ')}), and the address data does not settle which one`
+          : `several places are named "${city}" (${names.slice(0, 6).join('; ')}${names.length > 6 ? '; ...' : ''}): add the state or province`,
+      };
     }
-    if (byName.length > 1) return { kind: 'place', place: byName[0]! };
   }
   // ... or by a postcode the place's own data holds, when the city does not say otherwise.
-  if (postcode) {
+  if (postcode && cands.length === 0) {
     const byCode = (await placesByPostcode(ctx, postcode)).filter(inScope);
-    const cityKnownElsewhere = city !== null && findGazetteerCities(city, scopeRegion?.code ?? null, country).some((g) => !byCode.some((p) => placeNameKey(p.name) === placeNameKey(g.name)));
-    if (byCode.length === 1 && (!city || !cityKnownElsewhere)) return { kind: 'place', place: byCode[0]! };
+    if (byCode.length === 1) return { kind: 'place', place: byCode[0]! };
   }
-
-  // 2. The gazetteer: a real city without data.
   if (city) {
-    const g = findGazetteerCities(city, scopeRegion?.code ?? null, country);
-    if (g.length > 0) {
-      const best = g[0]!;
-      return { kind: 'gazetteer', name: best.name, region: best.region, country: best.country };
-    }
     return {
       kind: 'unknown',
       reason: scopeRegion ? `no city "${city}" is known in ${scopeRegion.name}` : `no city "${city}" is known in the United States or Canada`,

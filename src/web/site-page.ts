@@ -145,7 +145,7 @@ const districtName = (d: ZoneShare): Html => html`<strong>${d.code}</strong>${d.
 
 function ledeSection(s: Snapshot): Html {
   const a = s.address!;
-  const how = a.matchType === 'address_table' ? 'found in the city address table' : 'located by interpolating along the street';
+  const how = a.matchType === 'address_table' ? 'found in the city address table' : a.matchType === 'assessor_table' ? "found in the assessor's table of lot addresses" : 'located by interpolating along the street';
   return html`<section id="address" aria-label="Address match">
 <p>Matched <strong id="matched-address">${a.matchedAddress}</strong>${s.coverage.place ? html`, ${s.coverage.place.name}, ${s.coverage.place.region}` : ''}:
 ${how} <span class="muted">(<code>${a.matchType}</code>)</span>, match confidence <strong id="match-confidence">${num(a.confidence)}</strong>.

@@ -332,11 +332,168 @@ test('derivePlaceLotFacts: a place with no lots reports zeros', async () => {
     await insertPlace(db, PLACE, 'testville');
     const report = await derivePlaceLotFacts(db, PLACE);
     assert.deepEqual({ ...report, ms: 0 }, {
-      parcels: 0, parcelsWithBaseZone: 0, splitLots: 0, parcelsWithOverlay: 0, parcelsWithFrontage: 0, cornerLots: 0, ms: 0, clippedLots: 0, clipFailures: 0,
+      parcels: 0, parcelsWithBaseZone: 0, splitLots: 0, parcelsWithOverlay: 0, parcelsWithFrontage: 0, cornerLots: 0, ms: 0, clippedLots: 0, clipFailures: 0, lotsWithMinorShares: 0,
     });
     const [count] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${LOT_ZONES} WHERE place_id = $1`, [PLACE]);
     assert.equal(count!.n, 0);
   } finally {
     await t.close();
   }
+});
+
+// Issue 8 item 5: the 5 % rule hid pieces of 2,000 sq ft and more on large lots.
+test('a district piece under 5 % of the lot is kept as a minor share when it is at least 1,000 sq ft', () => {
+  // LOT: 100 m x 100 m (10,000 m²). Base line at x = 97.5: C-1 covers 2.5 % = 250 m² (2,691 sq ft).
+  // Overlay BIG covers x 0..100, y 99..100: 1 % = 100 m² (1,076 sq ft): kept. Overlay SMALL covers
+  // y 99.5..100 of x 0..100: 0.5 % = 50 m² (538 sq ft): dropped. SMALLLOT (20 x 30 m) has 3 % of its
+  // area (18 m²) in C-1: dropped as before.
+  const zonesOf = new Map<string, LotZoneRow[]>();
+  const report = computeLotFacts(
+    {
+      parcels: [
+        { parcelExtId: 'LOT', geom: rect(0, 0, 100, 100), insideLon: at(50, 50)[0], insideLat: at(50, 50)[1] },
+        { parcelExtId: 'SMALLLOT', geom: rect(200, 0, 220, 30), insideLon: at(210, 15)[0], insideLat: at(210, 15)[1] },
+      ],
+      zones: [
+        { zoneId: 'r', layer: 'base', code: 'R-1', name: null, geom: rect(-10, -10, 97.5, 110) },
+        { zoneId: 'c', layer: 'base', code: 'C-1', name: null, geom: rect(97.5, -10, 219.4, 110) },
+        { zoneId: 'r2', layer: 'base', code: 'R-1', name: null, geom: rect(219.4, -10, 300, 110) },
+        { zoneId: 'big', layer: 'overlay', code: 'BIG', name: null, geom: rect(0, 99, 100, 100) },
+        { zoneId: 'small', layer: 'overlay', code: 'SMALL', name: null, geom: rect(0, 99.5, 100, 100) },
+      ],
+      streets: [],
+    },
+    (id, _facts, zones) => zonesOf.set(id, zones),
+  );
+  const lot = zonesOf.get('LOT')!;
+  assert.deepEqual(lot.map((z) => [z.layer, z.code]), [['base', 'R-1'], ['base', 'C-1'], ['overlay', 'BIG']]);
+  near(lot[1]!.share, 0.025, 0.001, 'C-1 share');
+  assert.deepEqual({ minor: lot[1]!.attrs.minor, rule: lot[1]!.attrs.rule, primary: lot[1]!.attrs.primary }, { minor: true, rule: 'area_at_least_1000_sqft', primary: false });
+  assert.equal(lot[0]!.attrs.primary, true);
+  assert.equal(lot[0]!.attrs.minor, undefined);
+  assert.equal(lot[2]!.attrs.minor, true);
+  near(lot[2]!.attrs.areaM2 * 10.7639, 1076, 5, 'BIG piece sq ft');
+  assert.equal(report.splitLots, 0, 'a minor share does not make a split lot');
+  assert.equal(report.lotsWithMinorShares, 1);
+  assert.equal(report.parcelsWithOverlay, 0, 'a lot with only a minor overlay piece is not counted as in the overlay');
+  assert.deepEqual(zonesOf.get('SMALLLOT')!.map((z) => z.code), ['C-1']);
+});
+
+// Issue 8 item 5: lot areas on the ellipsoid. The independent computation is proj4's transverse
+// Mercator on GRS 80 centred on the lot.
+test('lot areas from the place frame agree with proj4 (transverse Mercator on the ellipsoid), also far from the frame origin', async () => {
+  const { default: proj4 } = await import('proj4');
+  const lots = [rect(0, 0, 20, 30), rect(3000, 8000, 3040, 8025), rect(-6000, -9000, -5970, -8950)];
+  const got = new Map<string, number>();
+  computeLotFacts(
+    {
+      parcels: lots.map((g, i) => ({ parcelExtId: `L${i}`, geom: g, insideLon: (g[0]![0]![0]![0] + g[0]![0]![2]![0]) / 2, insideLat: (g[0]![0]![0]![1] + g[0]![0]![2]![1]) / 2 })),
+      zones: [{ zoneId: 'all', layer: 'base', code: 'R-1', name: null, geom: rect(-20_000, -20_000, 20_000, 20_000) }],
+      streets: [],
+    },
+    (id, _f, zones) => got.set(id, zones[0]!.attrs.areaM2),
+  );
+  lots.forEach((g, i) => {
+    const ring = g[0]![0]!;
+    const c = ring[0]!;
+    const tm = proj4('EPSG:4326', `+proj=tmerc +lat_0=${c[1]} +lon_0=${c[0]} +k=1 +ellps=GRS80 +units=m +no_defs`);
+    const xy = ring.map((p) => tm.forward(p));
+    let twice = 0;
+    for (let k = 1; k < xy.length; k++) twice += xy[k - 1]![0] * xy[k]![1] - xy[k]![0] * xy[k - 1]![1];
+    const want = Math.abs(twice) / 2;
+    assert.ok(Math.abs(got.get(`L${i}`)! - want) / want < 1e-4, `L${i}: ${got.get(`L${i}`)} vs proj4 ${want}`);
+    assert.ok(Math.abs(multiPolygonAreaM2(g) - want) / want < 2e-5, `L${i} import area: ${multiPolygonAreaM2(g)} vs proj4 ${want}`);
+  });
+});
+
+// Issue 8 item 5: frontage on cul-de-sac bulbs, and the corner flag near 45° (docs/lot-geometry.md).
+type XY = [number, number];
+function factsFor(lots: Record<string, XY[]>, streets: { key: string; line: XY[] }[]): Map<string, ParcelFacts> {
+  const out = new Map<string, ParcelFacts>();
+  computeLotFacts(
+    {
+      parcels: Object.entries(lots).map(([id, ring]) => {
+        const cx = ring.reduce((s, p) => s + p[0], 0) / ring.length;
+        const cy = ring.reduce((s, p) => s + p[1], 0) / ring.length;
+        return { parcelExtId: id, geom: [[[...ring, ring[0]!].map(([x, y]) => at(x, y))]], insideLon: at(cx, cy)[0], insideLat: at(cx, cy)[1] };
+      }),
+      zones: [],
+      streets: streets.map((s) => ({ streetKey: s.key, geom: s.line.map(([x, y]) => at(x, y)) })),
+    },
+    (id, facts) => out.set(id, facts),
+  );
+  return out;
+}
+const rad = (d: number) => (d * Math.PI) / 180;
+
+test('cul-de-sac: the lot lines around the bulb are fronts, measured along the arc', () => {
+  // Bulb St comes from the south and ends at (0, 0) (a dead end); pie lots around a bulb of radius 15 m.
+  const R = 15;
+  const lots: Record<string, XY[]> = {};
+  const arcLen: Record<string, number> = {};
+  for (let k = 0; k < 6; k++) {
+    const a0 = -45 + 45 * k;
+    const inner: XY[] = [];
+    const outer: XY[] = [];
+    for (let d = a0; d <= a0 + 45 + 1e-9; d += 5) {
+      inner.push([R * Math.cos(rad(d)), R * Math.sin(rad(d))]);
+      outer.push([45 * Math.cos(rad(d)), 45 * Math.sin(rad(d))]);
+    }
+    lots[`P${k}`] = [...inner, ...outer.reverse()];
+    arcLen[`P${k}`] = inner.slice(1).reduce((s, p, i) => s + Math.hypot(p[0] - inner[i]![0], p[1] - inner[i]![1]), 0);
+  }
+  const f = factsFor(lots, [{ key: 'BULB ST', line: [[0, -300], [0, 0]] }]);
+  for (const id of ['P1', 'P2', 'P3', 'P4']) {
+    const front = f.get(id)!.frontByStreet['BULB ST'];
+    assert.ok(front, `${id} fronts Bulb St: ${JSON.stringify(f.get(id))}`);
+    near(front.frontageM, arcLen[id]!, 0.02 * arcLen[id]!, `${id} frontage along the bulb`);
+    near(front.depthM, 30, 3, `${id} depth (bulb to rear)`);
+    assert.equal(f.get(id)!.cornerLot, false, `${id} is not a corner lot`);
+  }
+});
+
+/** A lot in the angle between Main St (the x axis) and a street leaving the origin at `deg`, 8 m off both, with a 4 m chamfer at its corner. */
+function wedgeLot(deg: number, side: 'obtuse' | 'acute', chamfer = 4): { lots: Record<string, XY[]>; streets: { key: string; line: XY[] }[] } {
+  const u: XY = [Math.cos(rad(deg)), Math.sin(rad(deg))];
+  const streets = [
+    { key: 'MAIN ST', line: [[-300, 0], [0, 0], [300, 0]] as XY[] },
+    { key: 'SIDE ST', line: [[0, 0], [300 * u[0], 300 * u[1]]] as XY[] },
+  ];
+  // the lot's corner: 8 m above Main St and 8 m from Side St, on the side the lot lies
+  const n: XY = side === 'obtuse' ? [-u[1], u[0]] : [u[1], -u[0]]; // left of Side St for the obtuse angle, right for the acute one
+  const s = (8 - 8 * n[1]) / u[1];
+  const p1: XY = [s * u[0] + 8 * n[0], 8];
+  const dirA: XY = side === 'obtuse' ? [-1, 0] : [1, 0];
+  const along = (p: XY, d: XY, t: number): XY => [p[0] + d[0] * t, p[1] + d[1] * t];
+  const pa = along(p1, dirA, chamfer);
+  const pb = along(p1, u, chamfer);
+  const p2 = along(p1, dirA, 28);
+  const p4 = along(p1, u, 30);
+  const p3: XY = along(p4, dirA, 28);
+  return { lots: { W: [p2, pa, pb, p4, p3] }, streets };
+}
+
+test('corner lots: the streets\' angle decides, not a chamfer; a sharp corner is a corner, not a through lot', () => {
+  // interior angle 130° (streets turn by 50°): a corner lot, with or without a chamfer at its corner
+  for (const chamfer of [0.01, 4, 6]) {
+    const w = wedgeLot(50, 'obtuse', chamfer);
+    const f = factsFor(w.lots, w.streets).get('W')!;
+    assert.deepEqual(f.streets.slice().sort(), ['MAIN ST', 'SIDE ST'], JSON.stringify(f));
+    assert.equal(f.cornerLot, true, `130° with a ${chamfer} m chamfer: ${JSON.stringify(f)}`);
+    assert.equal(f.throughLot, false);
+  }
+  // interior angle 140° (streets turn by 40°): not a corner lot by the 135° rule, chamfer or not
+  for (const chamfer of [0.01, 4]) {
+    const f = factsFor(wedgeLot(40, 'obtuse', chamfer).lots, wedgeLot(40, 'obtuse', chamfer).streets).get('W')!;
+    assert.equal(f.cornerLot, false, `140° with a ${chamfer} m chamfer: ${JSON.stringify(f)}`);
+    assert.equal(f.throughLot, false);
+  }
+  // interior angle 30°: a sharp corner (the line directions differ by 30° only, which read as "through")
+  const sharp = wedgeLot(30, 'acute', 2);
+  const fs = factsFor(sharp.lots, sharp.streets).get('W')!;
+  assert.deepEqual(fs.streets.slice().sort(), ['MAIN ST', 'SIDE ST'], JSON.stringify(fs));
+  assert.equal(fs.cornerLot, true, JSON.stringify(fs));
+  assert.equal(fs.throughLot, false);
+  // the depth on Main St is measured across Main St's direction
+  near(fs.frontByStreet['MAIN ST']!.depthM, 30 * Math.sin(rad(30)), 1, 'sharp corner depth from Main St');
 });

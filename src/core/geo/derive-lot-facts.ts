@@ -15,8 +15,14 @@ import { GrowableF64 } from './planar-ops.ts';
 import { ZoneLayer, type RawZoneShare, type ZoneRecord, type ZoneShareStats } from './zone-shares.ts';
 import { LotFabric, StreetIndex, lotFacts, type LotFacts } from './lot-facts.ts';
 
-/** A district covering less than this fraction of a lot is a digitising sliver and is not recorded. */
+/** A district covering less than this fraction of a lot is a digitising sliver and is not recorded ... */
 export const MIN_DISTRICT_SHARE = 0.05;
+/**
+ * ... unless its piece is at least this area (1,000 sq ft): then it is recorded as a minor share
+ * (attrs.minor, attrs.rule), which never makes a split lot nor a primary district.
+ */
+export const MIN_DISTRICT_AREA_M2 = 1000 / 10.763910416709722;
+export const MINOR_SHARE_RULE = 'area_at_least_1000_sqft';
 /** Lots with more vertices than this are cut into pieces for the zone intersection. */
 const BIG_LOT_VERTICES = 256;
 const PIECE_VERTICES = 64;
@@ -36,6 +42,8 @@ export interface DeriveReport {
   clippedLots: number;
   /** Lots whose exact shares came out unusable (they fell back to their inside point's districts). */
   clipFailures: number;
+  /** Lots with a district piece under 5 % but >= 1,000 sq ft (base or overlay), recorded as a minor share. */
+  lotsWithMinorShares: number;
 }
 
 export interface DeriveOptions {
@@ -54,7 +62,7 @@ export interface LotZoneRow {
   name: string | null;
   /** Fraction of the lot's area in the district, 0..1 (not renormalised after dropping slivers). */
   share: number;
-  attrs: { areaM2: number; primary?: boolean };
+  attrs: { areaM2: number; primary?: boolean; minor?: boolean; rule?: typeof MINOR_SHARE_RULE };
 }
 
 export interface LotFactsInput {
@@ -141,7 +149,7 @@ export async function derivePlaceLotFacts(q: Queryable, placeId: string, opts: D
 }
 
 function emptyReport(parcels: number): DeriveReport {
-  return { parcels, parcelsWithBaseZone: 0, splitLots: 0, parcelsWithOverlay: 0, parcelsWithFrontage: 0, cornerLots: 0, ms: 0, clippedLots: 0, clipFailures: 0 };
+  return { parcels, parcelsWithBaseZone: 0, splitLots: 0, parcelsWithOverlay: 0, parcelsWithFrontage: 0, cornerLots: 0, ms: 0, clippedLots: 0, clipFailures: 0, lotsWithMinorShares: 0 };
 }
 
 interface LoadedLots {
@@ -179,12 +187,16 @@ class LotFactsEngine {
     const lotAreaM2 = itemFrameArea(set, i) * lots.frame.xScaleAt(iy);
     const pieces = itemVertexCount(set, i) > BIG_LOT_VERTICES ? splitIntoPieces(set, i, PIECE_VERTICES, lots.frame) : undefined;
     const zones: LotZoneRow[] = [];
-    const base = keepDistricts(this.layers.base.sharesForLot(set, i, ix, iy, stats, pieces));
-    if (base.length) report.parcelsWithBaseZone++;
-    if (base.length >= 2) report.splitLots++;
-    for (let k = 0; k < base.length; k++) zones.push(zoneRow('base', base[k]!, lotAreaM2, k === 0));
-    const overlay = keepDistricts(this.layers.overlay.sharesForLot(set, i, ix, iy, stats, pieces));
-    if (overlay.length) report.parcelsWithOverlay++;
+    const base = keepDistricts(this.layers.base.sharesForLot(set, i, ix, iy, stats, pieces), lotAreaM2);
+    const major = base.filter((s) => s.share >= MIN_DISTRICT_SHARE).length;
+    if (major) report.parcelsWithBaseZone++;
+    if (major >= 2) report.splitLots++;
+    let minor = major < base.length;
+    for (let k = 0; k < base.length; k++) zones.push(zoneRow('base', base[k]!, lotAreaM2, k === 0 && base[k]!.share >= MIN_DISTRICT_SHARE));
+    const overlay = keepDistricts(this.layers.overlay.sharesForLot(set, i, ix, iy, stats, pieces), lotAreaM2);
+    if (overlay.some((s) => s.share >= MIN_DISTRICT_SHARE)) report.parcelsWithOverlay++;
+    if (overlay.some((s) => s.share < MIN_DISTRICT_SHARE)) minor = true;
+    if (minor) report.lotsWithMinorShares++;
     for (const s of overlay) zones.push(zoneRow('overlay', s, lotAreaM2, false));
     const facts = lotFacts(this.fabric, i, this.streets);
     if (facts.streets.length) report.parcelsWithFrontage++;
@@ -212,7 +224,7 @@ function storedLotZones(zones: readonly LotZoneRow[]): { json: string; primaryZo
   const sorted = [...zones].sort((a, b) => b.share - a.share || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
   // The primary is the first base district in the stored order (what the snapshot reads), so the
   // column, the flag and the list agree even when two shares tie after rounding.
-  const primary = sorted.find((z) => z.layer === 'base');
+  const primary = sorted.find((z) => z.layer === 'base' && !z.attrs.minor);
   const stored = sorted.map((z) => ({
     layer: z.layer,
     code: z.code,
@@ -223,13 +235,18 @@ function storedLotZones(zones: readonly LotZoneRow[]): { json: string; primaryZo
   return { json: JSON.stringify(stored), primaryZone: primary?.code ?? null };
 }
 
-function keepDistricts(shares: RawZoneShare[]): RawZoneShare[] {
-  return shares.filter((s) => s.share >= MIN_DISTRICT_SHARE);
+/** Districts covering >= 5 % of the lot, or a piece of >= 1,000 sq ft (a minor share). Shares arrive largest first. */
+function keepDistricts(shares: RawZoneShare[], lotAreaM2: number): RawZoneShare[] {
+  return shares.filter((s) => s.share >= MIN_DISTRICT_SHARE || s.share * lotAreaM2 >= MIN_DISTRICT_AREA_M2);
 }
 
 function zoneRow(layer: 'base' | 'overlay', s: RawZoneShare, lotAreaM2: number, primary: boolean): LotZoneRow {
   const attrs: LotZoneRow['attrs'] = { areaM2: Math.round(s.share * lotAreaM2 * 100) / 100 };
   if (layer === 'base') attrs.primary = primary;
+  if (s.share < MIN_DISTRICT_SHARE) {
+    attrs.minor = true;
+    attrs.rule = MINOR_SHARE_RULE;
+  }
   return { layer, code: s.code, name: s.name, share: Math.round(s.share * 1e6) / 1e6, attrs };
 }
 

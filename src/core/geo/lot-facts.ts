@@ -4,8 +4,14 @@
 // lot shares and that face a street centreline. Each exposed part is cut into pieces of at most
 // PIECE_M metres; a piece fronts the nearest centreline that lies within FACING_MAX_M metres on its
 // outward side (within FACING_MAX_ANGLE of the outward normal) and runs roughly parallel to it
-// (within PARALLEL_MAX_ANGLE). Per street: frontage = total length of its pieces; depth = the lot's
-// extent perpendicular to the length-weighted mean direction of those pieces.
+// (within PARALLEL_MAX_ANGLE) — except where the nearest centreline point is a dead end (a cul-de-sac's
+// end in its bulb): there the piece must face that point, and the arc around it is a front.
+// Per street: frontage = total length of its pieces; its direction = the length-weighted mean direction
+// of the centreline edges its pieces face (tangent to the bulb at a dead end), not of the lot lines
+// (chamfers and corner arcs bent it); depth = the lot's extent perpendicular to that direction.
+// Corner: two fronts that meet (pieces within CORNER_ADJACENT_M) with the streets turning by at least
+// CORNER_MIN_ANGLE_DEG (interior angle <= 135°, from the directed normals towards each street, so a
+// sharp corner is a corner too); through: two fronts on opposite sides that do not meet.
 // Right-of-way lots (a city's 'ROAD' parcel, street parcels: lots along whose inside street
 // centrelines run for at least ROW_MIN_ELONGATION times the square root of their area) do not hide
 // the lot lines they share: a lot line shared only with the street is still a front line.
@@ -35,6 +41,10 @@ export const ROW_MIN_ELONGATION = 2;
 const BIG_LOT_VERTICES = 64;
 /** Two fronts meeting at an angle of at least this (interior angle at most 135°) make a corner lot. */
 export const CORNER_MIN_ANGLE_DEG = 45;
+/** Two fronts whose pieces come this close (metres, between piece midpoints) meet at the lot's corner. */
+export const CORNER_ADJACENT_M = 10;
+/** Fronts on opposite sides: their directed normals at least this far apart (a through lot when they do not meet). */
+const THROUGH_MIN_ANGLE_DEG = 135;
 
 export interface StreetFront {
   /** Total length of lot lines facing this street, metres. */
@@ -64,12 +74,33 @@ export class StreetIndex {
   /** edge e: ax, ay, bx, by at 4e. */
   private readonly coords: Float64Array;
   private readonly keyIdx: Uint32Array;
+  /** edge e: bit 1 = its start is a dead end (a line end no other line touches), bit 2 = its end is. */
+  private readonly deadEnds: Uint8Array;
+  /** Set by facingAmong on a hit: the faced centreline's direction (unit, frame metres; the bulb's tangent at a dead end) ... */
+  hitDirX = 1;
+  hitDirY = 0;
+  /** ... and the unit vector from the piece towards the street. */
+  hitToX = 0;
+  hitToY = 0;
 
   constructor(lines: { streetKey: string; coords: Float64Array }[]) {
     let edges = 0;
     for (const l of lines) edges += Math.max(0, l.coords.length / 2 - 1);
     this.coords = new Float64Array(edges * 4);
     this.keyIdx = new Uint32Array(edges);
+    this.deadEnds = new Uint8Array(edges);
+    // Line ends touched by one line only (to the centimetre) are dead ends: cul-de-sacs, stubs.
+    const endKey = (x: number, y: number) => `${Math.round(x * 100)},${Math.round(y * 100)}`;
+    const touches = new Map<string, number>();
+    for (const l of lines) {
+      const n = l.coords.length / 2;
+      if (n < 2) continue;
+      for (let v = 0; v < n; v++) {
+        const k = endKey(l.coords[2 * v]!, l.coords[2 * v + 1]!);
+        // a line's ends count once; an inner vertex touched by another line's end makes that end no dead end
+        touches.set(k, (touches.get(k) ?? 0) + (v === 0 || v === n - 1 ? 1 : 2));
+      }
+    }
     this.index = new Flatbush(Math.max(1, edges));
     let e = 0;
     for (const l of lines) {
@@ -86,6 +117,8 @@ export class StreetIndex {
         const by = l.coords[v + 3]!;
         this.coords.set([ax, ay, bx, by], 4 * e);
         this.keyIdx[e] = k;
+        if (v === 0 && touches.get(endKey(ax, ay)) === 1) this.deadEnds[e]! |= 1;
+        if (v + 4 >= l.coords.length && touches.get(endKey(bx, by)) === 1) this.deadEnds[e]! |= 2;
         this.index.add(Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by));
         e++;
       }
@@ -118,7 +151,10 @@ export class StreetIndex {
     return this.index.search(minX - FACING_MAX_M, minY - FACING_MAX_M, maxX + FACING_MAX_M, maxY + FACING_MAX_M);
   }
 
-  /** As facing(), choosing among the edges `candidates` (from near()). */
+  /**
+   * As facing(), choosing among the edges `candidates` (from near()). On a hit, hitDir* and hitTo*
+   * hold the faced street's direction and the direction towards it.
+   */
   facingAmong(candidates: readonly number[], mx: number, my: number, ux: number, uy: number, nx: number, ny: number): number {
     const cosFacing = COS_FACING;
     const cosParallel = COS_PARALLEL;
@@ -134,18 +170,37 @@ export class StreetIndex {
       const dy = by - ay;
       const len = Math.hypot(dx, dy);
       if (len === 0) continue;
-      if (Math.abs((dx * ux + dy * uy) / len) < cosParallel) continue;
       const len2 = len * len;
-      let t = ((mx - ax) * dx + (my - ay) * dy) / len2;
-      t = t < 0 ? 0 : t > 1 ? 1 : t;
+      const tRaw = ((mx - ax) * dx + (my - ay) * dy) / len2;
+      // Beyond a dead end (the piece lies around a cul-de-sac's end): the lot line need not run
+      // parallel to the stub, it must face the end point (checked below), like an arc around it.
+      const atDeadEnd = (tRaw <= 0 && (this.deadEnds[e]! & 1) !== 0) || (tRaw >= 1 && (this.deadEnds[e]! & 2) !== 0);
+      if (!atDeadEnd && Math.abs((dx * ux + dy * uy) / len) < cosParallel) continue;
+      const t = tRaw < 0 ? 0 : tRaw > 1 ? 1 : tRaw;
       const wx = ax + t * dx - mx;
       const wy = ay + t * dy - my;
       const d2 = wx * wx + wy * wy;
       if (d2 >= bestD2) continue;
       const d = Math.sqrt(d2);
       if (d > 0.5 && (wx * nx + wy * ny) / d < cosFacing) continue;
+      if (atDeadEnd && d <= 0.5) continue;
       best = this.keyIdx[e]!;
       bestD2 = d2;
+      if (d > 0.5) {
+        this.hitToX = wx / d;
+        this.hitToY = wy / d;
+      } else {
+        this.hitToX = nx; // on the centreline: the street is on the outward side
+        this.hitToY = ny;
+      }
+      if (atDeadEnd) {
+        // tangent of the circle about the end point
+        this.hitDirX = -wy / d;
+        this.hitDirY = wx / d;
+      } else {
+        this.hitDirX = dx / len;
+        this.hitDirY = dy / len;
+      }
     }
     return best;
   }
@@ -266,9 +321,15 @@ function forEachEdgeOf(lots: PolygonSet, i: number, fn: (from: number, to: numbe
 
 interface FrontAcc {
   length: number;
-  // Length-weighted doubled-angle direction sums: lines, not vectors, so opposite senses agree.
+  // Length-weighted doubled-angle sums of the faced centreline's direction: lines, not vectors, so
+  // opposite senses agree.
   c2: number;
   s2: number;
+  // Length-weighted sum of the unit vectors towards the street (true metres): which side it is on.
+  tx: number;
+  ty: number;
+  /** Piece midpoints (frame metres), x, y pairs: where the front runs, to tell whether two fronts meet. */
+  mids: number[];
 }
 
 /**
@@ -330,26 +391,29 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
           const tm = t0 + step * (q + 0.5);
           const s = streets.facingAmong(near, ax + ux * tm, ay + uy * tm, ux, uy, nx, ny);
           if (s < 0) continue;
-          // True length and direction in metres (frame x corrected for latitude).
-          const tx = ux * sx;
-          const tl = Math.hypot(tx, uy);
-          const pieceM = step * tl;
-          const ang = Math.atan2(uy, tx);
+          // True length and directions in metres (frame x corrected for latitude).
+          const pieceM = step * Math.hypot(ux * sx, uy);
+          const ang = Math.atan2(streets.hitDirY, streets.hitDirX * sx);
+          const towardX = streets.hitToX * sx;
+          const towardL = Math.hypot(towardX, streets.hitToY) || 1;
           let a = acc.get(s);
-          if (!a) acc.set(s, (a = { length: 0, c2: 0, s2: 0 }));
+          if (!a) acc.set(s, (a = { length: 0, c2: 0, s2: 0, tx: 0, ty: 0, mids: [] }));
           a.length += pieceM;
           a.c2 += pieceM * Math.cos(2 * ang);
           a.s2 += pieceM * Math.sin(2 * ang);
+          a.tx += (pieceM * towardX) / towardL;
+          a.ty += (pieceM * streets.hitToY) / towardL;
+          a.mids.push((ax + ux * tm) * sx, ay + uy * tm);
         }
       }
     }
   }
 
-  const fronts: { key: string; frontageM: number; depthM: number; angle: number }[] = [];
+  const fronts: { key: string; frontageM: number; depthM: number; angle: number; toward: number; mids: number[] }[] = [];
   for (const [s, a] of acc) {
     if (a.length < MIN_FRONTAGE_M) continue;
     const angle = Math.atan2(a.s2, a.c2) / 2;
-    fronts.push({ key: streets.keys[s]!, frontageM: a.length, depthM: extentAcross(lots, i, angle, sx), angle });
+    fronts.push({ key: streets.keys[s]!, frontageM: a.length, depthM: extentAcross(lots, i, angle, sx), angle, toward: Math.atan2(a.ty, a.tx), mids: a.mids });
   }
   fronts.sort((x, y) => y.frontageM - x.frontageM || (x.key < y.key ? -1 : 1));
   const frontByStreet: Record<string, StreetFront> = {};
@@ -357,12 +421,17 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
   let corner = false;
   let through = false;
   const minAngle = (CORNER_MIN_ANGLE_DEG * Math.PI) / 180;
-  for (let x = 0; x < fronts.length; x++) {
-    for (let y = x + 1; y < fronts.length; y++) {
-      let d = Math.abs(fronts[x]!.angle - fronts[y]!.angle) % Math.PI;
-      if (d > Math.PI / 2) d = Math.PI - d;
-      if (d >= minAngle) corner = true;
-      else through = true;
+  const throughAngle = (THROUGH_MIN_ANGLE_DEG * Math.PI) / 180;
+  const grids = fronts.length > 1 ? fronts.map((f) => new FrontGrid(f.mids)) : [];
+  for (let x = 0; x < fronts.length && !(corner && through); x++) {
+    for (let y = x + 1; y < fronts.length && !(corner && through); y++) {
+      // angle between the directions towards the two streets: 0 same side, 180° opposite sides;
+      // the interior angle of the streets' junction, as the lot sees it, is 180° minus this
+      let d = Math.abs(fronts[x]!.toward - fronts[y]!.toward) % (2 * Math.PI);
+      if (d > Math.PI) d = 2 * Math.PI - d;
+      const meet = frontsMeet(grids[x]!, grids[y]!);
+      if (meet && d >= minAngle) corner = true;
+      else if (!meet && d >= throughAngle) through = true;
     }
   }
   return {
@@ -372,6 +441,45 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
     streets: fronts.map((f) => f.key),
     rightOfWay: fabric.rightOfWay[i] === 1,
   };
+}
+
+/** Whether two fronts' pieces come within CORNER_ADJACENT_M of each other (they meet at a corner of the lot). */
+/** Piece midpoints of one front in a grid of CORNER_ADJACENT_M cells (built once per front). */
+class FrontGrid {
+  readonly cells = new Map<string, number[]>();
+  constructor(readonly pts: readonly number[]) {
+    const cell = CORNER_ADJACENT_M;
+    for (let q = 0; q < pts.length; q += 2) {
+      const k = `${Math.floor(pts[q]! / cell)},${Math.floor(pts[q + 1]! / cell)}`;
+      const list = this.cells.get(k);
+      if (list) list.push(q);
+      else this.cells.set(k, [q]);
+    }
+  }
+}
+
+/** Whether two fronts' pieces come within CORNER_ADJACENT_M of each other (they meet at a corner of the lot). */
+function frontsMeet(x: FrontGrid, y: FrontGrid): boolean {
+  // the fewer points against the other's grid (a right-of-way lot fronts many streets with thousands of pieces)
+  const [a, b] = x.pts.length <= y.pts.length ? [x.pts, y] : [y.pts, x];
+  const cell = CORNER_ADJACENT_M;
+  const lim = cell * cell;
+  for (let p = 0; p < a.length; p += 2) {
+    const cx = Math.floor(a[p]! / cell);
+    const cy = Math.floor(a[p + 1]! / cell);
+    for (let gx = cx - 1; gx <= cx + 1; gx++) {
+      for (let gy = cy - 1; gy <= cy + 1; gy++) {
+        const list = b.cells.get(`${gx},${gy}`);
+        if (!list) continue;
+        for (const q of list) {
+          const dx = a[p]! - b.pts[q]!;
+          const dy = a[p + 1]! - b.pts[q + 1]!;
+          if (dx * dx + dy * dy <= lim) return true;
+        }
+      }
+    }
+  }
+  return false;
 }
 
 /** Pushes [t0, t1] (metres along the edge from a) for every neighbour lot line lying on the edge. */

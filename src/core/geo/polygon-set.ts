@@ -1,24 +1,25 @@
 // Many (multi)polygons in flat typed arrays, in one local metric frame for a place. A million lots
 // take ~100 MB this way instead of ~1 GB as nested JS arrays of [lon, lat] pairs.
 import Flatbush from 'flatbush';
-import type { MultiPolygonCoords } from './primitives.ts';
+import { metresPerDegree, type MultiPolygonCoords } from './primitives.ts';
 import { GrowableF64, GrowableU32, ringSignedArea } from './planar-ops.ts';
 
-const EARTH_RADIUS_M = 6_371_008.8;
-const DEG = Math.PI / 180;
-
 /**
- * An equirectangular frame about (lon0, lat0): x east, y north, metres. Across a city the x scale
- * drifts by cos(lat)/cos(lat0) (0.4 % at 25 km north or south): `xScaleAt` corrects lengths and areas.
+ * An equirectangular frame on the WGS 84 ellipsoid about (lon0, lat0): x east, y north, metres (metres
+ * per degree from the radii of curvature at lat0). Across a city the x scale drifts by the ratio of
+ * N·cos(lat) to its value at lat0 (0.4 % at 25 km north or south): `xScaleAt` corrects lengths and
+ * areas. The y scale drifts by the meridional radius, 1e-5 over 5 km, and is not corrected.
  */
 export class PlaceFrame {
   readonly kx: number;
-  readonly ky = EARTH_RADIUS_M * DEG;
+  readonly ky: number;
   constructor(
     readonly lon0: number,
     readonly lat0: number,
   ) {
-    this.kx = EARTH_RADIUS_M * DEG * Math.cos(lat0 * DEG);
+    const k = metresPerDegree(lat0);
+    this.kx = k.kx;
+    this.ky = k.ky;
   }
   x(lon: number): number {
     return (lon - this.lon0) * this.kx;
@@ -31,7 +32,7 @@ export class PlaceFrame {
   }
   /** Factor turning frame x-differences into true metres near frame ordinate y. */
   xScaleAt(y: number): number {
-    return Math.cos(this.lat(y) * DEG) / Math.cos(this.lat0 * DEG);
+    return metresPerDegree(this.lat(y)).kx / this.kx;
   }
 }
 

@@ -1,6 +1,9 @@
 // Plane geometry on lon/lat coordinates for city-scale work. Distances and areas use a local
-// equirectangular projection about the feature's own latitude: under 0.1 % error across a city,
-// and no projection library on the hot path. Exact CRS transforms (Saanich's UTM) use proj4 at import.
+// equirectangular projection on the WGS 84 / GRS 80 ellipsoid about the feature's own latitude (metres
+// per degree from the meridional and prime-vertical radii of curvature there): within 1e-5 of a
+// transverse Mercator on the ellipsoid for a lot, and no projection library on the hot path. (A sphere
+// of the mean radius made every area in Massachusetts ~0.16 % small.) Exact CRS transforms (Saanich's
+// UTM) use proj4 at import.
 
 export type Position = [number, number]; // [lon, lat]
 export type Ring = Position[];
@@ -10,6 +13,19 @@ export type BBox = [number, number, number, number]; // minLon, minLat, maxLon, 
 
 const EARTH_RADIUS_M = 6_371_008.8;
 const DEG = Math.PI / 180;
+/** WGS 84 semi-major axis (m) and first eccentricity squared (GRS 80 differs in the 11th digit). */
+const WGS84_A = 6_378_137;
+const WGS84_E2 = 0.00669437999014;
+
+/** Metres per degree of longitude (kx) and latitude (ky) at a latitude, on the WGS 84 ellipsoid. */
+export function metresPerDegree(lat: number): { kx: number; ky: number } {
+  const s = Math.sin(lat * DEG);
+  const w = 1 - WGS84_E2 * s * s;
+  const sw = Math.sqrt(w);
+  const n = WGS84_A / sw; // prime-vertical radius of curvature
+  const m = (WGS84_A * (1 - WGS84_E2)) / (w * sw); // meridional radius of curvature
+  return { kx: n * Math.cos(lat * DEG) * DEG, ky: m * DEG };
+}
 export const SQFT_PER_M2 = 10.763910416709722;
 export const FT_PER_M = 3.280839895013123;
 
@@ -58,8 +74,7 @@ export function boxLiteral(b: BBox): string {
 
 /** A projector to local metres about latitude lat0 (x east, y north). */
 export function localProjector(lat0: number, lon0 = 0): (p: Position) => [number, number] {
-  const kx = EARTH_RADIUS_M * DEG * Math.cos(lat0 * DEG);
-  const ky = EARTH_RADIUS_M * DEG;
+  const { kx, ky } = metresPerDegree(lat0);
   return (p) => [(p[0] - lon0) * kx, (p[1] - lat0) * ky];
 }
 
@@ -181,8 +196,12 @@ function ringCentroid(ring: Ring): Position | null {
   return [cx / (3 * a) + ox, cy / (3 * a) + oy];
 }
 
-/** Great-circle distance in metres. */
+/** Distance in metres: on the ellipsoid's local plane for city distances, great circle beyond half a degree. */
 export function distanceM(a: Position, b: Position): number {
+  if (Math.abs(b[1] - a[1]) < 0.5 && Math.abs(b[0] - a[0]) < 0.5) {
+    const { kx, ky } = metresPerDegree((a[1] + b[1]) / 2);
+    return Math.hypot((b[0] - a[0]) * kx, (b[1] - a[1]) * ky);
+  }
   const dLat = (b[1] - a[1]) * DEG;
   const dLon = (b[0] - a[0]) * DEG;
   const s = Math.sin(dLat / 2) ** 2 + Math.cos(a[1] * DEG) * Math.cos(b[1] * DEG) * Math.sin(dLon / 2) ** 2;
@@ -236,7 +255,6 @@ export function pointAlongLine(line: Position[], t: number): { point: Position; 
 
 /** Moves a point by (dx east, dy north) metres. */
 export function offsetM(p: Position, dxM: number, dyM: number): Position {
-  const kx = EARTH_RADIUS_M * DEG * Math.cos(p[1] * DEG);
-  const ky = EARTH_RADIUS_M * DEG;
+  const { kx, ky } = metresPerDegree(p[1]);
   return [p[0] + dxM / kx, p[1] + dyM / ky];
 }
