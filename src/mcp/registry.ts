@@ -11,6 +11,7 @@ import { saveToProject } from './tools/save-to-project.ts';
 import { updateProject } from './tools/update-project.ts';
 import { runFeasibilityAnalysis } from './tools/run-feasibility-analysis.ts';
 import { getProjectContext } from './tools/get-project-context.ts';
+import { setProjectMapListing } from './tools/set-project-map-listing.ts';
 
 export const MCP_TOOLS: readonly McpToolDefinition[] = [
   getServiceMcpGuide,
@@ -23,6 +24,7 @@ export const MCP_TOOLS: readonly McpToolDefinition[] = [
   updateProject,
   runFeasibilityAnalysis,
   getProjectContext,
+  setProjectMapListing,
 ] as unknown as readonly McpToolDefinition[];
 
 export function findTool(name: string, tools: readonly McpToolDefinition[] = MCP_TOOLS): McpToolDefinition | undefined {
