@@ -85,8 +85,12 @@ export function buildLotCentroid(lots: ProjectLot[]): Pin | null {
   let a = 0;
   let cx = 0;
   let cy = 0;
-  for (const l of lots) {
-    if (l.role !== 'build') continue;
+  // Coordinates relative to a local origin: lon x lat products of raw degrees lose the lot's area to rounding.
+  const build = lots.filter((l) => l.role === 'build');
+  const first = (build[0]?.lot.polygon as MultiPolygonCoords | undefined)?.[0]?.[0]?.[0];
+  if (!first) return null;
+  const [ox, oy] = first;
+  for (const l of build) {
     for (const poly of l.lot.polygon as MultiPolygonCoords) {
       poly.forEach((ring, i) => {
         const sign = i === 0 ? 1 : -1;
@@ -94,8 +98,8 @@ export function buildLotCentroid(lots: ProjectLot[]): Pin | null {
         let rx = 0;
         let ry = 0;
         for (let k = 0; k < ring.length - 1; k++) {
-          const [x0, y0] = ring[k]!;
-          const [x1, y1] = ring[k + 1]!;
+          const x0 = ring[k]![0] - ox, y0 = ring[k]![1] - oy;
+          const x1 = ring[k + 1]![0] - ox, y1 = ring[k + 1]![1] - oy;
           const cross = x0 * y1 - x1 * y0;
           ra += cross;
           rx += (x0 + x1) * cross;
@@ -110,7 +114,7 @@ export function buildLotCentroid(lots: ProjectLot[]): Pin | null {
     }
   }
   if (a === 0) return null;
-  return { lat: round6(cy / (3 * a)), lng: round6(cx / (3 * a)) };
+  return { lat: round6(oy + cy / (3 * a)), lng: round6(ox + cx / (3 * a)) };
 }
 
 /** The build lots' main zone category (largest share of the first build lot's base districts). */

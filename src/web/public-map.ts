@@ -57,8 +57,7 @@ export function registerPublicMap(router: Router, ctx: AppContext): void {
     }
     const data = JSON.stringify({ style, bounds, units: 'imperial', maxZoom: 16 });
     const used = [...new Set(list.map((l) => l.zoneCategory))];
-    const body = html`<h1>Projects on the map</h1>
-<p>Projects their owners chose to make public. Each pin is the centre of the project's build lot; the map shows only the project's name, zone category, typology and lifecycle status.</p>
+    const body = html`<p>Projects their owners chose to make public. Each pin is the centre of the project's build lot; the map shows only the project's name, zone category, typology and lifecycle status.</p>
 <div class="map" id="map" role="region" aria-label="Map of ${String(list.length)} listed projects" data-map-view="${data}"></div>
 <noscript><p class="muted">The map needs JavaScript; every listed project is also in the table below.</p></noscript>
 <ul class="map-legend" aria-label="Map legend"><li><span class="swatch" style="background:${PIN_COLOUR}"></span>A listed project (build-lot centre)</li>
