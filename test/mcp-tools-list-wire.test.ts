@@ -127,6 +127,11 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
     required: ['audience', 'detail', 'preview', 'confirm'],
     hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
+  setProjectMapListing: {
+    props: { projectId: { type: 'string' }, project: { type: 'string' }, listed: { type: 'boolean' }, preview: { type: 'boolean' } },
+    required: ['listed', 'preview'],
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  },
 };
 
 /** The JSON Schema type of a property as one string ('string|null' for a nullable string). */

@@ -45,9 +45,9 @@ test('one file per tool under tools/, named after it, and every file is register
 
 test('the catalogue holds the issue-4 tools, the project tools (issue 9) and produceProjectReport (issue 12), no stubs for the later ones', () => {
   assert.deepEqual(MCP_TOOLS.map((t) => t.name).sort(), [
-    'cityInventory', 'explainFeasibilityStatus', 'getFeasibilitySnapshot', 'getProjectContext', 'getServiceMcpGuide', 'previewSiteCoverage', 'produceProjectReport', 'runFeasibilityAnalysis', 'saveToProject', 'submitServiceFeedback', 'updateProject',
+    'cityInventory', 'explainFeasibilityStatus', 'getFeasibilitySnapshot', 'getProjectContext', 'getServiceMcpGuide', 'previewSiteCoverage', 'produceProjectReport', 'runFeasibilityAnalysis', 'saveToProject', 'setProjectMapListing', 'submitServiceFeedback', 'updateProject',
   ]);
-  assert.deepEqual(MCP_TOOLS.filter((t) => t.access === 'gated').map((t) => t.name).sort(), ['getFeasibilitySnapshot', 'getProjectContext', 'produceProjectReport', 'runFeasibilityAnalysis', 'saveToProject', 'submitServiceFeedback', 'updateProject']);
+  assert.deepEqual(MCP_TOOLS.filter((t) => t.access === 'gated').map((t) => t.name).sort(), ['getFeasibilitySnapshot', 'getProjectContext', 'produceProjectReport', 'runFeasibilityAnalysis', 'saveToProject', 'setProjectMapListing', 'submitServiceFeedback', 'updateProject']);
   const hints = (n: string) => findTool(n)!.annotations;
   assert.equal(hints('getProjectContext').readOnlyHint, true);
   for (const n of ['saveToProject', 'updateProject', 'runFeasibilityAnalysis']) assert.equal(hints(n).readOnlyHint, false, `${n} writes`);

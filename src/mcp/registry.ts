@@ -12,6 +12,7 @@ import { updateProject } from './tools/update-project.ts';
 import { runFeasibilityAnalysis } from './tools/run-feasibility-analysis.ts';
 import { getProjectContext } from './tools/get-project-context.ts';
 import { produceProjectReport } from './tools/produce-project-report.ts';
+import { setProjectMapListing } from './tools/set-project-map-listing.ts';
 
 export const MCP_TOOLS: readonly McpToolDefinition[] = [
   getServiceMcpGuide,
@@ -25,6 +26,7 @@ export const MCP_TOOLS: readonly McpToolDefinition[] = [
   runFeasibilityAnalysis,
   getProjectContext,
   produceProjectReport,
+  setProjectMapListing,
 ] as unknown as readonly McpToolDefinition[];
 
 export function findTool(name: string, tools: readonly McpToolDefinition[] = MCP_TOOLS): McpToolDefinition | undefined {

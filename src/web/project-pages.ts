@@ -15,6 +15,11 @@ import { runFeasibilityAnalysis } from '../analysis/run-feasibility-analysis.ts'
 import { agentStatusOf } from '../analysis/agent-status.ts';
 import { latestRun, latestSucceededRun } from '../analysis/run-queue.ts';
 import { html, page, type Html } from './html.ts';
+import { mapViewForLots, type MapView } from '../maps/map-view.ts';
+import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
+import { mapPageHeaders } from './page.ts';
+import { listingStateOf, setProjectMapListing } from '../projects/map-listing.ts';
+import type { ProjectLot } from '../projects/project-lots.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 
@@ -33,6 +38,51 @@ function sourced(v: { value: number | null; status: string; unit?: string } | un
   if (!v) return html`—`;
   const shown = v.value === null ? (v.status === 'no_limit_in_bylaw' ? 'no limit' : 'unknown') : `${v.value.toLocaleString('en-US')}${v.unit ? ` ${v.unit}` : ''}`;
   return html`${shown} <code class="status">${v.status}</code>`;
+}
+
+/** The build and context lots on one map (lots of several places are merged). */
+async function projectMapView(ctx: AppContext, lots: ProjectLot[]): Promise<MapView> {
+  const byPlace = new Map<string, { lotId: string; role: string }[]>();
+  for (const l of lots) byPlace.set(l.lot.geoDivisionId, [...(byPlace.get(l.lot.geoDivisionId) ?? []), { lotId: l.lot.parcelExternalId, role: l.role }]);
+  const view: MapView = { bounds: null, lots: { type: 'FeatureCollection', features: [] } };
+  for (const [placeId, refs] of byPlace) {
+    const v = await mapViewForLots(ctx, placeId, refs);
+    view.lots.features.push(...v.lots.features);
+    if (v.bounds) {
+      const b = view.bounds;
+      view.bounds = b ? [Math.min(b[0], v.bounds[0]), Math.min(b[1], v.bounds[1]), Math.max(b[2], v.bounds[2]), Math.max(b[3], v.bounds[3])] : v.bounds;
+    }
+  }
+  return view;
+}
+
+/** The public-map section: the state, and the list (with its confirmation) or unlist form. */
+async function listingSection(ctx: AppContext, accountId: string, projectId: string, csrf: string): Promise<Html> {
+  const state = await listingStateOf(ctx.db, projectId);
+  if (state.listed) {
+    return html`<h2>Public map</h2>
+<p id="listing-state">Listed on the <a href="/map">public map</a> since ${state.listedAt?.replace('T', ' ').slice(0, 19) ?? ''} UTC, pin at ${String(state.pin?.lat)}, ${String(state.pin?.lng)}.</p>
+<form method="post" action="/projects/${projectId}/listing"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="listed" value="false">
+<p class="muted">Removing the pin does not un-share what was public while it was listed.</p><button type="submit">Remove from the public map</button></form>`;
+  }
+  let preview: Record<string, any> | null = null;
+  let refusal: string | null = null;
+  try {
+    const out = await setProjectMapListing(ctx, accountId, { projectId, listed: true, preview: true });
+    if (out.kind === 'result') preview = out.result;
+  } catch (err) {
+    if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
+    refusal = err.message;
+  }
+  if (!preview) return html`<h2>Public map</h2><p id="listing-state">Not listed. ${refusal ?? ''}</p>`;
+  const show = preview['wouldShow'] as { name: string; zoneCategory: string; typology: string; lifecycleStatus: string; pin: { lat: number; lng: number } };
+  return html`<h2>Public map</h2>
+<p id="listing-state">Not listed${state.firstListedAt ? ' (it was listed before)' : ''}.</p>
+<p>Listing shows anyone, signed in or not, a pin at ${String(show.pin.lat)}, ${String(show.pin.lng)} (the build lot's centre) with: name “${show.name}”, zone category ${show.zoneCategory}, typology ${show.typology}, lifecycle status ${show.lifecycleStatus}.</p>
+<ul class="note-box">${(preview['warnings'] as string[]).map((w) => html`<li>${w}</li>`)}</ul>
+<form method="post" action="/projects/${projectId}/listing"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="listed" value="true">
+<label><input type="checkbox" name="confirm" value="yes" required> Yes, make this site public on the map</label>
+<button type="submit">List on the public map</button></form>`;
 }
 
 export function registerProjectPages(router: Router, ctx: AppContext): void {
@@ -75,10 +125,14 @@ ${list.hasMore ? html`<p>${list.total - list.projects.length} more not shown.</p
       return html`<tr><td>${r.at.replace('T', ' ').slice(0, 19)}</td><td>${r.tool} ${r.action}</td><td class="note">${r.changes.map((c) => `${c.field}: ${fmt(c.before)} → ${fmt(c.after)}`).join('; ') || 'no change'}</td>
 <td>${undoable ? html`<form method="post" action="/projects/${p.projectId}/undo"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="receiptId" value="${r.receiptId}"><button type="submit">Undo</button></form>` : ''}</td></tr>`;
     });
+    const view = await projectMapView(ctx, lots);
+    const listing = await listingSection(ctx, account.accountId, project.project_id, csrf);
     const body = html`${message ? html`<p class="ok" role="status">${message}</p>` : ''}
 <p>${p.address ?? ''} · <code class="status">${p.lifecycleStatus}</code>${p.externalRef ? html` · ${p.externalRef}` : ''}</p>
 <h2>Lots</h2>
+${view.bounds ? html`${mapFigure(ctx, view, { label: `Map of the build and context lots of ${p.name}` })}${mapLegend(view, [])}` : ''}
 ${lots.length ? html`<table><thead><tr><th>Lot</th><th>Role</th><th>Area</th><th>Districts</th></tr></thead><tbody>${lotRows}</tbody></table>` : html`<p>No lots attached.</p>`}
+${listing}
 <h2>Analysis</h2>
 <p id="analysis-status">Status: <code class="status">${status.status}</code>${status.inputsChanged ? ' — the lots or rules changed since this run; run it again' : ''}${status.error ? html` — ${status.error}` : ''}${working ? ` (this page reloads every ${PROJECT_PAGE_REFRESH_S} s)` : ''}</p>
 ${derived
@@ -97,9 +151,9 @@ ${derived
 <h2>History</h2>
 ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>Changes</th><th></th></tr></thead><tbody>${receiptRows}</tbody></table>` : html`<p>No changes yet.</p>`}
 <p><a href="/projects">All projects</a></p>`;
-    const out = page(p.name, body, { signedInAs: account.email, wide: true });
-    // A meta refresh keeps the status current without JavaScript (the CSP allows none).
-    sendHtml(res, 200, working ? out.replace('<head>', `<head>\n<meta http-equiv="refresh" content="${PROJECT_PAGE_REFRESH_S}">`) : out, HEADERS);
+    const out = page(p.name, body, { signedInAs: account.email, wide: true, ...(view.bounds ? { head: MAP_HEAD } : {}) });
+    // A meta refresh keeps the status current without page JavaScript (the map's own script aside).
+    sendHtml(res, 200, working ? out.replace('<head>', `<head>\n<meta http-equiv="refresh" content="${PROJECT_PAGE_REFRESH_S}">`) : out, view.bounds ? mapPageHeaders(ctx.config) : HEADERS);
   });
 
   const action = (path: string, fn: (accountId: string, projectId: string, form: Record<string, string>) => Promise<string>) =>
@@ -123,6 +177,15 @@ ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>C
   action('/projects/:id/undo', async (accountId, projectId, form) => {
     const out = await updateProject(ctx, accountId, { projectId, undoOperationId: form.receiptId ?? '', preview: false });
     return out.kind === 'result' && out.result['written'] ? 'Undone.' : 'Nothing was undone.';
+  });
+  // The web path of setProjectMapListing: the signed-in human ticking the box is the confirmation.
+  action('/projects/:id/listing', async (accountId, projectId, form) => {
+    const listed = form.listed === 'true';
+    if (listed && form.confirm !== 'yes') return 'Tick the confirmation box to list this site; nothing was published.';
+    const out = await setProjectMapListing(ctx, accountId, { projectId, listed, preview: false, confirmedByHuman: listed });
+    if (out.kind !== 'result') return 'Nothing was published.';
+    if (!out.result['written']) return String(out.result['note'] ?? 'Nothing changed.');
+    return listed ? 'Listed on the public map.' : 'Removed from the public map. What was public while it was listed was not un-shared.';
   });
   action('/projects/:id/analyze', async (accountId, projectId) => {
     await runFeasibilityAnalysis(ctx, accountId, { projectId });

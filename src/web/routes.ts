@@ -7,6 +7,7 @@ import { registerOutboxPage } from './outbox-page.ts';
 import { registerApiKeysPage } from './api-keys-page.ts';
 import { registerProjectPages } from './project-pages.ts';
 import { registerMapRoutes } from './map-routes.ts';
+import { registerPublicMap } from './public-map.ts';
 import { registerCoveragePage } from './coverage-page.ts';
 import { registerLinkedAgentRoutes } from './linked-agents.ts';
 import { installErrorPages } from './error-pages.ts';
@@ -20,6 +21,7 @@ export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerApiKeysPage(router, ctx);
   registerProjectPages(router, ctx);
   registerMapRoutes(router, ctx);
+  registerPublicMap(router, ctx);
   registerCoveragePage(router, ctx);
   registerLinkedAgentRoutes(router, ctx, csrfFailure);
   installErrorPages(router);
