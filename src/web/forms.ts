@@ -12,9 +12,26 @@ export async function readForm(req: IncomingMessage): Promise<Record<string, str
   return Object.fromEntries(new URLSearchParams(raw));
 }
 
-/** Only same-site relative paths may be a `next` target (no open redirects). */
+const PROBE_ORIGIN = 'http://siteline.invalid';
+export const NEXT_MAX = 2048;
+
+/**
+ * Where to go after a form: only a same-origin path that survives URL parsing unchanged (no open
+ * redirects). Browsers strip tab/CR/LF inside URLs and read `\\` as `/`, so `/\t/evil.example` would
+ * become `//evil.example`: any control character, backslash, or a value the URL parser rewrites is
+ * refused. An absent value gives `fallback`; a present but unsafe one gives `/`.
+ */
 export function safeNext(next: string | null | undefined, fallback = '/account'): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || /[\r\n]/.test(next)) return fallback;
+  if (next === null || next === undefined || next === '') return fallback;
+  if (typeof next !== 'string' || next.length > NEXT_MAX) return '/';
+  if (!next.startsWith('/') || next.startsWith('//') || /[\u0000-\u0020\u007f-\u009f\\]/.test(next)) return '/';
+  let u: URL;
+  try {
+    u = new URL(next, PROBE_ORIGIN);
+  } catch {
+    return '/';
+  }
+  if (u.origin !== PROBE_ORIGIN || `${u.pathname}${u.search}${u.hash}` !== next) return '/';
   return next;
 }
 
