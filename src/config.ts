@@ -2,6 +2,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { z } from 'zod';
+import { parseTrustedProxies } from './http/client-ip.ts';
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -15,6 +16,7 @@ const envSchema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(20_000).default(2_000),
+  SITELINE_TRUSTED_PROXIES: z.string().default(''),
 });
 
 export interface Config {
@@ -36,6 +38,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
   /** How many recent snapshot answers the MCP tool and the /sites page keep in memory (0: none). */
   snapshotCacheEntries: number;
+  /** Reverse proxies (CIDRs) whose X-Forwarded-For/-Host/-Proto are believed; empty: none. */
+  trustedProxies: string[];
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -56,6 +60,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  let trustedProxies: string[];
+  try {
+    trustedProxies = overrides.trustedProxies ? parseTrustedProxies(overrides.trustedProxies.join(',')) : parseTrustedProxies(e.SITELINE_TRUSTED_PROXIES);
+  } catch (err) {
+    throw new ConfigError(`Invalid environment:\n  SITELINE_TRUSTED_PROXIES: ${(err as Error).message}`);
+  }
   const port = overrides.port ?? e.PORT;
   const baseUrl = (overrides.baseUrl ?? e.SITELINE_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
@@ -74,5 +84,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         .filter(Boolean),
     logLevel: overrides.logLevel ?? e.LOG_LEVEL,
     snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
+    trustedProxies,
   };
 }

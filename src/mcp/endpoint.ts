@@ -141,7 +141,7 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
       );
     }
 
-    const info: ExchangeInfo = { caller, requestId: requestId(req), clientIp: clientIp(req) };
+    const info: ExchangeInfo = { caller, requestId: requestId(req), clientIp: clientIp(req, ctx.config) };
     (req as IncomingMessage & { auth?: unknown }).auth = {
       token: caller ? bearerOf(req.headers.authorization) : '',
       clientId: caller?.clientId ?? '',

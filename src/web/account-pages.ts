@@ -51,7 +51,7 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     const form = await readForm(req);
     const next = safeNext(form.next);
     if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const result = await signIn(ctx, form.email ?? '', form.password ?? '', clientIp(req));
+    const result = await signIn(ctx, form.email ?? '', form.password ?? '', clientIp(req, ctx.config));
     if (!result.ok) {
       if (result.reason === 'throttled') res.setHeader('retry-after', String(result.retryAfterS));
       return signInPage(res, req, result.reason === 'throttled' ? 429 : 401, next, result.message, form.email ?? '');
