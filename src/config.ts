@@ -17,6 +17,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(20_000).default(2_000),
   SITELINE_TRUSTED_PROXIES: z.string().default(''),
+  SITELINE_SIGNUPS_PER_CLIENT_HOURLY: z.coerce.number().int().min(1).default(30),
+  SITELINE_SIGNUPS_HOURLY: z.coerce.number().int().min(1).default(300),
 });
 
 export interface Config {
@@ -40,6 +42,9 @@ export interface Config {
   snapshotCacheEntries: number;
   /** Reverse proxies (CIDRs) whose X-Forwarded-For/-Host/-Proto are believed; empty: none. */
   trustedProxies: string[];
+  /** Sign-ups (that reach password hashing) per client address per hour, and for the whole service. */
+  signUpsPerClientHourly: number;
+  signUpsHourly: number;
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -85,5 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: overrides.logLevel ?? e.LOG_LEVEL,
     snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
     trustedProxies,
+    signUpsPerClientHourly: overrides.signUpsPerClientHourly ?? e.SITELINE_SIGNUPS_PER_CLIENT_HOURLY,
+    signUpsHourly: overrides.signUpsHourly ?? e.SITELINE_SIGNUPS_HOURLY,
   };
 }

@@ -53,8 +53,8 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     if (!csrfOk(ctx, req, form)) return csrfFailure(res);
     const result = await signIn(ctx, form.email ?? '', form.password ?? '', clientIp(req, ctx.config));
     if (!result.ok) {
-      if (result.reason === 'throttled') res.setHeader('retry-after', String(result.retryAfterS));
-      return signInPage(res, req, result.reason === 'throttled' ? 429 : 401, next, result.message, form.email ?? '');
+      if (result.reason === 'throttled' || result.reason === 'busy') res.setHeader('retry-after', String(result.retryAfterS));
+      return signInPage(res, req, result.reason === 'throttled' ? 429 : result.reason === 'busy' ? 503 : 401, next, result.message, form.email ?? '');
     }
     await startSession(ctx, res, result.account);
     redirect(res, next);
@@ -65,8 +65,12 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     const form = await readForm(req);
     const next = safeNext(form.next);
     if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const result = await createAccount(ctx, form.email ?? '', form.password ?? '');
-    if (!result.ok) return signUpPage(res, req, result.reason === 'email_taken' ? 409 : 400, next, result.message, form.email ?? '');
+    const result = await createAccount(ctx, form.email ?? '', form.password ?? '', clientIp(req, ctx.config));
+    if (!result.ok) {
+      if (result.reason === 'throttled' || result.reason === 'busy') res.setHeader('retry-after', String(result.retryAfterS));
+      const status = { email_taken: 409, throttled: 429, busy: 503, bad_email: 400, weak_password: 400 }[result.reason];
+      return signUpPage(res, req, status, next, result.message, form.email ?? '');
+    }
     await startSession(ctx, res, result.account);
     redirect(res, next);
   });
