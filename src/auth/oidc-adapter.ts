@@ -28,6 +28,8 @@ export function dbAdapterClass(db: Db) {
     }
 
     private async one(where: string, value: string): Promise<Record<string, unknown> | undefined> {
+      // A NUL can be in no stored id or code (PostgreSQL text cannot hold one): not found, not a storage error.
+      if (typeof value !== 'string' || value.includes('\u0000')) return undefined;
       const rows = await storage(this.model, `find by ${where}`, () => db.query<{ payload: Record<string, unknown> | string }>(
         `SELECT payload FROM oidc_models WHERE model = $1 AND ${where} = $2 AND (expires_at IS NULL OR expires_at > $3) LIMIT 1`,
         [this.model, value, new Date().toISOString()],

@@ -31,6 +31,11 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
     ctx.logger.info({ requestId: id, method: req.method, path: pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
   });
   try {
+    // A NUL byte (raw or %00) in the path or query is never part of a valid resource or parameter here.
+    if (/%00|\u0000/i.test(req.url ?? '')) {
+      sendError(req, res, 400, 'bad_input', 'The request URL holds a NUL byte (%00), which no path or parameter here accepts.');
+      return;
+    }
     const { match, allowed } = router.match(req.method ?? 'GET', pathname);
     if (!match) {
       if (allowed.length > 0) {

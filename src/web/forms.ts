@@ -1,6 +1,7 @@
 // Form bodies and redirects for the server-rendered pages.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../http/respond.ts';
+import { badInput } from '../core/errors.ts';
 
 export const FORM_LIMIT = 8 * 1024;
 
@@ -9,7 +10,12 @@ export async function readForm(req: IncomingMessage): Promise<Record<string, str
   const raw = (await readBody(req, FORM_LIMIT)).toString('utf8');
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') return {};
-  return Object.fromEntries(new URLSearchParams(raw));
+  const form = Object.fromEntries(new URLSearchParams(raw));
+  // No field of any form here may hold a NUL: refused before it reaches a hash, a page or the database.
+  if (Object.entries(form).some(([k, v]) => k.includes('\u0000') || v.includes('\u0000'))) {
+    throw badInput('The form holds a NUL character (%00), which no field accepts. Remove it and send the form again.');
+  }
+  return form;
 }
 
 const PROBE_ORIGIN = 'http://siteline.invalid';
