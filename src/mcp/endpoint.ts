@@ -108,7 +108,9 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
       ctx.logger.warn({ requestId: requestId(req), limit: MAX_JSON_DEPTH }, 'mcp request refused: JSON nested too deep');
       return reject(req, res, 400, -32600, `Invalid Request: the JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`, {}, id);
     }
-    const badInit = initializeParamsProblem(body);
+    // Only the 2025 leg has an `initialize` handshake; on the modern leg the SDK answers -32601.
+    const modernLeg = String(req.headers['mcp-protocol-version'] ?? '') >= '2026';
+    const badInit = modernLeg ? undefined : initializeParamsProblem(body);
     if (badInit) return reject(req, res, 400, -32602, `Invalid params for initialize: ${badInit}.`, {}, id);
 
     const verdict = await verifyBearer(ctx, req.headers.authorization);
@@ -196,6 +198,8 @@ function initializeParamsProblem(body: unknown): string | undefined {
   for (const m of Array.isArray(body) ? body : [body]) {
     if (!m || typeof m !== 'object' || (m as { method?: unknown }).method !== 'initialize') continue;
     const p = (m as { params?: unknown }).params as Record<string, unknown> | undefined;
+    const meta = p && typeof p === 'object' ? (p._meta as Record<string, unknown> | undefined) : undefined;
+    if (meta && typeof meta === 'object' && 'io.modelcontextprotocol/protocolVersion' in meta) continue; // a modern envelope
     if (!p || typeof p !== 'object' || Array.isArray(p)) return 'params must be an object with protocolVersion, capabilities and clientInfo';
     if (typeof p.protocolVersion !== 'string') return 'protocolVersion must be a string';
     if (!p.capabilities || typeof p.capabilities !== 'object' || Array.isArray(p.capabilities)) return 'capabilities must be an object';
