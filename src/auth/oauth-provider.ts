@@ -12,6 +12,7 @@ import { PATHS, SCOPE_MCP, SCOPE_PUBLIC, issuer, mcpResource } from './endpoints
 import { OAUTH_ACCESS_TTL_S, OAUTH_CODE_TTL_S, OAUTH_REFRESH_TTL_S, HOUR_S, DAY_S } from './lifetimes.ts';
 import { html, page } from '../web/html.ts';
 import { clientIp, forwardedHeader } from '../http/client-ip.ts';
+import { guardRegistration } from './dcr-policy.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -168,6 +169,12 @@ export function oauthServer(ctx: AppContext): OAuthServer {
     provider: async () => (await get()).provider,
     async handle(req, res, preReadBody) {
       const { callback } = await get();
+      // Dynamic Client Registration: our policy (redirect URI rules, caps, throttle) first.
+      if (!preReadBody && req.method === 'POST' && new URL(req.url ?? '/', 'http://x').pathname === PATHS.register) {
+        const checked = await guardRegistration(ctx, req, res);
+        if (!checked) return;
+        preReadBody = checked;
+      }
       forwardedForProvider(ctx, req);
       if (preReadBody) (req as IncomingMessage & { body?: unknown }).body = preReadBody;
       await callback(req, res);

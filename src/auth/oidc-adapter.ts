@@ -13,12 +13,23 @@ async function storage<T>(model: string, op: string, run: () => Promise<T>): Pro
   }
 }
 
+/** A registered client nobody uses expires this long after registration or after its last token's expiry. */
+export const CLIENT_UNUSED_TTL_S = 30 * 24 * 3600;
+
 export function dbAdapterClass(db: Db) {
   return class DbAdapter {
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> {
-      const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null;
+      const ttl = expiresIn || (this.model === 'Client' ? CLIENT_UNUSED_TTL_S : 0);
+      const expiresAt = ttl ? new Date(Date.now() + ttl * 1000).toISOString() : null;
+      // A client in use lives at least as long as what it holds, plus the unused-client period.
+      if (this.model !== 'Client' && typeof payload.clientId === 'string' && expiresIn) {
+        const until = new Date(Date.now() + (expiresIn + CLIENT_UNUSED_TTL_S) * 1000).toISOString();
+        await storage('Client', 'extend', () =>
+          db.query(`UPDATE oidc_models SET expires_at = $2 WHERE model = 'Client' AND id = $1 AND expires_at IS NOT NULL AND expires_at < $2`, [payload.clientId, until]),
+        );
+      }
       await storage(this.model, 'upsert', () => db.query(
         `INSERT INTO oidc_models (model, id, payload, grant_id, user_code, uid, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code,
