@@ -6,7 +6,7 @@ import { sendHtml } from '../http/respond.ts';
 import { createAccount, signIn, PASSWORD_MIN } from '../auth/accounts.ts';
 import { html, page, type Html } from './html.ts';
 import { clientIp, readForm, redirect, safeNext } from './forms.ts';
-import { csrfOk, csrfToken, currentAccount, endSession, startSession } from './web-session.ts';
+import { csrfOk, csrfToken, currentAccount, endAllSessions, endSession, startSession } from './web-session.ts';
 
 const NO_STORE = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'" };
 export const PAGE_HEADERS = NO_STORE;
@@ -82,12 +82,23 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     redirect(res, '/signin');
   });
 
+  router.post('/signout/everywhere', async (req, res) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/account');
+    await endAllSessions(ctx, req, res, account.accountId);
+    redirect(res, '/signin');
+  });
+
   router.get('/account', async (req, res) => {
     const account = await currentAccount(ctx, req);
     if (!account) return redirect(res, '/signin?next=/account');
     const csrf = csrfToken(ctx, req, res);
     const body = html`<p>You are signed in as <strong id="signed-in-email">${account.email}</strong>.</p>
-<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`;
+<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>
+<form method="post" action="/signout/everywhere"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" id="signout-everywhere">Sign out everywhere</button>
+<p>Ends every session of this account on every device, and withdraws what MCP clients were granted through browser sign-in (they must sign in again).</p></form>`;
     sendHtml(res, 200, page('Your account', body, { signedInAs: account.email }), NO_STORE);
   });
 }

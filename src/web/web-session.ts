@@ -44,6 +44,19 @@ export async function endSession(ctx: AppContext, req: IncomingMessage, res: Ser
   for (const name of OAUTH_SESSION_COOKIES) addSetCookie(res, cookieHeader(ctx.config, name, '', 0));
 }
 
+/**
+ * Sign-out everywhere: every web session of the account, and everything the OAuth provider keeps for it
+ * (login sessions, grants, refresh tokens, codes). JWT access tokens already issued expire on their own
+ * (one hour at most); no refresh can renew them.
+ */
+export async function endAllSessions(ctx: AppContext, req: IncomingMessage, res: ServerResponse, accountId: string): Promise<{ sessions: number; oauth: number }> {
+  const sessions = await ctx.db.query('DELETE FROM web_sessions WHERE account_id = $1 RETURNING session_hash', [accountId]);
+  const oauth = await ctx.db.query(`DELETE FROM oidc_models WHERE payload->>'accountId' = $1 RETURNING id`, [accountId]);
+  await endSession(ctx, req, res);
+  ctx.logger.info({ accountId, sessions: sessions.length, oauth: oauth.length }, 'signed out everywhere');
+  return { sessions: sessions.length, oauth: oauth.length };
+}
+
 const OAUTH_SESSION_COOKIES = ['_session', '_session.sig'];
 
 /** The CSRF token for a form: the cookie's value, created (and set) when missing. */
