@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import type { AppContext } from '../context.ts';
+import { dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
 import { takeRateLimit, normaliseIp, type RatePolicy } from '../core/rate-limit.ts';
 import { SIGN_IN_MAX_FAILURES_PER_EMAIL, SIGN_IN_MAX_FAILURES_PER_EMAIL_AND_IP, SIGN_IN_MAX_FAILURES_PER_IP, SIGN_IN_WINDOW_S } from './lifetimes.ts';
 
@@ -12,6 +13,30 @@ import { SIGN_IN_MAX_FAILURES_PER_EMAIL, SIGN_IN_MAX_FAILURES_PER_EMAIL_AND_IP, 
 const ARGON = { algorithm: 2 as Algorithm, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
+
+/**
+ * NIST SP 800-63B password rules: a length range counted in characters (code points), every character
+ * allowed, no composition rules, and a refusal of passwords that are common (49,233 entries from breach
+ * corpora, shipped by @zxcvbn-ts/language-common), one repeated character or a run of a sequence,
+ * whitespace only, or the e-mail address itself.
+ */
+let commonPasswords: Set<string> | undefined;
+export function passwordProblem(password: string, email = ''): string | undefined {
+  const chars = [...password];
+  if (chars.length < PASSWORD_MIN || chars.length > PASSWORD_MAX) return `Choose a password of ${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`;
+  if (password.trim() === '') return 'A password cannot be only spaces.';
+  if (/\u0000/.test(password)) return 'A password cannot contain a NUL character.';
+  const lower = password.toLowerCase();
+  commonPasswords ??= new Set(commonDictionary['passwords-common'].map((p) => String(p).toLowerCase()));
+  if (commonPasswords.has(lower) || commonPasswords.has(lower.trim())) return 'That password is on a list of commonly used (breached) passwords. Choose another one; a few unrelated words make a good password.';
+  if (new Set(chars).size === 1) return 'A password cannot be one character repeated.';
+  const codes = chars.map((c) => c.codePointAt(0)!);
+  const step = codes[1]! - codes[0]!;
+  if (Math.abs(step) === 1 && codes.every((c, i) => i === 0 || c - codes[i - 1]! === step)) return 'A password cannot be a simple sequence (like 1234567890 or abcdefghij).';
+  const e = normaliseEmail(email);
+  if (e && (lower === e || lower === e.split('@')[0])) return 'A password cannot be your e-mail address.';
+  return undefined;
+}
 
 export interface Account {
   accountId: string;
@@ -86,9 +111,8 @@ export async function createAccount(ctx: AppContext, emailIn: string, password: 
   if (CONTROL_CHARS.test(emailIn)) return { ok: false, reason: 'bad_email', message: 'An e-mail address cannot contain control characters.' };
   const email = normaliseEmail(emailIn);
   if (!EMAIL.test(email) || email.length > 254) return { ok: false, reason: 'bad_email', message: 'Enter a valid e-mail address.' };
-  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-    return { ok: false, reason: 'weak_password', message: `Choose a password of ${PASSWORD_MIN} to ${PASSWORD_MAX} characters.` };
-  }
+  const weak = passwordProblem(password, email);
+  if (weak) return { ok: false, reason: 'weak_password', message: weak };
   const taken = await ctx.db.query('SELECT 1 FROM accounts WHERE email = $1', [email]);
   if (taken.length > 0) return { ok: false, reason: 'email_taken', message: 'An account with this e-mail already exists. Sign in instead.' };
   const policies = signUpPolicies(ctx);

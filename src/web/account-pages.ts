@@ -41,7 +41,7 @@ ${credentialsForm('/signin', csrf, next, 'Sign in', email)}
     const csrf = csrfToken(ctx, req, res);
     const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password')}
-<p>Passwords need at least ${PASSWORD_MIN} characters.</p>
+<p>Passwords need at least ${PASSWORD_MIN} characters; any characters, spaces included. Commonly used passwords are refused.</p>
 <p>Already have an account? <a href="/signin?next=${encodeURIComponent(next)}">Sign in</a></p>`;
     sendHtml(res, status, page('Sign up', body), NO_STORE);
   };
