@@ -13,6 +13,7 @@ import { OAUTH_ACCESS_TTL_S, OAUTH_CODE_TTL_S, OAUTH_REFRESH_TTL_S, HOUR_S, DAY_
 import { html, page } from '../web/html.ts';
 import { clientIp, forwardedHeader } from '../http/client-ip.ts';
 import { guardRegistration } from './dcr-policy.ts';
+import { safeFetch } from './safe-fetch.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -107,6 +108,9 @@ async function createProvider(ctx: AppContext): Promise<Provider> {
       IdToken: HOUR_S,
     },
     cookies: { keys: [cookieKey] },
+    // Client metadata documents (and any URL the provider fetches): public addresses only, checked
+    // before connecting and connected to as checked; 64 KiB and 2.5 s at most.
+    fetch: safeFetch() as unknown as typeof fetch,
     renderError: async (kctx: { type: string; body: string }, out: { error?: string; error_description?: string }) => {
       kctx.type = 'html';
       kctx.body = page(
