@@ -67,10 +67,11 @@ test('oidc-provider sees the public origin: a forged X-Forwarded-Host is ignored
   }
   const proxied = await startTestServer({ config: { baseUrl: 'https://siteline.example', trustedProxies: ['loopback'] } });
   try {
-    const res = await register(proxied.url, { 'x-forwarded-host': 'alias.siteline.example', 'x-forwarded-proto': 'https' });
+    // (The host must still be this service's: the Host check refuses any other name on every route.)
+    const res = await register(proxied.url, { 'x-forwarded-host': 'siteline.example:8443', 'x-forwarded-proto': 'https' });
     const body = (await res.json()) as Record<string, string>;
     assert.equal(res.status, 201, JSON.stringify(body));
-    assert.match(body.registration_client_uri!, /^https:\/\/alias\.siteline\.example\//, 'a trusted proxy names the host');
+    assert.match(body.registration_client_uri!, /^https:\/\/siteline\.example:8443\//, 'a trusted proxy names the host and port');
   } finally {
     await proxied.close();
   }
