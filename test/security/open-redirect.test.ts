@@ -55,6 +55,14 @@ test('a real sign-in over fetch: every hostile next redirects to a same-origin p
     await signUpOrIn(svc.url, email);
     const jar = new CookieJar();
     for (const next of HOSTILE) {
+      if (next.includes('\u0000')) {
+        // A NUL anywhere in a URL or a form is refused outright (400), before any redirect.
+        const form = await getPage(`${svc.url}/signin`, jar);
+        const res = await postForm(`${svc.url}/signin`, jar, { csrf: csrfFrom(form.body), email, password: TEST_PASSWORD, next });
+        assert.equal(res.status, 400);
+        assert.equal((await getPage(`${svc.url}/signin?next=${encodeURIComponent(next)}`, jar)).status, 400);
+        continue;
+      }
       const form = await getPage(`${svc.url}/signin?next=${encodeURIComponent(next)}`, jar);
       assert.equal(form.status, 200, `GET /signin with ${JSON.stringify(next)}`);
       const res = await postForm(`${svc.url}/signin`, jar, { csrf: csrfFrom(form.body), email, password: TEST_PASSWORD, next });
