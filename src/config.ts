@@ -2,6 +2,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { z } from 'zod';
+import { parseTrustedProxies } from './http/client-ip.ts';
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -21,6 +22,9 @@ const envSchema = z.object({
   SITELINE_STAFF_EMAILS: z.string().default(''),
   SITELINE_BASEMAP_URL: z.string().optional().transform((v) => v || undefined)
     .pipe(z.string().regex(/^https?:\/\/[^\s]+$/, 'an http(s) raster tile URL template').refine((v) => ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must contain {z}, {x} and {y}').optional()),
+  SITELINE_TRUSTED_PROXIES: z.string().default(''),
+  SITELINE_SIGNUPS_PER_CLIENT_HOURLY: z.coerce.number().int().min(1).default(30),
+  SITELINE_SIGNUPS_HOURLY: z.coerce.number().int().min(1).default(300),
 });
 
 export interface Config {
@@ -48,6 +52,11 @@ export interface Config {
   staffEmails: string[];
   /** A raster tile URL template ({z}/{x}/{y}) drawn under siteline's own map layers; none by default. */
   basemapUrl: string | undefined;
+  /** Reverse proxies (CIDRs) whose X-Forwarded-For/-Host/-Proto are believed; empty: none. */
+  trustedProxies: string[];
+  /** Sign-ups (that reach password hashing) per client address per hour, and for the whole service. */
+  signUpsPerClientHourly: number;
+  signUpsHourly: number;
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -68,6 +77,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  let trustedProxies: string[];
+  try {
+    trustedProxies = overrides.trustedProxies ? parseTrustedProxies(overrides.trustedProxies.join(',')) : parseTrustedProxies(e.SITELINE_TRUSTED_PROXIES);
+  } catch (err) {
+    throw new ConfigError(`Invalid environment:\n  SITELINE_TRUSTED_PROXIES: ${(err as Error).message}`);
+  }
   const port = overrides.port ?? e.PORT;
   const baseUrl = (overrides.baseUrl ?? e.SITELINE_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
@@ -89,6 +104,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     stripe: 'stripe' in overrides ? overrides.stripe : stripeConfig(e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_API_BASE),
     staffEmails: overrides.staffEmails ?? e.SITELINE_STAFF_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     basemapUrl: 'basemapUrl' in overrides ? overrides.basemapUrl : e.SITELINE_BASEMAP_URL,
+    trustedProxies,
+    signUpsPerClientHourly: overrides.signUpsPerClientHourly ?? e.SITELINE_SIGNUPS_PER_CLIENT_HOURLY,
+    signUpsHourly: overrides.signUpsHourly ?? e.SITELINE_SIGNUPS_HOURLY,
   };
 }
 

@@ -53,7 +53,7 @@ test('sign up, account page, sign out: HttpOnly SameSite cookies, CSRF on every 
       redirect: 'manual',
     });
     assert.equal(res.status, 303);
-    assert.equal(res.headers.get('location'), '/account', 'an off-site next is ignored');
+    assert.equal(res.headers.get('location'), '/', 'an off-site next is ignored (goes to /)');
     const cookies = res.headers.getSetCookie();
     const session = cookies.find((c) => c.startsWith('sl_session='));
     assert.ok(session);
@@ -93,7 +93,7 @@ test('sign up, account page, sign out: HttpOnly SameSite cookies, CSRF on every 
 
 test('failed sign-ins are throttled per e-mail, then allowed again after the window', async () => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1));
-  const svc = await startTestServer({ clock });
+  const svc = await startTestServer({ clock, config: { trustedProxies: ['loopback'] } });
   try {
     const jar = new CookieJar();
     const f = await getPage(`${svc.url}/signup`, jar);
@@ -139,7 +139,7 @@ test('failed sign-ins are throttled per e-mail, then allowed again after the win
     }
     const sprayed = await postForm(`${svc.url}/signin`, other, { csrf: csrf2, email: 'b@example.com', password: TEST_PASSWORD });
     assert.equal(sprayed.status, 429);
-    // Behind a local reverse proxy the forwarded client address is what counts: another client is not blocked.
+    // Behind a trusted local reverse proxy the forwarded client address is what counts: another client is not blocked.
     const viaProxy = await fetch(`${svc.url}/signin`, {
       method: 'POST',
       headers: { cookie: other.header(), 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.7' },
@@ -154,7 +154,7 @@ test('failed sign-ins are throttled per e-mail, then allowed again after the win
 
 test('failed sign-ins for one e-mail spread over many addresses: 100 in the window, then 429 from anywhere', async () => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1));
-  const svc = await startTestServer({ clock });
+  const svc = await startTestServer({ clock, config: { trustedProxies: ['loopback'] } });
   try {
     const jar = new CookieJar();
     const f = await getPage(`${svc.url}/signup`, jar);

@@ -135,14 +135,25 @@ export async function revokeAgentToken(ctx: AppContext, token: string): Promise<
       message: 'Post-claim JWT access tokens are not revocable; they expire on their own within one hour. Revoke the identity assertion to stop new ones being minted.',
     };
   }
-  const rows = await ctx.db.query<{ kind: string }>(
-    `UPDATE agent_credentials SET revoked_at = COALESCE(revoked_at, $2) WHERE token_hash = $1 RETURNING kind`,
-    [secretHash(token), ctx.clock.now().toISOString()],
+  const now = ctx.clock.now().toISOString();
+  const rows = await ctx.db.query<{ kind: string; registration_id: string }>(
+    `UPDATE agent_credentials SET revoked_at = COALESCE(revoked_at, $2) WHERE token_hash = $1 RETURNING kind, registration_id`,
+    [secretHash(token), now],
   );
   const kind = rows[0]?.kind;
   if (!kind) return { revoked: false, message: 'The token is unknown to this service (or was never issued); nothing to revoke.' };
-  ctx.logger.info({ kind }, 'agent credential revoked');
+  let minted = 0;
+  if (kind === 'assertion') {
+    // The opaque tokens minted from this identity go with it. An exchange running now holds the
+    // assertion share-locked until it commits, so its token is committed before this statement runs.
+    const revoked = await ctx.db.query(
+      `UPDATE agent_credentials SET revoked_at = $2 WHERE registration_id = $1 AND kind = 'access' AND revoked_at IS NULL RETURNING token_hash`,
+      [rows[0]!.registration_id, now],
+    );
+    minted = revoked.length;
+  }
+  ctx.logger.info({ kind, alsoRevoked: minted }, 'agent credential revoked');
   return kind === 'assertion'
-    ? { revoked: true, token_type: 'identity_assertion', message: 'The identity assertion is revoked; the jwt-bearer exchange no longer accepts it.' }
+    ? { revoked: true, token_type: 'identity_assertion', message: `The identity assertion is revoked; the jwt-bearer exchange no longer accepts it, and the opaque access tokens minted from it are revoked too${minted ? ` (${minted})` : ''}.` }
     : { revoked: true, token_type: 'access_token', message: 'The pre-claim access token is revoked.' };
 }

@@ -11,6 +11,9 @@ import { loadSigningKeys, SIGNING_ALG } from './signing-keys.ts';
 import { PATHS, SCOPE_MCP, SCOPE_PUBLIC, issuer, mcpResource } from './endpoints.ts';
 import { OAUTH_ACCESS_TTL_S, OAUTH_CODE_TTL_S, OAUTH_REFRESH_TTL_S, HOUR_S, DAY_S } from './lifetimes.ts';
 import { html, page } from '../web/html.ts';
+import { clientIp, forwardedHeader } from '../http/client-ip.ts';
+import { guardRegistration } from './dcr-policy.ts';
+import { safeFetch } from './safe-fetch.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -105,6 +108,9 @@ async function createProvider(ctx: AppContext): Promise<Provider> {
       IdToken: HOUR_S,
     },
     cookies: { keys: [cookieKey] },
+    // Client metadata documents (and any URL the provider fetches): public addresses only, checked
+    // before connecting and connected to as checked; 64 KiB and 2.5 s at most.
+    fetch: safeFetch() as unknown as typeof fetch,
     renderError: async (kctx: { type: string; body: string }, out: { error?: string; error_description?: string }) => {
       kctx.type = 'html';
       kctx.body = page(
@@ -113,6 +119,8 @@ async function createProvider(ctx: AppContext): Promise<Provider> {
       );
     },
   });
+  // Koa reads X-Forwarded-Proto/-Host/-For only with proxy on; oauthServer.handle() rewrites them first
+  // so a client can never choose them (see forwardedForProvider).
   if (ctx.config.baseUrl.startsWith('https://')) provider.proxy = true;
 
   // Loopback redirect URIs match on any port, for every client (CLI clients pick a free port).
@@ -134,6 +142,25 @@ export interface OAuthServer {
   handle(req: IncomingMessage, res: ServerResponse, preReadBody?: Record<string, unknown>): Promise<void>;
 }
 
+/**
+ * The forwarding headers oidc-provider (Koa, proxy mode on https deployments) will read: a trusted
+ * proxy's own values (SITELINE_TRUSTED_PROXIES), otherwise the configured public origin; the client
+ * address is always the one clientIp() computed. Anything a direct client sent is replaced.
+ */
+export function forwardedForProvider(ctx: AppContext, req: IncomingMessage): void {
+  const base = new URL(ctx.config.baseUrl);
+  const proto = forwardedHeader(req, 'x-forwarded-proto', ctx.config) ?? base.protocol.slice(0, -1);
+  const host = forwardedHeader(req, 'x-forwarded-host', ctx.config) ?? base.host;
+  const ip = clientIp(req, ctx.config);
+  delete req.headers['x-forwarded-proto'];
+  delete req.headers['x-forwarded-host'];
+  delete req.headers['x-forwarded-for'];
+  if (!ctx.config.baseUrl.startsWith('https://')) return; // proxy mode off: Koa reads none of them
+  req.headers['x-forwarded-proto'] = proto;
+  req.headers['x-forwarded-host'] = host;
+  req.headers['x-forwarded-for'] = ip;
+}
+
 /** Built on first use: the public base URL is only final once the server listens. */
 export function oauthServer(ctx: AppContext): OAuthServer {
   let created: Promise<{ provider: Provider; callback: ReturnType<Provider['callback']> }> | undefined;
@@ -146,6 +173,13 @@ export function oauthServer(ctx: AppContext): OAuthServer {
     provider: async () => (await get()).provider,
     async handle(req, res, preReadBody) {
       const { callback } = await get();
+      // Dynamic Client Registration: our policy (redirect URI rules, caps, throttle) first.
+      if (!preReadBody && req.method === 'POST' && new URL(req.url ?? '/', 'http://x').pathname === PATHS.register) {
+        const checked = await guardRegistration(ctx, req, res);
+        if (!checked) return;
+        preReadBody = checked;
+      }
+      forwardedForProvider(ctx, req);
       if (preReadBody) (req as IncomingMessage & { body?: unknown }).body = preReadBody;
       await callback(req, res);
     },

@@ -44,7 +44,9 @@ export const OPAQUE_ACCESS_PREFIX = 'slpt';
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export async function verifyBearer(ctx: AppContext, authorization: string | undefined, surface: BearerSurface = 'mcp', opts: VerifyOptions = {}): Promise<BearerCheck> {
-  if (authorization === undefined || authorization.trim() === '') return { kind: 'none' };
+  if (authorization === undefined) return { kind: 'none' };
+  // A header that is present but empty or only whitespace is a malformed bearer, not an anonymous call.
+  if (authorization.trim() === '') return { kind: 'invalid', reason: 'The Authorization header is empty; send "Bearer <token>" or no Authorization header at all.' };
   const m = BEARER.exec(authorization);
   if (!m) return { kind: 'invalid', reason: 'The Authorization header is not of the form "Bearer <token>".' };
   const token = m[1]!;

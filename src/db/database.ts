@@ -61,6 +61,60 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * A failed statement, as it may be logged: the SQLSTATE and the statement's name (verb and table),
+ * never its parameters, the driver's `detail` ("Key (email)=(...)") or a data error's message (which
+ * quotes the offending value). The driver's error stays reachable as a non-enumerable `original`, so
+ * no serializer writes it out.
+ */
+export class DbQueryError extends Error {
+  override readonly name = 'DbQueryError';
+  constructor(
+    readonly code: string,
+    readonly statement: string,
+    message: string,
+    original: unknown,
+  ) {
+    super(message);
+    Object.defineProperty(this, 'original', { value: original, enumerable: false });
+  }
+}
+
+/** "INSERT accounts", "SELECT sign_in_failures", "UPDATE oidc_models": what a statement does, to what. */
+export function statementName(sql: string): string {
+  const s = sql.replace(/\s+/g, ' ').trim();
+  const verb = (/^\w+/.exec(s)?.[0] ?? 'SQL').toUpperCase();
+  const table =
+    /^INSERT INTO ([\w.]+)/i.exec(s)?.[1] ??
+    /^UPDATE ([\w.]+)/i.exec(s)?.[1] ??
+    /^DELETE FROM ([\w.]+)/i.exec(s)?.[1] ??
+    /^COPY ([\w.]+)/i.exec(s)?.[1] ??
+    /\bFROM ([\w.]+)/i.exec(s)?.[1];
+  return table ? `${verb} ${table}` : verb;
+}
+
+// SQLSTATE classes whose messages may quote a parameter's value: 22 (data exception), 23 (integrity:
+// messages name constraints, but keep them out too), XX/P0 (internal, raised by functions).
+const VALUE_BEARING = /^(22|23|P0|XX)/;
+
+/** Rethrows a driver error as a DbQueryError (errors that are not from the database pass through). */
+function cleanDbError(err: unknown, sql: string): never {
+  const e = err as { code?: unknown; message?: unknown; where?: unknown } | null;
+  if (!e || typeof e.code !== 'string' || !/^[0-9A-Z]{5}$/.test(e.code)) throw err;
+  const statement = statementName(sql);
+  const param = typeof e.where === 'string' ? /parameter \$\d+/.exec(e.where)?.[0] : undefined;
+  const text = VALUE_BEARING.test(e.code) ? `rejected the data${param ? ` (${param})` : ''}` : String(e.message ?? 'failed');
+  throw new DbQueryError(e.code, statement, `${statement}: ${text} (SQLSTATE ${e.code})`, err);
+}
+
+async function guarded<T>(sql: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    cleanDbError(err, sql);
+  }
+}
+
 // int8 and numeric come back as JS numbers on both backends (counts, sums): the values we store fit.
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
@@ -72,11 +126,10 @@ class PgliteDb implements Db {
     private readonly release: () => void = () => undefined,
   ) {}
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    const r = await this.pg.query<T>(sql, params as unknown[]);
-    return r.rows;
+    return guarded(sql, async () => (await this.pg.query<T>(sql, params as unknown[])).rows);
   }
   copyRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[] | string)[]): Promise<number> {
-    return pgliteCopy((sql, params, opts) => this.pg.query(sql, params, opts), table, columns, rows);
+    return guarded(`COPY ${table}`, () => pgliteCopy((sql, params, opts) => this.pg.query(sql, params, opts), table, columns, rows));
   }
   async exec(sql: string): Promise<void> {
     await this.pg.exec(sql);
@@ -84,8 +137,8 @@ class PgliteDb implements Db {
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.pg.transaction(async (tx) =>
       fn({
-        query: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.query<R>(sql, params as unknown[])).rows,
-        copyRows: (table, columns, rows) => pgliteCopy((sql, params, opts) => tx.query(sql, params, opts), table, columns, rows),
+        query: <R>(sql: string, params: readonly unknown[] = []) => guarded(sql, async () => (await tx.query<R>(sql, params as unknown[])).rows),
+        copyRows: (table, columns, rows) => guarded(`COPY ${table}`, () => pgliteCopy((sql, params, opts) => tx.query(sql, params, opts), table, columns, rows)),
       }),
     );
   }
@@ -145,8 +198,7 @@ class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
   constructor(private readonly pool: pg.Pool) {}
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    const r = await this.pool.query(sql, params as unknown[]);
-    return r.rows as T[];
+    return guarded(sql, async () => (await this.pool.query(sql, params as unknown[])).rows as T[]);
   }
   async exec(sql: string): Promise<void> {
     await this.pool.query(sql);
@@ -156,7 +208,7 @@ class PostgresDb implements Db {
     try {
       await client.query('BEGIN');
       const result = await fn({
-        query: async <R>(sql: string, params: readonly unknown[] = []) => (await client.query(sql, params as unknown[])).rows as R[],
+        query: <R>(sql: string, params: readonly unknown[] = []) => guarded(sql, async () => (await client.query(sql, params as unknown[])).rows as R[]),
       });
       await client.query('COMMIT');
       return result;

@@ -1,19 +1,99 @@
-// The client address a request counts against (sign-in throttles, the LOCATION rate limit).
+// The client address a request counts against (sign-in and sign-up throttles, the LOCATION rate limit),
+// and which forwarding headers may be believed. Like Express's `trust proxy`: X-Forwarded-* are read
+// only when the TCP peer is a proxy the operator named (SITELINE_TRUSTED_PROXIES, empty by default),
+// and the client is the right-most address in the chain that is not itself a trusted proxy.
+import net from 'node:net';
 import type { IncomingMessage } from 'node:http';
+import type { Config } from '../config.ts';
 
-const PRIVATE_PEER = /^(::ffff:)?(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)|^::1$|^f[cd][0-9a-f]{2}:/i;
+/** Names accepted in SITELINE_TRUSTED_PROXIES besides CIDRs and single addresses. */
+const NAMED_RANGES: Record<string, string[]> = {
+  loopback: ['127.0.0.0/8', '::1/128'],
+  private: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+  linklocal: ['169.254.0.0/16', 'fe80::/10'],
+};
+
+/** Parses the list (comma or space separated); throws with the offending entry when one is not a CIDR. */
+export function parseTrustedProxies(text: string): string[] {
+  const out: string[] = [];
+  for (const entry of text.split(/[\s,]+/).filter(Boolean)) {
+    const named = NAMED_RANGES[entry.toLowerCase()];
+    if (named) {
+      out.push(...named);
+      continue;
+    }
+    const [addr, bits, extra] = entry.split('/');
+    const family = net.isIP(addr ?? '');
+    const max = family === 6 ? 128 : 32;
+    const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
+    if (!family || extra !== undefined || !(prefix >= 0 && prefix <= max)) {
+      throw new Error(`"${entry}" is not an IP address or CIDR range (e.g. 10.0.0.0/8, ::1, loopback)`);
+    }
+    out.push(`${addr}/${prefix}`);
+  }
+  return out;
+}
+
+const lists = new WeakMap<readonly string[], net.BlockList>();
+
+function blockList(cidrs: readonly string[]): net.BlockList {
+  let list = lists.get(cidrs);
+  if (!list) {
+    list = new net.BlockList();
+    for (const c of cidrs) {
+      const [addr, bits] = c.split('/');
+      list.addSubnet(addr!, Number(bits), net.isIP(addr!) === 6 ? 'ipv6' : 'ipv4');
+    }
+    lists.set(cidrs, list);
+  }
+  return list;
+}
+
+/** ::ffff:1.2.3.4 -> 1.2.3.4; brackets and zone ids removed. Undefined when not an IP address. */
+function normalise(addr: string): string | undefined {
+  let a = addr.trim().replace(/^\[|\]$/g, '');
+  a = a.replace(/%.*$/, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
+  if (mapped) a = mapped[1]!;
+  return net.isIP(a) ? a.toLowerCase() : undefined;
+}
+
+export function isTrustedProxy(addr: string, config: Pick<Config, 'trustedProxies'>): boolean {
+  if (config.trustedProxies.length === 0) return false;
+  const a = normalise(addr);
+  if (!a) return false;
+  return blockList(config.trustedProxies).check(a, net.isIP(a) === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** True when the TCP peer is a trusted proxy, so its X-Forwarded-* headers may be read. */
+export function peerIsTrustedProxy(req: IncomingMessage, config: Pick<Config, 'trustedProxies'>): boolean {
+  return isTrustedProxy(req.socket.remoteAddress ?? '', config);
+}
 
 /**
- * The client address for throttling. X-Forwarded-For is believed only from a loopback or private peer
- * (a reverse proxy in front of the service), and then only its last hop, the one that proxy added:
- * a client connecting directly cannot pick the address its failures are counted against.
+ * The client address: the TCP peer, unless that peer is a trusted proxy; then X-Forwarded-For is
+ * walked from the right and the first address that is not a trusted proxy is the client. A hop that
+ * is not an IP address stops the walk at the proxy that forwarded it.
  */
-export function clientIp(req: IncomingMessage): string {
-  const peer = req.socket.remoteAddress ?? 'unknown';
-  const xff = req.headers['x-forwarded-for'];
-  if (xff && PRIVATE_PEER.test(peer)) {
-    const last = String(xff).split(',').map((s) => s.trim()).filter(Boolean).pop();
-    if (last && last.length <= 64) return last;
+export function clientIp(req: IncomingMessage, config: Pick<Config, 'trustedProxies'>): string {
+  const raw = req.socket.remoteAddress ?? 'unknown';
+  let current = normalise(raw) ?? raw;
+  if (!isTrustedProxy(current, config)) return current;
+  const header = req.headers['x-forwarded-for'];
+  const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = normalise(hops[i]!);
+    if (!hop) return current;
+    current = hop;
+    if (!isTrustedProxy(hop, config)) return hop;
   }
-  return peer;
+  return current;
+}
+
+/** X-Forwarded-Proto / -Host as a trusted proxy set them (first value, as Express reads them), else undefined. */
+export function forwardedHeader(req: IncomingMessage, name: 'x-forwarded-proto' | 'x-forwarded-host', config: Pick<Config, 'trustedProxies'>): string | undefined {
+  if (!peerIsTrustedProxy(req, config)) return undefined;
+  const v = req.headers[name];
+  const first = (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim();
+  return first || undefined;
 }

@@ -45,7 +45,7 @@ export function registerGeoCoverageRoute(router: Router, ctx: AppContext): void 
   router.get(GEO_COVERAGE_PATH, async (req: IncomingMessage, res) => {
     const query = placeQueryFrom(new URL(req.url ?? '/', 'http://x'));
     validatePlaceQuery(query);
-    const limit = await takeLocationProbe(ctx, clientIp(req));
+    const limit = await takeLocationProbe(ctx, clientIp(req, ctx.config));
     const headers = rateLimitHeaders(limit);
     if (!limit.allowed) {
       sendError(req, res, 429, 'rate_limited', rateLimitMessage(limit), { ...headers, 'retry-after': String(limit.resetSeconds) });

@@ -6,16 +6,28 @@ import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
 import { Router } from './router.ts';
 import { HTTP_STATUS_BY_CODE } from './respond.ts';
+import { allowedHostnames, hostAllowed } from '../mcp/http-rules.ts';
+import { forwardedHeader } from './client-ip.ts';
+
+/** Paths answered whatever the Host header says (load balancers probe them by address). */
+const ANY_HOST_PATHS = new Set(['/healthz']);
 
 export function createHttpServer(ctx: AppContext, router: Router): http.Server {
+  // The allowed hostnames follow the config (with port 0 the base URL is final only once the server listens).
+  let hosts: { key: string; set: Set<string> } | undefined;
+  const allowed = () => {
+    const key = `${ctx.config.baseUrl} ${ctx.config.host}`;
+    if (hosts?.key !== key) hosts = { key, set: allowedHostnames(ctx.config) };
+    return hosts.set;
+  };
   const server = http.createServer((req, res) => {
-    void handle(ctx, router, req, res);
+    void handle(ctx, router, req, res, allowed);
   });
   server.keepAliveTimeout = 65_000;
   return server;
 }
 
-async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res: ServerResponse, allowedHosts: () => Set<string>): Promise<void> {
   const started = process.hrtime.bigint();
   const id = (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || randomUUID();
   (req as IncomingMessage & { requestId?: string }).requestId = id;
@@ -31,6 +43,18 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
     ctx.logger.info({ requestId: id, method: req.method, path: pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
   });
   try {
+    // A NUL byte (raw or %00) in the path or query is never part of a valid resource or parameter here.
+    if (/%00|\u0000/i.test(req.url ?? '')) {
+      router.errorResponder(req, res, 400, 'bad_input', 'The request URL holds a NUL byte (%00), which no path or parameter here accepts.');
+      return;
+    }
+    // DNS-rebinding protection on every route: a page on another site that resolves its own name to this
+    // server must not read it (the dev outbox, the account pages). A trusted proxy may name the host.
+    const host = forwardedHeader(req, 'x-forwarded-host', ctx.config) ?? req.headers.host;
+    if (!ANY_HOST_PATHS.has(pathname) && !hostAllowed(host, allowedHosts())) {
+      router.errorResponder(req, res, 403, 'forbidden', `Host "${String(host ?? '').slice(0, 100)}" is not this service's host; request refused (DNS-rebinding protection).`);
+      return;
+    }
     const { match, allowed } = router.match(req.method ?? 'GET', pathname);
     if (!match) {
       if (allowed.length > 0) {

@@ -11,7 +11,7 @@ import { bboxOf, boxLiteral, type BBox } from '../core/geo/primitives.ts';
 import { insertLotsWithFacts, WORKER_DERIVE_MIN_PARCELS, type LotsLoaded } from './load-lots.ts';
 import { forgetPlaceStreets } from '../geocoder/geocode.ts';
 import { upsertPlaceFromManifest, effectiveStatus, forgetCatalogueCache } from '../places/catalogue.ts';
-import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest } from './manifest.ts';
+import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest, type ManifestSource } from './manifest.ts';
 import { readSource } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
 import { deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
@@ -43,6 +43,18 @@ export async function sha256File(file: string): Promise<string> {
       .on('error', reject);
   });
   return h.digest('hex');
+}
+
+/** What is beyond a source's thresholds (manifest: expectedRows / rowTolerance, maxRejectedShare); empty when within. */
+export function sourceThresholdProblems(s: ManifestSource, rowsRead: number, rejected: number): string[] {
+  const out: string[] = [];
+  if (rowsRead > 0 && rejected / rowsRead > s.maxRejectedShare) {
+    out.push(`${s.id} (${s.file}): ${rejected} of ${rowsRead} rows rejected (${((rejected / rowsRead) * 100).toFixed(1)} %, the limit is ${(s.maxRejectedShare * 100).toFixed(1)} %)`);
+  }
+  if (s.expectedRows !== undefined && Math.abs(rowsRead - s.expectedRows) > s.expectedRows * s.rowTolerance) {
+    out.push(`${s.id} (${s.file}): ${rowsRead} rows read, the manifest expects ${s.expectedRows} (within ${(s.rowTolerance * 100).toFixed(1)} %)`);
+  }
+  return out;
 }
 
 /** Checks that every file the manifest names exists with its declared sha256; throws one error listing all problems. */
@@ -213,6 +225,17 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   if (emptied.length > 0 && !opts.force) {
     const list = emptied.map((t) => `${t.report().id} (${t.rowsRead} rows read, none usable)`).join(', ');
     throw new SitelineError('bad_input', `${slug}: refusing to import: ${list}. Check the manifest's field mappings; nothing was changed. Use --force to load it anyway.`);
+  }
+  // A source whose rejected share or row count is beyond the manifest's threshold (a malformed file,
+  // a truncated download) is refused before anything is replaced: the place keeps its previous data.
+  const outOfBounds = tallies.flatMap((t) => sourceThresholdProblems(t.source, t.rowsRead, t.rejects.total));
+  if (outOfBounds.length > 0 && !opts.force) {
+    const examples = tallies.flatMap((t) => t.rejects.list().flatMap((r) => r.examples.slice(0, 2).map((e) => `${t.source.id}: ${r.reason}: ${e}`))).slice(0, 5);
+    throw new SitelineError(
+      'bad_input',
+      `${slug}: refusing to import: ${outOfBounds.join('; ')}.${examples.length ? ` For example: ${examples.join('; ')}.` : ''} Nothing was changed; the previous data stays. Use --force to load it anyway.`,
+      { problems: outOfBounds },
+    );
   }
   const postcodes = new Set<string>();
   for (const seg of rows.segments) for (const z of [seg.zipLeft, seg.zipRight]) if (z && /^[0-9A-Z][0-9A-Z -]{2,9}$/i.test(z)) postcodes.add(z.toUpperCase());

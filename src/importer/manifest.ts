@@ -10,6 +10,10 @@ import { SitelineError } from '../core/errors.ts';
 
 export const PLACES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../places');
 
+/** Defaults for the per-source import thresholds (docs/data.md, "Import thresholds"). */
+export const DEFAULT_MAX_REJECTED_SHARE = 0.1;
+export const DEFAULT_ROW_TOLERANCE = 0.02;
+
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 is 64 lower-case hex digits');
 const relFile = z
   .string()
@@ -157,6 +161,12 @@ const sourceSchema = z
     licence: z.string().min(1),
     attribution: z.string().min(1),
     origin: z.string().optional(),
+    /** Rows (records, features) the source is expected to hold; the import refuses a count off by more than rowTolerance. */
+    expectedRows: z.number().int().positive().optional(),
+    /** Allowed relative deviation from expectedRows (0.02 = 2 %). */
+    rowTolerance: z.number().min(0).max(1).default(DEFAULT_ROW_TOLERANCE),
+    /** The import refuses the place when more than this share of the source's rows is rejected. */
+    maxRejectedShare: z.number().min(0).max(1).default(DEFAULT_MAX_REJECTED_SHARE),
     load: targetSpec,
   })
   .and(formatSpec);

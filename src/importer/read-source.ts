@@ -6,12 +6,12 @@ import type { SourceFeature } from './readers/features.ts';
 import { readGeoJson } from './readers/geojson.ts';
 import { readTopoJson } from './readers/topojson.ts';
 import { readShapefile } from './readers/shapefile.ts';
-import { readCsvRows, type CsvRow } from './readers/csv.ts';
+import { countPhysicalLines, readCsvRows, type CsvRow } from './readers/csv.ts';
 import { parseOzfsParcels, parseOzfsZoning, type OzfsParcel } from './readers/ozfs.ts';
 
 export type SourceData =
   | { kind: 'features'; features: SourceFeature[] }
-  | { kind: 'rows'; rows: CsvRow[] }
+  | { kind: 'rows'; rows: CsvRow[]; physicalLines?: number }
   | { kind: 'ozfs-parcels'; parcels: OzfsParcel[]; featuresRead: number; strayFeatures: number };
 
 export async function readSource(placeRoot: string, s: ManifestSource): Promise<SourceData> {
@@ -25,7 +25,8 @@ export async function readSource(placeRoot: string, s: ManifestSource): Promise<
       return { kind: 'features', features: await readShapefile(file, path.join(placeRoot, s.dbf.file), path.join(placeRoot, s.prj.file), s.encoding) };
     case 'csv': {
       const text = new TextDecoder(s.encoding).decode(fs.readFileSync(file));
-      return { kind: 'rows', rows: [...readCsvRows(text, { header: s.csv.header, columns: s.csv.columns, delimiter: s.csv.delimiter })] };
+      const rows = [...readCsvRows(text, { header: s.csv.header, columns: s.csv.columns, delimiter: s.csv.delimiter, file: s.file })];
+      return { kind: 'rows', rows, physicalLines: countPhysicalLines(text) };
     }
     case 'ozfs-zoning':
       return { kind: 'features', features: parseOzfsZoning(fs.readFileSync(file, 'utf8'), file).features };

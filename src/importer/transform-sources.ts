@@ -58,6 +58,18 @@ export class SourceTally {
   }
 }
 
+/** A CSV row the reader flagged (malformed, wrong field count, NUL byte) is rejected alone, naming its file and line. */
+function rejectedByReader(r: { problem?: string | undefined; problemReason?: string | undefined; recordNo: number }, tally: SourceTally): boolean {
+  if (!r.problem) return false;
+  tally.rejects.add(r.problemReason ?? 'wrong number of fields', r.problem.includes('line ') ? r.problem : `record ${r.recordNo}: ${r.problem}`);
+  return true;
+}
+
+/** How many physical lines the CSV had against the records read: a quoted line break shows here. */
+export function notePhysicalLines(data: SourceData, tally: SourceTally): void {
+  if (data.kind === 'rows' && data.physicalLines !== undefined) tally.notes.push(`${data.physicalLines} physical lines, ${data.rows.length} records`);
+}
+
 const text = (v: unknown): string => (v === null || v === undefined ? '' : String(v).trim());
 
 /** Source value -> rules-file code through the manifest's exact map, then its patterns. */
@@ -188,6 +200,7 @@ function transformZoneNames(data: SourceData, tally: SourceTally, rows: PlaceRow
   for (const z of rows.zones) if (z.layer === 'base') byCode.set(z.code, [...(byCode.get(z.code) ?? []), z]);
   for (const r of data.rows) {
     tally.rowsRead++;
+    if (rejectedByReader(r, tally)) continue;
     const code = text(r.values[load.codeField]);
     const name = text(r.values[load.nameField]);
     if (code === '' || name === '') {
@@ -286,6 +299,7 @@ function transformParcelAttributes(data: SourceData, tally: SourceTally, rows: P
   let locationsUnread = 0;
   for (const r of data.rows) {
     tally.rowsRead++;
+    if (rejectedByReader(r, tally)) continue;
     const id = text(r.values[load.idField]);
     if (id === '') {
       tally.rejects.add(`no parcel id in ${load.idField}`, `record ${r.recordNo}`);
@@ -343,16 +357,13 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
   const nullIds = new Set(load.nullParcelIds);
   const nullIdPattern = load.nullParcelIdPattern ? new RegExp(load.nullParcelIdPattern) : null;
   let noParcel = 0;
-  const records: { recordNo: number; values: Record<string, unknown>; problem?: string | undefined }[] =
+  const records: { recordNo: number; values: Record<string, unknown>; problem?: string | undefined; problemReason?: string | undefined }[] =
     data.kind === 'rows' ? data.rows : data.kind === 'features' ? data.features.map((f) => ({ recordNo: f.index + 1, values: { ...f.properties, __lon: (f.geometry?.coordinates as number[] | undefined)?.[0], __lat: (f.geometry?.coordinates as number[] | undefined)?.[1] } })) : [];
   if (data.kind === 'ozfs-parcels') throw new Error(`${tally.source.id}: addresses need a table or points`);
   for (const r of records) {
     tally.rowsRead++;
     const v = r.values;
-    if (r.problem) {
-      tally.rejects.add('wrong number of fields', `record ${r.recordNo}: ${r.problem}`);
-      continue;
-    }
+    if (rejectedByReader(r, tally)) continue;
     const numText = text(v[fm.number]);
     if (!/^\d{1,9}$/.test(numText)) {
       tally.rejects.add('house number is not a whole number', `record ${r.recordNo}: '${numText}'`);
@@ -442,6 +453,7 @@ function transformStreetSegments(data: SourceData, tally: SourceTally, rows: Pla
 
 /** Applies one source's data to the place's rows, counting into its tally. */
 export function transformSource(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
+  notePhysicalLines(data, tally);
   switch (tally.source.load.target) {
     case 'boundary':
       return transformBoundary(data, tally, rows);

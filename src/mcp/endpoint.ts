@@ -103,6 +103,15 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
       return reject(req, res, 400, -32700, 'Parse error: the body is not valid JSON.');
     }
     const id = echoableId(body);
+    const depth = jsonDepthOver(body, MAX_JSON_DEPTH);
+    if (depth) {
+      ctx.logger.warn({ requestId: requestId(req), limit: MAX_JSON_DEPTH }, 'mcp request refused: JSON nested too deep');
+      return reject(req, res, 400, -32600, `Invalid Request: the JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`, {}, id);
+    }
+    // Only the 2025 leg has an `initialize` handshake; on the modern leg the SDK answers -32601.
+    const modernLeg = String(req.headers['mcp-protocol-version'] ?? '') >= '2026';
+    const badInit = modernLeg ? undefined : initializeParamsProblem(body);
+    if (badInit) return reject(req, res, 400, -32602, `Invalid params for initialize: ${badInit}.`, {}, id);
 
     const verdict = await verifyBearer(ctx, req.headers.authorization);
     if (verdict.kind === 'invalid') {
@@ -141,7 +150,7 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
       );
     }
 
-    const info: ExchangeInfo = { caller, requestId: requestId(req), clientIp: clientIp(req) };
+    const info: ExchangeInfo = { caller, requestId: requestId(req), clientIp: clientIp(req, ctx.config) };
     (req as IncomingMessage & { auth?: unknown }).auth = {
       token: caller ? bearerOf(req.headers.authorization) : '',
       clientId: caller?.clientId ?? '',
@@ -165,6 +174,37 @@ function gatedToolCalled(body: unknown, gated: Set<string>): string | undefined 
     if (!m || typeof m !== 'object') continue;
     const { method, params } = m as { method?: unknown; params?: { name?: unknown } };
     if (method === 'tools/call' && typeof params?.name === 'string' && gated.has(params.name)) return params.name;
+  }
+  return undefined;
+}
+
+/** JSON-RPC bodies here are shallow (tool arguments are an address or a status): deeper is refused before the SDK. */
+export const MAX_JSON_DEPTH = 64;
+
+/** True when the value nests deeper than max (iterative: a deep value cannot overflow the stack here). */
+function jsonDepthOver(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+  }
+  return false;
+}
+
+/** What is wrong with an `initialize` request's params (the 2025 leg's handshake), in a few words; undefined when sound. */
+function initializeParamsProblem(body: unknown): string | undefined {
+  for (const m of Array.isArray(body) ? body : [body]) {
+    if (!m || typeof m !== 'object' || (m as { method?: unknown }).method !== 'initialize') continue;
+    const p = (m as { params?: unknown }).params as Record<string, unknown> | undefined;
+    const meta = p && typeof p === 'object' ? (p._meta as Record<string, unknown> | undefined) : undefined;
+    if (meta && typeof meta === 'object' && 'io.modelcontextprotocol/protocolVersion' in meta) continue; // a modern envelope
+    if (!p || typeof p !== 'object' || Array.isArray(p)) return 'params must be an object with protocolVersion, capabilities and clientInfo';
+    if (typeof p.protocolVersion !== 'string') return 'protocolVersion must be a string';
+    if (!p.capabilities || typeof p.capabilities !== 'object' || Array.isArray(p.capabilities)) return 'capabilities must be an object';
+    const info = p.clientInfo as Record<string, unknown> | undefined;
+    if (!info || typeof info !== 'object' || typeof info.name !== 'string' || typeof info.version !== 'string') return 'clientInfo must be an object with string name and version';
   }
   return undefined;
 }

@@ -27,7 +27,11 @@ test('origins: exact scheme+host+port, same-origin with the Host header, "null" 
   assert.equal(originAllowed('http://app.example.org', allowed), false);
   assert.equal(originAllowed('https://app.example.org:444', allowed), false);
   assert.equal(originAllowed('null', allowed), false);
-  assert.equal(originAllowed('http://127.0.0.1:8080', allowed, '127.0.0.1:8080'), true);
+  // Same-origin with the request: on an https deployment only over https (issue 13: an http Origin is refused).
+  assert.equal(originAllowed('http://127.0.0.1:8080', allowed, '127.0.0.1:8080'), false);
+  assert.equal(originAllowed('https://127.0.0.1:8080', allowed, '127.0.0.1:8080'), true);
+  const plain = allowedOrigins({ baseUrl: 'http://localhost:8080', mcpAllowedOrigins: [] });
+  assert.equal(originAllowed('http://127.0.0.1:8080', plain, '127.0.0.1:8080'), true, 'an http deployment accepts its own host over http');
   assert.equal(originAllowed('http://127.0.0.1:9090', allowed, '127.0.0.1:8080'), false);
   assert.equal(originAllowed('file://x', allowed, 'x'), false);
 });

@@ -55,7 +55,11 @@ export function originAllowed(originHeader: string | undefined, allowed: Set<str
     const url = new URL(originHeader);
     if (url.origin === 'null') return false;
     if (allowed.has(url.origin)) return true;
-    return hostHeader !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.host === hostHeader.toLowerCase();
+    // Same-origin with the request: on an https deployment only an https Origin (an http page on the same
+    // host name is another origin, and one a network attacker can write).
+    const https = (allowed.values().next().value ?? '').startsWith('https://'); // the first entry is the base URL's origin
+    const schemeOk = url.protocol === 'https:' || (url.protocol === 'http:' && !https);
+    return hostHeader !== undefined && schemeOk && url.host === hostHeader.toLowerCase();
   } catch {
     return false;
   }

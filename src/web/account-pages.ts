@@ -6,7 +6,7 @@ import { sendHtml } from '../http/respond.ts';
 import { createAccount, signIn, PASSWORD_MIN } from '../auth/accounts.ts';
 import { html, page, type Html } from './html.ts';
 import { clientIp, readForm, redirect, safeNext } from './forms.ts';
-import { csrfOk, csrfToken, currentAccount, endSession, startSession } from './web-session.ts';
+import { csrfOk, csrfToken, currentAccount, endAllSessions, endSession, startSession } from './web-session.ts';
 import { exportUsage } from '../reports/export-store.ts';
 
 import { PAGE_HEADERS, csrfFailure } from './page.ts';
@@ -43,7 +43,7 @@ ${credentialsForm('/signin', csrf, next, 'Sign in', email)}
     const csrf = csrfToken(ctx, req, res);
     const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password')}
-<p>Passwords need at least ${PASSWORD_MIN} characters.</p>
+<p>Passwords need at least ${PASSWORD_MIN} characters; any characters, spaces included. Commonly used passwords are refused.</p>
 <p>Already have an account? <a href="/signin?next=${encodeURIComponent(next)}">Sign in</a></p>`;
     sendHtml(res, status, page('Sign up', body), NO_STORE);
   };
@@ -53,10 +53,10 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     const form = await readForm(req);
     const next = safeNext(form.next);
     if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const result = await signIn(ctx, form.email ?? '', form.password ?? '', clientIp(req));
+    const result = await signIn(ctx, form.email ?? '', form.password ?? '', clientIp(req, ctx.config));
     if (!result.ok) {
-      if (result.reason === 'throttled') res.setHeader('retry-after', String(result.retryAfterS));
-      return signInPage(res, req, result.reason === 'throttled' ? 429 : 401, next, result.message, form.email ?? '');
+      if (result.reason === 'throttled' || result.reason === 'busy') res.setHeader('retry-after', String(result.retryAfterS));
+      return signInPage(res, req, result.reason === 'throttled' ? 429 : result.reason === 'busy' ? 503 : 401, next, result.message, form.email ?? '');
     }
     await startSession(ctx, res, result.account);
     redirect(res, next);
@@ -67,8 +67,12 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     const form = await readForm(req);
     const next = safeNext(form.next);
     if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const result = await createAccount(ctx, form.email ?? '', form.password ?? '');
-    if (!result.ok) return signUpPage(res, req, result.reason === 'email_taken' ? 409 : 400, next, result.message, form.email ?? '');
+    const result = await createAccount(ctx, form.email ?? '', form.password ?? '', clientIp(req, ctx.config));
+    if (!result.ok) {
+      if (result.reason === 'throttled' || result.reason === 'busy') res.setHeader('retry-after', String(result.retryAfterS));
+      const status = { email_taken: 409, throttled: 429, busy: 503, bad_email: 400, weak_password: 400 }[result.reason];
+      return signUpPage(res, req, status, next, result.message, form.email ?? '');
+    }
     await startSession(ctx, res, result.account);
     redirect(res, next);
   });
@@ -77,6 +81,15 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     const form = await readForm(req);
     if (!csrfOk(ctx, req, form)) return csrfFailure(res);
     await endSession(ctx, req, res);
+    redirect(res, '/signin');
+  });
+
+  router.post('/signout/everywhere', async (req, res) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/account');
+    await endAllSessions(ctx, req, res, account.accountId);
     redirect(res, '/signin');
   });
 
@@ -89,6 +102,8 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
 <p><a href="/account/api-keys">API keys and credit</a> for the REST API.</p>
 <p id="report-exports">Project report exports this month (${usage.period}): ${String(usage.used)} of ${String(usage.allowance)} used, ${String(usage.remaining)} left; renews ${usage.resetsAt.slice(0, 10)}.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>
+<form method="post" action="/signout/everywhere"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" id="signout-everywhere">Sign out everywhere</button>
+<p>Ends every session of this account on every device, and withdraws what MCP clients were granted through browser sign-in (they must sign in again).</p></form>
 ${await linkedAgentsSection(ctx, req, res, account)}`;
     sendHtml(res, 200, page('Your account', body, { signedInAs: account.email, current: 'account' }), NO_STORE);
   });

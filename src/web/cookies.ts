@@ -5,6 +5,14 @@ import type { Config } from '../config.ts';
 export const SESSION_COOKIE = 'sl_session';
 export const CSRF_COOKIE = 'sl_csrf';
 
+/**
+ * The CSRF cookie's name: on https `__Host-sl_csrf`, which browsers accept only when Secure, Path=/ and
+ * without Domain, so a sibling subdomain (or an http page on the same host) cannot plant its own token.
+ */
+export function csrfCookieName(config: Config): string {
+  return config.baseUrl.startsWith('https://') ? `__Host-${CSRF_COOKIE}` : CSRF_COOKIE;
+}
+
 export function readCookies(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of (req.headers.cookie ?? '').split(';')) {

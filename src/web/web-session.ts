@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { accountById, type Account } from '../auth/accounts.ts';
 import { newSecret, sameSecret, secretHash } from '../auth/secrets.ts';
 import { WEB_SESSION_TTL_S } from '../auth/lifetimes.ts';
-import { CSRF_COOKIE, SESSION_COOKIE, addSetCookie, cookieHeader, readCookies } from './cookies.ts';
+import { SESSION_COOKIE, addSetCookie, cookieHeader, csrfCookieName, readCookies } from './cookies.ts';
 
 export async function currentAccount(ctx: AppContext, req: IncomingMessage): Promise<Account | undefined> {
   const sid = readCookies(req)[SESSION_COOKIE];
@@ -30,7 +30,7 @@ export async function startSession(ctx: AppContext, res: ServerResponse, account
   ]);
   addSetCookie(res, cookieHeader(ctx.config, SESSION_COOKIE, sid, WEB_SESSION_TTL_S));
   // A new CSRF secret with the new session (no fixation across the sign-in boundary).
-  addSetCookie(res, cookieHeader(ctx.config, CSRF_COOKIE, crypto.randomBytes(24).toString('base64url'), WEB_SESSION_TTL_S));
+  addSetCookie(res, cookieHeader(ctx.config, csrfCookieName(ctx.config), crypto.randomBytes(24).toString('base64url'), WEB_SESSION_TTL_S));
   // Whoever signs in now is who the OAuth provider must see next, not an earlier account.
   for (const name of OAUTH_SESSION_COOKIES) addSetCookie(res, cookieHeader(ctx.config, name, '', 0));
 }
@@ -44,14 +44,27 @@ export async function endSession(ctx: AppContext, req: IncomingMessage, res: Ser
   for (const name of OAUTH_SESSION_COOKIES) addSetCookie(res, cookieHeader(ctx.config, name, '', 0));
 }
 
+/**
+ * Sign-out everywhere: every web session of the account, and everything the OAuth provider keeps for it
+ * (login sessions, grants, refresh tokens, codes). JWT access tokens already issued expire on their own
+ * (one hour at most); no refresh can renew them.
+ */
+export async function endAllSessions(ctx: AppContext, req: IncomingMessage, res: ServerResponse, accountId: string): Promise<{ sessions: number; oauth: number }> {
+  const sessions = await ctx.db.query('DELETE FROM web_sessions WHERE account_id = $1 RETURNING session_hash', [accountId]);
+  const oauth = await ctx.db.query(`DELETE FROM oidc_models WHERE payload->>'accountId' = $1 RETURNING id`, [accountId]);
+  await endSession(ctx, req, res);
+  ctx.logger.info({ accountId, sessions: sessions.length, oauth: oauth.length }, 'signed out everywhere');
+  return { sessions: sessions.length, oauth: oauth.length };
+}
+
 const OAUTH_SESSION_COOKIES = ['_session', '_session.sig'];
 
 /** The CSRF token for a form: the cookie's value, created (and set) when missing. */
 export function csrfToken(ctx: AppContext, req: IncomingMessage, res: ServerResponse): string {
-  const existing = readCookies(req)[CSRF_COOKIE];
+  const existing = readCookies(req)[csrfCookieName(ctx.config)];
   if (existing && /^[A-Za-z0-9_-]{20,64}$/.test(existing)) return existing;
   const token = crypto.randomBytes(24).toString('base64url');
-  addSetCookie(res, cookieHeader(ctx.config, CSRF_COOKIE, token, WEB_SESSION_TTL_S));
+  addSetCookie(res, cookieHeader(ctx.config, csrfCookieName(ctx.config), token, WEB_SESSION_TTL_S));
   return token;
 }
 
@@ -60,10 +73,14 @@ export function csrfOk(ctx: AppContext, req: IncomingMessage, form: Record<strin
   const origin = req.headers.origin;
   if (origin !== undefined) {
     const allowed = new Set([new URL(ctx.config.baseUrl).origin]);
-    if (req.headers.host) allowed.add(`http://${req.headers.host}`).add(`https://${req.headers.host}`);
+    // Same host as the request; on an https deployment only over https (an http Origin is refused).
+    if (req.headers.host) {
+      allowed.add(`https://${req.headers.host}`);
+      if (!ctx.config.baseUrl.startsWith('https://')) allowed.add(`http://${req.headers.host}`);
+    }
     if (!allowed.has(origin)) return false;
   }
-  const cookie = readCookies(req)[CSRF_COOKIE];
+  const cookie = readCookies(req)[csrfCookieName(ctx.config)];
   const field = form.csrf;
   return !!cookie && !!field && sameSecret(cookie, field);
 }

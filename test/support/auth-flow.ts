@@ -1,10 +1,18 @@
 // Real-HTTP helpers for tests on every surface: they drive the service's own endpoints and web forms
 // (no shortcuts into the database), so a token they return was earned the way a client earns it.
 import assert from 'node:assert/strict';
+import { noteSecret } from './log-capture.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 export const CLAIM_GRANT = 'urn:siteline:agent-auth:grant-type:claim';
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+noteSecret(TEST_PASSWORD);
+
+/** Every credential a response hands out is noted for the log guard (test/support/log-capture.ts). */
+function noteCredentials(json: Record<string, any> | undefined): void {
+  if (!json || typeof json !== 'object') return;
+  noteSecret(json.access_token, json.refresh_token, json.identity_assertion, json.claim_token, json.id_token);
+}
 
 /** A minimal cookie jar for fetch (name=value per origin-agnostic test server). */
 export class CookieJar {
@@ -55,6 +63,7 @@ export function csrfFrom(body: string): string {
 
 /** Signs up through the real web form (or signs in when the account exists); the jar then holds a session. */
 export async function signUpOrIn(baseUrl: string, email: string, jar = new CookieJar(), password = TEST_PASSWORD): Promise<CookieJar> {
+  noteSecret(password);
   const form = await getPage(`${baseUrl}/signup`, jar);
   const up = await postForm(`${baseUrl}/signup`, jar, { csrf: csrfFrom(form.body), email, password, next: '/account' });
   if (up.status === 303) return jar;
@@ -67,7 +76,9 @@ export async function signUpOrIn(baseUrl: string, email: string, jar = new Cooki
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; json: Record<string, any> }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
+  const json = (await res.json()) as Record<string, any>;
+  noteCredentials(json);
+  return { status: res.status, json };
 }
 
 export async function tokenRequest(baseUrl: string, params: Record<string, string>): Promise<{ status: number; json: Record<string, any>; headers: Headers }> {
@@ -76,7 +87,9 @@ export async function tokenRequest(baseUrl: string, params: Record<string, strin
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(params).toString(),
   });
-  return { status: res.status, json: (await res.json()) as Record<string, any>, headers: res.headers };
+  const json = (await res.json()) as Record<string, any>;
+  noteCredentials(json);
+  return { status: res.status, json, headers: res.headers };
 }
 
 /** The claim page URL on the server under test (verification_uri may name another host for the same server). */

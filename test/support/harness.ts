@@ -9,7 +9,7 @@ import pg from 'pg';
 import { openDatabase, dumpPglite, type Db } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { testLogger } from './log-capture.ts';
 import type { AppContext } from '../../src/context.ts';
 import { systemClock, type Clock } from '../../src/clock.ts';
 import { startService, type RunningService, type StartOptions } from '../../src/service.ts';
@@ -109,7 +109,7 @@ async function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
 
 function testCtx(db: Db, overrides: Partial<Config> = {}, clock: Clock = systemClock): AppContext {
   const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false, ...overrides });
-  return { config, db, clock, logger: createLogger('silent') };
+  return { config, db, clock, logger: testLogger() };
 }
 
 /** A migrated database holding the named places, cloned from a cached template. */
@@ -240,7 +240,7 @@ export async function startTestServer(
     { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
     { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir: fs.mkdtempSync(path.join(CACHE_DIR, 'data-')), ...opts.config },
   );
-  const svc = await startService(config, { db: testDb.db, clock: opts.clock, logger: createLogger('silent'), analysisWorkers: opts.analysisWorkers });
+  const svc = await startService(config, { db: testDb.db, clock: opts.clock, logger: testLogger(), analysisWorkers: opts.analysisWorkers });
   return {
     ...svc,
     testDb,

@@ -46,3 +46,34 @@ test('csv on the data pack: Chicago (CRLF, LFs inside quotes) and Cambridge (no 
   assert.equal(cam[0]!.values['address_id'], '14754', 'the BOM is not part of the first id');
   assert.ok(cam.every((r) => r.problem === undefined));
 });
+
+test('csv: an unterminated quote rejects its own line only, named by line; reading resumes on the next line', () => {
+  const text = 'id,name,lot\n1,"Acorn St,97-1\n2,Bay St,97-2\n3,"Cay St",97-3\n';
+  const rows = [...readCsvRows(text, { header: true, file: 'a.csv' })];
+  assert.equal(rows.length, 3);
+  assert.equal(rows[0]!.problemReason, 'malformed CSV record');
+  assert.match(rows[0]!.problem!, /^a\.csv line 2: /);
+  assert.deepEqual(rows[1]!.values, { id: '2', name: 'Bay St', lot: '97-2' });
+  assert.equal(rows[1]!.line, 3);
+  assert.deepEqual(rows[2]!.values, { id: '3', name: 'Cay St', lot: '97-3' });
+  // A stray quote that closes on a later line but leaves the wrong field count is caught too.
+  const later = [...readCsvRows('a,b,c\n1,"x,2\n3,4",5,9\n6,7,8\n', { header: true })];
+  assert.equal(later.length, 3);
+  assert.match(later[0]!.problem!, /^line 2: a quoted field runs over 2 lines/);
+  assert.equal(later[1]!.problem, 'line 3: has 4 fields, expected 3');
+  assert.deepEqual(later[2]!.values, { a: '6', b: '7', c: '8' });
+});
+
+test('csv: a NUL byte rejects the row, naming file, line and field', () => {
+  const rows = [...readCsvRows('id,name\n1,ok\n2,bad\u0000name\n3,fine\n', { header: true, file: 'n.csv' })];
+  assert.equal(rows[1]!.problemReason, 'NUL byte in a field');
+  assert.equal(rows[1]!.problem, 'n.csv line 3: field name holds a NUL byte');
+  assert.equal(rows[2]!.problem, undefined);
+});
+
+test('csv: countPhysicalLines', async () => {
+  const { countPhysicalLines } = await import('./csv.ts');
+  assert.equal(countPhysicalLines(''), 0);
+  assert.equal(countPhysicalLines('a\nb'), 2);
+  assert.equal(countPhysicalLines('a\r\nb\r\n'), 2);
+});

@@ -1,108 +1,185 @@
 // RFC 4180 CSV: quoted fields may hold delimiters, doubled quotes and line breaks (Chicago's summary
 // table has LFs inside quotes); CRLF or LF record ends; a leading BOM is dropped (Cambridge's address table).
+//
+// A malformed record is rejected alone, named by its physical line, and reading resumes on the next
+// physical line: an unterminated quote must not swallow the records after it. A record is malformed
+// when text follows a closing quote, when the file ends inside quotes, or when a record that spans
+// several physical lines (a quoted line break) has the wrong number of fields.
 
-/** Splits CSV text into records of raw string fields. Blank lines are skipped. */
-export function* parseCsvRecords(text: string, delimiter = ','): Generator<string[]> {
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+export interface CsvRecord {
+  fields: string[];
+  /** 1-based physical line the record starts on. */
+  line: number;
+  /** Physical lines the record covers (more than 1 when a quoted field holds line breaks). */
+  lines: number;
+  /** Set when the record is malformed; `fields` is then empty. */
+  malformed?: string;
+}
+
+/**
+ * Records with their physical line numbers. `expectedFields` (when known, e.g. from the header) lets a
+ * multi-line record with the wrong field count be treated as a stray quote rather than swallowing lines.
+ */
+export function* csvRecords(text: string, delimiter = ',', expectedFields: () => number | undefined = () => undefined): Generator<CsvRecord> {
   const n = text.length;
   const d = delimiter.charCodeAt(0);
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let sawAny = false; // the current record has content (so a lone empty line is not a record)
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (quoted) {
-      if (c === 34) {
-        if (text.charCodeAt(i + 1) === 34) {
-          field += '"';
-          i += 2;
+  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  while (pos < n) {
+    const startPos = pos;
+    const startLine = line;
+    const row: string[] = [];
+    let field = '';
+    let quoted = false;
+    let sawAny = false;
+    let i = pos;
+    let curLine = startLine;
+    let malformed: string | undefined;
+    let ended = false;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (quoted) {
+        if (c === 34) {
+          if (text.charCodeAt(i + 1) === 34) {
+            field += '"';
+            i += 2;
+            continue;
+          }
+          quoted = false;
+          i++;
+          const next = text.charCodeAt(i);
+          if (i < n && next !== d && next !== 10 && next !== 13) {
+            malformed = 'text after a closing quote (a stray or unterminated quote)';
+            break;
+          }
           continue;
         }
-        quoted = false;
-        i++;
+        let j = i;
+        while (j < n && text.charCodeAt(j) !== 34) {
+          if (text.charCodeAt(j) === 10) curLine++;
+          j++;
+        }
+        field += text.slice(i, j);
+        i = j;
         continue;
       }
-      // Copy a run of ordinary characters at once.
-      let j = i;
-      while (j < n && text.charCodeAt(j) !== 34) j++;
-      field += text.slice(i, j);
-      i = j;
+      if (c === 34 && field === '') {
+        quoted = true;
+        sawAny = true;
+        i++;
+      } else if (c === d) {
+        row.push(field);
+        field = '';
+        sawAny = true;
+        i++;
+      } else if (c === 10 || c === 13) {
+        if (c === 13 && text.charCodeAt(i + 1) === 10) i++;
+        i++;
+        ended = true;
+        break;
+      } else {
+        let j = i;
+        while (j < n) {
+          const k = text.charCodeAt(j);
+          if (k === d || k === 10 || k === 13) break;
+          j++;
+        }
+        field += text.slice(i, j);
+        sawAny = true;
+        i = j;
+      }
+    }
+    if (!malformed && quoted) malformed = 'the quoted field is never closed (unterminated quote)';
+    if (!malformed && (sawAny || field !== '')) row.push(field);
+    const expected = expectedFields();
+    if (!malformed && curLine > startLine && expected !== undefined && row.length !== expected) {
+      malformed = `a quoted field runs over ${curLine - startLine + 1} lines and the record has ${row.length} fields, expected ${expected} (a stray or unterminated quote)`;
+    }
+    if (malformed) {
+      // Reject the starting physical line alone and resume on the next one.
+      let eol = text.indexOf('\n', startPos);
+      if (eol < 0) eol = n - 1;
+      yield { fields: [], line: startLine, lines: 1, malformed };
+      pos = eol + 1;
+      line = startLine + 1;
       continue;
     }
-    if (c === 34 && field === '') {
-      quoted = true;
-      sawAny = true;
-      i++;
-    } else if (c === d) {
-      row.push(field);
-      field = '';
-      sawAny = true;
-      i++;
-    } else if (c === 10 || c === 13) {
-      if (c === 13 && text.charCodeAt(i + 1) === 10) i++;
-      i++;
-      if (sawAny || field !== '') {
-        row.push(field);
-        yield row;
-      }
-      row = [];
-      field = '';
-      sawAny = false;
-    } else {
-      let j = i;
-      while (j < n) {
-        const k = text.charCodeAt(j);
-        if (k === d || k === 10 || k === 13) break;
-        j++;
-      }
-      field += text.slice(i, j);
-      sawAny = true;
-      i = j;
-    }
+    if (sawAny || row.length > 0) yield { fields: row, line: startLine, lines: curLine - startLine + 1 };
+    pos = i;
+    line = curLine + (ended ? 1 : 0);
   }
-  if (quoted) throw new Error('CSV ends inside a quoted field');
-  if (sawAny || field !== '') {
-    row.push(field);
-    yield row;
+}
+
+/** Splits CSV text into records of raw string fields. Blank lines are skipped; a malformed record throws, naming its line. */
+export function* parseCsvRecords(text: string, delimiter = ','): Generator<string[]> {
+  for (const r of csvRecords(text, delimiter)) {
+    if (r.malformed) throw new Error(`CSV line ${r.line}: ${r.malformed}${/never closed/.test(r.malformed) ? ' (CSV ends inside a quoted field)' : ''}`);
+    yield r.fields;
   }
+}
+
+/** Physical lines in the text (a final line without a newline counts). */
+export function countPhysicalLines(text: string): number {
+  if (text.length === 0) return 0;
+  let count = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
+  return text.endsWith('\n') ? count : count + 1;
 }
 
 export interface CsvOptions {
   header: boolean;
   columns?: string[] | undefined;
   delimiter?: string;
+  /** Named in problems (`addresses.csv line 17: ...`). */
+  file?: string;
 }
 
 export interface CsvRow {
   /** 1-based record number in the file (the header is record 1 when present). */
   recordNo: number;
+  /** 1-based physical line the record starts on. */
+  line: number;
   values: Record<string, string>;
-  /** Set when the record's field count differs from the header's. */
+  /** Set when the record cannot be loaded: a malformed record, the wrong field count, a NUL byte. */
   problem?: string;
+  /** The problem's kind, used as the import report's reject reason. */
+  problemReason?: 'malformed CSV record' | 'wrong number of fields' | 'NUL byte in a field';
 }
 
 /** Records as objects keyed by the header (or by the given column names when the file has none). */
 export function* readCsvRows(text: string, opts: CsvOptions): Generator<CsvRow> {
-  const records = parseCsvRecords(text, opts.delimiter ?? ',');
   let columns = opts.columns;
+  const records = csvRecords(text, opts.delimiter ?? ',', () => columns?.length);
+  const where = (line: number) => `${opts.file ? `${opts.file} ` : ''}line ${line}`;
   let recordNo = 0;
   if (opts.header) {
     const first = records.next();
     recordNo++;
     if (first.done) return;
-    columns ??= first.value.map((h) => h.trim());
+    if (first.value.malformed) throw new Error(`${where(first.value.line)}: the header is malformed: ${first.value.malformed}`);
+    columns ??= first.value.fields.map((h) => h.trim());
   }
   if (!columns) throw new Error('a CSV without a header needs column names');
   for (const rec of records) {
     recordNo++;
-    if (rec.every((v) => v.trim() === '')) continue; // e.g. Cambridge's trailing ",," row
+    if (rec.malformed) {
+      yield { recordNo, line: rec.line, values: {}, problem: `${where(rec.line)}: ${rec.malformed}`, problemReason: 'malformed CSV record' };
+      continue;
+    }
+    if (rec.fields.every((v) => v.trim() === '')) continue; // e.g. Cambridge's trailing ",," row
     const values: Record<string, string> = {};
     columns.forEach((c, k) => {
-      values[c] = rec[k] ?? '';
+      values[c] = rec.fields[k] ?? '';
     });
-    const row: CsvRow = { recordNo, values };
-    if (rec.length !== columns.length) row.problem = `has ${rec.length} fields, expected ${columns.length}`;
+    const row: CsvRow = { recordNo, line: rec.line, values };
+    const nul = rec.fields.findIndex((v) => v.includes('\u0000'));
+    if (nul >= 0) {
+      row.problem = `${where(rec.line)}: field ${columns[nul] ?? nul + 1} holds a NUL byte`;
+      row.problemReason = 'NUL byte in a field';
+    } else if (rec.fields.length !== columns.length) {
+      row.problem = `${where(rec.line)}: has ${rec.fields.length} fields, expected ${columns.length}`;
+      row.problemReason = 'wrong number of fields';
+    }
     yield row;
   }
 }
