@@ -5,13 +5,14 @@ import assert from 'node:assert/strict';
 import { placeRulesSchema } from '../rules/rules-schema.ts';
 import { analyseFeasibility, analysisResultText, type AnalysisInputs } from './feasibility-analysis.ts';
 import { propagate } from './propagation.ts';
+import { metresPerDegree } from '../core/geo/primitives.ts';
 import type { LotSnapshot } from '../projects/project-lots.ts';
 
-const M_PER_DEG = (6371008.8 * Math.PI) / 180;
 const LAT0 = 42, LNG0 = -71;
-const kx = M_PER_DEG * Math.cos((LAT0 * Math.PI) / 180);
+// The same local metres-per-degree (WGS 84 ellipsoid) that lot geometry is measured with.
+const { kx, ky } = metresPerDegree(LAT0);
 const ft = (x: number) => x * 0.3048;
-const at = (xFt: number, yFt: number): [number, number] => [LNG0 + ft(xFt) / kx, LAT0 + ft(yFt) / M_PER_DEG];
+const at = (xFt: number, yFt: number): [number, number] => [LNG0 + ft(xFt) / kx, LAT0 + ft(yFt) / ky];
 
 const cite = { section: '17-2-0300', sourceUrl: 'https://example.org/bylaw', date: '2026-01-01' };
 function rules(standards: Record<string, unknown>) {

@@ -21,9 +21,10 @@ test('credit ledger: grants, a guarded spend that never overdraws, once per even
     assert.equal(spends.filter((s) => s.ok).length, 3);
     assert.equal(await creditBalance(t.db, 'acc-l'), 0);
     assert.equal(await ledgerSum(t.db, 'acc-l'), 0);
-    await assert.rejects(t.db.query(`UPDATE credit_ledger SET amount = 100 WHERE account_id = 'acc-l'`), /append-only/);
-    await assert.rejects(t.db.query(`DELETE FROM credit_ledger WHERE account_id = 'acc-l'`), /append-only/);
-    await assert.rejects(t.db.query(`UPDATE credit_accounts SET balance = -1 WHERE account_id = 'acc-l'`), /check constraint/);
+    await assert.rejects(t.db.query(`UPDATE credit_ledger SET amount = 100 WHERE account_id = 'acc-l'`), /SQLSTATE P0001/, 'the append-only trigger raises');
+    await assert.rejects(t.db.query(`DELETE FROM credit_ledger WHERE account_id = 'acc-l'`), /SQLSTATE P0001/, 'the append-only trigger raises');
+    await assert.rejects(t.db.query(`UPDATE credit_accounts SET balance = -1 WHERE account_id = 'acc-l'`), /SQLSTATE 23514/, 'check constraint');
+    assert.equal(await ledgerSum(t.db, 'acc-l'), 0, 'the ledger is unchanged');
   } finally {
     await t.close();
   }
