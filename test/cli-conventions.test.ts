@@ -52,7 +52,7 @@ function untouched(): void {
 test('the table has the commands the help lists', () => {
   assert.deepEqual(
     ALL.map((p) => p.path.join(' ')),
-    ['check', 'data', 'data import', 'data status', 'login', 'whoami', 'logout'],
+    ['check', 'projects', 'projects list', 'projects create', 'projects show', 'projects attach', 'projects analyze', 'projects update', 'projects undo', 'keys', 'keys create', 'keys list', 'keys revoke', 'data', 'data import', 'data status', 'login', 'whoami', 'logout', 'worker', 'credits', 'credits grant', 'credits balance', 'feedback', 'feedback list'],
   );
 });
 
@@ -113,6 +113,11 @@ test('unknown flags, unknown commands and missing arguments: exit 2, the reason 
     ['data', 'frobnicate'],
     ['whoami', '--bogus'],
     ['logout', 'now'],
+    ['credits', 'grant', 'ann@example.com'],
+    ['projects', 'show'],
+    ['keys', 'revoke'],
+    ['feedback', 'list', '--limit'],
+    ['worker', 'now'],
     ['no-such-command'],
     ['--bogus'],
   ];
