@@ -56,27 +56,6 @@ test('the table has the commands the help lists', () => {
   );
 });
 
-test('-h and --help on every command and subcommand print its help on stdout, exit 0, and do nothing', async () => {
-  for (const { path: words, cmd } of ALL) {
-    // Extra arguments must not turn help into action (`logout --help`, `check -h`, `data import cambridge-ma -h`).
-    const runs = ['--help', '-h'].map((flag) => (cmd.args?.max ? [...words, 'some argument', flag] : [...words, flag]));
-    const results = await Promise.all(runs.map((argv) => runSiteline(argv, env)));
-    runs.forEach((argv, i) => {
-      const r = results[i]!;
-      assert.equal(r.code, 0, `${argv.join(' ')}: ${r.stderr}`);
-      assert.equal(r.stderr, '', `${argv.join(' ')} writes nothing on stderr`);
-      assert.ok(r.stdout.startsWith(cmd.summary), `${argv.join(' ')} prints its own help`);
-      assert.match(r.stdout, new RegExp(`Usage:\\n  siteline ${words.join(' ')}`));
-    });
-    untouched();
-  }
-  // `help <command>` is the same help.
-  const viaHelp = await runSiteline(['help', 'logout'], env);
-  assert.equal(viaHelp.code, 0);
-  assert.equal(viaHelp.stdout, (await runSiteline(['logout', '--help'], env)).stdout);
-  untouched();
-});
-
 test('logout without --help does act (so the test above would see it): it deletes the stored login', async () => {
   const copy = fs.readFileSync(credsFile);
   const r = await runSiteline(['logout'], env);
