@@ -2,13 +2,23 @@
 // src/cli/<name>-command.ts exporting a Command (see command.ts) and add one line here.
 import type { Command } from './command.ts';
 import { checkCommand } from './check-command.ts';
+import { projectsCommand } from './projects-command.ts';
+import { keysCommand } from './keys-command.ts';
 import { dataCommand } from './data-command.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './auth-commands.ts';
+import { workerCommand } from './worker-command.ts';
+import { creditsCommand } from './credits-command.ts';
+import { feedbackCommand } from './feedback-command.ts';
 
 export const COMMANDS: Command[] = [
   checkCommand,
+  projectsCommand,
+  keysCommand,
   dataCommand,
   loginCommand,
   whoamiCommand,
   logoutCommand,
+  workerCommand,
+  creditsCommand,
+  feedbackCommand,
 ];

@@ -1,28 +1,29 @@
-// `siteline credits grant <email> <credits> --reason "..."` and `siteline credits balance <email>`:
+// `siteline credits grant <email> <credits> --reason "..." [--json]` and `siteline credits balance <email> [--json]`:
 // the operator's way to give an account prepaid REST API credit (the only way when Stripe is not
-// configured). Runs in-process on the local database (PGlite data dir or DATABASE_URL), like
+// configured). Runs in-process on the local database (SITELINE_DATA_DIR or DATABASE_URL), like
 // `siteline data import`; a grant is an append-only ledger entry naming the reason.
 // Exit 0 ok; 2 bad usage, unknown account or bad amount; 1 unexpected.
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { openContext } from '../service.ts';
-import { SitelineError } from '../core/errors.ts';
-import { normaliseEmail } from '../auth/accounts.ts';
-import { addCredit, creditBalance, ledgerSum, MAX_CREDIT_PER_ENTRY } from '../billing/credit-ledger.ts';
+import { JSON_FLAG, UsageError, type Command, type CommandInput } from './command.ts';
+import { EXIT } from './exit-codes.ts';
+import { err, out, type Io } from './output.ts';
 import type { AppContext } from '../context.ts';
 
-const USAGE = `Usage:
-  siteline credits grant <email> <credits> --reason "..."   add prepaid API credit to an account (ledger entry: grant)
-  siteline credits balance <email>                          the account's balance (and a ledger check)
-`;
-
-function fail(message: string): number {
-  process.stderr.write(`siteline credits: ${message}\n\n${USAGE}`);
-  return 2;
+/** The database side, loaded only when the command runs (help stays instant and opens nothing). */
+async function modules() {
+  const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { normaliseEmail }, ledger] = await Promise.all([
+    import('../config.ts'),
+    import('../logger.ts'),
+    import('../service.ts'),
+    import('../core/errors.ts'),
+    import('../auth/accounts.ts'),
+    import('../billing/credit-ledger.ts'),
+  ]);
+  return { loadConfig, createLogger, openContext, SitelineError, normaliseEmail, ...ledger };
 }
 
-async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
-  const ctx = await openContext(loadConfig(), { logger: createLogger('warn', process.stderr) });
+async function withContext<T>(io: Io, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const { loadConfig, createLogger, openContext } = await modules();
+  const ctx = await openContext(loadConfig(io.env), { logger: createLogger('warn', io.stderr) });
   try {
     return await fn(ctx);
   } finally {
@@ -31,66 +32,74 @@ async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
 }
 
 async function accountOf(ctx: AppContext, email: string): Promise<string | undefined> {
+  const { normaliseEmail } = await modules();
   const rows = await ctx.db.query<{ account_id: string }>('SELECT account_id FROM accounts WHERE email = $1', [normaliseEmail(email)]);
   return rows[0]?.account_id;
 }
 
-async function grant(argv: string[]): Promise<number> {
-  const positional: string[] = [];
-  let reason: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--reason') {
-      reason = argv[++i];
-      if (reason === undefined) return fail('--reason needs a text');
-    } else if (a.startsWith('--reason=')) reason = a.slice('--reason='.length);
-    else if (a.startsWith('--')) return fail(`unknown option ${a}`);
-    else positional.push(a);
+async function runGrant({ args: [email, amount], flags, io }: CommandInput): Promise<number> {
+  const { MAX_CREDIT_PER_ENTRY, normaliseEmail, addCredit, SitelineError } = await modules();
+  if (!/^\d+$/.test(amount!) || Number(amount) < 1 || Number(amount) > MAX_CREDIT_PER_ENTRY) {
+    throw new UsageError(`credits must be a whole number from 1 to ${MAX_CREDIT_PER_ENTRY}`);
   }
-  if (positional.length !== 2) return fail('grant takes an e-mail and a number of credits');
-  const [email, amount] = positional as [string, string];
-  if (!/^\d+$/.test(amount) || Number(amount) < 1 || Number(amount) > MAX_CREDIT_PER_ENTRY) {
-    return fail(`credits must be a whole number from 1 to ${MAX_CREDIT_PER_ENTRY}`);
-  }
-  if (!reason?.trim()) return fail('say why with --reason "..." (it is kept on the ledger entry)');
-  return withContext(async (ctx) => {
-    const accountId = await accountOf(ctx, email);
+  const reason = typeof flags.reason === 'string' ? flags.reason.trim() : '';
+  if (!reason) throw new UsageError('say why with --reason "..." (it is kept on the ledger entry)');
+  return withContext(io, async (ctx) => {
+    const accountId = await accountOf(ctx, email!);
     if (!accountId) {
-      process.stderr.write(`siteline credits: no account with the e-mail ${normaliseEmail(email)} (the person signs up on the web first)\n`);
-      return 2;
+      err(io, `${io.errColour.red('error:')} siteline credits: no account with the e-mail ${normaliseEmail(email!)} (the person signs up on the web first)`);
+      return EXIT.usage;
     }
     try {
-      const r = await addCredit(ctx, { accountId, kind: 'grant', credits: Number(amount), reference: `operator grant: ${reason!.trim().slice(0, 200)}` });
-      process.stdout.write(`Granted ${Number(amount)} credits to ${normaliseEmail(email)}; balance ${r.balance}.\n`);
-      return 0;
-    } catch (err) {
-      if (err instanceof SitelineError && err.code === 'bad_input') return fail(err.message);
-      throw err;
+      const r = await addCredit(ctx, { accountId, kind: 'grant', credits: Number(amount), reference: `operator grant: ${reason.slice(0, 200)}` });
+      if (flags.json) out(io, JSON.stringify({ email: normaliseEmail(email!), granted: Number(amount), balance: r.balance }, null, 2));
+      else out(io, `Granted ${Number(amount)} credits to ${normaliseEmail(email!)}; balance ${r.balance}.`);
+      return EXIT.ok;
+    } catch (e) {
+      if (e instanceof SitelineError && e.code === 'bad_input') throw new UsageError(e.message);
+      throw e;
     }
   });
 }
 
-async function balance(argv: string[]): Promise<number> {
-  if (argv.length !== 1 || argv[0]!.startsWith('--')) return fail('balance takes one e-mail');
-  return withContext(async (ctx) => {
-    const accountId = await accountOf(ctx, argv[0]!);
+async function runBalance({ args: [email], flags, io }: CommandInput): Promise<number> {
+  const { normaliseEmail, creditBalance, ledgerSum } = await modules();
+  return withContext(io, async (ctx) => {
+    const accountId = await accountOf(ctx, email!);
     if (!accountId) {
-      process.stderr.write(`siteline credits: no account with the e-mail ${normaliseEmail(argv[0]!)}\n`);
-      return 2;
+      err(io, `${io.errColour.red('error:')} siteline credits: no account with the e-mail ${normaliseEmail(email!)}`);
+      return EXIT.usage;
     }
     const [b, sum] = [await creditBalance(ctx.db, accountId), await ledgerSum(ctx.db, accountId)];
-    process.stdout.write(`${normaliseEmail(argv[0]!)}: ${b} credits${b === sum ? '' : ` (ledger sums to ${sum}: report this)`}\n`);
-    return 0;
+    if (flags.json) out(io, JSON.stringify({ email: normaliseEmail(email!), balance: b, ledgerSum: sum }, null, 2));
+    else out(io, `${normaliseEmail(email!)}: ${b} credits${b === sum ? '' : ` (ledger sums to ${sum}: report this)`}`);
+    return EXIT.ok;
   });
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === 'grant') return grant(rest);
-  if (sub === 'balance') return balance(rest);
-  if (!sub || sub === '--help' || sub === 'help') {
-    process.stdout.write(USAGE);
-    return sub ? 0 : 2;
-  }
-  return fail(`unknown subcommand "${sub}"`);
-}
+export const creditsCommand: Command = {
+  name: 'credits',
+  summary: 'Operator: grant prepaid REST API credit to an account, and see its balance',
+  usage: 'credits <command> [flags]',
+  description: 'Works on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.',
+  subcommands: [
+    {
+      name: 'grant',
+      summary: 'Add prepaid API credit to an account (an append-only ledger entry: grant)',
+      usage: 'credits grant <email> <credits> --reason "..." [--json]',
+      description: 'The account must exist (the person signs up on the web first). The reason is kept on the ledger entry.',
+      flags: [{ name: 'reason', value: 'TEXT', description: 'Why the credit is given (required)' }, JSON_FLAG],
+      args: { min: 2, max: 2, name: 'the e-mail and the number of credits, e.g. siteline credits grant ann@example.com 100 --reason "pilot"' },
+      examples: ['siteline credits grant ann@example.com 100 --reason "pilot customer"'],
+      run: runGrant,
+    },
+    {
+      name: 'balance',
+      summary: "The account's credit balance (and a check against the ledger)",
+      usage: 'credits balance <email> [--json]',
+      flags: [JSON_FLAG],
+      args: { min: 1, max: 1, name: 'the e-mail of the account' },
+      run: runBalance,
+    },
+  ],
+};

@@ -1,40 +1,30 @@
 // `siteline feedback list [--limit N] [--category C] [--since DATE] [--json]`: the reports users sent,
-// newest first, read in-process from the local database (PGlite data directory or DATABASE_URL).
+// newest first, read in-process from the local database (SITELINE_DATA_DIR or DATABASE_URL). Staff only.
 // Exit 0 ok; 2 bad usage.
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { openContext } from '../service.ts';
+import { JSON_FLAG, UsageError, type Command, type CommandInput } from './command.ts';
+import { EXIT } from './exit-codes.ts';
+import { out } from './output.ts';
 import { CATEGORY_LABELS, FEEDBACK_CATEGORIES, type FeedbackCategory } from '../feedback/feedback-form.ts';
-import { listFeedback, type FeedbackFilter, type StoredFeedback } from '../feedback/feedback-store.ts';
+import type { FeedbackFilter, StoredFeedback } from '../feedback/feedback-store.ts';
 
-const USAGE = `Usage:
-  siteline feedback list [--limit N] [--category C] [--since YYYY-MM-DD] [--json]
-      newest first (default limit 50, at most 1000); categories: ${FEEDBACK_CATEGORIES.join(', ')}
-`;
-
-function parseList(argv: string[]): (FeedbackFilter & { json: boolean }) | string {
-  const out: FeedbackFilter & { json: boolean } = { json: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const value = () => inline ?? argv[++i];
-    if (flag === '--json') out.json = true;
-    else if (flag === '--limit') {
-      const n = Number(value());
-      if (!Number.isInteger(n) || n < 1 || n > 1000) return '--limit needs a whole number from 1 to 1000';
-      out.limit = n;
-    } else if (flag === '--category') {
-      const c = value();
-      if (!(FEEDBACK_CATEGORIES as readonly string[]).includes(c ?? '')) return `--category must be one of ${FEEDBACK_CATEGORIES.join(', ')}`;
-      out.category = c as FeedbackCategory;
-    } else if (flag === '--since') {
-      const v = value() ?? '';
-      const d = new Date(v);
-      if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(d.getTime())) return '--since needs a date such as 2026-11-01';
-      out.since = d;
-    } else return `unexpected "${a}"`;
+function filterOf(flags: CommandInput['flags']): FeedbackFilter {
+  const filter: FeedbackFilter = {};
+  if (flags.limit !== undefined) {
+    const n = Number(flags.limit);
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError('--limit needs a whole number from 1 to 1000');
+    filter.limit = n;
   }
-  return out;
+  if (flags.category !== undefined) {
+    if (!(FEEDBACK_CATEGORIES as readonly string[]).includes(String(flags.category))) throw new UsageError(`--category must be one of ${FEEDBACK_CATEGORIES.join(', ')}`);
+    filter.category = flags.category as FeedbackCategory;
+  }
+  if (flags.since !== undefined) {
+    const v = String(flags.since);
+    const d = new Date(v);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(d.getTime())) throw new UsageError('--since needs a date such as 2026-11-01');
+    filter.since = d;
+  }
+  return filter;
 }
 
 export function formatFeedback(items: StoredFeedback[]): string {
@@ -54,28 +44,43 @@ export function formatFeedback(items: StoredFeedback[]): string {
   return `${blocks.join('\n\n')}\n`;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (!sub || sub === '--help' || sub === 'help') {
-    process.stdout.write(USAGE);
-    return sub ? 0 : 2;
-  }
-  if (sub !== 'list') {
-    process.stderr.write(`siteline feedback: unknown subcommand "${sub}"\n\n${USAGE}`);
-    return 2;
-  }
-  const args = parseList(rest);
-  if (typeof args === 'string') {
-    process.stderr.write(`siteline feedback list: ${args}\n\n${USAGE}`);
-    return 2;
-  }
-  const ctx = await openContext(loadConfig(), { logger: createLogger('warn', process.stderr) });
+async function runList({ flags, io }: CommandInput): Promise<number> {
+  const filter = filterOf(flags);
+  const [{ loadConfig }, { createLogger }, { openContext }, { listFeedback }] = await Promise.all([
+    import('../config.ts'),
+    import('../logger.ts'),
+    import('../service.ts'),
+    import('../feedback/feedback-store.ts'),
+  ]);
+  const ctx = await openContext(loadConfig(io.env), { logger: createLogger('warn', io.stderr) });
   try {
-    const { json, ...filter } = args;
     const items = await listFeedback(ctx, filter);
-    process.stdout.write(json ? JSON.stringify(items, null, 2) + '\n' : formatFeedback(items));
-    return 0;
+    io.stdout.write(flags.json ? JSON.stringify(items, null, 2) + '\n' : formatFeedback(items));
+    return EXIT.ok;
   } finally {
     await ctx.db.close();
   }
 }
+
+export const feedbackCommand: Command = {
+  name: 'feedback',
+  summary: 'Staff: read the feedback users sent',
+  usage: 'feedback <command> [flags]',
+  description: 'Works on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.',
+  subcommands: [
+    {
+      name: 'list',
+      summary: 'Feedback reports, newest first',
+      usage: 'feedback list [--limit N] [--category C] [--since YYYY-MM-DD] [--json]',
+      description: `Default limit 50, at most 1000. Categories: ${FEEDBACK_CATEGORIES.join(', ')}.`,
+      flags: [
+        { name: 'limit', value: 'N', description: 'At most N reports (1 to 1000, default 50)' },
+        { name: 'category', value: 'C', description: 'Only this category' },
+        { name: 'since', value: 'DATE', description: 'Only reports from this date on (YYYY-MM-DD)' },
+        JSON_FLAG,
+      ],
+      examples: ['siteline feedback list --category problem --since 2026-11-01'],
+      run: runList,
+    },
+  ],
+};

@@ -1,30 +1,11 @@
 // `siteline keys create <name> | list | revoke <id> [--json]`: REST API keys of the logged-in account
-// (`siteline login` first), through the server's own /api/v1/keys routes with the stored identity's
-// user token. A new key is printed once; the server keeps only its hash.
-// Exit 0 ok; 2 bad usage or refused input; 4 not logged in; 1 unexpected.
-import { AuthNeededError, getAccessToken } from './auth-commands.ts';
-
-const USAGE = `Usage:
-  siteline keys create <name> [--json]   create a REST API key (printed once: store it now)
-  siteline keys list [--json]            the account's keys: name, prefix, created, last used, revoked
-  siteline keys revoke <id>              revoke a key at once
-`;
-
-function fail(message: string, code = 2): number {
-  process.stderr.write(`siteline keys: ${message}\n${code === 2 ? `\n${USAGE}` : ''}`);
-  return code;
-}
-
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const { server, token } = await getAccessToken();
-  const res = await fetch(`${server}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
+// (`siteline login` first), through the service's own /api/v1/keys routes with the user's token
+// (ServiceClient). A new key is printed once; the service keeps only its hash.
+// Exit 0 ok; 2 bad usage or refused input (e.g. an unknown key id); 4 not logged in; 5 unreachable; 1 unexpected.
+import { JSON_FLAG, URL_FLAG, type Command, type CommandInput } from './command.ts';
+import { EXIT } from './exit-codes.ts';
+import { err, out, type Io } from './output.ts';
+import { ServiceClient, ServiceError } from './service-client.ts';
 
 interface KeyInfo {
   id: string;
@@ -37,49 +18,93 @@ interface KeyInfo {
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) : 'never');
 
-async function commands(sub: string | undefined, args: string[], json: boolean): Promise<number> {
-  if (sub === 'create') {
-    if (args.length !== 1 || !args[0]!.trim()) return fail('create takes one name, e.g. siteline keys create production');
-    const r = await call('POST', '/api/v1/keys', { name: args[0] });
-    if (r.status !== 201) return fail(r.json?.detail ?? `HTTP ${r.status}`, r.status === 401 ? 4 : 2);
-    if (json) process.stdout.write(JSON.stringify(r.json, null, 2) + '\n');
-    else process.stdout.write(`${r.json.key}\n`), process.stderr.write(`Key "${r.json.name}" (${r.json.id}) created. It is shown this once: store it now.\n`);
-    return 0;
-  }
-  if (sub === 'list') {
-    if (args.length) return fail('list takes no arguments');
-    const r = await call('GET', '/api/v1/keys');
-    if (r.status !== 200) return fail(r.json?.detail ?? `HTTP ${r.status}`, r.status === 401 ? 4 : 1);
-    const keys = r.json.keys as KeyInfo[];
-    if (json) process.stdout.write(JSON.stringify(keys, null, 2) + '\n');
-    else if (keys.length === 0) process.stdout.write('No keys yet. Create one with `siteline keys create <name>`.\n');
-    else {
-      for (const k of keys) {
-        process.stdout.write(`${k.id}  ${`${k.prefix}…`.padEnd(14)} ${k.name.padEnd(20)} created ${when(k.createdAt)}  last used ${when(k.lastUsedAt)}${k.revokedAt ? `  revoked ${when(k.revokedAt)}` : ''}\n`);
-      }
-    }
-    return 0;
-  }
-  if (sub === 'revoke') {
-    if (args.length !== 1) return fail('revoke takes one key id (see siteline keys list)');
-    const r = await call('DELETE', `/api/v1/keys/${encodeURIComponent(args[0]!)}`);
-    if (r.status === 204) return process.stdout.write(`Revoked ${args[0]}.\n`), 0;
-    return fail(r.json?.detail ?? `HTTP ${r.status}`, r.status === 401 ? 4 : 2);
-  }
-  if (!sub || sub === '--help' || sub === 'help') {
-    process.stdout.write(USAGE);
-    return sub ? 0 : 2;
-  }
-  return fail(`unknown subcommand "${sub}"`);
+/** The problem-details `detail` of a refused request, else the error's message. */
+function refusal(e: ServiceError): string {
+  const body = e.body as { detail?: string } | null;
+  return body && typeof body === 'object' && body.detail ? body.detail : e.message;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const json = argv.includes('--json');
-  const [sub, ...args] = argv.filter((a) => a !== '--json');
+/** Runs fn with a client; a 4xx refusal (other than 401, handled by the client) is exit 2 with the reason. */
+async function withClient(io: Io, flags: CommandInput['flags'], fn: (c: ServiceClient) => Promise<number>): Promise<number> {
+  const client = ServiceClient.forUser({ url: flags.url as string | undefined, env: io.env });
   try {
-    return await commands(sub, args, json);
-  } catch (err) {
-    if (err instanceof AuthNeededError) return fail(err.message, 4);
-    throw err;
+    return await fn(client);
+  } catch (e) {
+    if (e instanceof ServiceError && e.status >= 400 && e.status < 500) {
+      err(io, `${io.errColour.red('error:')} siteline keys: ${refusal(e)}`);
+      return EXIT.usage;
+    }
+    throw e;
+  } finally {
+    await client.close();
   }
 }
+
+const runCreate = ({ args: [name], flags, io }: CommandInput) =>
+  withClient(io, flags, async (client) => {
+    if (!name!.trim()) {
+      err(io, `${io.errColour.red('error:')} siteline keys create: the name is empty`);
+      return EXIT.usage;
+    }
+    const created = await client.requestJson<{ id: string; name: string; key: string }>('POST', '/api/v1/keys', { name });
+    if (flags.json) out(io, JSON.stringify(created, null, 2));
+    else {
+      out(io, created.key);
+      err(io, `Key "${created.name}" (${created.id}) created. It is shown this once: store it now.`);
+    }
+    return EXIT.ok;
+  });
+
+const runList = ({ flags, io }: CommandInput) =>
+  withClient(io, flags, async (client) => {
+    const { keys } = await client.requestJson<{ keys: KeyInfo[] }>('GET', '/api/v1/keys');
+    if (flags.json) out(io, JSON.stringify(keys, null, 2));
+    else if (keys.length === 0) out(io, 'No keys yet. Create one with `siteline keys create <name>`.');
+    else {
+      for (const k of keys) {
+        out(io, `${k.id}  ${`${k.prefix}…`.padEnd(14)} ${k.name.padEnd(20)} created ${when(k.createdAt)}  last used ${when(k.lastUsedAt)}${k.revokedAt ? `  revoked ${when(k.revokedAt)}` : ''}`);
+      }
+    }
+    return EXIT.ok;
+  });
+
+const runRevoke = ({ args: [id], flags, io }: CommandInput) =>
+  withClient(io, flags, async (client) => {
+    await client.requestJson('DELETE', `/api/v1/keys/${encodeURIComponent(id!)}`);
+    if (flags.json) out(io, JSON.stringify({ id, revoked: true }));
+    else out(io, `Revoked ${id}.`);
+    return EXIT.ok;
+  });
+
+export const keysCommand: Command = {
+  name: 'keys',
+  summary: 'REST API keys of your account: create, list, revoke',
+  usage: 'keys <command> [flags]',
+  description: 'Uses your login (`siteline login` first) and the service\'s /api/v1/keys routes.',
+  subcommands: [
+    {
+      name: 'create',
+      summary: 'Create a REST API key (printed once on stdout: store it now)',
+      usage: 'keys create <name> [--json]',
+      flags: [JSON_FLAG, URL_FLAG],
+      args: { min: 1, max: 1, name: 'the key name, e.g. siteline keys create production' },
+      examples: ['siteline keys create production > key.txt'],
+      run: runCreate,
+    },
+    {
+      name: 'list',
+      summary: "Your keys: id, prefix, name, created, last used, revoked",
+      usage: 'keys list [--json]',
+      flags: [JSON_FLAG, URL_FLAG],
+      run: runList,
+    },
+    {
+      name: 'revoke',
+      summary: 'Revoke a key at once',
+      usage: 'keys revoke <id> [--json]',
+      flags: [JSON_FLAG, URL_FLAG],
+      args: { min: 1, max: 1, name: 'the key id (see siteline keys list)' },
+      run: runRevoke,
+    },
+  ],
+};
