@@ -182,8 +182,7 @@ test('the LOCATION limit lives in the database: a second instance on the same da
     assert.equal((await fetch(`${second.url}/api/geo/coverage-status?city=Cambridge&region=MA`)).status, 429);
     assert.equal((await fetch(`${svc.url}/api/geo/coverage-status?city=Cambridge&region=MA`)).status, 429);
   } finally {
-    await second.server.close();
-    second.server.closeAllConnections();
+    await second.close(); // the server and its analysis workers; the shared database stays open
   }
 });
 

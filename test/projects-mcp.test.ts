@@ -165,7 +165,7 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       try {
         const c = ok(await call(a, 'getProjectContext', { projectId, documentsLimit: 5, evidenceLimit: 5 }));
         const lot = c.lots.find((l: any) => l.parcelExternalId === '97-127');
-        assert.equal(lot.areaM2, 286.5);
+        assert.equal(lot.areaM2, 287); // as attached (WGS 84 ellipsoid), not the doubled row
       } finally {
         await svc.ctx.db.query(`UPDATE parcels SET area_m2 = area_m2 / 2 WHERE parcel_ext_id = '97-127'`);
       }
@@ -342,7 +342,7 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
         assert.deepEqual({ status: c.agentStatus.status, inputsChanged: c.agentStatus.inputsChanged }, { status: 'current', inputsChanged: false });
         assert.equal(c.external_ref, `crm:${leg}-analysis`);
         const an = c.analysis;
-        assert.deepEqual(an.combinedLotArea, { value: 1991, unit: 'sqft', basis: 'parcel_geometry' });
+        assert.deepEqual(an.combinedLotArea, { value: 1994, unit: 'sqft', basis: 'parcel_geometry' });
         assert.deepEqual(an.governingDistricts.map((d: any) => d.code), ['C-1']);
         // Cambridge's C-1 values are unverified_default: indicative, never cited.
         assert.equal(an.standards.maxHeightFt.status, 'unverified_default');
