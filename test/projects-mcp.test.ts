@@ -368,7 +368,7 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
         clock.advance(16_000);
         const fresh = ok(await call(a, 'getProjectContext', { projectId, documentsLimit: 5, evidenceLimit: 5 }));
         assert.equal(fresh.agentStatus.inputsChanged, false);
-        assert.equal(fresh.analysis.combinedLotArea.value, 1991 + Math.round(338.2154844957314 * 10.763910416709722));
+        assert.equal(fresh.analysis.combinedLotArea.value, 1994 + 3646, 'both build lots (areas on the WGS 84 ellipsoid)');
         const history = await svc.ctx.db.query('SELECT 1 FROM analysis_runs WHERE project_id = $1', [projectId]);
         assert.equal(history.length, 3, 'history is kept');
       });
