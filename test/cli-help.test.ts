@@ -3,51 +3,20 @@
 // next to the other conventions in cli-conventions.test.ts).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
-import { ROOT } from './support/harness.ts';
-import { runSiteline } from './support/cli.ts';
+import { cliSandbox, commandPaths, runSiteline, type CliSandbox } from './support/cli.ts';
 import { COMMANDS } from '../src/cli/commands.ts';
-import type { Command } from '../src/cli/command.ts';
 
-let dir: string;
+let sandbox: CliSandbox;
 let env: Record<string, string>;
 let credsFile: string;
-const FAKE_CREDS = { server: '', email: 'keep@example.com', identity_assertion: 'stored-assertion' };
-
-/** A port nothing listens on: any attempt to reach the service fails loudly (exit 5). */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 before(async () => {
-  fs.mkdirSync(path.join(ROOT, '.siteline-test'), { recursive: true });
-  dir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'cli-help-'));
-  const url = `http://127.0.0.1:${await closedPort()}`;
-  env = { SITELINE_CONFIG_DIR: path.join(dir, 'config'), SITELINE_URL: url, SITELINE_DATA_DIR: path.join(dir, 'data'), DATABASE_URL: '', SITELINE_AUTO_IMPORT: '0' };
-  credsFile = path.join(dir, 'config', 'credentials.json');
-  fs.mkdirSync(path.join(dir, 'config'), { recursive: true });
-  fs.writeFileSync(credsFile, JSON.stringify({ ...FAKE_CREDS, server: url }), { mode: 0o600 });
+  sandbox = await cliSandbox('cli-help');
+  ({ env, credsFile } = sandbox);
 });
-after(() => fs.rmSync(dir, { recursive: true, force: true }));
+after(() => sandbox.remove());
 
-/** Every command path in the table: ['check'], ['data'], ['data', 'import'], ... */
-function paths(list: Command[], prefix: string[] = []): { path: string[]; cmd: Command }[] {
-  return list.flatMap((c) => [{ path: [...prefix, c.name], cmd: c }, ...paths(c.subcommands ?? [], [...prefix, c.name])]);
-}
-const ALL = paths(COMMANDS);
-
-/** What a command could have touched: the stored login and the local database directory. */
-function untouched(): void {
-  assert.ok(fs.existsSync(credsFile), 'the stored login is still there');
-  assert.equal(JSON.parse(fs.readFileSync(credsFile, 'utf8')).identity_assertion, 'stored-assertion');
-  assert.ok(!fs.existsSync(path.join(dir, 'data')), 'no database was opened');
-}
+const ALL = commandPaths(COMMANDS);
+const untouched = (): void => sandbox.untouched();
 
 test('-h and --help on every command and subcommand print its help on stdout, exit 0, and do nothing', async () => {
   for (const { path: words, cmd } of ALL) {

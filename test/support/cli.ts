@@ -2,7 +2,10 @@
 // through the service's real endpoints and claim page.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
+import type { Command } from '../../src/cli/command.ts';
 import { ROOT } from './harness.ts';
 import { confirmClaimOnPage, signUpOrIn } from './auth-flow.ts';
 
@@ -43,4 +46,49 @@ export async function loginThroughCli(serverUrl: string, email: string, env: Nod
   assert.ok(confirming, `login printed no code: ${login.stderr}`);
   assert.equal((await confirming).status, 200);
   return login;
+}
+
+/** A port nothing listens on: any attempt to reach the service fails loudly (exit 5). */
+export async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** Every command path in the table: ['check'], ['data'], ['data', 'import'], ... */
+export function commandPaths(list: Command[], prefix: string[] = []): { path: string[]; cmd: Command }[] {
+  return list.flatMap((c) => [{ path: [...prefix, c.name], cmd: c }, ...commandPaths(c.subcommands ?? [], [...prefix, c.name])]);
+}
+
+export interface CliSandbox {
+  dir: string;
+  env: Record<string, string>;
+  credsFile: string;
+  /** What a command could have touched: the stored login and the local database directory. */
+  untouched(): void;
+  remove(): void;
+}
+
+/** A config dir holding a fake stored login, a data dir that must never be created, and a service URL nobody answers. */
+export async function cliSandbox(name: string): Promise<CliSandbox> {
+  fs.mkdirSync(path.join(ROOT, '.siteline-test'), { recursive: true });
+  const dir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', `${name}-`));
+  const url = `http://127.0.0.1:${await closedPort()}`;
+  const env = { SITELINE_CONFIG_DIR: path.join(dir, 'config'), SITELINE_URL: url, SITELINE_DATA_DIR: path.join(dir, 'data'), DATABASE_URL: '', SITELINE_AUTO_IMPORT: '0' };
+  const credsFile = path.join(dir, 'config', 'credentials.json');
+  fs.mkdirSync(path.join(dir, 'config'), { recursive: true });
+  fs.writeFileSync(credsFile, JSON.stringify({ server: url, email: 'keep@example.com', identity_assertion: 'stored-assertion' }), { mode: 0o600 });
+  return {
+    dir,
+    env,
+    credsFile,
+    untouched() {
+      assert.ok(fs.existsSync(credsFile), 'the stored login is still there');
+      assert.equal(JSON.parse(fs.readFileSync(credsFile, 'utf8')).identity_assertion, 'stored-assertion');
+      assert.ok(!fs.existsSync(path.join(dir, 'data')), 'no database was opened');
+    },
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
 }
