@@ -13,6 +13,7 @@ import { chromium, type Page } from 'playwright-core';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { startTestServer } from './support/harness.ts';
 import { TEST_PASSWORD } from './support/auth-flow.ts';
+import { MemoryOAuthClient } from './support/oauth-flow.ts';
 import { MODERN } from './mcp-support.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -42,48 +43,6 @@ async function loopbackCallback(host = '127.0.0.1'): Promise<{ url: string; hits
   };
 }
 
-class BrowserClient implements OAuthClientProvider {
-  info: any;
-  saved: any;
-  verifier = '';
-  discovery: any;
-  authorizationUrl: URL | undefined;
-  constructor(readonly redirect: string, readonly name: string) {}
-  get redirectUrl() {
-    return this.redirect;
-  }
-  get clientMetadata() {
-    return { client_name: this.name, redirect_uris: [this.redirect], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(i: any) {
-    this.info = i;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(t: any) {
-    this.saved = t;
-  }
-  redirectToAuthorization(u: URL) {
-    this.authorizationUrl = u;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(s: any) {
-    this.discovery = s;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-}
-
 function connect(serverUrl: string, provider: OAuthClientProvider): { client: Client; transport: StreamableHTTPClientTransport } {
   const client = new Client({ name: 'browser-oauth-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
   const transport = new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider });
@@ -108,7 +67,7 @@ test('Chromium: SDK OAuth client, sign-up, consent Allow, loopback callback, tok
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {
     const serverUrl = `${svc.ctx.config.baseUrl}/api/mcp`;
-    const provider = new BrowserClient(callback.url, 'Browser MCP client');
+    const provider = new MemoryOAuthClient(callback.url, 'Browser MCP client');
 
     // 1. The gated tool without a token: 401 -> the SDK discovers, registers (DCR) and asks for a redirect.
     const first = connect(serverUrl, provider);
@@ -184,7 +143,7 @@ test('Chromium: Deny on the consent page returns access_denied to the redirect_u
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {
     const serverUrl = `${svc.ctx.config.baseUrl}/api/mcp`;
-    const provider = new BrowserClient(callback.url, 'Denied MCP client');
+    const provider = new MemoryOAuthClient(callback.url, 'Denied MCP client');
     assert.equal(await auth(provider, { serverUrl }), 'REDIRECT');
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -216,7 +175,7 @@ test('Chromium: an IPv6 loopback redirect_uri (which CSP cannot name) still rece
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {
     const serverUrl = `${svc.ctx.config.baseUrl}/api/mcp`;
-    const provider = new BrowserClient(callback.url, 'IPv6 MCP client');
+    const provider = new MemoryOAuthClient(callback.url, 'IPv6 MCP client');
     assert.equal(await auth(provider, { serverUrl }), 'REDIRECT');
     const context = await browser.newContext();
     const page = await context.newPage();
