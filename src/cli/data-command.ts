@@ -24,9 +24,11 @@ import { err, out } from './output.ts';
 
 async function runImport({ args: [slug], flags, io }: CommandInput): Promise<number> {
   const { listManifestSlugs } = await import('../importer/manifest.ts');
+  const { placesDirFromEnv } = await import('../config.ts');
+  const known = listManifestSlugs(placesDirFromEnv(io.env));
   const args = { slug: slug!, from: flags.from as string | undefined, force: flags.force === true, json: flags.json === true };
-  if (!listManifestSlugs().includes(args.slug)) {
-    err(io, `siteline data import: no place "${args.slug}". Known places: ${listManifestSlugs().join(', ')}`);
+  if (!known.includes(args.slug)) {
+    err(io, `siteline data import: no place "${args.slug}". Known places: ${known.join(', ')}`);
     return 2;
   }
   if (args.from !== undefined && !fs.existsSync(path.resolve(args.from))) {
@@ -45,6 +47,10 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
       onProgress: (msg) => err(io, `[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}`),
     });
     out(io, args.json ? JSON.stringify(report, null, 2) : formatImportReport(report));
+    if (report.gate && !report.gate.passed) {
+      err(io, `siteline data import: ${args.slug} was loaded but is NOT live (planned_not_live): ${report.gate.problems.join('; ')}. Fix the joins (docs/data.md, "Going live") or lower the manifest's joinThresholds knowingly.`);
+      return 1;
+    }
     return 0;
   } catch (err) {
     if (err instanceof SitelineError && (err.code === 'bad_input' || err.code === 'not_found')) {

@@ -249,7 +249,7 @@ async function inventoryOf(ctx: AppContext, place: PlaceRecord): Promise<CityInv
   let rules: PlaceRules | null = null;
   let rulesNote: string | null = null;
   try {
-    rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir });
+    rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
   } catch (err) {
     rulesNote = `No usable rules file for this place (${err instanceof Error ? err.message.split('\n')[0] : 'unreadable'}): zoning values are not available.`;
   }

@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import { feature } from 'topojson-client';
 import type { Topology, GeometryObject } from 'topojson-specification';
 import type { SourceFeature } from './features.ts';
+import { toLonLat } from './geojson.ts';
 
-export function parseTopoJson(text: string, objectName: string, where: string): SourceFeature[] {
+export function parseTopoJson(text: string, objectName: string, where: string, crs?: string): SourceFeature[] {
   let topo: Topology;
   try {
     topo = JSON.parse(text) as Topology;
@@ -18,9 +19,10 @@ export function parseTopoJson(text: string, objectName: string, where: string): 
     | { type: 'FeatureCollection'; features: { properties: Record<string, unknown> | null; geometry: SourceFeature['geometry']; id?: unknown }[] }
     | { type: 'Feature'; properties: Record<string, unknown> | null; geometry: SourceFeature['geometry']; id?: unknown };
   const list = decoded.type === 'FeatureCollection' ? decoded.features : [decoded];
-  return list.map((f, index) => ({ index, properties: { ...(f.properties ?? {}), ...(f.id !== undefined ? { __id: f.id } : {}) }, geometry: f.geometry ?? null }));
+  const features = list.map((f, index) => ({ index, properties: { ...(f.properties ?? {}), ...(f.id !== undefined ? { __id: f.id } : {}) }, geometry: f.geometry ?? null }));
+  return toLonLat(features, crs, where);
 }
 
-export function readTopoJson(file: string, objectName: string): SourceFeature[] {
-  return parseTopoJson(fs.readFileSync(file, 'utf8'), objectName, file);
+export function readTopoJson(file: string, objectName: string, crs?: string): SourceFeature[] {
+  return parseTopoJson(fs.readFileSync(file, 'utf8'), objectName, file, crs);
 }
