@@ -60,7 +60,7 @@ export interface CityInventory {
     hasMore: boolean;
   };
   rules: {
-    bylaw: { name: string; url: string; date: string } | null;
+    bylaw: { name: string; url?: string; date: string; note?: string } | null;
     districtsWithRules: number;
     standardsTracked: number;
     /** Count of district standards by status across the rules file (otherStandards included). */
