@@ -20,6 +20,7 @@ async function databaseModules() {
   return { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport, ensureCatalogue, listPlaces };
 }
 import { JSON_FLAG } from './command.ts';
+import { dataCheckCommand, dataInitCommand } from './data-init-command.ts';
 import { err, out } from './output.ts';
 
 async function runImport({ args: [slug], flags, io }: CommandInput): Promise<number> {
@@ -99,6 +100,8 @@ export const dataCommand: Command = {
   usage: 'data <command> [flags]',
   description: 'Works on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.',
   subcommands: [
+    dataInitCommand,
+    dataCheckCommand,
     {
       name: 'import',
       summary: "Import a place's sources into the local database (progress on stderr)",

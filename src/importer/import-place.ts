@@ -80,11 +80,17 @@ export async function verifySourceFiles(m: Manifest, placeRoot: string): Promise
 }
 
 function resolveSourceDir(ctx: AppContext, m: Manifest, opts: ImportOptions): { sourceDir: string; placeRoot: string } {
-  const dir = opts.sourceDir ?? ctx.config.sourceDir;
+  return placeRootFor(opts.sourceDir ?? ctx.config.sourceDir, m);
+}
+
+/** The source directory and the place's folder in it; `dir` may also be the place's folder itself. */
+export function placeRootFor(dir: string | undefined, m: Manifest): { sourceDir: string; placeRoot: string } {
   if (!dir) throw new SitelineError('bad_input', 'No source directory: pass --from DIR or set SITELINE_SOURCE_DIR (default ../shared/data when it exists).');
   const sourceDir = path.resolve(dir);
   if (!fs.existsSync(sourceDir) || !fs.statSync(sourceDir).isDirectory()) throw new SitelineError('bad_input', `Source directory ${sourceDir} does not exist.`);
-  const placeRoot = path.join(sourceDir, m.sourceFolder);
+  let placeRoot = path.join(sourceDir, m.sourceFolder);
+  // `--from` may name the place's folder itself (as `siteline data init --from DIR` did).
+  if (!fs.existsSync(placeRoot) && path.basename(sourceDir) === path.basename(m.sourceFolder)) placeRoot = sourceDir;
   if (!fs.existsSync(placeRoot)) throw new SitelineError('bad_input', `${m.slug}: folder ${m.sourceFolder} is not in ${sourceDir}.`);
   return { sourceDir, placeRoot };
 }

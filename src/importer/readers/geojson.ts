@@ -14,20 +14,26 @@ export function readGeoJsonText(file: string, gzip: boolean): string {
 
 /** Features of a GeoJSON FeatureCollection (or a single Feature) in file order. */
 export function parseGeoJson(text: string, where: string, declaredCrs?: string): SourceFeature[] {
+  const { features, crsMember } = decodeGeoJson(text, where);
+  return toLonLat(features, declaredCrs ?? crsMember, where);
+}
+
+/** Features as the file holds them (coordinates not reprojected) and the CRS its `crs` member names. */
+export function decodeGeoJson(text: string, where: string): { features: SourceFeature[]; crsMember: string | undefined } {
   let doc: { type?: string; features?: unknown[]; crs?: { properties?: { name?: string } } } & Record<string, unknown>;
   try {
     doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
     throw new Error(`${where}: not valid JSON (${(err as Error).message})`);
   }
-  const crsName = declaredCrs ?? doc.crs?.properties?.name;
+  const crsMember = doc.crs?.properties?.name;
   const list = doc.type === 'FeatureCollection' ? doc.features : doc.type === 'Feature' ? [doc] : undefined;
   if (!Array.isArray(list)) throw new Error(`${where}: not a GeoJSON FeatureCollection`);
   const features: SourceFeature[] = list.map((f, index) => {
     const feat = (f ?? {}) as { properties?: Record<string, unknown> | null; geometry?: SourceFeature['geometry'] };
     return { index, properties: feat.properties ?? {}, geometry: feat.geometry ?? null };
   });
-  return toLonLat(features, crsName, where);
+  return { features, crsMember };
 }
 
 /** Features reprojected to lon/lat from `crs` (none: must already be lon/lat). */

@@ -6,6 +6,18 @@ import type { SourceFeature } from './features.ts';
 import { toLonLat } from './geojson.ts';
 
 export function parseTopoJson(text: string, objectName: string, where: string, crs?: string): SourceFeature[] {
+  return toLonLat(decodeTopoJson(text, objectName, where), crs, where);
+}
+
+/** The object's names in a Topology. */
+export function topoJsonObjects(text: string, where: string): string[] {
+  const topo = JSON.parse(text) as Topology;
+  if (topo.type !== 'Topology' || !topo.objects) throw new Error(`${where}: not a TopoJSON Topology`);
+  return Object.keys(topo.objects);
+}
+
+/** One object's features as the file holds them (coordinates not reprojected). */
+export function decodeTopoJson(text: string, objectName: string, where: string): SourceFeature[] {
   let topo: Topology;
   try {
     topo = JSON.parse(text) as Topology;
@@ -19,8 +31,7 @@ export function parseTopoJson(text: string, objectName: string, where: string, c
     | { type: 'FeatureCollection'; features: { properties: Record<string, unknown> | null; geometry: SourceFeature['geometry']; id?: unknown }[] }
     | { type: 'Feature'; properties: Record<string, unknown> | null; geometry: SourceFeature['geometry']; id?: unknown };
   const list = decoded.type === 'FeatureCollection' ? decoded.features : [decoded];
-  const features = list.map((f, index) => ({ index, properties: { ...(f.properties ?? {}), ...(f.id !== undefined ? { __id: f.id } : {}) }, geometry: f.geometry ?? null }));
-  return toLonLat(features, crs, where);
+  return list.map((f, index) => ({ index, properties: { ...(f.properties ?? {}), ...(f.id !== undefined ? { __id: f.id } : {}) }, geometry: f.geometry ?? null }));
 }
 
 export function readTopoJson(file: string, objectName: string, crs?: string): SourceFeature[] {
