@@ -54,6 +54,9 @@ export function layerKind(s: ManifestSource): string {
   }
 }
 
+/** How the reason of a place kept planned_not_live by its join rates begins (import-place.ts joinGate). */
+export const JOINS_TOO_POOR = "The place's data is imported but joins too poorly to answer addresses";
+
 /** The coverage status a manifest's place has, given whether its data is imported. */
 export function effectiveStatus(m: Manifest, imported: boolean, report?: Pick<ImportReport, 'gate'> | null): CoverageStatus {
   if (m.status === 'planned_not_live') return 'planned_not_live';
@@ -110,7 +113,7 @@ function toRecord(r: PlaceRow): PlaceRecord {
         : status === 'live_unavailable'
           ? `The place is covered but its data has not been imported into this database yet: run \`siteline data import ${r.slug} --from DIR\`, or set SITELINE_SOURCE_DIR=DIR and restart.`
           : m.status === 'live' && gate && !gate.passed
-            ? `The place's data is imported but joins too poorly to answer addresses: ${gate.problems.join('; ')}.`
+            ? `${JOINS_TOO_POOR}: ${gate.problems.join('; ')}.`
             : (m.statusReason ?? 'The place is catalogued but not live: addresses cannot be answered.'),
     aliases: r.aliases ?? [],
     postalCities: m.postalCities ?? [],
