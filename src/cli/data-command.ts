@@ -96,9 +96,9 @@ async function runStatus({ flags, io }: CommandInput): Promise<number> {
 
 export const dataCommand: Command = {
   name: 'data',
-  summary: 'Import place data into the local database, and see what is loaded',
+  summary: 'Add a place from its files, import place data into the local database, see what is loaded',
   usage: 'data <command> [flags]',
-  description: 'Works on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.',
+  description: 'init and check read files only; import and status work on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.',
   subcommands: [
     dataInitCommand,
     dataCheckCommand,
