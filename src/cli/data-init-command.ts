@@ -39,7 +39,7 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
   const report = formatInspection(ins);
   if ((manifest['sources'] as unknown[]).length === 0) {
     out(io, flags.json === true ? JSON.stringify({ written: false, manifest, rules }, null, 2) : report);
-    err(io, 'siteline data init: no layer siteline can load was found; nothing written');
+    err(io, 'siteline data init: nothing written: no zoning, parcel or address layer could be mapped (see Confirm above)');
     return EXIT.usage;
   }
   const manifestText = JSON.stringify(manifest, null, 2) + '\n';

@@ -274,7 +274,7 @@ async function readLayers(dir: string, skipped: Inspection['skipped']): Promise<
             features,
           });
         }
-      } else if (TABLE_EXT.test(file)) {
+      } else if (TABLE_EXT.test(file) && !/(^|\/)(readme|licen[cs]e|notes?)[^/]*$/i.test(file)) {
         layers.push(readCsvLayer(dir, file));
       } else if (!/\.(dbf|prj|shx|cpg|sbn|sbx|xml|qmd|qix|md|pdf|txt|html?)$/i.test(file)) {
         skipped.push({ file, reason: 'not a format siteline reads (GeoJSON, TopoJSON, CSV, shapefile)' });
@@ -401,10 +401,18 @@ const isPoints = (l: InspectedLayer) => (l.geometry['Point'] ?? 0) > l.rows * 0.
 const ZONE_FIELD = /(zon|district|dist_?abbr|zone_?code|zoning)/i;
 const ID_FIELD = /(pin|parcel|apn|map_?lot|maplot|mbl|gis_?id|prop_?id|lot_?id|objectid|fid|^id$|_id$|^ml$|acct|account)/i;
 
+const ZONE_CODE = /^[A-Z]{1,5}[- ]?\d{0,3}(\.\d)?[A-Z]?(-\d{1,3}[A-Z]?)?$/i;
+
+/** The district-code field: by its name, or (in a layer named like zoning) by values shaped like codes (R-1, C-3, RA-10). */
 function zoneFieldOf(l: InspectedLayer): InspectedField | undefined {
-  return l.fields
-    .filter((f) => ZONE_FIELD.test(f.name) && f.filled > 0 && f.distinct <= Math.max(60, l.rows * 0.5) && !/name|desc/i.test(f.name))
-    .sort((a, b) => b.filled - a.filled)[0];
+  const few = (f: InspectedField) => f.filled > 0 && f.distinct >= 1 && f.distinct <= Math.max(60, l.rows * 0.5);
+  const byName = l.fields.filter((f) => ZONE_FIELD.test(f.name) && few(f) && !/name|desc/i.test(f.name)).sort((a, b) => b.filled - a.filled)[0];
+  if (byName || !/zon|district/i.test(`${l.file} ${l.object ?? ''}`)) return byName;
+  const shaped = (f: InspectedField) => {
+    const vals = l.features.slice(0, 2000).map((x) => str(x.properties[f.name])).filter(Boolean);
+    return vals.length > 0 && vals.filter((v) => ZONE_CODE.test(v)).length / vals.length >= 0.8;
+  };
+  return l.fields.filter((f) => few(f) && !f.numeric && f.distinct >= 2 && shaped(f)).sort((a, b) => b.filled - a.filled)[0];
 }
 
 function idFieldOf(l: InspectedLayer): InspectedField | undefined {
@@ -412,10 +420,17 @@ function idFieldOf(l: InspectedLayer): InspectedField | undefined {
   return unique.find((f) => ID_FIELD.test(f.name) && !/objectid|^fid$/i.test(f.name)) ?? unique.find((f) => ID_FIELD.test(f.name)) ?? unique[0];
 }
 
-/** Ranks (address column, parcel field) pairs by the share of addresses whose value is a parcel's value. */
+/** Row numbers, not keys: an address table's own id and a layer's feature id match each other by accident. */
+const ROW_ID = /^(objectid|object_id|fid|oid|gid|rowid|id|addr(ess)?_?id|__id)$/i;
+
+/**
+ * Ranks (address column, parcel field) pairs by the share of addresses whose value is a parcel's value.
+ * Only parcel fields that identify a lot (nearly one value per feature) are keys.
+ */
 function rankJoinKeys(addresses: InspectedLayer, parcels: InspectedLayer, exclude: Set<string>): JoinKeyCandidate[] {
   const out: JoinKeyCandidate[] = [];
-  const parcelSets = parcels.fields.filter((f) => f.distinct >= 2).map((f) => ({ name: f.name, values: new Set(parcels.features.map((p) => str(p.properties[f.name])).filter(Boolean)) }));
+  for (const f of addresses.fields) if (ROW_ID.test(f.name)) exclude.add(f.name);
+  const parcelSets = parcels.fields.filter((f) => f.distinct >= 2 && f.distinct >= f.filled * 0.8 && !ROW_ID.test(f.name)).map((f) => ({ name: f.name, values: new Set(parcels.features.map((p) => str(p.properties[f.name])).filter(Boolean)) }));
   for (const af of addresses.fields) {
     if (exclude.has(af.name) || af.distinct < 2) continue;
     for (const pf of parcelSets) {
@@ -466,7 +481,8 @@ export async function inspectSourceDir(dir: string): Promise<Inspection> {
     const f = zoneFieldOf(zoning)!;
     const codes = [...new Set(zoning.features.map((z) => str(z.properties[f.name])).filter(Boolean))].sort();
     const nameField = zoning.fields.find((n) => n !== f && /name|desc/i.test(n.name) && n.distinct <= codes.length * 1.5 && n.filled > 0)?.name;
-    zoneField = { field: f.name, ...(nameField ? { nameField } : {}), codes, why: `field ${f.name} holds ${codes.length} distinct codes over ${zoning.rows} polygons (e.g. ${codes.slice(0, 4).join(', ')})` };
+    const how = ZONE_FIELD.test(f.name) ? 'by its name' : 'by values shaped like district codes in a layer named like zoning';
+    zoneField = { field: f.name, ...(nameField ? { nameField } : {}), codes, why: `(${how}) field ${f.name} holds ${codes.length} distinct codes over ${zoning.rows} polygons (e.g. ${codes.slice(0, 4).join(', ')})` };
   }
 
   // Join keys, ranked by measured overlap, and the point-in-parcel join.
@@ -489,7 +505,7 @@ export async function inspectSourceDir(dir: string): Promise<Inspection> {
       const matched = pointLots.filter((l) => l.length > 0).length;
       pointInParcel = { matched, total: roles.addresses.rows, rate: matched / roles.addresses.rows };
     }
-    const best = joinKeys[0];
+    const best = joinKeys[0] && joinKeys[0].rate >= 0.2 ? joinKeys[0] : undefined;
     if (best) {
       parcelIdField = { field: best.parcelField, why: `the parcel field the best join key matches (${best.addressField} -> ${best.parcelField}: ${pc(best.matched, best.total)} of addresses)` };
       if (pointInParcel) {
@@ -507,7 +523,7 @@ export async function inspectSourceDir(dir: string): Promise<Inspection> {
       }
     } else {
       const f = idFieldOf(parcels);
-      if (f) parcelIdField = { field: f.name, why: `no address column matches any parcel field; ${f.name} is the parcel field with unique values (e.g. ${f.samples[0]})` };
+      if (f) parcelIdField = { field: f.name, why: `no address column matches a parcel field well (best: ${joinKeys[0] ? `${joinKeys[0].addressField} -> ${joinKeys[0].parcelField} ${pc(joinKeys[0].matched, joinKeys[0].total)}` : 'none'}); ${f.name} is the parcel field with unique values (e.g. ${f.samples[0]})` };
     }
     const idRate = best?.rate ?? 0;
     const ptRate = pointInParcel?.rate ?? 0;
@@ -544,6 +560,7 @@ export async function inspectSourceDir(dir: string): Promise<Inspection> {
   if (address?.oneLine) confirm.push(`that ${address.oneLine} is the street address (not a mailing address)`);
   if (lotBy?.mode !== 'point' && joinKeys[0] && joinKeys[0].rate < DEFAULT_JOIN_THRESHOLDS.addressToLot) confirm.push(`the join key ${joinKeys[0].addressField} -> ${joinKeys[0].parcelField} matches only ${pc(joinKeys[0].matched, joinKeys[0].total)} of addresses`);
   if (disagreements) confirm.push(`${disagreements} addresses name one lot by id but their point lies in another: check which the town trusts (manifest lotBy)`);
+  if (!roles.addresses || !parcels || !zoning) confirm.push('status: written as planned_not_live (a place answers addresses only with addresses, parcels and zoning)');
   confirm.push('each source\'s vintage, licence and attribution (written as "TO CONFIRM")');
   confirm.push('rules.json: no ordinance was read, so every value is not_extracted; cite the ordinance to give values');
   if (roles.addresses && roles.parcels && roles.zoning) notes.push('status is "live": the import keeps the place planned_not_live unless address -> lot >= 90 % and lot -> zone >= 95 % (joinThresholds)');
@@ -627,7 +644,7 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
     if (a.streetName) fields['streetName'] = a.streetName;
     if (a.unit) fields['unit'] = a.unit;
     if (a.postcode) fields['postcode'] = a.postcode;
-    if (key && ins.lotBy?.mode !== 'point') fields['parcelId'] = key.addressField;
+    if (key && key.rate >= 0.2 && ins.lotBy?.mode !== 'point') fields['parcelId'] = key.addressField;
     if (roles.addresses.xy) {
       fields['lon'] = roles.addresses.xy.x;
       fields['lat'] = roles.addresses.xy.y;
@@ -640,6 +657,7 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
   const boxes = [roles.boundary, roles.zoning, roles.parcels, roles.addresses].map((l) => l?.lonLatBBox).filter((b): b is BBox => Boolean(b));
   const bbox: BBox = boxes.length ? [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))] : [0, 0, 0, 0];
   const round = (x: number) => Math.round(x * 1e5) / 1e5;
+  const missing = [!sources.some((s) => s['id'] === 'addresses') && 'address table', !sources.some((s) => s['id'] === 'parcels') && 'parcels', !sources.some((s) => s['id'] === 'zoning') && 'zoning layer'].filter((x): x is string => Boolean(x));
   const manifest = {
     slug: id.slug,
     geoDivisionId: `${id.country}-${id.region}:${nameKey(id.name)}`,
@@ -647,7 +665,9 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
     region: id.region,
     country: id.country,
     aliases: [`${id.name}, ${id.region}`],
-    status: 'live',
+    ...(missing.length
+      ? { status: 'planned_not_live', statusReason: `${id.name} has no ${missing.join(' and no ')} in its data yet, so addresses there cannot be answered.` }
+      : { status: 'live' }),
     bbox: bbox.map(round),
     sourceFolder: path.basename(ins.dir),
     rulesFile: 'rules.json',
