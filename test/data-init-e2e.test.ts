@@ -93,7 +93,8 @@ test('a town adds itself: data init, data check, data import and check --local t
     const byId = Object.fromEntries(manifest.sources.map((s: { id: string }) => [s.id, s]));
     assert.deepEqual(Object.keys(byId).sort(), ['addresses', 'boundary', 'parcels', 'zoning']);
     assert.deepEqual(byId.addresses.load.fields, { oneLine: 'FULL_ADDRESS', parcelId: 'MAP_PIN', lon: 'X', lat: 'Y' });
-    assert.equal(byId.addresses.crs, byId.parcels.crs === undefined ? 'EPSG:26919' : byId.parcels.crs);
+    assert.equal(byId.addresses.crs, 'EPSG:26919', 'the CSV names no CRS: the borrowed one is written down');
+    assert.equal(byId.parcels.crs, undefined, 'the GeoJSON names its own CRS');
     assert.equal(byId.parcels.load.idField, 'PIN');
     assert.equal(byId.zoning.load.code.field, 'ZONE');
     const rules = JSON.parse(fs.readFileSync(path.join(places, 'testville-ma', 'rules.json'), 'utf8'));
