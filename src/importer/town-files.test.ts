@@ -110,3 +110,51 @@ test('rules: a town without ordinance text needs no bylaw URL, but must say why'
   assert.equal(bare.success, false);
   assert.match(JSON.stringify(bare.error?.issues), /a bylaw without a url needs a note/);
 });
+
+test('data init inspection: a headerless UTF-8-with-BOM CSV in lon/lat, TopoJSON parcels, zoning by name; keys ranked by overlap', async () => {
+  const { inspectSourceDir, draftPlace } = await import('./inspect-source.ts');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-inspect-'));
+  try {
+    const lon0 = -71.1;
+    const lat0 = 42.3;
+    const d = 0.0002;
+    const arcs: number[][][] = [];
+    const geometries = [];
+    const lines: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const x = lon0 + i * d;
+      arcs.push([[x, lat0], [x + d, lat0], [x + d, lat0 + d], [x, lat0 + d], [x, lat0]]);
+      geometries.push({ type: 'Polygon', arcs: [[i]], properties: { GIS_ID: `GIS-${100 + i}`, OBJECTID: i + 1 } });
+      // columns: row id, one-line address, lon, lat, lot id (one row without, one with a stray id)
+      lines.push([i + 1, `${10 + 2 * i} Main St`, (x + d / 2).toFixed(6), (lat0 + d / 2).toFixed(6), i === 7 ? '' : `GIS-${100 + i}`].join(','));
+    }
+    fs.writeFileSync(path.join(dir, 'parcels.topojson'), JSON.stringify({ type: 'Topology', arcs, objects: { lots: { type: 'GeometryCollection', geometries } } }));
+    const zone = (code: string, x0: number, x1: number) => ({ type: 'Feature', properties: { DISTRICT: code }, geometry: { type: 'Polygon', coordinates: [[[x0, lat0 - d], [x1, lat0 - d], [x1, lat0 + 2 * d], [x0, lat0 + 2 * d], [x0, lat0 - d]]] } });
+    fs.writeFileSync(path.join(dir, 'districts.geojson'), JSON.stringify({ type: 'FeatureCollection', features: [zone('SF', lon0 - d, lon0 + 4 * d), zone('MU', lon0 + 4 * d, lon0 + 9 * d)] }));
+    fs.writeFileSync(path.join(dir, 'addresses.csv'), '\uFEFF' + lines.join('\n') + '\n');
+    fs.writeFileSync(path.join(dir, 'README.txt'), 'Downloaded from the town portal.\n');
+    const ins = await inspectSourceDir(dir);
+    const csv = ins.roles.addresses!;
+    assert.equal(csv.file, 'addresses.csv');
+    assert.deepEqual([csv.encoding, csv.csv], ['utf-8', { header: false, delimiter: ',' }]);
+    assert.deepEqual(csv.xy, { x: '3', y: '4' });
+    assert.equal(ins.address?.oneLine, '2');
+    assert.equal(ins.roles.parcels?.object, 'lots');
+    assert.equal(ins.roles.zoning?.file, 'districts.geojson');
+    assert.deepEqual(ins.zoneField?.codes, ['MU', 'SF']);
+    assert.deepEqual(ins.joinKeys.map((k) => [k.addressField, k.parcelField, k.matched, k.total]), [['5', 'GIS_ID', 7, 8]]); // row ids are never offered
+    assert.deepEqual([ins.pointInParcel?.matched, ins.disagreements, ins.lotBy?.mode], [8, 0, 'point']);
+    assert.deepEqual([ins.lotToZone?.matched, ins.lotToZone?.total], [8, 8]);
+    assert.ok(!ins.layers.some((l) => l.file === 'README.txt'));
+    const { manifest } = draftPlace(ins, { slug: 'x-ma', name: 'X', region: 'MA', country: 'US' });
+    const addresses = (manifest['sources'] as { id: string; load: { fields: Record<string, string>; lotBy?: string } }[]).find((s) => s.id === 'addresses')!;
+    assert.deepEqual(addresses.load, { target: 'addresses', fields: { oneLine: '2', lon: '3', lat: '4' }, lotBy: 'point' });
+    assert.equal(manifest['status'], 'live');
+    parseManifest(JSON.stringify(manifest), 'drafted');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
