@@ -62,6 +62,12 @@ export interface Config {
 /** The repository's own places/ folder (manifests and rules files). */
 export const REPO_PLACES_DIR = path.resolve(import.meta.dirname, '../places');
 
+/** Where manifests and rules files are read from: SITELINE_PLACES_DIR, else the repository's places/. */
+export function placesDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  const v = env['SITELINE_PLACES_DIR'];
+  return v ? path.resolve(v) : REPO_PLACES_DIR;
+}
+
 export class ConfigError extends Error {}
 
 /** The shared data directory that ships beside the project, when it exists. */
@@ -92,7 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl: 'databaseUrl' in overrides ? overrides.databaseUrl : e.DATABASE_URL,
     dataDir: path.resolve(overrides.dataDir ?? e.SITELINE_DATA_DIR),
     sourceDir: overrides.sourceDir ?? (e.SITELINE_SOURCE_DIR ? path.resolve(e.SITELINE_SOURCE_DIR) : defaultSourceDir()),
-    placesDir: overrides.placesDir ?? (e.SITELINE_PLACES_DIR ? path.resolve(e.SITELINE_PLACES_DIR) : REPO_PLACES_DIR),
+    placesDir: overrides.placesDir ?? placesDirFromEnv({ SITELINE_PLACES_DIR: e.SITELINE_PLACES_DIR }),
     autoImport: overrides.autoImport ?? e.SITELINE_AUTO_IMPORT === '1',
     mcpAllowedOrigins:
       overrides.mcpAllowedOrigins ??

@@ -20,13 +20,16 @@ async function databaseModules() {
   return { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport, ensureCatalogue, listPlaces };
 }
 import { JSON_FLAG } from './command.ts';
+import { dataCheckCommand, dataInitCommand } from './data-init-command.ts';
 import { err, out } from './output.ts';
 
 async function runImport({ args: [slug], flags, io }: CommandInput): Promise<number> {
   const { listManifestSlugs } = await import('../importer/manifest.ts');
+  const { placesDirFromEnv } = await import('../config.ts');
+  const known = listManifestSlugs(placesDirFromEnv(io.env));
   const args = { slug: slug!, from: flags.from as string | undefined, force: flags.force === true, json: flags.json === true };
-  if (!listManifestSlugs().includes(args.slug)) {
-    err(io, `siteline data import: no place "${args.slug}". Known places: ${listManifestSlugs().join(', ')}`);
+  if (!known.includes(args.slug)) {
+    err(io, `siteline data import: no place "${args.slug}". Known places: ${known.join(', ')}`);
     return 2;
   }
   if (args.from !== undefined && !fs.existsSync(path.resolve(args.from))) {
@@ -45,6 +48,10 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
       onProgress: (msg) => err(io, `[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}`),
     });
     out(io, args.json ? JSON.stringify(report, null, 2) : formatImportReport(report));
+    if (report.gate && !report.gate.passed) {
+      err(io, `siteline data import: ${args.slug} was loaded but is NOT live (planned_not_live): ${report.gate.problems.join('; ')}. Fix the joins (docs/data.md, "Going live") or lower the manifest's joinThresholds knowingly.`);
+      return 1;
+    }
     return 0;
   } catch (err) {
     if (err instanceof SitelineError && (err.code === 'bad_input' || err.code === 'not_found')) {
@@ -89,10 +96,12 @@ async function runStatus({ flags, io }: CommandInput): Promise<number> {
 
 export const dataCommand: Command = {
   name: 'data',
-  summary: 'Import place data into the local database, and see what is loaded',
+  summary: 'Add a place from its files, import place data into the local database, see what is loaded',
   usage: 'data <command> [flags]',
-  description: 'Works on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.',
+  description: 'init and check read files only; import and status work on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.',
   subcommands: [
+    dataInitCommand,
+    dataCheckCommand,
     {
       name: 'import',
       summary: "Import a place's sources into the local database (progress on stderr)",

@@ -60,7 +60,7 @@ export interface CityInventory {
     hasMore: boolean;
   };
   rules: {
-    bylaw: { name: string; url: string; date: string } | null;
+    bylaw: { name: string; url?: string; date: string; note?: string } | null;
     districtsWithRules: number;
     standardsTracked: number;
     /** Count of district standards by status across the rules file (otherStandards included). */
@@ -249,7 +249,7 @@ async function inventoryOf(ctx: AppContext, place: PlaceRecord): Promise<CityInv
   let rules: PlaceRules | null = null;
   let rulesNote: string | null = null;
   try {
-    rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir });
+    rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
   } catch (err) {
     rulesNote = `No usable rules file for this place (${err instanceof Error ? err.message.split('\n')[0] : 'unreadable'}): zoning values are not available.`;
   }

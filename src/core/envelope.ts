@@ -54,7 +54,12 @@ const SQFT_PER_ACRE = 43560;
 const round = (x: number) => Math.round(x * 100) / 100;
 
 function whereToRead(rules: PlaceRules, d: DistrictRules): string {
-  return d.governedBy ? `${d.governedBy} of ${rules.bylaw.name}` : d.sourceUrl ? d.sourceUrl : `${rules.bylaw.name} (${rules.bylaw.url})`;
+  return d.governedBy ? `${d.governedBy} of ${rules.bylaw.name}` : d.sourceUrl ? d.sourceUrl : bylawRef(rules);
+}
+
+/** The bylaw named for a reader: with its URL, or with the note saying why there is none. */
+function bylawRef(rules: PlaceRules): string {
+  return rules.bylaw.url ? `${rules.bylaw.name} (${rules.bylaw.url})` : `${rules.bylaw.name} (${rules.bylaw.note ?? 'no ordinance text available'})`;
 }
 
 function lotVars(lot: EnvelopeLot, residentialType: string | null | undefined, building: EnvelopeInput['building']): Vars {
@@ -249,7 +254,7 @@ export function buildEnvelope(input: EnvelopeInput): EnvelopeResult {
 
   const found = findDistrict(rules, primary);
   if (!found) {
-    const note = `District ${primary} is not in the ${rules.slug} rules file: not extracted; read ${rules.bylaw.name} (${rules.bylaw.url}).`;
+    const note = `District ${primary} is not in the ${rules.slug} rules file: not extracted; read ${bylawRef(rules)}.`;
     notes.push(note);
     for (const m of ENVELOPE_MEMBERS) envelope[m.name] = { value: null, status: 'not_extracted', unit: m.unit, note };
     return { envelope, permittedUses: unknownUses('not_extracted', note), notes };

@@ -1,6 +1,7 @@
 // address -> snapshot, as a named pipeline (conventions §3):
 //   parseInput -> resolveCoverage -> geocode -> loadLot -> zonesOf -> rulesFor -> buildEnvelope -> assemble.
 // Every surface (MCP tool, REST route, CLI, web page, report) calls getFeasibilitySnapshot.
+import { JOINS_TOO_POOR } from '../places/catalogue.ts';
 import type { AppContext } from '../context.ts';
 import { parseAddress, type ParsedAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace } from '../geocoder/geocode.ts';
@@ -115,7 +116,9 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
       geoDivisionId: place.geoDivisionId,
       place: placeInfo,
       message:
-        place.status === 'planned_not_live'
+        place.status === 'planned_not_live' && place.statusReason?.startsWith(JOINS_TOO_POOR)
+          ? `${place.name} is not live: ${place.statusReason.replace(/^The place's data/, 'its data')}`
+          : place.status === 'planned_not_live'
           ? `${place.name} is planned but not live: its zoning districts are catalogued, but it has no address or lot data, so addresses there cannot be answered yet.`
           : `${place.name} is catalogued but has no data seeded.`,
     },

@@ -7,14 +7,14 @@ import { defaultPlaceStates, howToLoad } from '../importer/default-places.ts';
 
 export async function buildRouter(ctx: AppContext): Promise<Router> {
   const router = new Router();
-  const manifests = loadAllManifests();
+  const manifests = loadAllManifests(ctx.config.placesDir);
   // Up, and able to answer: 503 while a live default place is not loaded (a fresh clone without data).
   router.get('/healthz', async (_req, res) => {
     await ctx.db.query('SELECT 1');
     const states = await defaultPlaceStates(ctx, manifests);
     const places = states.map((p) => ({
       slug: p.slug,
-      status: p.manifestStatus === 'planned_not_live' ? 'planned_not_live' : p.loaded ? 'live' : 'live_unavailable',
+      status: p.manifestStatus === 'planned_not_live' || p.joinsTooPoor ? 'planned_not_live' : p.loaded ? 'live' : 'live_unavailable',
       loaded: p.loaded,
       stale: p.stale,
       importedAt: p.importedAt,

@@ -12,7 +12,7 @@ import { formatImportReport, type ImportReport } from './import-report.ts';
 
 /** Upserts one catalogue row per manifest (keeps import state). Returns the number of places. */
 export async function ensureCatalogue(ctx: AppContext): Promise<number> {
-  return syncCatalogue(ctx.db, loadAllManifests());
+  return syncCatalogue(ctx.db, loadAllManifests(ctx.config.placesDir));
 }
 
 export interface EnsureOptions {
@@ -29,6 +29,8 @@ export interface PlaceLoadState {
   /** Loaded, but from another manifest or importer version: re-imported at the next start with data. */
   stale: boolean;
   importedAt: string | null;
+  /** Loaded, but its join rates are below the manifest's thresholds: kept planned_not_live. */
+  joinsTooPoor: boolean;
 }
 
 /** The command that loads a place, for every message that says a place is not loaded. */
@@ -43,9 +45,9 @@ export function howToLoad(slugs: string[]): string {
 }
 
 /** Load state of every default place (manifests marked defaultImport), in manifest order. */
-export async function defaultPlaceStates(ctx: Pick<AppContext, 'db'>, manifests: Manifest[] = loadAllManifests()): Promise<PlaceLoadState[]> {
-  const rows = await ctx.db.query<{ slug: string; imported_at: Date | string | null; digest: string | null }>(
-    `SELECT slug, imported_at, import_report->>'sourceDigest' AS digest FROM places`,
+export async function defaultPlaceStates(ctx: Pick<AppContext, 'db'> & Partial<Pick<AppContext, 'config'>>, manifests: Manifest[] = loadAllManifests(ctx.config?.placesDir)): Promise<PlaceLoadState[]> {
+  const rows = await ctx.db.query<{ slug: string; imported_at: Date | string | null; digest: string | null; gate: string | null }>(
+    `SELECT slug, imported_at, import_report->>'sourceDigest' AS digest, import_report->'gate'->>'passed' AS gate FROM places`,
   );
   const bySlug = new Map(rows.map((r) => [r.slug, r]));
   return manifests
@@ -59,6 +61,7 @@ export async function defaultPlaceStates(ctx: Pick<AppContext, 'db'>, manifests:
         loaded,
         stale: loaded && row!.digest !== importDigest(m),
         importedAt: loaded ? new Date(row!.imported_at!).toISOString() : null,
+        joinsTooPoor: loaded && row!.gate === 'false',
       };
     });
 }
@@ -76,7 +79,7 @@ export function sourceDirOrDefault(ctx: Pick<AppContext, 'config'>): { dir: stri
  * service still starts.
  */
 export async function ensureDefaultPlaces(ctx: AppContext, opts: EnsureOptions = {}): Promise<ImportReport[]> {
-  const manifests = loadAllManifests();
+  const manifests = loadAllManifests(ctx.config.placesDir);
   await syncCatalogue(ctx.db, manifests);
   const todo = (await defaultPlaceStates(ctx, manifests)).filter((p) => !p.loaded || p.stale);
   if (todo.length === 0) return [];
@@ -89,9 +92,10 @@ export async function ensureDefaultPlaces(ctx: AppContext, opts: EnsureOptions =
   for (const p of todo) {
     ctx.logger.info({ place: p.slug, sourceDir: dir, reason: p.loaded ? 'stale' : 'missing' }, 'importing default place');
     try {
-      const r = await importPlace(ctx, p.slug, { sourceDir: dir, quiet: true, onProgress: opts.onProgress ?? ((msg) => ctx.logger.info({ place: p.slug }, msg)) });
+      const r = await importPlace(ctx, p.slug, { sourceDir: dir, placesDir: ctx.config.placesDir, quiet: true, onProgress: opts.onProgress ?? ((msg) => ctx.logger.info({ place: p.slug }, msg)) });
       ctx.logger.info({ place: p.slug, report: { counts: r.counts, joinRates: r.joinRates, durationMs: r.durationMs } }, formatImportReport(r).split('\n')[0]!);
       reports.push(r);
+      if (r.gate && !r.gate.passed) ctx.logger.warn({ place: p.slug, problems: r.gate.problems }, `${p.slug} is loaded but not live: its join rates are below the manifest's thresholds`);
     } catch (err) {
       ctx.logger.error({ place: p.slug, err: (err as Error).message }, `default place import failed; the place stays as it was. ${howToLoad([p.slug])}`);
     }

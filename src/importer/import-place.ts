@@ -15,7 +15,8 @@ import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, 
 import { readSource } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
 import { deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
-import { joinRate, type ImportReport } from './import-report.ts';
+import { joinRate, type ImportReport, type JoinGate } from './import-report.ts';
+import { DEFAULT_JOIN_THRESHOLDS } from './manifest.ts';
 
 /** Bumped when the importer's output for the same sources changes, so old imports are redone. */
 export const IMPORTER_VERSION = '3';
@@ -30,7 +31,7 @@ export interface ImportOptions {
   onProgress?: (msg: string) => void;
   /** Re-import even when the sources match the last import. */
   force?: boolean;
-  /** Where manifests live (tests). */
+  /** Where manifests live (default: config.placesDir, i.e. SITELINE_PLACES_DIR or the repository's places/). */
   placesDir?: string;
 }
 
@@ -79,11 +80,17 @@ export async function verifySourceFiles(m: Manifest, placeRoot: string): Promise
 }
 
 function resolveSourceDir(ctx: AppContext, m: Manifest, opts: ImportOptions): { sourceDir: string; placeRoot: string } {
-  const dir = opts.sourceDir ?? ctx.config.sourceDir;
+  return placeRootFor(opts.sourceDir ?? ctx.config.sourceDir, m);
+}
+
+/** The source directory and the place's folder in it; `dir` may also be the place's folder itself. */
+export function placeRootFor(dir: string | undefined, m: Manifest): { sourceDir: string; placeRoot: string } {
   if (!dir) throw new SitelineError('bad_input', 'No source directory: pass --from DIR or set SITELINE_SOURCE_DIR (default ../shared/data when it exists).');
   const sourceDir = path.resolve(dir);
   if (!fs.existsSync(sourceDir) || !fs.statSync(sourceDir).isDirectory()) throw new SitelineError('bad_input', `Source directory ${sourceDir} does not exist.`);
-  const placeRoot = path.join(sourceDir, m.sourceFolder);
+  let placeRoot = path.join(sourceDir, m.sourceFolder);
+  // `--from` may name the place's folder itself (as `siteline data init --from DIR` did).
+  if (!fs.existsSync(placeRoot) && path.basename(sourceDir) === path.basename(m.sourceFolder)) placeRoot = sourceDir;
   if (!fs.existsSync(placeRoot)) throw new SitelineError('bad_input', `${m.slug}: folder ${m.sourceFolder} is not in ${sourceDir}.`);
   return { sourceDir, placeRoot };
 }
@@ -125,7 +132,8 @@ async function measure(q: Queryable, placeId: string): Promise<Pick<ImportReport
       addressToParcel: joinRate(addrParcel, addresses),
       parcelToZone: joinRate(parcelZone, parcels),
       addressToParcelToZone: joinRate(addrZone, addresses),
-      parcelToOverlay: joinRate(parcelOverlay, parcels),
+      // No overlay layer: nothing to join (n/a), not 0 %.
+      parcelToOverlay: overlayZones === 0 ? joinRate(0, 0) : joinRate(parcelOverlay, parcels),
     },
   };
 }
@@ -139,6 +147,24 @@ function placeBBox(rows: PlaceRows, m: Manifest): BBox {
   }
   if (parts.length === 0) return m.bbox;
   return [Math.min(...parts.map((b) => b[0])), Math.min(...parts.map((b) => b[1])), Math.max(...parts.map((b) => b[2])), Math.max(...parts.map((b) => b[3]))];
+}
+
+/**
+ * Whether a place whose manifest says live may answer: its address -> lot and lot -> zone rates must
+ * reach the manifest's joinThresholds (defaults 90 % and 95 %). A place without an address table or
+ * without lots cannot pass. Undefined for planned places (nothing to gate).
+ */
+export function joinGate(m: Manifest, rates: ImportReport['joinRates']): JoinGate | undefined {
+  if (m.status !== 'live') return undefined;
+  const thresholds = { addressToLot: m.joinThresholds?.addressToLot ?? DEFAULT_JOIN_THRESHOLDS.addressToLot, lotToZone: m.joinThresholds?.lotToZone ?? DEFAULT_JOIN_THRESHOLDS.lotToZone };
+  const problems: string[] = [];
+  const check = (label: string, j: ImportReport['joinRates']['addressToParcel'], min: number, none: string) => {
+    if (j.rate === null) problems.push(`${label}: ${none}`);
+    else if (j.rate < min) problems.push(`${label} is ${(j.rate * 100).toFixed(2)} % (${j.matched} of ${j.total}), below ${(min * 100).toFixed(0)} %`);
+  };
+  check('address -> lot', rates.addressToParcel, thresholds.addressToLot, 'no addresses were loaded, so no address can find its lot');
+  check('lot -> zone', rates.parcelToZone, thresholds.lotToZone, 'no lots were loaded');
+  return { passed: problems.length === 0, thresholds, problems };
 }
 
 /** The digest a place's import is stored under: a different one means the stored data is stale. */
@@ -170,7 +196,8 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
     }
   };
 
-  const m = loadManifest(slug, opts.placesDir);
+  const placesDir = opts.placesDir ?? ctx.config.placesDir;
+  const m = loadManifest(slug, placesDir);
   const { sourceDir, placeRoot } = resolveSourceDir(ctx, m, opts);
   const nFiles = await step('verify', () => verifySourceFiles(m, placeRoot));
   progress(`${slug}: ${nFiles} files verified (sha256)`);
@@ -178,10 +205,10 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
 
   await upsertPlaceFromManifest(ctx.db, m);
   // The rest of the catalogue too, so a database holding one imported place still knows the others.
-  for (const other of listManifestSlugs(opts.placesDir)) {
+  for (const other of listManifestSlugs(placesDir)) {
     if (other === slug) continue;
     try {
-      await upsertPlaceFromManifest(ctx.db, loadManifest(other, opts.placesDir));
+      await upsertPlaceFromManifest(ctx.db, loadManifest(other, placesDir));
     } catch (err) {
       progress(`${slug}: catalogue entry ${other} skipped: ${(err as Error).message}`);
     }
@@ -296,12 +323,15 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       sources,
       totals: { rowsRead: sum('rowsRead'), rowsLoaded: sum('rowsLoaded'), rowsSkipped: sum('rowsSkipped'), rowsRejected: sum('rowsRejected') },
       ...measured,
+      ...(rows.addressLots ? { addressLots: rows.addressLots } : {}),
       timings,
       warnings,
     };
+    const gate = joinGate(m, measured.joinRates);
+    if (gate) report.gate = gate;
     await tx.query(`UPDATE places SET status = $2, bbox = $3::box, imported_at = $4, import_report = $5::jsonb WHERE place_id = $1`, [
       placeId,
-      effectiveStatus(m, true),
+      effectiveStatus(m, true, report),
       boxLiteral(bbox),
       finishedAt,
       JSON.stringify(report),
@@ -319,5 +349,6 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   forgetPlaceStreets(placeId); // the fuzzy matcher's street list for this place is stale now
   forgetCatalogueCache(); // and so are cached catalogue rows (status, import report)
   progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
+  if (result.gate && !result.gate.passed) progress(`${slug}: loaded but NOT live: ${result.gate.problems.join('; ')}`);
   return result;
 }

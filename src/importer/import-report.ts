@@ -30,6 +30,27 @@ export interface JoinRate {
   rate: number | null;
 }
 
+/** Address -> lot by the source's parcel id and by the address point inside a parcel (over every loaded address). */
+export interface AddressLotJoin {
+  /** Which of the two the place uses (manifest `lotBy`). */
+  lotBy: 'id' | 'point' | 'id_then_point';
+  /** Addresses whose parcel id is a loaded parcel; null without a parcel id column. */
+  byId: JoinRate | null;
+  /** Addresses whose point lies inside a parcel; null without points or parcels. */
+  byPoint: JoinRate | null;
+  /** Addresses found by both whose id names another lot than the one holding the point. */
+  disagreements: number;
+  examples: string[];
+}
+
+/** Whether a live place's join rates pass its manifest's thresholds (`joinThresholds`). */
+export interface JoinGate {
+  /** False: the place stays planned_not_live until its joins pass. */
+  passed: boolean;
+  thresholds: { addressToLot: number; lotToZone: number };
+  problems: string[];
+}
+
 export interface ImportReport {
   slug: string;
   placeId: string;
@@ -50,9 +71,13 @@ export interface ImportReport {
     parcelToZone: JoinRate;
     /** Address rows whose parcel has a base district. */
     addressToParcelToZone: JoinRate;
-    /** Parcels in at least one overlay district. */
+    /** Parcels in at least one overlay district; rate null when the place has no overlay layer. */
     parcelToOverlay: JoinRate;
   };
+  /** Address -> lot by id and by point, with their disagreements (places with an address table). */
+  addressLots?: AddressLotJoin;
+  /** Set for places whose manifest says live: whether the join rates pass its thresholds. */
+  gate?: JoinGate;
   /** Milliseconds per step (read, load, lot facts, join rates). */
   timings: Record<string, number>;
   warnings: string[];
@@ -80,7 +105,23 @@ export function joinRate(matched: number, total: number): JoinRate {
   return { matched, total, rate: total === 0 ? null : matched / total };
 }
 
-const pct = (j: JoinRate) => (j.rate === null ? 'n/a (nothing to join)' : `${j.matched.toLocaleString('en-US')} of ${j.total.toLocaleString('en-US')} = ${(j.rate * 100).toFixed(2)} %`);
+export const pct = (j: JoinRate) => (j.rate === null ? 'n/a (nothing to join)' : `${j.matched.toLocaleString('en-US')} of ${j.total.toLocaleString('en-US')} = ${(j.rate * 100).toFixed(2)} %`);
+
+/** The address -> lot lines (by id, by point, disagreements). */
+export function formatAddressLots(a: AddressLotJoin): string[] {
+  const lines = [`    address -> lot by id       ${a.byId ? pct(a.byId) : 'n/a (no parcel id column)'}${a.lotBy === 'id' ? '   (used)' : ''}`];
+  lines.push(`    address -> lot by point    ${a.byPoint ? pct(a.byPoint) : 'n/a (no address points)'}${a.lotBy === 'point' ? '   (used)' : ''}`);
+  if (a.lotBy === 'id_then_point') lines.push('    (used: the id, else the point)');
+  if (a.byId && a.byPoint) lines.push(`    id and point disagree      ${a.disagreements.toLocaleString('en-US')}${a.examples.length ? ` (e.g. ${a.examples.slice(0, 3).join('; ')})` : ''}`);
+  return lines;
+}
+
+/** The gate lines: passed, or why the place stays planned_not_live. */
+export function formatGate(g: JoinGate): string[] {
+  const t = `address -> lot >= ${(g.thresholds.addressToLot * 100).toFixed(0)} %, lot -> zone >= ${(g.thresholds.lotToZone * 100).toFixed(0)} %`;
+  if (g.passed) return [`  live: the join rates pass the thresholds (${t})`];
+  return [`  NOT LIVE: the place stays planned_not_live until its joins pass (${t}):`, ...g.problems.map((p) => `    - ${p}`)];
+}
 
 /** The report as text for a terminal. */
 export function formatImportReport(r: ImportReport): string {
@@ -104,7 +145,9 @@ export function formatImportReport(r: ImportReport): string {
   lines.push(`    address -> parcel          ${pct(r.joinRates.addressToParcel)}`);
   lines.push(`    parcel -> zone             ${pct(r.joinRates.parcelToZone)}`);
   lines.push(`    address -> parcel -> zone  ${pct(r.joinRates.addressToParcelToZone)}`);
-  lines.push(`    parcel -> overlay          ${pct(r.joinRates.parcelToOverlay)}`);
+  lines.push(`    parcel -> overlay          ${r.joinRates.parcelToOverlay.rate === null ? 'n/a (no overlay layer)' : pct(r.joinRates.parcelToOverlay)}`);
+  if (r.addressLots) lines.push(...formatAddressLots(r.addressLots));
+  if (r.gate) lines.push(...formatGate(r.gate));
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   return lines.join('\n') + '\n';
 }

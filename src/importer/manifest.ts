@@ -7,7 +7,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { SitelineError } from '../core/errors.ts';
+import { placesDirFromEnv } from '../config.ts';
 
+/** The repository's own places/ folder. Readers default to the configured one (SITELINE_PLACES_DIR). */
 export const PLACES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../places');
 
 /** Defaults for the per-source import thresholds (docs/data.md, "Import thresholds"). */
@@ -76,11 +78,14 @@ const parcelAttributesTarget = z.object({
 
 const addressesTarget = z.object({
   target: z.literal('addresses'),
-  fields: z.object({
+  fields: z
+    .object({
     addressId: z.string().optional(),
-    number: z.string(),
+    /** A one-line address column ("129 KNOLLWOOD DR", "12A Main St Unit 4"): parsed with siteline's address parser. */
+    oneLine: z.string().optional(),
+    number: z.string().optional(),
     numberSuffix: z.string().optional(),
-    streetName: z.string(),
+    streetName: z.string().optional(),
     streetType: z.string().optional(),
     predir: z.string().optional(),
     postdir: z.string().optional(),
@@ -88,9 +93,18 @@ const addressesTarget = z.object({
     postcode: z.string().optional(),
     fullAddress: z.string().optional(),
     parcelId: z.string().optional(),
+    /** The point's x / y columns (lon / lat, or projected x / y with the source's `crs`). */
     lon: z.string().optional(),
     lat: z.string().optional(),
-  }),
+  })
+    .refine((f) => f.oneLine !== undefined || (f.number !== undefined && f.streetName !== undefined), {
+      message: 'an address table needs either a one-line address column (fields.oneLine) or both fields.number and fields.streetName',
+    }),
+  /**
+   * How an address finds its lot: `id` (its parcel id column), `point` (its point inside a parcel) or
+   * `id_then_point` (the id, else the point). Default: `id` with a parcelId column, else `point`.
+   */
+  lotBy: z.enum(['id', 'point', 'id_then_point']).optional(),
   /** Parcel ids that mean "no parcel" (e.g. 'ROAD-'): kept as an address without a parcel. */
   nullParcelIds: z.array(z.string()).default([]),
   /** Parcel ids matching this pattern also mean "no parcel" (road and placeholder ids). */
@@ -167,6 +181,8 @@ const sourceSchema = z
     rowTolerance: z.number().min(0).max(1).default(DEFAULT_ROW_TOLERANCE),
     /** The import refuses the place when more than this share of the source's rows is rejected. */
     maxRejectedShare: z.number().min(0).max(1).default(DEFAULT_MAX_REJECTED_SHARE),
+    /** The coordinates' CRS when not lon/lat and not named by the file itself: EPSG:<code>, a proj4 string or WKT. */
+    crs: z.string().min(1).optional(),
     load: targetSpec,
   })
   .and(formatSpec);
@@ -197,18 +213,26 @@ export const manifestSchema = z.object({
   defaultImport: z.boolean().default(true),
   sources: z.array(sourceSchema).min(1),
   documents: z.array(documentSchema).default([]),
+  /**
+   * A `live` place is answered only when its import measures at least these join rates (0..1);
+   * below them it stays planned_not_live and the import says why. Defaults: DEFAULT_JOIN_THRESHOLDS.
+   */
+  joinThresholds: z.object({ addressToLot: z.number().min(0).max(1).optional(), lotToZone: z.number().min(0).max(1).optional() }).strict().optional(),
 });
+
+/** Join rates a live place must reach (docs/data.md, "Going live"). */
+export const DEFAULT_JOIN_THRESHOLDS = { addressToLot: 0.9, lotToZone: 0.95 } as const;
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestSource = Manifest['sources'][number];
 export type CodeMapping = z.infer<typeof codeMapping>;
 
-export function manifestPath(slug: string, placesDir = PLACES_DIR): string {
+export function manifestPath(slug: string, placesDir = placesDirFromEnv()): string {
   return path.join(placesDir, slug, 'manifest.json');
 }
 
 /** Slugs of every place folder that holds a manifest, sorted. */
-export function listManifestSlugs(placesDir = PLACES_DIR): string[] {
+export function listManifestSlugs(placesDir = placesDirFromEnv()): string[] {
   if (!fs.existsSync(placesDir)) return [];
   return fs
     .readdirSync(placesDir, { withFileTypes: true })
@@ -238,7 +262,7 @@ export function parseManifest(text: string, where: string): Manifest {
   return r.data;
 }
 
-export function loadManifest(slug: string, placesDir = PLACES_DIR): Manifest {
+export function loadManifest(slug: string, placesDir = placesDirFromEnv()): Manifest {
   if (!/^[a-z0-9-]+$/.test(slug)) throw new SitelineError('bad_input', `"${slug}" is not a place slug (lower-case letters, digits and dashes)`);
   const file = manifestPath(slug, placesDir);
   if (!fs.existsSync(file)) {
@@ -250,7 +274,7 @@ export function loadManifest(slug: string, placesDir = PLACES_DIR): Manifest {
   return m;
 }
 
-export function loadAllManifests(placesDir = PLACES_DIR): Manifest[] {
+export function loadAllManifests(placesDir = placesDirFromEnv()): Manifest[] {
   return listManifestSlugs(placesDir).map((s) => loadManifest(s, placesDir));
 }
 

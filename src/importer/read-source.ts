@@ -7,26 +7,28 @@ import { readGeoJson } from './readers/geojson.ts';
 import { readTopoJson } from './readers/topojson.ts';
 import { readShapefile } from './readers/shapefile.ts';
 import { countPhysicalLines, readCsvRows, type CsvRow } from './readers/csv.ts';
+import { projectorFor, type Xy } from './readers/crs.ts';
+import { decodeText } from './readers/text-encoding.ts';
 import { parseOzfsParcels, parseOzfsZoning, type OzfsParcel } from './readers/ozfs.ts';
 
 export type SourceData =
   | { kind: 'features'; features: SourceFeature[] }
-  | { kind: 'rows'; rows: CsvRow[]; physicalLines?: number }
+  | { kind: 'rows'; rows: CsvRow[]; physicalLines?: number; /** Projects the row's x/y columns to lon/lat (the source's `crs`). */ project?: Xy }
   | { kind: 'ozfs-parcels'; parcels: OzfsParcel[]; featuresRead: number; strayFeatures: number };
 
 export async function readSource(placeRoot: string, s: ManifestSource): Promise<SourceData> {
   const file = path.join(placeRoot, s.file);
   switch (s.format) {
     case 'geojson':
-      return { kind: 'features', features: readGeoJson(file, s.gzip) };
+      return { kind: 'features', features: readGeoJson(file, s.gzip, s.crs) };
     case 'topojson':
-      return { kind: 'features', features: readTopoJson(file, s.object) };
+      return { kind: 'features', features: readTopoJson(file, s.object, s.crs) };
     case 'shapefile':
       return { kind: 'features', features: await readShapefile(file, path.join(placeRoot, s.dbf.file), path.join(placeRoot, s.prj.file), s.encoding) };
     case 'csv': {
-      const text = new TextDecoder(s.encoding).decode(fs.readFileSync(file));
+      const text = decodeText(fs.readFileSync(file), s.encoding);
       const rows = [...readCsvRows(text, { header: s.csv.header, columns: s.csv.columns, delimiter: s.csv.delimiter, file: s.file })];
-      return { kind: 'rows', rows, physicalLines: countPhysicalLines(text) };
+      return { kind: 'rows', rows, physicalLines: countPhysicalLines(text), ...(s.crs ? { project: projectorFor(s.crs, s.file) } : {}) };
     }
     case 'ozfs-zoning':
       return { kind: 'features', features: parseOzfsZoning(fs.readFileSync(file, 'utf8'), file).features };

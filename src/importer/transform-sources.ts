@@ -15,7 +15,9 @@ import type { AddressRow, LotLocationRow, ParcelRow, StreetSegmentRow, ZoneRow }
 import { parseLotLocation } from '../geocoder/lot-location.ts';
 import type { CodeMapping, Manifest, ManifestSource } from './manifest.ts';
 import type { SourceData } from './read-source.ts';
-import { RejectCounter, type SourceReport } from './import-report.ts';
+import { joinRate, RejectCounter, type AddressLotJoin, type SourceReport } from './import-report.ts';
+import { LotIndex } from './lot-index.ts';
+import { parseAddress } from '../geocoder/parse-address.ts';
 import type { SourceFeature } from './readers/features.ts';
 
 export interface PlaceRows {
@@ -26,6 +28,8 @@ export interface PlaceRows {
   segments: StreetSegmentRow[];
   /** Street addresses a parcel-attribute source names for its lots (manifest `locationField`). */
   lotLocations: LotLocationRow[];
+  /** How the address table found its lots (set by the addresses source). */
+  addressLots?: AddressLotJoin;
 }
 
 export function emptyPlaceRows(): PlaceRows {
@@ -356,36 +360,80 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
   const fm = load.fields;
   const nullIds = new Set(load.nullParcelIds);
   const nullIdPattern = load.nullParcelIdPattern ? new RegExp(load.nullParcelIdPattern) : null;
+  const lotBy = load.lotBy ?? (fm.parcelId ? 'id' : 'point');
   let noParcel = 0;
   const records: { recordNo: number; values: Record<string, unknown>; problem?: string | undefined; problemReason?: string | undefined }[] =
     data.kind === 'rows' ? data.rows : data.kind === 'features' ? data.features.map((f) => ({ recordNo: f.index + 1, values: { ...f.properties, __lon: (f.geometry?.coordinates as number[] | undefined)?.[0], __lat: (f.geometry?.coordinates as number[] | undefined)?.[1] } })) : [];
   if (data.kind === 'ozfs-parcels') throw new Error(`${tally.source.id}: addresses need a table or points`);
+  const project = data.kind === 'rows' ? data.project : undefined;
+  const lotIndex = new LotIndex([...rows.parcels.values()].map((p) => ({ id: p.parcelExtId, geom: p.geom, bbox: p.bbox })));
+  const join = { byId: 0, byPoint: 0, withPoint: 0, disagreements: 0, examples: [] as string[] };
   for (const r of records) {
     tally.rowsRead++;
     const v = r.values;
     if (rejectedByReader(r, tally)) continue;
-    const numText = text(v[fm.number]);
-    if (!/^\d{1,9}$/.test(numText)) {
-      tally.rejects.add('house number is not a whole number', `record ${r.recordNo}: '${numText}'`);
-      continue;
+    const oneLineText = fm.oneLine ? text(v[fm.oneLine]) : '';
+    let numText: string, suffix: string, key: string, unit: string, postcode: string;
+    if (fm.number !== undefined && fm.streetName !== undefined) {
+      numText = text(v[fm.number]);
+      if (!/^\d{1,9}$/.test(numText)) {
+        tally.rejects.add('house number is not a whole number', `record ${r.recordNo}: '${numText}'`);
+        continue;
+      }
+      const name = text(v[fm.streetName]);
+      if (name === '') {
+        tally.rejects.add('no street name', `record ${r.recordNo}`);
+        continue;
+      }
+      key = streetKeyFromParts({ name, type: fm.streetType ? text(v[fm.streetType]) : null, predir: fm.predir ? text(v[fm.predir]) : null, postdir: fm.postdir ? text(v[fm.postdir]) : null });
+      if (key === '') {
+        tally.rejects.add('street name has no letters or digits', `record ${r.recordNo}: '${name}'`);
+        continue;
+      }
+      suffix = fm.numberSuffix ? text(v[fm.numberSuffix]).toUpperCase() : '';
+      unit = fm.unit ? text(v[fm.unit]) : '';
+      postcode = fm.postcode ? text(v[fm.postcode]) : '';
+    } else {
+      // A one-line address column, read by the same parser that reads what users type.
+      let parsed;
+      try {
+        parsed = oneLineText ? parseAddress(oneLineText) : null;
+      } catch (err) {
+        tally.rejects.add('one-line address cannot be read', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}' (${(err as Error).message.split('\n')[0]})`);
+        continue;
+      }
+      if (!parsed || !parsed.number || !/^\d{1,9}$/.test(parsed.number)) {
+        tally.rejects.add('one-line address has no house number', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}'`);
+        continue;
+      }
+      if (!parsed.streetKey) {
+        tally.rejects.add('one-line address has no street', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}'`);
+        continue;
+      }
+      numText = parsed.number;
+      key = parsed.streetKey;
+      suffix = (fm.numberSuffix ? text(v[fm.numberSuffix]) : parsed.numberSuffix ?? '').toUpperCase();
+      unit = fm.unit ? text(v[fm.unit]) : (parsed.unit ?? '');
+      postcode = fm.postcode ? text(v[fm.postcode]) : (parsed.postcode ?? '');
     }
-    const name = text(v[fm.streetName]);
-    if (name === '') {
-      tally.rejects.add('no street name', `record ${r.recordNo}`);
-      continue;
-    }
-    const key = streetKeyFromParts({ name, type: fm.streetType ? text(v[fm.streetType]) : null, predir: fm.predir ? text(v[fm.predir]) : null, postdir: fm.postdir ? text(v[fm.postdir]) : null });
-    if (key === '') {
-      tally.rejects.add('street name has no letters or digits', `record ${r.recordNo}: '${name}'`);
-      continue;
-    }
-    const suffix = fm.numberSuffix ? text(v[fm.numberSuffix]).toUpperCase() : '';
     const display = displayStreet(key);
     const parcelRaw = fm.parcelId ? text(v[fm.parcelId]) : '';
-    const parcelExtId = parcelRaw === '' || nullIds.has(parcelRaw) || nullIdPattern?.test(parcelRaw) ? null : parcelRaw;
+    const idLot = parcelRaw === '' || nullIds.has(parcelRaw) || nullIdPattern?.test(parcelRaw) ? null : parcelRaw;
+    let x = fm.lon ? Number(text(v[fm.lon]) || NaN) : data.kind === 'features' ? Number(v['__lon']) : NaN;
+    let y = fm.lat ? Number(text(v[fm.lat]) || NaN) : data.kind === 'features' ? Number(v['__lat']) : NaN;
+    if (project && Number.isFinite(x) && Number.isFinite(y)) [x, y] = project([x, y]);
+    const hasPoint = Number.isFinite(x) && Number.isFinite(y);
+    const pointLots = hasPoint ? lotIndex.lotsAt([x, y]) : [];
+    const idFound = idLot !== null && rows.parcels.has(idLot);
+    if (idFound) join.byId++;
+    if (hasPoint) join.withPoint++;
+    if (pointLots.length) join.byPoint++;
+    if (idFound && pointLots.length && !pointLots.includes(idLot)) {
+      join.disagreements++;
+      if (join.examples.length < 5) join.examples.push(`record ${r.recordNo} (${numText} ${display}): id ${idLot}, point in ${pointLots.join(' / ')}`);
+    }
+    const parcelExtId = lotBy === 'id' ? idLot : lotBy === 'point' ? (pointLots[0] ?? null) : idFound ? idLot : (pointLots[0] ?? null);
     if (parcelExtId === null) noParcel++;
-    const lon = fm.lon ? Number(v[fm.lon]) : data.kind === 'features' ? Number(v['__lon']) : NaN;
-    const lat = fm.lat ? Number(v[fm.lat]) : data.kind === 'features' ? Number(v['__lat']) : NaN;
     rows.addresses.push({
       rowNo: r.recordNo,
       addressId: fm.addressId ? text(v[fm.addressId]) || null : null,
@@ -393,16 +441,26 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
       numberSuffix: suffix,
       streetKey: key,
       streetDisplay: display,
-      unit: fm.unit ? text(v[fm.unit]) : '',
-      postcode: fm.postcode ? text(v[fm.postcode]) : '',
-      fullAddress: (fm.fullAddress ? text(v[fm.fullAddress]) : '') || `${numText}${suffix ? `-${suffix}` : ''} ${display}`,
+      unit,
+      postcode,
+      fullAddress: (fm.fullAddress ? text(v[fm.fullAddress]) : '') || oneLineText.replace(/\s+/g, ' ') || `${numText}${suffix ? `-${suffix}` : ''} ${display}`,
       parcelExtId,
-      lon: Number.isFinite(lon) ? lon : null,
-      lat: Number.isFinite(lat) ? lat : null,
+      lon: hasPoint ? x : null,
+      lat: hasPoint ? y : null,
     });
     tally.rowsLoaded++;
   }
-  if (fm.parcelId && noParcel) tally.notes.push(`${noParcel} addresses have no parcel id (empty, or a road / placeholder id): loaded without a lot`);
+  const total = tally.rowsLoaded;
+  rows.addressLots = {
+    lotBy,
+    byId: fm.parcelId ? joinRate(join.byId, total) : null,
+    byPoint: join.withPoint > 0 && rows.parcels.size > 0 ? joinRate(join.byPoint, total) : null,
+    disagreements: join.disagreements,
+    examples: join.examples,
+  };
+  if (fm.parcelId && noParcel && lotBy === 'id') tally.notes.push(`${noParcel} addresses have no parcel id (empty, or a road / placeholder id): loaded without a lot`);
+  if (lotBy !== 'id' && noParcel) tally.notes.push(`${noParcel} addresses found no lot (${lotBy === 'point' ? 'their point is in no parcel' : 'no matching parcel id and their point is in no parcel'}): loaded without a lot`);
+  if (join.disagreements) tally.notes.push(`${join.disagreements} addresses name one lot by id but their point lies in another (e.g. ${join.examples.slice(0, 2).join('; ')})`);
 }
 
 function transformStreetSegments(data: SourceData, tally: SourceTally, rows: PlaceRows): void {

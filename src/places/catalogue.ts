@@ -4,7 +4,8 @@ import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import type { CoverageStatus } from '../core/statuses.ts';
 import { pointInMultiPolygon, type BBox, type MultiPolygonCoords } from '../core/geo/primitives.ts';
-import { loadAllManifests, PLACES_DIR, type Manifest, type ManifestSource } from '../importer/manifest.ts';
+import { placesDirFromEnv } from '../config.ts';
+import { loadAllManifests, type Manifest, type ManifestSource } from '../importer/manifest.ts';
 import type { ImportReport } from '../importer/import-report.ts';
 import { foldName, lookupRegion } from './regions.ts';
 import path from 'node:path';
@@ -53,14 +54,19 @@ export function layerKind(s: ManifestSource): string {
   }
 }
 
+/** How the reason of a place kept planned_not_live by its join rates begins (import-place.ts joinGate). */
+export const JOINS_TOO_POOR = "The place's data is imported but joins too poorly to answer addresses";
+
 /** The coverage status a manifest's place has, given whether its data is imported. */
-export function effectiveStatus(m: Manifest, imported: boolean): CoverageStatus {
+export function effectiveStatus(m: Manifest, imported: boolean, report?: Pick<ImportReport, 'gate'> | null): CoverageStatus {
   if (m.status === 'planned_not_live') return 'planned_not_live';
+  // Imported, but its joins are below the manifest's thresholds: not answered (import-place.ts joinGate).
+  if (imported && report?.gate && !report.gate.passed) return 'planned_not_live';
   return imported ? 'live' : 'live_unavailable';
 }
 
 /** Absolute path of a place's rules file. */
-export function rulesFilePath(place: Pick<PlaceRecord, 'slug'> & { rulesFile?: string }, placesDir = PLACES_DIR): string {
+export function rulesFilePath(place: Pick<PlaceRecord, 'slug'> & { rulesFile?: string }, placesDir = placesDirFromEnv()): string {
   return path.join(placesDir, place.slug, path.basename(place.rulesFile ?? 'rules.json'));
 }
 
@@ -92,7 +98,8 @@ function toRecord(r: PlaceRow): PlaceRecord {
   const m = r.manifest;
   const loaded = new Map((r.import_report?.sources ?? []).map((s) => [s.id, s.rowsLoaded]));
   const importedAt = r.imported_at ? new Date(r.imported_at).toISOString() : null;
-  const status = effectiveStatus(m, importedAt !== null);
+  const status = effectiveStatus(m, importedAt !== null, r.import_report);
+  const gate = r.import_report?.gate;
   return {
     geoDivisionId: r.place_id,
     slug: r.slug,
@@ -105,7 +112,9 @@ function toRecord(r: PlaceRow): PlaceRecord {
         ? null
         : status === 'live_unavailable'
           ? `The place is covered but its data has not been imported into this database yet: run \`siteline data import ${r.slug} --from DIR\`, or set SITELINE_SOURCE_DIR=DIR and restart.`
-          : (m.statusReason ?? 'The place is catalogued but not live: addresses cannot be answered.'),
+          : m.status === 'live' && gate && !gate.passed
+            ? `${JOINS_TOO_POOR}: ${gate.problems.join('; ')}.`
+            : (m.statusReason ?? 'The place is catalogued but not live: addresses cannot be answered.'),
     aliases: r.aliases ?? [],
     postalCities: m.postalCities ?? [],
     bbox: parseBox(r.bbox) ?? m.bbox,
@@ -132,7 +141,7 @@ export async function upsertPlaceFromManifest(q: Queryable, m: Manifest): Promis
      ON CONFLICT (place_id) DO UPDATE SET slug = EXCLUDED.slug, name = EXCLUDED.name, region = EXCLUDED.region,
        country = EXCLUDED.country, aliases = EXCLUDED.aliases, manifest = EXCLUDED.manifest, name_keys = EXCLUDED.name_keys,
        status = CASE WHEN places.imported_at IS NULL THEN EXCLUDED.status
-                     WHEN $10 = 'planned_not_live' THEN 'planned_not_live' ELSE 'live' END,
+                     WHEN $10 = 'planned_not_live' OR places.import_report->'gate'->>'passed' = 'false' THEN 'planned_not_live' ELSE 'live' END,
        bbox = COALESCE(places.bbox, EXCLUDED.bbox)`,
     [m.geoDivisionId, m.slug, m.name, m.region, m.country, effectiveStatus(m, false), JSON.stringify(m.aliases), `(${m.bbox[2]},${m.bbox[3]}),(${m.bbox[0]},${m.bbox[1]})`, JSON.stringify(m), m.status, [...placeNameKeys(m.name, m.aliases), ...postalCityKeys(m.postalCities ?? [])]],
   );

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { SitelineError } from '../core/errors.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig, placesDirFromEnv } from '../config.ts';
 import { placeRulesSchema, districtRulesSchema, type PlaceRules, type DistrictRules } from './rules-schema.ts';
 import { ozfsToDistricts, ozfsZoningSchema } from './ozfs-rules.ts';
 import { stampSectionUuids } from './knowledge-sections.ts';
@@ -27,7 +27,7 @@ export class RulesFileError extends SitelineError {
 export interface LoadRulesOptions {
   /** Where place source files are read from (default: config.sourceDir). */
   sourceDir?: string;
-  /** Where the places folders are (default: the repository's places/). */
+  /** Where the places folders are (default: SITELINE_PLACES_DIR, else the repository's places/). */
   placesDir?: string;
 }
 
@@ -81,7 +81,7 @@ async function load(slug: string, placesDir: string, sourceDir: string | undefin
 
 /** The rules of a place, validated (cached; a failed load is not cached). */
 export function loadPlaceRules(slug: string, opts: LoadRulesOptions = {}): Promise<PlaceRules> {
-  const placesDir = path.resolve(opts.placesDir ?? PLACES_DIR);
+  const placesDir = path.resolve(opts.placesDir ?? placesDirFromEnv());
   const sourceDir = opts.sourceDir ?? loadConfig().sourceDir;
   const key = JSON.stringify([slug, placesDir, sourceDir ?? null]);
   let p = cache.get(key);

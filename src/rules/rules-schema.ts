@@ -151,7 +151,14 @@ export const placeRulesSchema = z
   .object({
     slug: z.string().regex(/^[a-z0-9-]+$/),
     country: z.enum(['US', 'CA']),
-    bylaw: z.object({ name: z.string().min(1), url: z.string().url(), date: z.string().min(1) }).strict(),
+    /**
+     * The ordinance the values are read from. A town whose ordinance text is not (yet) available has no
+     * url: it then says so in `note`, and every value is not_extracted (no citation can exist).
+     */
+    bylaw: z
+      .object({ name: z.string().min(1), url: z.string().url().optional(), date: z.string().min(1), note: z.string().min(1).optional() })
+      .strict()
+      .refine((b) => b.url !== undefined || b.note !== undefined, { message: 'a bylaw without a url needs a note saying why (e.g. "No ordinance text was read")', path: ['note'] }),
     notes: z.array(z.string().min(1)).default([]),
     /** Map codes as they appear in the zoning layer to a district of this file (typos, variants). */
     aliases: z.record(z.string(), z.string()).default({}),

@@ -159,14 +159,19 @@ export function* readCsvRows(text: string, opts: CsvOptions): Generator<CsvRow> 
     if (first.value.malformed) throw new Error(`${where(first.value.line)}: the header is malformed: ${first.value.malformed}`);
     columns ??= first.value.fields.map((h) => h.trim());
   }
-  if (!columns) throw new Error('a CSV without a header needs column names');
   for (const rec of records) {
     recordNo++;
+    // No header and no names given: the columns are numbered from 1 ("1", "2", ...) by the first record.
+    if (!columns && !rec.malformed) columns = rec.fields.map((_, k) => String(k + 1));
     if (rec.malformed) {
       yield { recordNo, line: rec.line, values: {}, problem: `${where(rec.line)}: ${rec.malformed}`, problemReason: 'malformed CSV record' };
       continue;
     }
     if (rec.fields.every((v) => v.trim() === '')) continue; // e.g. Cambridge's trailing ",," row
+    if (!columns) {
+      yield { recordNo, line: rec.line, values: {}, problem: `${where(rec.line)}: no column names yet`, problemReason: 'malformed CSV record' };
+      continue;
+    }
     const values: Record<string, string> = {};
     columns.forEach((c, k) => {
       values[c] = rec.fields[k] ?? '';

@@ -1,10 +1,10 @@
-// GeoJSON FeatureCollections, plain or gzipped (Chicago ships .geojson.gz). Coordinates must be
-// WGS 84 lon/lat: no crs member, or the CRS84 / EPSG:4326 names; anything else is refused.
+// GeoJSON FeatureCollections, plain or gzipped (Chicago ships .geojson.gz), in any CRS proj4 knows:
+// the manifest's `crs` wins, then the file's `crs` member; without either the coordinates must be
+// lon/lat (a projected file without a declared CRS is refused, naming its coordinate range).
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { SourceFeature } from './features.ts';
-
-const LONLAT_CRS = new Set(['urn:ogc:def:crs:OGC:1.3:CRS84', 'urn:ogc:def:crs:OGC::CRS84', 'EPSG:4326', 'urn:ogc:def:crs:EPSG::4326']);
+import { coordinateRange, isLonLatCrs, looksLonLat, projectorFor, reprojectCoords } from './crs.ts';
 
 export function readGeoJsonText(file: string, gzip: boolean): string {
   const buf = fs.readFileSync(file);
@@ -13,23 +13,45 @@ export function readGeoJsonText(file: string, gzip: boolean): string {
 }
 
 /** Features of a GeoJSON FeatureCollection (or a single Feature) in file order. */
-export function parseGeoJson(text: string, where: string): SourceFeature[] {
+export function parseGeoJson(text: string, where: string, declaredCrs?: string): SourceFeature[] {
+  const { features, crsMember } = decodeGeoJson(text, where);
+  return toLonLat(features, declaredCrs ?? crsMember, where);
+}
+
+/** Features as the file holds them (coordinates not reprojected) and the CRS its `crs` member names. */
+export function decodeGeoJson(text: string, where: string): { features: SourceFeature[]; crsMember: string | undefined } {
   let doc: { type?: string; features?: unknown[]; crs?: { properties?: { name?: string } } } & Record<string, unknown>;
   try {
     doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
     throw new Error(`${where}: not valid JSON (${(err as Error).message})`);
   }
-  const crsName = doc.crs?.properties?.name;
-  if (crsName && !LONLAT_CRS.has(crsName)) throw new Error(`${where}: coordinates are in ${crsName}; only WGS 84 lon/lat GeoJSON is read`);
+  const crsMember = doc.crs?.properties?.name;
   const list = doc.type === 'FeatureCollection' ? doc.features : doc.type === 'Feature' ? [doc] : undefined;
   if (!Array.isArray(list)) throw new Error(`${where}: not a GeoJSON FeatureCollection`);
-  return list.map((f, index) => {
+  const features: SourceFeature[] = list.map((f, index) => {
     const feat = (f ?? {}) as { properties?: Record<string, unknown> | null; geometry?: SourceFeature['geometry'] };
     return { index, properties: feat.properties ?? {}, geometry: feat.geometry ?? null };
   });
+  return { features, crsMember };
 }
 
-export function readGeoJson(file: string, gzip = false): SourceFeature[] {
-  return parseGeoJson(readGeoJsonText(file, gzip), file);
+/** Features reprojected to lon/lat from `crs` (none: must already be lon/lat). */
+export function toLonLat(features: SourceFeature[], crs: string | undefined, where: string): SourceFeature[] {
+  if (!crs || isLonLatCrs(crs)) {
+    const r = coordinateRange(features.map((f) => f.geometry?.coordinates));
+    if (r && !looksLonLat(r)) {
+      throw new Error(
+        `${where}: coordinates run from (${r.minX.toFixed(0)}, ${r.minY.toFixed(0)}) to (${r.maxX.toFixed(0)}, ${r.maxY.toFixed(0)}), not lon/lat degrees${crs ? ` although the CRS is ${crs}` : ''}: declare the source's "crs" in the manifest (EPSG:<code>, a proj4 string or the .prj WKT)`,
+      );
+    }
+    return features;
+  }
+  const xy = projectorFor(crs, where);
+  for (const f of features) if (f.geometry) f.geometry = { ...f.geometry, coordinates: reprojectCoords(f.geometry.coordinates, xy) } as SourceFeature['geometry'];
+  return features;
+}
+
+export function readGeoJson(file: string, gzip = false, crs?: string): SourceFeature[] {
+  return parseGeoJson(readGeoJsonText(file, gzip), file, crs);
 }

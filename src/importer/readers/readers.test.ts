@@ -30,7 +30,7 @@ test('topojson: Cambridge parcels decode to 13,116 lon/lat polygons', () => {
   assert.throws(() => readTopoJson(path.join(DATA, 'cambridge-ma/Assessing/FY2014/FY2014_Parcels/ASSESSING_ParcelsFY2014.topojson'), 'nope'), /no object "nope"/);
 });
 
-test('geojson: gzipped Chicago zoning reads; a projected CRS is refused', () => {
+test('geojson: gzipped Chicago zoning reads; a projected CRS proj4 cannot resolve by number is refused, naming it', () => {
   const f = readGeoJson(path.join(DATA, 'chicago-il/data/chicago-zoning-2025-04-17-simple.geojson.gz'), true);
   assert.equal(f.length, 14670);
   const tmp = fs.mkdtempSync(path.join(path.resolve(import.meta.dirname, '../../..'), '.siteline-test-geojson-'));

@@ -3,8 +3,21 @@ import fs from 'node:fs';
 import { feature } from 'topojson-client';
 import type { Topology, GeometryObject } from 'topojson-specification';
 import type { SourceFeature } from './features.ts';
+import { toLonLat } from './geojson.ts';
 
-export function parseTopoJson(text: string, objectName: string, where: string): SourceFeature[] {
+export function parseTopoJson(text: string, objectName: string, where: string, crs?: string): SourceFeature[] {
+  return toLonLat(decodeTopoJson(text, objectName, where), crs, where);
+}
+
+/** The object's names in a Topology. */
+export function topoJsonObjects(text: string, where: string): string[] {
+  const topo = JSON.parse(text) as Topology;
+  if (topo.type !== 'Topology' || !topo.objects) throw new Error(`${where}: not a TopoJSON Topology`);
+  return Object.keys(topo.objects);
+}
+
+/** One object's features as the file holds them (coordinates not reprojected). */
+export function decodeTopoJson(text: string, objectName: string, where: string): SourceFeature[] {
   let topo: Topology;
   try {
     topo = JSON.parse(text) as Topology;
@@ -21,6 +34,6 @@ export function parseTopoJson(text: string, objectName: string, where: string): 
   return list.map((f, index) => ({ index, properties: { ...(f.properties ?? {}), ...(f.id !== undefined ? { __id: f.id } : {}) }, geometry: f.geometry ?? null }));
 }
 
-export function readTopoJson(file: string, objectName: string): SourceFeature[] {
-  return parseTopoJson(fs.readFileSync(file, 'utf8'), objectName, file);
+export function readTopoJson(file: string, objectName: string, crs?: string): SourceFeature[] {
+  return parseTopoJson(fs.readFileSync(file, 'utf8'), objectName, file, crs);
 }

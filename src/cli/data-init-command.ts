@@ -1,0 +1,129 @@
+// `siteline data init <slug> --from DIR --name "<Town>" --region <ST> --country <US|CA>`: inspects a
+// town's files and writes <places dir>/<slug>/manifest.json and a rules.json skeleton, printing what it
+// guessed, why, and what to confirm. `siteline data check <slug> --from DIR`: the join-rate report of a
+// manifest against its files, without writing the database. Neither needs a database or a login.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command, CommandInput } from './command.ts';
+import { JSON_FLAG, UsageError } from './command.ts';
+import { EXIT } from './exit-codes.ts';
+import { err, out } from './output.ts';
+
+async function runInit({ args: [slug], flags, io }: CommandInput): Promise<number> {
+  const from = flags.from as string | undefined;
+  const name = flags.name as string | undefined;
+  const region = (flags.region as string | undefined)?.toUpperCase();
+  const country = (flags.country as string | undefined)?.toUpperCase();
+  if (!/^[a-z0-9-]+$/.test(slug!)) throw new UsageError(`"${slug}" is not a place slug (lower-case letters, digits and dashes, e.g. hopkinton-ma)`);
+  if (!from) throw new UsageError('--from DIR is required (the folder holding the town\'s files)');
+  if (!name) throw new UsageError('--name "<Town>" is required');
+  if (!region || !/^[A-Z]{2}$/.test(region)) throw new UsageError('--region is the two-letter state or province code (e.g. MA, BC)');
+  if (country !== 'US' && country !== 'CA') throw new UsageError('--country is US or CA');
+  const dir = path.resolve(from);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    err(io, `siteline data init: ${dir} is not a directory`);
+    return EXIT.usage;
+  }
+  const { placesDirFromEnv } = await import('../config.ts');
+  const placesDir = placesDirFromEnv(io.env);
+  const target = path.join(placesDir, slug!);
+  if (fs.existsSync(path.join(target, 'manifest.json')) && flags.force !== true) {
+    err(io, `siteline data init: ${path.join(target, 'manifest.json')} exists; pass --force to overwrite it (and its rules.json)`);
+    return EXIT.usage;
+  }
+  const { inspectSourceDir, draftPlace, formatInspection } = await import('../importer/inspect-source.ts');
+  const { parseManifest } = await import('../importer/manifest.ts');
+  const { placeRulesSchema } = await import('../rules/rules-schema.ts');
+  const ins = await inspectSourceDir(dir);
+  const { manifest, rules } = draftPlace(ins, { slug: slug!, name, region, country });
+  const report = formatInspection(ins);
+  if ((manifest['sources'] as unknown[]).length === 0) {
+    out(io, flags.json === true ? JSON.stringify({ written: false, manifest, rules }, null, 2) : report);
+    err(io, 'siteline data init: nothing written: no zoning, parcel or address layer could be mapped (see Confirm above)');
+    return EXIT.usage;
+  }
+  const manifestText = JSON.stringify(manifest, null, 2) + '\n';
+  try {
+    parseManifest(manifestText, 'the drafted manifest');
+  } catch (e) {
+    out(io, report);
+    err(io, `siteline data init: the drafted manifest is not valid, nothing written: ${(e as Error).message}`);
+    return EXIT.failure;
+  }
+  const checked = placeRulesSchema.safeParse(rules);
+  if (!checked.success) {
+    err(io, `siteline data init: the drafted rules file is not valid, nothing written: ${checked.error.issues[0]?.message}`);
+    return EXIT.failure;
+  }
+  fs.mkdirSync(target, { recursive: true });
+  fs.writeFileSync(path.join(target, 'manifest.json'), manifestText);
+  fs.writeFileSync(path.join(target, 'rules.json'), JSON.stringify(rules, null, 2) + '\n');
+  if (flags.json === true) {
+    out(io, JSON.stringify({ written: true, dir: target, manifest, rules, confirm: ins.confirm }, null, 2));
+    return EXIT.ok;
+  }
+  out(io, report);
+  out(io, `Wrote ${path.join(target, 'manifest.json')} and rules.json (${Object.keys(rules['districts'] as object).length} districts, every value not_extracted).`);
+  out(io, `Next: edit what is listed under "Confirm", then\n  siteline data check ${slug} --from ${dir}\n  siteline data import ${slug} --from ${dir}`);
+  return EXIT.ok;
+}
+
+async function runCheck({ args: [slug], flags, io }: CommandInput): Promise<number> {
+  const { placesDirFromEnv, loadConfig } = await import('../config.ts');
+  const { listManifestSlugs } = await import('../importer/manifest.ts');
+  const { SitelineError } = await import('../core/errors.ts');
+  const { checkPlaceJoins, formatJoinCheck } = await import('../importer/check-joins.ts');
+  const placesDir = placesDirFromEnv(io.env);
+  if (!listManifestSlugs(placesDir).includes(slug!)) {
+    err(io, `siteline data check: no place "${slug}" in ${placesDir}. Known places: ${listManifestSlugs(placesDir).join(', ') || '(none)'}`);
+    return EXIT.usage;
+  }
+  const from = (flags.from as string | undefined) ?? loadConfig(io.env).sourceDir;
+  try {
+    const c = await checkPlaceJoins(slug!, { sourceDir: from, placesDir });
+    out(io, flags.json === true ? JSON.stringify(c, null, 2) : formatJoinCheck(c));
+    return c.fileProblems.length || (c.gate && !c.gate.passed) ? EXIT.failure : EXIT.ok;
+  } catch (e) {
+    if (e instanceof SitelineError && (e.code === 'bad_input' || e.code === 'not_found')) {
+      err(io, `siteline data check: ${e.message}`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+}
+
+export const dataInitCommand: Command = {
+  name: 'init',
+  summary: "Draft a place's manifest and rules skeleton from a folder of the town's files",
+  usage: 'data init <slug> --from DIR --name "<Town>" --region <ST> --country <US|CA> [--force] [--json]',
+  description:
+    'Reads every GeoJSON, TopoJSON, CSV and shapefile in DIR (formats, layers, fields with samples, the CRS\n' +
+    'from a .prj, a GeoJSON crs member or the coordinate ranges, address columns, join keys ranked by\n' +
+    'measured overlap, the point-in-parcel join) and writes <places dir>/<slug>/manifest.json and\n' +
+    'rules.json (SITELINE_PLACES_DIR, else the repository\'s places/). Prints each guess, why, and what to\n' +
+    'confirm. Writes no database. Exit 0 written, 2 bad input or nothing loadable found.',
+  flags: [
+    { name: 'from', value: 'DIR', description: "The folder holding the town's files (becomes the manifest's sourceFolder)" },
+    { name: 'name', value: 'TOWN', description: 'The place name, e.g. "Hopkinton"' },
+    { name: 'region', value: 'ST', description: 'Two-letter state or province code' },
+    { name: 'country', value: 'US|CA', description: 'US or CA' },
+    { name: 'force', description: 'Overwrite an existing manifest.json and rules.json' },
+    JSON_FLAG,
+  ],
+  args: { min: 1, max: 1, name: 'the new place slug, e.g. siteline data init hopkinton-ma --from ~/hopkinton ...' },
+  examples: ['siteline data init hopkinton-ma --from ~/data/hopkinton-ma --name Hopkinton --region MA --country US'],
+  run: runInit,
+};
+
+export const dataCheckCommand: Command = {
+  name: 'check',
+  summary: "Measure a place's joins against its files without writing the database",
+  usage: 'data check <slug> [--from DIR] [--json]',
+  description:
+    'Reads the sources as the import would and prints address -> lot (by id and by point, and where they\n' +
+    'disagree), lot -> zone and lot -> overlay, and whether the place would go live under its manifest\'s\n' +
+    'joinThresholds. Exit 0 passes, 1 a checksum mismatch or joins below the thresholds, 2 bad input.',
+  flags: [{ name: 'from', value: 'DIR', description: 'Directory holding the place folder, or the folder itself (default SITELINE_SOURCE_DIR)' }, JSON_FLAG],
+  args: { min: 1, max: 1, name: 'the place, e.g. siteline data check hopkinton-ma --from ~/data' },
+  run: runCheck,
+};
