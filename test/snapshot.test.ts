@@ -47,12 +47,17 @@ describe('snapshot on the real Cambridge import', () => {
     assert.ok(lot.areaM2 > 20 && Math.abs(lot.areaSqft / lot.areaM2 - 10.7639) < 0.01);
     assert.ok(s.address!.confidence > 0 && s.address!.confidence <= 1);
     assert.equal(s.address!.matchType, 'address_table');
-    assert.ok(s.sources.some((x) => /PDDL|Public Domain/i.test(x.licence)), 'Cambridge licence named');
+    assert.ok(Object.values(s.sources).some((x) => /PDDL|Public Domain/i.test(x.licence ?? '')), 'Cambridge licence named');
+    assert.ok(s.sources[lot.source], 'the lot names its source layer by id');
     for (const [name, v] of Object.entries(s.envelope!)) {
       assert.ok(isValueStatus(v.status), `${name} has a value status`);
       if (v.value === null) assert.notEqual(v.status, 'cited', `${name}: a cited value is never null`);
       if (STATUS_MEANINGS[v.status].unknown) assert.equal(v.value, null, `${name}: ${v.status} carries no number`);
-      if (v.status === 'cited') assert.ok(v.citation?.section, `${name}: cited without a section`);
+      if (v.status === 'cited') assert.ok(v.citation && s.citations?.[v.citation]?.section, `${name}: cited without a section`);
+      // Every reference resolves inside the snapshot: nothing is named that is not defined.
+      if (v.citation) assert.ok(s.citations?.[v.citation], `${name}: citation ${v.citation} is defined`);
+      for (const id of v.notes ?? []) assert.ok(s.notes?.[id], `${name}: note ${id} is defined`);
+      for (const id of v.sources ?? []) assert.ok(s.sources[id]?.url, `${name}: source ${id} is defined with its address`);
     }
     // RULES-FACTS.md: nothing in Cambridge was read from the ordinance itself.
     assert.ok(Object.values(s.envelope!).every((v) => v.status !== 'cited' && v.status !== 'derived_from_cited'));
