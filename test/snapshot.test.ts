@@ -57,7 +57,7 @@ describe('snapshot on the real Cambridge import', () => {
       // Every reference resolves inside the snapshot: nothing is named that is not defined.
       if (v.citation) assert.ok(s.citations?.[v.citation], `${name}: citation ${v.citation} is defined`);
       for (const id of v.notes ?? []) assert.ok(s.notes?.[id], `${name}: note ${id} is defined`);
-      for (const id of v.sources ?? []) assert.ok(s.sources[id]?.url, `${name}: source ${id} is defined with its address`);
+      for (const m of `${v.note ?? ''} ${v.condition ?? ''}`.matchAll(/\bS\d+\b/g)) assert.ok(s.sources[m[0]]?.url, `${name}: source ${m[0]} is defined with its address`);
     }
     // RULES-FACTS.md: nothing in Cambridge was read from the ordinance itself.
     assert.ok(Object.values(s.envelope!).every((v) => v.status !== 'cited' && v.status !== 'derived_from_cited'));

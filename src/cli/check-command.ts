@@ -138,7 +138,6 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
     if (condition) out.push(`      ${dim('condition:')} ${condition}`);
     if (c) out.push(`      source: ${c.sourceUrl} (${c.date})`);
     if (v.value !== null && v.status !== 'cited') for (const n of notesOf(s, v)) out.push(`      note: ${n}`);
-    if (v.value !== null && v.sources?.length) out.push(`      sources: ${v.sources.join(', ')} (below)`);
   }
   if (s.permittedUses?.length) {
     out.push('');

@@ -4,7 +4,7 @@
 //   citation -> snapshot.citations[id]   (c1, c2, ... in order of first use)
 //   a note several values share -> snapshot.notes[id] (n1, ...), named in the value's `notes`
 //   a condition several values share -> snapshot.notes[id], named in the value's `conditionNote`
-//   a source a text names ("S1") -> snapshot.sources[id], listed in the value's `sources`
+//   a source a text names ("S1") -> snapshot.sources[id] (the text itself is the reference)
 // Nothing is dropped: every value keeps its status, condition and a way to each of its sources.
 import type { Citation, PermittedUse, SnapshotUse, SnapshotValue, SourceRef, Sourced } from './snapshot-types.ts';
 
@@ -61,7 +61,7 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
   };
 
   const refs = <T extends { citation?: Citation; note?: string; condition?: string }>(v: T) => {
-    const out: { citation?: string; condition?: string; conditionNote?: string; note?: string; notes?: string[]; sources?: string[] } = {};
+    const out: { citation?: string; condition?: string; conditionNote?: string; note?: string; notes?: string[] } = {};
     if (v.citation) out.citation = citationId(v.citation);
     if (v.condition) {
       const id = noteRef(v.condition);
@@ -73,8 +73,6 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
       if (id) out.notes = [id];
       else out.note = v.note;
     }
-    const named = sourceIdsIn([v.condition, v.note], input.named);
-    if (named.length) out.sources = named;
     return out;
   };
 

@@ -84,8 +84,6 @@ export interface SnapshotValue<T = number> {
   note?: string;
   /** Ids in the snapshot's `notes`: texts several values share, each written once. */
   notes?: string[];
-  /** Ids in the snapshot's `sources` that the note and condition name (e.g. "S1"). */
-  sources?: string[];
   inputs?: string[];
 }
 
@@ -144,7 +142,6 @@ export interface SnapshotUse {
   conditionNote?: string;
   note?: string;
   notes?: string[];
-  sources?: string[];
 }
 
 /** A source listed with its layer (reports list them so; a snapshot keys SourceRef by id instead). */

@@ -294,7 +294,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   match.warnings.push(...minorShareNotes(zones));
   if (built.notes.length) match.warnings.push(...built.notes);
   const refd = referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: match.warnings, named: rules.sources });
-  const rulesSource: SourceRef = { name: rules.bylaw.name, vintage: rules.bylaw.date, licence: 'siteline rules file (citations per value)', url: rules.bylaw.url };
+  const rulesSource: SourceRef = { name: rules.bylaw.name, vintage: rules.bylaw.date, url: rules.bylaw.url };
   return {
     answered: true,
     coverage: {

@@ -40,6 +40,10 @@ const unverified = (value: number | null, note: string, condition?: string): Rul
 });
 const notFound = (note: string): RuleValue => ({ status: 'not_extracted', note });
 
+// One condition for the height in feet and in storeys (the snapshot writes a shared text once).
+const HEIGHT_CONDITION =
+  'residential developments; S1 reports up to 74 ft / 6 stories if 20% of residential units are inclusionary and the lot is at least 5,000 sq ft, and S2 up to 9 stories for Affordable Housing Overlay (100% affordable) projects';
+
 const RES_YARD_CONDITION =
   'with some exceptions: S6 calls the rule "contextual" and says townhouses are excluded; S5 mentions exceptions for row houses. Exact rule text not seen.';
 
@@ -47,12 +51,12 @@ const C1: Partial<Record<StandardKey, RuleValue>> = {
   maxHeightFt: unverified(
     45,
     'Base height for residential developments per S1.',
-    'residential developments; S1 reports up to 74 ft / 6 stories if 20% of residential units are inclusionary and the lot is at least 5,000 sq ft, and S2 up to 9 stories for Affordable Housing Overlay (100% affordable) projects',
+    HEIGHT_CONDITION,
   ),
   maxHeightStoreys: unverified(
     4,
     'Base height for residential developments per S1.',
-    'residential developments; up to 6 stories with 20% inclusionary units on a lot of at least 5,000 sq ft (S1); 9 stories under the Affordable Housing Overlay (S2)',
+    HEIGHT_CONDITION,
   ),
   maxFar: unverified(
     null,
