@@ -228,7 +228,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unkno
     buildLots: build.map((l) => ({ parcelExternalId: l.lot.parcelExternalId, geoDivisionId: l.lot.geoDivisionId, areaSqft: l.lot.areaSqft, vintage: l.lot.vintage })),
     combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' },
     lot: { frontageFt, depthFt, cornerLot },
-    place: { geoDivisionId: place.geoDivisionId, bylaw: place.rules.bylaw.name, bylawDate: place.rules.bylaw.date, ...namedSourcesOf(place.rules.sources, standards, notes) },
+    place: { geoDivisionId: place.geoDivisionId, bylaw: place.rules.bylaw.name, bylawDate: place.rules.bylaw.date, ...namedSourcesOf(place.rules.sources ?? {}, standards, notes) },
     governingDistricts,
     splitSite: governingDistricts.filter((d) => d.areaShare >= SPLIT_MIN_SHARE).length > 1,
     standards,

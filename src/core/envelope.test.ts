@@ -155,7 +155,7 @@ test('unverified_default: Cambridge values from city releases, never cited; deri
   assert.equal(envelope.maxHeightFt!.status, 'unverified_default');
   assert.equal(envelope.maxHeightFt!.value, 45);
   assert.match(envelope.maxHeightFt!.note!, /\bS1\b/, 'the note names its source by id');
-  assert.match((await rules('cambridge-ma')).sources['S1']!.url, /cambridgema\.gov/, 'defined once in the rules file');
+  assert.match((await rules('cambridge-ma')).sources!['S1']!.url, /cambridgema\.gov/, 'defined once in the rules file');
   assert.equal(envelope.maxFar!.status, 'unverified_default');
   assert.equal(envelope.maxFar!.value, null, 'reported removed, not verified: no number');
   assert.equal(envelope.maxFloorAreaSqft!.status, 'unverified_default');

@@ -13,7 +13,7 @@ const LOT = { areaSqft: 5000, frontageFt: 40, depthFt: 125, cornerLot: false, co
 async function referenced(slug: string, zone: string) {
   const rules = await loadPlaceRules(slug, { sourceDir: SOURCE_DIR });
   const built = buildEnvelope({ rules, primaryZone: zone, zones: [{ code: zone, share: 1 }], overlays: [], lot: LOT });
-  return { built, refs: referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: built.notes, named: rules.sources }) };
+  return { built, refs: referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: built.notes, named: rules.sources ?? {} }) };
 }
 
 test('each citation is defined once, with its sectionUuid, and every value still reaches its own', async () => {

@@ -293,7 +293,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   if (areaNote) match.warnings.push(areaNote);
   match.warnings.push(...minorShareNotes(zones));
   if (built.notes.length) match.warnings.push(...built.notes);
-  const refd = referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: match.warnings, named: rules.sources });
+  const refd = referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: match.warnings, named: rules.sources ?? {} });
   const rulesSource: SourceRef = { name: rules.bylaw.name, vintage: rules.bylaw.date, url: rules.bylaw.url };
   return {
     answered: true,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { placeRulesSchema, type DistrictRules, type RuleValue, type StandardKey, type UseRule, type OverlayRules, type PlaceRules } from './rules-schema.ts';
 
 // The sources the notes name, defined once (the snapshot carries the ones its texts name).
-const SOURCES: PlaceRules['sources'] = {
+const SOURCES: NonNullable<PlaceRules['sources']> = {
   S1: {
     name: 'CDD news release "Zoning for multifamily housing citywide"',
     vintage: 'Feb 2025, reporting adoption on Feb 10, 2025',
