@@ -311,7 +311,6 @@ export async function runPayloadBench(): Promise<string[]> {
   }
 }
 
-if (process.argv[2] === 'payload') for (const l of await runPayloadBench()) console.log(l);
 
 // Child mode: start one server and report where it listens.
 if (process.argv[2] === 'serve') {
@@ -336,5 +335,5 @@ if (process.argv[2] === 'serve') {
     else process.exit(0);
   });
 } else if (import.meta.filename === process.argv[1]) {
-  for (const l of await runMcpBench()) console.log(l);
+  for (const l of await (process.argv[2] === 'payload' ? runPayloadBench() : runMcpBench())) console.log(l);
 }
