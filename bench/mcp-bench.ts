@@ -6,7 +6,10 @@
 //   3. siteline /api/mcp, tools/call getServiceMcpGuide (static) with a user token (HTTP rules + token check + SDK),
 //   4. siteline /api/mcp, tools/call getFeasibilitySnapshot over real Cambridge addresses with a user token,
 //      as served (repeated addresses answered from the snapshot cache), and
-//   5. the same with the cache off (SITELINE_SNAPSHOT_CACHE=0): every call runs the whole pipeline.
+//   5. the same with the cache off (SITELINE_SNAPSHOT_CACHE=0): every call runs the whole pipeline,
+// and the answer's size (payload line): bytes of structured JSON, bytes of the tool result on the
+// wire (structured content + the text block + framing) and a token estimate, for docs/examples'
+// Cambridge address. `node --import tsx bench/mcp-bench.ts payload` runs the payload line alone.
 // Each server runs in its own child process (this file, `serve <kind>`), so the load generator does not
 // share its event loop. Target: (4) >= 90 % of (2). Speed is never asserted in a test; it is reported here.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -62,7 +65,8 @@ async function serveEcho(): Promise<Served> {
 async function serveSdkConstant(payload = false): Promise<Served> {
   const fs = await import('node:fs');
   const snapshot = JSON.parse(fs.readFileSync(new URL('../docs/examples/cambridge-snapshot.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-  const text = JSON.stringify(snapshot);
+  const { snapshotSummary } = await import('../src/core/snapshot-summary.ts');
+  const text = snapshotSummary(snapshot as never); // as the real tool: a summary beside the structured answer
   const { McpServer, createMcpHandler } = await import('@modelcontextprotocol/server');
   const { toNodeHandler } = await import('@modelcontextprotocol/node');
   const handler = createMcpHandler(
@@ -233,6 +237,7 @@ export async function runMcpBench(): Promise<string[]> {
   let sampled = 0;
   let answered = 0;
   let cacheStats = '';
+  let payload: string[] = [];
   try {
     const url = `${site.served.url}/api/mcp`;
     const token = site.served.token!;
@@ -248,6 +253,7 @@ export async function runMcpBench(): Promise<string[]> {
       sampled++;
       if (body.includes('"answered":true')) answered++;
     }
+    payload = await measurePayload(url, token);
     snapR = await load(url, reqs);
   } finally {
     cacheStats = await stopChild(site.child);
@@ -273,8 +279,38 @@ export async function runMcpBench(): Promise<string[]> {
   out.push(`  cache off: snapshot / SDK-constant = ${pct(rps(coldR), rps(sdkR))}${cacheStats ? `   (cache during the cached run: ${cacheStats})` : ''}`);
   out.push(`  static tool through siteline / SDK-constant = ${pct(rps(guideR), rps(sdkR))} (HTTP rules, token check, our server build)`);
   out.push(`  ${answered}/${sampled} checked addresses answered before the run`);
+  out.push(...payload);
   return out;
 }
+
+/** Where the bytes of an agent's context go; the estimator is a plain bytes / 4 (about 4 bytes per token of English or JSON). */
+const PAYLOAD_ADDRESS = '11 Acorn St, Cambridge, MA';
+async function measurePayload(url: string, token: string): Promise<string[]> {
+  const req = modernCall('getFeasibilitySnapshot', { address: PAYLOAD_ADDRESS, source: 'full' }, 1, token);
+  const res = await fetch(url, { method: 'POST', headers: req.headers, body: req.body });
+  const raw = await res.text();
+  const data = raw.split('\n').find((l) => l.startsWith('data:'));
+  const result = (JSON.parse(data ? data.slice(5) : raw) as { result: { structuredContent: unknown; content: { text: string }[] } }).result;
+  const structured = Buffer.byteLength(JSON.stringify(result.structuredContent));
+  const text = Buffer.byteLength(result.content.map((c) => c.text).join(''));
+  const wire = Buffer.byteLength(raw);
+  const kb = (b: number) => `${(b / 1024).toFixed(1)} KiB`;
+  return [
+    `  payload, ${PAYLOAD_ADDRESS} (answered): structured JSON ${structured.toLocaleString('en-US')} B (${kb(structured)}) [<= 5 KB goal]   text block ${text.toLocaleString('en-US')} B   ` +
+      `MCP result on the wire ${wire.toLocaleString('en-US')} B (${kb(wire)}) [<= 10 KB]   ~${Math.round(wire / 4).toLocaleString('en-US')} tokens (bytes / 4)`,
+  ];
+}
+
+/** The payload line alone: one siteline server, one call. */
+export async function runPayloadBench(): Promise<string[]> {
+  const site = await startChild('siteline');
+  try {
+    return await measurePayload(`${site.served.url}/api/mcp`, site.served.token!);
+  } finally {
+    await stopChild(site.child);
+  }
+}
+
 
 // Child mode: start one server and report where it listens.
 if (process.argv[2] === 'serve') {
@@ -299,5 +335,5 @@ if (process.argv[2] === 'serve') {
     else process.exit(0);
   });
 } else if (import.meta.filename === process.argv[1]) {
-  for (const l of await runMcpBench()) console.log(l);
+  for (const l of await (process.argv[2] === 'payload' ? runPayloadBench() : runMcpBench())) console.log(l);
 }

@@ -26,7 +26,24 @@ const snapshotCall = (leg: Leg, args: Record<string, unknown>) =>
   leg === 'modern' ? modernRequest('tools/call', { name: 'getFeasibilitySnapshot', arguments: args }) : legacyRequest('tools/call', { name: 'getFeasibilitySnapshot', arguments: args });
 const listCall = (leg: Leg) => (leg === 'modern' ? modernRequest('tools/list') : legacyRequest('tools/list'));
 
+/** A size budget, not a timing: the bytes an agent pays for (docs/snapshot.md, "Size"). */
+const MCP_SNAPSHOT_WIRE_BUDGET = 10 * 1024;
+const BUDGET_ADDRESSES = ['11 Acorn St, Cambridge, MA', '57 Inman St, Cambridge, MA', '71 Fulkerson St, Cambridge, MA', '224 Albany St, Cambridge, MA'];
+
 for (const leg of ['modern', 'legacy'] as Leg[]) {
+  test(`${leg}: an answered Cambridge snapshot is at most 10 KiB on the wire, text block included`, async () => {
+    for (const address of BUDGET_ADDRESSES) {
+      const r = await postRpc(svc.url, snapshotCall(leg, { address, source: 'full' }), bearer(userToken));
+      assert.equal(r.status, 200, r.raw);
+      const result = r.message!.result;
+      assert.equal(result.structuredContent.answered, true, address);
+      const bytes = Buffer.byteLength(r.raw);
+      assert.ok(bytes <= MCP_SNAPSHOT_WIRE_BUDGET, `${address}: ${bytes} bytes on the wire (budget ${MCP_SNAPSHOT_WIRE_BUDGET})`);
+      assert.equal(result.content.length, 1, 'one text block');
+      assert.ok(!result.content[0].text.trimStart().startsWith('{'), 'the text is a summary, not a second copy of the JSON');
+    }
+  });
+
   test(`${leg}: tools/list is open and the same catalogue for anonymous, public and user callers`, async () => {
     const anon = await postRpc(svc.url, listCall(leg));
     const pub = await postRpc(svc.url, listCall(leg), bearer(publicToken));
@@ -97,7 +114,11 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       assert.ok(Math.abs(first.lot.latitude - 42.37) < 0.05 && Math.abs(first.lot.longitude + 71.1) < 0.05);
       for (const v of Object.values(first.envelope)) assert.equal(typeof v.status, 'string');
       for (const r of results.slice(1)) assert.deepEqual(r.structuredContent, results[0]!.structuredContent, 'the payload is identical for every source');
-      assert.deepEqual(JSON.parse((results[0]!.content as { text: string }[])[0]!.text), first, 'the text block carries the same JSON');
+      // The text block says what the structured answer holds (a summary, not a second copy of the JSON).
+      const summary = (results[0]!.content as { text: string }[])[0]!.text;
+      assert.match(summary, new RegExp(`lot ${first.lot.parcelExternalId}\\b`));
+      assert.match(summary, /maxHeightFt .+ \((unverified_default|cited|not_extracted)/);
+      assert.ok(summary.length < 1000, `a short summary (${summary.length} chars)`);
 
       const outside = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: '1 Main St, Springfield, IL', source: 'full' } });
       assert.notEqual(outside.isError, true, 'outside coverage is a successful call');

@@ -111,8 +111,8 @@ test('the priced unit: same JSON as the MCP tool, one credit per answered snapsh
   // Same JSON as the MCP tool returns for the same address.
   const client = await connectClient(svc.url, 'modern', jwt);
   try {
-    const tool = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: COVERED, source: 'full' } })) as { content: { text: string }[] };
-    assert.equal(get.text, tool.content[0]!.text);
+    const tool = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: COVERED, source: 'full' } });
+    assert.equal(get.text, JSON.stringify(tool.structuredContent));
   } finally {
     await client.close();
   }

@@ -12,6 +12,9 @@ import { STATUS_MEANINGS, isValueStatus } from '../src/core/statuses.ts';
 import type { AppContext } from '../src/context.ts';
 import type { Snapshot } from '../src/core/snapshot-types.ts';
 
+/** Bytes of compact JSON an answered Cambridge snapshot may take. */
+const SNAPSHOT_JSON_BUDGET = 9_500;
+
 const golden = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/golden/cambridge-addresses.json'), 'utf8')) as {
   addresses: { address: string; parcelExternalId: string; zone: string }[];
 };
@@ -47,15 +50,35 @@ describe('snapshot on the real Cambridge import', () => {
     assert.ok(lot.areaM2 > 20 && Math.abs(lot.areaSqft / lot.areaM2 - 10.7639) < 0.01);
     assert.ok(s.address!.confidence > 0 && s.address!.confidence <= 1);
     assert.equal(s.address!.matchType, 'address_table');
-    assert.ok(s.sources.some((x) => /PDDL|Public Domain/i.test(x.licence)), 'Cambridge licence named');
+    assert.ok(Object.values(s.sources).some((x) => /PDDL|Public Domain/i.test(x.licence ?? '')), 'Cambridge licence named');
+    assert.ok(s.sources[lot.source], 'the lot names its source layer by id');
     for (const [name, v] of Object.entries(s.envelope!)) {
       assert.ok(isValueStatus(v.status), `${name} has a value status`);
       if (v.value === null) assert.notEqual(v.status, 'cited', `${name}: a cited value is never null`);
       if (STATUS_MEANINGS[v.status].unknown) assert.equal(v.value, null, `${name}: ${v.status} carries no number`);
-      if (v.status === 'cited') assert.ok(v.citation?.section, `${name}: cited without a section`);
+      if (v.status === 'cited') assert.ok(v.citation && s.citations?.[v.citation]?.section, `${name}: cited without a section`);
+      // Every reference resolves inside the snapshot: nothing is named that is not defined.
+      if (v.citation) assert.ok(s.citations?.[v.citation], `${name}: citation ${v.citation} is defined`);
+      for (const id of v.notes ?? []) assert.ok(s.notes?.[id], `${name}: note ${id} is defined`);
+      for (const m of `${v.note ?? ''} ${v.condition ?? ''}`.matchAll(/\bS\d+\b/g)) assert.ok(s.sources[m[0]]?.url, `${name}: source ${m[0]} is defined with its address`);
     }
     // RULES-FACTS.md: nothing in Cambridge was read from the ordinance itself.
     assert.ok(Object.values(s.envelope!).every((v) => v.status !== 'cited' && v.status !== 'derived_from_cited'));
+  });
+
+  test('payload: an answered snapshot is at most 9.5 KB of JSON, with each source and citation defined once', async () => {
+    // A size budget, not a timing (docs/snapshot.md, "Size"): was 13.3 KB compact for 11 Acorn St before references.
+    for (const address of ['11 Acorn St, Cambridge, MA', '57 Inman St, Cambridge, MA', '71 Fulkerson St, Cambridge, MA', '224 Albany St, Cambridge, MA']) {
+      const s = await getFeasibilitySnapshot(ctx, address);
+      assert.equal(s.answered, true, address);
+      const json = JSON.stringify(s);
+      assert.ok(Buffer.byteLength(json) <= SNAPSHOT_JSON_BUDGET, `${address}: ${Buffer.byteLength(json)} bytes (budget ${SNAPSHOT_JSON_BUDGET})`);
+      // Defined once: no URL and no note text appears twice.
+      const urls = json.match(/https?:\/\/[^"\s)]+/g) ?? [];
+      assert.equal(new Set(urls).size, urls.length, `${address}: a URL is repeated`);
+      const texts = [...Object.values(s.envelope!), ...s.permittedUses!].flatMap((v) => [v.note, v.condition]).filter(Boolean);
+      assert.equal(new Set(texts).size, texts.length, `${address}: a note or condition is written twice`);
+    }
   });
 
   test('the same address typed differently gives the same lot', async () => {

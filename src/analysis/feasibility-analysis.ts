@@ -7,6 +7,7 @@ import type { Queryable } from '../db/database.ts';
 import type { AppContext } from '../context.ts';
 import { canonicalJson, sha256Hex } from '../core/canonical-json.ts';
 import { buildEnvelope } from '../core/envelope.ts';
+import { sourceIdsIn, type NamedSources } from '../core/snapshot-refs.ts';
 import type { Citation, Sourced } from '../core/snapshot-types.ts';
 import { FT_PER_M } from '../core/geo/primitives.ts';
 import { STANDARD_KEYS, type PlaceRules, type StandardKey } from '../rules/rules-schema.ts';
@@ -155,6 +156,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unkno
     overlays: [...overlays].sort((a, b) => a[0].localeCompare(b[0])).map(([code, name]) => ({ code, name })),
     lot: { areaSqft, frontageFt, depthFt, cornerLot, country: place.country },
   });
+  if (env.districtNote) notes.push(env.districtNote);
   notes.push(...env.notes);
   const standards: Record<string, Sourced> = {};
   for (const k of STANDARD_KEYS) standards[k] = env.envelope[k]!;
@@ -226,7 +228,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unkno
     buildLots: build.map((l) => ({ parcelExternalId: l.lot.parcelExternalId, geoDivisionId: l.lot.geoDivisionId, areaSqft: l.lot.areaSqft, vintage: l.lot.vintage })),
     combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' },
     lot: { frontageFt, depthFt, cornerLot },
-    place: { geoDivisionId: place.geoDivisionId, bylaw: place.rules.bylaw.name, bylawDate: place.rules.bylaw.date },
+    place: { geoDivisionId: place.geoDivisionId, bylaw: place.rules.bylaw.name, bylawDate: place.rules.bylaw.date, ...namedSourcesOf(place.rules.sources ?? {}, standards, notes) },
     governingDistricts,
     splitSite: governingDistricts.filter((d) => d.areaShare >= SPLIT_MIN_SHARE).length > 1,
     standards,
@@ -234,6 +236,12 @@ export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unkno
     evidence,
     notes,
   };
+}
+
+/** The documents the standards' notes and conditions and the notes name by id ("S1"), defined once. */
+function namedSourcesOf(named: NamedSources, standards: Record<string, Sourced>, notes: string[]): { sources?: NamedSources } {
+  const ids = sourceIdsIn([...Object.values(standards).flatMap((v) => [v.note, v.condition]), ...notes], named);
+  return ids.length ? { sources: Object.fromEntries(ids.map((id) => [id, named[id]!])) } : {};
 }
 
 /** The result as stored: canonical JSON text, identical bytes for identical inputs. */

@@ -8,7 +8,8 @@ import { EXIT } from './exit-codes.ts';
 import { err, out, progress, type Io, type Palette } from './output.ts';
 import { ServiceClient, ServiceUnreachableError } from './service-client.ts';
 import { STATUS_MEANINGS } from '../core/statuses.ts';
-import type { Snapshot, Sourced } from '../core/snapshot-types.ts';
+import type { Snapshot, SnapshotValue } from '../core/snapshot-types.ts';
+import { citationOf, conditionOf, notesOf } from '../core/snapshot-refs.ts';
 
 /** The tool's `source` argument: attribution only, the payload is the same for every value. */
 const TOOL_SOURCE = 'full';
@@ -93,7 +94,7 @@ export const checkCommand: Command = {
 };
 
 /** A value as a person reads it: a null is "unknown" unless the bylaw itself sets no limit. */
-export function fmtValue(v: Sourced): string {
+export function fmtValue(v: Pick<SnapshotValue, 'value' | 'status' | 'unit'>): string {
   if (v.status === 'no_limit_in_bylaw') return 'no limit (bylaw)';
   if (v.value === null || STATUS_MEANINGS[v.status].unknown) return 'unknown';
   return `${typeof v.value === 'number' ? v.value.toLocaleString('en-US') : String(v.value)}${v.unit ? ' ' + v.unit : ''}`;
@@ -121,19 +122,22 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   out.push(`${bold('Lot')} ${lot.parcelExternalId}  at ${lot.latitude}, ${lot.longitude}`);
   out.push(`  area ${lot.areaSqft.toLocaleString('en-US')} sq ft (${lot.areaM2.toLocaleString('en-US')} m²)`);
   out.push(`  frontage ${lot.frontageFt.value ?? 'unknown'}${lot.frontageFt.value !== null ? ' ft' : ''}, depth ${lot.depthFt.value ?? 'unknown'}${lot.depthFt.value !== null ? ' ft' : ''}${lot.cornerLot ? ', corner lot' : ''}`);
-  out.push(`  source ${lot.source.name} (${lot.source.vintage})`);
+  const lotSource = s.sources[lot.source];
+  out.push(`  source ${lotSource ? `${lotSource.name} (${lotSource.vintage})` : lot.source}`);
   out.push('');
   out.push(`${bold('Zoning')} ${z.primary ? `${z.primary.code}${z.primary.name ? ' — ' + z.primary.name : ''}` : 'not found'}${z.splitLot ? '  (split lot: ' + z.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ') + ')' : ''}`);
   for (const o of z.overlays) out.push(`  overlay ${o.name ?? o.code}${o.governingSection ? ` (${o.governingSection})` : ''}`);
   out.push('');
   out.push(bold('Envelope'));
   for (const [name, v] of Object.entries(s.envelope ?? {})) {
-    const cite = v.citation ? `  [${v.citation.section}]` : '';
+    const c = citationOf(s, v);
+    const cite = c ? `  [${c.section}]` : '';
     out.push(`  ${name.padEnd(28)} ${fmtValue(v).padEnd(18)} ${status(v.status)}${cite}`);
     // A value is never shown without what qualifies it: its condition, and the source of an indicative value.
-    if (v.condition) out.push(`      ${dim('condition:')} ${v.condition}`);
-    if (v.citation) out.push(`      source: ${v.citation.sourceUrl} (${v.citation.date})`);
-    if (v.value !== null && v.note && v.status !== 'cited') out.push(`      note: ${v.note}`);
+    const condition = conditionOf(s, v);
+    if (condition) out.push(`      ${dim('condition:')} ${condition}`);
+    if (c) out.push(`      source: ${c.sourceUrl} (${c.date})`);
+    if (v.value !== null && v.status !== 'cited') for (const n of notesOf(s, v)) out.push(`      note: ${n}`);
   }
   if (s.permittedUses?.length) {
     out.push('');
@@ -142,6 +146,6 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   }
   out.push('');
   out.push(bold('Sources'));
-  for (const src of s.sources) out.push(`  ${src.layer}: ${src.name} (${src.vintage}; ${src.licence})`);
+  for (const [id, src] of Object.entries(s.sources)) out.push(`  ${id}: ${src.name} (${[src.vintage, src.licence].filter(Boolean).join('; ')})${src.url ? ` ${src.url}` : ''}`);
   return out.join('\n') + '\n';
 }

@@ -197,7 +197,7 @@ export const projectsCommand: Command = {
       flags: withJsonUrl(
         { name: 'role', value: 'ROLE', description: 'build (the lot being developed, default) or context (surrounding land)' },
         { name: 'radius', value: 'M', description: 'Half-width of the search square around the project, metres' },
-        { name: 'reference', value: 'UUID', description: 'Attach a bylaw section (citation.sectionUuid of a snapshot) instead of lots' },
+        { name: 'reference', value: 'UUID', description: 'Attach a bylaw section (citations.<id>.sectionUuid of a snapshot) instead of lots' },
         { name: 'idempotency-key', value: 'KEY', description: 'Retry key: the same key and arguments return the first receipt' },
         PREVIEW_FLAG,
       ),

@@ -154,7 +154,8 @@ test('unverified_default: Cambridge values from city releases, never cited; deri
   const { envelope, permittedUses } = env(await rules('cambridge-ma'), 'C-1');
   assert.equal(envelope.maxHeightFt!.status, 'unverified_default');
   assert.equal(envelope.maxHeightFt!.value, 45);
-  assert.match(envelope.maxHeightFt!.note!, /cambridgema\.gov/);
+  assert.match(envelope.maxHeightFt!.note!, /\bS1\b/, 'the note names its source by id');
+  assert.match((await rules('cambridge-ma')).sources!['S1']!.url, /cambridgema\.gov/, 'defined once in the rules file');
   assert.equal(envelope.maxFar!.status, 'unverified_default');
   assert.equal(envelope.maxFar!.value, null, 'reported removed, not verified: no number');
   assert.equal(envelope.maxFloorAreaSqft!.status, 'unverified_default');
@@ -188,7 +189,7 @@ test('missing: lot data absent, or no district at all', async () => {
   const noArea = env(await rules('chicago-il'), 'B1-2', { areaSqft: null, frontageFt: null }).envelope;
   assert.equal(noArea.maxFloorAreaSqft!.status, 'missing');
   assert.equal(noArea.maxFloorAreaSqft!.value, null);
-  assert.match(noArea.maxFloorAreaSqft!.note!, /areaSqft is missing/);
+  assert.deepEqual(noArea.maxFloorAreaSqft!.inputs, ['maxFar', 'lot.areaSqft'], 'the inputs say what it needs; the lot area is the missing one');
   const noZone = env(await rules('chicago-il'), null);
   for (const m of ENVELOPE_MEMBERS) assert.equal(noZone.envelope[m.name]!.status, 'missing');
 });

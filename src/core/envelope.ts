@@ -31,6 +31,8 @@ export interface EnvelopeResult {
   envelope: Record<string, Sourced>;
   permittedUses: PermittedUse[];
   notes: string[];
+  /** "District C-1 (name) under <bylaw>, <date>.": apart, because a snapshot says it in zones and sources already. */
+  districtNote?: string;
 }
 
 /** Members computed by the service from the standards and the lot. */
@@ -194,18 +196,18 @@ function derive(unit: string, rulesIn: RuleInput[], lotIn: LotInput[], compute: 
   const unknownRule = rulesIn.filter((r) => r.s.value === null && r.s.status !== 'no_limit_in_bylaw');
   const missingLot = lotIn.filter((l) => l.value === null);
   if (unknownRule.length || missingLot.length) {
+    // No note: the status is the weakest input's, and `inputs` names them (each with its own status).
     const status = weakestStatus([...unknownRule.map((r) => r.s.status), ...(missingLot.length ? (['missing'] as const) : [])]);
-    const why = [...new Set([...unknownRule.map((r) => `${r.member} is ${r.s.status}`), ...missingLot.map((l) => `the lot's ${l.name} is missing`)])];
-    return { value: null, status, unit, inputs, note: `Cannot be derived: ${why.join('; ')}.` };
+    return { value: null, status, unit, inputs };
   }
   const ruleNums = rulesIn.map((r) => (r.s.status === 'no_limit_in_bylaw' ? (r.noLimit as number) : (r.s.value as number)));
   const value = round(compute(ruleNums, lotIn.map((l) => l.value as number)));
   const statuses = rulesIn.map((r) => r.s.status);
   const allCited = statuses.every((s) => GOOD_INPUT.includes(s));
   const status: ValueStatus = allCited && !assumption ? 'derived_from_cited' : weakestStatus([...statuses.filter((s) => !GOOD_INPUT.includes(s)), ...(assumption ? (['defaulted'] as const) : [])]);
-  const conditions = [...new Set(rulesIn.filter((r) => r.s.condition).map((r) => `${r.member}: ${r.s.condition}`))];
-  const weak = [...new Set(rulesIn.filter((r) => !GOOD_INPUT.includes(r.s.status)).map((r) => `${r.member} is ${r.s.status}`))];
-  const note = [assumption ? `Assumed ${assumption}.` : '', weak.length ? `Indicative only: ${weak.join('; ')}.` : ''].filter(Boolean).join(' ');
+  // The inputs' conditions are named, not copied (each input states its own); a weak input shows in the status.
+  const conditions = [...new Set(rulesIn.filter((r) => r.s.condition).map((r) => `the condition of ${r.member}`))];
+  const note = assumption ? `Assumed ${assumption}.` : '';
   return { value: Math.max(0, value), status, unit, inputs, ...(conditions.length ? { condition: conditions.join('; ') } : {}), ...(note ? { note } : {}) };
 }
 
@@ -261,7 +263,7 @@ export function buildEnvelope(input: EnvelopeInput): EnvelopeResult {
   }
   const { code, district } = found;
   if (code !== primary) notes.push(`Zoning-layer code ${primary} is read as district ${code} of the rules.`);
-  notes.push(`District ${code} (${district.name}) under ${rules.bylaw.name}, ${rules.bylaw.date}.`);
+  const districtNote = `District ${code} (${district.name}) under ${rules.bylaw.name}, ${rules.bylaw.date}.`;
   if (district.governedBy) notes.push(`District ${code} is governed by ${district.governedBy}.`);
   if (district.note) notes.push(district.note);
   notes.push(...rules.notes);
@@ -289,7 +291,7 @@ export function buildEnvelope(input: EnvelopeInput): EnvelopeResult {
           district.otherStandards?.status === 'site_specific_schedule' ? 'site_specific_schedule' : 'not_extracted',
           `Uses not extracted for district ${code}; read ${whereToRead(rules, district)}.`,
         );
-  return { envelope, permittedUses, notes };
+  return { envelope, permittedUses, notes, districtNote };
 }
 
 /**

@@ -1,5 +1,7 @@
-// The wire shape of a feasibility snapshot. Every surface (MCP, REST, CLI, web, report) returns it
-// as is; see docs/snapshot.md for the meaning of each member.
+// The wire shape of a feasibility snapshot. Every surface (MCP, REST, CLI, web) returns it as is; see
+// docs/snapshot.md for the meaning of each member. Provenance travels by reference: each source,
+// citation and shared note is defined once in the snapshot's tables and named by id where it applies.
+// `Sourced` (a value with its citation object) is the envelope's own shape before that (core, analysis, reports).
 import type { CoverageStatus, ValueStatus } from './statuses.ts';
 
 export interface Citation {
@@ -63,7 +65,26 @@ export interface Measure {
   basis: 'parcel_geometry' | 'missing';
   /** Present when value is null: always `missing` (the source data lacks what the measure needs). */
   status?: 'missing';
+  /** Why it is missing (a measured value's basis says how it was measured). */
   note?: string;
+}
+
+/** An envelope value as a snapshot carries it: a Sourced value whose provenance is named by id. */
+export interface SnapshotValue<T = number> {
+  value: T | null;
+  status: ValueStatus;
+  /** The unit of a value that is there (a null has none). */
+  unit?: string;
+  /** Id in the snapshot's `citations`. */
+  citation?: string;
+  condition?: string;
+  /** Id in the snapshot's `notes` when the condition is one several values share (then `condition` is absent). */
+  conditionNote?: string;
+  /** This value's own note. */
+  note?: string;
+  /** Ids in the snapshot's `notes`: texts several values share, each written once. */
+  notes?: string[];
+  inputs?: string[];
 }
 
 export interface Lot {
@@ -77,7 +98,8 @@ export interface Lot {
   depthFt: Measure;
   cornerLot: boolean | null;
   frontStreet: string | null;
-  source: { name: string; vintage: string; licence: string };
+  /** Id in the snapshot's `sources` (the parcel layer). */
+  source: string;
 }
 
 export interface ZoneShare {
@@ -109,11 +131,35 @@ export interface PermittedUse {
   note?: string;
 }
 
-export interface SourceRef {
+/** A permitted use as a snapshot carries it (citation, shared notes and sources by id, as SnapshotValue). */
+export interface SnapshotUse {
+  use: string;
+  permission: PermittedUse['permission'];
+  status: ValueStatus;
+  citation?: string;
+  condition?: string;
+  /** Id in the snapshot's `notes` when the condition is one several values share (then `condition` is absent). */
+  conditionNote?: string;
+  note?: string;
+  notes?: string[];
+}
+
+/** A source listed with its layer (reports list them so; a snapshot keys SourceRef by id instead). */
+export interface LayerSource {
   layer: string;
   name: string;
   vintage: string;
   licence: string;
+  attribution?: string;
+  url?: string;
+}
+
+/** A data layer, the bylaw, or a document the notes name. Keyed by id in `Snapshot.sources`. */
+export interface SourceRef {
+  name: string;
+  vintage: string;
+  /** Data layers and the bylaw; a document named by the notes has none stated. */
+  licence?: string;
   attribution?: string;
   url?: string;
 }
@@ -124,9 +170,17 @@ export interface Snapshot {
   address?: AddressMatch;
   lot?: Lot;
   zones?: Zones;
-  permittedUses?: PermittedUse[];
-  envelope?: Record<string, Sourced>;
-  sources: SourceRef[];
+  permittedUses?: SnapshotUse[];
+  envelope?: Record<string, SnapshotValue>;
+  /**
+   * Every source, once, by id: the place's data layers (id = layer: parcels, zoning, ...), `rules`
+   * (the bylaw) and the documents the notes name (S1, ...).
+   */
+  sources: Record<string, SourceRef>;
+  /** Every citation, once, by id (c1, ...): values name theirs in `citation`. */
+  citations?: Record<string, Citation>;
+  /** Texts that several values share, once, by id (n1, ...): values name them in `notes`. */
+  notes?: Record<string, string>;
   /** Suggestions when the address could not be matched (street names close to the one given). */
   suggestions?: string[];
   generatedAt: string;

@@ -9,6 +9,7 @@ import { candidateLabel, resolvePlace, type PlaceResolution } from '../places/re
 import type { PlaceRecord } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { buildEnvelope } from './envelope.ts';
+import { referenceProvenance } from './snapshot-refs.ts';
 import { FT_PER_M, SQFT_PER_M2 } from './geo/primitives.ts';
 import type { AddressMatch, Coverage, Lot, Measure, OverlayShare, Snapshot, SourceRef, ZoneShare, Zones } from './snapshot-types.ts';
 
@@ -139,7 +140,8 @@ function measure(valueM: number | undefined, what: string): Measure {
   if (valueM === undefined || !Number.isFinite(valueM)) {
     return { value: null, unit: 'ft', basis: 'missing', status: 'missing', note: `No ${what} could be measured: no lot edge was found facing the addressed street's centreline.` };
   }
-  return { value: Math.round(valueM * FT_PER_M * 10) / 10, unit: 'ft', basis: 'parcel_geometry', note: 'Measured from the parcel polygon against the addressed street centreline.' };
+  // basis parcel_geometry: measured from the parcel polygon against the addressed street's centreline (docs/snapshot.md).
+  return { value: Math.round(valueM * FT_PER_M * 10) / 10, unit: 'ft', basis: 'parcel_geometry' };
 }
 
 function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
@@ -156,7 +158,7 @@ function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
     depthFt: measure(front?.depthM, 'depth'),
     cornerLot: facts.cornerLot ?? null,
     frontStreet: front ? streetKey : null,
-    source: { name: parcelLayer?.name ?? parcel.source, vintage: parcel.vintage, licence: parcelLayer?.licence ?? 'see sources' },
+    source: parcelLayer?.layer ?? 'parcels',
   };
 }
 
@@ -216,23 +218,19 @@ function minorShareNotes(zones: Zones): string[] {
     );
 }
 
-function sourcesOf(place: PlaceRecord, rulesSource?: SourceRef): SourceRef[] {
-  const out: SourceRef[] = place.layers.map((l) => ({
-    layer: l.layer,
-    name: l.name,
-    vintage: l.vintage,
-    licence: l.licence,
-    ...(l.attribution ? { attribution: l.attribution } : {}),
-  }));
-  if (rulesSource) out.push(rulesSource);
-  return out;
+/** The place's layers by id (the layer), then the bylaw (`rules`) and the documents the texts name. */
+function sourcesOf(place: PlaceRecord, more: Record<string, SourceRef> = {}): Record<string, SourceRef> {
+  const out: Record<string, SourceRef> = {};
+  // The city boundary places a point (cityInventory); an address snapshot never reads it.
+  for (const l of place.layers) if (l.layer !== 'boundary') out[l.layer] = { name: l.name, vintage: l.vintage, licence: l.licence, ...(l.attribution ? { attribution: l.attribution } : {}) };
+  return Object.assign(out, more);
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 const round3 = (x: number) => Math.round(x * 1e3) / 1e3;
 
 function notAnswered(ctx: AppContext, coverage: Coverage, extra: Partial<Snapshot> = {}, place?: PlaceRecord): Snapshot {
-  return { answered: false, coverage, sources: place ? sourcesOf(place) : [], generatedAt: ctx.clock.now().toISOString(), ...extra };
+  return { answered: false, coverage, sources: place ? sourcesOf(place) : {}, generatedAt: ctx.clock.now().toISOString(), ...extra };
 }
 
 function matchOf(input: string, parsed: ParsedAddress, g: { matchType: AddressMatch['matchType']; confidence: number; matchedAddress: string; warnings: string[] }): AddressMatch {
@@ -298,6 +296,8 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   if (areaNote) match.warnings.push(areaNote);
   match.warnings.push(...minorShareNotes(zones));
   if (built.notes.length) match.warnings.push(...built.notes);
+  const refd = referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: match.warnings, named: rules.sources ?? {} });
+  const rulesSource: SourceRef = { name: rules.bylaw.name, vintage: rules.bylaw.date, url: rules.bylaw.url };
   return {
     answered: true,
     coverage: {
@@ -310,9 +310,11 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
     address: match,
     lot,
     zones,
-    permittedUses: built.permittedUses,
-    envelope: built.envelope,
-    sources: sourcesOf(place, { layer: 'rules', name: rules.bylaw.name, vintage: rules.bylaw.date, licence: 'siteline rules file (citations per value)', url: rules.bylaw.url }),
+    permittedUses: refd.permittedUses,
+    envelope: refd.envelope,
+    sources: sourcesOf(place, { rules: rulesSource, ...refd.namedSources }),
+    ...(Object.keys(refd.citations).length ? { citations: refd.citations } : {}),
+    ...(Object.keys(refd.notes).length ? { notes: refd.notes } : {}),
     generatedAt: ctx.clock.now().toISOString(),
   };
 }

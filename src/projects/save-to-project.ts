@@ -245,7 +245,7 @@ async function planAttachReference(ctx: AppContext, project: ProjectRow, args: S
   const uuid = args.sectionUuid?.trim();
   if (!uuid) throw badInput('attach_reference needs a sectionUuid: copy it from a citation in a getFeasibilitySnapshot answer.', { field: 'sectionUuid' });
   const section = await findKnowledgeSection(ctx, uuid);
-  if (!section) throw new SitelineError('not_found', `No knowledge section has sectionUuid ${uuid}. Copy sectionUuid from a citation (citation.sectionUuid) in a getFeasibilitySnapshot answer.`, { field: 'sectionUuid' });
+  if (!section) throw new SitelineError('not_found', `No knowledge section has sectionUuid ${uuid}. Copy sectionUuid from a citation (citations.<id>.sectionUuid) in a getFeasibilitySnapshot answer.`, { field: 'sectionUuid' });
   const have = await ctx.db.query('SELECT 1 FROM project_references WHERE project_id = $1 AND section_uuid = $2', [project.project_id, section.sectionUuid]);
   const ref = { sectionUuid: section.sectionUuid, bylaw: section.bylaw, section: section.section, title: section.title, sourceUrl: section.sourceUrl };
   const changes: FieldChange[] = have.length ? [] : [{ field: `references.${section.sectionUuid}`, before: null, after: ref }];

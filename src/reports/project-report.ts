@@ -5,7 +5,7 @@
 // No HTTP and no MCP here: the tool adapter calls produceProjectReport.
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
-import type { Sourced, SourceRef } from '../core/snapshot-types.ts';
+import type { Sourced, LayerSource } from '../core/snapshot-types.ts';
 import { boxLiteral, type BBox, type MultiPolygonCoords } from '../core/geo/primitives.ts';
 import { getPlace } from '../places/catalogue.ts';
 import { resolveProject, type ProjectList, type ProjectRow, type TargetArgs } from '../projects/project-store.ts';
@@ -83,7 +83,7 @@ export async function buildProjectReportInput(ctx: AppContext, project: ProjectR
   for (const k of STANDARD_KEYS) if (standards[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(standards[k]) });
 
   const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))].sort();
-  const sources: SourceRef[] = [];
+  const sources: LayerSource[] = [];
   let placeName = '';
   for (const id of placeIds) {
     const place = await getPlace(ctx, id);
@@ -92,6 +92,10 @@ export async function buildProjectReportInput(ctx: AppContext, project: ProjectR
     for (const l of place.layers) sources.push({ layer: l.layer, name: l.name, vintage: l.vintage, licence: l.licence, ...(l.attribution ? { attribution: l.attribution } : {}) });
   }
   if (analysis.place?.bylaw) sources.push({ layer: 'rules', name: String(analysis.place.bylaw), vintage: String(analysis.place.bylawDate ?? 'not stated'), licence: 'siteline rules file (citations per value)' });
+  // The documents the notes name by id (S1, ...), as the analysis defined them.
+  const named = (analysis.place?.sources ?? {}) as Record<string, { name?: unknown; vintage?: unknown; url?: unknown }>;
+  for (const [id, d] of Object.entries(named))
+    sources.push({ layer: id, name: String(d.name ?? id), vintage: String(d.vintage ?? 'not stated'), licence: 'not stated (named in the notes)', ...(typeof d.url === 'string' ? { url: d.url } : {}) });
   for (const l of lots) {
     const name = `Lot ${l.lot.parcelExternalId} as attached (${l.lot.source})`;
     if (sources.length < 50 && !sources.some((s) => s.layer === 'lot' && s.name === name)) sources.push({ layer: 'lot', name: name.slice(0, 200), vintage: l.lot.vintage, licence: 'see the parcels layer' });
@@ -122,7 +126,7 @@ export async function buildProjectReportInput(ctx: AppContext, project: ProjectR
 }
 
 /** Source texts clipped to what the report input allows (a long vintage note is cut, never refused). */
-function clipSource(s: SourceRef): SourceRef {
+function clipSource(s: LayerSource): LayerSource {
   const cut = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
   return { ...s, layer: cut(s.layer, 60), name: cut(s.name, 200), vintage: cut(s.vintage, 60), licence: cut(s.licence, 200) };
 }

@@ -4,7 +4,7 @@
 // with its status and, where cited, its section and source.
 import { z } from 'zod';
 import { VALUE_STATUSES } from '../core/statuses.ts';
-import type { Citation, PermittedUse, SourceRef, Sourced } from '../core/snapshot-types.ts';
+import type { Citation, PermittedUse, LayerSource, Sourced } from '../core/snapshot-types.ts';
 
 export const REPORT_AUDIENCES = ['investor', 'owner', 'board', 'resident'] as const;
 export const REPORT_DETAILS = ['brief', 'detailed'] as const;
@@ -69,7 +69,7 @@ export interface ReportInput {
   /** The analysis envelope in the order to print it. */
   envelope: ReportValue[];
   permittedUses?: PermittedUse[];
-  sources: SourceRef[];
+  sources: LayerSource[];
   /** What is unknown, one plain sentence each (the composer adds one per unknown envelope value). */
   unknowns: string[];
   /** ISO timestamp printed on the report and in the PDF metadata; the only input allowed to vary the bytes. */

@@ -69,17 +69,24 @@ export const Coverage = named(
   }),
 );
 
-const citation = z.looseObject({ section: z.string(), sourceUrl: z.string(), date: z.string(), excerpt: z.string().optional() });
+const citation = z.looseObject({ section: z.string(), sourceUrl: z.string(), date: z.string(), excerpt: z.string().optional(), sectionUuid: z.string().optional() });
+const ids = (what: string) => z.array(z.string()).optional().describe(`Ids in the snapshot's ${what}.`);
+/** What a value or a use names by id: its citation, shared notes and condition, and the sources its texts name. */
+const provenanceRefs = {
+  citation: z.string().optional().describe("Id in the snapshot's citations."),
+  condition: z.string().optional(),
+  conditionNote: z.string().optional().describe("Id in the snapshot's notes, when the condition is shared (then condition is absent)."),
+  note: z.string().optional(),
+  notes: ids('notes (texts several values share)'),
+};
 
 export const SourcedValue = named(
   'SourcedValue',
   z.looseObject({
     value: z.union([z.number(), z.string(), z.boolean(), z.null()]).describe('Null means nothing without its status.'),
     status: valueStatus,
-    unit: z.string().optional(),
-    citation: citation.optional(),
-    condition: z.string().optional(),
-    note: z.string().optional(),
+    unit: z.string().optional().describe('The unit of a value that is there (a null has none).'),
+    ...provenanceRefs,
     inputs: z.array(z.string()).optional(),
   }),
 );
@@ -110,7 +117,7 @@ export const Snapshot = named(
           postcode: z.string().nullable(),
           country: z.enum(['US', 'CA']).nullable(),
         }),
-        matchType: z.enum(['address_table', 'street_interpolation']),
+        matchType: z.enum(['address_table', 'assessor_table', 'street_interpolation']),
         confidence: z.number(),
         matchedAddress: z.string(),
         warnings: z.array(z.string()),
@@ -127,7 +134,7 @@ export const Snapshot = named(
         depthFt: measure,
         cornerLot: z.boolean().nullable(),
         frontStreet: z.string().nullable(),
-        source: z.looseObject({ name: z.string(), vintage: z.string(), licence: z.string() }),
+        source: z.string().describe("Id in the snapshot's sources (the parcel layer)."),
       })
       .optional(),
     zones: z
@@ -144,16 +151,16 @@ export const Snapshot = named(
           use: z.string(),
           permission: z.enum(['as_of_right', 'special_permit', 'conditional', 'prohibited', 'unknown']),
           status: valueStatus,
-          citation: citation.optional(),
-          condition: z.string().optional(),
-          note: z.string().optional(),
+          ...provenanceRefs,
         }),
       )
       .optional(),
     envelope: z.record(z.string(), SourcedValue).optional(),
-    sources: z.array(
-      z.looseObject({ layer: z.string(), name: z.string(), vintage: z.string(), licence: z.string(), attribution: z.string().optional(), url: z.string().optional() }),
-    ),
+    sources: z
+      .record(z.string(), z.looseObject({ name: z.string(), vintage: z.string(), licence: z.string().optional(), attribution: z.string().optional(), url: z.string().optional() }))
+      .describe('Every source once, by id: data layers (parcels, zoning, ...), rules (the bylaw), and documents the notes name (S1, ...).'),
+    citations: z.record(z.string(), citation).optional().describe('Every citation once, by id (c1, ...).'),
+    notes: z.record(z.string(), z.string()).optional().describe('Texts several values share, once, by id (n1, ...).'),
     suggestions: z.array(z.string()).optional(),
     generatedAt: z.string(),
   }),

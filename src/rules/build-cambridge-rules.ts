@@ -9,24 +9,40 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { placeRulesSchema, type DistrictRules, type RuleValue, type StandardKey, type UseRule, type OverlayRules, type PlaceRules } from './rules-schema.ts';
 
-const S = {
-  S1: 'CDD news release "Zoning for multifamily housing citywide" (Feb 2025, reporting adoption on Feb 10, 2025): https://cambridgema.gov/News/detail?path=%2Fsitecore%2Fcontent%2Fhome%2Fcdd%2Fnews%2F2025%2F2%2Fzoningformultifamilyhousingcitywide',
-  S2: 'CDD project page "Zoning for Multifamily Housing" (Jan 2025): https://www.cambridgema.gov/CDD/Projects/Zoning/multifamilyhousing',
-  S3: 'Ordinance Committee notice, multifamily petitions (Dec 4, 2024, petition intent): https://cambridgema.gov/citycalendar/view.aspx?guid=5a4270eec00949399d6eb56c528e55b9',
-  S5: "Councillor Patty Nolan's account (2025, secondary): https://pattynolan.org/issues-zoning/",
-  S6: 'Cambridge Review, Ordinance Committee of Jan 16, 2025 (secondary): https://cambridgereview.org/ordinance-committee-meeting-housing-16th-2024/',
-  S7: 'BiggerPockets forum post (2025, secondary, low weight): https://biggerpockets.com/forums/888/topics/1233616-abolition-of-single-family-zoning-could-this-spread-to-all-areas-of-boston',
-  S10: 'A Better Cambridge (Feb 2025, advocacy): https://www.abettercambridge.org/cambridge_ends_exclusionary_zoning',
+// The sources the notes name, defined once (the snapshot carries the ones its texts name).
+const SOURCES: NonNullable<PlaceRules['sources']> = {
+  S1: {
+    name: 'CDD news release "Zoning for multifamily housing citywide"',
+    vintage: 'Feb 2025, reporting adoption on Feb 10, 2025',
+    url: 'https://cambridgema.gov/News/detail?path=%2Fsitecore%2Fcontent%2Fhome%2Fcdd%2Fnews%2F2025%2F2%2Fzoningformultifamilyhousingcitywide',
+  },
+  S2: { name: 'CDD project page "Zoning for Multifamily Housing"', vintage: 'Jan 2025', url: 'https://www.cambridgema.gov/CDD/Projects/Zoning/multifamilyhousing' },
+  S3: { name: 'Ordinance Committee notice, multifamily petitions', vintage: 'Dec 4, 2024, petition intent', url: 'https://cambridgema.gov/citycalendar/view.aspx?guid=5a4270eec00949399d6eb56c528e55b9' },
+  S4: { name: 'City Clerk legal notice, Mass Ave and Cambridge St petitions (republished)', vintage: 'Oct 2025, petition intent', url: 'https://classifieds.gannettclassifieds.com/marketplace/advert/-Retail_1156907' },
+  S5: { name: "Councillor Patty Nolan's account (secondary)", vintage: '2025', url: 'https://pattynolan.org/issues-zoning/' },
+  S6: { name: 'Cambridge Review, Ordinance Committee of Jan 16, 2025 (secondary)', vintage: 'Jan 2025', url: 'https://cambridgereview.org/ordinance-committee-meeting-housing-16th-2024/' },
+  S7: {
+    name: 'BiggerPockets forum post (secondary, low weight)',
+    vintage: '2025',
+    url: 'https://biggerpockets.com/forums/888/topics/1233616-abolition-of-single-family-zoning-could-this-spread-to-all-areas-of-boston',
+  },
+  S10: { name: 'A Better Cambridge (advocacy)', vintage: 'Feb 2025', url: 'https://www.abettercambridge.org/cambridge_ends_exclusionary_zoning' },
+  S12: { name: 'Harvard Crimson (secondary)', vintage: 'Dec 3, 2025', url: 'https://api.thecrimson.com/article/2025/12/3/Cambridge-Building-Heights' },
+  S14: { name: 'Councillor Zusy newsletter #18 (secondary)', vintage: 'Dec 19, 2025', url: 'https://votezusy.org/wp/category/newsletters' },
 };
-const NOT_ORDINANCE = 'Not read from the Zoning Ordinance (Art. 5.000 table not seen); check it before relying on it.';
 
+// Said once for the place (see notes below), not on every value: nothing was read from the ordinance.
 const unverified = (value: number | null, note: string, condition?: string): RuleValue => ({
   status: 'unverified_default',
   value,
   ...(condition ? { condition } : {}),
-  note: `${note} ${NOT_ORDINANCE}`,
+  note,
 });
 const notFound = (note: string): RuleValue => ({ status: 'not_extracted', note });
+
+// One condition for the height in feet and in storeys (the snapshot writes a shared text once).
+const HEIGHT_CONDITION =
+  'residential developments; S1 reports up to 74 ft / 6 stories if 20% of residential units are inclusionary and the lot is at least 5,000 sq ft, and S2 up to 9 stories for Affordable Housing Overlay (100% affordable) projects';
 
 const RES_YARD_CONDITION =
   'with some exceptions: S6 calls the rule "contextual" and says townhouses are excluded; S5 mentions exceptions for row houses. Exact rule text not seen.';
@@ -34,38 +50,38 @@ const RES_YARD_CONDITION =
 const C1: Partial<Record<StandardKey, RuleValue>> = {
   maxHeightFt: unverified(
     45,
-    `Base height for residential developments per S1, ${S.S1}.`,
-    'residential developments; S1 reports up to 74 ft / 6 stories if 20% of residential units are inclusionary and the lot is at least 5,000 sq ft, and S2 up to 9 stories for Affordable Housing Overlay (100% affordable) projects',
+    'Base height for residential developments per S1.',
+    HEIGHT_CONDITION,
   ),
   maxHeightStoreys: unverified(
     4,
-    `Base height for residential developments per S1, ${S.S1}.`,
-    'residential developments; up to 6 stories with 20% inclusionary units on a lot of at least 5,000 sq ft (S1); 9 stories under the Affordable Housing Overlay (S2)',
+    'Base height for residential developments per S1.',
+    HEIGHT_CONDITION,
   ),
   maxFar: unverified(
     null,
-    `S1 reports that the amendments removed "the amount of floor area" limit (${S.S1}); S7 says FAR limits for residential properties were removed (${S.S7}). Whether non-residential uses keep a FAR in C-1 was not found.`,
+    'S1 reports that the amendments removed "the amount of floor area" limit; S7 says FAR limits for residential properties were removed. Whether non-residential uses keep a FAR in C-1 was not found.',
     'residential',
   ),
-  minLotAreaSqft: unverified(null, `S1 reports that minimum lot sizes were removed (${S.S1}); S7 agrees.`),
-  minLotAreaPerUnitSqft: unverified(null, `S1 reports that limits on the number of housing units were removed (${S.S1}); S7 says minimum lot area per dwelling unit was removed.`),
-  minLotWidthFt: unverified(null, `Only S7 (a forum post, low weight) says lot width restrictions were removed: ${S.S7}.`),
-  minFrontYardFt: unverified(10, `A councillor's account of the adopted compromise, S5: ${S.S5}. Exact rule text not seen.`),
-  minSideYardFt: unverified(5, `S2: "minimum five-foot side and rear yard setbacks in all residential districts, with some exceptions" (${S.S2}).`, RES_YARD_CONDITION),
-  minRearYardFt: unverified(5, `S2: "minimum five-foot side and rear yard setbacks in all residential districts, with some exceptions" (${S.S2}).`, RES_YARD_CONDITION),
-  minOpenSpacePct: unverified(30, `Private open space ratio per a councillor's account only, S5 (${S.S5}); its basis (e.g. % of lot area) is not confirmed.`),
+  minLotAreaSqft: unverified(null, 'S1 reports that minimum lot sizes were removed; S7 agrees.'),
+  minLotAreaPerUnitSqft: unverified(null, 'S1 reports that limits on the number of housing units were removed; S7 says minimum lot area per dwelling unit was removed.'),
+  minLotWidthFt: unverified(null, 'Only S7 (a forum post, low weight) says lot width restrictions were removed.'),
+  minFrontYardFt: unverified(10, "A councillor's account of the adopted compromise, S5. Exact rule text not seen."),
+  minSideYardFt: unverified(5, 'S2: "minimum five-foot side and rear yard setbacks in all residential districts, with some exceptions".', RES_YARD_CONDITION),
+  minRearYardFt: unverified(5, 'S2: "minimum five-foot side and rear yard setbacks in all residential districts, with some exceptions".', RES_YARD_CONDITION),
+  minOpenSpacePct: unverified(30, "Private open space ratio per a councillor's account only, S5; its basis (e.g. % of lot area) is not confirmed."),
   maxLotCoveragePct: notFound('No source gave a maximum lot coverage for C-1 (RULES-FACTS.md §1).'),
 };
 
 const OTHER_RES: Partial<Record<StandardKey, RuleValue>> = {
   minSideYardFt: unverified(
     5,
-    `S2 says the 5-ft side and rear yard applies in "all residential districts", which would include this district, but no source gave the rule as it applies here (${S.S2}).`,
+    'S2 says the 5-ft side and rear yard applies in "all residential districts", which would include this district, but no source gave the rule as it applies here.',
     `if S2's "all residential districts" covers this district; ${RES_YARD_CONDITION}`,
   ),
   minRearYardFt: unverified(
     5,
-    `S2 says the 5-ft side and rear yard applies in "all residential districts", which would include this district, but no source gave the rule as it applies here (${S.S2}).`,
+    'S2 says the 5-ft side and rear yard applies in "all residential districts", which would include this district, but no source gave the rule as it applies here.',
     `if S2's "all residential districts" covers this district; ${RES_YARD_CONDITION}`,
   ),
 };
@@ -75,13 +91,13 @@ const multifamilyUses = (): UseRule[] => [
     use: 'multifamily dwelling',
     permission: 'as_of_right',
     status: 'unverified_default',
-    note: `As of right in every district except Open Space: petition intent (S3, ${S.S3}); S1 (adopted, Feb 2025) says "allow"; S10 says "by right" (${S.S10}). Art. 4.000 row not seen.`,
+    note: 'As of right in every district except Open Space: petition intent (S3); S1 (adopted, Feb 2025) says "allow"; S10 says "by right". Art. 4.000 row not seen.',
   },
   {
     use: 'townhouse',
     permission: 'as_of_right',
     status: 'unverified_default',
-    note: `As of right in every district except Open Space: petition intent (S3, ${S.S3}); the adopted version is confirmed only by S7 (secondary). Art. 4.000 row not seen.`,
+    note: 'As of right in every district except Open Space: petition intent (S3); the adopted version is confirmed only by S7 (secondary). Art. 4.000 row not seen.',
   },
   { use: 'other uses', permission: 'unknown', status: 'not_extracted', note: 'The Art. 4.000 use table was not seen; other uses were not extracted.' },
 ];
@@ -143,7 +159,7 @@ const SPECS: Spec[] = [
         use: 'multifamily dwelling',
         permission: 'prohibited',
         status: 'unverified_default',
-        note: `S1 says "all districts (except open space) are zoned to allow multifamily housing" (${S.S1}). Art. 4.000 row not seen.`,
+        note: 'S1 says "all districts (except open space) are zoned to allow multifamily housing". Art. 4.000 row not seen.',
       },
       { use: 'other uses', permission: 'unknown', status: 'not_extracted', note: 'The Art. 4.000 use table was not seen; other uses were not extracted.' },
     ],
@@ -245,9 +261,10 @@ export function buildCambridgeRules(): PlaceRules {
     country: 'US',
     bylaw: { name: 'Cambridge Zoning Ordinance', url: 'https://cambridgema.gov/CDD/zoninganddevelopment/Zoning/Ordinance', date: 'as amended Feb 10, 2025 and Dec 22, 2025 (per city notices; the text itself was not read)' },
     notes: [
-      'No Cambridge value was read from the Zoning Ordinance itself: values come from city news releases, notices and secondary accounts (unverified_default, source named) or were not found (not_extracted).',
+      'No Cambridge value was read from the Zoning Ordinance itself (its Art. 4.000 and 5.000 tables were not seen; check them before relying on a value): values come from city news releases, notices and secondary accounts (unverified_default, source named by id under sources) or were not found (not_extracted).',
       'Citywide Affordable Housing Overlay (Sec. 11.207, not mapped) may allow more height for 100% affordable projects.',
     ],
+    sources: SOURCES,
     overlays: OVERLAYS,
     districts,
   });

@@ -160,6 +160,11 @@ export const placeRulesSchema = z
       .strict()
       .refine((b) => b.url !== undefined || b.note !== undefined, { message: 'a bylaw without a url needs a note saying why (e.g. "No ordinance text was read")', path: ['note'] }),
     notes: z.array(z.string().min(1)).default([]),
+    /**
+     * The documents the notes and conditions name by id (e.g. "S1" of Cambridge's RULES-FACTS.md),
+     * each defined once here; a snapshot carries the ones its texts name (docs/snapshot.md).
+     */
+    sources: z.record(z.string().regex(/^S\d{1,3}$/), z.object({ name: z.string().min(1), vintage: z.string().min(1), url: z.string().url() }).strict()).optional(),
     /** Map codes as they appear in the zoning layer to a district of this file (typos, variants). */
     aliases: z.record(z.string(), z.string()).default({}),
     /** Regular expressions over layer codes that map to a district (e.g. "^PD \\d+$" -> "PD"). */

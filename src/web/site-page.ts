@@ -8,7 +8,8 @@ import { sendHtml } from '../http/respond.ts';
 import { SitelineError } from '../core/errors.ts';
 import { cachedSnapshot } from '../core/snapshot-cache.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
-import type { Citation, Lot, Measure, PermittedUse, Snapshot, SourceRef, Sourced, ZoneShare, Zones } from '../core/snapshot-types.ts';
+import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
+import { conditionOf, notesOf } from '../core/snapshot-refs.ts';
 import { getPlace } from '../places/catalogue.ts';
 import { loadManifest } from '../importer/manifest.ts';
 import { mapViewForLots } from '../maps/map-view.ts';
@@ -66,7 +67,7 @@ const pct = (share: number): string => `${num(share * 100)} %`;
  * The text of a sourced value. An unknown status (STATUS_MEANINGS[s].unknown) or any other null is
  * "unknown", never 0 and never "no limit"; only no_limit_in_bylaw reads "no limit (bylaw)".
  */
-export function valueText(v: Pick<Sourced, 'value' | 'status' | 'unit'>): string {
+export function valueText(v: Pick<SnapshotValue, 'value' | 'status' | 'unit'>): string {
   if (v.status === 'no_limit_in_bylaw') return 'no limit (bylaw)';
   if (v.value === null || STATUS_MEANINGS[v.status].unknown) return 'unknown';
   const n = typeof v.value === 'number' ? num(v.value) : String(v.value);
@@ -83,10 +84,14 @@ class PageRefs {
   readonly citations: Citation[] = [];
   private readonly keys = new Map<string, number>();
   readonly mentioned = new Set<string>();
-  constructor(readonly ruleSources: Map<string, RuleSource>) {}
+  constructor(
+    readonly ruleSources: Map<string, RuleSource>,
+    private readonly snapshot: Pick<Snapshot, 'citations' | 'notes'>,
+  ) {}
 
-  /** The footnote marker of a citation (one number per distinct section + source + date). */
-  cite(c: Citation | undefined): Html {
+  /** The footnote marker of a citation, by its id in the snapshot (one number per distinct citation). */
+  cite(id: string | undefined): Html {
+    const c = id ? this.snapshot.citations?.[id] : undefined;
     if (!c) return html``;
     const key = `${c.section}|${c.sourceUrl}|${c.date}|${c.excerpt ?? ''}`;
     let n = this.keys.get(key);
@@ -96,6 +101,17 @@ class PageRefs {
       this.keys.set(key, n);
     }
     return html`<sup><a href="#cite-${n}" aria-label="citation ${n}: ${c.section}">[${n}]</a></sup>`;
+  }
+
+  /** The condition of a value (its own or a shared one), as a paragraph. */
+  condition(v: { condition?: string; conditionNote?: string }): Html {
+    const c = conditionOf(this.snapshot, v);
+    return c ? html`<p><strong>Condition:</strong> ${this.note(c)}</p>` : html``;
+  }
+
+  /** Every note of a value (its own and the shared ones), each as a muted paragraph. */
+  notes(v: { note?: string; notes?: string[] }): Html {
+    return html`${notesOf(this.snapshot, v).map((n) => html`<p class="muted">${this.note(n)}</p>`)}`;
   }
 
   /** A note as text with its URLs as links and its source ids (S1…) linked to their definitions. */
@@ -127,10 +143,10 @@ function shortUrl(url: string): string {
   }
 }
 
-function valueBlock(refs: PageRefs, key: string, label: string, v: Sourced): Html {
+function valueBlock(refs: PageRefs, key: string, label: string, v: SnapshotValue): Html {
   return html`<div class="std" id="env-${key}"><h3>${label}</h3>
 <p><span class="value">${valueText(v)}</span> ${statusBadge(v.status)}${refs.cite(v.citation)}</p>
-${v.condition ? html`<p><strong>Condition:</strong> ${refs.note(v.condition)}</p>` : ''}${v.note ? html`<p class="muted">${refs.note(v.note)}</p>` : ''}${
+${refs.condition(v)}${refs.notes(v)}${
     v.inputs?.length ? html`<p class="muted">Worked out from: ${v.inputs.map((i) => ENVELOPE_LABELS[i] ?? i).join(', ')}.</p>` : ''
   }</div>`;
 }
@@ -171,7 +187,7 @@ ${z?.splitLot ? html`<dt>Split lot</dt><dd>${districts}</dd>` : ''}
 <dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}</dd>
 ${HEADLINE.filter((k) => env[k]).map((k) => html`<dt>${ENVELOPE_LABELS[k]}</dt><dd id="summary-${k}">${valueText(env[k]!)} ${statusBadge(env[k]!.status)}${refs.cite(env[k]!.citation)}</dd>`)}
 </dl>
-<p class="muted">Lot data: ${lot.source.name}, ${lot.source.vintage}${oldDataNote(lot.source.vintage, now)}.</p>
+<p class="muted">Lot data: ${lotSourceText(s, lot, now)}.</p>
 </section>`;
 }
 
@@ -198,7 +214,7 @@ function warningsSection(s: Snapshot, refs: PageRefs): Html {
   return html`<section id="things-to-know" class="note-box" aria-labelledby="warnings-h"><h2 id="warnings-h">Things to know</h2><ul id="warnings">${w.map((x) => html`<li>${refs.note(x)}</li>`)}</ul></section>`;
 }
 
-function envelopeSection(envelope: Record<string, Sourced>, refs: PageRefs): Html {
+function envelopeSection(envelope: Record<string, SnapshotValue>, refs: PageRefs): Html {
   return html`<section id="envelope" aria-labelledby="envelope-h"><h2 id="envelope-h">Building envelope</h2>
 <p class="muted">Every value shows its status (see <a href="#status-legend">what the statuses mean</a>). "unknown" is not zero and not "no limit"; only "no limit (bylaw)" says the bylaw sets none.</p>
 ${Object.entries(envelope).map(([key, v]) => valueBlock(refs, key, ENVELOPE_LABELS[key] ?? humanise(key), v))}
@@ -211,30 +227,36 @@ function humanise(key: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-function usesSection(uses: PermittedUse[], refs: PageRefs): Html {
-  const permission = (p: PermittedUse['permission']) => (p === 'unknown' ? 'unknown' : p.replace(/_/g, ' '));
+function usesSection(uses: SnapshotUse[], refs: PageRefs): Html {
+  const permission = (p: SnapshotUse['permission']) => (p === 'unknown' ? 'unknown' : p.replace(/_/g, ' '));
   return html`<section id="uses" aria-labelledby="uses-h"><h2 id="uses-h">Permitted uses</h2>
 ${
   uses.length
     ? uses.map(
         (u) => html`<div class="std"><h3>${u.use}</h3><p><span class="value">${permission(u.permission)}</span> ${statusBadge(u.status)}${refs.cite(u.citation)}</p>
-${u.condition ? html`<p><strong>Condition:</strong> ${refs.note(u.condition)}</p>` : ''}${u.note ? html`<p class="muted">${refs.note(u.note)}</p>` : ''}</div>`,
+${refs.condition(u)}${refs.notes(u)}</div>`,
       )
     : html`<p>No uses listed.</p>`
 }</section>`;
 }
 
-function lotSection(lot: Lot, now: Date): Html {
+/** The lot's source layer, named by id in the snapshot's sources. */
+function lotSourceText(s: Snapshot, lot: Lot, now: Date): Html {
+  const src = s.sources[lot.source];
+  return src ? html`${src.name}, ${src.vintage}${src.licence ? ` (${src.licence})` : ''}${oldDataNote(src.vintage, now)}` : html`${lot.source}`;
+}
+
+function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
   return html`<section id="lot" aria-labelledby="lot-h"><h2 id="lot-h">Lot</h2>
 <dl class="facts">
 <dt>Lot id</dt><dd>${lot.parcelExternalId}</dd>
 <dt>Area</dt><dd>${num(lot.areaSqft)} sq ft (${num(lot.areaM2)} m²)</dd>
-<dt>Frontage</dt><dd>${measureText(lot.frontageFt)}${lot.frontageFt.note ? html` <span class="muted">${lot.frontageFt.note}</span>` : ''}</dd>
+<dt>Frontage</dt><dd>${measureText(lot.frontageFt)} <span class="muted">${lot.frontageFt.note ?? (lot.frontageFt.basis === 'parcel_geometry' ? 'Measured from the parcel polygon against the addressed street centreline.' : '')}</span></dd>
 <dt>Depth</dt><dd>${measureText(lot.depthFt)}</dd>
 <dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}</dd>
 <dt>Front street</dt><dd>${lot.frontStreet ?? 'unknown'}</dd>
 <dt>Point inside the lot</dt><dd>${lot.latitude}, ${lot.longitude}</dd>
-<dt>Source</dt><dd>${lot.source.name}, ${lot.source.vintage} (${lot.source.licence})${oldDataNote(lot.source.vintage, now)}</dd>
+<dt>Source</dt><dd>${lotSourceText(s, lot, now)}</dd>
 </dl></section>`;
 }
 
@@ -266,11 +288,13 @@ ${refs.citations.map((c, i) => html`<li id="cite-${i + 1}">${link(c.sourceUrl, `
 </ol></section>`;
 }
 
-function sourcesSection(sources: SourceRef[], refs: PageRefs, now: Date): Html {
+function sourcesSection(all: Record<string, SourceRef>, refs: PageRefs, now: Date): Html {
+  // Data layers and the bylaw; the documents the notes name (S1, ...) are listed below, as the notes mention them.
+  const sources = Object.entries(all).filter(([id]) => !/^S\d{1,3}$/.test(id)).map(([layer, s]) => ({ layer, ...s }));
   const mentioned = [...refs.mentioned].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   if (!sources.length && !mentioned.length) return html``;
   return html`<section id="sources" aria-labelledby="sources-h"><h2 id="sources-h">Sources</h2>
-${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage}${oldDataNote(s.vintage, now, s.layer)}, licence ${s.licence}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
+${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage}${oldDataNote(s.vintage, now, s.layer)}${s.licence ? `, licence ${s.licence}` : ''}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
 ${
   mentioned.length
     ? html`<h3>Sources named in the notes</h3><dl class="facts" id="rule-sources">${mentioned.map((id) => {
@@ -284,7 +308,7 @@ ${
 
 async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
   const now = ctx.clock.now();
-  const refs = new PageRefs(await ruleSourcesOf(ctx, s));
+  const refs = new PageRefs(await ruleSourcesOf(ctx, s), s);
   const envelope = s.envelope ?? {};
   const uses = s.permittedUses ?? [];
   const statuses: Status[] = [s.coverage.status, ...Object.values(envelope).map((v) => v.status), ...uses.map((u) => u.status)];
@@ -295,7 +319,7 @@ async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
   const env = envelopeSection(envelope, refs);
   const usesHtml = usesSection(uses, refs);
   const zoning = s.zones ? zoningSection(s.zones, refs) : '';
-  const lot = s.lot ? lotSection(s.lot, now) : '';
+  const lot = s.lot ? lotSection(s, s.lot, now) : '';
   return html`${lede}
 ${above}
 ${warnings}
@@ -311,8 +335,14 @@ ${sourcesSection(s.sources, refs, now)}
 ${addressForm()}`;
 }
 
-/** The place's research-note sources (what "S1" is), read from its source folder. */
+/** What "S1" is: the snapshot's own definition, else the place's research notes in its source folder. */
 async function ruleSourcesOf(ctx: AppContext, s: Snapshot): Promise<Map<string, RuleSource>> {
+  const out = new Map(await researchNoteSources(ctx, s));
+  for (const [id, d] of Object.entries(s.sources)) if (/^S\d{1,3}$/.test(id)) out.set(id, { id, title: d.name, url: d.url ?? null, date: d.vintage });
+  return out;
+}
+
+async function researchNoteSources(ctx: AppContext, s: Snapshot): Promise<Map<string, RuleSource>> {
   const id = s.coverage.geoDivisionId;
   if (!id) return new Map();
   const place = await getPlace(ctx, id);

@@ -2,6 +2,7 @@
 // for every `source`; the source goes to attribution (_meta and the log) and the link back.
 import { z } from 'zod';
 import { cachedSnapshot } from '../../core/snapshot-cache.ts';
+import { snapshotSummary } from '../../core/snapshot-summary.ts';
 import { defineTool } from '../tool-definition.ts';
 
 export const SNAPSHOT_SOURCES = ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] as const;
@@ -14,6 +15,7 @@ export const getFeasibilitySnapshot = defineTool({
     'a point inside the lot), its zoning district(s) and overlays, permitted uses, and the building envelope. Every value is an object with ' +
     'value and status; a null value means nothing without its status (not_extracted = unknown, never "no limit"). ' +
     'Outside coverage the call still succeeds with answered: false and a coverage block saying why. ' +
+    'Sources, citations and shared notes are defined once (sources, citations, notes) and named by id on each value. ' +
     'Set source to the question being answered (zoning_lookup, lot_dimensions, setback_lookup, height_limit_lookup or full); ' +
     'the payload is identical for every source, which is used for attribution. Requires sign-in: called without a token it answers 401 and the client starts OAuth.',
   input: z.object({
@@ -23,11 +25,12 @@ export const getFeasibilitySnapshot = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: 'gated',
   async handler({ address, source }, call) {
-    const { snapshot, json } = await cachedSnapshot(call.ctx, address);
+    const { snapshot } = await cachedSnapshot(call.ctx, address);
     const link = `${call.ctx.config.baseUrl}/sites?${new URLSearchParams({ address, ref: `mcp-${source}` }).toString()}`;
     call.ctx.logger.info({ requestId: call.requestId, tool: 'getFeasibilitySnapshot', source, answered: snapshot.answered }, 'snapshot served');
+    // The text says what the structured answer holds; a second copy of the JSON would double the bytes.
     return {
-      text: json,
+      text: snapshotSummary(snapshot),
       structured: snapshot as unknown as Record<string, unknown>,
       meta: { 'siteline/attribution': { source, link, generatedAt: snapshot.generatedAt } },
     };

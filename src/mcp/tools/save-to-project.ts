@@ -21,7 +21,7 @@ export const saveToProject = defineTool({
     lng: z.number().optional().describe('Longitude; supplied coordinates are never re-geocoded.'),
     projectId: z.string().optional().describe('Project UUID for attach actions; ignored by create.'),
     project: z.string().optional().describe('Project name for attach actions (case-insensitive; exact beats partial); ignored by create.'),
-    sectionUuid: z.string().optional().describe('Knowledge section for attach_reference (citation.sectionUuid in a snapshot).'),
+    sectionUuid: z.string().optional().describe('Knowledge section for attach_reference (citations.<id>.sectionUuid in a snapshot).'),
     parcelExternalIds: z.array(z.string().max(200)).max(50).optional().describe('Lot ids as the snapshot returns them (lot.parcelExternalId), at most 50.'),
     role: z.enum(['build', 'context']).optional().describe('build (lot being developed, default) or context (surrounding land).'),
     radiusM: z.number().int().optional().describe('Half-width of the search square around the project location, metres. Default 150, at most 5000.'),

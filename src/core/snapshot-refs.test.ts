@@ -1,0 +1,46 @@
+// Provenance by reference on real rules: Chicago's cited envelope (citations shared by several values)
+// and Cambridge's notes (sources named by id, shared notes and conditions).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { buildEnvelope } from './envelope.ts';
+import { citationOf, conditionOf, notesOf, referenceProvenance } from './snapshot-refs.ts';
+import { loadPlaceRules } from '../rules/load-rules.ts';
+
+const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
+const LOT = { areaSqft: 5000, frontageFt: 40, depthFt: 125, cornerLot: false, country: 'US' as const };
+
+async function referenced(slug: string, zone: string) {
+  const rules = await loadPlaceRules(slug, { sourceDir: SOURCE_DIR });
+  const built = buildEnvelope({ rules, primaryZone: zone, zones: [{ code: zone, share: 1 }], overlays: [], lot: LOT });
+  return { built, refs: referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: built.notes, named: rules.sources ?? {} }) };
+}
+
+test('each citation is defined once, with its sectionUuid, and every value still reaches its own', async () => {
+  const { built, refs } = await referenced('chicago-il', 'B1-2');
+  const cited = Object.entries(built.envelope).filter(([, v]) => v.citation);
+  assert.ok(cited.length >= 2, 'B1-2 has cited values');
+  assert.equal(Object.keys(refs.citations).length, new Set(cited.map(([, v]) => JSON.stringify(v.citation))).size, 'one entry per distinct citation');
+  for (const [name, v] of cited) {
+    const c = citationOf(refs, refs.envelope[name]);
+    assert.deepEqual(c, v.citation, `${name} reaches its citation`);
+    assert.ok(c!.sectionUuid, `${name}: sectionUuid kept`);
+  }
+  const urls = Object.values(refs.citations).map((c) => JSON.stringify(c));
+  assert.equal(new Set(urls).size, urls.length, 'no citation defined twice');
+});
+
+test('shared notes and conditions are written once; named sources are defined; nothing is lost', async () => {
+  const { built, refs } = await referenced('cambridge-ma', 'C-1');
+  for (const [name, v] of Object.entries(built.envelope)) {
+    const r = refs.envelope[name]!;
+    assert.equal(r.status, v.status, name);
+    assert.equal(r.value, v.value, name);
+    assert.equal(conditionOf(refs, r), v.condition, `${name}: condition reachable`);
+    assert.deepEqual(notesOf(refs, r), v.note ? [v.note] : [], `${name}: note reachable`);
+  }
+  assert.ok(refs.envelope['minSideYardFt']!.conditionNote, 'the side and rear yards share one condition');
+  assert.equal(refs.envelope['minSideYardFt']!.conditionNote, refs.envelope['minRearYardFt']!.conditionNote);
+  assert.match(refs.namedSources['S1']?.url ?? '', /^https:\/\//, 'S1 defined with its address');
+  assert.doesNotMatch(JSON.stringify(refs.envelope), /https?:\/\//, 'no URL is written on a value');
+});

@@ -1,0 +1,111 @@
+// The last step of the snapshot pipeline: provenance by reference. The envelope is built with a
+// citation object on each value and its notes written out in full; the snapshot defines each
+// citation, each shared note and each named source once, and the values name them by id:
+//   citation -> snapshot.citations[id]   (c1, c2, ... in order of first use)
+//   a note several values share -> snapshot.notes[id] (n1, ...), named in the value's `notes`
+//   a condition several values share -> snapshot.notes[id], named in the value's `conditionNote`
+//   a source a text names ("S1") -> snapshot.sources[id] (the text itself is the reference)
+// Nothing is dropped: every value keeps its status, condition and a way to each of its sources.
+import type { Citation, PermittedUse, SnapshotUse, SnapshotValue, SourceRef, Sourced } from './snapshot-types.ts';
+
+/** The documents a place's notes name by id (the rules file's `sources`). */
+export type NamedSources = Record<string, { name: string; vintage: string; url: string }>;
+
+const SOURCE_ID = /\bS\d{1,3}\b/g;
+
+export interface ReferencedParts {
+  envelope: Record<string, SnapshotValue>;
+  permittedUses: SnapshotUse[];
+  citations: Record<string, Citation>;
+  notes: Record<string, string>;
+  /** The named documents any of the texts (values, uses, warnings) mention, by id. */
+  namedSources: Record<string, SourceRef>;
+}
+
+/** Ids of `named` mentioned in the texts, in order of first mention. */
+export function sourceIdsIn(texts: readonly (string | undefined)[], named: NamedSources): string[] {
+  const out = new Set<string>();
+  for (const t of texts) for (const m of t?.matchAll(SOURCE_ID) ?? []) if (named[m[0]]) out.add(m[0]);
+  return [...out];
+}
+
+export function referenceProvenance(input: { envelope: Record<string, Sourced>; permittedUses: PermittedUse[]; warnings: readonly string[]; named: NamedSources }): ReferencedParts {
+  const citations: Record<string, Citation> = {};
+  const citationIds = new Map<string, string>();
+  const citationId = (c: Citation): string => {
+    const key = JSON.stringify([c.section, c.sourceUrl, c.date, c.excerpt ?? null, c.sectionUuid ?? null]);
+    let id = citationIds.get(key);
+    if (!id) {
+      id = `c${citationIds.size + 1}`;
+      citationIds.set(key, id);
+      citations[id] = { ...c };
+    }
+    return id;
+  };
+
+  // A note or condition written on two or more values is defined once.
+  const all = [...Object.values(input.envelope), ...input.permittedUses];
+  const uses = new Map<string, number>();
+  for (const v of all) for (const t of [v.note, v.condition]) if (t) uses.set(t, (uses.get(t) ?? 0) + 1);
+  const notes: Record<string, string> = {};
+  const noteIds = new Map<string, string>();
+  const noteRef = (text: string): string | null => {
+    if ((uses.get(text) ?? 0) < 2) return null;
+    let id = noteIds.get(text);
+    if (!id) {
+      id = `n${noteIds.size + 1}`;
+      noteIds.set(text, id);
+      notes[id] = text;
+    }
+    return id;
+  };
+
+  const refs = <T extends { citation?: Citation; note?: string; condition?: string }>(v: T) => {
+    const out: { citation?: string; condition?: string; conditionNote?: string; note?: string; notes?: string[] } = {};
+    if (v.citation) out.citation = citationId(v.citation);
+    if (v.condition) {
+      const id = noteRef(v.condition);
+      if (id) out.conditionNote = id;
+      else out.condition = v.condition;
+    }
+    if (v.note) {
+      const id = noteRef(v.note);
+      if (id) out.notes = [id];
+      else out.note = v.note;
+    }
+    return out;
+  };
+
+  const envelope: Record<string, SnapshotValue> = {};
+  for (const [name, v] of Object.entries(input.envelope)) {
+    envelope[name] = {
+      value: v.value,
+      status: v.status,
+      ...(v.value !== null && v.unit ? { unit: v.unit } : {}),
+      ...refs(v),
+      ...(v.inputs ? { inputs: v.inputs } : {}),
+    };
+  }
+  const permittedUses: SnapshotUse[] = input.permittedUses.map((u) => ({ use: u.use, permission: u.permission, status: u.status, ...refs(u) }));
+
+  const texts = [...all.flatMap((v) => [v.note, v.condition]), ...input.warnings];
+  const ids = sourceIdsIn(texts, input.named).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  const namedSources: Record<string, SourceRef> = {};
+  for (const id of ids) namedSources[id] = { ...input.named[id]! };
+  return { envelope, permittedUses, citations, notes, namedSources };
+}
+
+/** The citation a value names, from the snapshot's table (undefined when it names none). */
+export function citationOf(snapshot: { citations?: Record<string, Citation> }, v: { citation?: string } | undefined): Citation | undefined {
+  return v?.citation ? snapshot.citations?.[v.citation] : undefined;
+}
+
+/** The condition of a value in full, written on it or shared (undefined when it has none). */
+export function conditionOf(snapshot: { notes?: Record<string, string> }, v: { condition?: string; conditionNote?: string }): string | undefined {
+  return v.condition ?? (v.conditionNote ? snapshot.notes?.[v.conditionNote] : undefined);
+}
+
+/** Every note of a value, its own and the shared ones, in full. */
+export function notesOf(snapshot: { notes?: Record<string, string> }, v: { note?: string; notes?: string[] }): string[] {
+  return [...(v.notes ?? []).map((id) => snapshot.notes?.[id]).filter((t): t is string => !!t), ...(v.note ? [v.note] : [])];
+}

@@ -1,0 +1,34 @@
+// A snapshot in a few sentences: the text a tool result carries beside its structured content. The
+// structured snapshot is the answer (every value with its status, condition, notes and sources);
+// this text says what it holds for a reader of text only, without a second copy of the JSON, which
+// would double what an agent pays for in its context (docs/snapshot.md, "Size").
+import { STATUS_MEANINGS } from './statuses.ts';
+import type { Snapshot, SnapshotValue } from './snapshot-types.ts';
+
+const HEADLINE = ['maxHeightFt', 'maxHeightStoreys', 'maxFar'] as const;
+
+function valueWords(v: SnapshotValue): string {
+  if (v.status === 'no_limit_in_bylaw') return 'no limit';
+  if (v.value === null || STATUS_MEANINGS[v.status].unknown) return 'unknown';
+  return `${v.value}${v.unit && v.unit !== 'ratio' ? ` ${v.unit}` : ''}`;
+}
+
+export function snapshotSummary(s: Snapshot): string {
+  if (!s.answered) {
+    const more = s.suggestions?.length ? ` Did you mean: ${s.suggestions.slice(0, 3).join('; ')}?` : '';
+    return `Not answered (coverage ${s.coverage.status}): ${s.coverage.message}${more}`;
+  }
+  const lot = s.lot!;
+  const z = s.zones!;
+  const env = s.envelope ?? {};
+  const zone = z.primary ? `zone ${z.primary.code}${z.splitLot ? ` (split lot: ${z.districts.map((d) => d.code).join(', ')})` : ''}` : 'no zone found';
+  const overlays = z.overlays.length ? `, overlays ${z.overlays.map((o) => o.code).join(', ')}` : '';
+  const counts = new Map<string, number>();
+  for (const v of Object.values(env)) counts.set(v.status, (counts.get(v.status) ?? 0) + 1);
+  const headline = HEADLINE.filter((k) => env[k]).map((k) => `${k} ${valueWords(env[k]!)} (${env[k]!.status})`);
+  return (
+    `${s.address!.matchedAddress}, ${s.coverage.place?.name ?? ''}: lot ${lot.parcelExternalId}, ${lot.areaSqft} sq ft, ${zone}${overlays}. ` +
+    `${headline.join('; ')}. Envelope statuses: ${[...counts].map(([st, n]) => `${n} ${st}`).join(', ')}. ` +
+    'Each value with its status, condition, notes and sources is in the structured content.'
+  );
+}
