@@ -16,6 +16,7 @@ import { readSource } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
 import { deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
 import { joinRate, type ImportReport } from './import-report.ts';
+import { auditAfterImport } from './audit-place.ts';
 
 /** Bumped when the importer's output for the same sources changes, so old imports are redone. */
 export const IMPORTER_VERSION = '3';
@@ -32,6 +33,8 @@ export interface ImportOptions {
   force?: boolean;
   /** Where manifests live (tests). */
   placesDir?: string;
+  /** The accuracy audit after the import (audit-place.ts): wait for it, run it in the background, or skip it (default). */
+  audit?: 'await' | 'background' | 'off';
 }
 
 export async function sha256File(file: string): Promise<string> {
@@ -198,6 +201,7 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       JSON.stringify(report),
     ]);
     progress(`${slug}: unchanged since the last import (${last.report.finishedAt}); nothing rewritten`);
+    await auditAfterImport(ctx, slug, m.geoDivisionId, sourceDigest, opts.audit ?? 'off', progress); // only when no audit of these sources is stored
     return report;
   }
 
@@ -319,5 +323,6 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   forgetPlaceStreets(placeId); // the fuzzy matcher's street list for this place is stale now
   forgetCatalogueCache(); // and so are cached catalogue rows (status, import report)
   progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
+  await auditAfterImport(ctx, slug, placeId, sourceDigest, opts.audit ?? 'off', progress, true);
   return result;
 }
