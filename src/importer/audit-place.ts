@@ -98,7 +98,8 @@ export interface PlaceAudit {
   /** sha256 of every result below (not the timings): two audits of the same data and code have the same digest. */
   resultDigest: string;
   method: string;
-  scope: { addressRows: number; distinctAddresses: number; audited: number; sampled: boolean; withPoint: number };
+  /** pointsOutsidePlace: address rows whose point lies outside the place's box (e.g. an empty coordinate read as 0): not used. */
+  scope: { addressRows: number; distinctAddresses: number; audited: number; sampled: boolean; withPoint: number; pointsOutsidePlace: number };
   sourceJoin: Record<SourceJoin, number>;
   headline: { answered: number; failed: number; checked: number; right: number; wrong: number; unverifiable: number; shareRight: number | null };
   agreement: {
@@ -128,7 +129,7 @@ export interface PlaceAudit {
   /** Addresses the source ties to a lot in the layer that the pipeline did not answer. */
   missed: { count: number; examples: AuditedAddress[] };
   /** A sample also run through getFeasibilitySnapshot: the lot it answers is the one audited. */
-  snapshotCrossCheck: { checked: number; sameLot: number; differences: { address: string; audited: string | null; snapshot: string | null }[] } | null;
+  snapshotCrossCheck: { checked: number; sameLot: number; differences: { address: string; audited: string | null; snapshot: string | null; error?: string }[] } | null;
   vintages: { layer: string; name: string; vintage: string }[];
 }
 
@@ -157,20 +158,27 @@ function bandOf(c: number): readonly [number, number] {
 }
 
 /** Distinct full addresses with their source lots and first address point, sorted for reproducibility. */
-async function addressGroups(q: Queryable, placeId: string): Promise<{ rows: number; groups: AddressGroup[] }> {
+async function addressGroups(q: Queryable, placeId: string, bbox: PlaceRecord['bbox']): Promise<{ rows: number; groups: AddressGroup[]; pointsIgnored: number }> {
   const rows = await q.query<{ full_address: string; parcel_ext_id: string | null; lon: number | null; lat: number | null }>(
     'SELECT full_address, parcel_ext_id, lon, lat FROM addresses WHERE place_id = $1 ORDER BY row_no',
     [placeId],
   );
   const byAddress = new Map<string, AddressGroup>();
+  let pointsIgnored = 0;
   for (const r of rows) {
     let g = byAddress.get(r.full_address);
     if (!g) byAddress.set(r.full_address, (g = { address: r.full_address, lots: [], point: null }));
     if (r.parcel_ext_id && !g.lots.includes(r.parcel_ext_id)) g.lots.push(r.parcel_ext_id);
-    if (!g.point && r.lon !== null && r.lat !== null && Number.isFinite(r.lon) && Number.isFinite(r.lat)) g.point = [r.lon, r.lat];
+    if (r.lon === null || r.lat === null || !Number.isFinite(r.lon) || !Number.isFinite(r.lat)) continue;
+    // A point outside the place (an empty coordinate read as 0, 0) is no address point.
+    if (bbox && (r.lon < bbox[0] || r.lon > bbox[2] || r.lat < bbox[1] || r.lat > bbox[3])) {
+      pointsIgnored++;
+      continue;
+    }
+    if (!g.point) g.point = [r.lon, r.lat];
   }
   const groups = [...byAddress.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  return { rows: rows.length, groups };
+  return { rows: rows.length, groups, pointsIgnored };
 }
 
 function sampleOf<T>(all: T[], n: number | undefined): T[] {
@@ -193,7 +201,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   if (!imp?.imported_at) throw new SitelineError('not_found', `${slug} is not imported in this database: run \`siteline data import ${slug}\` first.`);
   const placeId = place.geoDivisionId;
 
-  const { rows, groups: allGroups } = await addressGroups(ctx.db, placeId);
+  const { rows, groups: allGroups, pointsIgnored } = await addressGroups(ctx.db, placeId, place.bbox);
   const groups = sampleOf(allGroups, opts.sample);
   const parcelRows = await ctx.db.query<{ parcel_ext_id: string; inside_lon: number; inside_lat: number }>(
     'SELECT parcel_ext_id, inside_lon, inside_lat FROM parcels WHERE place_id = $1',
@@ -344,19 +352,20 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
     const differences: NonNullable<PlaceAudit['snapshotCrossCheck']>['differences'] = [];
     for (const r of picks) {
       let lot: string | null = null;
+      let error: string | undefined;
       try {
         const s = await getFeasibilitySnapshot(ctx, `${r.address}, ${place.name}, ${place.region}`);
         lot = s.answered ? (s.lot?.parcelExternalId ?? null) : null;
-      } catch {
-        lot = null;
+      } catch (err) {
+        error = (err as Error).message;
       }
-      if (lot !== r.answeredLot) differences.push({ address: r.address, audited: r.answeredLot, snapshot: lot });
+      if (lot !== r.answeredLot) differences.push({ address: r.address, audited: r.answeredLot, snapshot: lot, ...(error ? { error } : {}) });
     }
     snapshotCrossCheck = { checked: picks.length, sameLot: picks.length - differences.length, differences: differences.slice(0, 10) };
   }
 
   const body = {
-    scope: { addressRows: rows, distinctAddresses: allGroups.length, audited: groups.length, sampled: groups.length < allGroups.length, withPoint: groups.filter((g) => g.point).length },
+    scope: { addressRows: rows, distinctAddresses: allGroups.length, audited: groups.length, sampled: groups.length < allGroups.length, withPoint: groups.filter((g) => g.point).length, pointsOutsidePlace: pointsIgnored },
     sourceJoin: {
       lot_in_layer: results.filter((r) => r.sourceJoin === 'lot_in_layer').length,
       lot_missing_from_layer: weakBand.lotMissingFromLayer,
