@@ -8,13 +8,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, type TestServer } from './support/harness.ts';
+import { createPlacesEnv, startTestServer, type TestServer } from './support/harness.ts';
+import { runSiteline } from './support/cli.ts';
 import { importPlace } from '../src/importer/import-place.ts';
-import { auditAndSave, auditPlace, CONFIDENCE_BANDS, loadPlaceAudits, type PlaceAudit } from '../src/importer/audit-place.ts';
+import { auditAndSave, auditPlace, CONFIDENCE_BANDS, formatPlaceAudit, loadPlaceAudits, type PlaceAudit } from '../src/importer/audit-place.ts';
 
 let svc: TestServer;
 let cambridge: PlaceAudit;
-const SAMPLE = 1200;
+const SAMPLE = 600;
 
 before(async () => {
   svc = await startTestServer({ places: ['cambridge-ma'] });
@@ -60,6 +61,13 @@ test('Cambridge: every answer the source can check is on its own lot; the weak b
   assert.ok(a.vintages.some((v) => v.layer === 'parcels' && /FY2014/.test(v.vintage)));
   assert.ok(a.vintages.some((v) => v.layer === 'addresses' && v.vintage === '2021-06-14'));
   assert.deepEqual(a.snapshotCrossCheck && { checked: a.snapshotCrossCheck.checked, same: a.snapshotCrossCheck.sameLot }, { checked: 20, same: 20 });
+  // The text report (what `siteline data audit` prints).
+  const text = formatPlaceAudit(a);
+  assert.match(text, /22,779 distinct addresses, a sample of 600 audited/);
+  assert.match(text, /agreement with the source's own lot +[\d,]+ of [\d,]+ = 100\.00 %/);
+  assert.match(text, /confidence  answered  checked/);
+  assert.match(text, /worst disagreements \(0 wrong in all\)/);
+  assert.match(text, /parcels +FY2014 \(2014-10-16\)/);
 });
 
 test('Cambridge: the census numbers over the whole table, independently of the audit', async () => {
@@ -205,7 +213,7 @@ test('/coverage shows the audit of each place that has one, and /coverage/<slug>
   assert.match(section, /<h3 id="audit-cambridge-ma">Accuracy audit<\/h3>/);
   const h = cambridge.headline;
   assert.match(section, new RegExp(`${h.right.toLocaleString('en-US')} of ${h.checked.toLocaleString('en-US')} answers that could be checked are on the right lot \\(100\\.00 %\\)`));
-  assert.match(section, /a sample of 1,200/);
+  assert.match(section, /a sample of 600/);
   assert.match(section, /Weak band: \d+ address\(es\) have no lot of the parcel layer/);
   assert.match(section, /Calibration: share on the right lot per confidence band/);
   assert.match(section, /<td>0\.95-1\.00<\/td><td>[\d,]+<\/td><td>[\d,]+<\/td><td>100\.00 %<\/td>/);
@@ -225,4 +233,25 @@ test('/coverage shows the audit of each place that has one, and /coverage/<slug>
   assert.equal(none.status, 404);
   assert.match(((await none.json()) as { error: { message: string } }).error.message, /No accuracy audit of saanich-bc is stored yet/);
   assert.equal((await fetch(`${svc.url}/coverage/no-such-place/audit.json`)).status, 404);
+});
+
+test('siteline data audit: the real command on a database holding Cambridge (a sample, printed and written with --out); an unimported place and a bad --sample exit 2', async () => {
+  const placesEnv = await createPlacesEnv(['cambridge-ma']);
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-audit-cli-')), 'audit.json');
+  try {
+    const env = { ...placesEnv.env, SITELINE_CONFIG_DIR: path.dirname(out) };
+    const r = await runSiteline(['data', 'audit', 'cambridge-ma', '--sample', '40', '--json', '--out', out], env);
+    assert.equal(r.code, 0, r.stderr);
+    const printed = JSON.parse(r.stdout) as PlaceAudit;
+    assert.deepEqual(JSON.parse(fs.readFileSync(out, 'utf8')), printed);
+    assert.equal(printed.scope.audited, 40);
+    assert.equal(printed.headline.wrong, 0);
+    assert.equal(printed.agreement.sourceJoin.rate, 1);
+    const unimported = await runSiteline(['data', 'audit', 'saanich-bc'], env);
+    assert.equal(unimported.code, 2);
+    assert.match(unimported.stderr, /saanich-bc is not imported in this database: run `siteline data import saanich-bc` first/);
+    assert.equal((await runSiteline(['data', 'audit', 'cambridge-ma', '--sample', '0'], env)).code, 2);
+  } finally {
+    await placesEnv.close();
+  }
 });
