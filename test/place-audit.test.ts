@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createPlacesEnv, startTestServer, type TestServer } from './support/harness.ts';
 import { runSiteline } from './support/cli.ts';
 import { importPlace } from '../src/importer/import-place.ts';
-import { auditAndSave, auditPlace, CONFIDENCE_BANDS, formatPlaceAudit, loadPlaceAudits, type PlaceAudit } from '../src/importer/audit-place.ts';
+import { auditAndSave, auditInBackground, auditPlace, CONFIDENCE_BANDS, formatPlaceAudit, loadPlaceAudits, type PlaceAudit } from '../src/importer/audit-place.ts';
 
 let svc: TestServer;
 let cambridge: PlaceAudit;
@@ -202,7 +202,17 @@ test('a place with address points: the import stores an audit; point-in-lot find
   await importPlace(ctx, slug, { placesDir, sourceDir, quiet: true, audit: 'await' });
   assert.equal((await loadPlaceAudits(svc.testDb.db)).get('US-MA:audit-test')!.generatedAt, a.generatedAt);
   await importPlace(ctx, slug, { placesDir, sourceDir, quiet: true, audit: 'await', force: true });
-  assert.notEqual((await loadPlaceAudits(svc.testDb.db)).get('US-MA:audit-test')!.generatedAt, a.generatedAt);
+  const forced = (await loadPlaceAudits(svc.testDb.db)).get('US-MA:audit-test')!;
+  assert.notEqual(forced.generatedAt, a.generatedAt);
+  assert.equal(forced.resultDigest, a.resultDigest, 'same data, same code: the same results');
+  // Start-up's path: audits in the background, skipping a place whose audit describes its import.
+  await auditInBackground(ctx, [slug]);
+  assert.equal((await loadPlaceAudits(svc.testDb.db)).get('US-MA:audit-test')!.generatedAt, forced.generatedAt);
+  await svc.testDb.db.query(`DELETE FROM place_audits WHERE place_id = 'US-MA:audit-test'`);
+  const lines: string[] = [];
+  await auditInBackground(ctx, [slug], (m) => lines.push(m));
+  assert.equal((await loadPlaceAudits(svc.testDb.db)).get('US-MA:audit-test')?.resultDigest, a.resultDigest);
+  assert.match(lines.join('\n'), /audit-test-ma: audit: 4 of 5 checked answers on the right lot \(80\.00 %\)/);
 });
 
 test('/coverage shows the audit of each place that has one, and /coverage/<slug>/audit.json serves it', async () => {

@@ -479,6 +479,28 @@ export async function auditAfterImport(
   if (mode === 'await') await guarded;
 }
 
+/**
+ * Audits the named places one after the other without being awaited (start-up): each gives way to
+ * requests every 100 addresses; a place whose stored audit already describes its import is skipped.
+ * Failures (the database closed at shutdown) are logged, never thrown.
+ */
+export async function auditInBackground(ctx: AppContext, slugs: string[], onProgress?: (msg: string) => void): Promise<void> {
+  try {
+    for (const slug of slugs) {
+      const [row] = await ctx.db.query<{ digest: string | null; audited: string | null; v: string | null }>(
+        `SELECT p.import_report->>'sourceDigest' AS digest, a.source_digest AS audited, a.report->>'auditVersion' AS v
+           FROM places p LEFT JOIN place_audits a ON a.place_id = p.place_id WHERE p.slug = $1 AND p.imported_at IS NOT NULL`,
+        [slug],
+      );
+      if (!row || (row.audited === row.digest && Number(row.v) === AUDIT_VERSION)) continue;
+      const a = await auditAndSave(ctx, slug, { onProgress, yieldEvery: 100 });
+      onProgress?.(`${slug}: audit: ${auditSummaryLine(a)} (${(a.durationMs / 1000).toFixed(1)} s)`);
+    }
+  } catch (err) {
+    ctx.logger.warn({ places: slugs, err: (err as Error).message }, 'place audit stopped; the imports stand (`siteline data audit <place>` makes one)');
+  }
+}
+
 const pct = (x: number | null, digits = 2) => (x === null ? 'n/a' : `${(x * 100).toFixed(digits)} %`);
 const num = (x: number) => x.toLocaleString('en-US');
 
