@@ -49,7 +49,7 @@ async function localSnapshot(io: Io, address: string): Promise<Outcome> {
     try {
       if (config.autoImport) {
         const { ensureDefaultPlaces } = await import('../importer/default-places.ts');
-        await ensureDefaultPlaces(ctx, { audit: 'off' }); // this process ends with the answer: no background audit
+        await ensureDefaultPlaces(ctx);
       }
       return { snapshot: await getFeasibilitySnapshot(ctx, address) };
     } catch (e) {

@@ -9,7 +9,6 @@ import { syncCatalogue } from '../places/catalogue.ts';
 import { loadAllManifests, type Manifest } from './manifest.ts';
 import { importDigest, importPlace } from './import-place.ts';
 import { formatImportReport, type ImportReport } from './import-report.ts';
-import { auditInBackground } from './audit-place.ts';
 
 /** Upserts one catalogue row per manifest (keeps import state). Returns the number of places. */
 export async function ensureCatalogue(ctx: AppContext): Promise<number> {
@@ -19,8 +18,6 @@ export async function ensureCatalogue(ctx: AppContext): Promise<number> {
 export interface EnsureOptions {
   /** Where progress lines go (default: the logger). */
   onProgress?: (msg: string) => void;
-  /** The accuracy audit of each imported place (default: in the background, after the place is live). */
-  audit?: 'background' | 'off';
 }
 
 /** One default place as this database holds it. */
@@ -99,9 +96,6 @@ export async function ensureDefaultPlaces(ctx: AppContext, opts: EnsureOptions =
       ctx.logger.error({ place: p.slug, err: (err as Error).message }, `default place import failed; the place stays as it was. ${howToLoad([p.slug])}`);
     }
   }
-  // The accuracy audits (a minute or more for Cambridge) run once every place is imported, in the
-  // background: start-up does not wait for them (docs/audit.md).
-  if ((opts.audit ?? 'background') === 'background') void auditInBackground(ctx, reports.map((r) => r.slug), opts.onProgress ?? ((msg) => ctx.logger.info(msg)));
   return reports;
 }
 
