@@ -27,7 +27,7 @@ export function auditSection(p: PlaceRecord, a: PlaceAudit | undefined): Html {
   }
   const h = a.headline;
   const w = a.weakBand;
-  return html`<div class="audit" aria-labelledby="audit-${p.slug}">${head}
+  return html`<div class="audit">${head}
 <p>Every one of the ${num(a.scope.distinctAddresses)} addresses in ${p.name}'s address table${a.scope.sampled ? html` (a sample of ${num(a.scope.audited)})` : ''} was looked up the way an answer is made.
 <strong>${num(h.right)} of ${num(h.checked)} answers that could be checked are on the right lot (${pct(h.shareRight)})</strong>;
 ${num(h.wrong)} are on another lot. Checked against the source's own address-to-lot join: ${rateText(a.agreement.sourceJoin)};
