@@ -43,8 +43,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const ctx = await openContext(config, opts);
   const { ensureDefaultPlaces, warnIfPlacesMissing } = await import('./importer/default-places.ts');
   // Every start: default places missing (a first start that died half-way) or stale are imported.
-  if (config.autoImport && !opts.skipAutoImport) await ensureDefaultPlaces(ctx);
-  else await warnIfPlacesMissing(ctx);
+  const imported = config.autoImport && !opts.skipAutoImport ? await ensureDefaultPlaces(ctx) : (await warnIfPlacesMissing(ctx), []);
   const router = await buildRouter(ctx);
   const server = createHttpServer(ctx, router);
   await new Promise<void>((resolve, reject) => {
@@ -58,6 +57,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   }
   const url = `http://127.0.0.1:${port}`;
   ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind }, 'listening');
+  // The accuracy audits of the places just imported (a minute or more for Cambridge) run once the
+  // server listens, in the background (docs/audit.md).
+  if (imported.length) void import('./importer/audit-place.ts').then(({ auditInBackground }) => auditInBackground(ctx, imported.map((r) => r.slug), (msg) => ctx.logger.info(msg)));
   const stopSweep = await scheduleAuthSweep(ctx);
   const workers = startAnalysisWorkers(ctx, workerOptionsFromEnv(process.env, opts.analysisWorkers));
   return {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from './support/harness.ts';
+import { loadAllManifests } from '../src/importer/manifest.ts';
 
 test('the real server answers /healthz, 404 and 405 with the error envelope', async () => {
   const svc = await startTestServer();
@@ -10,7 +11,9 @@ test('the real server answers /healthz, 404 and 405 with the error envelope', as
     assert.equal(ok.status, 503);
     const body = (await ok.json()) as { status: string; database: string; missing: string[] };
     assert.equal(body.status, 'unavailable');
-    assert.deepEqual(body.missing, ['cambridge-ma']);
+    // Every live default place is missing (derived from the manifests: a new place does not break this test).
+    assert.deepEqual(body.missing, loadAllManifests().filter((m) => m.status === 'live' && m.defaultImport).map((m) => m.slug));
+    assert.ok(body.missing.includes('cambridge-ma'));
     assert.ok(['pglite', 'postgres'].includes(body.database));
     assert.ok(ok.headers.get('x-request-id'));
 

@@ -5,6 +5,7 @@ import { checkCommand } from './check-command.ts';
 import { projectsCommand } from './projects-command.ts';
 import { keysCommand } from './keys-command.ts';
 import { dataCommand } from './data-command.ts';
+import { dataAuditCommand } from './data-audit-command.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './auth-commands.ts';
 import { workerCommand } from './worker-command.ts';
 import { creditsCommand } from './credits-command.ts';
@@ -14,7 +15,7 @@ export const COMMANDS: Command[] = [
   checkCommand,
   projectsCommand,
   keysCommand,
-  dataCommand,
+  { ...dataCommand, subcommands: [...(dataCommand.subcommands ?? []), dataAuditCommand] },
   loginCommand,
   whoamiCommand,
   logoutCommand,

@@ -45,6 +45,7 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
       sourceDir: args.from,
       force: args.force,
       quiet: true,
+      audit: 'await', // the accuracy audit (siteline data audit) is rerun after the import, before the report
       onProgress: (msg) => err(io, `[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}`),
     });
     out(io, args.json ? JSON.stringify(report, null, 2) : formatImportReport(report));

@@ -10,7 +10,8 @@ import { createPlacesDb, createTestDb, SHARED_DATA, ROOT } from '../../test/supp
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { startService } from '../service.ts';
-import { listPlaces } from '../places/catalogue.ts';
+import { effectiveStatus, listPlaces } from '../places/catalogue.ts';
+import { loadAllManifests } from './manifest.ts';
 import { defaultPlaceStates, ensureDefaultPlaces } from './default-places.ts';
 
 function config(sourceDir: string | undefined, dataDir: string, autoImport = true) {
@@ -40,12 +41,15 @@ test('a database where only Cambridge was imported: the next start imports the o
     const svc = await startService(config(SHARED_DATA, dataDir), { db: t.db, logger: createLogger('silent') });
     try {
       const places = await listPlaces(svc.ctx);
-      assert.deepEqual(places.map((p) => [p.slug, p.status, p.importedAt !== null]).sort(), [
-        ['cambridge-ma', 'live', true],
-        ['chicago-il', 'planned_not_live', true],
-        ['paradise-tx', 'planned_not_live', true],
-        ['saanich-bc', 'planned_not_live', true],
-      ]);
+      // Every place the manifests declare, imported when it is a default place (derived from the manifests).
+      assert.deepEqual(
+        places.map((p) => [p.slug, p.status, p.importedAt !== null]).sort(),
+        loadAllManifests()
+          .map((m) => [m.slug, effectiveStatus(m, m.defaultImport), m.defaultImport])
+          .sort(),
+      );
+      const status = new Map(places.map((p) => [p.slug, p.status]));
+      assert.deepEqual(['cambridge-ma', 'chicago-il', 'paradise-tx', 'saanich-bc'].map((s) => status.get(s)), ['live', 'planned_not_live', 'planned_not_live', 'planned_not_live']);
       assert.equal(places.find((p) => p.slug === 'cambridge-ma')!.importedAt, cambridgeAt, 'Cambridge was not imported again');
       const health = await fetch(`${svc.url}/healthz`);
       assert.equal(health.status, 200);
@@ -79,7 +83,7 @@ test('start without source data: a warning names the directory, Cambridge is liv
     const svc = await startService(config(missingDir, dataDir), { db: t.db, logger: log.logger });
     try {
       const places = await listPlaces(svc.ctx);
-      assert.equal(places.length, 4);
+      assert.equal(places.length, loadAllManifests().length);
       assert.equal(places.find((p) => p.slug === 'cambridge-ma')?.status, 'live_unavailable');
       assert.ok(places.every((p) => p.importedAt === null));
 
@@ -93,8 +97,12 @@ test('start without source data: a warning names the directory, Cambridge is liv
       assert.equal(health.status, 503);
       const body = (await health.json()) as { status: string; missing: string[]; message: string; places: Array<{ slug: string; status: string; loaded: boolean }> };
       assert.equal(body.status, 'unavailable');
-      assert.deepEqual(body.missing, ['cambridge-ma'], 'only the live place makes it unhealthy');
-      assert.match(body.message, /siteline data import cambridge-ma --from DIR/);
+      // The live default places (derived from the manifests); the planned ones never make it unhealthy.
+      const liveDefaults = loadAllManifests().filter((m) => m.status === 'live' && m.defaultImport).map((m) => m.slug);
+      assert.deepEqual(body.missing, liveDefaults, 'only the live places make it unhealthy');
+      assert.ok(liveDefaults.includes('cambridge-ma'));
+      for (const slug of liveDefaults) assert.match(body.message, new RegExp(`Live place .*${slug}`));
+      assert.match(body.message, liveDefaults.length === 1 ? /siteline data import cambridge-ma --from DIR/ : /siteline data import <place> --from DIR/);
       assert.deepEqual(body.places.find((p) => p.slug === 'cambridge-ma'), { slug: 'cambridge-ma', status: 'live_unavailable', loaded: false, stale: false, importedAt: null });
 
       // What a user asking about an address there is told: what to run, not "try again later".
@@ -121,7 +129,8 @@ test('auto-import off: the start still warns which default places are not loaded
     await svc.close();
     const warn = log.lines().find((l) => l.level === 40 && Array.isArray(l.missing));
     assert.ok(warn, 'warned');
-    assert.deepEqual([...warn.missing].sort(), ['cambridge-ma', 'chicago-il', 'paradise-tx', 'saanich-bc']);
+    assert.deepEqual([...warn.missing].sort(), loadAllManifests().filter((m) => m.defaultImport).map((m) => m.slug).sort());
+    assert.ok(warn.missing.includes('cambridge-ma'));
     assert.match(warn.msg, /SITELINE_AUTO_IMPORT=0/);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -17,6 +17,7 @@ import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type 
 import { deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
 import { joinRate, type ImportReport, type JoinGate } from './import-report.ts';
 import { DEFAULT_JOIN_THRESHOLDS } from './manifest.ts';
+import { auditAfterImport } from './audit-place.ts';
 
 /** Bumped when the importer's output for the same sources changes, so old imports are redone. */
 export const IMPORTER_VERSION = '3';
@@ -33,6 +34,8 @@ export interface ImportOptions {
   force?: boolean;
   /** Where manifests live (default: config.placesDir, i.e. SITELINE_PLACES_DIR or the repository's places/). */
   placesDir?: string;
+  /** The accuracy audit after the import (audit-place.ts): wait for it, run it in the background, or skip it (default). */
+  audit?: 'await' | 'background' | 'off';
 }
 
 export async function sha256File(file: string): Promise<string> {
@@ -225,6 +228,7 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       JSON.stringify(report),
     ]);
     progress(`${slug}: unchanged since the last import (${last.report.finishedAt}); nothing rewritten`);
+    await auditAfterImport(ctx, slug, m.geoDivisionId, sourceDigest, opts.audit ?? 'off', progress); // only when no audit of these sources is stored
     return report;
   }
 
@@ -350,5 +354,6 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   forgetCatalogueCache(); // and so are cached catalogue rows (status, import report)
   progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
   if (result.gate && !result.gate.passed) progress(`${slug}: loaded but NOT live: ${result.gate.problems.join('; ')}`);
+  await auditAfterImport(ctx, slug, placeId, sourceDigest, opts.audit ?? 'off', progress, true);
   return result;
 }

@@ -2,12 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadAllManifests, parseManifest, sourceFiles, canonicalJson, loadManifest } from './manifest.ts';
+import { loadAllManifests, parseManifest, sourceFiles, canonicalJson, loadManifest, PLACES_DIR } from './manifest.ts';
 import { SHARED_DATA } from '../../test/support/harness.ts';
 
-test('manifests: the four shipped places parse, and every checksum agrees with the data pack SHA256SUMS', () => {
+test('manifests: every shipped place parses, one per folder, and every checksum agrees with the data pack SHA256SUMS', () => {
   const ms = loadAllManifests();
-  assert.deepEqual(ms.map((m) => m.slug), ['cambridge-ma', 'chicago-il', 'paradise-tx', 'saanich-bc']);
+  // One manifest per folder of places/, in folder order (derived: adding a place does not break this test).
+  const folders = fs.readdirSync(PLACES_DIR).filter((d) => fs.existsSync(path.join(PLACES_DIR, d, 'manifest.json'))).sort();
+  assert.deepEqual(ms.map((m) => m.slug), folders);
+  for (const named of ['cambridge-ma', 'chicago-il', 'paradise-tx', 'saanich-bc']) assert.ok(folders.includes(named), named);
+  assert.equal(new Set(ms.map((m) => m.geoDivisionId)).size, ms.length, 'geoDivisionIds are unique');
   const sums = new Map(
     fs
       .readFileSync(path.join(SHARED_DATA, 'SHA256SUMS'), 'utf8')
@@ -24,7 +28,7 @@ test('manifests: the four shipped places parse, and every checksum agrees with t
     }
   }
   assert.equal(ms.find((m) => m.slug === 'cambridge-ma')?.status, 'live');
-  assert.ok(ms.filter((m) => m.slug !== 'cambridge-ma').every((m) => m.status === 'planned_not_live'));
+  for (const slug of ['chicago-il', 'paradise-tx', 'saanich-bc']) assert.equal(ms.find((m) => m.slug === slug)?.status, 'planned_not_live', slug);
 });
 
 test('manifests: a bad manifest is a clear bad_input error', () => {
