@@ -11,12 +11,12 @@ import type { Handler, Router } from '../http/router.ts';
 import { readBody, requestId } from '../http/respond.ts';
 import { rateLimitHeaders } from '../http/geo-coverage-route.ts';
 import { verifyBearer, wwwAuthenticate, type Caller } from '../auth/verify-bearer.ts';
-import { takeRateLimit, type RatePolicy } from '../core/rate-limit.ts';
+import type { RatePolicy } from '../core/rate-limit.ts';
 import { cachedSnapshot } from '../core/snapshot-cache.ts';
 import { resolveCoverage } from '../core/snapshot.ts';
 import { probeCoverage } from '../core/city-inventory.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../billing/api-keys.ts';
+import { countApiRequest, createApiKey, listApiKeys, revokeApiKey } from '../billing/api-keys.ts';
 import { creditBalance, spendCredit, usageOf, SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_KEY_MAX, releaseIdempotencyKey, requestDigest, storeFreeResponse } from '../billing/idempotency.ts';
 import { applyStripeWebhook, purchasingEnabled } from '../billing/payments.ts';
@@ -66,7 +66,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     }
     const caller = verdict.caller as Caller & { accountId: string };
     // Keys are counted with the key check itself (one statement); user tokens per account here.
-    const decision = verdict.rate ?? (await takeRateLimit(ctx, API_RATE_LIMIT, `account:${caller.accountId}`));
+    const decision = verdict.rate ?? (await countApiRequest(ctx, API_RATE_LIMIT, `account:${caller.accountId}`));
     const limit = rateLimitHeaders(decision);
     if (!decision.allowed) {
       sendProblem(
