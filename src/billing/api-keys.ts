@@ -157,7 +157,7 @@ function countedChecks(ctx: AppContext, rate: RatePolicy): GroupCommit<CheckReq,
 }
 
 /**
- * One statement for a batch of key checks and counts: the keys are looked up, each unrevoked key's
+ * One statement for a batch of key checks and counts (api_key_check_batch, migration 091): the keys are looked up, each unrevoked key's
  * and each user subject's requests are added to its window counter (one upsert row per subject, by
  * how many requests of the batch it has), and the counter after the batch comes back. The i-th
  * request of a subject in the batch is then request number (hits - n + i) of the window: allowed
@@ -166,23 +166,16 @@ function countedChecks(ctx: AppContext, rate: RatePolicy): GroupCommit<CheckReq,
  */
 async function checkBatch(ctx: AppContext, rate: RatePolicy, batch: CheckReq[]): Promise<CheckRes[]> {
   const window = rateWindow(ctx, rate);
-  type Row = { ord: number; key_id: string | null; account_id: string | null; revoked: boolean | null; subject: string | null; hits: number | null; n: number | null };
-  const rows = await ctx.db.query<Row>(
-    `WITH req AS (SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(key_hash, subject, ord)),
-     k AS (SELECT r.ord, a.key_id, a.account_id, a.revoked_at IS NOT NULL AS revoked FROM req r JOIN api_keys a ON a.key_hash = r.key_hash),
-     s AS (SELECT ord, 'key:' || key_id AS subject FROM k WHERE NOT revoked UNION ALL SELECT ord, subject FROM req WHERE subject IS NOT NULL),
-     n AS (SELECT subject, count(*)::int AS n FROM s GROUP BY subject),
-     counted AS (
-       INSERT INTO rate_limit_windows (bucket, subject, window_start, hits)
-       SELECT $3, subject, $4, n FROM n
-       ON CONFLICT (bucket, subject, window_start) DO UPDATE SET hits = rate_limit_windows.hits + EXCLUDED.hits
-       RETURNING subject, hits)
-     SELECT req.ord::int AS ord, k.key_id, k.account_id, k.revoked, s.subject, counted.hits, n.n
-     FROM req LEFT JOIN k ON k.ord = req.ord LEFT JOIN s ON s.ord = req.ord
-       LEFT JOIN counted ON counted.subject = s.subject LEFT JOIN n ON n.subject = s.subject
-     ORDER BY req.ord`,
-    [batch.map((b) => b.keyHash ?? null), batch.map((b) => b.subject ?? null), rate.bucket, window.windowStart],
-  );
+  type Row = { o_ord: number; o_key_id: string | null; o_account_id: string | null; o_revoked: boolean | null; o_subject: string | null; o_hits: number | null; o_n: number | null };
+  // The statement is api_key_check_batch (migration 091): a function, so its plan is prepared once per session.
+  const rows = (
+    await ctx.db.query<Row>('SELECT * FROM api_key_check_batch($1::text[], $2::text[], $3, $4)', [
+      batch.map((b) => b.keyHash ?? null),
+      batch.map((b) => b.subject ?? null),
+      rate.bucket,
+      window.windowStart,
+    ])
+  ).map((r) => ({ key_id: r.o_key_id, account_id: r.o_account_id, revoked: r.o_revoked, subject: r.o_subject, hits: r.o_hits, n: r.o_n }));
   const seen = new Map<string, number>();
   let opened = false;
   const base = { limit: rate.limit, resetSeconds: window.resetSeconds, windowSeconds: rate.windowSeconds };

@@ -71,22 +71,13 @@ export async function spendCredit(ctx: AppContext, req: SpendRequest): Promise<S
  */
 async function spendBatch(ctx: AppContext, accountId: string, cost: number, batch: SpendRequest[]): Promise<SpendResult[]> {
   const now = ctx.clock.now().toISOString();
-  const rows = await ctx.db.query<{ before: number | null; balance: number | null; taken: number | null; entries: number }>(
-    `WITH cur AS (
-       SELECT balance, LEAST($3::bigint, balance / $2::bigint) AS take FROM credit_accounts WHERE account_id = $1 FOR UPDATE),
-     spent AS (
-       UPDATE credit_accounts c SET balance = c.balance - $2::bigint * cur.take, updated_at = $4
-       FROM cur WHERE c.account_id = $1 AND cur.take > 0 RETURNING c.balance, cur.take),
-     entries AS (
-       INSERT INTO credit_ledger (account_id, kind, amount, reference, key_id, created_at)
-       SELECT $1, 'spend', -$2::bigint, r.reference, r.key_id, $4
-       FROM spent, unnest($5::text[], $6::text[]) WITH ORDINALITY AS r(reference, key_id, ord)
-       WHERE r.ord <= spent.take
-       RETURNING entry_id)
-     SELECT cur.balance AS before, spent.balance, spent.take::int AS taken, (SELECT count(*)::int FROM entries) AS entries
-     FROM (SELECT 1) one LEFT JOIN cur ON true LEFT JOIN spent ON true`,
-    [accountId, cost, batch.length, now, batch.map((b) => b.reference), batch.map((b) => b.keyId)],
-  );
+  // The statement is credit_spend_batch (migration 091): a function, so its plan is prepared once per session.
+  const rows = (
+    await ctx.db.query<{ o_before: number | null; o_balance: number | null; o_taken: number | null; o_entries: number }>(
+      'SELECT * FROM credit_spend_batch($1, $2, $3, $4, $5::text[], $6::text[])',
+      [accountId, cost, batch.length, now, batch.map((b) => b.reference), batch.map((b) => b.keyId)],
+    )
+  ).map((r) => ({ before: r.o_before, balance: r.o_balance, taken: r.o_taken, entries: r.o_entries }));
   const r = rows[0];
   const taken = Number(r?.taken ?? 0);
   if (taken > 0 && Number(r!.entries) !== taken) throw new Error(`spend: ${r!.entries} ledger entries for ${taken} spends`);
