@@ -1,8 +1,10 @@
 // Group commit for the paid call's database work. Under load, many requests wait on the database at
 // the same moment (PGlite runs one statement at a time; a PostgreSQL round trip costs more than the
 // work in it), so instead of one statement per request a queue gathers them and one statement serves
-// them all: while a batch runs, arrivals wait for the next batch; a lone request goes at once (it waits
-// for nothing but a microtask). Each request still gets its own answer, decided inside the statement
+// them all: while a batch runs, arrivals wait for the next batch. A batch is taken in setImmediate, after
+// the event loop has read every request that arrived meanwhile (PGlite runs a statement synchronously on
+// this thread, so requests pile up unread in the sockets while it runs; a microtask would take them one
+// by one). A lone request waits one event-loop turn. Each request still gets its own answer, decided inside the statement
 // (the database stays the only truth: nothing is decided from memory), and no answer is given before
 // its statement has committed. A failed batch fails each of its requests.
 
@@ -27,7 +29,7 @@ export class GroupCommit<Req, Res> {
       this.queue.push({ req, resolve, reject });
       if (!this.running) {
         this.running = true;
-        queueMicrotask(() => void this.drain());
+        setImmediate(() => void this.drain());
       }
     });
   }
@@ -42,6 +44,8 @@ export class GroupCommit<Req, Res> {
       } catch (err) {
         for (const p of batch) p.reject(err);
       }
+      // Let the event loop read what arrived during the statement before taking the next batch.
+      await new Promise<void>((r) => setImmediate(r));
     }
     this.running = false;
   }
