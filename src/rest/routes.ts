@@ -25,6 +25,7 @@ import { CoverageQuery, KeyCreateBody, SiteCheckBody, SiteCheckQuery, issueList 
 import type { Coverage } from '../core/snapshot-types.ts';
 import type { PlaceSummary } from '../core/city-inventory.ts';
 import { buildOpenApiDocument, renderApiReference } from './openapi.ts';
+import { exportUsage } from '../reports/export-store.ts';
 
 export const API_PREFIX = '/api/v1';
 export const STRIPE_WEBHOOK_PATH = '/api/billing/stripe/webhook';
@@ -203,8 +204,9 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     GET: async (req, res) => {
       const authed = await authenticate(req, res);
       if (!authed) return;
-      const usage = await usageOf(ctx, authed.caller.accountId);
-      sendJsonBody(res, 200, { ...usage, purchasing: { enabled: purchasingEnabled(ctx.config), how: howToBuy(ctx) } }, { ...authed.limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(usage.balance) });
+      const [usage, exports] = await Promise.all([usageOf(ctx, authed.caller.accountId), exportUsage(ctx, authed.caller.accountId)]);
+      const reportExports = { meter: 'records.exports', ...exports };
+      sendJsonBody(res, 200, { ...usage, purchasing: { enabled: purchasingEnabled(ctx.config), how: howToBuy(ctx) }, reportExports }, { ...authed.limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(usage.balance) });
     },
   });
 
