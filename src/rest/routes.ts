@@ -157,10 +157,11 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       // The core refuses some texts as bad input (e.g. two street addresses): a free 400 via sendFailure.
       const snapshot = await cachedSnapshot(ctx, address);
       const json = snapshot.json;
+      const body = encodedBody(snapshot);
       if (!snapshot.snapshot.answered) {
         const balance = await creditBalance(ctx.db, caller.accountId);
         if (idem) await storeFreeResponse(ctx, caller.accountId, idem, 200, json, balance);
-        return sendRaw(res, 200, json, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(balance) });
+        return sendRaw(res, 200, body, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(balance) });
       }
       const spent = await spendCredit(ctx, {
         accountId: caller.accountId,
@@ -180,7 +181,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
           { balance: spent.balance, price: SNAPSHOT_PRICE, buyUrl: `${ctx.config.baseUrl}/account/api-keys` },
         );
       }
-      return sendRaw(res, 200, json, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: String(spent.charged), [CREDITS_REMAINING]: String(spent.balance) });
+      return sendRaw(res, 200, body, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: String(spent.charged), [CREDITS_REMAINING]: String(spent.balance) });
     } catch (err) {
       if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem).catch(() => undefined);
       throw err;
@@ -338,7 +339,16 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
   };
 }
 
-function sendRaw(res: ServerResponse, status: number, body: string, type: string, headers: Record<string, string> = {}): void {
+// A cached snapshot's answer, encoded once: a cache hit returns the same object, so its bytes are kept
+// beside it (and go when it leaves the cache) instead of being UTF-8 encoded and measured per call.
+const encoded = new WeakMap<object, Buffer>();
+function encodedBody(snapshot: { json: string }): Buffer {
+  let b = encoded.get(snapshot);
+  if (!b) encoded.set(snapshot, (b = Buffer.from(snapshot.json, 'utf8')));
+  return b;
+}
+
+function sendRaw(res: ServerResponse, status: number, body: string | Buffer, type: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
   res.end(body);
 }
