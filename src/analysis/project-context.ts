@@ -128,7 +128,9 @@ async function loadContext(ctx: AppContext, accountId: string, projectId: string
   };
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
+// One formatter for every number of the digest (toLocaleString with options builds a new one per call).
+const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const fmt = (n: number) => NUMBER.format(n);
 
 function valueText(v: { value: number | null; status: string; unit?: string } | undefined): string {
   if (!v) return 'not analysed';
