@@ -14,6 +14,8 @@ import type { AddressInfo } from 'node:net';
 const CONNECTIONS = Number(process.env.BENCH_REST_CONNECTIONS ?? 16);
 const DURATION_S = Number(process.env.BENCH_REST_SECONDS ?? 10);
 const KEYS = 16;
+/** BENCH_REST_PROFILE=<dir>: a CPU profile of the siteline server during the paid run, written there. */
+const PROFILE_DIR = process.env.BENCH_REST_PROFILE;
 const MODERN = '2026-07-28';
 
 interface CannonRequest {
@@ -52,6 +54,7 @@ async function serveEcho(): Promise<Served> {
 }
 
 let steps: (() => Promise<string>) | undefined;
+const statements = new Map<string, { n: number; ms: number; items: number }>();
 
 async function serveSiteline(): Promise<Served> {
   const fs = await import('node:fs');
@@ -72,6 +75,22 @@ async function serveSiteline(): Promise<Served> {
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir });
   const svc = await startService(config, { db: testDb.db, logger: createLogger('silent') });
+  // Every statement the server runs is counted (by its first words) with its time and batch size, so
+  // the bench can say what the paid run cost the database (reset before the run, read after it).
+  const dbQuery = svc.ctx.db.query.bind(svc.ctx.db);
+  (svc.ctx.db as { query: typeof dbQuery }).query = async <T,>(sql: string, params?: readonly unknown[]): Promise<T[]> => {
+    const t0 = process.hrtime.bigint();
+    try {
+      return await dbQuery<T>(sql, params);
+    } finally {
+      const k = sql.replace(/\s+/g, ' ').replace(/\(.*$/, '').slice(0, 48);
+      const e = statements.get(k) ?? { n: 0, ms: 0, items: 0 };
+      e.n++;
+      e.ms += Number(process.hrtime.bigint() - t0) / 1e6;
+      e.items += Array.isArray(params?.[0]) ? (params[0] as unknown[]).length : Array.isArray(params?.[4]) ? (params[4] as unknown[]).length : 1;
+      statements.set(k, e);
+    }
+  };
   const email = `rest-bench-${process.pid}@example.com`;
   const token = await getUserToken(svc.url, email);
   const keys: string[] = [];
@@ -151,6 +170,21 @@ async function stopChild(child: ChildProcess, askSteps = false): Promise<Record<
   return result;
 }
 
+/** Sends a line to the server child and waits for its answer line starting with `answer`. */
+async function childCommand(child: ChildProcess, line: string, answer: string): Promise<string> {
+  const seen = (childOutput.get(child)?.() ?? '').length;
+  child.stdin!.write(`${line}\n`);
+  return new Promise((resolve) => {
+    const poll = setInterval(() => {
+      const l = (childOutput.get(child)?.() ?? '').slice(seen).split('\n').find((x) => x.startsWith(`${answer} `));
+      if (l) {
+        clearInterval(poll);
+        resolve(l.slice(answer.length + 1));
+      }
+    }, 50);
+  });
+}
+
 /** Every request once (16 at a time), so the run measures answers from the snapshot cache (kept 60 s). */
 async function warm(origin: string, requests: CannonRequest[]): Promise<void> {
   for (let i = 0; i < requests.length; i += CONNECTIONS) {
@@ -198,6 +232,7 @@ export async function runRestBench(): Promise<string[]> {
   let mcpR: CannonResult;
   let stepTimes: Record<string, number> | undefined;
   let charged = 0;
+  let paidStatements: [string, { n: number; ms: number; items: number }][] = [];
   try {
     const origin = site.served.url;
     const { keys, addresses, token } = site.served as Required<Served>;
@@ -211,7 +246,11 @@ export async function runRestBench(): Promise<string[]> {
     }
     await warm(origin, paid);
     const before = await usage(origin, keys[0]!);
+    if (PROFILE_DIR) await childCommand(site.child, 'profile-start', 'PROFILING');
+    await childCommand(site.child, 'statements-reset', 'STATEMENTS');
     paidR = await load(origin, paid);
+    paidStatements = JSON.parse(await childCommand(site.child, 'statements', 'STATEMENTS')) as typeof paidStatements;
+    if (PROFILE_DIR) out.push(`  CPU profile of the server during the paid run: ${await childCommand(site.child, 'profile-stop', 'PROFILED')}`);
     charged = before - (await usage(origin, keys[0]!));
 
     const mcp = addresses.map((a, i) => ({
@@ -245,6 +284,11 @@ export async function runRestBench(): Promise<string[]> {
   out.push(line('siteline MCP getFeasibilitySnapshot, same addresses', mcpR));
   out.push(`  paid REST / echo = ${pct(rps(paidR), rps(echoR))} [>= 10 %]   paid REST / MCP tool = ${(rps(paidR) / rps(mcpR)).toFixed(2)}x   static / echo = ${pct(rps(staticR), rps(echoR))}`);
   out.push(`  credits charged during the paid run (incl. autocannon's warm-up): ${charged.toLocaleString('en-US')} (answered:false addresses are free); snapshots served from the cache (warmed first)`);
+  const top = paidStatements.sort((a, b) => b[1].ms - a[1].ms).slice(0, 4);
+  out.push(
+    `  database statements during the paid run (incl. warm-up), by total time: ` +
+      top.map(([k, v]) => `${k.trim()}: ${v.n.toLocaleString('en-US')} x ${(v.ms / v.n).toFixed(2)} ms, ${(v.items / v.n).toFixed(1)} requests each`).join('; '),
+  );
   if (stepTimes) {
     const f = (k: string) => `${stepTimes![k]!.toFixed(0)} µs`;
     out.push(
@@ -266,8 +310,34 @@ if (process.argv[2] === 'serve') {
   const served = kind === 'echo' ? await serveEcho() : kind === 'siteline' ? await serveSiteline() : null;
   if (!served) throw new Error(`unknown bench server ${kind}`);
   process.stdout.write(`SERVED ${JSON.stringify(served)}\n`);
+  let session: import('node:inspector/promises').Session | undefined;
   process.stdin.on('data', (d: Buffer) => {
-    if (d.toString().trim() === 'steps' && steps) void steps().then((s) => process.stdout.write(`STEPS ${s}\n`));
+    const cmd = d.toString().trim();
+    if (cmd === 'steps' && steps) void steps().then((s) => process.stdout.write(`STEPS ${s}\n`));
+    if (cmd === 'statements-reset') {
+      statements.clear();
+      process.stdout.write('STATEMENTS []\n');
+    }
+    if (cmd === 'statements') process.stdout.write(`STATEMENTS ${JSON.stringify([...statements])}\n`);
+    if (cmd === 'profile-start')
+      void (async () => {
+        const { Session } = await import('node:inspector/promises');
+        session = new Session();
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.start');
+        process.stdout.write('PROFILING on\n');
+      })();
+    if (cmd === 'profile-stop' && session)
+      void (async () => {
+        const { profile } = await session!.post('Profiler.stop');
+        const fs = await import('node:fs');
+        const path = await import('node:path');
+        fs.mkdirSync(PROFILE_DIR!, { recursive: true });
+        const file = path.join(PROFILE_DIR!, `rest-paid-${process.pid}.cpuprofile`);
+        fs.writeFileSync(file, JSON.stringify(profile));
+        process.stdout.write(`PROFILED ${file}\n`);
+      })();
   });
   process.once('SIGTERM', () => process.exit(0));
 } else if (import.meta.filename === process.argv[1]) {

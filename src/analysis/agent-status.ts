@@ -2,7 +2,7 @@
 // current (the latest run succeeded; inputsChanged: true when the lots or the rules changed since),
 // failed (the latest run failed; the reason is given). Always from the latest run.
 import type { AppContext } from '../context.ts';
-import { loadAnalysisInputs } from './feasibility-analysis.ts';
+import { loadAnalysisInputs, type PlaceRow } from './feasibility-analysis.ts';
 import { latestRun, type RunRow } from './run-queue.ts';
 import type { ProjectLot } from '../projects/project-lots.ts';
 
@@ -21,7 +21,7 @@ export interface AgentStatus {
 
 const iso = (d: Date | string | null) => (d === null ? undefined : new Date(d).toISOString());
 
-export function statusOfRun(run: RunRow | null): AgentStatus {
+export function statusOfRun(run: Pick<RunRow, 'run_id' | 'status' | 'attempts' | 'error' | 'enqueued_at' | 'finished_at'> | null): AgentStatus {
   if (!run) return { status: 'none' };
   const status: AgentStatusValue = run.status === 'succeeded' ? 'current' : run.status;
   return {
@@ -35,11 +35,17 @@ export function statusOfRun(run: RunRow | null): AgentStatus {
 }
 
 /** The status with inputsChanged computed (reads the lots and the cached rules: cheap, not free). */
-export async function agentStatusOf(ctx: AppContext, projectId: string, run?: RunRow | null, lots?: ProjectLot[]): Promise<AgentStatus> {
+export async function agentStatusOf(
+  ctx: AppContext,
+  projectId: string,
+  run?: Pick<RunRow, 'run_id' | 'status' | 'attempts' | 'error' | 'inputs_digest' | 'enqueued_at' | 'finished_at'> | null,
+  lots?: ProjectLot[],
+  placeRows?: PlaceRow[],
+): Promise<AgentStatus> {
   const latest = run === undefined ? await latestRun(ctx.db, projectId) : run;
   const s = statusOfRun(latest);
   if (s.status === 'current' && latest) {
-    const now = await loadAnalysisInputs(ctx, ctx.db, projectId, lots);
+    const now = await loadAnalysisInputs(ctx, ctx.db, projectId, lots, placeRows);
     s.inputsChanged = now.digest !== latest.inputs_digest;
   }
   return s;

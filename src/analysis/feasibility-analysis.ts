@@ -58,12 +58,23 @@ function rulesDigest(rules: PlaceRules): string {
 }
 
 /** What an analysis of this project would read now, and its digest (cheap: lots rows + cached rules). */
-export async function loadAnalysisInputs(ctx: AppContext, q: Queryable, projectId: string, preloaded?: ProjectLot[]): Promise<AnalysisInputs> {
+/** A place row as loadAnalysisInputs reads it (getProjectContext reads these with its lists). */
+export interface PlaceRow {
+  place_id: string;
+  slug: string;
+  country: string;
+}
+
+/**
+ * The analysis inputs of a project: its lots as attached and the rules of their places. Callers that
+ * already read the lots (and the place rows of those lots, ordered by place_id) pass them in.
+ */
+export async function loadAnalysisInputs(ctx: AppContext, q: Queryable, projectId: string, preloaded?: ProjectLot[], placeRows?: PlaceRow[]): Promise<AnalysisInputs> {
   const lots = preloaded ?? (await lotsOfProject(q, projectId));
   const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))].sort();
   const places: PlaceInput[] = [];
   if (placeIds.length) {
-    const rows = await q.query<{ place_id: string; slug: string; country: string }>('SELECT place_id, slug, country FROM places WHERE place_id = ANY($1::text[]) ORDER BY place_id', [placeIds]);
+    const rows = placeRows ?? (await q.query<PlaceRow>('SELECT place_id, slug, country FROM places WHERE place_id = ANY($1::text[]) ORDER BY place_id', [placeIds]));
     for (const r of rows) {
       const rules = await loadPlaceRules(r.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
       places.push({ geoDivisionId: r.place_id, slug: r.slug, country: r.country === 'CA' ? 'CA' : 'US', rules, rulesDigest: rulesDigest(rules) });

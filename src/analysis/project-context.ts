@@ -4,11 +4,12 @@
 import type { AppContext } from '../context.ts';
 import { badInput } from '../core/errors.ts';
 import { resolveProject, summarise, type ProjectList, type ProjectRow, type TargetArgs } from '../projects/project-store.ts';
-import { lotsOfProject, lotSummary, type ProjectLot } from '../projects/project-lots.ts';
-import { receiptOf, receiptsOfProject, type Receipt } from '../projects/receipts.ts';
+import { lotSummary, type LotRole, type LotSnapshot, type ProjectLot } from '../projects/project-lots.ts';
+import { receiptOf, type Receipt, type ReceiptRow } from '../projects/receipts.ts';
+import type { PlaceRow } from './feasibility-analysis.ts';
 import { agentStatusOf, statusOfRun, type AgentStatus } from './agent-status.ts';
 import { RECHECK_INTERVAL_S } from './run-feasibility-analysis.ts';
-import { latestRun, latestSucceededRun } from './run-queue.ts';
+import type { RunRow } from './run-queue.ts';
 
 /** Bounds of documentsLimit and evidenceLimit (both required). */
 export const MAX_DOCUMENTS_LIMIT = 50;
@@ -34,7 +35,11 @@ export async function getProjectContext(ctx: AppContext, accountId: string, args
   if (target.kind === 'list') return { kind: 'list', list: target.list };
   if (target.kind === 'candidates') return { kind: 'candidates', query: target.query, candidates: target.candidates };
   const project = target.project;
-  const latest = await latestRun(ctx.db, project.project_id);
+  // Everything else in one round trip: the latest run, the latest succeeded run (with its stored
+  // result, which the analysis block and the memory digest are made from), the lots, the receipts,
+  // the references and the place rows of the lots (for inputsChanged).
+  const loaded = await loadContext(ctx, accountId, project.project_id, args.documentsLimit + 1);
+  const latest = loaded.latest;
   if (latest && (latest.status === 'queued' || latest.status === 'running')) {
     const elapsed = (ctx.clock.now().getTime() - new Date(latest.enqueued_at).getTime()) / 1000;
     if (elapsed < RECHECK_INTERVAL_S) {
@@ -45,21 +50,13 @@ export async function getProjectContext(ctx: AppContext, accountId: string, args
           project: { projectId: project.project_id, name: project.name },
           agentStatus: statusOfRun(latest),
           recheck: { retryAfterSeconds: wait, intervalSeconds: RECHECK_INTERVAL_S },
-          note: `The analysis run is ${latest.status}. Check again in ${wait} s (at most once every ${RECHECK_INTERVAL_S} s after runFeasibilityAnalysis); nothing else was loaded.`,
+          note: `The analysis run is ${latest.status}. Check again in ${wait} s (at most once every ${RECHECK_INTERVAL_S} s after runFeasibilityAnalysis); nothing else was computed.`,
         },
       };
     }
   }
-  const [lots, succeeded, receipts, refs] = [
-    await lotsOfProject(ctx.db, project.project_id),
-    latest?.status === 'succeeded' ? latest : await latestSucceededRun(ctx.db, project.project_id),
-    await receiptsOfProject(ctx.db, accountId, project.project_id, Math.max(DIGEST_RECEIPTS, 1)),
-    await ctx.db.query<{ section: { sectionUuid: string; bylaw: string; section: string; title: string; sourceUrl: string; date: string; text?: string }; attached_at: Date | string }>(
-      'SELECT section, attached_at FROM project_references WHERE project_id = $1 ORDER BY attached_at, section_uuid LIMIT $2',
-      [project.project_id, args.documentsLimit + 1],
-    ),
-  ];
-  const agentStatus = await agentStatusOf(ctx, project.project_id, latest, lots);
+  const { lots, succeeded, receipts, refs } = loaded;
+  const agentStatus = await agentStatusOf(ctx, project.project_id, latest, lots, loaded.places);
   const analysis = succeeded?.result ? (JSON.parse(succeeded.result) as Record<string, any>) : null;
   const documents = refs.slice(0, args.documentsLimit).map((r) => ({
     kind: 'reference',
@@ -104,7 +101,36 @@ export async function getProjectContext(ctx: AppContext, accountId: string, args
   };
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
+type RunHead = Pick<RunRow, 'run_id' | 'status' | 'attempts' | 'error' | 'inputs_digest' | 'enqueued_at' | 'finished_at'>;
+type RefRow = { section: { sectionUuid: string; bylaw: string; section: string; title: string; sourceUrl: string; date: string; text?: string }; attached_at: string };
+
+interface Loaded {
+  latest: RunHead | null;
+  succeeded: (RunHead & { result: string | null }) | null;
+  lots: ProjectLot[];
+  receipts: ReceiptRow[];
+  refs: RefRow[];
+  places: PlaceRow[];
+}
+
+/** One call of project_context_load (migration 090: a function, so its plan is prepared once per session). */
+async function loadContext(ctx: AppContext, accountId: string, projectId: string, refsLimit: number): Promise<Loaded> {
+  type Raw = { latest: RunHead | null; succeeded: Loaded['succeeded']; lots: { role: LotRole; attached_at: string; snapshot: LotSnapshot }[]; receipts: ReceiptRow[]; refs: RefRow[]; places: PlaceRow[] };
+  const rows = await ctx.db.query<{ loaded: Raw }>('SELECT project_context_load($1, $2, $3, $4) AS loaded', [projectId, accountId, Math.max(DIGEST_RECEIPTS, 1), refsLimit]);
+  const r = rows[0]!.loaded;
+  return {
+    latest: r.latest,
+    succeeded: r.succeeded,
+    lots: r.lots.map((l) => ({ role: l.role, attachedAt: new Date(l.attached_at).toISOString(), lot: l.snapshot })),
+    receipts: r.receipts,
+    refs: r.refs,
+    places: r.places,
+  };
+}
+
+// One formatter for every number of the digest (toLocaleString with options builds a new one per call).
+const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const fmt = (n: number) => NUMBER.format(n);
 
 function valueText(v: { value: number | null; status: string; unit?: string } | undefined): string {
   if (!v) return 'not analysed';

@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
-import { rateDecision, rateWindow, type RateDecision, type RatePolicy } from '../core/rate-limit.ts';
+import { rateWindow, type RateDecision, type RatePolicy } from '../core/rate-limit.ts';
+import { GroupCommit, groupCommitFor } from './group-commit.ts';
 
 export const API_KEY_PREFIX = 'sl_live_';
 const BODY_CHARS = 32;
@@ -116,38 +117,82 @@ export type KeyLookup = { kind: 'valid'; keyId: string; accountId: string; rate?
 /**
  * The key's owner, read from the database on every call (no cache: a revocation holds at once on
  * every instance). With a rate policy, the key's request is counted in the same statement (subject
- * `key:<id>`), so a paid call costs one round trip for the key and its limit. last_used_at is
+ * `key:<id>`), and concurrent checks share that statement (see group-commit.ts and countedKeyChecks),
+ * so a paid call's key and limit cost a fraction of one round trip under load. last_used_at is
  * written (awaited, so a page read next sees it) at most once a minute per key and instance.
  */
 export async function lookupApiKey(ctx: AppContext, key: string, rate?: RatePolicy): Promise<KeyLookup> {
   if (!apiKeyWellFormed(key)) return { kind: 'invalid', reason: 'The API key is malformed (wrong length or checksum); copy it again from where it was shown.' };
-  type Row = { key_id: string; account_id: string; revoked_at: Date | null; hits: number | null };
-  let row: Row | undefined;
-  let window: ReturnType<typeof rateWindow> | undefined;
+  let found: { keyId: string; accountId: string; revoked: boolean; rate?: RateDecision } | undefined;
   if (rate) {
-    window = rateWindow(ctx, rate);
-    row = (
-      await ctx.db.query<Row>(
-        `WITH k AS (SELECT key_id, account_id, revoked_at FROM api_keys WHERE key_hash = $1),
-         counted AS (
-           INSERT INTO rate_limit_windows (bucket, subject, window_start, hits)
-           SELECT $2, 'key:' || key_id, $3, 1 FROM k WHERE revoked_at IS NULL
-           ON CONFLICT (bucket, subject, window_start) DO UPDATE SET hits = rate_limit_windows.hits + 1
-           WHERE rate_limit_windows.hits < $4
-           RETURNING hits)
-         SELECT k.key_id, k.account_id, k.revoked_at, (SELECT hits FROM counted) AS hits FROM k`,
-        [apiKeyHash(key), rate.bucket, window.windowStart, rate.limit],
-      )
-    )[0];
+    const checked = await countedChecks(ctx, rate).submit({ keyHash: apiKeyHash(key) });
+    found = checked.keyId ? { keyId: checked.keyId, accountId: checked.accountId!, revoked: checked.revoked, ...(checked.rate ? { rate: checked.rate } : {}) } : undefined;
   } else {
-    row = (await ctx.db.query<Row>('SELECT key_id, account_id, revoked_at, NULL::int AS hits FROM api_keys WHERE key_hash = $1', [apiKeyHash(key)]))[0];
+    const row = (await ctx.db.query<{ key_id: string; account_id: string; revoked_at: Date | null }>('SELECT key_id, account_id, revoked_at FROM api_keys WHERE key_hash = $1', [apiKeyHash(key)]))[0];
+    found = row ? { keyId: row.key_id, accountId: row.account_id, revoked: row.revoked_at !== null } : undefined;
   }
-  if (!row) return { kind: 'invalid', reason: 'The API key is unknown.' };
-  if (row.revoked_at) return { kind: 'invalid', reason: 'The API key has been revoked.' };
-  await touchLastUsed(ctx, row.key_id);
-  const found = { kind: 'valid' as const, keyId: row.key_id, accountId: row.account_id };
-  if (!rate || !window) return found;
-  return { ...found, rate: await rateDecision(ctx, rate, window, row.hits === null ? undefined : Number(row.hits)) };
+  if (!found) return { kind: 'invalid', reason: 'The API key is unknown.' };
+  if (found.revoked) return { kind: 'invalid', reason: 'The API key has been revoked.' };
+  await touchLastUsed(ctx, found.keyId);
+  const valid = { kind: 'valid' as const, keyId: found.keyId, accountId: found.accountId };
+  return found.rate ? { ...valid, rate: found.rate } : valid;
+}
+
+/** Counts one request of a user-token caller (subject `account:<id>`) against the policy, batched like key checks. */
+export async function countApiRequest(ctx: AppContext, rate: RatePolicy, subject: string): Promise<RateDecision> {
+  return (await countedChecks(ctx, rate).submit({ subject })).rate!;
+}
+
+type CheckReq = { keyHash: string; subject?: undefined } | { subject: string; keyHash?: undefined };
+interface CheckRes {
+  keyId?: string;
+  accountId?: string;
+  revoked: boolean;
+  /** Absent for unknown or revoked keys (they are not counted). */
+  rate?: RateDecision;
+}
+
+function countedChecks(ctx: AppContext, rate: RatePolicy): GroupCommit<CheckReq, CheckRes> {
+  return groupCommitFor(ctx.db, `api-key-check:${rate.bucket}:${rate.limit}:${rate.windowSeconds}`, () => new GroupCommit((batch) => checkBatch(ctx, rate, batch)));
+}
+
+/**
+ * One statement for a batch of key checks and counts (api_key_check_batch, migration 091): the keys are looked up, each unrevoked key's
+ * and each user subject's requests are added to its window counter (one upsert row per subject, by
+ * how many requests of the batch it has), and the counter after the batch comes back. The i-th
+ * request of a subject in the batch is then request number (hits - n + i) of the window: allowed
+ * while that is within the limit. Requests over the limit are counted too (they were made), so a
+ * window's counter may pass the limit; the answer says remaining 0.
+ */
+async function checkBatch(ctx: AppContext, rate: RatePolicy, batch: CheckReq[]): Promise<CheckRes[]> {
+  const window = rateWindow(ctx, rate);
+  type Row = { o_ord: number; o_key_id: string | null; o_account_id: string | null; o_revoked: boolean | null; o_subject: string | null; o_hits: number | null; o_n: number | null };
+  // The statement is api_key_check_batch (migration 091): a function, so its plan is prepared once per session.
+  const rows = (
+    await ctx.db.query<Row>('SELECT * FROM api_key_check_batch($1::text[], $2::text[], $3, $4)', [
+      batch.map((b) => b.keyHash ?? null),
+      batch.map((b) => b.subject ?? null),
+      rate.bucket,
+      window.windowStart,
+    ])
+  ).map((r) => ({ key_id: r.o_key_id, account_id: r.o_account_id, revoked: r.o_revoked, subject: r.o_subject, hits: r.o_hits, n: r.o_n }));
+  const seen = new Map<string, number>();
+  let opened = false;
+  const base = { limit: rate.limit, resetSeconds: window.resetSeconds, windowSeconds: rate.windowSeconds };
+  const out = rows.map((r): CheckRes => {
+    const res: CheckRes = { revoked: r.revoked === true, ...(r.key_id ? { keyId: r.key_id, accountId: r.account_id! } : {}) };
+    if (r.subject === null || r.hits === null || r.n === null) return res;
+    const i = (seen.get(r.subject) ?? 0) + 1;
+    seen.set(r.subject, i);
+    const number = Number(r.hits) - Number(r.n) + i;
+    if (number === 1) opened = true;
+    res.rate = number <= rate.limit ? { allowed: true, remaining: Math.max(0, rate.limit - number), ...base } : { allowed: false, remaining: 0, ...base };
+    return res;
+  });
+  if (out.length !== batch.length) throw new Error(`key check: ${out.length} rows for ${batch.length} requests`);
+  // A new window opened: old windows go (as takeRateLimit does).
+  if (opened) await ctx.db.query('DELETE FROM rate_limit_windows WHERE window_start < $1', [window.sweepBefore]);
+  return out;
 }
 
 const LAST_USED_EVERY_MS = 60_000;

@@ -5,6 +5,7 @@
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
+import { GroupCommit, groupCommitFor } from './group-commit.ts';
 
 export type LedgerKind = 'purchase' | 'grant' | 'spend' | 'refund';
 
@@ -33,29 +34,56 @@ export type SpendResult = { ok: true; charged: number; balance: number } | { ok:
 /**
  * Spends credit: balance update, ledger entry and (for idempotent requests) the stored response in
  * one statement, so all happen or none. ok:false means the balance was short and nothing was spent.
+ * Spends without an idempotency key share a statement with the account's concurrent spends (group
+ * commit, see spendBatch); each still gets its own entry, its own answer and its own balance after.
  */
 export async function spendCredit(ctx: AppContext, req: SpendRequest): Promise<SpendResult> {
   const cost = req.cost ?? SNAPSHOT_PRICE;
-  const now = ctx.clock.now().toISOString();
-  const params: unknown[] = [req.accountId, cost, now, req.reference, req.keyId];
-  let store = '';
-  if (req.idempotency) {
-    params.push(req.idempotency.key, req.idempotency.statusCode, req.idempotency.body);
-    store = `, stored AS (
-       UPDATE idempotency_keys SET status_code = $7, response_body = $8, credits_charged = $2, credits_remaining = (SELECT balance FROM spent)
-       WHERE account_id = $1 AND idem_key = $6 AND EXISTS (SELECT 1 FROM spent) RETURNING 1)`;
+  if (!Number.isSafeInteger(cost) || cost < 1) throw new SitelineError('bad_input', 'A spend costs a whole number of credits, at least 1.');
+  if (!req.idempotency) {
+    const q = groupCommitFor(ctx.db, `spend:${req.accountId}:${cost}`, () => new GroupCommit<SpendRequest, SpendResult>((batch) => spendBatch(ctx, req.accountId, cost, batch)));
+    return q.submit(req);
   }
+  const now = ctx.clock.now().toISOString();
+  const params: unknown[] = [req.accountId, cost, now, req.reference, req.keyId, req.idempotency.key, req.idempotency.statusCode, req.idempotency.body];
   const rows = await ctx.db.query<{ balance: number }>(
     `WITH spent AS (
        UPDATE credit_accounts SET balance = balance - $2, updated_at = $3 WHERE account_id = $1 AND balance >= $2 RETURNING balance),
      entry AS (
        INSERT INTO credit_ledger (account_id, kind, amount, reference, key_id, created_at)
-       SELECT $1, 'spend', -$2::bigint, $4, $5, $3 FROM spent RETURNING entry_id)${store}
+       SELECT $1, 'spend', -$2::bigint, $4, $5, $3 FROM spent RETURNING entry_id),
+     stored AS (
+       UPDATE idempotency_keys SET status_code = $7, response_body = $8, credits_charged = $2, credits_remaining = (SELECT balance FROM spent)
+       WHERE account_id = $1 AND idem_key = $6 AND EXISTS (SELECT 1 FROM spent) RETURNING 1)
      SELECT balance FROM spent, entry`,
     params,
   );
   if (rows[0]) return { ok: true, charged: cost, balance: Number(rows[0].balance) };
   return { ok: false, balance: await creditBalance(ctx.db, req.accountId) };
+}
+
+/**
+ * One statement for n spends of one account at one cost: the balance row is locked (FOR UPDATE, so on
+ * PostgreSQL a concurrent spend from another instance is waited for and its result read), k = as many
+ * of the n as the balance covers (in arrival order) are taken in one guarded UPDATE, and k ledger
+ * entries are appended. The CHECK (balance >= 0) stays the last guard. Request i (1-based) of the k
+ * sees the balance as if the spends had run one by one: balance after all k + cost * (k - i).
+ */
+async function spendBatch(ctx: AppContext, accountId: string, cost: number, batch: SpendRequest[]): Promise<SpendResult[]> {
+  const now = ctx.clock.now().toISOString();
+  // The statement is credit_spend_batch (migration 091): a function, so its plan is prepared once per session.
+  const rows = (
+    await ctx.db.query<{ o_before: number | null; o_balance: number | null; o_taken: number | null; o_entries: number }>(
+      'SELECT * FROM credit_spend_batch($1, $2, $3, $4, $5::text[], $6::text[])',
+      [accountId, cost, batch.length, now, batch.map((b) => b.reference), batch.map((b) => b.keyId)],
+    )
+  ).map((r) => ({ before: r.o_before, balance: r.o_balance, taken: r.o_taken, entries: r.o_entries }));
+  const r = rows[0];
+  const taken = Number(r?.taken ?? 0);
+  if (taken > 0 && Number(r!.entries) !== taken) throw new Error(`spend: ${r!.entries} ledger entries for ${taken} spends`);
+  // Nothing taken: the balance as locked (short of the cost), or 0 for an account that never had credit.
+  const after = taken > 0 ? Number(r!.balance) : Number(r?.before ?? 0);
+  return batch.map((_, i) => (i < taken ? { ok: true, charged: cost, balance: after + cost * (taken - i - 1) } : { ok: false, balance: after }));
 }
 
 export interface CreditRequest {

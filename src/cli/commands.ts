@@ -4,6 +4,7 @@ import type { Command } from './command.ts';
 import { checkCommand } from './check-command.ts';
 import { projectsCommand } from './projects-command.ts';
 import { keysCommand } from './keys-command.ts';
+import { usageCommand } from './usage-command.ts';
 import { dataCommand } from './data-command.ts';
 import { dataAuditCommand } from './data-audit-command.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './auth-commands.ts';
@@ -15,6 +16,7 @@ export const COMMANDS: Command[] = [
   checkCommand,
   projectsCommand,
   keysCommand,
+  usageCommand,
   { ...dataCommand, subcommands: [...(dataCommand.subcommands ?? []), dataAuditCommand] },
   loginCommand,
   whoamiCommand,

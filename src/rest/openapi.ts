@@ -138,7 +138,7 @@ export function buildOpenApiDocument(ctx: AppContext): Json {
       '/api/v1/usage': {
         get: {
           operationId: 'usage',
-          summary: 'Balance, recent ledger entries and charges per day (free)',
+          summary: 'Balance, recent ledger entries, charges per day and the report export meter (free)',
           responses: { '200': json('Usage', 'Usage of the calling account.', rateHeaders), ...common401_429 },
         },
       },

@@ -11,12 +11,12 @@ import type { Handler, Router } from '../http/router.ts';
 import { readBody, requestId } from '../http/respond.ts';
 import { rateLimitHeaders } from '../http/geo-coverage-route.ts';
 import { verifyBearer, wwwAuthenticate, type Caller } from '../auth/verify-bearer.ts';
-import { takeRateLimit, type RatePolicy } from '../core/rate-limit.ts';
+import type { RatePolicy } from '../core/rate-limit.ts';
 import { cachedSnapshot } from '../core/snapshot-cache.ts';
 import { resolveCoverage } from '../core/snapshot.ts';
 import { probeCoverage } from '../core/city-inventory.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../billing/api-keys.ts';
+import { countApiRequest, createApiKey, listApiKeys, revokeApiKey } from '../billing/api-keys.ts';
 import { creditBalance, spendCredit, usageOf, SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_KEY_MAX, releaseIdempotencyKey, requestDigest, storeFreeResponse } from '../billing/idempotency.ts';
 import { applyStripeWebhook, purchasingEnabled } from '../billing/payments.ts';
@@ -25,6 +25,7 @@ import { CoverageQuery, KeyCreateBody, SiteCheckBody, SiteCheckQuery, issueList 
 import type { Coverage } from '../core/snapshot-types.ts';
 import type { PlaceSummary } from '../core/city-inventory.ts';
 import { buildOpenApiDocument, renderApiReference } from './openapi.ts';
+import { exportUsage } from '../reports/export-store.ts';
 
 export const API_PREFIX = '/api/v1';
 export const STRIPE_WEBHOOK_PATH = '/api/billing/stripe/webhook';
@@ -66,7 +67,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     }
     const caller = verdict.caller as Caller & { accountId: string };
     // Keys are counted with the key check itself (one statement); user tokens per account here.
-    const decision = verdict.rate ?? (await takeRateLimit(ctx, API_RATE_LIMIT, `account:${caller.accountId}`));
+    const decision = verdict.rate ?? (await countApiRequest(ctx, API_RATE_LIMIT, `account:${caller.accountId}`));
     const limit = rateLimitHeaders(decision);
     if (!decision.allowed) {
       sendProblem(
@@ -156,10 +157,11 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       // The core refuses some texts as bad input (e.g. two street addresses): a free 400 via sendFailure.
       const snapshot = await cachedSnapshot(ctx, address);
       const json = snapshot.json;
+      const body = encodedBody(snapshot);
       if (!snapshot.snapshot.answered) {
         const balance = await creditBalance(ctx.db, caller.accountId);
         if (idem) await storeFreeResponse(ctx, caller.accountId, idem, 200, json, balance);
-        return sendRaw(res, 200, json, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(balance) });
+        return sendRaw(res, 200, body, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(balance) });
       }
       const spent = await spendCredit(ctx, {
         accountId: caller.accountId,
@@ -179,7 +181,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
           { balance: spent.balance, price: SNAPSHOT_PRICE, buyUrl: `${ctx.config.baseUrl}/account/api-keys` },
         );
       }
-      return sendRaw(res, 200, json, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: String(spent.charged), [CREDITS_REMAINING]: String(spent.balance) });
+      return sendRaw(res, 200, body, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: String(spent.charged), [CREDITS_REMAINING]: String(spent.balance) });
     } catch (err) {
       if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem).catch(() => undefined);
       throw err;
@@ -203,8 +205,9 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     GET: async (req, res) => {
       const authed = await authenticate(req, res);
       if (!authed) return;
-      const usage = await usageOf(ctx, authed.caller.accountId);
-      sendJsonBody(res, 200, { ...usage, purchasing: { enabled: purchasingEnabled(ctx.config), how: howToBuy(ctx) } }, { ...authed.limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(usage.balance) });
+      const [usage, exports] = await Promise.all([usageOf(ctx, authed.caller.accountId), exportUsage(ctx, authed.caller.accountId)]);
+      const reportExports = { meter: 'records.exports', ...exports };
+      sendJsonBody(res, 200, { ...usage, purchasing: { enabled: purchasingEnabled(ctx.config), how: howToBuy(ctx) }, reportExports }, { ...authed.limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(usage.balance) });
     },
   });
 
@@ -336,7 +339,16 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
   };
 }
 
-function sendRaw(res: ServerResponse, status: number, body: string, type: string, headers: Record<string, string> = {}): void {
+// A cached snapshot's answer, encoded once: a cache hit returns the same object, so its bytes are kept
+// beside it (and go when it leaves the cache) instead of being UTF-8 encoded and measured per call.
+const encoded = new WeakMap<object, Buffer>();
+function encodedBody(snapshot: { json: string }): Buffer {
+  let b = encoded.get(snapshot);
+  if (!b) encoded.set(snapshot, (b = Buffer.from(snapshot.json, 'utf8')));
+  return b;
+}
+
+function sendRaw(res: ServerResponse, status: number, body: string | Buffer, type: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
   res.end(body);
 }

@@ -191,6 +191,16 @@ export const UsageAnswer = named(
     recent: z.array(ledgerEntry).describe('The 20 latest ledger entries, newest first.'),
     perDay: z.array(z.strictObject({ day: z.string(), charges: z.number().int(), credits: z.number().int() })).describe('Charges per UTC day over the last 30 days.'),
     purchasing: z.strictObject({ enabled: z.boolean(), how: z.string() }),
+    reportExports: z
+      .strictObject({
+        meter: z.literal('records.exports'),
+        period: z.string().describe('The calendar month (UTC) counted, YYYY-MM.'),
+        used: z.number().int().min(0),
+        allowance: z.number().int().min(0),
+        remaining: z.number().int().min(0),
+        resetsAt: z.string().describe('When the allowance renews (the first of next month, UTC).'),
+      })
+      .describe("The account's project report export meter (produceProjectReport with confirm=true): not paid with credit."),
   }),
 );
 
