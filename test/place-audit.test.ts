@@ -144,8 +144,9 @@ function smallPlace(): { placesDir: string; sourceDir: string; slug: string } {
       region: 'MA',
       country: 'US',
       status: 'live',
-      // Built with missing and wrong lots on purpose: live despite a low address -> lot rate (docs/data.md, "Going live").
-      joinThresholds: { addressToLot: 0.5 },
+      // Built with missing and wrong lots and no zoning layer on purpose: live by its own thresholds
+      // (docs/data.md, "Going live"), since the audit is about address -> lot only.
+      joinThresholds: { addressToLot: 0.5, lotToZone: 0 },
       bbox: [lon0 - 0.01, lat0 - 0.01, lon0 + 0.01, lat0 + 0.01],
       sourceFolder: slug,
       rulesFile: 'rules.json',
