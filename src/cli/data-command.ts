@@ -25,8 +25,9 @@ import { err, out } from './output.ts';
 async function runImport({ args: [slug], flags, io }: CommandInput): Promise<number> {
   const { listManifestSlugs } = await import('../importer/manifest.ts');
   const args = { slug: slug!, from: flags.from as string | undefined, force: flags.force === true, json: flags.json === true };
-  if (!listManifestSlugs().includes(args.slug)) {
-    err(io, `siteline data import: no place "${args.slug}". Known places: ${listManifestSlugs().join(', ')}`);
+  const placesDir = io.env.SITELINE_PLACES_DIR ? path.resolve(io.env.SITELINE_PLACES_DIR) : undefined;
+  if (!listManifestSlugs(placesDir).includes(args.slug)) {
+    err(io, `siteline data import: no place "${args.slug}". Known places: ${listManifestSlugs(placesDir).join(', ')}`);
     return 2;
   }
   if (args.from !== undefined && !fs.existsSync(path.resolve(args.from))) {
@@ -40,6 +41,7 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
     const started = Date.now();
     const report = await importPlace(ctx, args.slug, {
       sourceDir: args.from,
+      placesDir: config.placesDir,
       force: args.force,
       quiet: true,
       onProgress: (msg) => err(io, `[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}`),

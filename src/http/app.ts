@@ -7,7 +7,7 @@ import { defaultPlaceStates, howToLoad } from '../importer/default-places.ts';
 
 export async function buildRouter(ctx: AppContext): Promise<Router> {
   const router = new Router();
-  const manifests = loadAllManifests();
+  const manifests = loadAllManifests(ctx.config.placesDir);
   // Up, and able to answer: 503 while a live default place is not loaded (a fresh clone without data).
   router.get('/healthz', async (_req, res) => {
     await ctx.db.query('SELECT 1');

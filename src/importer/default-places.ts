@@ -12,7 +12,7 @@ import { formatImportReport, type ImportReport } from './import-report.ts';
 
 /** Upserts one catalogue row per manifest (keeps import state). Returns the number of places. */
 export async function ensureCatalogue(ctx: AppContext): Promise<number> {
-  return syncCatalogue(ctx.db, loadAllManifests());
+  return syncCatalogue(ctx.db, loadAllManifests(ctx.config.placesDir));
 }
 
 export interface EnsureOptions {
@@ -43,7 +43,10 @@ export function howToLoad(slugs: string[]): string {
 }
 
 /** Load state of every default place (manifests marked defaultImport), in manifest order. */
-export async function defaultPlaceStates(ctx: Pick<AppContext, 'db'>, manifests: Manifest[] = loadAllManifests()): Promise<PlaceLoadState[]> {
+export async function defaultPlaceStates(
+  ctx: Pick<AppContext, 'db'> & Partial<Pick<AppContext, 'config'>>,
+  manifests: Manifest[] = loadAllManifests(ctx.config?.placesDir),
+): Promise<PlaceLoadState[]> {
   const rows = await ctx.db.query<{ slug: string; imported_at: Date | string | null; digest: string | null }>(
     `SELECT slug, imported_at, import_report->>'sourceDigest' AS digest FROM places`,
   );
@@ -76,7 +79,8 @@ export function sourceDirOrDefault(ctx: Pick<AppContext, 'config'>): { dir: stri
  * service still starts.
  */
 export async function ensureDefaultPlaces(ctx: AppContext, opts: EnsureOptions = {}): Promise<ImportReport[]> {
-  const manifests = loadAllManifests();
+  // The manifests of SITELINE_PLACES_DIR (default: the repository's places/).
+  const manifests = loadAllManifests(ctx.config.placesDir);
   await syncCatalogue(ctx.db, manifests);
   const todo = (await defaultPlaceStates(ctx, manifests)).filter((p) => !p.loaded || p.stale);
   if (todo.length === 0) return [];
@@ -89,7 +93,7 @@ export async function ensureDefaultPlaces(ctx: AppContext, opts: EnsureOptions =
   for (const p of todo) {
     ctx.logger.info({ place: p.slug, sourceDir: dir, reason: p.loaded ? 'stale' : 'missing' }, 'importing default place');
     try {
-      const r = await importPlace(ctx, p.slug, { sourceDir: dir, quiet: true, onProgress: opts.onProgress ?? ((msg) => ctx.logger.info({ place: p.slug }, msg)) });
+      const r = await importPlace(ctx, p.slug, { sourceDir: dir, placesDir: ctx.config.placesDir, quiet: true, onProgress: opts.onProgress ?? ((msg) => ctx.logger.info({ place: p.slug }, msg)) });
       ctx.logger.info({ place: p.slug, report: { counts: r.counts, joinRates: r.joinRates, durationMs: r.durationMs } }, formatImportReport(r).split('\n')[0]!);
       reports.push(r);
     } catch (err) {
