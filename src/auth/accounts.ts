@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import type { AppContext } from '../context.ts';
 import { dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
+import { sendVerificationMail } from './email-verification.ts';
 import { takeRateLimit, normaliseIp, type RatePolicy } from '../core/rate-limit.ts';
 import { SIGN_IN_MAX_FAILURES_PER_EMAIL, SIGN_IN_MAX_FAILURES_PER_EMAIL_AND_IP, SIGN_IN_MAX_FAILURES_PER_IP, SIGN_IN_WINDOW_S } from './lifetimes.ts';
 
@@ -136,6 +137,8 @@ export async function createAccount(ctx: AppContext, emailIn: string, password: 
   );
   if (rows.length === 0) return { ok: false, reason: 'email_taken', message: 'An account with this e-mail already exists. Sign in instead.' };
   ctx.logger.info({ accountId }, 'account created');
+  // The account works at once (public tools, projects); linking an agent and buying credit wait for this link.
+  await sendVerificationMail(ctx, { accountId, email });
   return { ok: true, account: { accountId, email } };
 }
 

@@ -47,6 +47,8 @@ const codeHash = (ceremonyId: string, code: string) => secretHash(`${ceremonyId}
 const claimExpired = () =>
   new AgentAuthError(410, 'claim_expired', 'This registration can no longer be claimed. Restart at registration (POST /api/auth/agent/identity).');
 
+const CLAIM_NOTICE_SUBJECT = 'An agent asks to be linked to your siteline account';
+
 /** Starts (or restarts) the ceremony of a registration for the named e-mail: a new code, a new URL. */
 export async function startCeremony(ctx: AppContext, registrationId: string, email: string): Promise<ClaimBlock> {
   const now = ctx.clock.now();
@@ -61,13 +63,14 @@ export async function startCeremony(ctx: AppContext, registrationId: string, ema
   const verificationUri = url(ctx.config, `${PATHS.claimPage}/${ceremonyId}`);
   // Anyone can name any address: at most MAILS_PER_ADDRESS_PER_HOUR notices per address, so the claim
   // endpoint cannot be used to flood a mailbox. The ceremony itself does not depend on the mail.
-  const recent = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM dev_outbox WHERE to_address = $1 AND created_at > $2', [
+  const recent = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM dev_outbox WHERE to_address = $1 AND created_at > $2 AND subject = $3', [
     email,
     new Date(now.getTime() - 3600_000).toISOString(),
+    CLAIM_NOTICE_SUBJECT,
   ]);
   if ((recent[0]?.n ?? 0) < MAILS_PER_ADDRESS_PER_HOUR) await sendMail(ctx, {
     to: email,
-    subject: 'An agent asks to be linked to your siteline account',
+    subject: CLAIM_NOTICE_SUBJECT,
     body:
       `An agent asked to act for the siteline account ${email}.\n\n` +
       `If that was you, open ${verificationUri}, sign in (or sign up) with this address, and type the 6-digit code your agent shows you.\n` +
@@ -193,7 +196,7 @@ export async function findCeremony(ctx: AppContext, ceremonyId: string): Promise
   return viewOf(rows[0], ctx.clock.now());
 }
 
-export type ClaimOutcome = CeremonyView | { state: 'email_mismatch' } | { state: 'wrong_code'; attemptsLeft: number } | { state: 'done' } | { state: 'refused' };
+export type ClaimOutcome = CeremonyView | { state: 'email_mismatch' } | { state: 'email_unverified' } | { state: 'wrong_code'; attemptsLeft: number } | { state: 'done' } | { state: 'refused' };
 
 /** The human says the request was not theirs: the agent's polls get access_denied. */
 export async function denyClaim(ctx: AppContext, ceremonyId: string, account: { email: string }): Promise<ClaimOutcome> {
@@ -218,6 +221,9 @@ export async function completeClaim(ctx: AppContext, ceremonyId: string, account
     const view = viewOf(reg, now);
     if (view.state !== 'pending' || !reg) return view;
     if (view.email.toLowerCase() !== account.email.toLowerCase()) return { state: 'email_mismatch' };
+    // Only an account that proved control of its address links agents; a code typed before that is not counted.
+    const [owner] = await tx.query<{ email_verified_at: Date | null }>('SELECT email_verified_at FROM accounts WHERE account_id = $1', [account.accountId]);
+    if (!owner?.email_verified_at) return { state: 'email_unverified' };
     const given = codeHash(ceremonyId, code.replace(/\s+/g, ''));
     const stored = Buffer.from(reg.user_code_hash ?? '', 'hex');
     if (stored.length !== 32 || !crypto.timingSafeEqual(Buffer.from(given, 'hex'), stored)) {

@@ -44,3 +44,8 @@ export const SIGN_IN_MAX_FAILURES_PER_EMAIL = 100;
 export const OAUTH_CODE_TTL_S = 60;
 export const OAUTH_REFRESH_TTL_S = 30 * DAY_S;
 export const OAUTH_ACCESS_TTL_S = HOUR_S;
+/** An e-mail verification link (signed, single use). */
+export const EMAIL_VERIFY_LINK_TTL_S = DAY_S;
+/** Verification mails per account: one per minute at most, five per hour. */
+export const EMAIL_VERIFY_RESEND_GAP_S = MINUTE_S;
+export const EMAIL_VERIFY_MAILS_PER_HOUR = 5;

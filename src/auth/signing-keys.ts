@@ -24,11 +24,15 @@ export interface SigningKeySet {
   publicJwks: JWK[];
 }
 
-/** Creates the first signing key when the database holds none that is active. */
+/**
+ * Creates the first signing key when the database holds none that is active. Instances starting
+ * together on one PostgreSQL database take an advisory lock and look again under it, so exactly one
+ * of them creates the key.
+ */
 export async function ensureSigningKey(ctx: AppContext): Promise<void> {
   const rows = await ctx.db.query('SELECT 1 FROM auth_signing_keys WHERE retired_at IS NULL LIMIT 1');
   if (rows.length > 0) return;
-  await createSigningKey(ctx);
+  await createSigningKey(ctx, false, true);
 }
 
 /** Adds a new active key and retires the previous ones (they stay published). */
@@ -36,20 +40,29 @@ export async function rotateSigningKey(ctx: AppContext): Promise<string> {
   return createSigningKey(ctx, true);
 }
 
-async function createSigningKey(ctx: AppContext, retireOthers = false): Promise<string> {
+async function createSigningKey(ctx: AppContext, retireOthers = false, onlyIfNoneActive = false): Promise<string> {
   const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const pub = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(pub);
   const priv = await exportJWK(privateKey);
   const now = ctx.clock.now().toISOString();
+  let created = kid;
   await ctx.db.transaction(async (tx) => {
+    if (ctx.db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['siteline-signing-keys']);
+    if (onlyIfNoneActive) {
+      const active = await tx.query<{ kid: string }>('SELECT kid FROM auth_signing_keys WHERE retired_at IS NULL LIMIT 1');
+      if (active.length > 0) {
+        created = active[0]!.kid; // another instance created it first
+        return;
+      }
+    }
     if (retireOthers) await tx.query('UPDATE auth_signing_keys SET retired_at = $1 WHERE retired_at IS NULL', [now]);
     await tx.query(
       'INSERT INTO auth_signing_keys (kid, alg, public_jwk, private_jwk, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (kid) DO NOTHING',
       [kid, SIGNING_ALG, JSON.stringify({ ...pub, kid, alg: SIGNING_ALG, use: 'sig' }), JSON.stringify({ ...priv, kid, alg: SIGNING_ALG, use: 'sig' }), now],
     );
   });
-  return kid;
+  return created;
 }
 
 export async function loadSigningKeys(ctx: AppContext): Promise<SigningKeySet> {

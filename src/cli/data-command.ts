@@ -43,6 +43,7 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
     const started = Date.now();
     const report = await importPlace(ctx, args.slug, {
       sourceDir: args.from,
+      placesDir: config.placesDir,
       force: args.force,
       quiet: true,
       audit: 'await', // the accuracy audit (siteline data audit) is rerun after the import, before the report

@@ -27,6 +27,9 @@ export function createHttpServer(ctx: AppContext, router: Router): http.Server {
   return server;
 }
 
+/** Paths whose last part is a credential (e-mail verification links): logged without it. */
+const SECRET_IN_PATH = /^(\/verify-email\/)[^/]+/;
+
 async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res: ServerResponse, allowedHosts: () => Set<string>): Promise<void> {
   const started = process.hrtime.bigint();
   const id = (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || randomUUID();
@@ -40,7 +43,7 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
   }
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    ctx.logger.info({ requestId: id, method: req.method, path: pathname, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+    ctx.logger.info({ requestId: id, method: req.method, path: pathname.replace(SECRET_IN_PATH, '$1…'), status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
   });
   try {
     // A NUL byte (raw or %00) in the path or query is never part of a valid resource or parameter here.

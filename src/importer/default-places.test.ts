@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { createPlacesDb, createTestDb, SHARED_DATA, ROOT } from '../../test/support/harness.ts';
+import { createPlacesDb, createTestDb, SHARED_DATA, ROOT, testCtx } from '../../test/support/harness.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { startService } from '../service.ts';
 import { effectiveStatus, listPlaces } from '../places/catalogue.ts';
 import { loadAllManifests } from './manifest.ts';
-import { defaultPlaceStates, ensureDefaultPlaces } from './default-places.ts';
+import { defaultPlaceStates, ensureCatalogue, ensureDefaultPlaces } from './default-places.ts';
 
 function config(sourceDir: string | undefined, dataDir: string, autoImport = true) {
   return loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', sourceDir, autoImport, dataDir });
@@ -134,6 +134,23 @@ test('auto-import off: the start still warns which default places are not loaded
     assert.match(warn.msg, /SITELINE_AUTO_IMPORT=0/);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
+    await t.close();
+  }
+});
+
+test('SITELINE_PLACES_DIR is the set of places: the catalogue and the start-up states hold only its manifests', async () => {
+  const t = await createTestDb();
+  const placesDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test-places-'));
+  try {
+    fs.cpSync(path.join(ROOT, 'places', 'paradise-tx'), path.join(placesDir, 'paradise-tx'), { recursive: true });
+    const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', SITELINE_PLACES_DIR: placesDir });
+    assert.equal(config.placesDir, placesDir);
+    const ctx = testCtx(t.db, { placesDir: config.placesDir });
+    assert.equal(await ensureCatalogue(ctx), 1);
+    assert.deepEqual((await defaultPlaceStates(ctx)).map((p) => p.slug), ['paradise-tx']);
+    assert.deepEqual((await t.db.query<{ slug: string }>('SELECT slug FROM places')).map((r) => r.slug), ['paradise-tx']);
+  } finally {
+    fs.rmSync(placesDir, { recursive: true, force: true });
     await t.close();
   }
 });

@@ -216,10 +216,9 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       progress(`${slug}: catalogue entry ${other} skipped: ${(err as Error).message}`);
     }
   }
-  const last = await lastImport(ctx.db, m.geoDivisionId);
-  if (!opts.force && last.digest === sourceDigest && last.report) {
+  const unchanged = async (lastReport: ImportReport): Promise<ImportReport> => {
     const finishedAt = ctx.clock.now().toISOString();
-    const report: ImportReport = { ...last.report, changed: false, sourceDir, startedAt, finishedAt, durationMs: Date.now() - started, timings };
+    const report: ImportReport = { ...lastReport, changed: false, sourceDir, startedAt, finishedAt, durationMs: Date.now() - started, timings };
     await ctx.db.query('INSERT INTO import_runs (place_id, started_at, finished_at, source_digest, changed, report) VALUES ($1, $2, $3, $4, false, $5::jsonb)', [
       m.geoDivisionId,
       startedAt,
@@ -227,10 +226,12 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       sourceDigest,
       JSON.stringify(report),
     ]);
-    progress(`${slug}: unchanged since the last import (${last.report.finishedAt}); nothing rewritten`);
+    progress(`${slug}: unchanged since the last import (${lastReport.finishedAt}); nothing rewritten`);
     await auditAfterImport(ctx, slug, m.geoDivisionId, sourceDigest, opts.audit ?? 'off', progress); // only when no audit of these sources is stored
     return report;
-  }
+  };
+  const last = await lastImport(ctx.db, m.geoDivisionId);
+  if (!opts.force && last.digest === sourceDigest && last.report) return unchanged(last.report);
 
   // Read and transform every source before touching the database.
   const rows = emptyPlaceRows();
@@ -279,6 +280,8 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   const result = await ctx.db.transaction(async (tx) => {
     // Serialise concurrent imports of the same place on PostgreSQL.
     if (ctx.db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`siteline-import:${placeId}`]);
+    // Another instance (two starting together) may have imported these very sources while this one waited.
+    if (!opts.force && (await lastImport(tx, placeId)).digest === sourceDigest) return undefined;
     // Large loads on embedded PGlite build the bbox indexes once instead of row by row.
     const bulk = ctx.db.kind === 'pglite' && rows.parcels.size + rows.zones.length + rows.segments.length >= BULK_INDEX_THRESHOLD;
     const load = (fn: () => Promise<void>) => (bulk ? withIndexesDeferred(tx, ['parcels', 'zones', 'street_segments', 'addresses'], fn) : fn());
@@ -349,6 +352,11 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
     ]);
     return report;
   });
+  if (!result) {
+    forgetPlaceStreets(placeId); // the place changed under this process: another instance imported it
+    forgetCatalogueCache();
+    return unchanged((await lastImport(ctx.db, placeId)).report!);
+  }
   result.durationMs = Date.now() - started;
   forgetPlaceStreets(placeId); // the fuzzy matcher's street list for this place is stale now
   forgetCatalogueCache(); // and so are cached catalogue rows (status, import report)

@@ -11,6 +11,7 @@ import { exportUsage } from '../reports/export-store.ts';
 
 import { PAGE_HEADERS, csrfFailure } from './page.ts';
 import { linkedAgentsSection } from './linked-agents.ts';
+import { emailStateSection } from './email-verification-page.ts';
 const NO_STORE = PAGE_HEADERS;
 export { PAGE_HEADERS, csrfFailure };
 export { pageHeadersWithFormTargets } from './page.ts';
@@ -99,6 +100,7 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     const csrf = csrfToken(ctx, req, res);
     const usage = await exportUsage(ctx, account.accountId);
     const body = html`<p>You are signed in as <strong id="signed-in-email">${account.email}</strong>.</p>
+${await emailStateSection(ctx, account, csrf)}
 <p><a href="/account/api-keys">API keys and credit</a> for the REST API.</p>
 <p id="report-exports">Project report exports this month (${usage.period}): ${String(usage.used)} of ${String(usage.allowance)} used, ${String(usage.remaining)} left; renews ${usage.resetsAt.slice(0, 10)}.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>

@@ -14,6 +14,8 @@ import { html, page, type Html } from './html.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
+import { isEmailVerified } from '../auth/email-verification.ts';
+import { unverifiedNotice } from './email-verification-page.ts';
 
 export const API_KEYS_PAGE = '/account/api-keys';
 
@@ -30,8 +32,11 @@ export function registerApiKeysPage(router: Router, ctx: AppContext): void {
     const csrf = csrfToken(ctx, req, res);
     const [keys, usage] = await Promise.all([listApiKeys(ctx, account.accountId), usageOf(ctx, account.accountId, { recent: 10 })]);
     const purchase = new URL(req.url ?? '/', 'http://x').searchParams.get('purchase');
+    const verified = await isEmailVerified(ctx, account.accountId);
     const buy = purchasingEnabled(ctx.config)
-      ? html`<form method="post" action="/account/credits/checkout">
+      ? !verified
+        ? unverifiedNotice(account, csrf, API_KEYS_PAGE)
+        : html`<form method="post" action="/account/credits/checkout">
 <input type="hidden" name="csrf" value="${csrf}">
 <label for="packs">Packs of ${PACK_CREDITS.toLocaleString('en-US')} credits (US$${(PACK_PRICE_CENTS / 100).toFixed(2)} each)</label>
 <input id="packs" name="packs" type="text" inputmode="numeric" value="1">
@@ -107,6 +112,10 @@ ${rows.length ? html`<table id="keys"><tr><th>Name</th><th>Key</th><th>Created</
     const packs = Number(form.packs);
     if (!Number.isInteger(packs) || packs < 1 || packs > MAX_PACKS) {
       return render(req, res, account, 400, html`<p class="error" role="alert">Choose a whole number of packs from 1 to ${MAX_PACKS}.</p>`);
+    }
+    if (!(await isEmailVerified(ctx, account.accountId))) {
+      // Nothing reaches the payment provider; the buy section shows what to do (unverifiedNotice).
+      return render(req, res, account, 403, html`<p class="error" role="alert" id="purchase-refused">Nothing was bought: this account's e-mail address is not verified yet.</p>`);
     }
     try {
       const checkout = await createCheckout(ctx, account, packs);

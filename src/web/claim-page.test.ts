@@ -1,16 +1,16 @@
-// The claim page in headless Chromium: the human follows the agent's link, signs up, types the code,
-// confirms; the agent's poll then gets its tokens. No JavaScript is involved on the pages.
+// The claim page in headless Chromium: the human follows the agent's link, signs up, confirms the
+// e-mail from the outbox, types the code, confirms; the agent's poll then gets its tokens. No JavaScript is involved on the pages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { chromium } from 'playwright-core';
 import { startTestServer } from '../../test/support/harness.ts';
-import { CLAIM_GRANT, TEST_PASSWORD, postJson, tokenRequest } from '../../test/support/auth-flow.ts';
+import { CLAIM_GRANT, TEST_PASSWORD, postJson, tokenRequest, verificationLinkFromOutbox } from '../../test/support/auth-flow.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-test('claim page in headless Chromium: sign up from the link, a wrong code, the right code, then the poll succeeds', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+test('claim page in headless Chromium: sign up from the link, verify the e-mail from the outbox, a wrong code, the right code, then the poll succeeds', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
   const svc = await startTestServer();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {
@@ -29,6 +29,16 @@ test('claim page in headless Chromium: sign up from the link, a wrong code, the 
     await Promise.all([page.waitForURL(/\/claim\//), page.click('button[type=submit]')]);
     assert.equal(new URL(page.url()).pathname, new URL(link).pathname, 'back on the claim page after signing up');
     assert.match(await page.textContent('main') ?? '', /browser\.human@example\.com/);
+
+    // A new account confirms its e-mail first: the link from the (development) outbox, then back to the claim.
+    assert.match((await page.textContent('#email-unverified')) ?? '', /Confirm your e-mail address first/);
+    assert.equal(await page.locator('#user_code').count(), 0);
+    const verify = await verificationLinkFromOutbox(svc.url, email);
+    assert.ok(verify);
+    await page.goto(verify);
+    await Promise.all([page.waitForLoadState('load'), page.click('#confirm-email')]);
+    assert.match((await page.textContent('#email-verified')) ?? '', /browser\.human@example\.com is verified/);
+    await page.goto(link);
 
     // A wrong code is refused on the page; the agent keeps waiting.
     await page.fill('#user_code', code === '123456' ? '654321' : '123456');

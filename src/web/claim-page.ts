@@ -11,6 +11,8 @@ import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { csrfFailure, PAGE_HEADERS } from './page.ts';
 import type { Account } from '../auth/accounts.ts';
+import { isEmailVerified } from '../auth/email-verification.ts';
+import { unverifiedNotice } from './email-verification-page.ts';
 
 function stateMessage(outcome: ClaimOutcome): { status: number; body: Html } | undefined {
   switch (outcome.state) {
@@ -47,6 +49,19 @@ Sign out, then sign in (or sign up) with the address you gave your agent.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`;
       return sendHtml(res, 403, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
     }
+    const denyForm = html`<form method="post" action="${PATHS.claimPage}/${id}">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="decision" value="deny">
+<p>Did not ask for this? <button type="submit" id="deny">This was not me: refuse</button></p>
+</form>`;
+    if (!(await isEmailVerified(ctx, account.accountId))) {
+      // Refused until the address is verified; the code is not asked for, so no attempt is spent.
+      const body = html`<p>An agent asked to act for your account <strong>${account.email}</strong>.</p>
+${unverifiedNotice(account, csrf, `${PATHS.claimPage}/${id}`)}
+<p>The agent keeps waiting while you do this (the code it shows expires at ${view.expiresAt}; it can restart the claim afterwards).</p>
+${denyForm}`;
+      return sendHtml(res, 403, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
+    }
     const body = html`<p>An agent asked to act for your account <strong>${account.email}</strong>. Once linked it can call the tools that need sign-in, as you.</p>
 <p>Type the 6-digit code your agent shows you. Never tell the code to anyone else; it is only typed here.</p>
 ${error ? html`<p class="error" role="alert" id="claim-error">${error}</p>` : ''}
@@ -56,11 +71,7 @@ ${error ? html`<p class="error" role="alert" id="claim-error">${error}</p>` : ''
 <input id="user_code" name="user_code" class="code" type="text" inputmode="numeric" pattern="[0-9 ]{6,7}" maxlength="7" autocomplete="one-time-code" required>
 <button type="submit" id="confirm">Link this agent</button>
 </form>
-<form method="post" action="${PATHS.claimPage}/${id}">
-<input type="hidden" name="csrf" value="${csrf}">
-<input type="hidden" name="decision" value="deny">
-<p>Did not ask for this? <button type="submit" id="deny">This was not me: refuse</button></p>
-</form>
+${denyForm}
 <p>You have ${view.attemptsLeft} attempt(s); the code expires at ${view.expiresAt}.</p>`;
     sendHtml(res, status, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
   };

@@ -29,10 +29,11 @@ export async function sendMail(ctx: AppContext, msg: { to: string; subject: stri
   ctx.logger.info({ outboxId: rows[0]!.id, subject: msg.subject }, 'mail written to the dev outbox');
 }
 
-export async function listMail(ctx: AppContext, limit = 50): Promise<OutboxMessage[]> {
+/** The newest mail, to one address when `to` is given. */
+export async function listMail(ctx: AppContext, limit = 50, to?: string): Promise<OutboxMessage[]> {
   const rows = await ctx.db.query<{ id: number; to_address: string; subject: string; body: string; created_at: Date | string }>(
-    'SELECT id, to_address, subject, body, created_at FROM dev_outbox ORDER BY id DESC LIMIT $1',
-    [limit],
+    'SELECT id, to_address, subject, body, created_at FROM dev_outbox WHERE ($2::text IS NULL OR to_address = $2) ORDER BY id DESC LIMIT $1',
+    [limit, to ?? null],
   );
   return rows.map((r) => ({ id: Number(r.id), to: r.to_address, subject: r.subject, body: r.body, createdAt: new Date(r.created_at).toISOString() }));
 }

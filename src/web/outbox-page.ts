@@ -26,7 +26,9 @@ export function registerOutboxPage(router: Router, ctx: AppContext): void {
     if (!outboxVisible(ctx.config.baseUrl) || !fromLoopbackPeer(req)) {
       return sendError(req, res, 404, 'not_found', 'The development outbox is only served on a loopback base URL, to requests from this machine.');
     }
-    const mail = await listMail(ctx);
+    // ?to=<address> lists only that address's mail (a developer, or a test, looking for one link).
+    const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to')?.trim().toLowerCase() || undefined;
+    const mail = await listMail(ctx, 50, to);
     const body = html`<p>Mail the service would have sent (newest first). Also written to files under the data directory's <code>outbox/</code>.</p>
 ${mail.length === 0 ? html`<p>No mail yet.</p>` : ''}
 ${mail.map((m) => html`<article class="mail"><h2>${m.subject}</h2><p>To: <span class="to">${m.to}</span> · ${m.createdAt}</p><pre>${m.body}</pre></article>`)}`;

@@ -13,10 +13,12 @@ import { registerLinkedAgentRoutes } from './linked-agents.ts';
 import { installErrorPages } from './error-pages.ts';
 import { csrfFailure } from './page.ts';
 import { registerConnectPage } from './connect-page.ts';
+import { registerEmailVerificationPages } from './email-verification-page.ts';
 
 export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerAccountPages(router, ctx);
   registerClaimPage(router, ctx);
+  registerEmailVerificationPages(router, ctx);
   registerOutboxPage(router, ctx);
   registerApiKeysPage(router, ctx);
   registerProjectPages(router, ctx);

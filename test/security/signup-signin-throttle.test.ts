@@ -117,6 +117,8 @@ test('40 parallel wrong passwords: at most 5 reach the password check', async ()
     assert.equal(statuses.filter((x) => x === 429).length, 40 - checks);
     // The right password now waits out the window too.
     assert.equal((await post(svc.url, '/signin', s, { email: 'target@example.com', password: TEST_PASSWORD })).status, 429);
+    // No trusted proxies (the default): a forged X-Forwarded-For names no other client, so it does not escape the throttle.
+    assert.equal((await post(svc.url, '/signin', s, { email: 'target@example.com', password: TEST_PASSWORD }, '198.51.100.99')).status, 429);
   } finally {
     await svc.close();
   }

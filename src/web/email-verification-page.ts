@@ -1,0 +1,89 @@
+// E-mail verification pages: the link from the mail (GET shows a confirm button, POST uses the link,
+// so a mail scanner that prefetches links does not spend it), the resend button, and the notice the
+// refused actions (linking an agent, buying credit) show.
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import { sendHtml } from '../http/respond.ts';
+import type { Account } from '../auth/accounts.ts';
+import { VERIFY_EMAIL_PATH, emailVerifiedAt, inspectVerificationLink, sendVerificationMail, useVerificationLink, UNVERIFIED_MESSAGE, type LinkState } from '../auth/email-verification.ts';
+import { html, page, type Html } from './html.ts';
+import { readForm, redirect, safeNext } from './forms.ts';
+import { csrfOk, currentAccount } from './web-session.ts';
+import { csrfFailure, PAGE_HEADERS } from './page.ts';
+
+export const RESEND_PATH = '/account/verify-email';
+
+function resendForm(csrf: string, next: string): Html {
+  return html`<form method="post" action="${RESEND_PATH}"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="next" value="${next}"><button type="submit" id="resend-verification">Send me a new verification link</button></form>`;
+}
+
+/** What a refused action shows: what to do, and the resend button. */
+export function unverifiedNotice(account: Account, csrf: string, next: string): Html {
+  return html`<div class="error" role="alert" id="email-unverified"><p>${UNVERIFIED_MESSAGE}</p><p>The link goes to ${account.email}.</p>${resendForm(csrf, next)}</div>`;
+}
+
+/** The account page's line about the address: verified (when), or not yet with the resend button. */
+export async function emailStateSection(ctx: AppContext, account: Account, csrf: string): Promise<Html> {
+  const at = await emailVerifiedAt(ctx, account.accountId);
+  if (at) return html`<p id="email-state" class="ok">E-mail address verified on ${at.slice(0, 10)}.</p>`;
+  return html`<div id="email-state"><p><strong>E-mail address not verified yet.</strong> Open the link we sent to ${account.email} to link agents and buy credit; everything else works already.</p>${resendForm(csrf, '/account')}</div>`;
+}
+
+function linkProblem(state: LinkState['state']): { status: number; body: Html } {
+  const fix = html`Sign in and ask for a new link on <a href="/account">your account page</a>.`;
+  switch (state) {
+    case 'expired':
+      return { status: 410, body: html`<p class="error" role="alert" id="link-refused">This verification link has expired. ${fix}</p>` };
+    case 'used':
+      return {
+        status: 410,
+        body: html`<p class="error" role="alert" id="link-refused">This verification link was already used; a link works once. If your address is not shown as verified on <a href="/account">your account page</a>, ask for a new link there.</p>`,
+      };
+    default:
+      return { status: 400, body: html`<p class="error" role="alert" id="link-refused">This verification link is not valid (it may have been altered or cut short). ${fix}</p>` };
+  }
+}
+
+export function registerEmailVerificationPages(router: Router, ctx: AppContext): void {
+  router.get(`${VERIFY_EMAIL_PATH}/:token`, async (_req, res, params) => {
+    const token = params.token!;
+    const state = await inspectVerificationLink(ctx, token);
+    if (state.state !== 'valid') {
+      const p = linkProblem(state.state);
+      return sendHtml(res, p.status, page('Verify your e-mail', p.body), PAGE_HEADERS);
+    }
+    // No CSRF token: the link itself is the credential, and the visitor may not be signed in here.
+    const body = html`<p>Confirm that <strong>${state.email}</strong> is your address.</p>
+<form method="post" action="${VERIFY_EMAIL_PATH}/${token}"><button type="submit" id="confirm-email">Confirm my e-mail address</button></form>`;
+    sendHtml(res, 200, page('Verify your e-mail', body), PAGE_HEADERS);
+  });
+
+  router.post(`${VERIFY_EMAIL_PATH}/:token`, async (req, res, params) => {
+    await readForm(req);
+    const state = await useVerificationLink(ctx, params.token!);
+    if (state.state !== 'valid') {
+      const p = linkProblem(state.state);
+      return sendHtml(res, p.status, page('Verify your e-mail', p.body), PAGE_HEADERS);
+    }
+    const body = html`<p class="ok" id="email-verified">Thank you: ${state.email} is verified. You can now link agents and buy credit.</p>
+<p><a href="/account">Your account</a></p>`;
+    sendHtml(res, 200, page('E-mail verified', body), PAGE_HEADERS);
+  });
+
+  router.post(RESEND_PATH, async (req, res) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, `/signin?next=${encodeURIComponent('/account')}`);
+    const next = safeNext(form.next);
+    const outcome = await sendVerificationMail(ctx, account);
+    const back = html`<p><a href="${next}">Back</a></p>`;
+    if (outcome.sent) {
+      const body = html`<p class="ok" role="status" id="verification-sent">We sent a new verification link to ${account.email}. It works once, until ${outcome.expiresAt.replace('T', ' ').slice(0, 16)} UTC.</p>${back}`;
+      return sendHtml(res, 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
+    }
+    if (outcome.reason === 'throttled') res.setHeader('retry-after', String(outcome.retryAfterS));
+    const body = html`<p class="${outcome.reason === 'throttled' ? 'error' : 'ok'}" role="status" id="verification-not-sent">${outcome.message}</p>${back}`;
+    sendHtml(res, outcome.reason === 'throttled' ? 429 : 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
+  });
+}
