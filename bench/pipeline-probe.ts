@@ -1,6 +1,8 @@
-// Where a snapshot's time goes, in process on the cached Cambridge test template: timed loops over the
-// bench's distinct addresses for getFeasibilitySnapshot and previewSiteCoverage, and the database's
-// share (every query timed through a wrapper). Run with --cpu-prof for a profile.
+// Where a snapshot's time goes, in process on the cached Cambridge test template (PGlite; PostgreSQL
+// with DATABASE_URL set to an admin URL): timed loops over 2,000 distinct addresses for
+// getFeasibilitySnapshot and previewSiteCoverage, with the place's hot index and through SQL alone
+// (SITELINE_HOT_INDEX off), and the database's share (every query timed through a wrapper).
+// Run with --cpu-prof for a profile.
 import { createPlacesDb, SHARED_DATA } from '../test/support/harness.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -10,6 +12,8 @@ import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
 import { previewSiteCoverage } from '../src/core/preview.ts';
 import { timeEach, fmtMs } from './measure.ts';
 import { cambridgeAddresses } from './snapshot-compare-addresses.ts';
+import { setHotIndexEnabled, warmPlaceIndex } from '../src/geocoder/place-index.ts';
+import { getPlace } from '../src/places/catalogue.ts';
 
 const { db: raw } = await createPlacesDb(['cambridge-ma']);
 let queries = 0;
@@ -38,12 +42,18 @@ const db = new Proxy(raw, {
 const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false });
 const ctx = { config, db, clock: systemClock, logger: createLogger('silent') };
 const addrs = cambridgeAddresses(2400, process.env.PROBE_VARIANTS === '1');
+const t0 = performance.now();
+const ix = await warmPlaceIndex(raw, (await getPlace(ctx, 'US-MA:cambridge'))!);
+console.log(`${raw.constructor.name}: hot index loaded in ${(performance.now() - t0).toFixed(0)} ms ${JSON.stringify(ix?.loadMs)}, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
 for (const a of addrs.slice(0, 300)) await getFeasibilitySnapshot(ctx, a);
 const measured = addrs.slice(300, 2300);
-for (const [name, fn] of [
-  ['snapshot', (a: string) => getFeasibilitySnapshot(ctx, a)],
-  ['preview', (a: string) => previewSiteCoverage(ctx, a)],
+for (const [name, fn, hot] of [
+  ['snapshot, hot index', (a: string) => getFeasibilitySnapshot(ctx, a), true],
+  ['preview, hot index', (a: string) => previewSiteCoverage(ctx, a), true],
+  ['snapshot, SQL', (a: string) => getFeasibilitySnapshot(ctx, a), false],
+  ['preview, SQL', (a: string) => previewSiteCoverage(ctx, a), false],
 ] as const) {
+  setHotIndexEnabled(hot);
   queries = 0;
   queryMs = 0;
   sqlMs.clear();
