@@ -15,7 +15,7 @@ import { cambridgeAddresses } from './snapshot-compare-addresses.ts';
 import { setHotIndexEnabled, warmPlaceIndex } from '../src/geocoder/place-index.ts';
 import { getPlace } from '../src/places/catalogue.ts';
 
-const { db: raw } = await createPlacesDb(['cambridge-ma']);
+const { db: raw, close } = await createPlacesDb(['cambridge-ma']);
 let queries = 0;
 let queryMs = 0;
 const sqlMs = new Map<string, { n: number; ms: number }>();
@@ -63,4 +63,4 @@ for (const [name, fn, hot] of [
 }
 const sel = await timeEach(measured, () => raw.query('SELECT 1'));
 console.log(`SELECT 1: p50 ${fmtMs(sel.p50)}`);
-await raw.close();
+await close(); // on PostgreSQL this drops the cloned database

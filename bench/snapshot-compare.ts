@@ -14,7 +14,7 @@ import { previewSiteCoverage } from '../src/core/preview.ts';
 import { cambridgeAddresses } from './snapshot-compare-addresses.ts';
 
 async function answers(n: number): Promise<Map<string, string>> {
-  const { db } = await createPlacesDb(['cambridge-ma']);
+  const { db, close } = await createPlacesDb(['cambridge-ma']);
   const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false });
   const ctx = { config, db, clock: systemClock, logger: createLogger('silent') };
   const out = new Map<string, string>();
@@ -23,7 +23,7 @@ async function answers(n: number): Promise<Map<string, string>> {
     delete s['generatedAt'];
     out.set(a, canonicalJson({ snapshot: s, preview: await previewSiteCoverage(ctx, a) }));
   }
-  await db.close();
+  await close();
   return out;
 }
 
