@@ -164,6 +164,8 @@ export const GEOMETRY_IN_MEMORY_MAX_PARCELS = 250_000;
 /** Places with at most this many parcels are loaded on the first read (which waits); larger ones in the background. */
 export const INLINE_LOAD_MAX_PARCELS = 100_000;
 const CHUNK = 20_000;
+/** Heap pages of the parcels table per chunk (a lot row with its geometry is 0.5-2 KB). */
+const PAGES_PER_CHUNK = 2_000;
 /** PostgreSQL's geometric comparisons are fuzzy by this much (EPSILON in geo_decls.h); && is too. */
 const PG_EPSILON = 1e-6;
 const GRID_DEG = 0.002;
@@ -324,17 +326,18 @@ export class PlaceIndex implements GeoSource {
     const zoneIds = new Map<string, number>();
     const strings = new Strings();
     let ids: string[] = [];
-    let last = '';
-    for (;;) {
+    // Chunks by physical page range (a TID range scan reads just those pages): keyset pages over the
+    // id were planned as a scan of every remaining row and a sort (quadratic at a million lots).
+    const pages = Number((await db.query<{ n: number | string }>(`SELECT (pg_relation_size('parcels') / current_setting('block_size')::int) AS n`))[0]?.n ?? 0);
+    for (let page = 0; page <= pages; page += PAGES_PER_CHUNK) {
       const rows = await chunkOf<ParcelChunkRow>(
         db,
         `SELECT parcel_ext_id, inside_lon, inside_lat, area_m2, facts::text AS facts, attrs::text AS attrs, source, vintage, zones::text AS zones,
                 (primary_zone IS NOT NULL) AS has_zone${withGeom ? ', geom::text AS geom, bbox::text AS bbox' : ''}
-           FROM parcels WHERE place_id = $1 AND parcel_ext_id > $2 ORDER BY parcel_ext_id LIMIT ${CHUNK}`,
-        [this.placeId, last],
+           FROM parcels WHERE ctid >= $2::tid AND ctid < $3::tid AND place_id = $1`,
+        [this.placeId, `(${page},0)`, `(${page + PAGES_PER_CHUNK},0)`],
         'parcel_ext_id',
       );
-      if (rows.length === 0) break;
       for (const r of rows) {
         const i = ids.length;
         if (i >= inLon.length) {
@@ -384,8 +387,6 @@ export class PlaceIndex implements GeoSource {
           bbox[i * 4 + 3] = Math.max(m[1]!, m[3]!);
         }
       }
-      last = rows[rows.length - 1]!.parcel_ext_id;
-      if (rows.length < CHUNK) break;
     }
     const count = ids.length;
     // The database's order may be a locale's: the index keeps code-unit order for its binary search.
@@ -512,16 +513,17 @@ export class PlaceIndex implements GeoSource {
     const full: (string | null)[] = [];
     const missing = new Map<number, string>();
     let n = 0;
-    let last = -2_147_483_648;
-    for (;;) {
+    // Chunks by row_no range (the primary key): bounded reads whatever the planner knows.
+    const span = (await db.query<{ lo: number | null; hi: number | null }>('SELECT min(row_no) AS lo, max(row_no) AS hi FROM addresses WHERE place_id = $1', [this.placeId]))[0];
+    for (let from = span?.lo ?? 0, to = span?.hi ?? -1; from <= to; from += CHUNK) {
       const chunk = await chunkOf<AddressChunkRow>(
         db,
         `SELECT row_no, number, number_suffix, unit, full_address, street_key, street_display, postcode, parcel_ext_id, lon, lat
-           FROM addresses WHERE place_id = $1 AND row_no > $2 ORDER BY row_no LIMIT ${CHUNK}`,
-        [this.placeId, last],
+           FROM addresses WHERE place_id = $1 AND row_no >= $2 AND row_no < $3`,
+        [this.placeId, from, from + CHUNK],
         'row_no',
       );
-      if (chunk.length === 0) break;
+      if (chunk.length === 0) continue;
       if (n + chunk.length > cap) {
         cap = Math.max(cap * 2, n + chunk.length);
         const grow = <T extends Float64Array | Int32Array>(a: T): T => {
@@ -556,8 +558,6 @@ export class PlaceIndex implements GeoSource {
         lon[i] = r.lon ?? Number.NaN;
         lat[i] = r.lat ?? Number.NaN;
       }
-      last = chunk[chunk.length - 1]!.row_no;
-      if (chunk.length < CHUNK) break;
     }
     const keyText = keys.done();
     // rank of each key in code-unit order, so the sort compares integers
