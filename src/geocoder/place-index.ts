@@ -163,9 +163,9 @@ export function sqlSource(db: Queryable, placeId: string): GeoSource {
 export const GEOMETRY_IN_MEMORY_MAX_PARCELS = 250_000;
 /** Places with at most this many parcels are loaded on the first read (which waits); larger ones in the background. */
 export const INLINE_LOAD_MAX_PARCELS = 100_000;
-const CHUNK = 20_000;
+const CHUNK = 10_000;
 /** Heap pages of the parcels table per chunk (a lot row with its geometry is 0.5-2 KB). */
-const PAGES_PER_CHUNK = 2_000;
+const PAGES_PER_CHUNK = 1_000;
 /** PostgreSQL's geometric comparisons are fuzzy by this much (EPSILON in geo_decls.h); && is too. */
 const PG_EPSILON = 1e-6;
 const GRID_DEG = 0.002;
