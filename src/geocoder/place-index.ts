@@ -173,6 +173,32 @@ const GRID_DEG = 0.002;
 /** Code-unit order (the C collation): the index's one order for ids and keys. */
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A typed array that grows as values are pushed. */
+class Grow<T extends Int32Array | Float64Array> {
+  private a: T;
+  length = 0;
+  constructor(
+    private readonly Kind: new (n: number) => T,
+    capacity: number,
+  ) {
+    this.a = new Kind(Math.max(16, capacity));
+  }
+  push(v: number): void {
+    if (this.length === this.a.length) {
+      const b = new this.Kind(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.length++] = v;
+  }
+  at(i: number): number {
+    return this.a[i]!;
+  }
+  view(): T {
+    return this.a.subarray(0, this.length) as T;
+  }
+}
+
 class Strings {
   readonly list: string[] = [];
   private readonly ids = new Map<string, number>();
@@ -318,9 +344,9 @@ export class PlaceIndex implements GeoSource {
     let vintage = new Int32Array(cap);
     let corner = new Int8Array(cap);
     let frontStart = new Int32Array(cap + 1);
-    let fKey: number[] = [];
-    let fFront: number[] = [];
-    let fDepth: number[] = [];
+    let fKey = new Grow(Int32Array, cap);
+    let fFront = new Grow(Float64Array, cap);
+    let fDepth = new Grow(Float64Array, cap);
     let bbox = withGeom ? new Float64Array(cap * 4) : null;
     let geom: string[] | null = withGeom ? [] : null;
     const zoneIds = new Map<string, number>();
@@ -410,12 +436,12 @@ export class PlaceIndex implements GeoSource {
       corner = perm(corner);
       if (bbox) bbox = perm(bbox, 4);
       const fs = new Int32Array(count + 1);
-      const k2: number[] = [];
-      const f2: number[] = [];
-      const d2: number[] = [];
+      const k2 = new Grow(Int32Array, fKey.length);
+      const f2 = new Grow(Float64Array, fKey.length);
+      const d2 = new Grow(Float64Array, fKey.length);
       for (let j = 0; j < count; j++) {
         fs[j] = k2.length;
-        for (let q = frontStart[order[j]!]!; q < frontStart[order[j]! + 1]!; q++) k2.push(fKey[q]!), f2.push(fFront[q]!), d2.push(fDepth[q]!);
+        for (let q = frontStart[order[j]!]!; q < frontStart[order[j]! + 1]!; q++) k2.push(fKey.at(q)), f2.push(fFront.at(q)), d2.push(fDepth.at(q));
       }
       fs[count] = k2.length;
       frontStart = fs;
@@ -434,21 +460,21 @@ export class PlaceIndex implements GeoSource {
       ids = sortedIds;
     }
     this.ids = ids;
-    this.inLon = inLon.slice(0, count);
-    this.inLat = inLat.slice(0, count);
-    this.area = area.slice(0, count);
-    this.zonesOf = zonesOf.slice(0, count);
-    this.hasZone = hasZone.slice(0, count);
-    this.src = src.slice(0, count);
-    this.vintage = vintage.slice(0, count);
-    this.corner = corner.slice(0, count);
-    this.frontStart = frontStart.slice(0, count + 1);
-    this.frontKey = Int32Array.from(fKey);
-    this.frontage = Float64Array.from(fFront);
-    this.depth = Float64Array.from(fDepth);
+    this.inLon = inLon.subarray(0, count);
+    this.inLat = inLat.subarray(0, count);
+    this.area = area.subarray(0, count);
+    this.zonesOf = zonesOf.subarray(0, count);
+    this.hasZone = hasZone.subarray(0, count);
+    this.src = src.subarray(0, count);
+    this.vintage = vintage.subarray(0, count);
+    this.corner = corner.subarray(0, count);
+    this.frontStart = frontStart.subarray(0, count + 1);
+    this.frontKey = fKey.view();
+    this.frontage = fFront.view();
+    this.depth = fDepth.view();
     this.strings = strings.done();
     if (bbox && geom) {
-      this.bbox = bbox.slice(0, count * 4);
+      this.bbox = bbox.subarray(0, count * 4);
       this.geomText = geom;
       const grid = new Map<number, number[]>();
       for (let i = 0; i < count; i++) {
@@ -465,7 +491,7 @@ export class PlaceIndex implements GeoSource {
   }
 
   /** Facts of the usual shape go to columns; anything else is kept as written. */
-  private readFacts(i: number, text: string, strings: Strings, fKey: number[], fFront: number[], fDepth: number[], corner: Int8Array): void {
+  private readFacts(i: number, text: string, strings: Strings, fKey: Grow<Int32Array>, fFront: Grow<Float64Array>, fDepth: Grow<Float64Array>, corner: Int8Array): void {
     const f = JSON.parse(text) as Record<string, unknown>;
     const plain =
       f !== null &&
