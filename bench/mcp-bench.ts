@@ -324,10 +324,8 @@ export async function runMcpBench(): Promise<string[]> {
       process.env.DATABASE_URL = admin; // the harness clones its Cambridge template database on that server
       const { createPlacesEnv } = await import('../test/support/harness.ts');
       const pgEnv = await createPlacesEnv(['cambridge-ma']);
-      if (saved === undefined) delete process.env.DATABASE_URL;
-      else process.env.DATABASE_URL = saved;
       try {
-        const childEnv = { BENCH_CHILD_DB: pgEnv.env.DATABASE_URL! };
+        const childEnv = { BENCH_CHILD_DB: pgEnv.env.DATABASE_URL!, DATABASE_URL: '' };
         const one = (await withChild('siteline-pg', (served) => pipelineLoads(`${served.url}/api/mcp`, served), childEnv)).r;
         const a = await startChild('siteline-pg', childEnv);
         const b = await startChild('siteline-pg', childEnv);
@@ -341,7 +339,9 @@ export async function runMcpBench(): Promise<string[]> {
           await stopChild(b.child);
         }
       } finally {
-        await pgEnv.close();
+        await pgEnv.close(); // drops the clone through the admin URL, so DATABASE_URL is restored after
+        if (saved === undefined) delete process.env.DATABASE_URL;
+        else process.env.DATABASE_URL = saved;
       }
     }
   }
