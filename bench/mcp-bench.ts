@@ -107,10 +107,19 @@ async function serveSiteline(snapshotCacheEntries?: number, databaseUrl?: string
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig(
     { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
-    { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir, databaseUrl, ...(snapshotCacheEntries === undefined ? {} : { snapshotCacheEntries }) },
+    {
+      port: Number(process.env.BENCH_PORT ?? 0),
+      host: '127.0.0.1',
+      // behind the round-robin proxy every instance names the proxy's address (token issuer and audience)
+      ...(process.env.BENCH_BASE_URL ? { baseUrl: process.env.BENCH_BASE_URL } : {}),
+      sourceDir: SHARED_DATA,
+      autoImport: false,
+      dataDir,
+      databaseUrl, ...(snapshotCacheEntries === undefined ? {} : { snapshotCacheEntries }) },
   );
   const svc = await startService(config, { ...(testDb ? { db: testDb.db } : {}), logger: createLogger('silent') });
-  const token = await getUserToken(svc.url, `bench-${process.pid}@example.com`);
+  const own = `http://127.0.0.1:${(svc.server.address() as AddressInfo).port}`;
+  const token = process.env.BENCH_BASE_URL ? '' : await getUserToken(svc.url, `bench-${process.pid}@example.com`);
   // Every distinct address with a lot, in the table's order: requests take them in turn (see distinctRequests).
   const rows = await svc.ctx.db.query<{ full_address: string }>(
     `SELECT full_address FROM addresses WHERE place_id = 'US-MA:cambridge' AND parcel_ext_id IS NOT NULL AND unit = '' GROUP BY full_address ORDER BY min(row_no)`,
@@ -120,7 +129,7 @@ async function serveSiteline(snapshotCacheEntries?: number, databaseUrl?: string
     const st = snapshotCacheStats(svc.ctx.db);
     return `${st.hits.toLocaleString('en-US')} hits, ${st.misses.toLocaleString('en-US')} misses`;
   };
-  return { url: svc.url, path: '/api/mcp', token, addresses: rows.map((r) => `${r.full_address}, Cambridge, MA`) };
+  return { url: process.env.BENCH_BASE_URL ? own : svc.url, path: '/api/mcp', token, addresses: rows.map((r) => `${r.full_address}, Cambridge, MA`) };
 }
 
 // ---- the load generator (parent side) -----------------------------------------------------------
@@ -327,16 +336,20 @@ export async function runMcpBench(): Promise<string[]> {
       try {
         const childEnv = { BENCH_CHILD_DB: pgEnv.env.DATABASE_URL!, DATABASE_URL: '' };
         const one = (await withChild('siteline-pg', (served) => pipelineLoads(`${served.url}/api/mcp`, served), childEnv)).r;
-        const a = await startChild('siteline-pg', childEnv);
-        const b = await startChild('siteline-pg', childEnv);
+        // Fixed ports, so that both instances can name the proxy as their public address before it runs.
+        const [pp, pa, pb] = await freePorts(3);
+        const front = `http://127.0.0.1:${pp}`;
+        const proxy = await startChild('round-robin', { BENCH_RR_PORT: String(pp), BENCH_RR_UPSTREAMS: `http://127.0.0.1:${pa},http://127.0.0.1:${pb}` });
+        const a = await startChild('siteline-pg', { ...childEnv, BENCH_PORT: String(pa), BENCH_BASE_URL: front });
+        const b = await startChild('siteline-pg', { ...childEnv, BENCH_PORT: String(pb), BENCH_BASE_URL: front });
         try {
-          const rr = await withChild('round-robin', (served) => pipelineLoads(`${served.url}/api/mcp`, { ...a.served, url: served.url }), {
-            BENCH_RR_UPSTREAMS: [a.served.url, b.served.url].join(','),
-          });
-          scale = { one, two: rr.r };
+          const { getUserToken } = await import('../test/support/auth-flow.ts');
+          const token = await getUserToken(front, `bench-rr-${process.pid}@example.com`);
+          scale = { one, two: await pipelineLoads(`${front}/api/mcp`, { ...a.served, url: front, token }) };
         } finally {
           await stopChild(a.child);
           await stopChild(b.child);
+          await stopChild(proxy.child);
         }
       } finally {
         await pgEnv.close(); // drops the clone through the admin URL, so DATABASE_URL is restored after
@@ -397,8 +410,21 @@ async function serveRoundRobin(): Promise<Served> {
     client.on('error', end);
     up.on('error', end);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(Number(process.env.BENCH_RR_PORT ?? 0), '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, path: '/' };
+}
+
+/** n free loopback ports (listened on and released). */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<http.Server>((r) => {
+      const s = http.createServer();
+      s.listen(0, '127.0.0.1', () => r(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
 }
 
 // Child mode: start one server and report where it listens.
