@@ -6,14 +6,21 @@
 //   3. siteline /api/mcp, tools/call getServiceMcpGuide (static) with a user token (HTTP rules + token check + SDK),
 //   4. siteline /api/mcp, tools/call getFeasibilitySnapshot over real Cambridge addresses with a user token,
 //      as served (repeated addresses answered from the snapshot cache), and
-//   5. the same with the cache off (SITELINE_SNAPSHOT_CACHE=0): every call runs the whole pipeline,
-// and the answer's size (payload line): bytes of structured JSON, bytes of the tool result on the
-// wire (structured content + the text block + framing) and a token estimate, for docs/examples'
-// Cambridge address. `node --import tsx bench/mcp-bench.ts payload` runs the payload line alone.
+//   5. the same with the cache off (SITELINE_SNAPSHOT_CACHE=0): every call runs the whole pipeline, and
+//   6. previewSiteCoverage (no cache): both over every distinct Cambridge address with a lot (22,000+),
+//      each request the next address, so no address repeats within a run (the line says how many did);
+//   7. scale-out on PostgreSQL (BENCH_PG_URL, an admin URL): one siteline process, then two on the same
+//      database behind a round-robin TCP proxy (a bench child, not a component), cache off.
+// The answer's size (payload line, part 'payload'): bytes of structured JSON, bytes of the tool result on the
+// wire (structured content + the text block + framing) and a token estimate, for docs/examples' Cambridge
+// address. `node --import tsx bench/mcp-bench.ts payload` runs the payload line alone.
+// BENCH_MCP_PARTS picks targets (comma list: echo,sdk,payload,guide,cached,cold,preview,scaleout; the
+// SDK constant is always run, as the baseline of every ratio).
 // Each server runs in its own child process (this file, `serve <kind>`), so the load generator does not
 // share its event loop. Target: (4) >= 90 % of (2). Speed is never asserted in a test; it is reported here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -65,8 +72,7 @@ async function serveEcho(): Promise<Served> {
 async function serveSdkConstant(payload = false): Promise<Served> {
   const fs = await import('node:fs');
   const snapshot = JSON.parse(fs.readFileSync(new URL('../docs/examples/cambridge-snapshot.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-  const { snapshotSummary } = await import('../src/core/snapshot-summary.ts');
-  const text = snapshotSummary(snapshot as never); // as the real tool: a summary beside the structured answer
+  const text = JSON.stringify(snapshot);
   const { McpServer, createMcpHandler } = await import('@modelcontextprotocol/server');
   const { toNodeHandler } = await import('@modelcontextprotocol/node');
   const handler = createMcpHandler(
@@ -91,7 +97,7 @@ async function serveSdkConstant(payload = false): Promise<Served> {
 /** What a server child prints when it is stopped. */
 let onStop: (() => string) | undefined;
 
-async function serveSiteline(snapshotCacheEntries?: number): Promise<Served> {
+async function serveSiteline(snapshotCacheEntries?: number, databaseUrl?: string): Promise<Served> {
   const fs = await import('node:fs');
   const path = await import('node:path');
   const { createPlacesDb, SHARED_DATA, ROOT } = await import('../test/support/harness.ts');
@@ -99,24 +105,34 @@ async function serveSiteline(snapshotCacheEntries?: number): Promise<Served> {
   const { loadConfig } = await import('../src/config.ts');
   const { startService } = await import('../src/service.ts');
   const { createLogger } = await import('../src/logger.ts');
-  const testDb = await createPlacesDb(['cambridge-ma']);
+  const testDb = databaseUrl ? null : await createPlacesDb(['cambridge-ma']);
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'bench-'));
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig(
     { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
-    { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir, ...(snapshotCacheEntries === undefined ? {} : { snapshotCacheEntries }) },
+    {
+      port: Number(process.env.BENCH_PORT ?? 0),
+      host: '127.0.0.1',
+      // behind the round-robin proxy every instance names the proxy's address (token issuer and audience)
+      ...(process.env.BENCH_BASE_URL ? { baseUrl: process.env.BENCH_BASE_URL } : {}),
+      sourceDir: SHARED_DATA,
+      autoImport: false,
+      dataDir,
+      databaseUrl, ...(snapshotCacheEntries === undefined ? {} : { snapshotCacheEntries }) },
   );
-  const svc = await startService(config, { db: testDb.db, logger: createLogger('silent') });
-  const token = await getUserToken(svc.url, `bench-${process.pid}@example.com`);
+  const svc = await startService(config, { ...(testDb ? { db: testDb.db } : {}), logger: createLogger('silent') });
+  const own = `http://127.0.0.1:${(svc.server.address() as AddressInfo).port}`;
+  const token = process.env.BENCH_BASE_URL ? '' : await getUserToken(svc.url, `bench-${process.pid}@example.com`);
+  // Every distinct address with a lot, in the table's order: requests take them in turn (see distinctRequests).
   const rows = await svc.ctx.db.query<{ full_address: string }>(
-    `SELECT full_address FROM addresses WHERE place_id = 'US-MA:cambridge' AND parcel_ext_id IS NOT NULL AND unit = '' AND row_no % 41 = 0 ORDER BY row_no LIMIT 400`,
+    `SELECT full_address FROM addresses WHERE place_id = 'US-MA:cambridge' AND parcel_ext_id IS NOT NULL AND unit = '' GROUP BY full_address ORDER BY min(row_no)`,
   );
   const { snapshotCacheStats } = await import('../src/core/snapshot-cache.ts');
   onStop = () => {
     const st = snapshotCacheStats(svc.ctx.db);
     return `${st.hits.toLocaleString('en-US')} hits, ${st.misses.toLocaleString('en-US')} misses`;
   };
-  return { url: svc.url, path: '/api/mcp', token, addresses: rows.map((r) => `${r.full_address}, Cambridge, MA`) };
+  return { url: process.env.BENCH_BASE_URL ? own : svc.url, path: '/api/mcp', token, addresses: rows.map((r) => `${r.full_address}, Cambridge, MA`) };
 }
 
 // ---- the load generator (parent side) -----------------------------------------------------------
@@ -148,14 +164,14 @@ function modernCall(name: string, args: Record<string, unknown>, id: number, tok
 
 const childOutput = new WeakMap<ChildProcess, () => string>();
 
-async function startChild(kind: string): Promise<{ child: ChildProcess; served: Served }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'serve', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startChild(kind: string, env?: Record<string, string>): Promise<{ child: ChildProcess; served: Served }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'serve', kind], { stdio: ['ignore', 'pipe', 'inherit'], ...(env ? { env: { ...process.env, ...env } } : {}) });
   let buf = '';
   childOutput.set(child, () => buf);
   const served = await new Promise<Served>((resolve, reject) => {
     child.stdout!.on('data', (c: Buffer) => {
       buf += c.toString('utf8');
-      const line = buf.split('\n').find((l) => l.startsWith('SERVED '));
+      const line = buf.split('\n').slice(0, -1).find((l) => l.startsWith('SERVED ')); // complete lines only: the address list is long
       if (line) resolve(JSON.parse(line.slice(7)) as Served);
     });
     child.once('exit', (code) => reject(new Error(`bench server "${kind}" exited (${code}) before serving`)));
@@ -182,9 +198,22 @@ async function check(url: string, req: CannonRequest, expect: (body: string) => 
   if (res.status !== 200 || !expect(text)) throw new Error(`${label}: unexpected answer ${res.status} ${text.slice(0, 300)}`);
 }
 
-async function load(url: string, requests: CannonRequest[]): Promise<CannonResult> {
+/**
+ * One request template whose body names the next address of the list on every request (autocannon's
+ * setupRequest), across connections, warm-up and run: no address repeats until the list is used up.
+ */
+function distinctRequests(tool: string, addresses: string[], token: string | undefined, args: Record<string, unknown> = {}) {
+  let next = 0;
+  const base = modernCall(tool, { address: addresses[0]!, ...args }, 1, token);
+  return {
+    requests: [{ ...base, setupRequest: (req: CannonRequest) => ({ ...req, body: modernCall(tool, { address: addresses[next % addresses.length]!, ...args }, ++next, token).body }) }],
+    used: () => ({ requests: next, distinct: Math.min(next, addresses.length) }),
+  };
+}
+
+async function load(url: string, requests: (CannonRequest & { setupRequest?: unknown })[], connections = CONNECTIONS): Promise<CannonResult> {
   const target = new URL(url);
-  const opts = { url: target.origin, connections: CONNECTIONS, pipelining: 1, requests: requests.map((r) => ({ ...r, path: target.pathname })) };
+  const opts = { url: target.origin, connections, pipelining: 1, requests: requests.map((r) => ({ ...r, path: target.pathname })) };
   await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, pools, caches
   return autocannon({ ...opts, duration: DURATION_S });
 }
@@ -195,92 +224,211 @@ const line = (label: string, r: CannonResult) =>
   (r.non2xx || r.errors || r.timeouts ? `   (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})` : '');
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)} %`;
 
+const PARTS = new Set((process.env.BENCH_MCP_PARTS ?? 'echo,sdk,payload,guide,cached,cold,preview,scaleout').split(',').map((x) => x.trim()));
+
+async function withChild<T>(kind: string, fn: (served: Served, child: ChildProcess) => Promise<T>, env?: Record<string, string>): Promise<{ r: T; stats: string }> {
+  const c = await startChild(kind, env);
+  try {
+    const r = await fn(c.served, c.child);
+    return { r, stats: await stopChild(c.child) };
+  } catch (err) {
+    await stopChild(c.child);
+    throw err;
+  }
+}
+
+/** Snapshot (cache off) and preview over distinct addresses against one siteline URL. */
+async function pipelineLoads(url: string, served: Served, connections = CONNECTIONS) {
+  const addresses = served.addresses!;
+  const snap = distinctRequests('getFeasibilitySnapshot', addresses, served.token, { source: 'full' });
+  const first = modernCall('getFeasibilitySnapshot', { address: addresses[0]!, source: 'full' }, 1, served.token);
+  await check(url, first, (b) => b.includes('"answered":true'), 'siteline snapshot');
+  const snapR = await load(url, snap.requests, connections);
+  const prev = distinctRequests('previewSiteCoverage', [...addresses].reverse(), undefined);
+  await check(url, modernCall('previewSiteCoverage', { address: addresses[0]! }, 1), (b) => b.includes('"covered":true'), 'siteline preview');
+  const prevR = await load(url, prev.requests, connections);
+  return { snapR, snapUsed: snap.used(), prevR, prevUsed: prev.used(), addresses: addresses.length };
+}
+
+const usedNote = (u: { requests: number; distinct: number }, of: number) =>
+  u.requests <= of ? `${u.requests.toLocaleString('en-US')} requests, no address repeated` : `${u.requests.toLocaleString('en-US')} requests over ${of.toLocaleString('en-US')} distinct addresses (repeats: the list ran out)`;
+
 export async function runMcpBench(): Promise<string[]> {
   const out: string[] = [`MCP endpoint, autocannon on loopback, ${CONNECTIONS} connections, ${DURATION_S} s per target (2 s warm-up), each server in its own process`];
+  const constantReq = modernCall('getFeasibilitySnapshot', { address: '57 Inman St, Cambridge, MA', source: 'full' }, 1);
+  const results: string[] = [];
 
-  const echo = await startChild('echo');
-  let echoR: CannonResult;
-  try {
-    const req = modernCall('getFeasibilitySnapshot', { address: '57 Inman St, Cambridge, MA', source: 'full' }, 1);
-    await check(echo.served.url, req, (b) => b.includes('57 Inman'), 'echo');
-    echoR = await load(echo.served.url, [req]);
-  } finally {
-    await stopChild(echo.child);
+  let echoR: CannonResult | undefined;
+  if (PARTS.has('echo')) {
+    echoR = (
+      await withChild('echo', async (served) => {
+        await check(served.url, constantReq, (b) => b.includes('57 Inman'), 'echo');
+        return load(served.url, [constantReq]);
+      })
+    ).r;
+  }
+  const sdkR = (
+    await withChild('sdk-constant', async (served) => {
+      const url = `${served.url}/`;
+      await check(url, constantReq, (b) => b.includes('constant') && !b.includes('isError'), 'sdk-constant');
+      return load(url, [constantReq]);
+    })
+  ).r;
+  let payloadR: CannonResult | undefined;
+  if (PARTS.has('payload')) {
+    payloadR = (
+      await withChild('sdk-payload', async (served) => {
+        const url = `${served.url}/`;
+        await check(url, constantReq, (b) => b.includes('structuredContent') && b.includes('envelope'), 'sdk-payload');
+        return load(url, [constantReq]);
+      })
+    ).r;
   }
 
-  const sdk = await startChild('sdk-constant');
-  let sdkR: CannonResult;
-  try {
-    const url = `${sdk.served.url}/`;
-    const req = modernCall('getFeasibilitySnapshot', { address: '57 Inman St, Cambridge, MA', source: 'full' }, 1);
-    await check(url, req, (b) => b.includes('constant') && !b.includes('isError'), 'sdk-constant');
-    sdkR = await load(url, [req]);
-  } finally {
-    await stopChild(sdk.child);
-  }
-
-  const sdkPayload = await startChild('sdk-payload');
-  let payloadR: CannonResult;
-  try {
-    const url = `${sdkPayload.served.url}/`;
-    const req = modernCall('getFeasibilitySnapshot', { address: '57 Inman St, Cambridge, MA', source: 'full' }, 1);
-    await check(url, req, (b) => b.includes('structuredContent') && b.includes('envelope'), 'sdk-payload');
-    payloadR = await load(url, [req]);
-  } finally {
-    await stopChild(sdkPayload.child);
-  }
-
-  const site = await startChild('siteline');
-  let guideR: CannonResult;
-  let snapR: CannonResult;
-  let coldR: CannonResult;
+  let guideR: CannonResult | undefined;
+  let snapR: CannonResult | undefined;
+  let cacheStats = '';
   let sampled = 0;
   let answered = 0;
-  let cacheStats = '';
-  let payload: string[] = [];
-  try {
-    const url = `${site.served.url}/api/mcp`;
-    const token = site.served.token!;
-    const guide = modernCall('getServiceMcpGuide', { role: 'developer' }, 1, token);
-    await check(url, guide, (b) => b.includes('"advice"'), 'siteline guide');
-    guideR = await load(url, [guide]);
-    const addresses = site.served.addresses!;
-    const reqs = addresses.map((a, i) => modernCall('getFeasibilitySnapshot', { address: a, source: 'full' }, i + 1, token));
-    for (const r of reqs.slice(0, 40)) {
-      const res = await fetch(url, { method: 'POST', headers: r.headers, body: r.body });
-      const body = await res.text();
-      if (res.status !== 200 || body.includes('"isError":true')) throw new Error(`snapshot check failed: ${res.status} ${body.slice(0, 300)}`);
-      sampled++;
-      if (body.includes('"answered":true')) answered++;
+  if (PARTS.has('guide') || PARTS.has('cached')) {
+    const site = await withChild('siteline', async (served) => {
+      const url = `${served.url}/api/mcp`;
+      const token = served.token!;
+      let g: CannonResult | undefined;
+      if (PARTS.has('guide')) {
+        const guide = modernCall('getServiceMcpGuide', { role: 'developer' }, 1, token);
+        await check(url, guide, (b) => b.includes('"advice"'), 'siteline guide');
+        g = await load(url, [guide]);
+      }
+      let sn: CannonResult | undefined;
+      if (PARTS.has('cached')) {
+        // as served: a working set of 400 addresses, repeated, answered from the snapshot cache
+        const addresses = served.addresses!.filter((_, i) => i % 41 === 0).slice(0, 400);
+        const reqs = addresses.map((a, i) => modernCall('getFeasibilitySnapshot', { address: a, source: 'full' }, i + 1, token));
+        for (const r of reqs.slice(0, 40)) {
+          const res = await fetch(url, { method: 'POST', headers: r.headers, body: r.body });
+          const body = await res.text();
+          if (res.status !== 200 || body.includes('"isError":true')) throw new Error(`snapshot check failed: ${res.status} ${body.slice(0, 300)}`);
+          sampled++;
+          if (body.includes('"answered":true')) answered++;
+        }
+        sn = await load(url, reqs);
+      }
+      return { g, sn };
+    });
+    guideR = site.r.g;
+    snapR = site.r.sn;
+    cacheStats = site.stats;
+  }
+
+  let cold: Awaited<ReturnType<typeof pipelineLoads>> | undefined;
+  if (PARTS.has('cold') || PARTS.has('preview')) {
+    cold = (await withChild('siteline-cold', (served) => pipelineLoads(`${served.url}/api/mcp`, served))).r;
+  }
+
+  let scale: { one: Awaited<ReturnType<typeof pipelineLoads>>; two: Awaited<ReturnType<typeof pipelineLoads>> } | undefined;
+  let scaleNote = '';
+  if (PARTS.has('scaleout')) {
+    const admin = process.env.BENCH_PG_URL;
+    if (!admin) scaleNote = '  scale-out on PostgreSQL: skipped (set BENCH_PG_URL to an admin URL, e.g. postgres://postgres@127.0.0.1:5432/postgres)';
+    else {
+      const saved = process.env.DATABASE_URL;
+      process.env.DATABASE_URL = admin; // the harness clones its Cambridge template database on that server
+      const { createPlacesEnv } = await import('../test/support/harness.ts');
+      const pgEnv = await createPlacesEnv(['cambridge-ma']);
+      try {
+        const childEnv = { BENCH_CHILD_DB: pgEnv.env.DATABASE_URL!, DATABASE_URL: '' };
+        const one = (await withChild('siteline-pg', (served) => pipelineLoads(`${served.url}/api/mcp`, served), childEnv)).r;
+        // Fixed ports, so that both instances can name the proxy as their public address before it runs.
+        const [pp, pa, pb] = await freePorts(3);
+        const front = `http://127.0.0.1:${pp}`;
+        const proxy = await startChild('round-robin', { BENCH_RR_PORT: String(pp), BENCH_RR_UPSTREAMS: `http://127.0.0.1:${pa},http://127.0.0.1:${pb}` });
+        const a = await startChild('siteline-pg', { ...childEnv, BENCH_PORT: String(pa), BENCH_BASE_URL: front });
+        const b = await startChild('siteline-pg', { ...childEnv, BENCH_PORT: String(pb), BENCH_BASE_URL: front });
+        try {
+          const { getUserToken } = await import('../test/support/auth-flow.ts');
+          const token = await getUserToken(front, `bench-rr-${process.pid}@example.com`);
+          scale = { one, two: await pipelineLoads(`${front}/api/mcp`, { ...a.served, url: front, token }) };
+        } finally {
+          await stopChild(a.child);
+          await stopChild(b.child);
+          await stopChild(proxy.child);
+        }
+      } finally {
+        await pgEnv.close(); // drops the clone through the admin URL, so DATABASE_URL is restored after
+        if (saved === undefined) delete process.env.DATABASE_URL;
+        else process.env.DATABASE_URL = saved;
+      }
     }
-    payload = await measurePayload(url, token);
-    snapR = await load(url, reqs);
-  } finally {
-    cacheStats = await stopChild(site.child);
   }
 
-  const cold = await startChild('siteline-cold');
-  try {
-    const url = `${cold.served.url}/api/mcp`;
-    const reqs = cold.served.addresses!.map((a, i) => modernCall('getFeasibilitySnapshot', { address: a, source: 'full' }, i + 1, cold.served.token!));
-    coldR = await load(url, reqs);
-  } finally {
-    await stopChild(cold.child);
+  if (echoR) results.push(line('raw node:http JSON echo', echoR));
+  results.push(line('SDK alone, one constant tool', sdkR));
+  if (payloadR) results.push(line('SDK alone, constant snapshot-sized answer', payloadR));
+  if (guideR) results.push(line('siteline, getServiceMcpGuide (static, with token)', guideR));
+  if (snapR) results.push(line('siteline, getFeasibilitySnapshot (400 Cambridge addresses, cached)', snapR));
+  if (cold) {
+    results.push(line(`siteline, getFeasibilitySnapshot, cache off, distinct addresses`, cold.snapR));
+    results.push(line(`siteline, previewSiteCoverage, distinct addresses`, cold.prevR));
   }
-
-  out.push(line('raw node:http JSON echo', echoR));
-  out.push(line('SDK alone, one constant tool', sdkR));
-  out.push(line('SDK alone, constant snapshot-sized answer', payloadR));
-  out.push(line('siteline, getServiceMcpGuide (static, with token)', guideR));
-  out.push(line(`siteline, getFeasibilitySnapshot (${site.served.addresses!.length} Cambridge addresses)`, snapR));
-  out.push(line('  same, snapshot cache off (whole pipeline per call)', coldR));
-  out.push(`  snapshot / SDK-constant = ${pct(rps(snapR), rps(sdkR))} [>= 90 %]   snapshot / echo = ${pct(rps(snapR), rps(echoR))}   SDK-constant / echo = ${pct(rps(sdkR), rps(echoR))}`);
-  out.push(`  snapshot / SDK with the same-sized constant answer = ${pct(rps(snapR), rps(payloadR))} (the rest of the gap to the constant tool is the answer's size)`);
-  out.push(`  cache off: snapshot / SDK-constant = ${pct(rps(coldR), rps(sdkR))}${cacheStats ? `   (cache during the cached run: ${cacheStats})` : ''}`);
-  out.push(`  static tool through siteline / SDK-constant = ${pct(rps(guideR), rps(sdkR))} (HTTP rules, token check, our server build)`);
-  out.push(`  ${answered}/${sampled} checked addresses answered before the run`);
-  out.push(...payload);
+  if (snapR) {
+    results.push(
+      `  snapshot / SDK-constant = ${pct(rps(snapR), rps(sdkR))} [>= 90 %]${echoR ? `   snapshot / echo = ${pct(rps(snapR), rps(echoR))}   SDK-constant / echo = ${pct(rps(sdkR), rps(echoR))}` : ''}`,
+    );
+    if (payloadR) results.push(`  snapshot / SDK with the same-sized constant answer = ${pct(rps(snapR), rps(payloadR))} (the rest of the gap to the constant tool is the answer's size)`);
+    results.push(`  (cache during the cached run: ${cacheStats || 'no stats'})   ${answered}/${sampled} checked addresses answered before the run`);
+  }
+  if (cold) {
+    results.push(`  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(cold.snapR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.snapUsed, cold.addresses)})`);
+    results.push(`  previewSiteCoverage / SDK-constant = ${pct(rps(cold.prevR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.prevUsed, cold.addresses)})`);
+  }
+  if (guideR) results.push(`  static tool through siteline / SDK-constant = ${pct(rps(guideR), rps(sdkR))} (HTTP rules, token check, our server build)`);
+  if (scale) {
+    results.push(`  scale-out on PostgreSQL (cache off, distinct addresses, ${CONNECTIONS} connections in all):`);
+    results.push(line('  one process, getFeasibilitySnapshot', scale.one.snapR));
+    results.push(line('  one process, previewSiteCoverage', scale.one.prevR));
+    results.push(line('  two processes + round-robin, getFeasibilitySnapshot', scale.two.snapR));
+    results.push(line('  two processes + round-robin, previewSiteCoverage', scale.two.prevR));
+    results.push(
+      `  two processes / one: snapshot ${(rps(scale.two.snapR) / rps(scale.one.snapR)).toFixed(2)}x, preview ${(rps(scale.two.prevR) / rps(scale.one.prevR)).toFixed(2)}x (this machine has ${os.cpus().length} cores, shared with the load generator, the proxy and PostgreSQL)`,
+    );
+  } else if (scaleNote) results.push(scaleNote);
+  if (PARTS.has('payload')) results.push(...(await runPayloadBench()));
+  out.push(...results);
   return out;
+}
+
+/** A round-robin TCP proxy: each new connection goes to the next upstream (bench only). */
+async function serveRoundRobin(): Promise<Served> {
+  const net = await import('node:net');
+  const ups = (process.env.BENCH_RR_UPSTREAMS ?? '').split(',').map((u) => new URL(u));
+  let i = 0;
+  const server = net.createServer((client) => {
+    const u = ups[i++ % ups.length]!;
+    const up = net.connect(Number(u.port), u.hostname);
+    client.pipe(up).pipe(client);
+    const end = () => {
+      client.destroy();
+      up.destroy();
+    };
+    client.on('error', end);
+    up.on('error', end);
+  });
+  await new Promise<void>((r) => server.listen(Number(process.env.BENCH_RR_PORT ?? 0), '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, path: '/' };
+}
+
+/** n free loopback ports (listened on and released). */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<http.Server>((r) => {
+      const s = http.createServer();
+      s.listen(0, '127.0.0.1', () => r(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
 }
 
 /** Where the bytes of an agent's context go; the estimator is a plain bytes / 4 (about 4 bytes per token of English or JSON). */
@@ -311,7 +459,6 @@ export async function runPayloadBench(): Promise<string[]> {
   }
 }
 
-
 // Child mode: start one server and report where it listens.
 if (process.argv[2] === 'serve') {
   const kind = process.argv[3];
@@ -326,7 +473,11 @@ if (process.argv[2] === 'serve') {
           ? await serveSiteline()
           : kind === 'siteline-cold'
             ? await serveSiteline(0)
-            : null;
+            : kind === 'siteline-pg'
+              ? await serveSiteline(0, process.env.BENCH_CHILD_DB)
+              : kind === 'round-robin'
+                ? await serveRoundRobin()
+                : null;
   if (!served) throw new Error(`unknown bench server ${kind}`);
   process.stdout.write(`SERVED ${JSON.stringify(served)}\n`);
   process.once('SIGTERM', () => {

@@ -14,6 +14,9 @@ import { createLogger } from '../src/logger.ts';
 import { systemClock } from '../src/clock.ts';
 import type { AppContext } from '../src/context.ts';
 import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { previewSiteCoverage } from '../src/core/preview.ts';
+import { getPlace } from '../src/places/catalogue.ts';
+import { setHotIndexEnabled, warmPlaceIndex } from '../src/geocoder/place-index.ts';
 import { peakRssMb, timeEach } from './measure.ts';
 
 const SHARED = path.resolve(import.meta.dirname, '../../shared/data');
@@ -38,6 +41,28 @@ function cambridgeSample(n: number): string[] {
   return out;
 }
 
+/**
+ * The lookup path after an import: the place's hot index loaded (timed, with the RSS it leaves), the
+ * snapshot and the coverage preview through it, and the snapshot through SQL alone (the index off) as
+ * the in-run baseline.
+ */
+async function lookups(ctx: AppContext, placeId: string, sample: string[]) {
+  const place = await getPlace(ctx, placeId);
+  const t0 = performance.now();
+  const ix = await warmPlaceIndex(ctx.db, place!);
+  const index = { loadMs: performance.now() - t0, ...(ix?.counts ?? {}), rssAfterMb: process.memoryUsage().rss / 2 ** 20 };
+  let answered = 0;
+  for (const a of sample.slice(0, 200)) await getFeasibilitySnapshot(ctx, a); // warm-up
+  const snapshot = await timeEach(sample, async (a) => {
+    if ((await getFeasibilitySnapshot(ctx, a)).answered) answered++;
+  });
+  const preview = await timeEach(sample, (a) => previewSiteCoverage(ctx, a));
+  setHotIndexEnabled(false);
+  const sqlSnapshot = await timeEach(sample, (a) => getFeasibilitySnapshot(ctx, a));
+  setHotIndexEnabled(true);
+  return { answered, snapshot, preview, sqlSnapshot, index };
+}
+
 async function baselineSelect1(ctx: AppContext, n: number) {
   return timeEach(Array.from({ length: n }, (_, i) => i), () => ctx.db.query('SELECT 1'));
 }
@@ -56,33 +81,26 @@ async function cambridge(dir0: string) {
   await importPlace(ctx, 'cambridge-ma', { sourceDir: SHARED, quiet: true });
   const importMs = performance.now() - t0;
   const sample = cambridgeSample(2000);
-  let answered = 0;
-  for (const a of sample.slice(0, 200)) await getFeasibilitySnapshot(ctx, a); // warm-up
-  const lat = await timeEach(sample, async (a) => {
-    if ((await getFeasibilitySnapshot(ctx, a)).answered) answered++;
-  });
+  const l = await lookups(ctx, 'US-MA:cambridge', sample);
   const base = await baselineSelect1(ctx, 2000);
   fs.rmSync(dir, { recursive: true, force: true });
-  return { scenario: 'cambridge', importMs, addresses: sample.length, answered, snapshot: lat, select1: base, peakRssMb: peakRssMb() };
+  return { scenario: 'cambridge', importMs, addresses: sample.length, ...l, select1: base, peakRssMb: peakRssMb() };
 }
 
 async function synthetic(dir0: string, n: number) {
-  const { writeSyntheticPlacesDir, loadSyntheticCity, sampleSyntheticAddresses } = await import('./synthetic-city.ts');
+  const { writeSyntheticPlacesDir, loadSyntheticCity, sampleSyntheticAddresses, SYNTHETIC_PLACE_ID } = await import('./synthetic-city.ts');
   const placesDir = writeSyntheticPlacesDir(fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-bench-places-')));
   const { ctx, dir } = await freshCtx(dir0, placesDir);
   const t0 = performance.now();
   const counts = await loadSyntheticCity(ctx.db, n, (m) => process.stderr.write(`  synthetic: ${m}\n`));
   const importMs = performance.now() - t0;
+  const importPeakRssMb = peakRssMb();
   const sample = sampleSyntheticAddresses(n, 2000);
-  let answered = 0;
-  for (const a of sample.slice(0, 200)) await getFeasibilitySnapshot(ctx, a);
-  const lat = await timeEach(sample, async (a) => {
-    if ((await getFeasibilitySnapshot(ctx, a)).answered) answered++;
-  });
+  const l = await lookups(ctx, SYNTHETIC_PLACE_ID, sample);
   const base = await baselineSelect1(ctx, 2000);
   await ctx.db.close();
   fs.rmSync(placesDir, { recursive: true, force: true });
-  return { scenario: 'synthetic', parcels: counts.parcels, importMs, addresses: sample.length, answered, snapshot: lat, select1: base, peakRssMb: peakRssMb() };
+  return { scenario: 'synthetic', parcels: counts.parcels, importMs, addresses: sample.length, ...l, select1: base, importPeakRssMb, peakRssMb: peakRssMb() };
 }
 
 const [which, dir, arg] = process.argv.slice(2);

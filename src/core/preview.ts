@@ -3,6 +3,7 @@
 import type { AppContext } from '../context.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace } from '../geocoder/geocode.ts';
+import { placeSource } from '../geocoder/place-index.ts';
 import { resolveCoverage } from './snapshot.ts';
 import type { Coverage, MatchType } from './snapshot-types.ts';
 
@@ -31,7 +32,8 @@ export async function previewSiteCoverage(ctx: AppContext, address: string): Pro
   }
   const place = cov.place;
   const base = { geoDivisionId: place.geoDivisionId, place: { name: place.name, region: place.region, country: place.country } };
-  const g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed);
+  const src = await placeSource(ctx.db, place);
+  const g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed, src);
   if (g.kind === 'failed' || !g.parcelExtId) {
     return {
       input,
@@ -45,11 +47,8 @@ export async function previewSiteCoverage(ctx: AppContext, address: string): Pro
       next: 'Check the street name and number; the suggestions list nearby street names in this place.',
     };
   }
-  const rows = await ctx.db.query<{ has_zone: boolean }>(
-    `SELECT (p.primary_zone IS NOT NULL) AS has_zone FROM parcels p WHERE p.place_id = $1 AND p.parcel_ext_id = $2`,
-    [place.geoDivisionId, g.parcelExtId],
-  );
-  const lotFound = rows.length > 0;
+  const hasZone = await src.lotHasZone(g.parcelExtId);
+  const lotFound = hasZone !== null;
   return {
     input,
     covered: lotFound,
@@ -57,7 +56,7 @@ export async function previewSiteCoverage(ctx: AppContext, address: string): Pro
       ? { status: 'live', eligibilityKnown: true, ...base, message: `${place.name} is covered and this address matched a lot.` }
       : { status: 'geocode_failed', eligibilityKnown: true, ...base, message: `${place.name} is covered, but the lot this address points to is not in the parcel layer.` },
     lotFound,
-    zoneFound: rows[0]?.has_zone ?? false,
+    zoneFound: hasZone ?? false,
     matchType: g.matchType,
     confidence: g.confidence,
     next: lotFound ? NEXT_COVERED : 'Nothing more is available for this address now.',

@@ -5,6 +5,7 @@ import { JOINS_TOO_POOR } from '../places/catalogue.ts';
 import type { AppContext } from '../context.ts';
 import { parseAddress, type ParsedAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace } from '../geocoder/geocode.ts';
+import { placeSource } from '../geocoder/place-index.ts';
 import { candidateLabel, resolvePlace, type PlaceResolution } from '../places/resolve-place.ts';
 import type { PlaceRecord } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
@@ -51,7 +52,7 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
     const regions = new Set(r.candidates.map((c) => (c.kind === 'place' ? `${c.place.country}-${c.place.region}` : `${c.country}-${c.region}`)));
     for (const c of regions.size === 1 ? r.candidates : []) {
       if (c.kind !== 'place' || c.place.status !== 'live' || !c.place.importedAt) continue;
-      const g = await geocodeInPlace(ctx.db, c.place.geoDivisionId, parsed);
+      const g = await geocodeInPlace(ctx.db, c.place.geoDivisionId, parsed, await placeSource(ctx.db, c.place));
       if (g.kind === 'matched' && (g.matchType === 'address_table' || g.matchType === 'assessor_table') && g.confidence >= 0.8) holders.push(c.place);
     }
     if (holders.length === 1) {
@@ -124,16 +125,6 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
           : `${place.name} is catalogued but has no data seeded.`,
     },
   };
-}
-
-async function loadParcel(ctx: AppContext, placeId: string, parcelExtId: string): Promise<ParcelRow | null> {
-  const rows = await ctx.db.query<ParcelRow>(
-    `SELECT p.parcel_ext_id, p.inside_lon, p.inside_lat, p.area_m2, p.facts, p.attrs, p.source, p.vintage, p.zones
-       FROM parcels p
-      WHERE p.place_id = $1 AND p.parcel_ext_id = $2`,
-    [placeId, parcelExtId],
-  );
-  return rows[0] ?? null;
 }
 
 function measure(valueM: number | undefined, what: string): Measure {
@@ -264,7 +255,8 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   const geocodeFailed = (message: string, extra: Partial<Snapshot> = {}) =>
     notAnswered(ctx, { status: 'geocode_failed', eligibilityKnown: true, geoDivisionId: place.geoDivisionId, place: placeInfo, message }, extra, place);
 
-  const g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed);
+  const src = await placeSource(ctx.db, place);
+  const g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed, src);
   if (g.kind === 'failed' || !g.parcelExtId) {
     const reason = g.kind === 'failed' ? g.reason : 'the address matched, but no lot holds it';
     return geocodeFailed(
@@ -272,7 +264,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
       g.kind === 'failed' && g.suggestions.length ? { suggestions: g.suggestions } : {},
     );
   }
-  const parcel = await loadParcel(ctx, place.geoDivisionId, g.parcelExtId);
+  const parcel: ParcelRow | null = await src.lot(g.parcelExtId); // SQL or the place's hot index (src/geocoder/place-index.ts)
   if (!parcel) return geocodeFailed(`${place.name} is covered, but the lot this address points to (${g.parcelExtId}) is not in the parcel layer.`);
   const lot = lotOf(parcel, g.streetKey, place);
   const zones = zonesOf(parcel);

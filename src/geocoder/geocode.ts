@@ -7,7 +7,6 @@
 import type { Queryable } from '../db/database.ts';
 import {
   bboxOf,
-  boxLiteral,
   distanceM,
   pointAlongLine,
   offsetM,
@@ -16,10 +15,18 @@ import {
   type Position,
 } from '../core/geo/primitives.ts';
 import type { ParsedAddress } from './parse-address.ts';
+import { sqlSource, type AddressRow, type GeoSource, type LocationRow, type SegmentRow } from './place-index.ts';
 import { displayStreet, streetKey } from './street-key.ts';
 import { placeStreets, rankStreets, type StreetCandidate } from './street-match.ts';
 
 export { forgetPlaceStreets } from './street-match.ts';
+
+/** Where a geocode reads: the database (fuzzy names, suggestions) and the place's source (SQL or its hot index). */
+interface At {
+  db: Queryable;
+  placeId: string;
+  src: GeoSource;
+}
 
 export type MatchType = 'address_table' | 'assessor_table' | 'street_interpolation';
 
@@ -59,13 +66,14 @@ const CENTRELINE_CONFIDENCE = 0.5;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Geocodes a parsed address inside one place (every query filters by placeId). Never throws for unmatched input. */
-export async function geocodeInPlace(db: Queryable, placeId: string, parsed: ParsedAddress): Promise<GeocodeResult> {
-  const primary = await geocodeReading(db, placeId, parsed);
+export async function geocodeInPlace(db: Queryable, placeId: string, parsed: ParsedAddress, src: GeoSource = sqlSource(db, placeId)): Promise<GeocodeResult> {
+  const at: At = { db, placeId, src };
+  const primary = await geocodeReading(at, parsed);
   if (!parsed.alternatives?.length) return primary;
   if (primary.kind === 'matched' && primary.matchType === 'address_table' && primary.confidence >= 0.9) return primary;
   // An ambiguous number ("4-123" without a country): another reading that hits the address table wins.
   for (const alt of parsed.alternatives) {
-    const r = await geocodeReading(db, placeId, { ...parsed, number: alt.number, numberSuffix: alt.numberSuffix, unit: alt.unit, alternatives: [] });
+    const r = await geocodeReading(at, { ...parsed, number: alt.number, numberSuffix: alt.numberSuffix, unit: alt.unit, alternatives: [] });
     if (r.kind !== 'matched' || r.matchType !== 'address_table') continue;
     if (primary.kind === 'matched' && primary.matchType === 'address_table' && primary.confidence >= r.confidence) continue;
     return { ...r, warnings: alt.note ? [alt.note, ...r.warnings] : r.warnings };
@@ -73,7 +81,7 @@ export async function geocodeInPlace(db: Queryable, placeId: string, parsed: Par
   return primary;
 }
 
-async function geocodeReading(db: Queryable, placeId: string, parsed: ParsedAddress): Promise<GeocodeResult> {
+async function geocodeReading(at: At, parsed: ParsedAddress): Promise<GeocodeResult> {
   if (!parsed.streetKey) return { kind: 'failed', reason: 'the address has no street', suggestions: [] };
   const streetForPeople = parsed.street ?? displayStreet(parsed.streetKey);
   if (parsed.number === null) {
@@ -88,13 +96,13 @@ async function geocodeReading(db: Queryable, placeId: string, parsed: ParsedAddr
     return { kind: 'failed', reason: `house number ${parsed.number} is out of range`, suggestions: [] };
   }
 
-  const direct = await matchStreet(db, placeId, parsed, parsed.streetKey, number);
+  const direct = await matchStreet(at, parsed, parsed.streetKey, number);
   if (direct.kind === 'matched' || direct.streetKnown) return strip(direct);
 
   // "129 T Carter Trl": a lone letter read as the number's suffix may be the street's initial.
   if (parsed.numberSuffix && /^[A-Z]$/.test(parsed.numberSuffix)) {
     const joined = streetKey(`${parsed.numberSuffix} ${parsed.streetKey}`);
-    const r = await matchStreet(db, placeId, { ...parsed, numberSuffix: null, streetKey: joined }, joined, number);
+    const r = await matchStreet(at, { ...parsed, numberSuffix: null, streetKey: joined }, joined, number);
     if (r.kind === 'matched') {
       return { ...stripMatched(r), warnings: [`Read "${parsed.numberSuffix}" as part of the street name ${r.matchedAddress.replace(/^\S+\s+/, '')}, not as a suffix of number ${parsed.number}.`, ...r.warnings] };
     }
@@ -106,13 +114,13 @@ async function geocodeReading(db: Queryable, placeId: string, parsed: ParsedAddr
     return { kind: 'failed', reason: `no street "${streetForPeople}" in this place; its name has letters outside the Latin alphabet`, suggestions: [] };
   }
   // The street key is not a street of this place: a city left in comma-less input, or a misspelling.
-  const streets = await placeStreets(db, placeId);
+  const streets = await placeStreets(at.db, at.placeId);
   if (parsed.city === null) {
     const words = parsed.streetKey.split(' ');
     for (let n = words.length - 1; n >= 1; n--) {
       const prefix = words.slice(0, n).join(' ');
       if (!streets.byKey.has(prefix)) continue;
-      const r = await matchStreet(db, placeId, parsed, prefix, number);
+      const r = await matchStreet(at, parsed, prefix, number);
       const extra = `Read "${displayStreet(words.slice(n).join(' '))}" as the city, not part of the street.`;
       if (r.kind === 'matched') return { ...stripMatched(r), confidence: round3(r.confidence * 0.95), warnings: [extra, ...r.warnings] };
       return strip(r);
@@ -123,7 +131,7 @@ async function geocodeReading(db: Queryable, placeId: string, parsed: ParsedAddr
   const best = ranked[0];
   const second = ranked[1];
   if (best && best.score >= FUZZY_MIN_SCORE && (!second || best.score - second.score >= FUZZY_MIN_MARGIN)) {
-    const r = await matchStreet(db, placeId, parsed, best.street.key, number);
+    const r = await matchStreet(at, parsed, best.street.key, number);
     if (r.kind === 'matched') {
       return {
         ...stripMatched(r),
@@ -167,33 +175,10 @@ function stripMatched(r: Matched & { streetKnown: true }): Matched {
   return rest;
 }
 
-interface AddressRow {
-  number: number;
-  number_suffix: string;
-  unit: string;
-  full_address: string;
-  street_display: string;
-  postcode: string;
-  parcel_ext_id: string | null;
-  lon: number | null;
-  lat: number | null;
-  inside_lon: number | null;
-  inside_lat: number | null;
-  has_parcel: boolean;
-  row_no: number;
-}
 
 /** Address table, then interpolation, for one street key. */
-async function matchStreet(db: Queryable, placeId: string, parsed: ParsedAddress, key: string, number: number): Promise<StreetOutcome> {
-  const rows = await db.query<AddressRow>(
-    `SELECT a.row_no, a.number, a.number_suffix, a.unit, a.full_address, a.street_display, a.postcode, a.parcel_ext_id,
-            a.lon, a.lat, p.inside_lon, p.inside_lat, (p.parcel_ext_id IS NOT NULL) AS has_parcel
-       FROM addresses a
-       LEFT JOIN parcels p ON p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id
-      WHERE a.place_id = $1 AND a.street_key = $2 AND a.number = $3
-      ORDER BY a.row_no`,
-    [placeId, key, number],
-  );
+async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: number): Promise<StreetOutcome> {
+  const rows = await at.src.addressRows(key, number);
   const warnings: string[] = [];
   const exact = pickAddressRow(rows, parsed, warnings);
   if (exact) {
@@ -226,12 +211,12 @@ async function matchStreet(db: Queryable, placeId: string, parsed: ParsedAddress
       ? `${own[0]!.full_address} is in the address table, but its lot (${ids.join(', ')}) is not in the parcel layer`
       : `${own[0]!.full_address} is in the address table without a lot`;
   }
-  const assessed = await matchLotLocation(db, placeId, parsed, key, number, own[0]?.full_address ?? null, lotMissing);
+  const assessed = await matchLotLocation(at, parsed, key, number, own[0]?.full_address ?? null, lotMissing);
   if (assessed) return assessed;
   if (lotMissing) warnings.push(`${lotMissing}; located along the street instead.`);
-  const between = await interpolateBetweenNeighbours(db, placeId, parsed, key, number, warnings);
+  const between = await interpolateBetweenNeighbours(at, parsed, key, number, warnings);
   if (between) return between;
-  const interp = await interpolate(db, placeId, parsed, key, number, warnings);
+  const interp = await interpolate(at, parsed, key, number, warnings);
   if (interp.kind === 'matched') return interp;
   if (rows.length > 0) {
     // The street exists (the address table has this very number): never say it does not.
@@ -245,7 +230,7 @@ async function matchStreet(db: Queryable, placeId: string, parsed: ParsedAddress
   }
   if (!interp.streetKnown) {
     // the key may still be a street of the address table with other numbers
-    const near = await nearbyNumbers(db, placeId, key, number);
+    const near = await nearbyNumbers(at.db, at.placeId, key, number);
     if (near.length > 0) {
       return {
         kind: 'failed',
@@ -256,7 +241,7 @@ async function matchStreet(db: Queryable, placeId: string, parsed: ParsedAddress
     }
     return { kind: 'failed', reason: interp.reason, suggestions: [], streetKnown: false };
   }
-  const near = await nearbyNumbers(db, placeId, key, number);
+  const near = await nearbyNumbers(at.db, at.placeId, key, number);
   return { ...interp, suggestions: near.map((r) => r.full_address) };
 }
 
@@ -276,16 +261,6 @@ const LOCATION_PLAIN_FOR_SUFFIX_CONFIDENCE = 0.75;
 /** The assessor lists the number on several lots: one is chosen, and the answer says it is a guess. */
 const LOCATION_SEVERAL_LOTS_CONFIDENCE = 0.6;
 
-interface LocationRow {
-  parcel_ext_id: string;
-  location: string;
-  number_lo: number;
-  number_hi: number;
-  number_suffix: string;
-  inside_lon: number;
-  inside_lat: number;
-  source: string;
-}
 
 /**
  * The lot a parcel-attribute source (Cambridge: the FY2014 assessor table) lists at this address, for
@@ -293,21 +268,14 @@ interface LocationRow {
  * the lot exists; a wrong suffix is never taken ("22" is not "22.5").
  */
 async function matchLotLocation(
-  db: Queryable,
-  placeId: string,
+  at: At,
   parsed: ParsedAddress,
   key: string,
   number: number,
   ownFullAddress: string | null,
   lotMissing: string | null,
 ): Promise<(Matched & { streetKnown: true }) | null> {
-  const rows = await db.query<LocationRow>(
-    `SELECT l.parcel_ext_id, l.location, l.number_lo, l.number_hi, l.number_suffix, l.source, p.inside_lon, p.inside_lat
-       FROM lot_locations l JOIN parcels p ON p.place_id = l.place_id AND p.parcel_ext_id = l.parcel_ext_id
-      WHERE l.place_id = $1 AND l.street_key = $2 AND l.number_lo <= $3 AND l.number_lo >= $3 - 40 AND l.number_hi >= $3
-      ORDER BY l.parcel_ext_id, l.location`,
-    [placeId, key, number],
-  );
+  const rows = await at.src.locationRows(key, number);
   if (rows.length === 0) return null;
   const want = normSuffix(parsed.numberSuffix);
   const single = rows.filter((r) => r.number_lo === r.number_hi);
@@ -425,25 +393,13 @@ const MAX_NEIGHBOUR_DISTANCE_M = 250;
  * address table knows the block (measured in docs/geocoder.md).
  */
 async function interpolateBetweenNeighbours(
-  db: Queryable,
-  placeId: string,
+  at: At,
   parsed: ParsedAddress,
   key: string,
   number: number,
   warnings: string[],
 ): Promise<(Matched & { streetKnown: true }) | null> {
-  const rows = await db.query<{ number: number; parcel_ext_id: string; inside_lon: number; inside_lat: number; street_display: string }>(
-    `(SELECT a.number, a.parcel_ext_id, p.inside_lon, p.inside_lat, a.street_display
-        FROM addresses a JOIN parcels p ON p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id
-       WHERE a.place_id = $1 AND a.street_key = $2 AND a.number < $3 AND a.number >= $3 - $4 AND a.number % 2 = $3 % 2
-       ORDER BY a.number DESC, a.row_no LIMIT 1)
-     UNION ALL
-     (SELECT a.number, a.parcel_ext_id, p.inside_lon, p.inside_lat, a.street_display
-        FROM addresses a JOIN parcels p ON p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id
-       WHERE a.place_id = $1 AND a.street_key = $2 AND a.number > $3 AND a.number <= $3 + $4 AND a.number % 2 = $3 % 2
-       ORDER BY a.number ASC, a.row_no LIMIT 1)`,
-    [placeId, key, number, MAX_NEIGHBOUR_GAP],
-  );
+  const rows = await at.src.neighbourRows(key, number, MAX_NEIGHBOUR_GAP);
   const lo = rows.find((r) => r.number < number);
   const hi = rows.find((r) => r.number > number);
   if (!lo || !hi) return null;
@@ -460,7 +416,7 @@ async function interpolateBetweenNeighbours(
   } else {
     const f = (number - lo.number) / (hi.number - lo.number);
     const p: Position = [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f];
-    const found = await parcelContaining(db, placeId, [p]);
+    const found = await parcelContaining(at, [p]);
     if (!found) return null;
     parcelExtId = found.parcelExtId;
     point = found.point;
@@ -483,17 +439,6 @@ async function interpolateBetweenNeighbours(
   };
 }
 
-interface SegmentRow {
-  segment_id: string;
-  street_display: string;
-  l_from: number | null;
-  l_to: number | null;
-  r_from: number | null;
-  r_to: number | null;
-  zip_left: string | null;
-  zip_right: string | null;
-  geom: unknown;
-}
 
 interface SideHit {
   seg: SegmentRow;
@@ -507,18 +452,13 @@ type InterpOutcome =
   | { kind: 'failed'; reason: string; suggestions: string[]; streetKnown: boolean };
 
 async function interpolate(
-  db: Queryable,
-  placeId: string,
+  at: At,
   parsed: ParsedAddress,
   key: string,
   number: number,
   warnings: string[],
 ): Promise<InterpOutcome> {
-  const segs = await db.query<SegmentRow>(
-    `SELECT segment_id, street_display, l_from, l_to, r_from, r_to, zip_left, zip_right, geom
-       FROM street_segments WHERE place_id = $1 AND street_key = $2 ORDER BY segment_id`,
-    [placeId, key],
-  );
+  const segs = await at.src.segments(key);
   const display = segs[0]?.street_display ?? displayStreet(key);
   if (segs.length === 0) return { kind: 'failed', reason: `no street "${displayStreet(key)}" in this place`, suggestions: [], streetKnown: false };
 
@@ -545,7 +485,7 @@ async function interpolate(
     const nx = hit.side === 'L' ? -dir[1] : dir[1];
     const ny = hit.side === 'L' ? dir[0] : -dir[0];
     const probes: Position[] = SIDE_OFFSETS_M.map((d) => offsetM(point, nx * d, ny * d));
-    const found = await parcelContaining(db, placeId, probes);
+    const found = await parcelContaining(at, probes);
     if (!found) continue;
     const w = [...warnings];
     w.push(
@@ -603,12 +543,8 @@ function lineOf(geom: unknown): Position[] | null {
 }
 
 /** The first probe (in order) that lies inside a lot, with that lot. Candidates by bbox on the GiST index. */
-async function parcelContaining(db: Queryable, placeId: string, probes: Position[]): Promise<{ parcelExtId: string; point: Position } | null> {
-  const box = boxLiteral(bboxOf(probes));
-  const rows = await db.query<{ parcel_ext_id: string; geom: unknown }>(
-    `SELECT parcel_ext_id, geom FROM parcels WHERE place_id = $1 AND bbox && $2::box ORDER BY parcel_ext_id`,
-    [placeId, box],
-  );
+async function parcelContaining(at: At, probes: Position[]): Promise<{ parcelExtId: string; point: Position } | null> {
+  const rows = await at.src.parcelsInBox(bboxOf(probes));
   if (rows.length === 0) return null;
   const polys = rows.map((r) => ({ id: r.parcel_ext_id, mp: (typeof r.geom === 'string' ? JSON.parse(r.geom) : r.geom) as MultiPolygonCoords }));
   for (const p of probes) {

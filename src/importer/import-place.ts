@@ -10,6 +10,7 @@ import { SitelineError } from '../core/errors.ts';
 import { bboxOf, boxLiteral, type BBox } from '../core/geo/primitives.ts';
 import { insertLotsWithFacts, WORKER_DERIVE_MIN_PARCELS, type LotsLoaded } from './load-lots.ts';
 import { forgetPlaceStreets } from '../geocoder/geocode.ts';
+import { forgetPlaceIndex } from '../geocoder/place-index.ts';
 import { upsertPlaceFromManifest, effectiveStatus, forgetCatalogueCache } from '../places/catalogue.ts';
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest, type ManifestSource } from './manifest.ts';
 import { readSource } from './read-source.ts';
@@ -359,6 +360,7 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   }
   result.durationMs = Date.now() - started;
   forgetPlaceStreets(placeId); // the fuzzy matcher's street list for this place is stale now
+  forgetPlaceIndex(placeId); // and so is its hot index (its import version changed too)
   forgetCatalogueCache(); // and so are cached catalogue rows (status, import report)
   progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
   if (result.gate && !result.gate.passed) progress(`${slug}: loaded but NOT live: ${result.gate.problems.join('; ')}`);

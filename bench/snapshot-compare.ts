@@ -1,0 +1,44 @@
+// Snapshot answers before/after a change to the lookup path: `dump <file> [n]` writes the canonical JSON
+// (generatedAt removed) of getFeasibilitySnapshot and previewSiteCoverage for about n Cambridge addresses
+// (the address table as written, plus variants that take the other geocoder paths: a number the table
+// lacks, a misspelt street, a postcode, a unit, a comma-less city); `compare <file> [n]` recomputes them
+// and prints how many differ. Runs on the cached PGlite test template (test/support/harness.ts).
+import fs from 'node:fs';
+import { createPlacesDb, SHARED_DATA } from '../test/support/harness.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { systemClock } from '../src/clock.ts';
+import { canonicalJson } from '../src/core/canonical-json.ts';
+import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { previewSiteCoverage } from '../src/core/preview.ts';
+import { cambridgeAddresses } from './snapshot-compare-addresses.ts';
+
+async function answers(n: number): Promise<Map<string, string>> {
+  const { db, close } = await createPlacesDb(['cambridge-ma']);
+  const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false });
+  const ctx = { config, db, clock: systemClock, logger: createLogger('silent') };
+  const out = new Map<string, string>();
+  for (const a of cambridgeAddresses(n, true)) {
+    const s = (await getFeasibilitySnapshot(ctx, a)) as unknown as Record<string, unknown>;
+    delete s['generatedAt'];
+    out.set(a, canonicalJson({ snapshot: s, preview: await previewSiteCoverage(ctx, a) }));
+  }
+  await close();
+  return out;
+}
+
+const [mode, file, nArg] = process.argv.slice(2);
+if ((mode !== 'dump' && mode !== 'compare') || !file) throw new Error('usage: snapshot-compare.ts dump|compare <file> [n]');
+const got = await answers(Number(nArg ?? 500));
+if (mode === 'dump') {
+  fs.writeFileSync(file, JSON.stringify(Object.fromEntries(got)));
+  const answered = [...got.values()].filter((v) => v.includes('"answered":true')).length;
+  console.log(`wrote ${got.size} answers (${answered} answered) to ${file}`);
+} else {
+  const before = new Map(Object.entries(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>));
+  let same = 0;
+  const diff: string[] = [];
+  for (const [a, v] of got) (before.get(a) === v ? same++ : diff.push(a));
+  console.log(`${same}/${got.size} answers identical (canonical JSON of snapshot + preview)${diff.length ? `; differ: ${diff.slice(0, 10).join(' | ')}` : ''}`);
+  if (diff.length) process.exitCode = 1;
+}
