@@ -15,10 +15,15 @@ export function listMigrations(dir = MIGRATIONS_DIR): { name: string; sql: strin
 }
 
 export async function migrate(db: Db): Promise<string[]> {
-  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+  // Under the same lock as the migrations: two instances' CREATE TABLE IF NOT EXISTS at once on a fresh
+  // PostgreSQL database collide in the catalogue (duplicate pg_type row), and one would fail to start.
+  await db.transaction(async (tx) => {
+    if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(746395)');
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
     name text PRIMARY KEY,
     applied_at timestamptz NOT NULL DEFAULT now()
   )`);
+  });
   const applied: string[] = [];
   for (const m of listMigrations()) {
     const done = await db.transaction(async (tx) => {
