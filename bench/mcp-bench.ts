@@ -165,7 +165,9 @@ function modernCall(name: string, args: Record<string, unknown>, id: number, tok
 const childOutput = new WeakMap<ChildProcess, () => string>();
 
 async function startChild(kind: string, env?: Record<string, string>): Promise<{ child: ChildProcess; served: Served }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'serve', kind], { stdio: ['ignore', 'pipe', 'inherit'], ...(env ? { env: { ...process.env, ...env } } : {}) });
+  // BENCH_CHILD_NODE_ARGS: extra node flags for the server children, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', import.meta.filename, 'serve', kind], { stdio: ['ignore', 'pipe', 'inherit'], ...(env ? { env: { ...process.env, ...env } } : {}) });
   let buf = '';
   childOutput.set(child, () => buf);
   const served = await new Promise<Served>((resolve, reject) => {
