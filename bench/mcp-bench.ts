@@ -17,7 +17,10 @@
 // BENCH_MCP_PARTS picks targets (comma list: echo,sdk,payload,guide,cached,cold,preview,scaleout; the
 // SDK constant is always run, as the baseline of every ratio).
 // Each server runs in its own child process (this file, `serve <kind>`), so the load generator does not
-// share its event loop. Target: (4) >= 90 % of (2). Speed is never asserted in a test; it is reported here.
+// share its event loop. Beside req/s each line gives the server process's own CPU per request (Linux
+// /proc: user + system, every thread), and the cold/preview ratios are given by it too: on a shared
+// machine req/s swings with other processes' load. BENCH_CHILD_NODE_ARGS passes node flags to the
+// server children (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them under load). Target: (4) >= 90 % of (2). Speed is never asserted in a test; it is reported here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
