@@ -17,10 +17,14 @@
 // BENCH_MCP_PARTS picks targets (comma list: echo,sdk,payload,guide,cached,cold,preview,scaleout; the
 // SDK constant is always run, as the baseline of every ratio).
 // Each server runs in its own child process (this file, `serve <kind>`), so the load generator does not
-// share its event loop. Target: (4) >= 90 % of (2). Speed is never asserted in a test; it is reported here.
+// share its event loop. Beside req/s each line gives the server process's own CPU per request (Linux
+// /proc: user + system, every thread), and the cold/preview ratios are given by it too: on a shared
+// machine req/s swings with other processes' load. BENCH_CHILD_NODE_ARGS passes node flags to the
+// server children (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile them under load). Target: (4) >= 90 % of (2). Speed is never asserted in a test; it is reported here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -37,6 +41,8 @@ interface CannonRequest {
 }
 interface CannonResult {
   requests: { average: number; total: number };
+  /** The server process's CPU time (user + system, /proc) per request over the measured run, when known. */
+  cpuMsPerRequest?: number;
   latency: { p50: number; p99: number; average: number };
   non2xx: number;
   errors: number;
@@ -165,7 +171,9 @@ function modernCall(name: string, args: Record<string, unknown>, id: number, tok
 const childOutput = new WeakMap<ChildProcess, () => string>();
 
 async function startChild(kind: string, env?: Record<string, string>): Promise<{ child: ChildProcess; served: Served }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'serve', kind], { stdio: ['ignore', 'pipe', 'inherit'], ...(env ? { env: { ...process.env, ...env } } : {}) });
+  // BENCH_CHILD_NODE_ARGS: extra node flags for the server children, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', import.meta.filename, 'serve', kind], { stdio: ['ignore', 'pipe', 'inherit'], ...(env ? { env: { ...process.env, ...env } } : {}) });
   let buf = '';
   childOutput.set(child, () => buf);
   const served = await new Promise<Served>((resolve, reject) => {
@@ -211,16 +219,36 @@ function distinctRequests(tool: string, addresses: string[], token: string | und
   };
 }
 
-async function load(url: string, requests: (CannonRequest & { setupRequest?: unknown })[], connections = CONNECTIONS): Promise<CannonResult> {
+async function load(url: string, requests: (CannonRequest & { setupRequest?: unknown })[], connections = CONNECTIONS, serverPid?: number): Promise<CannonResult> {
   const target = new URL(url);
   const opts = { url: target.origin, connections, pipelining: 1, requests: requests.map((r) => ({ ...r, path: target.pathname })) };
   await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, pools, caches
-  return autocannon({ ...opts, duration: DURATION_S });
+  const cpu0 = serverPid ? cpuMs(serverPid) : undefined;
+  const r = await autocannon({ ...opts, duration: DURATION_S });
+  const cpu1 = serverPid ? cpuMs(serverPid) : undefined;
+  if (cpu0 !== undefined && cpu1 !== undefined && r.requests.total > 0) r.cpuMsPerRequest = (cpu1 - cpu0) / r.requests.total;
+  return r;
 }
+
+/**
+ * A process's CPU time so far (user + system, ms) from /proc (Linux; undefined elsewhere). On a shared
+ * machine req/s swings with the other processes' load; the server's own CPU per request barely does.
+ */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS = 100; // USER_HZ: 100 on every Linux this runs on
 
 const rps = (r: CannonResult) => r.requests.average;
 const line = (label: string, r: CannonResult) =>
   `  ${label.padEnd(46)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(4)} ms` +
+  (r.cpuMsPerRequest !== undefined ? `   server CPU ${r.cpuMsPerRequest.toFixed(3)} ms/req` : '') +
   (r.non2xx || r.errors || r.timeouts ? `   (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})` : '');
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)} %`;
 
@@ -238,15 +266,15 @@ async function withChild<T>(kind: string, fn: (served: Served, child: ChildProce
 }
 
 /** Snapshot (cache off) and preview over distinct addresses against one siteline URL. */
-async function pipelineLoads(url: string, served: Served, connections = CONNECTIONS) {
+async function pipelineLoads(url: string, served: Served, connections = CONNECTIONS, serverPid?: number) {
   const addresses = served.addresses!;
   const snap = distinctRequests('getFeasibilitySnapshot', addresses, served.token, { source: 'full' });
   const first = modernCall('getFeasibilitySnapshot', { address: addresses[0]!, source: 'full' }, 1, served.token);
   await check(url, first, (b) => b.includes('"answered":true'), 'siteline snapshot');
-  const snapR = await load(url, snap.requests, connections);
+  const snapR = await load(url, snap.requests, connections, serverPid);
   const prev = distinctRequests('previewSiteCoverage', [...addresses].reverse(), undefined);
   await check(url, modernCall('previewSiteCoverage', { address: addresses[0]! }, 1), (b) => b.includes('"covered":true'), 'siteline preview');
-  const prevR = await load(url, prev.requests, connections);
+  const prevR = await load(url, prev.requests, connections, serverPid);
   return { snapR, snapUsed: snap.used(), prevR, prevUsed: prev.used(), addresses: addresses.length };
 }
 
@@ -268,19 +296,19 @@ export async function runMcpBench(): Promise<string[]> {
     ).r;
   }
   const sdkR = (
-    await withChild('sdk-constant', async (served) => {
+    await withChild('sdk-constant', async (served, child) => {
       const url = `${served.url}/`;
       await check(url, constantReq, (b) => b.includes('constant') && !b.includes('isError'), 'sdk-constant');
-      return load(url, [constantReq]);
+      return load(url, [constantReq], CONNECTIONS, child.pid);
     })
   ).r;
   let payloadR: CannonResult | undefined;
   if (PARTS.has('payload')) {
     payloadR = (
-      await withChild('sdk-payload', async (served) => {
+      await withChild('sdk-payload', async (served, child) => {
         const url = `${served.url}/`;
         await check(url, constantReq, (b) => b.includes('structuredContent') && b.includes('envelope'), 'sdk-payload');
-        return load(url, [constantReq]);
+        return load(url, [constantReq], CONNECTIONS, child.pid);
       })
     ).r;
   }
@@ -323,7 +351,7 @@ export async function runMcpBench(): Promise<string[]> {
 
   let cold: Awaited<ReturnType<typeof pipelineLoads>> | undefined;
   if (PARTS.has('cold') || PARTS.has('preview')) {
-    cold = (await withChild('siteline-cold', (served) => pipelineLoads(`${served.url}/api/mcp`, served))).r;
+    cold = (await withChild('siteline-cold', (served, child) => pipelineLoads(`${served.url}/api/mcp`, served, CONNECTIONS, child.pid))).r;
   }
 
   let scale: { one: Awaited<ReturnType<typeof pipelineLoads>>; two: Awaited<ReturnType<typeof pipelineLoads>> } | undefined;
@@ -381,6 +409,11 @@ export async function runMcpBench(): Promise<string[]> {
   if (cold) {
     results.push(`  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(cold.snapR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.snapUsed, cold.addresses)})`);
     results.push(`  previewSiteCoverage / SDK-constant = ${pct(rps(cold.prevR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.prevUsed, cold.addresses)})`);
+    const c = sdkR.cpuMsPerRequest;
+    if (c && cold.snapR.cpuMsPerRequest && cold.prevR.cpuMsPerRequest) {
+      // the same ratios from the server's own CPU time per request (the rate a core would serve), steady under others' load
+      results.push(`  by server CPU per request: snapshot / SDK-constant = ${pct(c, cold.snapR.cpuMsPerRequest)}   preview / SDK-constant = ${pct(c, cold.prevR.cpuMsPerRequest)}`);
+    }
   }
   if (guideR) results.push(`  static tool through siteline / SDK-constant = ${pct(rps(guideR), rps(sdkR))} (HTTP rules, token check, our server build)`);
   if (scale) {

@@ -9,7 +9,7 @@
 //     after MAX_AGE_MS in any case, which bounds how long another instance's import on a shared
 //     PostgreSQL database stays unseen;
 //   - bounded to config.snapshotCacheEntries (SITELINE_SNAPSHOT_CACHE, default 2,000, at most
-//     20,000; an answered entry holds about 40 KB, the object and its JSON; 0 turns the cache off),
+//     20,000; an answered entry holds about 40 KB, the object and, once a surface asked for it, its JSON; 0 turns the cache off),
 //     least recently used out first; concurrent misses for one address share
 //     one computation; a failure (bad input, a database error) is never cached.
 // A hit returns the snapshot as first computed, generatedAt included: that is when the answer was
@@ -25,8 +25,20 @@ export const SNAPSHOT_CACHE_MAX_AGE_MS = 60_000;
 
 export interface CachedSnapshot {
   snapshot: Snapshot;
-  /** JSON.stringify(snapshot), made once per entry. */
-  json: string;
+  /** JSON.stringify(snapshot), made once per entry, on first read: the MCP tool never reads it (the SDK
+   * serialises the result itself), and an 8 KB answer's stringify cost about as much as the snapshot. */
+  readonly json: string;
+}
+
+/** A cache entry whose JSON text is made when first asked for, then kept. */
+function entryOf(snapshot: Snapshot): CachedSnapshot {
+  let json: string | undefined;
+  return {
+    snapshot,
+    get json() {
+      return (json ??= JSON.stringify(snapshot));
+    },
+  };
 }
 
 interface Entry {
@@ -59,8 +71,7 @@ export async function cachedSnapshot(ctx: AppContext, address: string): Promise<
   const maxEntries = ctx.config.snapshotCacheEntries;
   if (maxEntries <= 0) {
     c.misses++;
-    const snapshot = await getFeasibilitySnapshot(ctx, address);
-    return { snapshot, json: JSON.stringify(snapshot) };
+    return entryOf(await getFeasibilitySnapshot(ctx, address));
   }
   const now = ctx.clock.now().getTime();
   const generation = `${catalogueGenerationNow()}:${rulesGeneration()}`;
@@ -72,7 +83,7 @@ export async function cachedSnapshot(ctx: AppContext, address: string): Promise<
     return hit.value;
   }
   c.misses++;
-  const value = getFeasibilitySnapshot(ctx, address).then((snapshot) => ({ snapshot: deepFreeze(snapshot), json: JSON.stringify(snapshot) }));
+  const value = getFeasibilitySnapshot(ctx, address).then((snapshot) => entryOf(deepFreeze(snapshot)));
   const entry: Entry = { at: now, generation, value };
   c.entries.delete(key);
   c.entries.set(key, entry);

@@ -44,3 +44,20 @@ test('shared notes and conditions are written once; named sources are defined; n
   assert.match(refs.namedSources['S1']?.url ?? '', /^https:\/\//, 'S1 defined with its address');
   assert.doesNotMatch(JSON.stringify(refs.envelope), /https?:\/\//, 'no URL is written on a value');
 });
+
+test('a citation object changed between calls is keyed afresh (the per-object key cache re-checks its fields)', async () => {
+  const { built } = await referenced('chicago-il', 'B1-2');
+  const rules = await loadPlaceRules('chicago-il', { sourceDir: SOURCE_DIR });
+  const [name, v] = Object.entries(built.envelope).find(([, x]) => x.citation)!;
+  // Two objects with equal content name one entry...
+  const p = { ...v.citation! };
+  const q = { ...v.citation! };
+  const run = () => referenceProvenance({ envelope: { [name]: { ...v, citation: p }, other: { ...v, citation: q } }, permittedUses: [], warnings: [], named: rules.sources ?? {} });
+  assert.equal(Object.keys(run().citations).length, 1);
+  // ...until one of them changes: then two, each value reaching its own.
+  p.section = `${p.section} (amended)`;
+  const again = run();
+  assert.equal(Object.keys(again.citations).length, 2);
+  assert.equal(citationOf(again, again.envelope[name])!.section, p.section);
+  assert.equal(citationOf(again, again.envelope['other'])!.section, q.section);
+});

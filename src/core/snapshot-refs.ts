@@ -25,15 +25,50 @@ export interface ReferencedParts {
 /** Ids of `named` mentioned in the texts, in order of first mention. */
 export function sourceIdsIn(texts: readonly (string | undefined)[], named: NamedSources): string[] {
   const out = new Set<string>();
-  for (const t of texts) for (const m of t?.matchAll(SOURCE_ID) ?? []) if (named[m[0]]) out.add(m[0]);
+  for (const t of texts) if (t) for (const id of idsMentioned(t)) if (named[id]) out.add(id);
   return [...out];
+}
+
+// Hot path (every snapshot scans ~7 KB of note text): the texts are the rules file's notes and
+// conditions and a few geocoder warnings, so the ids a text mentions are kept per text. Bounded: a
+// full table is dropped (warnings can carry the caller's address text).
+const MENTIONS_MAX = 4_096;
+const mentions = new Map<string, readonly string[]>();
+function idsMentioned(text: string): readonly string[] {
+  let ids = mentions.get(text);
+  if (!ids) {
+    ids = Array.from(text.matchAll(SOURCE_ID), (m) => m[0]);
+    if (mentions.size >= MENTIONS_MAX) mentions.clear();
+    mentions.set(text, ids);
+  }
+  return ids;
+}
+
+// The identity of a citation (what two values must share to name one entry), kept per citation
+// object: the envelope passes the rules file's own citation objects, loaded once per rules generation.
+// The fields are compared on each use (cheap), so a changed object is keyed afresh.
+interface KeyedCitation {
+  key: string;
+  section: string;
+  sourceUrl: string;
+  date: string;
+  excerpt: string | undefined;
+  sectionUuid: string | undefined;
+}
+const citationKeys = new WeakMap<Citation, KeyedCitation>();
+function citationKey(c: Citation): string {
+  const k = citationKeys.get(c);
+  if (k && k.section === c.section && k.sourceUrl === c.sourceUrl && k.date === c.date && k.excerpt === c.excerpt && k.sectionUuid === c.sectionUuid) return k.key;
+  const key = JSON.stringify([c.section, c.sourceUrl, c.date, c.excerpt ?? null, c.sectionUuid ?? null]);
+  citationKeys.set(c, { key, section: c.section, sourceUrl: c.sourceUrl, date: c.date, excerpt: c.excerpt, sectionUuid: c.sectionUuid });
+  return key;
 }
 
 export function referenceProvenance(input: { envelope: Record<string, Sourced>; permittedUses: PermittedUse[]; warnings: readonly string[]; named: NamedSources }): ReferencedParts {
   const citations: Record<string, Citation> = {};
   const citationIds = new Map<string, string>();
   const citationId = (c: Citation): string => {
-    const key = JSON.stringify([c.section, c.sourceUrl, c.date, c.excerpt ?? null, c.sectionUuid ?? null]);
+    const key = citationKey(c);
     let id = citationIds.get(key);
     if (!id) {
       id = `c${citationIds.size + 1}`;

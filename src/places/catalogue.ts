@@ -132,6 +132,15 @@ function toRecord(r: PlaceRow): PlaceRecord {
   };
 }
 
+// The name lookups run on every snapshot and their rows come from the 5 s name cache, so each
+// cached row's record is made once (the row object is replaced when the cache refreshes).
+const records = new WeakMap<PlaceRow, PlaceRecord>();
+function cachedRecord(r: PlaceRow): PlaceRecord {
+  let rec = records.get(r);
+  if (!rec) records.set(r, (rec = toRecord(r)));
+  return rec;
+}
+
 /** Inserts or refreshes a place's catalogue row from its manifest; keeps its import state. */
 export async function upsertPlaceFromManifest(q: Queryable, m: Manifest): Promise<void> {
   forgetCatalogueCache();
@@ -230,7 +239,7 @@ export async function findPlacesByName(ctx: Pick<AppContext, 'db'>, name: string
     regionCode = r;
   }
   const rows = await placeRowsByNameKey(ctx, key);
-  return rows.map(toRecord).filter(
+  return rows.map(cachedRecord).filter(
     (p) =>
       (!regionCode || (p.region === regionCode.code && p.country === regionCode.country) || (region && lookupRegion(region, p.country)?.code === p.region)),
   );
@@ -243,7 +252,7 @@ export async function findPlacesByPostalCity(ctx: Pick<AppContext, 'db'>, name: 
   const r = region ? lookupRegion(region) : null;
   if (region && !r) return [];
   const rows = await placeRowsByNameKey(ctx, `POSTAL:${key}`);
-  return rows.map(toRecord).filter((p) => !region || (r && p.region === r.code && p.country === r.country) || lookupRegion(region, p.country)?.code === p.region);
+  return rows.map(cachedRecord).filter((p) => !region || (r && p.region === r.code && p.country === r.country) || lookupRegion(region, p.country)?.code === p.region);
 }
 
 /** The place whose area holds the point: bbox first, then the boundary (or, without one, its base zoning). */
