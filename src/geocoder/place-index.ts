@@ -275,7 +275,10 @@ export class PlaceIndex implements GeoSource {
   private frontage!: Float64Array;
   private depth!: Float64Array;
   private frontNull: Set<number> = new Set(); // front entries whose frontage/depth were not numbers (kept as in the row)
-  private factsRaw = new Map<number, string>(); // facts that are not of the plain shape, kept as written
+  // facts that are not of the plain shape, kept as written and interned (lots of one block often share
+  // theirs: a million synthetic lots have a handful); -1: the plain shape, in the front columns
+  private factsOf!: Int32Array;
+  private factsTexts: string[] = [];
   private attrsText = new Map<number, string>();
   private geomText: string[] | null = null;
   private bbox: Float64Array | null = null;
@@ -343,6 +346,8 @@ export class PlaceIndex implements GeoSource {
     let src = new Int32Array(cap);
     let vintage = new Int32Array(cap);
     let corner = new Int8Array(cap);
+    let factsOf = new Int32Array(cap);
+    const factsIds = new Map<string, number>();
     let frontStart = new Int32Array(cap + 1);
     let fKey = new Grow(Int32Array, cap);
     let fFront = new Grow(Float64Array, cap);
@@ -380,6 +385,7 @@ export class PlaceIndex implements GeoSource {
           src = grow(src);
           vintage = grow(vintage);
           corner = grow(corner);
+          factsOf = grow(factsOf);
           const fs = new Int32Array(i + CHUNK + 1);
           fs.set(frontStart);
           frontStart = fs;
@@ -401,7 +407,7 @@ export class PlaceIndex implements GeoSource {
         vintage[i] = strings.id(r.vintage);
         frontStart[i] = fKey.length;
         corner[i] = -1;
-        this.readFacts(i, r.facts, strings, fKey, fFront, fDepth, corner);
+        this.readFacts(i, r.facts, strings, fKey, fFront, fDepth, corner, factsOf, factsIds);
         frontStart[i + 1] = fKey.length;
         if (r.attrs !== '{}') this.attrsText.set(i, r.attrs);
         if (bbox && geom) {
@@ -434,6 +440,7 @@ export class PlaceIndex implements GeoSource {
       src = perm(src);
       vintage = perm(vintage);
       corner = perm(corner);
+      factsOf = perm(factsOf);
       if (bbox) bbox = perm(bbox, 4);
       const fs = new Int32Array(count + 1);
       const k2 = new Grow(Int32Array, fKey.length);
@@ -451,7 +458,6 @@ export class PlaceIndex implements GeoSource {
       const inv = new Int32Array(count);
       for (let j = 0; j < count; j++) inv[order[j]!] = j;
       const remap = (m: Map<number, string>) => new Map([...m].map(([i, v]) => [inv[i]!, v]));
-      this.factsRaw = remap(this.factsRaw);
       this.attrsText = remap(this.attrsText);
       if (geom) {
         const g = geom;
@@ -468,6 +474,8 @@ export class PlaceIndex implements GeoSource {
     this.src = src.subarray(0, count);
     this.vintage = vintage.subarray(0, count);
     this.corner = corner.subarray(0, count);
+    this.factsOf = factsOf.subarray(0, count);
+    factsIds.clear();
     this.frontStart = frontStart.subarray(0, count + 1);
     this.frontKey = fKey.view();
     this.frontage = fFront.view();
@@ -491,7 +499,22 @@ export class PlaceIndex implements GeoSource {
   }
 
   /** Facts of the usual shape go to columns; anything else is kept as written. */
-  private readFacts(i: number, text: string, strings: Strings, fKey: Grow<Int32Array>, fFront: Grow<Float64Array>, fDepth: Grow<Float64Array>, corner: Int8Array): void {
+  private readFacts(
+    i: number,
+    text: string,
+    strings: Strings,
+    fKey: Grow<Int32Array>,
+    fFront: Grow<Float64Array>,
+    fDepth: Grow<Float64Array>,
+    corner: Int8Array,
+    factsOf: Int32Array,
+    factsIds: Map<string, number>,
+  ): void {
+    const seen = factsIds.get(text);
+    if (seen !== undefined) {
+      factsOf[i] = seen;
+      return;
+    }
     const f = JSON.parse(text) as Record<string, unknown>;
     const plain =
       f !== null &&
@@ -506,9 +529,12 @@ export class PlaceIndex implements GeoSource {
             (v) => v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>)['frontageM'] === 'number' && typeof (v as Record<string, unknown>)['depthM'] === 'number',
           )));
     if (!plain) {
-      this.factsRaw.set(i, text);
+      factsOf[i] = this.factsTexts.length;
+      factsIds.set(text, this.factsTexts.length);
+      this.factsTexts.push(text);
       return;
     }
+    factsOf[i] = -1;
     if (typeof f['cornerLot'] === 'boolean') corner[i] = f['cornerLot'] ? 1 : 0;
     const fb = f['frontByStreet'] as Record<string, { frontageM: number; depthM: number }> | undefined;
     if (fb) {
@@ -781,8 +807,8 @@ export class PlaceIndex implements GeoSource {
     const i = this.parcelIndex(parcelExtId);
     if (i < 0) return null;
     let facts: LotRow['facts'];
-    const raw = this.factsRaw.get(i);
-    if (raw !== undefined) facts = JSON.parse(raw) as LotRow['facts'];
+    const raw = this.factsOf[i]!;
+    if (raw >= 0) facts = JSON.parse(this.factsTexts[raw]!) as LotRow['facts'];
     else {
       facts = {};
       const a = this.frontStart[i]!;
