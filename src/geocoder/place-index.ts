@@ -696,14 +696,25 @@ export class PlaceIndex implements GeoSource {
     let hi = this.idStart.length - 2;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      // a slice of the one string (native comparison over contiguous text: faster than an array of
-      // strings scattered over the heap, measured 0.8 against 1.9 us per lookup at a million ids)
-      const m = this.idOf(mid);
-      if (m === id) return mid;
-      if (m < id) lo = mid + 1;
+      const c = this.idCmp(mid, id);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
       else hi = mid - 1;
     }
     return -1;
+  }
+
+  /** Lot i's id against id, in code-unit order (as cmp). */
+  private idCmp(i: number, id: string): number {
+    const t = this.idText;
+    const a = this.idStart[i]!;
+    const la = this.idStart[i + 1]! - a;
+    const m = Math.min(la, id.length);
+    for (let k = 0; k < m; k++) {
+      const d = t.charCodeAt(a + k) - id.charCodeAt(k);
+      if (d !== 0) return d;
+    }
+    return la - id.length;
   }
 
   private idOf(i: number): string {
