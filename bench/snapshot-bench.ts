@@ -48,9 +48,10 @@ function cambridgeSample(n: number): string[] {
  */
 async function lookups(ctx: AppContext, placeId: string, sample: string[]) {
   const place = await getPlace(ctx, placeId);
+  const before = memoryMb();
   const t0 = performance.now();
   const ix = await warmPlaceIndex(ctx.db, place!);
-  const index = { loadMs: performance.now() - t0, ...(ix?.counts ?? {}), rssAfterMb: process.memoryUsage().rss / 2 ** 20 };
+  const index = { loadMs: performance.now() - t0, ...(ix?.counts ?? {}), rssAfterMb: process.memoryUsage().rss / 2 ** 20, memoryBefore: before, memoryAfter: memoryMb(), loadPartsMs: ix?.loadMs };
   let answered = 0;
   for (const a of sample.slice(0, 200)) await getFeasibilitySnapshot(ctx, a); // warm-up
   const snapshot = await timeEach(sample, async (a) => {
@@ -61,6 +62,13 @@ async function lookups(ctx: AppContext, placeId: string, sample: string[]) {
   const sqlSnapshot = await timeEach(sample, (a) => getFeasibilitySnapshot(ctx, a));
   setHotIndexEnabled(true);
   return { answered, snapshot, preview, sqlSnapshot, index };
+}
+
+/** The process's memory by kind (MB): V8 heap in use, external (PGlite's WebAssembly memory among it), RSS. */
+function memoryMb(): Record<string, number> {
+  const m = process.memoryUsage();
+  const mb = (x: number) => Math.round(x / 2 ** 20);
+  return { rss: mb(m.rss), heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers) };
 }
 
 async function baselineSelect1(ctx: AppContext, n: number) {
@@ -95,6 +103,7 @@ async function synthetic(dir0: string, n: number) {
   const counts = await loadSyntheticCity(ctx.db, n, (m) => process.stderr.write(`  synthetic: ${m}\n`));
   const importMs = performance.now() - t0;
   const importPeakRssMb = peakRssMb();
+  process.stderr.write(`  synthetic: imported, memory ${JSON.stringify(memoryMb())}\n`);
   const sample = sampleSyntheticAddresses(n, 2000);
   const l = await lookups(ctx, SYNTHETIC_PLACE_ID, sample);
   const base = await baselineSelect1(ctx, 2000);

@@ -260,7 +260,10 @@ interface AddressChunkRow {
 export class PlaceIndex implements GeoSource {
   readonly kind = 'memory' as const;
   // parcels (sorted by id)
-  private ids: string[] = [];
+  // lot ids, in code-unit order: one string, lot i's id at [idStart[i], idStart[i + 1]) (a million ids
+  // as strings of their own cost about 40 MB more)
+  private idText = '';
+  private idStart: Int32Array = new Int32Array(1);
   private inLon!: Float64Array;
   private inLat!: Float64Array;
   private area!: Float64Array;
@@ -275,7 +278,10 @@ export class PlaceIndex implements GeoSource {
   private frontage!: Float64Array;
   private depth!: Float64Array;
   private frontNull: Set<number> = new Set(); // front entries whose frontage/depth were not numbers (kept as in the row)
-  private factsRaw = new Map<number, string>(); // facts that are not of the plain shape, kept as written
+  // facts that are not of the plain shape, kept as written and interned (lots of one block often share
+  // theirs: a million synthetic lots have a handful); -1: the plain shape, in the front columns
+  private factsOf!: Int32Array;
+  private factsTexts: string[] = [];
   private attrsText = new Map<number, string>();
   private geomText: string[] | null = null;
   private bbox: Float64Array | null = null;
@@ -290,8 +296,8 @@ export class PlaceIndex implements GeoSource {
   private aPostcode!: Int32Array;
   private aDisplay!: Int32Array;
   private aFull: (string | null)[] = []; // null: "<number> <display>"
-  private aLon!: Float64Array;
-  private aLat!: Float64Array;
+  private aLon: Float64Array | null = null; // null: no address has a point of its own
+  private aLat: Float64Array | null = null;
   private aExtMissing = new Map<number, string>(); // parcel_ext_id of rows whose lot is not in the parcel layer
   private strings: string[] = [];
   private locations = new Map<string, LocEntry[]>();
@@ -343,6 +349,8 @@ export class PlaceIndex implements GeoSource {
     let src = new Int32Array(cap);
     let vintage = new Int32Array(cap);
     let corner = new Int8Array(cap);
+    let factsOf = new Int32Array(cap);
+    const factsIds = new Map<string, number>();
     let frontStart = new Int32Array(cap + 1);
     let fKey = new Grow(Int32Array, cap);
     let fFront = new Grow(Float64Array, cap);
@@ -380,6 +388,7 @@ export class PlaceIndex implements GeoSource {
           src = grow(src);
           vintage = grow(vintage);
           corner = grow(corner);
+          factsOf = grow(factsOf);
           const fs = new Int32Array(i + CHUNK + 1);
           fs.set(frontStart);
           frontStart = fs;
@@ -401,7 +410,7 @@ export class PlaceIndex implements GeoSource {
         vintage[i] = strings.id(r.vintage);
         frontStart[i] = fKey.length;
         corner[i] = -1;
-        this.readFacts(i, r.facts, strings, fKey, fFront, fDepth, corner);
+        this.readFacts(i, r.facts, strings, fKey, fFront, fDepth, corner, factsOf, factsIds);
         frontStart[i + 1] = fKey.length;
         if (r.attrs !== '{}') this.attrsText.set(i, r.attrs);
         if (bbox && geom) {
@@ -434,6 +443,7 @@ export class PlaceIndex implements GeoSource {
       src = perm(src);
       vintage = perm(vintage);
       corner = perm(corner);
+      factsOf = perm(factsOf);
       if (bbox) bbox = perm(bbox, 4);
       const fs = new Int32Array(count + 1);
       const k2 = new Grow(Int32Array, fKey.length);
@@ -451,7 +461,6 @@ export class PlaceIndex implements GeoSource {
       const inv = new Int32Array(count);
       for (let j = 0; j < count; j++) inv[order[j]!] = j;
       const remap = (m: Map<number, string>) => new Map([...m].map(([i, v]) => [inv[i]!, v]));
-      this.factsRaw = remap(this.factsRaw);
       this.attrsText = remap(this.attrsText);
       if (geom) {
         const g = geom;
@@ -459,7 +468,11 @@ export class PlaceIndex implements GeoSource {
       }
       ids = sortedIds;
     }
-    this.ids = ids;
+    const idStart = new Int32Array(count + 1);
+    for (let j = 0, at = 0; j < count; j++) idStart[j + 1] = at += ids[j]!.length;
+    this.idText = ids.join('');
+    this.idStart = idStart;
+    ids = [];
     this.inLon = inLon.subarray(0, count);
     this.inLat = inLat.subarray(0, count);
     this.area = area.subarray(0, count);
@@ -468,6 +481,8 @@ export class PlaceIndex implements GeoSource {
     this.src = src.subarray(0, count);
     this.vintage = vintage.subarray(0, count);
     this.corner = corner.subarray(0, count);
+    this.factsOf = factsOf.subarray(0, count);
+    factsIds.clear();
     this.frontStart = frontStart.subarray(0, count + 1);
     this.frontKey = fKey.view();
     this.frontage = fFront.view();
@@ -491,7 +506,22 @@ export class PlaceIndex implements GeoSource {
   }
 
   /** Facts of the usual shape go to columns; anything else is kept as written. */
-  private readFacts(i: number, text: string, strings: Strings, fKey: Grow<Int32Array>, fFront: Grow<Float64Array>, fDepth: Grow<Float64Array>, corner: Int8Array): void {
+  private readFacts(
+    i: number,
+    text: string,
+    strings: Strings,
+    fKey: Grow<Int32Array>,
+    fFront: Grow<Float64Array>,
+    fDepth: Grow<Float64Array>,
+    corner: Int8Array,
+    factsOf: Int32Array,
+    factsIds: Map<string, number>,
+  ): void {
+    const seen = factsIds.get(text);
+    if (seen !== undefined) {
+      factsOf[i] = seen;
+      return;
+    }
     const f = JSON.parse(text) as Record<string, unknown>;
     const plain =
       f !== null &&
@@ -506,9 +536,12 @@ export class PlaceIndex implements GeoSource {
             (v) => v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>)['frontageM'] === 'number' && typeof (v as Record<string, unknown>)['depthM'] === 'number',
           )));
     if (!plain) {
-      this.factsRaw.set(i, text);
+      factsOf[i] = this.factsTexts.length;
+      factsIds.set(text, this.factsTexts.length);
+      this.factsTexts.push(text);
       return;
     }
+    factsOf[i] = -1;
     if (typeof f['cornerLot'] === 'boolean') corner[i] = f['cornerLot'] ? 1 : 0;
     const fb = f['frontByStreet'] as Record<string, { frontageM: number; depthM: number }> | undefined;
     if (fb) {
@@ -604,8 +637,10 @@ export class PlaceIndex implements GeoSource {
     this.aUnit = take(unit);
     this.aPostcode = take(postcode);
     this.aDisplay = take(display);
-    this.aLon = take(lon);
-    this.aLat = take(lat);
+    let points = false;
+    for (let j = 0; j < n && !points; j++) points = !Number.isNaN(lon[j]!) || !Number.isNaN(lat[j]!);
+    this.aLon = points ? take(lon) : null;
+    this.aLat = points ? take(lat) : null;
     this.aFull = Array.from(order, (i) => full[i]!);
     for (let j = 0; j < n; j++) {
       const i = order[j]!;
@@ -658,15 +693,32 @@ export class PlaceIndex implements GeoSource {
   /** Position of a lot id in the parcel columns; -1 when the parcel layer has no such lot. */
   private parcelIndex(id: string): number {
     let lo = 0;
-    let hi = this.ids.length - 1;
+    let hi = this.idStart.length - 2;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const m = this.ids[mid]!;
-      if (m === id) return mid;
-      if (m < id) lo = mid + 1;
+      const c = this.idCmp(mid, id);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
       else hi = mid - 1;
     }
     return -1;
+  }
+
+  /** Lot i's id against id, in code-unit order (as cmp). */
+  private idCmp(i: number, id: string): number {
+    const t = this.idText;
+    const a = this.idStart[i]!;
+    const la = this.idStart[i + 1]! - a;
+    const m = Math.min(la, id.length);
+    for (let k = 0; k < m; k++) {
+      const d = t.charCodeAt(a + k) - id.charCodeAt(k);
+      if (d !== 0) return d;
+    }
+    return la - id.length;
+  }
+
+  private idOf(i: number): string {
+    return this.idText.slice(this.idStart[i]!, this.idStart[i + 1]!);
   }
 
   /** First address position with number >= n within [start, end). */
@@ -696,9 +748,9 @@ export class PlaceIndex implements GeoSource {
         full_address: this.aFull[i] ?? `${number} ${display}`,
         street_display: display,
         postcode: this.strings[this.aPostcode[i]!]!,
-        parcel_ext_id: p >= 0 ? this.ids[p]! : (this.aExtMissing.get(i) ?? null),
-        lon: Number.isNaN(this.aLon[i]!) ? null : this.aLon[i]!,
-        lat: Number.isNaN(this.aLat[i]!) ? null : this.aLat[i]!,
+        parcel_ext_id: p >= 0 ? this.idOf(p) : (this.aExtMissing.get(i) ?? null),
+        lon: this.aLon === null || Number.isNaN(this.aLon[i]!) ? null : this.aLon[i]!,
+        lat: this.aLat === null || Number.isNaN(this.aLat[i]!) ? null : this.aLat[i]!,
         inside_lon: p >= 0 ? this.inLon[p]! : null,
         inside_lat: p >= 0 ? this.inLat[p]! : null,
         has_parcel: p >= 0,
@@ -731,7 +783,7 @@ export class PlaceIndex implements GeoSource {
     const parity = number % 2;
     const row = (i: number): NeighbourRow => {
       const p = this.aParcel[i]!;
-      return { number: this.aNum[i]!, parcel_ext_id: this.ids[p]!, inside_lon: this.inLon[p]!, inside_lat: this.inLat[p]!, street_display: this.strings[this.aDisplay[i]!]! };
+      return { number: this.aNum[i]!, parcel_ext_id: this.idOf(p), inside_lon: this.inLon[p]!, inside_lat: this.inLat[p]!, street_display: this.strings[this.aDisplay[i]!]! };
     };
     const out: NeighbourRow[] = [];
     const at = this.lowerBound(s.start, s.end, number);
@@ -774,15 +826,15 @@ export class PlaceIndex implements GeoSource {
         if (bb[i * 4]! <= box[2] + PG_EPSILON && box[0] <= bb[i * 4 + 2]! + PG_EPSILON && bb[i * 4 + 1]! <= box[3] + PG_EPSILON && box[1] <= bb[i * 4 + 3]! + PG_EPSILON) hit.add(i);
       }
     }
-    return [...hit].sort((a, b) => a - b).map((i) => ({ parcel_ext_id: this.ids[i]!, geom: JSON.parse(geom[i]!) as unknown }));
+    return [...hit].sort((a, b) => a - b).map((i) => ({ parcel_ext_id: this.idOf(i), geom: JSON.parse(geom[i]!) as unknown }));
   }
 
   lot(parcelExtId: string): LotRow | null {
     const i = this.parcelIndex(parcelExtId);
     if (i < 0) return null;
     let facts: LotRow['facts'];
-    const raw = this.factsRaw.get(i);
-    if (raw !== undefined) facts = JSON.parse(raw) as LotRow['facts'];
+    const raw = this.factsOf[i]!;
+    if (raw >= 0) facts = JSON.parse(this.factsTexts[raw]!) as LotRow['facts'];
     else {
       facts = {};
       const a = this.frontStart[i]!;
@@ -797,7 +849,7 @@ export class PlaceIndex implements GeoSource {
     }
     const attrs = this.attrsText.get(i);
     return {
-      parcel_ext_id: this.ids[i]!,
+      parcel_ext_id: this.idOf(i),
       inside_lon: this.inLon[i]!,
       inside_lat: this.inLat[i]!,
       area_m2: this.area[i]!,
