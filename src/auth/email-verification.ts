@@ -5,32 +5,14 @@
 // expiry, so an altered link is refused; the row makes it single use.
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import { instanceSecret } from '../db/instance-secret.ts';
 import { sendMail } from '../web/dev-outbox.ts';
 import { EMAIL_VERIFY_LINK_TTL_S, EMAIL_VERIFY_MAILS_PER_HOUR, EMAIL_VERIFY_RESEND_GAP_S } from './lifetimes.ts';
 
 export const VERIFY_EMAIL_PATH = '/verify-email';
 export const VERIFY_MAIL_SUBJECT = 'Confirm your e-mail address for siteline';
 
-const keys = new WeakMap<AppContext, Promise<Buffer>>();
-
-async function loadKey(ctx: AppContext): Promise<Buffer> {
-  await ctx.db.query('INSERT INTO email_link_keys (id, secret, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING', [
-    crypto.randomBytes(32).toString('base64url'),
-    ctx.clock.now().toISOString(),
-  ]);
-  const rows = await ctx.db.query<{ secret: string }>('SELECT secret FROM email_link_keys WHERE id = 1');
-  return Buffer.from(rows[0]!.secret, 'base64url');
-}
-
-function linkKey(ctx: AppContext): Promise<Buffer> {
-  let k = keys.get(ctx);
-  if (!k) {
-    k = loadKey(ctx);
-    k.catch(() => keys.delete(ctx));
-    keys.set(ctx, k);
-  }
-  return k;
-}
+const linkKey = (ctx: AppContext): Promise<Buffer> => instanceSecret(ctx, 'email_link_keys');
 
 const mac = (key: Buffer, linkId: string, accountId: string, email: string, expires: number) =>
   crypto.createHmac('sha256', key).update(`siteline-email-verify:${linkId}:${accountId}:${email}:${expires}`).digest('base64url');

@@ -3,31 +3,13 @@
 // alike. A link past its expiry or with any part altered is refused.
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import { instanceSecret } from '../db/instance-secret.ts';
 
 /** How long a download link works. */
 export const EXPORT_URL_TTL_S = 24 * 60 * 60;
 export const EXPORT_PATH_PREFIX = '/reports/exports';
 
-const keys = new WeakMap<AppContext, Promise<Buffer>>();
-
-async function loadKey(ctx: AppContext): Promise<Buffer> {
-  await ctx.db.query('INSERT INTO report_url_keys (id, secret, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING', [
-    crypto.randomBytes(32).toString('base64url'),
-    ctx.clock.now().toISOString(),
-  ]);
-  const rows = await ctx.db.query<{ secret: string }>('SELECT secret FROM report_url_keys WHERE id = 1');
-  return Buffer.from(rows[0]!.secret, 'base64url');
-}
-
-function urlKey(ctx: AppContext): Promise<Buffer> {
-  let k = keys.get(ctx);
-  if (!k) {
-    k = loadKey(ctx);
-    k.catch(() => keys.delete(ctx));
-    keys.set(ctx, k);
-  }
-  return k;
-}
+const urlKey = (ctx: AppContext): Promise<Buffer> => instanceSecret(ctx, 'report_url_keys');
 
 const mac = (key: Buffer, exportId: string, expires: number) => crypto.createHmac('sha256', key).update(`siteline-export:${exportId}:${expires}`).digest('base64url');
 
