@@ -27,6 +27,19 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// With DATABASE_URL set (the second, PostgreSQL run), files whose first line says `// @engine-independent:
+// <why>` are skipped: what they test does not touch the database engine, and they ran on PGlite already.
+const skipped: string[] = [];
+if (process.env.DATABASE_URL) {
+  for (const f of [...files]) {
+    if (fs.readFileSync(f, 'utf8').startsWith('// @engine-independent:')) {
+      skipped.push(f);
+      files.splice(files.indexOf(f), 1);
+    }
+  }
+  if (skipped.length) console.log(`== on PostgreSQL, skipping ${skipped.length} engine-independent file(s): ${skipped.join(', ')}`);
+}
+
 const DURATIONS_FILE = 'test/durations.json';
 const known: Record<string, number> = fs.existsSync(DURATIONS_FILE) ? JSON.parse(fs.readFileSync(DURATIONS_FILE, 'utf8')) : {};
 // Unknown (new) files go first: they are the likeliest to be slow or to fail.

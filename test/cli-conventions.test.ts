@@ -1,3 +1,4 @@
+// @engine-independent: flags, exit codes and colour of the binary; no database behind them.
 // The conventions every `siteline` command keeps (gh / Stripe CLI / clig.dev), checked on the real
 // binary for every command in the table: -h/--help prints help and never acts, --version, unknown
 // flags and commands are usage errors (exit 2, stderr only), exit codes documented in --help.

@@ -1,3 +1,4 @@
+// @engine-independent: help never opens a database.
 // `-h`/`--help` on every command and subcommand of the table prints its help and never acts, checked
 // on the real binary (its own file: one process per path and flag, so the walk has its own time budget
 // next to the other conventions in cli-conventions.test.ts).

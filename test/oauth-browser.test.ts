@@ -1,3 +1,4 @@
+// @engine-independent: Chromium's CSP and redirects; the OAuth storage runs on PostgreSQL in auth-oauth.test.ts.
 // Browser OAuth the way Claude, Cursor, VS Code and MCP Inspector do it, in headless Chromium: the
 // official SDK client's transport meets a 401 on a gated tool, runs discovery and Dynamic Client
 // Registration, and hands us the authorization URL; Chromium signs up and clicks Allow; the browser
