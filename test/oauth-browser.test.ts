@@ -60,6 +60,25 @@ function watchConsole(page: Page): string[] {
   return errors;
 }
 
+/** Opens the authorization URL in Chromium, signs a new account up from the sign-in page, and waits for the consent page. */
+async function signUpToConsent(page: Page, authorizationUrl: string, email: string): Promise<void> {
+  await page.goto(authorizationUrl);
+  await page.click('text=Sign up');
+  await page.fill('#email', email);
+  await page.fill('#password', TEST_PASSWORD);
+  await Promise.all([page.waitForSelector('#allow'), page.click('button[type=submit]')]);
+}
+
+/** Clicks a consent button and returns the query the browser brings to the redirect_uri, or fails after 15 s naming what it saw. */
+async function answerConsent(page: Page, button: '#allow' | '#deny', callback: { next(): Promise<URLSearchParams> }, consoleErrors: string[]): Promise<URLSearchParams> {
+  const landed = callback.next();
+  await page.click(button);
+  return Promise.race([
+    landed,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the browser never reached the redirect_uri; console: ${consoleErrors.join(' | ')}; at ${page.url()}`)), 15_000)),
+  ]);
+}
+
 const snapshotArgs = { address: '57 Inman St, Cambridge, MA', source: 'full' };
 
 test('Chromium: SDK OAuth client, sign-up, consent Allow, loopback callback, token, gated tool, refresh', { skip }, async () => {
@@ -94,12 +113,7 @@ test('Chromium: SDK OAuth client, sign-up, consent Allow, loopback callback, tok
     // The consent form may post to this site and end at this client's redirect origin, nowhere else.
     const csp = (await consentResponse).headers()['content-security-policy'] ?? '';
     assert.match(csp, new RegExp(`form-action 'self' ${new URL(callback.url).origin.replace(/\./g, '\\.')};`));
-    const landed = callback.next();
-    await page.click('#allow');
-    const params = await Promise.race([
-      landed,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the browser never reached the redirect_uri; console: ${consoleErrors.join(' | ')}; at ${page.url()}`)), 15_000)),
-    ]);
+    const params = await answerConsent(page, '#allow', callback, consoleErrors);
     await page.waitForSelector('#done');
     assert.equal(new URL(page.url()).origin, new URL(callback.url).origin, 'the browser ends on the client redirect_uri');
     const code = params.get('code');
@@ -149,17 +163,8 @@ test('Chromium: Deny on the consent page returns access_denied to the redirect_u
     const context = await browser.newContext();
     const page = await context.newPage();
     const consoleErrors = watchConsole(page);
-    await page.goto(provider.authorizationUrl!.href);
-    await page.click('text=Sign up');
-    await page.fill('#email', 'chromium.deny@example.com');
-    await page.fill('#password', TEST_PASSWORD);
-    await Promise.all([page.waitForSelector('#deny'), page.click('button[type=submit]')]);
-    const landed = callback.next();
-    await page.click('#deny');
-    const params = await Promise.race([
-      landed,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the browser never reached the redirect_uri; console: ${consoleErrors.join(' | ')}`)), 15_000)),
-    ]);
+    await signUpToConsent(page, provider.authorizationUrl!.href, 'chromium.deny@example.com');
+    const params = await answerConsent(page, '#deny', callback, consoleErrors);
     assert.equal(params.get('error'), 'access_denied');
     assert.deepEqual(consoleErrors, [], 'no console errors');
     await context.close();
@@ -181,17 +186,8 @@ test('Chromium: an IPv6 loopback redirect_uri (which CSP cannot name) still rece
     const context = await browser.newContext();
     const page = await context.newPage();
     const consoleErrors = watchConsole(page);
-    await page.goto(provider.authorizationUrl!.href);
-    await page.click('text=Sign up');
-    await page.fill('#email', 'chromium.ipv6@example.com');
-    await page.fill('#password', TEST_PASSWORD);
-    await Promise.all([page.waitForSelector('#allow'), page.click('button[type=submit]')]);
-    const landed = callback.next();
-    await page.click('#allow');
-    const params = await Promise.race([
-      landed,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the browser never reached the redirect_uri; console: ${consoleErrors.join(' | ')}`)), 15_000)),
-    ]);
+    await signUpToConsent(page, provider.authorizationUrl!.href, 'chromium.ipv6@example.com');
+    const params = await answerConsent(page, '#allow', callback, consoleErrors);
     assert.ok(params.get('code'));
     assert.deepEqual(consoleErrors, [], 'no console errors');
     assert.equal(await auth(provider, { serverUrl, authorizationCode: params.get('code')!, iss: params.get('iss')! }), 'AUTHORIZED');
