@@ -13,6 +13,16 @@
 import type { Queryable } from '../db/database.ts';
 import type { BBox } from '../core/geo/primitives.ts';
 
+
+type TypedColumn = Float64Array | Int32Array | Uint8Array | Int8Array;
+
+/** A column copied into a new one of the same type and `length` elements (the loaders grow in chunks). */
+function grown<T extends TypedColumn>(a: T, length: number): T {
+  const b = new (a.constructor as new (n: number) => T)(length);
+  b.set(a);
+  return b;
+}
+
 export interface AddressRow {
   number: number;
   number_suffix: string;
@@ -375,11 +385,7 @@ export class PlaceIndex implements GeoSource {
       for (const r of rows) {
         const i = ids.length;
         if (i >= inLon.length) {
-          const grow = <T extends Float64Array | Int32Array | Uint8Array | Int8Array>(a: T, k = 1): T => {
-            const b = new (a.constructor as new (n: number) => T)((i + CHUNK) * k);
-            b.set(a);
-            return b;
-          };
+          const grow = <T extends TypedColumn>(a: T, k = 1): T => grown(a, (i + CHUNK) * k);
           inLon = grow(inLon);
           inLat = grow(inLat);
           area = grow(area);
@@ -585,11 +591,7 @@ export class PlaceIndex implements GeoSource {
       if (chunk.length === 0) continue;
       if (n + chunk.length > cap) {
         cap = Math.max(cap * 2, n + chunk.length);
-        const grow = <T extends Float64Array | Int32Array>(a: T): T => {
-          const b = new (a.constructor as new (n: number) => T)(cap);
-          b.set(a);
-          return b;
-        };
+        const grow = <T extends TypedColumn>(a: T): T => grown(a, cap);
         key = grow(key);
         rowNo = grow(rowNo);
         num = grow(num);
