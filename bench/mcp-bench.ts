@@ -1,4 +1,5 @@
-// MCP endpoint throughput, measured in one run with autocannon on loopback (16 connections):
+// MCP endpoint throughput, measured in one run with autocannon on loopback (16 connections; every
+// target warmed with the same 3,000 requests first, BENCH_MCP_WARMUP):
 //   1. a raw node:http JSON echo (the ceiling of this machine's HTTP stack),
 //   2. the SDK alone: createMcpHandler + toNodeHandler, one tool returning a constant,
 //   2b. the same SDK server whose tool returns a constant snapshot-sized answer (docs/examples'
@@ -24,13 +25,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 
 const CONNECTIONS = Number(process.env.BENCH_MCP_CONNECTIONS ?? 16);
 const DURATION_S = Number(process.env.BENCH_MCP_SECONDS ?? 10);
+const WARMUP_REQUESTS = Number(process.env.BENCH_MCP_WARMUP ?? 3000);
 const MODERN = '2026-07-28';
 
 interface CannonRequest {
@@ -43,6 +45,7 @@ interface CannonResult {
   requests: { average: number; total: number };
   /** The server process's CPU time (user + system, /proc) per request over the measured run, when known. */
   cpuMsPerRequest?: number;
+  threadMsPerRequest?: Map<string, number>;
   latency: { p50: number; p99: number; average: number };
   non2xx: number;
   errors: number;
@@ -179,6 +182,8 @@ async function startChild(kind: string, env?: Record<string, string>): Promise<{
   const served = await new Promise<Served>((resolve, reject) => {
     child.stdout!.on('data', (c: Buffer) => {
       buf += c.toString('utf8');
+      // BENCH_CHILD_LOG_DIR: keep each server child's stdout (e.g. with BENCH_CHILD_NODE_ARGS=--trace-gc)
+      if (process.env.BENCH_CHILD_LOG_DIR) appendFileSync(`${process.env.BENCH_CHILD_LOG_DIR}/${kind}-${child.pid}.log`, c);
       const line = buf.split('\n').slice(0, -1).find((l) => l.startsWith('SERVED ')); // complete lines only: the address list is long
       if (line) resolve(JSON.parse(line.slice(7)) as Served);
     });
@@ -222,12 +227,41 @@ function distinctRequests(tool: string, addresses: string[], token: string | und
 async function load(url: string, requests: (CannonRequest & { setupRequest?: unknown })[], connections = CONNECTIONS, serverPid?: number): Promise<CannonResult> {
   const target = new URL(url);
   const opts = { url: target.origin, connections, pipelining: 1, requests: requests.map((r) => ({ ...r, path: target.pathname })) };
-  await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, pools, caches
+  // Warm-up by request count, not by time: JIT tiering, the place's hot index (loaded on the first
+  // read) and the garbage its load leaves behind must be past before the measured window on a loaded
+  // machine too (a 2 s warm-up covered ~400 snapshot requests under load, and the measured window
+  // then held the compiler threads and the major GC: 3.6 ms of server CPU a call against 1.9 in a
+  // second window of the same process).
+  await autocannon({ ...opts, amount: WARMUP_REQUESTS });
   const cpu0 = serverPid ? cpuMs(serverPid) : undefined;
+  const th0 = serverPid ? threadCpuMs(serverPid) : undefined;
   const r = await autocannon({ ...opts, duration: DURATION_S });
   const cpu1 = serverPid ? cpuMs(serverPid) : undefined;
+  const th1 = serverPid ? threadCpuMs(serverPid) : undefined;
   if (cpu0 !== undefined && cpu1 !== undefined && r.requests.total > 0) r.cpuMsPerRequest = (cpu1 - cpu0) / r.requests.total;
+  if (th0 && th1 && r.requests.total > 0) {
+    // main thread against the rest (V8's GC and compiler helpers, libuv's pool): where the server's CPU goes
+    const per = new Map<string, number>();
+    for (const [tid, t] of th1) per.set(t.name, (per.get(t.name) ?? 0) + (t.ms - (th0.get(tid)?.ms ?? 0)) / r.requests.total);
+    r.threadMsPerRequest = per;
+  }
   return r;
+}
+
+/** CPU time so far (ms) of each thread of a process, by thread id, with its name (Linux; undefined elsewhere). */
+function threadCpuMs(pid: number): Map<string, { name: string; ms: number }> | undefined {
+  try {
+    const out = new Map<string, { name: string; ms: number }>();
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : process.env.BENCH_THREAD_IDS ? `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}` : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '').trim();
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, { name, ms: ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS });
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -249,6 +283,7 @@ const rps = (r: CannonResult) => r.requests.average;
 const line = (label: string, r: CannonResult) =>
   `  ${label.padEnd(46)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(4)} ms` +
   (r.cpuMsPerRequest !== undefined ? `   server CPU ${r.cpuMsPerRequest.toFixed(3)} ms/req` : '') +
+  (r.threadMsPerRequest ? ` (${[...r.threadMsPerRequest].filter(([, ms]) => ms >= 0.005).sort((a, b) => b[1] - a[1]).map(([n, ms]) => `${n} ${ms.toFixed(3)}`).join(', ')})` : '') +
   (r.non2xx || r.errors || r.timeouts ? `   (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})` : '');
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)} %`;
 

@@ -1,0 +1,54 @@
+// The slowest in-process snapshots over the bench's Cambridge sample (hot index on), with the queries
+// each made: where the p99 comes from. Run: node --import tsx --expose-gc bench/slow-probe.ts
+import fs from 'node:fs';
+import path from 'node:path';
+import { createPlacesDb, SHARED_DATA } from '../test/support/harness.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { systemClock } from '../src/clock.ts';
+import type { Db } from '../src/db/database.ts';
+import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { warmPlaceIndex } from '../src/geocoder/place-index.ts';
+import { getPlace } from '../src/places/catalogue.ts';
+
+const { db: raw, close } = await createPlacesDb(['cambridge-ma']);
+let current: string[] = [];
+const db = new Proxy(raw, {
+  get(t, k) {
+    if (k !== 'query') return Reflect.get(t, k);
+    return async (sql: string, params?: unknown[]) => {
+      current.push(sql.replace(/\s+/g, ' ').slice(0, 90));
+      return (t as Db).query(sql, params as never);
+    };
+  },
+}) as Db;
+const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false });
+const ctx = { config, db, clock: systemClock, logger: createLogger('silent') };
+const text = fs.readFileSync(path.join(SHARED_DATA, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8').replace(/^\uFEFF/, '');
+const rows = text.split('\n').filter(Boolean);
+const step = Math.max(1, Math.floor(rows.length / 2000));
+const sample: string[] = [];
+for (let i = 0; i < rows.length && sample.length < 2000; i += step) {
+  const full = rows[i]!.split(',')[6];
+  if (full) sample.push(`${full.replace(/^"|"$/g, '')}, Cambridge, MA`);
+}
+await warmPlaceIndex(raw, (await getPlace(ctx, 'US-MA:cambridge'))!);
+for (const a of sample.slice(0, 200)) await getFeasibilitySnapshot(ctx, a);
+for (let round = 0; round < 2; round++) {
+  const rec: { a: string; ms: number; answered: boolean; q: string[] }[] = [];
+  for (const a of sample) {
+    current = [];
+    const t = process.hrtime.bigint();
+    const r = await getFeasibilitySnapshot(ctx, a);
+    rec.push({ a, ms: Number(process.hrtime.bigint() - t) / 1e6, answered: r.answered, q: current });
+  }
+  const sorted = [...rec].sort((x, y) => x.ms - y.ms);
+  const pct = (p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!.ms.toFixed(3);
+  const total = rec.reduce((s, r) => s + r.ms, 0);
+  console.log(`round ${round}: p50 ${pct(50)} p90 ${pct(90)} p99 ${pct(99)} mean ${(total / rec.length).toFixed(3)}; with queries: ${rec.filter((r) => r.q.length).length}, unanswered: ${rec.filter((r) => !r.answered).length}`);
+  const slow = sorted.slice(-25).reverse();
+  const slowTotal = sorted.slice(-40).reduce((s, r) => s + r.ms, 0);
+  console.log(`  slowest 40 take ${((100 * slowTotal) / total).toFixed(0)} % of the time`);
+  for (const r of slow) console.log(`  ${r.ms.toFixed(2).padStart(7)} ms ${r.answered ? 'A' : '-'} ${r.a}  ${r.q.length} q ${r.q.slice(0, 2).join(' | ')}`);
+}
+await close();
