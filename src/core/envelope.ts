@@ -167,68 +167,108 @@ function resolveStandard(rules: PlaceRules, code: string, d: DistrictRules, key:
 const GOOD_INPUT: readonly ValueStatus[] = ['cited', 'cited_conditional', 'derived_from_cited', 'no_limit_in_bylaw'];
 
 interface RuleInput {
-  member: string;
-  s: Sourced;
+  member: StandardKey;
   /** How a no_limit_in_bylaw input enters: the result has no limit either, or the input counts as this number. */
   noLimit: 'propagates' | number;
 }
-interface LotInput {
-  name: string;
-  value: number | null;
+type LotMeasure = 'areaSqft' | 'frontageFt' | 'depthFt';
+
+/**
+ * One derived member's recipe: its rule inputs, the lot measurement it uses and the arithmetic. The
+ * recipes are constants, so a snapshot builds no closures and no input lists for them (the `inputs`
+ * array a derived value names is shared and frozen).
+ */
+interface Recipe {
+  unit: string;
+  rules: readonly RuleInput[];
+  lot: LotMeasure;
+  inputs: readonly string[];
+  compute: (a: number, b: number, lot: number) => number;
 }
+function recipe(unit: string, rules: RuleInput[], lot: LotMeasure, compute: Recipe['compute']): Recipe {
+  const inputs = Object.freeze([...new Set([...rules.map((r) => r.member), `lot.${lot}`])]);
+  return Object.freeze({ unit, rules: Object.freeze(rules), lot, inputs, compute });
+}
+const RECIPES = {
+  maxFloorAreaSqft: recipe('sqft', [{ member: 'maxFar', noLimit: 'propagates' }], 'areaSqft', (far, _, a) => far * a),
+  maxDwellingUnits: recipe('units', [{ member: 'minLotAreaPerUnitSqft', noLimit: 'propagates' }], 'areaSqft', (per, _, a) => (per > 0 ? Math.floor(a / per) : 0)),
+  maxDwellingUnitsByDensity: recipe('units', [{ member: 'maxDensityUnitsPerAcre', noLimit: 'propagates' }], 'areaSqft', (d, _, a) => Math.floor((d * a) / SQFT_PER_ACRE + 1e-9)),
+  maxFootprintSqft: recipe('sqft', [{ member: 'maxLotCoveragePct', noLimit: 'propagates' }], 'areaSqft', (pct, _, a) => (pct / 100) * a),
+  // the street side of a corner lot keeps its street side yard; an interior lot has two side yards
+  buildableWidthFtInterior: recipe('ft', [{ member: 'minSideYardFt', noLimit: 0 }, { member: 'minSideYardFt', noLimit: 0 }], 'frontageFt', (a, b, w) => w - a - b),
+  buildableWidthFtCorner: recipe('ft', [{ member: 'minSideYardFt', noLimit: 0 }, { member: 'minStreetSideYardFt', noLimit: 0 }], 'frontageFt', (a, b, w) => w - a - b),
+  buildableDepthFt: recipe('ft', [{ member: 'minFrontYardFt', noLimit: 0 }, { member: 'minRearYardFt', noLimit: 0 }], 'depthFt', (f, b, d) => d - f - b),
+} as const;
+const INTERIOR_ASSUMED = 'an interior lot (whether the lot is a corner lot is not known), so both side yards are interior side yards';
 
 /**
  * A derived member: derived_from_cited only when every rule input is cited; otherwise the weakest
  * input's status. A missing lot measurement gives `missing`; an assumption made by the service gives `defaulted`.
  */
-function derive(unit: string, rulesIn: RuleInput[], lotIn: LotInput[], compute: (rule: number[], lot: number[]) => number, assumption?: string): Sourced {
-  const inputs = [...new Set([...rulesIn.map((r) => r.member), ...lotIn.map((l) => `lot.${l.name}`)])];
-  const limitless = rulesIn.find((r) => r.s.status === 'no_limit_in_bylaw' && r.noLimit === 'propagates');
-  if (limitless)
-    return {
-      value: null,
-      status: 'no_limit_in_bylaw',
-      unit,
-      inputs,
-      ...(limitless.s.citation ? { citation: limitless.s.citation } : {}),
-      note: `No limit: ${limitless.member} is not limited by the bylaw, so this derived limit is not either.`,
-    };
-  const unknownRule = rulesIn.filter((r) => r.s.value === null && r.s.status !== 'no_limit_in_bylaw');
-  const missingLot = lotIn.filter((l) => l.value === null);
-  if (unknownRule.length || missingLot.length) {
-    // No note: the status is the weakest input's, and `inputs` names them (each with its own status).
-    const status = weakestStatus([...unknownRule.map((r) => r.s.status), ...(missingLot.length ? (['missing'] as const) : [])]);
-    return { value: null, status, unit, inputs };
+function derive(env: Record<string, Sourced>, r: Recipe, lotValue: number | null, assumption?: string): Sourced {
+  const { unit, inputs } = r;
+  const s0 = env[r.rules[0]!.member]!;
+  const s1 = r.rules.length > 1 ? env[r.rules[1]!.member]! : undefined;
+  for (let i = 0; i < r.rules.length; i++) {
+    const s = i === 0 ? s0 : s1!;
+    if (s.status === 'no_limit_in_bylaw' && r.rules[i]!.noLimit === 'propagates')
+      return {
+        value: null,
+        status: 'no_limit_in_bylaw',
+        unit,
+        inputs: inputs as string[],
+        ...(s.citation ? { citation: s.citation } : {}),
+        note: `No limit: ${r.rules[i]!.member} is not limited by the bylaw, so this derived limit is not either.`,
+      };
   }
-  const ruleNums = rulesIn.map((r) => (r.s.status === 'no_limit_in_bylaw' ? (r.noLimit as number) : (r.s.value as number)));
-  const value = round(compute(ruleNums, lotIn.map((l) => l.value as number)));
-  const statuses = rulesIn.map((r) => r.s.status);
-  const allCited = statuses.every((s) => GOOD_INPUT.includes(s));
-  const status: ValueStatus = allCited && !assumption ? 'derived_from_cited' : weakestStatus([...statuses.filter((s) => !GOOD_INPUT.includes(s)), ...(assumption ? (['defaulted'] as const) : [])]);
+  const unknown0 = s0.value === null && s0.status !== 'no_limit_in_bylaw';
+  const unknown1 = s1 !== undefined && s1.value === null && s1.status !== 'no_limit_in_bylaw';
+  if (unknown0 || unknown1 || lotValue === null) {
+    // No note: the status is the weakest input's, and `inputs` names them (each with its own status).
+    let status: ValueStatus = 'cited';
+    if (unknown0) status = weakestStatus([s0.status]);
+    if (unknown1) status = weakestStatus([status, s1!.status]);
+    if (lotValue === null) status = weakestStatus([status, 'missing']);
+    return { value: null, status, unit, inputs: inputs as string[] };
+  }
+  const num = (s: Sourced, i: number) => (s.status === 'no_limit_in_bylaw' ? (r.rules[i]!.noLimit as number) : (s.value as number));
+  const value = round(r.compute(num(s0, 0), s1 ? num(s1, 1) : 0, lotValue));
+  const good0 = GOOD_INPUT.includes(s0.status);
+  const good1 = s1 === undefined || GOOD_INPUT.includes(s1.status);
+  let status: ValueStatus;
+  if (good0 && good1 && !assumption) status = 'derived_from_cited';
+  else {
+    status = 'cited';
+    if (!good0) status = weakestStatus([s0.status]);
+    if (!good1) status = weakestStatus([status, s1!.status]);
+    if (assumption) status = weakestStatus([status, 'defaulted']);
+  }
   // The inputs' conditions are named, not copied (each input states its own); a weak input shows in the status.
-  const conditions = [...new Set(rulesIn.filter((r) => r.s.condition).map((r) => `the condition of ${r.member}`))];
-  const note = assumption ? `Assumed ${assumption}.` : '';
-  return { value: Math.max(0, value), status, unit, inputs, ...(conditions.length ? { condition: conditions.join('; ') } : {}), ...(note ? { note } : {}) };
+  let condition: string | undefined;
+  if (s0.condition) condition = `the condition of ${r.rules[0]!.member}`;
+  if (s1?.condition && r.rules[1]!.member !== r.rules[0]!.member) {
+    const c1 = `the condition of ${r.rules[1]!.member}`;
+    condition = condition ? `${condition}; ${c1}` : c1;
+  }
+  const out: Sourced = { value: Math.max(0, value), status, unit, inputs: inputs as string[] };
+  if (condition) out.condition = condition;
+  if (assumption) out.note = `Assumed ${assumption}.`;
+  return out;
 }
 
 function deriveAll(env: Record<string, Sourced>, lot: EnvelopeLot): Record<DerivedKey, Sourced> {
-  const r = (member: StandardKey, noLimit: RuleInput['noLimit'] = 'propagates'): RuleInput => ({ member, s: env[member]!, noLimit });
-  const area: LotInput = { name: 'areaSqft', value: lot.areaSqft };
-  const interiorOnly = lot.cornerLot === null ? 'an interior lot (whether the lot is a corner lot is not known), so both side yards are interior side yards' : undefined;
-  const streetSide = lot.cornerLot === true ? r('minStreetSideYardFt', 0) : r('minSideYardFt', 0);
   return {
-    maxFloorAreaSqft: derive('sqft', [r('maxFar')], [area], ([far], [a]) => far! * a!),
-    maxDwellingUnits: derive('units', [r('minLotAreaPerUnitSqft')], [area], ([per], [a]) => (per! > 0 ? Math.floor(a! / per!) : 0)),
-    maxDwellingUnitsByDensity: derive('units', [r('maxDensityUnitsPerAcre')], [area], ([d], [a]) => Math.floor((d! * a!) / SQFT_PER_ACRE + 1e-9)),
-    maxFootprintSqft: derive('sqft', [r('maxLotCoveragePct')], [area], ([pct], [a]) => (pct! / 100) * a!),
+    maxFloorAreaSqft: derive(env, RECIPES.maxFloorAreaSqft, lot.areaSqft),
+    maxDwellingUnits: derive(env, RECIPES.maxDwellingUnits, lot.areaSqft),
+    maxDwellingUnitsByDensity: derive(env, RECIPES.maxDwellingUnitsByDensity, lot.areaSqft),
+    maxFootprintSqft: derive(env, RECIPES.maxFootprintSqft, lot.areaSqft),
     buildableWidthFt: derive(
-      'ft',
-      [r('minSideYardFt', 0), streetSide],
-      [{ name: 'frontageFt', value: lot.frontageFt }],
-      ([a, b], [w]) => w! - a! - b!,
-      interiorOnly,
+      env,
+      lot.cornerLot === true ? RECIPES.buildableWidthFtCorner : RECIPES.buildableWidthFtInterior,
+      lot.frontageFt,
+      lot.cornerLot === null ? INTERIOR_ASSUMED : undefined,
     ),
-    buildableDepthFt: derive('ft', [r('minFrontYardFt', 0), r('minRearYardFt', 0)], [{ name: 'depthFt', value: lot.depthFt }], ([f, b], [d]) => d! - f! - b!),
+    buildableDepthFt: derive(env, RECIPES.buildableDepthFt, lot.depthFt),
   };
 }
 

@@ -3,7 +3,7 @@
 // 2. the gazetteer (a real city we hold no data for -> the caller answers unseeded_place),
 // 3. otherwise unknown (geo_division_uncatalogued), with the reason.
 import type { AppContext } from '../context.ts';
-import { findPlacesByName, findPlacesByPostalCity, getPlace, placeNameKey, type PlaceRecord } from './catalogue.ts';
+import { CATALOGUE_CACHE_TTL_MS, catalogueGenerationNow, findPlacesByName, findPlacesByPostalCity, getPlace, placeNameKey, type PlaceRecord } from './catalogue.ts';
 import { findGazetteerCities } from './gazetteer.ts';
 import { lookupRegion } from './regions.ts';
 import { provincesForPostalCode, statesForZip } from '../geocoder/regions.ts';
@@ -37,6 +37,33 @@ export function candidateLabel(c: PlaceCandidate): string {
  * the snapshot and by cityInventory: more than one candidate -> the candidates, never a pick.
  */
 export async function placeCandidates(
+  ctx: Pick<AppContext, 'db'>,
+  city: string,
+  regionCode: string | null,
+  country: 'US' | 'CA' | null,
+): Promise<readonly PlaceCandidate[]> {
+  // On every snapshot's path, and a pure function of the catalogue (cached for CATALOGUE_CACHE_TTL_MS,
+  // dropped on import) and the gazetteer (static): kept for as long as the catalogue's own cache.
+  const db = ctx.db as object;
+  let memo = candidateMemo.get(db);
+  if (!memo || memo.generation !== catalogueGenerationNow()) {
+    memo = { generation: catalogueGenerationNow(), entries: new Map() };
+    candidateMemo.set(db, memo);
+  }
+  const key = `${city}\u0000${regionCode ?? ''}\u0000${country ?? ''}`;
+  const now = Date.now();
+  const hit = memo.entries.get(key);
+  if (hit && now - hit.at < CATALOGUE_CACHE_TTL_MS && now >= hit.at) return hit.value;
+  const value = Object.freeze(await computePlaceCandidates(ctx, city, regionCode, country));
+  if (memo.entries.size >= CANDIDATE_MEMO_MAX) memo.entries.clear();
+  memo.entries.set(key, { at: now, value });
+  return value;
+}
+
+const CANDIDATE_MEMO_MAX = 1_000;
+const candidateMemo = new WeakMap<object, { generation: number; entries: Map<string, { at: number; value: readonly PlaceCandidate[] }> }>();
+
+async function computePlaceCandidates(
   ctx: Pick<AppContext, 'db'>,
   city: string,
   regionCode: string | null,
@@ -120,7 +147,7 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
   const inScope = (p: PlaceRecord) => (!scopeRegion || (p.region === scopeRegion.code && p.country === scopeRegion.country)) && (!country || p.country === country);
 
   // 1. By name: the catalogue, postal cities and the gazetteer together (placeCandidates).
-  let cands: PlaceCandidate[] = [];
+  let cands: readonly PlaceCandidate[] = [];
   if (city) {
     cands = await placeCandidates(ctx, city, scopeRegion?.code ?? null, scopeRegion?.country ?? country);
     if (cands.length > 1 && postcode) {
@@ -135,7 +162,7 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
       const postal = cands.filter((c) => c.kind === 'place' && placeNameKey(c.place.name) !== placeNameKey(city));
       return {
         kind: 'ambiguous',
-        candidates: cands,
+        candidates: [...cands],
         reason: postal.length
           ? `"${city}" is the postal city of several municipalities (${names.join('; ')}), and the address data does not settle which one`
           : `several places are named "${city}" (${names.slice(0, 6).join('; ')}${names.length > 6 ? '; ...' : ''}): add the state or province`,
