@@ -91,7 +91,11 @@ const DIRECTION_WORDS: ReadonlySet<string> = new Set([
   'N', 'S', 'E', 'W', 'NE', 'NW', 'SE', 'SW', 'NORTH', 'SOUTH', 'EAST', 'WEST', 'NORD', 'SUD', 'EST', 'OUEST', 'O',
 ]);
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 function fold(raw: string): string {
+  // printable ASCII (the usual case): no normalisation or marks to remove
+  if (PRINTABLE_ASCII.test(raw)) return raw.toUpperCase().replace(/[^A-Z0-9/#-]/g, '');
   return raw
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
@@ -326,6 +330,7 @@ const SCRIPT_RES = SCRIPTS.map((name) => [name, new RegExp(`\\p{Script=${name}}`
 
 /** Writing systems of the letters in a text (letters of other scripts count as "other"). */
 export function scriptsOf(text: string): string[] {
+  if (PRINTABLE_ASCII.test(text)) return /[A-Za-z]/.test(text) ? ['Latin'] : [];
   const found = new Set<string>();
   for (const ch of text) {
     if (!/\p{L}/u.test(ch)) continue;

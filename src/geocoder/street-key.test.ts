@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { streetKey, streetKeyFromParts, displayStreet } from './street-key.ts';
+import { streetKey, streetKeyFromParts, displayStreet, foldStreetText, foldStreetTextUnicode } from './street-key.ts';
 
 const CAMBRIDGE_ADDRESSES = path.resolve(
   import.meta.dirname,
@@ -148,4 +148,16 @@ test('Cambridge address table: parts and full_address agree on every street', { 
   }
   assert.ok(checked > 24000, `checked ${checked}`);
   assert.ok(seen.size > 700);
+});
+
+test('the ASCII folding path agrees with the general one on every printable ASCII text', () => {
+  const chars = fc.constantFrom(...'abcdeJKLMNz019 .,\'`-#/&()'.split(''));
+  fc.assert(
+    fc.property(fc.array(chars, { maxLength: 30 }).map((a) => a.join('')), (text) => {
+      assert.deepEqual(foldStreetText(text), foldStreetTextUnicode(text));
+    }),
+    { numRuns: 2000 },
+  );
+  for (const t of ['J.F. Kennedy St', 'T.C. Trl', "O'Brien Hwy", 'St. Paul St', 'a.b.c.', '.A.B', 'Mt. Auburn St.'])
+    assert.deepEqual(foldStreetText(t), foldStreetTextUnicode(t), t);
 });

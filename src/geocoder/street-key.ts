@@ -149,8 +149,26 @@ function buildTypeTable(rows: readonly (readonly string[])[]): Map<string, strin
   return m;
 }
 
+// Printable ASCII, the usual case: normalisation and marks cannot change it, so the same folding
+// runs with ASCII classes (the Unicode-aware regexes cost a third of the street key on the hot path).
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** Upper case, accents folded, apostrophes and periods dropped, other punctuation -> space. */
 export function foldStreetText(text: string): string[] {
+  if (PRINTABLE_ASCII.test(text)) {
+    const f = text
+      .toUpperCase()
+      .replace(/(?<![A-Z0-9])([A-Z])\.(?=[A-Z](?![A-Z0-9]))/g, '$1 ')
+      .replace(/['`.]/g, '')
+      .replace(/[^A-Z0-9]+/g, ' ')
+      .trim();
+    return f === '' ? [] : f.split(' ');
+  }
+  return foldStreetTextUnicode(text);
+}
+
+/** The general folding (any script); foldStreetText takes an ASCII path that must agree with it. */
+export function foldStreetTextUnicode(text: string): string[] {
   const folded = text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
