@@ -103,8 +103,12 @@ async function synthetic(dir0: string, n: number) {
   const placesDir = writeSyntheticPlacesDir(fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-bench-places-')));
   const { ctx, dir } = await freshCtx(dir0, placesDir);
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const counts = await loadSyntheticCity(ctx.db, n, (m) => process.stderr.write(`  synthetic: ${m}\n`));
   const importMs = performance.now() - t0;
+  // the process's CPU (every thread: the importer's worker too): on a loaded machine wall time swings, this does not
+  const cpu = process.cpuUsage(cpu0);
+  const importCpuMs = (cpu.user + cpu.system) / 1000;
   const importPeakRssMb = peakRssMb();
   process.stderr.write(`  synthetic: imported, memory ${JSON.stringify(memoryMb())}\n`);
   const both = sampleSyntheticAddresses(n, 4000);
@@ -113,7 +117,7 @@ async function synthetic(dir0: string, n: number) {
   const base = await baselineSelect1(ctx, 2000);
   await ctx.db.close();
   fs.rmSync(placesDir, { recursive: true, force: true });
-  return { scenario: 'synthetic', parcels: counts.parcels, importMs, addresses: sample.length, ...l, select1: base, importPeakRssMb, peakRssMb: peakRssMb() };
+  return { scenario: 'synthetic', parcels: counts.parcels, importMs, importCpuMs, addresses: sample.length, ...l, select1: base, importPeakRssMb, peakRssMb: peakRssMb() };
 }
 
 const [which, dir, arg] = process.argv.slice(2);

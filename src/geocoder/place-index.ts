@@ -279,6 +279,12 @@ export class PlaceIndex implements GeoSource {
   private area!: Float64Array;
   private zonesOf!: Int32Array; // into zoneTexts
   private zoneTexts: string[] = [];
+  /**
+   * zoneTexts parsed on first use, frozen: many lots share one text, and a snapshot only reads it.
+   * Bounded (a real city's lots mostly have texts of their own): dropped whole past ZONES_PARSED_MAX.
+   */
+  private zoneParsed: (LotRow['zones'] | undefined)[] = [];
+  private zoneParsedCount = 0;
   private hasZone!: Uint8Array;
   private src!: Int32Array; // into strings (source), vintage likewise
   private vintage!: Int32Array;
@@ -859,14 +865,38 @@ export class PlaceIndex implements GeoSource {
       attrs: attrs === undefined ? {} : (JSON.parse(attrs) as Record<string, unknown>),
       source: this.strings[this.src[i]!]!,
       vintage: this.strings[this.vintage[i]!]!,
-      zones: JSON.parse(this.zoneTexts[this.zonesOf[i]!]!) as LotRow['zones'],
+      zones: this.zonesAt(this.zonesOf[i]!),
     };
+  }
+
+  private zonesAt(z: number): LotRow['zones'] {
+    let parsed = this.zoneParsed[z];
+    if (!parsed) {
+      parsed = deepFreeze(JSON.parse(this.zoneTexts[z]!) as LotRow['zones']);
+      if (this.zoneParsedCount >= ZONES_PARSED_MAX) {
+        this.zoneParsed = [];
+        this.zoneParsedCount = 0;
+      }
+      this.zoneParsed[z] = parsed;
+      this.zoneParsedCount++;
+    }
+    return parsed;
   }
 
   lotHasZone(parcelExtId: string): boolean | null {
     const i = this.parcelIndex(parcelExtId);
     return i < 0 ? null : this.hasZone[i] === 1;
   }
+}
+
+const ZONES_PARSED_MAX = 20_000;
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 /**
