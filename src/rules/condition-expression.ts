@@ -165,13 +165,16 @@ class Parser {
   }
 }
 
-class EvalError extends Error {
+/**
+ * Why an evaluation stopped, thrown inside run() and caught by evaluateExpression. Not an Error: it
+ * never leaves this module, and an Error's stack capture was most of an envelope's cost when a rule's
+ * tiers name a variable the lot lacks.
+ */
+class EvalError {
   constructor(
     readonly reason: 'unknown_variable' | 'type_error',
-    detail: string,
-  ) {
-    super(detail);
-  }
+    readonly message: string,
+  ) {}
 }
 
 function run(n: Node, vars: Vars, used: Set<string>): ExprValue {
@@ -249,9 +252,23 @@ export function isExpression(src: string): boolean {
   return !!toks && toks.length > 0 && new Parser(toks).parse() !== null;
 }
 
+// Parsed trees by source text: the texts are a rules file's (a few hundred), evaluated on every
+// snapshot; bounded all the same (dropped whole past TREES_MAX).
+const TREES_MAX = 10_000;
+const trees = new Map<string, Node | null>();
+function treeOf(src: string): Node | null {
+  let tree = trees.get(src);
+  if (tree === undefined) {
+    const toks = tokenize(src);
+    tree = toks && toks.length > 0 ? new Parser(toks).parse() : null;
+    if (trees.size >= TREES_MAX) trees.clear();
+    trees.set(src, tree);
+  }
+  return tree;
+}
+
 export function evaluateExpression(src: string, vars: Vars): EvalResult {
-  const toks = tokenize(src);
-  const tree = toks && toks.length > 0 ? new Parser(toks).parse() : null;
+  const tree = treeOf(src);
   if (!tree) return { ok: false, reason: 'unparseable', detail: src };
   const used = new Set<string>();
   try {
