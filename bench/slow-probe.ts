@@ -10,6 +10,13 @@ import type { Db } from '../src/db/database.ts';
 import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
 import { warmPlaceIndex } from '../src/geocoder/place-index.ts';
 import { getPlace } from '../src/places/catalogue.ts';
+import { PerformanceObserver } from 'node:perf_hooks';
+
+// Garbage collections (start and duration, performance.now() clock), to tell GC pauses from our own time.
+const gcs: { start: number; ms: number; kind: number }[] = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcs.push({ start: e.startTime, ms: e.duration, kind: (e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0 });
+}).observe({ entryTypes: ['gc'] });
 
 const { db: raw, close } = await createPlacesDb(['cambridge-ma']);
 let current: string[] = [];
@@ -35,20 +42,26 @@ for (let i = 0; i < rows.length && sample.length < 2000; i += step) {
 await warmPlaceIndex(raw, (await getPlace(ctx, 'US-MA:cambridge'))!);
 for (const a of sample.slice(0, 200)) await getFeasibilitySnapshot(ctx, a);
 for (let round = 0; round < 2; round++) {
-  const rec: { a: string; ms: number; answered: boolean; q: string[] }[] = [];
+  const rec: { a: string; ms: number; cpu: number; answered: boolean; q: string[]; at: number }[] = [];
+  gcs.length = 0;
   for (const a of sample) {
     current = [];
-    const t = process.hrtime.bigint();
+    const c = process.cpuUsage();
+    const at = performance.now();
     const r = await getFeasibilitySnapshot(ctx, a);
-    rec.push({ a, ms: Number(process.hrtime.bigint() - t) / 1e6, answered: r.answered, q: current });
+    const ms = performance.now() - at;
+    const d = process.cpuUsage(c);
+    rec.push({ a, ms, cpu: (d.user + d.system) / 1000, answered: r.answered, q: current, at });
   }
+  await new Promise((r) => setTimeout(r, 50)); // let the observer deliver
+  const gcIn = (r: { at: number; ms: number }) => gcs.filter((g) => g.start < r.at + r.ms && g.start + g.ms > r.at);
   const sorted = [...rec].sort((x, y) => x.ms - y.ms);
   const pct = (p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!.ms.toFixed(3);
   const total = rec.reduce((s, r) => s + r.ms, 0);
   console.log(`round ${round}: p50 ${pct(50)} p90 ${pct(90)} p99 ${pct(99)} mean ${(total / rec.length).toFixed(3)}; with queries: ${rec.filter((r) => r.q.length).length}, unanswered: ${rec.filter((r) => !r.answered).length}`);
   const slow = sorted.slice(-25).reverse();
   const slowTotal = sorted.slice(-40).reduce((s, r) => s + r.ms, 0);
-  console.log(`  slowest 40 take ${((100 * slowTotal) / total).toFixed(0)} % of the time`);
-  for (const r of slow) console.log(`  ${r.ms.toFixed(2).padStart(7)} ms ${r.answered ? 'A' : '-'} ${r.a}  ${r.q.length} q ${r.q.slice(0, 2).join(' | ')}`);
+  console.log(`  slowest 40 take ${((100 * slowTotal) / total).toFixed(0)} % of the time; ${gcs.length} GCs in the loop (${gcs.reduce((x, g) => x + g.ms, 0).toFixed(1)} ms); of the 20 slowest calls ${sorted.slice(-20).filter((r) => gcIn(r).length).length} hold a GC`);
+  for (const r of slow) console.log(`  ${r.ms.toFixed(2).padStart(7)} ms (CPU ${r.cpu.toFixed(2)} ms) ${r.answered ? 'A' : '-'} ${r.a}  ${r.q.length} q ${r.q.slice(0, 2).join(' | ')}${gcIn(r).map((g) => ` [GC kind ${g.kind} ${g.ms.toFixed(1)} ms]`).join('')}`);
 }
 await close();

@@ -61,10 +61,11 @@ async function lookups(ctx: AppContext, placeId: string, sample: string[], warmU
     if ((await getFeasibilitySnapshot(ctx, a)).answered) answered++;
   });
   const preview = await timeEach(sample, (a) => previewSiteCoverage(ctx, a));
+  const loadAvg = os.loadavg()[0]!; // the machine's load over the measured loops
   setHotIndexEnabled(false);
   const sqlSnapshot = await timeEach(sample, (a) => getFeasibilitySnapshot(ctx, a));
   setHotIndexEnabled(true);
-  return { answered, snapshot, preview, sqlSnapshot, index };
+  return { answered, snapshot, preview, sqlSnapshot, index, loadAvg };
 }
 
 /** The process's memory by kind (MB): V8 heap in use, external (PGlite's WebAssembly memory among it), RSS. */
