@@ -154,14 +154,24 @@ export interface LayerSource {
   url?: string;
 }
 
-/** A data layer, the bylaw, or a document the notes name. Keyed by id in `Snapshot.sources`. */
+/**
+ * A data layer, the bylaw, or a document the notes name. Keyed by id in `Snapshot.sources`: a snapshot
+ * gives its name (a short label); the place's source catalogue (`Snapshot.sourceCatalogue`) gives the rest,
+ * and so does a snapshot asked for with its sources inline.
+ */
 export interface SourceRef {
   name: string;
-  vintage: string;
+  /** In the catalogue (and inline on request). */
+  vintage?: string;
   /** Data layers and the bylaw; a document named by the notes has none stated. */
   licence?: string;
   attribution?: string;
   url?: string;
+}
+
+/** The place's source catalogue: its path on this server, versioned by its content (`?v=`). */
+export interface SourceCatalogueRef {
+  url: string;
 }
 
 export interface Snapshot {
@@ -173,10 +183,15 @@ export interface Snapshot {
   permittedUses?: SnapshotUse[];
   envelope?: Record<string, SnapshotValue>;
   /**
-   * Every source, once, by id: the place's data layers (id = layer: parcels, zoning, ...), `rules`
-   * (the bylaw) and the documents the notes name (S1, ...).
+   * The sources this answer names by id, each with its name: the parcel layer (`lot.source`), `rules`
+   * (the bylaw) and the documents the texts name (S1, ...). In full (vintage, licence, attribution,
+   * URL, and every data layer of the place) in `sourceCatalogue`, or here when asked for inline.
    */
   sources: Record<string, SourceRef>;
+  /** Where the place's sources are defined in full, once for every answer there. */
+  sourceCatalogue?: SourceCatalogueRef;
+  /** The attribution statements the data's licences require (e.g. OGL-BC), each once. Absent when none does. */
+  attribution?: string[];
   /** Every citation, once, by id (c1, ...): values name theirs in `citation`. */
   citations?: Record<string, Citation>;
   /** Texts that several values share, once, by id (n1, ...): values name them in `notes`. */

@@ -11,6 +11,8 @@ import type { PlaceRecord } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { buildEnvelope } from './envelope.ts';
 import { referenceProvenance } from './snapshot-refs.ts';
+import { sourceCatalogueOf } from '../places/source-catalogue.ts';
+import type { PlaceRules } from '../rules/rules-schema.ts';
 import { FT_PER_M, SQFT_PER_M2 } from './geo/primitives.ts';
 import type { AddressMatch, Coverage, Lot, Measure, OverlayShare, Snapshot, SourceRef, ZoneShare, Zones } from './snapshot-types.ts';
 
@@ -209,19 +211,25 @@ function minorShareNotes(zones: Zones): string[] {
     );
 }
 
-/** The place's layers by id (the layer), then the bylaw (`rules`) and the documents the texts name. */
-function sourcesOf(place: PlaceRecord, more: Record<string, SourceRef> = {}): Record<string, SourceRef> {
-  const out: Record<string, SourceRef> = {};
-  // The city boundary places a point (cityInventory); an address snapshot never reads it.
-  for (const l of place.layers) if (l.layer !== 'boundary') out[l.layer] = { name: l.name, vintage: l.vintage, licence: l.licence, ...(l.attribution ? { attribution: l.attribution } : {}) };
-  return Object.assign(out, more);
+/**
+ * The sources an answer names, each by id with its name (the rest is in the place's catalogue, linked
+ * once), and the attribution statements the licences of the place's data require.
+ */
+function sourcesOf(place: PlaceRecord, rules: PlaceRules | null, named: readonly string[]): Pick<Snapshot, 'sources' | 'sourceCatalogue' | 'attribution'> {
+  const catalogue = sourceCatalogueOf(place, rules);
+  const sources: Record<string, SourceRef> = {};
+  for (const id of named) {
+    const s = catalogue.sources[id];
+    if (s) sources[id] = { name: s.name };
+  }
+  return { sources, sourceCatalogue: catalogue.ref, ...(catalogue.attribution.length ? { attribution: catalogue.attribution } : {}) };
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 const round3 = (x: number) => Math.round(x * 1e3) / 1e3;
 
 function notAnswered(ctx: AppContext, coverage: Coverage, extra: Partial<Snapshot> = {}, place?: PlaceRecord): Snapshot {
-  return { answered: false, coverage, sources: place ? sourcesOf(place) : {}, generatedAt: ctx.clock.now().toISOString(), ...extra };
+  return { answered: false, coverage, ...(place ? sourcesOf(place, null, []) : { sources: {} }), generatedAt: ctx.clock.now().toISOString(), ...extra };
 }
 
 function matchOf(input: string, parsed: ParsedAddress, g: { matchType: AddressMatch['matchType']; confidence: number; matchedAddress: string; warnings: string[] }): AddressMatch {
@@ -289,7 +297,6 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   match.warnings.push(...minorShareNotes(zones));
   if (built.notes.length) match.warnings.push(...built.notes);
   const refd = referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: match.warnings, named: rules.sources ?? {} });
-  const rulesSource: SourceRef = { name: rules.bylaw.name, vintage: rules.bylaw.date, url: rules.bylaw.url };
   return {
     answered: true,
     coverage: {
@@ -304,9 +311,9 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
     zones,
     permittedUses: refd.permittedUses,
     envelope: refd.envelope,
-    sources: sourcesOf(place, { rules: rulesSource, ...refd.namedSources }),
     ...(Object.keys(refd.citations).length ? { citations: refd.citations } : {}),
     ...(Object.keys(refd.notes).length ? { notes: refd.notes } : {}),
+    ...sourcesOf(place, rules, [lot.source, 'rules', ...refd.namedSourceIds]),
     generatedAt: ctx.clock.now().toISOString(),
   };
 }

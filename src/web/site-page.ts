@@ -7,6 +7,7 @@ import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import { SitelineError } from '../core/errors.ts';
 import { cachedSnapshot } from '../core/snapshot-cache.ts';
+import { withSourcesInline } from '../places/source-catalogue.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
 import { conditionOf, notesOf } from '../core/snapshot-refs.ts';
@@ -243,7 +244,7 @@ ${refs.condition(u)}${refs.notes(u)}</div>`,
 /** The lot's source layer, named by id in the snapshot's sources. */
 function lotSourceText(s: Snapshot, lot: Lot, now: Date): Html {
   const src = s.sources[lot.source];
-  return src ? html`${src.name}, ${src.vintage}${src.licence ? ` (${src.licence})` : ''}${oldDataNote(src.vintage, now)}` : html`${lot.source}`;
+  return src ? html`${src.name}${src.vintage ? `, ${src.vintage}` : ''}${src.licence ? ` (${src.licence})` : ''}${src.vintage ? oldDataNote(src.vintage, now) : ''}` : html`${lot.source}`;
 }
 
 function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
@@ -294,7 +295,7 @@ function sourcesSection(all: Record<string, SourceRef>, refs: PageRefs, now: Dat
   const mentioned = [...refs.mentioned].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   if (!sources.length && !mentioned.length) return html``;
   return html`<section id="sources" aria-labelledby="sources-h"><h2 id="sources-h">Sources</h2>
-${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage}${oldDataNote(s.vintage, now, s.layer)}${s.licence ? `, licence ${s.licence}` : ''}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
+${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage ?? 'not stated'}${s.vintage ? oldDataNote(s.vintage, now, s.layer) : ''}${s.licence ? `, licence ${s.licence}` : ''}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
 ${
   mentioned.length
     ? html`<h3>Sources named in the notes</h3><dl class="facts" id="rule-sources">${mentioned.map((id) => {
@@ -338,7 +339,7 @@ ${addressForm()}`;
 /** What "S1" is: the snapshot's own definition, else the place's research notes in its source folder. */
 async function ruleSourcesOf(ctx: AppContext, s: Snapshot): Promise<Map<string, RuleSource>> {
   const out = new Map(await researchNoteSources(ctx, s));
-  for (const [id, d] of Object.entries(s.sources)) if (/^S\d{1,3}$/.test(id)) out.set(id, { id, title: d.name, url: d.url ?? null, date: d.vintage });
+  for (const [id, d] of Object.entries(s.sources)) if (/^S\d{1,3}$/.test(id)) out.set(id, { id, title: d.name, url: d.url ?? null, date: d.vintage ?? '' });
   return out;
 }
 
@@ -402,6 +403,8 @@ async function showSite(ctx: AppContext, req: IncomingMessage, res: ServerRespon
   if (!snapshot.answered) {
     return sendHtml(res, 200, page('Address not covered', notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
   }
+  // The page shows every source in full: the snapshot's labels with the place's catalogue inline.
+  snapshot = await withSourcesInline(ctx, snapshot);
   const place = snapshot.coverage.place;
   const title = `${snapshot.address?.matchedAddress ?? address}${place ? `, ${place.name}, ${place.region}` : ''}`;
   sendHtml(res, 200, page(title, await answeredBody(ctx, snapshot), { ...opts, wide: true, head: MAP_HEAD }), mapPageHeaders(ctx.config));
