@@ -14,7 +14,7 @@ import { referenceProvenance } from './snapshot-refs.ts';
 import { sourceCatalogueOf } from '../places/source-catalogue.ts';
 import type { PlaceRules } from '../rules/rules-schema.ts';
 import { FT_PER_M, SQFT_PER_M2 } from './geo/primitives.ts';
-import type { AddressMatch, Coverage, Lot, Measure, OverlayShare, Snapshot, SourceRef, ZoneShare, Zones } from './snapshot-types.ts';
+import type { AddressMatch, Coverage, Lot, Measure, OverlayShare, Snapshot, ZoneShare, Zones } from './snapshot-types.ts';
 
 /** A district with at least this share of the lot counts toward a split lot (SOURCES.md uses 5 %). */
 export const SPLIT_LOT_MIN_SHARE = 0.05;
@@ -193,34 +193,36 @@ function zonesOf(parcel: ParcelRow): Zones {
     .filter((z) => z.layer === 'overlay')
     .map((z) => ({ ...share(z), governingSection: (z.attrs?.['article'] as string | undefined) ?? null }));
   return {
-    primary: base.find((z) => !z.minorShare) ?? null,
+    primary: base.find((z) => !z.minorShare)?.code ?? null,
     districts: base,
     splitLot: base.filter((z) => !z.minorShare && z.share >= SPLIT_LOT_MIN_SHARE).length > 1,
     overlays,
   };
 }
 
-/** One sentence per minor share, so a reader of the warnings sees the pieces the 5 % rule used to hide. */
+/**
+ * One sentence naming the minor shares, so a reader of the warnings sees the pieces the 5 % rule used
+ * to hide; their shares and areas are said once, in zones.
+ */
 function minorShareNotes(zones: Zones): string[] {
-  const all = [...zones.districts.map((z) => ({ z, kind: 'district' })), ...zones.overlays.map((z) => ({ z, kind: 'overlay' }))];
-  return all
-    .filter(({ z }) => z.minorShare)
-    .map(
-      ({ z, kind }) =>
-        `A minor share of the lot (${(z.share * 100).toFixed(1)} %, ${z.minorShare!.areaSqft.toLocaleString('en-US')} sq ft) is in ${kind} ${z.code}: listed because the piece is at least 1,000 sq ft, though under 5 % of the lot.`,
-    );
+  const districts = zones.districts.filter((z) => z.minorShare).map((z) => z.code);
+  const overlays = zones.overlays.filter((z) => z.minorShare).map((z) => z.code);
+  if (!districts.length && !overlays.length) return [];
+  const where = [districts.length ? `district${districts.length > 1 ? 's' : ''} ${districts.join(', ')}` : '', overlays.length ? `overlay${overlays.length > 1 ? 's' : ''} ${overlays.join(', ')}` : ''].filter(Boolean).join('; ');
+  const one = districts.length + overlays.length === 1;
+  return [`${one ? 'A minor share of the lot (under 5 % but at least 1,000 sq ft; share and area in zones) is in' : 'Each a minor share of the lot (under 5 % but at least 1,000 sq ft; shares and areas in zones):'} ${where}.`];
 }
 
 /**
- * The sources an answer names, each by id with its name (the rest is in the place's catalogue, linked
+ * The sources an answer names, each by id with a short label (the rest is in the place's catalogue, linked
  * once), and the attribution statements the licences of the place's data require.
  */
 function sourcesOf(place: PlaceRecord, rules: PlaceRules | null, named: readonly string[]): Pick<Snapshot, 'sources' | 'sourceCatalogue' | 'attribution'> {
   const catalogue = sourceCatalogueOf(place, rules);
-  const sources: Record<string, SourceRef> = {};
+  const sources: Record<string, string> = {};
   for (const id of named) {
     const s = catalogue.sources[id];
-    if (s) sources[id] = { name: s.name };
+    if (s) sources[id] = s.label;
   }
   return { sources, sourceCatalogue: catalogue.ref, ...(catalogue.attribution.length ? { attribution: catalogue.attribution } : {}) };
 }
@@ -279,7 +281,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
   const built = buildEnvelope({
     rules,
-    primaryZone: zones.primary?.code ?? null,
+    primaryZone: zones.primary,
     zones: zones.districts.filter((z) => !z.minorShare).map((z) => ({ code: z.code, share: z.share })),
     overlays: zones.overlays.map((o) => ({ code: o.code, name: o.name })),
     lot: {
@@ -304,7 +306,8 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
       eligibilityKnown: true,
       geoDivisionId: place.geoDivisionId,
       place: placeInfo,
-      message: `${place.name} is covered; lot ${lot.parcelExternalId} matched by ${g.matchType === 'address_table' ? 'the city address table' : g.matchType === 'assessor_table' ? "the assessor's table of lot addresses" : 'street-range interpolation'}.`,
+      // The lot and how it was matched are said once, in lot and address.matchType.
+      message: `${place.name} is covered.`,
     },
     address: match,
     lot,
@@ -313,7 +316,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
     envelope: refd.envelope,
     ...(Object.keys(refd.citations).length ? { citations: refd.citations } : {}),
     ...(Object.keys(refd.notes).length ? { notes: refd.notes } : {}),
-    ...sourcesOf(place, rules, [lot.source, 'rules', ...refd.namedSourceIds]),
+    ...sourcesOf(place, rules, [lot.source, ...refd.namedSourceIds]),
     generatedAt: ctx.clock.now().toISOString(),
   };
 }

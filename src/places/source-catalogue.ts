@@ -40,13 +40,16 @@ function build(place: PlaceRecord, rules: Pick<PlaceRules, 'bylaw' | 'sources'> 
   // The city boundary places a point (cityInventory); an address snapshot never reads it.
   for (const l of place.layers) {
     if (l.layer === 'boundary') continue;
-    sources[l.layer] = { name: l.name, vintage: l.vintage, licence: l.licence, ...(l.attribution ? { attribution: l.attribution } : {}) };
+    sources[l.layer] = { label: l.name, name: l.name, vintage: l.vintage, licence: l.licence, ...(l.attribution ? { attribution: l.attribution } : {}) };
     if (l.attribution && requiresAttribution(l.licence)) attribution.add(l.attribution);
   }
   if (rules) {
-    sources['rules'] = { name: rules.bylaw.name, vintage: rules.bylaw.date, url: rules.bylaw.url };
+    sources['rules'] = { label: rules.bylaw.name, name: rules.bylaw.name, vintage: rules.bylaw.date, ...(rules.bylaw.url ? { url: rules.bylaw.url } : {}) };
     const ids = Object.keys(rules.sources ?? {}).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
-    for (const id of ids) sources[id] = { ...rules.sources![id]! };
+    for (const id of ids) {
+      const d = rules.sources![id]!;
+      sources[id] = { label: d.label ?? d.name, name: d.name, vintage: d.vintage, url: d.url };
+    }
   }
   const version = crypto.createHash('sha256').update(JSON.stringify(sources)).digest('hex').slice(0, 12);
   return {
@@ -78,12 +81,12 @@ export async function loadSourceCatalogue(ctx: AppContext, slug: string): Promis
 }
 
 /**
- * The snapshot with its sources written out in full: every source of the place's catalogue (the
- * short labels replaced, nothing else changed). A snapshot without a catalogue is returned as is.
+ * The snapshot with its place's source catalogue inline (`sourceCatalogue.sources`: every source in
+ * full); nothing else changes. A snapshot without a catalogue is returned as is.
  */
 export async function withSourcesInline(ctx: AppContext, snapshot: Snapshot): Promise<Snapshot> {
   const slug = snapshot.sourceCatalogue?.url.match(/^\/places\/([a-z0-9-]+)\/sources\.json/)?.[1];
   const catalogue = slug ? await loadSourceCatalogue(ctx, slug) : null;
   if (!catalogue) return snapshot;
-  return { ...snapshot, sources: { ...snapshot.sources, ...catalogue.sources }, sourceCatalogue: catalogue.ref };
+  return { ...snapshot, sourceCatalogue: { ...catalogue.ref, sources: catalogue.sources } };
 }

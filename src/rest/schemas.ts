@@ -143,7 +143,7 @@ export const Snapshot = named(
       .optional(),
     zones: z
       .looseObject({
-        primary: zoneShare.nullable(),
+        primary: z.string().nullable().describe('The code of the primary district, one of districts.'),
         districts: z.array(zoneShare),
         splitLot: z.boolean(),
         overlays: z.array(zoneShare.extend({ governingSection: z.string().nullable() })),
@@ -161,11 +161,19 @@ export const Snapshot = named(
       .optional(),
     envelope: z.record(z.string(), SourcedValue).optional(),
     sources: z
-      .record(z.string(), z.looseObject({ name: z.string(), vintage: z.string().optional(), licence: z.string().optional(), attribution: z.string().optional(), url: z.string().optional() }))
+      .record(z.string(), z.string())
       .describe(
-        "The sources the answer names, once, by id, with their names: the parcel layer, rules (the bylaw), documents the notes name (S1, ...). The rest (vintage, licence, URL, every data layer) is in sourceCatalogue, or here with include=sources.",
+        "The sources the answer names, id -> a short label: the parcel layer and the documents the notes name (S1, ...). In full (name, vintage, licence, URL; every data layer and rules, the bylaw) in the place's catalogue, sourceCatalogue.",
       ),
-    sourceCatalogue: z.looseObject({ url: z.string().describe("The place's sources in full, on this server; versioned by content (?v=).") }).optional(),
+    sourceCatalogue: z
+      .looseObject({
+        url: z.string().describe("The place's sources in full, on this server; versioned by content (?v=)."),
+        sources: z
+          .record(z.string(), z.looseObject({ label: z.string(), name: z.string(), vintage: z.string(), licence: z.string().optional(), attribution: z.string().optional(), url: z.string().optional() }))
+          .optional()
+          .describe('Every source of the place in full, by id: present with include=sources.'),
+      })
+      .optional(),
     attribution: z.array(z.string()).optional().describe("Statements the data's licences require (e.g. OGL-BC), each once; absent when none does."),
     citations: z.record(z.string(), citation).optional().describe('Every citation once, by id (c1, ...).'),
     notes: z.record(z.string(), z.string()).optional().describe('Texts several values share, once, by id (n1, ...).'),

@@ -10,7 +10,7 @@ import { cachedSnapshot } from '../core/snapshot-cache.ts';
 import { withSourcesInline } from '../places/source-catalogue.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
-import { conditionOf, notesOf } from '../core/snapshot-refs.ts';
+import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../core/snapshot-refs.ts';
 import { getPlace } from '../places/catalogue.ts';
 import { loadManifest } from '../importer/manifest.ts';
 import { mapViewForLots } from '../maps/map-view.ts';
@@ -175,11 +175,12 @@ ${how} <span class="muted">(<code>${a.matchType}</code>)</span>, match confidenc
 function summaryCard(s: Snapshot, refs: PageRefs, now: Date): Html {
   const lot = s.lot!;
   const z = s.zones;
+  const primary = primaryDistrict(z);
   const env = s.envelope ?? {};
   const districts = z?.splitLot ? html`<ul class="plain" id="district-shares">${z.districts.map((d) => html`<li>${districtName(d)}: ${pct(d.share)}</li>`)}</ul>` : '';
   return html`<section class="card" id="summary" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
 <dl class="facts">
-<dt>Primary district</dt><dd>${z?.primary ? html`<strong id="primary-zone">${z.primary.code}</strong>${z.primary.name ? html` <span class="muted">${z.primary.name}</span>` : ''}` : 'none found'}</dd>
+<dt>Primary district</dt><dd>${primary ? html`<strong id="primary-zone">${primary.code}</strong>${primary.name ? html` <span class="muted">${primary.name}</span>` : ''}` : 'none found'}</dd>
 ${z?.splitLot ? html`<dt>Split lot</dt><dd>${districts}</dd>` : ''}
 <dt>Overlays</dt><dd>${z?.overlays.length ? z.overlays.map((o, i) => html`${i ? ', ' : ''}${o.code} (${pct(o.share)})`) : 'none'}</dd>
 <dt>Lot</dt><dd><span id="lot-id">${lot.parcelExternalId}</span></dd>
@@ -201,7 +202,7 @@ async function mapCard(ctx: AppContext, s: Snapshot): Promise<Html> {
   const view = await mapViewForLots(ctx, placeId, [{ lotId: lot.parcelExternalId, role: 'lot' }]);
   const districts = s.zones?.districts ?? [];
   const categories = [...new Set(districts.map((d) => zoneCategory(d.code, d.name)))];
-  const label = `Map of lot ${lot.parcelExternalId}${s.zones?.primary ? ` in district ${s.zones.primary.code}` : ''}, outlined in blue, with the zoning districts around it coloured by category.`;
+  const label = `Map of lot ${lot.parcelExternalId}${s.zones?.primary ? ` in district ${s.zones.primary}` : ''}, outlined in blue, with the zoning districts around it coloured by category.`;
   return html`<section class="card" id="map-card" aria-labelledby="map-h"><h2 id="map-h">Map</h2>
 ${mapFigure(ctx, view, { label, fallback: [lot.longitude, lot.latitude, lot.longitude, lot.latitude], units: s.coverage.place?.country === 'CA' ? 'metric' : 'imperial' })}
 ${mapLegend(view, categories)}
@@ -241,10 +242,10 @@ ${refs.condition(u)}${refs.notes(u)}</div>`,
 }</section>`;
 }
 
-/** The lot's source layer, named by id in the snapshot's sources. */
+/** The lot's source layer, named by id in the snapshot's sources (in full in the place's catalogue, inline on this page). */
 function lotSourceText(s: Snapshot, lot: Lot, now: Date): Html {
-  const src = s.sources[lot.source];
-  return src ? html`${src.name}${src.vintage ? `, ${src.vintage}` : ''}${src.licence ? ` (${src.licence})` : ''}${src.vintage ? oldDataNote(src.vintage, now) : ''}` : html`${lot.source}`;
+  const src = sourceOf(s, lot.source);
+  return src ? html`${src.name}, ${src.vintage}${src.licence ? ` (${src.licence})` : ''}${oldDataNote(src.vintage, now)}` : html`${s.sources[lot.source] ?? lot.source}`;
 }
 
 function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
@@ -295,7 +296,7 @@ function sourcesSection(all: Record<string, SourceRef>, refs: PageRefs, now: Dat
   const mentioned = [...refs.mentioned].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   if (!sources.length && !mentioned.length) return html``;
   return html`<section id="sources" aria-labelledby="sources-h"><h2 id="sources-h">Sources</h2>
-${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage ?? 'not stated'}${s.vintage ? oldDataNote(s.vintage, now, s.layer) : ''}${s.licence ? `, licence ${s.licence}` : ''}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
+${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage}${oldDataNote(s.vintage, now, s.layer)}${s.licence ? `, licence ${s.licence}` : ''}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
 ${
   mentioned.length
     ? html`<h3>Sources named in the notes</h3><dl class="facts" id="rule-sources">${mentioned.map((id) => {
@@ -330,7 +331,7 @@ ${zoning}
 ${lot}
 ${statusLegend(statuses)}
 ${citationsSection(refs)}
-${sourcesSection(s.sources, refs, now)}
+${sourcesSection(s.sourceCatalogue?.sources ?? {}, refs, now)}
 <p class="muted">Generated ${s.generatedAt}.</p>
 <h2>Check another address</h2>
 ${addressForm()}`;
@@ -339,7 +340,7 @@ ${addressForm()}`;
 /** What "S1" is: the snapshot's own definition, else the place's research notes in its source folder. */
 async function ruleSourcesOf(ctx: AppContext, s: Snapshot): Promise<Map<string, RuleSource>> {
   const out = new Map(await researchNoteSources(ctx, s));
-  for (const [id, d] of Object.entries(s.sources)) if (/^S\d{1,3}$/.test(id)) out.set(id, { id, title: d.name, url: d.url ?? null, date: d.vintage ?? '' });
+  for (const [id, d] of Object.entries(s.sourceCatalogue?.sources ?? {})) if (/^S\d{1,3}$/.test(id)) out.set(id, { id, title: d.name, url: d.url ?? null, date: d.vintage });
   return out;
 }
 
