@@ -4,7 +4,7 @@
 //   citation -> snapshot.citations[id]   (c1, c2, ... in order of first use)
 //   a note several values share -> snapshot.notes[id] (n1, ...), named in the value's `notes`
 //   a condition several values share -> snapshot.notes[id], named in the value's `conditionNote`
-//   a source a text names ("S1") -> snapshot.sources[id] (the text itself is the reference; its name
+//   a source a text names ("S1") -> snapshot.sources[id] (the text itself is the reference; its label
 //   there, the rest in the place's source catalogue)
 // Nothing is dropped: every value keeps its status, condition and a way to each of its sources.
 import type { Citation, PermittedUse, SnapshotUse, SnapshotValue, Sourced, SourceRef, ZoneShare } from './snapshot-types.ts';

@@ -17,7 +17,7 @@ export interface SourceCatalogue {
   version: string;
   /** Every source by id: the data layers (id = layer), `rules` (the bylaw), the documents the notes name (S1, ...). */
   sources: Record<string, SourceRef>;
-  /** The statements the licences require wherever the data is used (see `attributionOf`). */
+  /** The statements the licences require wherever the data is used (see `requiresAttribution`). */
   attribution: string[];
   ref: SourceCatalogueRef;
 }

@@ -343,12 +343,14 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
   };
 }
 
-// A cached snapshot's answer, encoded once: a cache hit returns the same object, so its bytes are kept
-// beside it (and go when it leaves the cache) instead of being UTF-8 encoded and measured per call.
-const encoded = new WeakMap<object, Buffer>();
+/** A snapshot with its sources inline (include=sources): made per call, in the cached entry's shape. */
 function inlineSources(snapshot: Snapshot): { snapshot: Snapshot; json: string } {
   return { snapshot, json: JSON.stringify(snapshot) };
 }
+
+// A cached snapshot's answer, encoded once: a cache hit returns the same object, so its bytes are kept
+// beside it (and go when it leaves the cache) instead of being UTF-8 encoded and measured per call.
+const encoded = new WeakMap<object, Buffer>();
 
 function encodedBody(snapshot: { json: string }): Buffer {
   let b = encoded.get(snapshot);

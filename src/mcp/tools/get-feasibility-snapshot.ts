@@ -17,13 +17,13 @@ export const getFeasibilitySnapshot = defineTool({
     'value and status; a null value means nothing without its status (not_extracted = unknown, never "no limit"). ' +
     'Outside coverage the call still succeeds with answered: false and a coverage block saying why. ' +
     'Sources, citations and shared notes are defined once (sources, citations, notes) and named by id on each value; sources ' +
-    "carry their names, and the place's catalogue (sourceCatalogue.url) has vintage, licence and URL: set includeSources to get those inline. " +
+    "gives each source's label, the place's catalogue (sourceCatalogue.url, a path on this server) its vintage, licence and URL: set includeSources to get those inline. " +
     'Set source to the question being answered (zoning_lookup, lot_dimensions, setback_lookup, height_limit_lookup or full); ' +
     'the payload is identical for every source, which is used for attribution. Requires sign-in: called without a token it answers 401 and the client starts OAuth.',
   input: z.object({
     address: z.string().min(1).max(300).describe('One street address in Canada or the US, e.g. "57 Inman St, Cambridge, MA".'),
     source: z.enum(SNAPSHOT_SOURCES).describe('Which question is being answered; used for attribution and the link back. The payload is the same for every value.'),
-    includeSources: z.boolean().optional().describe("True: every source of the place in full (vintage, licence, attribution, URL) in sources, instead of names and the catalogue link. Default false."),
+    includeSources: z.boolean().optional().describe("True: the place's source catalogue inline (sourceCatalogue.sources: every source in full, with vintage, licence, attribution, URL). Default false: labels and the catalogue's path."),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: 'gated',
