@@ -110,7 +110,10 @@ describe('snapshot on the real Cambridge import', () => {
   test('a licence that asks for attribution keeps its statement in every answer (Chicago, MIT; Saanich, OGL-BC)', async () => {
     const s = await getFeasibilitySnapshot(ctx, '233 S Wacker Dr, Chicago, IL 60606');
     assert.equal(s.answered, false);
-    assert.deepEqual(s.attribution, [(await loadSourceCatalogue(ctx, 'chicago-il'))!.sources['zoning']!.attribution]);
+    const chicago = (await loadSourceCatalogue(ctx, 'chicago-il'))!;
+    assert.deepEqual(s.attribution, [chicago.sources['zoning']!.attribution]);
+    assert.equal(s.sourceCatalogue?.url, chicago.ref.url, 'the same catalogue (and version) as the place serves');
+    assert.deepEqual(s.sources, {}, 'an answer that names no source lists none');
     assert.equal(requiresAttribution('Open Government Licence - District of Saanich (Saanich Data Catalogue Licence, OGL-BC v2 based)'), true);
     assert.equal(requiresAttribution('ODC-PDDL-1.0'), false);
     assert.equal(requiresAttribution('MIT'), true);

@@ -11,8 +11,7 @@ import type { PlaceRecord } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { buildEnvelope } from './envelope.ts';
 import { referenceProvenance } from './snapshot-refs.ts';
-import { sourceCatalogueOf } from '../places/source-catalogue.ts';
-import type { PlaceRules } from '../rules/rules-schema.ts';
+import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from '../places/source-catalogue.ts';
 import { FT_PER_M, SQFT_PER_M2 } from './geo/primitives.ts';
 import type { AddressMatch, Coverage, Lot, Measure, OverlayShare, Snapshot, ZoneShare, Zones } from './snapshot-types.ts';
 
@@ -217,8 +216,7 @@ function minorShareNotes(zones: Zones): string[] {
  * The sources an answer names, each by id with a short label (the rest is in the place's catalogue, linked
  * once), and the attribution statements the licences of the place's data require.
  */
-function sourcesOf(place: PlaceRecord, rules: PlaceRules | null, named: readonly string[]): Pick<Snapshot, 'sources' | 'sourceCatalogue' | 'attribution'> {
-  const catalogue = sourceCatalogueOf(place, rules);
+function sourcesOf(catalogue: SourceCatalogue, named: readonly string[]): Pick<Snapshot, 'sources' | 'sourceCatalogue' | 'attribution'> {
   const sources: Record<string, string> = {};
   for (const id of named) {
     const s = catalogue.sources[id];
@@ -230,8 +228,10 @@ function sourcesOf(place: PlaceRecord, rules: PlaceRules | null, named: readonly
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 const round3 = (x: number) => Math.round(x * 1e3) / 1e3;
 
-function notAnswered(ctx: AppContext, coverage: Coverage, extra: Partial<Snapshot> = {}, place?: PlaceRecord): Snapshot {
-  return { answered: false, coverage, ...(place ? sourcesOf(place, null, []) : { sources: {} }), generatedAt: ctx.clock.now().toISOString(), ...extra };
+async function notAnswered(ctx: AppContext, coverage: Coverage, extra: Partial<Snapshot> = {}, place?: PlaceRecord): Promise<Snapshot> {
+  // A place was identified: its catalogue (and the attribution its licences require), though no source is named.
+  const sources = place ? sourcesOf(await placeSourceCatalogue(ctx, place), []) : { sources: {} };
+  return { answered: false, coverage, ...sources, generatedAt: ctx.clock.now().toISOString(), ...extra };
 }
 
 function matchOf(input: string, parsed: ParsedAddress, g: { matchType: AddressMatch['matchType']; confidence: number; matchedAddress: string; warnings: string[] }): AddressMatch {
@@ -316,7 +316,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
     envelope: refd.envelope,
     ...(Object.keys(refd.citations).length ? { citations: refd.citations } : {}),
     ...(Object.keys(refd.notes).length ? { notes: refd.notes } : {}),
-    ...sourcesOf(place, rules, [lot.source, ...refd.namedSourceIds]),
+    ...sourcesOf(sourceCatalogueOf(place, rules), [lot.source, ...refd.namedSourceIds]),
     generatedAt: ctx.clock.now().toISOString(),
   };
 }

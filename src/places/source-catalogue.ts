@@ -72,12 +72,16 @@ export function sourceCatalogueOf(place: PlaceRecord, rules: Pick<PlaceRules, 'b
   return c;
 }
 
-/** The catalogue of a place by slug (null when the place is unknown); the rules are read when the place has a rules file. */
-export async function loadSourceCatalogue(ctx: AppContext, slug: string): Promise<SourceCatalogue | null> {
-  const place = await getPlaceBySlug(ctx, slug);
-  if (!place) return null;
+/** A place's catalogue with its rules' sources when it has a rules file (the same one its answers name). */
+export async function placeSourceCatalogue(ctx: AppContext, place: PlaceRecord): Promise<SourceCatalogue> {
   const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir }).catch(() => null);
   return sourceCatalogueOf(place, rules);
+}
+
+/** The catalogue of a place by slug (null when the place is unknown). */
+export async function loadSourceCatalogue(ctx: AppContext, slug: string): Promise<SourceCatalogue | null> {
+  const place = await getPlaceBySlug(ctx, slug);
+  return place ? placeSourceCatalogue(ctx, place) : null;
 }
 
 /**
