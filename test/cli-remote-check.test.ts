@@ -63,6 +63,7 @@ test('logged in: check asks the service as the user and answers exactly what --l
   const remoteText = await runSiteline(['check', address], remoteEnv);
   const localText = await runSiteline(['check', '--local', address], localEnv);
   assert.equal(remoteText.code, 0, remoteText.stderr);
+  assert.equal(localText.code, 0, localText.stderr);
   assert.equal(remoteText.stdout, localText.stdout);
   assert.match(remoteText.stdout, /Envelope/);
 
@@ -71,7 +72,8 @@ test('logged in: check asks the service as the user and answers exactly what --l
   const { access_token: token } = JSON.parse(fs.readFileSync(path.join(configDir, 'credentials.json'), 'utf8'));
   const client = await connectClient(svc.url, 'modern', token);
   try {
-    const res = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full' } });
+    // The CLI asks for the place's sources inline (docs/snapshot.md, "Sources").
+    const res = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full', includeSources: true } });
     assert.deepEqual(withoutTime(remote.stdout), withoutTime(JSON.stringify(res.structuredContent)), 'exactly the tool\'s structuredContent');
   } finally {
     await client.close();

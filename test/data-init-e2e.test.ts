@@ -120,7 +120,7 @@ test('a town adds itself: data init, data check, data import and check --local t
     const snap = JSON.parse(answer.out);
     assert.equal(snap.answered, true);
     assert.equal(snap.lot.parcelExternalId, pin(0, 1));
-    assert.equal(snap.zones.primary.code, 'R-1');
+    assert.equal(snap.zones.primary, 'R-1');
     assert.equal(snap.envelope.maxHeightFt.status, 'not_extracted');
 
     // A wrong join key (the 7-digit tax PIN, by id only): 0 % address -> lot, so the place is not live.

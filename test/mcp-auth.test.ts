@@ -44,6 +44,17 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
     }
   });
 
+  test(`${leg}: includeSources puts the place's source catalogue inline; nothing else changes`, async () => {
+    const args = { address: BUDGET_ADDRESSES[0], source: 'full' };
+    const short = (await postRpc(svc.url, snapshotCall(leg, args), bearer(userToken))).message!.result.structuredContent;
+    const full = (await postRpc(svc.url, snapshotCall(leg, { ...args, includeSources: true }), bearer(userToken))).message!.result.structuredContent;
+    assert.equal(short.sourceCatalogue.sources, undefined);
+    assert.match(short.sourceCatalogue.url, /^\/places\/cambridge-ma\/sources\.json\?v=/);
+    assert.equal(full.sourceCatalogue.sources.parcels.licence, 'ODC-PDDL-1.0');
+    assert.equal(full.sourceCatalogue.url, short.sourceCatalogue.url);
+    assert.deepEqual({ ...full, sourceCatalogue: null }, { ...short, sourceCatalogue: null });
+  });
+
   test(`${leg}: tools/list is open and the same catalogue for anonymous, public and user callers`, async () => {
     const anon = await postRpc(svc.url, listCall(leg));
     const pub = await postRpc(svc.url, listCall(leg), bearer(publicToken));

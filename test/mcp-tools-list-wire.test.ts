@@ -61,6 +61,8 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
     props: {
       address: { type: 'string' },
       source: { type: 'string', enum: ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] },
+      // Optional, beyond the spec's two: the place's sources in full inline (docs/snapshot.md, "Sources").
+      includeSources: { type: 'boolean' },
     },
     required: ['address', 'source'],
     hints: { ...READ_ONLY, openWorldHint: true },

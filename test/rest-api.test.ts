@@ -300,3 +300,22 @@ test('CORS is off: no Access-Control-* header on any /api/v1 response, preflight
   const head = await fetch(`${svc.url}${checkPath(COVERED)}`, { method: 'HEAD', headers: { authorization: `Bearer ${key.key}` } });
   assert.equal(head.status, 405, 'HEAD never runs (or charges) a paid call');
 });
+
+test("include=sources: the place's source catalogue inline, the same JSON as the MCP tool with includeSources", async () => {
+  const key = await createKey(svc.url, jwt, 'sources');
+  await grant(svc.ctx, accountId, 1);
+  const r = await api(svc.url, `${checkPath(COVERED)}&include=sources`, { token: key.key });
+  assert.equal(r.status, 200, r.text);
+  const full = r.json.sourceCatalogue.sources;
+  assert.equal(full.parcels.licence, 'ODC-PDDL-1.0');
+  assert.match(full.rules.url, /^https:\/\//);
+  assert.equal(r.json.sources.parcels, full.parcels.label, 'the labels stay as they are');
+  const client = await connectClient(svc.url, 'modern', jwt);
+  try {
+    const tool = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: COVERED, source: 'full', includeSources: true } });
+    assert.equal(r.text, JSON.stringify(tool.structuredContent));
+  } finally {
+    await client.close();
+  }
+  assertProblem(await api(svc.url, `${checkPath(COVERED)}&include=everything`, { token: key.key }), 400, 'bad_request');
+});

@@ -112,11 +112,32 @@ describe('web pages: home and /sites over real HTTP', () => {
     assert.match(acorn.body, /id="uses"[\s\S]*multifamily dwelling[\s\S]*as of right/);
     assert.match(acorn.body, /id="sources"[\s\S]*Public Domain Dedication and License[\s\S]*href="https:\/\/cambridgema\.gov\/CDD\/zoninganddevelopment\/Zoning\/Ordinance"/);
 
+    // The notes' sources in full on the page (the snapshot carries their labels; the page inlines the catalogue).
+    assert.match(acorn.body, /id="rule-sources"[\s\S]*id="src-S1"[\s\S]*href="https:\/\/cambridgema\.gov\/News\/detail/);
+
     // A lot in a special district with an overlay: every value on the district's own schedule.
     const albany = await getPage(sitesUrl(svc.url, '224 Albany St, Cambridge, MA'), jar);
     assert.match(albany.body, /id="primary-zone">SD-8</);
     assert.match(albany.body, /id="overlays"[\s\S]*Massachusetts Institute of Technology/);
     assert.ok(envelopeRows(albany.body).every((r) => r.status === 'site_specific_schedule' && r.value === 'unknown'));
+  });
+
+  test("the place's source catalogue, public, at the URL a snapshot names; cached for good by its version", async () => {
+    const unversioned = await fetch(`${svc.url}/places/cambridge-ma/sources.json`);
+    assert.equal(unversioned.status, 200);
+    assert.equal(unversioned.headers.get('cache-control'), 'no-cache');
+    const doc = (await unversioned.json()) as { place: string; version: string; sources: Record<string, { label: string; name: string; vintage: string; licence?: string; url?: string }>; attribution: string[] };
+    assert.equal(doc.place, 'cambridge-ma');
+    assert.equal(doc.sources['parcels']!.licence, 'ODC-PDDL-1.0');
+    assert.match(doc.sources['S1']!.url ?? '', /^https:\/\/cambridgema\.gov\//);
+    assert.deepEqual(doc.attribution, [], 'a public-domain dedication asks for no statement');
+    const versioned = await fetch(`${svc.url}/places/cambridge-ma/sources.json?v=${doc.version}`);
+    assert.match(versioned.headers.get('cache-control') ?? '', /immutable/);
+    assert.deepEqual(await versioned.json(), doc);
+    const chicago = (await (await fetch(`${svc.url}/places/chicago-il/sources.json`)).json()) as typeof doc;
+    assert.match(chicago.attribution[0] ?? '', /MIT/, 'an MIT attribution is a statement every answer carries');
+    assert.equal((await fetch(`${svc.url}/places/nowhere-xx/sources.json`)).status, 404);
+    assert.equal((await fetch(`${svc.url}/places/..%2Fetc/sources.json`)).status, 404);
   });
 
   test('an unknown status is never rendered as 0 or "no limit"', async () => {

@@ -9,7 +9,7 @@ import { err, out, progress, type Io, type Palette } from './output.ts';
 import { ServiceClient, ServiceUnreachableError } from './service-client.ts';
 import { STATUS_MEANINGS } from '../core/statuses.ts';
 import type { Snapshot, SnapshotValue } from '../core/snapshot-types.ts';
-import { citationOf, conditionOf, notesOf } from '../core/snapshot-refs.ts';
+import { citationOf, conditionOf, notesOf, primaryDistrict, sourceOf } from '../core/snapshot-refs.ts';
 
 /** The tool's `source` argument: attribution only, the payload is the same for every value. */
 const TOOL_SOURCE = 'full';
@@ -20,7 +20,8 @@ async function remoteSnapshot(io: Io, address: string, url: string | undefined):
   const client = ServiceClient.forUser({ url, env: io.env });
   const waiting = progress(io, `Asking ${client.url}...`);
   try {
-    const answer = await client.callTool('getFeasibilitySnapshot', { address, source: TOOL_SOURCE });
+    // A terminal or a file is not a model's context: the CLI asks for the sources in full (docs/snapshot.md, "Sources").
+    const answer = await client.callTool('getFeasibilitySnapshot', { address, source: TOOL_SOURCE, includeSources: true });
     if (!answer.isError && answer.structured) return { snapshot: answer.structured as unknown as Snapshot };
     const code = (answer.structured?.error as { code?: string } | undefined)?.code;
     // bad_input from the core, or the tool's own argument validation: both are the caller's input.
@@ -52,7 +53,8 @@ async function localSnapshot(io: Io, address: string): Promise<Outcome> {
         const { ensureDefaultPlaces } = await import('../importer/default-places.ts');
         await ensureDefaultPlaces(ctx);
       }
-      return { snapshot: await getFeasibilitySnapshot(ctx, address) };
+      const { withSourcesInline } = await import('../places/source-catalogue.ts');
+      return { snapshot: await withSourcesInline(ctx, await getFeasibilitySnapshot(ctx, address)) };
     } catch (e) {
       if (e instanceof SitelineError && e.code === 'bad_input') return { error: { code: e.code, message: e.message } };
       throw e;
@@ -122,10 +124,11 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   out.push(`${bold('Lot')} ${lot.parcelExternalId}  at ${lot.latitude}, ${lot.longitude}`);
   out.push(`  area ${lot.areaSqft.toLocaleString('en-US')} sq ft (${lot.areaM2.toLocaleString('en-US')} m²)`);
   out.push(`  frontage ${lot.frontageFt.value ?? 'unknown'}${lot.frontageFt.value !== null ? ' ft' : ''}, depth ${lot.depthFt.value ?? 'unknown'}${lot.depthFt.value !== null ? ' ft' : ''}${lot.cornerLot ? ', corner lot' : ''}`);
-  const lotSource = s.sources[lot.source];
-  out.push(`  source ${lotSource ? `${lotSource.name} (${lotSource.vintage})` : lot.source}`);
+  const lotSource = sourceOf(s, lot.source);
+  out.push(`  source ${lotSource ? `${lotSource.name} (${lotSource.vintage})` : (s.sources[lot.source] ?? lot.source)}`);
   out.push('');
-  out.push(`${bold('Zoning')} ${z.primary ? `${z.primary.code}${z.primary.name ? ' — ' + z.primary.name : ''}` : 'not found'}${z.splitLot ? '  (split lot: ' + z.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ') + ')' : ''}`);
+  const primary = primaryDistrict(z);
+  out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not found'}${z.splitLot ? '  (split lot: ' + z.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ') + ')' : ''}`);
   for (const o of z.overlays) out.push(`  overlay ${o.name ?? o.code}${o.governingSection ? ` (${o.governingSection})` : ''}`);
   out.push('');
   out.push(bold('Envelope'));
@@ -146,6 +149,11 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   }
   out.push('');
   out.push(bold('Sources'));
-  for (const [id, src] of Object.entries(s.sources)) out.push(`  ${id}: ${src.name} (${[src.vintage, src.licence].filter(Boolean).join('; ')})${src.url ? ` ${src.url}` : ''}`);
+  // Every source of the place when its catalogue is inline (the CLI asks for it), else the labels the answer names.
+  const full = s.sourceCatalogue?.sources;
+  if (full) for (const [id, src] of Object.entries(full)) out.push(`  ${id}: ${src.name} (${[src.vintage, src.licence].filter(Boolean).join('; ')})${src.url ? ` ${src.url}` : ''}`);
+  else for (const [id, label] of Object.entries(s.sources)) out.push(`  ${id}: ${label}`);
+  if (s.sourceCatalogue && !full) out.push(`  all sources in full: ${s.sourceCatalogue.url}`);
+  for (const a of s.attribution ?? []) out.push(`  ${a}`);
   return out.join('\n') + '\n';
 }

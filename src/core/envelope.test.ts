@@ -210,6 +210,10 @@ test('a split lot uses the primary (largest share) district and says so; overlay
   assert.ok(out.notes.some((n) => n.startsWith('Split lot (C-1 70%, BA 30%)') && n.includes('primary')));
   assert.ok(out.notes.some((n) => n.includes('PUD-7') && n.includes('Sec. 13.90')));
   assert.ok(out.notes.some((n) => n.includes('Harvard Square') && n.includes('Sec. 20.50')));
+  // What overlays may do is said once, in one sentence naming each (with its section and note).
+  const overlayNotes = out.notes.filter((n) => /may modify these values/.test(n));
+  assert.equal(overlayNotes.length, 1, JSON.stringify(out.notes));
+  assert.match(overlayNotes[0]!, /^Overlays Planned Unit Development PUD-KS, Arts\. 12\.000 .*; Planned Unit Development PUD-7, Sec\. 13\.90 .*; Harvard Square Overlay District, Sec\. 20\.50 may modify these values; their rules are not applied here\.$/);
 });
 
 test('every status path is reachable through the real rules files', async () => {

@@ -312,6 +312,8 @@ export function buildEnvelope(input: EnvelopeInput): EnvelopeResult {
   for (const key of STANDARD_KEYS) envelope[key] = resolveStandard(rules, code, district, key, vars);
   Object.assign(envelope, deriveAll(envelope, lot));
 
+  // One sentence for all the overlays (what they may do is said once), each named with its section and note.
+  const overlays: string[] = [];
   for (const o of input.overlays) {
     // Layers combine overlays in one code ("PUD-KS/PUD-7", "Parkway / AOD-5"): describe each part.
     const parts = o.code.split('/').map((p) => p.trim()).filter(Boolean);
@@ -319,9 +321,12 @@ export function buildEnvelope(input: EnvelopeInput): EnvelopeResult {
       const known = rules.overlays[part];
       const name = known?.name ?? (parts.length > 1 ? part : (o.name ?? part));
       const gov = known?.governedBy ? `, ${known.governedBy}` : '';
-      notes.push(`Overlay ${name}${gov} may modify these values; its rules are not applied here.${known?.note ? ` ${known.note}` : ''}`);
+      const named = `${name}${gov}${known?.note ? ` (${known.note.replace(/\.$/, '')})` : ''}`;
+      if (!overlays.includes(named)) overlays.push(named);
     }
   }
+  if (overlays.length === 1) notes.push(`Overlay ${overlays[0]} may modify these values; its rules are not applied here.`);
+  else if (overlays.length > 1) notes.push(`Overlays ${overlays.join('; ')} may modify these values; their rules are not applied here.`);
   if (lot.country === 'CA') notes.push('Lengths and areas are in feet and square feet; the bylaw states metric values.');
 
   const permittedUses: PermittedUse[] =

@@ -4,9 +4,10 @@
 //   citation -> snapshot.citations[id]   (c1, c2, ... in order of first use)
 //   a note several values share -> snapshot.notes[id] (n1, ...), named in the value's `notes`
 //   a condition several values share -> snapshot.notes[id], named in the value's `conditionNote`
-//   a source a text names ("S1") -> snapshot.sources[id] (the text itself is the reference)
+//   a source a text names ("S1") -> snapshot.sources[id] (the text itself is the reference; its label
+//   there, the rest in the place's source catalogue)
 // Nothing is dropped: every value keeps its status, condition and a way to each of its sources.
-import type { Citation, PermittedUse, SnapshotUse, SnapshotValue, SourceRef, Sourced } from './snapshot-types.ts';
+import type { Citation, PermittedUse, SnapshotUse, SnapshotValue, Sourced, SourceRef, ZoneShare } from './snapshot-types.ts';
 
 /** The documents a place's notes name by id (the rules file's `sources`). */
 export type NamedSources = Record<string, { name: string; vintage: string; url: string }>;
@@ -18,8 +19,8 @@ export interface ReferencedParts {
   permittedUses: SnapshotUse[];
   citations: Record<string, Citation>;
   notes: Record<string, string>;
-  /** The named documents any of the texts (values, uses, warnings) mention, by id. */
-  namedSources: Record<string, SourceRef>;
+  /** Ids of the named documents any of the texts (values, uses, warnings) mention, in id order. */
+  namedSourceIds: string[];
 }
 
 /** Ids of `named` mentioned in the texts, in order of first mention. */
@@ -125,9 +126,17 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
 
   const texts = [...all.flatMap((v) => [v.note, v.condition]), ...input.warnings];
   const ids = sourceIdsIn(texts, input.named).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
-  const namedSources: Record<string, SourceRef> = {};
-  for (const id of ids) namedSources[id] = { ...input.named[id]! };
-  return { envelope, permittedUses, citations, notes, namedSources };
+  return { envelope, permittedUses, citations, notes, namedSourceIds: ids };
+}
+
+/** The primary district of a snapshot's zones, from its districts (null when there is none). */
+export function primaryDistrict(zones: { primary: string | null; districts: ZoneShare[] } | undefined): ZoneShare | null {
+  return zones?.primary ? (zones.districts.find((d) => d.code === zones.primary && !d.minorShare) ?? null) : null;
+}
+
+/** A source in full by id, from the catalogue inlined in the snapshot (undefined when it is not inline). */
+export function sourceOf(snapshot: { sourceCatalogue?: { sources?: Record<string, SourceRef> } }, id: string): SourceRef | undefined {
+  return snapshot.sourceCatalogue?.sources?.[id];
 }
 
 /** The citation a value names, from the snapshot's table (undefined when it names none). */

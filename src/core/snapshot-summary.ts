@@ -21,7 +21,7 @@ export function snapshotSummary(s: Snapshot): string {
   const lot = s.lot!;
   const z = s.zones!;
   const env = s.envelope ?? {};
-  const zone = z.primary ? `zone ${z.primary.code}${z.splitLot ? ` (split lot: ${z.districts.map((d) => d.code).join(', ')})` : ''}` : 'no zone found';
+  const zone = z.primary ? `zone ${z.primary}${z.splitLot ? ` (split lot: ${z.districts.map((d) => d.code).join(', ')})` : ''}` : 'no zone found';
   const overlays = z.overlays.length ? `, overlays ${z.overlays.map((o) => o.code).join(', ')}` : '';
   const counts = new Map<string, number>();
   for (const v of Object.values(env)) counts.set(v.status, (counts.get(v.status) ?? 0) + 1);

@@ -116,7 +116,8 @@ export interface OverlayShare extends ZoneShare {
 }
 
 export interface Zones {
-  primary: ZoneShare | null;
+  /** The code of the primary district, one of `districts` (defined there once); null when none. */
+  primary: string | null;
   districts: ZoneShare[];
   splitLot: boolean;
   overlays: OverlayShare[];
@@ -154,14 +155,26 @@ export interface LayerSource {
   url?: string;
 }
 
-/** A data layer, the bylaw, or a document the notes name. Keyed by id in `Snapshot.sources`. */
+/**
+ * A data layer, the bylaw, or a document the notes name, in full: an entry of a place's source
+ * catalogue, keyed by the id a snapshot names it by (its `sources` give only the label).
+ */
 export interface SourceRef {
+  /** A few words naming the source (its name, or for a document its kind, date or weight): what `Snapshot.sources` carries. */
+  label: string;
   name: string;
   vintage: string;
   /** Data layers and the bylaw; a document named by the notes has none stated. */
   licence?: string;
   attribution?: string;
   url?: string;
+}
+
+/** The place's source catalogue: its path on this server, versioned by its content (`?v=`); its entries when asked for inline. */
+export interface SourceCatalogueRef {
+  url: string;
+  /** Present only when the sources were asked for inline (MCP includeSources, REST include=sources, CLI, web page). */
+  sources?: Record<string, SourceRef>;
 }
 
 export interface Snapshot {
@@ -173,10 +186,15 @@ export interface Snapshot {
   permittedUses?: SnapshotUse[];
   envelope?: Record<string, SnapshotValue>;
   /**
-   * Every source, once, by id: the place's data layers (id = layer: parcels, zoning, ...), `rules`
-   * (the bylaw) and the documents the notes name (S1, ...).
+   * The sources this answer names, id -> a short label: the parcel layer (`lot.source`) and the
+   * documents the texts name (S1, ...). In full (name, vintage, licence, attribution, URL; every data
+   * layer of the place and `rules`, the bylaw) in the place's catalogue, `sourceCatalogue`.
    */
-  sources: Record<string, SourceRef>;
+  sources: Record<string, string>;
+  /** Where the place's sources are defined in full, once for every answer there (and, asked for, the entries themselves). */
+  sourceCatalogue?: SourceCatalogueRef;
+  /** The attribution statements the data's licences require (e.g. OGL-BC), each once. Absent when none does. */
+  attribution?: string[];
   /** Every citation, once, by id (c1, ...): values name theirs in `citation`. */
   citations?: Record<string, Citation>;
   /** Texts that several values share, once, by id (n1, ...): values name them in `notes`. */

@@ -11,8 +11,9 @@ import type { PlaceRecord } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { buildEnvelope } from './envelope.ts';
 import { referenceProvenance } from './snapshot-refs.ts';
+import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from '../places/source-catalogue.ts';
 import { FT_PER_M, SQFT_PER_M2 } from './geo/primitives.ts';
-import type { AddressMatch, Coverage, Lot, Measure, OverlayShare, Snapshot, SourceRef, ZoneShare, Zones } from './snapshot-types.ts';
+import type { AddressMatch, Coverage, Lot, Measure, OverlayShare, Snapshot, ZoneShare, Zones } from './snapshot-types.ts';
 
 /** A district with at least this share of the lot counts toward a split lot (SOURCES.md uses 5 %). */
 export const SPLIT_LOT_MIN_SHARE = 0.05;
@@ -191,37 +192,46 @@ function zonesOf(parcel: ParcelRow): Zones {
     .filter((z) => z.layer === 'overlay')
     .map((z) => ({ ...share(z), governingSection: (z.attrs?.['article'] as string | undefined) ?? null }));
   return {
-    primary: base.find((z) => !z.minorShare) ?? null,
+    primary: base.find((z) => !z.minorShare)?.code ?? null,
     districts: base,
     splitLot: base.filter((z) => !z.minorShare && z.share >= SPLIT_LOT_MIN_SHARE).length > 1,
     overlays,
   };
 }
 
-/** One sentence per minor share, so a reader of the warnings sees the pieces the 5 % rule used to hide. */
+/**
+ * One sentence naming the minor shares, so a reader of the warnings sees the pieces the 5 % rule used
+ * to hide; their shares and areas are said once, in zones.
+ */
 function minorShareNotes(zones: Zones): string[] {
-  const all = [...zones.districts.map((z) => ({ z, kind: 'district' })), ...zones.overlays.map((z) => ({ z, kind: 'overlay' }))];
-  return all
-    .filter(({ z }) => z.minorShare)
-    .map(
-      ({ z, kind }) =>
-        `A minor share of the lot (${(z.share * 100).toFixed(1)} %, ${z.minorShare!.areaSqft.toLocaleString('en-US')} sq ft) is in ${kind} ${z.code}: listed because the piece is at least 1,000 sq ft, though under 5 % of the lot.`,
-    );
+  const districts = zones.districts.filter((z) => z.minorShare).map((z) => z.code);
+  const overlays = zones.overlays.filter((z) => z.minorShare).map((z) => z.code);
+  if (!districts.length && !overlays.length) return [];
+  const where = [districts.length ? `district${districts.length > 1 ? 's' : ''} ${districts.join(', ')}` : '', overlays.length ? `overlay${overlays.length > 1 ? 's' : ''} ${overlays.join(', ')}` : ''].filter(Boolean).join('; ');
+  const one = districts.length + overlays.length === 1;
+  return [`${one ? 'A minor share of the lot (under 5 % but at least 1,000 sq ft; share and area in zones) is in' : 'Each a minor share of the lot (under 5 % but at least 1,000 sq ft; shares and areas in zones):'} ${where}.`];
 }
 
-/** The place's layers by id (the layer), then the bylaw (`rules`) and the documents the texts name. */
-function sourcesOf(place: PlaceRecord, more: Record<string, SourceRef> = {}): Record<string, SourceRef> {
-  const out: Record<string, SourceRef> = {};
-  // The city boundary places a point (cityInventory); an address snapshot never reads it.
-  for (const l of place.layers) if (l.layer !== 'boundary') out[l.layer] = { name: l.name, vintage: l.vintage, licence: l.licence, ...(l.attribution ? { attribution: l.attribution } : {}) };
-  return Object.assign(out, more);
+/**
+ * The sources an answer names, each by id with a short label (the rest is in the place's catalogue, linked
+ * once), and the attribution statements the licences of the place's data require.
+ */
+function sourcesOf(catalogue: SourceCatalogue, named: readonly string[]): Pick<Snapshot, 'sources' | 'sourceCatalogue' | 'attribution'> {
+  const sources: Record<string, string> = {};
+  for (const id of named) {
+    const s = catalogue.sources[id];
+    if (s) sources[id] = s.label;
+  }
+  return { sources, sourceCatalogue: catalogue.ref, ...(catalogue.attribution.length ? { attribution: catalogue.attribution } : {}) };
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 const round3 = (x: number) => Math.round(x * 1e3) / 1e3;
 
-function notAnswered(ctx: AppContext, coverage: Coverage, extra: Partial<Snapshot> = {}, place?: PlaceRecord): Snapshot {
-  return { answered: false, coverage, sources: place ? sourcesOf(place) : {}, generatedAt: ctx.clock.now().toISOString(), ...extra };
+async function notAnswered(ctx: AppContext, coverage: Coverage, extra: Partial<Snapshot> = {}, place?: PlaceRecord): Promise<Snapshot> {
+  // A place was identified: its catalogue (and the attribution its licences require), though no source is named.
+  const sources = place ? sourcesOf(await placeSourceCatalogue(ctx, place), []) : { sources: {} };
+  return { answered: false, coverage, ...sources, generatedAt: ctx.clock.now().toISOString(), ...extra };
 }
 
 function matchOf(input: string, parsed: ParsedAddress, g: { matchType: AddressMatch['matchType']; confidence: number; matchedAddress: string; warnings: string[] }): AddressMatch {
@@ -271,7 +281,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
   const built = buildEnvelope({
     rules,
-    primaryZone: zones.primary?.code ?? null,
+    primaryZone: zones.primary,
     zones: zones.districts.filter((z) => !z.minorShare).map((z) => ({ code: z.code, share: z.share })),
     overlays: zones.overlays.map((o) => ({ code: o.code, name: o.name })),
     lot: {
@@ -289,7 +299,6 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   match.warnings.push(...minorShareNotes(zones));
   if (built.notes.length) match.warnings.push(...built.notes);
   const refd = referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: match.warnings, named: rules.sources ?? {} });
-  const rulesSource: SourceRef = { name: rules.bylaw.name, vintage: rules.bylaw.date, url: rules.bylaw.url };
   return {
     answered: true,
     coverage: {
@@ -297,16 +306,17 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
       eligibilityKnown: true,
       geoDivisionId: place.geoDivisionId,
       place: placeInfo,
-      message: `${place.name} is covered; lot ${lot.parcelExternalId} matched by ${g.matchType === 'address_table' ? 'the city address table' : g.matchType === 'assessor_table' ? "the assessor's table of lot addresses" : 'street-range interpolation'}.`,
+      // The lot and how it was matched are said once, in lot and address.matchType.
+      message: `${place.name} is covered.`,
     },
     address: match,
     lot,
     zones,
     permittedUses: refd.permittedUses,
     envelope: refd.envelope,
-    sources: sourcesOf(place, { rules: rulesSource, ...refd.namedSources }),
     ...(Object.keys(refd.citations).length ? { citations: refd.citations } : {}),
     ...(Object.keys(refd.notes).length ? { notes: refd.notes } : {}),
+    ...sourcesOf(sourceCatalogueOf(place, rules), [lot.source, ...refd.namedSourceIds]),
     generatedAt: ctx.clock.now().toISOString(),
   };
 }

@@ -13,6 +13,8 @@ import { rateLimitHeaders } from '../http/geo-coverage-route.ts';
 import { verifyBearer, wwwAuthenticate, type Caller } from '../auth/verify-bearer.ts';
 import type { RatePolicy } from '../core/rate-limit.ts';
 import { cachedSnapshot } from '../core/snapshot-cache.ts';
+import { withSourcesInline } from '../places/source-catalogue.ts';
+import type { Snapshot } from '../core/snapshot-types.ts';
 import { resolveCoverage } from '../core/snapshot.ts';
 import { probeCoverage } from '../core/city-inventory.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
@@ -155,7 +157,9 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
 
     try {
       // The core refuses some texts as bad input (e.g. two street addresses): a free 400 via sendFailure.
-      const snapshot = await cachedSnapshot(ctx, address);
+      const cached = await cachedSnapshot(ctx, address);
+      // ?include=sources: the place's sources in full, inline (docs/snapshot.md, "Sources").
+      const snapshot = parsed.data.include === 'sources' ? inlineSources(await withSourcesInline(ctx, cached.snapshot)) : cached;
       const json = snapshot.json;
       const body = encodedBody(snapshot);
       if (!snapshot.snapshot.answered) {
@@ -339,9 +343,15 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
   };
 }
 
+/** A snapshot with its sources inline (include=sources): made per call, in the cached entry's shape. */
+function inlineSources(snapshot: Snapshot): { snapshot: Snapshot; json: string } {
+  return { snapshot, json: JSON.stringify(snapshot) };
+}
+
 // A cached snapshot's answer, encoded once: a cache hit returns the same object, so its bytes are kept
 // beside it (and go when it leaves the cache) instead of being UTF-8 encoded and measured per call.
 const encoded = new WeakMap<object, Buffer>();
+
 function encodedBody(snapshot: { json: string }): Buffer {
   let b = encoded.get(snapshot);
   if (!b) encoded.set(snapshot, (b = Buffer.from(snapshot.json, 'utf8')));

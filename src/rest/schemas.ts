@@ -22,8 +22,12 @@ const address = z
   .max(300, 'address is longer than 300 characters')
   .describe('One street address in Canada or the US, e.g. "57 Inman St, Cambridge, MA".');
 
-export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address }));
-export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address }));
+const include = z
+  .enum(['sources'])
+  .optional()
+  .describe("sources: every source of the place in full (vintage, licence, attribution, URL) in the snapshot's sources, instead of names and the catalogue link.");
+export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address, include }));
+export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address, include }));
 
 const coordinate = (name: string, min: number, max: number) =>
   z.coerce.number({ error: `${name} must be a number` }).min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`);
@@ -139,7 +143,7 @@ export const Snapshot = named(
       .optional(),
     zones: z
       .looseObject({
-        primary: zoneShare.nullable(),
+        primary: z.string().nullable().describe('The code of the primary district, one of districts.'),
         districts: z.array(zoneShare),
         splitLot: z.boolean(),
         overlays: z.array(zoneShare.extend({ governingSection: z.string().nullable() })),
@@ -157,8 +161,20 @@ export const Snapshot = named(
       .optional(),
     envelope: z.record(z.string(), SourcedValue).optional(),
     sources: z
-      .record(z.string(), z.looseObject({ name: z.string(), vintage: z.string(), licence: z.string().optional(), attribution: z.string().optional(), url: z.string().optional() }))
-      .describe('Every source once, by id: data layers (parcels, zoning, ...), rules (the bylaw), and documents the notes name (S1, ...).'),
+      .record(z.string(), z.string())
+      .describe(
+        "The sources the answer names, id -> a short label: the parcel layer and the documents the notes name (S1, ...). In full (name, vintage, licence, URL; every data layer and rules, the bylaw) in the place's catalogue, sourceCatalogue.",
+      ),
+    sourceCatalogue: z
+      .looseObject({
+        url: z.string().describe("The place's sources in full, on this server; versioned by content (?v=)."),
+        sources: z
+          .record(z.string(), z.looseObject({ label: z.string(), name: z.string(), vintage: z.string(), licence: z.string().optional(), attribution: z.string().optional(), url: z.string().optional() }))
+          .optional()
+          .describe('Every source of the place in full, by id: present with include=sources.'),
+      })
+      .optional(),
+    attribution: z.array(z.string()).optional().describe("Statements the data's licences require (e.g. OGL-BC), each once; absent when none does."),
     citations: z.record(z.string(), citation).optional().describe('Every citation once, by id (c1, ...).'),
     notes: z.record(z.string(), z.string()).optional().describe('Texts several values share, once, by id (n1, ...).'),
     suggestions: z.array(z.string()).optional(),

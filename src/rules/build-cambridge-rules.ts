@@ -13,22 +13,24 @@ import { placeRulesSchema, type DistrictRules, type RuleValue, type StandardKey,
 const SOURCES: NonNullable<PlaceRules['sources']> = {
   S1: {
     name: 'CDD news release "Zoning for multifamily housing citywide"',
+    label: 'CDD news release, Feb 2025',
     vintage: 'Feb 2025, reporting adoption on Feb 10, 2025',
     url: 'https://cambridgema.gov/News/detail?path=%2Fsitecore%2Fcontent%2Fhome%2Fcdd%2Fnews%2F2025%2F2%2Fzoningformultifamilyhousingcitywide',
   },
-  S2: { name: 'CDD project page "Zoning for Multifamily Housing"', vintage: 'Jan 2025', url: 'https://www.cambridgema.gov/CDD/Projects/Zoning/multifamilyhousing' },
-  S3: { name: 'Ordinance Committee notice, multifamily petitions', vintage: 'Dec 4, 2024, petition intent', url: 'https://cambridgema.gov/citycalendar/view.aspx?guid=5a4270eec00949399d6eb56c528e55b9' },
-  S4: { name: 'City Clerk legal notice, Mass Ave and Cambridge St petitions (republished)', vintage: 'Oct 2025, petition intent', url: 'https://classifieds.gannettclassifieds.com/marketplace/advert/-Retail_1156907' },
-  S5: { name: "Councillor Patty Nolan's account (secondary)", vintage: '2025', url: 'https://pattynolan.org/issues-zoning/' },
-  S6: { name: 'Cambridge Review, Ordinance Committee of Jan 16, 2025 (secondary)', vintage: 'Jan 2025', url: 'https://cambridgereview.org/ordinance-committee-meeting-housing-16th-2024/' },
+  S2: { name: 'CDD project page "Zoning for Multifamily Housing"', label: 'CDD project page, Jan 2025', vintage: 'Jan 2025', url: 'https://www.cambridgema.gov/CDD/Projects/Zoning/multifamilyhousing' },
+  S3: { name: 'Ordinance Committee notice, multifamily petitions', label: 'Ordinance Committee notice, Dec 2024', vintage: 'Dec 4, 2024, petition intent', url: 'https://cambridgema.gov/citycalendar/view.aspx?guid=5a4270eec00949399d6eb56c528e55b9' },
+  S4: { name: 'City Clerk legal notice, Mass Ave and Cambridge St petitions (republished)', label: 'City Clerk legal notice, Oct 2025', vintage: 'Oct 2025, petition intent', url: 'https://classifieds.gannettclassifieds.com/marketplace/advert/-Retail_1156907' },
+  S5: { name: "Councillor Patty Nolan's account (secondary)", label: "A councillor's account (secondary)", vintage: '2025', url: 'https://pattynolan.org/issues-zoning/' },
+  S6: { name: 'Cambridge Review, Ordinance Committee of Jan 16, 2025 (secondary)', label: 'Cambridge Review (secondary)', vintage: 'Jan 2025', url: 'https://cambridgereview.org/ordinance-committee-meeting-housing-16th-2024/' },
   S7: {
     name: 'BiggerPockets forum post (secondary, low weight)',
+    label: 'Forum post (secondary, low weight)',
     vintage: '2025',
     url: 'https://biggerpockets.com/forums/888/topics/1233616-abolition-of-single-family-zoning-could-this-spread-to-all-areas-of-boston',
   },
-  S10: { name: 'A Better Cambridge (advocacy)', vintage: 'Feb 2025', url: 'https://www.abettercambridge.org/cambridge_ends_exclusionary_zoning' },
-  S12: { name: 'Harvard Crimson (secondary)', vintage: 'Dec 3, 2025', url: 'https://api.thecrimson.com/article/2025/12/3/Cambridge-Building-Heights' },
-  S14: { name: 'Councillor Zusy newsletter #18 (secondary)', vintage: 'Dec 19, 2025', url: 'https://votezusy.org/wp/category/newsletters' },
+  S10: { name: 'A Better Cambridge (advocacy)', label: 'Advocacy group (secondary)', vintage: 'Feb 2025', url: 'https://www.abettercambridge.org/cambridge_ends_exclusionary_zoning' },
+  S12: { name: 'Harvard Crimson (secondary)', label: 'Harvard Crimson (secondary)', vintage: 'Dec 3, 2025', url: 'https://api.thecrimson.com/article/2025/12/3/Cambridge-Building-Heights' },
+  S14: { name: 'Councillor Zusy newsletter #18 (secondary)', label: "A councillor's newsletter (secondary)", vintage: 'Dec 19, 2025', url: 'https://votezusy.org/wp/category/newsletters' },
 };
 
 // Said once for the place (see notes below), not on every value: nothing was read from the ordinance.
@@ -38,39 +40,41 @@ const unverified = (value: number | null, note: string, condition?: string): Rul
   ...(condition ? { condition } : {}),
   note,
 });
-const notFound = (note: string): RuleValue => ({ status: 'not_extracted', note });
+// A value no source gave is not_extracted with no note of its own: the place's note says, once, that
+// no 2025 or later value was found for it in any source read (RULES-FACTS.md).
+const notFound = (): RuleValue => ({ status: 'not_extracted' });
 
 // One condition for the height in feet and in storeys (the snapshot writes a shared text once).
 const HEIGHT_CONDITION =
-  'residential developments; S1 reports up to 74 ft / 6 stories if 20% of residential units are inclusionary and the lot is at least 5,000 sq ft, and S2 up to 9 stories for Affordable Housing Overlay (100% affordable) projects';
+  'residential developments; 74 ft / 6 stories if 20% of units are inclusionary and the lot is at least 5,000 sq ft (S1); 9 stories under the AHO (S2)';
 
 const RES_YARD_CONDITION =
-  'with some exceptions: S6 calls the rule "contextual" and says townhouses are excluded; S5 mentions exceptions for row houses. Exact rule text not seen.';
+  'exceptions: S6 calls the rule "contextual" and excludes townhouses; S5 mentions row houses';
 
 const C1: Partial<Record<StandardKey, RuleValue>> = {
   maxHeightFt: unverified(
     45,
-    'Base height for residential developments per S1.',
+    'Base height, S1.',
     HEIGHT_CONDITION,
   ),
   maxHeightStoreys: unverified(
     4,
-    'Base height for residential developments per S1.',
+    'Base height, S1.',
     HEIGHT_CONDITION,
   ),
   maxFar: unverified(
     null,
-    'S1 reports that the amendments removed "the amount of floor area" limit; S7 says FAR limits for residential properties were removed. Whether non-residential uses keep a FAR in C-1 was not found.',
+    'No limit: S1 says the "amount of floor area" limit was removed; S7 agrees. Whether non-residential uses keep one was not found.',
     'residential',
   ),
-  minLotAreaSqft: unverified(null, 'S1 reports that minimum lot sizes were removed; S7 agrees.'),
-  minLotAreaPerUnitSqft: unverified(null, 'S1 reports that limits on the number of housing units were removed; S7 says minimum lot area per dwelling unit was removed.'),
-  minLotWidthFt: unverified(null, 'Only S7 (a forum post, low weight) says lot width restrictions were removed.'),
-  minFrontYardFt: unverified(10, "A councillor's account of the adopted compromise, S5. Exact rule text not seen."),
+  minLotAreaSqft: unverified(null, 'No minimum: removed per S1 and S7.'),
+  minLotAreaPerUnitSqft: unverified(null, 'No minimum: removed per S7; S1 says limits on the number of housing units were removed.'),
+  minLotWidthFt: unverified(null, 'No minimum, per S7 only.'),
+  minFrontYardFt: unverified(10, 'The adopted compromise as S5 gives it.'),
   minSideYardFt: unverified(5, 'S2: "minimum five-foot side and rear yard setbacks in all residential districts, with some exceptions".', RES_YARD_CONDITION),
   minRearYardFt: unverified(5, 'S2: "minimum five-foot side and rear yard setbacks in all residential districts, with some exceptions".', RES_YARD_CONDITION),
-  minOpenSpacePct: unverified(30, "Private open space ratio per a councillor's account only, S5; its basis (e.g. % of lot area) is not confirmed."),
-  maxLotCoveragePct: notFound('No source gave a maximum lot coverage for C-1 (RULES-FACTS.md §1).'),
+  minOpenSpacePct: unverified(30, 'Private open space ratio per S5 only; its basis (e.g. % of lot area) is not confirmed.'),
+  maxLotCoveragePct: notFound(),
 };
 
 const OTHER_RES: Partial<Record<StandardKey, RuleValue>> = {
@@ -91,15 +95,15 @@ const multifamilyUses = (): UseRule[] => [
     use: 'multifamily dwelling',
     permission: 'as_of_right',
     status: 'unverified_default',
-    note: 'As of right in every district except Open Space: petition intent (S3); S1 (adopted, Feb 2025) says "allow"; S10 says "by right". Art. 4.000 row not seen.',
+    note: 'S3 (petition), S1 (adopted: "allow"), S10 ("by right").',
   },
   {
     use: 'townhouse',
     permission: 'as_of_right',
     status: 'unverified_default',
-    note: 'As of right in every district except Open Space: petition intent (S3); the adopted version is confirmed only by S7 (secondary). Art. 4.000 row not seen.',
+    note: 'S3 (petition); adopted per S7 only.',
   },
-  { use: 'other uses', permission: 'unknown', status: 'not_extracted', note: 'The Art. 4.000 use table was not seen; other uses were not extracted.' },
+  { use: 'other uses', permission: 'unknown', status: 'not_extracted' },
 ];
 
 interface Spec {
@@ -116,13 +120,13 @@ const SPECS: Spec[] = [
   {
     codes: ['C-1'],
     name: () => 'Residence C-1',
-    note: 'The Feb 10, 2025 amendments put almost all former Residence A-1, A-2, B and C areas into C-1 (S1). Pre-2025 values for those districts are stale and not served.',
+    note: 'Since Feb 10, 2025, C-1 holds almost all former Residence A-1, A-2, B and C areas (S1).',
     standards: C1,
   },
   {
     codes: ['C-1A', 'C-2', 'C-2A', 'C-2B', 'C-3', 'C-3A', 'C-3B'],
     name: (c) => `Residence ${c}`,
-    note: 'No post-2025 dimensional value was found for this district (RULES-FACTS.md §2); the 2025 petition amended Art. 5.000 (S3). Pre-2025 values are stale and not served.',
+    note: 'No post-2025 dimensional value was found for this district (RULES-FACTS.md §2); the 2025 petition amended Art. 5.000 (S3).',
     standards: OTHER_RES,
   },
   {
@@ -159,9 +163,9 @@ const SPECS: Spec[] = [
         use: 'multifamily dwelling',
         permission: 'prohibited',
         status: 'unverified_default',
-        note: 'S1 says "all districts (except open space) are zoned to allow multifamily housing". Art. 4.000 row not seen.',
+        note: 'S1: "all districts (except open space) are zoned to allow multifamily housing".',
       },
-      { use: 'other uses', permission: 'unknown', status: 'not_extracted', note: 'The Art. 4.000 use table was not seen; other uses were not extracted.' },
+      { use: 'other uses', permission: 'unknown', status: 'not_extracted' },
     ],
   },
   ...['SD-1', 'SD-2', 'SD-3', 'SD-4', 'SD-4A', 'SD-5', 'SD-6', 'SD-7', 'SD-8', 'SD-8A', 'SD-9', 'SD-10(F)', 'SD-10(H)', 'SD-11', 'SD-12', 'SD-13', 'SD-14', 'SD-15'].map(
@@ -253,7 +257,7 @@ export function buildCambridgeRules(): PlaceRules {
         standards: spec.standards ?? {},
         otherStandards: spec.siteSpecific
           ? { status: 'site_specific_schedule', note: `District ${code} is governed by ${spec.governedBy}, not by the Art. 5.000 tables; the value was not extracted from it.` }
-          : { status: 'not_extracted', note: `No current (2025 or later) value was found for ${code} in any source read (RULES-FACTS.md); pre-2025 values are stale and not served.` },
+          : notFound(),
         uses: spec.uses ?? multifamilyUses(),
       };
   return placeRulesSchema.parse({
@@ -261,8 +265,8 @@ export function buildCambridgeRules(): PlaceRules {
     country: 'US',
     bylaw: { name: 'Cambridge Zoning Ordinance', url: 'https://cambridgema.gov/CDD/zoninganddevelopment/Zoning/Ordinance', date: 'as amended Feb 10, 2025 and Dec 22, 2025 (per city notices; the text itself was not read)' },
     notes: [
-      'No Cambridge value was read from the Zoning Ordinance itself (its Art. 4.000 and 5.000 tables were not seen; check them before relying on a value): values come from city news releases, notices and secondary accounts (unverified_default, source named by id under sources) or were not found (not_extracted).',
-      'Citywide Affordable Housing Overlay (Sec. 11.207, not mapped) may allow more height for 100% affordable projects.',
+      'No value was read from the Zoning Ordinance itself (its Art. 4.000 and 5.000 tables were not seen): check them before relying on one. not_extracted: no 2025+ value in any source read (RULES-FACTS.md); pre-2025 values are stale, never served.',
+      'Citywide Affordable Housing Overlay (AHO, Sec. 11.207, not mapped) may allow more height for 100% affordable projects.',
     ],
     sources: SOURCES,
     overlays: OVERLAYS,

@@ -164,7 +164,13 @@ export const placeRulesSchema = z
      * The documents the notes and conditions name by id (e.g. "S1" of Cambridge's RULES-FACTS.md),
      * each defined once here; a snapshot carries the ones its texts name (docs/snapshot.md).
      */
-    sources: z.record(z.string().regex(/^S\d{1,3}$/), z.object({ name: z.string().min(1), vintage: z.string().min(1), url: z.string().url() }).strict()).optional(),
+    sources: z
+      .record(
+        z.string().regex(/^S\d{1,3}$/),
+        // label: a few words a snapshot carries inline (its kind, date or weight); the rest is in the place's source catalogue.
+        z.object({ name: z.string().min(1), label: z.string().min(1).max(60).optional(), vintage: z.string().min(1), url: z.string().url() }).strict(),
+      )
+      .optional(),
     /** Map codes as they appear in the zoning layer to a district of this file (typos, variants). */
     aliases: z.record(z.string(), z.string()).default({}),
     /** Regular expressions over layer codes that map to a district (e.g. "^PD \\d+$" -> "PD"). */

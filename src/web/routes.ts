@@ -9,6 +9,7 @@ import { registerProjectPages } from './project-pages.ts';
 import { registerMapRoutes } from './map-routes.ts';
 import { registerPublicMap } from './public-map.ts';
 import { registerCoveragePage } from './coverage-page.ts';
+import { registerPlaceSources } from './place-sources.ts';
 import { registerLinkedAgentRoutes } from './linked-agents.ts';
 import { installErrorPages } from './error-pages.ts';
 import { csrfFailure } from './page.ts';
@@ -25,6 +26,7 @@ export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerMapRoutes(router, ctx);
   registerPublicMap(router, ctx);
   registerCoveragePage(router, ctx);
+  registerPlaceSources(router, ctx);
   registerLinkedAgentRoutes(router, ctx, csrfFailure);
   installErrorPages(router);
   registerConnectPage(router, ctx);

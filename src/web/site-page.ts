@@ -7,9 +7,10 @@ import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import { SitelineError } from '../core/errors.ts';
 import { cachedSnapshot } from '../core/snapshot-cache.ts';
+import { withSourcesInline } from '../places/source-catalogue.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
-import { conditionOf, notesOf } from '../core/snapshot-refs.ts';
+import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../core/snapshot-refs.ts';
 import { getPlace } from '../places/catalogue.ts';
 import { loadManifest } from '../importer/manifest.ts';
 import { mapViewForLots } from '../maps/map-view.ts';
@@ -174,11 +175,12 @@ ${how} <span class="muted">(<code>${a.matchType}</code>)</span>, match confidenc
 function summaryCard(s: Snapshot, refs: PageRefs, now: Date): Html {
   const lot = s.lot!;
   const z = s.zones;
+  const primary = primaryDistrict(z);
   const env = s.envelope ?? {};
   const districts = z?.splitLot ? html`<ul class="plain" id="district-shares">${z.districts.map((d) => html`<li>${districtName(d)}: ${pct(d.share)}</li>`)}</ul>` : '';
   return html`<section class="card" id="summary" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
 <dl class="facts">
-<dt>Primary district</dt><dd>${z?.primary ? html`<strong id="primary-zone">${z.primary.code}</strong>${z.primary.name ? html` <span class="muted">${z.primary.name}</span>` : ''}` : 'none found'}</dd>
+<dt>Primary district</dt><dd>${primary ? html`<strong id="primary-zone">${primary.code}</strong>${primary.name ? html` <span class="muted">${primary.name}</span>` : ''}` : 'none found'}</dd>
 ${z?.splitLot ? html`<dt>Split lot</dt><dd>${districts}</dd>` : ''}
 <dt>Overlays</dt><dd>${z?.overlays.length ? z.overlays.map((o, i) => html`${i ? ', ' : ''}${o.code} (${pct(o.share)})`) : 'none'}</dd>
 <dt>Lot</dt><dd><span id="lot-id">${lot.parcelExternalId}</span></dd>
@@ -200,7 +202,7 @@ async function mapCard(ctx: AppContext, s: Snapshot): Promise<Html> {
   const view = await mapViewForLots(ctx, placeId, [{ lotId: lot.parcelExternalId, role: 'lot' }]);
   const districts = s.zones?.districts ?? [];
   const categories = [...new Set(districts.map((d) => zoneCategory(d.code, d.name)))];
-  const label = `Map of lot ${lot.parcelExternalId}${s.zones?.primary ? ` in district ${s.zones.primary.code}` : ''}, outlined in blue, with the zoning districts around it coloured by category.`;
+  const label = `Map of lot ${lot.parcelExternalId}${s.zones?.primary ? ` in district ${s.zones.primary}` : ''}, outlined in blue, with the zoning districts around it coloured by category.`;
   return html`<section class="card" id="map-card" aria-labelledby="map-h"><h2 id="map-h">Map</h2>
 ${mapFigure(ctx, view, { label, fallback: [lot.longitude, lot.latitude, lot.longitude, lot.latitude], units: s.coverage.place?.country === 'CA' ? 'metric' : 'imperial' })}
 ${mapLegend(view, categories)}
@@ -240,10 +242,10 @@ ${refs.condition(u)}${refs.notes(u)}</div>`,
 }</section>`;
 }
 
-/** The lot's source layer, named by id in the snapshot's sources. */
+/** The lot's source layer, named by id in the snapshot's sources (in full in the place's catalogue, inline on this page). */
 function lotSourceText(s: Snapshot, lot: Lot, now: Date): Html {
-  const src = s.sources[lot.source];
-  return src ? html`${src.name}, ${src.vintage}${src.licence ? ` (${src.licence})` : ''}${oldDataNote(src.vintage, now)}` : html`${lot.source}`;
+  const src = sourceOf(s, lot.source);
+  return src ? html`${src.name}, ${src.vintage}${src.licence ? ` (${src.licence})` : ''}${oldDataNote(src.vintage, now)}` : html`${s.sources[lot.source] ?? lot.source}`;
 }
 
 function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
@@ -329,7 +331,7 @@ ${zoning}
 ${lot}
 ${statusLegend(statuses)}
 ${citationsSection(refs)}
-${sourcesSection(s.sources, refs, now)}
+${sourcesSection(s.sourceCatalogue?.sources ?? {}, refs, now)}
 <p class="muted">Generated ${s.generatedAt}.</p>
 <h2>Check another address</h2>
 ${addressForm()}`;
@@ -338,7 +340,7 @@ ${addressForm()}`;
 /** What "S1" is: the snapshot's own definition, else the place's research notes in its source folder. */
 async function ruleSourcesOf(ctx: AppContext, s: Snapshot): Promise<Map<string, RuleSource>> {
   const out = new Map(await researchNoteSources(ctx, s));
-  for (const [id, d] of Object.entries(s.sources)) if (/^S\d{1,3}$/.test(id)) out.set(id, { id, title: d.name, url: d.url ?? null, date: d.vintage });
+  for (const [id, d] of Object.entries(s.sourceCatalogue?.sources ?? {})) if (/^S\d{1,3}$/.test(id)) out.set(id, { id, title: d.name, url: d.url ?? null, date: d.vintage });
   return out;
 }
 
@@ -402,6 +404,8 @@ async function showSite(ctx: AppContext, req: IncomingMessage, res: ServerRespon
   if (!snapshot.answered) {
     return sendHtml(res, 200, page('Address not covered', notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
   }
+  // The page shows every source in full: the snapshot's labels with the place's catalogue inline.
+  snapshot = await withSourcesInline(ctx, snapshot);
   const place = snapshot.coverage.place;
   const title = `${snapshot.address?.matchedAddress ?? address}${place ? `, ${place.name}, ${place.region}` : ''}`;
   sendHtml(res, 200, page(title, await answeredBody(ctx, snapshot), { ...opts, wide: true, head: MAP_HEAD }), mapPageHeaders(ctx.config));

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { cachedSnapshot } from '../../core/snapshot-cache.ts';
 import { snapshotSummary } from '../../core/snapshot-summary.ts';
+import { withSourcesInline } from '../../places/source-catalogue.ts';
 import { defineTool } from '../tool-definition.ts';
 
 export const SNAPSHOT_SOURCES = ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] as const;
@@ -15,17 +16,20 @@ export const getFeasibilitySnapshot = defineTool({
     'a point inside the lot), its zoning district(s) and overlays, permitted uses, and the building envelope. Every value is an object with ' +
     'value and status; a null value means nothing without its status (not_extracted = unknown, never "no limit"). ' +
     'Outside coverage the call still succeeds with answered: false and a coverage block saying why. ' +
-    'Sources, citations and shared notes are defined once (sources, citations, notes) and named by id on each value. ' +
+    'Sources, citations and shared notes are defined once (sources, citations, notes) and named by id on each value; sources ' +
+    "gives each source's label, the place's catalogue (sourceCatalogue.url, a path on this server) its vintage, licence and URL: set includeSources to get those inline. " +
     'Set source to the question being answered (zoning_lookup, lot_dimensions, setback_lookup, height_limit_lookup or full); ' +
     'the payload is identical for every source, which is used for attribution. Requires sign-in: called without a token it answers 401 and the client starts OAuth.',
   input: z.object({
     address: z.string().min(1).max(300).describe('One street address in Canada or the US, e.g. "57 Inman St, Cambridge, MA".'),
     source: z.enum(SNAPSHOT_SOURCES).describe('Which question is being answered; used for attribution and the link back. The payload is the same for every value.'),
+    includeSources: z.boolean().optional().describe("True: the place's source catalogue inline (sourceCatalogue.sources: every source in full, with vintage, licence, attribution, URL). Default false: labels and the catalogue's path."),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: 'gated',
-  async handler({ address, source }, call) {
-    const { snapshot } = await cachedSnapshot(call.ctx, address);
+  async handler({ address, source, includeSources }, call) {
+    const cached = (await cachedSnapshot(call.ctx, address)).snapshot;
+    const snapshot = includeSources ? await withSourcesInline(call.ctx, cached) : cached;
     const link = `${call.ctx.config.baseUrl}/sites?${new URLSearchParams({ address, ref: `mcp-${source}` }).toString()}`;
     call.ctx.logger.info({ requestId: call.requestId, tool: 'getFeasibilitySnapshot', source, answered: snapshot.answered }, 'snapshot served');
     // The text says what the structured answer holds; a second copy of the JSON would double the bytes.
