@@ -66,6 +66,8 @@ function citationKey(c: Citation): string {
 }
 
 export function referenceProvenance(input: { envelope: Record<string, Sourced>; permittedUses: PermittedUse[]; warnings: readonly string[]; named: NamedSources }): ReferencedParts {
+  // Every snapshot runs this, so it is written with loops and direct assignments (no intermediate
+  // arrays, spreads or closures per value); the output's key order is the documented one.
   const citations: Record<string, Citation> = {};
   const citationIds = new Map<string, string>();
   const citationId = (c: Citation): string => {
@@ -80,9 +82,20 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
   };
 
   // A note or condition written on two or more values is defined once.
-  const all = [...Object.values(input.envelope), ...input.permittedUses];
+  const names = Object.keys(input.envelope);
   const uses = new Map<string, number>();
-  for (const v of all) for (const t of [v.note, v.condition]) if (t) uses.set(t, (uses.get(t) ?? 0) + 1);
+  const count = (t: string | undefined) => {
+    if (t) uses.set(t, (uses.get(t) ?? 0) + 1);
+  };
+  for (const name of names) {
+    const v = input.envelope[name]!;
+    count(v.note);
+    count(v.condition);
+  }
+  for (const u of input.permittedUses) {
+    count(u.note);
+    count(u.condition);
+  }
   const notes: Record<string, string> = {};
   const noteIds = new Map<string, string>();
   const noteRef = (text: string): string | null => {
@@ -95,9 +108,7 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
     }
     return id;
   };
-
-  const refs = <T extends { citation?: Citation; note?: string; condition?: string }>(v: T) => {
-    const out: { citation?: string; condition?: string; conditionNote?: string; note?: string; notes?: string[] } = {};
+  const refsInto = (out: { citation?: string; condition?: string; conditionNote?: string; note?: string; notes?: string[] }, v: { citation?: Citation; note?: string; condition?: string }) => {
     if (v.citation) out.citation = citationId(v.citation);
     if (v.condition) {
       const id = noteRef(v.condition);
@@ -109,23 +120,35 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
       if (id) out.notes = [id];
       else out.note = v.note;
     }
-    return out;
+  };
+
+  // The named documents the texts mention, each once.
+  const mentioned = new Set<string>();
+  const mention = (t: string | undefined) => {
+    if (t) for (const id of idsMentioned(t)) if (input.named[id]) mentioned.add(id);
   };
 
   const envelope: Record<string, SnapshotValue> = {};
-  for (const [name, v] of Object.entries(input.envelope)) {
-    envelope[name] = {
-      value: v.value,
-      status: v.status,
-      ...(v.value !== null && v.unit ? { unit: v.unit } : {}),
-      ...refs(v),
-      ...(v.inputs ? { inputs: v.inputs } : {}),
-    };
+  for (const name of names) {
+    const v = input.envelope[name]!;
+    const out: SnapshotValue = { value: v.value, status: v.status };
+    if (v.value !== null && v.unit) out.unit = v.unit;
+    refsInto(out, v);
+    if (v.inputs) out.inputs = v.inputs;
+    envelope[name] = out;
+    mention(v.note);
+    mention(v.condition);
   }
-  const permittedUses: SnapshotUse[] = input.permittedUses.map((u) => ({ use: u.use, permission: u.permission, status: u.status, ...refs(u) }));
-
-  const texts = [...all.flatMap((v) => [v.note, v.condition]), ...input.warnings];
-  const ids = sourceIdsIn(texts, input.named).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  const permittedUses: SnapshotUse[] = [];
+  for (const u of input.permittedUses) {
+    const out: SnapshotUse = { use: u.use, permission: u.permission, status: u.status };
+    refsInto(out, u);
+    permittedUses.push(out);
+    mention(u.note);
+    mention(u.condition);
+  }
+  for (const w of input.warnings) mention(w);
+  const ids = [...mentioned].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   return { envelope, permittedUses, citations, notes, namedSourceIds: ids };
 }
 
