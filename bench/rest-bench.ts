@@ -220,6 +220,22 @@ async function load(origin: string, requests: CannonRequest[]): Promise<CannonRe
   return autocannon({ ...opts, duration: DURATION_S });
 }
 
+/**
+ * load(), also reading the server process's CPU time (user + system) over the measured part: CPU
+ * per request does not depend on how many cores other processes leave to the run, unlike req/s.
+ */
+async function loadWithCpu(child: ChildProcess, origin: string, requests: CannonRequest[]): Promise<CannonResult & { cpuUsPerRequest: number }> {
+  const opts = { url: origin, connections: CONNECTIONS, pipelining: 1, requests };
+  await autocannon({ ...opts, duration: 2 });
+  const cpu = async () => {
+    const u = JSON.parse(await childCommand(child, 'cpu', 'CPU')) as { user: number; system: number };
+    return u.user + u.system;
+  };
+  const before = await cpu();
+  const r = await autocannon({ ...opts, duration: DURATION_S });
+  return { ...r, cpuUsPerRequest: ((await cpu()) - before) / r.requests.total };
+}
+
 async function check(origin: string, req: CannonRequest, expect: (status: number, body: string, headers: Headers) => boolean, label: string): Promise<void> {
   const res = await fetch(`${origin}${req.path}`, { method: req.method, headers: req.headers, ...(req.body ? { body: req.body } : {}) });
   const text = await res.text();
@@ -237,18 +253,18 @@ export async function runRestBench(): Promise<string[]> {
   const checkPath = (a: string) => `/api/v1/sites/check?${new URLSearchParams({ address: a })}`;
 
   const echo = await startChild('echo');
-  let echoR: CannonResult;
+  let echoR: CannonResult & { cpuUsPerRequest: number };
   try {
     const req = { method: 'GET', path: checkPath('57 Inman St, Cambridge, MA'), headers: {} };
     await check(echo.served.url, req, (s, b) => s === 200 && b.includes('Inman'), 'echo');
-    echoR = await load(echo.served.url, [req]);
+    echoR = await loadWithCpu(echo.child, echo.served.url, [req]);
   } finally {
     await stopChild(echo.child);
   }
 
   const site = await startChild('siteline');
   let staticR: CannonResult;
-  let paidR: CannonResult;
+  let paidR: CannonResult & { cpuUsPerRequest: number };
   let mcpR: CannonResult;
   let stepTimes: Record<string, number> | undefined;
   let charged = 0;
@@ -269,7 +285,7 @@ export async function runRestBench(): Promise<string[]> {
     const before = await usage(origin, keys[0]!);
     if (PROFILE_DIR) await childCommand(site.child, 'profile-start', 'PROFILING');
     await childCommand(site.child, 'statements-reset', 'STATEMENTS');
-    paidR = await load(origin, paid);
+    paidR = await loadWithCpu(site.child, origin, paid);
     paidStatements = JSON.parse(await childCommand(site.child, 'statements', 'STATEMENTS')) as typeof paidStatements;
     if (PROFILE_DIR) out.push(`  CPU profile of the server during the paid run: ${(JSON.parse(await childCommand(site.child, 'profile-stop', 'PROFILED')) as Profiled).file}`);
     charged = before - (await usage(origin, keys[0]!));
@@ -308,6 +324,10 @@ export async function runRestBench(): Promise<string[]> {
   out.push(line(`siteline paid GET /api/v1/sites/check (${site.served.addresses!.length} addresses, ${KEYS} keys)`, paidR));
   out.push(line('siteline MCP getFeasibilitySnapshot, same addresses', mcpR));
   out.push(`  paid REST / echo = ${pct(rps(paidR), rps(echoR))} [>= 10 %]   paid REST / MCP tool = ${(rps(paidR) / rps(mcpR)).toFixed(2)}x   static / echo = ${pct(rps(staticR), rps(echoR))}`);
+  out.push(
+    `  server CPU per request over the measured runs: echo ${echoR.cpuUsPerRequest.toFixed(0)} µs, paid REST ${paidR.cpuUsPerRequest.toFixed(0)} µs ` +
+      `(echo / paid = ${pct(echoR.cpuUsPerRequest, paidR.cpuUsPerRequest)}: the throughput ratio if each server had a core to itself, whatever the machine's load)`,
+  );
   out.push(`  credits charged during the paid run (incl. autocannon's warm-up): ${charged.toLocaleString('en-US')} (answered:false addresses are free); snapshots served from the cache (warmed first)`);
   const top = paidStatements.sort((a, b) => b[1].ms - a[1].ms).slice(0, 4);
   out.push(
@@ -404,6 +424,7 @@ if (process.argv[2] === 'serve') {
   process.stdin.on('data', (d: Buffer) => {
     const cmd = d.toString().trim();
     if (cmd === 'steps' && steps) void steps().then((s) => process.stdout.write(`STEPS ${s}\n`));
+    if (cmd === 'cpu') process.stdout.write(`CPU ${JSON.stringify(process.cpuUsage())}\n`);
     if (cmd === 'statements-reset') {
       statements.clear();
       process.stdout.write('STATEMENTS []\n');
