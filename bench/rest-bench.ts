@@ -4,8 +4,9 @@
 //   3. siteline paid GET /api/v1/sites/check over real Cambridge addresses, charging on
 //      (16 keys of one account holding ample credit; key check, per-key rate limit, snapshot, spend),
 //   4. the MCP snapshot tool over the same addresses on the same server (user token).
-// Then, in the server process, the mean time of each step of a paid call run alone, to say where
-// the time goes. Target: (3) >= 10 % of (1). Speed is never asserted in a test; it is reported here.
+// Then where the time goes: the server's CPU by category in a short paid run under the profiler, the
+// database statements of the measured run, and, in the server process, the mean time of each step of
+// a paid call run alone. Target: (3) >= 10 % of (1). Speed is never asserted in a test; it is reported here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -16,6 +17,8 @@ const DURATION_S = Number(process.env.BENCH_REST_SECONDS ?? 10);
 const KEYS = 16;
 /** BENCH_REST_PROFILE=<dir>: a CPU profile of the siteline server during the paid run, written there. */
 const PROFILE_DIR = process.env.BENCH_REST_PROFILE;
+/** Seconds of a separate, CPU-profiled paid run after the measured one: it says where the server's time goes. */
+const BREAKDOWN_S = 3;
 const MODERN = '2026-07-28';
 
 interface CannonRequest {
@@ -77,19 +80,35 @@ async function serveSiteline(): Promise<Served> {
   const svc = await startService(config, { db: testDb.db, logger: createLogger('silent') });
   // Every statement the server runs is counted (by its first words) with its time and batch size, so
   // the bench can say what the paid run cost the database (reset before the run, read after it).
-  const dbQuery = svc.ctx.db.query.bind(svc.ctx.db);
-  (svc.ctx.db as { query: typeof dbQuery }).query = async <T,>(sql: string, params?: readonly unknown[]): Promise<T[]> => {
+  const record = (sql: string, params: readonly unknown[] | undefined, t0: bigint) => {
+    const k = sql.replace(/\s+/g, ' ').replace(/\(.*$/, '').slice(0, 48);
+    const e = statements.get(k) ?? { n: 0, ms: 0, items: 0 };
+    e.n++;
+    e.ms += Number(process.hrtime.bigint() - t0) / 1e6;
+    e.items += Array.isArray(params?.[0]) ? (params[0] as unknown[]).length : Array.isArray(params?.[4]) ? (params[4] as unknown[]).length : 1;
+    statements.set(k, e);
+  };
+  const db = svc.ctx.db as { query: typeof svc.ctx.db.query; prepared: typeof svc.ctx.db.prepared };
+  const dbQuery = db.query.bind(db);
+  db.query = async <T,>(sql: string, params?: readonly unknown[]): Promise<T[]> => {
     const t0 = process.hrtime.bigint();
     try {
       return await dbQuery<T>(sql, params);
     } finally {
-      const k = sql.replace(/\s+/g, ' ').replace(/\(.*$/, '').slice(0, 48);
-      const e = statements.get(k) ?? { n: 0, ms: 0, items: 0 };
-      e.n++;
-      e.ms += Number(process.hrtime.bigint() - t0) / 1e6;
-      e.items += Array.isArray(params?.[0]) ? (params[0] as unknown[]).length : Array.isArray(params?.[4]) ? (params[4] as unknown[]).length : 1;
-      statements.set(k, e);
+      record(sql, params, t0);
     }
+  };
+  const dbPrepared = db.prepared.bind(db);
+  db.prepared = <T,>(sql: string) => {
+    const run = dbPrepared<T>(sql);
+    return async (params: readonly unknown[]): Promise<T[]> => {
+      const t0 = process.hrtime.bigint();
+      try {
+        return await run(params);
+      } finally {
+        record(`${sql} (prepared)`, params, t0);
+      }
+    };
   };
   const email = `rest-bench-${process.pid}@example.com`;
   const token = await getUserToken(svc.url, email);
@@ -117,6 +136,7 @@ async function serveSiteline(): Promise<Served> {
       selectOne: await time(n, () => ctx.db.query('SELECT 1')),
       keyLookup: await time(n, (i) => lookupApiKey(ctx, keys[i % KEYS]!)),
       keyLookupCounted: await time(n, (i) => lookupApiKey(ctx, keys[i % KEYS]!, { ...API_RATE_LIMIT, bucket: 'bench_steps', limit: 1e9 })),
+      keyLookupCharged: await time(n, (i) => lookupApiKey(ctx, keys[i % KEYS]!, { ...API_RATE_LIMIT, bucket: 'bench_steps3', limit: 1e9 }, { charge: true, reference: 'bench step' })),
       rateLimit: await time(n, (i) => takeRateLimit(ctx, { ...API_RATE_LIMIT, bucket: 'bench_steps2' }, `key:${i % KEYS}`)),
       snapshotCached: await time(n, () => cachedSnapshot(ctx, addresses[0]!)),
       snapshotPipeline: await time(100, (i) => getFeasibilitySnapshot(ctx, addresses[i % addresses.length]!)),
@@ -200,6 +220,22 @@ async function load(origin: string, requests: CannonRequest[]): Promise<CannonRe
   return autocannon({ ...opts, duration: DURATION_S });
 }
 
+/**
+ * load(), also reading the server process's CPU time (user + system) over the measured part: CPU
+ * per request does not depend on how many cores other processes leave to the run, unlike req/s.
+ */
+async function loadWithCpu(child: ChildProcess, origin: string, requests: CannonRequest[]): Promise<CannonResult & { cpuUsPerRequest: number }> {
+  const opts = { url: origin, connections: CONNECTIONS, pipelining: 1, requests };
+  await autocannon({ ...opts, duration: 2 });
+  const cpu = async () => {
+    const u = JSON.parse(await childCommand(child, 'cpu', 'CPU')) as { user: number; system: number };
+    return u.user + u.system;
+  };
+  const before = await cpu();
+  const r = await autocannon({ ...opts, duration: DURATION_S });
+  return { ...r, cpuUsPerRequest: ((await cpu()) - before) / r.requests.total };
+}
+
 async function check(origin: string, req: CannonRequest, expect: (status: number, body: string, headers: Headers) => boolean, label: string): Promise<void> {
   const res = await fetch(`${origin}${req.path}`, { method: req.method, headers: req.headers, ...(req.body ? { body: req.body } : {}) });
   const text = await res.text();
@@ -217,22 +253,23 @@ export async function runRestBench(): Promise<string[]> {
   const checkPath = (a: string) => `/api/v1/sites/check?${new URLSearchParams({ address: a })}`;
 
   const echo = await startChild('echo');
-  let echoR: CannonResult;
+  let echoR: CannonResult & { cpuUsPerRequest: number };
   try {
     const req = { method: 'GET', path: checkPath('57 Inman St, Cambridge, MA'), headers: {} };
     await check(echo.served.url, req, (s, b) => s === 200 && b.includes('Inman'), 'echo');
-    echoR = await load(echo.served.url, [req]);
+    echoR = await loadWithCpu(echo.child, echo.served.url, [req]);
   } finally {
     await stopChild(echo.child);
   }
 
   const site = await startChild('siteline');
   let staticR: CannonResult;
-  let paidR: CannonResult;
+  let paidR: CannonResult & { cpuUsPerRequest: number };
   let mcpR: CannonResult;
   let stepTimes: Record<string, number> | undefined;
   let charged = 0;
   let paidStatements: [string, { n: number; ms: number; items: number }][] = [];
+  let breakdown: (Profiled & { requests: number }) | undefined;
   try {
     const origin = site.served.url;
     const { keys, addresses, token } = site.served as Required<Served>;
@@ -248,10 +285,14 @@ export async function runRestBench(): Promise<string[]> {
     const before = await usage(origin, keys[0]!);
     if (PROFILE_DIR) await childCommand(site.child, 'profile-start', 'PROFILING');
     await childCommand(site.child, 'statements-reset', 'STATEMENTS');
-    paidR = await load(origin, paid);
+    paidR = await loadWithCpu(site.child, origin, paid);
     paidStatements = JSON.parse(await childCommand(site.child, 'statements', 'STATEMENTS')) as typeof paidStatements;
-    if (PROFILE_DIR) out.push(`  CPU profile of the server during the paid run: ${await childCommand(site.child, 'profile-stop', 'PROFILED')}`);
+    if (PROFILE_DIR) out.push(`  CPU profile of the server during the paid run: ${(JSON.parse(await childCommand(site.child, 'profile-stop', 'PROFILED')) as Profiled).file}`);
     charged = before - (await usage(origin, keys[0]!));
+    // Where the time goes: the same load again for a few seconds under the CPU profiler (which slows it).
+    await childCommand(site.child, 'profile-start', 'PROFILING');
+    const profiledR = await autocannon({ url: origin, connections: CONNECTIONS, pipelining: 1, requests: paid, duration: BREAKDOWN_S });
+    breakdown = { ...(JSON.parse(await childCommand(site.child, 'profile-stop', 'PROFILED')) as Profiled), requests: profiledR.requests.total };
 
     const mcp = addresses.map((a, i) => ({
       method: 'POST',
@@ -283,20 +324,89 @@ export async function runRestBench(): Promise<string[]> {
   out.push(line(`siteline paid GET /api/v1/sites/check (${site.served.addresses!.length} addresses, ${KEYS} keys)`, paidR));
   out.push(line('siteline MCP getFeasibilitySnapshot, same addresses', mcpR));
   out.push(`  paid REST / echo = ${pct(rps(paidR), rps(echoR))} [>= 10 %]   paid REST / MCP tool = ${(rps(paidR) / rps(mcpR)).toFixed(2)}x   static / echo = ${pct(rps(staticR), rps(echoR))}`);
+  out.push(
+    `  server CPU per request over the measured runs: echo ${echoR.cpuUsPerRequest.toFixed(0)} µs, paid REST ${paidR.cpuUsPerRequest.toFixed(0)} µs ` +
+      `(echo / paid = ${pct(echoR.cpuUsPerRequest, paidR.cpuUsPerRequest)}: the throughput ratio if each server had a core to itself, whatever the machine's load)`,
+  );
   out.push(`  credits charged during the paid run (incl. autocannon's warm-up): ${charged.toLocaleString('en-US')} (answered:false addresses are free); snapshots served from the cache (warmed first)`);
   const top = paidStatements.sort((a, b) => b[1].ms - a[1].ms).slice(0, 4);
   out.push(
     `  database statements during the paid run (incl. warm-up), by total time: ` +
       top.map(([k, v]) => `${k.trim()}: ${v.n.toLocaleString('en-US')} x ${(v.ms / v.n).toFixed(2)} ms, ${(v.items / v.n).toFixed(1)} requests each`).join('; '),
   );
+  if (breakdown) {
+    const b = breakdown;
+    const busy = b.totalMs - (b.categories['idle'] ?? 0);
+    out.push(
+      `  where the server's CPU goes (a separate ${BREAKDOWN_S} s paid run under the CPU profiler, ${Math.round((1000 * busy) / b.requests)} µs of busy CPU per request): ` +
+        Object.entries(b.categories)
+          .filter(([k]) => k !== 'idle')
+          .sort((x, y) => y[1] - x[1])
+          .map(([k, ms]) => `${k} ${((100 * ms) / busy).toFixed(0)} %`)
+          .join(', ') +
+        `; the process was idle ${((100 * (b.categories['idle'] ?? 0)) / b.totalMs).toFixed(0)} % of the run`,
+    );
+  }
   if (stepTimes) {
     const f = (k: string) => `${stepTimes![k]!.toFixed(0)} µs`;
     out.push(
-      `  one paid call's steps alone (PGlite, warm): key lookup with the per-key count ${f('keyLookupCounted')} (lookup alone ${f('keyLookup')}, a separate count ${f('rateLimit')}), snapshot from cache ${f('snapshotCached')}, ` +
-        `guarded spend + ledger entry ${f('spend')}; an empty SELECT 1 is ${f('selectOne')}; a cache miss runs the whole pipeline: ${f('snapshotPipeline')}`,
+      `  one paid call's steps alone (PGlite, warm): key lookup + per-key count + guarded spend + ledger entry in one statement (the cached-answer path) ${f('keyLookupCharged')}; ` +
+        `on a cache miss: key lookup with the per-key count ${f('keyLookupCounted')} (lookup alone ${f('keyLookup')}, a separate count ${f('rateLimit')}), the whole snapshot pipeline ${f('snapshotPipeline')}, ` +
+        `guarded spend + ledger entry ${f('spend')}; snapshot from cache ${f('snapshotCached')}; an empty SELECT 1 through query() is ${f('selectOne')}`,
     );
   }
   return out;
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string }; children?: number[] }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+interface Profiled {
+  file?: string;
+  totalMs: number;
+  categories: Record<string, number>;
+}
+
+/**
+ * A CPU profile's time by what it was spent on, each sample by its stack: the database (PGlite's
+ * engine, its protocol and our Db wrapper), socket writes (the writev syscall, which on loopback also
+ * delivers to the client), node:http's request parsing and response framing, siteline's own code
+ * (routing, token check, rate and charge bookkeeping, headers), garbage collection, and the event
+ * loop's own work (promises, timers, immediates).
+ */
+function cpuBreakdown(profile: CpuProfile): { totalMs: number; categories: Record<string, number> } {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const cache = new Map<number, string>();
+  const classify = (id: number): string => {
+    const leaf = byId.get(id)!.callFrame;
+    if (leaf.functionName === '(idle)') return 'idle';
+    if (leaf.functionName === '(garbage collector)') return 'garbage collection';
+    const stack: { functionName: string; url: string }[] = [];
+    for (let x: number | undefined = id; x !== undefined; x = parent.get(x)) stack.push(byId.get(x)!.callFrame);
+    if (stack.some((f) => f.url === 'node:inspector')) return 'profiler'; // starting and stopping the profile itself
+    if (stack.some((f) => f.url.includes('@electric-sql') || f.url.includes('/src/db/') || f.functionName.startsWith('wasm-') || f.url.startsWith('wasm:'))) return 'database (PGlite)';
+    if (stack.some((f) => f.functionName === 'writev' || f.functionName === 'writevGeneric' || f.functionName === 'writeGeneric' || f.functionName === 'writeUtf8String' || f.functionName === 'writeBuffer')) return 'socket writes';
+    for (const f of stack) {
+      if (f.url.startsWith('node:_http') || f.url === 'node:_http_common' || (f.url === '' && f.functionName === 'parse')) return 'node:http parsing and framing';
+      if (f.url.includes('/src/')) return 'siteline code (routing, token check, headers)';
+    }
+    return 'event loop, promises, timers';
+  };
+  const categories: Record<string, number> = {};
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    let c = cache.get(id);
+    if (!c) cache.set(id, (c = classify(id)));
+    if (c === 'profiler') return;
+    total += ms;
+    categories[c] = (categories[c] ?? 0) + ms;
+  });
+  return { totalMs: total, categories };
 }
 
 async function usage(origin: string, key: string): Promise<number> {
@@ -314,6 +424,7 @@ if (process.argv[2] === 'serve') {
   process.stdin.on('data', (d: Buffer) => {
     const cmd = d.toString().trim();
     if (cmd === 'steps' && steps) void steps().then((s) => process.stdout.write(`STEPS ${s}\n`));
+    if (cmd === 'cpu') process.stdout.write(`CPU ${JSON.stringify(process.cpuUsage())}\n`);
     if (cmd === 'statements-reset') {
       statements.clear();
       process.stdout.write('STATEMENTS []\n');
@@ -331,12 +442,16 @@ if (process.argv[2] === 'serve') {
     if (cmd === 'profile-stop' && session)
       void (async () => {
         const { profile } = await session!.post('Profiler.stop');
-        const fs = await import('node:fs');
-        const path = await import('node:path');
-        fs.mkdirSync(PROFILE_DIR!, { recursive: true });
-        const file = path.join(PROFILE_DIR!, `rest-paid-${process.pid}.cpuprofile`);
-        fs.writeFileSync(file, JSON.stringify(profile));
-        process.stdout.write(`PROFILED ${file}\n`);
+        session!.disconnect();
+        let file: string | undefined;
+        if (PROFILE_DIR) {
+          const fs = await import('node:fs');
+          const path = await import('node:path');
+          fs.mkdirSync(PROFILE_DIR, { recursive: true });
+          file = path.join(PROFILE_DIR, `rest-paid-${process.pid}-${Date.now()}.cpuprofile`);
+          fs.writeFileSync(file, JSON.stringify(profile));
+        }
+        process.stdout.write(`PROFILED ${JSON.stringify({ file, ...cpuBreakdown(profile as CpuProfile) })}\n`);
       })();
   });
   process.once('SIGTERM', () => process.exit(0));

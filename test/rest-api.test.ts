@@ -206,6 +206,45 @@ test('300 concurrent paid calls from 3 keys of an account holding 100 credits: e
   assert.equal(spends[0]!.n, 100);
 });
 
+test('300 concurrent paid calls whose answers are cached (key, limit and charge in one statement): exactly 100 charged, free answers free, revoked refused', async () => {
+  // Another account asks first, so every call of the burst finds its snapshot in the cache.
+  const warmer = await createKey(svc.url, jwt, 'warmer');
+  await grant(svc.ctx, accountId, 10);
+  for (const a of [COVERED, COVERED_2, OUTSIDE]) assert.equal((await api(svc.url, checkPath(a), { token: warmer.key })).status, 200);
+  const email = 'rest-burst-cached@example.com';
+  const userJwt = await getUserToken(svc.url, email);
+  const id = await accountIdOf(svc.ctx, email);
+  const keys = await Promise.all([1, 2, 3].map((i) => createKey(svc.url, userJwt, `cached ${i}`)));
+  const revoked = await createKey(svc.url, userJwt, 'revoked');
+  assert.equal((await api(svc.url, `/api/v1/keys/${revoked.id}`, { token: userJwt, method: 'DELETE' })).status, 204);
+  await grant(svc.ctx, id, 100);
+  // 300 answered calls from 3 keys and the user token, 30 answered:false calls, 10 calls with the revoked key.
+  const replies = await Promise.all([
+    ...Array.from({ length: 300 }, (_, i) => api(svc.url, checkPath(i % 2 ? COVERED : COVERED_2), { token: i % 4 === 3 ? userJwt : keys[i % 4]!.key })),
+    ...Array.from({ length: 30 }, (_, i) => api(svc.url, checkPath(OUTSIDE), { token: keys[i % 3]!.key })),
+    ...Array.from({ length: 10 }, () => api(svc.url, checkPath(COVERED), { token: revoked.key })),
+  ]);
+  const paid = replies.slice(0, 300);
+  assert.equal(paid.filter((r) => r.status === 200).length, 100);
+  assert.equal(paid.filter((r) => r.status === 402).length, 200);
+  assert.ok(paid.filter((r) => r.status === 200).every((r) => r.headers.get('siteline-credits-charged') === '1' && r.headers.get('ratelimit-limit') !== null));
+  const remaining = paid.filter((r) => r.status === 200).map((r) => Number(r.headers.get('siteline-credits-remaining')));
+  assert.deepEqual([...remaining].sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i), 'each credit spent once: balances 99..0');
+  assert.ok(paid.filter((r) => r.status === 402).every((r) => r.json.code === 'out_of_credit' && r.headers.get('siteline-credits-charged') === '0'));
+  const free = replies.slice(300, 330);
+  assert.ok(free.every((r) => r.status === 200 && r.json.answered === false && r.headers.get('siteline-credits-charged') === '0'));
+  assert.ok(free.every((r) => Number(r.headers.get('siteline-credits-remaining')) >= 0 && Number(r.headers.get('siteline-credits-remaining')) <= 100));
+  assert.ok(replies.slice(330).every((r) => r.status === 401 && /revoked/.test(r.json.detail)));
+  assert.equal(await creditBalance(svc.ctx.db, id), 0);
+  assert.equal(await ledgerSum(svc.ctx.db, id), 0, 'the ledger sums to the balance');
+  const spends = await svc.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND kind = 'spend'`, [id]);
+  assert.equal(spends[0]!.n, 100);
+  // A cached answer out of credit stays free, and the balance header says 0.
+  const broke = await api(svc.url, checkPath(OUTSIDE), { token: keys[0]!.key });
+  assert.equal(broke.status, 200);
+  assert.equal(broke.headers.get('siteline-credits-remaining'), '0');
+});
+
 test('free lookups: coverage for an address, a city and a point; usage with recent charges and per-day counts', async () => {
   const key = await createKey(svc.url, jwt, 'free');
   const byAddress = await api(svc.url, `/api/v1/coverage?${new URLSearchParams({ address: COVERED })}`, { token: key.key });

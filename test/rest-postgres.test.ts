@@ -63,6 +63,30 @@ test('300 concurrent paid calls over two instances and 3 keys, 100 credits: exac
   assert.equal(spends[0]!.n, 100);
 });
 
+test('the same burst with every answer already cached (key, limit and charge in one statement): exactly 100 charged', { skip }, async () => {
+  const email = 'pg-burst-cached@example.com';
+  const jwt = await getUserToken(one.url, email);
+  const id = await accountIdOf(one.ctx, email);
+  const keys = await Promise.all([1, 2, 3].map((i) => createKey(one.url, jwt, `cached ${i}`)));
+  const urls = [one.url, two.url];
+  // Another account asks first on both instances, so every call of the burst finds its snapshot cached.
+  const warmerJwt = await getUserToken(one.url, 'pg-warmer@example.com');
+  await grant(one.ctx, await accountIdOf(one.ctx, 'pg-warmer@example.com'), 10);
+  for (const u of urls) for (const a of [COVERED, COVERED_2]) assert.equal((await api(u, checkPath(a), { token: warmerJwt })).status, 200);
+  await grant(one.ctx, id, 100);
+  const replies = await Promise.all(
+    Array.from({ length: 300 }, (_, i) => api(urls[i % 2]!, checkPath(i % 3 ? COVERED : COVERED_2), { token: i % 4 === 3 ? jwt : keys[i % 3]!.key })),
+  );
+  assert.equal(replies.filter((r) => r.status === 200).length, 100);
+  assert.equal(replies.filter((r) => r.status === 402).length, 200);
+  const remaining = replies.filter((r) => r.status === 200).map((r) => Number(r.headers.get('siteline-credits-remaining')));
+  assert.deepEqual([...remaining].sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i), 'each credit spent once: balances 99..0');
+  assert.equal(await creditBalance(one.ctx.db, id), 0);
+  assert.equal(await ledgerSum(one.ctx.db, id), 0, 'the ledger sums to the balance');
+  const spends = await one.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND kind = 'spend'`, [id]);
+  assert.equal(spends[0]!.n, 100);
+});
+
 test('idempotent retries racing on both instances charge once and answer the same body', { skip }, async () => {
   const email = 'pg-idem@example.com';
   const jwt = await getUserToken(one.url, email);

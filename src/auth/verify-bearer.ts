@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import { loadSigningKeys } from './signing-keys.ts';
 import { issuer, mcpResource, PATHS, SCOPE_MCP, url } from './endpoints.ts';
 import { secretHash } from './secrets.ts';
-import { API_KEY_PREFIX, lookupApiKey } from '../billing/api-keys.ts';
+import { API_KEY_PREFIX, lookupApiKey, type ChargeOutcome, type ChargeRequest } from '../billing/api-keys.ts';
 import type { RateDecision, RatePolicy } from '../core/rate-limit.ts';
 
 export interface Caller {
@@ -30,12 +30,14 @@ export type BearerSurface = 'mcp' | 'rest';
 /** Scope an API key caller holds (keys open /api/v1 only). */
 export const SCOPE_API = 'api';
 
-/** `rate`: the decision of a per-key rate limit counted with the key check (see VerifyOptions). */
-export type BearerCheck = { kind: 'none' } | { kind: 'valid'; caller: Caller; rate?: RateDecision } | { kind: 'invalid'; reason: string };
+/** `rate`: the decision of a per-key rate limit counted with the key check; `charge`: its bill (see VerifyOptions). */
+export type BearerCheck = { kind: 'none' } | { kind: 'valid'; caller: Caller; rate?: RateDecision; charge?: ChargeOutcome } | { kind: 'invalid'; reason: string };
 
 export interface VerifyOptions {
   /** For API keys: count this request against the policy in the same statement as the key lookup. */
   keyRateLimit?: RatePolicy;
+  /** For API keys, with keyRateLimit: settle a paid call's bill in the same statement (see ChargeRequest). */
+  keyCharge?: ChargeRequest;
 }
 
 /** Prefix of opaque pre-claim access tokens. */
@@ -52,10 +54,13 @@ export async function verifyBearer(ctx: AppContext, authorization: string | unde
   const token = m[1]!;
   if (token.startsWith(API_KEY_PREFIX)) {
     if (surface !== 'rest') return { kind: 'invalid', reason: 'API keys (sl_live_...) open the REST API under /api/v1 only; the MCP endpoint takes OAuth access tokens.' };
-    const key = await lookupApiKey(ctx, token, opts.keyRateLimit);
+    const key = await lookupApiKey(ctx, token, opts.keyRateLimit, opts.keyCharge);
     if (key.kind === 'invalid') return key;
     const caller: Caller = { subject: key.accountId, accountId: key.accountId, scopes: [SCOPE_API], tokenType: 'api_key', keyId: key.keyId };
-    return key.rate ? { kind: 'valid', caller, rate: key.rate } : { kind: 'valid', caller };
+    const valid: BearerCheck = { kind: 'valid', caller };
+    if (key.rate) valid.rate = key.rate;
+    if (key.charge) valid.charge = key.charge;
+    return valid;
   }
   if (token.split('.').length === 3) {
     const jwt = await verifyJwt(ctx, token);

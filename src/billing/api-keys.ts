@@ -8,6 +8,7 @@ import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
 import { rateWindow, type RateDecision, type RatePolicy } from '../core/rate-limit.ts';
 import { GroupCommit, groupCommitFor } from './group-commit.ts';
+import { SNAPSHOT_PRICE } from './credit-ledger.ts';
 
 export const API_KEY_PREFIX = 'sl_live_';
 const BODY_CHARS = 32;
@@ -112,21 +113,42 @@ export async function revokeApiKey(ctx: AppContext, accountId: string, keyId: st
   return rows.length > 0;
 }
 
-export type KeyLookup = { kind: 'valid'; keyId: string; accountId: string; rate?: RateDecision } | { kind: 'invalid'; reason: string };
+/**
+ * A paid call whose answer is already known (its snapshot came from the cache) asks its key check to
+ * settle the bill in the same statement: `charge` (an answered snapshot, SNAPSHOT_PRICE credits) or
+ * not (a free answer: only the balance is read). Nothing is charged when the rate limit refuses the call.
+ */
+export interface ChargeRequest {
+  charge: boolean;
+  /** Kept on the ledger entry (e.g. `sites/check <request id>`). */
+  reference: string;
+}
+/** charged 0 on a wanted charge: the balance was short (or the call was over its rate limit). */
+export interface ChargeOutcome {
+  charged: number;
+  /** The balance after this call's charge, as if the batch's charges had run one by one. */
+  balance: number;
+}
+
+export type KeyLookup = { kind: 'valid'; keyId: string; accountId: string; rate?: RateDecision; charge?: ChargeOutcome } | { kind: 'invalid'; reason: string };
 
 /**
  * The key's owner, read from the database on every call (no cache: a revocation holds at once on
  * every instance). With a rate policy, the key's request is counted in the same statement (subject
  * `key:<id>`), and concurrent checks share that statement (see group-commit.ts and countedKeyChecks),
- * so a paid call's key and limit cost a fraction of one round trip under load. last_used_at is
- * written (awaited, so a page read next sees it) at most once a minute per key and instance.
+ * so a paid call's key and limit cost a fraction of one round trip under load. With a charge too,
+ * the same statement charges the call (see paidChecks). last_used_at is written (awaited, so a page
+ * read next sees it) at most once a minute per key and instance.
  */
-export async function lookupApiKey(ctx: AppContext, key: string, rate?: RatePolicy): Promise<KeyLookup> {
+export async function lookupApiKey(ctx: AppContext, key: string, rate?: RatePolicy, charge?: ChargeRequest): Promise<KeyLookup> {
   if (!apiKeyWellFormed(key)) return { kind: 'invalid', reason: 'The API key is malformed (wrong length or checksum); copy it again from where it was shown.' };
-  let found: { keyId: string; accountId: string; revoked: boolean; rate?: RateDecision } | undefined;
+  let found: { keyId: string; accountId: string; revoked: boolean; rate?: RateDecision; charge?: ChargeOutcome } | undefined;
   if (rate) {
-    const checked = await countedChecks(ctx, rate).submit({ keyHash: apiKeyHash(key) });
-    found = checked.keyId ? { keyId: checked.keyId, accountId: checked.accountId!, revoked: checked.revoked, ...(checked.rate ? { rate: checked.rate } : {}) } : undefined;
+    const keyHash = apiKeyHash(key);
+    const checked = await (charge ? paidChecks(ctx, rate).submit({ keyHash, ...charge }) : countedChecks(ctx, rate).submit({ keyHash }));
+    found = checked.keyId
+      ? { keyId: checked.keyId, accountId: checked.accountId!, revoked: checked.revoked, ...(checked.rate ? { rate: checked.rate } : {}), ...(checked.charge ? { charge: checked.charge } : {}) }
+      : undefined;
   } else {
     const row = (await ctx.db.query<{ key_id: string; account_id: string; revoked_at: Date | null }>('SELECT key_id, account_id, revoked_at FROM api_keys WHERE key_hash = $1', [apiKeyHash(key)]))[0];
     found = row ? { keyId: row.key_id, accountId: row.account_id, revoked: row.revoked_at !== null } : undefined;
@@ -134,8 +156,10 @@ export async function lookupApiKey(ctx: AppContext, key: string, rate?: RatePoli
   if (!found) return { kind: 'invalid', reason: 'The API key is unknown.' };
   if (found.revoked) return { kind: 'invalid', reason: 'The API key has been revoked.' };
   await touchLastUsed(ctx, found.keyId);
-  const valid = { kind: 'valid' as const, keyId: found.keyId, accountId: found.accountId };
-  return found.rate ? { ...valid, rate: found.rate } : valid;
+  const valid: KeyLookup = { kind: 'valid' as const, keyId: found.keyId, accountId: found.accountId };
+  if (found.rate) valid.rate = found.rate;
+  if (found.charge) valid.charge = found.charge;
+  return valid;
 }
 
 /** Counts one request of a user-token caller (subject `account:<id>`) against the policy, batched like key checks. */
@@ -143,18 +167,45 @@ export async function countApiRequest(ctx: AppContext, rate: RatePolicy, subject
   return (await countedChecks(ctx, rate).submit({ subject })).rate!;
 }
 
+/** countApiRequest, settling a paid call's bill in the same statement (see ChargeRequest). */
+export async function countPaidApiRequest(ctx: AppContext, rate: RatePolicy, accountId: string, subject: string, charge: ChargeRequest): Promise<{ rate: RateDecision; charge: ChargeOutcome }> {
+  const r = await paidChecks(ctx, rate).submit({ subject, accountId, ...charge });
+  return { rate: r.rate!, charge: r.charge! };
+}
+
 type CheckReq = { keyHash: string; subject?: undefined } | { subject: string; keyHash?: undefined };
+type PaidReq = ({ keyHash: string; subject?: undefined; accountId?: undefined } | { subject: string; accountId: string; keyHash?: undefined }) & ChargeRequest;
 interface CheckRes {
   keyId?: string;
   accountId?: string;
   revoked: boolean;
   /** Absent for unknown or revoked keys (they are not counted). */
   rate?: RateDecision;
+  /** Paid checks: the bill, for every counted call. */
+  charge?: ChargeOutcome;
 }
 
 function countedChecks(ctx: AppContext, rate: RatePolicy): GroupCommit<CheckReq, CheckRes> {
   return groupCommitFor(ctx.db, `api-key-check:${rate.bucket}:${rate.limit}:${rate.windowSeconds}`, () => new GroupCommit((batch) => checkBatch(ctx, rate, batch)));
 }
+
+function paidChecks(ctx: AppContext, rate: RatePolicy): GroupCommit<PaidReq, CheckRes> {
+  return groupCommitFor(ctx.db, `api-paid-check:${rate.bucket}:${rate.limit}:${rate.windowSeconds}`, () => new GroupCommit((batch) => paidCheckBatch(ctx, rate, batch)));
+}
+
+/** The decision for the request numbered `number` in its window (counted even when over the limit). */
+function decision(rate: RatePolicy, window: ReturnType<typeof rateWindow>, number: number): RateDecision {
+  const base = { limit: rate.limit, resetSeconds: window.resetSeconds, windowSeconds: rate.windowSeconds };
+  return number <= rate.limit ? { allowed: true, remaining: Math.max(0, rate.limit - number), ...base } : { allowed: false, remaining: 0, ...base };
+}
+
+/** A new window opened: old windows go (as takeRateLimit does). */
+async function sweepWindows(ctx: AppContext, window: ReturnType<typeof rateWindow>): Promise<void> {
+  await ctx.db.query('DELETE FROM rate_limit_windows WHERE window_start < $1', [window.sweepBefore]);
+}
+
+const CHECK_BATCH_SQL = 'SELECT * FROM api_key_check_batch($1::text[], $2::text[], $3, $4)';
+const PAID_BATCH_SQL = 'SELECT * FROM api_paid_call_batch($1::text[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6, $7, $8, $9, $10)';
 
 /**
  * One statement for a batch of key checks and counts (api_key_check_batch, migration 091): the keys are looked up, each unrevoked key's
@@ -167,31 +218,61 @@ function countedChecks(ctx: AppContext, rate: RatePolicy): GroupCommit<CheckReq,
 async function checkBatch(ctx: AppContext, rate: RatePolicy, batch: CheckReq[]): Promise<CheckRes[]> {
   const window = rateWindow(ctx, rate);
   type Row = { o_ord: number; o_key_id: string | null; o_account_id: string | null; o_revoked: boolean | null; o_subject: string | null; o_hits: number | null; o_n: number | null };
-  // The statement is api_key_check_batch (migration 091): a function, so its plan is prepared once per session.
-  const rows = (
-    await ctx.db.query<Row>('SELECT * FROM api_key_check_batch($1::text[], $2::text[], $3, $4)', [
-      batch.map((b) => b.keyHash ?? null),
-      batch.map((b) => b.subject ?? null),
-      rate.bucket,
-      window.windowStart,
-    ])
-  ).map((r) => ({ key_id: r.o_key_id, account_id: r.o_account_id, revoked: r.o_revoked, subject: r.o_subject, hits: r.o_hits, n: r.o_n }));
+  // A function (its plan prepared once per session), called as a prepared statement (no parse per call).
+  const rows = await ctx.db.prepared<Row>(CHECK_BATCH_SQL)([batch.map((b) => b.keyHash ?? null), batch.map((b) => b.subject ?? null), rate.bucket, window.windowStart]);
   const seen = new Map<string, number>();
   let opened = false;
-  const base = { limit: rate.limit, resetSeconds: window.resetSeconds, windowSeconds: rate.windowSeconds };
   const out = rows.map((r): CheckRes => {
-    const res: CheckRes = { revoked: r.revoked === true, ...(r.key_id ? { keyId: r.key_id, accountId: r.account_id! } : {}) };
-    if (r.subject === null || r.hits === null || r.n === null) return res;
-    const i = (seen.get(r.subject) ?? 0) + 1;
-    seen.set(r.subject, i);
-    const number = Number(r.hits) - Number(r.n) + i;
+    const res: CheckRes = { revoked: r.o_revoked === true, ...(r.o_key_id ? { keyId: r.o_key_id, accountId: r.o_account_id! } : {}) };
+    if (r.o_subject === null || r.o_hits === null || r.o_n === null) return res;
+    const i = (seen.get(r.o_subject) ?? 0) + 1;
+    seen.set(r.o_subject, i);
+    const number = Number(r.o_hits) - Number(r.o_n) + i;
     if (number === 1) opened = true;
-    res.rate = number <= rate.limit ? { allowed: true, remaining: Math.max(0, rate.limit - number), ...base } : { allowed: false, remaining: 0, ...base };
+    res.rate = decision(rate, window, number);
     return res;
   });
   if (out.length !== batch.length) throw new Error(`key check: ${out.length} rows for ${batch.length} requests`);
-  // A new window opened: old windows go (as takeRateLimit does).
-  if (opened) await ctx.db.query('DELETE FROM rate_limit_windows WHERE window_start < $1', [window.sweepBefore]);
+  if (opened) await sweepWindows(ctx, window);
+  return out;
+}
+
+/**
+ * One statement for a batch of paid calls whose answers are known (api_paid_call_batch, migration
+ * 092): the key check and count of checkBatch, and the charge of each counted call within the limit
+ * that wants one, in arrival order per account while the balance covers it, with its ledger entry.
+ * The statement commits before any of its calls is answered.
+ */
+async function paidCheckBatch(ctx: AppContext, rate: RatePolicy, batch: PaidReq[]): Promise<CheckRes[]> {
+  const window = rateWindow(ctx, rate);
+  type Row = { o_key_id: string | null; o_account_id: string | null; o_revoked: boolean | null; o_number: number | null; o_charged: boolean; o_balance: number; o_entries: number };
+  const rows = await ctx.db.prepared<Row>(PAID_BATCH_SQL)([
+    batch.map((b) => b.keyHash ?? null),
+    batch.map((b) => b.subject ?? null),
+    batch.map((b) => b.accountId ?? null),
+    batch.map((b) => b.charge),
+    batch.map((b) => b.reference),
+    rate.bucket,
+    window.windowStart,
+    rate.limit,
+    SNAPSHOT_PRICE,
+    ctx.clock.now().toISOString(),
+  ]);
+  if (rows.length !== batch.length) throw new Error(`paid check: ${rows.length} rows for ${batch.length} requests`);
+  let opened = false;
+  let charged = 0;
+  const out = rows.map((r): CheckRes => {
+    const res: CheckRes = { revoked: r.o_revoked === true, ...(r.o_key_id ? { keyId: r.o_key_id } : {}), ...(r.o_account_id ? { accountId: r.o_account_id } : {}) };
+    if (r.o_number === null) return res;
+    const number = Number(r.o_number);
+    if (number === 1) opened = true;
+    res.rate = decision(rate, window, number);
+    res.charge = { charged: r.o_charged ? SNAPSHOT_PRICE : 0, balance: Number(r.o_balance) };
+    if (r.o_charged) charged++;
+    return res;
+  });
+  if (charged !== Number(rows[0]?.o_entries ?? 0)) throw new Error(`paid check: ${rows[0]?.o_entries} ledger entries for ${charged} charges`);
+  if (opened) await sweepWindows(ctx, window);
   return out;
 }
 

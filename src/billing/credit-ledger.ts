@@ -71,12 +71,17 @@ export async function spendCredit(ctx: AppContext, req: SpendRequest): Promise<S
  */
 async function spendBatch(ctx: AppContext, accountId: string, cost: number, batch: SpendRequest[]): Promise<SpendResult[]> {
   const now = ctx.clock.now().toISOString();
-  // The statement is credit_spend_batch (migration 091): a function, so its plan is prepared once per session.
+  // The statement is credit_spend_batch (migration 091): a function, so its plan is prepared once per
+  // session, called as a prepared statement (no parse per call).
   const rows = (
-    await ctx.db.query<{ o_before: number | null; o_balance: number | null; o_taken: number | null; o_entries: number }>(
-      'SELECT * FROM credit_spend_batch($1, $2, $3, $4, $5::text[], $6::text[])',
-      [accountId, cost, batch.length, now, batch.map((b) => b.reference), batch.map((b) => b.keyId)],
-    )
+    await ctx.db.prepared<{ o_before: number | null; o_balance: number | null; o_taken: number | null; o_entries: number }>('SELECT * FROM credit_spend_batch($1, $2, $3, $4, $5::text[], $6::text[])')([
+      accountId,
+      cost,
+      batch.length,
+      now,
+      batch.map((b) => b.reference),
+      batch.map((b) => b.keyId),
+    ])
   ).map((r) => ({ before: r.o_before, balance: r.o_balance, taken: r.o_taken, entries: r.o_entries }));
   const r = rows[0];
   const taken = Number(r?.taken ?? 0);
@@ -107,7 +112,7 @@ export async function addCredit(ctx: AppContext, req: CreditRequest): Promise<Cr
     // The unique event id decides first: a concurrent redelivery waits here and then inserts nothing.
     const entry = await tx.query<{ entry_id: number }>(
       `INSERT INTO credit_ledger (account_id, kind, amount, reference, event_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (event_id) DO NOTHING RETURNING entry_id`,
+       ON CONFLICT (event_id) WHERE event_id IS NOT NULL DO NOTHING RETURNING entry_id`,
       [req.accountId, req.kind, req.credits, req.reference, req.eventId ?? null, now],
     );
     if (!entry[0]) return { credited: false, reason: 'duplicate_event', balance: await creditBalance(tx, req.accountId) };

@@ -45,6 +45,8 @@ interface Entry {
   at: number;
   generation: string;
   value: Promise<CachedSnapshot>;
+  /** The value once computed (peekCachedSnapshot reads it). */
+  done?: CachedSnapshot;
 }
 
 interface PerDb {
@@ -85,6 +87,7 @@ export async function cachedSnapshot(ctx: AppContext, address: string): Promise<
   c.misses++;
   const value = getFeasibilitySnapshot(ctx, address).then((snapshot) => entryOf(deepFreeze(snapshot)));
   const entry: Entry = { at: now, generation, value };
+  value.then((v) => (entry.done = v)).catch(() => undefined);
   c.entries.delete(key);
   c.entries.set(key, entry);
   while (c.entries.size > maxEntries) c.entries.delete(c.entries.keys().next().value!);
@@ -92,6 +95,24 @@ export async function cachedSnapshot(ctx: AppContext, address: string): Promise<
     if (c.entries.get(key) === entry) c.entries.delete(key);
   });
   return value;
+}
+
+/**
+ * The snapshot for an address when a fresh, already computed answer is in the cache; undefined
+ * otherwise (nothing is computed). A paid REST call whose answer is known settles its key check,
+ * rate limit and charge in one statement (see src/rest/routes.ts).
+ */
+export function peekCachedSnapshot(ctx: AppContext, address: string): CachedSnapshot | undefined {
+  if (ctx.config.snapshotCacheEntries <= 0) return undefined;
+  const c = perDb(ctx.db as object);
+  const hit = c.entries.get(address);
+  if (!hit?.done) return undefined;
+  const now = ctx.clock.now().getTime();
+  if (hit.generation !== `${catalogueGenerationNow()}:${rulesGeneration()}` || now - hit.at >= SNAPSHOT_CACHE_MAX_AGE_MS || now < hit.at) return undefined;
+  c.entries.delete(address); // re-insert: the Map's order is the LRU order
+  c.entries.set(address, hit);
+  c.hits++;
+  return hit.done;
 }
 
 /** Hit and miss counts for a database (tests and the benchmark read them). */

@@ -56,3 +56,48 @@ test('a PGlite data directory is held by one process at a time; a stale lock is 
     fs.rmSync(path.dirname(dir), { recursive: true, force: true });
   }
 });
+
+test('a prepared statement answers as query() does (arrays, NULLs, types), again and again, and fails as a DbQueryError', async () => {
+  const { db, close } = await createTestDb();
+  try {
+    await db.exec('CREATE TABLE p (id integer PRIMARY KEY, s text, n bigint, at timestamptz)');
+    const insert = 'INSERT INTO p (id, s, n, at) SELECT i, s, $2, $3 FROM unnest($1::int[], $4::text[]) AS u(i, s) RETURNING id, s, n, at';
+    const run = db.prepared<{ id: number; s: string | null; n: number; at: Date }>(insert);
+    assert.equal(db.prepared(insert), run, 'the same text gives the same statement');
+    const at = '2026-11-22T10:00:00.000Z';
+    const first = await run([[1, 2], 7, at, ['a', null]]);
+    const second = await run([[3], 8, at, ["it's"]]);
+    assert.deepEqual([...first, ...second].map((r) => [r.id, r.s, Number(r.n), new Date(r.at).toISOString()]), [
+      [1, 'a', 7, at],
+      [2, null, 7, at],
+      [3, "it's", 8, at],
+    ]);
+    const viaQuery = await db.query('SELECT id, s, n, at FROM p ORDER BY id');
+    assert.deepEqual(await db.prepared('SELECT id, s, n, at FROM p ORDER BY id')([]), viaQuery);
+    await assert.rejects(run([[1], 9, at, ['dup']]), (err: Error) => err.name === 'DbQueryError' && /23505/.test(err.message));
+    assert.equal((await run([[4], 9, at, ['after an error']])).length, 1, 'the session is usable after a failed call');
+  } finally {
+    await close();
+  }
+});
+
+test('a prepared statement never runs inside another caller\'s open transaction', async () => {
+  const { db, close } = await createTestDb();
+  try {
+    await db.exec('CREATE TABLE q (id integer PRIMARY KEY)');
+    const count = db.prepared<{ n: number }>('SELECT count(*)::int AS n FROM q');
+    let read: Promise<{ n: number }[]> | undefined;
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO q (id) VALUES (1)');
+        read = count([]); // issued while the transaction is open; must not see its row
+        await new Promise((r) => setTimeout(r, 50));
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    assert.deepEqual(await read, [{ n: 0 }]);
+  } finally {
+    await close();
+  }
+});

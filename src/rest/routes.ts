@@ -12,13 +12,13 @@ import { readBody, requestId } from '../http/respond.ts';
 import { rateLimitHeaders } from '../http/geo-coverage-route.ts';
 import { verifyBearer, wwwAuthenticate, type Caller } from '../auth/verify-bearer.ts';
 import type { RatePolicy } from '../core/rate-limit.ts';
-import { cachedSnapshot } from '../core/snapshot-cache.ts';
+import { cachedSnapshot, peekCachedSnapshot, type CachedSnapshot } from '../core/snapshot-cache.ts';
 import { withSourcesInline } from '../places/source-catalogue.ts';
 import type { Snapshot } from '../core/snapshot-types.ts';
 import { resolveCoverage } from '../core/snapshot.ts';
 import { probeCoverage } from '../core/city-inventory.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
-import { countApiRequest, createApiKey, listApiKeys, revokeApiKey } from '../billing/api-keys.ts';
+import { countApiRequest, countPaidApiRequest, createApiKey, listApiKeys, revokeApiKey, type ChargeOutcome, type ChargeRequest } from '../billing/api-keys.ts';
 import { creditBalance, spendCredit, usageOf, SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_KEY_MAX, releaseIdempotencyKey, requestDigest, storeFreeResponse } from '../billing/idempotency.ts';
 import { applyStripeWebhook, purchasingEnabled } from '../billing/payments.ts';
@@ -38,7 +38,7 @@ const WEBHOOK_BODY_MAX = 512 * 1024;
 export const CREDITS_CHARGED = 'siteline-credits-charged';
 export const CREDITS_REMAINING = 'siteline-credits-remaining';
 
-type Authed = { caller: Caller & { accountId: string }; limit: Record<string, string> };
+type Authed = { caller: Caller & { accountId: string }; limit: Record<string, string>; charge?: ChargeOutcome };
 
 export function registerRestRoutes(router: Router, ctx: AppContext): void {
   const guard =
@@ -57,9 +57,13 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     router.add('*', path, (req, res) => sendProblem(ctx, req, res, 'method_not_allowed', `${req.method} is not allowed on ${path}. Allowed: ${allowed.join(', ')}.`, { allow: allowed.join(', ') }));
   };
 
-  /** The caller, after the token check and the rate limit; null when a problem was sent. */
-  async function authenticate(req: IncomingMessage, res: ServerResponse): Promise<Authed | null> {
-    const verdict = await verifyBearer(ctx, req.headers.authorization, 'rest', { keyRateLimit: API_RATE_LIMIT });
+  /**
+   * The caller, after the token check and the rate limit; null when a problem was sent. With a
+   * charge (a paid call whose answer is known), the same statement settles the bill: `charge` says
+   * what was charged and the balance after it (nothing is charged when the rate limit refuses).
+   */
+  async function authenticate(req: IncomingMessage, res: ServerResponse, charge?: ChargeRequest): Promise<Authed | null> {
+    const verdict = await verifyBearer(ctx, req.headers.authorization, 'rest', { keyRateLimit: API_RATE_LIMIT, ...(charge ? { keyCharge: charge } : {}) });
     if (verdict.kind !== 'valid' || !verdict.caller.accountId) {
       const reason = verdict.kind === 'invalid' ? verdict.reason : 'No credential was sent.';
       sendProblem(ctx, req, res, 'unauthorized', `${reason} Send "Authorization: Bearer <API key>" (create keys on ${ctx.config.baseUrl}/account/api-keys) or a user access token with scope mcp.`, {
@@ -68,8 +72,14 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       return null;
     }
     const caller = verdict.caller as Caller & { accountId: string };
-    // Keys are counted with the key check itself (one statement); user tokens per account here.
-    const decision = verdict.rate ?? (await countApiRequest(ctx, API_RATE_LIMIT, `account:${caller.accountId}`));
+    // Keys are counted (and charged) with the key check itself (one statement); user tokens per account here.
+    let decision = verdict.rate;
+    let bill = verdict.charge;
+    if (!decision) {
+      const subject = `account:${caller.accountId}`;
+      if (charge) ({ rate: decision, charge: bill } = await countPaidApiRequest(ctx, API_RATE_LIMIT, caller.accountId, subject, charge));
+      else decision = await countApiRequest(ctx, API_RATE_LIMIT, subject);
+    }
     const limit = rateLimitHeaders(decision);
     if (!decision.allowed) {
       sendProblem(
@@ -82,7 +92,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       );
       return null;
     }
-    return { caller, limit };
+    return bill ? { caller, limit, charge: bill } : { caller, limit };
   }
 
   async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; value: unknown } | { ok: false }> {
@@ -108,10 +118,31 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
 
   // ---- the priced unit ----------------------------------------------------------------------------
 
+  function outOfCredit(req: IncomingMessage, res: ServerResponse, limit: Record<string, string>, balance: number): void {
+    sendProblem(
+      ctx,
+      req,
+      res,
+      'out_of_credit',
+      `This account has ${balance} credits and an answered snapshot costs ${SNAPSHOT_PRICE}. Nothing was charged. ${howToBuy(ctx)}`,
+      { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(balance) },
+      { balance, price: SNAPSHOT_PRICE, buyUrl: `${ctx.config.baseUrl}/account/api-keys` },
+    );
+  }
+
   async function siteCheck(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
     if (method === 'HEAD') {
       return sendProblem(ctx, req, res, 'method_not_allowed', 'HEAD is not allowed on a paid call. Allowed: GET, POST.', { allow: 'GET, POST' });
+    }
+    // A GET whose answer is already in the snapshot cache (no Idempotency-Key): key check, rate limit
+    // and charge in one statement. Everything else takes the steps one by one below.
+    if (method === 'GET' && req.headers['idempotency-key'] === undefined) {
+      const q = SiteCheckQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams));
+      // (include=sources answers are made per call, below)
+      // (include=sources answers are made per call, below)
+      const known = q.success && q.data.include !== 'sources' ? peekCachedSnapshot(ctx, q.data.address) : undefined;
+      if (known) return siteCheckKnown(req, res, known);
     }
     const authed = await authenticate(req, res);
     if (!authed) return;
@@ -175,21 +206,23 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       });
       if (!spent.ok) {
         if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem);
-        return sendProblem(
-          ctx,
-          req,
-          res,
-          'out_of_credit',
-          `This account has ${spent.balance} credits and an answered snapshot costs ${SNAPSHOT_PRICE}. Nothing was charged. ${howToBuy(ctx)}`,
-          { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(spent.balance) },
-          { balance: spent.balance, price: SNAPSHOT_PRICE, buyUrl: `${ctx.config.baseUrl}/account/api-keys` },
-        );
+        return outOfCredit(req, res, limit, spent.balance);
       }
       return sendRaw(res, 200, body, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: String(spent.charged), [CREDITS_REMAINING]: String(spent.balance) });
     } catch (err) {
       if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem).catch(() => undefined);
       throw err;
     }
+  }
+
+  /** A paid call whose snapshot is known: the bill is settled by the key check's statement, which has committed here. */
+  async function siteCheckKnown(req: IncomingMessage, res: ServerResponse, known: CachedSnapshot): Promise<void> {
+    const answered = known.snapshot.answered;
+    const authed = await authenticate(req, res, { charge: answered, reference: `sites/check ${requestId(req)}` });
+    if (!authed) return;
+    const bill = authed.charge!;
+    if (answered && bill.charged === 0) return outOfCredit(req, res, authed.limit, bill.balance);
+    sendRaw(res, 200, encodedBody(known), 'application/json; charset=utf-8', { ...authed.limit, [CREDITS_CHARGED]: String(bill.charged), [CREDITS_REMAINING]: String(bill.balance) });
   }
   route(`${API_PREFIX}/sites/check`, { GET: siteCheck, POST: siteCheck });
 
