@@ -317,7 +317,7 @@ const usedNote = (u: { requests: number; distinct: number }, of: number) =>
   u.requests <= of ? `${u.requests.toLocaleString('en-US')} requests, no address repeated` : `${u.requests.toLocaleString('en-US')} requests over ${of.toLocaleString('en-US')} distinct addresses (repeats: the list ran out)`;
 
 export async function runMcpBench(): Promise<string[]> {
-  const out: string[] = [`MCP endpoint, autocannon on loopback, ${CONNECTIONS} connections, ${DURATION_S} s per target (2 s warm-up), each server in its own process`];
+  const out: string[] = [`MCP endpoint, autocannon on loopback, ${CONNECTIONS} connections, ${DURATION_S} s per target after ${WARMUP_REQUESTS.toLocaleString('en-US')} warm-up requests, each server in its own process`];
   const constantReq = modernCall('getFeasibilitySnapshot', { address: '57 Inman St, Cambridge, MA', source: 'full' }, 1);
   const results: string[] = [];
 
