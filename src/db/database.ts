@@ -142,6 +142,13 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 
 let preparedNo = 0;
 
+/** One prepared statement per text, kept for the Db's life (only the paid call's few fixed texts). */
+function statementFor<T>(statements: Map<string, PreparedStatement<unknown>>, sql: string, prepare: (sql: string) => PreparedStatement<unknown>): PreparedStatement<T> {
+  let p = statements.get(sql);
+  if (!p) statements.set(sql, (p = prepare(sql)));
+  return p as PreparedStatement<T>;
+}
+
 class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
   constructor(
@@ -150,9 +157,7 @@ class PgliteDb implements Db {
   ) {}
   private readonly statements = new Map<string, PreparedStatement<unknown>>();
   prepared<T>(sql: string): PreparedStatement<T> {
-    let p = this.statements.get(sql);
-    if (!p) this.statements.set(sql, (p = this.prepare(sql)));
-    return p as PreparedStatement<T>;
+    return statementFor<T>(this.statements, sql, (text) => this.prepare(text));
   }
   private prepare<T>(sql: string): PreparedStatement<T> {
     const pg = this.pg;
@@ -254,9 +259,7 @@ class PostgresDb implements Db {
   constructor(private readonly pool: pg.Pool) {}
   private readonly statements = new Map<string, PreparedStatement<unknown>>();
   prepared<T>(sql: string): PreparedStatement<T> {
-    let p = this.statements.get(sql);
-    if (!p) this.statements.set(sql, (p = this.prepare(sql)));
-    return p as PreparedStatement<T>;
+    return statementFor<T>(this.statements, sql, (text) => this.prepare(text));
   }
   private prepare<T>(sql: string): PreparedStatement<T> {
     const name = `siteline_prepared_${++preparedNo}`;
