@@ -20,6 +20,7 @@ import { catalogueGenerationNow } from '../places/catalogue.ts';
 import { rulesGeneration } from '../rules/load-rules.ts';
 import { getFeasibilitySnapshot } from './snapshot.ts';
 import type { Snapshot } from './snapshot-types.ts';
+import { deepFreeze } from './deep-freeze.ts';
 
 export const SNAPSHOT_CACHE_MAX_AGE_MS = 60_000;
 
@@ -66,6 +67,22 @@ function perDb(db: object): PerDb {
   return c;
 }
 
+/** What an entry was computed against: the catalogue and the rules it read. */
+const generationNow = () => `${catalogueGenerationNow()}:${rulesGeneration()}`;
+
+/** An entry still answers: same catalogue and rules, younger than MAX_AGE_MS (and not from the future). */
+function fresh(hit: Entry, generation: string, now: number): boolean {
+  return hit.generation === generation && now - hit.at < SNAPSHOT_CACHE_MAX_AGE_MS && now >= hit.at;
+}
+
+/** A hit: counted, and re-inserted (the Map's order is the LRU order). */
+function touched(c: PerDb, key: string, hit: Entry): Entry {
+  c.entries.delete(key);
+  c.entries.set(key, hit);
+  c.hits++;
+  return hit;
+}
+
 /** The snapshot for an address, from the cache when a fresh answer is there. */
 export async function cachedSnapshot(ctx: AppContext, address: string): Promise<CachedSnapshot> {
   const key = address;
@@ -76,14 +93,9 @@ export async function cachedSnapshot(ctx: AppContext, address: string): Promise<
     return entryOf(await getFeasibilitySnapshot(ctx, address));
   }
   const now = ctx.clock.now().getTime();
-  const generation = `${catalogueGenerationNow()}:${rulesGeneration()}`;
+  const generation = generationNow();
   const hit = c.entries.get(key);
-  if (hit && hit.generation === generation && now - hit.at < SNAPSHOT_CACHE_MAX_AGE_MS && now >= hit.at) {
-    c.entries.delete(key); // re-insert: the Map's order is the LRU order
-    c.entries.set(key, hit);
-    c.hits++;
-    return hit.value;
-  }
+  if (hit && fresh(hit, generation, now)) return touched(c, key, hit).value;
   c.misses++;
   const value = getFeasibilitySnapshot(ctx, address).then((snapshot) => entryOf(deepFreeze(snapshot)));
   const entry: Entry = { at: now, generation, value };
@@ -107,12 +119,8 @@ export function peekCachedSnapshot(ctx: AppContext, address: string): CachedSnap
   const c = perDb(ctx.db as object);
   const hit = c.entries.get(address);
   if (!hit?.done) return undefined;
-  const now = ctx.clock.now().getTime();
-  if (hit.generation !== `${catalogueGenerationNow()}:${rulesGeneration()}` || now - hit.at >= SNAPSHOT_CACHE_MAX_AGE_MS || now < hit.at) return undefined;
-  c.entries.delete(address); // re-insert: the Map's order is the LRU order
-  c.entries.set(address, hit);
-  c.hits++;
-  return hit.done;
+  if (!fresh(hit, generationNow(), ctx.clock.now().getTime())) return undefined;
+  return touched(c, address, hit).done;
 }
 
 /** Hit and miss counts for a database (tests and the benchmark read them). */
@@ -121,11 +129,3 @@ export function snapshotCacheStats(db: object): { hits: number; misses: number; 
   return { hits: c.hits, misses: c.misses, entries: c.entries.size };
 }
 
-/** Entries are shared between callers, so no caller may change one. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}

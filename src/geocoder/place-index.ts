@@ -12,6 +12,7 @@
 // While a large place's index loads in the background, reads go to SQL.
 import type { Queryable } from '../db/database.ts';
 import type { BBox } from '../core/geo/primitives.ts';
+import { deepFreeze } from '../core/deep-freeze.ts';
 
 
 type TypedColumn = Float64Array | Int32Array | Uint8Array | Int8Array;
@@ -890,14 +891,6 @@ export class PlaceIndex implements GeoSource {
 }
 
 const ZONES_PARSED_MAX = 20_000;
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
 
 /**
  * One chunk of rows as one json text (json_agg): a driver decodes a result row by row, about ten
