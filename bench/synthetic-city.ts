@@ -82,7 +82,10 @@ function* parcels(l: SyntheticLayout): Generator<ParcelRow> {
           const y = by * BLOCK_H + ROAD / 2 + row * LOT_D;
           const geom = rect(x, y, LOT_W, LOT_D);
           const inside = at(x + LOT_W / 2, y + LOT_D / 2);
-          yield { parcelExtId: `S-${by}-${bx}-${row}-${i}`, geom, bbox: bboxOf(geom), insideLon: inside[0], insideLat: inside[1], areaM2: LOT_W * LOT_D, source: 'synthetic', vintage: 'synthetic' };
+          // A rectangle's box is its south-west and north-east corners (what bboxOf finds, without the walk).
+          const sw = geom[0]![0]![0]!;
+          const ne = geom[0]![0]![2]!;
+          yield { parcelExtId: `S-${by}-${bx}-${row}-${i}`, geom, bbox: [sw[0], sw[1], ne[0], ne[1]], insideLon: inside[0], insideLat: inside[1], areaM2: LOT_W * LOT_D, source: 'synthetic', vintage: 'synthetic' };
         }
 }
 

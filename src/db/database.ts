@@ -29,6 +29,10 @@ export function copyTextLine(values: readonly unknown[]): string {
       line += '\\N';
       continue;
     }
+    if (typeof v === 'number') {
+      line += v; // digits, sign, point, exponent, NaN, Infinity: never a character COPY escapes
+      continue;
+    }
     const text = String(v);
     line += COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : text;
   }
@@ -47,8 +51,9 @@ async function pgliteCopy(
   if (rows.length === 0) return 0;
   const ident = /^[a-z_][a-z0-9_]*$/;
   if (!ident.test(table) || !columns.every((c) => ident.test(c))) throw new Error(`copyRows: bad identifier in ${table}(${columns.join(', ')})`);
-  const text = rows.map((r) => (typeof r === 'string' ? r : copyTextLine(r))).join('\n') + '\n';
-  await run(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([text]) });
+  const lines = rows.every((r) => typeof r === 'string') ? rows : rows.map((r) => (typeof r === 'string' ? r : copyTextLine(r)));
+  // The final newline as a second part: appending it to the joined text would copy the whole batch again.
+  await run(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([lines.join('\n'), '\n']) });
   return rows.length;
 }
 

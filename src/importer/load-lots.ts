@@ -85,11 +85,12 @@ export async function insertLotsWithFacts(
       } else {
         rowIds.update(row.parcelExtId).update('\0');
       }
-      pending.push({ ...row, factsJson: batch.facts[at]!, zonesJson: batch.zones[at]!, primaryZone: batch.primary[at]! });
+      // pending[k] takes the batch's k-th facts: a batch's rows are written together, by position.
+      pending.push(row);
       at++;
       if (at === batch.facts.length) {
         shareCount += batch.shares;
-        parcelCount += await insertParcels(q, placeId, pending, { batchSize: size });
+        parcelCount += await insertParcels(q, placeId, pending, { batchSize: size }, batch);
         pending = [];
         opts.onBatch?.(parcelCount);
       }

@@ -33,6 +33,8 @@ test('load-tables: batched unnest inserts round-trip every column', async () => 
     assert.deepEqual(batches, [3, 6, 7]);
     const idx = await t.db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename IN ('parcels', 'zones', 'street_segments') AND indexname LIKE '%_bbox' ORDER BY 1`);
     assert.deepEqual(idx.map((r) => r.indexname), ['parcels_bbox', 'street_segments_bbox', 'zones_bbox'], 'indexes rebuilt');
+    const pk = await t.db.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'parcels_pkey'`);
+    assert.match(pk[0]?.indexdef ?? '', /UNIQUE INDEX parcels_pkey ON .*parcels .*\(place_id, parcel_ext_id\)/, 'primary key rebuilt');
     const rows = await t.db.query<{ parcel_ext_id: string; geom: unknown; attrs: { note?: string }; area_m2: number }>(
       `SELECT parcel_ext_id, geom, attrs, area_m2 FROM parcels WHERE place_id = 'XX-AA:test' AND bbox @> point(-71.09975, 42.37025) ORDER BY parcel_ext_id`,
     );
@@ -61,6 +63,23 @@ test('load-tables: batched unnest inserts round-trip every column', async () => 
       const c = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE place_id = 'XX-AA:test'`);
       assert.equal(c[0]!.n, 0, table);
     }
+  } finally {
+    await t.close();
+  }
+});
+
+test('load-tables: a parcel id loaded twice with the indexes deferred fails the load and leaves nothing behind', async () => {
+  const t = await createTestDb();
+  try {
+    const twice = [...parcels(3), ...parcels(2)]; // L-0 and L-1 again
+    const err = await t.db
+      .transaction((tx) => withIndexesDeferred(tx, ['parcels'], () => insertParcels(tx, 'XX-AA:test', twice, { batchSize: 2 })))
+      .then(() => null, (e: unknown) => e as { code?: string });
+    assert.equal(err?.code, '23505', 'the rebuilt primary key refuses the duplicate');
+    const c = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM parcels WHERE place_id = 'XX-AA:test'`);
+    assert.equal(c[0]!.n, 0, 'the load rolled back');
+    const idx = await t.db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'parcels' ORDER BY 1`);
+    assert.deepEqual(idx.map((r) => r.indexname), ['parcels_bbox', 'parcels_pkey'], 'the dropped indexes came back with the rollback');
   } finally {
     await t.close();
   }

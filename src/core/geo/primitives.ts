@@ -50,21 +50,24 @@ export function toMultiPolygon(g: GeoJsonGeometry | null | undefined): MultiPoly
 /** Bounding box of any nesting of positions. */
 export function bboxOf(coords: unknown): BBox {
   const b: BBox = [Infinity, Infinity, -Infinity, -Infinity];
-  const visit = (c: unknown): void => {
-    if (!Array.isArray(c)) return;
-    if (typeof c[0] === 'number') {
-      const x = c[0] as number;
-      const y = c[1] as number;
-      if (x < b[0]) b[0] = x;
-      if (y < b[1]) b[1] = y;
-      if (x > b[2]) b[2] = x;
-      if (y > b[3]) b[3] = y;
-      return;
-    }
-    for (const k of c) visit(k);
-  };
-  visit(coords);
+  extendBBox(b, coords);
   return b;
+}
+
+// A module-level function, not a closure: bboxOf runs once per parcel of an import, and a closure
+// made per call costs an allocation and (under tsx, which keeps names) a defineProperty each time.
+function extendBBox(b: BBox, c: unknown): void {
+  if (!Array.isArray(c)) return;
+  if (typeof c[0] === 'number') {
+    const x = c[0] as number;
+    const y = c[1] as number;
+    if (x < b[0]) b[0] = x;
+    if (y < b[1]) b[1] = y;
+    if (x > b[2]) b[2] = x;
+    if (y > b[3]) b[3] = y;
+    return;
+  }
+  for (let i = 0; i < c.length; i++) extendBBox(b, c[i]);
 }
 
 /** PostgreSQL box literal for a bbox. */
