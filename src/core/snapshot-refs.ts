@@ -148,8 +148,13 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
     mention(u.condition);
   }
   for (const w of input.warnings) mention(w);
-  const ids = [...mentioned].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  const ids = [...mentioned].sort(compareNamedSourceIds);
   return { envelope, permittedUses, citations, notes, namedSourceIds: ids };
+}
+
+/** Orders named sources' ids by their number: S1, S2, ..., S10 (not S1, S10, S2). */
+export function compareNamedSourceIds(a: string, b: string): number {
+  return Number(a.slice(1)) - Number(b.slice(1));
 }
 
 /** The primary district of a snapshot's zones, from its districts (null when there is none). */

@@ -10,6 +10,7 @@ import { getPlaceBySlug, type PlaceRecord } from './catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import type { PlaceRules } from '../rules/rules-schema.ts';
 import type { Snapshot, SourceCatalogueRef, SourceRef } from '../core/snapshot-types.ts';
+import { compareNamedSourceIds } from '../core/snapshot-refs.ts';
 
 export interface SourceCatalogue {
   place: string;
@@ -45,7 +46,7 @@ function build(place: PlaceRecord, rules: Pick<PlaceRules, 'bylaw' | 'sources'> 
   }
   if (rules) {
     sources['rules'] = { label: rules.bylaw.name, name: rules.bylaw.name, vintage: rules.bylaw.date, ...(rules.bylaw.url ? { url: rules.bylaw.url } : {}) };
-    const ids = Object.keys(rules.sources ?? {}).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+    const ids = Object.keys(rules.sources ?? {}).sort(compareNamedSourceIds);
     for (const id of ids) {
       const d = rules.sources![id]!;
       sources[id] = { label: d.label ?? d.name, name: d.name, vintage: d.vintage, url: d.url };

@@ -135,27 +135,26 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     if (method === 'HEAD') {
       return sendProblem(ctx, req, res, 'method_not_allowed', 'HEAD is not allowed on a paid call. Allowed: GET, POST.', { allow: 'GET, POST' });
     }
+    // A GET's query is read once: for the cached-answer path here, and for the steps below.
+    const query = method !== 'POST' ? SiteCheckQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams)) : undefined;
     // A GET whose answer is already in the snapshot cache (no Idempotency-Key): key check, rate limit
     // and charge in one statement. Everything else takes the steps one by one below.
-    if (method === 'GET' && req.headers['idempotency-key'] === undefined) {
-      const q = SiteCheckQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams));
-      // (include=sources answers are made per call, below)
-      // (include=sources answers are made per call, below)
-      const known = q.success && q.data.include !== 'sources' ? peekCachedSnapshot(ctx, q.data.address) : undefined;
+    // (include=sources answers are made per call, below)
+    if (method === 'GET' && query?.success && req.headers['idempotency-key'] === undefined && query.data.include !== 'sources') {
+      const known = peekCachedSnapshot(ctx, query.data.address);
       if (known) return siteCheckKnown(req, res, known);
     }
     const authed = await authenticate(req, res);
     if (!authed) return;
     const { caller, limit } = authed;
-    let input: unknown;
+    let parsed: NonNullable<typeof query> | ReturnType<typeof SiteCheckBody.safeParse>;
     if (method === 'POST') {
       const body = await readJson(req, res);
       if (!body.ok) return;
-      input = body.value;
+      parsed = SiteCheckBody.safeParse(body.value);
     } else {
-      input = Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams);
+      parsed = query!;
     }
-    const parsed = (method === 'POST' ? SiteCheckBody : SiteCheckQuery).safeParse(input);
     if (!parsed.success) return invalid(req, res, parsed.error, { ...limit, [CREDITS_CHARGED]: '0' });
     const address = parsed.data.address;
 
