@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb } from '../../test/support/harness.ts';
-import { copyTextLine } from './database.ts';
+import { CopyLines, copyTextLine } from './database.ts';
 
 test('copyTextLine escapes the COPY text format and writes NULL as \\N', () => {
   assert.equal(copyTextLine(['a', null, 1.5, 'tab\there', 'nl\nx', 'back\\slash', 'cr\r']), 'a\t\\N\t1.5\ttab\\there\tnl\\nx\tback\\\\slash\tcr\\r');
@@ -30,6 +30,38 @@ test('bulk rows round-trip exactly through copyRows (PGlite) or are refused for 
     assert.equal(back[2]!.s, null);
     assert.equal(back[2]!.j, null);
     await assert.rejects(db.copyRows('t; DROP TABLE t', ['id'], [[1]]), /bad identifier/);
+  } finally {
+    await close();
+  }
+});
+
+test('CopyLines: batches encoded as UTF-8 round-trip exactly, across the buffer growing and being reused', async () => {
+  const { db, close } = await createTestDb();
+  try {
+    if (!db.copyRows) {
+      assert.equal(db.kind, 'postgres');
+      return;
+    }
+    await db.exec('CREATE TABLE t (id integer, s text, j json)');
+    const lines = new CopyLines();
+    const big = 'é中\u{1F3E0}'.repeat(200_000); // 1.4 MB of UTF-8 in one value: beyond the first buffer
+    const first: unknown[][] = [
+      [1, 'tab\there, back\\slash', '{"a":"ü"}'],
+      [2, big, null],
+    ];
+    for (const r of first) lines.add(copyTextLine(r));
+    assert.equal(lines.rows, 2);
+    assert.equal(await db.copyRows('t', ['id', 's', 'j'], lines), 2);
+    assert.equal(lines.rows, 0, 'emptied by the COPY');
+    lines.add(copyTextLine([3, 'after the reuse', '[]']));
+    assert.equal(await db.copyRows('t', ['id', 's', 'j'], lines), 1);
+    assert.equal(await db.copyRows('t', ['id', 's', 'j'], lines), 0, 'an empty batch writes nothing');
+    const back = await db.query<{ id: number; s: string; j: unknown }>('SELECT id, s, j FROM t ORDER BY id');
+    assert.deepEqual(back.map((r) => r.id), [1, 2, 3]);
+    assert.equal(back[0]!.s, first[0]![1]);
+    assert.deepEqual(back[0]!.j, { a: 'ü' });
+    assert.equal(back[1]!.s, big);
+    assert.equal(back[2]!.s, 'after the reuse');
   } finally {
     await close();
   }

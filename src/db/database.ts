@@ -14,9 +14,44 @@ export interface Queryable {
    * Bulk-loads rows with COPY where the backend makes that cheap (PGlite: from an in-memory blob,
    * about twice as fast as INSERT ... unnest). Absent on PostgreSQL, where callers use INSERT.
    * Values: null -> NULL; everything else is written as its string form. A row may also come
-   * already encoded as one COPY text line (copyTextLine), so a loader need not keep value arrays.
+   * already encoded as one COPY text line (copyTextLine), so a loader need not keep value arrays, or
+   * the whole batch as CopyLines (already UTF-8), which copyRows empties.
    */
-  copyRows?(table: string, columns: readonly string[], rows: readonly (readonly unknown[] | string)[]): Promise<number>;
+  copyRows?(table: string, columns: readonly string[], rows: readonly (readonly unknown[] | string)[] | CopyLines): Promise<number>;
+}
+
+/**
+ * A batch of COPY text lines, encoded to UTF-8 as each is added. A large load (a million parcels)
+ * would otherwise keep every line of a batch as a string on the heap until the COPY, where each
+ * young-generation collection copies them again, then join them and encode the result once more.
+ * The buffer is reused from batch to batch: take() copies its bytes out and empties it.
+ */
+export class CopyLines {
+  private buf = Buffer.allocUnsafe(1 << 20);
+  private end = 0;
+  private count = 0;
+  /** Adds one row's line (copyTextLine's output: no newline in it). */
+  add(line: string): void {
+    const need = this.end + 3 * line.length + 1; // UTF-8 takes at most 3 bytes per UTF-16 code unit
+    if (need > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(need, 2 * this.buf.length));
+      this.buf.copy(next, 0, 0, this.end);
+      this.buf = next;
+    }
+    this.end += this.buf.write(line, this.end, 'utf8');
+    this.buf[this.end++] = 0x0a;
+    this.count++;
+  }
+  get rows(): number {
+    return this.count;
+  }
+  /** The lines so far as one blob; the buffer is then empty. */
+  take(): Blob {
+    const blob = new Blob([this.buf.subarray(0, this.end)]);
+    this.end = 0;
+    this.count = 0;
+    return blob;
+  }
 }
 
 /** One row in COPY's text format (tab-separated, backslash escapes, \N for NULL). */
@@ -46,15 +81,22 @@ async function pgliteCopy(
   run: (sql: string, params: unknown[], opts: { blob: Blob }) => Promise<unknown>,
   table: string,
   columns: readonly string[],
-  rows: readonly (readonly unknown[] | string)[],
+  rows: readonly (readonly unknown[] | string)[] | CopyLines,
 ): Promise<number> {
-  if (rows.length === 0) return 0;
   const ident = /^[a-z_][a-z0-9_]*$/;
   if (!ident.test(table) || !columns.every((c) => ident.test(c))) throw new Error(`copyRows: bad identifier in ${table}(${columns.join(', ')})`);
-  const lines = rows.every((r) => typeof r === 'string') ? rows : rows.map((r) => (typeof r === 'string' ? r : copyTextLine(r)));
-  // The final newline as a second part: appending it to the joined text would copy the whole batch again.
-  await run(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([lines.join('\n'), '\n']) });
-  return rows.length;
+  const count = rows instanceof CopyLines ? rows.rows : rows.length;
+  if (count === 0) return 0;
+  let blob: Blob;
+  if (rows instanceof CopyLines) {
+    blob = rows.take();
+  } else {
+    const lines = rows.every((r) => typeof r === 'string') ? rows : rows.map((r) => (typeof r === 'string' ? r : copyTextLine(r)));
+    // The final newline as a second part: appending it to the joined text would copy the whole batch again.
+    blob = new Blob([lines.join('\n'), '\n']);
+  }
+  await run(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob });
+  return count;
 }
 
 /** A statement prepared once per database session and then run by its parameters alone. */
@@ -193,7 +235,7 @@ class PgliteDb implements Db {
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     return guarded(sql, async () => (await this.pg.query<T>(sql, params as unknown[])).rows);
   }
-  copyRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[] | string)[]): Promise<number> {
+  copyRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[] | string)[] | CopyLines): Promise<number> {
     return guarded(`COPY ${table}`, () => pgliteCopy((sql, params, opts) => this.pg.query(sql, params, opts), table, columns, rows));
   }
   async exec(sql: string): Promise<void> {

@@ -1,7 +1,7 @@
 // Batch loaders for the geographic tables: one INSERT ... SELECT FROM unnest($n::type[], ...) per batch,
 // one array parameter per column. That is the fastest insert both PGlite and PostgreSQL accept through
 // the same SQL, and it keeps memory flat for very large places (the bench loads a 1,000,000-parcel city).
-import { copyTextLine, type Queryable } from '../db/database.ts';
+import { CopyLines, copyTextLine, type Queryable } from '../db/database.ts';
 import { boxLiteral, type BBox, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 
 export interface ParcelRow {
@@ -93,34 +93,38 @@ async function insertBatched<R>(q: Queryable, table: string, placeId: string, co
     `FROM unnest(${columns.map((c, i) => `$${i + 2}::${c.type}[]`).join(', ')}) AS t(${columns.map((_, i) => `c${i}`).join(', ')})`;
   const copy = q.copyRows?.bind(q);
   let total = 0;
-  // COPY: each row is encoded as its text line at once (one scratch array, no array kept per row).
-  let batch: (unknown[] | string)[] = [];
+  // COPY: each row is encoded as its text line at once, into one UTF-8 buffer per batch (no string
+  // kept per row); INSERT: one value array per row, turned into column arrays per batch.
+  const lines = copy ? new CopyLines() : null;
+  let batch: unknown[][] = [];
   const scratch: unknown[] = [placeId];
+  const pending = () => (lines ? lines.rows : batch.length);
   const flush = async () => {
-    if (batch.length === 0) return;
-    if (copy) {
-      await copy(table, ['place_id', ...names], batch);
+    const n = pending();
+    if (n === 0) return;
+    if (copy && lines) {
+      await copy(table, ['place_id', ...names], lines);
     } else {
       const cols: unknown[][] = columns.map(() => []);
-      for (const row of batch as unknown[][]) for (let i = 0; i < columns.length; i++) cols[i]!.push(row[i + 1]);
+      for (const row of batch) for (let i = 0; i < columns.length; i++) cols[i]!.push(row[i + 1]);
       await q.query(sql, [placeId, ...cols]);
+      batch = [];
     }
-    total += batch.length;
-    batch = [];
+    total += n;
     opts.onBatch?.(total);
   };
   let at = 0;
   for (const r of rows) {
-    if (copy) {
+    if (lines) {
       for (let i = 0; i < columns.length; i++) scratch[i + 1] = columns[i]!.get(r, at);
-      batch.push(copyTextLine(scratch));
+      lines.add(copyTextLine(scratch));
     } else {
       const row: unknown[] = [placeId];
       for (const c of columns) row.push(c.get(r, at));
       batch.push(row);
     }
     at++;
-    if (batch.length >= size) await flush();
+    if (pending() >= size) await flush();
   }
   await flush();
   return total;
