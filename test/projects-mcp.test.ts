@@ -357,6 +357,10 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
         assert.match(c.memoryDigest, /97-120/);
         assert.match(c.memoryDigest, /C-1/);
         assert.match(c.memoryDigest, /Analysis: current/);
+        // The floor area from a FAR without a number is unknown, not 0 sq ft.
+        assert.deepEqual([an.derived.maxFloorAreaSqft.value, an.derived.maxFloorAreaSqft.status], [null, 'unverified_default']);
+        assert.match(c.memoryDigest, /lot 1,994 sqft \(from the parcel geometry\)/);
+        assert.doesNotMatch(c.memoryDigest, /undefined|\b0 sqft/);
         const again = ok(await call(a, 'getProjectContext', { projectId, documentsLimit: 5, evidenceLimit: 5 }));
         assert.equal(again.memoryDigest, c.memoryDigest, 'the digest is deterministic');
 

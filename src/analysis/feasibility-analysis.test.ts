@@ -99,6 +99,20 @@ test('a not_extracted input makes the result unknown (null, never zero); unverif
   assert.deepEqual([noLimit.derived.gfaEnvelopeSqft.value, noLimit.derived.gfaEnvelopeSqft.status], [9000, 'derived_from_cited'], 'the no-limit FAR term drops out of the min');
 });
 
+test('an input whose status counts as known but which has no number (an unverified default without a value) leaves the result unknown, never 0', () => {
+  // Cambridge's FAR for some districts: unverified_default with value null.
+  const r = analyseFeasibility(inputs({ ...CITED, maxFar: { status: 'unverified_default', value: null, note: 'no figure' } })) as any;
+  assert.deepEqual([r.derived.maxFloorAreaSqft.value, r.derived.maxFloorAreaSqft.status], [null, 'unverified_default']);
+  assert.match(r.derived.maxFloorAreaSqft.note, /Unknown \(not zero, not unlimited\): maxFar has no value \(unverified_default\)/);
+  assert.deepEqual([r.derived.gfaEnvelopeSqft.value, r.derived.gfaEnvelopeSqft.status], [null, 'unverified_default'], 'an unknown floor area cannot be the min');
+  const perUnit = analyseFeasibility(inputs({ ...CITED, minLotAreaPerUnitSqft: { status: 'unverified_default', value: null, note: 'no figure' } })) as any;
+  assert.equal(perUnit.derived.maxDwellingUnits.value, null, 'not Infinity, not the cap alone');
+  const yard = analyseFeasibility(inputs({ ...CITED, minRearYardFt: { status: 'unverified_default', value: null, note: 'no figure' } })) as any;
+  assert.equal(yard.derived.buildableFootprintSqft.value, null, 'a rear yard without a number is not a 0 ft yard');
+  assert.match(yard.derived.buildableFootprintSqft.note, /minRearYardFt has no value/);
+  assert.doesNotMatch(analysisResultText(inputs({ ...CITED, maxFar: { status: 'unverified_default', value: null, note: 'no figure' } })), /"maxFloorAreaSqft":\{[^}]*"value":0/, 'no zero floor area in the stored text');
+});
+
 test('the propagation table: unknown beats indicative beats cited', () => {
   assert.deepEqual(propagate(['cited', 'not_extracted', 'unverified_default']), { known: false, status: 'not_extracted' });
   assert.deepEqual(propagate(['cited', 'unverified_default']), { known: true, status: 'unverified_default' });

@@ -18,7 +18,7 @@ import { buildableFootprint } from './buildable-footprint.ts';
 import { propagate } from './propagation.ts';
 
 /** Bumped when the analysis itself changes: part of the inputs digest, so results never mix versions. */
-export const ANALYSIS_VERSION = 'feasibility-2026-11-22';
+export const ANALYSIS_VERSION = 'feasibility-2026-11-23';
 const SQFT_PER_ACRE = 43560;
 const SPLIT_MIN_SHARE = 0.05;
 
@@ -106,6 +106,12 @@ function derived(unit: string, formula: string, inputs: { name: string; s: Sourc
     const why = inputs.filter((i) => i.s.status === p.status || ['not_extracted', 'site_specific_schedule', 'conditional_unresolved', 'missing'].includes(i.s.status)).map((i) => `${i.name} is ${i.s.status}`);
     return { value: null, status: p.status, ...base, note: `Unknown (not zero, not unlimited): ${[...new Set(why)].join('; ')}.${opts.note ? ` ${opts.note}` : ''}` };
   }
+  // A status that counts as known (an unverified default, say) may still come without a number: then
+  // the result is unknown too, never computed with the missing number as 0.
+  const valueless = inputs.filter((i) => !hasValue(i.s));
+  if (valueless.length) {
+    return { value: null, status: p.status, ...base, note: `Unknown (not zero, not unlimited): ${valueless.map((i) => `${i.name} has no value (${i.s.status})`).join('; ')}.${opts.note ? ` ${opts.note}` : ''}` };
+  }
   if (opts.noLimitWhen) return { value: null, status: 'no_limit_in_bylaw', ...base, note: `No limit: the bylaw sets none for the binding input.${opts.note ? ` ${opts.note}` : ''}` };
   const v = compute();
   if (v === null) return { value: null, status: 'missing', ...base, note: opts.note ?? 'The lot data this value needs is missing.' };
@@ -115,6 +121,11 @@ function derived(unit: string, formula: string, inputs: { name: string; s: Sourc
 }
 
 const missing = (name: string): { name: string; s: Sourced } => ({ name, s: { value: null, status: 'missing' } });
+
+/** A standard a formula can use: a number, or no limit at all (which the formula drops or treats as none). */
+function hasValue(s: Sourced): boolean {
+  return s.status === 'no_limit_in_bylaw' || (typeof s.value === 'number' && Number.isFinite(s.value));
+}
 
 export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unknown> {
   const build = inputs.lots.filter((l) => l.role === 'build');
@@ -196,7 +207,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unkno
   const lotsPolys = build.map((l) => l.lot.polygon);
   const lines = build.flatMap((l) => l.lot.frontStreetLines);
   const yardInputs = [s('minFrontYardFt'), s('minSideYardFt'), s('minRearYardFt'), s('maxLotCoveragePct')];
-  const yardsKnown = propagate(yardInputs.map((i) => i.s.status)).known;
+  const yardsKnown = propagate(yardInputs.map((i) => i.s.status)).known && yardInputs.every((i) => hasValue(i.s));
   const inset = yardsKnown ? buildableFootprint(lotsPolys, lines, { frontFt: yard('minFrontYardFt'), sideFt: yard('minSideYardFt'), rearFt: yard('minRearYardFt') }) : null;
   const footprintInputs = inset && !inset.ok ? [...yardInputs, missing('lot.frontLotLine')] : [...yardInputs, lotArea];
   const buildableFootprintSqft = derived(

@@ -132,10 +132,12 @@ async function loadContext(ctx: AppContext, accountId: string, projectId: string
 const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const fmt = (n: number) => NUMBER.format(n);
 
-function valueText(v: { value: number | null; status: string; unit?: string } | undefined): string {
+/** A value with its status, or with its basis when it is measured rather than read from a bylaw (the lot's area). */
+function valueText(v: { value: number | null; status?: string; basis?: string; unit?: string } | undefined): string {
   if (!v) return 'not analysed';
-  if (v.value === null) return v.status === 'no_limit_in_bylaw' ? 'no limit in the bylaw' : `unknown (${v.status})`;
-  return `${fmt(v.value)}${v.unit ? ` ${v.unit}` : ''} (${v.status})`;
+  const why = v.status ?? (v.basis === 'parcel_geometry' ? 'from the parcel geometry' : v.basis);
+  if (v.value === null) return v.status === 'no_limit_in_bylaw' ? 'no limit in the bylaw' : `unknown${why ? ` (${why})` : ''}`;
+  return `${fmt(v.value)}${v.unit ? ` ${v.unit}` : ''}${why ? ` (${why})` : ''}`;
 }
 
 /** A short text a model can read: same project state -> same text (no clock, fixed order). */
