@@ -65,6 +65,15 @@ test('the readable output states each value\'s condition and source, and never t
     if (v.value === null && v.status !== 'no_limit_in_bylaw') assert.match(line, /\bunknown\b/, name);
     assert.doesNotMatch(line, /no limit/, name);
   }
+  // An unknown value keeps the note that says why (FAR: the limit was removed, per S1), as on the web page.
+  const far = snap.envelope.maxFar;
+  assert.equal(far.value, null);
+  const farNote = snap.notes?.[far.notes?.[0]] ?? far.note;
+  assert.ok(farNote, 'the example explains its unknown FAR');
+  const lines = r.stdout.split('\n');
+  const at = lines.findIndex((l) => l.trimStart().startsWith('maxFar '));
+  const block = lines.slice(at + 1, lines.findIndex((l, i) => i > at && /^  \S/.test(l)));
+  assert.ok(block.includes(`      note: ${farNote}`), `maxFar's note printed under it:\n${block.join('\n')}`);
 });
 
 test('not covered is exit 3, with the reason', () => {

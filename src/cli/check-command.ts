@@ -140,7 +140,8 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
     const condition = conditionOf(s, v);
     if (condition) out.push(`      ${dim('condition:')} ${condition}`);
     if (c) out.push(`      source: ${c.sourceUrl} (${c.date})`);
-    if (v.value !== null && v.status !== 'cited') for (const n of notesOf(s, v)) out.push(`      note: ${n}`);
+    // ... and an unknown value never without why it is unknown (the same notes the web page shows).
+    if (v.status !== 'cited') for (const n of notesOf(s, v)) out.push(`      note: ${n}`);
   }
   if (s.permittedUses?.length) {
     out.push('');
