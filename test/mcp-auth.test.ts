@@ -130,6 +130,14 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       assert.match(summary, new RegExp(`lot ${first.lot.parcelExternalId}\\b`));
       assert.match(summary, /maxHeightFt .+ \((unverified_default|cited|not_extracted)/);
       assert.ok(summary.length < 1000, `a short summary (${summary.length} chars)`);
+      // 57 Inman St is not in the address table: the text alone says the lot is a guess, as the structure does.
+      const match = (first as unknown as { address: { matchType: string; confidence: number } }).address;
+      assert.notEqual(match.matchType, 'address_table');
+      assert.ok(summary.includes(`confidence ${match.confidence}.`) && summary.includes('Confirm the lot before relying on it.'), summary);
+      const exact = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: '11 Acorn St, Cambridge, MA', source: 'full' } });
+      const exactMatch = (exact.structuredContent as { address: { matchType: string; confidence: number; warnings: string[] } }).address;
+      assert.deepEqual([exactMatch.matchType, exactMatch.confidence], ['address_table', 1]);
+      assert.doesNotMatch((exact.content as { text: string }[])[0]!.text, /confidence|Confirm the lot/, 'an exact match adds nothing');
 
       const outside = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: '1 Main St, Springfield, IL', source: 'full' } });
       assert.notEqual(outside.isError, true, 'outside coverage is a successful call');

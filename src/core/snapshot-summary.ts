@@ -3,7 +3,7 @@
 // this text says what it holds for a reader of text only, without a second copy of the JSON, which
 // would double what an agent pays for in its context (docs/snapshot.md, "Size").
 import { STATUS_MEANINGS } from './statuses.ts';
-import type { Snapshot, SnapshotValue } from './snapshot-types.ts';
+import type { AddressMatch, Snapshot, SnapshotValue } from './snapshot-types.ts';
 
 const HEADLINE = ['maxHeightFt', 'maxHeightStoreys', 'maxFar'] as const;
 
@@ -11,6 +11,24 @@ function valueWords(v: SnapshotValue): string {
   if (v.status === 'no_limit_in_bylaw') return 'no limit';
   if (v.value === null || STATUS_MEANINGS[v.status].unknown) return 'unknown';
   return `${v.value}${v.unit && v.unit !== 'ratio' ? ` ${v.unit}` : ''}`;
+}
+
+const HOW: Record<AddressMatch['matchType'], string> = {
+  address_table: 'from the address table',
+  assessor_table: "from the assessor's location table",
+  street_interpolation: "by interpolating the street's number range (not an address in the table)",
+};
+
+/**
+ * How sure the match is, when it is anything but an exact address-table match: a reader of the text
+ * alone must not take a guessed lot for a certain one. The first warning is the geocoder's own (why
+ * the match is not exact); the rest, about districts and rules, stay in the structured content.
+ * Empty for an exact match.
+ */
+function matchWords(a: AddressMatch): string {
+  if (a.matchType === 'address_table' && a.confidence >= 1) return '';
+  const why = a.warnings[0] ? ` ${a.warnings[0]}` : '';
+  return `Address matched ${HOW[a.matchType]}, confidence ${a.confidence}.${why} Confirm the lot before relying on it. `;
 }
 
 export function snapshotSummary(s: Snapshot): string {
@@ -28,6 +46,7 @@ export function snapshotSummary(s: Snapshot): string {
   const headline = HEADLINE.filter((k) => env[k]).map((k) => `${k} ${valueWords(env[k]!)} (${env[k]!.status})`);
   return (
     `${s.address!.matchedAddress}, ${s.coverage.place?.name ?? ''}: lot ${lot.parcelExternalId}, ${lot.areaSqft} sq ft, ${zone}${overlays}. ` +
+    matchWords(s.address!) +
     `${headline.join('; ')}. Envelope statuses: ${[...counts].map(([st, n]) => `${n} ${st}`).join(', ')}. ` +
     'Each value with its status, condition, notes and sources is in the structured content.'
   );
