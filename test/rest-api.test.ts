@@ -263,7 +263,21 @@ test('free lookups: coverage for an address, a city and a point; usage with rece
   assertProblem(await api(svc.url, '/api/v1/coverage?city=Cambridge&lat=1&lng=2', { token: key.key }), 400, 'bad_request');
   assertProblem(await api(svc.url, '/api/v1/coverage?lat=1', { token: key.key }), 400, 'bad_request');
   assertProblem(await api(svc.url, '/api/v1/coverage?lat=100&lng=2', { token: key.key }), 400, 'bad_request');
-  assertProblem(await api(svc.url, '/api/v1/coverage', { token: key.key }), 400, 'bad_request');
+  const none = await api(svc.url, '/api/v1/coverage', { token: key.key });
+  assertProblem(none, 400, 'bad_request');
+  assert.match(none.json.detail, /^\(query\): give exactly one of/, 'a GET names its query, not a body');
+  // An ambiguous city lists candidates and says to call again with one's geoDivisionId: that call works.
+  const ambiguous = await api(svc.url, '/api/v1/coverage?city=Cambridge', { token: key.key });
+  assert.equal(ambiguous.json.coverage.status, 'ambiguous');
+  assert.match(ambiguous.json.coverage.message, /geoDivisionId/);
+  const cambridge = ambiguous.json.candidates.find((c: { geoDivisionId: string }) => c.geoDivisionId === 'US-MA:cambridge');
+  assert.ok(cambridge, JSON.stringify(ambiguous.json.candidates));
+  const byId = await api(svc.url, `/api/v1/coverage?geoDivisionId=${encodeURIComponent(cambridge.geoDivisionId)}`, { token: key.key });
+  assert.equal(byId.status, 200, JSON.stringify(byId.json));
+  assert.deepEqual([byId.json.coverage.status, byId.json.coverage.geoDivisionId], ['live', 'US-MA:cambridge']);
+  const unknownId = await api(svc.url, '/api/v1/coverage?geoDivisionId=US-ZZ:nowhere', { token: key.key });
+  assert.equal(unknownId.json.coverage.status, 'geo_division_uncatalogued');
+  assertProblem(await api(svc.url, '/api/v1/coverage?geoDivisionId=US-MA:cambridge&city=Cambridge', { token: key.key }), 400, 'bad_request');
 
   const before = await creditBalance(svc.ctx.db, accountId);
   await grant(svc.ctx, accountId, 2);

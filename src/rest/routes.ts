@@ -112,7 +112,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
   }
 
   function invalid(req: IncomingMessage, res: ServerResponse, error: z.ZodError, headers: Record<string, string> = {}): void {
-    const errors = issueList(error);
+    const errors = issueList(error, (req.method ?? 'GET').toUpperCase() === 'POST' ? '(body)' : '(query)');
     sendProblem(ctx, req, res, 'bad_request', errors.map((e) => `${e.path}: ${e.message}`).join('; '), headers, { errors });
   }
 
@@ -359,7 +359,11 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
   }
   const probe = await probeCoverage(
     ctx,
-    q.city !== undefined ? { kind: 'name', city: q.city, region: q.region } : { kind: 'point', latitude: q.lat!, longitude: q.lng! },
+    q.city !== undefined
+      ? { kind: 'name', city: q.city, region: q.region }
+      : q.geoDivisionId !== undefined
+        ? { kind: 'id', geoDivisionId: q.geoDivisionId }
+        : { kind: 'point', latitude: q.lat!, longitude: q.lng! },
   );
   const place = probe.place;
   return {

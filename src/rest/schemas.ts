@@ -39,11 +39,12 @@ export const CoverageQuery = named(
       address: address.optional(),
       city: z.string().trim().min(1).max(100).optional().describe('A city name, e.g. "Cambridge" (add region to pick one of several).'),
       region: z.string().trim().min(1).max(60).optional().describe('State or province, e.g. "MA" (with city).'),
+      geoDivisionId: z.string().trim().min(1).max(100).optional().describe('A place by its id, e.g. "US-MA:cambridge" (what an ambiguous answer\'s candidates carry).'),
       lat: coordinate('lat', -90, 90).optional().describe('Latitude in decimal degrees (with lng).'),
       lng: coordinate('lng', -180, 180).optional().describe('Longitude in decimal degrees (with lat).'),
     })
-    .refine((q) => [q.address !== undefined, q.city !== undefined, q.lat !== undefined || q.lng !== undefined].filter(Boolean).length === 1, {
-      message: 'give exactly one of: address, city (optionally with region), or lat and lng',
+    .refine((q) => [q.address !== undefined, q.city !== undefined, q.geoDivisionId !== undefined, q.lat !== undefined || q.lng !== undefined].filter(Boolean).length === 1, {
+      message: 'give exactly one of: address, city (optionally with region), geoDivisionId, or lat and lng',
     })
     .refine((q) => (q.lat === undefined) === (q.lng === undefined), { message: 'a point needs both lat and lng' })
     .refine((q) => q.region === undefined || q.city !== undefined, { message: 'region goes with city' }),
@@ -248,7 +249,7 @@ export const Problem = named(
   }),
 );
 
-/** Readable issues of a failed parse: "address: address is empty". */
-export function issueList(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message }));
+/** Readable issues of a failed parse: "address: address is empty"; an issue about the whole input is the query's or the body's. */
+export function issueList(error: z.ZodError, whole: '(query)' | '(body)' = '(body)'): { path: string; message: string }[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join('.') || whole, message: i.message }));
 }
