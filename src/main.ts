@@ -1,11 +1,13 @@
 // `npm start`: the service on $HOST:$PORT, embedded PGlite unless DATABASE_URL is set.
 import { ConfigError, loadConfig } from './config.ts';
 import { startService } from './service.ts';
+import { workerOptionsFromEnv } from './analysis/analysis-workers.ts';
 
 async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
+    workerOptionsFromEnv(); // the analysis workers' variables, checked with the rest before anything starts
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

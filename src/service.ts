@@ -40,6 +40,8 @@ export async function openContext(config: Config, opts: StartOptions = {}): Prom
 }
 
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
+  // Read before anything starts: a bad value is a configuration error, not a failure after "listening".
+  const workerOptions = workerOptionsFromEnv(process.env, opts.analysisWorkers);
   const ctx = await openContext(config, opts);
   const { ensureDefaultPlaces, warnIfPlacesMissing } = await import('./importer/default-places.ts');
   // Every start: default places missing (a first start that died half-way) or stale are imported.
@@ -61,7 +63,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // server listens, in the background (docs/audit.md).
   if (imported.length) void import('./importer/audit-place.ts').then(({ auditInBackground }) => auditInBackground(ctx, imported.map((r) => r.slug), (msg) => ctx.logger.info(msg)));
   const stopSweep = await scheduleAuthSweep(ctx);
-  const workers = startAnalysisWorkers(ctx, workerOptionsFromEnv(process.env, opts.analysisWorkers));
+  const workers = startAnalysisWorkers(ctx, workerOptions);
   return {
     ctx,
     server,

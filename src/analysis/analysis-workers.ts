@@ -5,6 +5,7 @@
 import os from 'node:os';
 import crypto from 'node:crypto';
 import { z } from 'zod';
+import { ConfigError } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { analysisResultText, loadAnalysisInputs } from './feasibility-analysis.ts';
 import { claimRun, completeRun, failAttempt, failExhausted, onEnqueue, renewLease, type RunRow } from './run-queue.ts';
@@ -34,7 +35,7 @@ const envSchema = z.object({
 
 export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<WorkerOptions> = {}): WorkerOptions {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) throw new Error(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  if (!parsed.success) throw new ConfigError(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
   const e = parsed.data;
   return {
     concurrency: e.SITELINE_ANALYSIS_WORKERS,
