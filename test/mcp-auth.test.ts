@@ -138,6 +138,10 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       const exactMatch = (exact.structuredContent as { address: { matchType: string; confidence: number; warnings: string[] } }).address;
       assert.deepEqual([exactMatch.matchType, exactMatch.confidence], ['address_table', 1]);
       assert.doesNotMatch((exact.content as { text: string }[])[0]!.text, /confidence|Confirm the lot/, 'an exact match adds nothing');
+      // An over-long address is refused in the same words as on REST and the CLI (not the validator's own).
+      const long = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: 'x'.repeat(5000), source: 'full' } });
+      assert.equal(long.isError, true);
+      assert.match((long.content as { text: string }[])[0]!.text, /The address is 5000 characters long; the limit is 300\./);
 
       const outside = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: '1 Main St, Springfield, IL', source: 'full' } });
       assert.notEqual(outside.isError, true, 'outside coverage is a successful call');

@@ -130,6 +130,10 @@ test('the priced unit: same JSON as the MCP tool, one credit per answered snapsh
   const bad = await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: '' } });
   assertProblem(bad, 400, 'bad_request');
   assert.deepEqual(bad.json.errors, [{ path: 'address', message: 'address is empty' }]);
+  // An over-long address is told in the same words as on MCP and the CLI.
+  const long = await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: 'x'.repeat(5000) } });
+  assertProblem(long, 400, 'bad_request');
+  assert.deepEqual(long.json.errors, [{ path: 'address', message: 'The address is 5000 characters long; the limit is 300.' }]);
   assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: COVERED, extra: 1 } }), 400, 'bad_request');
   assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: '{nope' }), 400, 'bad_request');
   assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: 'address=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');

@@ -15,6 +15,11 @@ import {
 } from './regions.ts';
 
 export const MAX_ADDRESS_CHARS = 300;
+
+/** What an over-long address is told, in the same words on every surface (core, MCP, REST, CLI). */
+export function addressTooLongMessage(length: number): string {
+  return `The address is ${length} characters long; the limit is ${MAX_ADDRESS_CHARS}.`;
+}
 /** Longest house number accepted; longer digit runs are not civic numbers (and would overflow integer columns). */
 const MAX_NUMBER_DIGITS = 6;
 
@@ -112,7 +117,7 @@ function lettersOnly(s: string): string {
 export function parseAddress(input: string): ParsedAddress {
   if (typeof input !== 'string') throw badInput('The address must be text.');
   if (input.length > MAX_ADDRESS_CHARS) {
-    throw badInput(`The address is ${input.length} characters long; the limit is ${MAX_ADDRESS_CHARS}.`);
+    throw badInput(addressTooLongMessage(input.length));
   }
   if (LONE_SURROGATE.test(input)) throw badInput('The address contains broken Unicode (an unpaired surrogate).');
   if (CONTROL_CHARS.test(input)) {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { COVERAGE_STATUSES, VALUE_STATUSES } from '../core/statuses.ts';
 import { KEY_NAME_MAX } from '../billing/api-keys.ts';
 import { MAX_PACKS } from '../billing/payments.ts';
+import { addressTooLongMessage, MAX_ADDRESS_CHARS } from '../geocoder/parse-address.ts';
 
 export const registry = z.registry<{ id: string }>();
 const named = <T extends z.ZodType>(id: string, schema: T): T => {
@@ -19,7 +20,7 @@ const address = z
   .string()
   .trim()
   .min(1, 'address is empty')
-  .max(300, 'address is longer than 300 characters')
+  .max(MAX_ADDRESS_CHARS, { error: (issue) => addressTooLongMessage(String(issue.input).length) })
   .describe('One street address in Canada or the US, e.g. "57 Inman St, Cambridge, MA".');
 
 const include = z
