@@ -30,6 +30,26 @@ describe('snapshot on the real Cambridge import', () => {
   });
   after(async () => tdb.close());
 
+  test('a postcode the place does not hold (a Boston ZIP with Cambridge) is said and lowers the confidence; a Cambridge ZIP changes nothing', async () => {
+    const { setHotIndexEnabled } = await import('../src/geocoder/place-index.ts');
+    for (const hot of [true, false]) {
+      setHotIndexEnabled(hot); // the hot index and SQL hold the same postcodes
+      try {
+        const plain = await getFeasibilitySnapshot(ctx, '11 Acorn St, Cambridge, MA');
+        const own = await getFeasibilitySnapshot(ctx, '11 Acorn St, Cambridge, MA 02138');
+        const boston = await getFeasibilitySnapshot(ctx, '11 Acorn St, Cambridge, Massachusetts 02108');
+        assert.equal(own.address!.confidence, plain.address!.confidence);
+        assert.ok(!own.address!.warnings.some((w) => /postcode/.test(w)), JSON.stringify(own.address!.warnings));
+        assert.equal(boston.lot!.parcelExternalId, plain.lot!.parcelExternalId, 'the city named was followed');
+        assert.ok(boston.address!.confidence <= plain.address!.confidence - 0.2 + 1e-9, String(boston.address!.confidence));
+        const w = boston.address!.warnings.find((x) => /postcode 02108/.test(x));
+        assert.match(w ?? '', /not one this place's data holds \([^)]*02138[^)]*\); the city named was followed/);
+      } finally {
+        setHotIndexEnabled(true);
+      }
+    }
+  });
+
   test(`golden addresses: lot id and primary zone (${golden.addresses.length} addresses)`, async () => {
     const wrong: string[] = [];
     for (const g of golden.addresses) {

@@ -67,7 +67,35 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Geocodes a parsed address inside one place (every query filters by placeId). Never throws for unmatched input. */
 export async function geocodeInPlace(db: Queryable, placeId: string, parsed: ParsedAddress, src: GeoSource = sqlSource(db, placeId)): Promise<GeocodeResult> {
-  const at: At = { db, placeId, src };
+  const r = await geocodeReadings({ db, placeId, src }, parsed);
+  return r.kind === 'matched' && parsed.postcode ? withPostcodeCheck(src, parsed.postcode, r) : r;
+}
+
+/**
+ * A postcode the place's own data does not hold ("11 Acorn St, Cambridge, MA 02108": 02108 is
+ * Boston's) means the city and the postcode disagree about which place was meant. The city was
+ * followed (it chose the place), so the match stands, but it is said, and its confidence drops: the
+ * lot may be the right one on the wrong street of another town. Unless the matched row or street
+ * range already compared its own postcode.
+ */
+async function withPostcodeCheck(src: GeoSource, postcode: string, r: Extract<GeocodeResult, { kind: 'matched' }>): Promise<GeocodeResult> {
+  if (r.warnings.some((w) => w.includes(' postcode '))) return r;
+  const held = await src.postcodes();
+  if (held.size === 0) return r;
+  for (const pc of held) if (samePostcode(pc, postcode)) return r;
+  const listed = [...held].sort();
+  const shown = listed.length > 8 ? `${listed.slice(0, 8).join(', ')}, ...` : listed.join(', ');
+  return {
+    ...r,
+    confidence: round3(r.confidence - POSTCODE_MISMATCH_PENALTY),
+    warnings: [...r.warnings, `The postcode ${postcode.toUpperCase()} is not one this place's data holds (${shown}); the city named was followed. If the postcode's town was meant, name that town instead.`],
+  };
+}
+
+/** What a postcode outside the place costs a match's confidence (a mismatch on the matched row itself costs 0.1). */
+const POSTCODE_MISMATCH_PENALTY = 0.2;
+
+async function geocodeReadings(at: At, parsed: ParsedAddress): Promise<GeocodeResult> {
   const primary = await geocodeReading(at, parsed);
   if (!parsed.alternatives?.length) return primary;
   if (primary.kind === 'matched' && primary.matchType === 'address_table' && primary.confidence >= 0.9) return primary;

@@ -103,6 +103,8 @@ export interface GeoSource {
   lot(parcelExtId: string): MaybePromise<LotRow | null>;
   /** Whether the lot has a base district; null when the parcel layer has no such lot. */
   lotHasZone(parcelExtId: string): MaybePromise<boolean | null>;
+  /** The postcodes the place's own data holds (place_postcodes), as stored; empty when it holds none. */
+  postcodes(): MaybePromise<ReadonlySet<string>>;
 }
 
 const boxLiteral = (b: BBox) => `(${b[0]},${b[1]}),(${b[2]},${b[3]})`;
@@ -165,6 +167,7 @@ export function sqlSource(db: Queryable, placeId: string): GeoSource {
     lotHasZone: async (id) =>
       (await db.query<{ has_zone: boolean }>(`SELECT (p.primary_zone IS NOT NULL) AS has_zone FROM parcels p WHERE p.place_id = $1 AND p.parcel_ext_id = $2`, [placeId, id]))[0]
         ?.has_zone ?? null,
+    postcodes: async () => new Set((await db.query<{ postcode: string }>('SELECT postcode FROM place_postcodes WHERE place_id = $1', [placeId])).map((r) => r.postcode)),
   };
 }
 
@@ -350,6 +353,7 @@ export class PlaceIndex implements GeoSource {
     await timed('addresses', () => ix.loadAddresses(db));
     await timed('locations', () => ix.loadLocations(db));
     await timed('segments', () => ix.loadSegments(db));
+    ix.postcodeSet = await sqlSource(db, placeId).postcodes();
     if ((await versionNow()) !== version) return null;
     return ix;
   }
@@ -887,6 +891,11 @@ export class PlaceIndex implements GeoSource {
   lotHasZone(parcelExtId: string): boolean | null {
     const i = this.parcelIndex(parcelExtId);
     return i < 0 ? null : this.hasZone[i] === 1;
+  }
+
+  private postcodeSet: ReadonlySet<string> = new Set();
+  postcodes(): ReadonlySet<string> {
+    return this.postcodeSet;
   }
 }
 
