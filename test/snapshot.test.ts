@@ -30,6 +30,12 @@ describe('snapshot on the real Cambridge import', () => {
   });
   after(async () => tdb.close());
 
+  test('a number with a suffix the table lacks is named as written ("No 11-13", not "No 1113") beside the row it matched', async () => {
+    const s = await getFeasibilitySnapshot(ctx, '11-13 Acorn St, Cambridge, MA');
+    assert.equal(s.address!.warnings[0], 'No 11-13 in the address table; matched 11 Acorn St.');
+    assert.equal(s.address!.confidence, 0.8);
+  });
+
   test('a postcode the place does not hold (a Boston ZIP with Cambridge) is said and lowers the confidence; a Cambridge ZIP changes nothing', async () => {
     const { setHotIndexEnabled } = await import('../src/geocoder/place-index.ts');
     for (const hot of [true, false]) {

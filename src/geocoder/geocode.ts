@@ -375,7 +375,7 @@ function pickAddressRow(rows: readonly AddressRow[], parsed: ParsedAddress, warn
     pool = plain.length ? plain : withLot;
     warnings.push(
       wantSuffix
-        ? `No ${parsed.number}${wantSuffix} in the address table; matched ${pool[0]!.full_address}.`
+        ? `No ${numberText(parsed.number!, parsed.numberSuffix)} in the address table; matched ${pool[0]!.full_address}.`
         : `No plain number ${parsed.number} in the address table; matched ${pool[0]!.full_address}.`,
     );
     confidence = 0.8;
