@@ -157,6 +157,8 @@ test('unusable input is bad_input with a clear sentence', () => {
   assert.match(badInputMessage('#!?, MA'), /no street/);
   assert.match(badInputMessage('PO Box 12, Cambridge, MA 02139'), /post office box/);
   assert.match(badInputMessage('1234567890 Main St'), /too long/);
+  // a postcode alone is named as one (it read "a house number (2138) but no street name")
+  for (const pc of ['02138', '02138-1234', 'V8X 2W9', 'v8x2w9']) assert.match(badInputMessage(pc), new RegExp(`^"${pc}" is only a postcode: give a street address`));
 });
 
 test('mixed scripts and SQL-looking text parse as plain text', () => {

@@ -130,6 +130,10 @@ export function parseAddress(input: string): ParsedAddress {
     .replace(/\s+/g, ' ')
     .trim();
   if (text.replace(/[\s,;]/g, '') === '') throw badInput('The address is empty.');
+  // A postcode alone ("02138", "V8X 2W9") names an area, not a site.
+  if (/^(\d{5}(-\d{4})?|[A-Za-z]\d[A-Za-z] ?\d[A-Za-z]\d)$/.test(text)) {
+    throw badInput(`"${text}" is only a postcode: give a street address with its city, e.g. "57 Inman St, Cambridge, MA".`);
+  }
 
   const warnings: string[] = [];
   let unit: string | null = null;
