@@ -90,6 +90,11 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
     const malformed = await postRpc(svc.url, listCall(leg), { authorization: 'Basic dXNlcjpwYXNz' });
     assert.equal(malformed.status, 401);
     assert.equal(malformed.message!.error!.code, -32010);
+    // A REST API key is named as one, with where it works, instead of "renew the token".
+    const { newApiKey } = await import('../src/billing/api-keys.ts');
+    const withKey = await postRpc(svc.url, listCall(leg), bearer(newApiKey()));
+    assert.equal(withKey.status, 401);
+    assert.match(withKey.message!.error!.message, /^That is a REST API key \(sl_live_\.\.\.\): it works on \S+\/api\/v1, not here\. An MCP client signs in with OAuth/);
   });
 
   test(`${leg}: a pre-claim mcp.public token opens public tools only (gated -> 403 insufficient_scope)`, async () => {

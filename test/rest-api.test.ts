@@ -97,6 +97,9 @@ test('the priced unit: same JSON as the MCP tool, one credit per answered snapsh
     assert.match(r.json.detail, /siteline credits grant|account\/api-keys/);
     assert.equal(r.json.balance, 0);
     assert.equal(r.headers.get('siteline-credits-charged'), '0');
+    // Purchasing is not set up in this test: no buyUrl that would lead nowhere, and the detail says whom to ask.
+    assert.equal(r.json.buyUrl, undefined);
+    assert.match(r.json.detail, /ask its operator to grant credit/);
   }
   await grant(svc.ctx, accountId, 3);
   const before = await creditBalance(svc.ctx.db, accountId);

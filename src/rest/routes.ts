@@ -126,7 +126,8 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       'out_of_credit',
       `This account has ${balance} credits and an answered snapshot costs ${SNAPSHOT_PRICE}. Nothing was charged. ${howToBuy(ctx)}`,
       { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(balance) },
-      { balance, price: SNAPSHOT_PRICE, buyUrl: `${ctx.config.baseUrl}/account/api-keys` },
+      // buyUrl only where credit can be bought: without payments it would lead nowhere (the detail says whom to ask).
+      { balance, price: SNAPSHOT_PRICE, ...(purchasingEnabled(ctx.config) ? { buyUrl: `${ctx.config.baseUrl}/account/api-keys` } : {}) },
     );
   }
 
