@@ -86,6 +86,10 @@ test('projects create, attach, analyze, show until current, update, undo; candid
   }
   assert.equal(context.agentStatus.status, 'current', JSON.stringify(context.agentStatus));
   assert.equal(context.analysis.runId, queued.runId);
+  // The readable hint names the project so that it can be pasted back into a shell as one argument.
+  const byName = await runSiteline(['projects', 'analyze', 'Acorn Corner'], env);
+  assert.equal(byName.code, 0, byName.stderr);
+  assert.match(byName.stdout, /Check with `siteline projects show 'Acorn Corner'`/);
   assert.ok(context.analysis.combinedLotArea.value > 0);
   assert.deepEqual(context.lots.map((l: { role: string }) => l.role).sort(), ['build', 'context'], 'the address lot and a different, neighbouring one');
   const shown = await runSiteline(['projects', 'show', 'Acorn Corner'], env);

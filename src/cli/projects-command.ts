@@ -233,7 +233,7 @@ export const projectsCommand: Command = {
       args: { min: 1, max: 1, name: PROJECT_ARG },
       run: ({ args: [p], flags, io }) =>
         callAndPrint(io, flags, 'runFeasibilityAnalysis', projectRef(p!), (s) =>
-          [`Analysis queued: run ${s.runId}`, `Receipt ${s.receiptId}`, `Check with \`siteline projects show ${p}\` in ${s.recheckAfterSeconds ?? 15} s.`].join('\n'),
+          [`Analysis queued: run ${s.runId}`, `Receipt ${s.receiptId}`, `Check with \`siteline projects show ${shellWord(p!)}\` in ${s.recheckAfterSeconds ?? 15} s.`].join('\n'),
         ),
     },
     {
@@ -274,3 +274,8 @@ export const projectsCommand: Command = {
     },
   ],
 };
+
+/** A word as a POSIX shell reads it back: quoted when it holds anything but plain characters. */
+export function shellWord(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
