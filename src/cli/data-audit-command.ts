@@ -34,7 +34,7 @@ async function runAudit({ args: [slug], flags, io }: CommandInput): Promise<numb
     return 0;
   } catch (e) {
     if (e instanceof SitelineError && (e.code === 'not_found' || e.code === 'bad_input')) {
-      err(io, `siteline data audit: ${e.message}`);
+      err(io, `${io.errColour.red('error:')} siteline data audit: ${e.message}`);
       return 2;
     }
     throw e;

@@ -21,10 +21,10 @@ test('siteline data: bad place, bad directory and bad usage exit 2 with a clear 
   try {
     const a = siteline(['data', 'import', 'atlantis-xx'], dir);
     assert.equal(a.code, 2);
-    assert.match(a.err, /no place "atlantis-xx"\. Known places: .*paradise-tx/);
+    assert.match(a.err, /^error: siteline data import: no place "atlantis-xx"\. Known places: .*paradise-tx/, 'an error says so first, as every command does');
     const b = siteline(['data', 'import', 'paradise-tx', '--from', '/nonexistent/siteline'], dir);
     assert.equal(b.code, 2);
-    assert.match(b.err, /does not exist/);
+    assert.match(b.err, /^error: .*does not exist/);
     const c = siteline(['data', 'frobnicate'], dir);
     assert.equal(c.code, 2);
     assert.match(c.err, /unknown subcommand/);

@@ -29,11 +29,11 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
   const known = listManifestSlugs(placesDirFromEnv(io.env));
   const args = { slug: slug!, from: flags.from as string | undefined, force: flags.force === true, json: flags.json === true };
   if (!known.includes(args.slug)) {
-    err(io, `siteline data import: no place "${args.slug}". Known places: ${known.join(', ')}`);
+    err(io, `${io.errColour.red('error:')} siteline data import: no place "${args.slug}". Known places: ${known.join(', ')}`);
     return 2;
   }
   if (args.from !== undefined && !fs.existsSync(path.resolve(args.from))) {
-    err(io, `siteline data import: source directory ${path.resolve(args.from)} does not exist`);
+    err(io, `${io.errColour.red('error:')} siteline data import: source directory ${path.resolve(args.from)} does not exist`);
     return 2;
   }
   const { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport } = await databaseModules();
@@ -51,7 +51,7 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
     });
     out(io, args.json ? JSON.stringify(report, null, 2) : formatImportReport(report));
     if (report.gate && !report.gate.passed) {
-      err(io, `siteline data import: ${args.slug} was loaded but is NOT live (planned_not_live): ${report.gate.problems.join('; ')}. Fix the joins (docs/data.md, "Going live") or lower the manifest's joinThresholds knowingly.`);
+      err(io, `${io.errColour.red('error:')} siteline data import: ${args.slug} was loaded but is NOT live (planned_not_live): ${report.gate.problems.join('; ')}. Fix the joins (docs/data.md, "Going live") or lower the manifest's joinThresholds knowingly.`);
       return 1;
     }
     return 0;

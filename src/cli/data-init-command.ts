@@ -21,14 +21,14 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
   if (country !== 'US' && country !== 'CA') throw new UsageError('--country is US or CA');
   const dir = path.resolve(from);
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-    err(io, `siteline data init: ${dir} is not a directory`);
+    err(io, `${io.errColour.red('error:')} siteline data init: ${dir} is not a directory`);
     return EXIT.usage;
   }
   const { placesDirFromEnv } = await import('../config.ts');
   const placesDir = placesDirFromEnv(io.env);
   const target = path.join(placesDir, slug!);
   if (fs.existsSync(path.join(target, 'manifest.json')) && flags.force !== true) {
-    err(io, `siteline data init: ${path.join(target, 'manifest.json')} exists; pass --force to overwrite it (and its rules.json)`);
+    err(io, `${io.errColour.red('error:')} siteline data init: ${path.join(target, 'manifest.json')} exists; pass --force to overwrite it (and its rules.json)`);
     return EXIT.usage;
   }
   const { inspectSourceDir, draftPlace, formatInspection } = await import('../importer/inspect-source.ts');
@@ -47,12 +47,12 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
     parseManifest(manifestText, 'the drafted manifest');
   } catch (e) {
     out(io, report);
-    err(io, `siteline data init: the drafted manifest is not valid, nothing written: ${(e as Error).message}`);
+    err(io, `${io.errColour.red('error:')} siteline data init: the drafted manifest is not valid, nothing written: ${(e as Error).message}`);
     return EXIT.failure;
   }
   const checked = placeRulesSchema.safeParse(rules);
   if (!checked.success) {
-    err(io, `siteline data init: the drafted rules file is not valid, nothing written: ${checked.error.issues[0]?.message}`);
+    err(io, `${io.errColour.red('error:')} siteline data init: the drafted rules file is not valid, nothing written: ${checked.error.issues[0]?.message}`);
     return EXIT.failure;
   }
   fs.mkdirSync(target, { recursive: true });
@@ -75,7 +75,7 @@ async function runCheck({ args: [slug], flags, io }: CommandInput): Promise<numb
   const { checkPlaceJoins, formatJoinCheck } = await import('../importer/check-joins.ts');
   const placesDir = placesDirFromEnv(io.env);
   if (!listManifestSlugs(placesDir).includes(slug!)) {
-    err(io, `siteline data check: no place "${slug}" in ${placesDir}. Known places: ${listManifestSlugs(placesDir).join(', ') || '(none)'}`);
+    err(io, `${io.errColour.red('error:')} siteline data check: no place "${slug}" in ${placesDir}. Known places: ${listManifestSlugs(placesDir).join(', ') || '(none)'}`);
     return EXIT.usage;
   }
   const from = (flags.from as string | undefined) ?? loadConfig(io.env).sourceDir;
@@ -85,7 +85,7 @@ async function runCheck({ args: [slug], flags, io }: CommandInput): Promise<numb
     return c.fileProblems.length || (c.gate && !c.gate.passed) ? EXIT.failure : EXIT.ok;
   } catch (e) {
     if (e instanceof SitelineError && (e.code === 'bad_input' || e.code === 'not_found')) {
-      err(io, `siteline data check: ${e.message}`);
+      err(io, `${io.errColour.red('error:')} siteline data check: ${e.message}`);
       return EXIT.usage;
     }
     throw e;
