@@ -81,7 +81,8 @@ export interface Inspection {
   confirm: string[];
 }
 
-const GEO_EXT = /\.(geojson|json)(\.gz)?$/i;
+// OZFS files (.zoning, .parcel: the Open Zoning Feature Specification) are GeoJSON FeatureCollections.
+const GEO_EXT = /\.(geojson|json|zoning|parcel)(\.gz)?$/i;
 const TABLE_EXT = /\.(csv|tsv|txt)$/i;
 const MAX_ROWS = 200_000;
 
@@ -276,8 +277,8 @@ async function readLayers(dir: string, skipped: Inspection['skipped']): Promise<
         }
       } else if (TABLE_EXT.test(file) && !/(^|\/)(readme|licen[cs]e|notes?)[^/]*$/i.test(file)) {
         layers.push(readCsvLayer(dir, file));
-      } else if (!/\.(dbf|prj|shx|cpg|sbn|sbx|xml|qmd|qix|md|pdf|txt|html?)$/i.test(file)) {
-        skipped.push({ file, reason: 'not a format siteline reads (GeoJSON, TopoJSON, CSV, shapefile)' });
+      } else if (!/\.(dbf|prj|shx|cpg|sbn|sbx|xml|qmd|qix|md|pdf|txt|html?)$/i.test(file) && !/(^|\/)(readme|licen[cs]e|notice|copying)$/i.test(file)) {
+        skipped.push({ file, reason: 'not a format siteline reads (GeoJSON, TopoJSON, OZFS, CSV, shapefile)' });
       }
     } catch (err) {
       skipped.push({ file, reason: (err as Error).message.split('\n')[0]! });

@@ -158,3 +158,15 @@ test('data init inspection: a headerless UTF-8-with-BOM CSV in lon/lat, TopoJSON
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('data init inspection: OZFS files (.zoning, .parcel) are read as the GeoJSON they are; a LICENSE is not listed as skipped', async () => {
+  const { inspectSourceDir } = await import('./inspect-source.ts');
+  const path = await import('node:path');
+  const ins = await inspectSourceDir(path.resolve(import.meta.dirname, '../../../shared/data/paradise-tx-ozfs'));
+  const zoning = ins.layers.find((l) => l.file === 'Paradise.zoning');
+  assert.ok(zoning, JSON.stringify(ins.skipped));
+  assert.equal(zoning.format, 'geojson');
+  assert.equal(zoning.rows, 7);
+  assert.ok(ins.layers.some((l) => l.file === 'Paradise.parcel'));
+  assert.deepEqual(ins.skipped.filter((s) => /Paradise|LICENSE/.test(s.file)), []);
+});
