@@ -55,6 +55,22 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
   const working = await getPage(`${svc.url}/projects/${projectId}`, jar);
   assert.match(working.body, /Status: <code class="status">queued<\/code>/);
   assert.match(working.body, /<meta http-equiv="refresh" content="5">/, 'reloads itself while the run is queued');
+  // Once current, the analysis's values carry the worded badges the snapshot page uses, not raw codes
+  // (this server runs no workers, so that "queued" above holds still: one runs the queue now).
+  const { startAnalysisWorkers, workerOptionsFromEnv } = await import('../src/analysis/analysis-workers.ts');
+  const workers = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 50 }));
+  let done = working.body;
+  try {
+    for (let i = 0; i < 120 && !/Status: <code class="status">current<\/code>/.test(done); i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      done = (await getPage(`${svc.url}/projects/${projectId}`, jar)).body;
+    }
+  } finally {
+    await workers.stop();
+  }
+  assert.match(done, /Status: <code class="status">current<\/code>/);
+  assert.match(done, /<tr><th>Max floor area<\/th><td>unknown <span class="badge badge-\w+" data-status="unverified_default"[^>]*>indicative — unverified<\/span>/);
+  assert.doesNotMatch(done, /<code class="status">(unverified_default|not_extracted|cited)<\/code>/);
 
   const stranger = await signUpOrIn(svc.url, 'web-stranger@example.com');
   assert.equal((await getPage(`${svc.url}/projects/${projectId}`, stranger)).status, 404);

@@ -6,6 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
+import { isStatus } from '../core/statuses.ts';
+import { statusBadge } from './status-badge.ts';
 import { SitelineError } from '../core/errors.ts';
 import { listProjects, projectById, summarise } from '../projects/project-store.ts';
 import { lotsOfProject, lotSummary } from '../projects/project-lots.ts';
@@ -37,7 +39,8 @@ const fmt = (v: unknown) => (v === null || v === undefined ? '—' : typeof v ==
 function sourced(v: { value: number | null; status: string; unit?: string } | undefined): Html {
   if (!v) return html`—`;
   const shown = v.value === null ? (v.status === 'no_limit_in_bylaw' ? 'no limit' : 'unknown') : `${v.value.toLocaleString('en-US')}${v.unit ? ` ${v.unit}` : ''}`;
-  return html`${shown} <code class="status">${v.status}</code>`;
+  // The worded badge the snapshot page uses (the raw code stays in its title and data for agents).
+  return html`${shown} ${isStatus(v.status) ? statusBadge(v.status) : html`<code class="status">${v.status}</code>`}`;
 }
 
 /** The build and context lots on one map (lots of several places are merged). */
