@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { startTestServer } from './support/harness.ts';
-import { CookieJar, TEST_PASSWORD, csrfFrom, getPage, postForm, signUpOrIn } from './support/auth-flow.ts';
+import { CookieJar, TEST_PASSWORD, csrfFrom, followVerificationLink, getPage, postForm, signUpOrIn, verificationLinkFromOutbox } from './support/auth-flow.ts';
 
 class MemoryClient implements OAuthClientProvider {
   info: any;
@@ -233,6 +233,44 @@ test('consent: Deny returns access_denied to the client; missing PKCE is refused
     const wrong = new URL(client.authorizationUrl!.href);
     wrong.searchParams.set('redirect_uri', 'http://localhost:4321/elsewhere');
     assert.equal((await getPage(wrong.href.replace(base, svc.url), new CookieJar())).status, 400);
+  } finally {
+    await svc.close();
+  }
+});
+
+test('consent waits for a verified e-mail: the page says so without Allow, a forged Allow writes no grant, and after the link Allow works', async () => {
+  const svc = await startTestServer();
+  try {
+    const base = svc.ctx.config.baseUrl;
+    const serverUrl = `${base}/api/mcp`;
+    // Sign up through the form, and do not open the verification link yet.
+    const jar = new CookieJar();
+    const form = await getPage(`${svc.url}/signup`, jar);
+    const up = await postForm(`${svc.url}/signup`, jar, { csrf: csrfFrom(form.body), email: 'unverified.oauth@example.com', password: TEST_PASSWORD, next: '/account' });
+    assert.equal(up.status, 303);
+    const client = new MemoryClient('http://127.0.0.1:7788/cb');
+    assert.equal(await auth(client, { serverUrl }), 'REDIRECT');
+    const waiting = await browse(client.authorizationUrl!.href, jar, svc.url, base, 'http://127.0.0.1:7788/');
+    assert.equal(waiting.status, 403);
+    assert.match(waiting.body, /id="email-unverified"/);
+    assert.match(waiting.body, /Confirm your e-mail address first/);
+    assert.doesNotMatch(waiting.body, /id="allow"/);
+    // A hand-made Allow is refused the same way: nothing reaches the client.
+    const forged = await postForm(waiting.url.replace(base, svc.url), jar, { csrf: csrfFrom(waiting.body), decision: 'allow' });
+    assert.equal(forged.status, 403);
+    assert.match(forged.body, /id="email-unverified"/);
+    const grants = await svc.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM oidc_models WHERE model = 'Grant'`);
+    assert.equal(grants[0]!.n, 0, 'no grant written');
+    // The person opens the mailed link; the same consent page now offers Allow, and the code arrives.
+    const link = await verificationLinkFromOutbox(svc.url, 'unverified.oauth@example.com');
+    assert.equal((await followVerificationLink(svc.url, link!)).status, 200);
+    const consent = await browse(waiting.url, jar, svc.url, base, 'http://127.0.0.1:7788/');
+    assert.equal(consent.status, 200, consent.body.slice(0, 300));
+    const allow = await postForm(consent.url.replace(base, svc.url), jar, { csrf: csrfFrom(consent.body), decision: 'allow' });
+    const cb = await browse(new URL(allow.location!, consent.url).href, jar, svc.url, base, 'http://127.0.0.1:7788/');
+    const code = new URL(cb.url).searchParams.get('code');
+    assert.ok(code, cb.url);
+    assert.equal(await auth(client, { serverUrl, authorizationCode: code!, iss: base }), 'AUTHORIZED');
   } finally {
     await svc.close();
   }

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Page } from 'playwright-core';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { startTestServer } from './support/harness.ts';
-import { TEST_PASSWORD } from './support/auth-flow.ts';
+import { onServer, TEST_PASSWORD, verificationLinkFromOutbox } from './support/auth-flow.ts';
 import { MemoryOAuthClient } from './support/oauth-flow.ts';
 import { MODERN } from './mcp-support.ts';
 
@@ -60,13 +60,35 @@ function watchConsole(page: Page): string[] {
   return errors;
 }
 
-/** Opens the authorization URL in Chromium, signs a new account up from the sign-in page, and waits for the consent page. */
-async function signUpToConsent(page: Page, authorizationUrl: string, email: string): Promise<void> {
+/**
+ * Opens the authorization URL in Chromium, signs a new account up from the sign-in page, meets the
+ * consent page asking for a verified e-mail (no Allow yet), confirms the address through the mailed
+ * link in the same browser, and comes back to the consent page, now with Allow.
+ */
+async function signUpToConsent(page: Page, authorizationUrl: string, email: string, svcUrl: string, consoleErrors: string[]): Promise<void> {
   await page.goto(authorizationUrl);
   await page.click('text=Sign up');
   await page.fill('#email', email);
   await page.fill('#password', TEST_PASSWORD);
-  await Promise.all([page.waitForSelector('#allow'), page.click('button[type=submit]')]);
+  await verifyFromConsent(page, email, svcUrl, consoleErrors);
+}
+
+/** On the unverified consent page: no Allow; the mailed link confirmed in this browser; back to the page, which now allows. */
+async function verifyFromConsent(page: Page, email: string, svcUrl: string, consoleErrors: string[]): Promise<void> {
+  // consent waits for a verified address: the consent page answers 403 with what to do
+  const waiting = page.waitForResponse((r) => r.url().includes('/api/auth/oauth/interaction/') && r.status() === 403, { timeout: 15_000 });
+  await Promise.all([waiting, page.waitForSelector('#email-unverified'), page.click('button[type=submit]')]);
+  // Chromium logs that expected 403 as a console error; it is the only one allowed.
+  const expected = consoleErrors.findIndex((e) => /status of 403/.test(e));
+  if (expected >= 0) consoleErrors.splice(expected, 1);
+  assert.equal(await page.$('#allow'), null, 'no Allow before the address is confirmed');
+  const consentUrl = page.url();
+  const link = await verificationLinkFromOutbox(svcUrl, email);
+  assert.ok(link, 'the verification mail is in the outbox');
+  await page.goto(onServer(svcUrl, link));
+  await Promise.all([page.waitForSelector('#email-verified'), page.click('#confirm-email')]);
+  await page.goto(consentUrl);
+  await page.waitForSelector('#allow');
 }
 
 /** Clicks a consent button and returns the query the browser brings to the redirect_uri, or fails after 15 s naming what it saw. */
@@ -108,7 +130,7 @@ test('Chromium: SDK OAuth client, sign-up, consent Allow, loopback callback, tok
     await page.fill('#email', 'chromium.oauth@example.com');
     await page.fill('#password', TEST_PASSWORD);
     const consentResponse = page.waitForResponse((r) => r.url().includes('/api/auth/oauth/interaction/') && r.status() === 200);
-    await Promise.all([page.waitForSelector('#allow'), page.click('button[type=submit]')]);
+    await verifyFromConsent(page, 'chromium.oauth@example.com', svc.url, consoleErrors);
     assert.match((await page.textContent('#client-name')) ?? '', /Browser MCP client/);
     // The consent form may post to this site and end at this client's redirect origin, nowhere else.
     const csp = (await consentResponse).headers()['content-security-policy'] ?? '';
@@ -163,7 +185,7 @@ test('Chromium: Deny on the consent page returns access_denied to the redirect_u
     const context = await browser.newContext();
     const page = await context.newPage();
     const consoleErrors = watchConsole(page);
-    await signUpToConsent(page, provider.authorizationUrl!.href, 'chromium.deny@example.com');
+    await signUpToConsent(page, provider.authorizationUrl!.href, 'chromium.deny@example.com', svc.url, consoleErrors);
     const params = await answerConsent(page, '#deny', callback, consoleErrors);
     assert.equal(params.get('error'), 'access_denied');
     assert.deepEqual(consoleErrors, [], 'no console errors');
@@ -186,7 +208,7 @@ test('Chromium: an IPv6 loopback redirect_uri (which CSP cannot name) still rece
     const context = await browser.newContext();
     const page = await context.newPage();
     const consoleErrors = watchConsole(page);
-    await signUpToConsent(page, provider.authorizationUrl!.href, 'chromium.ipv6@example.com');
+    await signUpToConsent(page, provider.authorizationUrl!.href, 'chromium.ipv6@example.com', svc.url, consoleErrors);
     const params = await answerConsent(page, '#allow', callback, consoleErrors);
     assert.ok(params.get('code'));
     assert.deepEqual(consoleErrors, [], 'no console errors');

@@ -1,5 +1,7 @@
 // The browser OAuth interaction: sign in with the web account (our own pages), then a consent page
 // naming the client, the resource and the scopes. Allow writes a grant; Deny ends with access_denied.
+// Allowing needs a verified e-mail address, as linking an agent through the claim page does: the grant
+// gives a client the same access as a claim (docs/auth.md, "E-mail verification").
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
@@ -10,6 +12,9 @@ import { html, page } from './html.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { csrfFailure, PAGE_HEADERS, pageHeadersWithFormTargets } from './page.ts';
+import { isEmailVerified } from '../auth/email-verification.ts';
+import { unverifiedNotice } from './email-verification-page.ts';
+import type { Account } from '../auth/accounts.ts';
 
 interface InteractionDetails {
   uid: string;
@@ -80,6 +85,9 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
     }
     const client = await provider.Client.find(d.params.client_id);
     const clientName: string = client?.clientName ?? d.params.client_id;
+    const target = formActionSource(redirectUriOf(d, client));
+    const headers = target ? pageHeadersWithFormTargets([target]) : PAGE_HEADERS;
+    if (!(await isEmailVerified(ctx, account.accountId))) return unverified(req, res, account, clientName, here, headers);
     const scopes = [...new Set([...(d.prompt.details.missingOIDCScope ?? []), ...Object.values(d.prompt.details.missingResourceScopes ?? {}).flat()])];
     const resources = Object.keys(d.prompt.details.missingResourceScopes ?? {});
     const csrf = csrfToken(ctx, req, res);
@@ -95,9 +103,21 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
 </form>`;
     // The form's redirect chain ends at the redirect URI oidc-provider already checked against the
     // client's registration; Chromium enforces form-action on that last hop too.
-    const target = formActionSource(redirectUriOf(d, client));
-    sendHtml(res, 200, page('Allow access?', body, { signedInAs: account.email }), target ? pageHeadersWithFormTargets([target]) : PAGE_HEADERS);
+    sendHtml(res, 200, page('Allow access?', body, { signedInAs: account.email }), headers);
   });
+
+  /** Consent waits for a verified address: what to do, the resend button (back here after), and Deny. */
+  function unverified(req: IncomingMessage, res: ServerResponse, account: Account, clientName: string, here: string, headers: Record<string, string>): void {
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`<p><strong id="client-name">${clientName}</strong> asks to use siteline as <strong>${account.email}</strong>.</p>
+${unverifiedNotice(account, csrf, here)}
+<p>Once your address is confirmed, reload this page to allow access. Or refuse now:</p>
+<form method="post" action="${here}">
+<input type="hidden" name="csrf" value="${csrf}">
+<button type="submit" name="decision" value="deny" id="deny">Deny</button>
+</form>`;
+    sendHtml(res, 403, page('Confirm your e-mail address first', body, { signedInAs: account.email }), headers);
+  }
 
   router.post(`${PATHS.interaction}/:uid`, async (req, res, params) => {
     const form = await readForm(req);
@@ -123,6 +143,10 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
     };
     if (form.decision !== 'allow') {
       return finish({ error: 'access_denied', error_description: 'The user denied access.' }, false);
+    }
+    if (!(await isEmailVerified(ctx, account.accountId))) {
+      const target = formActionSource(redirectUriOf(d, client));
+      return unverified(req, res, account, client?.clientName ?? d.params.client_id, `${PATHS.interaction}/${params.uid}`, target ? pageHeadersWithFormTargets([target]) : PAGE_HEADERS);
     }
     const grant = d.grantId ? await provider.Grant.find(d.grantId) : new provider.Grant({ accountId: account.accountId, clientId: d.params.client_id });
     if (d.prompt.details.missingOIDCScope) grant.addOIDCScope(d.prompt.details.missingOIDCScope.join(' '));
