@@ -79,7 +79,7 @@ export function connectPage(ctx: AppContext, tools: readonly McpToolDefinition[]
   const json = (v: unknown) => JSON.stringify(v, null, 2);
   return html`<p>siteline's MCP endpoint is <code id="mcp-url">${mcp}</code> (Streamable HTTP; protocol 2026-07-28 and the stateless 2025 leg).
 ${gated.length ? html`Listing tools and the public tools need no token; ${gated.map((n, i) => html`${i ? ', ' : ''}<code>${n}</code>`)} ${gated.length === 1 ? 'needs' : 'need'} you to sign in.` : 'Every tool is public.'}
-Clients discover OAuth from the 401 answer: point them at the URL, and they open a browser for you to sign in and allow access.</p>
+Clients discover OAuth from the 401 answer: point them at the URL, and they open a browser for you to sign in and allow access (a new account confirms its e-mail address first, through the link it is sent).</p>
 
 <h2 id="clients">Connect a client</h2>
 <h3>Claude Code</h3>
@@ -109,7 +109,7 @@ Answers are JSON; errors are OAuth bodies <code>{error, error_description}</code
 <li><p>Register, naming the person who will link it (or <code>{"type":"anonymous"}</code> for public tools only, see below):</p>
 <pre id="curl-register-service-auth">${steps.registerServiceAuth}</pre>
 <p>The answer (201) holds <code>claim_token</code> (shown once: keep it) and <code>claim: {user_code, verification_uri, interval, expires_in}</code>.</p></li>
-<li><p>Show the person <code>verification_uri</code> and <code>user_code</code>. They open the link, sign in or sign up, and type the code.</p></li>
+<li><p>Show the person <code>verification_uri</code> and <code>user_code</code>. They open the link, sign in or sign up (a new account confirms its e-mail address first), and type the code.</p></li>
 <li><p>Poll every <code>interval</code> seconds:</p>
 <pre id="curl-poll-claim">${steps.pollClaim}</pre>
 <p><code>authorization_pending</code>: keep polling; <code>slow_down</code>: add ${SLOW_DOWN_STEP_S} s to the interval; <code>expired_token</code>: call <code>${url(ctx.config, PATHS.claim)}</code> with the same claim token for a new code; 410 <code>claim_expired</code>: register again.
