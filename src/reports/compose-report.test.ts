@@ -117,3 +117,19 @@ test('map scale: the projection keeps metres true and the scale bar reads a roun
   assert.ok(Math.abs((x1 - x0) / proj.pointsPerMetre - 100) < 0.5, '100 m on the ground is 100 m on the map');
   assert.deepEqual([niceMetres(7), niceMetres(23), niceMetres(480), niceMetres(1000)], [5, 20, 200, 1000]);
 });
+
+test('the outline: an unverified default without a number is listed under what is unknown; the place is named once in the subtitle', async () => {
+  const { buildOutline } = await import('./report-outline.ts');
+  const input = sampleReportInput({
+    project: { name: 'Hubbard', address: '30 Hubbard Ave, Cambridge, MA', place: 'Cambridge, MA', geoDivisionId: 'US-MA:cambridge' },
+  });
+  input.envelope.push({ key: 'minLotAreaSqft', label: 'Minimum lot area', value: { value: null, status: 'unverified_default', unit: 'sqft', note: 'No minimum: removed per S1.' } });
+  const outline = buildOutline(input);
+  const text = JSON.stringify(outline);
+  assert.match(text, /Minimum lot area is unknown: the sources siteline holds give no figure for it/);
+  assert.doesNotMatch(text, /Maximum lot coverage is unknown/, "the bylaw's own no limit is not an unknown");
+  assert.match(text, /30 Hubbard Ave, Cambridge, MA · Investor report/);
+  assert.doesNotMatch(text, /Cambridge, MA, Cambridge, MA/);
+  const bare = JSON.stringify(buildOutline(sampleReportInput()));
+  assert.match(bare, /57 Inman St, Cambridge, MA · Investor report/, 'an address without its place gets it added');
+});

@@ -100,9 +100,15 @@ function residentSentence(v: ReportValue): string {
 }
 
 function unknownsOf(input: ReportInput): string[] {
+  // Every value the report shows as unknown: an unknown status, or a status that counts as known (an
+  // unverified default) without a number. The bylaw's own "no limit" is not an unknown.
   const fromValues = input.envelope
-    .filter((v) => STATUS_MEANINGS[v.value.status].unknown)
-    .map((v) => `${v.label} is unknown: ${STATUS_MEANINGS[v.value.status].nullMeans.replace(/^Unknown[^:]*:\s*/, '')}`);
+    .filter((v) => STATUS_MEANINGS[v.value.status].unknown || (v.value.value === null && v.value.status !== 'no_limit_in_bylaw'))
+    .map((v) =>
+      STATUS_MEANINGS[v.value.status].unknown
+        ? `${v.label} is unknown: ${STATUS_MEANINGS[v.value.status].nullMeans.replace(/^Unknown[^:]*:\s*/, '')}`
+        : `${v.label} is unknown: the sources siteline holds give no figure for it (${STATUS_WORDS[v.value.status].toLowerCase()}).`,
+    );
   return [...input.unknowns, ...fromValues];
 }
 
@@ -115,7 +121,9 @@ export function buildOutline(input: ReportInput): ReportOutline {
   const districts = [...new Set(build.flatMap((l) => l.districts))];
   const overlays = [...new Set(build.flatMap((l) => l.overlays))];
   const title = input.planName ? `${project.name}: ${input.planName}` : project.name;
-  const subtitle = `${project.address}, ${project.place} · ${AUDIENCE_NAMES[audience]} report, ${detail}`;
+  // The address usually names its place already ("30 Hubbard Ave, Cambridge, MA"): then once.
+  const where = project.address && project.address.toLowerCase().includes(project.place.toLowerCase()) ? project.address : `${project.address}, ${project.place}`;
+  const subtitle = `${where} · ${AUDIENCE_NAMES[audience]} report, ${detail}`;
 
   const siteText =
     `${build.length === 1 ? 'One lot' : `${build.length} lots`} (${build.map((l) => l.label ?? l.lotId).join(', ')})` +
