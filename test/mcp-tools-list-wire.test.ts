@@ -173,5 +173,15 @@ for (const [leg, req] of [
       assert.ok(!(tool.annotations.readOnlyHint === true && tool.annotations.destructiveHint === true));
       assert.equal('$schema' in tool.inputSchema, false);
     }
+    // The bounds a schema states are the ones the service applies (an agent trusts the schema).
+    const { MAX_NAME_CHARS } = await import('../src/projects/project-fields.ts');
+    const { MAX_RADIUS_M } = await import('../src/projects/save-to-project.ts');
+    const { MAX_DOCUMENTS_LIMIT, MAX_EVIDENCE_LIMIT } = await import('../src/analysis/project-context.ts');
+    const prop = (tool: string, name: string) => tools.find((t) => t.name === tool)!.inputSchema.properties[name] as Record<string, unknown>;
+    assert.equal(prop('saveToProject', 'name')['maxLength'], MAX_NAME_CHARS);
+    assert.equal(prop('updateProject', 'name')['maxLength'], MAX_NAME_CHARS);
+    assert.deepEqual([prop('saveToProject', 'radiusM')['minimum'], prop('saveToProject', 'radiusM')['maximum']], [1, MAX_RADIUS_M]);
+    assert.deepEqual([prop('getProjectContext', 'documentsLimit')['minimum'], prop('getProjectContext', 'documentsLimit')['maximum']], [0, MAX_DOCUMENTS_LIMIT]);
+    assert.deepEqual([prop('getProjectContext', 'evidenceLimit')['minimum'], prop('getProjectContext', 'evidenceLimit')['maximum']], [0, MAX_EVIDENCE_LIMIT]);
   });
 }

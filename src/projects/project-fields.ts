@@ -37,9 +37,12 @@ export function checkExternalRef(value: string): string {
   return value;
 }
 
+/** The longest project name, in characters (after spaces are collapsed). */
+export const MAX_NAME_CHARS = 200;
+
 export function checkName(value: string): string {
   const name = value.trim().replace(/\s+/g, ' ');
   if (!name) throw badInput('name must not be empty.', { field: 'name' });
-  if (name.length > 200) throw badInput('name is longer than 200 characters.', { field: 'name' });
+  if (name.length > MAX_NAME_CHARS) throw badInput(`name is longer than ${MAX_NAME_CHARS} characters.`, { field: 'name' });
   return name;
 }

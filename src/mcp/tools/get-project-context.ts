@@ -16,8 +16,8 @@ export const getProjectContext = defineTool({
   input: z.object({
     projectId: z.string().optional().describe('Project UUID.'),
     project: z.string().optional().describe('Project name (case-insensitive; exact beats partial; several matches list candidates).'),
-    documentsLimit: z.number().int().describe(`How many document summaries, 0-${MAX_DOCUMENTS_LIMIT}.`),
-    evidenceLimit: z.number().int().describe(`How many evidence summaries, 0-${MAX_EVIDENCE_LIMIT}.`),
+    documentsLimit: z.number().int().min(0, `documentsLimit must be an integer from 0 to ${MAX_DOCUMENTS_LIMIT}.`).max(MAX_DOCUMENTS_LIMIT, `documentsLimit must be an integer from 0 to ${MAX_DOCUMENTS_LIMIT}.`).describe(`How many document summaries, 0-${MAX_DOCUMENTS_LIMIT}.`),
+    evidenceLimit: z.number().int().min(0, `evidenceLimit must be an integer from 0 to ${MAX_EVIDENCE_LIMIT}.`).max(MAX_EVIDENCE_LIMIT, `evidenceLimit must be an integer from 0 to ${MAX_EVIDENCE_LIMIT}.`).describe(`How many evidence summaries, 0-${MAX_EVIDENCE_LIMIT}.`),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'gated',

@@ -1,4 +1,6 @@
 // saveToProject (gated, write): create a project, attach lots, attach a knowledge reference.
+import { MAX_NAME_CHARS } from '../../projects/project-fields.ts';
+import { MAX_RADIUS_M } from '../../projects/save-to-project.ts';
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { saveToProject as save } from '../../projects/save-to-project.ts';
@@ -15,7 +17,7 @@ export const saveToProject = defineTool({
     'idempotencyKey: a retry with the same key and arguments returns the first receipt; the same key with other arguments is an error. externalRef is "<system>:<id>", unique among your projects.',
   input: z.object({
     action: z.enum(['create', 'attach_reference', 'attach_parcels']).describe('create, attach_parcels or attach_reference.'),
-    name: z.string().max(300).optional().describe('Project name (create).'),
+    name: z.string().max(MAX_NAME_CHARS, `name is longer than ${MAX_NAME_CHARS} characters.`).optional().describe(`Project name (create), at most ${MAX_NAME_CHARS} characters.`),
     address: z.string().max(300).optional().describe('On create: geocoded server-side when lat/lng are missing.'),
     lat: z.number().optional().describe('Latitude; supplied coordinates are never re-geocoded.'),
     lng: z.number().optional().describe('Longitude; supplied coordinates are never re-geocoded.'),
@@ -24,7 +26,13 @@ export const saveToProject = defineTool({
     sectionUuid: z.string().optional().describe('Knowledge section for attach_reference (citations.<id>.sectionUuid in a snapshot).'),
     parcelExternalIds: z.array(z.string().max(200)).max(50).optional().describe('Lot ids as the snapshot returns them (lot.parcelExternalId), at most 50.'),
     role: z.enum(['build', 'context']).optional().describe('build (lot being developed, default) or context (surrounding land).'),
-    radiusM: z.number().int().optional().describe('Half-width of the search square around the project location, metres. Default 150, at most 5000.'),
+    radiusM: z
+      .number()
+      .int()
+      .min(1, `radiusM must be between 1 and ${MAX_RADIUS_M} metres.`)
+      .max(MAX_RADIUS_M, `radiusM must be between 1 and ${MAX_RADIUS_M} metres.`)
+      .optional()
+      .describe(`Half-width of the search square around the project location, metres. Default 150, at most ${MAX_RADIUS_M}.`),
     idempotencyKey: z.string().optional().describe('Retry key: same key + same arguments returns the first receipt.'),
     externalRef: z.string().optional().describe('On create: "<system>:<id>", unique among your projects. Distinct from idempotencyKey.'),
     preview: z.boolean().describe('true: return the diff and write nothing.'),

@@ -1,4 +1,5 @@
 // updateProject (gated, write): patch name, lifecycleStatus, externalRef; preview; undo by receipt.
+import { MAX_NAME_CHARS } from '../../projects/project-fields.ts';
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { updateProject as update } from '../../projects/update-project.ts';
@@ -16,7 +17,7 @@ export const updateProject = defineTool({
   input: z.object({
     projectId: z.string().optional().describe('Project UUID.'),
     project: z.string().optional().describe('Project name (case-insensitive; exact beats partial).'),
-    name: z.string().max(300).optional().describe('New project name.'),
+    name: z.string().max(MAX_NAME_CHARS, `name is longer than ${MAX_NAME_CHARS} characters.`).optional().describe(`New project name, at most ${MAX_NAME_CHARS} characters.`),
     lifecycleStatus: z.string().max(100).optional().describe(`New lifecycle status: ${LIFECYCLE_STATUSES.join(', ')}.`),
     externalRef: z.string().max(300).nullable().optional().describe('"<system>:<id>", unique among your projects; null clears it.'),
     preview: z.boolean().describe('true: return the diff (or, with undoOperationId, the stored receipt) and write nothing.'),
