@@ -103,6 +103,7 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       assert.equal(pv.preview, true);
       assert.ok(pv.changes.some((c: any) => c.field === 'name' && c.after === n('Acorn Preview')));
       assert.ok(pv.changes.some((c: any) => c.field === 'lots'));
+      assert.equal(pv.projectId, null, "a create's preview has no id: the id is drawn when the project is written");
       assert.deepEqual(await counts(), before, 'preview wrote nothing');
 
       const created = ok(await call(a, 'saveToProject', { action: 'create', name: n('Acorn Infill'), address: '11 Acorn St, Cambridge, MA', preview: false }));
@@ -119,6 +120,11 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       assert.deepEqual(byPoint.lots.map((l: any) => l.parcelExternalId), ['97-128']);
       assert.equal(byPoint.project.address, '999 Nowhere Rd, Cambridge, MA');
       assert.deepEqual(byPoint.project.location, { lat: 42.357579, lng: -71.109315 });
+      // A real address far from the supplied point: the point still decides, and the disagreement is said.
+      const apart = ok(await call(a, 'saveToProject', { action: 'create', name: n('Apart'), address: '57 Inman St, Cambridge, MA', lat: 42.357579, lng: -71.109315, preview: true }));
+      assert.ok(apart.warnings.some((w: string) => /The address "57 Inman St, Cambridge, MA" matches lot \S+, about [\d,]+ m from the supplied point; the point was used/.test(w)), JSON.stringify(apart.warnings));
+      const near = ok(await call(a, 'saveToProject', { action: 'create', name: n('Near'), address: '13 Acorn St, Cambridge, MA', lat: 42.357579, lng: -71.109315, preview: true }));
+      assert.ok(!(near.warnings ?? []).some((w: string) => /from the supplied point/.test(w)), JSON.stringify(near.warnings));
 
       const mid = await counts();
       const bad = fails(await call(a, 'saveToProject', { action: 'create', name: n('Nowhere'), address: '999 Nowhere Rd, Cambridge, MA', preview: false }), /could not be placed: geocode_failed/);

@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError, badInput } from '../core/errors.ts';
 import { getFeasibilitySnapshot } from '../core/snapshot.ts';
+import { distanceM } from '../core/geo/primitives.ts';
 import { DEFAULT_LIFECYCLE_STATUS, checkExternalRef, checkName } from './project-fields.ts';
 import { externalRefClash, externalRefHolder, projectById, resolveProject, summarise, type ProjectRow, type ProjectList } from './project-store.ts';
 import { lotAtPoint, parcelNear, snapshotLot, lotsOfProject, type LotRole, type LotSnapshot } from './project-lots.ts';
@@ -14,6 +15,8 @@ import { argsDigest, checkIdempotencyKey, insertReceipt, isIdempotencyRace, repl
 
 export const DEFAULT_RADIUS_M = 150;
 export const MAX_RADIUS_M = 5_000;
+/** How far an address given beside supplied coordinates may lie from them before the two are said to disagree. */
+const ADDRESS_POINT_TOLERANCE_M = 100;
 export const MAX_PARCELS_PER_CALL = 50;
 
 export interface SaveArgs {
@@ -65,7 +68,8 @@ export async function saveToProject(ctx: AppContext, accountId: string, args: Sa
   }
   const plan =
     args.action === 'create' ? await planCreate(ctx, accountId, args) : args.action === 'attach_parcels' ? await planAttachParcels(ctx, project!, args) : await planAttachReference(ctx, project!, args);
-  if (args.preview) return { kind: 'preview', action: args.action, projectId: plan.projectId, changes: plan.changes, warnings: plan.warnings };
+  // A created project's id is drawn when it is written: a preview has none to give (an id from it would name nothing).
+  if (args.preview) return { kind: 'preview', action: args.action, projectId: args.action === 'create' ? null : plan.projectId, changes: plan.changes, warnings: plan.warnings };
   try {
     const result = await ctx.db.transaction(async (tx) => {
       if (plan.projectId && args.action !== 'create') {
@@ -124,6 +128,18 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
       lot = await snapshotLot(ctx.db, parcel);
       placeId = parcel.place_id;
     } else warnings.push('No loaded lot lies under the supplied point, so no build lot was attached; attach one with action attach_parcels.');
+    // An address given beside the point is stored as written; say so when it names a lot elsewhere.
+    if (address) {
+      const named = await getFeasibilitySnapshot(ctx, address).catch(() => null);
+      if (named?.answered && named.lot) {
+        const apart = distanceM([lng, lat], [named.lot.longitude, named.lot.latitude]);
+        if (apart > ADDRESS_POINT_TOLERANCE_M && named.lot.parcelExternalId !== lot?.parcelExternalId) {
+          warnings.push(
+            `The address "${address}" matches lot ${named.lot.parcelExternalId}, about ${Math.round(apart).toLocaleString('en-US')} m from the supplied point; the point was used (supplied coordinates are never re-geocoded). Check that both name the same site.`,
+          );
+        }
+      }
+    }
   } else {
     const snap = await getFeasibilitySnapshot(ctx, address!);
     if (!snap.answered || !snap.lot) {
