@@ -80,3 +80,53 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
   assert.equal(forged.status, 404);
   assert.doesNotMatch((await getPage(`${svc.url}/projects/${projectId}`, jar)).body, /Undone[\s\S]*Undone/);
 });
+
+test('a person without an agent: the menu leads to projects, a project is created from a form, analysed, and its PDF report exported', async () => {
+  const jar = await signUpOrIn(svc.url, 'web-maker@example.com');
+  const account = await getPage(`${svc.url}/account`, jar);
+  for (const [href, label] of [['/projects', 'Projects'], ['/map', 'Map'], ['/feedback', 'Feedback']]) assert.match(account.body, new RegExp(`<a href="${href}"[^>]*>${label}</a>`), `the menu links ${href}`);
+  assert.doesNotMatch((await getPage(`${svc.url}/sites`, new CookieJar())).body, /href="\/projects"/, 'no Projects link when signed out');
+
+  const list = await getPage(`${svc.url}/projects`, jar);
+  assert.match(list.body, /id="create-project"/);
+  // A bad address is refused on the form, with the service's reason and what was typed kept.
+  const bad = await postForm(`${svc.url}/projects`, jar, { csrf: csrfFrom(list.body), name: 'Nowhere', address: '999 Nowhere Rd, Cambridge, MA' });
+  assert.equal(bad.status, 400);
+  assert.match(bad.body, /id="create-error">The address &quot;999 Nowhere Rd, Cambridge, MA&quot; could not be placed: geocode_failed: .*No approximate location is given in its place\. Correct the address/);
+  assert.doesNotMatch(bad.body, /No approximate location is used/, 'said once');
+  assert.match(bad.body, /value="999 Nowhere Rd, Cambridge, MA"/);
+  const made = await postForm(`${svc.url}/projects`, jar, { csrf: csrfFrom(list.body), name: 'Acorn by hand', address: '11 Acorn St, Cambridge, MA' });
+  assert.equal(made.status, 303);
+  const projectId = /^\/projects\/([0-9a-f-]{36})\?msg=Project%20created/.exec(made.location ?? '')?.[1];
+  assert.ok(projectId, made.location ?? '');
+  const shown = await getPage(`${svc.url}/projects/${projectId}`, jar);
+  assert.match(shown.body, /<h1>Acorn by hand<\/h1>/);
+  assert.match(shown.body, /97-120/, 'the lot at the address is the build lot');
+
+  // Export before any analysis has finished: refused, with the reason, nothing spent.
+  const early = await postForm(`${svc.url}/projects/${projectId}/report`, jar, { csrf: csrfFrom(shown.body), audience: 'owner', detail: 'brief' });
+  assert.equal(early.status, 303);
+  assert.match(decodeURIComponent(early.location ?? ''), new RegExp(`^/projects/${projectId}\\?msg=.*analysis`, 'i'));
+
+  // Analyse (this server runs no workers: one runs the queue now), then export: the PDF opens from its signed link.
+  await postForm(`${svc.url}/projects/${projectId}/analyze`, jar, { csrf: csrfFrom(shown.body) });
+  const { startAnalysisWorkers, workerOptionsFromEnv } = await import('../src/analysis/analysis-workers.ts');
+  const workers = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 50 }));
+  try {
+    let body = '';
+    for (let i = 0; i < 120 && !/Status: <code class="status">current<\/code>/.test(body); i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      body = (await getPage(`${svc.url}/projects/${projectId}`, jar)).body;
+    }
+    assert.match(body, /Status: <code class="status">current<\/code>/);
+    const exported = await postForm(`${svc.url}/projects/${projectId}/report`, jar, { csrf: csrfFrom(body), audience: 'owner', detail: 'brief' });
+    assert.equal(exported.status, 303);
+    assert.match(exported.location ?? '', /^\/reports\/exports\/[^/]+\.pdf\?expires=\d+&sig=/);
+    const pdf = await fetch(`${svc.url}${exported.location}`);
+    assert.equal(pdf.status, 200);
+    assert.equal(pdf.headers.get('content-type'), 'application/pdf');
+    assert.equal(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+  } finally {
+    await workers.stop();
+  }
+});

@@ -46,7 +46,7 @@ An unknown value says "unknown", never zero and never "no limit".</li>
 </ul></section>
 <section id="why-sign-in" aria-labelledby="why-h"><h2 id="why-h">Why you need an account</h2>
 <p>Checking an address looks up a lot and its rules on every request, so it is kept to people with an account: that keeps the service fair to share and
-lets your agents (and, soon, your projects) act for you under one identity. An account is free: an e-mail address and a password.</p>
+keeps your projects (their lots, the feasibility analysis, PDF reports) and lets your agents act for you, under one identity. An account is free: an e-mail address and a password.</p>
 ${accountLinks(undefined)}</section>`;
     const body = html`<p>siteline turns a US or Canadian street address into a sourced site snapshot: the lot and its measurements,
 its zoning district(s) and overlays, the permitted uses and a building envelope (height, floor area, yards, coverage and more).

@@ -51,7 +51,7 @@ export interface PageOptions {
   /** Extra elements for <head> (the map stylesheet and script). */
   head?: Html;
   /** Which navigation entry is the current page. */
-  current?: 'sites' | 'coverage' | 'account' | 'agents';
+  current?: 'sites' | 'coverage' | 'account' | 'agents' | 'projects' | 'map' | 'feedback';
 }
 
 const STYLE = `
@@ -129,7 +129,10 @@ ${opts.head?.value ?? ''}
 <a class="brand" href="/">siteline</a>
 <nav aria-label="Main"><ul>
 ${navItem('/sites', 'Check an address', opts.current === 'sites')}
+${opts.signedInAs ? navItem('/projects', 'Projects', opts.current === 'projects') : ''}
+${navItem('/map', 'Map', opts.current === 'map')}
 ${navItem('/coverage', 'Coverage', opts.current === 'coverage')}
+${navItem('/feedback', 'Feedback', opts.current === 'feedback')}
 ${navItem('/account', opts.signedInAs ? 'Your account' : 'Sign in', opts.current === 'account')}
 </ul></nav>
 ${account}

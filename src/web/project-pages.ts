@@ -13,6 +13,11 @@ import { listProjects, projectById, summarise } from '../projects/project-store.
 import { lotsOfProject, lotSummary } from '../projects/project-lots.ts';
 import { receiptOf, receiptsOfProject } from '../projects/receipts.ts';
 import { updateProject } from '../projects/update-project.ts';
+import { saveToProject } from '../projects/save-to-project.ts';
+import { MAX_NAME_CHARS } from '../projects/project-fields.ts';
+import { MAX_ADDRESS_CHARS } from '../geocoder/parse-address.ts';
+import { produceProjectReport } from '../reports/project-report.ts';
+import { REPORT_AUDIENCES, REPORT_DETAILS, type ReportAudience, type ReportDetail } from '../reports/report-input.ts';
 import { runFeasibilityAnalysis } from '../analysis/run-feasibility-analysis.ts';
 import { agentStatusOf } from '../analysis/agent-status.ts';
 import { latestRun, latestSucceededRun } from '../analysis/run-queue.ts';
@@ -88,19 +93,60 @@ async function listingSection(ctx: AppContext, accountId: string, projectId: str
 <button type="submit">List on the public map</button></form>`;
 }
 
+/** The new-project form: a name and an address, as saveToProject's create takes them (the address is geocoded). */
+function createForm(csrf: string, values: { name?: string; address?: string } = {}, error?: string): Html {
+  return html`<h2>New project</h2>
+${error ? html`<p class="error" role="alert" id="create-error">${error}</p>` : ''}
+<form method="post" action="/projects" id="create-project">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="project-name">Name</label>
+<input id="project-name" name="name" type="text" required maxlength="${MAX_NAME_CHARS}" value="${values.name ?? ''}">
+<label for="project-address">Address of the site</label>
+<input id="project-address" name="address" type="text" required maxlength="${MAX_ADDRESS_CHARS}" autocomplete="street-address" placeholder="57 Inman St, Cambridge, MA" value="${values.address ?? ''}">
+<button type="submit">Create the project</button>
+</form>
+<p class="muted">The lot at the address becomes the project's build lot; agents reach the same projects through the MCP tools.</p>`;
+}
+
 export function registerProjectPages(router: Router, ctx: AppContext): void {
+  const listPage = async (req: IncomingMessage, res: ServerResponse, account: { accountId: string; email: string }, status = 200, form?: { values: { name?: string; address?: string }; error: string }) => {
+    const list = await listProjects(ctx, account.accountId);
+    const csrf = csrfToken(ctx, req, res);
+    const rows = list.projects.map(
+      (p) => html`<tr><td><a href="/projects/${p.projectId}">${p.name}</a></td><td>${p.address ?? ''}</td><td>${p.lifecycleStatus}</td><td>${p.externalRef ?? ''}</td><td>${p.updatedAt.slice(0, 10)}</td></tr>`,
+    );
+    const body = html`${list.projects.length
+      ? html`<table><thead><tr><th>Project</th><th>Address</th><th>Lifecycle</th><th>External ref</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table>
+${list.hasMore ? html`<p>${list.total - list.projects.length} more not shown.</p>` : ''}`
+      : html`<p>No projects yet. Create one below, or let an agent create them with the MCP tool <code>saveToProject</code>.</p>`}
+${createForm(csrf, form?.values, form?.error)}`;
+    sendHtml(res, status, page('Your projects', body, { signedInAs: account.email, wide: true, current: 'projects' }), HEADERS);
+  };
+
   router.get('/projects', async (req, res) => {
     const account = await currentAccount(ctx, req);
     if (!account) return redirect(res, '/signin?next=/projects');
-    const list = await listProjects(ctx, account.accountId);
-    const rows = list.projects.map(
-      (p) => html`<tr><td><a href="/projects/${p.projectId}">${p.name}</a></td><td>${p.address ?? ''}</td><td><code class="status">${p.lifecycleStatus}</code></td><td>${p.externalRef ?? ''}</td><td>${p.updatedAt.slice(0, 10)}</td></tr>`,
-    );
-    const body = list.projects.length
-      ? html`<table><thead><tr><th>Project</th><th>Address</th><th>Lifecycle</th><th>External ref</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table>
-${list.hasMore ? html`<p>${list.total - list.projects.length} more not shown.</p>` : ''}`
-      : html`<p>No projects yet. An agent creates them with the MCP tool <code>saveToProject</code> (action <code>create</code>).</p>`;
-    sendHtml(res, 200, page('Your projects', body, { signedInAs: account.email, wide: true }), HEADERS);
+    await listPage(req, res, account);
+  });
+
+  // The web path of saveToProject's create: the same domain call, its refusal shown on the form.
+  router.post('/projects', async (req, res) => {
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/projects');
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
+    const values = { name: form.name ?? '', address: form.address ?? '' };
+    try {
+      if (!values.address.trim()) throw new SitelineError('bad_input', 'Give the address of the site.');
+      const out = await saveToProject(ctx, account.accountId, { action: 'create', name: values.name, address: values.address, preview: false });
+      if (out.kind !== 'written') throw new SitelineError('bad_input', 'Nothing was created.');
+      const created = out.result['project'] as { projectId: string };
+      const warnings = (out.result['warnings'] as string[] | undefined) ?? [];
+      redirect(res, `/projects/${created.projectId}?msg=${encodeURIComponent(['Project created.', ...warnings].join(' '))}`);
+    } catch (err) {
+      if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
+      await listPage(req, res, account, 400, { values, error: err.message });
+    }
   });
 
   router.get('/projects/:id', async (req, res, params) => {
@@ -151,6 +197,16 @@ ${derived
 </tbody></table>`
   : ''}
 <form method="post" action="/projects/${p.projectId}/analyze"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Run the analysis</button></form>
+<h2>Report</h2>
+<form method="post" action="/projects/${p.projectId}/report" id="export-report">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="report-audience">For</label>
+<select id="report-audience" name="audience">${REPORT_AUDIENCES.map((a) => html`<option value="${a}">${a}</option>`)}</select>
+<label for="report-detail">Detail</label>
+<select id="report-detail" name="detail">${REPORT_DETAILS.map((d) => html`<option value="${d}"${d === 'detailed' ? ' selected' : ''}>${d}</option>`)}</select>
+<button type="submit">Export the PDF report</button>
+</form>
+<p class="muted">The report is built from the latest finished analysis; each export counts against this month's report exports (your account page shows how many are left).</p>
 <h2>History</h2>
 ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>Changes</th><th></th></tr></thead><tbody>${receiptRows}</tbody></table>` : html`<p>No changes yet.</p>`}
 <p><a href="/projects">All projects</a></p>`;
@@ -189,6 +245,27 @@ ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>C
     if (out.kind !== 'result') return 'Nothing was published.';
     if (!out.result['written']) return String(out.result['note'] ?? 'Nothing changed.');
     return listed ? 'Listed on the public map.' : 'Removed from the public map. What was public while it was listed was not un-shared.';
+  });
+  // The web path of produceProjectReport: the person pressing Export is the confirmation; the PDF
+  // opens from its signed link. A refusal (no finished analysis, the month's exports used) comes back as the page's message.
+  router.post('/projects/:id/report', async (req: IncomingMessage, res: ServerResponse, params) => {
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/projects');
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
+    const project = await projectById(ctx.db, account.accountId, params.id ?? '');
+    if (!project) return notFound(res, account.email);
+    const audience = (REPORT_AUDIENCES as readonly string[]).includes(form.audience ?? '') ? (form.audience as ReportAudience) : 'investor';
+    const detail = (REPORT_DETAILS as readonly string[]).includes(form.detail ?? '') ? (form.detail as ReportDetail) : 'detailed';
+    try {
+      const out = await produceProjectReport(ctx, account.accountId, { projectId: project.project_id, audience, detail, preview: false, confirm: true });
+      if (out.kind !== 'exported') throw new SitelineError('bad_input', 'No report was exported.');
+      const link = new URL(out.url); // the signed link, on this same site
+      redirect(res, link.pathname + link.search);
+    } catch (err) {
+      if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
+      redirect(res, `/projects/${project.project_id}?msg=${encodeURIComponent(err.message)}`);
+    }
   });
   action('/projects/:id/analyze', async (accountId, projectId) => {
     await runFeasibilityAnalysis(ctx, accountId, { projectId });
