@@ -42,6 +42,13 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
   assert.doesNotMatch(pageRes.body, /http-equiv="refresh"/);
   assert.match(pageRes.body, new RegExp(`name="receiptId" value="${updateReceipt}"`));
   assert.match(pageRes.body, /name: Acorn &lt;Web&gt; → Acorn Renamed/, 'history shows the change, escaped');
+  // ... in words: what was done, and values without raw JSON.
+  assert.match(pageRes.body, /<td>Created the project<\/td>/);
+  assert.match(pageRes.body, /<td>Updated the project<\/td>/);
+  assert.match(pageRes.body, /build lot: lot 97-120 \(build\)/);
+  assert.match(pageRes.body, /location: 42\.\d{5}, -71\.\d{5} \(from the address\)/);
+  const history = pageRes.body.slice(pageRes.body.indexOf('<h2>History</h2>'));
+  assert.doesNotMatch(history, /\{&quot;|\{"|saveToProject|updateProject/, 'no JSON or tool names in the history');
 
   const undo = await postForm(`${svc.url}/projects/${projectId}/undo`, jar, { csrf: csrfFrom(pageRes.body), receiptId: updateReceipt });
   assert.equal(undo.status, 303);

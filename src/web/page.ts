@@ -103,6 +103,7 @@ ol.footnotes{font-size:.9rem;padding-left:1.5rem}ol.footnotes li{margin:.3rem 0;
 sup a{text-decoration:none}
 details summary{cursor:pointer}
 .muted{color:#555;font-size:.9rem}
+td.when,.nowrap{white-space:nowrap}
 `;
 
 function navItem(href: string, label: string, current: boolean): string {

@@ -41,6 +41,44 @@ function notFound(res: ServerResponse, email: string): void {
 
 const fmt = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
+/** What a receipt did, in words (its tool and action are for agents; they stay in the stored receipt). */
+const WHAT: Record<string, string> = {
+  'saveToProject create': 'Created the project',
+  'saveToProject attach_parcels': 'Attached lots',
+  'saveToProject attach_reference': 'Attached a bylaw section',
+  'updateProject update': 'Updated the project',
+  'updateProject undo': 'Undid an update',
+  'setProjectMapListing list': 'Listed on the public map',
+  'setProjectMapListing unlist': 'Removed from the public map',
+  'runFeasibilityAnalysis enqueue': 'Queued the analysis',
+};
+function whatText(tool: string, action: string): string {
+  return WHAT[`${tool} ${action}`] ?? `${tool} ${action}`;
+}
+
+const num = (x: unknown, digits: number) => (typeof x === 'number' ? x.toFixed(digits) : '?');
+
+/** One change of a receipt for a person: the field's name and values in words, never raw JSON where a shape is known. */
+function changeText(field: string, before: unknown, after: unknown): string {
+  const value = (v: unknown): string => {
+    if (v === null || v === undefined) return '—';
+    if (typeof v !== 'object') return String(v);
+    const o = v as Record<string, unknown>;
+    if ('lat' in o && 'lng' in o) return `${num(o['lat'], 5)}, ${num(o['lng'], 5)}${o['locatedBy'] === 'geocoded_address' ? ' (from the address)' : o['locatedBy'] === 'supplied_coordinates' ? ' (as supplied)' : ''}`;
+    if (Array.isArray(o['attached'])) return (o['attached'] as { parcelExternalId?: string; role?: string }[]).map((a) => `lot ${a.parcelExternalId} (${a.role})`).join(', ');
+    if ('role' in o) return `${o['role']}${typeof o['areaSqft'] === 'number' ? `, ${Math.round(o['areaSqft']).toLocaleString('en-US')} sq ft` : ''}`;
+    return fmt(v);
+  };
+  const lot = /^lots\.(.+?)(\.role)?$/.exec(field);
+  const name =
+    field === 'lots' ? 'build lot'
+    : lot ? (lot[2] ? `role of lot ${lot[1]}` : `lot ${lot[1]}`)
+    : field.startsWith('references.') ? 'bylaw section'
+    : ({ 'mapListing.listed': 'on the public map', 'mapListing.pin': 'map pin', lifecycleStatus: 'lifecycle', externalRef: 'external ref' } as Record<string, string>)[field] ?? field;
+  if (field.startsWith('references.')) return `${name} attached`;
+  return before === null || before === undefined ? `${name}: ${value(after)}` : `${name}: ${value(before)} → ${value(after)}`;
+}
+
 function sourced(v: { value: number | null; status: string; unit?: string } | undefined): Html {
   if (!v) return html`—`;
   const shown = v.value === null ? (v.status === 'no_limit_in_bylaw' ? 'no limit' : 'unknown') : `${v.value.toLocaleString('en-US')}${v.unit ? ` ${v.unit}` : ''}`;
@@ -171,8 +209,8 @@ ${createForm(csrf, form?.values, form?.error)}`;
     const derived = analysis?.derived as Record<string, { value: number | null; status: string; unit?: string }> | undefined;
     const receiptRows = receipts.map((r) => {
       const undoable = r.tool === 'updateProject' && !undone.has(r.receiptId);
-      return html`<tr><td>${r.at.replace('T', ' ').slice(0, 19)}</td><td>${r.tool} ${r.action}</td><td class="note">${r.changes.map((c) => `${c.field}: ${fmt(c.before)} → ${fmt(c.after)}`).join('; ') || 'no change'}</td>
-<td>${undoable ? html`<form method="post" action="/projects/${p.projectId}/undo"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="receiptId" value="${r.receiptId}"><button type="submit">Undo</button></form>` : ''}</td></tr>`;
+      return html`<tr><td class="when">${r.at.slice(0, 10)}<br>${r.at.slice(11, 16)}</td><td>${whatText(r.tool, r.action)}</td><td class="note">${r.changes.map((c) => changeText(c.field, c.before, c.after)).join('; ') || 'no change'}</td>
+<td>${undoable ? html`<form method="post" action="/projects/${p.projectId}/undo"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="receiptId" value="${r.receiptId}"><button type="submit" class="nowrap">Undo</button></form>` : ''}</td></tr>`;
     });
     const view = await projectMapView(ctx, lots);
     const listing = await listingSection(ctx, account.accountId, project.project_id, csrf);
