@@ -129,6 +129,8 @@ test('produceProjectReport: list, no-analysis refusal, preview, confirm, PDF, re
     assert.ok(statuses.size >= 1);
     for (const s of statuses) assert.ok(body.includes(STATUS_WORDS[s as keyof typeof STATUS_WORDS]), `status ${s} in words ("${STATUS_WORDS[s as keyof typeof STATUS_WORDS]}") is in the PDF`);
     for (const l of analysis.buildLots) assert.ok(body.includes(l.parcelExternalId), `build lot ${l.parcelExternalId} is named`);
+    // The analysis names standards and statuses by their keys for agents; the PDF reads them out in words.
+    assert.doesNotMatch(body, /\b(maxFar|maxUnitsPerLot|maxDensityUnitsPerAcre|minLotAreaPerUnitSqft|not_extracted|unverified_default|derived_from_cited)\b/);
 
     // The same confirmed call again: the same export, nothing spent twice.
     const again = ok(await call(a, 'produceProjectReport', args));

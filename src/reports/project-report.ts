@@ -17,7 +17,7 @@ import { composeReport } from './compose-report.ts';
 import { exportRequestKey, saveExport, type ExportUsage } from './export-store.ts';
 import { signExportUrl } from './signed-url.ts';
 import type { ReportArea, ReportAudience, ReportDetail, ReportInput, ReportLot, ReportValue } from './report-input.ts';
-import type { ReportOutline } from './report-outline.ts';
+import { STATUS_WORDS, type ReportOutline } from './report-outline.ts';
 
 /** Districts and overlays drawn around the lots, at most. */
 export const MAX_REPORT_AREAS = 40;
@@ -107,7 +107,7 @@ export async function buildProjectReportInput(ctx: AppContext, project: ProjectR
     unknowns.push('The project\'s lots or the rules changed after this analysis was run, so it may be out of date: run runFeasibilityAnalysis again for a current one.');
   else if (status.status !== 'current')
     unknowns.push(`A newer analysis run is ${status.status}${status.error ? ` (${status.error})` : ''}; this report shows the last finished one.`);
-  for (const n of (analysis.notes ?? []) as string[]) if (typeof n === 'string' && unknowns.length < 90) unknowns.push(n.slice(0, 500));
+  for (const n of (analysis.notes ?? []) as string[]) if (typeof n === 'string' && unknowns.length < 90) unknowns.push(forPeople(n).slice(0, 500));
   if (!project.address) unknowns.push('The project has no street address on record.');
 
   return {
@@ -135,9 +135,19 @@ function sourcedOf(v: Sourced<number | string>): Sourced<number | string> {
   const out: Sourced<number | string> = { value: v.value ?? null, status: v.status };
   if (v.unit) out.unit = v.unit;
   if (v.citation) out.citation = { section: v.citation.section, sourceUrl: v.citation.sourceUrl, date: v.citation.date, ...(v.citation.excerpt ? { excerpt: v.citation.excerpt } : {}) };
-  if (v.condition) out.condition = v.condition;
-  if (v.note) out.note = v.note;
+  if (v.condition) out.condition = forPeople(v.condition);
+  if (v.note) out.note = forPeople(v.note);
   return out;
+}
+
+// The analysis writes its notes for agents, naming standards and statuses by their keys
+// ("maxFar: residential", "maxUnitsPerLot is not_extracted"); a report reads them out in words.
+const KEY_WORDS = new RegExp(`\\b(${Object.keys(LABELS).join('|')}|lot\\.areaSqft)\\b`, 'g');
+const STATUS_KEYS = new RegExp(`\\b(${Object.keys(STATUS_WORDS).join('|')})\\b`, 'g');
+function forPeople(text: string): string {
+  return text
+    .replace(KEY_WORDS, (k) => (k === 'lot.areaSqft' ? 'the lot area' : LABELS[k]!.toLowerCase()))
+    .replace(STATUS_KEYS, (k) => STATUS_WORDS[k as keyof typeof STATUS_WORDS].toLowerCase());
 }
 
 /** The zoning districts and overlays whose boxes touch the lots (padded), as the map draws them. */
