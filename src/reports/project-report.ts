@@ -144,9 +144,10 @@ function sourcedOf(v: Sourced<number | string>): Sourced<number | string> {
 // ("maxFar: residential", "maxUnitsPerLot is not_extracted"); a report reads them out in words.
 const KEY_WORDS = new RegExp(`\\b(${Object.keys(LABELS).join('|')}|lot\\.areaSqft)\\b`, 'g');
 const STATUS_KEYS = new RegExp(`\\b(${Object.keys(STATUS_WORDS).join('|')})\\b`, 'g');
+const lowerFirst = (t: string) => t.charAt(0).toLowerCase() + t.slice(1); // "maximum floor area ratio (FAR)"
 function forPeople(text: string): string {
   return text
-    .replace(KEY_WORDS, (k) => (k === 'lot.areaSqft' ? 'the lot area' : LABELS[k]!.toLowerCase()))
+    .replace(KEY_WORDS, (k) => (k === 'lot.areaSqft' ? 'the lot area' : lowerFirst(LABELS[k]!)))
     .replace(STATUS_KEYS, (k) => STATUS_WORDS[k as keyof typeof STATUS_WORDS].toLowerCase());
 }
 
