@@ -197,6 +197,9 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       assert.equal(upd.action, 'candidates');
       assert.deepEqual(await counts(), before, 'candidates: nothing queued or written');
       fails(await call(a, 'getProjectContext', { project: n('no such project'), documentsLimit: 0, evidenceLimit: 0 }), /None of your projects/);
+      // A long bad id is quoted back cut short, not whole.
+      const longId = fails(await call(a, 'getProjectContext', { projectId: 'x'.repeat(5000), documentsLimit: 0, evidenceLimit: 0 }), /projectId "x{77}\.\.\." is not a UUID/);
+      assert.ok(JSON.stringify(longId).length < 1000, 'the error does not repeat the 5,000 characters');
     } finally {
       await a.close();
     }

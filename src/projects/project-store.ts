@@ -103,7 +103,7 @@ export async function resolveProject(ctx: AppContext, accountId: string, args: T
   const name = args.project?.trim();
   if (!projectId && !name) return { kind: 'list', list: await listProjects(ctx, accountId) };
   if (projectId) {
-    if (!isUuid(projectId)) throw badInput(`projectId "${projectId}" is not a UUID. Pass the projectId a listing returned, or the project's name as project.`, { field: 'projectId' });
+    if (!isUuid(projectId)) throw badInput(`projectId "${quoted(projectId)}" is not a UUID. Pass the projectId a listing returned, or the project's name as project.`, { field: 'projectId' });
     const p = await projectById(ctx.db, accountId, projectId);
     // The same answer for "no such project" and "another account's project": nothing leaks.
     if (!p) throw new SitelineError('not_found', `No project of yours has projectId ${projectId}. Call again without projectId and project to list your projects.`);
@@ -126,7 +126,7 @@ export async function resolveProject(ctx: AppContext, accountId: string, args: T
     [accountId, needle],
   );
   if (partial.length) return pick(partial, 'partial_name');
-  throw new SitelineError('not_found', `None of your projects is named like "${name}". Call again without projectId and project to list your projects.`);
+  throw new SitelineError('not_found', `None of your projects is named like "${quoted(name ?? '')}". Call again without projectId and project to list your projects.`);
 }
 
 /** The other project of this account that already holds externalRef, if any. */
@@ -144,4 +144,9 @@ export function externalRefClash(externalRef: string, other: ProjectRow): Siteli
     `externalRef "${externalRef}" is already used by your project "${other.name}" (projectId ${other.project_id}); an externalRef is unique among your projects. Clear it there first (updateProject externalRef: null) or use another.`,
     { field: 'externalRef', otherProjectId: other.project_id, otherProjectName: other.name },
   );
+}
+
+/** A caller's text quoted back in an error: at most 80 characters of it (a 5,000-character id is not repeated whole). */
+function quoted(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
