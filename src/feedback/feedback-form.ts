@@ -96,7 +96,7 @@ export function feedbackFormSchema(prefill: FormPrefill = {}) {
         prefill.message,
       ),
       affectedToolName: withDefault({ type: 'string', title: 'Tool concerned (optional)', maxLength: 64 }, prefill.affectedToolName),
-      contactConsent: { type: 'boolean', title: 'siteline may e-mail me about this report', default: prefill.contactConsent === true },
+      contactConsent: { type: 'boolean', title: 'siteline may e-mail me about this feedback', default: prefill.contactConsent === true },
       shareStreetAddresses: {
         type: 'boolean',
         title: 'Keep street addresses in my message (otherwise they are removed)',

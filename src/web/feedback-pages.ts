@@ -39,7 +39,7 @@ function feedbackForm(csrf: string, v: FormValues): Html {
 <p><small>E-mail addresses, phone numbers, tokens, keys, card numbers and passwords are removed before it is stored.</small></p>
 <label for="affectedToolName">Tool concerned (optional)</label>
 <input id="affectedToolName" name="affectedToolName" type="text" maxlength="64" value="${v.affectedToolName}">
-<label><input type="checkbox" name="contactConsent" value="1"${v.contactConsent ? html` checked` : ''}> siteline may e-mail me about this report</label>
+<label><input type="checkbox" name="contactConsent" value="1"${v.contactConsent ? html` checked` : ''}> siteline may e-mail me about this feedback</label>
 <label><input type="checkbox" name="shareStreetAddresses" value="1"${v.shareStreetAddresses ? html` checked` : ''}> Keep street addresses in my message (otherwise they are removed)</label>
 <button type="submit" id="send-feedback">Send feedback</button>
 </form>`;
