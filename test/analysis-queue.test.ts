@@ -24,6 +24,9 @@ test('a run whose worker dies on every attempt ends failed with the reason after
     const ctx = testCtx(tdb.db);
     const created = await saveToProject(ctx, 'acct-q', { action: 'create', name: 'Lease Test', lat: 42.3, lng: -71.1, preview: false });
     const projectId = (created as unknown as { result: { project: { projectId: string } } }).result.project.projectId;
+    // This database has no places, so no lot lies under the point: a build lot row stands in (the analysis
+    // refuses a project without one; this test is about the queue's leases, and no run here is executed).
+    await tdb.db.query(`INSERT INTO project_lots (project_id, place_id, parcel_ext_id, role, snapshot, attached_at) VALUES ($1, 'XX-AA:test', 'L-1', 'build', '{}', now())`, [projectId]);
     const q = await runFeasibilityAnalysis(ctx, 'acct-q', { projectId });
     const runId = (q as unknown as { result: { runId: string } }).result.runId;
     for (let attempt = 1; attempt <= 3; attempt++) {

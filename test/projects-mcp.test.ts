@@ -197,6 +197,12 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       assert.equal(upd.action, 'candidates');
       assert.deepEqual(await counts(), before, 'candidates: nothing queued or written');
       fails(await call(a, 'getProjectContext', { project: n('no such project'), documentsLimit: 0, evidenceLimit: 0 }), /None of your projects/);
+      // A project whose point has no lot (in the ocean): the analysis refuses up front instead of a run that finishes with nothing.
+      const wet = ok(await call(a, 'saveToProject', { action: 'create', name: n('At Sea'), lat: 0, lng: 0, preview: false }));
+      assert.ok(wet.warnings.some((w: string) => /No loaded lot lies under the supplied point/.test(w)));
+      const queuedBefore = await svc.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM analysis_runs WHERE project_id = $1', [wet.project.projectId]);
+      fails(await call(a, 'runFeasibilityAnalysis', { projectId: wet.project.projectId }), /has no build lot, so there is nothing to analyse; nothing was queued\. Attach one with saveToProject/);
+      assert.deepEqual(await svc.ctx.db.query('SELECT count(*)::int AS n FROM analysis_runs WHERE project_id = $1', [wet.project.projectId]), queuedBefore);
       // A long bad id is quoted back cut short, not whole.
       const longId = fails(await call(a, 'getProjectContext', { projectId: 'x'.repeat(5000), documentsLimit: 0, evidenceLimit: 0 }), /projectId "x{77}\.\.\." is not a UUID/);
       assert.ok(JSON.stringify(longId).length < 1000, 'the error does not repeat the 5,000 characters');

@@ -24,6 +24,14 @@ export async function runFeasibilityAnalysis(ctx: AppContext, accountId: string,
   const runId = crypto.randomUUID();
   const result = await ctx.db.transaction(async (tx) => {
     if (!(await projectById(tx, accountId, project.project_id, true))) throw new SitelineError('not_found', 'The project was removed meanwhile.');
+    // Nothing to analyse without a build lot: said now, instead of a run that finishes with nothing.
+    if (!(await tx.query(`SELECT 1 FROM project_lots WHERE project_id = $1 AND role = 'build' LIMIT 1`, [project.project_id])).length) {
+      throw new SitelineError(
+        'bad_input',
+        `Project "${project.name}" has no build lot, so there is nothing to analyse; nothing was queued. Attach one with saveToProject action attach_parcels (role build), then call runFeasibilityAnalysis again.`,
+        { field: 'projectId' },
+      );
+    }
     const before = statusOfRun(await latestRun(tx, project.project_id));
     return (
       await insertReceipt(
