@@ -94,7 +94,8 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
     const { newApiKey } = await import('../src/billing/api-keys.ts');
     const withKey = await postRpc(svc.url, listCall(leg), bearer(newApiKey()));
     assert.equal(withKey.status, 401);
-    assert.match(withKey.message!.error!.message, /^That is a REST API key \(sl_live_\.\.\.\): it works on \S+\/api\/v1, not here\. An MCP client signs in with OAuth/);
+    assert.match(withKey.message!.error!.message, /^API keys \(sl_live_\.\.\.\) open the REST API under \/api\/v1 only; the MCP endpoint takes OAuth access tokens\. An MCP client signs in with OAuth \(\S+\/connect shows how\)/);
+    assert.doesNotMatch(withKey.message!.error!.message, /Renew the token/);
   });
 
   test(`${leg}: a pre-claim mcp.public token opens public tools only (gated -> 403 insufficient_scope)`, async () => {

@@ -184,6 +184,11 @@ function suggestionsOf(ranked: readonly StreetCandidate[], parsed: ParsedAddress
 }
 
 /** "18-2", "56-R", "6-1/2": the address table's way, unambiguous for numeric suffixes. */
+/** A number with its suffix as people write it: "5B" (a letter joins), "11-13" and "6-1/2" (a number joins by a hyphen). */
+function numberAsTyped(number: string, suffix: string): string {
+  return /^[A-Z]+$/i.test(suffix) ? `${number}${suffix}` : `${number}-${suffix}`;
+}
+
 function numberText(number: string | number, suffix: string | null): string {
   return suffix ? `${number}-${suffix}` : String(number);
 }
@@ -375,7 +380,7 @@ function pickAddressRow(rows: readonly AddressRow[], parsed: ParsedAddress, warn
     pool = plain.length ? plain : withLot;
     warnings.push(
       wantSuffix
-        ? `No ${numberText(parsed.number!, parsed.numberSuffix)} in the address table; matched ${pool[0]!.full_address}.`
+        ? `No ${numberAsTyped(parsed.number!, parsed.numberSuffix!)} in the address table; matched ${pool[0]!.full_address}.`
         : `No plain number ${parsed.number} in the address table; matched ${pool[0]!.full_address}.`,
     );
     confidence = 0.8;

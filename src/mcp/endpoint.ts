@@ -7,7 +7,6 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AppContext } from '../context.ts';
 import { verifyBearer, wwwAuthenticate } from '../auth/verify-bearer.ts';
-import { API_KEY_PREFIX } from '../billing/api-keys.ts';
 import { requestId } from '../http/respond.ts';
 import type { McpToolDefinition, McpCaller } from './tool-definition.ts';
 import { MCP_TOOLS } from './registry.ts';
@@ -122,7 +121,7 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
         401,
         AUTH_ERROR_CODE,
         /^bearer\s+sl_live_/i.test(req.headers.authorization ?? '')
-          ? `That is a REST API key (${API_KEY_PREFIX}...): it works on ${ctx.config.baseUrl}/api/v1, not here. An MCP client signs in with OAuth (${ctx.config.baseUrl}/connect shows how); an invalid token is never treated as anonymous.`
+          ? `${verdict.reason} An MCP client signs in with OAuth (${ctx.config.baseUrl}/connect shows how); renewing the key would not help.`
           : `${verdict.reason} Renew the token (repeat the token exchange or sign in again) and retry; an invalid token is never treated as anonymous.`,
         { 'www-authenticate': wwwAuthenticate(ctx, { error: 'invalid_token' }) },
         id,
