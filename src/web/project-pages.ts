@@ -253,7 +253,11 @@ ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>C
     sendHtml(res, 200, working ? out.replace('<head>', `<head>\n<meta http-equiv="refresh" content="${PROJECT_PAGE_REFRESH_S}">`) : out, view.bounds ? mapPageHeaders(ctx.config) : HEADERS);
   });
 
-  const action = (path: string, fn: (accountId: string, projectId: string, form: Record<string, string>) => Promise<string>) =>
+  /**
+   * A form on a project page: signed in, CSRF-checked, the caller's own project. `fn` answers with the
+   * message the page shows, or with where to go instead; a refusal comes back as the page's message.
+   */
+  const action = (path: string, fn: (accountId: string, projectId: string, form: Record<string, string>) => Promise<string | { location: string }>) =>
     router.post(path, async (req: IncomingMessage, res: ServerResponse, params) => {
       const account = await currentAccount(ctx, req);
       if (!account) return redirect(res, '/signin?next=/projects');
@@ -261,14 +265,14 @@ ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>C
       if (!csrfOk(ctx, req, form)) return sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
       const project = await projectById(ctx.db, account.accountId, params.id ?? '');
       if (!project) return notFound(res, account.email);
-      let msg: string;
+      let outcome: string | { location: string };
       try {
-        msg = await fn(account.accountId, project.project_id, form);
+        outcome = await fn(account.accountId, project.project_id, form);
       } catch (err) {
         if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
-        msg = err.message;
+        outcome = err.message;
       }
-      redirect(res, `/projects/${project.project_id}?msg=${encodeURIComponent(msg)}`);
+      redirect(res, typeof outcome === 'string' ? `/projects/${project.project_id}?msg=${encodeURIComponent(outcome)}` : outcome.location);
     });
 
   action('/projects/:id/undo', async (accountId, projectId, form) => {
@@ -285,25 +289,14 @@ ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>C
     return listed ? 'Listed on the public map.' : 'Removed from the public map. What was public while it was listed was not un-shared.';
   });
   // The web path of produceProjectReport: the person pressing Export is the confirmation; the PDF
-  // opens from its signed link. A refusal (no finished analysis, the month's exports used) comes back as the page's message.
-  router.post('/projects/:id/report', async (req: IncomingMessage, res: ServerResponse, params) => {
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, '/signin?next=/projects');
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
-    const project = await projectById(ctx.db, account.accountId, params.id ?? '');
-    if (!project) return notFound(res, account.email);
+  // opens from its signed link. A refusal (no finished analysis, the month's exports used) is the page's message.
+  action('/projects/:id/report', async (accountId, projectId, form) => {
     const audience = (REPORT_AUDIENCES as readonly string[]).includes(form.audience ?? '') ? (form.audience as ReportAudience) : 'investor';
     const detail = (REPORT_DETAILS as readonly string[]).includes(form.detail ?? '') ? (form.detail as ReportDetail) : 'detailed';
-    try {
-      const out = await produceProjectReport(ctx, account.accountId, { projectId: project.project_id, audience, detail, preview: false, confirm: true });
-      if (out.kind !== 'exported') throw new SitelineError('bad_input', 'No report was exported.');
-      const link = new URL(out.url); // the signed link, on this same site
-      redirect(res, link.pathname + link.search);
-    } catch (err) {
-      if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
-      redirect(res, `/projects/${project.project_id}?msg=${encodeURIComponent(err.message)}`);
-    }
+    const out = await produceProjectReport(ctx, accountId, { projectId, audience, detail, preview: false, confirm: true });
+    if (out.kind !== 'exported') return 'No report was exported.';
+    const link = new URL(out.url); // the signed link, on this same site
+    return { location: link.pathname + link.search };
   });
   action('/projects/:id/analyze', async (accountId, projectId) => {
     await runFeasibilityAnalysis(ctx, accountId, { projectId });
