@@ -5,12 +5,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from './support/harness.ts';
 import { loadConfig, ConfigError } from '../src/config.ts';
+import { ManualClock } from '../src/clock.ts';
+
+// The limit counts per fixed window of the clock: a clock that stands still mid-window keeps a test's
+// 31 requests in one window (with the real clock, a run that crossed a minute boundary saw a fresh budget).
+const midWindow = () => new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 20));
 
 const probeOf = (url: string) => (xff?: string) =>
   fetch(`${url}/api/geo/coverage-status?city=Cambridge&region=MA`, { headers: xff ? { 'x-forwarded-for': xff } : {} });
 
 test('behind a trusted proxy, one client exhausting the LOCATION limit does not block another', async () => {
-  const svc = await startTestServer({ config: { trustedProxies: ['loopback', '10.0.0.0/8'] } });
+  const svc = await startTestServer({ config: { trustedProxies: ['loopback', '10.0.0.0/8'] }, clock: midWindow() });
   try {
     const probe = probeOf(svc.url);
     for (let i = 0; i < 30; i++) assert.equal((await probe('198.51.100.7')).status, 200);
@@ -28,7 +33,7 @@ test('behind a trusted proxy, one client exhausting the LOCATION limit does not 
 });
 
 test('without trusted proxies (the default) a forged X-Forwarded-For does not escape the limit', async () => {
-  const svc = await startTestServer();
+  const svc = await startTestServer({ clock: midWindow() });
   try {
     assert.deepEqual(svc.ctx.config.trustedProxies, []);
     const probe = probeOf(svc.url);
