@@ -31,7 +31,8 @@ export type BearerSurface = 'mcp' | 'rest';
 export const SCOPE_API = 'api';
 
 /** `rate`: the decision of a per-key rate limit counted with the key check; `charge`: its bill (see VerifyOptions). */
-export type BearerCheck = { kind: 'none' } | { kind: 'valid'; caller: Caller; rate?: RateDecision; charge?: ChargeOutcome } | { kind: 'invalid'; reason: string };
+/** `wrongKind`: a credential of another kind than this surface takes (an API key on MCP): renewing it would not help. */
+export type BearerCheck = { kind: 'none' } | { kind: 'valid'; caller: Caller; rate?: RateDecision; charge?: ChargeOutcome } | { kind: 'invalid'; reason: string; wrongKind?: true };
 
 export interface VerifyOptions {
   /** For API keys: count this request against the policy in the same statement as the key lookup. */
@@ -53,7 +54,7 @@ export async function verifyBearer(ctx: AppContext, authorization: string | unde
   if (!m) return { kind: 'invalid', reason: 'The Authorization header is not of the form "Bearer <token>".' };
   const token = m[1]!;
   if (token.startsWith(API_KEY_PREFIX)) {
-    if (surface !== 'rest') return { kind: 'invalid', reason: 'API keys (sl_live_...) open the REST API under /api/v1 only; the MCP endpoint takes OAuth access tokens.' };
+    if (surface !== 'rest') return { kind: 'invalid', wrongKind: true, reason: 'API keys (sl_live_...) open the REST API under /api/v1 only; the MCP endpoint takes OAuth access tokens.' };
     const key = await lookupApiKey(ctx, token, opts.keyRateLimit, opts.keyCharge);
     if (key.kind === 'invalid') return key;
     const caller: Caller = { subject: key.accountId, accountId: key.accountId, scopes: [SCOPE_API], tokenType: 'api_key', keyId: key.keyId };

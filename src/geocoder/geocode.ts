@@ -183,12 +183,12 @@ function suggestionsOf(ranked: readonly StreetCandidate[], parsed: ParsedAddress
   return ranked.slice(0, 5).map((c) => `${num}${c.street.display}`);
 }
 
-/** "18-2", "56-R", "6-1/2": the address table's way, unambiguous for numeric suffixes. */
 /** A number with its suffix as people write it: "5B" (a letter joins), "11-13" and "6-1/2" (a number joins by a hyphen). */
 function numberAsTyped(number: string, suffix: string): string {
   return /^[A-Z]+$/i.test(suffix) ? `${number}${suffix}` : `${number}-${suffix}`;
 }
 
+/** "18-2", "56-R", "6-1/2": the address table's way, unambiguous for numeric suffixes. */
 function numberText(number: string | number, suffix: string | null): string {
   return suffix ? `${number}-${suffix}` : String(number);
 }

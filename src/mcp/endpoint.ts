@@ -120,7 +120,7 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
         res,
         401,
         AUTH_ERROR_CODE,
-        /^bearer\s+sl_live_/i.test(req.headers.authorization ?? '')
+        verdict.wrongKind
           ? `${verdict.reason} An MCP client signs in with OAuth (${ctx.config.baseUrl}/connect shows how); renewing the key would not help.`
           : `${verdict.reason} Renew the token (repeat the token exchange or sign in again) and retry; an invalid token is never treated as anonymous.`,
         { 'www-authenticate': wwwAuthenticate(ctx, { error: 'invalid_token' }) },

@@ -145,7 +145,7 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
     if (!snap.answered || !snap.lot) {
       throw new SitelineError(
         'bad_input',
-        `The address "${address}" could not be placed: ${snap.coverage.status}: ${snap.coverage.message}${/approximate location/.test(snap.coverage.message) ? '' : ' No approximate location is used in its place.'} Correct the address or pass lat and lng.`,
+        `The address "${address}" could not be placed: ${snap.coverage.status}: ${snap.coverage.message} Correct the address or pass lat and lng.`,
         { field: 'address', coverageStatus: snap.coverage.status, ...(snap.suggestions?.length ? { suggestions: snap.suggestions } : {}) },
       );
     }

@@ -49,6 +49,15 @@ function redirectUriOf(d: InteractionDetails, client: { redirectUris?: string[] 
   return d.params.redirect_uri ?? (client?.redirectUris?.length === 1 ? client.redirectUris[0] : undefined);
 }
 
+/**
+ * The consent page's headers: its form's redirect chain ends at the redirect URI oidc-provider already
+ * checked against the client's registration, and Chromium enforces form-action on that last hop too.
+ */
+function consentHeaders(d: InteractionDetails, client: { redirectUris?: string[] } | undefined): Record<string, string> {
+  const target = formActionSource(redirectUriOf(d, client));
+  return target ? pageHeadersWithFormTargets([target]) : PAGE_HEADERS;
+}
+
 function expired(res: ServerResponse): void {
   sendHtml(
     res,
@@ -85,8 +94,7 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
     }
     const client = await provider.Client.find(d.params.client_id);
     const clientName: string = client?.clientName ?? d.params.client_id;
-    const target = formActionSource(redirectUriOf(d, client));
-    const headers = target ? pageHeadersWithFormTargets([target]) : PAGE_HEADERS;
+    const headers = consentHeaders(d, client);
     if (!(await isEmailVerified(ctx, account.accountId))) return unverified(req, res, account, clientName, here, headers);
     const scopes = [...new Set([...(d.prompt.details.missingOIDCScope ?? []), ...Object.values(d.prompt.details.missingResourceScopes ?? {}).flat()])];
     const resources = Object.keys(d.prompt.details.missingResourceScopes ?? {});
@@ -101,8 +109,6 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
 <button type="submit" name="decision" value="allow" id="allow">Allow</button>
 <button type="submit" name="decision" value="deny" id="deny">Deny</button>
 </form>`;
-    // The form's redirect chain ends at the redirect URI oidc-provider already checked against the
-    // client's registration; Chromium enforces form-action on that last hop too.
     sendHtml(res, 200, page('Allow access?', body, { signedInAs: account.email }), headers);
   });
 
@@ -145,8 +151,7 @@ ${unverifiedNotice(account, csrf, here)}
       return finish({ error: 'access_denied', error_description: 'The user denied access.' }, false);
     }
     if (!(await isEmailVerified(ctx, account.accountId))) {
-      const target = formActionSource(redirectUriOf(d, client));
-      return unverified(req, res, account, client?.clientName ?? d.params.client_id, `${PATHS.interaction}/${params.uid}`, target ? pageHeadersWithFormTargets([target]) : PAGE_HEADERS);
+      return unverified(req, res, account, client?.clientName ?? d.params.client_id, `${PATHS.interaction}/${params.uid}`, consentHeaders(d, client));
     }
     const grant = d.grantId ? await provider.Grant.find(d.grantId) : new provider.Grant({ accountId: account.accountId, clientId: d.params.client_id });
     if (d.prompt.details.missingOIDCScope) grant.addOIDCScope(d.prompt.details.missingOIDCScope.join(' '));

@@ -1,7 +1,7 @@
 // getFeasibilitySnapshot (gated): the sourced snapshot for one address. The payload is the same
 // for every `source`; the source goes to attribution (_meta and the log) and the link back.
-import { addressTooLongMessage, MAX_ADDRESS_CHARS } from '../../geocoder/parse-address.ts';
 import { z } from 'zod';
+import { addressInput } from './address-input.ts';
 import { cachedSnapshot } from '../../core/snapshot-cache.ts';
 import { snapshotSummary } from '../../core/snapshot-summary.ts';
 import { withSourcesInline } from '../../places/source-catalogue.ts';
@@ -22,7 +22,7 @@ export const getFeasibilitySnapshot = defineTool({
     'Set source to the question being answered (zoning_lookup, lot_dimensions, setback_lookup, height_limit_lookup or full); ' +
     'the payload is identical for every source, which is used for attribution. Requires sign-in: called without a token it answers 401 and the client starts OAuth.',
   input: z.object({
-    address: z.string().min(1, 'The address is empty.').max(MAX_ADDRESS_CHARS, { error: (issue) => addressTooLongMessage(String(issue.input).length) }).describe('One street address in Canada or the US, e.g. "57 Inman St, Cambridge, MA".'),
+    address: addressInput('One street address in Canada or the US, e.g. "57 Inman St, Cambridge, MA".'),
     source: z.enum(SNAPSHOT_SOURCES).describe('Which question is being answered; used for attribution and the link back. The payload is the same for every value.'),
     includeSources: z.boolean().optional().describe("True: the place's source catalogue inline (sourceCatalogue.sources: every source in full, with vintage, licence, attribution, URL). Default false: labels and the catalogue's path."),
   }),

@@ -1,6 +1,6 @@
 // previewSiteCoverage: a redacted, lot-level preview for one address (no zoning values).
-import { addressTooLongMessage, MAX_ADDRESS_CHARS } from '../../geocoder/parse-address.ts';
 import { z } from 'zod';
+import { addressInput } from './address-input.ts';
 import { previewSiteCoverage as preview } from '../../core/preview.ts';
 import { defineTool, toolResult } from '../tool-definition.ts';
 
@@ -13,7 +13,7 @@ export const previewSiteCoverage = defineTool({
     'Returns no zoning values, parcel id or coordinates: call getFeasibilitySnapshot (sign-in required) for those. ' +
     'Include the city and state or province, e.g. "57 Inman St, Cambridge, MA".',
   input: z.object({
-    address: z.string().min(1, 'The address is empty.').max(MAX_ADDRESS_CHARS, { error: (issue) => addressTooLongMessage(String(issue.input).length) }).describe('One street address in Canada or the US, with city and state or province.'),
+    address: addressInput('One street address in Canada or the US, with city and state or province.'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'public',
