@@ -1,7 +1,7 @@
 // getFeasibilitySnapshot (gated): the sourced snapshot for one address. The payload is the same
 // for every `source`; the source goes to attribution (_meta and the log) and the link back.
 import { z } from 'zod';
-import { addressInput } from './address-input.ts';
+import { addressInput } from '../address-input.ts';
 import { cachedSnapshot } from '../../core/snapshot-cache.ts';
 import { snapshotSummary } from '../../core/snapshot-summary.ts';
 import { withSourcesInline } from '../../places/source-catalogue.ts';
