@@ -7,7 +7,9 @@
 //   3. siteline /api/mcp, tools/call getServiceMcpGuide (static) with a user token (HTTP rules + token check + SDK),
 //   4. siteline /api/mcp, tools/call getFeasibilitySnapshot over real Cambridge addresses with a user token,
 //      as served (repeated addresses answered from the snapshot cache), and
-//   5. the same with the cache off (SITELINE_SNAPSHOT_CACHE=0): every call runs the whole pipeline, and
+//   5. the same with the cache off (SITELINE_SNAPSHOT_CACHE=0): every call runs the whole pipeline,
+//      measured in rounds interleaved with a second SDK constant server (BENCH_MCP_ROUNDS rounds of
+//      BENCH_MCP_ROUND_REQUESTS requests to each, default 3 x 5,000; the ratio is the median round's), and
 //   6. previewSiteCoverage (no cache): both over every distinct Cambridge address with a lot (22,000+),
 //      each request the next address, so no address repeats within a run (the line says how many did);
 //   7. scale-out on PostgreSQL (BENCH_PG_URL, an admin URL): one siteline process, then two on the same
@@ -43,6 +45,8 @@ interface CannonRequest {
 }
 interface CannonResult {
   requests: { average: number; total: number };
+  /** Seconds the run took. */
+  duration: number;
   /** The server process's CPU time (user + system, /proc) per request over the measured run, when known. */
   cpuMsPerRequest?: number;
   threadMsPerRequest?: Map<string, number>;
@@ -224,18 +228,29 @@ function distinctRequests(tool: string, addresses: string[], token: string | und
   };
 }
 
-async function load(url: string, requests: (CannonRequest & { setupRequest?: unknown })[], connections = CONNECTIONS, serverPid?: number): Promise<CannonResult> {
+type Requests = (CannonRequest & { setupRequest?: unknown })[];
+
+/** The warm-up alone (see load). */
+async function warm(url: string, requests: Requests, connections = CONNECTIONS): Promise<void> {
   const target = new URL(url);
-  const opts = { url: target.origin, connections, pipelining: 1, requests: requests.map((r) => ({ ...r, path: target.pathname })) };
+  await autocannon({ url: target.origin, connections, pipelining: 1, requests: requests.map((r) => ({ ...r, path: target.pathname })), amount: WARMUP_REQUESTS });
+}
+
+async function load(url: string, requests: Requests, connections = CONNECTIONS, serverPid?: number, opts: { warmup?: boolean; amount?: number } = {}): Promise<CannonResult> {
+  const target = new URL(url);
+  const cannon = { url: target.origin, connections, pipelining: 1, requests: requests.map((r) => ({ ...r, path: target.pathname })) };
   // Warm-up by request count, not by time: JIT tiering, the place's hot index (loaded on the first
   // read) and the garbage its load leaves behind must be past before the measured window on a loaded
   // machine too (a 2 s warm-up covered ~400 snapshot requests under load, and the measured window
   // then held the compiler threads and the major GC: 3.6 ms of server CPU a call against 1.9 in a
   // second window of the same process).
-  await autocannon({ ...opts, amount: WARMUP_REQUESTS });
+  if (opts.warmup !== false) await autocannon({ ...cannon, amount: WARMUP_REQUESTS });
   const cpu0 = serverPid ? cpuMs(serverPid) : undefined;
   const th0 = serverPid ? threadCpuMs(serverPid) : undefined;
-  const r = await autocannon({ ...opts, duration: DURATION_S });
+  // A run of a set number of requests ends on autocannon's next sample tick (1 s by default, which
+  // made a 4-5 s run's rate a multiple of a fifth): ticks of 20 ms, and the rate over the run's length.
+  const r = await autocannon(opts.amount ? { ...cannon, amount: opts.amount, sampleInt: 20 } : { ...cannon, duration: DURATION_S });
+  if (opts.amount && r.duration > 0) r.requests.average = r.requests.total / r.duration;
   const cpu1 = serverPid ? cpuMs(serverPid) : undefined;
   const th1 = serverPid ? threadCpuMs(serverPid) : undefined;
   if (cpu0 !== undefined && cpu1 !== undefined && r.requests.total > 0) r.cpuMsPerRequest = (cpu1 - cpu0) / r.requests.total;
@@ -300,17 +315,58 @@ async function withChild<T>(kind: string, fn: (served: Served, child: ChildProce
   }
 }
 
-/** Snapshot (cache off) and preview over distinct addresses against one siteline URL. */
-async function pipelineLoads(url: string, served: Served, connections = CONNECTIONS, serverPid?: number) {
+/** A server to measure against, already started: the SDK constant tool (its URL, process and request). */
+interface Baseline {
+  url: string;
+  pid: number;
+  request: CannonRequest;
+}
+
+/** One round: the baseline, then the snapshot, back to back (the same minute of the machine). */
+interface Round {
+  sdk: CannonResult;
+  snap: CannonResult;
+}
+
+/**
+ * Snapshot (cache off) and preview over distinct addresses against one siteline URL. With a baseline,
+ * the snapshot is measured in ROUNDS rounds of ROUND_REQUESTS requests, each right after as many
+ * requests to the baseline: on a shared machine the rate drifts by 10 % and more between minutes, and a ratio of
+ * two runs minutes apart carried that drift (one run: 72-96 % in seven tries on one morning). The
+ * snapshot's addresses continue across rounds, so none repeats while the list lasts.
+ */
+async function pipelineLoads(url: string, served: Served, connections = CONNECTIONS, serverPid?: number, baseline?: Baseline) {
   const addresses = served.addresses!;
   const snap = distinctRequests('getFeasibilitySnapshot', addresses, served.token, { source: 'full' });
   const first = modernCall('getFeasibilitySnapshot', { address: addresses[0]!, source: 'full' }, 1, served.token);
   await check(url, first, (b) => b.includes('"answered":true'), 'siteline snapshot');
-  const snapR = await load(url, snap.requests, connections, serverPid);
+  const rounds: Round[] = [];
+  let snapR: CannonResult;
+  if (baseline) {
+    await warm(baseline.url, [baseline.request], connections);
+    await warm(url, snap.requests, connections);
+    for (let i = 0; i < ROUNDS; i++) {
+      const sdk = await load(baseline.url, [baseline.request], connections, baseline.pid, { warmup: false, amount: ROUND_REQUESTS });
+      rounds.push({ sdk, snap: await load(url, snap.requests, connections, serverPid, { warmup: false, amount: ROUND_REQUESTS }) });
+    }
+    snapR = medianRound(rounds).snap;
+  } else snapR = await load(url, snap.requests, connections, serverPid);
   const prev = distinctRequests('previewSiteCoverage', [...addresses].reverse(), undefined);
   await check(url, modernCall('previewSiteCoverage', { address: addresses[0]! }, 1), (b) => b.includes('"covered":true'), 'siteline preview');
   const prevR = await load(url, prev.requests, connections, serverPid);
-  return { snapR, snapUsed: snap.used(), prevR, prevUsed: prev.used(), addresses: addresses.length };
+  return { snapR, rounds, snapUsed: snap.used(), prevR, prevUsed: prev.used(), addresses: addresses.length };
+}
+
+const ROUNDS = Number(process.env.BENCH_MCP_ROUNDS ?? 3);
+/**
+ * Requests per round and server (a count, not a time: the warm-up and the rounds then use a known
+ * share of the ~22,000 Cambridge addresses, however fast the server is).
+ */
+const ROUND_REQUESTS = Number(process.env.BENCH_MCP_ROUND_REQUESTS ?? 5000);
+const roundRatio = (r: Round) => rps(r.snap) / rps(r.sdk);
+/** The round whose snapshot / baseline ratio is the median. */
+function medianRound(rounds: readonly Round[]): Round {
+  return [...rounds].sort((a, b) => roundRatio(a) - roundRatio(b))[Math.floor(rounds.length / 2)]!;
 }
 
 const usedNote = (u: { requests: number; distinct: number }, of: number) =>
@@ -386,7 +442,14 @@ export async function runMcpBench(): Promise<string[]> {
 
   let cold: Awaited<ReturnType<typeof pipelineLoads>> | undefined;
   if (PARTS.has('cold') || PARTS.has('preview')) {
-    cold = (await withChild('siteline-cold', (served, child) => pipelineLoads(`${served.url}/api/mcp`, served, CONNECTIONS, child.pid))).r;
+    // a second SDK constant server, alive beside siteline, for the interleaved rounds
+    const sdk = await startChild('sdk-constant');
+    try {
+      const baseline = { url: `${sdk.served.url}/`, pid: sdk.child.pid!, request: constantReq };
+      cold = (await withChild('siteline-cold', (served, child) => pipelineLoads(`${served.url}/api/mcp`, served, CONNECTIONS, child.pid, baseline))).r;
+    } finally {
+      await stopChild(sdk.child);
+    }
   }
 
   let scale: { one: Awaited<ReturnType<typeof pipelineLoads>>; two: Awaited<ReturnType<typeof pipelineLoads>> } | undefined;
@@ -431,7 +494,8 @@ export async function runMcpBench(): Promise<string[]> {
   if (guideR) results.push(line('siteline, getServiceMcpGuide (static, with token)', guideR));
   if (snapR) results.push(line('siteline, getFeasibilitySnapshot (400 Cambridge addresses, cached)', snapR));
   if (cold) {
-    results.push(line(`siteline, getFeasibilitySnapshot, cache off, distinct addresses`, cold.snapR));
+    if (cold.rounds.length) results.push(line('SDK alone, one constant tool (median round)', medianRound(cold.rounds).sdk));
+    results.push(line(`siteline, getFeasibilitySnapshot, cache off, distinct addresses${cold.rounds.length ? ' (median round)' : ''}`, cold.snapR));
     results.push(line(`siteline, previewSiteCoverage, distinct addresses`, cold.prevR));
   }
   if (snapR) {
@@ -442,12 +506,23 @@ export async function runMcpBench(): Promise<string[]> {
     results.push(`  (cache during the cached run: ${cacheStats || 'no stats'})   ${answered}/${sampled} checked addresses answered before the run`);
   }
   if (cold) {
-    results.push(`  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(cold.snapR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.snapUsed, cold.addresses)})`);
+    const rounds = cold.rounds;
+    if (rounds.length) {
+      const mid = medianRound(rounds);
+      const each = rounds.map((r) => pct(rps(r.snap), rps(r.sdk))).join(', ');
+      results.push(
+        `  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(mid.snap), rps(mid.sdk))} [>= 80 %], the median of ${rounds.length} interleaved rounds (${each}; ` +
+          `${ROUND_REQUESTS.toLocaleString('en-US')} requests to the SDK constant tool, then as many snapshots, each round)   (${usedNote(cold.snapUsed, cold.addresses)})`,
+      );
+      results.push(`    against the one ${DURATION_S} s SDK run above: ${pct(rps(cold.snapR), rps(sdkR))} (that run was minutes earlier)`);
+    } else results.push(`  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(cold.snapR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.snapUsed, cold.addresses)})`);
     results.push(`  previewSiteCoverage / SDK-constant = ${pct(rps(cold.prevR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.prevUsed, cold.addresses)})`);
     const c = sdkR.cpuMsPerRequest;
+    const cpuRatios = rounds.filter((r) => r.sdk.cpuMsPerRequest && r.snap.cpuMsPerRequest).map((r) => r.sdk.cpuMsPerRequest! / r.snap.cpuMsPerRequest!);
     if (c && cold.snapR.cpuMsPerRequest && cold.prevR.cpuMsPerRequest) {
       // the same ratios from the server's own CPU time per request (the rate a core would serve), steady under others' load
-      results.push(`  by server CPU per request: snapshot / SDK-constant = ${pct(c, cold.snapR.cpuMsPerRequest)}   preview / SDK-constant = ${pct(c, cold.prevR.cpuMsPerRequest)}`);
+      const snapCpu = cpuRatios.length ? `${pct(cpuRatios.sort((a, b) => a - b)[Math.floor(cpuRatios.length / 2)]!, 1)} (median of the rounds)` : pct(c, cold.snapR.cpuMsPerRequest);
+      results.push(`  by server CPU per request: snapshot / SDK-constant = ${snapCpu}   preview / SDK-constant = ${pct(c, cold.prevR.cpuMsPerRequest)}`);
     }
   }
   if (guideR) results.push(`  static tool through siteline / SDK-constant = ${pct(rps(guideR), rps(sdkR))} (HTTP rules, token check, our server build)`);

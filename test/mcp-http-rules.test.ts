@@ -10,7 +10,7 @@ import { legacyRequest, modernRequest, parseRpcBody, connectClient } from './mcp
 import { Router } from '../src/http/router.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { createLogger } from '../src/logger.ts';
-import { createMcpEndpoint } from '../src/mcp/endpoint.ts';
+import { createMcpEndpoint, MAX_JSON_DEPTH } from '../src/mcp/endpoint.ts';
 import { MCP_MAX_BODY_BYTES } from '../src/mcp/http-rules.ts';
 import { defineTool, type McpToolDefinition } from '../src/mcp/tool-definition.ts';
 import { SitelineError } from '../src/core/errors.ts';
@@ -145,6 +145,29 @@ for (const leg of ['modern', 'legacy'] as const) {
     assert.equal(broken.message!.error!.code, -32700);
     const wrongType = await raw(svc.url, { headers: { ...r.headers, 'content-type': 'text/plain' }, body: JSON.stringify(r.body) });
     assert.equal(wrongType.status, 415);
+  });
+
+  test(`${leg}: JSON nested deeper than ${MAX_JSON_DEPTH} levels is refused with -32600 and the limit named; at the limit it reaches the SDK`, async () => {
+    const r = legs[leg]();
+    // the request object is level 1 and params level 2: an extra argument whose innermost value is at level depth
+    const nested = (depth: number, leaf: unknown) => {
+      let v: unknown = leaf;
+      for (let i = 0; i < depth - 3; i++) v = i % 2 ? [v] : { v };
+      return JSON.stringify({ ...r.body, params: { ...(r.body as { params?: object }).params, deep: v } });
+    };
+    const over = await raw(svc.url, { headers: r.headers, body: nested(MAX_JSON_DEPTH + 1, {}) });
+    assert.equal(over.status, 400);
+    assert.equal(over.message!.error!.code, -32600);
+    assert.match(over.message!.error!.message, new RegExp(`more than ${MAX_JSON_DEPTH} levels`));
+    assert.equal(over.message!.id, (r.body as { id: unknown }).id, 'the id is echoed');
+    // deep objects inside an array count too
+    const inArray = await raw(svc.url, { headers: r.headers, body: JSON.stringify([JSON.parse(nested(MAX_JSON_DEPTH, {}))]) });
+    assert.equal(inArray.status, 400);
+    const atLimit = await raw(svc.url, { headers: r.headers, body: nested(MAX_JSON_DEPTH, {}) });
+    assert.notEqual(atLimit.status, 400, 'at the limit the depth rule lets it through');
+    // scalars at any depth below the limit do not count as a level
+    const scalarLeaf = await raw(svc.url, { headers: r.headers, body: nested(MAX_JSON_DEPTH, 'x') });
+    assert.notEqual(scalarLeaf.status, 400);
   });
 }
 

@@ -201,6 +201,11 @@ const RECIPES = {
 } as const;
 const INTERIOR_ASSUMED = 'an interior lot (whether the lot is a corner lot is not known), so both side yards are interior side yards';
 
+/** The number a rule input enters a recipe with: its value, or what no limit counts as. */
+function inputNumber(r: Recipe, s: Sourced, i: number): number {
+  return s.status === 'no_limit_in_bylaw' ? (r.rules[i]!.noLimit as number) : (s.value as number);
+}
+
 /**
  * A derived member: derived_from_cited only when every rule input is cited; otherwise the weakest
  * input's status. A missing lot measurement gives `missing`; an assumption made by the service gives `defaulted`.
@@ -231,8 +236,7 @@ function derive(env: Record<string, Sourced>, r: Recipe, lotValue: number | null
     if (lotValue === null) status = weakestStatus([status, 'missing']);
     return { value: null, status, unit, inputs: inputs as string[] };
   }
-  const num = (s: Sourced, i: number) => (s.status === 'no_limit_in_bylaw' ? (r.rules[i]!.noLimit as number) : (s.value as number));
-  const value = round(r.compute(num(s0, 0), s1 ? num(s1, 1) : 0, lotValue));
+  const value = round(r.compute(inputNumber(r, s0, 0), s1 ? inputNumber(r, s1, 1) : 0, lotValue));
   const good0 = GOOD_INPUT.includes(s0.status);
   const good1 = s1 === undefined || GOOD_INPUT.includes(s1.status);
   let status: ValueStatus;

@@ -30,15 +30,17 @@ export function sourceIdsIn(texts: readonly (string | undefined)[], named: Named
   return [...out];
 }
 
-// Hot path (every snapshot scans ~7 KB of note text): the texts are the rules file's notes and
-// conditions and a few geocoder warnings, so the ids a text mentions are kept per text. Bounded: a
-// full table is dropped (warnings can carry the caller's address text).
+// Hot path (every snapshot scans ~7 KB of note text): the values' texts are the rules file's notes
+// and conditions, so the ids a text mentions are kept per text. A snapshot's warnings are scanned
+// but not kept (keep false): many are the lot's own (its area, the caller's address), and keeping
+// them filled the table with entries that outlive the request. Bounded: a full table is dropped.
 const MENTIONS_MAX = 4_096;
 const mentions = new Map<string, readonly string[]>();
-function idsMentioned(text: string): readonly string[] {
+function idsMentioned(text: string, keep = true): readonly string[] {
   let ids = mentions.get(text);
   if (!ids) {
     ids = Array.from(text.matchAll(SOURCE_ID), (m) => m[0]);
+    if (!keep) return ids;
     if (mentions.size >= MENTIONS_MAX) mentions.clear();
     mentions.set(text, ids);
   }
@@ -65,91 +67,108 @@ function citationKey(c: Citation): string {
   return key;
 }
 
-export function referenceProvenance(input: { envelope: Record<string, Sourced>; permittedUses: PermittedUse[]; warnings: readonly string[]; named: NamedSources }): ReferencedParts {
-  // Every snapshot runs this, so it is written with loops and direct assignments (no intermediate
-  // arrays, spreads or closures per value); the output's key order is the documented one.
-  const citations: Record<string, Citation> = {};
-  const citationIds = new Map<string, string>();
-  const citationId = (c: Citation): string => {
-    const key = citationKey(c);
-    let id = citationIds.get(key);
-    if (!id) {
-      id = `c${citationIds.size + 1}`;
-      citationIds.set(key, id);
-      citations[id] = { ...c };
-    }
-    return id;
-  };
+/**
+ * One snapshot's reference tables while they are built: citations and shared notes get ids in
+ * order of first use, the named documents the texts mention are collected. Methods, not closures:
+ * this runs on every snapshot, and under tsx (esbuild keepNames) each named closure made per call
+ * costs a defineProperty.
+ */
+class RefTables {
+  readonly citations: Record<string, Citation> = {};
+  readonly notes: Record<string, string> = {};
+  readonly mentioned = new Set<string>();
+  private readonly citationIds = new Map<string, string>();
+  private readonly noteIds = new Map<string, string>();
+  /** How many values and uses write each note or condition: two or more share one entry. */
+  readonly uses = new Map<string, number>();
 
-  // A note or condition written on two or more values is defined once.
-  const names = Object.keys(input.envelope);
-  const uses = new Map<string, number>();
-  const count = (t: string | undefined) => {
-    if (t) uses.set(t, (uses.get(t) ?? 0) + 1);
-  };
-  for (const name of names) {
-    const v = input.envelope[name]!;
-    count(v.note);
-    count(v.condition);
+  constructor(private readonly named: NamedSources) {}
+
+  count(t: string | undefined): void {
+    if (t) this.uses.set(t, (this.uses.get(t) ?? 0) + 1);
   }
-  for (const u of input.permittedUses) {
-    count(u.note);
-    count(u.condition);
-  }
-  const notes: Record<string, string> = {};
-  const noteIds = new Map<string, string>();
-  const noteRef = (text: string): string | null => {
-    if ((uses.get(text) ?? 0) < 2) return null;
-    let id = noteIds.get(text);
+
+  citationId(c: Citation): string {
+    const key = citationKey(c);
+    let id = this.citationIds.get(key);
     if (!id) {
-      id = `n${noteIds.size + 1}`;
-      noteIds.set(text, id);
-      notes[id] = text;
+      id = `c${this.citationIds.size + 1}`;
+      this.citationIds.set(key, id);
+      this.citations[id] = { ...c };
     }
     return id;
-  };
-  const refsInto = (out: { citation?: string; condition?: string; conditionNote?: string; note?: string; notes?: string[] }, v: { citation?: Citation; note?: string; condition?: string }) => {
-    if (v.citation) out.citation = citationId(v.citation);
+  }
+
+  /** The shared note's id for a text written on two or more values; null for a text of one value. */
+  noteRef(text: string): string | null {
+    if ((this.uses.get(text) ?? 0) < 2) return null;
+    let id = this.noteIds.get(text);
+    if (!id) {
+      id = `n${this.noteIds.size + 1}`;
+      this.noteIds.set(text, id);
+      this.notes[id] = text;
+    }
+    return id;
+  }
+
+  refsInto(out: { citation?: string; condition?: string; conditionNote?: string; note?: string; notes?: string[] }, v: { citation?: Citation; note?: string; condition?: string }): void {
+    if (v.citation) out.citation = this.citationId(v.citation);
     if (v.condition) {
-      const id = noteRef(v.condition);
+      const id = this.noteRef(v.condition);
       if (id) out.conditionNote = id;
       else out.condition = v.condition;
     }
     if (v.note) {
-      const id = noteRef(v.note);
+      const id = this.noteRef(v.note);
       if (id) out.notes = [id];
       else out.note = v.note;
     }
-  };
+  }
 
-  // The named documents the texts mention, each once.
-  const mentioned = new Set<string>();
-  const mention = (t: string | undefined) => {
-    if (t) for (const id of idsMentioned(t)) if (input.named[id]) mentioned.add(id);
-  };
+  /** The named documents a text mentions, each once (keep: see idsMentioned). */
+  mention(t: string | undefined, keep = true): void {
+    if (t) for (const id of idsMentioned(t, keep)) if (this.named[id]) this.mentioned.add(id);
+  }
+}
+
+export function referenceProvenance(input: { envelope: Record<string, Sourced>; permittedUses: PermittedUse[]; warnings: readonly string[]; named: NamedSources }): ReferencedParts {
+  // Every snapshot runs this, so it is written with loops and direct assignments (no intermediate
+  // arrays, spreads or closures per value); the output's key order is the documented one.
+  const t = new RefTables(input.named);
+  // A note or condition written on two or more values is defined once.
+  const names = Object.keys(input.envelope);
+  for (const name of names) {
+    const v = input.envelope[name]!;
+    t.count(v.note);
+    t.count(v.condition);
+  }
+  for (const u of input.permittedUses) {
+    t.count(u.note);
+    t.count(u.condition);
+  }
 
   const envelope: Record<string, SnapshotValue> = {};
   for (const name of names) {
     const v = input.envelope[name]!;
     const out: SnapshotValue = { value: v.value, status: v.status };
     if (v.value !== null && v.unit) out.unit = v.unit;
-    refsInto(out, v);
+    t.refsInto(out, v);
     if (v.inputs) out.inputs = v.inputs;
     envelope[name] = out;
-    mention(v.note);
-    mention(v.condition);
+    t.mention(v.note);
+    t.mention(v.condition);
   }
   const permittedUses: SnapshotUse[] = [];
   for (const u of input.permittedUses) {
     const out: SnapshotUse = { use: u.use, permission: u.permission, status: u.status };
-    refsInto(out, u);
+    t.refsInto(out, u);
     permittedUses.push(out);
-    mention(u.note);
-    mention(u.condition);
+    t.mention(u.note);
+    t.mention(u.condition);
   }
-  for (const w of input.warnings) mention(w);
-  const ids = [...mentioned].sort(compareNamedSourceIds);
-  return { envelope, permittedUses, citations, notes, namedSourceIds: ids };
+  for (const w of input.warnings) t.mention(w, false);
+  const ids = [...t.mentioned].sort(compareNamedSourceIds);
+  return { envelope, permittedUses, citations: t.citations, notes: t.notes, namedSourceIds: ids };
 }
 
 /** Orders named sources' ids by their number: S1, S2, ..., S10 (not S1, S10, S2). */

@@ -41,13 +41,23 @@ export function snapshotSummary(s: Snapshot): string {
   const env = s.envelope ?? {};
   const zone = z.primary ? `zone ${z.primary}${z.splitLot ? ` (split lot: ${z.districts.map((d) => d.code).join(', ')})` : ''}` : 'no zone found';
   const overlays = z.overlays.length ? `, overlays ${z.overlays.map((o) => o.code).join(', ')}` : '';
+  // on every MCP snapshot: plain loops, no intermediate arrays
   const counts = new Map<string, number>();
-  for (const v of Object.values(env)) counts.set(v.status, (counts.get(v.status) ?? 0) + 1);
-  const headline = HEADLINE.filter((k) => env[k]).map((k) => `${k} ${valueWords(env[k]!)} (${env[k]!.status})`);
+  for (const k in env) {
+    const st = env[k]!.status;
+    counts.set(st, (counts.get(st) ?? 0) + 1);
+  }
+  let statuses = '';
+  for (const [st, n] of counts) statuses += `${statuses ? ', ' : ''}${n} ${st}`;
+  let headline = '';
+  for (const k of HEADLINE) {
+    const v = env[k];
+    if (v) headline += `${headline ? '; ' : ''}${k} ${valueWords(v)} (${v.status})`;
+  }
   return (
     `${s.address!.matchedAddress}, ${s.coverage.place?.name ?? ''}: lot ${lot.parcelExternalId}, ${lot.areaSqft} sq ft, ${zone}${overlays}. ` +
     matchWords(s.address!) +
-    `${headline.join('; ')}. Envelope statuses: ${[...counts].map(([st, n]) => `${n} ${st}`).join(', ')}. ` +
+    `${headline}. Envelope statuses: ${statuses}. ` +
     'Each value with its status, condition, notes and sources is in the structured content.'
   );
 }

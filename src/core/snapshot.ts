@@ -175,22 +175,27 @@ export function areaWarning(parcel: { area_m2: number; attrs: Record<string, unk
   return null;
 }
 
+/**
+ * A district's or overlay's share of the lot. A piece under 5 % kept for its area (>= 1,000 sq ft)
+ * is a minor share: listed and marked, never the primary district and never what makes a lot split
+ * (docs/lot-geometry.md).
+ */
+function shareOf(z: ParcelRow['zones'][number], lotAreaM2: number): ZoneShare {
+  const out: ZoneShare = { code: z.code, name: z.name, share: round3(z.share) };
+  if (z.attrs?.['minor'] === true) {
+    const areaM2 = typeof z.attrs['areaM2'] === 'number' ? z.attrs['areaM2'] : z.share * lotAreaM2;
+    out.minorShare = { rule: 'area_at_least_1000_sqft', areaSqft: Math.round(areaM2 * SQFT_PER_M2) };
+  }
+  return out;
+}
+
 function zonesOf(parcel: ParcelRow): Zones {
-  // A piece under 5 % kept for its area (>= 1,000 sq ft) is a minor share: listed and marked, never
-  // the primary district and never what makes a lot split (docs/lot-geometry.md).
-  const share = (z: ParcelRow['zones'][number]): ZoneShare => {
-    const out: ZoneShare = { code: z.code, name: z.name, share: round3(z.share) };
-    if (z.attrs?.['minor'] === true) {
-      const areaM2 = typeof z.attrs['areaM2'] === 'number' ? z.attrs['areaM2'] : z.share * parcel.area_m2;
-      out.minorShare = { rule: 'area_at_least_1000_sqft', areaSqft: Math.round(areaM2 * SQFT_PER_M2) };
-    }
-    return out;
-  };
-  const baseRows = parcel.zones.filter((z) => z.layer === 'base');
-  const base = baseRows.map(share);
-  const overlays: OverlayShare[] = parcel.zones
-    .filter((z) => z.layer === 'overlay')
-    .map((z) => ({ ...share(z), governingSection: (z.attrs?.['article'] as string | undefined) ?? null }));
+  const base: ZoneShare[] = [];
+  const overlays: OverlayShare[] = [];
+  for (const z of parcel.zones) {
+    if (z.layer === 'base') base.push(shareOf(z, parcel.area_m2));
+    else if (z.layer === 'overlay') overlays.push({ ...shareOf(z, parcel.area_m2), governingSection: (z.attrs?.['article'] as string | undefined) ?? null });
+  }
   return {
     primary: base.find((z) => !z.minorShare)?.code ?? null,
     districts: base,
@@ -253,6 +258,12 @@ function matchOf(input: string, parsed: ParsedAddress, g: { matchType: AddressMa
   };
 }
 
+/** In a covered place, an address that cannot be tied to a lot is geocode_failed: never a centroid. */
+function geocodeFailed(ctx: AppContext, place: PlaceRecord, message: string, extra: Partial<Snapshot> = {}): Promise<Snapshot> {
+  const placeInfo = { name: place.name, region: place.region, country: place.country };
+  return notAnswered(ctx, { status: 'geocode_failed', eligibilityKnown: true, geoDivisionId: place.geoDivisionId, place: placeInfo, message }, extra, place);
+}
+
 /** The core function: one address -> one sourced snapshot. Throws SitelineError('bad_input') for unusable input. */
 export async function getFeasibilitySnapshot(ctx: AppContext, address: string): Promise<Snapshot> {
   const parsed = parseAddress(address);
@@ -261,21 +272,19 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   const place = cov.place;
   const placeInfo = { name: place.name, region: place.region, country: place.country };
 
-  // In a covered place, an address that cannot be tied to a lot is geocode_failed: never a centroid.
-  const geocodeFailed = (message: string, extra: Partial<Snapshot> = {}) =>
-    notAnswered(ctx, { status: 'geocode_failed', eligibilityKnown: true, geoDivisionId: place.geoDivisionId, place: placeInfo, message }, extra, place);
-
   const src = await placeSource(ctx.db, place);
   const g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed, src);
   if (g.kind === 'failed' || !g.parcelExtId) {
     const reason = g.kind === 'failed' ? g.reason : 'the address matched, but no lot holds it';
     return geocodeFailed(
+      ctx,
+      place,
       `${place.name} is covered, but this address could not be matched to a lot with confidence: ${reason}. No approximate location is given in its place.`,
       g.kind === 'failed' && g.suggestions.length ? { suggestions: g.suggestions } : {},
     );
   }
   const parcel: ParcelRow | null = await src.lot(g.parcelExtId); // SQL or the place's hot index (src/geocoder/place-index.ts)
-  if (!parcel) return geocodeFailed(`${place.name} is covered, but the lot this address points to (${g.parcelExtId}) is not in the parcel layer.`);
+  if (!parcel) return geocodeFailed(ctx, place, `${place.name} is covered, but the lot this address points to (${g.parcelExtId}) is not in the parcel layer.`);
   const lot = lotOf(parcel, g.streetKey, place);
   const zones = zonesOf(parcel);
   const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
@@ -299,7 +308,9 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   match.warnings.push(...minorShareNotes(zones));
   if (built.notes.length) match.warnings.push(...built.notes);
   const refd = referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: match.warnings, named: rules.sources ?? {} });
-  return {
+  // Assigned member by member in the documented order (docs/snapshot.md), not spread from parts:
+  // this object is built and serialised on every call.
+  const out = {
     answered: true,
     coverage: {
       status: 'live',
@@ -314,9 +325,18 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
     zones,
     permittedUses: refd.permittedUses,
     envelope: refd.envelope,
-    ...(Object.keys(refd.citations).length ? { citations: refd.citations } : {}),
-    ...(Object.keys(refd.notes).length ? { notes: refd.notes } : {}),
-    ...sourcesOf(sourceCatalogueOf(place, rules), [lot.source, ...refd.namedSourceIds]),
-    generatedAt: ctx.clock.now().toISOString(),
-  };
+  } as Snapshot; // sources and generatedAt follow, in their place in the order
+  if (hasKeys(refd.citations)) out.citations = refd.citations;
+  if (hasKeys(refd.notes)) out.notes = refd.notes;
+  const named = sourcesOf(sourceCatalogueOf(place, rules), [lot.source, ...refd.namedSourceIds]);
+  out.sources = named.sources;
+  out.sourceCatalogue = named.sourceCatalogue;
+  if (named.attribution) out.attribution = named.attribution;
+  out.generatedAt = ctx.clock.now().toISOString();
+  return out;
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }

@@ -89,7 +89,9 @@ const LEADING_TYPE_WORDS: ReadonlySet<string> = new Set(['RUE', 'CHEMIN', 'CH', 
  */
 function looksLikeStreetAddress(seg: readonly Tok[]): boolean {
   if (seg.length < 3 || readNumber(seg[0]!.f) === null) return false;
-  return LEADING_TYPE_WORDS.has(seg[1]!.f) || seg.slice(2).some((t) => TRAILING_TYPE_WORDS.has(t.f));
+  if (LEADING_TYPE_WORDS.has(seg[1]!.f)) return true;
+  for (let i = 2; i < seg.length; i++) if (TRAILING_TYPE_WORDS.has(seg[i]!.f)) return true;
+  return false;
 }
 
 const DIRECTION_WORDS: ReadonlySet<string> = new Set([
@@ -100,7 +102,7 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 function fold(raw: string): string {
   // printable ASCII (the usual case): no normalisation or marks to remove
-  if (PRINTABLE_ASCII.test(raw)) return raw.toUpperCase().replace(/[^A-Z0-9/#-]/g, '');
+  if (PRINTABLE_ASCII.test(raw)) return foldAscii(raw);
   return raw
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
@@ -109,8 +111,76 @@ function fold(raw: string): string {
     .replace(/[^A-Z0-9/#-]/g, '');
 }
 
+function foldAscii(raw: string): string {
+  return raw.toUpperCase().replace(/[^A-Z0-9/#-]/g, '');
+}
+
 function lettersOnly(s: string): string {
   return s.replace(/[^A-Z]/g, '');
+}
+
+/** A word of letters (and hyphens) only, as country and region names are: "NEW", "COLOMBIE-BRITANNIQUE". */
+const LETTER_WORD = /^-*[A-Z][A-Z-]*$/;
+
+/**
+ * How many of the last tokens are letter words: a name window at the end can only be that long. The
+ * windows are suffixes, so checking this once replaces checking every token of every window.
+ */
+function trailingLetterWords(toks: readonly Tok[], max: number): number {
+  let n = 0;
+  while (n < max && n < toks.length && LETTER_WORD.test(toks[toks.length - 1 - n]!.f)) n++;
+  return n;
+}
+
+/** The last k tokens' folded text run together, hyphens dropped (for letter words, the same as lettersOnly). */
+function joinLastLetters(toks: readonly Tok[], k: number): string {
+  let s = '';
+  for (let i = toks.length - k; i < toks.length; i++) s += toks[i]!.f;
+  return s.includes('-') ? s.replace(/-/g, '') : s;
+}
+
+/** The tokens' raw words, space-separated. */
+function rawText(toks: readonly Tok[]): string {
+  let s = '';
+  for (let i = 0; i < toks.length; i++) s += i === 0 ? toks[i]!.raw : ' ' + toks[i]!.raw;
+  return s;
+}
+
+/** A word with a letter or digit (punctuation-only words like "--" or "&" carry nothing). */
+function hasLetterOrDigit(s: string): boolean {
+  // the ASCII test first: it decides nearly every word without the Unicode property classes
+  return /[A-Za-z0-9]/.test(s) || /[\p{L}\p{N}]/u.test(s);
+}
+
+/**
+ * Words by segment (between commas / semicolons; empty segments do not count), each folded. `text`
+ * has no whitespace but single spaces; `ascii` says it is printable ASCII, so the words need no
+ * Unicode folding.
+ */
+function tokenize(text: string, ascii: boolean): Tok[] {
+  // ASCII upper-casing keeps every character in place, so with nothing for foldAscii to drop each
+  // word's folded form is just its slice of the upper-cased text
+  const upper = ascii ? text.toUpperCase() : '';
+  const sliceUpper = ascii && !/[^A-Z0-9/#\- ,;]/.test(upper);
+  const toks: Tok[] = [];
+  let seg = 0;
+  let segUsed = false;
+  let start = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 44;
+    if (c !== 32 && c !== 44 && c !== 59) continue; // not ' ', ',' or ';'
+    if (i > start) {
+      const raw = text.slice(start, i);
+      toks.push({ raw, f: sliceUpper ? upper.slice(start, i) : ascii ? foldAscii(raw) : fold(raw), seg });
+      segUsed = true;
+    }
+    start = i + 1;
+    if (c !== 32 && segUsed) {
+      seg++;
+      segUsed = false;
+    }
+  }
+  return toks;
 }
 
 /** Parse one address. Throws SitelineError('bad_input') when it cannot be an address. */
@@ -119,17 +189,25 @@ export function parseAddress(input: string): ParsedAddress {
   if (input.length > MAX_ADDRESS_CHARS) {
     throw badInput(addressTooLongMessage(input.length));
   }
-  if (LONE_SURROGATE.test(input)) throw badInput('The address contains broken Unicode (an unpaired surrogate).');
-  if (CONTROL_CHARS.test(input)) {
-    throw badInput('The address contains control characters; send it as plain text on one line.');
+  let text: string;
+  const ascii = PRINTABLE_ASCII.test(input);
+  if (ascii) {
+    // printable ASCII (the usual case): no surrogates, control characters, tabs, newlines or "½", and
+    // NFC leaves it as it is; the only whitespace is the space
+    text = (input.includes('  ') ? input.replace(/ {2,}/g, ' ') : input).trim();
+  } else {
+    if (LONE_SURROGATE.test(input)) throw badInput('The address contains broken Unicode (an unpaired surrogate).');
+    if (CONTROL_CHARS.test(input)) {
+      throw badInput('The address contains control characters; send it as plain text on one line.');
+    }
+    text = input
+      .normalize('NFC')
+      .replace(/[\t\r\n]+/g, ',')
+      .replace(/½/g, ' 1/2')
+      .replace(/\s+/g, ' ')
+      .trim();
   }
-  const text = input
-    .normalize('NFC')
-    .replace(/[\t\r\n]+/g, ',')
-    .replace(/½/g, ' 1/2')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (text.replace(/[\s,;]/g, '') === '') throw badInput('The address is empty.');
+  if (!/[^\s,;]/.test(text)) throw badInput('The address is empty.');
   // A postcode alone ("02138", "V8X 2W9") names an area, not a site.
   if (/^(\d{5}(-\d{4})?|[A-Za-z]\d[A-Za-z] ?\d[A-Za-z]\d)$/.test(text)) {
     throw badInput(`"${text}" is only a postcode: give a street address with its city, e.g. "57 Inman St, Cambridge, MA".`);
@@ -137,13 +215,7 @@ export function parseAddress(input: string): ParsedAddress {
 
   const warnings: string[] = [];
   let unit: string | null = null;
-  const segTexts = text.split(/[,;]/).map((s) => s.trim()).filter((s) => s !== '');
-  let toks: Tok[] = segTexts.flatMap((s, seg) =>
-    s
-      .split(' ')
-      .map((raw) => ({ raw, f: fold(raw), seg }))
-      .filter((t) => t.raw !== ''),
-  );
+  let toks = tokenize(text, ascii);
 
   // 0. Unit, anywhere ("Apt 4", "#4", "Suite 200", "Unit 4, ..."), before anything else is read.
   const unitTaken = takeUnits(toks);
@@ -155,14 +227,14 @@ export function parseAddress(input: string): ParsedAddress {
 
   // 1. Country, at the very end.
   let country: Country | null = null;
-  for (let k = Math.min(4, toks.length - 1); k >= 1; k--) {
-    const window = toks.slice(-k);
-    if (!window.every((t) => /^[A-Z]+$/.test(t.f.replace(/[-]/g, '')))) continue;
-    const c = COUNTRY_NAMES.get(lettersOnly(window.map((t) => t.f).join('')));
+  // a country name is letter words only, so the window never reaches past the last other word
+  for (let k = trailingLetterWords(toks, Math.min(4, toks.length - 1)); k >= 1; k--) {
+    const c = COUNTRY_NAMES.get(joinLastLetters(toks, k));
     // "CA" alone is California unless a Canadian province or postal code comes just before it;
     // "US" is only a country when it stands apart from the street
-    if (c && !(k === 1 && window[0]!.f === 'CA' && !afterCanadianPart(toks))) {
-      if (k === 1 && window[0]!.f === 'US' && !segmentStart(toks, toks.length - 1)) continue;
+    const lone = k === 1 ? toks[toks.length - 1]!.f : null;
+    if (c && !(lone === 'CA' && !afterCanadianPart(toks))) {
+      if (lone === 'US' && !segmentStart(toks, toks.length - 1)) continue;
       country = c;
       toks = toks.slice(0, -k);
       break;
@@ -197,8 +269,7 @@ export function parseAddress(input: string): ParsedAddress {
   }
 
   // 4. Consistency of country, region and postcode.
-  const countries = new Set([country, region?.country ?? null, postcodeCountry].filter((c): c is Country => c !== null));
-  if (countries.size > 1) {
+  if (mixedCountries(country, region?.country ?? null, postcodeCountry)) {
     const parts = [
       country ? `country ${country}` : null,
       region ? `${region.country === 'US' ? 'state' : 'province'} ${region.code}` : null,
@@ -223,7 +294,7 @@ export function parseAddress(input: string): ParsedAddress {
 
   // 5. Segments: the street is the first segment that starts with a house number. Punctuation-only
   // words ("--", "&") carry nothing.
-  const segs = groupSegments(toks.filter((t) => /[\p{L}\p{N}]/u.test(t.raw)));
+  const segs = groupSegments(toks.filter((t) => hasLetterOrDigit(t.raw)));
   if (segs.length === 0) throw badInput('The address has no street.');
   // "123, rue Principale": a segment holding only the number belongs to the next one
   for (let i = 0; i < segs.length - 1; i++) {
@@ -232,8 +303,13 @@ export function parseAddress(input: string): ParsedAddress {
       segs.splice(i, 2, [...s, ...segs[i + 1]!]);
     }
   }
-  let streetIdx = segs.findIndex((s) => readNumber(s[0]!.f) !== null);
-  if (streetIdx < 0) streetIdx = 0;
+  let streetIdx = 0;
+  for (let i = 0; i < segs.length; i++) {
+    if (readNumber(segs[i]![0]!.f) !== null) {
+      streetIdx = i;
+      break;
+    }
+  }
   let streetToks = segs[streetIdx]!;
   let city: string | null = null;
   const after = segs.slice(streetIdx + 1);
@@ -241,14 +317,13 @@ export function parseAddress(input: string): ParsedAddress {
   // guessed, and answering for the wrong lot costs the caller more than a refusal.
   const second = after.find(looksLikeStreetAddress);
   if (second) {
-    const text = (seg: Tok[]) => seg.map((t) => t.raw).join(' ');
-    throw badInput(`The text holds two street addresses ("${text(streetToks)}" and "${text(second)}"); ask about one address at a time.`);
+    throw badInput(`The text holds two street addresses ("${rawText(streetToks)}" and "${rawText(second)}"); ask about one address at a time.`);
   }
   if (after.length > 0) {
-    city = after[after.length - 1]!.map((t) => t.raw).join(' ');
-    for (const s of after.slice(0, -1)) warnings.push(`Ignored "${s.map((t) => t.raw).join(' ')}".`);
+    city = rawText(after[after.length - 1]!);
+    for (let i = 0; i < after.length - 1; i++) warnings.push(`Ignored "${rawText(after[i]!)}".`);
   }
-  for (const s of segs.slice(0, streetIdx)) warnings.push(`Ignored "${s.map((t) => t.raw).join(' ')}".`);
+  for (let i = 0; i < streetIdx; i++) warnings.push(`Ignored "${rawText(segs[i]!)}".`);
 
   // 6. House number (and suffix, Canadian unit-number form).
   let number: string | null = null;
@@ -257,8 +332,8 @@ export function parseAddress(input: string): ParsedAddress {
   const num = readNumber(first.f);
   let alternatives: AddressReading[] = [];
   if (num) {
-    for (const d of [num.digits, num.dashed ?? '']) {
-      if (d.length > MAX_NUMBER_DIGITS) throw badInput(`The house number ${d} is too long to be a civic number.`);
+    for (const d of [num.digits, num.dashed]) {
+      if (d !== null && d.length > MAX_NUMBER_DIGITS) throw badInput(`The house number ${d} is too long to be a civic number.`);
     }
     streetToks = streetToks.slice(1);
     number = stripZeros(num.digits);
@@ -298,16 +373,16 @@ export function parseAddress(input: string): ParsedAddress {
     if (split) {
       streetToks = split.street;
       if (split.city.some((t) => /\d/.test(t.f))) {
-        warnings.push(`Ignored "${split.city.map((t) => t.raw).join(' ')}".`);
+        warnings.push(`Ignored "${rawText(split.city)}".`);
       } else {
-        city = split.city.map((t) => t.raw).join(' ');
+        city = rawText(split.city);
       }
     }
   }
 
-  const streetText = streetToks.map((t) => t.raw).join(' ');
+  const streetText = rawText(streetToks);
   const key = streetKey(streetText);
-  if (key === '' || !/[\p{L}\p{N}]/u.test(key)) {
+  if (key === '' || !hasLetterOrDigit(key)) {
     throw badInput(number ? `The address has a house number (${number}) but no street name.` : 'The address has no street.');
   }
   if (/^(PO BOX|P O BOX|POST OFFICE BOX|BOX|CP|CASE POSTALE)\b/.test(key) && /\d/.test(key)) {
@@ -319,7 +394,7 @@ export function parseAddress(input: string): ParsedAddress {
     warnings.push(`The street name mixes writing systems (${scripts.join(', ')}); look-alike letters do not match.`);
   }
 
-  return {
+  const parsed: ParsedAddress = {
     number,
     numberSuffix,
     street: displayStreet(key),
@@ -330,8 +405,20 @@ export function parseAddress(input: string): ParsedAddress {
     postcode,
     country: resolvedCountry,
     warnings,
-    ...(alternatives.length ? { alternatives } : {}),
   };
+  if (alternatives.length) parsed.alternatives = alternatives;
+  return parsed;
+}
+
+/** Whether the country, the region's country and the postcode's country (those given) disagree. */
+function mixedCountries(...given: (Country | null)[]): boolean {
+  let seen: Country | null = null;
+  for (const c of given) {
+    if (c === null) continue;
+    if (seen !== null && c !== seen) return true;
+    seen = c;
+  }
+  return false;
 }
 
 const SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Hebrew', 'Arabic', 'Han', 'Hiragana', 'Katakana', 'Hangul', 'Thai', 'Devanagari'] as const;
@@ -374,21 +461,31 @@ interface NumberToken {
   unitOnly: boolean;
 }
 
+function plainNumber(digits: string, suffix: string | null): NumberToken {
+  return { digits, suffix, dashed: null, unitOnly: false };
+}
+
 function readNumber(f: string): NumberToken | null {
-  const plain = (digits: string, suffix: string | null): NumberToken => ({ digits, suffix, dashed: null, unitOnly: false });
+  const c = f.charCodeAt(0);
+  // every form starts with a digit but "B-123" (a letter, then a dash or digits): skip the others at once
+  if (!(c >= 48 && c <= 57)) {
+    if (!(c >= 65 && c <= 90)) return null;
+    const u = /^([A-Z]\d*)-(\d+)-?([A-Z]?)$/.exec(f);
+    return u ? { digits: u[2]!, suffix: u[3] || null, dashed: u[1]!, unitOnly: true } : null;
+  }
   let m = /^(\d+)$/.exec(f);
-  if (m) return plain(m[1]!, null);
+  if (m) return plainNumber(m[1]!, null);
   m = /^(\d+)-?([A-Z])$/.exec(f);
-  if (m) return plain(m[1]!, m[2]!);
+  if (m) return plainNumber(m[1]!, m[2]!);
   m = /^(\d+)-(1\/2)$/.exec(f);
-  if (m) return plain(m[1]!, m[2]!);
+  if (m) return plainNumber(m[1]!, m[2]!);
   m = /^(\d+)-(\d+)-?([A-Z]?)$/.exec(f);
   if (m) return { digits: m[2]!, suffix: m[3] || null, dashed: m[1]!, unitOnly: false };
   m = /^([A-Z]\d*|\d+[A-Z])-(\d+)-?([A-Z]?)$/.exec(f);
   if (m) return { digits: m[2]!, suffix: m[3] || null, dashed: m[1]!, unitOnly: true };
   // Cambridge's other suffixes: "20-1B", "26-C1", "343-1/2-R"
   m = /^(\d+)-([A-Z0-9][A-Z0-9/]*(?:-[A-Z0-9/]+)*)$/.exec(f);
-  if (m) return plain(m[1]!, m[2]!);
+  if (m) return plainNumber(m[1]!, m[2]!);
   return null;
 }
 
@@ -427,10 +524,13 @@ function takePostcode(
     }
     return { postcode: z, country: 'US', tokens: 1 };
   }
-  // Wrong-length digits or a bare forward sortation area right after a state/province code
+  // Wrong-length digits or a bare forward sortation area right after a state/province code (the
+  // region look-up only when the last word could be one of those)
+  const wrongDigits = /^\d{1,4}$|^\d{6,8}$/.test(last);
+  if (!wrongDigits && !/^[A-Z]\d[A-Z]$/.test(last)) return null;
   const prevIsRegion = regionByCode(prev) !== null || regionByFoldedName(lettersOnly(prev)) !== null;
   if (prevIsRegion && n >= 3) {
-    if (/^\d{1,4}$|^\d{6,8}$/.test(last)) {
+    if (wrongDigits) {
       throw badInput(`"${toks[n - 1]!.raw}" is not a postcode: US ZIP codes have 5 digits, Canadian postal codes look like A1A 1A1.`);
     }
     if (/^[A-Z]\d[A-Z]$/.test(last)) {
@@ -458,27 +558,34 @@ function hasCitySegment(toks: readonly Tok[]): boolean {
 }
 
 function takeRegion(toks: readonly Tok[], hadPostcode: boolean): { region: Region; tokens: number; byName: boolean; ownSegment: boolean } | null {
-  for (let k = Math.min(MAX_REGION_NAME_WORDS, toks.length - 1); k >= 1; k--) {
+  // region names are letter words only, so the window never reaches past the last other word
+  for (let k = trailingLetterWords(toks, Math.min(MAX_REGION_NAME_WORDS, toks.length - 1)); k >= 1; k--) {
     const start = toks.length - k;
-    const words = toks.slice(start);
-    if (!words.every((t) => /^[A-Z]+$/.test(t.f.replace(/-/g, '')))) continue;
-    const folded = lettersOnly(words.map((t) => t.f).join(''));
-    const region = k === 1 && folded.length === 2 && words[0]!.f.length <= 3 ? regionByCode(folded) : regionByFoldedName(folded);
+    const folded = joinLastLetters(toks, k);
+    const region = k === 1 && folded.length === 2 && toks[start]!.f.length <= 3 ? regionByCode(folded) : regionByFoldedName(folded);
     if (!region) continue;
     // A region word inside the street ("12 Oak Ct", "Washington St") is not a region: accept it only
     // when a postcode follows, a comma precedes it, or a street type comes before it.
-    const standsApart = hadPostcode || segmentStart(toks, start);
-    const typeBefore = toks.slice(1, start).some((t) => TRAILING_TYPE_WORDS.has(t.f));
-    if (standsApart || typeBefore) return { region, tokens: k, byName: !(k === 1 && folded.length === 2), ownSegment: segmentStart(toks, start) };
+    if (hadPostcode || segmentStart(toks, start) || typeWordBetween(toks, 1, start)) {
+      return { region, tokens: k, byName: !(k === 1 && folded.length === 2), ownSegment: segmentStart(toks, start) };
+    }
   }
   return null;
+}
+
+function typeWordBetween(toks: readonly Tok[], from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (TRAILING_TYPE_WORDS.has(toks[i]!.f)) return true;
+  return false;
+}
+
+/** A unit value: short, of letters, digits and dashes, with a digit (or a single letter, but not after "Suite"). */
+function isUnitValue(f: string, word: string): boolean {
+  return /^[A-Z0-9-]{1,8}$/.test(f) && (/\d/.test(f) || (f.length === 1 && word !== 'STE' && word !== 'SUITE'));
 }
 
 function takeUnits(toks: readonly Tok[]): { rest: Tok[]; units: string[] } {
   const rest: Tok[] = [];
   const units: string[] = [];
-  const isUnitValue = (f: string, word: string) =>
-    /^[A-Z0-9-]{1,8}$/.test(f) && (/\d/.test(f) || (f.length === 1 && word !== 'STE' && word !== 'SUITE'));
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     const next = toks[i + 1];
@@ -497,7 +604,9 @@ function takeUnits(toks: readonly Tok[]): { rest: Tok[]; units: string[] } {
       }
     }
     // "Apt 4", "Unit #4B", "Suite 200", "Apt4"
-    const glued = /^(APT|UNIT|STE|SUITE|APP)(\d+[A-Z]?)$/.exec(t.f);
+    // (a glued unit starts with A, S or U: skip the regex for other words)
+    const c = t.f.charCodeAt(0);
+    const glued = c === 65 || c === 83 || c === 85 ? /^(APT|UNIT|STE|SUITE|APP)(\d+[A-Z]?)$/.exec(t.f) : null;
     if (glued) {
       units.push(glued[2]!);
       continue;
@@ -534,6 +643,8 @@ function groupSegments(toks: readonly Tok[]): Tok[][] {
   return segs;
 }
 
+const LONG_DIRECTIONS: ReadonlySet<string> = new Set(['NORTH', 'SOUTH', 'EAST', 'WEST']);
+
 /** The street ends at its type word (plus a direction); the rest is the city. Needs a name before the type. */
 function splitCityFromStreet(toks: readonly Tok[]): { street: Tok[]; city: Tok[] } | null {
   for (let i = 1; i < toks.length - 1; i++) {
@@ -542,7 +653,7 @@ function splitCityFromStreet(toks: readonly Tok[]): { street: Tok[]; city: Tok[]
     const next = toks[end]!;
     if (TRAILING_TYPE_WORDS.has(next.f)) continue; // "Ash Street Pl": the later type ends it
     if (DIRECTION_WORDS.has(next.f) && next.f.length <= 2) end++;
-    else if (['NORTH', 'SOUTH', 'EAST', 'WEST'].includes(next.f) && toks.length - end >= 2) end++;
+    else if (LONG_DIRECTIONS.has(next.f) && toks.length - end >= 2) end++;
     if (end >= toks.length) return null;
     return { street: toks.slice(0, end), city: toks.slice(end) };
   }

@@ -289,6 +289,12 @@ export class PlaceIndex implements GeoSource {
    */
   private zoneParsed: (LotRow['zones'] | undefined)[] = [];
   private zoneParsedCount = 0;
+  /**
+   * zoneTexts that two or more lots share: only those are kept parsed. A text of one lot (most of a
+   * real city's: the shares differ) is parsed for the read and left to the young generation; kept,
+   * every distinct lot asked about added an entry that outlived its request.
+   */
+  private zoneShared = new Set<number>();
   private hasZone!: Uint8Array;
   private src!: Int32Array; // into strings (source), vintage likewise
   private vintage!: Int32Array;
@@ -420,7 +426,7 @@ export class PlaceIndex implements GeoSource {
           z = this.zoneTexts.length;
           this.zoneTexts.push(r.zones);
           zoneIds.set(r.zones, z);
-        }
+        } else this.zoneShared.add(z);
         zonesOf[i] = z;
         hasZone[i] = r.has_zone ? 1 : 0;
         src[i] = strings.id(r.source);
@@ -875,6 +881,7 @@ export class PlaceIndex implements GeoSource {
   }
 
   private zonesAt(z: number): LotRow['zones'] {
+    if (!this.zoneShared.has(z)) return JSON.parse(this.zoneTexts[z]!) as LotRow['zones'];
     let parsed = this.zoneParsed[z];
     if (!parsed) {
       parsed = deepFreeze(JSON.parse(this.zoneTexts[z]!) as LotRow['zones']);

@@ -152,13 +152,17 @@ function buildTypeTable(rows: readonly (readonly string[])[]): Map<string, strin
 // Printable ASCII, the usual case: normalisation and marks cannot change it, so the same folding
 // runs with ASCII classes (the Unicode-aware regexes cost a third of the street key on the hot path).
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/** ASCII words of letters and digits, one space apart: folding only upper-cases them (keys themselves look so). */
+const PLAIN_WORDS = /^[A-Za-z0-9]+(?: [A-Za-z0-9]+)*$/;
 
 /** Upper case, accents folded, apostrophes and periods dropped, other punctuation -> space. */
 export function foldStreetText(text: string): string[] {
+  if (PLAIN_WORDS.test(text)) return text.toUpperCase().split(' ');
   if (PRINTABLE_ASCII.test(text)) {
-    const f = text
-      .toUpperCase()
-      .replace(/(?<![A-Z0-9])([A-Z])\.(?=[A-Z](?![A-Z0-9]))/g, '$1 ')
+    let f = text.toUpperCase();
+    // the initials rule needs a period; skip its lookbehind scan when there is none
+    if (f.includes('.')) f = f.replace(/(?<![A-Z0-9])([A-Z])\.(?=[A-Z](?![A-Z0-9]))/g, '$1 ');
+    f = f
       .replace(/['`.]/g, '')
       .replace(/[^A-Z0-9]+/g, ' ')
       .trim();
@@ -185,7 +189,9 @@ export function foldStreetTextUnicode(text: string): string[] {
 function canonNameToken(tok: string): string {
   const word = NAME_WORD_CANON.get(tok) ?? ORDINAL_CANON.get(tok);
   if (word) return word;
-  // 1st, 2nd, 2d, 3rd, 3d, 4th ... -> numeric ordinal in one spelling
+  // 1st, 2nd, 2d, 3rd, 3d, 4th ... -> numeric ordinal in one spelling (only words starting with a digit)
+  const c = tok.charCodeAt(0);
+  if (!(c >= 48 && c <= 57)) return tok;
   const m = /^(\d+)(ST|ND|RD|TH|D)$/.exec(tok);
   if (m && m[1] !== undefined) return ordinalOf(Number.parseInt(m[1], 10));
   return tok;
@@ -219,7 +225,17 @@ export function streetKey(street: string): string {
 }
 
 function joinParts(p: StreetKeyParts): string {
-  return [p.predir, p.leadType, ...p.name, p.trailType, p.postdir].filter((s) => s !== '').join(' ');
+  // the non-empty parts, space-separated (a plain loop: this runs at least twice per key)
+  let key = joinWord('', p.predir);
+  key = joinWord(key, p.leadType);
+  for (const w of p.name) key = joinWord(key, w);
+  key = joinWord(key, p.trailType);
+  return joinWord(key, p.postdir);
+}
+
+function joinWord(key: string, word: string): string {
+  if (word === '') return key;
+  return key === '' ? word : key + ' ' + word;
 }
 
 /** The parts of the street's key. */
@@ -298,13 +314,20 @@ const UPPER_TOKENS: ReadonlySet<string> = new Set(['N', 'S', 'E', 'W', 'O', 'NE'
 
 /** Title Case for people: "MASSACHUSETTS AVE" -> "Massachusetts Ave", "ELM ST N" -> "Elm St N", "1ST ST" -> "1st St". */
 export function displayStreet(key: string): string {
-  const toks = key.split(' ').filter((t) => t !== '');
-  return toks
-    .map((t, i) => {
-      if (UPPER_TOKENS.has(t) && (t.length > 2 || i === toks.length - 1 || (i === 0 && toks.length > 2))) return t;
-      if (i > 0 && i < toks.length - 1 && LOWER_PARTICLES.has(t)) return t.toLowerCase();
-      if (/^\d/.test(t)) return t.toLowerCase();
-      return t.charAt(0) + t.slice(1).toLowerCase();
-    })
-    .join(' ');
+  let toks = key.split(' ');
+  if (toks.includes('')) toks = toks.filter((t) => t !== '');
+  let out = '';
+  for (let i = 0; i < toks.length; i++) {
+    if (i > 0) out += ' ';
+    out += displayWord(toks[i]!, i, toks.length);
+  }
+  return out;
+}
+
+function displayWord(t: string, i: number, n: number): string {
+  if (UPPER_TOKENS.has(t) && (t.length > 2 || i === n - 1 || (i === 0 && n > 2))) return t;
+  if (i > 0 && i < n - 1 && LOWER_PARTICLES.has(t)) return t.toLowerCase();
+  const c = t.charCodeAt(0);
+  if (c >= 48 && c <= 57) return t.toLowerCase(); // starts with a digit: "1st"
+  return t.charAt(0) + t.slice(1).toLowerCase();
 }

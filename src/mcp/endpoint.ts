@@ -185,12 +185,33 @@ export const MAX_JSON_DEPTH = 64;
 
 /** True when the value nests deeper than max (iterative: a deep value cannot overflow the stack here). */
 function jsonDepthOver(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
+  // Runs on every request: two parallel stacks (values, depths), no pair or values() array per object.
+  const values: object[] = [];
+  const depths: number[] = [];
+  if (value !== null && typeof value === 'object') {
+    values.push(value);
+    depths.push(1);
+  }
+  while (values.length > 0) {
+    const v = values.pop()! as Record<string, unknown>;
+    const d = depths.pop()!;
     if (d > max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+    if (Array.isArray(v)) {
+      for (const child of v) {
+        if (child !== null && typeof child === 'object') {
+          values.push(child as object);
+          depths.push(d + 1);
+        }
+      }
+    } else {
+      for (const k in v) {
+        const child = v[k];
+        if (child !== null && typeof child === 'object') {
+          values.push(child);
+          depths.push(d + 1);
+        }
+      }
+    }
   }
   return false;
 }

@@ -68,7 +68,8 @@ for (const [alias, country, code] of REGION_ALIASES) {
 
 /** A region from its code ("MA", "US-MA") or name ("Massachusetts", "Québec"); country narrows two-way codes. */
 export function lookupRegion(text: string, country?: 'US' | 'CA' | null): Region | null {
-  let k = foldName(text);
+  // a two-letter code as written ("MA", on nearly every address) is its own fold
+  let k = /^[A-Z]{2}$/.test(text) ? text : foldName(text);
   const prefixed = /^(US|CA) ([A-Z]{2})$/.exec(k);
   if (prefixed) {
     country = prefixed[1] as 'US' | 'CA';

@@ -144,7 +144,6 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
     if (shapeCountry && !region && allowed.length === 1) regionFromPostcode = lookupRegion(allowed[0]!, country);
   }
   const scopeRegion = regionFromPostcode;
-  const inScope = (p: PlaceRecord) => (!scopeRegion || (p.region === scopeRegion.code && p.country === scopeRegion.country)) && (!country || p.country === country);
 
   // 1. By name: the catalogue, postal cities and the gazetteer together (placeCandidates).
   let cands: readonly PlaceCandidate[] = [];
@@ -171,7 +170,9 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
   }
   // ... or by a postcode the place's own data holds, when the city does not say otherwise.
   if (postcode && cands.length === 0) {
-    const byCode = (await placesByPostcode(ctx, postcode)).filter(inScope);
+    const byCode = (await placesByPostcode(ctx, postcode)).filter(
+      (p) => (!scopeRegion || (p.region === scopeRegion.code && p.country === scopeRegion.country)) && (!country || p.country === country),
+    );
     if (byCode.length === 1) return { kind: 'place', place: byCode[0]! };
   }
   if (city) {

@@ -81,9 +81,9 @@ async function load(slug: string, placesDir: string, sourceDir: string | undefin
 
 /** The rules of a place, validated (cached; a failed load is not cached). */
 export function loadPlaceRules(slug: string, opts: LoadRulesOptions = {}): Promise<PlaceRules> {
-  const placesDir = path.resolve(opts.placesDir ?? placesDirFromEnv());
+  const placesDir = resolvedDir(opts.placesDir ?? placesDirFromEnv());
   const sourceDir = opts.sourceDir ?? loadConfig().sourceDir;
-  const key = JSON.stringify([slug, placesDir, sourceDir ?? null]);
+  const key = `${slug}\u0000${placesDir}\u0000${sourceDir ?? '\u0001'}`;
   let p = cache.get(key);
   if (!p) {
     p = load(slug, placesDir, sourceDir);
@@ -91,6 +91,21 @@ export function loadPlaceRules(slug: string, opts: LoadRulesOptions = {}): Promi
     p.catch(() => cache.delete(key));
   }
   return p;
+}
+
+// Every snapshot reads its rules through here: an absolute places directory as given -> normalised,
+// kept (path.resolve per call was a measurable share of a snapshot); a relative one depends on the
+// working directory, so it is resolved each time. Bounded by the directories a process uses.
+const resolvedDirs = new Map<string, string>();
+function resolvedDir(dir: string): string {
+  if (!path.isAbsolute(dir)) return path.resolve(dir);
+  let r = resolvedDirs.get(dir);
+  if (r === undefined) {
+    r = path.resolve(dir);
+    if (resolvedDirs.size >= 64) resolvedDirs.clear();
+    resolvedDirs.set(dir, r);
+  }
+  return r;
 }
 
 /** Drop cached rules (tests that rewrite a rules file; a reload after editing). */

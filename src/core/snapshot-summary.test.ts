@@ -1,0 +1,58 @@
+// The text an MCP snapshot result carries beside its structured content: what it says, on the
+// documented Cambridge example (docs/examples/cambridge-snapshot.json) and on variations of it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { snapshotSummary } from './snapshot-summary.ts';
+import type { Snapshot } from './snapshot-types.ts';
+
+const example = (): Snapshot => JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../docs/examples/cambridge-snapshot.json'), 'utf8')) as Snapshot;
+
+test('an answered snapshot: the matched address, the lot, the zone, the headline values and every envelope status counted', () => {
+  const s = example();
+  const text = snapshotSummary(s);
+  assert.ok(text.startsWith(`${s.address!.matchedAddress}, ${s.coverage.place!.name}: lot ${s.lot!.parcelExternalId}, ${s.lot!.areaSqft} sq ft, zone ${s.zones!.primary}`), text);
+  for (const k of ['maxHeightFt', 'maxHeightStoreys', 'maxFar']) {
+    const v = s.envelope![k];
+    if (v) assert.match(text, new RegExp(`${k} [^;]+ \\(${v.status}\\)`), `${k} named with its status`);
+  }
+  const counts = new Map<string, number>();
+  for (const v of Object.values(s.envelope!)) counts.set(v.status, (counts.get(v.status) ?? 0) + 1);
+  const listed = /Envelope statuses: ([^.]+)\./.exec(text)![1]!.split(', ');
+  assert.deepEqual(listed, [...counts].map(([st, n]) => `${n} ${st}`), 'each status once, with its count, in envelope order');
+  assert.equal(listed.reduce((sum, x) => sum + Number(x.split(' ')[0]), 0), Object.keys(s.envelope!).length);
+  assert.doesNotMatch(text, /confidence/, 'an exact address-table match says nothing about confidence');
+  assert.match(text, /in the structured content\.$/);
+});
+
+test('unknown is never a number, no limit is said in words, and an inexact match names its confidence and why', () => {
+  const s = example();
+  s.envelope!['maxHeightFt'] = { value: null, status: 'not_extracted' };
+  s.envelope!['maxFar'] = { value: null, status: 'no_limit_in_bylaw' };
+  s.address = { ...s.address!, matchType: 'street_interpolation', confidence: 0.6, warnings: ['No 12 is not in the address table.', 'another warning'] };
+  const text = snapshotSummary(s);
+  assert.match(text, /maxHeightFt unknown \(not_extracted\)/);
+  assert.match(text, /maxFar no limit \(no_limit_in_bylaw\)/);
+  assert.match(text, /interpolating the street's number range .*confidence 0\.6\. No 12 is not in the address table\. Confirm the lot/);
+  assert.doesNotMatch(text, /another warning/, 'only the geocoder\'s own reason');
+});
+
+test('a snapshot with no headline value and a split lot with overlays', () => {
+  const s = example();
+  for (const k of ['maxHeightFt', 'maxHeightStoreys', 'maxFar']) delete s.envelope![k];
+  s.zones = { ...s.zones!, splitLot: true, districts: [{ code: 'C-1', name: null, share: 0.6 }, { code: 'B', name: null, share: 0.4 }], overlays: [{ code: 'AOD-1', name: null, share: 1, governingSection: null }] };
+  const text = snapshotSummary(s);
+  assert.match(text, /zone C-1 \(split lot: C-1, B\), overlays AOD-1\. \. Envelope statuses:/);
+});
+
+test('not answered: the coverage status and message, and at most three suggestions', () => {
+  const text = snapshotSummary({
+    answered: false,
+    coverage: { status: 'geocode_failed', eligibilityKnown: true, message: 'No such number.' },
+    suggestions: ['1 A St', '2 A St', '3 A St', '4 A St'],
+    sources: {},
+    generatedAt: '2026-11-23T00:00:00.000Z',
+  } as Snapshot);
+  assert.equal(text, 'Not answered (coverage geocode_failed): No such number. Did you mean: 1 A St; 2 A St; 3 A St?');
+});
