@@ -332,7 +332,7 @@ interface Round {
  * Snapshot (cache off) and preview over distinct addresses against one siteline URL. With a baseline,
  * the snapshot is measured in ROUNDS rounds of ROUND_REQUESTS requests, each right after as many
  * requests to the baseline: on a shared machine the rate drifts by 10 % and more between minutes, and a ratio of
- * two runs minutes apart carried that drift (one run: 72-96 % in seven tries on one morning). The
+ * two runs minutes apart carried that drift (one morning, same code: 76-96 % in four plain runs, 67-85 % in nine more with a profiler or GC flags). The
  * snapshot's addresses continue across rounds, so none repeats while the list lasts.
  */
 async function pipelineLoads(url: string, served: Served, connections = CONNECTIONS, serverPid?: number, baseline?: Baseline) {
