@@ -230,21 +230,27 @@ function distinctRequests(tool: string, addresses: string[], token: string | und
 
 type Requests = (CannonRequest & { setupRequest?: unknown })[];
 
-/** The warm-up alone (see load). */
-async function warm(url: string, requests: Requests, connections = CONNECTIONS): Promise<void> {
+/** autocannon's options for these requests against url. */
+function cannonOf(url: string, requests: Requests, connections: number) {
   const target = new URL(url);
-  await autocannon({ url: target.origin, connections, pipelining: 1, requests: requests.map((r) => ({ ...r, path: target.pathname })), amount: WARMUP_REQUESTS });
+  return { url: target.origin, connections, pipelining: 1, requests: requests.map((r) => ({ ...r, path: target.pathname })) };
 }
 
+/**
+ * The warm-up, by request count, not by time: JIT tiering, the place's hot index (loaded on the first
+ * read) and the garbage its load leaves behind must be past before the measured window on a loaded
+ * machine too (a 2 s warm-up covered ~400 snapshot requests under load, and the measured window then
+ * held the compiler threads and the major GC: 3.6 ms of server CPU a call against 1.9 in a second
+ * window of the same process).
+ */
+async function warm(url: string, requests: Requests, connections = CONNECTIONS): Promise<void> {
+  await autocannon({ ...cannonOf(url, requests, connections), amount: WARMUP_REQUESTS });
+}
+
+/** A measured run (after the warm-up unless warmup is false): DURATION_S seconds, or `amount` requests. */
 async function load(url: string, requests: Requests, connections = CONNECTIONS, serverPid?: number, opts: { warmup?: boolean; amount?: number } = {}): Promise<CannonResult> {
-  const target = new URL(url);
-  const cannon = { url: target.origin, connections, pipelining: 1, requests: requests.map((r) => ({ ...r, path: target.pathname })) };
-  // Warm-up by request count, not by time: JIT tiering, the place's hot index (loaded on the first
-  // read) and the garbage its load leaves behind must be past before the measured window on a loaded
-  // machine too (a 2 s warm-up covered ~400 snapshot requests under load, and the measured window
-  // then held the compiler threads and the major GC: 3.6 ms of server CPU a call against 1.9 in a
-  // second window of the same process).
-  if (opts.warmup !== false) await autocannon({ ...cannon, amount: WARMUP_REQUESTS });
+  if (opts.warmup !== false) await warm(url, requests, connections);
+  const cannon = cannonOf(url, requests, connections);
   const cpu0 = serverPid ? cpuMs(serverPid) : undefined;
   const th0 = serverPid ? threadCpuMs(serverPid) : undefined;
   // A run of a set number of requests ends on autocannon's next sample tick (1 s by default, which

@@ -80,7 +80,7 @@ class RefTables {
   private readonly citationIds = new Map<string, string>();
   private readonly noteIds = new Map<string, string>();
   /** How many values and uses write each note or condition: two or more share one entry. */
-  readonly uses = new Map<string, number>();
+  private readonly uses = new Map<string, number>();
 
   constructor(private readonly named: NamedSources) {}
 
