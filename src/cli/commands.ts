@@ -11,6 +11,7 @@ import { loginCommand, logoutCommand, whoamiCommand } from './auth-commands.ts';
 import { workerCommand } from './worker-command.ts';
 import { creditsCommand } from './credits-command.ts';
 import { feedbackCommand } from './feedback-command.ts';
+import { rulesCommand } from './rules-command.ts';
 
 export const COMMANDS: Command[] = [
   checkCommand,
@@ -18,6 +19,7 @@ export const COMMANDS: Command[] = [
   keysCommand,
   usageCommand,
   { ...dataCommand, subcommands: [...(dataCommand.subcommands ?? []), dataAuditCommand] },
+  rulesCommand,
   loginCommand,
   whoamiCommand,
   logoutCommand,

@@ -8,7 +8,30 @@ import type { PlaceRules } from '../rules/rules-schema.ts';
 import { VALUE_STATUSES } from './statuses.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
-const rules = (slug: string) => loadPlaceRules(slug, { sourceDir: SOURCE_DIR });
+
+/**
+ * The envelope's mechanics (how cited, conditional and derived statuses propagate) are tested on the
+ * shipped rules with the values that were read from an ordinance's text or an OZFS feed restored to
+ * `cited`, each with a citation naming the section its note gives. The shipped files carry them as
+ * unverified_default because the service holds no copy of those texts; whether a citation verifies
+ * is verify-citations.test.ts's subject, not this file's.
+ */
+function asIfCited(r: PlaceRules): PlaceRules {
+  const copy = structuredClone(r);
+  const section = (note: string | undefined) => /Transcribed by hand from Sec\. (\S+) /.exec(note ?? '')?.[1] ?? /Feed constraint (\S+) (\S+):/.exec(note ?? '')?.slice(1).join(' constraints.');
+  const cite = (sec: string) => ({ document: 'test', documentTitle: 'Test text', section: sec, quote: `(test) ${sec}`, sourceUrl: 'https://example.org/', date: '2020', href: '/sources/test', sectionUuid: sec });
+  for (const d of Object.values(copy.districts))
+    for (const [k, v] of Object.entries(d.standards)) {
+      const sec = v && v.status === 'unverified_default' ? section(v.note) : undefined;
+      if (!v || !sec) continue;
+      const noLimit = /The ordinance was read to set no such standard/.test(v.note ?? '');
+      d.standards[k as keyof typeof d.standards] = noLimit
+        ? { status: 'no_limit_in_bylaw', citation: cite(sec) }
+        : { ...v, status: 'cited', citation: cite(sec) };
+    }
+  return copy;
+}
+const rules = async (slug: string) => asIfCited(await loadPlaceRules(slug, { sourceDir: SOURCE_DIR }));
 const LOT: EnvelopeLot = { areaSqft: 5000, frontageFt: 40, depthFt: 125, cornerLot: false, country: 'US' };
 
 function env(r: PlaceRules, zone: string | null, lot: Partial<EnvelopeLot> = {}, extra: Partial<EnvelopeInput> = {}) {

@@ -52,18 +52,18 @@ function idsMentioned(text: string, keep = true): readonly string[] {
 // The fields are compared on each use (cheap), so a changed object is keyed afresh.
 interface KeyedCitation {
   key: string;
+  document: string;
   section: string;
+  quote: string;
   sourceUrl: string;
   date: string;
-  excerpt: string | undefined;
-  sectionUuid: string | undefined;
 }
 const citationKeys = new WeakMap<Citation, KeyedCitation>();
 function citationKey(c: Citation): string {
   const k = citationKeys.get(c);
-  if (k && k.section === c.section && k.sourceUrl === c.sourceUrl && k.date === c.date && k.excerpt === c.excerpt && k.sectionUuid === c.sectionUuid) return k.key;
-  const key = JSON.stringify([c.section, c.sourceUrl, c.date, c.excerpt ?? null, c.sectionUuid ?? null]);
-  citationKeys.set(c, { key, section: c.section, sourceUrl: c.sourceUrl, date: c.date, excerpt: c.excerpt, sectionUuid: c.sectionUuid });
+  if (k && k.document === c.document && k.section === c.section && k.quote === c.quote && k.sourceUrl === c.sourceUrl && k.date === c.date) return k.key;
+  const key = JSON.stringify([c.document, c.section, c.quote, c.sourceUrl, c.date]);
+  citationKeys.set(c, { key, document: c.document, section: c.section, quote: c.quote, sourceUrl: c.sourceUrl, date: c.date });
   return key;
 }
 

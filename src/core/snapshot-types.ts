@@ -4,15 +4,27 @@
 // `Sourced` (a value with its citation object) is the envelope's own shape before that (core, analysis, reports).
 import type { CoverageStatus, ValueStatus } from './statuses.ts';
 
+/**
+ * Where a cited value's words are: a section of a document the service holds, quoted verbatim, and
+ * verified by machine when the rules load (docs/data.md, "Citations").
+ */
 export interface Citation {
-  /** Bylaw section or table, e.g. "17-17-0305" or "Art. 5.000". */
+  /** The held document's id (its place's manifest declares it with its sha256, edition and licence). */
+  document: string;
+  /** The document's title, e.g. "Somerville Zoning Ordinance". */
+  documentTitle: string;
+  /** The section as the document numbers it, e.g. "3.1.8". */
   section: string;
+  /** The bylaw's words, verbatim ("…" marks words left out); the value as written is in them. */
+  quote: string;
+  /** Where the document is published. */
   sourceUrl: string;
-  /** Date of the text the value was read from (ISO date, or year). */
+  /** The edition (or effective date) of the held text. */
   date: string;
-  excerpt?: string;
+  /** This service's page showing the quote highlighted in its section (a path on this service). */
+  href: string;
   /** The knowledge section this citation reads from (stable UUID; saveToProject attach_reference takes it). */
-  sectionUuid?: string;
+  sectionUuid: string;
 }
 
 /** A value born with its provenance: never a bare number. */

@@ -187,7 +187,30 @@ const sourceSchema = z
   })
   .and(formatSpec);
 
-const documentSchema = z.object({ file: relFile, sha256, role: z.string().min(1) });
+/**
+ * A file the place holds besides its layers: a licence, a field dictionary, or a document citations
+ * point into. A citable document has an `id` (rules files cite it by that id) and says what it is:
+ * title, format, edition (or effective date), retrieval date, licence and where it is published.
+ */
+const documentSchema = z
+  .object({
+    file: relFile,
+    sha256,
+    role: z.string().min(1),
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).optional(),
+    title: z.string().min(1).optional(),
+    format: z.enum(['markdown', 'html', 'text', 'pdf']).optional(),
+    edition: z.string().min(1).optional(),
+    retrieved: z.string().min(1).optional(),
+    licence: z.string().min(1).optional(),
+    url: z.string().url().optional(),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    if (d.id === undefined) return;
+    for (const k of ['title', 'format', 'edition', 'retrieved', 'licence', 'url'] as const)
+      if (d[k] === undefined) ctx.addIssue({ code: 'custom', path: [k], message: `a citable document (id ${d.id}) needs ${k}` });
+  });
 
 export const manifestSchema = z.object({
   slug: z.string().regex(/^[a-z0-9-]+$/),
@@ -211,7 +234,8 @@ export const manifestSchema = z.object({
   rulesFile: z.string().min(1),
   /** Imported on first start of an empty database. */
   defaultImport: z.boolean().default(true),
-  sources: z.array(sourceSchema).min(1),
+  /** The data layers. A rules-only place (ordinance text, no layers yet) has none and cannot be live. */
+  sources: z.array(sourceSchema).default([]),
   documents: z.array(documentSchema).default([]),
   /**
    * A `live` place is answered only when its import measures at least these join rates (0..1);
@@ -224,6 +248,7 @@ export const manifestSchema = z.object({
 export const DEFAULT_JOIN_THRESHOLDS = { addressToLot: 0.9, lotToZone: 0.95 } as const;
 
 export type Manifest = z.infer<typeof manifestSchema>;
+export type ManifestDocument = Manifest['documents'][number];
 export type ManifestSource = Manifest['sources'][number];
 export type CodeMapping = z.infer<typeof codeMapping>;
 
@@ -258,6 +283,14 @@ export function parseManifest(text: string, where: string): Manifest {
   for (const s of r.data.sources) {
     if (ids.has(s.id)) throw new SitelineError('bad_input', `${where}: source id "${s.id}" appears twice`);
     ids.add(s.id);
+  }
+  if (r.data.status === 'live' && r.data.sources.length === 0)
+    throw new SitelineError('bad_input', `${where}: a live place needs its data layers (sources); a rules-only place is planned_not_live`);
+  const docIds = new Set<string>();
+  for (const d of r.data.documents) {
+    if (d.id === undefined) continue;
+    if (docIds.has(d.id)) throw new SitelineError('bad_input', `${where}: document id "${d.id}" appears twice`);
+    docIds.add(d.id);
   }
   return r.data;
 }

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
-import { loadPlaceRules } from '../rules/load-rules.ts';
-import { stampSectionUuids, type KnowledgeSection } from '../rules/knowledge-sections.ts';
+import { loadPlaceRules, RulesFileError } from '../rules/load-rules.ts';
+import { knowledgeSectionsOf, type KnowledgeSection } from '../rules/knowledge-sections.ts';
 
 export async function knowledgeSections(ctx: AppContext): Promise<KnowledgeSection[]> {
   const rows = await ctx.db.query<{ slug: string }>('SELECT slug FROM places ORDER BY slug');
@@ -12,9 +12,12 @@ export async function knowledgeSections(ctx: AppContext): Promise<KnowledgeSecti
     if (!fs.existsSync(path.join(ctx.config.placesDir, slug, 'rules.json'))) continue;
     try {
       const rules = await loadPlaceRules(slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
-      out.push(...stampSectionUuids(rules));
-    } catch {
-      // A place whose rules cannot be read right now has no sections to offer.
+      out.push(...knowledgeSectionsOf(rules));
+    } catch (err) {
+      // A place whose rules do not load (a document changed, a citation no longer verifies) offers no
+      // sections until they are mended; that is logged, not hidden.
+      if (!(err instanceof RulesFileError)) throw err;
+      ctx.logger.warn({ place: slug, err: err.message }, 'knowledge sections: rules do not load');
     }
   }
   return out;

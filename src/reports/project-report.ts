@@ -134,7 +134,7 @@ function clipSource(s: LayerSource): LayerSource {
 function sourcedOf(v: Sourced<number | string>): Sourced<number | string> {
   const out: Sourced<number | string> = { value: v.value ?? null, status: v.status };
   if (v.unit) out.unit = v.unit;
-  if (v.citation) out.citation = { section: v.citation.section, sourceUrl: v.citation.sourceUrl, date: v.citation.date, ...(v.citation.excerpt ? { excerpt: v.citation.excerpt } : {}) };
+  if (v.citation) out.citation = { ...v.citation };
   if (v.condition) out.condition = forPeople(v.condition);
   if (v.note) out.note = forPeople(v.note);
   return out;

@@ -79,10 +79,14 @@ export interface ReportInput {
 const lonLat = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);
 const polygon = z.array(z.array(lonLat).min(3)).min(1);
 const citation: z.ZodType<Citation> = z.object({
+  document: z.string().min(1),
+  documentTitle: z.string().min(1),
   section: z.string().min(1),
+  quote: z.string().min(1),
   sourceUrl: z.string(),
   date: z.string(),
-  excerpt: z.string().optional(),
+  href: z.string(),
+  sectionUuid: z.string(),
 });
 const sourced = z.object({
   value: z.union([z.number(), z.string()]).nullable(),

@@ -7,7 +7,10 @@ import { SitelineError } from '../core/errors.ts';
 import { loadConfig, placesDirFromEnv } from '../config.ts';
 import { placeRulesSchema, districtRulesSchema, type PlaceRules, type DistrictRules } from './rules-schema.ts';
 import { ozfsToDistricts, ozfsZoningSchema } from './ozfs-rules.ts';
-import { stampSectionUuids } from './knowledge-sections.ts';
+import { sectionUuidOf, setKnowledgeSections, type KnowledgeSection } from './knowledge-sections.ts';
+import { citationsOfRules, describeFailures, verifyRulesCitations, type VerifyReport } from './verify-citations.ts';
+import { findSection, readHeldDocument, type DocumentDeclaration } from './held-documents.ts';
+import { loadManifest, type Manifest } from '../importer/manifest.ts';
 
 export type { PlaceRules, DistrictRules } from './rules-schema.ts';
 
@@ -54,6 +57,14 @@ async function readJson(file: string): Promise<unknown> {
 }
 
 async function load(slug: string, placesDir: string, sourceDir: string | undefined): Promise<PlaceRules> {
+  const rules = await readRulesFileForVerify(slug, placesDir, sourceDir);
+  const file = path.join(placesDir, slug, 'rules.json');
+  await resolveCitations(rules, placesDir, sourceDir, file);
+  return rules;
+}
+
+/** A rules file parsed and validated (OZFS districts read in), its citations not yet verified. */
+export async function readRulesFileForVerify(slug: string, placesDir: string, sourceDir: string | undefined): Promise<PlaceRules> {
   if (!/^[a-z0-9-]+$/.test(slug)) throw new SitelineError('bad_input', `Not a place slug: ${JSON.stringify(slug)}`);
   const file = path.join(placesDir, slug, 'rules.json');
   const parsed = placeRulesSchema.safeParse(await readJson(file));
@@ -75,8 +86,72 @@ async function load(slug: string, placesDir: string, sourceDir: string | undefin
     for (const [code, target] of Object.entries(rules.aliases))
       if (!(target in rules.districts)) throw new RulesFileError(file, `Invalid rules file ${file}:\n  aliases.${code}: alias target "${target}" is not a district`);
   }
-  stampSectionUuids(rules); // every citation carries its knowledge section's sectionUuid
   return rules;
+}
+
+/** The documents a manifest declares as citable. */
+export function citableDocuments(m: Manifest): DocumentDeclaration[] {
+  return m.documents.flatMap((d) =>
+    d.id && d.title && d.format && d.edition && d.retrieved && d.licence && d.url
+      ? [{ id: d.id, title: d.title, file: d.file, sha256: d.sha256, format: d.format, edition: d.edition, retrieved: d.retrieved, licence: d.licence, url: d.url }]
+      : [],
+  );
+}
+
+/** Where a place's citations may be read on this service: its held document, at the section, the quote highlighted. */
+export function sourcePageHref(place: string, document: string, section: string, quote?: string): string {
+  const q = new URLSearchParams({ section, ...(quote ? { quote } : {}) });
+  return `/sources/${place}/${document}?${q.toString()}`;
+}
+
+/**
+ * Verifies every citation against the place's held documents (refusing the rules when one fails) and
+ * completes each with what a reader needs: the document's title, URL and edition, the service's page
+ * for the quote, and its knowledge section.
+ */
+async function resolveCitations(rules: PlaceRules, placesDir: string, sourceDir: string | undefined, file: string): Promise<void> {
+  const all = [...citationsOfRules(rules)];
+  if (all.length === 0) return;
+  const manifest = loadManifest(rules.slug, placesDir);
+  const documents = citableDocuments(manifest);
+  const placeRoot = sourceDir ? path.join(sourceDir, manifest.sourceFolder) : null;
+  const report = await verifyRulesCitations(rules, documents, placeRoot);
+  if (report.failures.length)
+    throw new RulesFileError(file, `Rules file ${file}: ${report.failures.length} of ${report.checked} citations do not verify against the documents the place holds:\n${describeFailures(report)}`);
+  const byId = new Map(documents.map((d) => [d.id, d]));
+  const sections = new Map<string, KnowledgeSection>();
+  for (const { citation, district } of all) {
+    const decl = byId.get(citation.document)!;
+    const uuid = sectionUuidOf(rules.slug, decl.id, citation.section);
+    Object.assign(citation, {
+      documentTitle: decl.title,
+      sourceUrl: decl.url,
+      date: decl.edition,
+      href: sourcePageHref(rules.slug, decl.id, citation.section, citation.quote),
+      sectionUuid: uuid,
+    });
+    let s = sections.get(uuid);
+    if (!s) {
+      const doc = await readHeldDocument(placeRoot!, decl);
+      const found = findSection(doc, citation.section)!;
+      s = {
+        sectionUuid: uuid,
+        place: rules.slug,
+        bylaw: decl.title,
+        document: decl.id,
+        section: citation.section,
+        title: `${decl.title}, ${found.heading}`,
+        sourceUrl: decl.url,
+        date: decl.edition,
+        text: doc.text.slice(found.start, Math.min(found.end, found.start + 20_000)).trim(),
+        href: sourcePageHref(rules.slug, decl.id, citation.section),
+        districts: [],
+      };
+      sections.set(uuid, s);
+    }
+    if (!s.districts.includes(district)) s.districts.push(district);
+  }
+  setKnowledgeSections(rules, [...sections.values()]);
 }
 
 /** The rules of a place, validated (cached; a failed load is not cached). */
@@ -131,4 +206,18 @@ export function findDistrict(rules: PlaceRules, code: string): { code: string; d
     if (d && new RegExp(p.match).test(code)) return { code: p.district, district: d };
   }
   return null;
+}
+
+/**
+ * Verifies a place's rules file as it is on disk (the schema checks of a load, then every citation
+ * against the place's held documents) without touching the loaded rules: `siteline rules verify`,
+ * `data check` and `data import` call it.
+ */
+export async function verifyPlaceRules(slug: string, opts: { placesDir?: string; sourceDir?: string | undefined } = {}): Promise<VerifyReport> {
+  const placesDir = resolvedDir(opts.placesDir ?? placesDirFromEnv());
+  const sourceDir = 'sourceDir' in opts ? opts.sourceDir : loadConfig().sourceDir;
+  const manifest = loadManifest(slug, placesDir);
+  const rules = await readRulesFileForVerify(slug, placesDir, sourceDir);
+  const placeRoot = sourceDir ? path.join(sourceDir, manifest.sourceFolder) : null;
+  return verifyRulesCitations(rules, citableDocuments(manifest), placeRoot);
 }

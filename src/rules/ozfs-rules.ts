@@ -1,7 +1,11 @@
 // Turns an OZFS 0.5 .zoning file (Open Zoning Feed Specification) into district rules at load time.
 // Units per the OZFS spec: setbacks, heights, lot width/depth in ft; lot_area/lot_size in acres;
 // unit_density in units per acre; lot_cov_bldg in percent. A constraint with one unconditional
-// numeric value is cited; anything with conditions or formulas becomes tiers, resolved per lot.
+// numeric value is a value; anything with conditions or formulas becomes tiers, resolved per lot.
+// A feed is an encoding of the ordinance, not its words: no feed value is `cited` (nothing in the
+// feed can be verified against the bylaw's text), so every value is unverified_default with a note
+// naming the feed, its constraint and its date; a residential type the feed does not list is
+// not_extracted (the feed's silence is not a prohibition read from the bylaw).
 import { z } from 'zod';
 import type { DistrictRules, RuleTier, RuleValue, StandardKey, UseRule } from './rules-schema.ts';
 
@@ -78,17 +82,12 @@ export function ozfsToDistricts(doc: OzfsZoning, src: OzfsSource): Record<string
           unmapped.push(`${name}.${bound}`);
           continue;
         }
-        const citation = {
-          section: `OZFS ${p.dist_abbr} constraints.${name}.${bound}`,
-          sourceUrl: src.sourceUrl,
-          date: doc.date,
-          excerpt: JSON.stringify(entries),
-        };
-        const note = target.scale ? `${src.note} The feed states acres; shown in sq ft (x ${target.scale}).` : src.note;
+        const where = `${src.note} Feed constraint ${p.dist_abbr} ${name}.${bound}: ${JSON.stringify(entries)}.`;
+        const note = target.scale ? `${where} The feed states acres; shown in sq ft (x ${target.scale}).` : where;
         const only = entries[0];
         const onlyExpr = only && list(only.expression);
         if (entries.length === 1 && only && list(only.condition).length === 0 && onlyExpr?.length === 1 && /^\s*\d+(\.\d+)?\s*$/.test(onlyExpr[0]!)) {
-          standards[target.key] = { status: 'cited', value: Math.round(Number(onlyExpr[0]) * (target.scale ?? 1) * 100) / 100, citation, note };
+          standards[target.key] = { status: 'unverified_default', value: Math.round(Number(onlyExpr[0]) * (target.scale ?? 1) * 100) / 100, note };
           continue;
         }
         const tiers: RuleTier[] = entries.map((e) => ({
@@ -96,25 +95,26 @@ export function ozfsToDistricts(doc: OzfsZoning, src: OzfsSource): Record<string
           values: list(e.expression),
           ...(e.min_max ? { pick: e.min_max } : {}),
         }));
-        standards[target.key] = { status: 'cited', tiers, citation, note, ...(target.scale ? { scale: target.scale } : {}) };
+        standards[target.key] = { status: 'unverified_default', tiers, note, ...(target.scale ? { scale: target.scale } : {}) };
       }
     }
     const uses: UseRule[] = [];
     const allowed = p.res_types_allowed === undefined ? null : list(p.res_types_allowed);
-    const useCitation = { section: `OZFS ${p.dist_abbr} res_types_allowed`, sourceUrl: src.sourceUrl, date: doc.date };
     for (const t of OZFS_RES_TYPES) {
-      if (allowed === null)
-        uses.push({ use: `residential:${t}`, permission: 'unknown', status: 'not_extracted', note: 'The OZFS feed lists no residential types for this district.' });
-      else if (allowed.includes(t))
+      if (allowed !== null && allowed.includes(t))
         uses.push({
           use: `residential:${t}`,
           permission: 'as_of_right',
-          status: 'cited',
-          citation: useCitation,
-          note: 'Listed in the OZFS res_types_allowed of this district; the feed records no approval procedure.',
+          status: 'unverified_default',
+          note: `Listed in the OZFS res_types_allowed of ${p.dist_abbr}; the feed records no approval procedure. ${src.note}`,
         });
       else
-        uses.push({ use: `residential:${t}`, permission: 'prohibited', status: 'cited', citation: useCitation, note: 'Not in the OZFS res_types_allowed of this district.' });
+        uses.push({
+          use: `residential:${t}`,
+          permission: 'unknown',
+          status: 'not_extracted',
+          note: allowed === null ? 'The OZFS feed lists no residential types for this district.' : `Not in the OZFS res_types_allowed of ${p.dist_abbr}; whether the ordinance allows it was not read.`,
+        });
     }
     uses.push({ use: 'non-residential uses', permission: 'unknown', status: 'not_extracted', note: 'OZFS 0.5 encodes residential types only.' });
     const notes = [src.note];

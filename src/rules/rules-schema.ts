@@ -26,18 +26,61 @@ export const STANDARD_UNITS = {
 export type StandardKey = keyof typeof STANDARD_UNITS;
 export const STANDARD_KEYS = Object.keys(STANDARD_UNITS) as StandardKey[];
 
+/**
+ * Standards a building type's table may state besides the envelope's (a town that zones by building
+ * type within a district, as Somerville does). They are listed with their citations; the envelope
+ * does not compute with them.
+ */
+export const BUILDING_TYPE_STANDARD_UNITS = {
+  ...STANDARD_UNITS,
+  maxFrontYardFt: 'ft',
+  maxStreetSideYardFt: 'ft',
+  minSideYardSumFt: 'ft',
+  minHeightStoreys: 'storeys',
+  maxUnitsPerBuilding: 'units',
+  minGreenScore: 'score',
+} as const;
+export type BuildingTypeStandardKey = keyof typeof BUILDING_TYPE_STANDARD_UNITS;
+export const BUILDING_TYPE_STANDARD_KEYS = Object.keys(BUILDING_TYPE_STANDARD_UNITS) as BuildingTypeStandardKey[];
+
 /** Statuses a rules file may state. The others (derived_from_cited, defaulted, missing) are computed by the envelope. */
 export const RULE_STATUSES = VALUE_STATUSES.filter((s) => s !== 'derived_from_cited' && s !== 'defaulted' && s !== 'missing') as [
   (typeof VALUE_STATUSES)[number],
   ...(typeof VALUE_STATUSES)[number][],
 ];
 
-export const citationSchema = z.object({
-  section: z.string().min(1),
-  sourceUrl: z.string().url(),
-  date: z.string().min(1),
-  excerpt: z.string().optional(),
-});
+/**
+ * A citation is a pointer into a document the place holds: the document's id in the manifest's
+ * `documents`, the section as the document numbers it, and the bylaw's words, verbatim ("…" marks
+ * words left out). Loading the rules verifies it (verify-citations.ts) and adds what a reader needs
+ * to find and check it: the document's published URL and edition, and the service's own page that
+ * shows the quote in its section.
+ */
+export const citationSchema = z
+  .object({
+    document: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a document id of the manifest (lower case, digits, hyphens)'),
+    section: z.string().min(1),
+    quote: z.string().min(3),
+  })
+  .strict()
+  .transform((c) => c as ResolvedCitation);
+
+/** A citation as loaded: the rules file's pointer plus what verification found (filled by load-rules). */
+export interface ResolvedCitation {
+  document: string;
+  section: string;
+  quote: string;
+  /** The document's title (e.g. "Somerville Zoning Ordinance"). */
+  documentTitle: string;
+  /** Where the document is published. */
+  sourceUrl: string;
+  /** The edition (or effective date) of the held text. */
+  date: string;
+  /** The service's page that shows the quote highlighted in its section (a path on this service). */
+  href: string;
+  /** The knowledge section the quote is in (stable UUID; saveToProject attach_reference takes it). */
+  sectionUuid: string;
+}
 
 /**
  * One tier of a conditional rule. `when`: conditions that must all hold (expressions over the lot,
@@ -67,14 +110,14 @@ export const ruleValueSchema = z
     const bad = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     const hasValue = r.value !== undefined && r.value !== null;
     if (r.tiers) {
-      if (r.status !== 'cited' && r.status !== 'unverified_default')
-        bad('status', 'a rule with tiers states the status its resolved values take: cited or unverified_default');
+      if (r.status !== 'cited' && r.status !== 'cited_conditional' && r.status !== 'unverified_default')
+        bad('status', 'a rule with tiers states the status its resolved values take: cited, cited_conditional or unverified_default');
       if (hasValue) bad('value', 'a rule with tiers takes its value from the tiers, not from value');
     }
     switch (r.status) {
       case 'cited':
       case 'cited_conditional':
-        if (!r.citation) bad('citation', `${r.status} needs a citation (section, sourceUrl, date)`);
+        if (!r.citation) bad('citation', `${r.status} needs a citation (document, section, quote)`);
         if (!r.tiers && !hasValue) bad('value', `${r.status} needs a value`);
         if (r.status === 'cited_conditional' && !r.condition) bad('condition', 'cited_conditional needs the condition');
         break;
@@ -116,6 +159,25 @@ const standardsShape = Object.fromEntries(STANDARD_KEYS.map((k) => [k, ruleValue
   StandardKey,
   z.ZodOptional<typeof ruleValueSchema>
 >;
+const buildingTypeStandardsShape = Object.fromEntries(BUILDING_TYPE_STANDARD_KEYS.map((k) => [k, ruleValueSchema.optional()])) as Record<
+  BuildingTypeStandardKey,
+  z.ZodOptional<typeof ruleValueSchema>
+>;
+
+/** One building type a district allows, with the standards of its own table (values conditional on the type). */
+export const buildingTypeSchema = z
+  .object({
+    name: z.string().min(1),
+    /** The section that sets the type's standards (e.g. "3.1.8"). */
+    section: z.string().min(1),
+    /** How the district allows it (e.g. "by right", "by Site Plan Approval"), as the ordinance says. */
+    allowed: z.string().min(1).optional(),
+    note: z.string().min(1).optional(),
+    standards: z.object(buildingTypeStandardsShape).strict(),
+    /** Standards of the type's table that could not be read, each with the reason. */
+    notExtracted: z.record(z.string(), z.string().min(1)).optional(),
+  })
+  .strict();
 
 export const districtRulesSchema = z
   .object({
@@ -129,6 +191,8 @@ export const districtRulesSchema = z
     /** The status (and note) of every standard the district does not list. Default: not_extracted. */
     otherStandards: ruleValueSchema.optional(),
     uses: z.array(useRuleSchema),
+    /** Building types the district allows, each with its own dimensional table (zoning by building type). */
+    buildingTypes: z.record(z.string(), buildingTypeSchema).optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -198,7 +262,8 @@ export const placeRulesSchema = z
     });
   });
 
-export type Citation = z.infer<typeof citationSchema>;
+export type Citation = ResolvedCitation;
+export type BuildingType = z.infer<typeof buildingTypeSchema>;
 export type RuleTier = z.infer<typeof tierSchema>;
 export type RuleValue = z.infer<typeof ruleValueSchema>;
 export type UseRule = z.infer<typeof useRuleSchema>;

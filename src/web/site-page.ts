@@ -94,7 +94,7 @@ class PageRefs {
   cite(id: string | undefined): Html {
     const c = id ? this.snapshot.citations?.[id] : undefined;
     if (!c) return html``;
-    const key = `${c.section}|${c.sourceUrl}|${c.date}|${c.excerpt ?? ''}`;
+    const key = `${c.document}|${c.section}|${c.quote}`;
     let n = this.keys.get(key);
     if (!n) {
       this.citations.push(c);
@@ -286,7 +286,7 @@ function statusLegend(statuses: Status[]): Html {
 function citationsSection(refs: PageRefs): Html {
   if (!refs.citations.length) return html``;
   return html`<section id="citations" aria-labelledby="citations-h"><h2 id="citations-h">Citations</h2><ol class="footnotes">
-${refs.citations.map((c, i) => html`<li id="cite-${i + 1}">${link(c.sourceUrl, `Section ${c.section}`)}, text dated ${c.date}${c.excerpt ? html`: <q>${c.excerpt}</q>` : ''}</li>`)}
+${refs.citations.map((c, i) => html`<li id="cite-${i + 1}"><q class="quote">${c.quote}</q> ${c.documentTitle}, § ${c.section} (${link(c.sourceUrl, `edition ${c.date}`)}); <a href="${c.href}">check it in the text siteline holds</a></li>`)}
 </ol></section>`;
 }
 

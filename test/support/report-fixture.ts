@@ -29,7 +29,17 @@ export function sampleReportInput(overrides: Partial<ReportInput> = {}): ReportI
       });
     }
   }
-  const cite = (section: string) => ({ section, sourceUrl: 'https://library.municode.com/ma/cambridge/codes/zoning_ordinance', date: '2024-06-10' });
+  // Citation-shaped inputs for composing a PDF (the report prints what it is given; verification happens when rules load).
+  const cite = (section: string) => ({
+    document: 'zo',
+    documentTitle: 'Zoning Ordinance',
+    section,
+    quote: `the words of section ${section}`,
+    sourceUrl: 'https://library.municode.com/ma/cambridge/codes/zoning_ordinance',
+    date: '2024-06-10',
+    href: `/sources/cambridge-ma/zo?section=${section}`,
+    sectionUuid: '00000000-0000-5000-8000-000000000000',
+  });
   return {
     project: { name: 'Inman Square infill', address: '57 Inman St', place: 'Cambridge, MA', geoDivisionId: 'US-MA:cambridge' },
     audience: 'investor',
