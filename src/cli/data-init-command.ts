@@ -82,7 +82,7 @@ async function runCheck({ args: [slug], flags, io }: CommandInput): Promise<numb
   try {
     const c = await checkPlaceJoins(slug!, { sourceDir: from, placesDir });
     out(io, flags.json === true ? JSON.stringify(c, null, 2) : formatJoinCheck(c));
-    return c.fileProblems.length || (c.gate && !c.gate.passed) ? EXIT.failure : EXIT.ok;
+    return c.fileProblems.length || (c.gate && !c.gate.passed) || c.citations.failures.length ? EXIT.failure : EXIT.ok;
   } catch (e) {
     if (e instanceof SitelineError && (e.code === 'bad_input' || e.code === 'not_found')) {
       err(io, `${io.errColour.red('error:')} siteline data check: ${e.message}`);

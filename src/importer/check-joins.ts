@@ -8,6 +8,7 @@ import { readSource } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource } from './transform-sources.ts';
 import { formatAddressLots, formatGate, joinRate, pct, type AddressLotJoin, type ImportReport, type JoinGate, type SourceReport } from './import-report.ts';
 import { LotIndex } from './lot-index.ts';
+import { formatCitationVerdict, verifyPlaceCitations, type CitationVerdict } from './place-citations.ts';
 
 export interface JoinCheck {
   slug: string;
@@ -19,6 +20,8 @@ export interface JoinCheck {
   addressLots?: AddressLotJoin;
   /** For a manifest that says live: whether an import would make the place live. */
   gate?: JoinGate;
+  /** The rules file's citations against the place's held documents (an import refuses any that fail). */
+  citations: CitationVerdict;
 }
 
 export async function checkPlaceJoins(slug: string, opts: { sourceDir: string | undefined; placesDir: string }): Promise<JoinCheck> {
@@ -60,7 +63,8 @@ export async function checkPlaceJoins(slug: string, opts: { sourceDir: string | 
     parcelToOverlay: overlay.length ? joinRate(inOverlay, rows.parcels.size) : joinRate(0, 0),
   };
   const gate = joinGate(m, joinRates);
-  return { slug, placeRoot, fileProblems, sources, joinRates, ...(rows.addressLots ? { addressLots: rows.addressLots } : {}), ...(gate ? { gate } : {}) };
+  const citations = await verifyPlaceCitations(slug, { placesDir: opts.placesDir, sourceDir: opts.sourceDir, placeRoot });
+  return { slug, placeRoot, fileProblems, sources, joinRates, ...(rows.addressLots ? { addressLots: rows.addressLots } : {}), ...(gate ? { gate } : {}), citations };
 }
 
 export function formatJoinCheck(c: JoinCheck): string {
@@ -78,5 +82,6 @@ export function formatJoinCheck(c: JoinCheck): string {
   L.push(`    lot -> overlay             ${c.joinRates.parcelToOverlay.rate === null ? 'n/a (no overlay layer)' : pct(c.joinRates.parcelToOverlay)}`);
   if (c.addressLots) L.push(...formatAddressLots(c.addressLots));
   if (c.gate) L.push(...formatGate(c.gate).map((l) => l.replace('NOT LIVE: the place stays', 'NOT LIVE: an import would keep the place')));
+  L.push(...formatCitationVerdict(c.citations));
   return L.join('\n') + '\n';
 }

@@ -19,6 +19,7 @@ import { deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegme
 import { joinRate, type ImportReport, type JoinGate } from './import-report.ts';
 import { DEFAULT_JOIN_THRESHOLDS } from './manifest.ts';
 import { auditAfterImport } from './audit-place.ts';
+import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
 
 /**
  * Bumped when the importer's output for the same sources changes, so old imports are redone at the
@@ -211,6 +212,10 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   const { sourceDir, placeRoot } = resolveSourceDir(ctx, m, opts);
   const nFiles = await step('verify', () => verifySourceFiles(m, placeRoot));
   progress(`${slug}: ${nFiles} files verified (sha256)`);
+  // A cited value that does not verify against the place's held documents refuses the import, before anything is written.
+  const citations = await step('citations', () => verifyPlaceCitations(slug, { placesDir, sourceDir, placeRoot }));
+  refuseUnverified(slug, citations);
+  if (citations.checked) progress(`${slug}: ${citations.verified} of ${citations.checked} citations verified against the held documents`);
   const sourceDigest = importDigest(m);
 
   await upsertPlaceFromManifest(ctx.db, m);

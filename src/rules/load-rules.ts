@@ -213,11 +213,11 @@ export function findDistrict(rules: PlaceRules, code: string): { code: string; d
  * against the place's held documents) without touching the loaded rules: `siteline rules verify`,
  * `data check` and `data import` call it.
  */
-export async function verifyPlaceRules(slug: string, opts: { placesDir?: string; sourceDir?: string | undefined } = {}): Promise<VerifyReport> {
+export async function verifyPlaceRules(slug: string, opts: { placesDir?: string; sourceDir?: string | undefined; placeRoot?: string } = {}): Promise<VerifyReport> {
   const placesDir = resolvedDir(opts.placesDir ?? placesDirFromEnv());
   const sourceDir = 'sourceDir' in opts ? opts.sourceDir : loadConfig().sourceDir;
   const manifest = loadManifest(slug, placesDir);
   const rules = await readRulesFileForVerify(slug, placesDir, sourceDir);
-  const placeRoot = sourceDir ? path.join(sourceDir, manifest.sourceFolder) : null;
+  const placeRoot = opts.placeRoot ?? (sourceDir ? path.join(sourceDir, manifest.sourceFolder) : null);
   return verifyRulesCitations(rules, citableDocuments(manifest), placeRoot);
 }
