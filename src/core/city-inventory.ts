@@ -12,11 +12,18 @@ import { findGazetteerCities } from '../places/gazetteer.ts';
 import { lookupRegion } from '../places/regions.ts';
 import { findDistrict, loadPlaceRules, type PlaceRules } from '../rules/load-rules.ts';
 import { STANDARD_KEYS } from '../rules/rules-schema.ts';
+import { citedValueCount, districtSummaries, districtView, type DistrictRulesView, type DistrictSummary } from '../rules/district-view.ts';
+import { citableDocuments } from '../rules/load-rules.ts';
+import { loadManifest } from '../importer/manifest.ts';
 
-export type PlaceQuery =
+export type PlaceQuery = (
   | { kind: 'name'; city: string; region?: string | undefined }
   | { kind: 'id'; geoDivisionId: string }
-  | { kind: 'point'; latitude: number; longitude: number };
+  | { kind: 'point'; latitude: number; longitude: number }
+) & {
+  /** A district of the place's rules: its values, each with its citation, are returned in full. */
+  district?: string | undefined;
+};
 
 export interface PlaceSummary {
   geoDivisionId: string;
@@ -67,6 +74,17 @@ export interface CityInventory {
     standardStatuses: Partial<Record<ValueStatus, number>>;
     usesListed: number;
     note: string | null;
+    /** Cited values whose quote verified against a document the place holds (nothing else is cited). */
+    citedValues: number;
+    /** The documents the citations point into, with the service's page for each. */
+    documents: { id: string; title: string; edition: string; retrieved: string; licence: string; url: string; href: string }[];
+    /**
+     * The rules file's districts, when the place has no zoning layer to list them by (a rules-only place
+     * such as Somerville): code, name, building types and cited values. Ask with `district` for one in full.
+     */
+    districts?: DistrictSummary[];
+    /** The district asked for (query `district`), every value with its status and citation. */
+    district?: DistrictRulesView;
   };
   vintage: { newest: string | null; oldest: string | null };
   licences: string[];
@@ -120,6 +138,8 @@ function describeQuery(q: PlaceQuery): string {
 
 /** Checks a query's shape: a name, a geoDivisionId, or a point inside the valid range. */
 export function validatePlaceQuery(q: PlaceQuery): void {
+  if (q.district !== undefined && (!q.district.trim() || q.district.length > 40))
+    throw badInput('The district is empty or too long. Pass a district code as the inventory lists it, for example "NR".');
   if (q.kind === 'name') {
     if (!q.city.trim()) throw badInput('The city name is empty. Pass a city name such as "Cambridge".');
     refuseSlug(q.city);
@@ -224,7 +244,7 @@ export async function cityInventory(ctx: AppContext, q: PlaceQuery): Promise<Cit
   const r = await resolvePlaces(ctx, q);
   if (r.kind === 'none') return unmapped(q);
   if (r.kind === 'many') return candidates(q, r.places);
-  return inventoryOf(ctx, r.place);
+  return inventoryOf(ctx, r.place, q.district);
 }
 
 const LAYER_GROUP: Record<string, keyof CityInventory['layers']> = {
@@ -238,7 +258,26 @@ const LAYER_GROUP: Record<string, keyof CityInventory['layers']> = {
   zone_names: 'zoning',
 };
 
-async function inventoryOf(ctx: AppContext, place: PlaceRecord): Promise<CityInventory> {
+/** The citable documents a place's manifest declares, with the service's page for each. */
+function heldDocuments(ctx: AppContext, slug: string): CityInventory['rules']['documents'] {
+  try {
+    return citableDocuments(loadManifest(slug, ctx.config.placesDir)).map((d) => ({
+      id: d.id,
+      title: d.title,
+      edition: d.edition,
+      retrieved: d.retrieved,
+      licence: d.licence,
+      url: d.url,
+      href: `/sources/${slug}/${d.id}`,
+    }));
+  } catch (err) {
+    // A catalogued place whose manifest is gone from this server's places directory holds no documents here.
+    if (err instanceof Error && 'code' in err && (err as { code: string }).code === 'not_found') return [];
+    throw err;
+  }
+}
+
+async function inventoryOf(ctx: AppContext, place: PlaceRecord, district?: string): Promise<CityInventory> {
   const layers: CityInventory['layers'] = { boundary: [], lots: [], addresses: [], zoning: [], other: [] };
   for (const l of place.layers) layers[LAYER_GROUP[l.layer] ?? 'other'].push(layerEntry(l));
 
@@ -267,6 +306,15 @@ async function inventoryOf(ctx: AppContext, place: PlaceRecord): Promise<CityInv
     };
   });
 
+  let askedDistrict: DistrictRulesView | null = null;
+  if (district !== undefined) {
+    const found = rules ? findDistrict(rules, district.trim()) : null;
+    if (!found) {
+      const known = rules ? Object.keys(rules.districts) : [];
+      throw badInput(`${place.name} has no district "${district}" in its rules${known.length ? `. Districts: ${known.slice(0, 40).join(', ')}${known.length > 40 ? ', ...' : ''}` : ' (it has no rules file)'}.`);
+    }
+    askedDistrict = districtView(rules!, found.code, found.district);
+  }
   const statuses: Partial<Record<ValueStatus, number>> = {};
   let usesListed = 0;
   if (rules) {
@@ -299,6 +347,10 @@ async function inventoryOf(ctx: AppContext, place: PlaceRecord): Promise<CityInv
       standardStatuses: statuses,
       usesListed,
       note: rulesNote ?? rules?.notes[0] ?? null,
+      citedValues: rules ? citedValueCount(rules) : 0,
+      documents: heldDocuments(ctx, place.slug),
+      ...(rules && base.length === 0 ? { districts: districtSummaries(rules) } : {}),
+      ...(askedDistrict ? { district: askedDistrict } : {}),
     },
     vintage: { newest: vintages.at(-1) ?? null, oldest: vintages[0] ?? null },
     licences: [...new Set(place.layers.map((l) => l.licence))].sort(),

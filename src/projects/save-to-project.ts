@@ -262,6 +262,17 @@ async function planAttachReference(ctx: AppContext, project: ProjectRow, args: S
   if (!uuid) throw badInput('attach_reference needs a sectionUuid: copy it from a citation in a getFeasibilitySnapshot answer.', { field: 'sectionUuid' });
   const section = await findKnowledgeSection(ctx, uuid);
   if (!section) throw new SitelineError('not_found', `No knowledge section has sectionUuid ${uuid}. Copy sectionUuid from a citation (citations.<id>.sectionUuid) in a getFeasibilitySnapshot answer.`, { field: 'sectionUuid' });
+  // A section is words of one place's bylaw: a project in another place cannot rely on it.
+  if (project.place_id) {
+    const [owner] = await ctx.db.query<{ place_id: string; name: string }>('SELECT place_id, name FROM places WHERE slug = $1', [section.place]);
+    if (owner && owner.place_id !== project.place_id) {
+      const [here] = await ctx.db.query<{ name: string }>('SELECT name FROM places WHERE place_id = $1', [project.place_id]);
+      throw badInput(
+        `Section ${section.section} is from ${section.bylaw} (${owner.name}); "${project.name}" is in ${here?.name ?? project.place_id}, whose bylaw it does not belong to. Attach a section cited for a lot of this project's place. Nothing was attached.`,
+        { field: 'sectionUuid' },
+      );
+    }
+  }
   const have = await ctx.db.query('SELECT 1 FROM project_references WHERE project_id = $1 AND section_uuid = $2', [project.project_id, section.sectionUuid]);
   const ref = { sectionUuid: section.sectionUuid, bylaw: section.bylaw, section: section.section, title: section.title, sourceUrl: section.sourceUrl };
   const changes: FieldChange[] = have.length ? [] : [{ field: `references.${section.sectionUuid}`, before: null, after: ref }];

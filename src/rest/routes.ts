@@ -16,7 +16,8 @@ import { cachedSnapshot, peekCachedSnapshot, type CachedSnapshot } from '../core
 import { withSourcesInline } from '../places/source-catalogue.ts';
 import type { Snapshot } from '../core/snapshot-types.ts';
 import { resolveCoverage } from '../core/snapshot.ts';
-import { probeCoverage } from '../core/city-inventory.ts';
+import { cityInventory, probeCoverage } from '../core/city-inventory.ts';
+import type { DistrictRulesView } from '../rules/district-view.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
 import { countApiRequest, countPaidApiRequest, createApiKey, listApiKeys, revokeApiKey, type ChargeOutcome, type ChargeRequest } from '../billing/api-keys.ts';
 import { creditBalance, spendCredit, usageOf, SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
@@ -339,6 +340,7 @@ interface CoverageAnswerBody {
   coverage: Omit<Coverage, 'status'> & { status: Coverage['status'] | 'ambiguous' };
   placeStatus: string | null;
   candidates?: PlaceSummary[];
+  rules?: DistrictRulesView;
 }
 
 async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>): Promise<CoverageAnswerBody> {
@@ -367,6 +369,11 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
         : { kind: 'point', latitude: q.lat!, longitude: q.lng! },
   );
   const place = probe.place;
+  let rules: DistrictRulesView | undefined;
+  if (q.district !== undefined && place) {
+    const inv = await cityInventory(ctx, { kind: 'id', geoDivisionId: place.geoDivisionId, district: q.district });
+    if (inv.kind === 'inventory') rules = inv.rules.district;
+  }
   return {
     query: probe.query,
     coverage: {
@@ -377,6 +384,7 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
     },
     placeStatus: place?.status ?? null,
     ...(probe.candidates ? { candidates: probe.candidates } : {}),
+    ...(rules ? { rules } : {}),
   };
 }
 

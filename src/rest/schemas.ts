@@ -43,12 +43,14 @@ export const CoverageQuery = named(
       geoDivisionId: z.string().trim().min(1).max(100).optional().describe('A place by its id, e.g. "US-MA:cambridge" (what an ambiguous answer\'s candidates carry).'),
       lat: coordinate('lat', -90, 90).optional().describe('Latitude in decimal degrees (with lng).'),
       lng: coordinate('lng', -180, 180).optional().describe('Longitude in decimal degrees (with lat).'),
+      district: z.string().trim().min(1).max(40).optional().describe('With city or geoDivisionId: a district code of the place (e.g. "NR"); the answer then carries its rules in full, each cited value with its quote.'),
     })
     .refine((q) => [q.address !== undefined, q.city !== undefined, q.geoDivisionId !== undefined, q.lat !== undefined || q.lng !== undefined].filter(Boolean).length === 1, {
       message: 'give exactly one of: address, city (optionally with region), geoDivisionId, or lat and lng',
     })
     .refine((q) => (q.lat === undefined) === (q.lng === undefined), { message: 'a point needs both lat and lng' })
-    .refine((q) => q.region === undefined || q.city !== undefined, { message: 'region goes with city' }),
+    .refine((q) => q.region === undefined || q.city !== undefined, { message: 'region goes with city' })
+    .refine((q) => q.district === undefined || q.city !== undefined || q.geoDivisionId !== undefined, { message: 'district goes with city or geoDivisionId' }),
 );
 
 export const KeyCreateBody = named(
@@ -75,7 +77,18 @@ export const Coverage = named(
   }),
 );
 
-const citation = z.looseObject({ section: z.string(), sourceUrl: z.string(), date: z.string(), excerpt: z.string().optional(), sectionUuid: z.string().optional() });
+const citation = z
+  .looseObject({
+    document: z.string().describe('The held document\'s id (its place\'s manifest declares it with its sha256, edition and licence).'),
+    documentTitle: z.string(),
+    section: z.string().describe('The section as the document numbers it.'),
+    quote: z.string().describe('The bylaw\'s words, verbatim ("…" marks words left out), verified by machine against the held text; the value as written is in them.'),
+    sourceUrl: z.string().describe('Where the document is published.'),
+    date: z.string().describe('The edition of the held text.'),
+    href: z.string().describe('This service\'s page showing the quote highlighted in its section (a path on this service).'),
+    sectionUuid: z.string().optional(),
+  })
+  .describe('Where a cited value\'s words are.');
 const ids = (what: string) => z.array(z.string()).optional().describe(`Ids in the snapshot's ${what}.`);
 /** What a value or a use names by id: its citation, shared notes and condition, and the sources its texts name. */
 const provenanceRefs = {
@@ -184,6 +197,33 @@ export const Snapshot = named(
   }),
 );
 
+const ruleValueView = z.looseObject({
+  standard: z.string(),
+  unit: z.string(),
+  status: valueStatus,
+  value: z.number().nullable().describe('Null means nothing without its status.'),
+  tiers: z.array(z.looseObject({ when: z.array(z.string()), values: z.array(z.string()) })).optional().describe('Conditional values as the bylaw states them.'),
+  condition: z.string().optional(),
+  note: z.string().optional(),
+  citation: citation.optional(),
+});
+export const DistrictRules = named(
+  'DistrictRules',
+  z.looseObject({
+    place: z.string(),
+    code: z.string(),
+    name: z.string(),
+    governedBy: z.string().optional(),
+    note: z.string().optional(),
+    standards: z.array(ruleValueView),
+    buildingTypes: z
+      .array(z.looseObject({ name: z.string(), section: z.string(), allowed: z.string().optional(), standards: z.array(ruleValueView), notExtracted: z.array(z.looseObject({ standard: z.string(), reason: z.string() })) }))
+      .describe('Where the place zones by building type: each type the district allows, with its own table.'),
+    uses: z.array(z.looseObject({ use: z.string(), permission: z.string(), status: valueStatus, condition: z.string().optional(), note: z.string().optional(), citation: citation.optional() })),
+    citedValues: z.number().int().describe('Values and uses of the district cited from a held document, each verified.'),
+  }),
+);
+
 export const CoverageAnswer = named(
   'CoverageAnswer',
   z.strictObject({
@@ -191,6 +231,7 @@ export const CoverageAnswer = named(
     coverage: Coverage.extend({ status: z.enum([...COVERAGE_STATUSES, 'ambiguous']).describe('ambiguous: a city name matched several places (see candidates).') }),
     placeStatus: z.string().nullable().describe("The place's catalogue status (live, planned_not_live, ...), null when no catalogued place matched."),
     candidates: z.array(placeRef).optional().describe('When a city name matches several places: add region.'),
+    rules: DistrictRules.optional().describe('The district asked for (query district), in full.'),
   }),
 );
 

@@ -11,6 +11,12 @@ import { currentAccount } from './web-session.ts';
 import { statusBadge } from './status-badge.ts';
 import { loadPlaceAudits, type PlaceAudit } from '../importer/audit-place.ts';
 import { auditSection } from './audit-section.ts';
+import { cityInventory } from '../core/city-inventory.ts';
+import { SitelineError } from '../core/errors.ts';
+import type { Citation } from '../core/snapshot-types.ts';
+import type { ValueStatus } from '../core/statuses.ts';
+import { loadPlaceRules } from '../rules/load-rules.ts';
+import { districtView, type DistrictRulesView, type RuleValueView } from '../rules/district-view.ts';
 
 /** Data older than this many years is flagged as old wherever its vintage is shown. */
 export const OLD_DATA_YEARS = 5;
@@ -41,7 +47,7 @@ const LAYER_ORDER = Object.keys(LAYER_LABELS);
 function placeSection(p: PlaceRecord, now: Date, audit: PlaceAudit | undefined): Html {
   const layers = [...p.layers].sort((a, b) => LAYER_ORDER.indexOf(a.layer) - LAYER_ORDER.indexOf(b.layer));
   return html`<section class="card place" id="place-${p.slug}" aria-labelledby="h-${p.slug}">
-<h2 id="h-${p.slug}">${p.name}, ${p.region} <small class="muted">(${p.country === 'US' ? 'United States' : 'Canada'})</small></h2>
+<h2 id="h-${p.slug}"><a href="/coverage/${p.slug}">${p.name}, ${p.region}</a> <small class="muted">(${p.country === 'US' ? 'United States' : 'Canada'})</small></h2>
 <p>Status: ${statusBadge(p.status)} <span class="status-code muted">${p.status}</span></p>
 <p>${p.statusReason ?? STATUS_MEANINGS[p.status].meaning}</p>
 <p class="muted">${p.importedAt ? html`Data imported ${p.importedAt.slice(0, 10)}.` : 'Not imported on this server yet.'}</p>
@@ -72,5 +78,81 @@ Anywhere else in the US and Canada is not covered: siteline says so rather than 
     const audit = place ? (await loadPlaceAudits(ctx.db)).get(place.geoDivisionId) : undefined;
     if (!audit) return sendError(req, res, 404, 'not_found', place ? `No accuracy audit of ${place.slug} is stored yet: it is made after each import, or by \`siteline data audit ${place.slug}\`.` : 'No such place.');
     sendJson(res, 200, audit, { 'cache-control': 'no-cache' });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /coverage/<place> (public): one place's coverage and its rules, district by district, every
+// value with its status and, when cited, the bylaw's words with a link to check them in the text the
+// service holds. A place with many districts lists them; ?district=CODE shows one in full.
+
+const FEW_DISTRICTS = 10;
+
+function valueText(v: RuleValueView): string {
+  if (v.value !== null) return `${v.value}${v.unit === 'ft' ? ' ft' : v.unit === 'percent' ? '%' : v.unit === 'sqft' ? ' sq ft' : v.unit === 'ratio' || v.unit === 'score' || !v.unit ? '' : ` ${v.unit}`}`;
+  if (v.tiers) return v.tiers.map((t) => `${t.when.join(' and ') || 'always'}: ${t.values.join(' or ')}${v.unit === 'ft' ? ' ft' : v.unit === 'percent' ? '%' : ''}`).join('; ');
+  return STATUS_MEANINGS[v.status as keyof typeof STATUS_MEANINGS]?.nullMeans.split(':')[0] ?? 'unknown';
+}
+
+function citationLine(c: Citation | undefined): Html {
+  if (!c) return html``;
+  return html`<blockquote class="quote"><q>${c.quote}</q><br><small>${c.documentTitle}, § ${c.section} (edition ${c.date}) · <a href="${c.href}">check it in the text siteline holds</a></small></blockquote>`;
+}
+
+function valuesTable(values: RuleValueView[]): Html {
+  if (!values.length) return html`<p class="muted">No value stated.</p>`;
+  return html`<div class="table-scroll"><table><thead><tr><th scope="col">Standard</th><th scope="col">Value</th><th scope="col">Status</th><th scope="col">Source</th></tr></thead><tbody>
+${values.map((v) => html`<tr><td>${v.standard}</td><td>${valueText(v)}${v.condition ? html`<br><small class="muted">${v.condition}</small>` : ''}</td><td>${statusBadge(v.status as ValueStatus)}</td><td>${v.citation ? citationLine(v.citation) : html`<small class="muted">${v.note ?? ''}</small>`}</td></tr>`)}
+</tbody></table></div>`;
+}
+
+function districtSection(d: DistrictRulesView): Html {
+  return html`<section class="card" id="district-${d.code}" aria-labelledby="hd-${d.code}">
+<h2 id="hd-${d.code}">${d.code} · ${d.name}</h2>
+${d.note ? html`<p>${d.note}</p>` : ''}
+<p class="muted">${d.citedValues} cited values, each verified against the held text.</p>
+${d.standards.length ? valuesTable(d.standards) : ''}
+${d.buildingTypes.map((t) => html`<h3>${t.name} <small class="muted">§ ${t.section}${t.allowed ? `, allowed ${t.allowed}` : ''}</small></h3>
+${valuesTable(t.standards)}
+${t.notExtracted.length ? html`<p class="muted">Not extracted: ${t.notExtracted.map((n) => `${n.standard} (${n.reason})`).join('; ')}</p>` : ''}`)}
+${d.uses.length ? html`<h3>Uses</h3><ul>${d.uses.map((u) => html`<li>${u.use}: ${u.permission.replace(/_/g, ' ')} ${statusBadge(u.status as ValueStatus)}${citationLine(u.citation)}</li>`)}</ul>` : ''}
+</section>`;
+}
+
+export function registerCoveragePlacePage(router: Router, ctx: AppContext): void {
+  router.get('/coverage/:slug', async (req, res, params) => {
+    const account = await currentAccount(ctx, req);
+    const signedInAs = account?.email ?? null;
+    const place = (await listPlaces(ctx)).find((p) => p.slug === params['slug']);
+    if (!place) return sendHtml(res, 404, page('Not found', html`<p>No such place. <a href="/coverage">What siteline covers</a></p>`, { signedInAs }), PAGE_HEADERS);
+    const want = new URL(req.url ?? '/', 'http://x').searchParams.get('district');
+    let inv;
+    try {
+      inv = await cityInventory(ctx, { kind: 'id', geoDivisionId: place.geoDivisionId, ...(want ? { district: want } : {}) });
+    } catch (err) {
+      if (err instanceof SitelineError && err.code === 'bad_input') return sendHtml(res, 404, page('Not found', html`<p>${err.message}</p>`, { signedInAs }), PAGE_HEADERS);
+      throw err;
+    }
+    if (inv.kind !== 'inventory') return sendHtml(res, 404, page('Not found', html`<p>No such place.</p>`, { signedInAs }), PAGE_HEADERS);
+    const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir }).catch((err: Error) => {
+      ctx.logger.warn({ place: place.slug, err: err.message }, 'coverage page: rules do not load');
+      return null;
+    });
+    const codes = rules ? Object.keys(rules.districts) : [];
+    const shown: DistrictRulesView[] = inv.rules.district
+      ? [inv.rules.district]
+      : rules && codes.length <= FEW_DISTRICTS
+        ? codes.map((c) => districtView(rules, c, rules.districts[c]!))
+        : [];
+    const docs = inv.rules.documents;
+    const body = html`<p>Status: ${statusBadge(place.status)} <span class="status-code muted">${place.status}</span></p>
+<p>${place.statusReason ?? STATUS_MEANINGS[place.status].meaning}</p>
+<h2>Rules</h2>
+<p>${inv.rules.bylaw ? html`${inv.rules.bylaw.name} (${inv.rules.bylaw.date}).` : 'No rules file.'} <strong>${inv.rules.citedValues}</strong> values are cited, each from words found by machine in a document siteline holds.</p>
+${docs.length ? html`<ul>${docs.map((d) => html`<li><a href="${d.href}">${d.title}</a>, edition ${d.edition}, retrieved ${d.retrieved} (${d.licence})</li>`)}</ul>` : html`<p class="muted">This place holds no document to cite from: its values are indicative or not extracted.</p>`}
+${rules && !shown.length ? html`<p>Districts: ${codes.map((c, i) => html`${i ? ', ' : ''}<a href="?district=${encodeURIComponent(c)}">${c}</a>`)}</p>` : ''}
+${inv.rules.district ? html`<p><a href="/coverage/${place.slug}">All districts</a></p>` : ''}
+<div class="cards">${shown.map(districtSection)}</div>`;
+    sendHtml(res, 200, page(`${place.name}, ${place.region}`, body, { signedInAs, wide: true, current: 'coverage' }), PAGE_HEADERS);
   });
 }

@@ -8,7 +8,8 @@ import { registerApiKeysPage } from './api-keys-page.ts';
 import { registerProjectPages } from './project-pages.ts';
 import { registerMapRoutes } from './map-routes.ts';
 import { registerPublicMap } from './public-map.ts';
-import { registerCoveragePage } from './coverage-page.ts';
+import { registerCoveragePage, registerCoveragePlacePage } from './coverage-page.ts';
+import { registerSourcesPage } from './sources-page.ts';
 import { registerPlaceSources } from './place-sources.ts';
 import { registerLinkedAgentRoutes } from './linked-agents.ts';
 import { installErrorPages } from './error-pages.ts';
@@ -26,6 +27,8 @@ export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerMapRoutes(router, ctx);
   registerPublicMap(router, ctx);
   registerCoveragePage(router, ctx);
+  registerCoveragePlacePage(router, ctx);
+  registerSourcesPage(router, ctx);
   registerPlaceSources(router, ctx);
   registerLinkedAgentRoutes(router, ctx, csrfFailure);
   installErrorPages(router);

@@ -13,6 +13,8 @@ export const cityInventory = defineTool({
     'with vintage and licence, the zoning districts and how many have extracted rules, and counts of rule statuses. ' +
     'Give exactly one of: city (with optional region, e.g. city "Cambridge", region "MA"), geoDivisionId (e.g. "US-MA:cambridge", from a previous result), ' +
     'or latitude + longitude. When a name matches several places the result lists candidates with their geoDivisionId: pick one and call again. ' +
+    'With district (a code the inventory lists, e.g. "NR"), the result also carries that district\'s rules in full: every value with its status and, when cited, ' +
+    'the citation (document, section, the bylaw\'s words verbatim, and href, the service\'s page showing the quote in its section). ' +
     'Internal slugs such as "cambridge-ma" are refused. For a city without data the result says how to record demand; this tool records nothing. ' +
     'Limited to 30 lookups per minute per IP (shared with the coverage-status API).',
   input: z.object({
@@ -21,6 +23,7 @@ export const cityInventory = defineTool({
     geoDivisionId: z.string().min(3).max(120).optional().describe('A geoDivisionId returned by this tool, e.g. "US-MA:cambridge".'),
     latitude: z.number().min(-90).max(90).optional().describe('Latitude of a point in the city (WGS 84), with longitude.'),
     longitude: z.number().min(-180).max(180).optional().describe('Longitude of a point in the city (WGS 84), with latitude.'),
+    district: z.string().min(1).max(40).optional().describe('A district code of the place, e.g. "NR": its rules in full, each cited value with its quote.'),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'public',
@@ -34,6 +37,7 @@ export const cityInventory = defineTool({
     else if (input.geoDivisionId !== undefined) query = { kind: 'id', geoDivisionId: input.geoDivisionId };
     else if (input.latitude === undefined || input.longitude === undefined) return toolError('A point needs both latitude and longitude.');
     else query = { kind: 'point', latitude: input.latitude, longitude: input.longitude };
+    if (input.district !== undefined) query.district = input.district;
     validatePlaceQuery(query); // a refused slug or a malformed query is not a probe: it does not count
 
     const limit = await takeLocationProbe(call.ctx, call.clientIp);
@@ -50,7 +54,9 @@ export const cityInventory = defineTool({
     return toolResult(
       { ...result },
       `${p.name}, ${p.region} (${p.geoDivisionId}) is ${p.status}. ${result.zoning.baseDistricts} base zoning districts (${ruled} with rules), ` +
-        `${result.zoning.overlayDistricts} overlays; layers vintage ${result.vintage.oldest ?? '?'} to ${result.vintage.newest ?? '?'}; licences: ${result.licences.join(', ')}.`,
+        `${result.zoning.overlayDistricts} overlays; layers vintage ${result.vintage.oldest ?? '?'} to ${result.vintage.newest ?? '?'}; licences: ${result.licences.join(', ') || 'none'}. ` +
+        `${result.rules.citedValues} values cited from ${result.rules.documents.map((d) => d.title).join(', ') || 'no held document'}, each verified against its words` +
+        (result.rules.district ? `; district ${result.rules.district.code} (${result.rules.district.name}) in full: ${result.rules.district.citedValues} cited values.` : '.'),
     );
   },
 });
