@@ -292,3 +292,22 @@ test('the invariant check catches what it is for', () => {
   assert.equal(envelopeInvariantViolations({ a: { value: 4, status: 'derived_from_cited' } }).length, 1, 'no inputs');
   assert.throws(() => assertEnvelopeInvariants({ a: { value: 0, status: 'missing' } }), /missing carries value 0/);
 });
+
+test('zoning by building type (Somerville NR): the named type\'s verified values; without a type, unresolved with each type\'s value', async () => {
+  const r = await loadPlaceRules('somerville-ma', { sourceDir: SOURCE_DIR });
+  const typed = env(r, 'NR', {}, { building: { buildingType: 'Detached House' } }).envelope;
+  assert.deepEqual([typed.maxLotCoveragePct!.status, typed.maxLotCoveragePct!.value], ['cited_conditional', 60]);
+  assert.equal(typed.maxLotCoveragePct!.citation!.quote, 'Lot Coverage (max) | 60%');
+  assert.deepEqual([typed.maxHeightStoreys!.status, typed.maxHeightStoreys!.value], ['cited_conditional', 2.5]);
+  // 60% of the 5,000 sq ft lot, from a verified input.
+  assert.deepEqual([typed.maxFootprintSqft!.status, typed.maxFootprintSqft!.value], ['derived_from_cited', 3000]);
+  // Lot width depends on the driveway access, which the service does not know.
+  assert.equal(typed.minLotWidthFt!.status, 'conditional_unresolved');
+  assert.match(typed.minLotWidthFt!.condition!, /No Driveway Access/);
+  assert.equal(typed.maxFar!.status, 'not_extracted', 'Somerville states no FAR in the building-type table');
+
+  const untyped = env(r, 'NR').envelope;
+  assert.deepEqual([untyped.maxLotCoveragePct!.status, untyped.maxLotCoveragePct!.value], ['conditional_unresolved', null]);
+  assert.match(untyped.maxLotCoveragePct!.condition!, /^Depends on the building type: Cottage \(§3\.1\.7\) 60; Detached House \(§3\.1\.8\) 60;/);
+  assert.equal(untyped.maxFootprintSqft!.status, 'conditional_unresolved');
+});

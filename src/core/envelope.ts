@@ -24,7 +24,13 @@ export interface EnvelopeInput {
   /** Residential type asked about (OZFS vocabulary: 1_unit, 2_unit, 3_unit, 4_plus, townhome); resolves res_type conditions. */
   residentialType?: string | null;
   /** Facts about the intended building, when the caller knows them; they resolve conditions that depend on them. */
-  building?: { groundFloorCommercial?: boolean | null; floors?: number | null; totalUnits?: number | null };
+  building?: {
+    groundFloorCommercial?: boolean | null;
+    floors?: number | null;
+    totalUnits?: number | null;
+    /** Where the district zones by building type (Somerville): the type intended, as the rules file names it. */
+    buildingType?: string | null;
+  };
 }
 
 export interface EnvelopeResult {
@@ -150,8 +156,47 @@ function resolveTiers(rv: RuleValue & { tiers: NonNullable<RuleValue['tiers']> }
   };
 }
 
-function resolveStandard(rules: PlaceRules, code: string, d: DistrictRules, key: StandardKey, vars: Vars): Sourced {
+/**
+ * A standard of a district that zones by building type: the intended type's own value when the caller
+ * names the type; otherwise conditional_unresolved listing each type's value (the standard depends on
+ * a choice the service does not know). Null when the district does not set the standard per type.
+ */
+function byBuildingType(d: DistrictRules, key: StandardKey, unit: string, buildingType: string | null | undefined, vars: Vars): Sourced | null {
+  const types = d.buildingTypes;
+  if (!types || d.standards[key]) return null;
+  const chosen = buildingType ? types[buildingType] : undefined;
+  if (chosen) {
+    const rv = chosen.standards[key];
+    if (!rv) {
+      const why = chosen.notExtracted?.[key];
+      return { value: null, status: 'not_extracted', unit, note: why ?? `The ${chosen.name} table (§${chosen.section}) states no such standard.` };
+    }
+    return rv.tiers ? resolveTiers({ ...rv, tiers: rv.tiers }, unit, vars) : plainValue(rv, unit);
+  }
+  const stated = Object.values(types).filter((t) => t.standards[key]);
+  if (stated.length === 0) return null;
+  const text = (rv: RuleValue) => (rv.value !== undefined && rv.value !== null ? String(rv.value) : (rv.tiers ?? []).map((t) => `${t.when.join(' and ')} ${t.values.join(' or ')}`).join(', '));
+  return {
+    value: null,
+    status: 'conditional_unresolved',
+    unit,
+    condition: `Depends on the building type: ${stated.map((t) => `${t.name} (§${t.section}) ${text(t.standards[key]!)}`).join('; ')}`,
+    note: 'Set per building type in this district; name the building type to resolve it.',
+  };
+}
+
+function plainValue(rv: RuleValue, unit: string): Sourced {
+  const out: Sourced = { value: rv.value ?? null, status: rv.status, unit };
+  if (rv.citation) out.citation = rv.citation;
+  if (rv.condition) out.condition = rv.condition;
+  if (rv.note) out.note = rv.note;
+  return out;
+}
+
+function resolveStandard(rules: PlaceRules, code: string, d: DistrictRules, key: StandardKey, vars: Vars, buildingType?: string | null): Sourced {
   const unit = STANDARD_UNITS[key];
+  const typed = byBuildingType(d, key, unit, buildingType, vars);
+  if (typed) return typed;
   const rv = d.standards[key] ?? d.otherStandards;
   if (!rv)
     return { value: null, status: 'not_extracted', unit, note: `Not extracted for district ${code}; read ${whereToRead(rules, d)}.` };
@@ -313,7 +358,7 @@ export function buildEnvelope(input: EnvelopeInput): EnvelopeResult {
   notes.push(...rules.notes);
 
   const vars = lotVars(lot, input.residentialType, input.building);
-  for (const key of STANDARD_KEYS) envelope[key] = resolveStandard(rules, code, district, key, vars);
+  for (const key of STANDARD_KEYS) envelope[key] = resolveStandard(rules, code, district, key, vars, input.building?.buildingType);
   Object.assign(envelope, deriveAll(envelope, lot));
 
   // One sentence for all the overlays (what they may do is said once), each named with its section and note.

@@ -1,5 +1,5 @@
-// Provenance by reference on real rules: Chicago's cited envelope (citations shared by several values)
-// and Cambridge's notes (sources named by id, shared notes and conditions).
+// Provenance by reference on real rules: Somerville's cited envelope for a building type (verified
+// citations, one shared by two values) and Cambridge's notes (sources named by id, shared notes and conditions).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -10,17 +10,18 @@ import { loadPlaceRules } from '../rules/load-rules.ts';
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
 const LOT = { areaSqft: 5000, frontageFt: 40, depthFt: 125, cornerLot: false, country: 'US' as const };
 
-async function referenced(slug: string, zone: string) {
+async function referenced(slug: string, zone: string, buildingType?: string) {
   const rules = await loadPlaceRules(slug, { sourceDir: SOURCE_DIR });
-  const built = buildEnvelope({ rules, primaryZone: zone, zones: [{ code: zone, share: 1 }], overlays: [], lot: LOT });
+  const built = buildEnvelope({ rules, primaryZone: zone, zones: [{ code: zone, share: 1 }], overlays: [], lot: LOT, ...(buildingType ? { building: { buildingType } } : {}) });
   return { rules, built, refs: referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: built.notes, named: rules.sources ?? {} }) };
 }
 
 test('each citation is defined once, with its sectionUuid, and every value still reaches its own', async () => {
-  const { built, refs } = await referenced('chicago-il', 'B1-2');
+  const { built, refs } = await referenced('somerville-ma', 'NR', 'Detached House');
   const cited = Object.entries(built.envelope).filter(([, v]) => v.citation);
-  assert.ok(cited.length >= 2, 'B1-2 has cited values');
-  assert.equal(Object.keys(refs.citations).length, new Set(cited.map(([, v]) => JSON.stringify(v.citation))).size, 'one entry per distinct citation');
+  assert.ok(cited.length >= 5, 'a Detached House in NR has cited values');
+  const distinct = new Set([...cited.map(([, v]) => JSON.stringify(v.citation)), ...built.permittedUses.filter((u) => u.citation).map((u) => JSON.stringify(u.citation))]);
+  assert.equal(Object.keys(refs.citations).length, distinct.size, 'one entry per distinct citation (values and uses)');
   for (const [name, v] of cited) {
     const c = citationOf(refs, refs.envelope[name]);
     assert.deepEqual(c, v.citation, `${name} reaches its citation`);
@@ -46,8 +47,8 @@ test('shared notes and conditions are written once; named sources are defined; n
 });
 
 test('a citation object changed between calls is keyed afresh (the per-object key cache re-checks its fields)', async () => {
-  const { built } = await referenced('chicago-il', 'B1-2');
-  const rules = await loadPlaceRules('chicago-il', { sourceDir: SOURCE_DIR });
+  const { built } = await referenced('somerville-ma', 'NR', 'Detached House');
+  const rules = await loadPlaceRules('somerville-ma', { sourceDir: SOURCE_DIR });
   const [name, v] = Object.entries(built.envelope).find(([, x]) => x.citation)!;
   // Two objects with equal content name one entry...
   const p = { ...v.citation! };
