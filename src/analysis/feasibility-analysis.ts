@@ -240,10 +240,21 @@ export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unkno
   );
 
   const derivedValues = { maxFloorAreaSqft, maxDwellingUnits, buildableFootprintSqft, maxStoreys, maxHeightFt, gfaEnvelopeSqft };
-  const evidence: { member: string; section: string; sourceUrl: string; date: string; sectionUuid?: string; status: ValueStatus }[] = [];
+  const evidence: { member: string; document: string; section: string; quote: string; href: string; sourceUrl: string; date: string; sectionUuid?: string; status: ValueStatus }[] = [];
   for (const k of STANDARD_KEYS) {
     const c = citationOf(standards[k]);
-    if (c) evidence.push({ member: k, section: c.section, sourceUrl: c.sourceUrl, date: c.date, ...(c.sectionUuid ? { sectionUuid: c.sectionUuid } : {}), status: standards[k]!.status });
+    if (c)
+      evidence.push({
+        member: k,
+        document: c.document,
+        section: c.section,
+        quote: c.quote,
+        href: c.href,
+        sourceUrl: c.sourceUrl,
+        date: c.date,
+        ...(c.sectionUuid ? { sectionUuid: c.sectionUuid } : {}),
+        status: standards[k]!.status,
+      });
   }
   return {
     ...base,

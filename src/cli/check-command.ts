@@ -139,7 +139,10 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
     // A value is never shown without what qualifies it: its condition, and the source of an indicative value.
     const condition = conditionOf(s, v);
     if (condition) out.push(`      ${dim('condition:')} ${condition}`);
-    if (c) out.push(`      source: ${c.sourceUrl} (${c.date})`);
+    if (c) {
+      out.push(`      quote: "${c.quote}"`);
+      out.push(`      source: ${c.documentTitle} § ${c.section} (edition ${c.date}, ${c.sourceUrl}); check it at ${c.href}`);
+    }
     // ... and an unknown value never without why it is unknown (the same notes the web page shows).
     if (v.status !== 'cited') for (const n of notesOf(s, v)) out.push(`      note: ${n}`);
   }

@@ -64,7 +64,7 @@ export function formatValue(v: ReportValue['value']): string {
 function citationText(v: ReportValue['value']): string | null {
   const c = v.citation;
   if (!c) return null;
-  return `Section ${c.section} (${c.date}), ${c.sourceUrl}`;
+  return `"${c.quote}" (${c.documentTitle}, § ${c.section}, edition ${c.date}; check it at ${c.href})`;
 }
 
 function row(v: ReportValue): ValueRow {
