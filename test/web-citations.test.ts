@@ -1,6 +1,7 @@
-// Citations on the snapshot page as footnotes: a small synthetic city (the bench's generator, with
-// Chicago's cited rules) served by the real HTTP server; a cited value carries a numbered marker that
-// links to a footnote naming the section, linked to its source, with the date of the text.
+// Citations on the snapshot page as footnotes: a small synthetic city (the bench's generator; its RS-3
+// values cite the Somerville ordinance it holds) served by the real HTTP server; a cited value carries a
+// numbered marker that links to a footnote quoting the bylaw's words with the document, section and
+// edition, and a link to the service's page that shows the quote in its section.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,7 +24,7 @@ after(async () => {
   fs.rmSync(placesDir, { recursive: true, force: true });
 });
 
-test('a cited value has a footnote marker; the footnote gives the section, linked to its source, and the date', async () => {
+test('a cited value has a footnote marker; the footnote quotes the words, names document, section and edition, and links to them in the held text', async () => {
   const jar = await signUpOrIn(svc.url, 'citations.reader@example.com');
   let checked = 0;
   for (const address of sampleSyntheticAddresses(PARCELS, 10)) {
@@ -32,8 +33,11 @@ test('a cited value has a footnote marker; the footnote gives the section, linke
     const cited = /<div class="std" id="env-(\w+)"><h3>[^<]*<\/h3>\s*<p><span class="value">[^<]*<\/span> <span class="badge badge-authoritative" data-status="cited"[^>]*>cited from the bylaw<\/span><sup><a href="#cite-(\d+)"/.exec(res.body);
     if (!cited) continue;
     const n = cited[2]!;
-    const note = new RegExp(`<li id="cite-${n}"><a href="(https?://[^"]+)" rel="noopener noreferrer">Section ([^<]+)</a>, text dated ([^<:]+)`).exec(res.body);
+    const note = new RegExp(`<li id="cite-${n}"><q class="quote">([^<]+)</q> Somerville Zoning Ordinance, § 3\\.1\\.8 \\(<a href="(https://[^"]+)" rel="noopener noreferrer">edition ([^<]+)</a>\\); <a href="(/sources/[^"]+)">check it in the text siteline holds</a>`).exec(res.body);
     assert.ok(note, `${address}: footnote ${n} for ${cited[1]}`);
+    const check = await getPage(`${svc.url}${note[4]!.replace(/&amp;/g, '&')}`, jar);
+    assert.equal(check.status, 200);
+    assert.match(check.body, /<mark id="quote">/, 'the linked page finds the quote in its section');
     // Each footnote is numbered once, however many values cite it.
     assert.equal(res.body.match(new RegExp(`<li id="cite-${n}"`, 'g'))!.length, 1);
     checked++;
