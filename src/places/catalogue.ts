@@ -272,6 +272,9 @@ export async function findPlaceByPoint(ctx: Pick<AppContext, 'db'>, lon: number,
       [r.place_id, lon, lat],
     );
     if (zones.some((z) => pointInMultiPolygon([lon, lat], z.geom))) return toRecord(r);
+    // A rules-only place (no layers at all: Somerville's ordinance text) has no geometry: its declared
+    // bbox, a rectangle, would claim its neighbours' points, so it is never found by a point.
+    if ((r.manifest.sources ?? []).length === 0) continue;
     const anyZone = await ctx.db.query('SELECT 1 FROM zones WHERE place_id = $1 LIMIT 1', [r.place_id]);
     if (anyZone.length === 0) return toRecord(r); // nothing loaded yet: the declared bbox is all we know
   }

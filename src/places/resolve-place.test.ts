@@ -130,10 +130,12 @@ test('resolvePlace and findPlaceByPoint on imported Cambridge: postcodes from th
     const byZip = await resolvePlace(ctx, { city: null, region: 'MA', country: 'US', postcode: '02139' });
     assert.equal(byZip.kind === 'place' && byZip.place.geoDivisionId, 'US-MA:cambridge');
     assert.equal(byZip.kind === 'place' && byZip.place.status, 'live');
-    // A city named elsewhere wins over a Cambridge ZIP.
+    // A city named elsewhere wins over a Cambridge ZIP: Somerville, a rules-only place (its ordinance, no map).
     const som = await resolvePlace(ctx, { city: 'Somerville', region: 'MA', country: 'US', postcode: '02139' });
-    assert.equal(som.kind, 'gazetteer');
-    // Harvard Square is inside the boundary; Davis Square (Somerville) is inside the bbox but not the city.
+    assert.equal(som.kind === 'place' && som.place.geoDivisionId, 'US-MA:somerville');
+    assert.equal(som.kind === 'place' && som.place.status, 'planned_not_live');
+    // Harvard Square is inside the boundary; Davis Square (Somerville) is inside Cambridge's bbox but not
+    // the city, and a rules-only place has no geometry to find a point by (its bbox is not its outline).
     assert.equal((await findPlaceByPoint(ctx, -71.1189, 42.3736))?.geoDivisionId, 'US-MA:cambridge');
     assert.equal(await findPlaceByPoint(ctx, -71.1222, 42.3967), null);
     const chi = await resolvePlace(ctx, { city: 'Chicago', region: 'IL', country: 'US', postcode: null });
