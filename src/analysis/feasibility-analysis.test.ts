@@ -14,7 +14,8 @@ const { kx, ky } = metresPerDegree(LAT0);
 const ft = (x: number) => x * 0.3048;
 const at = (xFt: number, yFt: number): [number, number] => [LNG0 + ft(xFt) / kx, LAT0 + ft(yFt) / ky];
 
-const cite = { section: '17-2-0300', sourceUrl: 'https://example.org/bylaw', date: '2026-01-01' };
+// The analysis reads statuses and values, not words: the quote is a fixture's (load-rules verifies real ones).
+const cite = { document: 'testville-zo', section: '17-2-0300', quote: 'a fixture quote; the analysis reads statuses, not words' };
 function rules(standards: Record<string, unknown>) {
   return placeRulesSchema.parse({
     slug: 'testville',
