@@ -204,7 +204,7 @@ ${createForm(csrf, form?.values, form?.error)}`;
     const message = new URL(req.url ?? '/', 'http://x').searchParams.get('msg');
     const working = status.status === 'queued' || status.status === 'running';
     const lotRows = lots.map(lotSummary).map(
-      (l) => html`<tr><td>${l.parcelExternalId}</td><td>${l.role}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td></tr>`,
+      (l) => html`<tr><td>${l.parcelExternalId}</td><td>${l.role}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft${l.warnings ? html`<br><span class="warn" role="note">${l.warnings.join(' ')}</span>` : ''}</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td></tr>`,
     );
     const derived = analysis?.derived as Record<string, { value: number | null; status: string; unit?: string }> | undefined;
     const receiptRows = receipts.map((r) => {
