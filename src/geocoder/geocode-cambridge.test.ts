@@ -165,3 +165,31 @@ test('nothing credible -> failed with suggestions, never a street or city positi
   const vague = await geocode('Massachusetts Ave, Cambridge, MA');
   assert.equal(vague.kind, 'failed');
 });
+
+test('a lot from the assessor table or an interpolation must front the street named: the census cases answer below 0.5 with the distance', async () => {
+  // The independent census (issue 27) found each of these on a lot far from the named street.
+  for (const [address, lot, ft] of [
+    ['550 Memorial Dr, Cambridge, MA', '62-34', 320],
+    ['793 Concord Ave, Cambridge, MA', '267D-322', 550],
+    ['104 Brattle St, Cambridge, MA', '219-29', 240],
+    ['1 Monsignor Obrien Hwy, Cambridge, MA', '1A-62', 1040],
+  ] as const) {
+    const r = await geocode(address);
+    assert.equal(r.kind, 'matched', address);
+    if (r.kind !== 'matched') continue;
+    assert.equal(r.parcelExtId, lot, address);
+    assert.ok(r.confidence < 0.5, `${address}: ${r.confidence}`);
+    const w = r.warnings.find((x) => /does not front/.test(x));
+    assert.ok(w, `${address}: ${r.warnings.join(' | ')}`);
+    assert.match(w, new RegExp(`^Lot ${lot} does not front .*: it is about ${ft.toLocaleString('en-US')} ft from the street's centreline`));
+  }
+  // A guessed lot on the street keeps its confidence; so does a rear lot ("-R") just behind it, and an exact table row.
+  for (const address of ['23 Brattle St, Cambridge, MA', '247-R Bent St, Cambridge, MA', '11 Acorn St, Cambridge, MA']) {
+    const r = await geocode(address);
+    assert.equal(r.kind, 'matched', address);
+    if (r.kind === 'matched') {
+      assert.ok(r.confidence >= 0.7, `${address}: ${r.confidence}`);
+      assert.ok(!r.warnings.some((x) => /does not front/.test(x)), `${address}: ${r.warnings.join(' | ')}`);
+    }
+  }
+});

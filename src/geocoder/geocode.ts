@@ -17,6 +17,7 @@ import {
 import type { ParsedAddress } from './parse-address.ts';
 import { sqlSource, type AddressRow, type GeoSource, type LocationRow, type SegmentRow } from './place-index.ts';
 import { displayStreet, streetKey } from './street-key.ts';
+import { lotFrontsStreet, notFrontingWarning, NOT_FRONTING_CONFIDENCE } from './lot-fronts-street.ts';
 import { placeStreets, rankStreets, type StreetCandidate } from './street-match.ts';
 
 export { forgetPlaceStreets } from './street-match.ts';
@@ -68,7 +69,20 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 /** Geocodes a parsed address inside one place (every query filters by placeId). Never throws for unmatched input. */
 export async function geocodeInPlace(db: Queryable, placeId: string, parsed: ParsedAddress, src: GeoSource = sqlSource(db, placeId)): Promise<GeocodeResult> {
   const r = await geocodeReadings({ db, placeId, src }, parsed);
-  return r.kind === 'matched' && parsed.postcode ? withPostcodeCheck(src, parsed.postcode, r) : r;
+  if (r.kind !== 'matched') return r;
+  return withFrontingCheck(src, parsed, parsed.postcode ? await withPostcodeCheck(src, parsed.postcode, r) : r);
+}
+
+/**
+ * A lot the assessor's table or an interpolation gives must front the street the person named; one
+ * that does not is not this address's lot as far as anyone can tell: it is answered below 0.5, with
+ * the distance. An address-table row is the city's own point for the address and is not second-guessed.
+ */
+async function withFrontingCheck(src: GeoSource, parsed: ParsedAddress, r: GeocodeResult): Promise<GeocodeResult> {
+  if (r.kind !== 'matched' || r.matchType === 'address_table' || !r.parcelExtId) return r;
+  const f = await lotFrontsStreet(src, r.parcelExtId, r.streetKey, { rearLot: normSuffix(parsed.numberSuffix) === 'R' });
+  if (f.kind !== 'far') return r;
+  return { ...r, confidence: Math.min(r.confidence, NOT_FRONTING_CONFIDENCE), warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f)] };
 }
 
 /**
