@@ -110,6 +110,11 @@ test('wrong lot with confidence: addresses whose table row has no FY2014 lot', a
     const m = /^(\d+)(\.5| 1\/2|[A-Z])?(?:-(\d+)(?:\.5| 1\/2)?)?\s+(.+)$/.exec(loc);
     if (!m) continue;
     const lo = Number(m[1]);
+    // "9-4 BELLIS CIR" is number 9, unit 4 (a range never runs backwards); "10-16" is a range.
+    if (m[3] && Number(m[3]) < lo) {
+      add(`${m[4]}|${lo}|${m[3]}`, cols[iML]!);
+      continue;
+    }
     const hi = m[3] ? Number(m[3]) : lo;
     const suffix = m[2] === '.5' || m[2] === ' 1/2' ? '1/2' : (m[2] ?? '');
     for (let n = lo; n <= hi; n += lo === hi ? 1 : 2) add(`${m[4]}|${n}|${lo === hi ? suffix : ''}`, cols[iML]!);
@@ -192,4 +197,22 @@ test('a lot from the assessor table or an interpolation must front the street na
       assert.ok(!r.warnings.some((x) => /does not front/.test(x)), `${address}: ${r.warnings.join(' | ')}`);
     }
   }
+});
+
+test("the assessor's exact row for a unit-suffixed number wins over its plain or other-suffix rows (9-4 and 9-5 Bellis Cir, 581 Mt Auburn St)", async () => {
+  for (const [address, lot, confidence] of [
+    ['9-4 Bellis Cir, Cambridge, MA', '271-49', 0.9],
+    ['9-5 Bellis Cir, Cambridge, MA', '271-50', 0.9],
+  ] as const) {
+    const r = await geocode(address);
+    assert.ok(r.kind === 'matched' && r.matchType === 'assessor_table', address);
+    assert.deepEqual([r.parcelExtId, r.confidence], [lot, confidence], address);
+    assert.ok(!r.warnings.some((w) => /without the suffix/.test(w)), r.warnings.join(' | '));
+  }
+  // The plain number: the rows the assessor writes without a suffix (251-258, 251-263), never a "581-1" unit row.
+  const plain = await geocode('581 Mt Auburn St, Cambridge, MA');
+  assert.ok(plain.kind === 'matched' && plain.matchType === 'assessor_table');
+  assert.equal(plain.parcelExtId, '251-258');
+  assert.ok(plain.confidence <= 0.6);
+  assert.match(plain.warnings.join(' '), /"581 MT AUBURN ST" at this number, on several lots \(251-258, 251-263\)/);
 });

@@ -327,14 +327,17 @@ async function matchLotLocation(
   const want = normSuffix(parsed.numberSuffix);
   const single = rows.filter((r) => r.number_lo === r.number_hi);
   const ranges = rows.filter((r) => r.number_lo !== r.number_hi && (r.number_lo % 2 !== r.number_hi % 2 || (number - r.number_lo) % 2 === 0));
+  const suffixOf = (r: LocationRow) => locationSuffix(r, number);
   const tiers: { pool: LocationRow[]; confidence: number; how: string }[] = [
-    { pool: single.filter((r) => normSuffix(r.number_suffix) === want), confidence: LOCATION_EXACT_CONFIDENCE, how: 'at this number' },
+    { pool: single.filter((r) => suffixOf(r) === want), confidence: LOCATION_EXACT_CONFIDENCE, how: 'at this number' },
     { pool: want === '' ? ranges : [], confidence: LOCATION_RANGE_CONFIDENCE, how: 'in a range of numbers that holds this one' },
     {
-      pool: want !== '' ? [...single.filter((r) => normSuffix(r.number_suffix) === ''), ...ranges] : [],
+      pool: want !== '' ? [...single.filter((r) => suffixOf(r) === ''), ...ranges] : [],
       confidence: LOCATION_PLAIN_FOR_SUFFIX_CONFIDENCE,
       how: `at number ${number} without the suffix ${parsed.numberSuffix}`,
     },
+    // Only suffixed rows ("581-1", "581-2") for a plain number: one of them, said to be a guess.
+    { pool: want === '' ? single : [], confidence: LOCATION_PLAIN_FOR_SUFFIX_CONFIDENCE, how: `at number ${number} only with suffixes` },
   ];
   const tier = tiers.find((t) => t.pool.length > 0);
   if (!tier) return null;
@@ -365,6 +368,17 @@ async function matchLotLocation(
     warnings,
     streetKnown: true,
   };
+}
+
+/**
+ * A location row's suffix: its own column, or the one its text carries ("9-4 BELLIS CIR" at number 9:
+ * "4"). The assessor writes unit-suffixed numbers that way, and the exact row must win over a plain one.
+ */
+function locationSuffix(r: LocationRow, number: number): string {
+  const own = normSuffix(r.number_suffix);
+  if (own) return own;
+  const m = /^\s*(\d+)\s*-\s*([0-9A-Z/]+)\s/i.exec(r.location);
+  return m && Number(m[1]) === number ? normSuffix(m[2]) : '';
 }
 
 async function nearbyNumbers(db: Queryable, placeId: string, key: string, number: number) {
