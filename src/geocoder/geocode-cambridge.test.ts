@@ -216,3 +216,14 @@ test("the assessor's exact row for a unit-suffixed number wins over its plain or
   assert.ok(plain.confidence <= 0.6);
   assert.match(plain.warnings.join(' '), /"581 MT AUBURN ST" at this number, on several lots \(251-258, 251-263\)/);
 });
+
+test("an address the address table and the assessor's table put on different lots says so, naming both, below 1.0", async () => {
+  const r = await geocode('14 Eliot St, Cambridge, MA');
+  assert.ok(r.kind === 'matched' && r.matchType === 'address_table');
+  assert.equal(r.parcelExtId, '162-65');
+  assert.equal(r.confidence, 0.8);
+  assert.match(r.warnings.join(' '), /The address table puts 14 Eliot St on lot 162-65, but the assessor table lists "14 ELIOT ST" on lot 162-64/);
+  // Where they share a lot, or the assessor is silent, nothing is said.
+  const agree = await geocode('11 Acorn St, Cambridge, MA');
+  assert.ok(agree.kind === 'matched' && agree.confidence === 1 && !agree.warnings.some((w) => /assessor table lists/.test(w)));
+});

@@ -227,6 +227,9 @@ function stripMatched(r: Matched & { streetKnown: true }): Matched {
 async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: number): Promise<StreetOutcome> {
   const rows = await at.src.addressRows(key, number);
   const warnings: string[] = [];
+  // What the assessor's table lists at this number, by suffix: a disagreement with it is said.
+  const located = rows.length ? (await at.src.locationRows(key, number)).filter((r) => r.number_lo === r.number_hi) : [];
+  const assessorAt = (suffix: string) => located.filter((r) => locationSuffix(r, number) === suffix);
   const exact = pickAddressRow(rows, parsed, warnings);
   if (exact) {
     let confidence = exact.confidence;
@@ -234,6 +237,13 @@ async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: n
     if (parsed.postcode && pc && !samePostcode(pc, parsed.postcode)) {
       warnings.push(`The address table gives postcode ${pc}, not ${parsed.postcode}.`);
       confidence -= 0.1;
+    }
+    const suffix = normSuffix(exact.row.number_suffix);
+    const candidates = new Set(rows.filter((r) => r.has_parcel && normSuffix(r.number_suffix) === suffix).map((r) => r.parcel_ext_id!));
+    const other = assessorElsewhere(exact.row, candidates, assessorAt(suffix));
+    if (other) {
+      warnings.push(other);
+      confidence = Math.min(confidence, SOURCES_DISAGREE_CONFIDENCE);
     }
     const lon = exact.row.lon ?? exact.row.inside_lon;
     const lat = exact.row.lat ?? exact.row.inside_lat;
@@ -368,6 +378,19 @@ async function matchLotLocation(
     warnings,
     streetKnown: true,
   };
+}
+
+/** The address table and the assessor's table name different lots for the address: said, with both. */
+const SOURCES_DISAGREE_CONFIDENCE = 0.8;
+
+/**
+ * When the assessor's table lists this very address (same number and suffix) only on lots the address
+ * table never gives it, the sentence that says so, naming both; null when they share a lot or it is silent.
+ */
+function assessorElsewhere(row: AddressRow, candidates: ReadonlySet<string>, rows: readonly LocationRow[]): string | null {
+  if (!row.parcel_ext_id || rows.length === 0 || rows.some((r) => candidates.has(r.parcel_ext_id))) return null;
+  const lots = [...new Set(rows.map((r) => r.parcel_ext_id))].sort();
+  return `The address table puts ${row.full_address} on lot ${row.parcel_ext_id}, but the ${rows[0]!.source} table lists "${rows[0]!.location}" on ${lots.length > 1 ? `lots ${lots.join(', ')}` : `lot ${lots[0]}`}; the address table's lot is used. Check which lot is meant.`;
 }
 
 /**
