@@ -140,7 +140,7 @@ ${error ? html`<p class="error" role="alert" id="create-error">${error}</p>` : '
 <label for="project-name">Name</label>
 <input id="project-name" name="name" type="text" required maxlength="${MAX_NAME_CHARS}" value="${values.name ?? ''}">
 <label for="project-address">Address of the site</label>
-<input id="project-address" name="address" type="text" required maxlength="${MAX_ADDRESS_CHARS}" autocomplete="street-address" placeholder="57 Inman St, Cambridge, MA" value="${values.address ?? ''}">
+<input id="project-address" name="address" type="text" required maxlength="${MAX_ADDRESS_CHARS}" autocomplete="street-address" placeholder="11 Acorn St, Cambridge, MA" value="${values.address ?? ''}">
 <button type="submit">Create the project</button>
 </form>
 <p class="muted">The lot at the address becomes the project's build lot; agents reach the same projects through the MCP tools.</p>`;
