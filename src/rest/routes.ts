@@ -323,7 +323,15 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       }
       const raw = await readBody(req, WEBHOOK_BODY_MAX);
       const outcome = await applyStripeWebhook(ctx, raw, req.headers['stripe-signature'] as string | undefined);
-      sendJsonBody(res, 200, outcome.kind === 'credited' ? { received: true, credited: outcome.result.credited } : { received: true, ignored: outcome.reason });
+      sendJsonBody(
+        res,
+        200,
+        outcome.kind === 'credited'
+          ? { received: true, credited: outcome.result.credited }
+          : outcome.kind === 'clawed_back'
+            ? { received: true, clawedBack: outcome.result }
+            : { received: true, ignored: outcome.reason },
+      );
     }),
   );
 }
