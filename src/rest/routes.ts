@@ -23,7 +23,7 @@ import { countApiRequest, countPaidApiRequest, createApiKey, listApiKeys, revoke
 import { creditBalance, spendCredit, usageOf, SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_KEY_MAX, releaseIdempotencyKey, requestDigest, storeFreeResponse } from '../billing/idempotency.ts';
 import { applyStripeWebhook, purchasingEnabled } from '../billing/payments.ts';
-import { sendFailure, sendProblem, API_REFERENCE_PATH } from './problem.ts';
+import { problemForStatus, sendFailure, sendProblem, API_REFERENCE_PATH } from './problem.ts';
 import { CoverageQuery, KeyCreateBody, SiteCheckBody, SiteCheckQuery, issueList } from './schemas.ts';
 import type { Coverage } from '../core/snapshot-types.ts';
 import type { PlaceSummary } from '../core/city-inventory.ts';
@@ -305,6 +305,10 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
     });
   });
+
+  // What the server answers itself under /api/v1 (a NUL byte in the URL, a foreign Host, an error
+  // thrown past a handler) is a problem too, never the service's generic JSON envelope.
+  router.errorResponderUnder(API_PREFIX, (req, res, status, _code, message, headers = {}) => sendProblem(ctx, req, res, problemForStatus(status), message, headers));
 
   // Everything else under /api/v1: a problem, not the service's generic 404.
   router.mount(API_PREFIX, (req, res) => {

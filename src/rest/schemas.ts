@@ -55,7 +55,16 @@ export const CoverageQuery = named(
 
 export const KeyCreateBody = named(
   'ApiKeyCreateRequest',
-  z.strictObject({ name: z.string().trim().min(1, 'name is empty').max(KEY_NAME_MAX).describe('A label for the key, e.g. "production".') }),
+  z.strictObject({
+    name: z
+      .string()
+      .trim()
+      .min(1, 'name is empty')
+      .max(KEY_NAME_MAX)
+      // A NUL cannot be stored in a text column (it was a 500); no label needs a control character.
+      .regex(/^[^\u0000-\u001f\u007f]*$/, 'name must not hold control characters (NUL, tab, newline, ...)')
+      .describe('A label for the key, e.g. "production".'),
+  }),
 );
 
 export const CheckoutBody = named('CheckoutRequest', z.strictObject({ packs: z.number().int().min(1).max(MAX_PACKS) }));
