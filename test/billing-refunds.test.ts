@@ -104,6 +104,8 @@ test('a refund takes the purchase\'s credit back in proportion, once per event; 
   const refused = await paidCall(key);
   assert.equal(refused.status, 402);
   assert.equal(refused.json.code, 'out_of_credit');
+  assert.equal(refused.json.balance, -3, 'the refusal names the net balance');
+  assert.match(refused.json.detail, /has -3 credits/);
   // Nothing more to take: another event for the same, fully refunded payment takes nothing.
   assert.equal((await deliver(refunded('evt_refund_3', 'pi_one', 1000, 1000))).json.clawedBack.kind, 'nothing_to_take');
 

@@ -119,7 +119,9 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
 
   // ---- the priced unit ----------------------------------------------------------------------------
 
-  function outOfCredit(req: IncomingMessage, res: ServerResponse, limit: Record<string, string>, balance: number): void {
+  async function outOfCredit(req: IncomingMessage, res: ServerResponse, limit: Record<string, string>, accountId: string, seen: number): Promise<void> {
+    // The net balance: below zero when a refund or dispute took back credit already spent (owed).
+    const balance = Math.min(seen, await creditBalance(ctx.db, accountId));
     sendProblem(
       ctx,
       req,
@@ -207,7 +209,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       });
       if (!spent.ok) {
         if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem);
-        return outOfCredit(req, res, limit, spent.balance);
+        return outOfCredit(req, res, limit, caller.accountId, spent.balance);
       }
       return sendRaw(res, 200, body, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: String(spent.charged), [CREDITS_REMAINING]: String(spent.balance) });
     } catch (err) {
@@ -222,7 +224,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     const authed = await authenticate(req, res, { charge: answered, reference: `sites/check ${requestId(req)}` });
     if (!authed) return;
     const bill = authed.charge!;
-    if (answered && bill.charged === 0) return outOfCredit(req, res, authed.limit, bill.balance);
+    if (answered && bill.charged === 0) return outOfCredit(req, res, authed.limit, authed.caller.accountId!, bill.balance);
     sendRaw(res, 200, encodedBody(known), 'application/json; charset=utf-8', { ...authed.limit, [CREDITS_CHARGED]: String(bill.charged), [CREDITS_REMAINING]: String(bill.balance) });
   }
   route(`${API_PREFIX}/sites/check`, { GET: siteCheck, POST: siteCheck });
