@@ -75,4 +75,6 @@ export const NEGATIVES: string[] = [
   'Scale 1:2500, sheet 14 of 20.',
   'I measured 4111 sq ft, 1111 ft of frontage.',
   'ISBN 978-0-596-52068-7 is the zoning handbook.',
+  'The map pin is off by 50 m from the lot.',
+  'The token is valid but the call fails with 401.',
 ];

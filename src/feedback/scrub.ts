@@ -74,12 +74,13 @@ const PROSE_NOT_SECRET = new RegExp(
   '^(?:' +
     'not|wrong|correct|right|invalid|incorrect|rejected|too|being|the|a|an|still|fine|ok|okay|expired|required|reset|missing|empty|' +
     'accepted|ignored|no|never|always|only|same|different|changed|long|short|weak|strong|fine|set|saved|stored|shown|visible|hidden|' +
-    'removed|lost|forgotten|gone|there|here|in|on|at|for|from|with|what|which|that|this|it|of|my|your|our|their|its|now|also|just' +
+    'removed|lost|forgotten|gone|there|here|in|on|at|for|from|with|what|which|that|this|it|of|my|your|our|their|its|now|also|just|' +
+    'valid|working|broken|good|bad|unknown|sent|used|needed|shared|displayed|printed|logged|case-sensitive|fine|new|old|correct' +
     ')[.,;:!?)]*$',
   'i',
 );
 const PASSWORD_PROSE = new RegExp(
-  String.raw`\b(pass(?:word|phrase|code)|pwd|pin|api key|secret key|access token|token|secret)(\s+(?:is|was|=|:|of|reads|would be)\s+(?:now\s+|still\s+|just\s+)?)(["'“‘]?)([^\s"'”’]{3,})`,
+  String.raw`\b(pass(?:word|phrase|code)|pwd|api key|secret key|access token|token|secret)(\s+(?:is|was|=|:|of|reads|would be)\s+(?:now\s+|still\s+|just\s+)?)(["'“‘]?)([^\s"'”’]{3,})`,
   'gi',
 );
 // Local part and domain in any script; the at sign and dots may be their full-width or ideographic forms.
