@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ConfigError } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { analysisResultText, loadAnalysisInputs } from './feasibility-analysis.ts';
-import { claimRun, completeRun, failAttempt, failExhausted, onEnqueue, renewLease, type RunRow } from './run-queue.ts';
+import { claimRun, completeRun, failAttempt, failExhausted, onEnqueue, releaseLeases, renewLease, type RunRow } from './run-queue.ts';
 
 export interface WorkerOptions {
   /** Concurrent loops in this process (0: no workers here). */
@@ -33,6 +33,9 @@ const envSchema = z.object({
   SITELINE_TEST_ANALYSIS_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 });
 
+/** The analysis workers' variables (docs/deploy.md lists each; a test checks). */
+export const WORKER_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<WorkerOptions> = {}): WorkerOptions {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) throw new ConfigError(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
@@ -51,7 +54,11 @@ export interface RunningWorkers {
   readonly workerId: string;
   /** Runs this process finished (succeeded or failed attempts), for logs and tests. */
   readonly executed: () => number;
-  stop(): Promise<void>;
+  /**
+   * Stops claiming and waits for the runs in hand. With boundMs, waits at most that long, then hands
+   * the unfinished runs back to the queue (another worker, or this one after a restart, runs them).
+   */
+  stop(boundMs?: number): Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -121,11 +128,18 @@ export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): Runn
   return {
     workerId: opts.workerId,
     executed: () => executed,
-    async stop() {
+    async stop(boundMs?: number) {
       stopped = true;
       unsubscribe();
       wakeAll();
-      await Promise.all(loops);
+      const all = Promise.all(loops);
+      if (boundMs === undefined) return void (await all);
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([all.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), boundMs)))]);
+      clearTimeout(timer);
+      if (finished) return;
+      const released = await releaseLeases(ctx, opts.workerId).catch(() => 0);
+      ctx.logger.warn({ workerId: opts.workerId, released, boundMs }, 'analysis workers stopped before their runs finished; runs handed back to the queue');
     },
   };
 }
