@@ -13,6 +13,8 @@ export async function buildRouter(ctx: AppContext): Promise<Router> {
   (await import('./geo-coverage-route.ts')).registerGeoCoverageRoute(router, ctx);
   (await import('../rest/routes.ts')).registerRestRoutes(router, ctx);
   (await import('../web/feedback-pages.ts')).registerFeedbackPages(router, ctx);
+  (await import('../web/staff-pages.ts')).registerStaffPages(router, ctx);
+  (await import('../rest/staff-api.ts')).registerStaffApi(router, ctx);
   (await import('./report-download-route.ts')).registerReportDownloadRoute(router, ctx);
   return router;
 }
