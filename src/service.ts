@@ -66,7 +66,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (/^http:\/\/(localhost|127\.0\.0\.1):0$/.test(config.baseUrl)) config.baseUrl = `http://localhost:${port}`;
   }
   const url = `http://127.0.0.1:${port}`;
-  ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind }, 'listening');
+  // build: the compiled dist/ (`npm start`) or the TypeScript source under tsx (tests, `npm run dev`).
+  ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind, build: import.meta.url.endsWith('.js') ? 'dist' : 'source', node: process.version }, 'listening');
   // The accuracy audits of the places just imported (a minute or more for Cambridge) run once the
   // server listens, in the background (docs/audit.md).
   if (imported.length) void import('./importer/audit-place.ts').then(({ auditInBackground }) => auditInBackground(ctx, imported.map((r) => r.slug), (msg) => ctx.logger.info(msg)));

@@ -1,0 +1,72 @@
+// `npm start` as the README runs it: prestart compiles src/ to dist/ when stale, then the compiled
+// JavaScript serves: migrations (SQL beside the code), page assets, the MCP guide (docs/), MCP tools.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createPlacesEnv, ROOT } from './support/harness.ts';
+import { modernRequest, postRpc } from './mcp-support.ts';
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+test('npm start builds dist/ when stale and runs the compiled service; a second build with nothing changed is skipped', { timeout: 600_000 }, async () => {
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stderr);
+  assert.ok(fs.existsSync(path.join(ROOT, 'dist/main.js')), 'dist/main.js built');
+  assert.ok(fs.existsSync(path.join(ROOT, 'dist/db/migrations/001_core.sql')), 'the migrations are copied beside the compiled code');
+  const again = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(again.status, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, /compiling/, 'nothing changed: no second build');
+
+  const dbEnv = await createPlacesEnv([]);
+  const child = spawn(npm, ['start', '--silent'], {
+    cwd: ROOT,
+    env: { ...process.env, ...dbEnv.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', SITELINE_ANALYSIS_WORKERS: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: npm runs the service as a child, and the whole group is stopped at the end.
+    detached: true,
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  // Closed once every process of the group that holds it (npm and the service it runs) has exited.
+  const outputClosed = new Promise<void>((r) => child.stdout.once('close', () => r()));
+  try {
+    const line = await new Promise<Record<string, any>>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no listening line: ${err.slice(-2000)}`)), 300_000);
+      child.stdout.on('data', (d) => {
+        out += d;
+        for (const l of out.split('\n')) {
+          try {
+            const j = JSON.parse(l);
+            if (j.msg === 'listening') {
+              clearTimeout(t);
+              resolve(j);
+            }
+          } catch {
+            /* a partial line */
+          }
+        }
+      });
+      void exited.then((code) => reject(new Error(`npm start exited (${code}): ${err.slice(-2000)}`)));
+    });
+    assert.equal(line.build, 'dist', 'the compiled JavaScript runs, not the TypeScript source');
+    const url = line.url as string;
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    const ready = await fetch(`${url}/readyz`);
+    assert.equal(((await ready.json()) as { database: string }).database, dbEnv.env.DATABASE_URL ? 'postgres' : 'pglite');
+    const asset = await fetch(`${url}/assets/site-map.js`);
+    assert.equal(asset.status, 200, 'page assets are found beside the compiled code');
+    assert.ok((await asset.text()).length > 100);
+    const guide = await postRpc(url, modernRequest('tools/call', { name: 'getServiceMcpGuide', arguments: {} }));
+    assert.equal(guide.status, 200, guide.raw);
+    assert.ok(guide.message?.result?.content?.[0]?.text?.length > 100, 'the guide (docs/mcp.md) is read from the compiled code');
+  } finally {
+    process.kill(-child.pid!, 'SIGTERM');
+    await exited;
+    await outputClosed;
+    await dbEnv.close();
+  }
+});
