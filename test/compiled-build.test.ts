@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createPlacesEnv, ROOT } from './support/harness.ts';
+import { bboxOf, offsetM, type MultiPolygonCoords, type Position } from '../src/core/geo/primitives.ts';
 import { modernRequest, postRpc } from './mcp-support.ts';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -68,5 +70,43 @@ test('npm start builds dist/ when stale and runs the compiled service; a second 
     await exited;
     await outputClosed;
     await dbEnv.close();
+  }
+});
+
+test('the compiled importer (dist/) derives the same lot facts on its worker thread as on its own thread, over the copied migrations', { timeout: 300_000 }, async () => {
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(build.status, 0, build.stderr);
+  // Every module from dist/ (one copy of each class): the database, its migrations (the copied SQL), the importer.
+  const fromDist = async <T>(file: string) => (await import(pathToFileURL(path.join(ROOT, 'dist', file)).href)) as T;
+  const compiled = await fromDist<typeof import('../src/importer/load-lots.ts')>('importer/load-lots.js');
+  const { openDatabase } = await fromDist<typeof import('../src/db/database.ts')>('db/database.js');
+  const { migrate } = await fromDist<typeof import('../src/db/migrate.ts')>('db/migrate.js');
+  const origin: Position = [-71.1, 42.37];
+  const rect = (x: number, y: number, w: number, h: number): MultiPolygonCoords => {
+    const [a, b, c, d] = [offsetM(origin, x, y), offsetM(origin, x + w, y), offsetM(origin, x + w, y + h), offsetM(origin, x, y + h)];
+    return [[[a, b, c, d, a]]];
+  };
+  const lots = Array.from({ length: 6 }, (_, i) => {
+    const geom = rect(i * 20, 10, 20, 30);
+    const inside = offsetM(origin, i * 20 + 10, 25);
+    return { parcelExtId: `L-${i}`, geom, bbox: bboxOf(geom), insideLon: inside[0], insideLat: inside[1], areaM2: 600, source: 't', vintage: 't' };
+  });
+  const zones = [
+    { zoneId: 'z1', layer: 'base', code: 'R-1', name: 'Residence', geom: rect(-10, 0, 70, 60) },
+    { zoneId: 'z2', layer: 'base', code: 'C-1', name: 'Business', geom: rect(60, 0, 200, 60) },
+  ];
+  const streets = [{ streetKey: 'SOUTH ST', geom: [offsetM(origin, -10, 5), offsetM(origin, 200, 5)] }];
+  const db = await openDatabase({ pgliteDir: 'memory://' });
+  const t = { db, close: () => db.close() };
+  try {
+    await migrate(db);
+    const onThread = await compiled.insertLotsWithFacts(t.db, 'T:thread', { parcels: lots, zones, streets }, lots, { batchSize: 4, deriveIn: 'thread' });
+    const onWorker = await compiled.insertLotsWithFacts(t.db, 'T:worker', { parcels: lots, zones, streets }, lots, { batchSize: 4, deriveIn: 'worker' });
+    assert.equal(onWorker.parcels, 6);
+    assert.deepEqual({ ...onWorker, derive: { ...onWorker.derive, ms: 0 } }, { ...onThread, derive: { ...onThread.derive, ms: 0 } });
+    const rows = (placeId: string) => t.db.query(`SELECT parcel_ext_id, facts::text AS facts, zones::text AS zones FROM parcels WHERE place_id = $1 ORDER BY parcel_ext_id`, [placeId]);
+    assert.deepEqual(await rows('T:worker'), await rows('T:thread'));
+  } finally {
+    await t.close();
   }
 });
