@@ -61,21 +61,28 @@ export interface RunningWorkers {
   stop(boundMs?: number): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Sleeps ms, or rejects as soon as signal aborts (a run handed back at shutdown stops waiting). */
+const sleepUnless = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error('stopped: the run was handed back'));
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), reject(new Error('stopped: the run was handed back'))), { once: true });
+  });
 
 /** Executes one claimed run: inputs -> deterministic result -> stored (fenced by the claim). */
-export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptions): Promise<void> {
+export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptions, signal?: AbortSignal): Promise<void> {
   const heartbeat = setInterval(() => {
     renewLease(ctx, run, opts.workerId, opts.leaseMs).catch(() => undefined);
   }, Math.max(50, Math.floor(opts.leaseMs / 3)));
   try {
     ctx.logger.info({ runId: run.run_id, attempt: run.attempts, workerId: opts.workerId }, 'analysis run started');
     const inputs = await loadAnalysisInputs(ctx, ctx.db, run.project_id);
-    if (opts.testDelayMs > 0) await sleep(opts.testDelayMs);
+    if (opts.testDelayMs > 0) await sleepUnless(opts.testDelayMs, signal);
     const text = analysisResultText(inputs);
     const stored = await completeRun(ctx, run, opts.workerId, inputs.digest, text);
     if (!stored) ctx.logger.warn({ runId: run.run_id, workerId: opts.workerId }, 'analysis run lost its lease before finishing; result discarded');
   } catch (err) {
+    if (signal?.aborted) return void ctx.logger.info({ runId: run.run_id, workerId: opts.workerId }, 'analysis run stopped; it was handed back to the queue');
     ctx.logger.error({ runId: run.run_id, err: err instanceof Error ? err.message : String(err) }, 'analysis run failed');
     await failAttempt(ctx, run, opts.workerId, err instanceof Error ? err.message : String(err)).catch(() => undefined);
   } finally {
@@ -86,6 +93,8 @@ export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptio
 export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): RunningWorkers {
   let stopped = false;
   let executed = 0;
+  // Aborted when a bounded stop hands the runs back: what can stop waiting (the test delay) does.
+  const handBack = new AbortController();
   const sleepers = new Set<() => void>();
   const wakeAll = () => {
     for (const w of sleepers) w();
@@ -114,7 +123,7 @@ export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): Runn
           await idle();
           continue;
         }
-        await executeRun(ctx, run, opts);
+        await executeRun(ctx, run, opts, handBack.signal);
         executed++;
       } catch (err) {
         if (stopped) break;
@@ -139,6 +148,7 @@ export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): Runn
       clearTimeout(timer);
       if (finished) return;
       const released = await releaseLeases(ctx, opts.workerId).catch(() => 0);
+      handBack.abort(); // after the release, so the interrupted run's own failure write is fenced out
       ctx.logger.warn({ workerId: opts.workerId, released, boundMs }, 'analysis workers stopped before their runs finished; runs handed back to the queue');
     },
   };
