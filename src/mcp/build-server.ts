@@ -115,12 +115,18 @@ export async function runTool(tool: McpToolDefinition, args: unknown, call: Tool
       isError: true,
     };
   }
+  const started = process.hrtime.bigint();
+  const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
   try {
-    return await tool.handler(parsed.data, call);
+    const outcome = await tool.handler(parsed.data, call);
+    call.ctx.metrics?.observeTool(tool.name, outcome.isError ? 'tool_error' : 'ok', seconds());
+    return outcome;
   } catch (err) {
     if (err instanceof SitelineError && err.code !== 'internal') {
+      call.ctx.metrics?.observeTool(tool.name, 'tool_error', seconds());
       return { text: err.message, isError: true, structured: { error: { code: err.code, ...(err.details ?? {}) } } };
     }
+    call.ctx.metrics?.observeTool(tool.name, 'failure', seconds());
     call.ctx.logger.error({ requestId: call.requestId, tool: tool.name, err }, 'mcp tool failed');
     throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
   }
