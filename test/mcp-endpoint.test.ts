@@ -29,9 +29,12 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       const s1 = first.structuredContent as { firstContactQuestions: { param: string }[]; advice: string[] };
       assert.deepEqual(s1.firstContactQuestions.map((q) => q.param), ['role', 'market', 'scale']);
       assert.equal(s1.advice.length, 0);
-      const text1 = (first.content as { type: string; text: string }[])[0]!.text;
-      assert.match(text1, /401/);
-      assert.match(text1, /not_extracted/);
+      const blocks = first.content as { type: string; text: string }[];
+      assert.equal(blocks.length, 2, 'a summary, then the guide as JSON');
+      assert.deepEqual(JSON.parse(blocks[1]!.text), first.structuredContent, 'a text-only client reads the whole guide');
+      assert.match(blocks[1]!.text, /401/);
+      assert.match(blocks[1]!.text, /not_extracted/);
+      assert.match(blocks[0]!.text, /12 tools/);
 
       const second = await client.callTool({ name: 'getServiceMcpGuide', arguments: { role: 'gc', market: 'CA', scale: 'portfolio' } });
       const s2 = second.structuredContent as { firstContactQuestions: unknown[]; advice: string[]; caller: Record<string, string> };
