@@ -16,7 +16,7 @@ export const setProjectMapListing = defineTool({
     'A listed project shows only: a pin at its build lot\'s centroid, its name, zone category, typology and lifecycle status. A project without a build lot cannot be listed. ' +
     'Identify the project by projectId or project (name); with neither, it lists your projects and publishes nothing. ' +
     'preview=true returns the current state, the exact pin, what would be shown and any privacy warning, and writes nothing. ' +
-    'Listing a site never listed before asks the user to confirm through a form (2026-07-28 clients); call it only when the user asked to list. ' +
+    'Every listing (a first one, one after an unlisting, a moved pin) asks the user to confirm through a form (2026-07-28 clients with elicitation; others get the web page to confirm on); call it only when the user asked to list. ' +
     'Unlisting removes the pin; what was public meanwhile is not un-shared.',
   input: z.object({
     projectId: z.string().optional().describe('Project UUID.'),
