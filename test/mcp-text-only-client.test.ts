@@ -87,6 +87,9 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       const projectId = created.projectId ?? created.project?.projectId;
       assert.ok(projectId, JSON.stringify(created));
       await call('saveToProject', { action: 'attach_parcels', preview: true });
+      // One spelling of a point: saveToProject's lat/lng; latitude/longitude are refused by name, nothing written.
+      const misspelt = await call('saveToProject', { action: 'create', name: `${name} 2`, latitude: 42.3736, longitude: -71.1097, preview: false }, true);
+      assert.match(misspelt.error.message, /"latitude" is spelled "lat".*"longitude" is spelled "lng"/);
       await call('updateProject', { projectId, lifecycleStatus: 'due_diligence', preview: true });
       await call('getProjectContext', { projectId, documentsLimit: 2, evidenceLimit: 2 });
       await call('runFeasibilityAnalysis', { projectId });
