@@ -78,6 +78,13 @@ test('modern leg: server/discover answers with the versions, tools capability an
   assert.equal(result._meta['io.modelcontextprotocol/serverInfo'].name, 'siteline');
   assert.equal(typeof result.ttlMs, 'number');
   assert.equal(r.headers.get('mcp-session-id'), null, 'stateless: no session id');
+  // The instructions are built from the registry: every tool with its purpose, and the write rules (issue 25).
+  const { MCP_TOOLS } = await import('../src/mcp/registry.ts');
+  for (const t of MCP_TOOLS) assert.ok(result.instructions.includes(`${t.name}`) && result.instructions.includes(t.purpose), `server/discover instructions name ${t.name}`);
+  assert.match(result.instructions, /Preview first/);
+  assert.match(result.instructions, /Never list a private site without the human/);
+  const init = await postRpc(svc.url, legacyRequest('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }));
+  assert.equal(init.message!.result.instructions, result.instructions, 'initialize on the 2025 leg gives the same instructions');
 });
 
 test('modern leg: a removed method (initialize, ping) is 404 / -32601', async () => {
