@@ -72,8 +72,21 @@ test('a town adds itself: data init, data check, data import and check --local t
     assert.match(help.out, /Usage:\n  siteline data init <slug>/);
     assert.equal(fs.existsSync(places), false);
 
-    const init = siteline('data', 'init', 'testville-ma', '--from', town, '--name', 'Testville', '--region', 'MA', '--country', 'US');
+    // Without provenance, init writes "TO CONFIRM" placeholders, and the one gate refuses to take them live.
+    const draft = siteline('data', 'init', 'testville-ma', '--from', town, '--name', 'Testville', '--region', 'MA', '--country', 'US');
+    assert.equal(draft.code, 0, draft.err + draft.out);
+    assert.match(draft.out, /Confirm:[\s\S]*each source's vintage, licence and attribution \(written as "TO CONFIRM"\); a place with a placeholder cannot go live/);
+    const draftCheck = siteline('data', 'check', 'testville-ma', '--from', town);
+    assert.equal(draftCheck.code, 1, draftCheck.err + draftCheck.out);
+    assert.match(draftCheck.out, /REFUSED: an import would be refused[\s\S]*12 placeholder\(s\) left in a place whose manifest says live:\n\s+manifest\.json sources\[boundary\]\.vintage: "TO CONFIRM: the date the town published town-limits\.geojson"/);
+    assert.match(draftCheck.out, /verdict: REFUSED/);
+    const draftImport = siteline('data', 'import', 'testville-ma', '--from', town);
+    assert.equal(draftImport.code, 2, draftImport.err + draftImport.out);
+    assert.match(draftImport.err, /refusing to import:\n  - 12 placeholder\(s\) left[\s\S]*sources\[addresses\]\.attribution: "TO CONFIRM[\s\S]*Nothing was changed/);
+
+    const init = siteline('data', 'init', 'testville-ma', '--from', town, '--name', 'Testville', '--region', 'MA', '--country', 'US', '--force', '--vintage', '2026-03-01', '--licence', 'Public domain (town open data)', '--attribution', 'Town of Testville GIS');
     assert.equal(init.code, 0, init.err + init.out);
+    assert.doesNotMatch(init.out, /TO CONFIRM/);
     assert.match(init.out, /parcels\.geojson: geojson; 30 rows .* -> PARCELS/);
     assert.match(init.out, /the file's crs member names urn:ogc:def:crs:EPSG::26919/);
     assert.match(init.out, /addresses\.csv: csv, windows-1252, header row/);
@@ -108,6 +121,7 @@ test('a town adds itself: data init, data check, data import and check --local t
     assert.match(check.out, /address -> lot\s+30 of 30 = 100\.00 %/);
     assert.match(check.out, /lot -> overlay\s+n\/a \(no overlay layer\)/);
     assert.match(check.out, /id and point disagree\s+1 /);
+    assert.match(check.out, /verdict: LIVE/);
 
     const imp = siteline('data', 'import', 'testville-ma', '--from', town);
     assert.equal(imp.code, 0, imp.err + imp.out);
@@ -129,7 +143,11 @@ test('a town adds itself: data init, data check, data import and check --local t
     fs.writeFileSync(path.join(places, 'testville-ma', 'manifest.json'), JSON.stringify(manifest, null, 2));
     const bad = siteline('data', 'import', 'testville-ma', '--from', town);
     assert.equal(bad.code, 1, bad.err + bad.out);
-    assert.match(bad.out, /NOT LIVE: the place stays planned_not_live[\s\S]*address -> lot is 0\.00 % \(0 of 30\), below 90 %/);
+    assert.match(bad.out, /NOT LIVE: the place stays planned_not_live[\s\S]*address -> lot is 0\.00 % \(0 of 30\), below 90 % \(manifest joinThresholds\.addressToLot = 0\.9 \(the default\)\)/);
+    // data check said the same before: one gate, the same verdict and numbers.
+    const badCheck = siteline('data', 'check', 'testville-ma', '--from', town);
+    assert.equal(badCheck.code, 1, badCheck.err + badCheck.out);
+    assert.match(badCheck.out, /address -> lot is 0\.00 % \(0 of 30\), below 90 % \(manifest joinThresholds\.addressToLot = 0\.9 \(the default\)\)[\s\S]*verdict: NOT LIVE/);
     assert.match(bad.err, /testville-ma was loaded but is NOT live/);
     const refused = siteline('check', '--local', '--json', '4 Elm St, Testville, MA');
     assert.equal(refused.code, 3, refused.err + refused.out);

@@ -16,8 +16,8 @@ import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, 
 import { readSource } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
 import { deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
-import { joinRate, type ImportReport, type JoinGate } from './import-report.ts';
-import { DEFAULT_JOIN_THRESHOLDS } from './manifest.ts';
+import { joinRate, type ImportReport } from './import-report.ts';
+import { describeRefusal, joinGate, placeVerdict } from './place-gate.ts';
 import { auditAfterImport } from './audit-place.ts';
 import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
 
@@ -55,18 +55,6 @@ export async function sha256File(file: string): Promise<string> {
       .on('error', reject);
   });
   return h.digest('hex');
-}
-
-/** What is beyond a source's thresholds (manifest: expectedRows / rowTolerance, maxRejectedShare); empty when within. */
-export function sourceThresholdProblems(s: ManifestSource, rowsRead: number, rejected: number): string[] {
-  const out: string[] = [];
-  if (rowsRead > 0 && rejected / rowsRead > s.maxRejectedShare) {
-    out.push(`${s.id} (${s.file}): ${rejected} of ${rowsRead} rows rejected (${((rejected / rowsRead) * 100).toFixed(1)} %, the limit is ${(s.maxRejectedShare * 100).toFixed(1)} %)`);
-  }
-  if (s.expectedRows !== undefined && Math.abs(rowsRead - s.expectedRows) > s.expectedRows * s.rowTolerance) {
-    out.push(`${s.id} (${s.file}): ${rowsRead} rows read, the manifest expects ${s.expectedRows} (within ${(s.rowTolerance * 100).toFixed(1)} %)`);
-  }
-  return out;
 }
 
 /** Checks that every file the manifest names exists with its declared sha256; throws one error listing all problems. */
@@ -160,23 +148,7 @@ function placeBBox(rows: PlaceRows, m: Manifest): BBox {
   return [Math.min(...parts.map((b) => b[0])), Math.min(...parts.map((b) => b[1])), Math.max(...parts.map((b) => b[2])), Math.max(...parts.map((b) => b[3]))];
 }
 
-/**
- * Whether a place whose manifest says live may answer: its address -> lot and lot -> zone rates must
- * reach the manifest's joinThresholds (defaults 90 % and 95 %). A place without an address table or
- * without lots cannot pass. Undefined for planned places (nothing to gate).
- */
-export function joinGate(m: Manifest, rates: ImportReport['joinRates']): JoinGate | undefined {
-  if (m.status !== 'live') return undefined;
-  const thresholds = { addressToLot: m.joinThresholds?.addressToLot ?? DEFAULT_JOIN_THRESHOLDS.addressToLot, lotToZone: m.joinThresholds?.lotToZone ?? DEFAULT_JOIN_THRESHOLDS.lotToZone };
-  const problems: string[] = [];
-  const check = (label: string, j: ImportReport['joinRates']['addressToParcel'], min: number, none: string) => {
-    if (j.rate === null) problems.push(`${label}: ${none}`);
-    else if (j.rate < min) problems.push(`${label} is ${(j.rate * 100).toFixed(2)} % (${j.matched} of ${j.total}), below ${(min * 100).toFixed(0)} %`);
-  };
-  check('address -> lot', rates.addressToParcel, thresholds.addressToLot, 'no addresses were loaded, so no address can find its lot');
-  check('lot -> zone', rates.parcelToZone, thresholds.lotToZone, 'no lots were loaded');
-  return { passed: problems.length === 0, thresholds, problems };
-}
+export { joinGate };
 
 /** The digest a place's import is stored under: a different one means the stored data is stale. */
 export function importDigest(m: Manifest): string {
@@ -263,22 +235,18 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       progress(`${slug}: read ${s.id} (${s.format}): ${tally.rowsRead} rows, ${tally.rowsLoaded} usable, ${tally.rejects.total} rejected, ${Date.now() - t} ms`);
     }
   });
-  // A source that had rows but yielded none usable is a broken mapping (a renamed field, a wrong id
-  // column), not an empty layer: refuse before the place's current data is replaced.
-  const emptied = tallies.filter((t) => t.rowsRead > 0 && t.rowsLoaded === 0);
-  if (emptied.length > 0 && !opts.force) {
-    const list = emptied.map((t) => `${t.report().id} (${t.rowsRead} rows read, none usable)`).join(', ');
-    throw new SitelineError('bad_input', `${slug}: refusing to import: ${list}. Check the manifest's field mappings; nothing was changed. Use --force to load it anyway.`);
-  }
-  // A source whose rejected share or row count is beyond the manifest's threshold (a malformed file,
-  // a truncated download) is refused before anything is replaced: the place keeps its previous data.
-  const outOfBounds = tallies.flatMap((t) => sourceThresholdProblems(t.source, t.rowsRead, t.rejects.total));
-  if (outOfBounds.length > 0 && !opts.force) {
+  // The one gate `data check` uses too (place-gate.ts): a source that had rows but yielded none usable
+  // (a renamed field), a rejected share or row count beyond the manifest's bounds, placeholders left in
+  // a live place's files: refused before the place's current data is replaced, each refusal naming the
+  // manifest setting that governs it. The join thresholds are measured on the same rows in memory.
+  const verdict = placeVerdict({ manifest: m, placesDir, sources: tallies.map((t) => ({ source: t.source, report: t.report() })), rows, fileProblems: [], citations, force: opts.force ?? false });
+  if (verdict.verdict === 'refused') {
+    const blocking = verdict.refusals.filter((r) => !r.forceable || !opts.force);
     const examples = tallies.flatMap((t) => t.rejects.list().flatMap((r) => r.examples.slice(0, 2).map((e) => `${t.source.id}: ${r.reason}: ${e}`))).slice(0, 5);
     throw new SitelineError(
       'bad_input',
-      `${slug}: refusing to import: ${outOfBounds.join('; ')}.${examples.length ? ` For example: ${examples.join('; ')}.` : ''} Nothing was changed; the previous data stays. Use --force to load it anyway.`,
-      { problems: outOfBounds },
+      `${slug}: refusing to import:\n  - ${blocking.map(describeRefusal).join('\n  - ')}${examples.length ? `\n  For example: ${examples.join('; ')}.` : ''}\nNothing was changed; the previous data stays.${blocking.some((r) => r.forceable) ? ' Mend the files or the manifest setting named (or use --force to load it anyway).' : ''}`,
+      { problems: blocking.map((r) => r.problem), refusals: blocking },
     );
   }
   const postcodes = new Set<string>();
@@ -346,8 +314,8 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       timings,
       warnings,
     };
-    const gate = joinGate(m, measured.joinRates);
-    if (gate) report.gate = gate;
+    // The gate's numbers are the in-memory ones data check prints (place-gate.ts measureRows).
+    if (verdict.gate) report.gate = verdict.gate;
     await tx.query(`UPDATE places SET status = $2, bbox = $3::box, imported_at = $4, import_report = $5::jsonb WHERE place_id = $1`, [
       placeId,
       effectiveStatus(m, true, report),

@@ -577,6 +577,8 @@ export interface PlaceIdentity {
   name: string;
   region: string;
   country: 'US' | 'CA';
+  /** What the clerk knows about every file (data init --vintage / --licence / --attribution); else "TO CONFIRM". */
+  provenance?: { vintage?: string; licence?: string; attribution?: string };
 }
 
 /** The geoDivisionId name key: lower-case ASCII words joined by dashes. */
@@ -592,15 +594,15 @@ export function nameKey(name: string): string {
 
 const TO_CONFIRM = 'TO CONFIRM';
 
-function sourceBase(ins: Inspection, l: InspectedLayer, id: string, name: string): Record<string, unknown> {
+function sourceBase(ins: Inspection, l: InspectedLayer, id: string, name: string, given: PlaceIdentity['provenance'] = {}): Record<string, unknown> {
   const s: Record<string, unknown> = {
     id,
     name,
     file: l.file,
     sha256: sha256(path.join(ins.dir, l.file)),
-    vintage: `${TO_CONFIRM}: the date the town published ${l.file}`,
-    licence: `${TO_CONFIRM}: the licence of ${l.file}`,
-    attribution: `${TO_CONFIRM}: the attribution the town requires`,
+    vintage: given.vintage ?? `${TO_CONFIRM}: the date the town published ${l.file}`,
+    licence: given.licence ?? `${TO_CONFIRM}: the licence of ${l.file}`,
+    attribution: given.attribution ?? `${TO_CONFIRM}: the attribution the town requires`,
     format: l.format,
   };
   if (l.format === 'geojson' && l.gzip) s['gzip'] = true;
@@ -626,15 +628,15 @@ function sourceBase(ins: Inspection, l: InspectedLayer, id: string, name: string
 export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Record<string, unknown>; rules: Record<string, unknown> } {
   const sources: Record<string, unknown>[] = [];
   const { roles } = ins;
-  if (roles.boundary) sources.push({ ...sourceBase(ins, roles.boundary, 'boundary', 'Town limits'), load: { target: 'boundary' } });
+  if (roles.boundary) sources.push({ ...sourceBase(ins, roles.boundary, 'boundary', 'Town limits', id.provenance), load: { target: 'boundary' } });
   if (roles.zoning && ins.zoneField) {
     sources.push({
-      ...sourceBase(ins, roles.zoning, 'zoning', 'Zoning districts'),
+      ...sourceBase(ins, roles.zoning, 'zoning', 'Zoning districts', id.provenance),
       load: { target: 'zones', zoneLayer: 'base', code: { field: ins.zoneField.field }, ...(ins.zoneField.nameField ? { nameField: ins.zoneField.nameField } : {}) },
     });
   }
   if (roles.parcels && ins.parcelIdField) {
-    sources.push({ ...sourceBase(ins, roles.parcels, 'parcels', 'Parcels'), load: { target: 'parcels', idField: ins.parcelIdField.field } });
+    sources.push({ ...sourceBase(ins, roles.parcels, 'parcels', 'Parcels', id.provenance), load: { target: 'parcels', idField: ins.parcelIdField.field } });
   }
   if (roles.addresses && ins.address) {
     const a = ins.address;
@@ -651,7 +653,7 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
       fields['lat'] = roles.addresses.xy.y;
     }
     sources.push({
-      ...sourceBase(ins, roles.addresses, 'addresses', 'Address points'),
+      ...sourceBase(ins, roles.addresses, 'addresses', 'Address points', id.provenance),
       load: { target: 'addresses', fields, ...(ins.lotBy ? { lotBy: ins.lotBy.mode } : {}) },
     });
   }

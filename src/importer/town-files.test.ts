@@ -97,7 +97,7 @@ test('go live: a live manifest passes only at its thresholds; planned places are
   assert.equal(joinGate(m, rates([90, 100], [95, 100]))!.passed, true);
   const low = joinGate(m, rates([0, 51], [95, 100]))!;
   assert.equal(low.passed, false);
-  assert.deepEqual(low.problems, ['address -> lot is 0.00 % (0 of 51), below 90 %']);
+  assert.deepEqual(low.problems, ['address -> lot is 0.00 % (0 of 51), below 90 % (manifest joinThresholds.addressToLot = 0.9 (the default))']);
   assert.deepEqual(joinGate(m, rates([0, 0], [0, 0]))!.problems, ['address -> lot: no addresses were loaded, so no address can find its lot', 'lot -> zone: no lots were loaded']);
   assert.equal(joinGate({ ...m, joinThresholds: { addressToLot: 0.5 } }, rates([60, 100], [99, 100]))!.passed, true);
   assert.equal(joinGate({ ...m, status: 'planned_not_live' }, rates([0, 1], [0, 1])), undefined);
