@@ -20,7 +20,13 @@ test('crs: EPSG names and URNs normalise; UTM zones are built; an unknown code s
   assert.equal(normaliseCrsName('urn:ogc:def:crs:EPSG::2249'), 'EPSG:2249');
   assert.equal(normaliseCrsName('urn:ogc:def:crs:OGC:1.3:CRS84'), 'CRS84');
   assert.deepEqual(crsDefinition('EPSG:26919'), { def: UTM19N });
-  assert.match((crsDefinition('EPSG:2249') as { problem: string }).problem, /not known to proj4 by number: declare .* proj4 string or WKT/);
+  // A State Plane code by number, from the EPSG registry (epsg-index): NAD83 / Massachusetts Mainland (ftUS).
+  assert.match((crsDefinition('EPSG:2249') as { def: string }).def, /^\+proj=lcc .*\+units=us-ft/);
+  const [mx, my] = projectorFor('urn:ogc:def:crs:EPSG::2249', 'x')([763_000, 2_960_000]);
+  assert.ok(Math.abs(mx - -71.1) < 0.05 && Math.abs(my - 42.37) < 0.05, `${mx}, ${my}`);
+  // A code the registry does not hold is refused with the code named.
+  assert.match((crsDefinition('EPSG:999999') as { problem: string }).problem, /^EPSG:999999 is not a code in the EPSG registry/);
+  assert.throws(() => projectorFor('EPSG:999999', 'zoning.geojson'), /zoning\.geojson: EPSG:999999 is not a code in the EPSG registry/);
   const [lon, lat] = projectorFor('EPSG:32619', 'x')([330_000, 4_690_000]);
   assert.ok(Math.abs(lon - -71.04) < 0.05 && Math.abs(lat - 42.34) < 0.05, `${lon}, ${lat}`);
   // A state-plane CRS in US feet declared as a proj4 string (what epsg.io gives for EPSG:2249).
@@ -37,7 +43,7 @@ test('geojson: a crs member is followed, a declared crs wins, projected coordina
   assert.deepEqual([lon, lat].map((v) => v!.toFixed(6)), toLonLat([330_000, 4_690_000]).map((v) => v.toFixed(6)));
   assert.ok(parseGeoJson(doc(), 'b.geojson', 'EPSG:26919')[0]!.geometry);
   assert.throws(() => parseGeoJson(doc(), 'c.geojson'), /c\.geojson: coordinates run from \(330000, 4690000\) to \(330020, 4690040\), not lon\/lat degrees.*declare the source's "crs"/);
-  assert.throws(() => parseGeoJson(doc('EPSG:2249'), 'd.geojson'), /EPSG:2249 is not known to proj4 by number/);
+  assert.throws(() => parseGeoJson(doc('EPSG:999999'), 'd.geojson'), /d\.geojson: EPSG:999999 is not a code in the EPSG registry/);
 });
 
 test('text: UTF-8 with and without a BOM, Windows-1252 detected; a headerless CSV has numbered columns', () => {
