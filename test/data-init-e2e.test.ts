@@ -83,6 +83,20 @@ test('a town adds itself: data init, data check, data import and check --local t
     const draftImport = siteline('data', 'import', 'testville-ma', '--from', town);
     assert.equal(draftImport.code, 2, draftImport.err + draftImport.out);
     assert.match(draftImport.err, /refusing to import:\n  - 12 placeholder\(s\) left[\s\S]*sources\[addresses\]\.attribution: "TO CONFIRM[\s\S]*Nothing was changed/);
+    // data status lists the place with its failed import and why, and the placeholders to replace.
+    const failedStatus = siteline('data', 'status');
+    assert.equal(failedStatus.code, 0, failedStatus.err + failedStatus.out);
+    assert.match(failedStatus.out, /testville-ma\s+US-MA:testville\s+live_unavailable\s+not imported\n[\s\S]*LAST IMPORT FAILED at \S+:\n\s+testville-ma: refusing to import:\n\s+- 12 placeholder\(s\)/);
+    assert.match(failedStatus.out, /12 placeholder\(s\) to replace before it can go live, e\.g\. manifest\.json sources\[boundary\]\.vintage/);
+    // A manifest that does not load is listed too, with why.
+    fs.mkdirSync(path.join(places, 'broken-ma'));
+    fs.writeFileSync(path.join(places, 'broken-ma', 'manifest.json'), '{"slug": "broken-ma"}');
+    const brokenStatus = siteline('data', 'status', '--json');
+    assert.equal(brokenStatus.code, 0, brokenStatus.err);
+    const listed = JSON.parse(brokenStatus.out) as { slug: string; status: string; statusReason: string; lastImportFailed?: { reason: string } | null }[];
+    assert.match(listed.find((p) => p.slug === 'broken-ma')!.status, /manifest_invalid/);
+    assert.match(listed.find((p) => p.slug === 'testville-ma')!.lastImportFailed!.reason, /12 placeholder/);
+    fs.rmSync(path.join(places, 'broken-ma'), { recursive: true });
 
     const init = siteline('data', 'init', 'testville-ma', '--from', town, '--name', 'Testville', '--region', 'MA', '--country', 'US', '--force', '--vintage', '2026-03-01', '--licence', 'Public domain (town open data)', '--attribution', 'Town of Testville GIS');
     assert.equal(init.code, 0, init.err + init.out);

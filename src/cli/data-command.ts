@@ -7,17 +7,16 @@ import type { Command, CommandInput } from './command.ts';
 
 /** The database side, loaded only when a data command actually runs (help stays instant). */
 async function databaseModules() {
-  const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { importPlace }, { formatImportReport }, { ensureCatalogue }, { listPlaces }] = await Promise.all([
+  const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { importPlace }, { formatImportReport }, { listPlaces }] = await Promise.all([
     import('../config.ts'),
     import('../logger.ts'),
     import('../service.ts'),
     import('../core/errors.ts'),
     import('../importer/import-place.ts'),
     import('../importer/import-report.ts'),
-    import('../importer/default-places.ts'),
     import('../places/catalogue.ts'),
   ]);
-  return { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport, ensureCatalogue, listPlaces };
+  return { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport, listPlaces };
 }
 import { JSON_FLAG } from './command.ts';
 import { dataCheckCommand, dataInitCommand } from './data-init-command.ts';
@@ -68,18 +67,55 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
 
 async function runStatus({ flags, io }: CommandInput): Promise<number> {
   const json = flags.json === true;
-  const { loadConfig, createLogger, openContext, ensureCatalogue, listPlaces } = await databaseModules();
+  const { loadConfig, createLogger, openContext, listPlaces } = await databaseModules();
+  const { listManifestSlugs, loadManifest } = await import('../importer/manifest.ts');
+  const { syncCatalogue } = await import('../places/catalogue.ts');
+  const { FAILED_RUN } = await import('../importer/import-place.ts');
+  const { placePlaceholders } = await import('../importer/place-gate.ts');
   const config = loadConfig(io.env);
   const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });
   try {
-    await ensureCatalogue(ctx);
+    // Every place with a manifest, including one whose manifest does not load (listed with why).
+    const manifests = [];
+    const broken: { slug: string; reason: string }[] = [];
+    for (const slug of listManifestSlugs(config.placesDir)) {
+      try {
+        manifests.push(loadManifest(slug, config.placesDir));
+      } catch (e) {
+        broken.push({ slug, reason: (e as Error).message.split('\n').slice(0, 3).join(' ') });
+      }
+    }
+    await syncCatalogue(ctx.db, manifests);
     const places = await listPlaces(ctx);
     const counts = await ctx.db.query<{ place_id: string; report: { counts?: Record<string, number>; durationMs?: number } | null }>(
       'SELECT place_id, import_report AS report FROM places',
     );
     const byId = new Map(counts.map((c) => [c.place_id, c.report]));
+    // The latest run of each place, when it failed: its reason (the previous data, if any, stays live).
+    const runs = await ctx.db.query<{ place_id: string; source_digest: string; finished_at: unknown; report: { reason?: string } }>(
+      'SELECT r.place_id, r.source_digest, r.finished_at, r.report FROM import_runs r WHERE r.run_id = (SELECT max(run_id) FROM import_runs x WHERE x.place_id = r.place_id)',
+    );
+    const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
+    const failed = new Map(runs.filter((r) => r.source_digest === FAILED_RUN).map((r) => [r.place_id, { at: iso(r.finished_at), reason: r.report?.reason ?? 'unknown' }]));
+    const bySlug = new Map(manifests.map((m) => [m.slug, m]));
+    const placeholders = new Map(places.map((p) => [p.slug, bySlug.get(p.slug) ? placePlaceholders(bySlug.get(p.slug)!, config.placesDir) : []]));
     if (json) {
-      out(io, JSON.stringify(places.map((p) => ({ ...p, counts: byId.get(p.geoDivisionId)?.counts ?? null })), null, 2));
+      out(
+        io,
+        JSON.stringify(
+          [
+            ...places.map((p) => ({
+              ...p,
+              counts: byId.get(p.geoDivisionId)?.counts ?? null,
+              lastImportFailed: failed.get(p.geoDivisionId) ?? null,
+              placeholders: placeholders.get(p.slug) ?? [],
+            })),
+            ...broken.map((b) => ({ slug: b.slug, status: 'manifest_invalid', statusReason: b.reason })),
+          ],
+          null,
+          2,
+        ),
+      );
       return 0;
     }
     const lines: string[] = [`Database: ${ctx.db.kind}${ctx.db.kind === 'pglite' ? ` (${path.join(config.dataDir, 'pgdata')})` : ''}`, ''];
@@ -88,6 +124,17 @@ async function runStatus({ flags, io }: CommandInput): Promise<number> {
       lines.push(`${p.slug.padEnd(14)} ${p.geoDivisionId.padEnd(18)} ${p.status.padEnd(17)} ${p.importedAt ? `imported ${p.importedAt}` : 'not imported'}`);
       if (c) lines.push(`${''.padEnd(15)}${c['addresses'] ?? 0} addresses, ${c['parcels'] ?? 0} parcels, ${c['zones'] ?? 0} zones, ${c['streetSegments'] ?? 0} street segments`);
       if (p.statusReason) lines.push(`${''.padEnd(15)}${p.statusReason}`);
+      const f = failed.get(p.geoDivisionId);
+      if (f) {
+        lines.push(`${''.padEnd(15)}LAST IMPORT FAILED at ${f.at}${p.importedAt ? ' (the previous import stays)' : ''}:`);
+        for (const l of f.reason.split('\n').slice(0, 12)) lines.push(`${''.padEnd(17)}${l}`);
+      }
+      const ph = placeholders.get(p.slug) ?? [];
+      if (ph.length) lines.push(`${''.padEnd(15)}${ph.length} placeholder(s) to replace before it can go live, e.g. ${ph[0]}`);
+    }
+    for (const b of broken) {
+      lines.push(`${b.slug.padEnd(14)} ${'?'.padEnd(18)} ${'manifest_invalid'.padEnd(17)} not imported`);
+      lines.push(`${''.padEnd(15)}${b.reason}`);
     }
     out(io, lines.join('\n'));
     return 0;

@@ -162,7 +162,42 @@ async function lastImport(q: Queryable, placeId: string): Promise<{ digest: stri
   return { digest: row.import_report.sourceDigest, report: row.import_report };
 }
 
+/** The failed-import marker in import_runs (source_digest): `data status` shows the latest one with its reason. */
+export const FAILED_RUN = 'failed';
+
+/**
+ * Imports a place (see importPlace below); a refused or unreadable import is recorded in import_runs
+ * with its reason, so `siteline data status` lists it. The place's previous data stays as it was.
+ */
 export async function importPlace(ctx: AppContext, slug: string, opts: ImportOptions = {}): Promise<ImportReport> {
+  const startedAt = ctx.clock.now().toISOString();
+  try {
+    return await importPlaceOnce(ctx, slug, opts);
+  } catch (err) {
+    if (err instanceof SitelineError && err.code === 'bad_input') {
+      let placeId: string | null = null;
+      try {
+        placeId = loadManifest(slug, opts.placesDir ?? ctx.config.placesDir).geoDivisionId;
+      } catch {
+        placeId = null; // the manifest itself does not load: data status reports it from the file
+      }
+      if (placeId) {
+        await ctx.db
+          .query('INSERT INTO import_runs (place_id, started_at, finished_at, source_digest, changed, report) VALUES ($1, $2, $3, $4, false, $5::jsonb)', [
+            placeId,
+            startedAt,
+            ctx.clock.now().toISOString(),
+            FAILED_RUN,
+            JSON.stringify({ slug, failed: true, reason: err.message, problems: (err.details?.['problems'] as string[] | undefined) ?? [] }),
+          ])
+          .catch(() => undefined);
+      }
+    }
+    throw err;
+  }
+}
+
+async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOptions = {}): Promise<ImportReport> {
   const started = Date.now();
   const startedAt = ctx.clock.now().toISOString();
   const progress = (msg: string) => {
