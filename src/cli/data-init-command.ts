@@ -34,7 +34,16 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
   const { inspectSourceDir, draftPlace, formatInspection } = await import('../importer/inspect-source.ts');
   const { parseManifest } = await import('../importer/manifest.ts');
   const { placeRulesSchema } = await import('../rules/rules-schema.ts');
-  const ins = await inspectSourceDir(dir);
+  // Re-initialising a place: its rules' districts tell the district field by its values.
+  let knownDistricts: string[] | undefined;
+  try {
+    const old = JSON.parse(fs.readFileSync(path.join(target, 'rules.json'), 'utf8')) as { districts?: object; notes?: string[] };
+    // A skeleton data init wrote holds whatever field it picked then: only a written rules file counts.
+    if (!(old.notes ?? []).some((n) => n.startsWith('Skeleton written by siteline data init'))) knownDistricts = Object.keys(old.districts ?? {});
+  } catch {
+    knownDistricts = undefined;
+  }
+  const ins = await inspectSourceDir(dir, { ...(knownDistricts?.length ? { knownDistricts } : {}) });
   const provenance = {
     ...(typeof flags.vintage === 'string' ? { vintage: flags.vintage } : {}),
     ...(typeof flags.licence === 'string' ? { licence: flags.licence } : {}),

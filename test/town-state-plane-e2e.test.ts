@@ -1,0 +1,131 @@
+// A town in a State Plane CRS goes live with no hand edit, through the real `siteline` binary. The
+// files are written here from a small real sample: Paradise, TX's seven zoning districts (the OZFS
+// file in the data pack) reprojected to EPSG:2276 (NAD83 / Texas North Central, US feet), with the
+// district code in BASE_DISTR and a misleading REZONING field (dates and notes) named more like zoning;
+// parcels (with an owner-name column) laid inside the districts in the same CRS; an address CSV with
+// feet x/y and no CRS named. data init picks the field by content, lists every inferred choice under
+// "Confirm" with its evidence, never prints the owner names; check and import agree; the address answers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import proj4 from 'proj4';
+import { ROOT, SHARED_DATA } from './support/harness.ts';
+import { pointInMultiPolygon, toMultiPolygon, type MultiPolygonCoords } from '../src/core/geo/primitives.ts';
+
+/** EPSG:2276 as epsg.io publishes it, written here so the test does not read the registry the product reads. */
+const TX_NORTH_CENTRAL_FTUS = '+proj=lcc +lat_1=33.96666666666667 +lat_2=32.13333333333333 +lat_0=31.66666666666667 +lon_0=-98.5 +x_0=600000 +y_0=2000000.0001016 +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=us-ft +no_defs';
+const CRS = { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::2276' } };
+const STREETS = ['MAIN ST', 'OAK AVE', 'PECAN DR', 'CEDAR LN', 'HILL RD', 'RANCH RD', 'FM 1810', 'MILL ST', 'ELM ST', 'PARK AVE', 'BOIS D ARC ST', 'SCHOOL ST', 'LAKE DR', 'CREEK RD', 'POST OAK RD', 'CHURCH ST'];
+
+type Ring = [number, number][];
+const rect = (x: number, y: number, w: number, h: number): Ring => [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]];
+const reproject = (c: unknown, f: (p: [number, number]) => [number, number]): unknown => (typeof (c as unknown[])[0] === 'number' ? f(c as [number, number]) : (c as unknown[]).map((k) => reproject(k, f)));
+
+export interface StatePlaneTown {
+  /** district code per lot PIN (what the answers must say). */
+  zoneOf: Map<string, string>;
+  /** a few (address, PIN) pairs. */
+  sample: { address: string; pin: string }[];
+  /** the zoning features as written (State Plane feet), for republishing a changed file. */
+  zoning: { type: string; properties: Record<string, unknown>; geometry: { type: string; coordinates: unknown } }[];
+}
+
+/** Writes the town's files into dir (see the file comment). */
+export function writeStatePlaneTown(dir: string): StatePlaneTown {
+  fs.mkdirSync(dir, { recursive: true });
+  const toFeet = proj4('EPSG:4326', TX_NORTH_CENTRAL_FTUS);
+  const ozfs = JSON.parse(fs.readFileSync(path.join(SHARED_DATA, 'paradise-tx-ozfs/Paradise.zoning'), 'utf8')) as { features: { properties: Record<string, unknown>; geometry: { type: string; coordinates: unknown } }[] };
+  const notes = ['2019-04-02', 'Rezoned per Ord. 2019-07', '', '2021-11-15', 'See case Z-2020-3', '', '2023-01-09'];
+  const zoning = ozfs.features.map((f, i) => ({
+    type: 'Feature',
+    properties: { OBJECTID: i + 1, REZONING: notes[i % notes.length], BASE_DISTR: String(f.properties['dist_abbr']), ZONE_DESC: String(f.properties['dist_name']) },
+    geometry: { type: f.geometry.type, coordinates: reproject(f.geometry.coordinates, (p) => toFeet.forward(p) as [number, number]) },
+  }));
+  fs.writeFileSync(path.join(dir, 'zoning.geojson'), JSON.stringify({ type: 'FeatureCollection', crs: CRS, features: zoning }));
+  const districts = zoning.map((z) => ({ code: z.properties.BASE_DISTR, mp: toMultiPolygon(z.geometry as never) as MultiPolygonCoords }));
+  // Lots of 100 x 150 ft on a 400 ft grid, kept where the lot lies wholly in one district.
+  const parcels = [];
+  const rows = ['ADDR_ID,SITE_ADDR,PARCEL_ID,POINT_X,POINT_Y'];
+  const zoneOf = new Map<string, string>();
+  const sample: StatePlaneTown['sample'] = [];
+  let n = 0;
+  for (let gy = 0, y = 7_098_200; y < 7_106_600; y += 400, gy++) {
+    for (let gx = 0, x = 2_213_400; x < 2_219_900; x += 400, gx++) {
+      const corners = rect(x, y, 100, 150).slice(0, 4);
+      const d = districts.find((z) => [...corners, [x + 50, y + 75] as [number, number]].every((p) => pointInMultiPolygon(p, z.mp)));
+      if (!d) continue;
+      n++;
+      const pin = `R${String(100000 + n)}`;
+      zoneOf.set(pin, d.code);
+      parcels.push({ type: 'Feature', properties: { PIN: pin, OWNER_NAME: `SMITHERSON JOHN ${n}`, ACRES: 0.34 }, geometry: { type: 'Polygon', coordinates: [rect(x, y, 100, 150)] } });
+      const address = `${100 + gx * 10} ${STREETS[gy % STREETS.length]}`;
+      rows.push([n, address, pin, (x + 50.5).toFixed(1), (y + 75.5).toFixed(1)].join(','));
+      if (sample.length < 40 && n % 7 === 0) sample.push({ address, pin });
+    }
+  }
+  fs.writeFileSync(path.join(dir, 'parcels.geojson'), JSON.stringify({ type: 'FeatureCollection', crs: CRS, features: parcels }));
+  fs.writeFileSync(path.join(dir, 'addresses.csv'), rows.join('\n') + '\n');
+  return { zoneOf, sample, zoning };
+}
+
+export function sitelineRunner(env: Record<string, string | undefined>) {
+  return (...args: string[]) => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 180_000 });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+}
+
+test('a State Plane town with a misleading district field goes live with no hand edit', () => {
+  const tmp = fs.mkdtempSync(path.join(ROOT, '.siteline-test-stateplane-'));
+  try {
+    const town = path.join(tmp, 'testburg-tx');
+    const places = path.join(tmp, 'places');
+    const t = writeStatePlaneTown(town);
+    assert.ok(t.zoneOf.size >= 60, `lots: ${t.zoneOf.size}`);
+    assert.ok(new Set(t.zoneOf.values()).size >= 3, 'lots in several districts');
+    const env = { ...process.env, DATABASE_URL: '', SITELINE_DATA_DIR: path.join(tmp, 'data'), SITELINE_PLACES_DIR: places, SITELINE_SOURCE_DIR: tmp, SITELINE_AUTO_IMPORT: '0', LOG_LEVEL: 'warn', NO_COLOR: '1' };
+    const siteline = sitelineRunner(env);
+
+    const init = siteline('data', 'init', 'testburg-tx', '--from', town, '--name', 'Testburg', '--region', 'TX', '--country', 'US', '--vintage', '2024-08-14', '--licence', 'MIT (zoneR sample)', '--attribution', 'zoneR authors');
+    assert.equal(init.code, 0, init.err + init.out);
+    // Every EPSG code by number: the State Plane CRS is read from the file's crs member, no proj4 string pasted.
+    assert.match(init.out, /zoning\.geojson: geojson; 7 rows .* -> ZONING\n\s+CRS: EPSG:2276 \(the file's crs member names urn:ogc:def:crs:EPSG::2276\)/);
+    // Field choice by content: BASE_DISTR (codes), not REZONING (dates and notes, named more like zoning).
+    assert.match(init.out, /district code: \(by its values: they look like district codes\) field BASE_DISTR: 7 distinct values \(e\.g\. A, B-1, I-1, I-2, MU\), on 100\.0 % of 7 polygons, 100\.0 % shaped like district codes; not REZONING \(0\.0 % code-shaped\)/);
+    assert.match(init.out, /Confirm:[\s\S]*- the district code field BASE_DISTR of zoning\.geojson: 7 distinct values \(e\.g\. A, B-1, I-1, I-2, MU\)[^\n]*; lot -> zone 100\.0 %/);
+    assert.match(init.out, /Confirm:[\s\S]*- the parcel id field PIN of parcels\.geojson: the parcel field the best join key matches \(PARCEL_ID -> PIN: 100\.0 % of addresses\)/);
+    assert.match(init.out, /Confirm:[\s\S]*- lots found by id_then_point: the id join \(100\.0 %\)/);
+    assert.match(init.out, /Confirm:[\s\S]*- that SITE_ADDR is the street address \(not a mailing address\): one-line address column SITE_ADDR/);
+    // Personal data never printed: the owner column is listed by name only.
+    assert.match(init.out, /OWNER_NAME\s+\d+ distinct\s+\(personal data: values not shown\)/);
+    assert.doesNotMatch(init.out + init.err, /SMITHERSON/);
+    assert.match(init.out, /personal data \(names, contacts\) not shown and not loaded: parcels\.geojson: OWNER_NAME/);
+    const manifest = JSON.parse(fs.readFileSync(path.join(places, 'testburg-tx', 'manifest.json'), 'utf8'));
+    const byId = Object.fromEntries(manifest.sources.map((s: { id: string }) => [s.id, s]));
+    assert.equal(byId.zoning.load.code.field, 'BASE_DISTR');
+    assert.equal(byId.zoning.load.nameField, 'ZONE_DESC');
+    assert.equal(byId.addresses.crs, 'EPSG:2276', 'the CSV borrows the parcels\' CRS, by number');
+    assert.doesNotMatch(JSON.stringify(manifest), /TO CONFIRM/);
+    // The bbox is Paradise's, so the State Plane feet were read as such.
+    const [w, s, e, n] = manifest.bbox as number[];
+    assert.ok(w! > -97.71 && e! < -97.67 && s! > 33.13 && n! < 33.17, `bbox ${manifest.bbox}`);
+
+    const check = siteline('data', 'check', 'testburg-tx', '--from', town);
+    assert.equal(check.code, 0, check.err + check.out);
+    assert.match(check.out, /verdict: LIVE/);
+    const imp = siteline('data', 'import', 'testburg-tx', '--from', town);
+    assert.equal(imp.code, 0, imp.err + imp.out);
+    assert.match(imp.out, /live: the join rates pass the thresholds/);
+    for (const { address, pin } of t.sample.slice(0, 2)) {
+      const a = siteline('check', '--local', '--json', `${address}, Testburg, TX`);
+      assert.equal(a.code, 0, a.err + a.out);
+      const snap = JSON.parse(a.out);
+      assert.equal(snap.lot.parcelExternalId, pin);
+      assert.equal(snap.zones.primary, t.zoneOf.get(pin));
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
