@@ -17,7 +17,7 @@ import { pointInMultiPolygon, toMultiPolygon, type MultiPolygonCoords } from '..
 /** EPSG:2276 as epsg.io publishes it, written here so the test does not read the registry the product reads. */
 const TX_NORTH_CENTRAL_FTUS = '+proj=lcc +lat_1=33.96666666666667 +lat_2=32.13333333333333 +lat_0=31.66666666666667 +lon_0=-98.5 +x_0=600000 +y_0=2000000.0001016 +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=us-ft +no_defs';
 const CRS = { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::2276' } };
-const STREETS = ['MAIN ST', 'OAK AVE', 'PECAN DR', 'CEDAR LN', 'HILL RD', 'RANCH RD', 'FM 1810', 'MILL ST', 'ELM ST', 'PARK AVE', 'BOIS D ARC ST', 'SCHOOL ST', 'LAKE DR', 'CREEK RD', 'POST OAK RD', 'CHURCH ST'];
+const STREETS = ['MAIN ST', 'OAK AVE', 'PECAN DR', 'CEDAR LN', 'HILL RD', 'RANCH RD', 'FM 1810', 'MILL ST', 'ELM ST', 'PARK AVE', 'BOIS D ARC ST', 'SCHOOL ST', 'LAKE DR', 'CREEK RD', 'POST OAK RD', 'CHURCH ST', 'WALNUT ST', 'MAPLE AVE', 'RIDGE RD', 'COTTON LN', 'PRAIRIE DR', 'BRAZOS ST', 'MESA DR', 'FORT ST'];
 
 type Ring = [number, number][];
 const rect = (x: number, y: number, w: number, h: number): Ring => [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]];
@@ -30,6 +30,10 @@ export interface StatePlaneTown {
   sample: { address: string; pin: string }[];
   /** the zoning features as written (State Plane feet), for republishing a changed file. */
   zoning: { type: string; properties: Record<string, unknown>; geometry: { type: string; coordinates: unknown } }[];
+  /** addresses inside the limits whose id names another lot than the one holding their point. */
+  disagreeing: string[];
+  /** address points north of the town limits. */
+  outside: number;
 }
 
 /** Writes the town's files into dir (see the file comment). */
@@ -50,6 +54,7 @@ export function writeStatePlaneTown(dir: string): StatePlaneTown {
   const rows = ['ADDR_ID,SITE_ADDR,PARCEL_ID,POINT_X,POINT_Y'];
   const zoneOf = new Map<string, string>();
   const sample: StatePlaneTown['sample'] = [];
+  const disagreeing: string[] = [];
   let n = 0;
   for (let gy = 0, y = 7_098_200; y < 7_106_600; y += 400, gy++) {
     for (let gx = 0, x = 2_213_400; x < 2_219_900; x += 400, gx++) {
@@ -61,13 +66,22 @@ export function writeStatePlaneTown(dir: string): StatePlaneTown {
       zoneOf.set(pin, d.code);
       parcels.push({ type: 'Feature', properties: { PIN: pin, OWNER_NAME: `SMITHERSON JOHN ${n}`, ACRES: 0.34 }, geometry: { type: 'Polygon', coordinates: [rect(x, y, 100, 150)] } });
       const address = `${100 + gx * 10} ${STREETS[gy % STREETS.length]}`;
-      rows.push([n, address, pin, (x + 50.5).toFixed(1), (y + 75.5).toFixed(1)].join(','));
+      // Every 25th address names the previous lot by id while its point is in its own: an id-vs-point
+      // disagreement; every 20th has no id, so the point join wins (lotBy point).
+      const ownId = n % 25 === 0 ? `R${String(100000 + n - 1)}` : n % 20 === 10 ? '' : pin;
+      if (n % 25 === 0 && y + 75.5 <= 7_105_000) disagreeing.push(address); // inside the town limits (below)
+      rows.push([n, address, ownId, (x + 50.5).toFixed(1), (y + 75.5).toFixed(1)].join(','));
       if (sample.length < 40 && n % 7 === 0) sample.push({ address, pin });
     }
   }
   fs.writeFileSync(path.join(dir, 'parcels.geojson'), JSON.stringify({ type: 'FeatureCollection', crs: CRS, features: parcels }));
   fs.writeFileSync(path.join(dir, 'addresses.csv'), rows.join('\n') + '\n');
-  return { zoneOf, sample, zoning };
+  // The town limits (lon/lat) stop at y = 7,105,000 ft: the addresses north of it are outside.
+  const toLonLat = proj4(TX_NORTH_CENTRAL_FTUS, 'EPSG:4326');
+  const limits = rect(2_213_000, 7_097_800, 7_300, 7_200).map((p) => toLonLat.forward(p) as [number, number]);
+  fs.writeFileSync(path.join(dir, 'town-limits.geojson'), JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { CITY: 'TESTBURG' }, geometry: { type: 'Polygon', coordinates: [limits] } }] }));
+  const outside = rows.slice(1).filter((r) => Number(r.split(',')[4]) > 7_105_000).length;
+  return { zoneOf, sample, zoning, disagreeing, outside };
 }
 
 export function sitelineRunner(env: Record<string, string | undefined>) {
@@ -95,8 +109,9 @@ test('a State Plane town with a misleading district field goes live with no hand
     // Field choice by content: BASE_DISTR (codes), not REZONING (dates and notes, named more like zoning).
     assert.match(init.out, /district code: \(by its values: they look like district codes\) field BASE_DISTR: 7 distinct values \(e\.g\. A, B-1, I-1, I-2, MU\), on 100\.0 % of 7 polygons, 100\.0 % shaped like district codes; not REZONING \(0\.0 % code-shaped\)/);
     assert.match(init.out, /Confirm:[\s\S]*- the district code field BASE_DISTR of zoning\.geojson: 7 distinct values \(e\.g\. A, B-1, I-1, I-2, MU\)[^\n]*; lot -> zone 100\.0 %/);
-    assert.match(init.out, /Confirm:[\s\S]*- the parcel id field PIN of parcels\.geojson: the parcel field the best join key matches \(PARCEL_ID -> PIN: 100\.0 % of addresses\)/);
-    assert.match(init.out, /Confirm:[\s\S]*- lots found by id_then_point: the id join \(100\.0 %\)/);
+    assert.match(init.out, /Confirm:[\s\S]*- the parcel id field PIN of parcels\.geojson: the parcel field the best join key matches \(PARCEL_ID -> PIN: 9\d\.\d % of addresses\)/);
+    assert.match(init.out, /Confirm:[\s\S]*- lots found by point: the point join \(100\.0 %\) beats the best id join/);
+    assert.match(init.out, /Confirm:[\s\S]*- \d+ addresses name one lot by id but their point lies in another/);
     assert.match(init.out, /Confirm:[\s\S]*- that SITE_ADDR is the street address \(not a mailing address\): one-line address column SITE_ADDR/);
     // Personal data never printed: the owner column is listed by name only.
     assert.match(init.out, /OWNER_NAME\s+\d+ distinct\s+\(personal data: values not shown\)/);
@@ -118,6 +133,16 @@ test('a State Plane town with a misleading district field goes live with no hand
     const imp = siteline('data', 'import', 'testburg-tx', '--from', town);
     assert.equal(imp.code, 0, imp.err + imp.out);
     assert.match(imp.out, /live: the join rates pass the thresholds/);
+    // An independent audit: the town's own lot id is kept although the point found the lots, so the
+    // audit sees where the id and the point disagree, and counts the address points outside the limits.
+    const audit = siteline('data', 'audit', 'testburg-tx');
+    assert.equal(audit.code, 0, audit.err + audit.out);
+    const idVsPoint = audit.out.match(/town's lot id vs its address point\s+(\d+) of \d+ disagree \(e\.g\. ([^:]+): id R\d+, point in R\d+/);
+    assert.ok(idVsPoint, audit.out);
+    assert.equal(Number(idVsPoint[1]), t.disagreeing.length);
+    assert.ok(t.disagreeing.includes(idVsPoint[2]!), idVsPoint[2]);
+    assert.ok(t.outside > 0);
+    assert.match(audit.out, new RegExp(`address points outside the boundary\\s+${t.outside} of ${t.zoneOf.size} \\(e\\.g\\. `));
     for (const { address, pin } of t.sample.slice(0, 2)) {
       const a = siteline('check', '--local', '--json', `${address}, Testburg, TX`);
       assert.equal(a.code, 0, a.err + a.out);

@@ -697,7 +697,8 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
     if (a.streetName) fields['streetName'] = a.streetName;
     if (a.unit) fields['unit'] = a.unit;
     if (a.postcode) fields['postcode'] = a.postcode;
-    if (key && key.rate >= 0.2 && ins.lotBy?.mode !== 'point') fields['parcelId'] = key.addressField;
+    // The town's own lot id is kept whatever the join (lotBy point too): the audit checks it against the point.
+    if (key && key.rate >= 0.2) fields['parcelId'] = key.addressField;
     if (roles.addresses.xy) {
       fields['lon'] = roles.addresses.xy.x;
       fields['lat'] = roles.addresses.xy.y;
