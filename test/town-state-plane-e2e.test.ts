@@ -154,3 +154,36 @@ test('a State Plane town with a misleading district field goes live with no hand
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+test('data init on an OZFS directory (Paradise, TX) makes the place the shipped manifest describes, parcels included', () => {
+  const tmp = fs.mkdtempSync(path.join(ROOT, '.siteline-test-ozfs-init-'));
+  try {
+    const places = path.join(tmp, 'places');
+    const env = { ...process.env, DATABASE_URL: '', SITELINE_DATA_DIR: path.join(tmp, 'data'), SITELINE_PLACES_DIR: places, SITELINE_SOURCE_DIR: SHARED_DATA, SITELINE_AUTO_IMPORT: '0', LOG_LEVEL: 'warn', NO_COLOR: '1' };
+    const siteline = sitelineRunner(env);
+    const dir = path.join(SHARED_DATA, 'paradise-tx-ozfs');
+    const init = siteline('data', 'init', 'paradise-again-tx', '--from', dir, '--name', 'Paradise', '--region', 'TX', '--country', 'US', '--licence', 'MIT', '--attribution', 'zoneR authors');
+    assert.equal(init.code, 0, init.err + init.out);
+    assert.match(init.out, /Paradise\.parcel: ozfs-parcel; \d+ rows \(\d+ Polygon\) -> PARCELS/);
+    assert.match(init.out, /Paradise\.zoning: ozfs-zoning; 7 rows .* -> ZONING/);
+    assert.doesNotMatch(init.out, /no parcel layer found/);
+    assert.match(init.out, /Confirm:[\s\S]*the vintage of Paradise\.zoning: 2024-08-14, the date the file itself states/);
+    const drafted = JSON.parse(fs.readFileSync(path.join(places, 'paradise-again-tx', 'manifest.json'), 'utf8'));
+    const shipped = JSON.parse(fs.readFileSync(path.join(ROOT, 'places/paradise-tx/manifest.json'), 'utf8'));
+    const shape = (m: { sources: { id: string; file: string; sha256: string; format: string; load: unknown }[] }) =>
+      m.sources.map((s) => ({ id: s.id, file: s.file, sha256: s.sha256, format: s.format, load: s.load })).sort((a, b) => a.id.localeCompare(b.id));
+    assert.deepEqual(shape(drafted), shape(shipped));
+    assert.equal(drafted.geoDivisionId, shipped.geoDivisionId);
+    assert.equal(drafted.status, 'planned_not_live', 'no address table: not live, as shipped');
+    assert.equal(drafted.sources.find((s: { id: string }) => s.id === 'zoning').vintage, '2024-08-14');
+    assert.deepEqual(drafted.documents.map((d: { file: string }) => d.file), ['LICENSE', 'LICENSE.md']);
+    // The parcels read and join to the districts as the shipped place's do.
+    const check = siteline('data', 'check', 'paradise-again-tx', '--from', dir);
+    const shippedCheck = sitelineRunner({ ...env, SITELINE_PLACES_DIR: path.join(ROOT, 'places') })('data', 'check', 'paradise-tx');
+    const rates = (out: string) => out.split('\n').filter((l) => /^\s+(parcels|zoning)\s|lot -> zone/.test(l)).join('\n');
+    assert.match(check.out, /parcels\s+parcels\s+\d+ read, \d+ usable/);
+    assert.equal(rates(check.out), rates(shippedCheck.out), check.out + shippedCheck.out);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});

@@ -13,6 +13,7 @@ import type { SourceFeature } from './readers/features.ts';
 import { decodeGeoJson, toLonLat } from './readers/geojson.ts';
 import { decodeTopoJson, topoJsonObjects } from './readers/topojson.ts';
 import { readCsvRows } from './readers/csv.ts';
+import { parseOzfsParcels, parseOzfsZoning } from './readers/ozfs.ts';
 import { detectEncoding, decodeText } from './readers/text-encoding.ts';
 import { coordinateRange, crsDefinition, isLonLatCrs, looksLonLat, normaliseCrsName, projectorFor, reprojectCoords } from './readers/crs.ts';
 import { LotIndex } from './lot-index.ts';
@@ -34,7 +35,9 @@ export interface InspectedField {
 export interface InspectedLayer {
   /** Relative to the inspected folder. */
   file: string;
-  format: 'geojson' | 'topojson' | 'csv' | 'shapefile';
+  format: 'geojson' | 'topojson' | 'csv' | 'shapefile' | 'ozfs-zoning' | 'ozfs-parcel';
+  /** A publication date the file itself states (an OZFS document's `date`): the source's vintage unless given. */
+  dateStated?: string;
   object?: string;
   gzip?: boolean;
   encoding?: string;
@@ -259,7 +262,33 @@ async function readLayers(dir: string, skipped: Inspection['skipped']): Promise<
         const gzip = buf[0] === 0x1f && buf[1] === 0x8b;
         const text = (gzip ? zlib.gunzipSync(buf) : buf).toString('utf8');
         const head = text.slice(0, 4000);
-        if (/"type"\s*:\s*"Topology"/.test(head) || /\.topojson$/i.test(file)) {
+        if (/\.parcel$/i.test(file) && !gzip) {
+          // OZFS parcels: each lot is its labelled edges (LineStrings) and a centroid, chained into a ring here as the importer does.
+          const r = parseOzfsParcels(text, file);
+          const features: SourceFeature[] = r.parcels.map((p, index) => ({
+            index,
+            properties: { parcel_id: p.parcelId, ...(p.lotAreaAcres !== null ? { lot_area_acres: p.lotAreaAcres } : {}) },
+            geometry: p.ring ? { type: 'Polygon', coordinates: [p.ring] } : null,
+          }));
+          layers.push({ file, format: 'ozfs-parcel', rows: features.length, geometry: geometryCounts(features), fields: describeFields(features.map((f) => f.properties)), crs: null, crsReason: 'OZFS: lon/lat', crsToConfirm: false, rawRange: null, lonLatBBox: null, features });
+        } else if (/\.zoning$/i.test(file) && !gzip) {
+          const doc = parseOzfsZoning(text, file);
+          const date = (JSON.parse(text) as { date?: unknown }).date;
+          layers.push({
+            file,
+            format: 'ozfs-zoning',
+            ...(typeof date === 'string' && date ? { dateStated: date } : {}),
+            rows: doc.features.length,
+            geometry: geometryCounts(doc.features),
+            fields: describeFields(doc.features.map((f) => f.properties)),
+            crs: null,
+            crsReason: 'OZFS: lon/lat',
+            crsToConfirm: false,
+            rawRange: null,
+            lonLatBBox: null,
+            features: doc.features,
+          });
+        } else if (/"type"\s*:\s*"Topology"/.test(head) || /\.topojson$/i.test(file)) {
           for (const object of topoJsonObjects(text, file)) {
             const features = decodeTopoJson(text, object, file);
             layers.push({ file, format: 'topojson', object, rows: features.length, geometry: geometryCounts(features), fields: describeFields(features.map((f) => f.properties)), crs: null, crsReason: '', crsToConfirm: false, rawRange: null, lonLatBBox: null, features });
@@ -607,6 +636,7 @@ export async function inspectSourceDir(dir: string, opts: { knownDistricts?: str
   if (zoneField) confirm.push(`the district code field ${zoneField.field} of ${zoning!.file}: ${zoneField.evidence ?? zoneField.why}${lotToZone ? `; lot -> zone ${pc(lotToZone.matched, lotToZone.total)}` : ''}`);
   if (parcelIdField) confirm.push(`the parcel id field ${parcelIdField.field} of ${parcels!.file}: ${parcelIdField.why}`);
   if (lotBy) confirm.push(`lots found by ${lotBy.mode}: ${lotBy.why}`);
+  for (const l of [roles.boundary, roles.zoning, roles.parcels, roles.addresses]) if (l?.dateStated) confirm.push(`the vintage of ${l.file}: ${l.dateStated}, the date the file itself states`);
   const personal = layers.flatMap((l) => l.fields.filter((f) => f.personal).map((f) => `${l.file}: ${f.name}`));
   if (personal.length) notes.push(`personal data (names, contacts) not shown and not loaded: ${personal.join(', ')}`);
   if (lotBy?.mode !== 'point' && joinKeys[0] && joinKeys[0].rate < DEFAULT_JOIN_THRESHOLDS.addressToLot) confirm.push(`the join key ${joinKeys[0].addressField} -> ${joinKeys[0].parcelField} matches only ${pc(joinKeys[0].matched, joinKeys[0].total)} of addresses`);
@@ -650,7 +680,7 @@ function sourceBase(ins: Inspection, l: InspectedLayer, id: string, name: string
     name,
     file: l.file,
     sha256: sha256(path.join(ins.dir, l.file)),
-    vintage: given.vintage ?? `${TO_CONFIRM}: the date the town published ${l.file}`,
+    vintage: given.vintage ?? l.dateStated ?? `${TO_CONFIRM}: the date the town published ${l.file}`,
     licence: given.licence ?? `${TO_CONFIRM}: the licence of ${l.file}`,
     attribution: given.attribution ?? `${TO_CONFIRM}: the attribution the town requires`,
     format: l.format,
@@ -682,7 +712,14 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
   if (roles.zoning && ins.zoneField) {
     sources.push({
       ...sourceBase(ins, roles.zoning, 'zoning', 'Zoning districts', id.provenance),
-      load: { target: 'zones', zoneLayer: 'base', code: { field: ins.zoneField.field }, ...(ins.zoneField.nameField ? { nameField: ins.zoneField.nameField } : {}) },
+      load: {
+        target: 'zones',
+        zoneLayer: 'base',
+        code: { field: ins.zoneField.field },
+        ...(ins.zoneField.nameField ? { nameField: ins.zoneField.nameField } : {}),
+        // OZFS: the residential types each district allows, kept as the shipped OZFS place keeps them.
+        ...(roles.zoning.format === 'ozfs-zoning' && roles.zoning.fields.some((f) => f.name === 'res_types_allowed') ? { attrs: { resTypesAllowed: 'res_types_allowed' } } : {}),
+      },
     });
   }
   if (roles.parcels && ins.parcelIdField) {
@@ -727,7 +764,12 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
     rulesFile: 'rules.json',
     defaultImport: false,
     sources,
-    documents: [],
+    // Licence files beside the data are held (checksummed) as the place's documents.
+    documents: fs
+      .readdirSync(ins.dir)
+      .filter((f) => /^licen[cs]e(\.(md|txt))?$/i.test(f) && fs.statSync(path.join(ins.dir, f)).isFile())
+      .sort()
+      .map((f) => ({ file: f, sha256: sha256(path.join(ins.dir, f)), role: 'licence' })),
   };
   const why = `No ordinance was read for ${id.name}: every value is not_extracted until someone reads the zoning ordinance and cites it (docs/data.md, "The rules file").`;
   const districts: Record<string, unknown> = {};

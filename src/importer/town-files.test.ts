@@ -157,7 +157,8 @@ test('data init inspection: a headerless UTF-8-with-BOM CSV in lon/lat, TopoJSON
     assert.ok(!ins.layers.some((l) => l.file === 'README.txt'));
     const { manifest } = draftPlace(ins, { slug: 'x-ma', name: 'X', region: 'MA', country: 'US' });
     const addresses = (manifest['sources'] as { id: string; load: { fields: Record<string, string>; lotBy?: string } }[]).find((s) => s.id === 'addresses')!;
-    assert.deepEqual(addresses.load, { target: 'addresses', fields: { oneLine: '2', lon: '3', lat: '4' }, lotBy: 'point' });
+    // The town's own lot id is kept although the point join finds the lots (the audit checks one against the other).
+    assert.deepEqual(addresses.load, { target: 'addresses', fields: { oneLine: '2', parcelId: '5', lon: '3', lat: '4' }, lotBy: 'point' });
     assert.equal(manifest['status'], 'live');
     parseManifest(JSON.stringify(manifest), 'drafted');
   } finally {
@@ -165,14 +166,15 @@ test('data init inspection: a headerless UTF-8-with-BOM CSV in lon/lat, TopoJSON
   }
 });
 
-test('data init inspection: OZFS files (.zoning, .parcel) are read as the GeoJSON they are; a LICENSE is not listed as skipped', async () => {
+test('data init inspection: OZFS files (.zoning, .parcel) are read as OZFS (parcels from their labelled edges); a LICENSE is not listed as skipped', async () => {
   const { inspectSourceDir } = await import('./inspect-source.ts');
   const path = await import('node:path');
   const ins = await inspectSourceDir(path.resolve(import.meta.dirname, '../../../shared/data/paradise-tx-ozfs'));
   const zoning = ins.layers.find((l) => l.file === 'Paradise.zoning');
   assert.ok(zoning, JSON.stringify(ins.skipped));
-  assert.equal(zoning.format, 'geojson');
+  assert.equal(zoning.format, 'ozfs-zoning');
   assert.equal(zoning.rows, 7);
+  assert.equal(ins.layers.find((l) => l.file === 'Paradise.parcel')?.format, 'ozfs-parcel');
   assert.ok(ins.layers.some((l) => l.file === 'Paradise.parcel'));
   assert.deepEqual(ins.skipped.filter((s) => /Paradise|LICENSE/.test(s.file)), []);
 });
