@@ -12,6 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import proj4 from 'proj4';
 import { ROOT, SHARED_DATA } from './support/harness.ts';
+import { loadConfig } from '../src/config.ts';
+import { startService } from '../src/service.ts';
 import { pointInMultiPolygon, toMultiPolygon, type MultiPolygonCoords } from '../src/core/geo/primitives.ts';
 
 /** EPSG:2276 as epsg.io publishes it, written here so the test does not read the registry the product reads. */
@@ -34,6 +36,8 @@ export interface StatePlaneTown {
   disagreeing: string[];
   /** address points north of the town limits. */
   outside: number;
+  /** the address of each lot. */
+  addressOf: Map<string, string>;
 }
 
 /** Writes the town's files into dir (see the file comment). */
@@ -55,6 +59,7 @@ export function writeStatePlaneTown(dir: string): StatePlaneTown {
   const zoneOf = new Map<string, string>();
   const sample: StatePlaneTown['sample'] = [];
   const disagreeing: string[] = [];
+  const addressOf = new Map<string, string>();
   let n = 0;
   for (let gy = 0, y = 7_098_200; y < 7_106_600; y += 400, gy++) {
     for (let gx = 0, x = 2_213_400; x < 2_219_900; x += 400, gx++) {
@@ -69,6 +74,7 @@ export function writeStatePlaneTown(dir: string): StatePlaneTown {
       // Every 25th address names the previous lot by id while its point is in its own: an id-vs-point
       // disagreement; every 20th has no id, so the point join wins (lotBy point).
       const ownId = n % 25 === 0 ? `R${String(100000 + n - 1)}` : n % 20 === 10 ? '' : pin;
+      addressOf.set(pin, address);
       if (n % 25 === 0 && y + 75.5 <= 7_105_000) disagreeing.push(address); // inside the town limits (below)
       rows.push([n, address, ownId, (x + 50.5).toFixed(1), (y + 75.5).toFixed(1)].join(','));
       if (sample.length < 40 && n % 7 === 0) sample.push({ address, pin });
@@ -81,7 +87,7 @@ export function writeStatePlaneTown(dir: string): StatePlaneTown {
   const limits = rect(2_213_000, 7_097_800, 7_300, 7_200).map((p) => toLonLat.forward(p) as [number, number]);
   fs.writeFileSync(path.join(dir, 'town-limits.geojson'), JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { CITY: 'TESTBURG' }, geometry: { type: 'Polygon', coordinates: [limits] } }] }));
   const outside = rows.slice(1).filter((r) => Number(r.split(',')[4]) > 7_105_000).length;
-  return { zoneOf, sample, zoning, disagreeing, outside };
+  return { zoneOf, sample, zoning, disagreeing, outside, addressOf };
 }
 
 export function sitelineRunner(env: Record<string, string | undefined>) {
@@ -91,7 +97,7 @@ export function sitelineRunner(env: Record<string, string | undefined>) {
   };
 }
 
-test('a State Plane town with a misleading district field goes live with no hand edit', () => {
+test('a State Plane town with a misleading district field goes live with no hand edit, then republishes its zoning', async () => {
   const tmp = fs.mkdtempSync(path.join(ROOT, '.siteline-test-stateplane-'));
   try {
     const town = path.join(tmp, 'testburg-tx');
@@ -149,6 +155,75 @@ test('a State Plane town with a misleading district field goes live with no hand
       const snap = JSON.parse(a.out);
       assert.equal(snap.lot.parcelExternalId, pin);
       assert.equal(snap.zones.primary, t.zoneOf.get(pin));
+    }
+
+    // The town republishes its zoning: the code column renamed (BASE_DISTR -> BASE_ZONE) and one district rezoned to MU.
+    const rezoned = [...new Set(t.zoneOf.values())].includes('R-2') ? 'R-2' : 'B-1';
+    const lotsRezoned = [...t.zoneOf].filter(([, z]) => z === rezoned).map(([pin]) => pin).sort();
+    assert.ok(lotsRezoned.length > 0);
+    const republished = t.zoning.map((f) => {
+      const { BASE_DISTR, ...rest } = f.properties as { BASE_DISTR: string };
+      return { ...f, properties: { ...rest, BASE_ZONE: BASE_DISTR === rezoned ? 'MU' : BASE_DISTR } };
+    });
+    fs.writeFileSync(path.join(town, 'zoning.geojson'), JSON.stringify({ type: 'FeatureCollection', crs: CRS, features: republished }));
+    const lot = lotsRezoned[0]!;
+    const askZone = () => {
+      const a = siteline('check', '--local', '--json', `${t.addressOf.get(lot)}, Testburg, TX`);
+      assert.equal(a.code, 0, a.err + a.out);
+      return JSON.parse(a.out).zones.primary as string;
+    };
+    // Not confirmed (no --yes, no terminal): the change is shown, nothing is imported, the old import answers.
+    const shown = siteline('data', 'update', 'testburg-tx', '--from', town, '--vintage', '2026-11-01');
+    assert.equal(shown.code, 1, shown.err + shown.out);
+    assert.match(shown.out, /changed files \(1\):\n\s+zoning\.geojson \(zoning\): sha256 /);
+    assert.match(shown.out, /renamed column: zoning\.geojson: BASE_DISTR -> BASE_ZONE \(100\.0 % of its values are the old column's values as loaded/);
+    assert.match(shown.out, new RegExp(`lots whose zone changed: ${lotsRezoned.length} \\(e\\.g\\. ${lot}: ${rezoned} -> MU`));
+    assert.match(shown.out, new RegExp(`districts: added none; removed ${rezoned}; rules changed none`));
+    assert.match(shown.out, /lots: \d+ before, \d+ after; 0 added, 0 removed/);
+    assert.match(shown.out, /verdict: LIVE/);
+    assert.match(shown.err, /nothing imported \(not confirmed; pass --yes in scripts\)/);
+    assert.equal(askZone(), rezoned, 'the previous import stays live');
+    // A republished file that breaks the gate is refused and the previous import stays live.
+    const broken = republished.map((f) => ({ ...f, properties: { ...f.properties, BASE_ZONE: '' } }));
+    fs.writeFileSync(path.join(town, 'zoning.geojson'), JSON.stringify({ type: 'FeatureCollection', crs: CRS, features: broken }));
+    const refused = siteline('data', 'update', 'testburg-tx', '--from', town, '--yes');
+    assert.equal(refused.code, 1, refused.err + refused.out);
+    assert.match(refused.out, /REFUSED[\s\S]*sources\[zoning\]/);
+    assert.match(refused.err, /nothing was imported and the previous import stays live/);
+    assert.equal(askZone(), rezoned);
+    // Confirmed: imported as the new vintage; the lot now answers MU.
+    fs.writeFileSync(path.join(town, 'zoning.geojson'), JSON.stringify({ type: 'FeatureCollection', crs: CRS, features: republished }));
+    const applied = siteline('data', 'update', 'testburg-tx', '--from', town, '--vintage', '2026-11-01', '--yes');
+    assert.equal(applied.code, 0, applied.err + applied.out);
+    assert.match(applied.out, /testburg-tx: vintage 2026-11-01 is live/);
+    assert.equal(askZone(), 'MU');
+    const updated = JSON.parse(fs.readFileSync(path.join(places, 'testburg-tx', 'manifest.json'), 'utf8'));
+    const zoningSource = updated.sources.find((x: { id: string }) => x.id === 'zoning');
+    assert.equal(zoningSource.load.code.field, 'BASE_ZONE');
+    assert.equal(zoningSource.vintage, '2026-11-01');
+    assert.equal(siteline('data', 'update', 'testburg-tx', '--from', town).out.trim(), 'testburg-tx: no file changed since the last import; nothing to do.');
+
+    // The change log per import, on the real server: the coverage page and its JSON.
+    const svc = await startService(loadConfig({ ...env, LOG_LEVEL: 'silent' } as NodeJS.ProcessEnv, { port: 0, host: '127.0.0.1', autoImport: false }));
+    try {
+      const pageRes = await fetch(`${svc.url}/coverage/testburg-tx`);
+      assert.equal(pageRes.status, 200);
+      const pageHtml = await pageRes.text();
+      assert.match(pageHtml, /<h2 id="changes">Changes by import<\/h2>/);
+      assert.match(pageHtml, new RegExp(`lots whose zone changed: ${lotsRezoned.length} \\(e\\.g\\. ${lot}: ${rezoned} -&gt; MU`));
+      assert.match(pageHtml, /renamed column: zoning\.geojson: BASE_DISTR -&gt; BASE_ZONE/);
+      const logRes = await fetch(`${svc.url}/coverage/testburg-tx/changes.json`);
+      assert.equal(logRes.status, 200);
+      const log = (await logRes.json()) as { vintages: { layers: { id: string; vintage: string }[]; changes: { lots: { zoneChanged: { count: number; examples: { lot: string }[] } }; renamedColumns: { to: string }[] } | null }[] };
+      assert.equal(log.vintages.length, 2, 'the first import and the update');
+      assert.equal(log.vintages[0]!.layers.find((l) => l.id === 'zoning')!.vintage, '2026-11-01');
+      assert.equal(log.vintages[1]!.layers.find((l) => l.id === 'zoning')!.vintage, '2024-08-14');
+      assert.equal(log.vintages[0]!.changes!.lots.zoneChanged.count, lotsRezoned.length);
+      assert.deepEqual(log.vintages[0]!.changes!.lots.zoneChanged.examples.map((e) => e.lot), lotsRezoned.slice(0, 25));
+      assert.equal(log.vintages[0]!.changes!.renamedColumns[0]!.to, 'BASE_ZONE');
+      assert.equal(log.vintages[1]!.changes, null);
+    } finally {
+      await svc.close();
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -65,6 +65,88 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
   }
 }
 
+async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<number> {
+  const { listManifestSlugs, manifestPath } = await import('../importer/manifest.ts');
+  const { placesDirFromEnv } = await import('../config.ts');
+  const known = listManifestSlugs(placesDirFromEnv(io.env));
+  if (!known.includes(slug!)) {
+    err(io, `${io.errColour.red('error:')} siteline data update: no place "${slug}". Known places: ${known.join(', ')}`);
+    return 2;
+  }
+  const from = flags.from as string | undefined;
+  if (from !== undefined && !fs.existsSync(path.resolve(from))) {
+    err(io, `${io.errColour.red('error:')} siteline data update: source directory ${path.resolve(from)} does not exist`);
+    return 2;
+  }
+  const { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport } = await databaseModules();
+  const { planUpdate, formatChangeLog } = await import('../importer/update-place.ts');
+  const { formatVerdict } = await import('../importer/place-gate.ts');
+  const config = loadConfig(io.env);
+  const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });
+  const json = flags.json === true;
+  try {
+    const plan = await planUpdate(ctx, slug!, { ...(from ? { sourceDir: from } : {}), placesDir: config.placesDir, ...(typeof flags.vintage === 'string' ? { vintage: flags.vintage } : {}) });
+    if (plan.unchanged) {
+      out(io, json ? JSON.stringify({ slug, changed: false }, null, 2) : `${slug}: no file changed since the last import; nothing to do.`);
+      return 0;
+    }
+    const text = [`Update ${slug} (files in ${plan.check.placeRoot}); nothing is written until you confirm:`, ...formatChangeLog(plan.changes), ...formatVerdict(plan.check.verdict, 'check')].join('\n');
+    const verdict = plan.check.verdict.verdict;
+    const passes = verdict === 'live' || verdict === 'planned';
+    if (!json) out(io, text);
+    if (!passes) {
+      if (json) out(io, JSON.stringify({ slug, changed: true, imported: false, changes: plan.changes, verdict: plan.check.verdict }, null, 2));
+      err(io, `${io.errColour.red('error:')} siteline data update: ${slug}: the new files do not pass the gate (${verdict === 'refused' ? 'refused' : 'the joins are below the thresholds'}); nothing was imported and the previous import stays live.`);
+      return 1;
+    }
+    let yes = flags.yes === true;
+    if (!yes && process.stdin.isTTY) {
+      const readline = await import('node:readline/promises');
+      const rl = readline.createInterface({ input: process.stdin, output: io.stderr });
+      try {
+        yes = /^y(es)?$/i.test((await rl.question(`Import these files as ${slug}'s vintage ${plan.changes.vintage}? [y/N] `)).trim());
+      } finally {
+        rl.close();
+      }
+    }
+    if (!yes) {
+      if (json) out(io, JSON.stringify({ slug, changed: true, imported: false, changes: plan.changes, verdict: plan.check.verdict }, null, 2));
+      err(io, `siteline data update: nothing imported (not confirmed; pass --yes in scripts). The previous import stays live.`);
+      return 1;
+    }
+    // Confirmed: the new checksums, vintages and followed renames go into the manifest, then the import;
+    // if the import fails, the manifest is put back as it was and the previous import stays.
+    const file = manifestPath(slug!, config.placesDir);
+    const before = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, plan.manifestText);
+    try {
+      const started = Date.now();
+      const report = await importPlace(ctx, slug!, {
+        ...(from ? { sourceDir: from } : {}),
+        placesDir: config.placesDir,
+        quiet: true,
+        changeLog: plan.changes,
+        onProgress: (msg) => err(io, `[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}`),
+      });
+      out(io, json ? JSON.stringify({ slug, changed: true, imported: true, changes: plan.changes, report }, null, 2) : formatImportReport(report));
+      if (report.gate && !report.gate.passed) return 1;
+      if (!json) out(io, `${slug}: vintage ${plan.changes.vintage} is live; its change log is on /coverage/${slug}.`);
+      return 0;
+    } catch (e) {
+      fs.writeFileSync(file, before);
+      throw e;
+    }
+  } catch (e) {
+    if (e instanceof SitelineError && (e.code === 'bad_input' || e.code === 'not_found')) {
+      err(io, `${io.errColour.red('error:')} siteline data update: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  } finally {
+    await ctx.db.close();
+  }
+}
+
 async function runStatus({ flags, io }: CommandInput): Promise<number> {
   const json = flags.json === true;
   const { loadConfig, createLogger, openContext, listPlaces } = await databaseModules();
@@ -165,6 +247,28 @@ export const dataCommand: Command = {
       args: { min: 1, max: 1, name: 'the place, e.g. siteline data import cambridge-ma' },
       examples: ['siteline data import cambridge-ma', 'siteline data import saanich-bc --from ~/siteline-data'],
       run: runImport,
+    },
+    {
+      name: 'update',
+      summary: 'Accept files the town republished: show what changed, then import them as a new vintage',
+      usage: 'data update <place> [--from DIR] [--vintage DATE] [--yes] [--json]',
+      description:
+        'Finds the files whose sha256 changed, follows a column renamed in a new file (reported as renamed),\n' +
+        'checks the new files with the same gate as data check and import, and shows what would change\n' +
+        'against the live import (lots added / removed, lots whose zone or area changed, districts added,\n' +
+        'removed or whose rules changed) before anything is written. On confirmation (--yes in scripts)\n' +
+        'it writes the new checksums and vintages into the manifest and imports; the previous import stays\n' +
+        'live unless the new files pass the gate. Exit 0 imported or nothing changed, 1 not confirmed or\n' +
+        'not passing the gate (nothing imported), 2 bad input.',
+      flags: [
+        { name: 'from', value: 'DIR', description: 'Directory holding the place sources (default SITELINE_SOURCE_DIR)' },
+        { name: 'vintage', value: 'DATE', description: 'The vintage of the changed files (default: today)' },
+        { name: 'yes', description: 'Import without asking (scripts)' },
+        JSON_FLAG,
+      ],
+      args: { min: 1, max: 1, name: 'the place, e.g. siteline data update testville-ma --from ~/towns' },
+      examples: ['siteline data update testville-ma --from ~/towns --yes'],
+      run: runUpdate,
     },
     {
       name: 'status',

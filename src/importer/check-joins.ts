@@ -5,8 +5,8 @@ import { SitelineError } from '../core/errors.ts';
 import { loadManifest, type Manifest } from './manifest.ts';
 import { placeRootFor, verifySourceFiles } from './import-place.ts';
 import { formatVerdict, placeVerdict, type PlaceVerdict } from './place-gate.ts';
-import { readSource } from './read-source.ts';
-import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource } from './transform-sources.ts';
+import { readSource, sourceColumns } from './read-source.ts';
+import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
 import { formatAddressLots, pct, type AddressLotJoin, type ImportReport, type JoinGate, type SourceReport } from './import-report.ts';
 import { formatCitationVerdict, verifyPlaceCitations, type CitationVerdict } from './place-citations.ts';
 
@@ -27,7 +27,12 @@ export interface JoinCheck {
 }
 
 export async function checkPlaceJoins(slug: string, opts: { sourceDir: string | undefined; placesDir: string }): Promise<JoinCheck> {
-  const m: Manifest = loadManifest(slug, opts.placesDir);
+  return (await checkManifestJoins(loadManifest(slug, opts.placesDir), opts)).check;
+}
+
+/** The join check of a manifest given as an object (data update checks a candidate before writing it), with the rows read. */
+export async function checkManifestJoins(m: Manifest, opts: { sourceDir: string | undefined; placesDir: string }): Promise<{ check: JoinCheck; rows: PlaceRows; columns: Record<string, string[]> }> {
+  const slug = m.slug;
   const { placeRoot } = placeRootFor(opts.sourceDir, m);
   const fileProblems: string[] = [];
   try {
@@ -39,10 +44,13 @@ export async function checkPlaceJoins(slug: string, opts: { sourceDir: string | 
   const rows = emptyPlaceRows();
   const sources: SourceReport[] = [];
   const pairs: { source: (typeof m.sources)[number]; report: SourceReport }[] = [];
+  const columns: Record<string, string[]> = {};
   for (const s of sourcesInLoadOrder(m)) {
     const tally = new SourceTally(s);
     try {
-      transformSource(await readSource(placeRoot, s), tally, rows);
+      const data = await readSource(placeRoot, s);
+      columns[s.id] = sourceColumns(data);
+      transformSource(data, tally, rows);
     } catch (err) {
       throw new SitelineError('bad_input', `${slug}: cannot read ${s.file}: ${(err as Error).message}`);
     }
@@ -52,7 +60,8 @@ export async function checkPlaceJoins(slug: string, opts: { sourceDir: string | 
   const citations = await verifyPlaceCitations(slug, { placesDir: opts.placesDir, sourceDir: opts.sourceDir, placeRoot });
   const verdict = placeVerdict({ manifest: m, placesDir: opts.placesDir, sources: pairs, rows, fileProblems, citations });
   const { joinRates, gate } = verdict;
-  return { slug, placeRoot, fileProblems, sources, joinRates, ...(rows.addressLots ? { addressLots: rows.addressLots } : {}), ...(gate ? { gate } : {}), citations, verdict };
+  const check: JoinCheck = { slug, placeRoot, fileProblems, sources, joinRates, ...(rows.addressLots ? { addressLots: rows.addressLots } : {}), ...(gate ? { gate } : {}), citations, verdict };
+  return { check, rows, columns };
 }
 
 export function formatJoinCheck(c: JoinCheck): string {

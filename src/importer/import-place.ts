@@ -13,11 +13,11 @@ import { forgetPlaceStreets } from '../geocoder/geocode.ts';
 import { forgetPlaceIndex } from '../geocoder/place-index.ts';
 import { upsertPlaceFromManifest, effectiveStatus, forgetCatalogueCache } from '../places/catalogue.ts';
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest, type ManifestSource } from './manifest.ts';
-import { readSource } from './read-source.ts';
+import { readSource, sourceColumns } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
 import { deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
 import { joinRate, type ImportReport } from './import-report.ts';
-import { describeRefusal, joinGate, placeVerdict } from './place-gate.ts';
+import { describeRefusal, joinGate, placeVerdict, rulesDigests } from './place-gate.ts';
 import { auditAfterImport } from './audit-place.ts';
 import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
 
@@ -44,6 +44,8 @@ export interface ImportOptions {
   placesDir?: string;
   /** The accuracy audit after the import (audit-place.ts): wait for it, run it in the background, or skip it (default). */
   audit?: 'await' | 'background' | 'off';
+  /** The change log against the previous vintage (data update), kept with the new vintage. */
+  changeLog?: unknown;
 }
 
 export async function sha256File(file: string): Promise<string> {
@@ -255,6 +257,7 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
   // Read and transform every source before touching the database.
   const rows = emptyPlaceRows();
   const tallies: SourceTally[] = [];
+  const columns: Record<string, string[]> = {};
   await step('read', async () => {
     for (const s of sourcesInLoadOrder(m)) {
       const t = Date.now();
@@ -265,6 +268,7 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
       } catch (err) {
         throw new SitelineError('bad_input', `${slug}: cannot read ${s.file}: ${(err as Error).message}`);
       }
+      columns[s.id] = sourceColumns(data);
       transformSource(data, tally, rows);
       tallies.push(tally);
       progress(`${slug}: read ${s.id} (${s.format}): ${tally.rowsRead} rows, ${tally.rowsLoaded} usable, ${tally.rejects.total} rejected, ${Date.now() - t} ms`);
@@ -364,6 +368,16 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
       finishedAt,
       sourceDigest,
       JSON.stringify(report),
+    ]);
+    // Kept as a dated vintage: each layer's file and vintage, its columns, the rules' digests, the change log.
+    await tx.query('INSERT INTO place_vintages (place_id, imported_at, source_digest, layers, columns, rules_digests, changes) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7::jsonb)', [
+      placeId,
+      finishedAt,
+      sourceDigest,
+      JSON.stringify(m.sources.map((s) => ({ id: s.id, name: s.name, file: s.file, sha256: s.sha256, vintage: s.vintage }))),
+      JSON.stringify(columns),
+      JSON.stringify(rulesDigests(m, placesDir)),
+      opts.changeLog === undefined ? null : JSON.stringify(opts.changeLog),
     ]);
     return report;
   });

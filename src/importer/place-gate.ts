@@ -2,6 +2,7 @@
 // memory), the checksum problems, the citation verdict and the manifest, it says whether the place
 // would be refused (nothing imported), loaded but not live, or live, with the numbers that decided it.
 // Every refusal names the manifest setting (or file) that governs it and its current value.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_JOIN_THRESHOLDS, DEFAULT_MAX_REJECTED_SHARE, type Manifest, type ManifestSource } from './manifest.ts';
@@ -208,4 +209,15 @@ export function formatVerdict(v: PlaceVerdict, mode: 'check' | 'import'): string
   const word = { refused: 'REFUSED (nothing would be imported)', not_live: 'NOT LIVE (loaded, kept planned_not_live)', live: 'LIVE', planned: 'planned_not_live (the manifest says so)' }[v.verdict];
   L.push(`  verdict: ${word}`);
   return L;
+}
+
+/** A digest of each district's rules in the place's rules file (what changed between two imports). */
+export function rulesDigests(m: Manifest, placesDir: string): Record<string, string> {
+  try {
+    const rules = JSON.parse(fs.readFileSync(path.join(placesDir, m.slug, path.basename(m.rulesFile ?? 'rules.json')), 'utf8')) as { districts?: Record<string, unknown> };
+    const sorted = (v: unknown): unknown => (Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v);
+    return Object.fromEntries(Object.entries(rules.districts ?? {}).map(([code, d]) => [code, crypto.createHash('sha256').update(JSON.stringify(sorted(d))).digest('hex').slice(0, 16)]));
+  } catch {
+    return {};
+  }
 }
