@@ -95,7 +95,7 @@ async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<num
     const passes = verdict === 'live' || verdict === 'planned';
     if (!json) out(io, text);
     if (!passes) {
-      if (json) out(io, JSON.stringify({ slug, changed: true, imported: false, changes: plan.changes, verdict: plan.check.verdict }, null, 2));
+      if (json) err(io, text); // --json with a failure: nothing on stdout, the changes and the reason on stderr
       err(io, `${io.errColour.red('error:')} siteline data update: ${slug}: the new files do not pass the gate (${verdict === 'refused' ? 'refused' : 'the joins are below the thresholds'}); nothing was imported and the previous import stays live.`);
       return 1;
     }
@@ -110,7 +110,7 @@ async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<num
       }
     }
     if (!yes) {
-      if (json) out(io, JSON.stringify({ slug, changed: true, imported: false, changes: plan.changes, verdict: plan.check.verdict }, null, 2));
+      if (json) err(io, text); // --json with a failure: nothing on stdout, the changes and the reason on stderr
       err(io, `siteline data update: nothing imported (not confirmed; pass --yes in scripts). The previous import stays live.`);
       return 1;
     }
