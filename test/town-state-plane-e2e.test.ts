@@ -14,6 +14,8 @@ import proj4 from 'proj4';
 import { ROOT, SHARED_DATA } from './support/harness.ts';
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/service.ts';
+import { getUserToken } from './support/auth-flow.ts';
+import { api, createKey } from './rest-support.ts';
 import { pointInMultiPolygon, toMultiPolygon, type MultiPolygonCoords } from '../src/core/geo/primitives.ts';
 
 /** EPSG:2276 as epsg.io publishes it, written here so the test does not read the registry the product reads. */
@@ -222,6 +224,18 @@ test('a State Plane town with a misleading district field goes live with no hand
       assert.deepEqual(log.vintages[0]!.changes!.lots.zoneChanged.examples.map((e) => e.lot), lotsRezoned.slice(0, 25));
       assert.equal(log.vintages[0]!.changes!.renamedColumns[0]!.to, 'BASE_ZONE');
       assert.equal(log.vintages[1]!.changes, null);
+      // The REST coverage lookup: which lots changed zoning since a date.
+      const key = await createKey(svc.url, await getUserToken(svc.url, 'clerk@testburg.example'), 'changes');
+      const since = await api(svc.url, `/api/v1/coverage?geoDivisionId=${encodeURIComponent('US-TX:testburg')}&changesSince=2000-01-01`, { token: key.key });
+      assert.equal(since.status, 200, since.text);
+      assert.equal(since.json.changes.length, 2, 'both imports');
+      assert.equal(since.json.changes[0].changes.lots.zoneChanged.count, lotsRezoned.length);
+      const none = await api(svc.url, `/api/v1/coverage?geoDivisionId=${encodeURIComponent('US-TX:testburg')}&changesSince=2999-01-01`, { token: key.key });
+      assert.deepEqual(none.json.changes, []);
+      const plain = await api(svc.url, `/api/v1/coverage?geoDivisionId=${encodeURIComponent('US-TX:testburg')}`, { token: key.key });
+      assert.equal(plain.json.changes, undefined, 'only when asked');
+      const bad = await api(svc.url, `/api/v1/coverage?address=${encodeURIComponent('1 Main St, Testburg, TX')}&changesSince=2026-01-01`, { token: key.key });
+      assert.equal(bad.status, 400, bad.text);
     } finally {
       await svc.close();
     }
