@@ -199,6 +199,11 @@ test('a State Plane town with a misleading district field goes live with no hand
     assert.equal(applied.code, 0, applied.err + applied.out);
     assert.match(applied.out, /testburg-tx: vintage 2026-11-01 is live/);
     assert.equal(askZone(), 'MU');
+    // The answer names the vintage of each layer it used (its source catalogue): the new zoning vintage, the parcels' unchanged.
+    const after = JSON.parse(siteline('check', '--local', '--json', `${t.addressOf.get(lot)}, Testburg, TX`).out);
+    const catalogue = Object.values(after.sourceCatalogue.sources as Record<string, { name: string; vintage: string }>);
+    assert.equal(catalogue.find((x) => x.name === 'Zoning districts')!.vintage, '2026-11-01');
+    assert.equal(catalogue.find((x) => x.name === 'Parcels')!.vintage, '2024-08-14');
     const updated = JSON.parse(fs.readFileSync(path.join(places, 'testburg-tx', 'manifest.json'), 'utf8'));
     const zoningSource = updated.sources.find((x: { id: string }) => x.id === 'zoning');
     assert.equal(zoningSource.load.code.field, 'BASE_ZONE');
