@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import proj4 from 'proj4';
@@ -169,6 +170,24 @@ test('a town adds itself: data init, data check, data import and check --local t
     assert.equal(not.answered, false);
     assert.equal(not.coverage.status, 'planned_not_live');
     assert.match(not.coverage.message, /Testville is not live: its data is imported but joins too poorly to answer addresses: address -> lot is 0\.00 % \(0 of 30\)/);
+
+    // One gate: a zoning file where a third of the polygons have no district code. data check and data
+    // import give the same verdict with the same numbers, naming the manifest setting and its value.
+    byId.addresses.load.fields.parcelId = 'MAP_PIN';
+    byId.addresses.load.lotBy = 'id_then_point';
+    const zoningFile = path.join(town, 'zoning.geojson');
+    const zoningDoc = JSON.parse(fs.readFileSync(zoningFile, 'utf8'));
+    zoningDoc.features.push({ ...zoningDoc.features[0], properties: { ZONE: '', ZONE_NAME: 'unassigned' } });
+    fs.writeFileSync(zoningFile, JSON.stringify(zoningDoc));
+    byId.zoning.sha256 = crypto.createHash('sha256').update(fs.readFileSync(zoningFile)).digest('hex');
+    fs.writeFileSync(path.join(places, 'testville-ma', 'manifest.json'), JSON.stringify(manifest, null, 2));
+    const refusal = 'zoning (zoning.geojson): 1 of 3 rows rejected (33.3 %), above the limit of 10.0 %; most: 1 x no district code in ZONE [governed by sources[zoning].maxRejectedShare = 0.1 (the default); or --force]';
+    const gateCheck = siteline('data', 'check', 'testville-ma', '--from', town);
+    assert.equal(gateCheck.code, 1, gateCheck.err + gateCheck.out);
+    assert.ok(gateCheck.out.includes(`REFUSED: an import would be refused, nothing imported, for:\n    - ${refusal}`), gateCheck.out);
+    const gateImport = siteline('data', 'import', 'testville-ma', '--from', town);
+    assert.equal(gateImport.code, 2, gateImport.err + gateImport.out);
+    assert.ok(gateImport.err.includes(`refusing to import:\n  - ${refusal}`), gateImport.err);
     console.log(`# spawn timings: ${timings.join(', ')}`);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
