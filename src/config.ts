@@ -25,7 +25,12 @@ const envSchema = z.object({
   SITELINE_TRUSTED_PROXIES: z.string().default(''),
   SITELINE_SIGNUPS_PER_CLIENT_HOURLY: z.coerce.number().int().min(1).default(30),
   SITELINE_SIGNUPS_HOURLY: z.coerce.number().int().min(1).default(300),
+  SITELINE_METRICS_TOKEN: z.string().optional().transform((v) => v || undefined).pipe(z.string().min(16, 'at least 16 characters (a bearer secret)').optional()),
+  SITELINE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
 });
+
+/** Every variable the service's configuration reads (docs/deploy.md lists each; a test checks). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 export interface Config {
   port: number;
@@ -57,6 +62,10 @@ export interface Config {
   /** Sign-ups (that reach password hashing) per client address per hour, and for the whole service. */
   signUpsPerClientHourly: number;
   signUpsHourly: number;
+  /** Bearer token for GET /metrics; absent: /metrics answers only on a loopback base URL, to loopback peers (else 404). */
+  metricsToken: string | undefined;
+  /** On SIGTERM: how long in-flight requests and analysis runs may take before connections are cut and leases released. */
+  shutdownGraceMs: number;
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -113,6 +122,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustedProxies,
     signUpsPerClientHourly: overrides.signUpsPerClientHourly ?? e.SITELINE_SIGNUPS_PER_CLIENT_HOURLY,
     signUpsHourly: overrides.signUpsHourly ?? e.SITELINE_SIGNUPS_HOURLY,
+    metricsToken: 'metricsToken' in overrides ? overrides.metricsToken : e.SITELINE_METRICS_TOKEN,
+    shutdownGraceMs: overrides.shutdownGraceMs ?? e.SITELINE_SHUTDOWN_GRACE_MS,
   };
 }
 

@@ -3,10 +3,21 @@ import type { Config } from './config.ts';
 import type { Clock } from './clock.ts';
 import type { Db } from './db/database.ts';
 import type { Logger } from './logger.ts';
+import type { Metrics } from './ops/metrics.ts';
 
 export interface AppContext {
   config: Config;
   db: Db;
   clock: Clock;
   logger: Logger;
+  /** Prometheus metrics of this instance (absent in contexts built by CLI commands and unit tests). */
+  metrics?: Metrics;
+  /** Set once SIGTERM (or close) starts draining: /readyz answers 503, responses close their connection. */
+  lifecycle?: Lifecycle;
+}
+
+/** The instance's shutdown state: set draining, then call each onDrain hook once (src/service.ts). */
+export interface Lifecycle {
+  draining: boolean;
+  onDrain: Array<() => void>;
 }

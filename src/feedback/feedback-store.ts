@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { FeedbackAnswer, FeedbackCategory } from './feedback-form.ts';
-import { scrubText, type ScrubResult } from './scrub.ts';
+import { scrubFeedbackText, type ScrubResult } from './scrub.ts';
 
 export type FeedbackChannel = 'mcp' | 'web';
 
@@ -21,6 +21,8 @@ export interface StoredFeedback {
   redactions: ScrubResult['redactions'];
   channel: FeedbackChannel;
   createdAt: string;
+  /** Set when staff reviewed it (/staff/feedback, `siteline feedback review`). */
+  review: { at: string; by: string; note: string } | null;
 }
 
 export type SubmitOutcome =
@@ -43,7 +45,7 @@ export const newSubmissionId = (): string => crypto.randomUUID();
 /** scrub -> insert once -> (stored | duplicate | id_taken | write_failed). */
 export async function submitFeedback(ctx: AppContext, req: SubmitRequest): Promise<SubmitOutcome> {
   const submissionId = (req.submissionId ?? newSubmissionId()).toLowerCase();
-  const scrubbed = scrubText(req.answer.message, { keepStreetAddresses: req.answer.shareStreetAddresses });
+  const scrubbed = await scrubFeedbackText(req.answer.message, { keepStreetAddresses: req.answer.shareStreetAddresses });
   try {
     const inserted = await ctx.db.query<FeedbackRow>(
       `INSERT INTO service_feedback (submission_id, account_id, category, message, affected_tool, contact_consent, contact_email,
@@ -95,7 +97,7 @@ export async function listFeedback(ctx: AppContext, filter: FeedbackFilter = {})
 }
 
 const COLUMNS =
-  'submission_id, account_id, category, message, affected_tool, contact_consent, contact_email, street_addresses_shared, redactions, channel, created_at';
+  'submission_id, account_id, category, message, affected_tool, contact_consent, contact_email, street_addresses_shared, redactions, channel, created_at, reviewed_at, reviewed_by, review_note';
 
 interface FeedbackRow {
   submission_id: string;
@@ -109,6 +111,9 @@ interface FeedbackRow {
   redactions: ScrubResult['redactions'] | string;
   channel: string;
   created_at: Date | string;
+  reviewed_at: Date | string | null;
+  reviewed_by: string | null;
+  review_note: string | null;
 }
 
 function fromRow(r: FeedbackRow): StoredFeedback {
@@ -124,5 +129,6 @@ function fromRow(r: FeedbackRow): StoredFeedback {
     redactions: typeof r.redactions === 'string' ? JSON.parse(r.redactions) : r.redactions,
     channel: r.channel as FeedbackChannel,
     createdAt: new Date(r.created_at).toISOString(),
+    review: r.reviewed_at ? { at: new Date(r.reviewed_at).toISOString(), by: r.reviewed_by ?? '', note: r.review_note ?? '' } : null,
   };
 }

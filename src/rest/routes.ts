@@ -10,6 +10,7 @@ import type { AppContext } from '../context.ts';
 import type { Handler, Router } from '../http/router.ts';
 import { readBody, requestId } from '../http/respond.ts';
 import { rateLimitHeaders } from '../http/geo-coverage-route.ts';
+import { POINT_MISSPELLINGS } from '../core/point-spelling.ts';
 import { verifyBearer, wwwAuthenticate, type Caller } from '../auth/verify-bearer.ts';
 import type { RatePolicy } from '../core/rate-limit.ts';
 import { cachedSnapshot, peekCachedSnapshot, type CachedSnapshot } from '../core/snapshot-cache.ts';
@@ -23,7 +24,7 @@ import { countApiRequest, countPaidApiRequest, createApiKey, listApiKeys, revoke
 import { creditBalance, spendCredit, usageOf, SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_KEY_MAX, releaseIdempotencyKey, requestDigest, storeFreeResponse } from '../billing/idempotency.ts';
 import { applyStripeWebhook, purchasingEnabled } from '../billing/payments.ts';
-import { sendFailure, sendProblem, API_REFERENCE_PATH } from './problem.ts';
+import { problemForStatus, sendFailure, sendProblem, API_REFERENCE_PATH } from './problem.ts';
 import { CoverageQuery, KeyCreateBody, SiteCheckBody, SiteCheckQuery, issueList } from './schemas.ts';
 import type { Coverage } from '../core/snapshot-types.ts';
 import type { PlaceSummary } from '../core/city-inventory.ts';
@@ -120,7 +121,9 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
 
   // ---- the priced unit ----------------------------------------------------------------------------
 
-  function outOfCredit(req: IncomingMessage, res: ServerResponse, limit: Record<string, string>, balance: number): void {
+  async function outOfCredit(req: IncomingMessage, res: ServerResponse, limit: Record<string, string>, accountId: string, seen: number): Promise<void> {
+    // The net balance: below zero when a refund or dispute took back credit already spent (owed).
+    const balance = Math.min(seen, await creditBalance(ctx.db, accountId));
     sendProblem(
       ctx,
       req,
@@ -208,7 +211,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       });
       if (!spent.ok) {
         if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem);
-        return outOfCredit(req, res, limit, spent.balance);
+        return outOfCredit(req, res, limit, caller.accountId, spent.balance);
       }
       return sendRaw(res, 200, body, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: String(spent.charged), [CREDITS_REMAINING]: String(spent.balance) });
     } catch (err) {
@@ -223,7 +226,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     const authed = await authenticate(req, res, { charge: answered, reference: `sites/check ${requestId(req)}` });
     if (!authed) return;
     const bill = authed.charge!;
-    if (answered && bill.charged === 0) return outOfCredit(req, res, authed.limit, bill.balance);
+    if (answered && bill.charged === 0) return outOfCredit(req, res, authed.limit, authed.caller.accountId!, bill.balance);
     sendRaw(res, 200, encodedBody(known), 'application/json; charset=utf-8', { ...authed.limit, [CREDITS_CHARGED]: String(bill.charged), [CREDITS_REMAINING]: String(bill.balance) });
   }
   route(`${API_PREFIX}/sites/check`, { GET: siteCheck, POST: siteCheck });
@@ -234,7 +237,14 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     GET: async (req, res) => {
       const authed = await authenticate(req, res);
       if (!authed) return;
-      const parsed = CoverageQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams));
+      const params = new URL(req.url ?? '/', 'http://x').searchParams;
+      // One spelling of a point (lat, lng): another is refused by name, never silently ignored.
+      const misspelled = [...params.keys()].filter((k) => Object.hasOwn(POINT_MISSPELLINGS, k));
+      if (misspelled.length) {
+        const errors = misspelled.map((k) => ({ path: k, message: `a point is given as lat and lng: "${k}" is spelled "${POINT_MISSPELLINGS[k]}" here` }));
+        return sendProblem(ctx, req, res, 'bad_request', errors.map((e) => `${e.path}: ${e.message}`).join('; '), authed.limit, { errors });
+      }
+      const parsed = CoverageQuery.safeParse(Object.fromEntries(params));
       if (!parsed.success) return invalid(req, res, parsed.error, authed.limit);
       sendJsonBody(res, 200, await coverageAnswer(ctx, parsed.data), { ...authed.limit, [CREDITS_CHARGED]: '0' });
     },
@@ -307,6 +317,10 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     });
   });
 
+  // What the server answers itself under /api/v1 (a NUL byte in the URL, a foreign Host, an error
+  // thrown past a handler) is a problem too, never the service's generic JSON envelope.
+  router.errorResponderUnder(API_PREFIX, (req, res, status, _code, message, headers = {}) => sendProblem(ctx, req, res, problemForStatus(status), message, headers));
+
   // Everything else under /api/v1: a problem, not the service's generic 404.
   router.mount(API_PREFIX, (req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -324,7 +338,15 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       }
       const raw = await readBody(req, WEBHOOK_BODY_MAX);
       const outcome = await applyStripeWebhook(ctx, raw, req.headers['stripe-signature'] as string | undefined);
-      sendJsonBody(res, 200, outcome.kind === 'credited' ? { received: true, credited: outcome.result.credited } : { received: true, ignored: outcome.reason });
+      sendJsonBody(
+        res,
+        200,
+        outcome.kind === 'credited'
+          ? { received: true, credited: outcome.result.credited }
+          : outcome.kind === 'clawed_back'
+            ? { received: true, clawedBack: outcome.result }
+            : { received: true, ignored: outcome.reason },
+      );
     }),
   );
 }
