@@ -48,7 +48,7 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
     hints: { ...READ_ONLY, openWorldHint: false },
   },
   cityInventory: {
-    props: { city: { type: 'string' }, region: { type: 'string' }, geoDivisionId: { type: 'string' }, latitude: { type: 'number' }, longitude: { type: 'number' } },
+    props: { city: { type: 'string' }, region: { type: 'string' }, geoDivisionId: { type: 'string' }, district: { type: 'string' }, latitude: { type: 'number' }, longitude: { type: 'number' } },
     required: [],
     hints: { ...READ_ONLY, openWorldHint: false },
   },

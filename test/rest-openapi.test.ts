@@ -55,7 +55,7 @@ test('the document is valid OpenAPI 3.1 (maintained parser) and its request sche
   assert.deepEqual(doc.components.schemas.SiteCheckRequest.required, ['address']);
   assert.equal(doc.components.schemas.SiteCheckRequest.additionalProperties, false);
   const coverageParams = doc.paths['/api/v1/coverage'].get.parameters.map((p: { name: string }) => p.name);
-  assert.deepEqual(coverageParams, ['address', 'city', 'region', 'geoDivisionId', 'lat', 'lng']);
+  assert.deepEqual(coverageParams, ['address', 'city', 'region', 'geoDivisionId', 'lat', 'lng', 'district']);
   assert.deepEqual(doc.paths['/api/v1/sites/check'].get.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required]), [
     ['address', true],
     ['include', false],
@@ -68,7 +68,7 @@ test('real responses match the document: snapshots (answered or not), coverage, 
   // The checker can fail: wrong shapes are refused.
   assert.equal(ajv.getSchema('openapi.json#/components/schemas/Snapshot')!({ answered: 'yes', coverage: {}, sources: [], generatedAt: 'x' }), false);
   assert.equal(ajv.getSchema('openapi.json#/components/schemas/Problem')!({ title: 'x' }), false);
-  assert.equal(ajv.getSchema('openapi.json#/components/schemas/Usage')!({ balance: -1, recent: [], perDay: [], purchasing: { enabled: false, how: '' } }), false);
+  assert.equal(ajv.getSchema('openapi.json#/components/schemas/Usage')!({ balance: 1.5, recent: [], perDay: [], purchasing: { enabled: false, how: '' } }), false);
   const email = 'openapi@example.com';
   const jwt = await getUserToken(svc.url, email);
   const created = await api(svc.url, '/api/v1/keys', { token: jwt, body: { name: 'spec' } });

@@ -8,14 +8,15 @@ import { listPlaces, getPlace, findPlacesByName } from './catalogue.ts';
 import { lookupGazetteer } from './gazetteer.ts';
 import { lookupRegion } from './regions.ts';
 
-test('catalogue: four places from the manifests, Cambridge live_unavailable until imported, the others planned', async () => {
+test('catalogue: five places from the manifests (Somerville rules-only), Cambridge live_unavailable until imported, the others planned', async () => {
   const t = await createTestDb();
   try {
     const ctx = testCtx(t.db);
     await ensureCatalogue(ctx);
     await ensureCatalogue(ctx); // idempotent
     const places = await listPlaces(ctx);
-    assert.deepEqual(places.map((p) => p.geoDivisionId).sort(), ['CA-BC:saanich', 'US-IL:chicago', 'US-MA:cambridge', 'US-TX:paradise']);
+    assert.deepEqual(places.map((p) => p.geoDivisionId).sort(), ['CA-BC:saanich', 'US-IL:chicago', 'US-MA:cambridge', 'US-MA:somerville', 'US-TX:paradise']);
+    assert.equal((await getPlace(ctx, 'US-MA:somerville'))?.status, 'planned_not_live');
     const cam = await getPlace(ctx, 'US-MA:cambridge');
     assert.equal(cam?.status, 'live_unavailable');
     assert.equal(cam?.importedAt, null);

@@ -50,7 +50,8 @@ test('a detailed investor report: every envelope value with its status in words 
   ]) {
     assert.ok(t.includes(`${label} ${value} ${status}`), `"${label} ${value} ${status}" in the text`);
   }
-  assert.match(t, /Section 5\.31\.1 \(2024-06-10\), https:\/\/library\.municode\.com/);
+  // Each cited value prints its quote, the document, section and edition, and where to check it.
+  assert.match(t, /"the words of section 5\.31\.1" \(Zoning Ordinance, § 5\.31\.1, edition 2024-06-10; check it at \/sources\/cambridge-ma\/zo\?\s?section=5\.31\.1\)/);
   assert.match(t, /Condition: lot area over 5,000 sq ft/);
   // The investor report leads with capacity; the sources keep their vintages and licences.
   assert.ok(t.indexOf('Capacity at a glance') < t.indexOf('Building envelope'));
@@ -91,10 +92,10 @@ test('audience and detail change what the report says', async () => {
   assert.match(resident, /Maximum lot coverage: the zoning bylaw sets no limit for this\./);
   assert.doesNotMatch(resident, /Capacity at a glance/);
   assert.ok(!residentReport.outline.sections.some((s) => s.heading === 'Citations'));
-  assert.doesNotMatch(resident, /Section 5\.31\.3/); // a resident brief names no sections
+  assert.doesNotMatch(resident, /§ 5\.31\.3/); // a resident brief names no sections
   const board = (await readPdf((await composeReport(sampleReportInput({ audience: 'board', detail: 'brief', request: null }))).pdf)).text;
   assert.match(board, /The site and its zoning/);
-  assert.match(board, /Section 5\.31\.3/); // a board sees citations even in a brief
+  assert.match(board, /§ 5\.31\.3/); // a board sees citations even in a brief
   assert.doesNotMatch(board, /What was asked/);
   const brief = await composeReport(sampleReportInput({ detail: 'brief' }));
   const detailed = await composeReport(sampleReportInput({ detail: 'detailed' }));

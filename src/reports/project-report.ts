@@ -79,8 +79,8 @@ export async function buildProjectReportInput(ctx: AppContext, project: ProjectR
   const envelope: ReportValue[] = [];
   const derived = (analysis.derived ?? {}) as Record<string, Sourced<number | string>>;
   const standards = (analysis.standards ?? {}) as Record<string, Sourced<number | string>>;
-  for (const k of DERIVED_KEYS) if (derived[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(derived[k]) });
-  for (const k of STANDARD_KEYS) if (standards[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(standards[k]) });
+  for (const k of DERIVED_KEYS) if (derived[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(derived[k], ctx.config.baseUrl) });
+  for (const k of STANDARD_KEYS) if (standards[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(standards[k], ctx.config.baseUrl) });
 
   const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))].sort();
   const sources: LayerSource[] = [];
@@ -131,10 +131,11 @@ function clipSource(s: LayerSource): LayerSource {
   return { ...s, layer: cut(s.layer, 60), name: cut(s.name, 200), vintage: cut(s.vintage, 60), licence: cut(s.licence, 200) };
 }
 
-function sourcedOf(v: Sourced<number | string>): Sourced<number | string> {
+/** A value as the report prints it; the quote's page is an absolute link, since paper has no origin. */
+function sourcedOf(v: Sourced<number | string>, baseUrl: string): Sourced<number | string> {
   const out: Sourced<number | string> = { value: v.value ?? null, status: v.status };
   if (v.unit) out.unit = v.unit;
-  if (v.citation) out.citation = { ...v.citation };
+  if (v.citation) out.citation = { ...v.citation, href: new URL(v.citation.href, baseUrl).toString() };
   if (v.condition) out.condition = forPeople(v.condition);
   if (v.note) out.note = forPeople(v.note);
   return out;

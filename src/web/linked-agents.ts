@@ -1,8 +1,8 @@
 // "Linked agents" on the account page: the agent registrations this account claimed, and a way to
 // revoke one. Revoking revokes every credential of the registration (its identity assertions and
 // any pre-claim token), so the jwt-bearer exchange refuses it, and closes the claim's redelivery
-// window so the claim_token cannot fetch a fresh assertion. An access token (JWT) it already holds
-// cannot be recalled and stops working when it expires (at most an hour).
+// window so the claim_token cannot fetch a fresh assertion. An access token (JWT) it already holds is
+// refused at once by a revocation record for the agent (see auth/token-revocation.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
@@ -13,6 +13,7 @@ import { page, PAGE_HEADERS } from './page.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { outboxVisible, fromLoopbackPeer } from './outbox-page.ts';
+import { agentScope, forgetRevocations, revokeTokens } from '../auth/token-revocation.ts';
 
 export interface LinkedAgent {
   registrationId: string;
@@ -51,7 +52,7 @@ const REVOKED_MARK = '1970-01-01T00:00:00.000Z';
 
 /** Revokes one of this account's agents; false when it is not this account's. */
 export async function revokeLinkedAgent(ctx: AppContext, accountId: string, registrationId: string): Promise<boolean> {
-  return ctx.db.transaction(async (tx) => {
+  const done = await ctx.db.transaction(async (tx) => {
     const owned = await tx.query<{ registration_id: string }>(
       'SELECT registration_id FROM agent_registrations WHERE registration_id = $1 AND account_id = $2 FOR UPDATE',
       [registrationId, accountId],
@@ -59,9 +60,12 @@ export async function revokeLinkedAgent(ctx: AppContext, accountId: string, regi
     if (!owned.length) return false;
     await tx.query('UPDATE agent_credentials SET revoked_at = $2 WHERE registration_id = $1 AND revoked_at IS NULL', [registrationId, ctx.clock.now().toISOString()]);
     await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2 WHERE registration_id = $1', [registrationId, REVOKED_MARK]);
+    await revokeTokens(ctx, accountId, agentScope(registrationId), 'agent revoked on the account page', tx);
     ctx.logger.info({ registrationId }, 'linked agent revoked from the account page');
     return true;
   });
+  forgetRevocations(ctx, accountId);
+  return done;
 }
 
 const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 6)}…${id.slice(-6)}` : id);
@@ -79,7 +83,7 @@ ${a.revoked ? html` <span class="badge badge-unknown">revoked</span>` : html`<fo
   const outbox = outboxVisible(ctx.config.baseUrl) && fromLoopbackPeer(req) ? html`<p class="muted">Development: mail the service would have sent is in the <a href="/dev/outbox">development outbox</a>.</p>` : '';
   return html`<section id="linked-agents" aria-labelledby="linked-agents-h"><h2 id="linked-agents-h">Linked agents</h2>
 ${list}
-<p class="muted">Revoking stops the agent from getting new access. An access token it already holds stays valid until it expires (at most an hour).</p>
+<p class="muted">Revoking ends the agent's access at once: it gets no new access, and an access token it already holds is refused.</p>
 ${outbox}</section>`;
 }
 
