@@ -30,14 +30,16 @@ test('topojson: Cambridge parcels decode to 13,116 lon/lat polygons', () => {
   assert.throws(() => readTopoJson(path.join(DATA, 'cambridge-ma/Assessing/FY2014/FY2014_Parcels/ASSESSING_ParcelsFY2014.topojson'), 'nope'), /no object "nope"/);
 });
 
-test('geojson: gzipped Chicago zoning reads; a projected CRS proj4 cannot resolve by number is refused, naming it', () => {
+test('geojson: gzipped Chicago zoning reads; a State Plane CRS is known by number (EPSG:2249); an unknown code is refused, naming it', () => {
   const f = readGeoJson(path.join(DATA, 'chicago-il/data/chicago-zoning-2025-04-17-simple.geojson.gz'), true);
   assert.equal(f.length, 14670);
   const tmp = fs.mkdtempSync(path.join(path.resolve(import.meta.dirname, '../../..'), '.siteline-test-geojson-'));
   try {
     const file = path.join(tmp, 'x.geojson');
     fs.writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'EPSG:2249' } }, features: [] }));
-    assert.throws(() => readGeoJson(file), /EPSG:2249/);
+    assert.deepEqual(readGeoJson(file), []);
+    fs.writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'EPSG:999999' } }, features: [] }));
+    assert.throws(() => readGeoJson(file), /EPSG:999999/);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
