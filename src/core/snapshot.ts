@@ -5,6 +5,7 @@ import { JOINS_TOO_POOR } from '../places/catalogue.ts';
 import type { AppContext } from '../context.ts';
 import { parseAddress, type ParsedAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace } from '../geocoder/geocode.ts';
+import { calibrateMatch, placeCalibration } from '../geocoder/calibration.ts';
 import { placeSource } from '../geocoder/place-index.ts';
 import { candidateLabel, resolvePlace, type PlaceResolution } from '../places/resolve-place.ts';
 import type { PlaceRecord } from '../places/catalogue.ts';
@@ -253,7 +254,9 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   const placeInfo = { name: place.name, region: place.region, country: place.country };
 
   const src = await placeSource(ctx.db, place);
-  const g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed, src);
+  let g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed, src);
+  // A stand-in method's score becomes the share right the place's audit measured (src/geocoder/calibration.ts).
+  if (g.kind === 'matched' && g.matchType !== 'address_table') g = calibrateMatch(g, await placeCalibration(ctx.db, place.geoDivisionId));
   if (g.kind === 'failed' || !g.parcelExtId) {
     const reason = g.kind === 'failed' ? g.reason : 'the address matched, but no lot holds it';
     return geocodeFailed(

@@ -6,7 +6,7 @@ import { pointSegmentDist2 } from '../core/geo/planar-ops.ts';
 import { FACING_MAX_M } from '../core/geo/lot-facts.ts';
 import type { GeoSource } from './place-index.ts';
 
-/** A guessed lot that does not front the named street is answered below 0.5, with the reason. */
+/** An interpolated lot that does not front the named street is answered below 0.5, with the reason. */
 export const NOT_FRONTING_CONFIDENCE = 0.45;
 /** A rear lot ("247-R Bent St") sits behind the lot on the street: within this of the centreline it still belongs to it. */
 export const REAR_LOT_MAX_M = 75;
@@ -38,10 +38,13 @@ export async function lotFrontsStreet(src: GeoSource, parcelExtId: string, stree
   return d <= (opts.rearLot ? REAR_LOT_MAX_M : FACING_MAX_M) ? { kind: 'fronts' } : { kind: 'far', distanceM: d, street: segments[0]!.street_display };
 }
 
-/** The sentence a guessed lot far from the named street carries. */
-export function notFrontingWarning(parcelExtId: string, f: Extract<Fronting, { kind: 'far' }>): string {
+/** The sentence a lot far from the named street carries: an interpolation's guess, or the assessor's listing. */
+export function notFrontingWarning(parcelExtId: string, f: Extract<Fronting, { kind: 'far' }>, from: 'guess' | 'assessor'): string {
   const ft = Math.round((f.distanceM * FT_PER_M) / 10) * 10;
-  return `Lot ${parcelExtId} does not front ${f.street}: it is about ${ft.toLocaleString('en-US')} ft from the street's centreline, so it is probably not this address's lot (confidence at most ${NOT_FRONTING_CONFIDENCE}). Check the lot before relying on it.`;
+  const where = `Lot ${parcelExtId} does not front ${f.street}: it is about ${ft.toLocaleString('en-US')} ft from the street's centreline`;
+  return from === 'guess'
+    ? `${where}, so it is probably not this address's lot (confidence at most ${NOT_FRONTING_CONFIDENCE}). Check the lot before relying on it.`
+    : `${where}. The assessor's table lists the address on it (a large lot or one behind another often is); check the lot before relying on it.`;
 }
 
 function partsOf(geom: unknown): Position[][] {

@@ -12,11 +12,13 @@ import { SitelineError } from '../core/errors.ts';
 import { distanceM, pointInMultiPolygon, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace, type MatchType } from '../geocoder/geocode.ts';
+import { sqlSource } from '../geocoder/place-index.ts';
+import { forgetPlaceCalibration, withoutAddress, type HeldOutRow, type PlaceCalibration } from '../geocoder/calibration.ts';
 import { getPlaceBySlug, type PlaceRecord } from '../places/catalogue.ts';
 import { canonicalJson, digestOf } from './manifest.ts';
 
 /** Bumped when the audit's method or shape changes. */
-export const AUDIT_VERSION = 2; // 2: the town's own lot id as reference (source_lot_id), id-vs-point, outside the boundary
+export const AUDIT_VERSION = 3; // 2: the town's own lot id as reference (source_lot_id), id-vs-point, outside the boundary; 3: the held-out calibration table
 /** Confidence bands of the calibration table, highest first: [min, max). The top band includes 1. */
 export const CONFIDENCE_BANDS: readonly (readonly [number, number])[] = [
   [0.95, 1],
@@ -116,6 +118,12 @@ export interface PlaceAudit {
   outsideBoundary: { boundary: boolean; withPoint: number; outside: number; examples: string[] };
   byMatchType: MatchTypeRow[];
   calibration: CalibrationRow[];
+  /**
+   * The methods that stand in when the address table cannot answer, measured: every address whose lot
+   * the source gives is answered again with its own rows held out of the address table. Answers from
+   * those methods report this table's share right for their band (src/geocoder/calibration.ts).
+   */
+  heldOut: PlaceCalibration & { failed: number };
   /** Addresses whose lot is missing from the parcel layer or absent from the source: what they got. */
   weakBand: {
     addresses: number;
@@ -240,6 +248,8 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   };
 
   const results: AuditedAddress[] = [];
+  const sql = sqlSource(ctx.db, placeId);
+  const heldOut: ({ matchType: MatchType; confidence: number; right: boolean } | null)[] = [];
   let n = 0;
   for (const g of groups) {
     const sourceLots = g.lots.filter((id) => inside.has(id));
@@ -263,6 +273,15 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
     if (r.answeredLot && g.point) {
       const geom = await geomOf(r.answeredLot);
       r.pointInLot = geom ? pointInMultiPolygon(g.point, geom) : false;
+    }
+    if (sourceLots.length) {
+      // The same address with its own rows held out: what the stand-in methods answer, against the source's lot.
+      try {
+        const held = await geocodeInPlace(ctx.db, placeId, parseAddress(`${g.address}, ${place.name}, ${place.region}`), withoutAddress(sql, g.address));
+        heldOut.push(held.kind === 'matched' && held.parcelExtId ? { matchType: held.matchType, confidence: held.confidence, right: sourceLots.includes(held.parcelExtId) } : null);
+      } catch {
+        heldOut.push(null);
+      }
     }
     results.push(r);
     if (opts.yieldEvery && n % opts.yieldEvery === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -327,6 +346,14 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
       unverifiable: rs.length - ck.length,
     };
   });
+
+  const heldRows: HeldOutRow[] = (['assessor_table', 'street_interpolation'] as const).flatMap((t) =>
+    CONFIDENCE_BANDS.map((b) => {
+      const rs = heldOut.filter((h): h is NonNullable<typeof h> => h !== null && h.matchType === t && bandOf(h.confidence) === b);
+      const ok = rs.filter((h) => h.right).length;
+      return { matchType: t, band: bandLabel(b), min: b[0], max: b[1], answered: rs.length, right: ok, shareRight: share(ok, rs.length), meanConfidence: mean(rs.map((h) => h.confidence)) };
+    }).filter((row) => row.answered > 0),
+  );
 
   const weak = results.filter((r) => r.sourceJoin !== 'lot_in_layer');
   const weakAnswered = weak.filter((r) => r.answeredLot);
@@ -418,6 +445,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
     outsideBoundary,
     byMatchType,
     calibration,
+    heldOut: { heldOut: heldOut.length, failed: heldOut.filter((h) => h === null).length, rows: heldRows },
     weakBand,
     worstDisagreements: worst,
     missed: { count: missedAll.length, examples: missedAll.slice(0, WORST_LISTED) },
@@ -439,6 +467,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
       "An answer is right when its lot is one of the source's own lots for that address (when that lot is in the parcel layer), else when the address point lies in the answered lot; otherwise it cannot be checked. " +
       'Confidence bands are [min, max); the top band includes 1.',
     ...body,
+    heldOut: { generatedAt: ctx.clock.now().toISOString(), ...body.heldOut },
   };
 }
 
@@ -465,6 +494,7 @@ export async function savePlaceAudit(q: Queryable, a: PlaceAudit): Promise<void>
      ON CONFLICT (place_id) DO UPDATE SET source_digest = EXCLUDED.source_digest, generated_at = EXCLUDED.generated_at, report = EXCLUDED.report`,
     [a.placeId, a.sourceDigest ?? '', a.generatedAt, JSON.stringify(a)],
   );
+  forgetPlaceCalibration(q, a.placeId);
 }
 
 /** The latest stored audit of every place, by place id. */

@@ -1,0 +1,97 @@
+// Confidence that means "share right" in each place (issue 27): the audit answers every address whose
+// lot the town's own table gives with that address held out of the address table (so the assessor's
+// table or the street interpolation must find it), counts how often each method is right in each
+// confidence band, and stores the table with the audit. Answers from those methods then report the
+// measured share instead of the method's own score, and say so. An exact address-table match keeps its
+// rule-based confidence (the audit measures it directly, docs/audit.md).
+import type { Queryable } from '../db/database.ts';
+import type { GeoSource } from './place-index.ts';
+import type { GeocodeResult, MatchType } from './geocode.ts';
+
+/** A band needs at least this many held-out answers before its share replaces the method's score. */
+export const MIN_CALIBRATION_SAMPLE = 30;
+
+export interface HeldOutRow {
+  matchType: Exclude<MatchType, 'address_table'> | 'address_table';
+  band: string;
+  min: number;
+  max: number;
+  answered: number;
+  right: number;
+  shareRight: number | null;
+  meanConfidence: number | null;
+}
+
+export interface PlaceCalibration {
+  /** When the audit that measured it ran. */
+  generatedAt: string;
+  /** Held-out addresses answered in all. */
+  heldOut: number;
+  rows: HeldOutRow[];
+}
+
+/** The place's source with one address taken out of the address table (its rows, whatever their lot). */
+export function withoutAddress(src: GeoSource, fullAddress: string): GeoSource {
+  return {
+    kind: src.kind,
+    addressRows: async (key, number) => (await src.addressRows(key, number)).filter((r) => r.full_address !== fullAddress),
+    locationRows: (key, number) => src.locationRows(key, number),
+    neighbourRows: (key, number, gap) => src.neighbourRows(key, number, gap),
+    segments: (key) => src.segments(key),
+    parcelsInBox: (box) => src.parcelsInBox(box),
+    lot: (id) => src.lot(id),
+    lotHasZone: (id) => src.lotHasZone(id),
+    postcodes: () => src.postcodes(),
+  };
+}
+
+const HOW: Record<MatchType, string> = {
+  address_table: 'address-table',
+  assessor_table: "assessor's-table",
+  street_interpolation: 'interpolated',
+};
+
+/**
+ * The match with its confidence replaced by the share right the place's audit measured for its method
+ * and band, with a note that says so; unchanged for an exact address-table match, a place without a
+ * calibration, or a band with too few held-out answers (the note says which).
+ */
+export function calibrateMatch(g: Extract<GeocodeResult, { kind: 'matched' }>, cal: PlaceCalibration | null): Extract<GeocodeResult, { kind: 'matched' }> {
+  if (g.matchType === 'address_table' || !cal) return g;
+  const row = cal.rows.find((r) => r.matchType === g.matchType && g.confidence >= r.min && (g.confidence < r.max || (r.max === 1 && g.confidence === 1)));
+  const day = cal.generatedAt.slice(0, 10);
+  if (!row || row.answered < MIN_CALIBRATION_SAMPLE || row.shareRight === null) {
+    const n = row?.answered ?? 0;
+    return { ...g, warnings: [...g.warnings, `Confidence ${g.confidence} is the method's own score: this place's audit (${day}) held out too few ${HOW[g.matchType]} answers in this band (${n}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure it.`] };
+  }
+  const confidence = Math.round(row.shareRight * 100) / 100;
+  return {
+    ...g,
+    confidence,
+    warnings: [
+      ...g.warnings,
+      `Confidence ${confidence} is the share of right lots this place's audit (${day}) measured for ${HOW[g.matchType]} answers scored ${row.band} (${row.right} of ${row.answered} addresses held out of the address table); the method's own score was ${g.confidence}.`,
+    ],
+  };
+}
+
+const TTL_MS = 30_000;
+const cache = new WeakMap<Queryable, Map<string, { at: number; cal: PlaceCalibration | null }>>();
+
+/** The place's stored calibration (from its latest audit), cached for TTL_MS; null when it has none. */
+export async function placeCalibration(db: Queryable, placeId: string, now = Date.now()): Promise<PlaceCalibration | null> {
+  let perDb = cache.get(db);
+  if (!perDb) cache.set(db, (perDb = new Map()));
+  const hit = perDb.get(placeId);
+  if (hit && now - hit.at < TTL_MS) return hit.cal;
+  const [row] = await db.query<{ cal: PlaceCalibration | string | null }>(`SELECT report->'heldOut' AS cal FROM place_audits WHERE place_id = $1`, [placeId]);
+  const raw = row?.cal ?? null;
+  const cal = typeof raw === 'string' ? (JSON.parse(raw) as PlaceCalibration | null) : raw;
+  perDb.set(placeId, { at: now, cal: cal && Array.isArray(cal.rows) ? cal : null });
+  return perDb.get(placeId)!.cal;
+}
+
+/** Drops the cached calibration of a place (a new audit was stored). */
+export function forgetPlaceCalibration(db: Queryable, placeId: string): void {
+  cache.get(db)?.delete(placeId);
+}
