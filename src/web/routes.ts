@@ -17,9 +17,11 @@ import { csrfFailure } from './page.ts';
 import { registerConnectPage } from './connect-page.ts';
 import { registerEmailVerificationPages } from './email-verification-page.ts';
 import { registerMailStaffPage } from './mail-staff-page.ts';
+import { registerAccountSecurityPages } from './account-security-pages.ts';
 
 export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerAccountPages(router, ctx);
+  registerAccountSecurityPages(router, ctx);
   registerClaimPage(router, ctx);
   registerEmailVerificationPages(router, ctx);
   registerOutboxPage(router, ctx);
