@@ -118,7 +118,7 @@ export async function pollClaim(ctx: AppContext, claimToken: string): Promise<To
           throw invalidGrant(`This claim's tokens were already delivered ${delivered!.n} times. Use an identity assertion delivered then, or restart at registration.`);
         }
       } else {
-        await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2 WHERE registration_id = $1', [reg.registration_id, now.toISOString()]);
+        await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2, last_used_at = $2 WHERE registration_id = $1', [reg.registration_id, now.toISOString()]);
       }
       const assertion = await issueCredential(tx, ctx, reg.registration_id, 'assertion', [SCOPE_MCP], CLAIMED_ASSERTION_TTL_S);
       return { accountId: reg.account_id, assertion };
