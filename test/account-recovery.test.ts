@@ -37,6 +37,14 @@ function linkIn(text: string, path: string): string {
 }
 const onServer = (svc: TestServer, link: string) => `${svc.url}${new URL(link).pathname}`;
 
+async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 test('password change: the current password is required, other sessions end, this one stays, a notice is mailed', async () => {
   const smtp = new SmtpSink();
   await smtp.start();
@@ -99,6 +107,10 @@ test('reset by e-mail: the same answer for any address, a single-use link that e
     const stored = await svc.ctx.db.query<{ token_hash: string }>('SELECT token_hash FROM password_resets');
     assert.equal(stored.length, 1);
     assert.ok(!link.includes(stored[0]!.token_hash), 'the token is stored hashed');
+    const token = link.slice(link.lastIndexOf('/') + 1);
+    await until('the sent reset mail leaves no copy of its link in the queue', async () =>
+      (await svc.ctx.db.query(`SELECT 1 FROM mail_queue WHERE strpos(text_body, $1) > 0 OR strpos(html_body, $1) > 0`, [token])).length === 0,
+    );
 
     // Forged links: a page that says so.
     for (const forged of [`${svc.url}/reset-password/slpr_${crypto.randomBytes(32).toString('base64url')}`, `${svc.url}/reset-password/garbage`, `${link}x`]) {

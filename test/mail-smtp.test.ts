@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startTestServer, createTestDb, testCtx } from './support/harness.ts';
-import { CookieJar, followVerificationLink, getPage, signUpOrIn } from './support/auth-flow.ts';
+import { CookieJar, csrfFrom, followVerificationLink, getPage, postForm, signUpOrIn } from './support/auth-flow.ts';
 import { SmtpSink, smtpEnv } from './support/smtp-sink.ts';
 import { logLines } from './support/log-capture.ts';
 import { loadConfig } from '../src/config.ts';
@@ -134,6 +134,21 @@ test('a permanent refusal (550) is recorded as failed after one attempt and show
     assert.match(pageRes.body, /nobody@siteline\.test/);
     assert.match(pageRes.body, /550/);
     assert.match(pageRes.body, /failed: <strong>1<\/strong>/);
+
+    // The cause fixed (the mailbox now exists), staff send it again: it arrives, once.
+    smtp.refuse.clear();
+    const id = /action="\/staff\/mail\/(\d+)\/retry"/.exec(pageRes.body)?.[1];
+    assert.ok(id, 'a send-again button');
+    assert.equal((await postForm(`${svc.url}/staff/mail/${id}/retry`, member, { csrf: csrfFrom((await getPage(`${svc.url}/account`, member)).body) })).status, 403, 'not for members');
+    const again = await postForm(`${svc.url}/staff/mail/${id}/retry`, staff, { csrf: csrfFrom(pageRes.body) });
+    assert.equal(again.status, 303);
+    const [arrived] = await smtp.waitFor('nobody@siteline.test');
+    assert.match(arrived!.text, LINK);
+    await until('the row is sent', async () => (await svc.ctx.db.query<{ status: string }>(`SELECT status FROM mail_queue WHERE id = $1`, [Number(id)]))[0]?.status === 'sent');
+    const cleared = await getPage(`${svc.url}/staff/mail`, staff);
+    assert.match(cleared.body, /failed: <strong>0<\/strong>/);
+    const [body] = await svc.ctx.db.query<{ text_body: string }>('SELECT text_body FROM mail_queue WHERE id = $1', [Number(id)]);
+    assert.equal(body!.text_body, '', 'a sent message keeps no body (its link)');
   } finally {
     await svc.close();
     await smtp.stop();

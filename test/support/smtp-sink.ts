@@ -18,7 +18,8 @@ export class SmtpSink {
   readonly received: Received[] = [];
   private server: SMTPServer | undefined;
   port = 0;
-  constructor(private readonly refuse: ReadonlySet<string> = new Set()) {}
+  /** Recipients refused with 550 (a test may change it while the server runs). */
+  constructor(readonly refuse: Set<string> = new Set()) {}
 
   get url(): string {
     return `smtp://127.0.0.1:${this.port}`;
