@@ -196,3 +196,35 @@ test('without SMTP on a loopback base URL, mail goes to the development outbox, 
     await svc.close();
   }
 });
+
+test('a message whose worker died mid-send is taken again after its lease; on its last attempt it is recorded as failed', async () => {
+  const smtp = new SmtpSink();
+  await smtp.start();
+  const t = await createTestDb();
+  try {
+    const mail = loadConfig({ ...smtpEnv(smtp), SITELINE_MAIL_MAX_ATTEMPTS: '3' }).mail;
+    const base = testCtx(t.db);
+    const mailer = withMailer({ ...base, config: { ...base.config, mail } }).mailer;
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const insert = (to: string, attempts: number) =>
+      t.db.query(
+        `INSERT INTO mail_queue (to_address, subject, text_body, html_body, status, attempts, next_attempt_at, lease_until, worker_id, created_at)
+         VALUES ($1, 'Left behind', 'Hello again.', '<p>Hello again.</p>', 'sending', $2, $3, $3, 'a-worker-that-died', $3)`,
+        [to, attempts, past],
+      );
+    await insert('retaken@siteline.test', 1);
+    await insert('exhausted@siteline.test', 3);
+    await mailer.drain();
+    const [m] = await smtp.waitFor('retaken@siteline.test');
+    assert.equal(m!.subject, 'Left behind');
+    const rows = await t.db.query<{ to_address: string; status: string; attempts: number; last_error: string | null }>('SELECT to_address, status, attempts, last_error FROM mail_queue ORDER BY id');
+    assert.deepEqual({ ...rows[0] }, { to_address: 'retaken@siteline.test', status: 'sent', attempts: 2, last_error: null });
+    assert.equal(rows[1]!.status, 'failed');
+    assert.match(rows[1]!.last_error ?? '', /stopped before the mail server answered, on each of 3 attempts/);
+    assert.equal(smtp.received.length, 1, 'the exhausted one was not sent');
+    await mailer.stop();
+  } finally {
+    await t.close();
+    await smtp.stop();
+  }
+});
