@@ -15,7 +15,7 @@ test('an allowed MCP client is listed with its name, redirect host, when allowed
     const base = svc.ctx.config.baseUrl;
     const jar = await signUpOrIn(svc.url, 'oauth.lister@example.com');
     const before = await getPage(`${svc.url}/account`, jar);
-    assert.match(before.body, /id="allowed-clients"[\s\S]*No MCP client is allowed/);
+    assert.match(before.body, /id="connected-apps"[\s\S]*No app has signed in/);
 
     const { client, serverUrl, code, iss } = await authorizeWithConsent(svc.url, base, jar, 'http://127.0.0.1:4567/callback');
     assert.equal(await auth(client, { serverUrl, authorizationCode: code, iss }), 'AUTHORIZED');
@@ -23,26 +23,29 @@ test('an allowed MCP client is listed with its name, redirect host, when allowed
 
     const page = await getPage(`${svc.url}/account`, jar);
     const today = new Date().toISOString().slice(0, 10);
-    const item = /<li id="client-([^"]+)">([\s\S]*?)<\/li>/.exec(page.body);
+    const item = /<li class="app">([\s\S]*?)<\/li>/.exec(page.body);
     assert.ok(item, 'the client is listed');
-    const [, grantId, text] = item as unknown as [string, string, string];
-    assert.match(text, /class="client-name">Test MCP client</);
+    const text = item[1]!;
+    const clientId = client.info.client_id as string;
+    assert.match(text, /class="app-name">Test MCP client</);
+    assert.ok(text.includes(`(${clientId})`));
     assert.match(text, /returns to <code>127\.0\.0\.1:4567<\/code>/);
     assert.match(text, new RegExp(`allowed ${today} \\d\\d:\\d\\d UTC, last used ${today}`));
 
     // CSRF, and another account: refused, nothing withdrawn.
-    assert.equal((await postForm(`${svc.url}/account/clients/${grantId}/revoke`, jar, {})).status, 403);
+    const revoke = `${svc.url}/account/apps/revoke`;
+    assert.equal((await postForm(revoke, jar, { clientId })).status, 403);
     const other = await signUpOrIn(svc.url, 'oauth.stranger@example.com');
     const otherPage = await getPage(`${svc.url}/account`, other);
     assert.doesNotMatch(otherPage.body, /Test MCP client/, 'another account does not see it');
-    assert.equal((await postForm(`${svc.url}/account/clients/${grantId}/revoke`, other, { csrf: csrfFrom(otherPage.body) })).status, 404);
-    const renewed = await tokenRequest(svc.url, { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.info.client_id });
+    assert.equal((await postForm(revoke, other, { csrf: csrfFrom(otherPage.body), clientId })).status, 404);
+    const renewed = await tokenRequest(svc.url, { grant_type: 'refresh_token', refresh_token: refresh, client_id: clientId });
     assert.equal(renewed.status, 200, JSON.stringify(renewed.json));
 
-    const done = await postForm(`${svc.url}/account/clients/${grantId}/revoke`, jar, { csrf: csrfFrom(page.body) });
+    const done = await postForm(revoke, jar, { csrf: csrfFrom(page.body), clientId });
     assert.equal(done.status, 303);
-    assert.equal(done.location, '/account#allowed-clients');
-    const refused = await tokenRequest(svc.url, { grant_type: 'refresh_token', refresh_token: renewed.json.refresh_token, client_id: client.info.client_id });
+    assert.equal(done.location, '/account#connected-apps');
+    const refused = await tokenRequest(svc.url, { grant_type: 'refresh_token', refresh_token: renewed.json.refresh_token, client_id: clientId });
     assert.equal(refused.status, 400);
     assert.equal(refused.json.error, 'invalid_grant');
     const after = await getPage(`${svc.url}/account`, jar);

@@ -87,6 +87,19 @@ test('not covered is exit 3, with the reason', () => {
   assert.match(human.stdout, /Not covered \(planned_not_live\)/);
 });
 
+test('an answer that is not sure of its lot is exit 6: the answer on stdout, the doubt and its reason on stderr', () => {
+  const r = siteline('check', '--local', '57 Inman St, Cambridge, MA', '--json');
+  assert.equal(r.status, 6, r.stderr);
+  const snap = JSON.parse(r.stdout);
+  assert.equal(snap.answered, true);
+  assert.equal(snap.address.confidence, 0.5);
+  assert.match(r.stderr, /We are not sure this is the lot you meant\. The address is not tied to a lot in any table; the lot was located by its number along the street \(match confidence 0\.5, below 0\.8\)/);
+  // A sure one stays exit 0 with nothing on stderr.
+  const sure = siteline('check', '--local', '11 Acorn St, Cambridge, MA', '--json');
+  assert.equal(sure.status, 0);
+  assert.doesNotMatch(sure.stderr, /not sure/);
+});
+
 test('bad input is exit 2 with a clear message; usage errors too', () => {
   const r = siteline('check', '--local', '\u0007\u0008');
   assert.equal(r.status, 2);

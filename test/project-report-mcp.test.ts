@@ -175,3 +175,39 @@ test('produceProjectReport: list, no-analysis refusal, preview, confirm, PDF, re
     await b.close();
   }
 });
+
+test("a lot whose polygon and assessor areas disagree: the warning travels from the lot to the project's lots, the analysis and the PDF", async () => {
+  const c = await connectClient(svc.url, 'modern', await getUserToken(svc.url, 'reporter-c@example.com'));
+  try {
+    // 3 Harris St: lot 151-77's polygon measures 166 sq ft, the assessor gives 2,224 sq ft of land.
+    const created = ok(await call(c, 'saveToProject', { action: 'create', name: 'Harris St', address: '3 Harris St, Cambridge, MA', preview: false }));
+    const projectId = created.projectId ?? created.project?.projectId;
+    const context = ok(await call(c, 'getProjectContext', { projectId, documentsLimit: 0, evidenceLimit: 0 }));
+    const lot = context.lots.find((l: any) => l.parcelExternalId === '151-77');
+    assert.ok(lot, JSON.stringify(context.lots));
+    assert.match(lot.warnings.join(' '), /polygon measures 166 sq ft, but the assessor table gives 2,224 sq ft/);
+    assert.match(context.memoryDigest, /Lot 151-77: The lot polygon measures 166 sq ft/, 'the digest a text-only reader gets says it too');
+
+    const run = ok(await call(c, 'runFeasibilityAnalysis', { projectId }));
+    const w = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 20 }));
+    try {
+      for (const deadline = Date.now() + 180_000; ; ) {
+        const [r] = await svc.ctx.db.query<{ status: string }>('SELECT status FROM analysis_runs WHERE run_id = $1', [run.runId]);
+        if (r?.status === 'succeeded') break;
+        assert.ok(r?.status !== 'failed' && Date.now() < deadline, `run ended ${r?.status}`);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    } finally {
+      await w.stop();
+    }
+    const [stored] = await svc.ctx.db.query<{ result: string }>('SELECT result FROM analysis_runs WHERE run_id = $1', [run.runId]);
+    const analysis = JSON.parse(stored!.result);
+    assert.ok(analysis.notes.some((n: string) => /^Lot 151-77: The lot polygon measures 166 sq ft/.test(n)), JSON.stringify(analysis.notes));
+
+    const ex = ok(await call(c, 'produceProjectReport', { audience: 'investor', detail: 'detailed', projectId, preview: false, confirm: true }));
+    const body = await pdfText(new Uint8Array(await (await fetch(onServer(svc.url, ex.url))).arrayBuffer()));
+    assert.match(body, /Lot 151-77: The lot polygon measures 166 sq ft, but the assessor table gives 2,224 sq ft of land/);
+  } finally {
+    await c.close();
+  }
+});

@@ -68,7 +68,7 @@ test('real responses match the document: snapshots (answered or not), coverage, 
   // The checker can fail: wrong shapes are refused.
   assert.equal(ajv.getSchema('openapi.json#/components/schemas/Snapshot')!({ answered: 'yes', coverage: {}, sources: [], generatedAt: 'x' }), false);
   assert.equal(ajv.getSchema('openapi.json#/components/schemas/Problem')!({ title: 'x' }), false);
-  assert.equal(ajv.getSchema('openapi.json#/components/schemas/Usage')!({ balance: -1, recent: [], perDay: [], purchasing: { enabled: false, how: '' } }), false);
+  assert.equal(ajv.getSchema('openapi.json#/components/schemas/Usage')!({ balance: 1.5, recent: [], perDay: [], purchasing: { enabled: false, how: '' } }), false);
   const email = 'openapi@example.com';
   const jwt = await getUserToken(svc.url, email);
   const created = await api(svc.url, '/api/v1/keys', { token: jwt, body: { name: 'spec' } });

@@ -112,6 +112,13 @@ describe('web pages: home and /sites over real HTTP', () => {
     assert.match(acorn.body, /id="uses"[\s\S]*multifamily dwelling[\s\S]*as of right/);
     assert.match(acorn.body, /id="sources"[\s\S]*Public Domain Dedication and License[\s\S]*href="https:\/\/cambridgema\.gov\/CDD\/zoninganddevelopment\/Zoning\/Ordinance"/);
 
+    // A sure match opens with the lot; an unsure one (57 Inman St: interpolated, 0.5) with the doubt, before anything else.
+    assert.doesNotMatch(acorn.body, /id="match-doubt"/);
+    const inman = await getPage(sitesUrl(svc.url, '57 Inman St, Cambridge, MA'), jar);
+    assert.match(inman.body, /id="match-confidence">0\.5</);
+    assert.match(inman.body, /<section id="match-doubt"[^>]*role="alert"[\s\S]*We are not sure this is the lot you meant[\s\S]*located by its number along the street \(match confidence 0\.5, below 0\.8\)/);
+    assert.ok(inman.body.indexOf('id="match-doubt"') < inman.body.indexOf('id="address"'), 'the doubt comes first');
+
     // The notes' sources in full on the page (the snapshot carries their labels; the page inlines the catalogue).
     assert.match(acorn.body, /id="rule-sources"[\s\S]*id="src-S1"[\s\S]*href="https:\/\/cambridgema\.gov\/News\/detail/);
 

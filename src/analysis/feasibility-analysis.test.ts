@@ -129,3 +129,20 @@ test('context lots are summarised, not analysed; the same inputs give byte-ident
   assert.deepEqual(r.contextLots.lots, [{ parcelExternalId: 'T-2', areaSqft: 4000, districts: ['R-1'] }]);
   assert.equal(analysisResultText(i), analysisResultText(inputs(CITED, { lots: [{ role: 'build', attachedAt: 'x', lot }, ctxLot] })));
 });
+
+test("a build lot whose area is in conflict with the assessor's: its warning is in the notes and every figure computed from the area says it is uncertain", () => {
+  const warning = 'The lot polygon measures 6,000 sq ft, but the assessor table gives 9,000 sq ft of land (33 % apart): the polygon may be a piece of the lot or of another date, so values that depend on lot area are uncertain.';
+  const doubted = { ...lot, warnings: [warning] };
+  const r = analyseFeasibility(inputs(CITED, { lots: [{ role: 'build', attachedAt: 'x', lot: doubted }] })) as any;
+  assert.ok(r.notes.includes(`Lot T-1: ${warning}`), JSON.stringify(r.notes));
+  assert.deepEqual(r.buildLots[0].warnings, [warning]);
+  for (const k of ['maxFloorAreaSqft', 'maxDwellingUnits', 'buildableFootprintSqft', 'gfaEnvelopeSqft']) {
+    assert.notEqual(r.derived[k].value, null, k);
+    assert.match(r.derived[k].note, /Uncertain: computed from a lot area in conflict with the assessor's/, k);
+  }
+  assert.doesNotMatch(r.derived.maxStoreys.note ?? '', /Uncertain/, 'storeys do not depend on the area');
+  // Without the warning, nothing is said.
+  const plain = analyseFeasibility(inputs(CITED)) as any;
+  assert.ok(!plain.notes.some((n: string) => /assessor/.test(n)));
+  assert.equal(plain.buildLots[0].warnings, undefined);
+});

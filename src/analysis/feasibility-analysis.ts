@@ -239,6 +239,14 @@ export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unkno
     { noLimitWhen: maxFloorAreaSqft.status === 'no_limit_in_bylaw' && storeysNoLimit },
   );
 
+  // A build lot whose polygon and assessor areas disagree: every figure computed from the area says so.
+  const areaDoubts = build.flatMap((l) => (l.lot.warnings ?? []).map((w) => `Lot ${l.lot.parcelExternalId}: ${w}`));
+  if (areaDoubts.length) {
+    notes.push(...areaDoubts);
+    const doubt = `Uncertain: computed from a lot area in conflict with the assessor's (${areaDoubts.length === 1 ? 'see the lot\'s warning' : 'see the lots\' warnings'}).`;
+    for (const v of [maxFloorAreaSqft, maxDwellingUnits, buildableFootprintSqft, gfaEnvelopeSqft] as Sourced[])
+      if (v.status !== 'no_limit_in_bylaw' && v.value !== null) v.note = v.note ? `${v.note} ${doubt}` : doubt;
+  }
   const derivedValues = { maxFloorAreaSqft, maxDwellingUnits, buildableFootprintSqft, maxStoreys, maxHeightFt, gfaEnvelopeSqft };
   const evidence: { member: string; document: string; section: string; quote: string; href: string; sourceUrl: string; date: string; sectionUuid?: string; status: ValueStatus }[] = [];
   for (const k of STANDARD_KEYS) {
@@ -258,7 +266,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unkno
   }
   return {
     ...base,
-    buildLots: build.map((l) => ({ parcelExternalId: l.lot.parcelExternalId, geoDivisionId: l.lot.geoDivisionId, areaSqft: l.lot.areaSqft, vintage: l.lot.vintage })),
+    buildLots: build.map((l) => ({ parcelExternalId: l.lot.parcelExternalId, geoDivisionId: l.lot.geoDivisionId, areaSqft: l.lot.areaSqft, vintage: l.lot.vintage, ...(l.lot.warnings?.length ? { warnings: l.lot.warnings } : {}) })),
     combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' },
     lot: { frontageFt, depthFt, cornerLot },
     place: { geoDivisionId: place.geoDivisionId, bylaw: place.rules.bylaw.name, bylawDate: place.rules.bylaw.date, ...namedSourcesOf(place.rules.sources ?? {}, standards, notes) },

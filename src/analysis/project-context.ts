@@ -149,6 +149,7 @@ export function memoryDigest(project: ProjectRow, lots: ProjectLot[], status: Ag
   const lotText = (l: ProjectLot) => `${l.lot.parcelExternalId} (${fmt(l.lot.areaSqft)} sqft, ${l.lot.districts.filter((d) => d.layer === 'base').map((d) => d.code).join('/') || 'no district'})`;
   lines.push(build.length ? `Build lots: ${build.map(lotText).join('; ')}.` : 'No build lot attached.');
   if (context.length) lines.push(`Context lots: ${context.map(lotText).join('; ')}.`);
+  for (const l of build) for (const w of l.lot.warnings ?? []) lines.push(`Lot ${l.lot.parcelExternalId}: ${w}`);
   lines.push(`Analysis: ${status.status}${status.inputsChanged ? ' (inputs changed since; run it again)' : ''}${status.error ? ` — ${status.error}` : ''}.`);
   if (analysis?.derived) {
     const d = analysis.derived;

@@ -1,16 +1,15 @@
-// Who can act for an account, as its page lists them: every MCP client allowed through browser
-// sign-in (an OAuth grant: the client's name, where it redirects, when allowed, when last used) with a
-// way to withdraw it. Agents and CLI logins are in src/web/linked-agents.ts.
-// "Last used" for an OAuth client is its last token issue (the first code exchange or a refresh, about
-// hourly while in use): access tokens are JWTs checked without a database read, so use itself is not
-// recorded.
+// Who can act for an account through browser sign-in, as its page lists them: every MCP client the
+// account allowed (an OAuth grant): the client's registered name, where it redirects, when it was
+// first allowed and when last used. Revoking is src/web/connected-apps.ts; agents and CLI logins are
+// src/web/linked-agents.ts.
+// "Last used" is the client's last token issue for the account (the code exchange or a refresh, about
+// hourly while in use): each call is not recorded (that would be a write per MCP request).
 import type { AppContext } from '../context.ts';
 
 export interface AllowedClient {
-  grantId: string;
   clientId: string;
-  /** The client_name it registered with, or its client_id when it gave none. */
-  name: string;
+  /** The client_name it registered with; null when it gave none. */
+  name: string | null;
   /** Hosts of its redirect URIs (where the sign-in sends the browser back). */
   redirectHosts: string[];
   allowedAt: string | null;
@@ -21,44 +20,37 @@ type Json = Record<string, unknown>;
 const parse = (p: unknown): Json => (typeof p === 'string' ? (JSON.parse(p) as Json) : ((p ?? {}) as Json));
 const fromEpoch = (s: unknown): string | null => (typeof s === 'number' || (typeof s === 'string' && /^\d+$/.test(s)) ? new Date(Number(s) * 1000).toISOString() : null);
 
-export async function allowedClients(ctx: AppContext, accountId: string): Promise<AllowedClient[]> {
-  const rows = await ctx.db.query<{ id: string; grant: unknown; client: unknown; last_iat: string | number | null }>(
-    `SELECT g.id, g.payload AS grant, c.payload AS client,
-            (SELECT max((o.payload->>'iat')::bigint) FROM oidc_models o WHERE o.grant_id = g.id AND o.model <> 'Grant') AS last_iat
-       FROM oidc_models g
-       LEFT JOIN oidc_models c ON c.model = 'Client' AND c.id = g.payload->>'clientId'
-      WHERE g.model = 'Grant' AND g.payload->>'accountId' = $1 AND (g.expires_at IS NULL OR g.expires_at > $2)`,
-    [accountId, ctx.clock.now().toISOString()],
-  );
-  const out = rows.map((r) => {
-    const grant = parse(r.grant);
-    const client = parse(r.client);
-    const clientId = String(grant.clientId ?? '');
-    const uris = Array.isArray(client.redirect_uris) ? (client.redirect_uris as unknown[]).map(String) : [];
-    const hosts = [...new Set(uris.map((u) => { try { return new URL(u).host || u; } catch { return u; } }))];
-    const allowedAt = fromEpoch(grant.iat);
-    return {
-      grantId: r.id,
-      clientId,
-      name: typeof client.client_name === 'string' && client.client_name.trim() ? client.client_name.trim() : clientId,
-      redirectHosts: hosts,
-      allowedAt,
-      lastUsedAt: fromEpoch(r.last_iat) ?? allowedAt,
-    };
-  });
-  return out.sort((a, b) => (b.lastUsedAt ?? '').localeCompare(a.lastUsedAt ?? ''));
+function hostOf(uri: string): string {
+  try {
+    return new URL(uri).host || uri;
+  } catch {
+    return uri;
+  }
 }
 
-/**
- * Withdraws one grant of this account: the grant and everything issued under it (refresh tokens,
- * codes) are deleted, so no refresh works and the client must ask again. false: not this account's.
- */
-export async function revokeClientGrant(ctx: AppContext, accountId: string, grantId: string): Promise<boolean> {
-  return ctx.db.transaction(async (tx) => {
-    const owned = await tx.query(`SELECT 1 FROM oidc_models WHERE model = 'Grant' AND id = $1 AND payload->>'accountId' = $2 FOR UPDATE`, [grantId, accountId]);
-    if (!owned.length) return false;
-    await tx.query(`DELETE FROM oidc_models WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)`, [grantId]);
-    ctx.logger.info({ accountId }, 'MCP client access withdrawn from the account page');
-    return true;
+/** Every client with a grant from this account, most recently used first. */
+export async function allowedClients(ctx: AppContext, accountId: string): Promise<AllowedClient[]> {
+  const rows = await ctx.db.query<{ client_id: string; client: unknown; allowed_iat: string | number | null; last_iat: string | number | null }>(
+    `SELECT g.client_id, c.payload AS client, g.allowed_iat,
+            (SELECT max((o.payload->>'iat')::bigint) FROM oidc_models o
+              WHERE o.model <> 'Grant' AND o.payload->>'accountId' = $1 AND o.payload->>'clientId' = g.client_id) AS last_iat
+       FROM (SELECT payload->>'clientId' AS client_id, min((payload->>'iat')::bigint) AS allowed_iat FROM oidc_models
+              WHERE model = 'Grant' AND payload->>'accountId' = $1 AND payload->>'clientId' IS NOT NULL GROUP BY 1) g
+       LEFT JOIN oidc_models c ON c.model = 'Client' AND c.id = g.client_id`,
+    [accountId],
+  );
+  const out = rows.map((r): AllowedClient => {
+    const client = parse(r.client);
+    const uris = Array.isArray(client.redirect_uris) ? (client.redirect_uris as unknown[]).map(String) : [];
+    const allowedAt = fromEpoch(r.allowed_iat);
+    const lastUsedAt = fromEpoch(r.last_iat);
+    return {
+      clientId: r.client_id,
+      name: typeof client.client_name === 'string' && client.client_name.trim() ? client.client_name.trim() : null,
+      redirectHosts: [...new Set(uris.map(hostOf))],
+      allowedAt,
+      lastUsedAt: lastUsedAt && (!allowedAt || lastUsedAt > allowedAt) ? lastUsedAt : allowedAt,
+    };
   });
+  return out.sort((a, b) => (b.lastUsedAt ?? '').localeCompare(a.lastUsedAt ?? '') || a.clientId.localeCompare(b.clientId));
 }

@@ -96,7 +96,7 @@ export async function exchangeAssertion(ctx: AppContext, assertion: string, requ
   const userToken = async (accountId: string): Promise<TokenResponse> => {
     const unknown = wanted.filter((s) => s !== SCOPE_MCP && s !== SCOPE_PUBLIC);
     if (unknown.length) throw new AgentAuthError(400, 'invalid_scope', `Unknown scope: ${unknown.join(' ')}.`);
-    const { token, expiresIn } = await mintUserJwt(ctx, { accountId, scopes: [SCOPE_MCP], clientId: AGENT_CLIENT_ID });
+    const { token, expiresIn } = await mintUserJwt(ctx, { accountId, scopes: [SCOPE_MCP], clientId: AGENT_CLIENT_ID, registrationId: row.registration_id });
     return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: SCOPE_MCP };
   };
   if (row.account_id) {

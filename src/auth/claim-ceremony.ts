@@ -121,7 +121,7 @@ export async function pollClaim(ctx: AppContext, claimToken: string): Promise<To
         await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2, last_used_at = $2 WHERE registration_id = $1', [reg.registration_id, now.toISOString()]);
       }
       const assertion = await issueCredential(tx, ctx, reg.registration_id, 'assertion', [SCOPE_MCP], CLAIMED_ASSERTION_TTL_S);
-      return { accountId: reg.account_id, assertion };
+      return { accountId: reg.account_id, assertion, registrationId: reg.registration_id };
     }
     if (ms(reg.claim_expires_at) <= now.getTime()) throw claimExpired();
     const tooSoon = reg.last_polled_at !== null && now.getTime() - ms(reg.last_polled_at) < reg.poll_interval_s * 1000;
@@ -150,7 +150,7 @@ export async function pollClaim(ctx: AppContext, claimToken: string): Promise<To
     return new AgentAuthError(400, 'authorization_pending', 'The human has not completed the claim yet.', { interval });
   });
   if (claimed instanceof AgentAuthError) throw claimed;
-  const { token, expiresIn } = await mintUserJwt(ctx, { accountId: claimed.accountId, scopes: [SCOPE_MCP], clientId: AGENT_CLIENT_ID });
+  const { token, expiresIn } = await mintUserJwt(ctx, { accountId: claimed.accountId, scopes: [SCOPE_MCP], clientId: AGENT_CLIENT_ID, registrationId: claimed.registrationId });
   return {
     access_token: token,
     token_type: 'Bearer',

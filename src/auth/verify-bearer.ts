@@ -12,6 +12,8 @@ import { issuer, mcpResource, PATHS, SCOPE_MCP, url } from './endpoints.ts';
 import { secretHash } from './secrets.ts';
 import { API_KEY_PREFIX, lookupApiKey, type ChargeOutcome, type ChargeRequest } from '../billing/api-keys.ts';
 import type { RateDecision, RatePolicy } from '../core/rate-limit.ts';
+import { isRevoked } from './token-revocation.ts';
+import { AGENT_REGISTRATION_CLAIM } from './user-jwt.ts';
 
 export interface Caller {
   /** Account id for user tokens; `agent:<registration id>` for pre-claim opaque tokens. */
@@ -114,8 +116,12 @@ interface Verified {
   at: number;
   expMs: number;
   nbfMs: number;
+  iatS: number;
+  registrationId: string | undefined;
   caller: Caller;
 }
+
+const REVOKED = 'The access token has been revoked (signed out everywhere, or its app or agent was revoked on the account page). Sign in again.';
 const verifiedCache = new WeakMap<object, Map<string, Verified>>();
 
 async function verifyJwt(ctx: AppContext, token: string): Promise<BearerCheck> {
@@ -127,6 +133,10 @@ async function verifyJwt(ctx: AppContext, token: string): Promise<BearerCheck> {
   if (hit && Date.now() - hit.at < VERIFIED_CACHE_MS) {
     const now = ctx.clock.now().getTime();
     if (now >= hit.expMs) return { kind: 'invalid', reason: 'The access token has expired.' };
+    // A remembered signature is not a remembered permission: the revocation check runs on every use.
+    if (await isRevoked(ctx, { accountId: hit.caller.subject, iatS: hit.iatS, clientId: hit.caller.clientId, registrationId: hit.registrationId })) {
+      return { kind: 'invalid', reason: REVOKED };
+    }
     if (now >= hit.nbfMs) return { kind: 'valid', caller: { ...hit.caller, scopes: [...hit.caller.scopes] } };
   }
   try {
@@ -141,8 +151,13 @@ async function verifyJwt(ctx: AppContext, token: string): Promise<BearerCheck> {
     if (scopes.length === 0) return { kind: 'invalid', reason: 'The access token carries no scope.' };
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
     const caller: Caller = { subject: payload.sub!, accountId: payload.sub!, scopes, tokenType: 'jwt', ...(clientId ? { clientId } : {}) };
+    const reg = payload[AGENT_REGISTRATION_CLAIM];
+    const registrationId = typeof reg === 'string' ? reg : undefined;
+    // A token without iat cannot show it was issued after a revocation: it falls under any.
+    const iatS = typeof payload.iat === 'number' ? payload.iat : 0;
+    if (await isRevoked(ctx, { accountId: caller.subject, iatS, clientId, registrationId })) return { kind: 'invalid', reason: REVOKED };
     remembered.delete(cacheKey);
-    remembered.set(cacheKey, { at: Date.now(), expMs: payload.exp! * 1000, nbfMs: (payload.nbf ?? 0) * 1000, caller: { ...caller, scopes: [...scopes] } });
+    remembered.set(cacheKey, { at: Date.now(), expMs: payload.exp! * 1000, nbfMs: (payload.nbf ?? 0) * 1000, iatS, registrationId, caller: { ...caller, scopes: [...scopes] } });
     if (remembered.size > VERIFIED_CACHE_MAX) remembered.delete(remembered.keys().next().value!);
     return { kind: 'valid', caller };
   } catch (err) {

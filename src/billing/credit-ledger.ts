@@ -7,15 +7,16 @@ import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
 import { GroupCommit, groupCommitFor } from './group-commit.ts';
 
-export type LedgerKind = 'purchase' | 'grant' | 'spend' | 'refund';
+export type LedgerKind = 'purchase' | 'grant' | 'spend' | 'refund' | 'clawback';
 
 /** Credits one answered snapshot costs. */
 export const SNAPSHOT_PRICE = 1;
 /** The most credit one grant or purchase may add (a typo guard for the operator's command). */
 export const MAX_CREDIT_PER_ENTRY = 10_000_000;
 
+/** The net balance: credit left minus what refunds and disputes took back beyond it (can be below zero). */
 export async function creditBalance(db: Queryable, accountId: string): Promise<number> {
-  const rows = await db.query<{ balance: number }>('SELECT balance FROM credit_accounts WHERE account_id = $1', [accountId]);
+  const rows = await db.query<{ balance: number }>('SELECT balance - owed AS balance FROM credit_accounts WHERE account_id = $1', [accountId]);
   return Number(rows[0]?.balance ?? 0);
 }
 
@@ -93,7 +94,7 @@ async function spendBatch(ctx: AppContext, accountId: string, cost: number, batc
 
 export interface CreditRequest {
   accountId: string;
-  kind: Exclude<LedgerKind, 'spend'>;
+  kind: Exclude<LedgerKind, 'spend' | 'clawback'>;
   credits: number;
   reference: string;
   /** A payment provider's event id: a second credit with the same id is ignored. */
@@ -116,13 +117,86 @@ export async function addCredit(ctx: AppContext, req: CreditRequest): Promise<Cr
       [req.accountId, req.kind, req.credits, req.reference, req.eventId ?? null, now],
     );
     if (!entry[0]) return { credited: false, reason: 'duplicate_event', balance: await creditBalance(tx, req.accountId) };
+    // What refunds and disputes took back beyond the balance (owed) is paid first; the rest is spendable.
+    // Both SET expressions read the row as it was, so owed and balance move in one step.
     const rows = await tx.query<{ balance: number }>(
       `INSERT INTO credit_accounts (account_id, balance, updated_at) VALUES ($1, $2, $3)
-       ON CONFLICT (account_id) DO UPDATE SET balance = credit_accounts.balance + EXCLUDED.balance, updated_at = EXCLUDED.updated_at
-       RETURNING balance`,
+       ON CONFLICT (account_id) DO UPDATE SET
+         balance = credit_accounts.balance + GREATEST(EXCLUDED.balance - credit_accounts.owed, 0),
+         owed = GREATEST(credit_accounts.owed - EXCLUDED.balance, 0),
+         updated_at = EXCLUDED.updated_at
+       RETURNING balance - owed AS balance`,
       [req.accountId, req.credits, now],
     );
     return { credited: true, balance: Number(rows[0]!.balance) };
+  });
+}
+
+export interface ClawbackRequest {
+  /** The Stripe payment (PaymentIntent id) whose credit is taken back. */
+  paymentIntent: string;
+  /** The share of the payment refunded or disputed so far, in cents (cumulative, as Stripe reports it). */
+  takenCents: number;
+  reference: string;
+  /** The payment provider's event id: the same event again takes nothing. */
+  eventId: string;
+}
+
+export type ClawbackResult =
+  | { kind: 'clawed'; accountId: string; credits: number; fromBalance: number; owed: number; balance: number }
+  | { kind: 'nothing_to_take'; accountId: string; balance: number }
+  | { kind: 'duplicate_event'; accountId: string; balance: number }
+  | { kind: 'unknown_payment' };
+
+/**
+ * Takes back the credit a refunded or disputed payment granted, in proportion to the share taken
+ * (floor(credits * takenCents / amountCents), never more than it granted, never twice: the purchase
+ * row remembers what was taken, and the ledger's unique event id refuses a redelivery). The balance
+ * drops by what it holds, never below zero; the rest becomes `owed`, paid first out of the next credit
+ * (addCredit). One transaction, the purchase row locked, so concurrent events for one payment on two
+ * instances take exactly the difference each.
+ */
+export async function clawBackCredit(ctx: AppContext, req: ClawbackRequest): Promise<ClawbackResult> {
+  const now = ctx.clock.now().toISOString();
+  return ctx.db.transaction(async (tx) => {
+    const purchase = (
+      await tx.query<{ account_id: string; credits: number | string; amount_cents: number | string; clawed_credits: number | string }>(
+        'SELECT account_id, credits, amount_cents, clawed_credits FROM stripe_purchases WHERE payment_intent = $1 FOR UPDATE',
+        [req.paymentIntent],
+      )
+    )[0];
+    if (!purchase) return { kind: 'unknown_payment' } as const;
+    const accountId = purchase.account_id;
+    const credits = Number(purchase.credits);
+    const amount = Number(purchase.amount_cents);
+    const share = Math.min(Math.max(req.takenCents, 0), amount);
+    // BigInt: credits * cents can pass 2^53 for a large purchase.
+    const target = Number((BigInt(credits) * BigInt(share)) / BigInt(amount));
+    const take = target - Number(purchase.clawed_credits);
+    const seen = await tx.query('SELECT 1 FROM credit_ledger WHERE event_id = $1', [req.eventId]);
+    if (seen.length) return { kind: 'duplicate_event', accountId, balance: await creditBalance(tx, accountId) } as const;
+    if (take <= 0) return { kind: 'nothing_to_take', accountId, balance: await creditBalance(tx, accountId) } as const;
+    const entry = await tx.query<{ entry_id: number }>(
+      `INSERT INTO credit_ledger (account_id, kind, amount, reference, event_id, created_at) VALUES ($1, 'clawback', $2, $3, $4, $5)
+       ON CONFLICT (event_id) WHERE event_id IS NOT NULL DO NOTHING RETURNING entry_id`,
+      [accountId, -take, req.reference, req.eventId, now],
+    );
+    if (!entry[0]) return { kind: 'duplicate_event', accountId, balance: await creditBalance(tx, accountId) } as const;
+    const before = (await tx.query<{ owed: number | string }>('SELECT owed FROM credit_accounts WHERE account_id = $1 FOR UPDATE', [accountId]))[0];
+    // One statement: the balance gives what it has (never below zero), the rest is owed.
+    const moved = await tx.query<{ owed: number | string; balance: number | string }>(
+      `INSERT INTO credit_accounts AS c (account_id, balance, owed, updated_at) VALUES ($1, 0, $2, $3)
+       ON CONFLICT (account_id) DO UPDATE SET
+         balance = c.balance - LEAST(c.balance, $2),
+         owed = c.owed + ($2 - LEAST(c.balance, $2)),
+         updated_at = EXCLUDED.updated_at
+       RETURNING c.owed, c.balance - c.owed AS balance`,
+      [accountId, take, now],
+    );
+    await tx.query('UPDATE stripe_purchases SET clawed_credits = $2 WHERE payment_intent = $1', [req.paymentIntent, target]);
+    const m = moved[0]!;
+    const newlyOwed = Number(m.owed) - Number(before?.owed ?? 0);
+    return { kind: 'clawed', accountId, credits: take, fromBalance: take - newlyOwed, owed: Number(m.owed), balance: Number(m.balance) } as const;
   });
 }
 

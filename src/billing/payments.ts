@@ -4,12 +4,14 @@
 // verified with the package's signature check and credits the ledger once per event id (Stripe
 // redelivers until it gets a 2xx, so a redelivery must not credit again). Without STRIPE_SECRET_KEY
 // and STRIPE_WEBHOOK_SECRET purchasing is off and the operator grants credit (`siteline credits grant`).
+// A refund (charge.refunded) or a dispute (charge.dispute.created, charge.dispute.funds_withdrawn)
+// takes the purchase's credit back in proportion, once per event id (clawBackCredit, docs/billing.md).
 import Stripe from 'stripe';
 import type { AppContext } from '../context.ts';
 import type { Config } from '../config.ts';
 import { SitelineError } from '../core/errors.ts';
 import { isEmailVerified, UNVERIFIED_MESSAGE } from '../auth/email-verification.ts';
-import { addCredit, type CreditResult } from './credit-ledger.ts';
+import { addCredit, clawBackCredit, type ClawbackResult, type CreditResult } from './credit-ledger.ts';
 
 /** One pack: this many credits (answered snapshots) for PACK_PRICE_CENTS US cents. */
 export const PACK_CREDITS = 1_000;
@@ -57,6 +59,9 @@ export async function createCheckout(ctx: AppContext, account: { accountId: stri
       },
     ],
     metadata: { siteline_account: account.accountId, siteline_credits: String(credits) },
+    // Carried onto the PaymentIntent and its charge, so a refund or dispute names the purchase even
+    // when the completed-session event was never processed.
+    payment_intent_data: { metadata: { siteline_account: account.accountId, siteline_credits: String(credits) } },
     success_url: `${base}/account/api-keys?purchase=done`,
     cancel_url: `${base}/account/api-keys?purchase=cancelled`,
   });
@@ -66,7 +71,11 @@ export async function createCheckout(ctx: AppContext, account: { accountId: stri
 
 export type WebhookOutcome =
   | { kind: 'credited'; accountId: string; credits: number; result: CreditResult }
+  | { kind: 'clawed_back'; result: ClawbackResult }
   | { kind: 'ignored'; reason: string };
+
+/** Events that take a purchase's credit back: refunds and disputes. */
+export const CLAWBACK_EVENTS = ['charge.refunded', 'charge.dispute.created', 'charge.dispute.funds_withdrawn'] as const;
 
 /**
  * Verifies and applies one webhook delivery. A bad signature throws (the route answers 400 so the
@@ -80,8 +89,13 @@ export async function applyStripeWebhook(ctx: AppContext, rawBody: Buffer, signa
   } catch {
     throw new SitelineError('bad_input', 'The webhook signature does not verify (wrong secret, altered body, or an old timestamp).');
   }
-  if (event.type !== 'checkout.session.completed') return { kind: 'ignored', reason: `event type ${event.type} is not acted on` };
-  const session = event.data.object as Stripe.Checkout.Session;
+  if (event.type === 'checkout.session.completed') return checkoutCompleted(ctx, event, event.data.object);
+  if (event.type === 'charge.refunded') return refunded(ctx, event, event.data.object);
+  if (event.type === 'charge.dispute.created' || event.type === 'charge.dispute.funds_withdrawn') return disputed(ctx, event, event.data.object);
+  return { kind: 'ignored', reason: `event type ${event.type} is not acted on` };
+}
+
+async function checkoutCompleted(ctx: AppContext, event: Stripe.Event, session: Stripe.Checkout.Session): Promise<WebhookOutcome> {
   if (session.payment_status !== 'paid') return { kind: 'ignored', reason: `payment status ${session.payment_status}` };
   const accountId = session.metadata?.siteline_account;
   const credits = Number(session.metadata?.siteline_credits);
@@ -89,6 +103,57 @@ export async function applyStripeWebhook(ctx: AppContext, rawBody: Buffer, signa
   const known = await ctx.db.query('SELECT 1 FROM accounts WHERE account_id = $1', [accountId]);
   if (known.length === 0) return { kind: 'ignored', reason: 'the account in the metadata does not exist' };
   const result = await addCredit(ctx, { accountId, kind: 'purchase', credits, reference: `stripe checkout ${session.id}`, eventId: `stripe:${event.id}` });
+  // Remember which payment bought what, so a refund or dispute of it can take the credit back. Also on
+  // a redelivery (credited: false), in case the first delivery stopped between the two statements.
+  const paymentIntent = idOf(session.payment_intent);
+  if (paymentIntent && Number.isSafeInteger(session.amount_total) && session.amount_total! > 0) {
+    await recordPurchase(ctx, { paymentIntent, accountId, sessionId: session.id, credits, amountCents: session.amount_total! });
+  }
   ctx.logger.info({ eventId: event.id, session: session.id, accountId, credits, credited: result.credited }, 'stripe checkout completed');
   return { kind: 'credited', accountId, credits, result };
 }
+
+async function recordPurchase(ctx: AppContext, p: { paymentIntent: string; accountId: string; sessionId: string | null; credits: number; amountCents: number }): Promise<void> {
+  await ctx.db.query(
+    `INSERT INTO stripe_purchases (payment_intent, account_id, session_id, credits, amount_cents, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (payment_intent) DO NOTHING`,
+    [p.paymentIntent, p.accountId, p.sessionId, p.credits, p.amountCents, ctx.clock.now().toISOString()],
+  );
+}
+
+/** A purchase the charge's own metadata names (set through payment_intent_data), recorded if it was not. */
+async function purchaseFromCharge(ctx: AppContext, charge: { payment_intent: string | { id: string } | null; metadata?: Stripe.Metadata | null; amount: number }): Promise<string | undefined> {
+  const paymentIntent = idOf(charge.payment_intent);
+  if (!paymentIntent) return undefined;
+  const accountId = charge.metadata?.siteline_account;
+  const credits = Number(charge.metadata?.siteline_credits);
+  if (accountId && Number.isSafeInteger(credits) && credits > 0 && Number.isSafeInteger(charge.amount) && charge.amount > 0) {
+    const known = await ctx.db.query('SELECT 1 FROM accounts WHERE account_id = $1', [accountId]);
+    if (known.length) await recordPurchase(ctx, { paymentIntent, accountId, sessionId: null, credits, amountCents: charge.amount });
+  }
+  return paymentIntent;
+}
+
+async function refunded(ctx: AppContext, event: Stripe.Event, charge: Stripe.Charge): Promise<WebhookOutcome> {
+  const paymentIntent = await purchaseFromCharge(ctx, charge);
+  if (!paymentIntent) return { kind: 'ignored', reason: 'the charge names no payment' };
+  // amount_refunded is cumulative: a second partial refund takes only the difference.
+  const result = await clawBackCredit(ctx, { paymentIntent, takenCents: charge.amount_refunded, reference: `stripe refund of ${charge.id}`, eventId: `stripe:${event.id}` });
+  return clawOutcome(ctx, event, result);
+}
+
+async function disputed(ctx: AppContext, event: Stripe.Event, dispute: Stripe.Dispute): Promise<WebhookOutcome> {
+  const charge = typeof dispute.charge === 'object' && dispute.charge ? dispute.charge : null;
+  const paymentIntent = charge ? await purchaseFromCharge(ctx, charge) : idOf(dispute.payment_intent);
+  if (!paymentIntent) return { kind: 'ignored', reason: 'the dispute names no payment' };
+  const result = await clawBackCredit(ctx, { paymentIntent, takenCents: dispute.amount, reference: `stripe dispute ${dispute.id} (${dispute.reason})`, eventId: `stripe:${event.id}` });
+  return clawOutcome(ctx, event, result);
+}
+
+function clawOutcome(ctx: AppContext, event: Stripe.Event, result: ClawbackResult): WebhookOutcome {
+  if (result.kind === 'unknown_payment') return { kind: 'ignored', reason: 'the payment did not buy siteline credit' };
+  ctx.logger.info({ eventId: event.id, type: event.type, ...result }, 'stripe refund or dispute: credit taken back');
+  return { kind: 'clawed_back', result };
+}
+
+const idOf = (v: string | { id: string } | null | undefined): string | undefined => (typeof v === 'string' ? v : v && typeof v.id === 'string' ? v.id : undefined);

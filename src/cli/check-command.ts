@@ -2,6 +2,7 @@
 // logged-in identity, through the MCP tool getFeasibilitySnapshot (the same JSON an agent gets);
 // with --local, computed in-process on the local database (the service must not hold it).
 // Exit 0 answered, 3 not covered (answered: false), 2 bad input or usage, 4 login needed, 5 unreachable.
+import { matchDoubt } from '../core/match-doubt.ts';
 import type { Command } from './command.ts';
 import { JSON_FLAG, URL_FLAG, UsageError } from './command.ts';
 import { EXIT } from './exit-codes.ts';
@@ -75,10 +76,11 @@ export const checkCommand: Command = {
     '`siteline login` once first. --json prints exactly the JSON the tool returns. With --local the\n' +
     'answer is computed in this process on the local database instead (no login; stop the server\n' +
     'first when it uses the same embedded database).\n\n' +
-    'Exit 0 answered, 3 not covered (answered: false), 2 bad input, 4 login needed, 5 service unreachable.',
+    'Exit 0 answered, 6 answered but not sure it is the lot meant (confidence below 0.8), 3 not covered\n' +
+    '(answered: false), 2 bad input, 4 login needed, 5 service unreachable.',
   flags: [JSON_FLAG, URL_FLAG, { name: 'local', description: 'Answer in-process from the local database (SITELINE_DATA_DIR or DATABASE_URL), not the service' }],
-  args: { min: 1, max: 64, name: 'the address, e.g. siteline check "57 Inman St, Cambridge, MA"' },
-  examples: ['siteline check "11 Acorn St, Cambridge, MA"', 'siteline check "11 Acorn St, Cambridge, MA" --json', 'siteline check --local "57 Inman St, Cambridge, MA"'],
+  args: { min: 1, max: 64, name: 'the address, e.g. siteline check "11 Acorn St, Cambridge, MA"' },
+  examples: ['siteline check "11 Acorn St, Cambridge, MA"', 'siteline check "11 Acorn St, Cambridge, MA" --json', 'siteline check --local "11 Acorn St, Cambridge, MA"'],
   async run({ args, flags, io }) {
     const address = args.join(' ');
     if (!address.trim()) throw new UsageError('the address is empty');
@@ -91,7 +93,11 @@ export const checkCommand: Command = {
     }
     const snap = outcome.snapshot;
     out(io, flags.json ? JSON.stringify(snap, null, 2) : renderSnapshot(snap, io.colour));
-    return snap.answered ? EXIT.ok : EXIT.notCovered;
+    if (!snap.answered) return EXIT.notCovered;
+    const doubt = matchDoubt(snap.address!);
+    if (!doubt) return EXIT.ok;
+    err(io, `${io.errColour.yellow('warning:')} ${doubt.headline}. ${doubt.reason} ${doubt.next}`);
+    return EXIT.uncertain;
   },
 };
 

@@ -12,6 +12,8 @@ export const EXIT = {
   authNeeded: 4,
   /** The siteline service could not be reached at the URL in use. */
   unreachable: 5,
+  /** `check`: answered, but the match is not sure (confidence below 0.8): the lot may not be the one meant. */
+  uncertain: 6,
 } as const;
 
 export const EXIT_CODES_HELP = `Exit codes:
@@ -21,4 +23,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   3  check: not covered (answered: false)
   4  login needed: run \`siteline login\`
   5  the siteline service cannot be reached (start it with \`npm start\`, or use --url / --local)
+  6  check: answered, but not sure it is the lot meant (match confidence below 0.8; the reason on stderr)
 `;

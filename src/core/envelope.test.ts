@@ -208,6 +208,20 @@ test('defaulted: an unknown corner-lot status is assumed interior, and the value
   assert.equal(corner.buildableWidthFt!.status, 'conditional_unresolved', 'R-2 interior side yard depends on floors');
 });
 
+test('a flag lot: the buildable width is measured on the lot behind its stem (area / depth), as a stated assumption, never 0 on a lot with room', async () => {
+  const r = await rules('paradise-tx');
+  // 108 Amory St, Cambridge: 3,486 sq ft, a 9.1 ft stem on the street, 125.5 ft deep.
+  const flag = env(r, 'R-1', { areaSqft: 3486, frontageFt: 9.1, depthFt: 125.5, cornerLot: false }).envelope.buildableWidthFt!;
+  assert.equal(flag.value, 7.78, '27.78 ft mean width less two 10 ft side yards');
+  assert.equal(flag.status, 'defaulted');
+  assert.match(flag.note!, /mean width behind the street \(area \/ depth = 27\.78 ft\).*street frontage \(9\.1 ft\)/);
+  assert.deepEqual(flag.inputs, ['minSideYardFt', 'lot.areaSqft', 'lot.depthFt']);
+  // A lot as wide at the street as behind it keeps its frontage; a lot that is narrow everywhere has no room (0).
+  assert.equal(env(r, 'R-1', { areaSqft: 5000, frontageFt: 40, depthFt: 125 }).envelope.buildableWidthFt!.value, 20);
+  const narrow = env(r, 'R-1', { areaSqft: 1125, frontageFt: 9, depthFt: 125 }).envelope.buildableWidthFt!;
+  assert.deepEqual([narrow.value, narrow.status], [0, 'derived_from_cited']);
+});
+
 test('missing: lot data absent, or no district at all', async () => {
   const noArea = env(await rules('chicago-il'), 'B1-2', { areaSqft: null, frontageFt: null }).envelope;
   assert.equal(noArea.maxFloorAreaSqft!.status, 'missing');

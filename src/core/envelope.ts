@@ -311,14 +311,35 @@ function deriveAll(env: Record<string, Sourced>, lot: EnvelopeLot): Record<Deriv
     maxDwellingUnits: derive(env, RECIPES.maxDwellingUnits, lot.areaSqft),
     maxDwellingUnitsByDensity: derive(env, RECIPES.maxDwellingUnitsByDensity, lot.areaSqft),
     maxFootprintSqft: derive(env, RECIPES.maxFootprintSqft, lot.areaSqft),
-    buildableWidthFt: derive(
-      env,
-      lot.cornerLot === true ? RECIPES.buildableWidthFtCorner : RECIPES.buildableWidthFtInterior,
-      lot.frontageFt,
-      lot.cornerLot === null ? INTERIOR_ASSUMED : undefined,
-    ),
+    buildableWidthFt: buildableWidth(env, lot),
     buildableDepthFt: derive(env, RECIPES.buildableDepthFt, lot.depthFt),
   };
+}
+
+/** Frontage below this share of the lot's mean width (area / depth): the street edge is a flag lot's stem, not its width. */
+export const FLAG_LOT_FRONTAGE_SHARE = 0.5;
+
+/**
+ * The buildable width: the frontage less the side yards, unless the lot is much wider behind the street
+ * than at it (a flag lot's stem, an irregular lot): then the frontage says nothing of where a building
+ * goes, and the lot's mean width (area / depth) stands in for it, as a stated assumption
+ * (docs/lot-geometry.md, "Buildable width").
+ */
+function buildableWidth(env: Record<string, Sourced>, lot: EnvelopeLot): Sourced {
+  let recipe: Recipe = lot.cornerLot === true ? RECIPES.buildableWidthFtCorner : RECIPES.buildableWidthFtInterior;
+  const assumptions = lot.cornerLot === null ? [INTERIOR_ASSUMED] : [];
+  let width = lot.frontageFt;
+  if (width !== null && lot.areaSqft !== null && lot.depthFt !== null && lot.depthFt > 0) {
+    const meanWidth = lot.areaSqft / lot.depthFt;
+    if (width < FLAG_LOT_FRONTAGE_SHARE * meanWidth) {
+      assumptions.push(
+        `the lot's mean width behind the street (area / depth = ${round(meanWidth)} ft) as its width, since its street frontage (${round(width)} ft) is much narrower than the lot (a flag or irregular lot)`,
+      );
+      width = meanWidth;
+      recipe = { ...recipe, inputs: [...recipe.inputs.filter((i) => i !== 'lot.frontageFt'), 'lot.areaSqft', 'lot.depthFt'] };
+    }
+  }
+  return derive(env, recipe, width, assumptions.length ? assumptions.join('; and ') : undefined);
 }
 
 function unknownUses(status: ValueStatus, note: string): PermittedUse[] {

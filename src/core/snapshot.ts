@@ -10,6 +10,7 @@ import { candidateLabel, resolvePlace, type PlaceResolution } from '../places/re
 import type { PlaceRecord } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { buildEnvelope } from './envelope.ts';
+import { areaWarning } from './lot-area-warning.ts';
 import { referenceProvenance } from './snapshot-refs.ts';
 import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from '../places/source-catalogue.ts';
 import { FT_PER_M, SQFT_PER_M2 } from './geo/primitives.ts';
@@ -152,27 +153,6 @@ function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
     frontStreet: front ? streetKey : null,
     source: parcelLayer?.layer ?? 'parcels',
   };
-}
-
-/** A lot area further than this from the assessor's land area (relative to the latter) is warned about. */
-export const AREA_DISAGREEMENT_WARN = 0.3;
-
-/**
- * Lot area from the polygon against a land area a parcel-attribute source gives (Cambridge: the
- * assessor's LandArea, sq ft): more than 30 % apart, the polygon is probably a piece of the lot or of
- * another vintage, and everything computed from the area is uncertain. Both figures are given.
- */
-export function areaWarning(parcel: { area_m2: number; attrs: Record<string, unknown> | null }): string | null {
-  for (const [source, v] of Object.entries(parcel.attrs ?? {})) {
-    const land = v && typeof v === 'object' ? (v as Record<string, unknown>)['landAreaSqft'] : undefined;
-    if (typeof land !== 'number' || !Number.isFinite(land) || land <= 0) continue;
-    const poly = parcel.area_m2 * SQFT_PER_M2;
-    if (Math.abs(poly - land) / land <= AREA_DISAGREEMENT_WARN) continue;
-    const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
-    const pct = Math.round((Math.abs(poly - land) / land) * 100);
-    return `The lot polygon measures ${fmt(poly)} sq ft, but the ${source} table gives ${fmt(land)} sq ft of land (${pct} % apart): the polygon may be a piece of the lot or of another date, so values that depend on lot area are uncertain.`;
-  }
-  return null;
 }
 
 /**

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { FeedbackAnswer, FeedbackCategory } from './feedback-form.ts';
-import { scrubText, type ScrubResult } from './scrub.ts';
+import { scrubFeedbackText, type ScrubResult } from './scrub.ts';
 
 export type FeedbackChannel = 'mcp' | 'web';
 
@@ -43,7 +43,7 @@ export const newSubmissionId = (): string => crypto.randomUUID();
 /** scrub -> insert once -> (stored | duplicate | id_taken | write_failed). */
 export async function submitFeedback(ctx: AppContext, req: SubmitRequest): Promise<SubmitOutcome> {
   const submissionId = (req.submissionId ?? newSubmissionId()).toLowerCase();
-  const scrubbed = scrubText(req.answer.message, { keepStreetAddresses: req.answer.shareStreetAddresses });
+  const scrubbed = await scrubFeedbackText(req.answer.message, { keepStreetAddresses: req.answer.shareStreetAddresses });
   try {
     const inserted = await ctx.db.query<FeedbackRow>(
       `INSERT INTO service_feedback (submission_id, account_id, category, message, affected_tool, contact_consent, contact_email,

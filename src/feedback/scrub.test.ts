@@ -114,3 +114,36 @@ test('checkAnswer: category, message length and tool name are checked, with ever
     answer: { category: 'praise', message: 'Nice\nwork', affectedToolName: null, contactConsent: false, shareStreetAddresses: false },
   });
 });
+
+// The corpus (src/feedback/scrub-corpus.ts): every shape people paste goes, every ordinary report stays.
+import { NEGATIVES, POSITIVES } from './scrub-corpus.ts';
+import { scrubFeedbackText } from './scrub.ts';
+
+for (const p of POSITIVES) {
+  test(`scrub corpus, removed: ${p.name}`, async () => {
+    const r = await scrubFeedbackText(p.input);
+    assert.ok(!r.text.includes(p.secret), `${p.secret} survived in ${r.text}`);
+    assert.ok(r.text.includes(p.placeholder), `${p.placeholder} missing from ${r.text}`);
+    assert.ok(Object.keys(r.redactions).length > 0, 'counted');
+    assert.equal((await scrubFeedbackText(r.text)).text, r.text, 'idempotent');
+  });
+}
+
+for (const n of NEGATIVES) {
+  test(`scrub corpus, kept: ${n}`, async () => {
+    assert.deepEqual(await scrubFeedbackText(n), { text: n, redactions: {} });
+  });
+}
+
+test('scrub: secretlint\'s recommended rules run in process and catch what our own patterns do not (an npm token)', async () => {
+  const input = 'npm token npm_abcdefghijklmnopqrstuvwxyz0123456789 here';
+  assert.equal(scrubText(input).text, input, 'our own rules alone keep it');
+  const r = await scrubFeedbackText(input);
+  assert.equal(r.text, 'npm token [removed: secret] here');
+  assert.equal(r.redactions.api_token, 1);
+});
+
+test('scrub: spaced groups of three without the word SIN are kept (lot lists); with the word they go', () => {
+  assert.equal(scrubText('lots 046 454 286 are merged').text, 'lots 046 454 286 are merged');
+  assert.equal(scrubText('SIN 046 454 286').text, 'SIN [removed: SIN]');
+});

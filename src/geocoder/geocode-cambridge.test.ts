@@ -110,6 +110,11 @@ test('wrong lot with confidence: addresses whose table row has no FY2014 lot', a
     const m = /^(\d+)(\.5| 1\/2|[A-Z])?(?:-(\d+)(?:\.5| 1\/2)?)?\s+(.+)$/.exec(loc);
     if (!m) continue;
     const lo = Number(m[1]);
+    // "9-4 BELLIS CIR" is number 9, unit 4 (a range never runs backwards); "10-16" is a range.
+    if (m[3] && Number(m[3]) < lo) {
+      add(`${m[4]}|${lo}|${m[3]}`, cols[iML]!);
+      continue;
+    }
     const hi = m[3] ? Number(m[3]) : lo;
     const suffix = m[2] === '.5' || m[2] === ' 1/2' ? '1/2' : (m[2] ?? '');
     for (let n = lo; n <= hi; n += lo === hi ? 1 : 2) add(`${m[4]}|${n}|${lo === hi ? suffix : ''}`, cols[iML]!);
@@ -164,4 +169,61 @@ test('nothing credible -> failed with suggestions, never a street or city positi
   assert.equal(nowhere.kind, 'failed');
   const vague = await geocode('Massachusetts Ave, Cambridge, MA');
   assert.equal(vague.kind, 'failed');
+});
+
+test('a lot from the assessor table or an interpolation must front the street named: the census cases answer below 0.5 with the distance', async () => {
+  // The independent census (issue 27) found each of these on a lot far from the named street.
+  for (const [address, lot, ft] of [
+    ['550 Memorial Dr, Cambridge, MA', '62-34', 320],
+    ['793 Concord Ave, Cambridge, MA', '267D-322', 550],
+    ['104 Brattle St, Cambridge, MA', '219-29', 240],
+    ['1 Monsignor Obrien Hwy, Cambridge, MA', '1A-62', 1040],
+  ] as const) {
+    const r = await geocode(address);
+    assert.equal(r.kind, 'matched', address);
+    if (r.kind !== 'matched') continue;
+    assert.equal(r.parcelExtId, lot, address);
+    assert.ok(r.confidence < 0.5, `${address}: ${r.confidence}`);
+    const w = r.warnings.find((x) => /does not front/.test(x));
+    assert.ok(w, `${address}: ${r.warnings.join(' | ')}`);
+    assert.match(w, new RegExp(`^Lot ${lot} does not front .*: it is about ${ft.toLocaleString('en-US')} ft from the street's centreline`));
+  }
+  // A guessed lot on the street keeps its confidence; so does a rear lot ("-R") just behind it, and an exact table row.
+  for (const address of ['23 Brattle St, Cambridge, MA', '247-R Bent St, Cambridge, MA', '11 Acorn St, Cambridge, MA']) {
+    const r = await geocode(address);
+    assert.equal(r.kind, 'matched', address);
+    if (r.kind === 'matched') {
+      assert.ok(r.confidence >= 0.7, `${address}: ${r.confidence}`);
+      assert.ok(!r.warnings.some((x) => /does not front/.test(x)), `${address}: ${r.warnings.join(' | ')}`);
+    }
+  }
+});
+
+test("the assessor's exact row for a unit-suffixed number wins over its plain or other-suffix rows (9-4 and 9-5 Bellis Cir, 581 Mt Auburn St)", async () => {
+  for (const [address, lot, confidence] of [
+    ['9-4 Bellis Cir, Cambridge, MA', '271-49', 0.9],
+    ['9-5 Bellis Cir, Cambridge, MA', '271-50', 0.9],
+  ] as const) {
+    const r = await geocode(address);
+    assert.ok(r.kind === 'matched' && r.matchType === 'assessor_table', address);
+    assert.deepEqual([r.parcelExtId, r.confidence], [lot, confidence], address);
+    assert.ok(!r.warnings.some((w) => /without the suffix/.test(w)), r.warnings.join(' | '));
+  }
+  // The plain number: the rows the assessor writes without a suffix (251-258, 251-263), never a "581-1" unit row.
+  const plain = await geocode('581 Mt Auburn St, Cambridge, MA');
+  assert.ok(plain.kind === 'matched' && plain.matchType === 'assessor_table');
+  assert.equal(plain.parcelExtId, '251-258');
+  assert.ok(plain.confidence <= 0.6);
+  assert.match(plain.warnings.join(' '), /"581 MT AUBURN ST" at this number, on several lots \(251-258, 251-263\)/);
+});
+
+test("an address the address table and the assessor's table put on different lots says so, naming both, below 1.0", async () => {
+  const r = await geocode('14 Eliot St, Cambridge, MA');
+  assert.ok(r.kind === 'matched' && r.matchType === 'address_table');
+  assert.equal(r.parcelExtId, '162-65');
+  assert.equal(r.confidence, 0.8);
+  assert.match(r.warnings.join(' '), /The address table puts 14 Eliot St on lot 162-65, but the assessor table lists "14 ELIOT ST" on lot 162-64/);
+  // Where they share a lot, or the assessor is silent, nothing is said.
+  const agree = await geocode('11 Acorn St, Cambridge, MA');
+  assert.ok(agree.kind === 'matched' && agree.confidence === 1 && !agree.warnings.some((w) => /assessor table lists/.test(w)));
 });

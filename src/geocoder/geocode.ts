@@ -17,6 +17,7 @@ import {
 import type { ParsedAddress } from './parse-address.ts';
 import { sqlSource, type AddressRow, type GeoSource, type LocationRow, type SegmentRow } from './place-index.ts';
 import { displayStreet, streetKey } from './street-key.ts';
+import { lotFrontsStreet, notFrontingWarning, NOT_FRONTING_CONFIDENCE } from './lot-fronts-street.ts';
 import { placeStreets, rankStreets, type StreetCandidate } from './street-match.ts';
 
 export { forgetPlaceStreets } from './street-match.ts';
@@ -68,7 +69,20 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 /** Geocodes a parsed address inside one place (every query filters by placeId). Never throws for unmatched input. */
 export async function geocodeInPlace(db: Queryable, placeId: string, parsed: ParsedAddress, src: GeoSource = sqlSource(db, placeId)): Promise<GeocodeResult> {
   const r = await geocodeReadings({ db, placeId, src }, parsed);
-  return r.kind === 'matched' && parsed.postcode ? withPostcodeCheck(src, parsed.postcode, r) : r;
+  if (r.kind !== 'matched') return r;
+  return withFrontingCheck(src, parsed, parsed.postcode ? await withPostcodeCheck(src, parsed.postcode, r) : r);
+}
+
+/**
+ * A lot the assessor's table or an interpolation gives must front the street the person named; one
+ * that does not is not this address's lot as far as anyone can tell: it is answered below 0.5, with
+ * the distance. An address-table row is the city's own point for the address and is not second-guessed.
+ */
+async function withFrontingCheck(src: GeoSource, parsed: ParsedAddress, r: GeocodeResult): Promise<GeocodeResult> {
+  if (r.kind !== 'matched' || r.matchType === 'address_table' || !r.parcelExtId) return r;
+  const f = await lotFrontsStreet(src, r.parcelExtId, r.streetKey, { rearLot: normSuffix(parsed.numberSuffix) === 'R' });
+  if (f.kind !== 'far') return r;
+  return { ...r, confidence: Math.min(r.confidence, NOT_FRONTING_CONFIDENCE), warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f)] };
 }
 
 /**
@@ -213,6 +227,9 @@ function stripMatched(r: Matched & { streetKnown: true }): Matched {
 async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: number): Promise<StreetOutcome> {
   const rows = await at.src.addressRows(key, number);
   const warnings: string[] = [];
+  // What the assessor's table lists at this number, by suffix: a disagreement with it is said.
+  const located = rows.length ? (await at.src.locationRows(key, number)).filter((r) => r.number_lo === r.number_hi) : [];
+  const assessorAt = (suffix: string) => located.filter((r) => locationSuffix(r, number) === suffix);
   const exact = pickAddressRow(rows, parsed, warnings);
   if (exact) {
     let confidence = exact.confidence;
@@ -220,6 +237,13 @@ async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: n
     if (parsed.postcode && pc && !samePostcode(pc, parsed.postcode)) {
       warnings.push(`The address table gives postcode ${pc}, not ${parsed.postcode}.`);
       confidence -= 0.1;
+    }
+    const suffix = normSuffix(exact.row.number_suffix);
+    const candidates = new Set(rows.filter((r) => r.has_parcel && normSuffix(r.number_suffix) === suffix).map((r) => r.parcel_ext_id!));
+    const other = assessorElsewhere(exact.row, candidates, assessorAt(suffix));
+    if (other) {
+      warnings.push(other);
+      confidence = Math.min(confidence, SOURCES_DISAGREE_CONFIDENCE);
     }
     const lon = exact.row.lon ?? exact.row.inside_lon;
     const lat = exact.row.lat ?? exact.row.inside_lat;
@@ -313,14 +337,17 @@ async function matchLotLocation(
   const want = normSuffix(parsed.numberSuffix);
   const single = rows.filter((r) => r.number_lo === r.number_hi);
   const ranges = rows.filter((r) => r.number_lo !== r.number_hi && (r.number_lo % 2 !== r.number_hi % 2 || (number - r.number_lo) % 2 === 0));
+  const suffixOf = (r: LocationRow) => locationSuffix(r, number);
   const tiers: { pool: LocationRow[]; confidence: number; how: string }[] = [
-    { pool: single.filter((r) => normSuffix(r.number_suffix) === want), confidence: LOCATION_EXACT_CONFIDENCE, how: 'at this number' },
+    { pool: single.filter((r) => suffixOf(r) === want), confidence: LOCATION_EXACT_CONFIDENCE, how: 'at this number' },
     { pool: want === '' ? ranges : [], confidence: LOCATION_RANGE_CONFIDENCE, how: 'in a range of numbers that holds this one' },
     {
-      pool: want !== '' ? [...single.filter((r) => normSuffix(r.number_suffix) === ''), ...ranges] : [],
+      pool: want !== '' ? [...single.filter((r) => suffixOf(r) === ''), ...ranges] : [],
       confidence: LOCATION_PLAIN_FOR_SUFFIX_CONFIDENCE,
       how: `at number ${number} without the suffix ${parsed.numberSuffix}`,
     },
+    // Only suffixed rows ("581-1", "581-2") for a plain number: one of them, said to be a guess.
+    { pool: want === '' ? single : [], confidence: LOCATION_PLAIN_FOR_SUFFIX_CONFIDENCE, how: `at number ${number} only with suffixes` },
   ];
   const tier = tiers.find((t) => t.pool.length > 0);
   if (!tier) return null;
@@ -351,6 +378,30 @@ async function matchLotLocation(
     warnings,
     streetKnown: true,
   };
+}
+
+/** The address table and the assessor's table name different lots for the address: said, with both. */
+const SOURCES_DISAGREE_CONFIDENCE = 0.8;
+
+/**
+ * When the assessor's table lists this very address (same number and suffix) only on lots the address
+ * table never gives it, the sentence that says so, naming both; null when they share a lot or it is silent.
+ */
+function assessorElsewhere(row: AddressRow, candidates: ReadonlySet<string>, rows: readonly LocationRow[]): string | null {
+  if (!row.parcel_ext_id || rows.length === 0 || rows.some((r) => candidates.has(r.parcel_ext_id))) return null;
+  const lots = [...new Set(rows.map((r) => r.parcel_ext_id))].sort();
+  return `The address table puts ${row.full_address} on lot ${row.parcel_ext_id}, but the ${rows[0]!.source} table lists "${rows[0]!.location}" on ${lots.length > 1 ? `lots ${lots.join(', ')}` : `lot ${lots[0]}`}; the address table's lot is used. Check which lot is meant.`;
+}
+
+/**
+ * A location row's suffix: its own column, or the one its text carries ("9-4 BELLIS CIR" at number 9:
+ * "4"). The assessor writes unit-suffixed numbers that way, and the exact row must win over a plain one.
+ */
+function locationSuffix(r: LocationRow, number: number): string {
+  const own = normSuffix(r.number_suffix);
+  if (own) return own;
+  const m = /^\s*(\d+)\s*-\s*([0-9A-Z/]+)\s/i.exec(r.location);
+  return m && Number(m[1]) === number ? normSuffix(m[2]) : '';
 }
 
 async function nearbyNumbers(db: Queryable, placeId: string, key: string, number: number) {

@@ -27,6 +27,20 @@ export class Router {
   private readonly mounts: Mount[] = [];
   /** How the server answers a 404/405/error: JSON by default; the web surface sets a renderer that gives browsers an HTML page. */
   errorResponder: typeof sendError = sendError;
+  private readonly scopedResponders: { prefix: string; responder: typeof sendError }[] = [];
+
+  /** Errors the server itself answers (a NUL byte in the URL, a foreign Host, a failure) under prefix use this responder (REST: problem+json). */
+  errorResponderUnder(prefix: string, responder: typeof sendError): this {
+    this.scopedResponders.push({ prefix: prefix.replace(/\/+$/, ''), responder });
+    this.scopedResponders.sort((a, b) => b.prefix.length - a.prefix.length);
+    return this;
+  }
+
+  /** The responder for a path: the longest scoped prefix that holds it, else errorResponder. */
+  errorResponderFor(pathname: string): typeof sendError {
+    const hit = this.scopedResponders.find((s) => pathname === s.prefix || pathname.startsWith(`${s.prefix}/`));
+    return hit ? hit.responder : this.errorResponder;
+  }
 
   add(method: string, path: string, handler: Handler): this {
     this.routes.push({ method: method.toUpperCase(), parts: split(path), handler });

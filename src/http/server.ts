@@ -48,14 +48,14 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
   try {
     // A NUL byte (raw or %00) in the path or query is never part of a valid resource or parameter here.
     if (/%00|\u0000/i.test(req.url ?? '')) {
-      router.errorResponder(req, res, 400, 'bad_input', 'The request URL holds a NUL byte (%00), which no path or parameter here accepts.');
+      router.errorResponderFor(pathname)(req, res, 400, 'bad_input', 'The request URL holds a NUL byte (%00), which no path or parameter here accepts.');
       return;
     }
     // DNS-rebinding protection on every route: a page on another site that resolves its own name to this
     // server must not read it (the dev outbox, the account pages). A trusted proxy may name the host.
     const host = forwardedHeader(req, 'x-forwarded-host', ctx.config) ?? req.headers.host;
     if (!ANY_HOST_PATHS.has(pathname) && !hostAllowed(host, allowedHosts())) {
-      router.errorResponder(req, res, 403, 'forbidden', `Host "${String(host ?? '').slice(0, 100)}" is not this service's host; request refused (DNS-rebinding protection).`);
+      router.errorResponderFor(pathname)(req, res, 403, 'forbidden', `Host "${String(host ?? '').slice(0, 100)}" is not this service's host; request refused (DNS-rebinding protection).`);
       return;
     }
     const { match, allowed } = router.match(req.method ?? 'GET', pathname);
@@ -77,10 +77,10 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
       return;
     }
     if (err instanceof SitelineError && err.code !== 'internal') {
-      router.errorResponder(req, res, HTTP_STATUS_BY_CODE[err.code] ?? 400, err.code, err.message);
+      router.errorResponderFor(pathname)(req, res, HTTP_STATUS_BY_CODE[err.code] ?? 400, err.code, err.message);
       return;
     }
     ctx.logger.error({ requestId: id, err }, 'unexpected failure');
-    router.errorResponder(req, res, 500, 'internal', 'Internal error. Quote the request id when reporting it.');
+    router.errorResponderFor(pathname)(req, res, 500, 'internal', 'Internal error. Quote the request id when reporting it.');
   }
 }

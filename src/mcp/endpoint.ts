@@ -7,7 +7,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AppContext } from '../context.ts';
 import { verifyBearer, wwwAuthenticate } from '../auth/verify-bearer.ts';
-import { requestId } from '../http/respond.ts';
+import { drainRequest, requestId } from '../http/respond.ts';
 import type { McpToolDefinition, McpCaller } from './tool-definition.ts';
 import { MCP_TOOLS } from './registry.ts';
 import { buildMcpServer, type ExchangeInfo } from './build-server.ts';
@@ -94,6 +94,7 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
     }
     const raw = await readCapped(req, MCP_MAX_BODY_BYTES);
     if (raw === null) {
+      // readCapped drained the rest (up to DRAIN_MAX_BYTES), so the client is done sending and reads the 413.
       return reject(req, res, 413, -32600, `Request body too large: the limit for /api/mcp is ${MCP_MAX_BODY_BYTES} bytes.`, { connection: 'close' });
     }
     let body: unknown;
@@ -241,34 +242,33 @@ function echoableId(body: unknown): JsonRpcId {
 /** Reads the body, or returns null past the cap (the rest is drained, not buffered). Events, not an async iterator: this runs on every call. */
 function readCapped(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.resolve(null);
-  }
+  if (Number.isFinite(declared) && declared > limit) return drainRequest(req).then(() => null);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      if (over) return;
+    let ended = false;
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        over = true;
+        req.off('data', onData);
         chunks.length = 0;
-        resolve(null); // keep reading (and dropping) so the connection can answer
+        ended = true;
+        // Drop the rest, then answer: a refusal sent mid-upload reaches the client as a reset.
+        void drainRequest(req, size).then(() => resolve(null));
         return;
       }
       chunks.push(chunk);
-    });
-    let ended = false;
+    };
+    req.on('data', onData);
     req.once('end', () => {
+      if (ended) return;
       ended = true;
-      if (!over) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     });
     req.once('error', reject);
     // Destroyed without an error (no 'end' will come): settle, so nothing waits on a gone request.
     req.once('close', () => {
-      if (!ended && !over) reject(new Error('the request was closed before its body ended'));
+      if (!ended) reject(new Error('the request was closed before its body ended'));
     });
   });
 }

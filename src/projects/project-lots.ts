@@ -2,6 +2,7 @@
 // districts, frontage, corner flag, the polygon and the front street's centreline near it), so a
 // later import never silently rewrites a saved analysis. Also: the lot under a point.
 import type { Queryable } from '../db/database.ts';
+import { areaWarning } from '../core/lot-area-warning.ts';
 import { SQFT_PER_M2, pointInMultiPolygon, boxLiteral, type BBox, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 
 export type LotRole = 'build' | 'context';
@@ -30,6 +31,8 @@ export interface LotSnapshot {
   frontStreetLines: Position[][];
   source: string;
   vintage: string;
+  /** What is uncertain about the lot itself (its polygon's area against the assessor's), said wherever it goes. */
+  warnings?: string[];
 }
 
 export interface ProjectLot {
@@ -47,11 +50,12 @@ interface ParcelRow {
   area_m2: number;
   facts: { frontByStreet?: Record<string, { frontageM: number; depthM: number }>; cornerLot?: boolean | null; streets?: string[] };
   zones: { layer: string; code: string; name: string | null; share: number }[];
+  attrs: Record<string, unknown> | null;
   source: string;
   vintage: string;
 }
 
-const PARCEL_COLUMNS = 'place_id, parcel_ext_id, geom, inside_lat, inside_lon, area_m2, facts, zones, source, vintage';
+const PARCEL_COLUMNS = 'place_id, parcel_ext_id, geom, inside_lat, inside_lon, area_m2, facts, zones, attrs, source, vintage';
 
 /** Metres per degree at a latitude (a square of half-width r metres in degrees). */
 export function squareAround(lat: number, lng: number, halfWidthM: number): BBox {
@@ -124,7 +128,13 @@ export async function snapshotLot(q: Queryable, p: ParcelRow): Promise<LotSnapsh
     frontStreetLines,
     source: p.source,
     vintage: p.vintage,
+    ...lotWarnings(p),
   };
+}
+
+function lotWarnings(p: ParcelRow): { warnings?: string[] } {
+  const area = areaWarning({ area_m2: p.area_m2, attrs: typeof p.attrs === 'string' ? (JSON.parse(p.attrs) as Record<string, unknown>) : p.attrs });
+  return area ? { warnings: [area] } : {};
 }
 
 export async function lotsOfProject(q: Queryable, projectId: string): Promise<ProjectLot[]> {
@@ -147,5 +157,6 @@ export function lotSummary(l: ProjectLot) {
     overlays: l.lot.districts.filter((d) => d.layer === 'overlay').map((d) => d.code),
     inside: l.lot.inside,
     attachedAt: l.attachedAt,
+    ...(l.lot.warnings?.length ? { warnings: l.lot.warnings } : {}),
   };
 }

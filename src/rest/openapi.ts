@@ -91,7 +91,7 @@ export function buildOpenApiDocument(ctx: AppContext): Json {
     '409': problem('conflict', 'A request with the same Idempotency-Key is still running; retry in a moment.'),
     '422': problem('idempotency_key_reused', 'The Idempotency-Key was used with another request.'),
   };
-  return {
+  return withServerRefusals({
     openapi: '3.1.0',
     info: {
       title: 'siteline public REST API',
@@ -187,7 +187,25 @@ export function buildOpenApiDocument(ctx: AppContext): Json {
     'x-problem-types': Object.fromEntries(
       (Object.keys(PROBLEMS) as ProblemCode[]).map((code) => [code, { type: problemType(ctx, code), status: PROBLEMS[code].status, title: PROBLEMS[code].title }]),
     ),
-  };
+  });
+}
+
+/**
+ * What the server answers for any operation before its handler runs, declared on every operation
+ * (the OpenAPI fuzzer, test/security/rest-openapi-fuzz.test.ts, holds the document to it): a NUL
+ * byte anywhere in the URL is 400; a body too large, or not sent as JSON, is 413 / 415.
+ */
+function withServerRefusals(doc: Json): Json {
+  for (const item of Object.values<Json>(doc.paths)) {
+    for (const op of Object.values<Json>(item)) {
+      op.responses['400'] ??= problem('bad_request', 'The URL holds a NUL byte (%00), which no path or parameter accepts.');
+      if (op.requestBody) {
+        op.responses['413'] ??= problem('payload_too_large');
+        op.responses['415'] ??= problem('unsupported_media_type', 'The body is not sent as application/json.');
+      }
+    }
+  }
+  return doc;
 }
 
 // ---- the reference page ------------------------------------------------------------------------------

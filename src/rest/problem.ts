@@ -24,6 +24,12 @@ export const PROBLEMS = {
 
 export type ProblemCode = keyof typeof PROBLEMS;
 
+/** The problem for a status the server answers itself (the generic responder speaks in statuses and domain codes). */
+export function problemForStatus(status: number): ProblemCode {
+  const hit = (Object.keys(PROBLEMS) as ProblemCode[]).find((c) => PROBLEMS[c].status === status);
+  return hit ?? (status >= 500 ? 'internal' : 'bad_request');
+}
+
 export const API_REFERENCE_PATH = '/docs/api';
 
 export function problemType(ctx: AppContext, code: ProblemCode): string {

@@ -23,7 +23,7 @@ import { countApiRequest, countPaidApiRequest, createApiKey, listApiKeys, revoke
 import { creditBalance, spendCredit, usageOf, SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_KEY_MAX, releaseIdempotencyKey, requestDigest, storeFreeResponse } from '../billing/idempotency.ts';
 import { applyStripeWebhook, purchasingEnabled } from '../billing/payments.ts';
-import { sendFailure, sendProblem, API_REFERENCE_PATH } from './problem.ts';
+import { problemForStatus, sendFailure, sendProblem, API_REFERENCE_PATH } from './problem.ts';
 import { CoverageQuery, KeyCreateBody, SiteCheckBody, SiteCheckQuery, issueList } from './schemas.ts';
 import type { Coverage } from '../core/snapshot-types.ts';
 import type { PlaceSummary } from '../core/city-inventory.ts';
@@ -119,7 +119,9 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
 
   // ---- the priced unit ----------------------------------------------------------------------------
 
-  function outOfCredit(req: IncomingMessage, res: ServerResponse, limit: Record<string, string>, balance: number): void {
+  async function outOfCredit(req: IncomingMessage, res: ServerResponse, limit: Record<string, string>, accountId: string, seen: number): Promise<void> {
+    // The net balance: below zero when a refund or dispute took back credit already spent (owed).
+    const balance = Math.min(seen, await creditBalance(ctx.db, accountId));
     sendProblem(
       ctx,
       req,
@@ -207,7 +209,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       });
       if (!spent.ok) {
         if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem);
-        return outOfCredit(req, res, limit, spent.balance);
+        return outOfCredit(req, res, limit, caller.accountId, spent.balance);
       }
       return sendRaw(res, 200, body, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: String(spent.charged), [CREDITS_REMAINING]: String(spent.balance) });
     } catch (err) {
@@ -222,7 +224,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     const authed = await authenticate(req, res, { charge: answered, reference: `sites/check ${requestId(req)}` });
     if (!authed) return;
     const bill = authed.charge!;
-    if (answered && bill.charged === 0) return outOfCredit(req, res, authed.limit, bill.balance);
+    if (answered && bill.charged === 0) return outOfCredit(req, res, authed.limit, authed.caller.accountId!, bill.balance);
     sendRaw(res, 200, encodedBody(known), 'application/json; charset=utf-8', { ...authed.limit, [CREDITS_CHARGED]: String(bill.charged), [CREDITS_REMAINING]: String(bill.balance) });
   }
   route(`${API_PREFIX}/sites/check`, { GET: siteCheck, POST: siteCheck });
@@ -306,6 +308,10 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     });
   });
 
+  // What the server answers itself under /api/v1 (a NUL byte in the URL, a foreign Host, an error
+  // thrown past a handler) is a problem too, never the service's generic JSON envelope.
+  router.errorResponderUnder(API_PREFIX, (req, res, status, _code, message, headers = {}) => sendProblem(ctx, req, res, problemForStatus(status), message, headers));
+
   // Everything else under /api/v1: a problem, not the service's generic 404.
   router.mount(API_PREFIX, (req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -323,7 +329,15 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       }
       const raw = await readBody(req, WEBHOOK_BODY_MAX);
       const outcome = await applyStripeWebhook(ctx, raw, req.headers['stripe-signature'] as string | undefined);
-      sendJsonBody(res, 200, outcome.kind === 'credited' ? { received: true, credited: outcome.result.credited } : { received: true, ignored: outcome.reason });
+      sendJsonBody(
+        res,
+        200,
+        outcome.kind === 'credited'
+          ? { received: true, credited: outcome.result.credited }
+          : outcome.kind === 'clawed_back'
+            ? { received: true, clawedBack: outcome.result }
+            : { received: true, ignored: outcome.reason },
+      );
     }),
   );
 }

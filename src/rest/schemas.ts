@@ -55,7 +55,16 @@ export const CoverageQuery = named(
 
 export const KeyCreateBody = named(
   'ApiKeyCreateRequest',
-  z.strictObject({ name: z.string().trim().min(1, 'name is empty').max(KEY_NAME_MAX).describe('A label for the key, e.g. "production".') }),
+  z.strictObject({
+    name: z
+      .string()
+      .trim()
+      .min(1, 'name is empty')
+      .max(KEY_NAME_MAX)
+      // A NUL cannot be stored in a text column (it was a 500); no label needs a control character.
+      .regex(/^[^\u0000-\u001f\u007f]*$/, 'name must not hold control characters (NUL, tab, newline, ...)')
+      .describe('A label for the key, e.g. "production".'),
+  }),
 );
 
 export const CheckoutBody = named('CheckoutRequest', z.strictObject({ packs: z.number().int().min(1).max(MAX_PACKS) }));
@@ -236,8 +245,8 @@ export const CoverageAnswer = named(
 );
 
 const ledgerEntry = z.strictObject({
-  kind: z.enum(['purchase', 'grant', 'spend', 'refund']),
-  amount: z.number().int().describe('Credits: negative for a spend.'),
+  kind: z.enum(['purchase', 'grant', 'spend', 'refund', 'clawback']),
+  amount: z.number().int().describe('Credits: negative for a spend, and for a clawback (credit taken back after a refund or dispute of its purchase).'),
   reference: z.string(),
   keyId: z.string().nullable(),
   at: z.string(),
@@ -246,7 +255,10 @@ const ledgerEntry = z.strictObject({
 export const UsageAnswer = named(
   'Usage',
   z.strictObject({
-    balance: z.number().int().min(0),
+    balance: z
+      .number()
+      .int()
+      .describe('Credits left. Below zero when a refund or dispute took back credit already spent: paid calls answer 402 until a purchase or grant covers it.'),
     recent: z.array(ledgerEntry).describe('The 20 latest ledger entries, newest first.'),
     perDay: z.array(z.strictObject({ day: z.string(), charges: z.number().int(), credits: z.number().int() })).describe('Charges per UTC day over the last 30 days.'),
     purchasing: z.strictObject({ enabled: z.boolean(), how: z.string() }),

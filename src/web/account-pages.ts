@@ -11,6 +11,7 @@ import { exportUsage } from '../reports/export-store.ts';
 
 import { PAGE_HEADERS, csrfFailure } from './page.ts';
 import { linkedAgentsSection } from './linked-agents.ts';
+import { connectedAppsSection } from './connected-apps.ts';
 import { emailStateSection } from './email-verification-page.ts';
 const NO_STORE = PAGE_HEADERS;
 export { PAGE_HEADERS, csrfFailure };
@@ -106,7 +107,8 @@ ${await emailStateSection(ctx, account, csrf)}
 <p id="report-exports">Project report exports this month (${usage.period}): ${String(usage.used)} of ${String(usage.allowance)} used, ${String(usage.remaining)} left; renews ${usage.resetsAt.slice(0, 10)}.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>
 <form method="post" action="/signout/everywhere"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" id="signout-everywhere">Sign out everywhere</button>
-<p>Ends every session of this account on every device, and withdraws what MCP clients were granted through browser sign-in (they must sign in again).</p></form>
+<p>Ends every session of this account on every device, withdraws what MCP clients were granted through browser sign-in, and refuses at once every access token already issued to your apps, agents and CLI logins (they must sign in again).</p></form>
+${await connectedAppsSection(ctx, req, res, account)}
 ${await linkedAgentsSection(ctx, req, res, account)}`;
     sendHtml(res, 200, page('Your account', body, { signedInAs: account.email, current: 'account' }), NO_STORE);
   });

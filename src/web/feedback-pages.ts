@@ -94,9 +94,20 @@ export function registerFeedbackPages(router: Router, ctx: AppContext): void {
       return show(req, res, 400, account.email, values, html`<div class="error" role="alert">${checked.problems.map((p) => html`<p>${p}</p>`)}</div>`);
     }
     const outcome = await submitFeedback(ctx, { submissionId: values.submissionId, accountId: account.accountId, answer: checked.answer, channel: 'web' });
-    if (outcome.kind === 'write_failed' || outcome.kind === 'id_taken') {
-      const again = outcome.kind === 'id_taken' ? { ...values, submissionId: newSubmissionId() } : values;
-      return show(req, res, 503, account.email, again, html`<p class="error" role="alert">Your feedback could not be saved just now. Nothing was lost from the form: send it again.</p>`);
+    if (outcome.kind === 'id_taken') {
+      // The form's reference is another account's report: refuse (409), store nothing, and hand the
+      // text back under a fresh reference so sending it again stores it once.
+      return show(
+        req,
+        res,
+        409,
+        account.email,
+        { ...values, submissionId: newSubmissionId() },
+        html`<p class="error" role="alert" id="feedback-id-taken">This form's reference belongs to another report, so nothing was saved. Your text is kept below under a new reference: send it again.</p>`,
+      );
+    }
+    if (outcome.kind === 'write_failed') {
+      return show(req, res, 503, account.email, values, html`<p class="error" role="alert">Your feedback could not be saved just now. Nothing was lost from the form: send it again.</p>`);
     }
     const f = outcome.feedback;
     const removed = Object.keys(f.redactions);

@@ -18,7 +18,7 @@ export function addressForm(address = '', error?: string): Html {
   return html`${error ? html`<p class="error" role="alert" id="address-error">${error}</p>` : ''}
 <form method="get" action="${SITES_PATH}" id="address-form">
 <label for="address">Street address (US or Canada)</label>
-<input id="address" name="address" type="text" required maxlength="300" autocomplete="street-address" placeholder="57 Inman St, Cambridge, MA" value="${address}">
+<input id="address" name="address" type="text" required maxlength="300" autocomplete="street-address" placeholder="11 Acorn St, Cambridge, MA" value="${address}">
 <button type="submit">Check this address</button>
 </form>`;
 }

@@ -1,9 +1,9 @@
-// "MCP clients you allowed" and "Linked agents" on the account page: the OAuth grants of this account
-// (src/auth/account-access.ts) and the agent registrations it claimed, each with a way to
-// revoke one. Revoking revokes every credential of the registration (its identity assertions and
+// "Linked agents and CLI logins" on the account page: the agent registrations this account claimed,
+// each by the name it registered with ("CLI on <host>"), with its last use and a way to revoke it.
+// Revoking revokes every credential of the registration (its identity assertions and
 // any pre-claim token), so the jwt-bearer exchange refuses it, and closes the claim's redelivery
-// window so the claim_token cannot fetch a fresh assertion. An access token (JWT) it already holds
-// cannot be recalled and stops working when it expires (at most an hour).
+// window so the claim_token cannot fetch a fresh assertion. An access token (JWT) it already holds is
+// refused at once by a revocation record for the agent (see auth/token-revocation.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
@@ -14,7 +14,7 @@ import { page, PAGE_HEADERS } from './page.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { outboxVisible, fromLoopbackPeer } from './outbox-page.ts';
-import { allowedClients, revokeClientGrant } from '../auth/account-access.ts';
+import { agentScope, forgetRevocations, revokeTokens } from '../auth/token-revocation.ts';
 
 export interface LinkedAgent {
   registrationId: string;
@@ -56,7 +56,7 @@ const REVOKED_MARK = '1970-01-01T00:00:00.000Z';
 
 /** Revokes one of this account's agents; false when it is not this account's. */
 export async function revokeLinkedAgent(ctx: AppContext, accountId: string, registrationId: string): Promise<boolean> {
-  return ctx.db.transaction(async (tx) => {
+  const done = await ctx.db.transaction(async (tx) => {
     const owned = await tx.query<{ registration_id: string }>(
       'SELECT registration_id FROM agent_registrations WHERE registration_id = $1 AND account_id = $2 FOR UPDATE',
       [registrationId, accountId],
@@ -64,9 +64,12 @@ export async function revokeLinkedAgent(ctx: AppContext, accountId: string, regi
     if (!owned.length) return false;
     await tx.query('UPDATE agent_credentials SET revoked_at = $2 WHERE registration_id = $1 AND revoked_at IS NULL', [registrationId, ctx.clock.now().toISOString()]);
     await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2 WHERE registration_id = $1', [registrationId, REVOKED_MARK]);
+    await revokeTokens(ctx, accountId, agentScope(registrationId), 'agent revoked on the account page', tx);
     ctx.logger.info({ registrationId }, 'linked agent revoked from the account page');
     return true;
   });
+  forgetRevocations(ctx, accountId);
+  return done;
 }
 
 const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 6)}…${id.slice(-6)}` : id);
@@ -78,17 +81,10 @@ export function agentName(a: Pick<LinkedAgent, 'label' | 'registrationId'>): str
 
 const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') + ' UTC' : 'never');
 
-/** The account page's "MCP clients" and "Linked agents" sections (and the development outbox link on a developer's machine). */
+/** The account page's "Linked agents and CLI logins" section (and the development outbox link on a developer's machine). */
 export async function linkedAgentsSection(ctx: AppContext, req: IncomingMessage, res: ServerResponse, account: Account): Promise<Html> {
   const agents = await linkedAgents(ctx, account.accountId);
-  const clients = await allowedClients(ctx, account.accountId);
   const csrf = csrfToken(ctx, req, res);
-  const clientList = clients.length
-    ? html`<ul class="clients">${clients.map(
-        (c) => html`<li id="client-${c.grantId}"><strong class="client-name">${c.name}</strong>${c.redirectHosts.length ? html` (returns to <code>${c.redirectHosts.join(', ')}</code>)` : ''}, allowed ${day(c.allowedAt)}, last used ${day(c.lastUsedAt)}.
-<form method="post" action="/account/clients/${c.grantId}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke ${c.name}">Revoke</button></form></li>`,
-      )}</ul>`
-    : html`<p>No MCP client is allowed. A client asks through a sign-in page of this service, and you choose Allow.</p>`;
   const list = agents.length
     ? html`<ul class="agents">${agents.map(
         (a) => html`<li id="agent-${a.registrationId}"><strong class="agent-name">${agentName(a)}</strong> (${a.type === 'service_auth' ? 'linked by e-mail' : 'anonymous, then claimed'}${a.label ? html`, <code>${shortId(a.registrationId)}</code>` : ''}), linked ${day(a.claimedAt)}, last used ${day(a.lastUsedAt)}.
@@ -96,12 +92,9 @@ ${a.revoked ? html` <span class="badge badge-unknown">revoked</span>` : html`<fo
       )}</ul>`
     : html`<p>No agent is linked to this account. An agent links itself by showing you a link and a 6-digit code.</p>`;
   const outbox = outboxVisible(ctx.config.baseUrl) && fromLoopbackPeer(req) ? html`<p class="muted">Development: mail the service would have sent is in the <a href="/dev/outbox">development outbox</a>.</p>` : '';
-  return html`<section id="allowed-clients" aria-labelledby="allowed-clients-h"><h2 id="allowed-clients-h">MCP clients you allowed</h2>
-${clientList}
-<p class="muted">Revoking withdraws the client's access: it can no longer renew it and must ask you again. An access token it already holds stays valid until it expires (at most an hour).</p></section>
-<section id="linked-agents" aria-labelledby="linked-agents-h"><h2 id="linked-agents-h">Linked agents and CLI logins</h2>
+  return html`<section id="linked-agents" aria-labelledby="linked-agents-h"><h2 id="linked-agents-h">Linked agents and CLI logins</h2>
 ${list}
-<p class="muted">Revoking stops the agent from getting new access. An access token it already holds stays valid until it expires (at most an hour).</p>
+<p class="muted">Revoking ends the agent's access at once: it gets no new access, and an access token it already holds is refused.</p>
 ${outbox}</section>`;
 }
 
@@ -116,17 +109,5 @@ export function registerLinkedAgentRoutes(router: Router, ctx: AppContext, onCsr
       return sendHtml(res, 404, page('Agent not found', html`<p class="error" role="alert">No agent with that id is linked to your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
     }
     redirect(res, '/account#linked-agents');
-  });
-
-  router.post('/account/clients/:id/revoke', async (req, res, params) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return onCsrfFailure(res);
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, '/signin?next=/account');
-    const done = await revokeClientGrant(ctx, account.accountId, params.id!);
-    if (!done) {
-      return sendHtml(res, 404, page('Client not found', html`<p class="error" role="alert">No MCP client with that grant is allowed on your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
-    }
-    redirect(res, '/account#allowed-clients');
   });
 }

@@ -140,7 +140,7 @@ ${error ? html`<p class="error" role="alert" id="create-error">${error}</p>` : '
 <label for="project-name">Name</label>
 <input id="project-name" name="name" type="text" required maxlength="${MAX_NAME_CHARS}" value="${values.name ?? ''}">
 <label for="project-address">Address of the site</label>
-<input id="project-address" name="address" type="text" required maxlength="${MAX_ADDRESS_CHARS}" autocomplete="street-address" placeholder="57 Inman St, Cambridge, MA" value="${values.address ?? ''}">
+<input id="project-address" name="address" type="text" required maxlength="${MAX_ADDRESS_CHARS}" autocomplete="street-address" placeholder="11 Acorn St, Cambridge, MA" value="${values.address ?? ''}">
 <button type="submit">Create the project</button>
 </form>
 <p class="muted">The lot at the address becomes the project's build lot; agents reach the same projects through the MCP tools.</p>`;
@@ -204,7 +204,7 @@ ${createForm(csrf, form?.values, form?.error)}`;
     const message = new URL(req.url ?? '/', 'http://x').searchParams.get('msg');
     const working = status.status === 'queued' || status.status === 'running';
     const lotRows = lots.map(lotSummary).map(
-      (l) => html`<tr><td>${l.parcelExternalId}</td><td>${l.role}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td></tr>`,
+      (l) => html`<tr><td>${l.parcelExternalId}</td><td>${l.role}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft${l.warnings ? html`<br><span class="warn" role="note">${l.warnings.join(' ')}</span>` : ''}</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td></tr>`,
     );
     const derived = analysis?.derived as Record<string, { value: number | null; status: string; unit?: string }> | undefined;
     const receiptRows = receipts.map((r) => {

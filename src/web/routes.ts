@@ -12,6 +12,7 @@ import { registerCoveragePage, registerCoveragePlacePage } from './coverage-page
 import { registerSourcesPage } from './sources-page.ts';
 import { registerPlaceSources } from './place-sources.ts';
 import { registerLinkedAgentRoutes } from './linked-agents.ts';
+import { registerConnectedAppRoutes } from './connected-apps.ts';
 import { installErrorPages } from './error-pages.ts';
 import { csrfFailure } from './page.ts';
 import { registerConnectPage } from './connect-page.ts';
@@ -35,6 +36,7 @@ export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerSourcesPage(router, ctx);
   registerPlaceSources(router, ctx);
   registerLinkedAgentRoutes(router, ctx, csrfFailure);
+  registerConnectedAppRoutes(router, ctx, csrfFailure);
   installErrorPages(router);
   registerConnectPage(router, ctx);
 }

@@ -1,5 +1,6 @@
 // Web sessions (an opaque cookie, stored hashed) and CSRF protection for every form: a double-submit
 // token (HttpOnly cookie + hidden field, compared in constant time) plus an Origin check when sent.
+import { ALL_TOKENS, revokeTokens } from '../auth/token-revocation.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
@@ -45,11 +46,12 @@ export async function endSession(ctx: AppContext, req: IncomingMessage, res: Ser
 }
 
 /**
- * Sign-out everywhere: every web session of the account, and everything the OAuth provider keeps for it
- * (login sessions, grants, refresh tokens, codes). JWT access tokens already issued expire on their own
- * (one hour at most); no refresh can renew them.
+ * Sign-out everywhere: every web session of the account, everything the OAuth provider keeps for it
+ * (login sessions, grants, refresh tokens, codes), and every access token already issued to it (OAuth
+ * clients, linked agents, CLI logins): a revocation record refuses them at once (see token-revocation.ts).
  */
 export async function endAllSessions(ctx: AppContext, req: IncomingMessage, res: ServerResponse, accountId: string): Promise<{ sessions: number; oauth: number }> {
+  await revokeTokens(ctx, accountId, ALL_TOKENS, 'signed out everywhere');
   const sessions = await ctx.db.query('DELETE FROM web_sessions WHERE account_id = $1 RETURNING session_hash', [accountId]);
   const oauth = await ctx.db.query(`DELETE FROM oidc_models WHERE payload->>'accountId' = $1 RETURNING id`, [accountId]);
   await endSession(ctx, req, res);

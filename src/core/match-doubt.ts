@@ -1,0 +1,32 @@
+// When the matched lot may not be the one the person meant: one rule and one wording for every surface
+// (the site page opens with it, the CLI prints it to stderr and exits 6, the MCP text leads with it).
+import type { AddressMatch } from './snapshot-types.ts';
+
+/**
+ * Below this confidence a match is not presented as sure. On Cambridge, answers at 0.7 were the right lot
+ * about 75 % of the time and at 0.5 about 43 % (issue 27's held-out measure); an exact address-table
+ * match is 1.0 and the assessor's own row for the address 0.9.
+ */
+export const SURE_MATCH_CONFIDENCE = 0.8;
+
+export interface MatchDoubt {
+  headline: string;
+  reason: string;
+  next: string;
+}
+
+const HOW: Record<AddressMatch['matchType'], string> = {
+  address_table: 'The address was found in the city address table, but not exactly as written or not on one lot',
+  assessor_table: "The address is not tied to a lot in the city address table; the lot is the one the assessor's table lists for it",
+  street_interpolation: 'The address is not tied to a lot in any table; the lot was located by its number along the street',
+};
+
+/** The doubt to state before anything else, or null for a sure match. */
+export function matchDoubt(a: AddressMatch): MatchDoubt | null {
+  if (a.confidence >= SURE_MATCH_CONFIDENCE) return null;
+  return {
+    headline: 'We are not sure this is the lot you meant',
+    reason: `${HOW[a.matchType]} (match confidence ${a.confidence}, below ${SURE_MATCH_CONFIDENCE}).`,
+    next: 'Check the lot on the map and the notes below before relying on any value; a full address with its postcode or unit, or the lot id, gives a surer answer.',
+  };
+}
