@@ -36,7 +36,12 @@ const envSchema = z.object({
   SITELINE_MAIL_RETRY_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
   SITELINE_MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(15),
   SITELINE_MAIL_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
+  SITELINE_METRICS_TOKEN: z.string().optional().transform((v) => v || undefined).pipe(z.string().min(16, 'at least 16 characters (a bearer secret)').optional()),
+  SITELINE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
 });
+
+/** Every variable the service's configuration reads (docs/deploy.md lists each; a test checks). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 /** A URL nodemailer can connect to: smtp: or smtps:, a host, an optional port. */
 function smtpUrlOk(v: string): boolean {
@@ -105,6 +110,10 @@ export interface Config {
   signUpsPerClientHourly: number;
   signUpsHourly: number;
   mail: MailConfig;
+  /** Bearer token for GET /metrics; absent: /metrics answers only on a loopback base URL, to loopback peers (else 404). */
+  metricsToken: string | undefined;
+  /** On SIGTERM: how long in-flight requests and analysis runs may take before connections are cut and leases released. */
+  shutdownGraceMs: number;
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -162,6 +171,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     signUpsPerClientHourly: overrides.signUpsPerClientHourly ?? e.SITELINE_SIGNUPS_PER_CLIENT_HOURLY,
     signUpsHourly: overrides.signUpsHourly ?? e.SITELINE_SIGNUPS_HOURLY,
     mail: overrides.mail ?? mailConfig(e, baseUrl),
+    metricsToken: 'metricsToken' in overrides ? overrides.metricsToken : e.SITELINE_METRICS_TOKEN,
+    shutdownGraceMs: overrides.shutdownGraceMs ?? e.SITELINE_SHUTDOWN_GRACE_MS,
   };
 }
 

@@ -17,8 +17,17 @@ async function main(): Promise<void> {
     throw err;
   }
   const svc = await startService(config);
-  const stop = async () => {
-    await svc.close();
+  // SIGTERM/SIGINT: stop accepting, finish in-flight requests and analysis runs within
+  // SITELINE_SHUTDOWN_GRACE_MS, hand unfinished runs back to the queue, exit 0 (docs/deploy.md).
+  const stop = async (signal: string) => {
+    svc.ctx.logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+    // A last bound: whatever hangs past the grace period and closing the database, the process still ends.
+    setTimeout(() => {
+      svc.ctx.logger.error({ signal }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs + 15_000).unref();
+    await svc.close({ graceMs: config.shutdownGraceMs });
+    svc.ctx.logger.info({}, 'stopped');
     process.exit(0);
   };
   process.once('SIGINT', stop);

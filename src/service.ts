@@ -11,6 +11,8 @@ import { migrate } from './db/migrate.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { buildRouter } from './http/app.ts';
 import { createHttpServer } from './http/server.ts';
+import { createMetrics } from './ops/metrics.ts';
+import { registerMailMetrics } from './mail/mail-metrics.ts';
 import { scheduleAuthSweep } from './auth/sweep.ts';
 import { startAnalysisWorkers, workerOptionsFromEnv, type WorkerOptions } from './analysis/analysis-workers.ts';
 
@@ -29,7 +31,12 @@ export interface RunningService {
   ctx: AppContext;
   server: http.Server;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops the service. With graceMs (SIGTERM in src/main.ts): stop accepting, let in-flight requests
+   * and analysis runs finish for up to graceMs, then cut what is left and hand unfinished runs back.
+   * Without: at once (tests).
+   */
+  close(opts?: { graceMs?: number }): Promise<void>;
 }
 
 export async function openContext(config: Config, opts: StartOptions = {}): Promise<AppContext> {
@@ -48,6 +55,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const { ensureDefaultPlaces, warnIfPlacesMissing } = await import('./importer/default-places.ts');
   // Every start: default places missing (a first start that died half-way) or stale are imported.
   const imported = config.autoImport && !opts.skipAutoImport ? await ensureDefaultPlaces(ctx) : (await warnIfPlacesMissing(ctx), []);
+  ctx.metrics = createMetrics();
+  registerMailMetrics(ctx.metrics);
+  ctx.lifecycle = { draining: false, onDrain: [] };
   const router = await buildRouter(ctx);
   const server = createHttpServer(ctx, router);
   await new Promise<void>((resolve, reject) => {
@@ -60,7 +70,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (/^http:\/\/(localhost|127\.0\.0\.1):0$/.test(config.baseUrl)) config.baseUrl = `http://localhost:${port}`;
   }
   const url = `http://127.0.0.1:${port}`;
-  ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind }, 'listening');
+  // build: the compiled dist/ (`npm start`) or the TypeScript source under tsx (tests, `npm run dev`).
+  ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind, build: import.meta.url.endsWith('.js') ? 'dist' : 'source', node: process.version }, 'listening');
   // The accuracy audits of the places just imported (a minute or more for Cambridge) run once the
   // server listens, in the background (docs/audit.md).
   if (imported.length) void import('./importer/audit-place.ts').then(({ auditInBackground }) => auditInBackground(ctx, imported.map((r) => r.slug), (msg) => ctx.logger.info(msg)));
@@ -73,14 +84,29 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     ctx,
     server,
     url,
-    async close() {
+    async close({ graceMs }: { graceMs?: number } = {}) {
+      ctx.lifecycle!.draining = true;
+      for (const hook of ctx.lifecycle!.onDrain.splice(0)) hook();
       stopSweep();
-      await workers.stop();
-      await ctx.mailer.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+      // Stop accepting; idle keep-alive connections go now, busy ones after their answer (connection: close).
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (graceMs === undefined) {
+        await workers.stop();
         server.closeAllConnections();
-      });
+        await closed;
+      } else {
+        const deadline = Date.now() + graceMs;
+        await workers.stop(graceMs);
+        let timer: NodeJS.Timeout | undefined;
+        const drained = await Promise.race([closed.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), Math.max(0, deadline - Date.now()))))]);
+        clearTimeout(timer);
+        if (!drained) ctx.logger.warn({ graceMs }, 'requests still in flight after the shutdown grace period; their connections are closed');
+        server.closeAllConnections();
+        await closed;
+      }
+      // A message being sent when the bound passes stays claimed; its lease runs out and another worker (or this one after restart) sends it.
+      await ctx.mailer.stop(graceMs);
       if (!opts.db) await ctx.db.close();
     },
   };

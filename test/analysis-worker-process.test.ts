@@ -87,3 +87,51 @@ test('a worker killed with SIGKILL mid-run: the run is claimed again after the l
     await placesEnv.close();
   }
 });
+
+test('a worker stopped with SIGTERM mid-run hands the run back at SITELINE_SHUTDOWN_GRACE_MS and exits 0; the attempt is not counted', { timeout: 300_000 }, async () => {
+  const placesEnv = await createPlacesEnv(['cambridge-ma']);
+  try {
+    let db = await openEnvDb(placesEnv.env);
+    let runId: string;
+    try {
+      const ctx = testCtx(db);
+      const created = await saveToProject(ctx, 'acct-term', { action: 'create', name: 'Term Test', address: '11 Acorn St, Cambridge, MA', preview: false });
+      const projectId = (created as unknown as { result: { project: { projectId: string } } }).result.project.projectId;
+      const q = await runFeasibilityAnalysis(ctx, 'acct-term', { projectId });
+      runId = (q as unknown as { result: { runId: string } }).result.runId;
+    } finally {
+      await db.close();
+    }
+    // The run sleeps far past the grace period (test-only delay): the bound is what ends it.
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), 'worker', '--concurrency', '1'], {
+      cwd: ROOT,
+      env: { ...process.env, ...placesEnv.env, LOG_LEVEL: 'info', SITELINE_ANALYSIS_POLL_MS: '50', SITELINE_TEST_ANALYSIS_DELAY_MS: '600000', SITELINE_SHUTDOWN_GRACE_MS: '500' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`the worker never started the run:\n${out}`)), 120_000);
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('analysis run started') && out.includes(runId)) {
+          clearTimeout(t);
+          resolve();
+        }
+      });
+    });
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, out);
+    assert.match(out, /handed back to the queue/);
+    db = await openEnvDb(placesEnv.env);
+    try {
+      const [row] = await db.query<{ status: string; attempts: number; worker_id: string | null }>('SELECT status, attempts, worker_id FROM analysis_runs WHERE run_id = $1', [runId]);
+      assert.deepEqual([row!.status, row!.attempts, row!.worker_id], ['queued', 0, null]);
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await placesEnv.close();
+  }
+});

@@ -275,3 +275,84 @@ test('consent waits for a verified e-mail: the page says so without Allow, a for
     await svc.close();
   }
 });
+
+/** Registers a public client by DCR over HTTP; returns the response. */
+async function register(svcUrl: string, meta: Record<string, unknown>) {
+  const r = await fetch(`${svcUrl}/api/auth/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(meta) });
+  return { status: r.status, json: (await r.json()) as Record<string, any> };
+}
+
+test('issue 25: no scope gets the documented default (mcp) and a code; an unknown scope is invalid_scope; consent says in words what the client may do and labels a product name as unverified', async () => {
+  const svc = await startTestServer();
+  try {
+    const base = svc.ctx.config.baseUrl;
+    const { DEFAULT_AUTHORIZATION_SCOPE } = await import('../src/auth/oauth-provider.ts');
+    assert.equal(DEFAULT_AUTHORIZATION_SCOPE, 'mcp');
+    const jar = await signUpOrIn(base, 'noscope@example.com');
+    const redirect = 'http://127.0.0.1:4444/cb';
+    const reg = await register(svc.url, { client_name: 'Claude Desktop (official)', redirect_uris: [redirect], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' });
+    assert.equal(reg.status, 201, JSON.stringify(reg.json));
+    const clientId = reg.json.client_id as string;
+    const crypto = await import('node:crypto');
+    const verifier = crypto.randomBytes(32).toString('base64url');
+    const authorize = (extra: Record<string, string>) =>
+      `${base}/api/auth/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, state: 'st-1', code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', ...extra })}`;
+
+    // An unknown scope: invalid_scope at the client's redirect URI, with state and iss, before any consent.
+    const unknown = await browse(authorize({ scope: 'mcp admin' }), jar, svc.url, base, 'http://127.0.0.1:4444/');
+    const err = new URL(unknown.url);
+    assert.equal(err.searchParams.get('error'), 'invalid_scope', unknown.url);
+    assert.match(err.searchParams.get('error_description') ?? '', /"admin"/);
+    assert.equal(err.searchParams.get('state'), 'st-1');
+    assert.equal(err.searchParams.get('iss'), base);
+
+    // No scope at all (the conformance suite's authorization-code-grant request): consent, then a code.
+    const consent = await browse(authorize({}), jar, svc.url, base, 'http://127.0.0.1:4444/');
+    assert.equal(consent.status, 200, consent.body.slice(0, 400));
+    // Consent in words, the product-like name labelled unverified, the redirect host shown.
+    assert.match(consent.body, /id="unverified-client"/);
+    assert.match(consent.body, /Unverified client/);
+    assert.match(consent.body, /<strong id="redirect-host">127\.0\.0\.1:4444<\/strong>/);
+    assert.match(consent.body, /<ul id="scopes"><li>use siteline&#39;s tools as you|<ul id="scopes"><li>use siteline's tools as you/);
+    assert.match(consent.body, /monthly exports/);
+    const allow = await postForm(consent.url.replace(base, svc.url), jar, { csrf: csrfFrom(consent.body), decision: 'allow' });
+    assert.equal(allow.status, 303);
+    const cb = await browse(new URL(allow.location!, consent.url).href, jar, svc.url, base, 'http://127.0.0.1:4444/');
+    const back = new URL(cb.url);
+    assert.equal(back.searchParams.get('error'), null, cb.url);
+    const code = back.searchParams.get('code');
+    assert.ok(code, cb.url);
+    assert.equal(back.searchParams.get('state'), 'st-1');
+    const tok = await fetch(`${svc.url}/api/auth/mcp/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: redirect, code_verifier: verifier, client_id: clientId }).toString(),
+    });
+    assert.equal(tok.status, 200);
+    assert.equal(tok.headers.get('cache-control'), 'no-store');
+    const t = (await tok.json()) as { access_token: string; token_type: string; scope: string };
+    assert.equal(t.token_type, 'Bearer');
+    const who = await me(svc.url, t.access_token);
+    assert.equal(who.status, 200, JSON.stringify(who.json));
+    assert.ok(who.json.scopes.includes('mcp'), `the default scope was granted: ${who.json.scopes}`);
+
+    // A plain name is not labelled.
+    const plain = await register(svc.url, { client_name: 'Acme site tool', redirect_uris: ['http://127.0.0.1:4545/cb'], token_endpoint_auth_method: 'none' });
+    const plainConsent = await browse(
+      `${base}/api/auth/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: plain.json.client_id, redirect_uri: 'http://127.0.0.1:4545/cb', scope: 'mcp.public', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
+      jar, svc.url, base, 'http://127.0.0.1:4545/',
+    );
+    assert.equal(plainConsent.status, 200);
+    assert.doesNotMatch(plainConsent.body, /unverified-client/);
+    assert.match(plainConsent.body, /public tools/);
+
+    // Registration refuses wildcard hosts and http off loopback.
+    for (const bad of ['https://*.example.com/cb', 'http://app.example.com/cb', 'https://%2A.example.com/cb']) {
+      const r = await register(svc.url, { client_name: 'x', redirect_uris: [bad], token_endpoint_auth_method: 'none' });
+      assert.equal(r.status, 400, bad);
+      assert.equal(r.json.error, 'invalid_redirect_uri', bad);
+    }
+  } finally {
+    await svc.close();
+  }
+});

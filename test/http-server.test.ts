@@ -3,14 +3,19 @@ import assert from 'node:assert/strict';
 import { startTestServer } from './support/harness.ts';
 import { loadAllManifests } from '../src/importer/manifest.ts';
 
-test('the real server answers /healthz, 404 and 405 with the error envelope', async () => {
+test('the real server answers /healthz (alive), /readyz, 404 and 405 with the error envelope', async () => {
   const svc = await startTestServer();
   try {
-    // An empty database: up, but 503 until the live place is imported (src/importer/default-places.test.ts).
-    const ok = await fetch(`${svc.url}/healthz`);
+    // Alive, whatever the database holds: liveness never depends on data.
+    const alive = await fetch(`${svc.url}/healthz`);
+    assert.equal(alive.status, 200);
+    assert.equal(((await alive.json()) as { status: string }).status, 'alive');
+    // An empty database: up, but not ready (503) until the live place is imported (src/importer/default-places.test.ts).
+    const ok = await fetch(`${svc.url}/readyz`);
     assert.equal(ok.status, 503);
-    const body = (await ok.json()) as { status: string; database: string; missing: string[] };
+    const body = (await ok.json()) as { status: string; reason: string; database: string; missing: string[] };
     assert.equal(body.status, 'unavailable');
+    assert.equal(body.reason, 'places_missing');
     // Every live default place is missing (derived from the manifests: a new place does not break this test).
     assert.deepEqual(body.missing, loadAllManifests().filter((m) => m.status === 'live' && m.defaultImport).map((m) => m.slug));
     assert.ok(body.missing.includes('cambridge-ma'));

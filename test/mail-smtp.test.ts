@@ -134,6 +134,8 @@ test('a permanent refusal (550) is recorded as failed after one attempt and show
     assert.match(pageRes.body, /nobody@siteline\.test/);
     assert.match(pageRes.body, /550/);
     assert.match(pageRes.body, /failed: <strong>1<\/strong>/);
+    const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+    assert.match(metrics, /^siteline_mail_queue_messages\{status="failed"\} 1$/m, 'the failure is on /metrics too');
 
     // The cause fixed (the mailbox now exists), staff send it again: it arrives, once.
     smtp.refuse.clear();

@@ -56,9 +56,9 @@ test('cityInventory by name, by geoDivisionId and by point: the grouped inventor
 
   const byId = await inventory({ geoDivisionId: 'US-MA:cambridge' });
   assert.deepEqual(byId.s, s);
-  const byPoint = await inventory({ latitude: 42.3736, longitude: -71.1097 });
+  const byPoint = await inventory({ lat: 42.3736, lng: -71.1097 });
   assert.equal(byPoint.s.place.geoDivisionId, 'US-MA:cambridge');
-  const offshore = await inventory({ latitude: 42.3, longitude: -70.5 });
+  const offshore = await inventory({ lat: 42.3, lng: -70.5 });
   assert.equal(offshore.s.kind, 'unmapped');
   assert.equal(offshore.s.eligibilityKnown, false);
 });
@@ -72,8 +72,14 @@ test('cityInventory refuses slugs and malformed queries with a sentence, without
     assert.match(r.text, /US-MA:cambridge/);
   }
   assert.equal((await inventory({})).isError, true);
-  assert.equal((await inventory({ city: 'Cambridge', latitude: 42.37, longitude: -71.1 })).isError, true);
-  assert.equal((await inventory({ latitude: 42.37 })).isError, true);
+  assert.equal((await inventory({ city: 'Cambridge', lat: 42.37, lng: -71.1 })).isError, true);
+  assert.equal((await inventory({ lat: 42.37 })).isError, true);
+  // One spelling of a point (issue 25): another one is refused by name, not dropped.
+  for (const [args, right] of [[{ latitude: 42.3736, longitude: -71.1097 }, /"latitude" is spelled "lat".*"longitude" is spelled "lng"/], [{ lat: 42.3736, lon: -71.1097 }, /"lon" is spelled "lng"/]] as const) {
+    const wrong = await inventory(args);
+    assert.equal(wrong.isError, true);
+    assert.match(wrong.text, right);
+  }
   assert.equal((await inventory({ city: 'Cambridge', region: 'Atlantis' })).isError, true);
   const status = await fetch(`${svc.url}/api/geo/coverage-status?city=Cambridge&region=MA`);
   assert.equal(status.headers.get('ratelimit-remaining'), '29', 'refused queries did not count');
@@ -146,7 +152,7 @@ test('previewSiteCoverage: covered with lot and zone, uncovered with the reason,
 test('the LOCATION limit: 30 per minute per IP shared by cityInventory and /api/geo/coverage-status, 429 + Retry-After, isError with the wait', async () => {
   clock.advance(60_000);
   for (let i = 0; i < 20; i++) {
-    const r = await fetch(`${svc.url}/api/geo/coverage-status?lat=42.3736&lon=-71.1097`);
+    const r = await fetch(`${svc.url}/api/geo/coverage-status?lat=42.3736&lng=-71.1097`);
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('ratelimit-remaining'), String(29 - i));
     assert.equal(r.headers.get('ratelimit-limit'), '30');
@@ -188,12 +194,19 @@ test('the LOCATION limit lives in the database: a second instance on the same da
 
 test('/api/geo/coverage-status: bad queries are 400 with a clear message', async () => {
   clock.advance(60_000);
-  for (const q of ['', '?lat=42', '?lat=abc&lon=-71', '?city=cambridge-ma', '?city=Cambridge&lat=1&lon=2', '?lat=200&lon=0']) {
+  for (const q of ['', '?lat=42', '?lat=abc&lng=-71', '?city=cambridge-ma', '?city=Cambridge&lat=1&lng=2', '?lat=200&lng=0']) {
     const r = await fetch(`${svc.url}/api/geo/coverage-status${q}`);
     assert.equal(r.status, 400, q);
     const body = (await r.json()) as { error: { code: string; message: string } };
     assert.equal(body.error.code, 'bad_input');
     assert.ok(body.error.message.length > 20);
+  }
+  // One spelling of a point (issue 25): lat and lng; latitude, longitude and lon are refused by name.
+  for (const [q, right] of [['?lat=42.37&lon=-71.11', /"lon" is spelled "lng"/], ['?latitude=42.37&longitude=-71.11', /"latitude" is spelled "lat"/]] as const) {
+    const r = await fetch(`${svc.url}/api/geo/coverage-status${q}`);
+    assert.equal(r.status, 400, q);
+    const body = (await r.json()) as { error: { code: string; message: string } };
+    assert.match(body.error.message, right);
   }
   const live = (await (await fetch(`${svc.url}/api/geo/coverage-status?geoDivisionId=US-MA:cambridge`)).json()) as any;
   assert.equal(live.status, 'live');

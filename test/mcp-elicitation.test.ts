@@ -20,6 +20,8 @@ const askName = defineTool({
   title: 'Ask a name',
   description: 'Asks the human for a name through a form, then greets them (test tool).',
   input: z.object({}),
+  purpose: 'Asks a name (test tool).',
+  output: z.object({ name: z.string().optional(), declined: z.boolean().optional() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'public',
   async handler(_input, call) {
@@ -34,7 +36,7 @@ const askName = defineTool({
         },
       };
     }
-    if (answer.action !== 'accept') return { text: 'Declined: nothing was saved.' };
+    if (answer.action !== 'accept') return { text: 'Declined: nothing was saved.', structured: { declined: true } };
     seen.push(answer.content?.name ?? '');
     return { text: `Hello ${answer.content?.name}`, structured: { name: answer.content?.name } };
   },

@@ -29,9 +29,12 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       const s1 = first.structuredContent as { firstContactQuestions: { param: string }[]; advice: string[] };
       assert.deepEqual(s1.firstContactQuestions.map((q) => q.param), ['role', 'market', 'scale']);
       assert.equal(s1.advice.length, 0);
-      const text1 = (first.content as { type: string; text: string }[])[0]!.text;
-      assert.match(text1, /401/);
-      assert.match(text1, /not_extracted/);
+      const blocks = first.content as { type: string; text: string }[];
+      assert.equal(blocks.length, 2, 'a summary, then the guide as JSON');
+      assert.deepEqual(JSON.parse(blocks[1]!.text), first.structuredContent, 'a text-only client reads the whole guide');
+      assert.match(blocks[1]!.text, /401/);
+      assert.match(blocks[1]!.text, /not_extracted/);
+      assert.match(blocks[0]!.text, /12 tools/);
 
       const second = await client.callTool({ name: 'getServiceMcpGuide', arguments: { role: 'gc', market: 'CA', scale: 'portfolio' } });
       const s2 = second.structuredContent as { firstContactQuestions: unknown[]; advice: string[]; caller: Record<string, string> };
@@ -75,6 +78,13 @@ test('modern leg: server/discover answers with the versions, tools capability an
   assert.equal(result._meta['io.modelcontextprotocol/serverInfo'].name, 'siteline');
   assert.equal(typeof result.ttlMs, 'number');
   assert.equal(r.headers.get('mcp-session-id'), null, 'stateless: no session id');
+  // The instructions are built from the registry: every tool with its purpose, and the write rules (issue 25).
+  const { MCP_TOOLS } = await import('../src/mcp/registry.ts');
+  for (const t of MCP_TOOLS) assert.ok(result.instructions.includes(`${t.name}`) && result.instructions.includes(t.purpose), `server/discover instructions name ${t.name}`);
+  assert.match(result.instructions, /Preview first/);
+  assert.match(result.instructions, /Never list a private site without the human/);
+  const init = await postRpc(svc.url, legacyRequest('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }));
+  assert.equal(init.message!.result.instructions, result.instructions, 'initialize on the 2025 leg gives the same instructions');
 });
 
 test('modern leg: a removed method (initialize, ping) is 404 / -32601', async () => {

@@ -219,11 +219,20 @@ test('2025 leg: no form can travel, so the answer says how to send feedback and 
   assert.equal((await rows()).length, before);
 });
 
-test('2026-07-28 without the elicitation capability: -32021 naming it (the form is never sent)', async () => {
+test('2026-07-28 without the elicitation capability: a normal isError result with the reason and the web page to finish on (the form is never sent)', async () => {
   const req = modernRequest('tools/call', { name: 'submitServiceFeedback', arguments: {} });
   const r = await postRpc(svc.url, req, { authorization: `Bearer ${token}` });
-  assert.equal(r.message?.error?.code, -32021, r.raw);
-  assert.ok(r.message?.error?.data?.requiredCapabilities?.elicitation);
+  assert.equal(r.status, 200, r.raw);
+  assert.equal(r.message?.error, undefined, 'not a protocol error');
+  const result = r.message!.result;
+  assert.equal(result.resultType, 'complete');
+  assert.equal(result.isError, true);
+  assert.match(result.content[0].text, /did not declare the elicitation capability/);
+  const page = `${svc.ctx.config.baseUrl}/feedback`;
+  assert.ok(result.content[0].text.includes(page), result.content[0].text);
+  assert.equal(result.structuredContent.error.code, 'elicitation_unavailable');
+  assert.equal(result.structuredContent.error.finishAt, page);
+  assert.equal(result.structuredContent.submitted, false);
 });
 
 test('without a token the tool is refused with 401 (gated)', async () => {

@@ -207,6 +207,8 @@ test('an unexpected tool failure is -32603 with no detail, logged with the reque
     title: 'Boom',
     description: 'Fails unexpectedly (test tool).',
     input: z.object({}),
+    purpose: 'A test tool.',
+    output: z.object({}),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     access: 'public',
     async handler() {
@@ -218,6 +220,8 @@ test('an unexpected tool failure is -32603 with no detail, logged with the reque
     title: 'Refuse',
     description: 'Fails on its own terms (test tool).',
     input: z.object({}),
+    purpose: 'A test tool.',
+    output: z.object({}),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     access: 'public',
     async handler() {

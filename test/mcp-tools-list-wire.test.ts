@@ -48,7 +48,7 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
     hints: { ...READ_ONLY, openWorldHint: false },
   },
   cityInventory: {
-    props: { city: { type: 'string' }, region: { type: 'string' }, geoDivisionId: { type: 'string' }, district: { type: 'string' }, latitude: { type: 'number' }, longitude: { type: 'number' } },
+    props: { city: { type: 'string' }, region: { type: 'string' }, geoDivisionId: { type: 'string' }, lat: { type: 'number' }, lng: { type: 'number' }, district: { type: 'string' } },
     required: [],
     hints: { ...READ_ONLY, openWorldHint: false },
   },
@@ -172,7 +172,15 @@ for (const [leg, req] of [
       for (const [hint, value] of Object.entries(want.hints)) assert.equal(tool.annotations[hint], value, `${tool.name}.${hint}`);
       assert.ok(!(tool.annotations.readOnlyHint === true && tool.annotations.destructiveHint === true));
       assert.equal('$schema' in tool.inputSchema, false);
+      // Every tool declares what its structured content holds (issue 25), as an object schema.
+      const out = (tool as unknown as { outputSchema?: { type: string; properties?: Record<string, unknown> } }).outputSchema;
+      assert.ok(out, `${tool.name} declares an outputSchema`);
+      assert.equal(out.type, 'object', `${tool.name} outputSchema is an object`);
+      assert.ok(Object.keys(out.properties ?? {}).length > 0, `${tool.name} outputSchema names its fields`);
+      assert.equal('$schema' in out, false);
     }
+    // One spelling of a point: no tool takes latitude/longitude/lon.
+    for (const tool of tools) for (const k of ['latitude', 'longitude', 'lon']) assert.equal(k in tool.inputSchema.properties, false, `${tool.name}.${k}`);
     // The bounds a schema states are the ones the service applies (an agent trusts the schema).
     const { MAX_NAME_CHARS } = await import('../src/projects/project-fields.ts');
     const { MAX_RADIUS_M } = await import('../src/projects/save-to-project.ts');

@@ -102,7 +102,7 @@ let listedProjectId = '';
 
 test('listing flow over MCP: list, refusal without a build lot, preview, form (decline, accept), 2025 leg, unlist', async () => {
   const legacy = await connectClient(svc.url, 'legacy', tokenA);
-  const { client: modern, asked } = await formClient(tokenA, [{ action: 'decline' }, { action: 'accept', content: { confirm: true } }]);
+  const { client: modern, asked } = await formClient(tokenA, [{ action: 'decline' }, { action: 'accept', content: { confirm: true } }, { action: 'accept', content: { confirm: true } }]);
   try {
     const created = ok(await call(legacy, 'saveToProject', { action: 'create', name: 'Acorn Listing', address: '11 Acorn St, Cambridge, MA', externalRef: 'crm:secret-77', preview: false }));
     const projectId: string = created.project.projectId;
@@ -137,6 +137,7 @@ test('listing flow over MCP: list, refusal without a build lot, preview, form (d
       assert.match(text(r), /no build lot.*attach_parcels/s);
     }
     assert.deepEqual(await counts(), before0);
+    assert.equal(asked.length, 0, 'a project without a build lot is refused before the human is asked');
 
     // Preview: the exact pin (the build lot's centroid), the warnings; writes nothing.
     const pv = ok(await call(legacy, 'setProjectMapListing', { projectId, listed: true, preview: true }));
@@ -207,13 +208,20 @@ test('listing flow over MCP: list, refusal without a build lot, preview, form (d
     const unAgain = ok(await call(legacy, 'setProjectMapListing', { projectId, listed: false, preview: false }));
     assert.equal(unAgain.written, false);
 
-    // Listed before = public knowledge: re-listing over the 2025 leg needs no form now.
+    // Listing again after an unlisting asks the human again, as the first listing did (issue 25).
     const pv2 = ok(await call(legacy, 'setProjectMapListing', { projectId, listed: true, preview: true }));
     assert.equal(pv2.alreadyPublicKnowledge, true);
-    const relist = ok(await call(legacy, 'setProjectMapListing', { projectId, listed: true, preview: false }));
+    assert.equal(pv2.needsHumanConfirmation, true);
+    const beforeRelist = await counts();
+    const noForm = await call(legacy, 'setProjectMapListing', { projectId, listed: true, preview: false });
+    assert.equal(noForm.isError, true, 'the 2025 leg cannot relist without the human');
+    assert.equal(noForm.structuredContent.error.code, 'elicitation_unavailable');
+    assert.deepEqual(await counts(), beforeRelist);
+    assert.equal((await publicJson()).body.count, 0);
+    const relist = ok(await call(modern, 'setProjectMapListing', { projectId, listed: true, preview: false }));
+    assert.equal(asked.length, 3, 'the human was asked again');
     assert.equal(relist.written, true);
     assert.equal((await publicJson()).body.count, 1);
-    assert.equal(asked.length, 2, 'no further form was shown');
   } finally {
     await legacy.close();
     await modern.close();

@@ -163,6 +163,15 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       assert.equal(clash.error.receiptId, first.receipt.receiptId);
       assert.deepEqual(await counts(), afterFirst);
 
+      // The build lot attached again as context (a neighbour whose address resolves to it) is refused with the reason, in preview too; nothing changes.
+      for (const preview of [true, false]) {
+        const demote = fails(await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-127', '97-120'], role: 'context', radiusM: 5000, preview }), /97-120 is already this project's build lot/);
+        assert.deepEqual([demote.error.code, demote.error.currentRole, demote.error.parcelExternalId], ['bad_input', 'build', '97-120']);
+      }
+      assert.deepEqual(await counts(), afterFirst, 'a refused demotion writes nothing');
+      const still = ok(await call(a, 'getProjectContext', { projectId, documentsLimit: 0, evidenceLimit: 0 }));
+      assert.deepEqual(still.lots.map((l: any) => [l.parcelExternalId, l.role]).sort(), [['97-120', 'build'], ['97-128', 'build']], 'the build lot keeps its role');
+
       const ctxLot = ok(await call(a, 'saveToProject', { action: 'attach_parcels', project: n('attach site'), parcelExternalIds: ['97-127', '267.2-261'], role: 'context', radiusM: 5000, preview: false }));
       assert.deepEqual(ctxLot.lots.map((l: any) => [l.parcelExternalId, l.role]).sort(), [['267.2-261', 'context'], ['97-120', 'build'], ['97-127', 'context'], ['97-128', 'build']]);
 

@@ -270,6 +270,12 @@ test('free lookups: coverage for an address, a city and a point; usage with rece
   assertProblem(await api(svc.url, '/api/v1/coverage?city=Cambridge&lat=1&lng=2', { token: key.key }), 400, 'bad_request');
   assertProblem(await api(svc.url, '/api/v1/coverage?lat=1', { token: key.key }), 400, 'bad_request');
   assertProblem(await api(svc.url, '/api/v1/coverage?lat=100&lng=2', { token: key.key }), 400, 'bad_request');
+  // One spelling of a point (issue 25): latitude/longitude/lon are refused, naming lat and lng.
+  for (const [q, right] of [['latitude=42.3736&longitude=-71.1097', /latitude: .*"lat"/], ['lat=42.3736&lon=-71.1097', /lon: .*"lng"/]] as const) {
+    const wrong = await api(svc.url, `/api/v1/coverage?${q}`, { token: key.key });
+    assertProblem(wrong, 400, 'bad_request');
+    assert.match(wrong.json.detail, right);
+  }
   const none = await api(svc.url, '/api/v1/coverage', { token: key.key });
   assertProblem(none, 400, 'bad_request');
   assert.match(none.json.detail, /^\(query\): give exactly one of/, 'a GET names its query, not a body');

@@ -51,7 +51,7 @@ test('siteline credits grant: the operator grants credit that the account then s
     assert.equal(siteline(dataDir, 'credits', 'grant', 'operator-grant@example.com', 'ten', '--reason', 'x').code, 2);
     const nobody = siteline(dataDir, 'credits', 'grant', 'nobody@example.com', '5', '--reason', 'trial');
     assert.equal(nobody.code, 2);
-    assert.match(nobody.err, /no account with the e-mail nobody@example.com/);
+    assert.match(nobody.err, /no account with the e-mail nobody@example.com/i);
     const ok = siteline(dataDir, 'credits', 'grant', 'Operator-Grant@example.com', '25', '--reason', 'pilot customer');
     assert.equal(ok.code, 0, ok.err);
     assert.match(ok.out, /Granted 25 credits to operator-grant@example.com; balance 25\./);

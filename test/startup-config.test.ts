@@ -14,6 +14,8 @@ for (const [name, value] of [
   ['PORT', 'abc'],
   ['SITELINE_ANALYSIS_WORKERS', 'abc'],
   ['SITELINE_ANALYSIS_LEASE_MS', '5'],
+  ['SITELINE_METRICS_TOKEN', 'short'],
+  ['SITELINE_SHUTDOWN_GRACE_MS', '-1'],
 ] as const) {
   test(`${name}=${value}: exit 2 with the variable named, before anything listens`, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-config-'));

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ConfigError } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { analysisResultText, loadAnalysisInputs } from './feasibility-analysis.ts';
-import { claimRun, completeRun, failAttempt, failExhausted, onEnqueue, renewLease, type RunRow } from './run-queue.ts';
+import { claimRun, completeRun, failAttempt, failExhausted, onEnqueue, releaseLeases, renewLease, type RunRow } from './run-queue.ts';
 
 export interface WorkerOptions {
   /** Concurrent loops in this process (0: no workers here). */
@@ -33,6 +33,9 @@ const envSchema = z.object({
   SITELINE_TEST_ANALYSIS_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 });
 
+/** The analysis workers' variables (docs/deploy.md lists each; a test checks). */
+export const WORKER_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<WorkerOptions> = {}): WorkerOptions {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) throw new ConfigError(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
@@ -51,24 +54,35 @@ export interface RunningWorkers {
   readonly workerId: string;
   /** Runs this process finished (succeeded or failed attempts), for logs and tests. */
   readonly executed: () => number;
-  stop(): Promise<void>;
+  /**
+   * Stops claiming and waits for the runs in hand. With boundMs, waits at most that long, then hands
+   * the unfinished runs back to the queue (another worker, or this one after a restart, runs them).
+   */
+  stop(boundMs?: number): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Sleeps ms, or rejects as soon as signal aborts (a run handed back at shutdown stops waiting). */
+const sleepUnless = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error('stopped: the run was handed back'));
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), reject(new Error('stopped: the run was handed back'))), { once: true });
+  });
 
 /** Executes one claimed run: inputs -> deterministic result -> stored (fenced by the claim). */
-export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptions): Promise<void> {
+export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptions, signal?: AbortSignal): Promise<void> {
   const heartbeat = setInterval(() => {
     renewLease(ctx, run, opts.workerId, opts.leaseMs).catch(() => undefined);
   }, Math.max(50, Math.floor(opts.leaseMs / 3)));
   try {
     ctx.logger.info({ runId: run.run_id, attempt: run.attempts, workerId: opts.workerId }, 'analysis run started');
     const inputs = await loadAnalysisInputs(ctx, ctx.db, run.project_id);
-    if (opts.testDelayMs > 0) await sleep(opts.testDelayMs);
+    if (opts.testDelayMs > 0) await sleepUnless(opts.testDelayMs, signal);
     const text = analysisResultText(inputs);
     const stored = await completeRun(ctx, run, opts.workerId, inputs.digest, text);
     if (!stored) ctx.logger.warn({ runId: run.run_id, workerId: opts.workerId }, 'analysis run lost its lease before finishing; result discarded');
   } catch (err) {
+    if (signal?.aborted) return void ctx.logger.info({ runId: run.run_id, workerId: opts.workerId }, 'analysis run stopped; it was handed back to the queue');
     ctx.logger.error({ runId: run.run_id, err: err instanceof Error ? err.message : String(err) }, 'analysis run failed');
     await failAttempt(ctx, run, opts.workerId, err instanceof Error ? err.message : String(err)).catch(() => undefined);
   } finally {
@@ -79,6 +93,8 @@ export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptio
 export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): RunningWorkers {
   let stopped = false;
   let executed = 0;
+  // Aborted when a bounded stop hands the runs back: what can stop waiting (the test delay) does.
+  const handBack = new AbortController();
   const sleepers = new Set<() => void>();
   const wakeAll = () => {
     for (const w of sleepers) w();
@@ -107,7 +123,7 @@ export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): Runn
           await idle();
           continue;
         }
-        await executeRun(ctx, run, opts);
+        await executeRun(ctx, run, opts, handBack.signal);
         executed++;
       } catch (err) {
         if (stopped) break;
@@ -121,11 +137,19 @@ export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): Runn
   return {
     workerId: opts.workerId,
     executed: () => executed,
-    async stop() {
+    async stop(boundMs?: number) {
       stopped = true;
       unsubscribe();
       wakeAll();
-      await Promise.all(loops);
+      const all = Promise.all(loops);
+      if (boundMs === undefined) return void (await all);
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([all.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), boundMs)))]);
+      clearTimeout(timer);
+      if (finished) return;
+      const released = await releaseLeases(ctx, opts.workerId).catch(() => 0);
+      handBack.abort(); // after the release, so the interrupted run's own failure write is fenced out
+      ctx.logger.warn({ workerId: opts.workerId, released, boundMs }, 'analysis workers stopped before their runs finished; runs handed back to the queue');
     },
   };
 }

@@ -100,6 +100,19 @@ export async function completeRun(ctx: AppContext, run: RunRow, workerId: string
   return rows.length > 0;
 }
 
+/**
+ * A worker shutting down hands its running runs back: queued again at once (not after the lease), and
+ * the interrupted attempt is not counted. Its own late writes are fenced out (worker_id is cleared).
+ */
+export async function releaseLeases(ctx: AppContext, workerId: string): Promise<number> {
+  const rows = await ctx.db.query(
+    `UPDATE analysis_runs SET status = 'queued', attempts = greatest(attempts - 1, 0), worker_id = NULL, lease_until = NULL, started_at = NULL
+      WHERE worker_id = $1 AND status = 'running' RETURNING run_id`,
+    [workerId],
+  );
+  return rows.length;
+}
+
 /** A run that threw: queued again while attempts remain, else failed with the reason. */
 export async function failAttempt(ctx: AppContext, run: RunRow, workerId: string, reason: string): Promise<void> {
   await ctx.db.query(

@@ -35,6 +35,10 @@ export function redirectUriProblem(uri: unknown): string | undefined {
     return `"${uri.slice(0, 100)}" is not an absolute URI`;
   }
   if (u.hash || uri.includes('#')) return 'a redirect URI must not have a fragment';
+  // Redirects are matched exactly (loopback: any port); a wildcard would let any subdomain receive codes.
+  if (uri.includes('*') || /%2a/i.test(uri)) return 'a redirect URI must not contain a wildcard (*): register each exact URI';
+  if ((u.protocol === 'https:' || u.protocol === 'http:') && !/^(\[[0-9a-f:.]+\]|([a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)$/.test(u.hostname))
+    return `"${u.hostname.slice(0, 100)}" is not a host name (letters, digits and hyphens in dot-separated labels)`;
   if (u.username || u.password) return 'a redirect URI must not carry user information';
   if (u.protocol === 'https:') return undefined;
   if (u.protocol === 'http:') return LOOPBACK.has(u.hostname) ? undefined : `http is allowed only on a loopback host (127.0.0.1, [::1], localhost), not ${u.hostname}: use https`;

@@ -136,6 +136,55 @@ async function createProvider(ctx: AppContext): Promise<Provider> {
   return provider;
 }
 
+/** Scope values this authorization server knows; any other in an authorization request is invalid_scope. */
+export const KNOWN_SCOPES: readonly string[] = ['openid', 'offline_access', SCOPE_MCP, SCOPE_PUBLIC];
+
+/**
+ * The scope an authorization request without `scope` is given (RFC 6749 §3.3: a documented default):
+ * `mcp`, what the MCP resource needs for every tool, shown in words on the consent page before the
+ * person allows it. Clients that want less ask for `mcp.public`.
+ */
+export const DEFAULT_AUTHORIZATION_SCOPE = SCOPE_MCP;
+
+/**
+ * The scope rule for GET authorization requests, before oidc-provider sees them (it would ignore an
+ * unknown scope, and with none it grants nothing and ends in access_denied after consent):
+ * no or empty `scope` -> the default scope; an unknown value -> `invalid_scope` at the client's
+ * redirect URI (only once the client and that URI check out; otherwise oidc-provider answers the
+ * bad client or redirect itself, never redirecting to an unchecked URI). True when it answered.
+ */
+export async function applyScopeRule(ctx: AppContext, provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  const u = new URL(req.url ?? '/', 'http://x');
+  if (req.method !== 'GET' || u.pathname !== PATHS.authorize) return false;
+  const scope = u.searchParams.get('scope');
+  if (scope === null || scope.trim() === '') {
+    u.searchParams.set('scope', DEFAULT_AUTHORIZATION_SCOPE);
+    req.url = `${u.pathname}${u.search}`;
+    return false;
+  }
+  const unknown = scope.split(/\s+/).filter((s) => s !== '' && !KNOWN_SCOPES.includes(s));
+  if (unknown.length === 0) return false;
+  const clientId = u.searchParams.get('client_id');
+  if (!clientId) return false;
+  let client: { redirectUris: string[]; redirectUriAllowed(v: string): boolean } | undefined;
+  try {
+    client = await provider.Client.find(clientId);
+  } catch {
+    return false;
+  }
+  const redirectUri = u.searchParams.get('redirect_uri') ?? (client?.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+  if (!client || !redirectUri || !client.redirectUriAllowed(redirectUri)) return false;
+  const to = new URL(redirectUri);
+  to.searchParams.set('error', 'invalid_scope');
+  to.searchParams.set('error_description', `Unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; this service knows ${KNOWN_SCOPES.join(', ')} (no scope: ${DEFAULT_AUTHORIZATION_SCOPE}).`);
+  const state = u.searchParams.get('state');
+  if (state !== null) to.searchParams.set('state', state);
+  to.searchParams.set('iss', issuer(ctx.config));
+  res.writeHead(303, { location: to.href, 'cache-control': 'no-store' });
+  res.end();
+  return true;
+}
+
 export interface OAuthServer {
   provider(): Promise<Provider>;
   /** Hands a request (already routed, body possibly pre-read) to oidc-provider. */
@@ -172,7 +221,8 @@ export function oauthServer(ctx: AppContext): OAuthServer {
   return {
     provider: async () => (await get()).provider,
     async handle(req, res, preReadBody) {
-      const { callback } = await get();
+      const { callback, provider } = await get();
+      if (await applyScopeRule(ctx, provider, req, res)) return;
       // Dynamic Client Registration: our policy (redirect URI rules, caps, throttle) first.
       if (!preReadBody && req.method === 'POST' && new URL(req.url ?? '/', 'http://x').pathname === PATHS.register) {
         const checked = await guardRegistration(ctx, req, res);

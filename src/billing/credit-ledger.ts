@@ -103,8 +103,8 @@ export interface CreditRequest {
 
 export type CreditResult = { credited: true; balance: number } | { credited: false; reason: 'duplicate_event'; balance: number };
 
-/** Adds credit (purchase, grant, refund) exactly once per event id. */
-export async function addCredit(ctx: AppContext, req: CreditRequest): Promise<CreditResult> {
+/** Adds credit (purchase, grant, refund) exactly once per event id; `alongside` writes in the same transaction (a staff action's record). */
+export async function addCredit(ctx: AppContext, req: CreditRequest, alongside?: (tx: Queryable) => Promise<void>): Promise<CreditResult> {
   if (!Number.isSafeInteger(req.credits) || req.credits < 1 || req.credits > MAX_CREDIT_PER_ENTRY) {
     throw new SitelineError('bad_input', `Credits must be a whole number from 1 to ${MAX_CREDIT_PER_ENTRY.toLocaleString('en-US')}.`);
   }
@@ -128,6 +128,7 @@ export async function addCredit(ctx: AppContext, req: CreditRequest): Promise<Cr
        RETURNING balance - owed AS balance`,
       [req.accountId, req.credits, now],
     );
+    if (alongside) await alongside(tx);
     return { credited: true, balance: Number(rows[0]!.balance) };
   });
 }

@@ -25,6 +25,9 @@ test('usage errors: unknown flag, missing value, value on a switch, argument cou
   const fails = (argv: string[], re: RegExp) => assert.throws(() => parseArgs(cmd, argv), (e: unknown) => e instanceof UsageError && re.test(e.message), argv.join(' '));
   fails(['a', '--bogus'], /unknown flag --bogus/);
   fails(['a', '-x'], /unknown flag -x/);
+  const pointCmd = { ...cmd, flags: [...(cmd.flags ?? []), { name: 'lat', value: 'N', description: 'Latitude' }, { name: 'lng', value: 'N', description: 'Longitude' }] };
+  assert.throws(() => parseArgs(pointCmd, ['a', '--latitude', '42']), /unknown flag --latitude: a point is given as --lat and --lng \(use --lat\)/);
+  assert.throws(() => parseArgs(pointCmd, ['a', '--lon', '-71']), /use --lng/);
   fails(['a', '--url'], /--url needs a value/);
   fails(['a', '--url', '--json'], /--url needs a value/);
   fails(['a', '--json=yes'], /takes no value/);

@@ -1,6 +1,7 @@
 // The declarative shape of a `siteline` command, its flag parser and its help text. A command is
 // data (name, summary, usage, flags) plus run(); a group (e.g. `data`) holds subcommands. main.ts
 // handles `-h/--help` before anything runs, so no command ever acts when asked for help.
+import { POINT_MISSPELLINGS } from '../core/point-spelling.ts';
 import { EXIT } from './exit-codes.ts';
 import { err, out, type Io } from './output.ts';
 
@@ -80,7 +81,12 @@ export function parseArgs(cmd: Command, argv: string[]): { args: string[]; flags
       const name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
       inline = eq >= 0 ? a.slice(eq + 1) : undefined;
       flag = byLong.get(name);
-      if (!flag) throw new UsageError(`unknown flag --${name}`);
+      if (!flag) {
+        // One spelling of a point on every surface (lat, lng): name the right flag for another one.
+        const right = POINT_MISSPELLINGS[name];
+        if (right && byLong.has(right)) throw new UsageError(`unknown flag --${name}: a point is given as --lat and --lng (use --${right})`);
+        throw new UsageError(`unknown flag --${name}`);
+      }
     } else if (a.length > 1 && a.startsWith('-') && !/^-\d/.test(a)) {
       flag = byShort.get(a.slice(1));
       if (!flag) throw new UsageError(`unknown flag ${a}`);

@@ -11,6 +11,7 @@ import { loginCommand, logoutCommand, whoamiCommand } from './auth-commands.ts';
 import { workerCommand } from './worker-command.ts';
 import { creditsCommand } from './credits-command.ts';
 import { feedbackCommand } from './feedback-command.ts';
+import { staffCommand } from './staff-command.ts';
 import { rulesCommand } from './rules-command.ts';
 
 export const COMMANDS: Command[] = [
@@ -26,4 +27,5 @@ export const COMMANDS: Command[] = [
   workerCommand,
   creditsCommand,
   feedbackCommand,
+  staffCommand,
 ];

@@ -1,7 +1,9 @@
 // `siteline feedback list [--limit N] [--category C] [--since DATE] [--json]`: the reports users sent,
-// newest first, read in-process from the local database (SITELINE_DATA_DIR or DATABASE_URL). Staff only.
-// Exit 0 ok; 2 bad usage.
-import { JSON_FLAG, UsageError, type Command, type CommandInput } from './command.ts';
+// newest first; `siteline feedback review <id> --note "..."`: marks one reviewed (a staff action). Staff
+// only: through the running service's staff API (src/cli/staff-target.ts) or on the local database.
+// Exit 0 ok; 2 bad usage or unknown report; 1 refused (not staff); 4 login needed; 5 unreachable.
+import { JSON_FLAG, URL_FLAG, UsageError, type Command, type CommandInput } from './command.ts';
+import { runStaff } from './staff-target.ts';
 import { EXIT } from './exit-codes.ts';
 import { out } from './output.ts';
 import { CATEGORY_LABELS, FEEDBACK_CATEGORIES, type FeedbackCategory } from '../feedback/feedback-form.ts';
@@ -46,41 +48,64 @@ export function formatFeedback(items: StoredFeedback[]): string {
 
 async function runList({ flags, io }: CommandInput): Promise<number> {
   const filter = filterOf(flags);
-  const [{ loadConfig }, { createLogger }, { openContext }, { listFeedback }] = await Promise.all([
-    import('../config.ts'),
-    import('../logger.ts'),
-    import('../service.ts'),
-    import('../feedback/feedback-store.ts'),
-  ]);
-  const ctx = await openContext(loadConfig(io.env), { logger: createLogger('warn', io.stderr) });
-  try {
-    const items = await listFeedback(ctx, filter);
-    io.stdout.write(flags.json ? JSON.stringify(items, null, 2) + '\n' : formatFeedback(items));
-    return EXIT.ok;
-  } finally {
-    await ctx.db.close();
-  }
+  const query = new URLSearchParams();
+  if (filter.limit !== undefined) query.set('limit', String(filter.limit));
+  if (filter.category) query.set('category', filter.category);
+  if (filter.since) query.set('since', filter.since.toISOString());
+  return runStaff(io, flags, 'feedback list', {
+    service: async (client) => (await client.requestJson<{ feedback: StoredFeedback[] }>('GET', `/staff/api/feedback?${query}`)).feedback,
+    database: async (ctx) => (await import('../feedback/feedback-store.ts')).listFeedback(ctx, filter),
+    print: (items) => {
+      io.stdout.write(flags.json ? JSON.stringify(items, null, 2) + '\n' : formatFeedback(items));
+      return EXIT.ok;
+    },
+  });
+}
+
+async function runReview({ args: [id], flags, io }: CommandInput): Promise<number> {
+  const note = typeof flags.note === 'string' ? flags.note.trim() : '';
+  if (!note) throw new UsageError('say what was done about it with --note "..." (kept with the review and in the staff actions)');
+  return runStaff(io, flags, 'feedback review', {
+    service: (client) => client.requestJson<{ submissionId: string; reviewedAt: string }>('POST', `/staff/api/feedback/${encodeURIComponent(id!)}/review`, { note }),
+    database: async (ctx, actor) => (await import('../staff/staff-actions.ts')).reviewFeedback(ctx, actor, { submissionId: id!, note }),
+    print: (r) => {
+      if (flags.json) out(io, JSON.stringify({ submissionId: r.submissionId, reviewedAt: r.reviewedAt }, null, 2));
+      else out(io, `Feedback ${r.submissionId} marked reviewed.`);
+      return EXIT.ok;
+    },
+  });
 }
 
 export const feedbackCommand: Command = {
   name: 'feedback',
   summary: 'Staff: read the feedback users sent',
   usage: 'feedback <command> [flags]',
-  description: 'Works on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.',
+  description:
+    'While the service runs on the embedded database, or with --url, these go through the service as your staff account (`siteline login` first); otherwise on the local database (SITELINE_DATA_DIR or DATABASE_URL).',
   subcommands: [
     {
       name: 'list',
       summary: 'Feedback reports, newest first',
-      usage: 'feedback list [--limit N] [--category C] [--since YYYY-MM-DD] [--json]',
+      usage: 'feedback list [--limit N] [--category C] [--since YYYY-MM-DD] [--url URL] [--json]',
       description: `Default limit 50, at most 1000. Categories: ${FEEDBACK_CATEGORIES.join(', ')}.`,
       flags: [
         { name: 'limit', value: 'N', description: 'At most N reports (1 to 1000, default 50)' },
         { name: 'category', value: 'C', description: 'Only this category' },
         { name: 'since', value: 'DATE', description: 'Only reports from this date on (YYYY-MM-DD)' },
+        URL_FLAG,
         JSON_FLAG,
       ],
       examples: ['siteline feedback list --category problem --since 2026-11-01'],
       run: runList,
+    },
+    {
+      name: 'review',
+      summary: 'Mark a report reviewed, with a note on what was done (recorded in the staff actions)',
+      usage: 'feedback review <submission id> --note "..." [--url URL] [--json]',
+      flags: [{ name: 'note', value: 'TEXT', description: 'What was done about it (required)' }, URL_FLAG, JSON_FLAG],
+      args: { min: 1, max: 1, name: 'the submission id (from feedback list)' },
+      examples: ['siteline feedback review 0b9c…-… --note "fixed the Cambridge FAR in rules 2026-11"'],
+      run: runReview,
     },
   ],
 };

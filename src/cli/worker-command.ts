@@ -1,7 +1,8 @@
 // `siteline worker [--concurrency N]`: analysis workers alone, without the HTTP server, for deployments
 // that scale out (several processes on one PostgreSQL database). On embedded PGlite only one process
 // may open the data directory, so there the workers inside `npm start` are the way.
-// Runs until SIGTERM or SIGINT; the run in hand is finished first. Exit 0 when stopped; 2 bad usage.
+// Runs until SIGTERM or SIGINT; the run in hand may finish for SITELINE_SHUTDOWN_GRACE_MS, then it is
+// handed back to the queue. Exit 0 when stopped; 2 bad usage.
 import { UsageError, type Command, type CommandInput } from './command.ts';
 import { EXIT } from './exit-codes.ts';
 import { out } from './output.ts';
@@ -29,7 +30,7 @@ async function runWorker({ flags, io }: CommandInput): Promise<number> {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
   });
-  await workers.stop();
+  await workers.stop(config.shutdownGraceMs);
   await ctx.db.close();
   return EXIT.ok;
 }
@@ -38,11 +39,12 @@ export const workerCommand: Command = {
   name: 'worker',
   summary: 'Run feasibility-analysis workers without the HTTP server (until SIGTERM/SIGINT)',
   usage: 'worker [--concurrency N]',
-  description: `Runs analysis workers against the configured database; the run in hand is finished before it stops.
+  description: `Runs analysis workers against the configured database. On SIGTERM/SIGINT the run in hand may finish for
+SITELINE_SHUTDOWN_GRACE_MS (default 20000); one still working then is handed back to the queue.
 For PostgreSQL deployments that scale out (DATABASE_URL shared with the servers). On embedded PGlite
 only one process may open the data directory: there use the workers inside \`npm start\`.
 Environment: SITELINE_ANALYSIS_WORKERS (loops, default 2), SITELINE_ANALYSIS_LEASE_MS (default 30000),
-SITELINE_ANALYSIS_POLL_MS (default 500), DATABASE_URL.`,
+SITELINE_ANALYSIS_POLL_MS (default 500), SITELINE_SHUTDOWN_GRACE_MS, DATABASE_URL.`,
   flags: [{ name: 'concurrency', value: 'N', description: 'Worker loops in this process (default: SITELINE_ANALYSIS_WORKERS, at least 1)' }],
   examples: ['DATABASE_URL=postgres://... siteline worker --concurrency 4'],
   run: runWorker,

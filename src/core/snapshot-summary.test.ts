@@ -34,7 +34,7 @@ test('unknown is never a number, no limit is said in words, and an inexact match
   const text = snapshotSummary(s);
   assert.match(text, /maxHeightFt unknown \(not_extracted\)/);
   assert.match(text, /maxFar no limit \(no_limit_in_bylaw\)/);
-  assert.match(text, /interpolating the street's number range .*confidence 0\.6\. No 12 is not in the address table\. Confirm the lot/);
+  assert.match(text, /We are not sure this is the lot you meant\. The address is not tied to a lot in any table; the lot was located by its number along the street \(match confidence 0\.6, below 0\.8\)\. No 12 is not in the address table\. Check the lot/);
   assert.doesNotMatch(text, /another warning/, 'only the geocoder\'s own reason');
 });
 

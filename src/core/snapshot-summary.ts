@@ -1,8 +1,8 @@
-// A snapshot in a few sentences: the text a tool result carries beside its structured content. The
-// structured snapshot is the answer (every value with its status, condition, notes and sources);
-// this text says what it holds for a reader of text only, without a second copy of the JSON, which
-// would double what an agent pays for in its context (docs/snapshot.md, "Size").
+// A snapshot in a few sentences: the summary a tool result's text leads with, before the whole answer
+// as JSON text (for text-only clients) and beside the structured content (docs/mcp.md). A reader of the
+// summary alone learns the lot, the zone, the headline values and, first, any doubt about the match.
 import { STATUS_MEANINGS } from './statuses.ts';
+import { matchDoubt } from './match-doubt.ts';
 import type { AddressMatch, Snapshot, SnapshotValue } from './snapshot-types.ts';
 
 const HEADLINE = ['maxHeightFt', 'maxHeightStoreys', 'maxFar'] as const;
@@ -26,8 +26,11 @@ const HOW: Record<AddressMatch['matchType'], string> = {
  * Empty for an exact match.
  */
 function matchWords(a: AddressMatch): string {
-  if (a.matchType === 'address_table' && a.confidence >= 1) return '';
+  // Below SURE_MATCH_CONFIDENCE the text leads with the same doubt the page and the CLI state.
+  const doubt = matchDoubt(a);
   const why = a.warnings[0] ? ` ${a.warnings[0]}` : '';
+  if (doubt) return `${doubt.headline}. ${doubt.reason}${why} ${doubt.next} `;
+  if (a.matchType === 'address_table' && a.confidence >= 1) return '';
   return `Address matched ${HOW[a.matchType]}, confidence ${a.confidence}.${why} Confirm the lot before relying on it. `;
 }
 

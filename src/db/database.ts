@@ -292,6 +292,16 @@ export function lockDataDir(dir: string): () => void {
   throw new SitelineError('unavailable', `Could not lock the embedded database at ${dir}.`);
 }
 
+/** The pid of the live process holding the embedded database at dir (a running server), if any; takes no lock. */
+export function embeddedDatabaseHolder(dir: string): number | undefined {
+  try {
+    const owner = Number(fs.readFileSync(`${path.resolve(dir)}.lock`, 'utf8').trim());
+    return Number.isInteger(owner) && owner > 0 && owner !== process.pid && processRuns(owner) ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -39,8 +39,12 @@ const answerSchema = z.object({
   shareStreetAddresses: z.boolean().optional(),
 });
 
-/** Checks an answer (untrusted: a client or a browser sent it) and says every problem in words. */
-export function checkAnswer(raw: unknown): AnswerCheck {
+/**
+ * Checks an answer (untrusted: a client or a browser sent it) and says every problem in words.
+ * toolNames: the tools a form offered (MCP forms cannot carry a pattern, so they declare an enum);
+ * given, the tool name must be one of them.
+ */
+export function checkAnswer(raw: unknown, toolNames?: readonly string[]): AnswerCheck {
   const parsed = answerSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, problems: ['The form answer must hold a category and a message.'] };
   const a = parsed.data;
@@ -53,6 +57,7 @@ export function checkAnswer(raw: unknown): AnswerCheck {
   if (message.length > MESSAGE_MAX) problems.push(`Keep the message under ${MESSAGE_MAX} characters (it has ${message.length}).`);
   const tool = a.affectedToolName?.trim() || null;
   if (tool !== null && !TOOL_NAME.test(tool)) problems.push('The tool name should be a tool name such as getFeasibilitySnapshot (letters, digits, _ . -), or left empty.');
+  else if (tool !== null && toolNames && !toolNames.includes(tool)) problems.push(`The tool name should be one of ${toolNames.join(', ')}, or left empty.`);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
@@ -75,8 +80,12 @@ export interface FormPrefill {
   shareStreetAddresses?: boolean;
 }
 
-/** The elicitation form (a flat object of primitives, as MCP form mode allows). */
-export function feedbackFormSchema(prefill: FormPrefill = {}) {
+/**
+ * The elicitation form (a flat object of primitives, as MCP form mode allows). It declares every
+ * rule checkAnswer enforces, so a client can validate before sending: MCP form strings carry no
+ * pattern, so the tool name is an enum of the tools (toolNames) rather than free text.
+ */
+export function feedbackFormSchema(prefill: FormPrefill = {}, toolNames: readonly string[] = []) {
   const withDefault = <T extends Record<string, unknown>>(schema: T, value: unknown): T => (value === undefined || value === null || value === '' ? schema : { ...schema, default: value });
   return {
     type: 'object' as const,
@@ -95,7 +104,10 @@ export function feedbackFormSchema(prefill: FormPrefill = {}) {
         },
         prefill.message,
       ),
-      affectedToolName: withDefault({ type: 'string', title: 'Tool concerned (optional)', maxLength: 64 }, prefill.affectedToolName),
+      affectedToolName: withDefault(
+        { type: 'string', title: 'Tool concerned (optional)', enum: [...toolNames] },
+        toolNames.includes(prefill.affectedToolName ?? '') ? prefill.affectedToolName : undefined,
+      ),
       contactConsent: { type: 'boolean', title: 'siteline may e-mail me about this feedback', default: prefill.contactConsent === true },
       shareStreetAddresses: {
         type: 'boolean',

@@ -21,6 +21,8 @@ export interface StoredFeedback {
   redactions: ScrubResult['redactions'];
   channel: FeedbackChannel;
   createdAt: string;
+  /** Set when staff reviewed it (/staff/feedback, `siteline feedback review`). */
+  review: { at: string; by: string; note: string } | null;
 }
 
 export type SubmitOutcome =
@@ -95,7 +97,7 @@ export async function listFeedback(ctx: AppContext, filter: FeedbackFilter = {})
 }
 
 const COLUMNS =
-  'submission_id, account_id, category, message, affected_tool, contact_consent, contact_email, street_addresses_shared, redactions, channel, created_at';
+  'submission_id, account_id, category, message, affected_tool, contact_consent, contact_email, street_addresses_shared, redactions, channel, created_at, reviewed_at, reviewed_by, review_note';
 
 interface FeedbackRow {
   submission_id: string;
@@ -109,6 +111,9 @@ interface FeedbackRow {
   redactions: ScrubResult['redactions'] | string;
   channel: string;
   created_at: Date | string;
+  reviewed_at: Date | string | null;
+  reviewed_by: string | null;
+  review_note: string | null;
 }
 
 function fromRow(r: FeedbackRow): StoredFeedback {
@@ -124,5 +129,6 @@ function fromRow(r: FeedbackRow): StoredFeedback {
     redactions: typeof r.redactions === 'string' ? JSON.parse(r.redactions) : r.redactions,
     channel: r.channel as FeedbackChannel,
     createdAt: new Date(r.created_at).toISOString(),
+    review: r.reviewed_at ? { at: new Date(r.reviewed_at).toISOString(), by: r.reviewed_by ?? '', note: r.review_note ?? '' } : null,
   };
 }

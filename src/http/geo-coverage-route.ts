@@ -1,13 +1,14 @@
 // GET /api/geo/coverage-status: a free coverage probe for a city or a point, under the LOCATION
 // limit (30/min per IP, shared with cityInventory). Limited callers get 429 with Retry-After; every
 // answer carries RateLimit-* headers so a client can pace itself.
-//   ?city=Cambridge&region=MA | ?geoDivisionId=US-MA:cambridge | ?lat=42.37&lon=-71.10
+//   ?city=Cambridge&region=MA | ?geoDivisionId=US-MA:cambridge | ?lat=42.37&lng=-71.10 (one spelling of a point: lat, lng)
 import { clientIp } from './client-ip.ts';
 import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from './router.ts';
 import { sendError, sendJson } from './respond.ts';
 import { badInput } from '../core/errors.ts';
+import { pointSpellingProblem } from '../core/point-spelling.ts';
 import { probeCoverage, validatePlaceQuery, type PlaceQuery } from '../core/city-inventory.ts';
 import { rateLimitMessage, takeLocationProbe, type RateDecision } from '../core/rate-limit.ts';
 
@@ -27,16 +28,18 @@ export function placeQueryFrom(url: URL): PlaceQuery {
   const p = url.searchParams;
   const city = p.get('city') ?? undefined;
   const id = p.get('geoDivisionId') ?? undefined;
-  const lat = p.get('lat') ?? p.get('latitude') ?? undefined;
-  const lon = p.get('lon') ?? p.get('longitude') ?? undefined;
+  const wrong = pointSpellingProblem(p.keys());
+  if (wrong) throw badInput(`${wrong} E.g. lat=42.37&lng=-71.10.`);
+  const lat = p.get('lat') ?? undefined;
+  const lon = p.get('lng') ?? undefined;
   const forms = [city !== undefined, id !== undefined, lat !== undefined || lon !== undefined].filter(Boolean).length;
-  if (forms !== 1) throw badInput('Give exactly one of: city (optionally with region), geoDivisionId, or lat and lon.');
+  if (forms !== 1) throw badInput('Give exactly one of: city (optionally with region), geoDivisionId, or lat and lng.');
   if (city !== undefined) return { kind: 'name', city, region: p.get('region') ?? undefined };
   if (id !== undefined) return { kind: 'id', geoDivisionId: id };
   const latitude = Number(lat);
   const longitude = Number(lon);
   if (lat === undefined || lon === undefined || lat.trim() === '' || lon.trim() === '' || !Number.isFinite(latitude) || !Number.isFinite(longitude)) {
-    throw badInput('A point needs both lat and lon as decimal degrees, e.g. lat=42.37&lon=-71.10.');
+    throw badInput('A point needs both lat and lng as decimal degrees, e.g. lat=42.37&lng=-71.10.');
   }
   return { kind: 'point', latitude, longitude };
 }

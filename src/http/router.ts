@@ -8,6 +8,7 @@ export type Handler = (req: IncomingMessage, res: ServerResponse, params: RouteP
 
 interface Route {
   method: string; // '*' matches any
+  path: string;
   parts: string[];
   handler: Handler;
 }
@@ -20,6 +21,8 @@ interface Mount {
 export interface Match {
   handler: Handler;
   params: RouteParams;
+  /** The route as registered ('/api/v1/keys/:id', a mount as '/api/auth/*'): a low-cardinality metrics label. */
+  pattern: string;
 }
 
 export class Router {
@@ -43,7 +46,7 @@ export class Router {
   }
 
   add(method: string, path: string, handler: Handler): this {
-    this.routes.push({ method: method.toUpperCase(), parts: split(path), handler });
+    this.routes.push({ method: method.toUpperCase(), path, parts: split(path), handler });
     return this;
   }
   get(path: string, handler: Handler): this {
@@ -67,14 +70,14 @@ export class Router {
       const params = matchParts(r.parts, parts);
       if (!params) continue;
       if (r.method === '*' || r.method === method || (method === 'HEAD' && r.method === 'GET')) {
-        return { match: { handler: r.handler, params }, allowed };
+        return { match: { handler: r.handler, params, pattern: r.path }, allowed };
       }
       allowed.push(r.method);
     }
     if (allowed.length === 0) {
       for (const m of this.mounts) {
         if (pathname === m.prefix || pathname.startsWith(m.prefix + '/') || m.prefix === '') {
-          return { match: { handler: m.handler, params: {} }, allowed };
+          return { match: { handler: m.handler, params: {}, pattern: `${m.prefix}/*` }, allowed };
         }
       }
     }

@@ -10,7 +10,7 @@ import { allowedHostnames, hostAllowed } from '../mcp/http-rules.ts';
 import { forwardedHeader } from './client-ip.ts';
 
 /** Paths answered whatever the Host header says (load balancers probe them by address). */
-const ANY_HOST_PATHS = new Set(['/healthz']);
+const ANY_HOST_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export function createHttpServer(ctx: AppContext, router: Router): http.Server {
   // The allowed hostnames follow the config (with port 0 the base URL is final only once the server listens).
@@ -20,7 +20,14 @@ export function createHttpServer(ctx: AppContext, router: Router): http.Server {
     if (hosts?.key !== key) hosts = { key, set: allowedHostnames(ctx.config) };
     return hosts.set;
   };
+  // Answers in progress: when draining starts, each one not yet begun says Connection: close.
+  const inflight = new Set<ServerResponse>();
+  ctx.lifecycle?.onDrain.push(() => {
+    for (const res of inflight) if (!res.headersSent) res.shouldKeepAlive = false;
+  });
   const server = http.createServer((req, res) => {
+    inflight.add(res);
+    res.once('close', () => inflight.delete(res));
     void handle(ctx, router, req, res, allowed);
   });
   server.keepAliveTimeout = 65_000;
@@ -41,8 +48,13 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
   } catch {
     pathname = '/';
   }
+  // The metrics label: the matched route pattern, never the raw path (ids and tokens would explode it).
+  let route = 'unmatched';
+  // Draining (SIGTERM): this answer is the connection's last, so keep-alive clients reconnect elsewhere.
+  if (ctx.lifecycle?.draining) res.shouldKeepAlive = false;
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    ctx.metrics?.observeRequest(route, req.method ?? 'GET', res.statusCode, ms / 1000);
     ctx.logger.info({ requestId: id, method: req.method, path: pathname.replace(SECRET_IN_PATH, '$1…'), status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
   });
   try {
@@ -69,6 +81,7 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
       }
       return;
     }
+    route = match.pattern;
     await match.handler(req, res, match.params);
   } catch (err) {
     if (res.headersSent) {

@@ -1,6 +1,6 @@
 // Every start imports each default place that is missing (a first start that died after Cambridge
 // committed) or stale; with no source directory the service still starts, says which directory it
-// looked for, and /healthz is 503 naming the live place that is missing.
+// looked for, and /readyz is 503 naming the live place that is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -51,7 +51,7 @@ test('a database where only Cambridge was imported: the next start imports the o
       const status = new Map(places.map((p) => [p.slug, p.status]));
       assert.deepEqual(['cambridge-ma', 'chicago-il', 'paradise-tx', 'saanich-bc'].map((s) => status.get(s)), ['live', 'planned_not_live', 'planned_not_live', 'planned_not_live']);
       assert.equal(places.find((p) => p.slug === 'cambridge-ma')!.importedAt, cambridgeAt, 'Cambridge was not imported again');
-      const health = await fetch(`${svc.url}/healthz`);
+      const health = await fetch(`${svc.url}/readyz`);
       assert.equal(health.status, 200);
       const body = (await health.json()) as { status: string; places: Array<{ slug: string; loaded: boolean; stale: boolean }> };
       assert.equal(body.status, 'ok');
@@ -74,7 +74,7 @@ test('a database where only Cambridge was imported: the next start imports the o
   }
 });
 
-test('start without source data: a warning names the directory, Cambridge is live_unavailable, /healthz is 503 naming it', async () => {
+test('start without source data: a warning names the directory, Cambridge is live_unavailable, /readyz is 503 naming it', async () => {
   const t = await createTestDb();
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test-start-'));
   const missingDir = path.join(dataDir, 'no-such-dir');
@@ -93,7 +93,7 @@ test('start without source data: a warning names the directory, Cambridge is liv
       assert.match(warn.msg, /SITELINE_SOURCE_DIR/);
       assert.ok(warn.missing.includes('cambridge-ma'));
 
-      const health = await fetch(`${svc.url}/healthz`);
+      const health = await fetch(`${svc.url}/readyz`);
       assert.equal(health.status, 503);
       const body = (await health.json()) as { status: string; missing: string[]; message: string; places: Array<{ slug: string; status: string; loaded: boolean }> };
       assert.equal(body.status, 'unavailable');

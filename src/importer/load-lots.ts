@@ -123,7 +123,7 @@ async function* deriveOnWorker(
   stop: { now: () => void },
   ids: crypto.Hash,
 ): AsyncGenerator<DerivedBatch, DeriveReport> {
-  const worker = startTsWorker(new URL('./lot-facts-worker.ts', import.meta.url), { maxOldGenerationSizeMb: WORKER_HEAP_MB });
+  const worker = startModuleWorker('lot-facts-worker', { maxOldGenerationSizeMb: WORKER_HEAP_MB });
   stop.now = () => void worker.terminate();
   const inbox: FromWorker[] = [];
   let wake: (() => void) | null = null;
@@ -170,10 +170,13 @@ async function* deriveOnWorker(
 }
 
 /**
- * A worker running a TypeScript module. siteline runs from source through tsx, whose loader hooks a
- * Node 20 worker does not inherit: a two-line bootstrap registers them in the worker, then loads it.
+ * A worker running a sibling module: the compiled .js under dist/ (`npm start`), or the .ts source
+ * under tsx (tests, development), whose loader hooks a Node 20 worker does not inherit: a two-line
+ * bootstrap registers them in the worker, then loads it.
  */
-function startTsWorker(module: URL, resourceLimits: { maxOldGenerationSizeMb: number }): Worker {
+function startModuleWorker(name: string, resourceLimits: { maxOldGenerationSizeMb: number }): Worker {
+  if (import.meta.url.endsWith('.js')) return new Worker(new URL(`./${name}.js`, import.meta.url), { resourceLimits });
+  const module = new URL(`./${name}.ts`, import.meta.url);
   const tsx = import.meta.resolve('tsx/esm/api'); // resolved here: the worker's own base is the working directory
   const bootstrap = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(module.href)}); })`;
   return new Worker(bootstrap, { eval: true, resourceLimits });

@@ -30,7 +30,11 @@ export interface Mailer {
   drain(): Promise<number>;
   /** Asks the SMTP server for a greeting; logs the outcome. Never throws. */
   checkServer(): Promise<boolean>;
-  stop(): Promise<void>;
+  /**
+   * Stops the worker: the message in hand may finish within waitMs (undefined: however long it takes);
+   * then the connection is closed. A message cut off stays claimed until its lease passes, then is sent again.
+   */
+  stop(waitMs?: number): Promise<void>;
 }
 
 /** host:port of an SMTP URL, for logs (never the user or password). */
@@ -165,11 +169,19 @@ export function createMailer(ctx: MailerCtx): Mailer {
         return false;
       }
     },
-    async stop() {
+    async stop(waitMs?: number) {
       running = false;
       wake?.();
-      await loop;
-      await draining?.catch(() => undefined);
+      const finished = (async () => {
+        await loop;
+        await draining?.catch(() => undefined);
+      })();
+      if (waitMs === undefined) await finished;
+      else {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([finished, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+        clearTimeout(timer);
+      }
       transporter?.close();
     },
   };

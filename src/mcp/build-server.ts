@@ -5,8 +5,10 @@ import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, Server, inputRequired, type AuthInfo } from '@modelcontextprotocol/server';
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
+import { pointSpellingProblem } from '../core/point-spelling.ts';
 import type { McpCaller, McpToolDefinition, ToolCallContext, ToolOutcome } from './tool-definition.ts';
 import { serverIdentity } from './server-identity.ts';
+import { serverInstructions } from './service-guide.ts';
 
 /** What the HTTP layer hands to the SDK (as AuthInfo.extra) for every exchange. */
 export interface ExchangeInfo {
@@ -20,6 +22,7 @@ export interface WireTool {
   title: string;
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
+  outputSchema: { type: 'object'; [key: string]: unknown };
   annotations: McpToolDefinition['annotations'] & { title: string };
   _meta?: Record<string, unknown>;
 }
@@ -32,11 +35,13 @@ export function wireCatalogue(tools: readonly McpToolDefinition[]): WireTool[] {
   if (!wire) {
     wire = tools.map((t) => {
       const { $schema: _drop, ...inputSchema } = z.toJSONSchema(t.input, { io: 'input' }) as WireTool['inputSchema'];
+      const { $schema: _dropOut, ...outputSchema } = z.toJSONSchema(t.output, { io: 'output' }) as WireTool['outputSchema'];
       return {
         name: t.name,
         title: t.title,
         description: t.description,
         inputSchema,
+        outputSchema,
         annotations: { title: t.title, ...t.annotations },
         // Tells a client up front which tools start sign-in (the 401 is the authority).
         _meta: { 'siteline/access': t.access },
@@ -47,10 +52,6 @@ export function wireCatalogue(tools: readonly McpToolDefinition[]): WireTool[] {
   return wire;
 }
 
-export const SERVER_INSTRUCTIONS =
-  'Sourced site intelligence for US and Canadian street addresses. Call getServiceMcpGuide first. Public tools need no token; ' +
-  'getFeasibilitySnapshot needs sign-in (calling it starts OAuth). Report every value with its status: not_extracted is unknown, not "no limit".';
-
 /** The catalogue is the same for every caller, so list results may be cached publicly. */
 export const TOOLS_LIST_TTL_MS = 300_000;
 
@@ -60,7 +61,7 @@ export function buildMcpServer(ctx: AppContext, tools: readonly McpToolDefinitio
     { name: id.name, version: id.version, title: id.title },
     {
       capabilities: { tools: { listChanged: false } },
-      instructions: SERVER_INSTRUCTIONS,
+      instructions: serverInstructions(tools),
       cacheHints: {
         'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'public' },
         'server/discover': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'public' },
@@ -82,15 +83,18 @@ export function buildMcpServer(ctx: AppContext, tools: readonly McpToolDefinitio
       requestId: info.requestId,
       clientIp: info.clientIp,
       era,
+      // The 2025 leg is stateless and cannot carry a form; on 2026-07-28 the request's envelope says.
+      canElicit: era === 'modern' && server.getClientCapabilities()?.elicitation !== undefined,
+      tools,
       ...(extra.mcpReq.inputResponses ? { inputResponses: extra.mcpReq.inputResponses } : {}),
     };
     const outcome = await runTool(tool, args ?? {}, call);
     if (outcome.formRequest) {
       const { key, message, requestedSchema } = outcome.formRequest;
-      if (era === 'modern') {
+      if (call.canElicit) {
         return inputRequired({ inputRequests: { [key]: inputRequired.elicit({ mode: 'form', message, requestedSchema: requestedSchema as Parameters<typeof inputRequired.elicit>[0]['requestedSchema'] }) } });
       }
-      return toCallToolResult(legacyFormAnswer(tool.name));
+      return toCallToolResult(noFormAnswer(tool.name, era));
     }
     return toCallToolResult(outcome);
   });
@@ -106,44 +110,68 @@ function exchangeInfoOf(auth: AuthInfo | undefined): ExchangeInfo {
 export async function runTool(tool: McpToolDefinition, args: unknown, call: ToolCallContext): Promise<ToolOutcome> {
   if (tool.access === 'gated' && !call.caller?.scopes.includes('mcp')) {
     // The HTTP gate answers 401/403 before this point; this is the second lock on the door.
-    return { text: `${tool.name} needs a signed-in token with scope mcp. Sign in (call it without a token to start OAuth) and retry.`, isError: true };
+    const text = `${tool.name} needs a signed-in token with scope mcp. Sign in (call it without a token to start OAuth) and retry.`;
+    return { text, isError: true, structured: { error: { code: 'unauthorized', message: text } } };
+  }
+  const shape = tool.input.shape as Record<string, unknown>;
+  if ('lat' in shape && args && typeof args === 'object') {
+    // One spelling of a point (lat, lng): another is refused by name, never silently dropped.
+    const wrong = pointSpellingProblem(Object.keys(args));
+    if (wrong) {
+      const text = `Invalid arguments for ${tool.name}: ${wrong} Fix them and call again.`;
+      return { text, isError: true, structured: { error: { code: 'invalid_arguments', message: text } } };
+    }
   }
   const parsed = tool.input.safeParse(args);
   if (!parsed.success) {
-    return {
-      text: `Invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}. Fix them and call again.`,
-      isError: true,
-    };
+    const text = `Invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}. Fix them and call again.`;
+    return { text, isError: true, structured: { error: { code: 'invalid_arguments', message: text } } };
   }
+  const started = process.hrtime.bigint();
+  const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
   try {
-    return await tool.handler(parsed.data, call);
+    const outcome = await tool.handler(parsed.data, call);
+    call.ctx.metrics?.observeTool(tool.name, outcome.isError ? 'tool_error' : 'ok', seconds());
+    return outcome;
   } catch (err) {
     if (err instanceof SitelineError && err.code !== 'internal') {
+      call.ctx.metrics?.observeTool(tool.name, 'tool_error', seconds());
       return { text: err.message, isError: true, structured: { error: { code: err.code, ...(err.details ?? {}) } } };
     }
+    call.ctx.metrics?.observeTool(tool.name, 'failure', seconds());
     call.ctx.logger.error({ requestId: call.requestId, tool: tool.name, err }, 'mcp tool failed');
     throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
   }
 }
 
 /**
- * The 2025 leg is stateless, so it cannot carry the server-to-client elicitation request a form
- * needs. Its answer is an isError result telling the model to reconnect on 2026-07-28 (where the
- * form travels as input_required); nothing is persisted before the human has answered.
+ * A form the client cannot show: the 2025 leg is stateless (it cannot carry the server-to-client
+ * request), and a 2026-07-28 client may not declare elicitation. Either way the answer is a normal
+ * isError result saying why and how to finish; nothing is persisted before the human has answered.
+ * Tools with a web page for the same step say so themselves (submitServiceFeedback, setProjectMapListing).
  */
-export function legacyFormAnswer(toolName: string): ToolOutcome {
+export function noFormAnswer(toolName: string, era: 'modern' | 'legacy'): ToolOutcome {
+  const why = era === 'legacy' ? 'this 2025-era connection cannot carry (it is stateless)' : 'this client cannot show (it did not declare the elicitation capability)';
   return {
     text:
-      `${toolName} needs a form answered by the user, which this 2025-era connection cannot carry (it is stateless). ` +
-      'Reconnect with MCP protocol 2026-07-28 (server/discover, per-request _meta) and declare the elicitation capability, then call it again. Nothing was saved.',
+      `${toolName} needs a form answered by the user, which ${why}. ` +
+      'Use a client that declares the elicitation capability on MCP protocol 2026-07-28, then call it again. Nothing was saved.',
     isError: true,
-    structured: { error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28' } },
+    structured: { error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28', requiredCapability: 'elicitation' } },
   };
 }
 
-function toCallToolResult(outcome: ToolOutcome) {
+/**
+ * Content for every client: a one-line summary, then the whole structured answer as JSON (MCP
+ * 2025-06-18: a tool returning structured content SHOULD also return it serialised in a text
+ * block), so a client that hands only text to its model loses nothing.
+ */
+export function toCallToolResult(outcome: ToolOutcome) {
+  const summary = outcome.text.replace(/\s*\n\s*/g, ' ').trim();
+  const content = [{ type: 'text' as const, text: summary }];
+  if (outcome.structured) content.push({ type: 'text' as const, text: outcome.json ?? JSON.stringify(outcome.structured) });
   return {
-    content: [{ type: 'text' as const, text: outcome.text }],
+    content,
     ...(outcome.structured ? { structuredContent: outcome.structured } : {}),
     ...(outcome.isError ? { isError: true } : {}),
     ...(outcome.meta ? { _meta: outcome.meta } : {}),

@@ -1,5 +1,6 @@
 // Shared by the project tools: who the caller is, and the answers that choose nothing (the caller's
 // projects when no identifier was given; the candidates when a name matches several projects).
+import { z } from 'zod';
 import { SitelineError } from '../core/errors.ts';
 import type { ProjectList } from '../projects/project-store.ts';
 import type { ToolCallContext, ToolOutcome } from './tool-definition.ts';
@@ -34,6 +35,27 @@ export function candidatesOutcome(tool: string, query: string, candidates: { pro
   return { text: `${structured.note} Candidates: ${candidates.map((c) => `"${c.name}" (${c.projectId})`).join(', ')}.`, structured };
 }
 
+/** A sentence and the answer: the dispatcher sends the answer as JSON text after the sentence. */
 export function jsonOutcome(sentence: string, structured: Record<string, unknown>): ToolOutcome {
-  return { text: `${sentence}\n${JSON.stringify(structured)}`, structured };
+  return { text: sentence, structured };
 }
+
+const projectRow = z.looseObject({ projectId: z.string(), name: z.string() });
+
+/**
+ * The output fields every project tool may answer with besides its own: the caller's projects
+ * (no identifier given) or the candidates (a name matching several). Tools extend this.
+ */
+export const projectChoiceOutput = {
+  action: z.string().optional().describe('listed (your projects), candidates (a name matched several), or what the tool did.'),
+  written: z.boolean().optional().describe('Whether anything was written.'),
+  preview: z.boolean().optional().describe('True for a preview: nothing was written.'),
+  projects: z.array(projectRow).optional().describe('action listed: your projects.'),
+  total: z.number().optional(),
+  hasMore: z.boolean().optional(),
+  query: z.string().optional().describe('action candidates: the name given.'),
+  candidates: z.array(projectRow).optional().describe('action candidates: the projects the name matches; call again with one projectId.'),
+  note: z.string().optional().describe('What happened and what to do next, in a sentence.'),
+  warnings: z.array(z.string()).optional(),
+  receipt: z.looseObject({ receiptId: z.string() }).optional().describe('The stored receipt of a write.'),
+};

@@ -66,3 +66,43 @@ test('the wire catalogue is computed once per registry and carries no $schema ke
     assert.equal('$schema' in w.inputSchema, false);
   }
 });
+
+test('every tool declares its output (a zod object, sent as an object outputSchema) and a one-line purpose for the guide', () => {
+  const wire = wireCatalogue(MCP_TOOLS);
+  for (const t of MCP_TOOLS) {
+    assert.ok(t.output instanceof z.ZodObject, `${t.name} output is a zod object`);
+    assert.ok(typeof t.purpose === 'string' && t.purpose.length >= 30 && !t.purpose.includes('\n'), `${t.name} has a one-line purpose`);
+    const w = wire.find((x) => x.name === t.name)!;
+    assert.equal(w.outputSchema.type, 'object');
+    assert.equal('$schema' in w.outputSchema, false);
+  }
+});
+
+test('the guide and the server instructions are built from the registry: every tool, its access and purpose, and the write rules', async () => {
+  const { serverInstructions, WRITE_RULES } = await import('./service-guide.ts');
+  const { getServiceMcpGuide } = await import('./tools/get-service-mcp-guide.ts');
+  const guideOf = async (tools: typeof MCP_TOOLS) => {
+    const out = await getServiceMcpGuide.handler({}, { tools } as never);
+    return out.structured as { surface: { tools: { name: string; access: string; purpose: string; writes: boolean }[]; writeRules: string[] } };
+  };
+  const guide = await guideOf(MCP_TOOLS);
+  assert.deepEqual(guide.surface.tools.map((t) => t.name), MCP_TOOLS.map((t) => t.name), 'every tool in the registry has a guide entry');
+  for (const t of MCP_TOOLS) {
+    const entry = guide.surface.tools.find((g) => g.name === t.name)!;
+    assert.equal(entry.access, t.access);
+    assert.equal(entry.purpose, t.purpose);
+    assert.equal(entry.writes, !t.annotations.readOnlyHint);
+  }
+  for (const rule of [/preview/i, /confirm.*spend|spend.*confirm/i, /never list a private site/i, /feedback only when the user asks/i]) {
+    assert.ok(guide.surface.writeRules.some((r) => rule.test(r)), `write rule ${rule}`);
+  }
+  const instructions = serverInstructions(MCP_TOOLS);
+  for (const t of MCP_TOOLS) assert.ok(instructions.includes(`${t.name}`) && instructions.includes(t.purpose), `instructions name ${t.name} and its purpose`);
+  for (const r of WRITE_RULES) assert.ok(instructions.includes(r));
+
+  // A tool added to a registry shows up in its guide and instructions without touching either.
+  const added = { ...MCP_TOOLS[0]!, name: 'brandNewTool', purpose: 'A tool added after the guide was written (test).' };
+  const grown = [...MCP_TOOLS, added];
+  assert.ok((await guideOf(grown)).surface.tools.some((t) => t.name === 'brandNewTool'));
+  assert.match(serverInstructions(grown), /brandNewTool: A tool added after the guide/);
+});

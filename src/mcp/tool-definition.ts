@@ -30,6 +30,10 @@ export interface ToolCallContext {
   clientIp: string;
   /** The protocol leg the request came in on. */
   era: 'modern' | 'legacy';
+  /** Whether the client declared the elicitation capability (forms), on either leg. */
+  canElicit: boolean;
+  /** The registry this server was built with (the guide lists it). */
+  tools: readonly McpToolDefinition[];
   /** On a 2026-07-28 retry after a form: the client's answers keyed as the tool asked (untrusted input). */
   inputResponses?: Record<string, unknown>;
 }
@@ -41,10 +45,16 @@ export interface FormRequest {
   requestedSchema: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[] };
 }
 
-/** A tool's own answer: structured data plus a short text for models that read only text. */
+/**
+ * A tool's own answer: structured data plus a one-line summary. The dispatcher sends the summary as
+ * the first text block and the structured answer, serialised, as the second (docs/mcp.md, "Results"),
+ * so a client that passes only text to its model still gives it the whole answer.
+ */
 export interface ToolOutcome {
   text: string;
   structured?: Record<string, unknown>;
+  /** JSON.stringify(structured) when the tool already holds it (the snapshot cache does). */
+  json?: string;
   /** True for a failure on the tool's own terms: the text says what to do next. */
   isError?: boolean;
   /** Result _meta (attribution, links): kept out of the payload so it stays identical across callers. */
@@ -59,6 +69,13 @@ export interface McpToolDefinition<S extends z.ZodObject = z.ZodObject> {
   /** Written for a model: what the tool does, when to call it, what comes back. */
   description: string;
   input: S;
+  /**
+   * What structuredContent holds on a non-error result, as a zod object (sent as outputSchema;
+   * the official client validates every result against it). Error results carry `{error: {code}}`.
+   */
+  output: z.ZodObject;
+  /** One line for the guide and the server instructions: what the tool is for (built from the registry). */
+  purpose: string;
   annotations: ToolAnnotations;
   /** public: open to anyone; gated: needs a claimed token with scope `mcp`. */
   access: 'public' | 'gated';
@@ -75,6 +92,13 @@ export function toolResult(structured: Record<string, unknown>, text: string): T
 }
 
 /** A failure on the tool's own terms: a sentence a model can act on. */
-export function toolError(sentence: string, structured?: Record<string, unknown>): ToolOutcome {
-  return { text: sentence, isError: true, ...(structured ? { structured } : {}) };
+export function toolError(sentence: string, structured?: Record<string, unknown>, code = 'tool_error'): ToolOutcome {
+  return { text: sentence, isError: true, structured: structured ?? { error: { code, message: sentence } } };
+}
+
+/** The sentence a tool with a web page gives when the client cannot show its form. */
+export function noFormReason(era: 'modern' | 'legacy'): string {
+  return era === 'legacy'
+    ? 'this 2025-era connection cannot show them a form (it is stateless)'
+    : 'this client cannot show them a form (it did not declare the elicitation capability)';
 }

@@ -192,14 +192,18 @@ export async function setProjectMapListing(ctx: AppContext, accountId: string, a
   const show = await wouldShow(ctx.db, project, lots);
   if (!show) throw noBuildLot(project);
   const warnings = warningsFor(project, show.pin, alreadyPublic);
+  const listedHere = row !== null && row.listed && row.pin_lat === show.pin.lat && row.pin_lng === show.pin.lng;
+  // Every pin that goes up is the human's decision: a first listing, a listing after an unlisting
+  // (the site left the map; putting it back is a new publication) and a moved pin alike (issue 25).
+  const needsHuman = !listedHere;
   if (args.preview)
     return {
       kind: 'result',
-      result: { preview: true, written: false, project: summarise(project), listing: state, wouldShow: show, pin: show.pin, alreadyPublicKnowledge: alreadyPublic, needsHumanConfirmation: !alreadyPublic, warnings },
+      result: { preview: true, written: false, project: summarise(project), listing: state, wouldShow: show, pin: show.pin, alreadyPublicKnowledge: alreadyPublic, needsHumanConfirmation: needsHuman, warnings },
     };
-  if (row?.listed && row.pin_lat === show.pin.lat && row.pin_lng === show.pin.lng)
+  if (listedHere)
     return { kind: 'result', result: { written: false, project: summarise(project), listing: state, note: `"${project.name}" is already listed at this pin; nothing was written and no receipt was made.` } };
-  if (!alreadyPublic && args.confirmedByHuman !== true) return { kind: 'needs_confirmation', project, wouldShow: show, warnings };
+  if (args.confirmedByHuman !== true) return { kind: 'needs_confirmation', project, wouldShow: show, warnings };
   return { kind: 'result', result: await write(ctx, accountId, project, true, show) };
 }
 

@@ -211,6 +211,13 @@ async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: Sav
   for (const id of ids) {
     const have = existing.get(id);
     if (have) {
+      // Never a silent demotion: the build lot is what analysis, map and report stand on (issue 25).
+      if (have.role === 'build' && role === 'context')
+        throw badInput(
+          `Parcel ${id} is already this project's build lot, so it cannot also be attached as context: that would demote it, and analysis, the map and the report need a build lot. ` +
+            'A neighbour whose address resolves to this lot is the same lot; attach the neighbouring parcel by its own parcelExternalId. Nothing was attached.',
+          { field: 'parcelExternalIds', parcelExternalId: id, currentRole: 'build', requestedRole: 'context' },
+        );
       if (have.role === role) unchanged.push(id);
       else roleChanges.push({ id, placeId: have.lot.geoDivisionId });
       continue;

@@ -130,7 +130,7 @@ export function buildOpenApiDocument(ctx: AppContext): Json {
         get: {
           operationId: 'coverage',
           summary: 'Is an address, a city or a point covered? (free)',
-          description: 'Exactly one of: address; city (with an optional region); lat and lng. The coverage block and the place status, no lot data.',
+          description: 'Exactly one of: address; city (with an optional region); lat and lng. The coverage block and the place status, no lot data. A point is spelled lat and lng only: latitude, longitude or lon is a 400 naming the right parameter.',
           parameters: queryParameters(query.CoverageQuery!, false),
           responses: { '200': json('CoverageAnswer', 'The coverage verdict.', rateHeaders), '400': problem('bad_request'), ...common401_429 },
         },

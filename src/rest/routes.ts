@@ -10,6 +10,7 @@ import type { AppContext } from '../context.ts';
 import type { Handler, Router } from '../http/router.ts';
 import { readBody, requestId } from '../http/respond.ts';
 import { rateLimitHeaders } from '../http/geo-coverage-route.ts';
+import { POINT_MISSPELLINGS } from '../core/point-spelling.ts';
 import { verifyBearer, wwwAuthenticate, type Caller } from '../auth/verify-bearer.ts';
 import type { RatePolicy } from '../core/rate-limit.ts';
 import { cachedSnapshot, peekCachedSnapshot, type CachedSnapshot } from '../core/snapshot-cache.ts';
@@ -235,7 +236,14 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
     GET: async (req, res) => {
       const authed = await authenticate(req, res);
       if (!authed) return;
-      const parsed = CoverageQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams));
+      const params = new URL(req.url ?? '/', 'http://x').searchParams;
+      // One spelling of a point (lat, lng): another is refused by name, never silently ignored.
+      const misspelled = [...params.keys()].filter((k) => Object.hasOwn(POINT_MISSPELLINGS, k));
+      if (misspelled.length) {
+        const errors = misspelled.map((k) => ({ path: k, message: `a point is given as lat and lng: "${k}" is spelled "${POINT_MISSPELLINGS[k]}" here` }));
+        return sendProblem(ctx, req, res, 'bad_request', errors.map((e) => `${e.path}: ${e.message}`).join('; '), authed.limit, { errors });
+      }
+      const parsed = CoverageQuery.safeParse(Object.fromEntries(params));
       if (!parsed.success) return invalid(req, res, parsed.error, authed.limit);
       sendJsonBody(res, 200, await coverageAnswer(ctx, parsed.data), { ...authed.limit, [CREDITS_CHARGED]: '0' });
     },

@@ -42,8 +42,8 @@ export function registerApiKeysPage(router: Router, ctx: AppContext): void {
 <input id="packs" name="packs" type="text" inputmode="numeric" value="1">
 <button type="submit">Buy with Stripe Checkout</button>
 </form>`
-      : html`<p id="purchasing-off">Purchasing is not set up on this service. The operator grants credit with
-<code>siteline credits grant ${account.email} &lt;credits&gt; --reason "..."</code>.</p>`;
+      : html`<p id="purchasing-off">Purchasing is not set up on this service. Staff grant credit on the running service, on
+<code>/staff</code> or with <code>siteline credits grant ${account.email} &lt;credits&gt; --reason "..."</code> (no restart needed).</p>`;
     const rows = keys.map(
       (k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td><td>${
         k.revokedAt

@@ -58,6 +58,38 @@ function consentHeaders(d: InteractionDetails, client: { redirectUris?: string[]
   return target ? pageHeadersWithFormTargets([target]) : PAGE_HEADERS;
 }
 
+/** What each scope lets a client do, in words a person can weigh before allowing it. */
+export const SCOPE_WORDS: Record<string, string> = {
+  mcp:
+    "use siteline's tools as you: read full site snapshots (lot, zoning, building envelope) and your projects, and, when asked, create and change your projects, run analyses, " +
+    'export PDF reports (each counts against your monthly exports), ask to list a project on the public map (you confirm each listing) and send feedback in your words',
+  'mcp.public': "use siteline's public tools: coverage checks, city inventories and the guide (nothing from your account)",
+  offline_access: 'stay connected without asking you again, until you revoke its access',
+  openid: 'know your siteline account identifier',
+};
+
+/**
+ * A client name that names a product or claims a status it cannot prove: Dynamic Client Registration
+ * lets anyone register "Claude Desktop (official)", so consent labels such a name as unverified and
+ * shows where the person will be sent instead.
+ */
+const PRODUCT_NAME = /\b(claude|anthropic|chat ?gpt|openai|gpt-?\d*|cursor|copilot|github|vs ?code|visual studio|gemini|google|microsoft|windsurf|zed|siteline|official|verified)\b/i;
+
+export function namesKnownProduct(clientName: string): boolean {
+  return PRODUCT_NAME.test(clientName);
+}
+
+/** The host a redirect URI sends the person to (a private-use scheme: the scheme itself). */
+function redirectHost(uri: string | undefined): string {
+  if (!uri) return 'the application';
+  try {
+    const u = new URL(uri);
+    return u.host || `${u.protocol}//`;
+  } catch {
+    return uri.slice(0, 100);
+  }
+}
+
 function expired(res: ServerResponse): void {
   sendHtml(
     res,
@@ -99,11 +131,21 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
     const scopes = [...new Set([...(d.prompt.details.missingOIDCScope ?? []), ...Object.values(d.prompt.details.missingResourceScopes ?? {}).flat()])];
     const resources = Object.keys(d.prompt.details.missingResourceScopes ?? {});
     const csrf = csrfToken(ctx, req, res);
-    const body = html`<p><strong id="client-name">${clientName}</strong> asks to use siteline as <strong>${account.email}</strong>.</p>
-<p>It will be able to: ${scopes.length ? html`<code id="scopes">${scopes.join(' ')}</code>` : 'sign you in'}${
-      resources.length ? html` on <code>${resources.join(', ')}</code>` : ''
-    }. With <code>mcp</code> it can call the tools that need sign-in, as you.</p>
-<p>After you choose, you return to <code>${d.params.redirect_uri ?? ''}</code>.</p>
+    const returnTo = redirectUriOf(d, client);
+    const host = redirectHost(returnTo);
+    // A self-chosen name that names a product is not believed: labelled, with where the code goes.
+    const verifiedByUrl = /^https:\/\//.test(d.params.client_id);
+    const unverifiedName = !verifiedByUrl && namesKnownProduct(clientName);
+    const who = unverifiedName
+      ? html`<p id="unverified-client" class="error"><strong>Unverified client.</strong> It calls itself <strong id="client-name">${clientName}</strong>, a name anyone can register; siteline has not checked it. It will receive access at <strong id="redirect-host">${host}</strong>. Allow only if you started this from an application you trust that uses that address.</p>
+<p>It asks to use siteline as <strong>${account.email}</strong>.</p>`
+      : html`<p><strong id="client-name">${clientName}</strong> asks to use siteline as <strong>${account.email}</strong>. It will receive access at <strong id="redirect-host">${host}</strong>.</p>`;
+    const words = scopes.map((sc) => SCOPE_WORDS[sc] ?? `use the "${sc}" permission`);
+    const body = html`${who}
+<p>If you allow it, it will be able to:</p>
+<ul id="scopes">${words.length ? words.map((w) => html`<li>${w}</li>`) : html`<li>sign you in</li>`}</ul>
+<p class="muted">Technical detail: scopes <code id="scope-values">${scopes.join(' ') || 'none'}</code>${resources.length ? html` on <code>${resources.join(', ')}</code>` : ''}. You can revoke access at any time.</p>
+<p>After you choose, you return to <code>${returnTo ?? ''}</code>.</p>
 <form method="post" action="${here}">
 <input type="hidden" name="csrf" value="${csrf}">
 <button type="submit" name="decision" value="allow" id="allow">Allow</button>

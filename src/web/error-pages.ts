@@ -8,7 +8,7 @@ import { html } from './html.ts';
 import { page, PAGE_HEADERS } from './page.ts';
 
 /** Paths whose clients are programs: always JSON, whatever they accept. */
-const API_PREFIXES = ['/api/', '/.well-known/', '/tiles/', '/assets/', '/healthz'];
+const API_PREFIXES = ['/api/', '/.well-known/', '/tiles/', '/assets/', '/healthz', '/readyz', '/metrics', '/staff/api/'];
 
 /** True when a browser asked for a page: a GET (or HEAD) whose Accept names text/html, outside the API paths. */
 export function wantsHtmlPage(req: IncomingMessage): boolean {

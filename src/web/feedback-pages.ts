@@ -128,12 +128,18 @@ export function registerFeedbackPages(router: Router, ctx: AppContext): void {
     const cat = url.searchParams.get('category');
     const category = (FEEDBACK_CATEGORIES as readonly string[]).includes(cat ?? '') ? (cat as FeedbackCategory) : undefined;
     const items = await listFeedback(ctx, { limit: 200, ...(category ? { category } : {}) });
+    const csrf = csrfToken(ctx, req, res);
+    // Reviewed: who and the note; otherwise a form to mark it reviewed (recorded on /staff/actions).
+    const review = (f: (typeof items)[number]) =>
+      f.review
+        ? html`<span class="reviewed">${f.review.at.slice(0, 16).replace('T', ' ')} by ${f.review.by}: ${f.review.note}</span>`
+        : html`<form method="post" action="/staff/feedback/${f.submissionId}/review"><input type="hidden" name="csrf" value="${csrf}"><input name="note" type="text" maxlength="500" required aria-label="What was done about it"><button type="submit">Mark reviewed</button></form>`;
     const rows = items.map(
       (f) => html`<tr><td>${f.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${CATEGORY_LABELS[f.category]}</td><td class="note">${f.message}</td>
-<td>${f.affectedToolName ?? ''}</td><td>${f.contactEmail ?? (f.contactConsent ? '(consented)' : 'no')}</td><td>${f.channel}</td><td><code>${f.submissionId}</code></td></tr>`,
+<td>${f.affectedToolName ?? ''}</td><td>${f.contactEmail ?? (f.contactConsent ? '(consented)' : 'no')}</td><td>${f.channel}</td><td><code>${f.submissionId}</code></td><td>${review(f)}</td></tr>`,
     );
     const body = html`<p>${items.length} report${items.length === 1 ? '' : 's'}, newest first${category ? html` (category ${CATEGORY_LABELS[category]})` : ''}. Messages are shown as stored, after scrubbing.</p>
-<table id="feedback-table"><thead><tr><th>Received (UTC)</th><th>Category</th><th>Message</th><th>Tool</th><th>Contact</th><th>Via</th><th>Submission</th></tr></thead>
+<table id="feedback-table"><thead><tr><th>Received (UTC)</th><th>Category</th><th>Message</th><th>Tool</th><th>Contact</th><th>Via</th><th>Submission</th><th>Review</th></tr></thead>
 <tbody>${rows}</tbody></table>`;
     sendHtml(res, 200, page('Feedback', body, { signedInAs: account.email, wide: true }), PAGE_HEADERS);
   });

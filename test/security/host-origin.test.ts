@@ -22,7 +22,7 @@ function raw(url: string, path: string, headers: Record<string, string>, method 
   });
 }
 
-test('every route refuses a foreign Host (rebinding), except /healthz; a trusted proxy may name the host', async () => {
+test('every route refuses a foreign Host (rebinding), except the probes (/healthz, /readyz); a trusted proxy may name the host', async () => {
   const svc = await startTestServer();
   try {
     for (const path of ['/dev/outbox', '/signin', '/account', '/', '/.well-known/oauth-authorization-server', '/api/auth/jwks']) {
@@ -31,9 +31,12 @@ test('every route refuses a foreign Host (rebinding), except /healthz; a trusted
       assert.match(r.body, /DNS-rebinding/);
     }
     assert.equal((await raw(svc.url, '/dev/outbox', { host: `localhost:${new URL(svc.url).port}` })).status, 200, 'its own host is served');
-    // This server holds no places, so /healthz answers 503 "unavailable": the point is that it answers, not 403.
-    const probe = await raw(svc.url, '/healthz', { host: '10.0.0.5:8080' });
-    assert.equal(probe.status, 503, 'health probes by address still reach /healthz');
+    // Probes by address still reach /healthz and /readyz. This server holds no places, so /readyz answers
+    // 503 "unavailable": the point is that it answers, not 403.
+    const alive = await raw(svc.url, '/healthz', { host: '10.0.0.5:8080' });
+    assert.equal(alive.status, 200, 'liveness probes by address still reach /healthz');
+    const probe = await raw(svc.url, '/readyz', { host: '10.0.0.5:8080' });
+    assert.equal(probe.status, 503, 'readiness probes by address still reach /readyz');
     assert.equal(JSON.parse(probe.body).status, 'unavailable');
   } finally {
     await svc.close();

@@ -1,6 +1,6 @@
 // Keep-it-from-coming-back: a seeded mutator over JSON-RPC bodies (valid requests of both protocol legs,
 // then deleted keys, swapped types, NUL and odd Unicode, deep nesting, batches, broken bytes). For every
-// body: no 5xx except a bare -32603 without detail; afterwards /healthz answers and no secret is in the
+// body: no 5xx except a bare -32603 without detail; afterwards /readyz answers and no secret is in the
 // log (the harness's log guard checks every line at the end). FUZZ_SEED / FUZZ_CASES change the run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -130,8 +130,8 @@ test(`fuzzed JSON-RPC bodies (seed ${SEED}, up to ${CASES} cases): no 5xx but a 
     await Promise.all([worker(), worker(), worker(), worker()]);
     t.diagnostic(`${next} fuzzed bodies sent (seed ${SEED}); statuses ${JSON.stringify([...statuses])}`);
     assert.deepEqual(failures.slice(0, 10), [], `${failures.length} bodies got a 5xx with detail`);
-    // No places are loaded in this server, so /healthz is 503 "unavailable" with its JSON body: it still answers.
-    const health = await fetch(`${svc.url}/healthz`);
+    // No places are loaded in this server, so /readyz is 503 "unavailable" with its JSON body: it still answers.
+    const health = await fetch(`${svc.url}/readyz`);
     assert.equal(health.status, 503, 'the service still answers');
     assert.equal(((await health.json()) as { status: string }).status, 'unavailable');
     assert.deepEqual(secretsInLog(logLines, [token]), []);

@@ -72,7 +72,7 @@ test('the hashing pool: at most its slots run, at most its queue waits, the rest
   assert.equal(pool.peak, 2);
 });
 
-test('a sign-up flood: argon2 runs in a bounded pool, every sign-up is created or refused as busy (503), and /healthz answers meanwhile', async () => {
+test('a sign-up flood: argon2 runs in a bounded pool, every sign-up is created or refused as busy (503), and /readyz answers meanwhile', async () => {
   const svc = await startTestServer({ config: { signUpsPerClientHourly: 1000, signUpsHourly: 1000 } });
   try {
     const s = await formSession(svc.url);
@@ -85,8 +85,8 @@ test('a sign-up flood: argon2 runs in a bounded pool, every sign-up is created o
       }),
     );
     await new Promise((r) => setTimeout(r, 50));
-    // This server holds no places, so /healthz is 503 "unavailable"; what matters is that it answers meanwhile.
-    const health = await fetch(`${svc.url}/healthz`);
+    // This server holds no places, so /readyz is 503 "unavailable"; what matters is that it answers meanwhile.
+    const health = await fetch(`${svc.url}/readyz`);
     assert.equal(health.status, 503);
     assert.equal(((await health.json()) as { status: string }).status, 'unavailable');
     assert.ok(signUpsDone < n, 'the health check was answered while sign-ups were still hashing');

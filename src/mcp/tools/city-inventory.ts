@@ -12,7 +12,7 @@ export const cityInventory = defineTool({
     'What the service holds for one US or Canadian city: coverage status, data layers grouped by kind (boundary, lots, addresses, zoning) ' +
     'with vintage and licence, the zoning districts and how many have extracted rules, and counts of rule statuses. ' +
     'Give exactly one of: city (with optional region, e.g. city "Cambridge", region "MA"), geoDivisionId (e.g. "US-MA:cambridge", from a previous result), ' +
-    'or latitude + longitude. When a name matches several places the result lists candidates with their geoDivisionId: pick one and call again. ' +
+    'or lat + lng (decimal degrees; latitude/longitude/lon are refused with the right name). When a name matches several places the result lists candidates with their geoDivisionId: pick one and call again. ' +
     'With district (a code the inventory lists, e.g. "NR"), the result also carries that district\'s rules in full: every value with its status and, when cited, ' +
     'the citation (document, section, the bylaw\'s words verbatim, and href, the service\'s page showing the quote in its section). ' +
     'Internal slugs such as "cambridge-ma" are refused. For a city without data the result says how to record demand; this tool records nothing. ' +
@@ -21,22 +21,35 @@ export const cityInventory = defineTool({
     city: z.string().min(1).max(120).optional().describe('City name, e.g. "Cambridge". Not a slug.'),
     region: z.string().min(2).max(60).optional().describe('State or province code or name, e.g. "MA" or "British Columbia". Narrows a city name.'),
     geoDivisionId: z.string().min(3).max(120).optional().describe('A geoDivisionId returned by this tool, e.g. "US-MA:cambridge".'),
-    latitude: z.number().min(-90).max(90).optional().describe('Latitude of a point in the city (WGS 84), with longitude.'),
-    longitude: z.number().min(-180).max(180).optional().describe('Longitude of a point in the city (WGS 84), with latitude.'),
+    lat: z.number().min(-90).max(90).optional().describe('Latitude of a point in the city (WGS 84, decimal degrees), with lng.'),
+    lng: z.number().min(-180).max(180).optional().describe('Longitude of a point in the city (WGS 84, decimal degrees), with lat.'),
     district: z.string().min(1).max(40).optional().describe('A district code of the place, e.g. "NR": its rules in full, each cited value with its quote.'),
+  }),
+  purpose: 'What the service holds for a city (by name, geoDivisionId or point): coverage, layers, districts, rule coverage, vintage, licences.',
+  output: z.looseObject({
+    kind: z.enum(['inventory', 'candidates', 'unmapped']).describe('inventory (one place), candidates (pick a geoDivisionId and call again) or unmapped.'),
+    message: z.string().optional(),
+    place: z.looseObject({ geoDivisionId: z.string(), name: z.string(), region: z.string(), country: z.string(), status: z.string() }).optional(),
+    layers: z.record(z.string(), z.unknown()).optional(),
+    zoning: z.looseObject({ baseDistricts: z.number(), overlayDistricts: z.number(), districts: z.array(z.record(z.string(), z.unknown())) }).optional(),
+    rules: z.record(z.string(), z.unknown()).optional(),
+    vintage: z.looseObject({ oldest: z.string().nullable(), newest: z.string().nullable() }).optional(),
+    licences: z.array(z.string()).optional(),
+    candidates: z.array(z.looseObject({ geoDivisionId: z.string(), name: z.string(), region: z.string() })).optional(),
+    recordDemand: z.string().optional(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'public',
   async handler(input, call) {
-    const modes = [input.city !== undefined, input.geoDivisionId !== undefined, input.latitude !== undefined || input.longitude !== undefined].filter(Boolean).length;
+    const modes = [input.city !== undefined, input.geoDivisionId !== undefined, input.lat !== undefined || input.lng !== undefined].filter(Boolean).length;
     if (modes !== 1) {
-      return toolError('Give exactly one of: city (optionally with region), geoDivisionId, or latitude and longitude together.');
+      return toolError('Give exactly one of: city (optionally with region), geoDivisionId, or lat and lng together.');
     }
     let query: PlaceQuery;
     if (input.city !== undefined) query = { kind: 'name', city: input.city, region: input.region };
     else if (input.geoDivisionId !== undefined) query = { kind: 'id', geoDivisionId: input.geoDivisionId };
-    else if (input.latitude === undefined || input.longitude === undefined) return toolError('A point needs both latitude and longitude.');
-    else query = { kind: 'point', latitude: input.latitude, longitude: input.longitude };
+    else if (input.lat === undefined || input.lng === undefined) return toolError('A point needs both lat and lng.');
+    else query = { kind: 'point', latitude: input.lat, longitude: input.lng };
     if (input.district !== undefined) query.district = input.district;
     validatePlaceQuery(query); // a refused slug or a malformed query is not a probe: it does not count
 

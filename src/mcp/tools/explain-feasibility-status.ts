@@ -18,6 +18,16 @@ export const explainFeasibilityStatus = defineTool({
       .string()
       .meta({ enum: [...ALL_STATUSES], description: 'A status copied verbatim from a feasibility result.' }),
   }),
+  purpose: 'What one status (e.g. not_extracted, no_limit_in_bylaw) means and whether a value carrying it may be relied on.',
+  output: z.looseObject({
+    known: z.boolean().describe('false: not a status this service uses; acceptedStatuses lists them.'),
+    status: z.string(),
+    kind: z.string().optional(),
+    meaning: z.string().optional(),
+    nullMeans: z.string().optional(),
+    unknown: z.boolean().optional().describe('True: treat the value as unknown, never as "no limit".'),
+    acceptedStatuses: z.array(z.string()).optional(),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'public',
   async handler({ status }) {

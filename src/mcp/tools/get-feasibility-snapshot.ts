@@ -26,17 +26,35 @@ export const getFeasibilitySnapshot = defineTool({
     source: z.enum(SNAPSHOT_SOURCES).describe('Which question is being answered; used for attribution and the link back. The payload is the same for every value.'),
     includeSources: z.boolean().optional().describe("True: the place's source catalogue inline (sourceCatalogue.sources: every source in full, with vintage, licence, attribution, URL). Default false: labels and the catalogue's path."),
   }),
+  purpose: 'The full sourced snapshot for one address: lot, zoning, permitted uses and the building envelope, every value with its status.',
+  output: z.looseObject({
+    answered: z.boolean().describe('false: outside coverage; read coverage.status and coverage.message.'),
+    coverage: z.looseObject({ status: z.string(), eligibilityKnown: z.boolean(), message: z.string() }),
+    address: z.record(z.string(), z.unknown()).optional(),
+    lot: z.looseObject({ parcelExternalId: z.string(), latitude: z.number(), longitude: z.number(), areaM2: z.number(), areaSqft: z.number() }).optional(),
+    zones: z.looseObject({ primary: z.string().nullable(), districts: z.array(z.record(z.string(), z.unknown())), splitLot: z.boolean() }).optional(),
+    permittedUses: z.array(z.looseObject({ use: z.string(), permission: z.string(), status: z.string() })).optional(),
+    envelope: z.record(z.string(), z.looseObject({ value: z.unknown(), status: z.string() })).optional().describe('Every value with value and status; citation and notes by id.'),
+    sources: z.record(z.string(), z.string()),
+    sourceCatalogue: z.looseObject({ url: z.string() }).optional(),
+    attribution: z.array(z.string()).optional(),
+    citations: z.record(z.string(), z.looseObject({ document: z.string(), section: z.string(), quote: z.string() })).optional(),
+    notes: z.record(z.string(), z.string()).optional(),
+    suggestions: z.array(z.string()).optional(),
+    generatedAt: z.string(),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: 'gated',
   async handler({ address, source, includeSources }, call) {
-    const cached = (await cachedSnapshot(call.ctx, address)).snapshot;
-    const snapshot = includeSources ? await withSourcesInline(call.ctx, cached) : cached;
+    const entry = await cachedSnapshot(call.ctx, address);
+    const snapshot = includeSources ? await withSourcesInline(call.ctx, entry.snapshot) : entry.snapshot;
     const link = `${call.ctx.config.baseUrl}/sites?${new URLSearchParams({ address, ref: `mcp-${source}` }).toString()}`;
     call.ctx.logger.info({ requestId: call.requestId, tool: 'getFeasibilitySnapshot', source, answered: snapshot.answered }, 'snapshot served');
-    // The text says what the structured answer holds; a second copy of the JSON would double the bytes.
+    // A one-line summary, then the whole answer as JSON text (made once per cache entry) for text-only clients.
     return {
       text: snapshotSummary(snapshot),
       structured: snapshot as unknown as Record<string, unknown>,
+      ...(includeSources ? {} : { json: entry.json }),
       meta: { 'siteline/attribution': { source, link, generatedAt: snapshot.generatedAt } },
     };
   },

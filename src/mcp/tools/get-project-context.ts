@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { MAX_DOCUMENTS_LIMIT, MAX_EVIDENCE_LIMIT, getProjectContext as load } from '../../analysis/project-context.ts';
-import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome } from '../project-results.ts';
+import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const getProjectContext = defineTool({
   name: 'getProjectContext',
@@ -19,6 +19,16 @@ export const getProjectContext = defineTool({
     documentsLimit: z.number().int().min(0, `documentsLimit must be an integer from 0 to ${MAX_DOCUMENTS_LIMIT}.`).max(MAX_DOCUMENTS_LIMIT, `documentsLimit must be an integer from 0 to ${MAX_DOCUMENTS_LIMIT}.`).describe(`How many document summaries, 0-${MAX_DOCUMENTS_LIMIT}.`),
     evidenceLimit: z.number().int().min(0, `evidenceLimit must be an integer from 0 to ${MAX_EVIDENCE_LIMIT}.`).max(MAX_EVIDENCE_LIMIT, `evidenceLimit must be an integer from 0 to ${MAX_EVIDENCE_LIMIT}.`).describe(`How many evidence summaries, 0-${MAX_EVIDENCE_LIMIT}.`),
   }),
+  purpose: 'Loads one of your projects: fields, lots, analysis status and envelope, documents, evidence and a memory digest.',
+  output: z.looseObject({
+    ...projectChoiceOutput,
+    project: z.looseObject({ projectId: z.string(), name: z.string() }).optional(),
+    lots: z.array(z.record(z.string(), z.unknown())).optional(),
+    agentStatus: z.unknown().optional(),
+    analysis: z.record(z.string(), z.unknown()).nullable().optional(),
+    memoryDigest: z.string().optional(),
+    recheck: z.looseObject({ retryAfterSeconds: z.number() }).optional(),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'gated',
   async handler(args, call) {
@@ -27,6 +37,6 @@ export const getProjectContext = defineTool({
     if (out.kind === 'list') return listedOutcome('getProjectContext', out.list, 'no project was loaded');
     if (out.kind === 'candidates') return candidatesOutcome('getProjectContext', out.query, out.candidates, 'no project was loaded');
     if (out.kind === 'recheck') return jsonOutcome(String(out.result['note']), out.result);
-    return { text: `${out.result['memoryDigest']}\n${JSON.stringify(out.result)}`, structured: out.result };
+    return { text: String(out.result['memoryDigest']), structured: out.result };
   },
 });

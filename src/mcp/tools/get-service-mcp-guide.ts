@@ -1,42 +1,13 @@
 // getServiceMcpGuide: the first tool an agent calls. Describes the surface, how sign-in starts and
 // the safety rules; asks its three first-contact questions, then answers for that caller. Static.
+// Its tool list is the registry the server was built with (service-guide.ts), never a hand-kept list.
 import { z } from 'zod';
 import { defineTool, toolResult } from '../tool-definition.ts';
+import { GUIDE_SIGN_IN, GUIDE_WHAT, SAFETY_RULES, WRITE_RULES, guideTools } from '../service-guide.ts';
 
 const ROLES = ['developer', 'gc', 'reviewer'] as const;
 const MARKETS = ['US', 'CA'] as const;
 const SCALES = ['single_parcel', 'portfolio'] as const;
-
-const SURFACE = {
-  what:
-    'This service turns one US or Canadian street address into a sourced site snapshot: the lot (parcel id, area, frontage, a point inside the lot), ' +
-    'its zoning district(s) and overlays, permitted uses and a building envelope. Every value carries a provenance status; a value is "cited" only ' +
-    'when it was read from the bylaw text or table itself, with its section.',
-  publicTools: [
-    'getServiceMcpGuide: this guide.',
-    'explainFeasibilityStatus: what a status such as not_extracted or no_limit_in_bylaw means.',
-    'cityInventory: what the service holds for a city (by name or by point): layers, districts, rule coverage, vintage, licence.',
-    'previewSiteCoverage: whether one address is covered and whether a lot and zone were found (no zoning values).',
-  ],
-  gatedTools: [
-    'getFeasibilitySnapshot: the full snapshot for one address (needs sign-in).',
-    'submitServiceFeedback: sends the user\'s own feedback through a form, only when they ask (needs sign-in).',
-  ],
-  signIn:
-    'Public tools need no token. To sign in, simply call a gated tool such as getFeasibilitySnapshot: the endpoint answers HTTP 401 with a ' +
-    'WWW-Authenticate header naming the protected-resource metadata, and an MCP client starts the browser OAuth flow from there. ' +
-    'Agents without a browser can use the agent registration flow described in the authorization-server metadata (agent_auth). ' +
-    'An expired or invalid token is refused on every call (never silently treated as anonymous): renew it and retry.',
-  safetyRules: [
-    'Report each value with its status. A null value means nothing without its status.',
-    'not_extracted, conditional_unresolved, site_specific_schedule and missing mean UNKNOWN: never present them as "no limit" or as zero.',
-    'no_limit_in_bylaw is a real answer: the bylaw sets no zone-level limit.',
-    'unverified_default and defaulted values are indicative only; say so.',
-    'answered: false is not an error: read coverage.status and coverage.message, and do not guess values for an uncovered address.',
-    'The snapshot is site intelligence, not legal advice or a permit decision; point the user to the cited bylaw section and the city for confirmation.',
-    'One address per getFeasibilitySnapshot call; do not loop over many addresses to scrape the service.',
-  ],
-};
 
 const QUESTIONS = [
   { param: 'role', question: 'Who is asking: a developer, a general contractor (gc) or a plan reviewer?', options: [...ROLES] },
@@ -67,8 +38,9 @@ export const getServiceMcpGuide = defineTool({
   name: 'getServiceMcpGuide',
   title: 'Service guide',
   description:
-    'Call this first. Describes what this site-intelligence service offers, which tools are public and which need sign-in, how sign-in starts ' +
-    '(call a gated tool and follow the 401), and the safety rules for reporting values with their provenance status. ' +
+    'Call this first. Describes what this site-intelligence service offers, every tool (public or gated, what each is for, whether it writes), how sign-in starts ' +
+    '(call a gated tool and follow the 401), the safety rules for reporting values with their provenance status, and the rules for writes ' +
+    '(preview first, confirm before a meter spend, never list a private site without the human, feedback only when the user asks). ' +
     'Called with no arguments it returns the guide plus three first-contact questions (role, market, scale): ask the user, then call again ' +
     'with the answers to get advice for that caller. No database or third-party call.',
   input: z.object({
@@ -76,24 +48,39 @@ export const getServiceMcpGuide = defineTool({
     market: z.enum(MARKETS).optional().describe('Country of the site: US or CA.'),
     scale: z.enum(SCALES).optional().describe('single_parcel for one site, portfolio for several.'),
   }),
+  purpose: 'This guide: every tool, what it is for, how sign-in starts, the rules for reporting values and for writes. Call it first.',
+  output: z.object({
+    surface: z.looseObject({
+      what: z.string(),
+      tools: z.array(z.object({ name: z.string(), title: z.string(), access: z.enum(['public', 'gated']), writes: z.boolean(), purpose: z.string() })),
+      signIn: z.string(),
+      safetyRules: z.array(z.string()),
+      writeRules: z.array(z.string()),
+    }),
+    caller: z.object({ role: z.enum(ROLES).nullable(), market: z.enum(MARKETS).nullable(), scale: z.enum(SCALES).nullable() }),
+    advice: z.array(z.string()),
+    firstContactQuestions: z.array(z.object({ param: z.string(), question: z.string(), options: z.array(z.string()) })),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'public',
-  async handler({ role, market, scale }) {
+  async handler({ role, market, scale }, call) {
     const unanswered = QUESTIONS.filter((q) => ({ role, market, scale })[q.param as 'role' | 'market' | 'scale'] === undefined);
     const advice = [role ? ROLE_ADVICE[role] : null, market ? MARKET_ADVICE[market] : null, scale ? SCALE_ADVICE[scale] : null].filter(
       (s): s is string => s !== null,
     );
+    const tools = guideTools(call.tools);
     const structured = {
-      surface: SURFACE,
+      surface: { what: GUIDE_WHAT, tools, signIn: GUIDE_SIGN_IN, safetyRules: [...SAFETY_RULES], writeRules: [...WRITE_RULES] },
       caller: { role: role ?? null, market: market ?? null, scale: scale ?? null },
       advice,
       firstContactQuestions: unanswered,
     };
-    const lines = [SURFACE.what, SURFACE.signIn, `Safety rules: ${SURFACE.safetyRules.join(' ')}`];
+    const gated = tools.filter((t) => t.access === 'gated').length;
+    const lines = [`The guide: ${tools.length} tools (${tools.length - gated} public, ${gated} need sign-in), each with its purpose; sign-in; ${SAFETY_RULES.length} rules for reporting values and ${WRITE_RULES.length} for writes.`];
     if (advice.length) lines.push(`For you: ${advice.join(' ')}`);
     if (unanswered.length) {
       lines.push(`Before going further, ask the user: ${unanswered.map((q) => q.question).join(' ')} Then call getServiceMcpGuide again with ${unanswered.map((q) => q.param).join(', ')}.`);
     }
-    return toolResult(structured, lines.join('\n\n'));
+    return toolResult(structured, lines.join(' '));
   },
 });

@@ -15,6 +15,13 @@ export const previewSiteCoverage = defineTool({
   input: z.object({
     address: addressInput('One street address in Canada or the US, with city and state or province.'),
   }),
+  purpose: 'Whether one address is covered and whether a lot and zone were found, without sign-in (no zoning values).',
+  output: z.looseObject({
+    covered: z.boolean(),
+    coverage: z.looseObject({ status: z.string(), eligibilityKnown: z.boolean(), message: z.string() }),
+    zoneFound: z.boolean().optional(),
+    next: z.string().optional(),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'public',
   async handler({ address }, call) {

@@ -8,7 +8,7 @@ import { REPORT_AUDIENCES, REPORT_DETAILS } from '../../reports/report-input.ts'
 import { REPORT_EXPORTS_PER_MONTH } from '../../reports/export-store.ts';
 import { EXPORT_URL_TTL_S } from '../../reports/signed-url.ts';
 import { produceProjectReport as produce } from '../../reports/project-report.ts';
-import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome } from '../project-results.ts';
+import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const produceProjectReport = defineTool({
   name: 'produceProjectReport',
@@ -28,6 +28,18 @@ export const produceProjectReport = defineTool({
     preview: z.boolean().describe('True composes only: outline and page count, no meter spend, no URL.'),
     confirm: z.boolean().describe('True saves the export, spends the records.exports meter and returns the URL. Irreversible. Required when preview is false.'),
     planName: z.string().max(200).optional().describe('Names the plan the report is about.'),
+  }),
+  purpose: 'Composes a PDF report of a project: preview=true for the outline (free); confirm=true spends one export and returns a signed link.',
+  output: z.looseObject({
+    ...projectChoiceOutput,
+    spent: z.boolean().optional(),
+    projectId: z.string().optional(),
+    project: z.string().optional(),
+    pageCount: z.number().optional(),
+    exportId: z.string().optional(),
+    url: z.string().optional(),
+    expiresAt: z.string().optional(),
+    usage: z.record(z.string(), z.unknown()).optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'gated',

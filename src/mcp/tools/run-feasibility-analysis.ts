@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { runFeasibilityAnalysis as enqueue } from '../../analysis/run-feasibility-analysis.ts';
-import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome } from '../project-results.ts';
+import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const runFeasibilityAnalysis = defineTool({
   name: 'runFeasibilityAnalysis',
@@ -14,6 +14,13 @@ export const runFeasibilityAnalysis = defineTool({
   input: z.object({
     projectId: z.string().optional().describe('Project UUID; omit if project is passed.'),
     project: z.string().optional().describe('Project name; matching several lists the candidates instead of choosing.'),
+  }),
+  purpose: 'Queues a deterministic feasibility analysis of a saved project; read the result later with getProjectContext.',
+  output: z.looseObject({
+    ...projectChoiceOutput,
+    runId: z.string().optional(),
+    receiptId: z.string().optional(),
+    agentStatus: z.unknown().optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   access: 'gated',

@@ -4,7 +4,7 @@ import { MAX_RADIUS_M } from '../../projects/save-to-project.ts';
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { saveToProject as save } from '../../projects/save-to-project.ts';
-import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome } from '../project-results.ts';
+import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const saveToProject = defineTool({
   name: 'saveToProject',
@@ -36,6 +36,13 @@ export const saveToProject = defineTool({
     idempotencyKey: z.string().optional().describe('Retry key: same key + same arguments returns the first receipt.'),
     externalRef: z.string().optional().describe('On create: "<system>:<id>", unique among your projects. Distinct from idempotencyKey.'),
     preview: z.boolean().describe('true: return the diff and write nothing.'),
+  }),
+  purpose: 'Creates a project from an address or lat/lng, attaches lots (build or context) or a bylaw section; preview first.',
+  output: z.looseObject({
+    ...projectChoiceOutput,
+    projectId: z.string().nullable().optional(),
+    changes: z.array(z.unknown()).optional(),
+    idempotentReplay: z.boolean().optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   access: 'gated',

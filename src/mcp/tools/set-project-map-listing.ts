@@ -2,9 +2,9 @@
 // is not public knowledge yet asks the human first: a form on 2026-07-28; the 2025 leg cannot carry a
 // form, so it says so and points to the web project page's confirmation. Unlisting needs no form.
 import { z } from 'zod';
-import { defineTool, toolError, type ToolOutcome } from '../tool-definition.ts';
+import { defineTool, noFormReason, toolError, type ToolOutcome } from '../tool-definition.ts';
 import { setProjectMapListing as setListing, type PublicListing } from '../../projects/map-listing.ts';
-import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome } from '../project-results.ts';
+import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const LISTING_FORM_KEY = 'mapListing';
 
@@ -16,13 +16,21 @@ export const setProjectMapListing = defineTool({
     'A listed project shows only: a pin at its build lot\'s centroid, its name, zone category, typology and lifecycle status. A project without a build lot cannot be listed. ' +
     'Identify the project by projectId or project (name); with neither, it lists your projects and publishes nothing. ' +
     'preview=true returns the current state, the exact pin, what would be shown and any privacy warning, and writes nothing. ' +
-    'Listing a site never listed before asks the user to confirm through a form (2026-07-28 clients); call it only when the user asked to list. ' +
+    'Every listing (a first one, one after an unlisting, a moved pin) asks the user to confirm through a form (2026-07-28 clients with elicitation; others get the web page to confirm on); call it only when the user asked to list. ' +
     'Unlisting removes the pin; what was public meanwhile is not un-shared.',
   input: z.object({
     projectId: z.string().optional().describe('Project UUID.'),
     project: z.string().optional().describe('Project name (case-insensitive; exact beats partial).'),
     listed: z.boolean().describe('true lists the project on the public map, false removes it.'),
     preview: z.boolean().describe('true: return the current state, the exact pin and privacy warnings; write nothing.'),
+  }),
+  purpose: 'Lists or unlists a project on the public map; listing asks the human through a form; preview first.',
+  output: z.looseObject({
+    ...projectChoiceOutput,
+    listed: z.boolean().optional(),
+    project: z.looseObject({ projectId: z.string(), name: z.string() }).optional(),
+    listing: z.record(z.string(), z.unknown()).optional(),
+    wouldShow: z.record(z.string(), z.unknown()).optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: 'gated',
@@ -44,11 +52,11 @@ export const setProjectMapListing = defineTool({
     }
     // A site not yet public knowledge: the human decides.
     const pageUrl = `${call.ctx.config.baseUrl}/projects/${out.project.project_id}`;
-    if (call.era === 'legacy')
+    if (!call.canElicit)
       return toolError(
-        `Listing "${out.project.name}" publishes a site that has never been public, so the user must confirm it, and this 2025-era connection cannot show them a form (it is stateless). Nothing was published. ` +
-          `The user can confirm on the web project page ${pageUrl} (signed in), or the client can reconnect with MCP protocol 2026-07-28, declare the elicitation capability and call setProjectMapListing again.`,
-        { written: false, listed: false, confirmUrl: pageUrl, wouldShow: out.wouldShow, warnings: out.warnings, error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28' } },
+        `Listing "${out.project.name}" publishes a site that is not public knowledge, so the user must confirm it, and ${noFormReason(call.era)}. Nothing was published. ` +
+          `The user can confirm on the web project page ${pageUrl} (signed in), or the client can connect with MCP protocol 2026-07-28, declare the elicitation capability and call setProjectMapListing again.`,
+        { written: false, listed: false, confirmUrl: pageUrl, wouldShow: out.wouldShow, warnings: out.warnings, error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28', requiredCapability: 'elicitation', finishAt: pageUrl } },
       );
     if (response && !accepted) {
       const how = response.action === 'decline' ? 'declined' : response.action === 'cancel' ? 'cancelled' : 'did not confirm';

@@ -2,9 +2,9 @@
 // First call -> input_required (form); accepted retry -> validate, scrub, store once per
 // submissionId; declined or cancelled -> nothing stored. The 2025 leg cannot carry the form.
 import { z } from 'zod';
-import { checkAnswer, feedbackFormSchema, type FormPrefill } from '../../feedback/feedback-form.ts';
+import { TOOL_NAME, checkAnswer, feedbackFormSchema, type FormPrefill } from '../../feedback/feedback-form.ts';
 import { submitFeedback } from '../../feedback/feedback-store.ts';
-import { defineTool, toolError, toolResult, type ToolOutcome } from '../tool-definition.ts';
+import { defineTool, noFormReason, toolError, toolResult, type ToolOutcome } from '../tool-definition.ts';
 
 export const FEEDBACK_FORM_KEY = 'feedback';
 
@@ -20,23 +20,36 @@ export const submitServiceFeedback = defineTool({
     'Personal data and credentials are removed before storage. If the result says success: false, retry with the same submissionId.',
   input: z.object({
     submissionId: z.uuid().optional().describe('Omit on a first report (generated server-side). Reuse the returned UUID when retrying the same report.'),
-    affectedToolName: z.string().max(64).optional().describe('The tool the user comments on, e.g. getFeasibilitySnapshot; prefills the form.'),
+    affectedToolName: z.string().max(64).regex(TOOL_NAME, 'affectedToolName must be a tool name such as getFeasibilitySnapshot (letters, digits, _ . -).').optional().describe('The tool the user comments on, e.g. getFeasibilitySnapshot; prefills the form.'),
+  }),
+  purpose: "Sends the user's own feedback through a form they fill; only when the user asks.",
+  output: z.looseObject({
+    success: z.boolean().optional(),
+    submitted: z.boolean().optional(),
+    action: z.enum(['declined', 'cancelled']).optional(),
+    submissionId: z.string().optional(),
+    duplicate: z.boolean().optional(),
+    category: z.string().optional(),
+    storedMessage: z.string().optional(),
+    removed: z.record(z.string(), z.unknown()).optional(),
+    contactConsent: z.boolean().optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   access: 'gated',
   async handler({ submissionId, affectedToolName }, call) {
     const feedbackUrl = `${call.ctx.config.baseUrl}/feedback`;
-    if (call.era === 'legacy') return legacyAnswer(feedbackUrl);
+    if (!call.canElicit) return noFormAnswer(feedbackUrl, call.era);
     const accountId = call.caller?.accountId;
     if (!accountId) return toolError('Feedback is sent from a signed-in account; this token names none. Sign in and retry.');
 
     const response = call.inputResponses?.[FEEDBACK_FORM_KEY] as { action?: unknown; content?: unknown } | undefined;
-    if (!response) return askForm({ affectedToolName: affectedToolName ?? null });
+    if (!response) return askForm({ affectedToolName: affectedToolName ?? null }, call.tools.map((t) => t.name));
     if (response.action !== 'accept') {
       const how = response.action === 'decline' ? 'declined' : 'cancelled';
       return toolResult({ submitted: false, action: how }, `The user ${how} the feedback form. Nothing was sent or stored.`);
     }
-    const checked = checkAnswer(response.content);
+    const toolNames = call.tools.map((t) => t.name);
+    const checked = checkAnswer(response.content, toolNames);
     if (!checked.ok) {
       // Ask again with what they typed kept, so a bad answer loses nothing.
       const content = (response.content ?? {}) as Record<string, unknown>;
@@ -48,6 +61,7 @@ export const submitServiceFeedback = defineTool({
           contactConsent: content['contactConsent'] === true,
           shareStreetAddresses: content['shareStreetAddresses'] === true,
         },
+        toolNames,
         checked.problems,
       );
     }
@@ -87,16 +101,16 @@ export const submitServiceFeedback = defineTool({
   },
 });
 
-function askForm(prefill: FormPrefill, problems: string[] = []): ToolOutcome {
+function askForm(prefill: FormPrefill, toolNames: readonly string[], problems: string[] = []): ToolOutcome {
   const message = problems.length ? `${problems.join(' ')} Please correct the form and send it again.` : FORM_MESSAGE;
-  return { text: message, formRequest: { key: FEEDBACK_FORM_KEY, message, requestedSchema: feedbackFormSchema(prefill) } };
+  return { text: message, formRequest: { key: FEEDBACK_FORM_KEY, message, requestedSchema: feedbackFormSchema(prefill, toolNames) } };
 }
 
-/** The 2025 leg is stateless and cannot show a form: say honestly how feedback can be sent, store nothing. */
-function legacyAnswer(feedbackUrl: string): ToolOutcome {
+/** A client that cannot show a form (the stateless 2025 leg, or no elicitation capability): say how to finish, store nothing. */
+function noFormAnswer(feedbackUrl: string, era: 'modern' | 'legacy'): ToolOutcome {
   return toolError(
-    'Feedback needs the user\'s own words through a form, which this 2025-era connection cannot carry (it is stateless), so nothing was sent or stored. ' +
-      `The user can send it on the web at ${feedbackUrl} (signed in), or the client can reconnect with MCP protocol 2026-07-28, declare the elicitation capability and call submitServiceFeedback again.`,
-    { success: false, submitted: false, feedbackUrl, error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28' } },
+    `Feedback needs the user's own words through a form, and ${noFormReason(era)}, so nothing was sent or stored. ` +
+      `The user can send it on the web at ${feedbackUrl} (signed in), or the client can connect with MCP protocol 2026-07-28, declare the elicitation capability and call submitServiceFeedback again.`,
+    { success: false, submitted: false, feedbackUrl, error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28', requiredCapability: 'elicitation', finishAt: feedbackUrl } },
   );
 }

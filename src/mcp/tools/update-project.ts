@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { updateProject as update } from '../../projects/update-project.ts';
 import { LIFECYCLE_STATUSES } from '../../projects/project-fields.ts';
-import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome } from '../project-results.ts';
+import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const updateProject = defineTool({
   name: 'updateProject',
@@ -22,6 +22,12 @@ export const updateProject = defineTool({
     externalRef: z.string().max(300).nullable().optional().describe('"<system>:<id>", unique among your projects; null clears it.'),
     preview: z.boolean().describe('true: return the diff (or, with undoOperationId, the stored receipt) and write nothing.'),
     undoOperationId: z.string().max(100).optional().describe('receiptId of an earlier updateProject write to undo.'),
+  }),
+  purpose: "Patches a project's name, lifecycle status or external ref, or undoes an earlier update by its receipt; preview first.",
+  output: z.looseObject({
+    ...projectChoiceOutput,
+    project: z.looseObject({ projectId: z.string(), name: z.string() }).optional(),
+    changes: z.array(z.unknown()).optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   access: 'gated',

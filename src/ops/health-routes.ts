@@ -1,0 +1,67 @@
+// /healthz (the process is alive: no database, no places), /readyz (able to answer: the database
+// answers, every live default place is loaded, not draining; 503 with the reason otherwise) and
+// /metrics (Prometheus text; a bearer token from SITELINE_METRICS_TOKEN, or, with none set, only on a
+// loopback base URL to requests from this machine, else 404). Load balancers probe by address, so
+// these three answer whatever the Host header says (src/http/server.ts).
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import { sendError, sendJson } from '../http/respond.ts';
+import { loadAllManifests } from '../importer/manifest.ts';
+import { defaultPlaceStates, howToLoad } from '../importer/default-places.ts';
+import { sameSecret } from '../auth/secrets.ts';
+import { fromLoopbackPeer, outboxVisible } from '../web/outbox-page.ts';
+
+const NO_STORE = { 'cache-control': 'no-store' };
+
+export function registerHealthRoutes(router: Router, ctx: AppContext): void {
+  const manifests = loadAllManifests(ctx.config.placesDir);
+  const startedAt = Date.now();
+
+  router.get('/healthz', (_req, res) => {
+    sendJson(res, 200, { status: 'alive', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) }, NO_STORE);
+  });
+
+  router.get('/readyz', async (_req, res) => {
+    if (ctx.lifecycle?.draining) {
+      return sendJson(res, 503, { status: 'unavailable', reason: 'shutting_down', message: 'This instance is shutting down (SIGTERM): send new requests to another.' }, NO_STORE);
+    }
+    try {
+      await ctx.db.query('SELECT 1');
+    } catch (err) {
+      ctx.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'readiness: database unreachable');
+      return sendJson(res, 503, { status: 'unavailable', reason: 'database_unreachable', database: ctx.db.kind, message: 'The database does not answer.' }, NO_STORE);
+    }
+    const states = await defaultPlaceStates(ctx, manifests);
+    const places = states.map((p) => ({
+      slug: p.slug,
+      status: p.manifestStatus === 'planned_not_live' || p.joinsTooPoor ? 'planned_not_live' : p.loaded ? 'live' : 'live_unavailable',
+      loaded: p.loaded,
+      stale: p.stale,
+      importedAt: p.importedAt,
+    }));
+    const missing = states.filter((p) => p.manifestStatus === 'live' && !p.loaded).map((p) => p.slug);
+    if (missing.length === 0) return sendJson(res, 200, { status: 'ok', database: ctx.db.kind, places }, NO_STORE);
+    sendJson(
+      res,
+      503,
+      { status: 'unavailable', reason: 'places_missing', database: ctx.db.kind, missing, message: `Live place ${missing.join(', ')} is not loaded, so its addresses cannot be answered. ${howToLoad(missing)}`, places },
+      NO_STORE,
+    );
+  });
+
+  router.get('/metrics', async (req, res) => {
+    const token = ctx.config.metricsToken;
+    if (token) {
+      const m = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ''));
+      if (!m || !sameSecret(m[1]!.trim(), token)) {
+        return sendError(req, res, 401, 'unauthorized', 'Send "Authorization: Bearer <SITELINE_METRICS_TOKEN>".', { 'www-authenticate': 'Bearer realm="metrics"' });
+      }
+    } else if (!outboxVisible(ctx.config.baseUrl) || !fromLoopbackPeer(req)) {
+      return sendError(req, res, 404, 'not_found', 'Metrics are served with SITELINE_METRICS_TOKEN set, or without it only on a loopback base URL to requests from this machine.');
+    }
+    if (!ctx.metrics) return sendError(req, res, 404, 'not_found', 'Metrics are not collected in this process.');
+    const { contentType, body } = await ctx.metrics.render(ctx.db);
+    res.writeHead(200, { 'content-type': contentType, ...NO_STORE });
+    res.end(body);
+  });
+}

@@ -1,0 +1,139 @@
+// What staff do to a running service: grant credit, review feedback, revoke a key for abuse. Each
+// action and its record in staff_actions (who, when, what, why) are written in one transaction, so an
+// action is never taken unrecorded. The same calls serve the /staff pages, the staff API the CLI uses
+// against a running service, and the CLI working on the database directly. No HTTP here.
+import crypto from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/database.ts';
+import { SitelineError } from '../core/errors.ts';
+import { addCredit, creditBalance, ledgerSum, MAX_CREDIT_PER_ENTRY } from '../billing/credit-ledger.ts';
+
+export type StaffVia = 'web' | 'api' | 'cli';
+export type StaffActionKind = 'credit_grant' | 'feedback_review' | 'key_revoke';
+
+/** Who acts, and through which door. */
+export interface StaffActor {
+  /** The staff account's e-mail, or `cli:<os user>@<host>` when the CLI works on the database directly. */
+  who: string;
+  via: StaffVia;
+}
+
+export interface StaffAction {
+  actionId: string;
+  actor: string;
+  via: StaffVia;
+  action: StaffActionKind;
+  subject: string;
+  details: Record<string, unknown>;
+  reason: string;
+  createdAt: string;
+}
+
+export const REASON_MAX = 500;
+
+const normaliseEmail = (s: string) => s.trim().toLowerCase();
+
+function checkReason(reason: string | undefined, what: string): string {
+  const r = (reason ?? '').trim();
+  if (!r) throw new SitelineError('bad_input', `Say why (${what}): a reason is required and kept with the action.`);
+  if (r.length > REASON_MAX) throw new SitelineError('bad_input', `The reason is ${r.length} characters; at most ${REASON_MAX}.`);
+  return r;
+}
+
+async function record(ctx: AppContext, q: Queryable, actor: StaffActor, action: StaffActionKind, subject: string, details: Record<string, unknown>, reason: string): Promise<string> {
+  const actionId = crypto.randomUUID();
+  await q.query(
+    `INSERT INTO staff_actions (action_id, actor, via, action, subject, details, reason, created_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)`,
+    [actionId, actor.who, actor.via, action, subject, JSON.stringify(details), reason, ctx.clock.now().toISOString()],
+  );
+  return actionId;
+}
+
+async function accountByEmail(q: Queryable, email: string): Promise<string> {
+  const rows = await q.query<{ account_id: string }>('SELECT account_id FROM accounts WHERE email = $1', [normaliseEmail(email)]);
+  if (!rows[0]) throw new SitelineError('not_found', `No account with the e-mail ${normaliseEmail(email)} (the person signs up on the web first).`);
+  return rows[0].account_id;
+}
+
+export interface GrantResult {
+  email: string;
+  granted: number;
+  balance: number;
+  actionId: string;
+}
+
+/** Adds prepaid credit to an account: a `grant` ledger entry naming the reason, and its staff record. */
+export async function grantCredit(ctx: AppContext, actor: StaffActor, req: { email: string; credits: number; reason: string | undefined }): Promise<GrantResult> {
+  const reason = checkReason(req.reason, 'why the credit is given');
+  if (!Number.isSafeInteger(req.credits) || req.credits < 1 || req.credits > MAX_CREDIT_PER_ENTRY) {
+    throw new SitelineError('bad_input', `Credits must be a whole number from 1 to ${MAX_CREDIT_PER_ENTRY}.`);
+  }
+  const email = normaliseEmail(req.email);
+  const accountId = await accountByEmail(ctx.db, email);
+  let actionId = '';
+  const r = await addCredit(ctx, { accountId, kind: 'grant', credits: req.credits, reference: `operator grant: ${reason.slice(0, 200)}` }, async (tx) => {
+    actionId = await record(ctx, tx, actor, 'credit_grant', email, { credits: req.credits }, reason);
+  });
+  return { email, granted: req.credits, balance: r.balance, actionId };
+}
+
+/** An account's balance and the ledger's sum (they must agree). */
+export async function balanceOf(ctx: AppContext, emailIn: string): Promise<{ email: string; balance: number; ledgerSum: number }> {
+  const email = normaliseEmail(emailIn);
+  const accountId = await accountByEmail(ctx.db, email);
+  return { email, balance: await creditBalance(ctx.db, accountId), ledgerSum: await ledgerSum(ctx.db, accountId) };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Marks a feedback report reviewed, with the reviewer's note (the action's reason). */
+export async function reviewFeedback(ctx: AppContext, actor: StaffActor, req: { submissionId: string; note: string | undefined }): Promise<{ submissionId: string; reviewedAt: string; actionId: string }> {
+  const note = checkReason(req.note, 'a note on what was done about it');
+  if (!UUID.test(req.submissionId)) throw new SitelineError('bad_input', `"${req.submissionId.slice(0, 60)}" is not a feedback submission id (a UUID).`);
+  const at = ctx.clock.now().toISOString();
+  return ctx.db.transaction(async (tx) => {
+    const rows = await tx.query<{ submission_id: string }>(
+      `UPDATE service_feedback SET reviewed_at = $2, reviewed_by = $3, review_note = $4 WHERE submission_id = $1 RETURNING submission_id::text AS submission_id`,
+      [req.submissionId, at, actor.who, note],
+    );
+    if (!rows[0]) throw new SitelineError('not_found', `No feedback with the submission id ${req.submissionId}.`);
+    const actionId = await record(ctx, tx, actor, 'feedback_review', rows[0].submission_id, {}, note);
+    return { submissionId: rows[0].submission_id, reviewedAt: at, actionId };
+  });
+}
+
+/** Revokes any account's API key (abuse); a key already revoked keeps its first revocation time. */
+export async function revokeKeyForAbuse(ctx: AppContext, actor: StaffActor, req: { keyId: string; reason: string | undefined }): Promise<{ keyId: string; accountEmail: string; revokedAt: string; actionId: string }> {
+  const reason = checkReason(req.reason, 'why the key is revoked');
+  const keyId = req.keyId.trim();
+  if (!keyId || keyId.length > 100) throw new SitelineError('bad_input', 'Give the key id (as `siteline keys list` or the account page shows it).');
+  const at = ctx.clock.now().toISOString();
+  return ctx.db.transaction(async (tx) => {
+    const rows = await tx.query<{ email: string; revoked_at: Date | string; name: string }>(
+      `UPDATE api_keys k SET revoked_at = COALESCE(k.revoked_at, $2) FROM accounts a
+        WHERE k.key_id = $1 AND a.account_id = k.account_id RETURNING a.email, k.revoked_at, k.name`,
+      [keyId, at],
+    );
+    if (!rows[0]) throw new SitelineError('not_found', `No API key with the id ${keyId}.`);
+    const actionId = await record(ctx, tx, actor, 'key_revoke', keyId, { account: rows[0].email, name: rows[0].name }, reason);
+    return { keyId, accountEmail: rows[0].email, revokedAt: new Date(rows[0].revoked_at).toISOString(), actionId };
+  });
+}
+
+/** The record, newest first. */
+export async function listStaffActions(ctx: AppContext, limit = 100): Promise<StaffAction[]> {
+  const n = Math.min(Math.max(Math.trunc(limit) || 100, 1), 1000);
+  const rows = await ctx.db.query<{ action_id: string; actor: string; via: StaffVia; action: StaffActionKind; subject: string; details: Record<string, unknown> | string; reason: string; created_at: Date | string }>(
+    `SELECT action_id::text AS action_id, actor, via, action, subject, details, reason, created_at FROM staff_actions ORDER BY created_at DESC, action_id LIMIT ${n}`,
+  );
+  return rows.map((r) => ({
+    actionId: r.action_id,
+    actor: r.actor,
+    via: r.via,
+    action: r.action,
+    subject: r.subject,
+    details: typeof r.details === 'string' ? JSON.parse(r.details) : r.details,
+    reason: r.reason,
+    createdAt: new Date(r.created_at).toISOString(),
+  }));
+}

@@ -1,0 +1,19 @@
+// @engine-independent: reads docs/deploy.md and the configuration schemas, touches no database.
+// docs/deploy.md lists every environment variable the service's configuration reads: a variable added
+// to src/config.ts (or the analysis workers' schema) without a line in its table fails here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './support/harness.ts';
+import { CONFIG_VARIABLES } from '../src/config.ts';
+import { WORKER_VARIABLES } from '../src/analysis/analysis-workers.ts';
+
+test('docs/deploy.md has a table row for every variable the configuration reads', () => {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs/deploy.md'), 'utf8');
+  const rows = new Set([...doc.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]!));
+  const read = [...CONFIG_VARIABLES, ...WORKER_VARIABLES];
+  assert.ok(read.includes('DATABASE_URL') && read.includes('SITELINE_METRICS_TOKEN') && read.includes('SITELINE_ANALYSIS_WORKERS'), 'the schemas were read');
+  assert.deepEqual(read.filter((v) => !rows.has(v)), [], 'variables read by the configuration but missing from docs/deploy.md');
+  assert.deepEqual([...rows].filter((v) => !read.includes(v)), [], 'rows in docs/deploy.md for variables nothing reads');
+});
