@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import proj4 from 'proj4';
@@ -72,8 +73,35 @@ test('a town adds itself: data init, data check, data import and check --local t
     assert.match(help.out, /Usage:\n  siteline data init <slug>/);
     assert.equal(fs.existsSync(places), false);
 
-    const init = siteline('data', 'init', 'testville-ma', '--from', town, '--name', 'Testville', '--region', 'MA', '--country', 'US');
+    // Without provenance, init writes "TO CONFIRM" placeholders, and the one gate refuses to take them live.
+    const draft = siteline('data', 'init', 'testville-ma', '--from', town, '--name', 'Testville', '--region', 'MA', '--country', 'US');
+    assert.equal(draft.code, 0, draft.err + draft.out);
+    assert.match(draft.out, /Confirm:[\s\S]*each source's vintage, licence and attribution \(written as "TO CONFIRM"\); a place with a placeholder cannot go live/);
+    const draftCheck = siteline('data', 'check', 'testville-ma', '--from', town);
+    assert.equal(draftCheck.code, 1, draftCheck.err + draftCheck.out);
+    assert.match(draftCheck.out, /REFUSED: an import would be refused[\s\S]*12 placeholder\(s\) left in a place whose manifest says live:\n\s+manifest\.json sources\[boundary\]\.vintage: "TO CONFIRM: the date the town published town-limits\.geojson"/);
+    assert.match(draftCheck.out, /verdict: REFUSED/);
+    const draftImport = siteline('data', 'import', 'testville-ma', '--from', town);
+    assert.equal(draftImport.code, 2, draftImport.err + draftImport.out);
+    assert.match(draftImport.err, /refusing to import:\n  - 12 placeholder\(s\) left[\s\S]*sources\[addresses\]\.attribution: "TO CONFIRM[\s\S]*Nothing was changed/);
+    // data status lists the place with its failed import and why, and the placeholders to replace.
+    const failedStatus = siteline('data', 'status');
+    assert.equal(failedStatus.code, 0, failedStatus.err + failedStatus.out);
+    assert.match(failedStatus.out, /testville-ma\s+US-MA:testville\s+live_unavailable\s+not imported\n[\s\S]*LAST IMPORT FAILED at \S+:\n\s+testville-ma: refusing to import:\n\s+- 12 placeholder\(s\)/);
+    assert.match(failedStatus.out, /12 placeholder\(s\) to replace before it can go live, e\.g\. manifest\.json sources\[boundary\]\.vintage/);
+    // A manifest that does not load is listed too, with why.
+    fs.mkdirSync(path.join(places, 'broken-ma'));
+    fs.writeFileSync(path.join(places, 'broken-ma', 'manifest.json'), '{"slug": "broken-ma"}');
+    const brokenStatus = siteline('data', 'status', '--json');
+    assert.equal(brokenStatus.code, 0, brokenStatus.err);
+    const listed = JSON.parse(brokenStatus.out) as { slug: string; status: string; statusReason: string; lastImportFailed?: { reason: string } | null }[];
+    assert.match(listed.find((p) => p.slug === 'broken-ma')!.status, /manifest_invalid/);
+    assert.match(listed.find((p) => p.slug === 'testville-ma')!.lastImportFailed!.reason, /12 placeholder/);
+    fs.rmSync(path.join(places, 'broken-ma'), { recursive: true });
+
+    const init = siteline('data', 'init', 'testville-ma', '--from', town, '--name', 'Testville', '--region', 'MA', '--country', 'US', '--force', '--vintage', '2026-03-01', '--licence', 'Public domain (town open data)', '--attribution', 'Town of Testville GIS');
     assert.equal(init.code, 0, init.err + init.out);
+    assert.doesNotMatch(init.out, /TO CONFIRM/);
     assert.match(init.out, /parcels\.geojson: geojson; 30 rows .* -> PARCELS/);
     assert.match(init.out, /the file's crs member names urn:ogc:def:crs:EPSG::26919/);
     assert.match(init.out, /addresses\.csv: csv, windows-1252, header row/);
@@ -108,6 +136,7 @@ test('a town adds itself: data init, data check, data import and check --local t
     assert.match(check.out, /address -> lot\s+30 of 30 = 100\.00 %/);
     assert.match(check.out, /lot -> overlay\s+n\/a \(no overlay layer\)/);
     assert.match(check.out, /id and point disagree\s+1 /);
+    assert.match(check.out, /verdict: LIVE/);
 
     const imp = siteline('data', 'import', 'testville-ma', '--from', town);
     assert.equal(imp.code, 0, imp.err + imp.out);
@@ -129,7 +158,11 @@ test('a town adds itself: data init, data check, data import and check --local t
     fs.writeFileSync(path.join(places, 'testville-ma', 'manifest.json'), JSON.stringify(manifest, null, 2));
     const bad = siteline('data', 'import', 'testville-ma', '--from', town);
     assert.equal(bad.code, 1, bad.err + bad.out);
-    assert.match(bad.out, /NOT LIVE: the place stays planned_not_live[\s\S]*address -> lot is 0\.00 % \(0 of 30\), below 90 %/);
+    assert.match(bad.out, /NOT LIVE: the place stays planned_not_live[\s\S]*address -> lot is 0\.00 % \(0 of 30\), below 90 % \(manifest joinThresholds\.addressToLot = 0\.9 \(the default\)\)/);
+    // data check said the same before: one gate, the same verdict and numbers.
+    const badCheck = siteline('data', 'check', 'testville-ma', '--from', town);
+    assert.equal(badCheck.code, 1, badCheck.err + badCheck.out);
+    assert.match(badCheck.out, /address -> lot is 0\.00 % \(0 of 30\), below 90 % \(manifest joinThresholds\.addressToLot = 0\.9 \(the default\)\)[\s\S]*verdict: NOT LIVE/);
     assert.match(bad.err, /testville-ma was loaded but is NOT live/);
     const refused = siteline('check', '--local', '--json', '4 Elm St, Testville, MA');
     assert.equal(refused.code, 3, refused.err + refused.out);
@@ -137,6 +170,24 @@ test('a town adds itself: data init, data check, data import and check --local t
     assert.equal(not.answered, false);
     assert.equal(not.coverage.status, 'planned_not_live');
     assert.match(not.coverage.message, /Testville is not live: its data is imported but joins too poorly to answer addresses: address -> lot is 0\.00 % \(0 of 30\)/);
+
+    // One gate: a zoning file where a third of the polygons have no district code. data check and data
+    // import give the same verdict with the same numbers, naming the manifest setting and its value.
+    byId.addresses.load.fields.parcelId = 'MAP_PIN';
+    byId.addresses.load.lotBy = 'id_then_point';
+    const zoningFile = path.join(town, 'zoning.geojson');
+    const zoningDoc = JSON.parse(fs.readFileSync(zoningFile, 'utf8'));
+    zoningDoc.features.push({ ...zoningDoc.features[0], properties: { ZONE: '', ZONE_NAME: 'unassigned' } });
+    fs.writeFileSync(zoningFile, JSON.stringify(zoningDoc));
+    byId.zoning.sha256 = crypto.createHash('sha256').update(fs.readFileSync(zoningFile)).digest('hex');
+    fs.writeFileSync(path.join(places, 'testville-ma', 'manifest.json'), JSON.stringify(manifest, null, 2));
+    const refusal = 'zoning (zoning.geojson): 1 of 3 rows rejected (33.3 %), above the limit of 10.0 %; most: 1 x no district code in ZONE [governed by sources[zoning].maxRejectedShare = 0.1 (the default); or --force]';
+    const gateCheck = siteline('data', 'check', 'testville-ma', '--from', town);
+    assert.equal(gateCheck.code, 1, gateCheck.err + gateCheck.out);
+    assert.ok(gateCheck.out.includes(`REFUSED: an import would be refused, nothing imported, for:\n    - ${refusal}`), gateCheck.out);
+    const gateImport = siteline('data', 'import', 'testville-ma', '--from', town);
+    assert.equal(gateImport.code, 2, gateImport.err + gateImport.out);
+    assert.ok(gateImport.err.includes(`refusing to import:\n  - ${refusal}`), gateImport.err);
     console.log(`# spawn timings: ${timings.join(', ')}`);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

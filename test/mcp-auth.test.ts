@@ -142,11 +142,11 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       // 57 Inman St is not in the address table: the text alone says the lot is a guess, as the structure does.
       const match = (first as unknown as { address: { matchType: string; confidence: number } }).address;
       assert.notEqual(match.matchType, 'address_table');
-      assert.ok(summary.includes(`confidence ${match.confidence}.`) && summary.includes('Confirm the lot before relying on it.'), summary);
+      assert.ok(summary.includes('We are not sure this is the lot you meant.') && summary.includes(`(match confidence ${match.confidence}, below 0.8)`) && summary.includes('Check the lot on the map'), summary);
       const exact = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: '11 Acorn St, Cambridge, MA', source: 'full' } });
       const exactMatch = (exact.structuredContent as { address: { matchType: string; confidence: number; warnings: string[] } }).address;
       assert.deepEqual([exactMatch.matchType, exactMatch.confidence], ['address_table', 1]);
-      assert.doesNotMatch((exact.content as { text: string }[])[0]!.text, /confidence|Confirm the lot/, 'an exact match adds nothing');
+      assert.doesNotMatch((exact.content as { text: string }[])[0]!.text, /confidence|not sure|Check the lot/, 'an exact match adds nothing');
       // An over-long address is refused in the same words as on REST and the CLI (not the validator's own).
       const long = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: 'x'.repeat(5000), source: 'full' } });
       assert.equal(long.isError, true);

@@ -103,6 +103,22 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
     const webBad = await postForm(`${url}/staff/credit-grants`, staff.jar, { csrf: csrfFrom(staffPage.body), email: CUSTOMER, credits: '2', reason: '' });
     assert.equal(webBad.status, 400);
     assert.match(webBad.body, /a reason is required[\s\S]*Nothing was changed/);
+    // The web review form on /staff/feedback: a second report, reviewed on the page.
+    const fbPage2 = await getPage(`${url}/feedback`, customer.jar);
+    assert.equal((await postForm(`${url}/feedback`, customer.jar, { csrf: csrfFrom(fbPage2.body), category: 'city_request', message: 'Please cover Somerville.' })).status, 200);
+    const staffFeedback = await getPage(`${url}/staff/feedback`, staff.jar);
+    const formAction = /action="\/staff\/feedback\/([0-9a-f-]{36})\/review"/.exec(staffFeedback.body);
+    assert.ok(formAction, 'the unreviewed report has a review form');
+    const webReview = await postForm(`${url}/staff/feedback/${formAction[1]}/review`, staff.jar, { csrf: csrfFrom(staffFeedback.body), note: 'added to the city list' });
+    assert.equal(webReview.status, 200);
+    assert.match(webReview.body, /marked reviewed/);
+    const forged = await postForm(`${url}/staff/feedback/${report!.submissionId}/review`, staff.jar, { csrf: 'not-the-token', note: 'x' });
+    assert.equal(forged.status, 403, 'a review without the CSRF token is refused');
+    // The staff API refuses the customer's own user token (403), as the CLI showed.
+    const { tokenRequest, JWT_BEARER_GRANT } = await import('./support/auth-flow.ts');
+    const customerToken = (await tokenRequest(url, { grant_type: JWT_BEARER_GRANT, assertion: customer.identityAssertion })).json.access_token as string;
+    const asCustomer = await fetch(`${url}/staff/api/credit-grants`, { method: 'POST', headers: { authorization: `Bearer ${customerToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: CUSTOMER, credits: 5, reason: 'x' }) });
+    assert.equal(asCustomer.status, 403);
     assert.equal((await getPage(`${url}/staff`, customer.jar)).status, 403);
     assert.equal((await getPage(`${url}/staff/actions`, customer.jar)).status, 403);
 
@@ -119,6 +135,7 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
         ['feedback_review', STAFF, 'api', report!.submissionId, 'checked the rules file; value is right'],
         ['key_revoke', STAFF, 'api', keyId, 'scraping beyond the terms'],
         ['credit_grant', STAFF, 'web', CUSTOMER, 'apology for downtime'],
+        ['feedback_review', STAFF, 'web', formAction![1], 'added to the city list'],
       ],
     );
     assert.deepEqual(actions.at(-1)!.details, { credits: 40 });

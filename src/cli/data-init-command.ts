@@ -34,8 +34,26 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
   const { inspectSourceDir, draftPlace, formatInspection } = await import('../importer/inspect-source.ts');
   const { parseManifest } = await import('../importer/manifest.ts');
   const { placeRulesSchema } = await import('../rules/rules-schema.ts');
-  const ins = await inspectSourceDir(dir);
-  const { manifest, rules } = draftPlace(ins, { slug: slug!, name, region, country });
+  // Re-initialising a place: its rules' districts tell the district field by its values.
+  let knownDistricts: string[] | undefined;
+  try {
+    const old = JSON.parse(fs.readFileSync(path.join(target, 'rules.json'), 'utf8')) as { districts?: object; notes?: string[] };
+    // A skeleton data init wrote holds whatever field it picked then: only a written rules file counts.
+    if (!(old.notes ?? []).some((n) => n.startsWith('Skeleton written by siteline data init'))) knownDistricts = Object.keys(old.districts ?? {});
+  } catch {
+    knownDistricts = undefined;
+  }
+  const ins = await inspectSourceDir(dir, { ...(knownDistricts?.length ? { knownDistricts } : {}) });
+  const provenance = {
+    ...(typeof flags.vintage === 'string' ? { vintage: flags.vintage } : {}),
+    ...(typeof flags.licence === 'string' ? { licence: flags.licence } : {}),
+    ...(typeof flags.attribution === 'string' ? { attribution: flags.attribution } : {}),
+  };
+  const given = Object.keys(provenance);
+  if (given.length === 3) ins.confirm = ins.confirm.filter((c) => !c.startsWith("each source's vintage"));
+  else if (given.length) ins.confirm = ins.confirm.map((c) => (c.startsWith("each source's vintage") ? `each source's ${['vintage', 'licence', 'attribution'].filter((k) => !given.includes(k)).join(' and ')} (written as "TO CONFIRM"; a place with a placeholder cannot go live)` : c));
+  else ins.confirm = ins.confirm.map((c) => (c.startsWith("each source's vintage") ? `${c}; a place with a placeholder cannot go live: pass --vintage, --licence and --attribution, or edit them` : c));
+  const { manifest, rules } = draftPlace(ins, { slug: slug!, name, region, country, provenance });
   const report = formatInspection(ins);
   if ((manifest['sources'] as unknown[]).length === 0) {
     out(io, flags.json === true ? JSON.stringify({ written: false, manifest, rules }, null, 2) : report);
@@ -82,7 +100,8 @@ async function runCheck({ args: [slug], flags, io }: CommandInput): Promise<numb
   try {
     const c = await checkPlaceJoins(slug!, { sourceDir: from, placesDir });
     out(io, flags.json === true ? JSON.stringify(c, null, 2) : formatJoinCheck(c));
-    return c.fileProblems.length || (c.gate && !c.gate.passed) || c.citations.failures.length ? EXIT.failure : EXIT.ok;
+    // The one gate data import applies: refused or not live is exit 1.
+    return c.verdict.verdict === 'refused' || c.verdict.verdict === 'not_live' ? EXIT.failure : EXIT.ok;
   } catch (e) {
     if (e instanceof SitelineError && (e.code === 'bad_input' || e.code === 'not_found')) {
       err(io, `${io.errColour.red('error:')} siteline data check: ${e.message}`);
@@ -95,7 +114,7 @@ async function runCheck({ args: [slug], flags, io }: CommandInput): Promise<numb
 export const dataInitCommand: Command = {
   name: 'init',
   summary: "Draft a place's manifest and rules skeleton from a folder of the town's files",
-  usage: 'data init <slug> --from DIR --name "<Town>" --region <ST> --country <US|CA> [--force] [--json]',
+  usage: 'data init <slug> --from DIR --name "<Town>" --region <ST> --country <US|CA> [--vintage DATE] [--licence TEXT] [--attribution TEXT] [--force] [--json]',
   description:
     'Reads every GeoJSON, TopoJSON, CSV and shapefile in DIR (formats, layers, fields with samples, the CRS\n' +
     'from a .prj, a GeoJSON crs member or the coordinate ranges, address columns, join keys ranked by\n' +
@@ -107,6 +126,9 @@ export const dataInitCommand: Command = {
     { name: 'name', value: 'TOWN', description: 'The place name, e.g. "Hopkinton"' },
     { name: 'region', value: 'ST', description: 'Two-letter state or province code' },
     { name: 'country', value: 'US|CA', description: 'US or CA' },
+    { name: 'vintage', value: 'DATE', description: 'When the town published the files (written as every source\'s vintage)' },
+    { name: 'licence', value: 'TEXT', description: 'The files\' licence, e.g. "Public domain (town open data)"' },
+    { name: 'attribution', value: 'TEXT', description: 'The attribution the town requires, e.g. "Town of Testville GIS"' },
     { name: 'force', description: 'Overwrite an existing manifest.json and rules.json' },
     JSON_FLAG,
   ],

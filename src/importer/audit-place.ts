@@ -16,7 +16,7 @@ import { getPlaceBySlug, type PlaceRecord } from '../places/catalogue.ts';
 import { canonicalJson, digestOf } from './manifest.ts';
 
 /** Bumped when the audit's method or shape changes. */
-export const AUDIT_VERSION = 1;
+export const AUDIT_VERSION = 2; // 2: the town's own lot id as reference (source_lot_id), id-vs-point, outside the boundary
 /** Confidence bands of the calibration table, highest first: [min, max). The top band includes 1. */
 export const CONFIDENCE_BANDS: readonly (readonly [number, number])[] = [
   [0.95, 1],
@@ -110,6 +110,10 @@ export interface PlaceAudit {
     /** The source's own lot contains the address point (the source's id against its geometry; no geocoder involved). */
     sourceLotContainsPoint: Rate;
   };
+  /** The town's own lot id against the address point (no geocoder): addresses whose point lies in another lot, with examples. */
+  idVsPoint: { checked: number; disagree: number; examples: { address: string; ownLots: string[]; pointLot: string | null; answeredLot: string | null }[] };
+  /** Address points outside the place's boundary (town limits), when it has one; counted, with examples. */
+  outsideBoundary: { boundary: boolean; withPoint: number; outside: number; examples: string[] };
   byMatchType: MatchTypeRow[];
   calibration: CalibrationRow[];
   /** Addresses whose lot is missing from the parcel layer or absent from the source: what they got. */
@@ -158,18 +162,36 @@ function bandOf(c: number): readonly [number, number] {
 }
 
 /** Distinct full addresses with their source lots and first address point, sorted for reproducibility. */
-async function addressGroups(q: Queryable, placeId: string, bbox: PlaceRecord['bbox']): Promise<{ rows: number; groups: AddressGroup[]; pointsIgnored: number }> {
-  const rows = await q.query<{ full_address: string; parcel_ext_id: string | null; lon: number | null; lat: number | null }>(
-    'SELECT full_address, parcel_ext_id, lon, lat FROM addresses WHERE place_id = $1 ORDER BY row_no',
+async function addressGroups(
+  q: Queryable,
+  placeId: string,
+  bbox: PlaceRecord['bbox'],
+): Promise<{ rows: number; groups: AddressGroup[]; pointsIgnored: number; outsideBoundary: PlaceAudit['outsideBoundary'] }> {
+  // The reference lot is the town's own lot id (source_lot_id), kept whatever join found the answered
+  // lot: with lotBy point the stored parcel_ext_id is the point's lot, and comparing with it would be
+  // comparing the point join with itself.
+  const rows = await q.query<{ full_address: string; source_lot_id: string | null; lon: number | null; lat: number | null }>(
+    'SELECT full_address, source_lot_id, lon, lat FROM addresses WHERE place_id = $1 ORDER BY row_no',
     [placeId],
   );
+  const [boundary] = await q.query<{ geom: MultiPolygonCoords | { type: string; coordinates: unknown } }>('SELECT geom FROM place_boundaries WHERE place_id = $1', [placeId]);
+  const limits = boundary ? ((Array.isArray(boundary.geom) ? boundary.geom : (boundary.geom as { coordinates: MultiPolygonCoords }).coordinates) as MultiPolygonCoords) : null;
+  const outsideBoundary: PlaceAudit['outsideBoundary'] = { boundary: limits !== null, withPoint: 0, outside: 0, examples: [] };
   const byAddress = new Map<string, AddressGroup>();
   let pointsIgnored = 0;
   for (const r of rows) {
     let g = byAddress.get(r.full_address);
     if (!g) byAddress.set(r.full_address, (g = { address: r.full_address, lots: [], point: null }));
-    if (r.parcel_ext_id && !g.lots.includes(r.parcel_ext_id)) g.lots.push(r.parcel_ext_id);
+    if (r.source_lot_id && !g.lots.includes(r.source_lot_id)) g.lots.push(r.source_lot_id);
     if (r.lon === null || r.lat === null || !Number.isFinite(r.lon) || !Number.isFinite(r.lat)) continue;
+    // Address points outside the place's boundary (town limits) are counted, not left out silently.
+    if (limits) {
+      outsideBoundary.withPoint++;
+      if (!pointInMultiPolygon([r.lon, r.lat], limits)) {
+        outsideBoundary.outside++;
+        if (outsideBoundary.examples.length < 10) outsideBoundary.examples.push(r.full_address);
+      }
+    }
     // A point outside the place (an empty coordinate read as 0, 0) is no address point.
     if (bbox && (r.lon < bbox[0] || r.lon > bbox[2] || r.lat < bbox[1] || r.lat > bbox[3])) {
       pointsIgnored++;
@@ -178,7 +200,7 @@ async function addressGroups(q: Queryable, placeId: string, bbox: PlaceRecord['b
     if (!g.point) g.point = [r.lon, r.lat];
   }
   const groups = [...byAddress.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  return { rows: rows.length, groups, pointsIgnored };
+  return { rows: rows.length, groups, pointsIgnored, outsideBoundary };
 }
 
 function sampleOf<T>(all: T[], n: number | undefined): T[] {
@@ -201,7 +223,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   if (!imp?.imported_at) throw new SitelineError('not_found', `${slug} is not imported in this database: run \`siteline data import ${slug}\` first.`);
   const placeId = place.geoDivisionId;
 
-  const { rows, groups: allGroups, pointsIgnored } = await addressGroups(ctx.db, placeId, place.bbox);
+  const { rows, groups: allGroups, pointsIgnored, outsideBoundary } = await addressGroups(ctx.db, placeId, place.bbox);
   const groups = sampleOf(allGroups, opts.sample);
   const parcelRows = await ctx.db.query<{ parcel_ext_id: string; inside_lon: number; inside_lat: number }>(
     'SELECT parcel_ext_id, inside_lon, inside_lat FROM parcels WHERE place_id = $1',
@@ -262,17 +284,21 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   // The source's own lot against the address point: the source's id against its geometry.
   let srcPointChecked = 0;
   let srcPointAgree = 0;
+  const idVsPointExamples: PlaceAudit['idVsPoint']['examples'] = [];
   for (const [i, g] of groups.entries()) {
     const r = results[i]!;
     if (!g.point || r.sourceLots.length === 0) continue;
     srcPointChecked++;
+    let agrees = false;
     for (const id of r.sourceLots) {
       const geom = await geomOf(id);
       if (geom && pointInMultiPolygon(g.point, geom)) {
         srcPointAgree++;
+        agrees = true;
         break;
       }
     }
+    if (!agrees && idVsPointExamples.length < 10) idVsPointExamples.push({ address: g.address, ownLots: r.sourceLots, pointLot: await lotContaining(ctx.db, placeId, g.point), answeredLot: r.answeredLot });
   }
 
   const typeOrder: (MatchType | 'failed')[] = ['address_table', 'assessor_table', 'street_interpolation', 'failed'];
@@ -388,6 +414,8 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
       pointInLot: rate(answered.filter((r) => r.pointInLot === true).length, answered.filter((r) => r.pointInLot !== null).length),
       sourceLotContainsPoint: rate(srcPointAgree, srcPointChecked),
     },
+    idVsPoint: { checked: srcPointChecked, disagree: srcPointChecked - srcPointAgree, examples: idVsPointExamples },
+    outsideBoundary,
     byMatchType,
     calibration,
     weakBand,
@@ -525,6 +553,14 @@ export function formatPlaceAudit(a: PlaceAudit): string {
     L.push(`  agreement with the source's own lot     ${r(a.agreement.sourceJoin)}`);
     L.push(`  address point inside the answered lot  ${r(a.agreement.pointInLot)}`);
     L.push(`  source's lot contains its point        ${r(a.agreement.sourceLotContainsPoint)}`);
+    if (a.idVsPoint) {
+      const iv = a.idVsPoint;
+      L.push(`  town's lot id vs its address point     ${iv.checked ? `${num(iv.disagree)} of ${num(iv.checked)} disagree${iv.examples.length ? ` (e.g. ${iv.examples.slice(0, 3).map((e) => `${e.address}: id ${e.ownLots.join('/')}, point in ${e.pointLot ?? 'no lot'}`).join('; ')})` : ''}` : 'n/a (no lot id column, or no points)'}`);
+    }
+    if (a.outsideBoundary) {
+      const ob = a.outsideBoundary;
+      L.push(`  address points outside the boundary    ${ob.boundary ? `${num(ob.outside)} of ${num(ob.withPoint)}${ob.examples.length ? ` (e.g. ${ob.examples.slice(0, 3).join('; ')})` : ''}` : 'n/a (the place has no boundary layer)'}`);
+    }
     L.push('');
     L.push('  match type             addresses  checked    right  share right  mean conf.');
     for (const m of a.byMatchType) {

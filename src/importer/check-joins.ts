@@ -3,11 +3,11 @@
 // overlay) and the go-live thresholds, without opening a database.
 import { SitelineError } from '../core/errors.ts';
 import { loadManifest, type Manifest } from './manifest.ts';
-import { joinGate, placeRootFor, verifySourceFiles } from './import-place.ts';
-import { readSource } from './read-source.ts';
-import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource } from './transform-sources.ts';
-import { formatAddressLots, formatGate, joinRate, pct, type AddressLotJoin, type ImportReport, type JoinGate, type SourceReport } from './import-report.ts';
-import { LotIndex } from './lot-index.ts';
+import { placeRootFor, verifySourceFiles } from './import-place.ts';
+import { formatVerdict, placeVerdict, type PlaceVerdict } from './place-gate.ts';
+import { readSource, sourceColumns } from './read-source.ts';
+import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
+import { formatAddressLots, pct, type AddressLotJoin, type ImportReport, type JoinGate, type SourceReport } from './import-report.ts';
 import { formatCitationVerdict, verifyPlaceCitations, type CitationVerdict } from './place-citations.ts';
 
 export interface JoinCheck {
@@ -22,10 +22,17 @@ export interface JoinCheck {
   gate?: JoinGate;
   /** The rules file's citations against the place's held documents (an import refuses any that fail). */
   citations: CitationVerdict;
+  /** The one gate data import applies too (place-gate.ts): refused, not live or live, with its refusals. */
+  verdict: PlaceVerdict;
 }
 
 export async function checkPlaceJoins(slug: string, opts: { sourceDir: string | undefined; placesDir: string }): Promise<JoinCheck> {
-  const m: Manifest = loadManifest(slug, opts.placesDir);
+  return (await checkManifestJoins(loadManifest(slug, opts.placesDir), opts)).check;
+}
+
+/** The join check of a manifest given as an object (data update checks a candidate before writing it), with the rows read. */
+export async function checkManifestJoins(m: Manifest, opts: { sourceDir: string | undefined; placesDir: string }): Promise<{ check: JoinCheck; rows: PlaceRows; columns: Record<string, string[]> }> {
+  const slug = m.slug;
   const { placeRoot } = placeRootFor(opts.sourceDir, m);
   const fileProblems: string[] = [];
   try {
@@ -36,35 +43,25 @@ export async function checkPlaceJoins(slug: string, opts: { sourceDir: string | 
   }
   const rows = emptyPlaceRows();
   const sources: SourceReport[] = [];
+  const pairs: { source: (typeof m.sources)[number]; report: SourceReport }[] = [];
+  const columns: Record<string, string[]> = {};
   for (const s of sourcesInLoadOrder(m)) {
     const tally = new SourceTally(s);
     try {
-      transformSource(await readSource(placeRoot, s), tally, rows);
+      const data = await readSource(placeRoot, s);
+      columns[s.id] = sourceColumns(data);
+      transformSource(data, tally, rows);
     } catch (err) {
       throw new SitelineError('bad_input', `${slug}: cannot read ${s.file}: ${(err as Error).message}`);
     }
     sources.push(tally.report());
+    pairs.push({ source: s, report: tally.report() });
   }
-  const base = rows.zones.filter((z) => z.layer === 'base');
-  const overlay = rows.zones.filter((z) => z.layer === 'overlay');
-  const baseIndex = new LotIndex(base.map((z) => ({ id: z.zoneId, geom: z.geom, bbox: z.bbox })));
-  const overlayIndex = new LotIndex(overlay.map((z) => ({ id: z.zoneId, geom: z.geom, bbox: z.bbox })));
-  const zoned = new Set<string>();
-  let inOverlay = 0;
-  for (const p of rows.parcels.values()) {
-    if (baseIndex.lotsAt([p.insideLon, p.insideLat]).length) zoned.add(p.parcelExtId);
-    if (overlay.length && overlayIndex.lotsAt([p.insideLon, p.insideLat]).length) inOverlay++;
-  }
-  const withLot = rows.addresses.filter((a) => a.parcelExtId !== null && rows.parcels.has(a.parcelExtId));
-  const joinRates: ImportReport['joinRates'] = {
-    addressToParcel: joinRate(withLot.length, rows.addresses.length),
-    parcelToZone: joinRate(zoned.size, rows.parcels.size),
-    addressToParcelToZone: joinRate(withLot.filter((a) => zoned.has(a.parcelExtId!)).length, rows.addresses.length),
-    parcelToOverlay: overlay.length ? joinRate(inOverlay, rows.parcels.size) : joinRate(0, 0),
-  };
-  const gate = joinGate(m, joinRates);
   const citations = await verifyPlaceCitations(slug, { placesDir: opts.placesDir, sourceDir: opts.sourceDir, placeRoot });
-  return { slug, placeRoot, fileProblems, sources, joinRates, ...(rows.addressLots ? { addressLots: rows.addressLots } : {}), ...(gate ? { gate } : {}), citations };
+  const verdict = placeVerdict({ manifest: m, placesDir: opts.placesDir, sources: pairs, rows, fileProblems, citations });
+  const { joinRates, gate } = verdict;
+  const check: JoinCheck = { slug, placeRoot, fileProblems, sources, joinRates, ...(rows.addressLots ? { addressLots: rows.addressLots } : {}), ...(gate ? { gate } : {}), citations, verdict };
+  return { check, rows, columns };
 }
 
 export function formatJoinCheck(c: JoinCheck): string {
@@ -81,7 +78,7 @@ export function formatJoinCheck(c: JoinCheck): string {
   L.push(`    address -> lot -> zone     ${pct(c.joinRates.addressToParcelToZone)}`);
   L.push(`    lot -> overlay             ${c.joinRates.parcelToOverlay.rate === null ? 'n/a (no overlay layer)' : pct(c.joinRates.parcelToOverlay)}`);
   if (c.addressLots) L.push(...formatAddressLots(c.addressLots));
-  if (c.gate) L.push(...formatGate(c.gate).map((l) => l.replace('NOT LIVE: the place stays', 'NOT LIVE: an import would keep the place')));
   L.push(...formatCitationVerdict(c.citations));
+  L.push(...formatVerdict(c.verdict, 'check'));
   return L.join('\n') + '\n';
 }

@@ -1,7 +1,7 @@
 // On start: the catalogue rows come from the manifests, and every default place that is missing
 // (never imported, or an import that died half-way) or stale (imported from another manifest or
 // importer version) is imported from the source directory, with progress in the log. The same
-// check feeds /healthz.
+// check feeds /readyz.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
@@ -116,6 +116,6 @@ function warnUnloaded(ctx: AppContext, todo: PlaceLoadState[], why: string): voi
   ctx.logger.warn(
     { sourceDir: sourceDirOrDefault(ctx).dir, missing, stale },
     `${why}: ${missing.length ? `places not loaded: ${missing.join(', ')}` : ''}${missing.length && stale.length ? '; ' : ''}${stale.length ? `stale: ${stale.join(', ')}` : ''}.` +
-      `${live.length ? ` Addresses in ${live.join(', ')} cannot be answered and /healthz reports 503.` : ''} ${howToLoad(missing.length ? missing : stale)}`,
+      `${live.length ? ` Addresses in ${live.join(', ')} cannot be answered and /readyz reports 503.` : ''} ${howToLoad(missing.length ? missing : stale)}`,
   );
 }

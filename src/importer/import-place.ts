@@ -13,11 +13,11 @@ import { forgetPlaceStreets } from '../geocoder/geocode.ts';
 import { forgetPlaceIndex } from '../geocoder/place-index.ts';
 import { upsertPlaceFromManifest, effectiveStatus, forgetCatalogueCache } from '../places/catalogue.ts';
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest, type ManifestSource } from './manifest.ts';
-import { readSource } from './read-source.ts';
+import { readSource, sourceColumns } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
 import { deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
-import { joinRate, type ImportReport, type JoinGate } from './import-report.ts';
-import { DEFAULT_JOIN_THRESHOLDS } from './manifest.ts';
+import { joinRate, type ImportReport } from './import-report.ts';
+import { describeRefusal, joinGate, placeVerdict, rulesDigests } from './place-gate.ts';
 import { auditAfterImport } from './audit-place.ts';
 import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
 
@@ -26,9 +26,9 @@ import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
  * next start. 4: lot areas on the ellipsoid, the frontage and corner fixes, minor district shares,
  * the assessor's lot locations (lot_locations) and row ids never used as join keys, all of which
  * changed stored rows after version 3 without a bump: a data directory imported before them kept
- * the old facts.
+ * the old facts. 5: addresses.source_lot_id (the town's own lot id, kept whatever the join).
  */
-export const IMPORTER_VERSION = '4';
+export const IMPORTER_VERSION = '5';
 /** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
 export const BULK_INDEX_THRESHOLD = 50_000;
 
@@ -44,6 +44,8 @@ export interface ImportOptions {
   placesDir?: string;
   /** The accuracy audit after the import (audit-place.ts): wait for it, run it in the background, or skip it (default). */
   audit?: 'await' | 'background' | 'off';
+  /** The change log against the previous vintage (data update), kept with the new vintage. */
+  changeLog?: unknown;
 }
 
 export async function sha256File(file: string): Promise<string> {
@@ -55,18 +57,6 @@ export async function sha256File(file: string): Promise<string> {
       .on('error', reject);
   });
   return h.digest('hex');
-}
-
-/** What is beyond a source's thresholds (manifest: expectedRows / rowTolerance, maxRejectedShare); empty when within. */
-export function sourceThresholdProblems(s: ManifestSource, rowsRead: number, rejected: number): string[] {
-  const out: string[] = [];
-  if (rowsRead > 0 && rejected / rowsRead > s.maxRejectedShare) {
-    out.push(`${s.id} (${s.file}): ${rejected} of ${rowsRead} rows rejected (${((rejected / rowsRead) * 100).toFixed(1)} %, the limit is ${(s.maxRejectedShare * 100).toFixed(1)} %)`);
-  }
-  if (s.expectedRows !== undefined && Math.abs(rowsRead - s.expectedRows) > s.expectedRows * s.rowTolerance) {
-    out.push(`${s.id} (${s.file}): ${rowsRead} rows read, the manifest expects ${s.expectedRows} (within ${(s.rowTolerance * 100).toFixed(1)} %)`);
-  }
-  return out;
 }
 
 /** Checks that every file the manifest names exists with its declared sha256; throws one error listing all problems. */
@@ -160,23 +150,7 @@ function placeBBox(rows: PlaceRows, m: Manifest): BBox {
   return [Math.min(...parts.map((b) => b[0])), Math.min(...parts.map((b) => b[1])), Math.max(...parts.map((b) => b[2])), Math.max(...parts.map((b) => b[3]))];
 }
 
-/**
- * Whether a place whose manifest says live may answer: its address -> lot and lot -> zone rates must
- * reach the manifest's joinThresholds (defaults 90 % and 95 %). A place without an address table or
- * without lots cannot pass. Undefined for planned places (nothing to gate).
- */
-export function joinGate(m: Manifest, rates: ImportReport['joinRates']): JoinGate | undefined {
-  if (m.status !== 'live') return undefined;
-  const thresholds = { addressToLot: m.joinThresholds?.addressToLot ?? DEFAULT_JOIN_THRESHOLDS.addressToLot, lotToZone: m.joinThresholds?.lotToZone ?? DEFAULT_JOIN_THRESHOLDS.lotToZone };
-  const problems: string[] = [];
-  const check = (label: string, j: ImportReport['joinRates']['addressToParcel'], min: number, none: string) => {
-    if (j.rate === null) problems.push(`${label}: ${none}`);
-    else if (j.rate < min) problems.push(`${label} is ${(j.rate * 100).toFixed(2)} % (${j.matched} of ${j.total}), below ${(min * 100).toFixed(0)} %`);
-  };
-  check('address -> lot', rates.addressToParcel, thresholds.addressToLot, 'no addresses were loaded, so no address can find its lot');
-  check('lot -> zone', rates.parcelToZone, thresholds.lotToZone, 'no lots were loaded');
-  return { passed: problems.length === 0, thresholds, problems };
-}
+export { joinGate };
 
 /** The digest a place's import is stored under: a different one means the stored data is stale. */
 export function importDigest(m: Manifest): string {
@@ -190,7 +164,42 @@ async function lastImport(q: Queryable, placeId: string): Promise<{ digest: stri
   return { digest: row.import_report.sourceDigest, report: row.import_report };
 }
 
+/** The failed-import marker in import_runs (source_digest): `data status` shows the latest one with its reason. */
+export const FAILED_RUN = 'failed';
+
+/**
+ * Imports a place (see importPlace below); a refused or unreadable import is recorded in import_runs
+ * with its reason, so `siteline data status` lists it. The place's previous data stays as it was.
+ */
 export async function importPlace(ctx: AppContext, slug: string, opts: ImportOptions = {}): Promise<ImportReport> {
+  const startedAt = ctx.clock.now().toISOString();
+  try {
+    return await importPlaceOnce(ctx, slug, opts);
+  } catch (err) {
+    if (err instanceof SitelineError && err.code === 'bad_input') {
+      let placeId: string | null = null;
+      try {
+        placeId = loadManifest(slug, opts.placesDir ?? ctx.config.placesDir).geoDivisionId;
+      } catch {
+        placeId = null; // the manifest itself does not load: data status reports it from the file
+      }
+      if (placeId) {
+        await ctx.db
+          .query('INSERT INTO import_runs (place_id, started_at, finished_at, source_digest, changed, report) VALUES ($1, $2, $3, $4, false, $5::jsonb)', [
+            placeId,
+            startedAt,
+            ctx.clock.now().toISOString(),
+            FAILED_RUN,
+            JSON.stringify({ slug, failed: true, reason: err.message, problems: (err.details?.['problems'] as string[] | undefined) ?? [] }),
+          ])
+          .catch(() => undefined);
+      }
+    }
+    throw err;
+  }
+}
+
+async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOptions = {}): Promise<ImportReport> {
   const started = Date.now();
   const startedAt = ctx.clock.now().toISOString();
   const progress = (msg: string) => {
@@ -248,6 +257,7 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   // Read and transform every source before touching the database.
   const rows = emptyPlaceRows();
   const tallies: SourceTally[] = [];
+  const columns: Record<string, string[]> = {};
   await step('read', async () => {
     for (const s of sourcesInLoadOrder(m)) {
       const t = Date.now();
@@ -258,27 +268,24 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       } catch (err) {
         throw new SitelineError('bad_input', `${slug}: cannot read ${s.file}: ${(err as Error).message}`);
       }
+      columns[s.id] = sourceColumns(data);
       transformSource(data, tally, rows);
       tallies.push(tally);
       progress(`${slug}: read ${s.id} (${s.format}): ${tally.rowsRead} rows, ${tally.rowsLoaded} usable, ${tally.rejects.total} rejected, ${Date.now() - t} ms`);
     }
   });
-  // A source that had rows but yielded none usable is a broken mapping (a renamed field, a wrong id
-  // column), not an empty layer: refuse before the place's current data is replaced.
-  const emptied = tallies.filter((t) => t.rowsRead > 0 && t.rowsLoaded === 0);
-  if (emptied.length > 0 && !opts.force) {
-    const list = emptied.map((t) => `${t.report().id} (${t.rowsRead} rows read, none usable)`).join(', ');
-    throw new SitelineError('bad_input', `${slug}: refusing to import: ${list}. Check the manifest's field mappings; nothing was changed. Use --force to load it anyway.`);
-  }
-  // A source whose rejected share or row count is beyond the manifest's threshold (a malformed file,
-  // a truncated download) is refused before anything is replaced: the place keeps its previous data.
-  const outOfBounds = tallies.flatMap((t) => sourceThresholdProblems(t.source, t.rowsRead, t.rejects.total));
-  if (outOfBounds.length > 0 && !opts.force) {
+  // The one gate `data check` uses too (place-gate.ts): a source that had rows but yielded none usable
+  // (a renamed field), a rejected share or row count beyond the manifest's bounds, placeholders left in
+  // a live place's files: refused before the place's current data is replaced, each refusal naming the
+  // manifest setting that governs it. The join thresholds are measured on the same rows in memory.
+  const verdict = placeVerdict({ manifest: m, placesDir, sources: tallies.map((t) => ({ source: t.source, report: t.report() })), rows, fileProblems: [], citations, force: opts.force ?? false });
+  if (verdict.verdict === 'refused') {
+    const blocking = verdict.refusals.filter((r) => !r.forceable || !opts.force);
     const examples = tallies.flatMap((t) => t.rejects.list().flatMap((r) => r.examples.slice(0, 2).map((e) => `${t.source.id}: ${r.reason}: ${e}`))).slice(0, 5);
     throw new SitelineError(
       'bad_input',
-      `${slug}: refusing to import: ${outOfBounds.join('; ')}.${examples.length ? ` For example: ${examples.join('; ')}.` : ''} Nothing was changed; the previous data stays. Use --force to load it anyway.`,
-      { problems: outOfBounds },
+      `${slug}: refusing to import:\n  - ${blocking.map(describeRefusal).join('\n  - ')}${examples.length ? `\n  For example: ${examples.join('; ')}.` : ''}\nNothing was changed; the previous data stays.${blocking.some((r) => r.forceable) ? ' Mend the files or the manifest setting named (or use --force to load it anyway).' : ''}`,
+      { problems: blocking.map((r) => r.problem), refusals: blocking },
     );
   }
   const postcodes = new Set<string>();
@@ -346,8 +353,8 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       timings,
       warnings,
     };
-    const gate = joinGate(m, measured.joinRates);
-    if (gate) report.gate = gate;
+    // The gate's numbers are the in-memory ones data check prints (place-gate.ts measureRows).
+    if (verdict.gate) report.gate = verdict.gate;
     await tx.query(`UPDATE places SET status = $2, bbox = $3::box, imported_at = $4, import_report = $5::jsonb WHERE place_id = $1`, [
       placeId,
       effectiveStatus(m, true, report),
@@ -361,6 +368,16 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
       finishedAt,
       sourceDigest,
       JSON.stringify(report),
+    ]);
+    // Kept as a dated vintage: each layer's file and vintage, its columns, the rules' digests, the change log.
+    await tx.query('INSERT INTO place_vintages (place_id, imported_at, source_digest, layers, columns, rules_digests, changes) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7::jsonb)', [
+      placeId,
+      finishedAt,
+      sourceDigest,
+      JSON.stringify(m.sources.map((s) => ({ id: s.id, name: s.name, file: s.file, sha256: s.sha256, vintage: s.vintage }))),
+      JSON.stringify(columns),
+      JSON.stringify(rulesDigests(m, placesDir)),
+      opts.changeLog === undefined ? null : JSON.stringify(opts.changeLog),
     ]);
     return report;
   });

@@ -13,6 +13,7 @@ import type { SourceFeature } from './readers/features.ts';
 import { decodeGeoJson, toLonLat } from './readers/geojson.ts';
 import { decodeTopoJson, topoJsonObjects } from './readers/topojson.ts';
 import { readCsvRows } from './readers/csv.ts';
+import { parseOzfsParcels, parseOzfsZoning } from './readers/ozfs.ts';
 import { detectEncoding, decodeText } from './readers/text-encoding.ts';
 import { coordinateRange, crsDefinition, isLonLatCrs, looksLonLat, normaliseCrsName, projectorFor, reprojectCoords } from './readers/crs.ts';
 import { LotIndex } from './lot-index.ts';
@@ -27,12 +28,16 @@ export interface InspectedField {
   filled: number;
   distinct: number;
   numeric: boolean;
+  /** A name-like column (owner, taxpayer, mailing address, contact): listed by name only, its values never printed. */
+  personal?: boolean;
 }
 
 export interface InspectedLayer {
   /** Relative to the inspected folder. */
   file: string;
-  format: 'geojson' | 'topojson' | 'csv' | 'shapefile';
+  format: 'geojson' | 'topojson' | 'csv' | 'shapefile' | 'ozfs-zoning' | 'ozfs-parcel';
+  /** A publication date the file itself states (an OZFS document's `date`): the source's vintage unless given. */
+  dateStated?: string;
   object?: string;
   gzip?: boolean;
   encoding?: string;
@@ -69,7 +74,7 @@ export interface Inspection {
   roles: { addresses?: InspectedLayer; parcels?: InspectedLayer; zoning?: InspectedLayer; boundary?: InspectedLayer };
   address?: { oneLine?: string; number?: string; streetName?: string; unit?: string; postcode?: string; why: string; parsed: number; total: number };
   parcelIdField?: { field: string; why: string };
-  zoneField?: { field: string; nameField?: string; codes: string[]; why: string };
+  zoneField?: { field: string; nameField?: string; codes: string[]; why: string; /** Sample values, fill, code-shaped and rules-matched shares, rivals. */ evidence?: string };
   joinKeys: JoinKeyCandidate[];
   pointInParcel?: { matched: number; total: number; rate: number };
   /** Addresses found by both the best key and the point whose lots differ. */
@@ -113,9 +118,13 @@ function describeFields(records: Record<string, unknown>[], names?: string[]): I
       seen.add(v);
       if (/^-?\d+(\.\d+)?$/.test(v)) numeric++;
     }
-    return { name, samples: [...seen].slice(0, 3), filled, distinct: seen.size, numeric: filled > 0 && numeric / filled > 0.95 };
+    const personal = PERSONAL.test(name);
+    return { name, samples: personal ? [] : [...seen].slice(0, 3), filled, distinct: seen.size, numeric: filled > 0 && numeric / filled > 0.95, ...(personal ? { personal: true } : {}) };
   });
 }
+
+/** Columns that hold people's names or contact details (assessors' owner tables): never sampled, never printed. */
+export const PERSONAL = /(owner|own_?nam|own1|own2|taxpayer|tax_?payer|mail(ing)?_?(addr|name|to|city|street)|^mail|grantor|grantee|buyer|seller|resident|occupant|contact|phone|e_?mail|first_?name|last_?name|surname|full_?name|person|care_?of|^c_?o$|in_?care)/i;
 
 function geometryCounts(features: SourceFeature[]): Record<string, number> {
   const out: Record<string, number> = {};
@@ -253,7 +262,33 @@ async function readLayers(dir: string, skipped: Inspection['skipped']): Promise<
         const gzip = buf[0] === 0x1f && buf[1] === 0x8b;
         const text = (gzip ? zlib.gunzipSync(buf) : buf).toString('utf8');
         const head = text.slice(0, 4000);
-        if (/"type"\s*:\s*"Topology"/.test(head) || /\.topojson$/i.test(file)) {
+        if (/\.parcel$/i.test(file) && !gzip) {
+          // OZFS parcels: each lot is its labelled edges (LineStrings) and a centroid, chained into a ring here as the importer does.
+          const r = parseOzfsParcels(text, file);
+          const features: SourceFeature[] = r.parcels.map((p, index) => ({
+            index,
+            properties: { parcel_id: p.parcelId, ...(p.lotAreaAcres !== null ? { lot_area_acres: p.lotAreaAcres } : {}) },
+            geometry: p.ring ? { type: 'Polygon', coordinates: [p.ring] } : null,
+          }));
+          layers.push({ file, format: 'ozfs-parcel', rows: features.length, geometry: geometryCounts(features), fields: describeFields(features.map((f) => f.properties)), crs: null, crsReason: 'OZFS: lon/lat', crsToConfirm: false, rawRange: null, lonLatBBox: null, features });
+        } else if (/\.zoning$/i.test(file) && !gzip) {
+          const doc = parseOzfsZoning(text, file);
+          const date = (JSON.parse(text) as { date?: unknown }).date;
+          layers.push({
+            file,
+            format: 'ozfs-zoning',
+            ...(typeof date === 'string' && date ? { dateStated: date } : {}),
+            rows: doc.features.length,
+            geometry: geometryCounts(doc.features),
+            fields: describeFields(doc.features.map((f) => f.properties)),
+            crs: null,
+            crsReason: 'OZFS: lon/lat',
+            crsToConfirm: false,
+            rawRange: null,
+            lonLatBBox: null,
+            features: doc.features,
+          });
+        } else if (/"type"\s*:\s*"Topology"/.test(head) || /\.topojson$/i.test(file)) {
           for (const object of topoJsonObjects(text, file)) {
             const features = decodeTopoJson(text, object, file);
             layers.push({ file, format: 'topojson', object, rows: features.length, geometry: geometryCounts(features), fields: describeFields(features.map((f) => f.properties)), crs: null, crsReason: '', crsToConfirm: false, rawRange: null, lonLatBBox: null, features });
@@ -404,16 +439,50 @@ const ID_FIELD = /(pin|parcel|apn|map_?lot|maplot|mbl|gis_?id|prop_?id|lot_?id|o
 
 const ZONE_CODE = /^[A-Z]{1,5}[- ]?\d{0,3}(\.\d)?[A-Z]?(-\d{1,3}[A-Z]?)?$/i;
 
-/** The district-code field: by its name, or (in a layer named like zoning) by values shaped like codes (R-1, C-3, RA-10). */
-function zoneFieldOf(l: InspectedLayer): InspectedField | undefined {
+/** Why a field was taken as the district code: its values, measured. */
+export interface ZoneFieldEvidence {
+  field: InspectedField;
+  /** Share of non-empty values shaped like district codes (R-1, C-3, RA-10, B). */
+  shapeShare: number;
+  /** Share of polygons with a value. */
+  fillShare: number;
+  /** Share of non-empty values that are districts of the known rules (re-init, OZFS definitions); null without rules. */
+  ruleShare: number | null;
+  /** Other fields considered, with their code-shaped share. */
+  rivals: { name: string; shapeShare: number; ruleShare: number | null }[];
+  byContent: boolean;
+}
+
+/**
+ * The district-code field, by content: the field whose values look like district codes (and, when the
+ * place's rules are known, are its districts), filled on most polygons with few distinct values. A
+ * field named REZONING holding dates and notes loses to BASE_DISTR holding R-1, B-2. The name decides
+ * only between equals, or when no field's values look like codes (in a layer named like zoning).
+ */
+export function zoneFieldOf(l: InspectedLayer, known?: Set<string>): ZoneFieldEvidence | undefined {
   const few = (f: InspectedField) => f.filled > 0 && f.distinct >= 1 && f.distinct <= Math.max(60, l.rows * 0.5);
-  const byName = l.fields.filter((f) => ZONE_FIELD.test(f.name) && few(f) && !/name|desc/i.test(f.name)).sort((a, b) => b.filled - a.filled)[0];
-  if (byName || !/zon|district/i.test(`${l.file} ${l.object ?? ''}`)) return byName;
-  const shaped = (f: InspectedField) => {
-    const vals = l.features.slice(0, 2000).map((x) => str(x.properties[f.name])).filter(Boolean);
-    return vals.length > 0 && vals.filter((v) => ZONE_CODE.test(v)).length / vals.length >= 0.8;
-  };
-  return l.fields.filter((f) => few(f) && !f.numeric && f.distinct >= 2 && shaped(f)).sort((a, b) => b.filled - a.filled)[0];
+  const scored = l.fields
+    .filter((f) => few(f) && !f.personal && !(f.numeric && !known) && f.name !== '__id')
+    .map((f) => {
+      const vals = l.features.slice(0, 2000).map((x) => str(x.properties[f.name])).filter(Boolean);
+      const shapeShare = vals.length ? vals.filter((v) => ZONE_CODE.test(v)).length / vals.length : 0;
+      const ruleShare = known && known.size ? (vals.length ? vals.filter((v) => known.has(v)).length / vals.length : 0) : null;
+      const fillShare = l.rows ? f.filled / l.rows : 0;
+      const named = ZONE_FIELD.test(f.name) && !/name|desc/i.test(f.name);
+      const score = (ruleShare ?? 0) * 2 + shapeShare * fillShare + (named ? 0.05 : 0) - (/name|desc|note|comment|date/i.test(f.name) ? 0.3 : 0) - (f.distinct < 2 && l.rows > 2 ? 0.3 : 0);
+      return { f, shapeShare, ruleShare, fillShare, named, score };
+    });
+  const qualified = scored.filter((x) => (x.ruleShare ?? 0) >= 0.5 || (x.shapeShare >= 0.6 && !x.f.numeric));
+  const layerNamed = /zon|district/i.test(`${l.file} ${l.object ?? ''}`);
+  // A layer counts as zoning when it is named so, or one of its code-shaped fields is named like a district.
+  const pool = layerNamed || (known && qualified.some((x) => (x.ruleShare ?? 0) >= 0.5)) ? qualified : qualified.filter((x) => x.named);
+  const best = [...pool].sort((a, b) => b.score - a.score || b.f.filled - a.f.filled)[0];
+  const rivals = (chosen: InspectedField) => scored.filter((x) => x.f !== chosen && (x.named || x.shapeShare > 0)).sort((a, b) => b.score - a.score).slice(0, 3).map((x) => ({ name: x.f.name, shapeShare: x.shapeShare, ruleShare: x.ruleShare }));
+  if (best) return { field: best.f, shapeShare: best.shapeShare, fillShare: best.fillShare, ruleShare: best.ruleShare, rivals: rivals(best.f), byContent: true };
+  // No field's values look like codes: the old rule, by name (codes like "Residential A").
+  const byName = scored.filter((x) => x.named).sort((a, b) => b.f.filled - a.f.filled)[0];
+  if (byName) return { field: byName.f, shapeShare: byName.shapeShare, fillShare: byName.fillShare, ruleShare: byName.ruleShare, rivals: rivals(byName.f), byContent: false };
+  return undefined;
 }
 
 function idFieldOf(l: InspectedLayer): InspectedField | undefined {
@@ -449,7 +518,8 @@ function rankJoinKeys(addresses: InspectedLayer, parcels: InspectedLayer, exclud
 const pc = (n: number, d: number) => (d === 0 ? 'n/a' : `${((n / d) * 100).toFixed(1)} %`);
 
 /** Inspects a folder and decides the roles, fields and joins (see the file comment). */
-export async function inspectSourceDir(dir: string): Promise<Inspection> {
+export async function inspectSourceDir(dir: string, opts: { knownDistricts?: string[] } = {}): Promise<Inspection> {
+  const known = opts.knownDistricts?.length ? new Set(opts.knownDistricts) : undefined;
   const abs = path.resolve(dir);
   const skipped: Inspection['skipped'] = [];
   const layers = await readLayers(abs, skipped);
@@ -470,7 +540,7 @@ export async function inspectSourceDir(dir: string): Promise<Inspection> {
   }
   // Polygons: zoning has a district-code field; a boundary is a handful of polygons; parcels are the rest with the most features.
   const polys = layers.filter(isPolygons);
-  const zoning = polys.filter((l) => zoneFieldOf(l)).sort((a, b) => Number(/zon/i.test(b.file + (b.object ?? ''))) - Number(/zon/i.test(a.file + (a.object ?? ''))) || a.rows - b.rows)[0];
+  const zoning = polys.filter((l) => zoneFieldOf(l, known)).sort((a, b) => Number(/zon/i.test(b.file + (b.object ?? ''))) - Number(/zon/i.test(a.file + (a.object ?? ''))) || a.rows - b.rows)[0];
   if (zoning) roles.zoning = zoning;
   const boundary = polys.filter((l) => l !== zoning && l.rows <= 5).sort((a, b) => Number(/limit|bound|town|city|munic/i.test(b.file)) - Number(/limit|bound|town|city|munic/i.test(a.file)))[0];
   if (boundary) roles.boundary = boundary;
@@ -479,11 +549,14 @@ export async function inspectSourceDir(dir: string): Promise<Inspection> {
 
   let zoneField: Inspection['zoneField'];
   if (zoning) {
-    const f = zoneFieldOf(zoning)!;
+    const ev = zoneFieldOf(zoning, known)!;
+    const f = ev.field;
     const codes = [...new Set(zoning.features.map((z) => str(z.properties[f.name])).filter(Boolean))].sort();
-    const nameField = zoning.fields.find((n) => n !== f && /name|desc/i.test(n.name) && n.distinct <= codes.length * 1.5 && n.filled > 0)?.name;
-    const how = ZONE_FIELD.test(f.name) ? 'by its name' : 'by values shaped like district codes in a layer named like zoning';
-    zoneField = { field: f.name, ...(nameField ? { nameField } : {}), codes, why: `(${how}) field ${f.name} holds ${codes.length} distinct codes over ${zoning.rows} polygons (e.g. ${codes.slice(0, 4).join(', ')})` };
+    const nameField = zoning.fields.find((n) => n !== f && !n.personal && /name|desc/i.test(n.name) && n.distinct <= codes.length * 1.5 && n.filled > 0)?.name;
+    const how = ev.byContent ? (ev.ruleShare !== null && ev.ruleShare >= 0.5 ? 'by its values: they are districts of the rules' : 'by its values: they look like district codes') : 'by its name (no field holds values shaped like district codes)';
+    const rivals = ev.rivals.length ? `; not ${ev.rivals.map((r) => `${r.name} (${pc(r.shapeShare, 1)} code-shaped${r.ruleShare !== null ? `, ${pc(r.ruleShare, 1)} in the rules` : ''})`).join(', ')}` : '';
+    const evidence = `${codes.length} distinct values (e.g. ${codes.slice(0, 5).join(', ')}), on ${pc(ev.fillShare, 1)} of ${zoning.rows} polygons, ${pc(ev.shapeShare, 1)} shaped like district codes${ev.ruleShare !== null ? `, ${pc(ev.ruleShare, 1)} districts of the rules` : ''}${rivals}`;
+    zoneField = { field: f.name, ...(nameField ? { nameField } : {}), codes, why: `(${how}) field ${f.name}: ${evidence}`, evidence };
   }
 
   // Join keys, ranked by measured overlap, and the point-in-parcel join.
@@ -558,7 +631,14 @@ export async function inspectSourceDir(dir: string): Promise<Inspection> {
   if (!roles.addresses) confirm.push('no address table found (a CSV or point layer with a one-line address column, or house number + street columns): the place cannot go live without one');
   if (!parcels) confirm.push('no parcel layer found (polygons with an id per lot)');
   if (!zoning) confirm.push('no zoning layer found (polygons with a district code field such as ZONE or DISTRICT)');
-  if (address?.oneLine) confirm.push(`that ${address.oneLine} is the street address (not a mailing address)`);
+  if (address?.oneLine) confirm.push(`that ${address.oneLine} is the street address (not a mailing address): ${address.why}`);
+  else if (address) confirm.push(`the address columns: ${address.why}`);
+  if (zoneField) confirm.push(`the district code field ${zoneField.field} of ${zoning!.file}: ${zoneField.evidence ?? zoneField.why}${lotToZone ? `; lot -> zone ${pc(lotToZone.matched, lotToZone.total)}` : ''}`);
+  if (parcelIdField) confirm.push(`the parcel id field ${parcelIdField.field} of ${parcels!.file}: ${parcelIdField.why}`);
+  if (lotBy) confirm.push(`lots found by ${lotBy.mode}: ${lotBy.why}`);
+  for (const l of [roles.boundary, roles.zoning, roles.parcels, roles.addresses]) if (l?.dateStated) confirm.push(`the vintage of ${l.file}: ${l.dateStated}, the date the file itself states`);
+  const personal = layers.flatMap((l) => l.fields.filter((f) => f.personal).map((f) => `${l.file}: ${f.name}`));
+  if (personal.length) notes.push(`personal data (names, contacts) not shown and not loaded: ${personal.join(', ')}`);
   if (lotBy?.mode !== 'point' && joinKeys[0] && joinKeys[0].rate < DEFAULT_JOIN_THRESHOLDS.addressToLot) confirm.push(`the join key ${joinKeys[0].addressField} -> ${joinKeys[0].parcelField} matches only ${pc(joinKeys[0].matched, joinKeys[0].total)} of addresses`);
   if (disagreements) confirm.push(`${disagreements} addresses name one lot by id but their point lies in another: check which the town trusts (manifest lotBy)`);
   if (!roles.addresses || !parcels || !zoning) confirm.push('status: written as planned_not_live (a place answers addresses only with addresses, parcels and zoning)');
@@ -577,6 +657,8 @@ export interface PlaceIdentity {
   name: string;
   region: string;
   country: 'US' | 'CA';
+  /** What the clerk knows about every file (data init --vintage / --licence / --attribution); else "TO CONFIRM". */
+  provenance?: { vintage?: string; licence?: string; attribution?: string };
 }
 
 /** The geoDivisionId name key: lower-case ASCII words joined by dashes. */
@@ -592,15 +674,15 @@ export function nameKey(name: string): string {
 
 const TO_CONFIRM = 'TO CONFIRM';
 
-function sourceBase(ins: Inspection, l: InspectedLayer, id: string, name: string): Record<string, unknown> {
+function sourceBase(ins: Inspection, l: InspectedLayer, id: string, name: string, given: PlaceIdentity['provenance'] = {}): Record<string, unknown> {
   const s: Record<string, unknown> = {
     id,
     name,
     file: l.file,
     sha256: sha256(path.join(ins.dir, l.file)),
-    vintage: `${TO_CONFIRM}: the date the town published ${l.file}`,
-    licence: `${TO_CONFIRM}: the licence of ${l.file}`,
-    attribution: `${TO_CONFIRM}: the attribution the town requires`,
+    vintage: given.vintage ?? l.dateStated ?? `${TO_CONFIRM}: the date the town published ${l.file}`,
+    licence: given.licence ?? `${TO_CONFIRM}: the licence of ${l.file}`,
+    attribution: given.attribution ?? `${TO_CONFIRM}: the attribution the town requires`,
     format: l.format,
   };
   if (l.format === 'geojson' && l.gzip) s['gzip'] = true;
@@ -626,15 +708,22 @@ function sourceBase(ins: Inspection, l: InspectedLayer, id: string, name: string
 export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Record<string, unknown>; rules: Record<string, unknown> } {
   const sources: Record<string, unknown>[] = [];
   const { roles } = ins;
-  if (roles.boundary) sources.push({ ...sourceBase(ins, roles.boundary, 'boundary', 'Town limits'), load: { target: 'boundary' } });
+  if (roles.boundary) sources.push({ ...sourceBase(ins, roles.boundary, 'boundary', 'Town limits', id.provenance), load: { target: 'boundary' } });
   if (roles.zoning && ins.zoneField) {
     sources.push({
-      ...sourceBase(ins, roles.zoning, 'zoning', 'Zoning districts'),
-      load: { target: 'zones', zoneLayer: 'base', code: { field: ins.zoneField.field }, ...(ins.zoneField.nameField ? { nameField: ins.zoneField.nameField } : {}) },
+      ...sourceBase(ins, roles.zoning, 'zoning', 'Zoning districts', id.provenance),
+      load: {
+        target: 'zones',
+        zoneLayer: 'base',
+        code: { field: ins.zoneField.field },
+        ...(ins.zoneField.nameField ? { nameField: ins.zoneField.nameField } : {}),
+        // OZFS: the residential types each district allows, kept as the shipped OZFS place keeps them.
+        ...(roles.zoning.format === 'ozfs-zoning' && roles.zoning.fields.some((f) => f.name === 'res_types_allowed') ? { attrs: { resTypesAllowed: 'res_types_allowed' } } : {}),
+      },
     });
   }
   if (roles.parcels && ins.parcelIdField) {
-    sources.push({ ...sourceBase(ins, roles.parcels, 'parcels', 'Parcels'), load: { target: 'parcels', idField: ins.parcelIdField.field } });
+    sources.push({ ...sourceBase(ins, roles.parcels, 'parcels', 'Parcels', id.provenance), load: { target: 'parcels', idField: ins.parcelIdField.field } });
   }
   if (roles.addresses && ins.address) {
     const a = ins.address;
@@ -645,13 +734,14 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
     if (a.streetName) fields['streetName'] = a.streetName;
     if (a.unit) fields['unit'] = a.unit;
     if (a.postcode) fields['postcode'] = a.postcode;
-    if (key && key.rate >= 0.2 && ins.lotBy?.mode !== 'point') fields['parcelId'] = key.addressField;
+    // The town's own lot id is kept whatever the join (lotBy point too): the audit checks it against the point.
+    if (key && key.rate >= 0.2) fields['parcelId'] = key.addressField;
     if (roles.addresses.xy) {
       fields['lon'] = roles.addresses.xy.x;
       fields['lat'] = roles.addresses.xy.y;
     }
     sources.push({
-      ...sourceBase(ins, roles.addresses, 'addresses', 'Address points'),
+      ...sourceBase(ins, roles.addresses, 'addresses', 'Address points', id.provenance),
       load: { target: 'addresses', fields, ...(ins.lotBy ? { lotBy: ins.lotBy.mode } : {}) },
     });
   }
@@ -674,7 +764,12 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
     rulesFile: 'rules.json',
     defaultImport: false,
     sources,
-    documents: [],
+    // Licence files beside the data are held (checksummed) as the place's documents.
+    documents: fs
+      .readdirSync(ins.dir)
+      .filter((f) => /^licen[cs]e(\.(md|txt))?$/i.test(f) && fs.statSync(path.join(ins.dir, f)).isFile())
+      .sort()
+      .map((f) => ({ file: f, sha256: sha256(path.join(ins.dir, f)), role: 'licence' })),
   };
   const why = `No ordinance was read for ${id.name}: every value is not_extracted until someone reads the zoning ordinance and cites it (docs/data.md, "The rules file").`;
   const districts: Record<string, unknown> = {};
@@ -710,7 +805,7 @@ export function formatInspection(ins: Inspection): string {
     L.push('', `  ${l.file}${l.object ? ` (object ${l.object})` : ''}: ${l.format}${l.encoding ? `, ${l.encoding}` : ''}${l.csv ? `, ${l.csv.header ? 'header row' : 'no header (columns numbered 1..n)'}, delimiter ${JSON.stringify(l.csv.delimiter)}` : ''}; ${l.rows} rows (${geom})${role ? ` -> ${role.toUpperCase()}` : ' -> not used'}`);
     L.push(`    CRS: ${l.crs ? shortCrs(l.crs) : 'lon/lat'}${l.crsReason ? ` (${l.crsReason})` : ''}`);
     if (l.xy) L.push(`    coordinates: x = ${l.xy.x}, y = ${l.xy.y}`);
-    for (const f of l.fields.slice(0, 25)) L.push(`    ${f.name.padEnd(22)} ${String(f.distinct).padStart(6)} distinct  e.g. ${f.samples.map((s) => JSON.stringify(s.slice(0, 40))).join(', ')}`);
+    for (const f of l.fields.slice(0, 25)) L.push(`    ${f.name.padEnd(22)} ${String(f.distinct).padStart(6)} distinct  ${f.personal ? '(personal data: values not shown)' : `e.g. ${f.samples.map((s) => JSON.stringify(s.slice(0, 40))).join(', ')}`}`);
     if (l.fields.length > 25) L.push(`    ... and ${l.fields.length - 25} more fields`);
   }
   for (const s of ins.skipped) L.push(`  skipped ${s.file}: ${s.reason}`);

@@ -33,6 +33,8 @@ export interface AddressRow {
   postcode: string;
   fullAddress: string;
   parcelExtId: string | null;
+  /** The town's own lot id for the row (its parcel id column), whatever join found parcelExtId. */
+  sourceLotId?: string | null;
   lon: number | null;
   lat: number | null;
 }
@@ -183,6 +185,7 @@ export function insertAddresses(q: Queryable, placeId: string, rows: Iterable<Ad
       { name: 'postcode', type: 'text', get: (r) => r.postcode },
       { name: 'full_address', type: 'text', get: (r) => r.fullAddress },
       { name: 'parcel_ext_id', type: 'text', get: (r) => r.parcelExtId },
+      { name: 'source_lot_id', type: 'text', get: (r) => r.sourceLotId ?? null },
       { name: 'lon', type: 'float8', get: (r) => r.lon },
       { name: 'lat', type: 'float8', get: (r) => r.lat },
     ],

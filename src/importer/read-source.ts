@@ -38,3 +38,10 @@ export async function readSource(placeRoot: string, s: ManifestSource): Promise<
     }
   }
 }
+
+/** The column names a source's data has (feature properties or CSV header), for telling renamed columns. */
+export function sourceColumns(data: SourceData): string[] {
+  if (data.kind === 'rows') return Object.keys(data.rows.find((r) => !r.problem)?.values ?? {});
+  if (data.kind === 'features') return [...new Set(data.features.slice(0, 200).flatMap((f) => Object.keys(f.properties)))].filter((k) => k !== '__id');
+  return ['parcel_id'];
+}

@@ -20,7 +20,13 @@ test('crs: EPSG names and URNs normalise; UTM zones are built; an unknown code s
   assert.equal(normaliseCrsName('urn:ogc:def:crs:EPSG::2249'), 'EPSG:2249');
   assert.equal(normaliseCrsName('urn:ogc:def:crs:OGC:1.3:CRS84'), 'CRS84');
   assert.deepEqual(crsDefinition('EPSG:26919'), { def: UTM19N });
-  assert.match((crsDefinition('EPSG:2249') as { problem: string }).problem, /not known to proj4 by number: declare .* proj4 string or WKT/);
+  // A State Plane code by number, from the EPSG registry (epsg-index): NAD83 / Massachusetts Mainland (ftUS).
+  assert.match((crsDefinition('EPSG:2249') as { def: string }).def, /^\+proj=lcc .*\+units=us-ft/);
+  const [mx, my] = projectorFor('urn:ogc:def:crs:EPSG::2249', 'x')([763_000, 2_960_000]);
+  assert.ok(Math.abs(mx - -71.1) < 0.05 && Math.abs(my - 42.37) < 0.05, `${mx}, ${my}`);
+  // A code the registry does not hold is refused with the code named.
+  assert.match((crsDefinition('EPSG:999999') as { problem: string }).problem, /^EPSG:999999 is not a code in the EPSG registry/);
+  assert.throws(() => projectorFor('EPSG:999999', 'zoning.geojson'), /zoning\.geojson: EPSG:999999 is not a code in the EPSG registry/);
   const [lon, lat] = projectorFor('EPSG:32619', 'x')([330_000, 4_690_000]);
   assert.ok(Math.abs(lon - -71.04) < 0.05 && Math.abs(lat - 42.34) < 0.05, `${lon}, ${lat}`);
   // A state-plane CRS in US feet declared as a proj4 string (what epsg.io gives for EPSG:2249).
@@ -37,7 +43,7 @@ test('geojson: a crs member is followed, a declared crs wins, projected coordina
   assert.deepEqual([lon, lat].map((v) => v!.toFixed(6)), toLonLat([330_000, 4_690_000]).map((v) => v.toFixed(6)));
   assert.ok(parseGeoJson(doc(), 'b.geojson', 'EPSG:26919')[0]!.geometry);
   assert.throws(() => parseGeoJson(doc(), 'c.geojson'), /c\.geojson: coordinates run from \(330000, 4690000\) to \(330020, 4690040\), not lon\/lat degrees.*declare the source's "crs"/);
-  assert.throws(() => parseGeoJson(doc('EPSG:2249'), 'd.geojson'), /EPSG:2249 is not known to proj4 by number/);
+  assert.throws(() => parseGeoJson(doc('EPSG:999999'), 'd.geojson'), /d\.geojson: EPSG:999999 is not a code in the EPSG registry/);
 });
 
 test('text: UTF-8 with and without a BOM, Windows-1252 detected; a headerless CSV has numbered columns', () => {
@@ -97,7 +103,7 @@ test('go live: a live manifest passes only at its thresholds; planned places are
   assert.equal(joinGate(m, rates([90, 100], [95, 100]))!.passed, true);
   const low = joinGate(m, rates([0, 51], [95, 100]))!;
   assert.equal(low.passed, false);
-  assert.deepEqual(low.problems, ['address -> lot is 0.00 % (0 of 51), below 90 %']);
+  assert.deepEqual(low.problems, ['address -> lot is 0.00 % (0 of 51), below 90 % (manifest joinThresholds.addressToLot = 0.9 (the default))']);
   assert.deepEqual(joinGate(m, rates([0, 0], [0, 0]))!.problems, ['address -> lot: no addresses were loaded, so no address can find its lot', 'lot -> zone: no lots were loaded']);
   assert.equal(joinGate({ ...m, joinThresholds: { addressToLot: 0.5 } }, rates([60, 100], [99, 100]))!.passed, true);
   assert.equal(joinGate({ ...m, status: 'planned_not_live' }, rates([0, 1], [0, 1])), undefined);
@@ -151,7 +157,8 @@ test('data init inspection: a headerless UTF-8-with-BOM CSV in lon/lat, TopoJSON
     assert.ok(!ins.layers.some((l) => l.file === 'README.txt'));
     const { manifest } = draftPlace(ins, { slug: 'x-ma', name: 'X', region: 'MA', country: 'US' });
     const addresses = (manifest['sources'] as { id: string; load: { fields: Record<string, string>; lotBy?: string } }[]).find((s) => s.id === 'addresses')!;
-    assert.deepEqual(addresses.load, { target: 'addresses', fields: { oneLine: '2', lon: '3', lat: '4' }, lotBy: 'point' });
+    // The town's own lot id is kept although the point join finds the lots (the audit checks one against the other).
+    assert.deepEqual(addresses.load, { target: 'addresses', fields: { oneLine: '2', parcelId: '5', lon: '3', lat: '4' }, lotBy: 'point' });
     assert.equal(manifest['status'], 'live');
     parseManifest(JSON.stringify(manifest), 'drafted');
   } finally {
@@ -159,14 +166,15 @@ test('data init inspection: a headerless UTF-8-with-BOM CSV in lon/lat, TopoJSON
   }
 });
 
-test('data init inspection: OZFS files (.zoning, .parcel) are read as the GeoJSON they are; a LICENSE is not listed as skipped', async () => {
+test('data init inspection: OZFS files (.zoning, .parcel) are read as OZFS (parcels from their labelled edges); a LICENSE is not listed as skipped', async () => {
   const { inspectSourceDir } = await import('./inspect-source.ts');
   const path = await import('node:path');
   const ins = await inspectSourceDir(path.resolve(import.meta.dirname, '../../../shared/data/paradise-tx-ozfs'));
   const zoning = ins.layers.find((l) => l.file === 'Paradise.zoning');
   assert.ok(zoning, JSON.stringify(ins.skipped));
-  assert.equal(zoning.format, 'geojson');
+  assert.equal(zoning.format, 'ozfs-zoning');
   assert.equal(zoning.rows, 7);
+  assert.equal(ins.layers.find((l) => l.file === 'Paradise.parcel')?.format, 'ozfs-parcel');
   assert.ok(ins.layers.some((l) => l.file === 'Paradise.parcel'));
   assert.deepEqual(ins.skipped.filter((s) => /Paradise|LICENSE/.test(s.file)), []);
 });

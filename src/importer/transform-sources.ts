@@ -445,6 +445,7 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
       postcode,
       fullAddress: (fm.fullAddress ? text(v[fm.fullAddress]) : '') || oneLineText.replace(/\s+/g, ' ') || `${numText}${suffix ? `-${suffix}` : ''} ${display}`,
       parcelExtId,
+      sourceLotId: idLot,
       lon: hasPoint ? x : null,
       lat: hasPoint ? y : null,
     });

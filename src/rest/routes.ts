@@ -29,6 +29,7 @@ import { CoverageQuery, KeyCreateBody, SiteCheckBody, SiteCheckQuery, issueList 
 import type { Coverage } from '../core/snapshot-types.ts';
 import type { PlaceSummary } from '../core/city-inventory.ts';
 import { buildOpenApiDocument, renderApiReference } from './openapi.ts';
+import { listVintages, type VintageRecord } from '../importer/update-place.ts';
 import { exportUsage } from '../reports/export-store.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -363,6 +364,7 @@ interface CoverageAnswerBody {
   placeStatus: string | null;
   candidates?: PlaceSummary[];
   rules?: DistrictRulesView;
+  changes?: VintageRecord[];
 }
 
 async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>): Promise<CoverageAnswerBody> {
@@ -407,6 +409,8 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
     placeStatus: place?.status ?? null,
     ...(probe.candidates ? { candidates: probe.candidates } : {}),
     ...(rules ? { rules } : {}),
+    // Which lots changed zoning since a date: the change log of each import since then (data update).
+    ...(q.changesSince !== undefined && place ? { changes: (await listVintages(ctx, place.geoDivisionId)).filter((v) => v.importedAt.slice(0, 10) >= q.changesSince!) } : {}),
   };
 }
 

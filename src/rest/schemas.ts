@@ -44,13 +44,19 @@ export const CoverageQuery = named(
       lat: coordinate('lat', -90, 90).optional().describe('Latitude in decimal degrees (with lng).'),
       lng: coordinate('lng', -180, 180).optional().describe('Longitude in decimal degrees (with lat).'),
       district: z.string().trim().min(1).max(40).optional().describe('With city or geoDivisionId: a district code of the place (e.g. "NR"); the answer then carries its rules in full, each cited value with its quote.'),
+      changesSince: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, 'changesSince is a date, YYYY-MM-DD')
+        .optional()
+        .describe('With city or geoDivisionId: the change log of every import of the place since this date (YYYY-MM-DD): lots added or removed, lots whose zone or area changed, districts whose rules changed, and the vintage of each layer.'),
     })
     .refine((q) => [q.address !== undefined, q.city !== undefined, q.geoDivisionId !== undefined, q.lat !== undefined || q.lng !== undefined].filter(Boolean).length === 1, {
       message: 'give exactly one of: address, city (optionally with region), geoDivisionId, or lat and lng',
     })
     .refine((q) => (q.lat === undefined) === (q.lng === undefined), { message: 'a point needs both lat and lng' })
     .refine((q) => q.region === undefined || q.city !== undefined, { message: 'region goes with city' })
-    .refine((q) => q.district === undefined || q.city !== undefined || q.geoDivisionId !== undefined, { message: 'district goes with city or geoDivisionId' }),
+    .refine((q) => q.district === undefined || q.city !== undefined || q.geoDivisionId !== undefined, { message: 'district goes with city or geoDivisionId' })
+    .refine((q) => q.changesSince === undefined || q.city !== undefined || q.geoDivisionId !== undefined, { message: 'changesSince goes with city or geoDivisionId' }),
 );
 
 export const KeyCreateBody = named(
@@ -241,6 +247,24 @@ export const CoverageAnswer = named(
     placeStatus: z.string().nullable().describe("The place's catalogue status (live, planned_not_live, ...), null when no catalogued place matched."),
     candidates: z.array(placeRef).optional().describe('When a city name matches several places: add region.'),
     rules: DistrictRules.optional().describe('The district asked for (query district), in full.'),
+    changes: z
+      .array(
+        z.looseObject({
+          vintageId: z.number().int(),
+          importedAt: z.string(),
+          layers: z.array(z.looseObject({ id: z.string(), name: z.string(), file: z.string(), vintage: z.string() })).describe('Each layer of the import with its vintage.'),
+          changes: z
+            .looseObject({
+              vintage: z.string(),
+              lots: z.looseObject({ before: z.number().int(), after: z.number().int() }).describe('added, removed, zoneChanged, areaChanged: each a count with up to 25 examples.'),
+              districts: z.looseObject({ added: z.array(z.string()), removed: z.array(z.string()), rulesChanged: z.array(z.string()) }),
+            })
+            .nullable()
+            .describe('The change log against the previous import; null for an import with none recorded (the first).'),
+        }),
+      )
+      .optional()
+      .describe('With changesSince: the imports of the place since that date, newest first.'),
   }),
 );
 

@@ -1,5 +1,6 @@
 // GET /coverage (public): every place in the catalogue with its coverage status, why it is not live,
 // when it was imported and the vintage of each data layer. Old data says so.
+import { formatChangeLog, listVintages, type VintageRecord } from '../importer/update-place.ts';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendError, sendHtml, sendJson } from '../http/respond.ts';
@@ -72,6 +73,13 @@ Anywhere else in the US and Canada is not covered: siteline says so rather than 
 <div class="cards">${places.map((p) => placeSection(p, now, audits.get(p.geoDivisionId)))}</div>`;
     sendHtml(res, 200, page('Coverage', body, { signedInAs: account?.email ?? null, wide: true, current: 'coverage' }), PAGE_HEADERS);
   });
+  // Every import of a place kept as a dated vintage, newest first, each with its change log (data update).
+  router.get('/coverage/:slug/changes.json', async (req, res, params) => {
+    const place = (await listPlaces(ctx)).find((p) => p.slug === params['slug']);
+    if (!place) return sendError(req, res, 404, 'not_found', 'No such place.');
+    const { listVintages } = await import('../importer/update-place.ts');
+    sendJson(res, 200, { slug: place.slug, geoDivisionId: place.geoDivisionId, vintages: await listVintages(ctx, place.geoDivisionId) }, { 'cache-control': 'no-cache' });
+  });
   // The stored accuracy audit of a place, as `siteline data audit --json` prints it (public, like the page).
   router.get('/coverage/:slug/audit.json', async (req, res, params) => {
     const place = (await listPlaces(ctx)).find((p) => p.slug === params['slug']);
@@ -119,6 +127,17 @@ ${d.uses.length ? html`<h3>Uses</h3><ul>${d.uses.map((u) => html`<li>${u.use}: $
 </section>`;
 }
 
+/** The change log per import (place_vintages): what each republished file changed, newest first. */
+function changesSection(slug: string, vintages: VintageRecord[]): Html {
+  if (!vintages.length) return html``;
+  return html`<h2 id="changes">Changes by import</h2>
+<p class="muted">Each import is kept as a dated vintage. <a href="/coverage/${slug}/changes.json">The change log as JSON</a>.</p>
+<ol class="changes">${vintages.map(
+    (v) => html`<li><strong>${v.importedAt.slice(0, 10)}</strong>: ${v.layers.map((l, i) => html`${i ? '; ' : ''}${l.name} (${l.file}) vintage ${l.vintage}`)}
+${v.changes ? html`<ul>${formatChangeLog(v.changes).map((line) => html`<li>${line.trim()}</li>`)}</ul>` : html`<br><small class="muted">The first import recorded (or one made by data import): no change log.</small>`}</li>`,
+  )}</ol>`;
+}
+
 export function registerCoveragePlacePage(router: Router, ctx: AppContext): void {
   router.get('/coverage/:slug', async (req, res, params) => {
     const account = await currentAccount(ctx, req);
@@ -152,7 +171,8 @@ export function registerCoveragePlacePage(router: Router, ctx: AppContext): void
 ${docs.length ? html`<ul>${docs.map((d) => html`<li><a href="${d.href}">${d.title}</a>, edition ${d.edition}, retrieved ${d.retrieved} (${d.licence})</li>`)}</ul>` : html`<p class="muted">This place holds no document to cite from: its values are indicative or not extracted.</p>`}
 ${rules && !shown.length ? html`<p>Districts: ${codes.map((c, i) => html`${i ? ', ' : ''}<a href="?district=${encodeURIComponent(c)}">${c}</a>`)}</p>` : ''}
 ${inv.rules.district ? html`<p><a href="/coverage/${place.slug}">All districts</a></p>` : ''}
-<div class="cards">${shown.map(districtSection)}</div>`;
+<div class="cards">${shown.map(districtSection)}</div>
+${changesSection(place.slug, await listVintages(ctx, place.geoDivisionId))}`;
     sendHtml(res, 200, page(`${place.name}, ${place.region}`, body, { signedInAs, wide: true, current: 'coverage' }), PAGE_HEADERS);
   });
 }

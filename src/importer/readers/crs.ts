@@ -3,8 +3,13 @@
 //
 // A CRS may be written as `EPSG:<code>` (or an OGC URN naming one), a proj4 string (`+proj=...`) or
 // WKT. proj4 knows only a few EPSG codes by number (4326, 4269, 3857); UTM zones on WGS 84 (326xx,
-// 327xx) and NAD83 (269xx) are built from their zone number; any other code needs its proj4 string or
-// WKT (epsg.io lists both; a shapefile's .prj is the WKT).
+// 327xx) and NAD83 (269xx) are built from their zone number; every other code is looked up by number in
+// the EPSG registry the epsg-index package ships (one small JSON file per code, read on demand), so a
+// State Plane code such as EPSG:2264 needs no proj4 string. A code the registry does not hold is
+// refused with the code named.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
 import proj4 from 'proj4';
 
 export type Xy = (p: [number, number]) => [number, number];
@@ -33,6 +38,24 @@ function utmDefinition(code: number): string | null {
   return null;
 }
 
+let registryDir: string | null | undefined;
+
+/** The proj4 definition of an EPSG code from the epsg-index registry, or null when it holds none. */
+export function registryDefinition(code: number): { proj4: string; name: string } | null {
+  if (registryDir === undefined) {
+    try {
+      registryDir = path.join(path.dirname(createRequire(import.meta.url).resolve('epsg-index/package.json')), 's');
+    } catch {
+      registryDir = null;
+    }
+  }
+  if (!registryDir || !Number.isInteger(code)) return null;
+  const file = path.join(registryDir, `${code}.json`);
+  if (!fs.existsSync(file)) return null;
+  const entry = JSON.parse(fs.readFileSync(file, 'utf8')) as { proj4?: string; name?: string };
+  return entry.proj4 ? { proj4: entry.proj4, name: entry.name ?? `EPSG:${code}` } : null;
+}
+
 /** The proj4 definition siteline uses for a CRS name, or an error message saying what to declare instead. */
 export function crsDefinition(name: string): { def: string } | { problem: string } {
   const n = normaliseCrsName(name);
@@ -42,7 +65,9 @@ export function crsDefinition(name: string): { def: string } | { problem: string
     if (proj4.defs(n)) return { def: n };
     const utm = utmDefinition(Number(epsg[1]));
     if (utm) return { def: utm };
-    return { problem: `${n} is not known to proj4 by number: declare the source's "crs" in the manifest as its proj4 string or WKT (epsg.io/${epsg[1]} lists both; a .prj file holds the WKT)` };
+    const reg = registryDefinition(Number(epsg[1]));
+    if (reg) return { def: reg.proj4 };
+    return { problem: `${n} is not a code in the EPSG registry siteline ships (epsg-index): check the code, or declare the source's "crs" in the manifest as its proj4 string or WKT (a .prj file holds the WKT)` };
   }
   if (/^\+proj=/.test(n) || /^(PROJCS|GEOGCS|PROJCRS|GEOGCRS)\[/i.test(n)) return { def: n };
   return { problem: `"${name}" is not a CRS siteline can read: write EPSG:<code>, a proj4 string (+proj=...) or WKT` };
