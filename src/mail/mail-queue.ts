@@ -178,3 +178,9 @@ export async function requeueFailed(ctx: QueueCtx, id: number): Promise<boolean>
   );
   return rows.length > 0;
 }
+
+/** Sent messages older than `before` are deleted (the hourly sweep, src/auth/sweep.ts); failed ones stay for staff. */
+export async function sweepSentMail(ctx: QueueCtx, before: Date): Promise<number> {
+  const rows = await ctx.db.query(`DELETE FROM mail_queue WHERE status = 'sent' AND sent_at < $1 RETURNING id`, [before.toISOString()]);
+  return rows.length;
+}
