@@ -3,6 +3,7 @@
 // getFeasibilitySnapshot and previewSiteCoverage, with the place's hot index and through SQL alone
 // (SITELINE_HOT_INDEX off), and the database's share (every query timed through a wrapper).
 // Run with --cpu-prof for a profile.
+import { withMailer } from '../src/context.ts';
 import { createPlacesDb, SHARED_DATA } from '../test/support/harness.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -40,7 +41,7 @@ const db = new Proxy(raw, {
   },
 }) as Db;
 const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false });
-const ctx = { config, db, clock: systemClock, logger: createLogger('silent') };
+const ctx = withMailer({ config, db, clock: systemClock, logger: createLogger('silent') });
 const addrs = cambridgeAddresses(2400, process.env.PROBE_VARIANTS === '1');
 const t0 = performance.now();
 const ix = await warmPlaceIndex(raw, (await getPlace(ctx, 'US-MA:cambridge'))!);

@@ -3,6 +3,7 @@
 //   2. draining 1,000 queued runs with the default two worker loops [>= 50 runs/s]
 //   3. getProjectContext on a project with a current analysis [p50 <= 5 ms]
 // Baseline in the same run: SELECT 1 p50. Speed is never asserted in a test; it is reported here.
+import { withMailer } from '../src/context.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/database.ts';
@@ -25,7 +26,7 @@ export async function runProjectsBench(): Promise<string[]> {
   const db = await openDatabase({ pgliteDir: 'memory://' });
   await migrate(db);
   const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir, autoImport: false });
-  const ctx: AppContext = { config, db, clock: systemClock, logger: createLogger('silent') };
+  const ctx: AppContext = withMailer({ config, db, clock: systemClock, logger: createLogger('silent') });
   const { importPlace } = await import('../src/importer/import-place.ts');
   await importPlace(ctx, 'cambridge-ma', { sourceDir, quiet: true });
   const addresses = ['11 Acorn St, Cambridge, MA', '13 Acorn St, Cambridge, MA', '17 Acorn St, Cambridge, MA', '21 Acorn St, Cambridge, MA', '23 Acorn St, Cambridge, MA'];

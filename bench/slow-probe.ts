@@ -1,5 +1,6 @@
 // The slowest in-process snapshots over the bench's Cambridge sample (hot index on), with the queries
 // each made: where the p99 comes from. Run: node --import tsx --expose-gc bench/slow-probe.ts
+import { withMailer } from '../src/context.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createPlacesDb, SHARED_DATA } from '../test/support/harness.ts';
@@ -30,7 +31,7 @@ const db = new Proxy(raw, {
   },
 }) as Db;
 const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false });
-const ctx = { config, db, clock: systemClock, logger: createLogger('silent') };
+const ctx = withMailer({ config, db, clock: systemClock, logger: createLogger('silent') });
 const text = fs.readFileSync(path.join(SHARED_DATA, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8').replace(/^\uFEFF/, '');
 const rows = text.split('\n').filter(Boolean);
 const step = Math.max(1, Math.floor(rows.length / 2000));

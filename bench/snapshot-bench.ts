@@ -4,6 +4,7 @@
 //   cambridge <dir>            snapshot latency over real Cambridge addresses
 //   synthetic <dir> <N>        a synthetic N-parcel city: import time, snapshot latency, peak RSS
 // Prints one JSON object on stdout.
+import { withMailer } from '../src/context.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +26,7 @@ async function freshCtx(dir: string, placesDir?: string): Promise<{ ctx: AppCont
   const db = await openDatabase({ pgliteDir: path.join(dir, 'pgdata') });
   await migrate(db);
   const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED, dataDir: dir, autoImport: false, ...(placesDir ? { placesDir } : {}) });
-  return { ctx: { config, db, clock: systemClock, logger: createLogger('silent') }, dir };
+  return { ctx: withMailer({ config, db, clock: systemClock, logger: createLogger('silent') }), dir };
 }
 
 /** Every n-th address of the Cambridge address table, as a person would type it. */

@@ -3,6 +3,7 @@
 // (the address table as written, plus variants that take the other geocoder paths: a number the table
 // lacks, a misspelt street, a postcode, a unit, a comma-less city); `compare <file> [n]` recomputes them
 // and prints how many differ. Runs on the cached PGlite test template (test/support/harness.ts).
+import { withMailer } from '../src/context.ts';
 import fs from 'node:fs';
 import { createPlacesDb, SHARED_DATA } from '../test/support/harness.ts';
 import { loadConfig } from '../src/config.ts';
@@ -16,7 +17,7 @@ import { cambridgeAddresses } from './snapshot-compare-addresses.ts';
 async function answers(n: number): Promise<Map<string, string>> {
   const { db, close } = await createPlacesDb(['cambridge-ma']);
   const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false });
-  const ctx = { config, db, clock: systemClock, logger: createLogger('silent') };
+  const ctx = withMailer({ config, db, clock: systemClock, logger: createLogger('silent') });
   const out = new Map<string, string>();
   for (const a of cambridgeAddresses(n, true)) {
     const s = (await getFeasibilitySnapshot(ctx, a)) as unknown as Record<string, unknown>;

@@ -3,6 +3,7 @@
 // LRU hit, which still reads the places the tile touches to key the cache), every tile covering
 // Cambridge at z14, z15 and z16, against SELECT 1 measured in the same run.
 //   node --import tsx bench/tiles-bench.ts measure <dir>   prints one JSON object
+import { withMailer } from '../src/context.ts';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,7 +25,7 @@ async function measure(dir: string) {
   const db = await openDatabase({ pgliteDir: path.join(dir, 'pgdata') });
   await migrate(db);
   const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED, dataDir: dir, autoImport: false });
-  const ctx = { config, db, clock: systemClock, logger: createLogger('silent') };
+  const ctx = withMailer({ config, db, clock: systemClock, logger: createLogger('silent') });
   await importPlace(ctx, 'cambridge-ma', { sourceDir: SHARED, quiet: true });
   const tiles: { z: number; x: number; y: number }[] = [];
   for (const z of [14, 15, 16]) {

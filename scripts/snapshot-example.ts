@@ -1,5 +1,6 @@
 // Regenerates docs/examples/*.json: real snapshots produced by the code from the shared data.
 // Run: node --import tsx scripts/snapshot-example.ts   (test/docs-example.test.ts checks they are current)
+import { withMailer } from '../src/context.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +22,7 @@ export const EXAMPLE_CLOCK_AT = Date.UTC(2026, 10, 1);
 
 export function exampleContext(db: AppContext['db'], sourceDir: string): AppContext {
   const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir, autoImport: false });
-  return { config, db, clock: new ManualClock(EXAMPLE_CLOCK_AT), logger: createLogger('silent') };
+  return withMailer({ config, db, clock: new ManualClock(EXAMPLE_CLOCK_AT), logger: createLogger('silent') });
 }
 
 async function main(): Promise<void> {

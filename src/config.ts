@@ -25,12 +25,59 @@ const envSchema = z.object({
   SITELINE_TRUSTED_PROXIES: z.string().default(''),
   SITELINE_SIGNUPS_PER_CLIENT_HOURLY: z.coerce.number().int().min(1).default(30),
   SITELINE_SIGNUPS_HOURLY: z.coerce.number().int().min(1).default(300),
+  SITELINE_SMTP_URL: z.string().optional().transform((v) => v?.trim() || undefined).pipe(
+    z.string().refine(smtpUrlOk, 'not an SMTP server URL: use smtp://user:password@host:587 (STARTTLS when offered) or smtps://user:password@host:465').optional(),
+  ),
+  SITELINE_MAIL_FROM: z.string().optional().transform((v) => v?.trim() || undefined).pipe(
+    z.string().regex(/^[^\r\n]*<?[^\s@<>]+@[^\s@<>]+>?$/, 'a sender address, e.g. siteline@example.org or "siteline <siteline@example.org>"').optional(),
+  ),
+  SITELINE_MAIL_OUTBOX: z.enum(['0', '1']).default('0'),
+  SITELINE_MAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
+  SITELINE_MAIL_RETRY_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
+  SITELINE_MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(15),
+  SITELINE_MAIL_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
   SITELINE_METRICS_TOKEN: z.string().optional().transform((v) => v || undefined).pipe(z.string().min(16, 'at least 16 characters (a bearer secret)').optional()),
   SITELINE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
 });
 
 /** Every variable the service's configuration reads (docs/deploy.md lists each; a test checks). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
+/** A URL nodemailer can connect to: smtp: or smtps:, a host, an optional port. */
+function smtpUrlOk(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname !== '' && (u.port === '' || Number(u.port) > 0);
+  } catch {
+    return false;
+  }
+}
+
+/** True for a base URL on this machine (a developer's laptop, a test). */
+export function isLoopbackUrl(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname;
+  return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+}
+
+/**
+ * How mail leaves (docs/mail.md). smtp: queued in the database and sent by the mail worker. outbox: the
+ * development outbox (a loopback base URL without SMTP, or SITELINE_MAIL_OUTBOX=1). none: a public base
+ * URL without SMTP; the service refuses to start (assertMailConfigured).
+ */
+export interface MailConfig {
+  transport: 'smtp' | 'outbox' | 'none';
+  /** SITELINE_SMTP_URL (may hold a password: never logged). */
+  smtpUrl: string | undefined;
+  /** The From: of every message. */
+  from: string;
+  /** Delay before the first retry, doubled at each attempt up to retryMaxMs. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Attempts before a message that keeps failing is recorded as failed. */
+  maxAttempts: number;
+  /** How often an idle worker looks for due messages (an enqueue in this process wakes it at once). */
+  pollMs: number;
+}
 
 export interface Config {
   port: number;
@@ -62,6 +109,7 @@ export interface Config {
   /** Sign-ups (that reach password hashing) per client address per hour, and for the whole service. */
   signUpsPerClientHourly: number;
   signUpsHourly: number;
+  mail: MailConfig;
   /** Bearer token for GET /metrics; absent: /metrics answers only on a loopback base URL, to loopback peers (else 404). */
   metricsToken: string | undefined;
   /** On SIGTERM: how long in-flight requests and analysis runs may take before connections are cut and leases released. */
@@ -122,9 +170,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustedProxies,
     signUpsPerClientHourly: overrides.signUpsPerClientHourly ?? e.SITELINE_SIGNUPS_PER_CLIENT_HOURLY,
     signUpsHourly: overrides.signUpsHourly ?? e.SITELINE_SIGNUPS_HOURLY,
+    mail: overrides.mail ?? mailConfig(e, baseUrl),
     metricsToken: 'metricsToken' in overrides ? overrides.metricsToken : e.SITELINE_METRICS_TOKEN,
     shutdownGraceMs: overrides.shutdownGraceMs ?? e.SITELINE_SHUTDOWN_GRACE_MS,
   };
+}
+
+function mailConfig(e: z.infer<typeof envSchema>, baseUrl: string): MailConfig {
+  const transport = e.SITELINE_SMTP_URL ? 'smtp' : isLoopbackUrl(baseUrl) || e.SITELINE_MAIL_OUTBOX === '1' ? 'outbox' : 'none';
+  return {
+    transport,
+    smtpUrl: e.SITELINE_SMTP_URL,
+    from: e.SITELINE_MAIL_FROM ?? `siteline <siteline@${new URL(baseUrl).hostname.replace(/^\[|\]$/g, '')}>`,
+    retryBaseMs: e.SITELINE_MAIL_RETRY_BASE_MS,
+    retryMaxMs: Math.max(e.SITELINE_MAIL_RETRY_MAX_MS, e.SITELINE_MAIL_RETRY_BASE_MS),
+    maxAttempts: e.SITELINE_MAIL_MAX_ATTEMPTS,
+    pollMs: e.SITELINE_MAIL_POLL_MS,
+  };
+}
+
+/**
+ * The service sends mail that people need (verification, password reset): on a public base URL it
+ * refuses to start without a way to send it, rather than drop every message silently.
+ */
+export function assertMailConfigured(config: Config): void {
+  if (config.mail.transport !== 'none') return;
+  throw new ConfigError(
+    `Invalid environment:\n  SITELINE_SMTP_URL: required on a public base URL (${config.baseUrl}): set it to your mail server ` +
+      `(smtp://user:password@host:587), or set SITELINE_MAIL_OUTBOX=1 to keep mail in the development outbox (no mail leaves the machine).`,
+  );
 }
 
 function stripeConfig(secretKey: string | undefined, webhookSecret: string | undefined, apiBase: string | undefined): Config['stripe'] {

@@ -4,12 +4,15 @@ import type { Clock } from './clock.ts';
 import type { Db } from './db/database.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './ops/metrics.ts';
+import { createMailer, type Mailer } from './mail/mailer.ts';
 
 export interface AppContext {
   config: Config;
   db: Db;
   clock: Clock;
   logger: Logger;
+  /** The one way to send mail (src/mail/): queued in the database, sent by the mail worker or written to the dev outbox. */
+  mailer: Mailer;
   /** Prometheus metrics of this instance (absent in contexts built by CLI commands and unit tests). */
   metrics?: Metrics;
   /** Set once SIGTERM (or close) starts draining: /readyz answers 503, responses close their connection. */
@@ -20,4 +23,9 @@ export interface AppContext {
 export interface Lifecycle {
   draining: boolean;
   onDrain: Array<() => void>;
+}
+
+/** A context from its parts, with the mailer its configuration asks for (tools, benches, tests). */
+export function withMailer(base: Omit<AppContext, 'mailer'>): AppContext {
+  return { ...base, mailer: createMailer(base) };
 }

@@ -1,5 +1,5 @@
 // `npm start`: the service on $HOST:$PORT, embedded PGlite unless DATABASE_URL is set.
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, assertMailConfigured, loadConfig } from './config.ts';
 import { startService } from './service.ts';
 import { workerOptionsFromEnv } from './analysis/analysis-workers.ts';
 
@@ -7,6 +7,7 @@ async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
+    assertMailConfigured(config); // a public base URL needs SITELINE_SMTP_URL (or the explicit outbox opt-in)
     workerOptionsFromEnv(); // the analysis workers' variables, checked with the rest before anything starts
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -3,8 +3,8 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type http from 'node:http';
-import type { Config } from './config.ts';
-import type { AppContext } from './context.ts';
+import { assertMailConfigured, type Config } from './config.ts';
+import { withMailer, type AppContext } from './context.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { buildRouter } from './http/app.ts';
 import { createHttpServer } from './http/server.ts';
 import { createMetrics } from './ops/metrics.ts';
+import { registerMailMetrics } from './mail/mail-metrics.ts';
 import { scheduleAuthSweep } from './auth/sweep.ts';
 import { startAnalysisWorkers, workerOptionsFromEnv, type WorkerOptions } from './analysis/analysis-workers.ts';
 
@@ -42,17 +43,20 @@ export async function openContext(config: Config, opts: StartOptions = {}): Prom
   const logger = opts.logger ?? createLogger(config.logLevel);
   const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pgdata') }));
   await migrate(db);
-  return { config, db, clock: opts.clock ?? systemClock, logger };
+  const base = { config, db, clock: opts.clock ?? systemClock, logger };
+  return withMailer(base);
 }
 
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
   // Read before anything starts: a bad value is a configuration error, not a failure after "listening".
   const workerOptions = workerOptionsFromEnv(process.env, opts.analysisWorkers);
+  assertMailConfigured(config);
   const ctx = await openContext(config, opts);
   const { ensureDefaultPlaces, warnIfPlacesMissing } = await import('./importer/default-places.ts');
   // Every start: default places missing (a first start that died half-way) or stale are imported.
   const imported = config.autoImport && !opts.skipAutoImport ? await ensureDefaultPlaces(ctx) : (await warnIfPlacesMissing(ctx), []);
   ctx.metrics = createMetrics();
+  registerMailMetrics(ctx.metrics);
   ctx.lifecycle = { draining: false, onDrain: [] };
   const router = await buildRouter(ctx);
   const server = createHttpServer(ctx, router);
@@ -73,6 +77,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   if (imported.length) void import('./importer/audit-place.ts').then(({ auditInBackground }) => auditInBackground(ctx, imported.map((r) => r.slug), (msg) => ctx.logger.info(msg)));
   const stopSweep = await scheduleAuthSweep(ctx);
   const workers = startAnalysisWorkers(ctx, workerOptions);
+  // Mail is not a reason to refuse requests: an unreachable server is logged, the worker keeps retrying.
+  void ctx.mailer.checkServer();
+  ctx.mailer.startWorker();
   return {
     ctx,
     server,
@@ -98,6 +105,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         server.closeAllConnections();
         await closed;
       }
+      // A message being sent when the bound passes stays claimed; its lease runs out and another worker (or this one after restart) sends it.
+      await ctx.mailer.stop(graceMs);
       if (!opts.db) await ctx.db.close();
     },
   };

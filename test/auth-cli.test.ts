@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startTestServer } from './support/harness.ts';
-import { confirmClaimOnPage, postJson, signUpOrIn } from './support/auth-flow.ts';
+import os from 'node:os';
+import { confirmClaimOnPage, getPage, postJson, signUpOrIn } from './support/auth-flow.ts';
 import { runSiteline } from './support/cli.ts';
 
 const run = runSiteline;
@@ -48,6 +49,11 @@ test('CLI: login (verification URL + code, polling), whoami, logout revokes; a r
     fs.writeFileSync(file, JSON.stringify(creds), { mode: 0o600 });
     assert.equal((await run(['whoami'], env)).code, 0);
     assert.ok(JSON.parse(fs.readFileSync(file, 'utf8')).access_token, 'the renewed token is cached');
+
+    // The account page names this login by its machine, with its last use (the exchange just now).
+    const account = await getPage(`${svc.url}/account`, jar);
+    const today = new Date().toISOString().slice(0, 10);
+    assert.match(account.body, new RegExp(`class="agent-name">CLI on ${os.hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}<[^\n]*last used ${today}`));
 
     // Revoked elsewhere: the exchange answers invalid_grant and the user is told to log in again.
     const saved = JSON.parse(fs.readFileSync(file, 'utf8'));

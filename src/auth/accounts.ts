@@ -105,7 +105,7 @@ export class Semaphore {
 
 /** One per process: the hashing work of every request shares it. */
 export const argonSlots = new Semaphore(ARGON_CONCURRENCY, ARGON_QUEUE);
-const BUSY_MESSAGE = 'The service is busy; try again in a few seconds.';
+const BUSY_MESSAGE: string = 'The service is busy; try again in a few seconds.';
 
 export async function createAccount(ctx: AppContext, emailIn: string, password: string, ip = 'unknown'): Promise<SignUpResult> {
   // Cheap checks first: nothing below costs a hash until the input is sound and the client is within its limits.
@@ -199,4 +199,19 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
 export async function accountById(ctx: AppContext, accountId: string): Promise<Account | undefined> {
   const rows = await ctx.db.query<{ account_id: string; email: string }>('SELECT account_id, email FROM accounts WHERE account_id = $1', [accountId]);
   return rows[0] ? { accountId: rows[0].account_id, email: rows[0].email } : undefined;
+}
+
+/** An argon2id hash of a new password (undefined: the service is busy hashing; try again). */
+export async function hashPassword(password: string): Promise<string | undefined> {
+  return argonSlots.run(() => hash(password, ARGON));
+}
+
+/** The message a busy service gives (sign-up, sign-in, password changes). */
+export const BUSY = BUSY_MESSAGE;
+
+/** Same shape as the sign-up check: a well-formed address, lower-cased; undefined when it is not one. */
+export function validEmail(emailIn: string): string | undefined {
+  if (CONTROL_CHARS.test(emailIn)) return undefined;
+  const email = normaliseEmail(emailIn);
+  return EMAIL.test(email) && email.length <= 254 ? email : undefined;
 }

@@ -16,7 +16,8 @@ export const ASSERTION_PREFIX = 'slia';
 /** client_id carried by tokens minted for agents. */
 export const AGENT_CLIENT_ID = 'siteline-agent';
 
-export type RegistrationRequest = { type: 'anonymous' } | { type: 'service_auth'; loginHint: string };
+/** label: an optional name shown on the account page (the CLI sends "CLI on <host>"). */
+export type RegistrationRequest = { type: 'anonymous'; label?: string | undefined } | { type: 'service_auth'; loginHint: string; label?: string | undefined };
 
 export interface RegistrationResponse {
   type: 'anonymous' | 'service_auth';
@@ -46,9 +47,9 @@ export async function registerIdentity(ctx: AppContext, req: RegistrationRequest
   const claimToken = newSecret(CLAIM_TOKEN_PREFIX);
   const base = { claim_token: claimToken, claim_expires_in: CLAIM_TTL_S, pre_claim_scopes: [SCOPE_PUBLIC], post_claim_scopes: [SCOPE_MCP] };
   await ctx.db.query(
-    `INSERT INTO agent_registrations (registration_id, type, claim_token_hash, login_hint, created_at, claim_expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [registrationId, req.type, secretHash(claimToken), req.type === 'service_auth' ? req.loginHint : null, now.toISOString(), addSeconds(now, CLAIM_TTL_S)],
+    `INSERT INTO agent_registrations (registration_id, type, claim_token_hash, login_hint, created_at, claim_expires_at, label)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [registrationId, req.type, secretHash(claimToken), req.type === 'service_auth' ? req.loginHint : null, now.toISOString(), addSeconds(now, CLAIM_TTL_S), req.label ?? null],
   );
   ctx.logger.info({ registrationId, type: req.type }, 'agent registered');
   if (req.type === 'anonymous') {
@@ -98,7 +99,11 @@ export async function exchangeAssertion(ctx: AppContext, assertion: string, requ
     const { token, expiresIn } = await mintUserJwt(ctx, { accountId, scopes: [SCOPE_MCP], clientId: AGENT_CLIENT_ID, registrationId: row.registration_id });
     return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: SCOPE_MCP };
   };
-  if (row.account_id) return userToken(row.account_id);
+  if (row.account_id) {
+    // The account page's "last used": each exchange is the agent coming back for access (about hourly).
+    await ctx.db.query('UPDATE agent_registrations SET last_used_at = $2 WHERE registration_id = $1', [row.registration_id, ctx.clock.now().toISOString()]);
+    return userToken(row.account_id);
+  }
   if (wanted.some((s) => s !== SCOPE_PUBLIC)) {
     throw new AgentAuthError(400, 'invalid_scope', `This identity is not claimed yet: it can only receive ${SCOPE_PUBLIC}. A human must claim it for ${SCOPE_MCP}.`);
   }

@@ -19,9 +19,18 @@ const email = z
   .pipe(z.email())
   .transform((s) => s.toLowerCase());
 
+/** An optional name the account page shows for this registration ("CLI on laptop", "Claude Desktop"). */
+const label = z
+  .string()
+  .trim()
+  .min(1)
+  .max(80)
+  .refine((s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s), 'no control characters')
+  .optional();
+
 const registrationBody = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('anonymous') }),
-  z.object({ type: z.literal('service_auth'), login_hint: email }),
+  z.object({ type: z.literal('anonymous'), label }),
+  z.object({ type: z.literal('service_auth'), login_hint: email, label }),
 ]);
 
 const claimBody = z.union([
@@ -66,7 +75,9 @@ export function registerAgentRoutes(router: Router, ctx: AppContext, otherGrants
       if (!parsed.success) throw invalidRequest(`Invalid registration: ${issues(parsed.error)}. service_auth needs login_hint, the user's e-mail.`);
       const out = await registerIdentity(
         ctx,
-        parsed.data.type === 'anonymous' ? { type: 'anonymous' } : { type: 'service_auth', loginHint: parsed.data.login_hint },
+        parsed.data.type === 'anonymous'
+          ? { type: 'anonymous', label: parsed.data.label }
+          : { type: 'service_auth', loginHint: parsed.data.login_hint, label: parsed.data.label },
       );
       sendJson(res, 201, out, NO_STORE);
     }),

@@ -12,7 +12,6 @@ import { PATHS, SCOPE_MCP, url } from './endpoints.ts';
 import { CEREMONY_TTL_S, CLAIM_MAX_DELIVERIES, CLAIM_POLL_INTERVAL_S, CLAIM_REDELIVERY_S, CLAIMED_ASSERTION_TTL_S, MAILS_PER_ADDRESS_PER_HOUR, MAX_WRONG_CODES, SLOW_DOWN_STEP_S } from './lifetimes.ts';
 import { issueCredential, AGENT_CLIENT_ID, type TokenResponse } from './agent-identity.ts';
 import { mintUserJwt } from './user-jwt.ts';
-import { sendMail } from '../web/dev-outbox.ts';
 
 export interface ClaimBlock {
   user_code: string;
@@ -63,15 +62,11 @@ export async function startCeremony(ctx: AppContext, registrationId: string, ema
   const verificationUri = url(ctx.config, `${PATHS.claimPage}/${ceremonyId}`);
   // Anyone can name any address: at most MAILS_PER_ADDRESS_PER_HOUR notices per address, so the claim
   // endpoint cannot be used to flood a mailbox. The ceremony itself does not depend on the mail.
-  const recent = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM dev_outbox WHERE to_address = $1 AND created_at > $2 AND subject = $3', [
-    email,
-    new Date(now.getTime() - 3600_000).toISOString(),
-    CLAIM_NOTICE_SUBJECT,
-  ]);
-  if ((recent[0]?.n ?? 0) < MAILS_PER_ADDRESS_PER_HOUR) await sendMail(ctx, {
+  const recent = await ctx.mailer.countSince(email, CLAIM_NOTICE_SUBJECT, new Date(now.getTime() - 3600_000));
+  if (recent < MAILS_PER_ADDRESS_PER_HOUR) await ctx.mailer.send({
     to: email,
     subject: CLAIM_NOTICE_SUBJECT,
-    body:
+    text:
       `An agent asked to act for the siteline account ${email}.\n\n` +
       `If that was you, open ${verificationUri}, sign in (or sign up) with this address, and type the 6-digit code your agent shows you.\n` +
       `The request expires at ${expires.toISOString()}. If you did not ask for this, ignore this message: nothing happens without the code.\n`,
@@ -123,7 +118,7 @@ export async function pollClaim(ctx: AppContext, claimToken: string): Promise<To
           throw invalidGrant(`This claim's tokens were already delivered ${delivered!.n} times. Use an identity assertion delivered then, or restart at registration.`);
         }
       } else {
-        await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2 WHERE registration_id = $1', [reg.registration_id, now.toISOString()]);
+        await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2, last_used_at = $2 WHERE registration_id = $1', [reg.registration_id, now.toISOString()]);
       }
       const assertion = await issueCredential(tx, ctx, reg.registration_id, 'assertion', [SCOPE_MCP], CLAIMED_ASSERTION_TTL_S);
       return { accountId: reg.account_id, assertion, registrationId: reg.registration_id };

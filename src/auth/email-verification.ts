@@ -1,12 +1,11 @@
 // E-mail verification: an account proves it controls its address by following a link mailed to it
-// (the development outbox, see src/web/dev-outbox.ts). Until then it can do everything but link an
+// (through ctx.mailer, src/mail/). Until then it can do everything but link an
 // agent (the claim ceremony) and buy credit. A link is `<link id>.<expiry>.<HMAC>`: the HMAC (a key
 // kept in the database, shared by every instance) covers the id, the account, the address and the
 // expiry, so an altered link is refused; the row makes it single use.
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { instanceSecret } from '../db/instance-secret.ts';
-import { sendMail } from '../web/dev-outbox.ts';
 import { EMAIL_VERIFY_LINK_TTL_S, EMAIL_VERIFY_MAILS_PER_HOUR, EMAIL_VERIFY_RESEND_GAP_S } from './lifetimes.ts';
 
 export const VERIFY_EMAIL_PATH = '/verify-email';
@@ -71,10 +70,10 @@ export async function sendVerificationMail(ctx: AppContext, account: { accountId
   const token = `${linkId}.${expires}.${mac(await linkKey(ctx), linkId, account.accountId, account.email, expires)}`;
   const link = `${ctx.config.baseUrl}${VERIFY_EMAIL_PATH}/${token}`;
   const expiresAt = new Date(expires * 1000).toISOString();
-  await sendMail(ctx, {
+  await ctx.mailer.send({
     to: account.email,
     subject: VERIFY_MAIL_SUBJECT,
-    body:
+    text:
       `Someone (hopefully you) created a siteline account for ${account.email}.\n\n` +
       `To confirm this address, open ${link} and press the button. The link works once, until ${expiresAt}.\n` +
       `Until you confirm it, the account cannot link an agent or buy credit. If you did not sign up, ignore this message.\n`,

@@ -49,3 +49,12 @@ export const EMAIL_VERIFY_LINK_TTL_S = DAY_S;
 /** Verification mails per account: one per minute at most, five per hour. */
 export const EMAIL_VERIFY_RESEND_GAP_S = MINUTE_S;
 export const EMAIL_VERIFY_MAILS_PER_HOUR = 5;
+/** A password reset link: single use, stored hashed. */
+export const PASSWORD_RESET_TTL_S = HOUR_S;
+/** Reset requests per address and per client address, per hour (the answer is the same either way). */
+export const PASSWORD_RESETS_PER_EMAIL_HOURLY = 3;
+export const PASSWORD_RESETS_PER_CLIENT_HOURLY = 20;
+/** A link confirming a new e-mail address: single use, stored hashed. */
+export const EMAIL_CHANGE_TTL_S = DAY_S;
+/** E-mail change requests per account per hour (each mails two addresses). */
+export const EMAIL_CHANGES_PER_ACCOUNT_HOURLY = 5;

@@ -1,8 +1,11 @@
 // Expired auth rows are deleted, not kept forever: web sessions and OAuth artefacts a day after they
 // expire, agent credentials a week after (until then a late caller is told "expired", not
 // "unknown"), and unclaimed agent registrations a week after their claim window closed, once no
-// credential of theirs is left. The service runs this at start and hourly.
+// credential of theirs is left. Password reset and e-mail change links go a day after they expire,
+// and sent mail a month after it was sent (its record; the body is already gone, docs/mail.md).
+// The service runs this at start and hourly.
 import type { AppContext } from '../context.ts';
+import { sweepSentMail } from '../mail/mail-queue.ts';
 
 const DAY_MS = 24 * 3600_000;
 export const SWEEP_INTERVAL_MS = 3600_000;
@@ -12,6 +15,8 @@ export interface SweepReport {
   oauthArtefacts: number;
   agentCredentials: number;
   agentRegistrations: number;
+  accountLinks: number;
+  sentMail: number;
 }
 
 export async function sweepExpiredAuthRows(ctx: AppContext): Promise<SweepReport> {
@@ -29,6 +34,9 @@ export async function sweepExpiredAuthRows(ctx: AppContext): Promise<SweepReport
           AND NOT EXISTS (SELECT 1 FROM agent_credentials c WHERE c.registration_id = r.registration_id)`,
       [weekAgo],
     ),
+    accountLinks:
+      (await count('DELETE FROM password_resets WHERE expires_at < $1', [dayAgo])) + (await count('DELETE FROM email_changes WHERE expires_at < $1', [dayAgo])),
+    sentMail: await sweepSentMail(ctx, new Date(now - 30 * DAY_MS)),
   };
   if (Object.values(report).some((n) => n > 0)) ctx.logger.info({ swept: report }, 'expired auth rows deleted');
   return report;

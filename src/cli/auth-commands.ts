@@ -2,6 +2,7 @@
 // service_auth identity, shows the verification URL and code (on stderr, with progress while it
 // polls, honouring interval and slow_down) and stores the identity assertion owner-only, with the
 // service URL it belongs to. Other commands renew their access token from it (service-client.ts).
+import os from 'node:os';
 import readline from 'node:readline/promises';
 import type { Command } from './command.ts';
 import { URL_FLAG } from './command.ts';
@@ -24,6 +25,12 @@ async function askEmail(io: Io): Promise<string | undefined> {
   }
 }
 
+/** "CLI on <host name>", as the account page shows this login. */
+export function cliLabel(hostname = os.hostname()): string {
+  const host = hostname.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim().slice(0, 64) || 'an unnamed machine';
+  return `CLI on ${host}`;
+}
+
 export const loginCommand: Command = {
   name: 'login',
   summary: 'Link this machine to your siteline account',
@@ -42,7 +49,8 @@ export const loginCommand: Command = {
     const res = await fetchService(`${server}/api/auth/agent/identity`, server, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'service_auth', login_hint: email }),
+      // The account page lists this login as "CLI on <host>", so a person can tell their machines apart.
+      body: JSON.stringify({ type: 'service_auth', login_hint: email, label: cliLabel() }),
     });
     const reg = { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, any> };
     if (reg.status !== 201) return err(io, `siteline login: ${reg.json.error_description ?? reg.json.error ?? `HTTP ${reg.status}`}`), EXIT.usage;

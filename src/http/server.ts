@@ -34,8 +34,8 @@ export function createHttpServer(ctx: AppContext, router: Router): http.Server {
   return server;
 }
 
-/** Paths whose last part is a credential (e-mail verification links): logged without it. */
-const SECRET_IN_PATH = /^(\/verify-email\/)[^/]+/;
+/** Paths whose last part is a credential (e-mail verification, password reset, e-mail change links): logged without it. */
+const SECRET_IN_PATH = /^(\/(?:verify-email|reset-password|confirm-email-change)\/)[^/]+/;
 
 async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res: ServerResponse, allowedHosts: () => Set<string>): Promise<void> {
   const started = process.hrtime.bigint();

@@ -38,7 +38,7 @@ export function registerAccountPages(router: Router, ctx: AppContext): void {
     const csrf = csrfToken(ctx, req, res);
     const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 ${credentialsForm('/signin', csrf, next, 'Sign in', email)}
-<p>No account yet? <a href="/signup?next=${encodeURIComponent(next)}">Sign up</a></p>`;
+<p>No account yet? <a href="/signup?next=${encodeURIComponent(next)}">Sign up</a> · <a href="/reset-password" id="forgot-password">Forgot your password?</a></p>`;
     sendHtml(res, status, page('Sign in', body), NO_STORE);
   };
   const signUpPage = (res: ServerResponse, req: IncomingMessage, status: number, next: string, error?: string, email = '') => {
@@ -102,6 +102,7 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     const usage = await exportUsage(ctx, account.accountId);
     const body = html`<p>You are signed in as <strong id="signed-in-email">${account.email}</strong>.</p>
 ${await emailStateSection(ctx, account, csrf)}
+<p><a href="/account/password" id="change-password-link">Change your password</a> · <a href="/account/email" id="change-email-link">Change your e-mail address</a></p>
 <p><a href="/account/api-keys">API keys and credit</a> for the REST API.</p>
 <p id="report-exports">Project report exports this month (${usage.period}): ${String(usage.used)} of ${String(usage.allowance)} used, ${String(usage.remaining)} left; renews ${usage.resetsAt.slice(0, 10)}.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>

@@ -1,5 +1,5 @@
 // "Connected apps" on the account page: the OAuth clients (MCP clients that signed in through the
-// browser) this account granted access to, and a way to revoke one. Revoking deletes what the OAuth
+// browser) this account granted access to (name, redirect host, when allowed, last used), and a way to revoke one. Revoking deletes what the OAuth
 // provider keeps for that client and account (grants, refresh tokens, codes) and records a revocation
 // for the client, so an access token it already holds is refused at once (auth/token-revocation.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -8,26 +8,18 @@ import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import type { Account } from '../auth/accounts.ts';
 import { clientScope, forgetRevocations, revokeTokens } from '../auth/token-revocation.ts';
+import { allowedClients, type AllowedClient } from '../auth/account-access.ts';
 import { html, type Html } from './html.ts';
 import { page, PAGE_HEADERS } from './page.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 
-export interface ConnectedApp {
-  clientId: string;
-  name: string | null;
-}
+export type ConnectedApp = AllowedClient;
 
-export async function connectedApps(ctx: AppContext, accountId: string): Promise<ConnectedApp[]> {
-  const rows = await ctx.db.query<{ client_id: string; name: string | null }>(
-    `SELECT g.client_id, (SELECT c.payload->>'client_name' FROM oidc_models c WHERE c.model = 'Client' AND c.id = g.client_id) AS name
-       FROM (SELECT DISTINCT payload->>'clientId' AS client_id FROM oidc_models
-              WHERE model = 'Grant' AND payload->>'accountId' = $1 AND payload->>'clientId' IS NOT NULL) g
-      ORDER BY g.client_id`,
-    [accountId],
-  );
-  return rows.map((r) => ({ clientId: r.client_id, name: r.name }));
-}
+/** The clients this account allowed: name, redirect hosts, when allowed, last used (src/auth/account-access.ts). */
+export const connectedApps = allowedClients;
+
+const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : 'unknown');
 
 /** Revokes one client's access to this account; false when the account never granted it anything. */
 export async function revokeConnectedApp(ctx: AppContext, accountId: string, clientId: string): Promise<boolean> {
@@ -47,7 +39,7 @@ export async function connectedAppsSection(ctx: AppContext, req: IncomingMessage
   const csrf = csrfToken(ctx, req, res);
   const list = apps.length
     ? html`<ul class="apps">${apps.map(
-        (a) => html`<li><strong>${a.name ?? a.clientId}</strong>${a.name ? html` <span class="muted">(${a.clientId})</span>` : ''}
+        (a) => html`<li class="app"><strong class="app-name">${a.name ?? a.clientId}</strong>${a.name ? html` <span class="muted">(${a.clientId})</span>` : ''}${a.redirectHosts.length ? html`, returns to <code>${a.redirectHosts.join(', ')}</code>` : ''}, allowed ${when(a.allowedAt)}, last used ${when(a.lastUsedAt)}.
 <form method="post" action="/account/apps/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="clientId" value="${a.clientId}"><button type="submit" aria-label="Revoke ${a.name ?? a.clientId}">Revoke</button></form></li>`,
       )}</ul>`
     : html`<p>No app has signed in to this account through the browser.</p>`;

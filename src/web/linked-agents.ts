@@ -1,5 +1,6 @@
-// "Linked agents" on the account page: the agent registrations this account claimed, and a way to
-// revoke one. Revoking revokes every credential of the registration (its identity assertions and
+// "Linked agents and CLI logins" on the account page: the agent registrations this account claimed,
+// each by the name it registered with ("CLI on <host>"), with its last use and a way to revoke it.
+// Revoking revokes every credential of the registration (its identity assertions and
 // any pre-claim token), so the jwt-bearer exchange refuses it, and closes the claim's redelivery
 // window so the claim_token cannot fetch a fresh assertion. An access token (JWT) it already holds is
 // refused at once by a revocation record for the agent (see auth/token-revocation.ts).
@@ -18,15 +19,17 @@ import { agentScope, forgetRevocations, revokeTokens } from '../auth/token-revoc
 export interface LinkedAgent {
   registrationId: string;
   type: string;
+  /** What the registration called itself ("CLI on <host>" for the CLI), if anything. */
+  label: string | null;
   claimedAt: string;
   lastUsedAt: string | null;
   revoked: boolean;
 }
 
 export async function linkedAgents(ctx: AppContext, accountId: string): Promise<LinkedAgent[]> {
-  const rows = await ctx.db.query<{ registration_id: string; type: string; claimed_at: Date | string; last_used: Date | string | null }>(
-    `SELECT r.registration_id, r.type, r.claimed_at,
-            (SELECT max(c.created_at) FROM agent_credentials c WHERE c.registration_id = r.registration_id) AS last_used
+  const rows = await ctx.db.query<{ registration_id: string; type: string; label: string | null; claimed_at: Date | string; last_used: Date | string | null }>(
+    `SELECT r.registration_id, r.type, r.label, r.claimed_at,
+            COALESCE(r.last_used_at, (SELECT max(c.created_at) FROM agent_credentials c WHERE c.registration_id = r.registration_id)) AS last_used
        FROM agent_registrations r
       WHERE r.account_id = $1 AND r.claimed_at IS NOT NULL
       ORDER BY r.claimed_at DESC, r.registration_id`,
@@ -41,6 +44,7 @@ export async function linkedAgents(ctx: AppContext, accountId: string): Promise<
   return rows.map((r) => ({
     registrationId: r.registration_id,
     type: r.type,
+    label: r.label,
     claimedAt: new Date(r.claimed_at).toISOString(),
     lastUsedAt: r.last_used ? new Date(r.last_used).toISOString() : null,
     revoked: closedIds.has(r.registration_id),
@@ -70,18 +74,25 @@ export async function revokeLinkedAgent(ctx: AppContext, accountId: string, regi
 
 const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 6)}…${id.slice(-6)}` : id);
 
-/** The account page's "Linked agents" section (and the development outbox link on a developer's machine). */
+/** The name a person recognises: the registration's own label, else what kind of agent it is, with a short id. */
+export function agentName(a: Pick<LinkedAgent, 'label' | 'registrationId'>): string {
+  return a.label ?? `Agent ${shortId(a.registrationId)}`;
+}
+
+const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') + ' UTC' : 'never');
+
+/** The account page's "Linked agents and CLI logins" section (and the development outbox link on a developer's machine). */
 export async function linkedAgentsSection(ctx: AppContext, req: IncomingMessage, res: ServerResponse, account: Account): Promise<Html> {
   const agents = await linkedAgents(ctx, account.accountId);
   const csrf = csrfToken(ctx, req, res);
   const list = agents.length
     ? html`<ul class="agents">${agents.map(
-        (a) => html`<li id="agent-${a.registrationId}"><strong>Agent ${shortId(a.registrationId)}</strong> (${a.type === 'service_auth' ? 'linked by e-mail' : 'anonymous, then claimed'}), linked ${a.claimedAt.slice(0, 10)}${a.lastUsedAt ? html`, last issued a credential ${a.lastUsedAt.slice(0, 10)}` : ''}.
-${a.revoked ? html` <span class="badge badge-unknown">revoked</span>` : html`<form method="post" action="/account/agents/${a.registrationId}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke agent ${shortId(a.registrationId)}">Revoke</button></form>`}</li>`,
+        (a) => html`<li id="agent-${a.registrationId}"><strong class="agent-name">${agentName(a)}</strong> (${a.type === 'service_auth' ? 'linked by e-mail' : 'anonymous, then claimed'}${a.label ? html`, <code>${shortId(a.registrationId)}</code>` : ''}), linked ${day(a.claimedAt)}, last used ${day(a.lastUsedAt)}.
+${a.revoked ? html` <span class="badge badge-unknown">revoked</span>` : html`<form method="post" action="/account/agents/${a.registrationId}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke ${agentName(a)}">Revoke</button></form>`}</li>`,
       )}</ul>`
     : html`<p>No agent is linked to this account. An agent links itself by showing you a link and a 6-digit code.</p>`;
   const outbox = outboxVisible(ctx.config.baseUrl) && fromLoopbackPeer(req) ? html`<p class="muted">Development: mail the service would have sent is in the <a href="/dev/outbox">development outbox</a>.</p>` : '';
-  return html`<section id="linked-agents" aria-labelledby="linked-agents-h"><h2 id="linked-agents-h">Linked agents</h2>
+  return html`<section id="linked-agents" aria-labelledby="linked-agents-h"><h2 id="linked-agents-h">Linked agents and CLI logins</h2>
 ${list}
 <p class="muted">Revoking ends the agent's access at once: it gets no new access, and an access token it already holds is refused.</p>
 ${outbox}</section>`;

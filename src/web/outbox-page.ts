@@ -6,13 +6,14 @@ import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendError, sendHtml } from '../http/respond.ts';
-import { html, page } from './html.ts';
-import { listMail } from './dev-outbox.ts';
+import { Html, html, page } from './html.ts';
+import { listMail } from '../mail/dev-outbox.ts';
+import { linkifyToHtml } from '../mail/message.ts';
+import { isLoopbackUrl } from '../config.ts';
 import { PAGE_HEADERS } from './page.ts';
 
 export function outboxVisible(baseUrl: string): boolean {
-  const host = new URL(baseUrl).hostname;
-  return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+  return isLoopbackUrl(baseUrl);
 }
 
 /** True when the TCP peer is this machine (not a forwarded address: a proxy on loopback does not count). */
@@ -31,7 +32,7 @@ export function registerOutboxPage(router: Router, ctx: AppContext): void {
     const mail = await listMail(ctx, 50, to);
     const body = html`<p>Mail the service would have sent (newest first). Also written to files under the data directory's <code>outbox/</code>.</p>
 ${mail.length === 0 ? html`<p>No mail yet.</p>` : ''}
-${mail.map((m) => html`<article class="mail"><h2>${m.subject}</h2><p>To: <span class="to">${m.to}</span> · ${m.createdAt}</p><pre>${m.body}</pre></article>`)}`;
+${mail.map((m) => html`<article class="mail"><h2>${m.subject}</h2><p>To: <span class="to">${m.to}</span> · ${m.createdAt}</p><pre>${new Html(linkifyToHtml(m.body))}</pre></article>`)}`;
     sendHtml(res, 200, page('Development outbox', body), PAGE_HEADERS);
   });
 }

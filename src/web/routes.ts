@@ -17,12 +17,16 @@ import { installErrorPages } from './error-pages.ts';
 import { csrfFailure } from './page.ts';
 import { registerConnectPage } from './connect-page.ts';
 import { registerEmailVerificationPages } from './email-verification-page.ts';
+import { registerMailStaffPage } from './mail-staff-page.ts';
+import { registerAccountSecurityPages } from './account-security-pages.ts';
 
 export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerAccountPages(router, ctx);
+  registerAccountSecurityPages(router, ctx);
   registerClaimPage(router, ctx);
   registerEmailVerificationPages(router, ctx);
   registerOutboxPage(router, ctx);
+  registerMailStaffPage(router, ctx);
   registerApiKeysPage(router, ctx);
   registerProjectPages(router, ctx);
   registerMapRoutes(router, ctx);

@@ -10,7 +10,7 @@ import { openDatabase, dumpPglite, type Db } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { testLogger } from './log-capture.ts';
-import type { AppContext } from '../../src/context.ts';
+import { withMailer, type AppContext } from '../../src/context.ts';
 import { systemClock, type Clock } from '../../src/clock.ts';
 import { startService, type RunningService, type StartOptions } from '../../src/service.ts';
 
@@ -107,9 +107,16 @@ async function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Tests on a public base URL (https://siteline.example) keep mail in the development outbox (the
+ * explicit opt-in), unless the environment says otherwise; SMTP tests pass SITELINE_SMTP_URL in env.
+ */
+const OUTBOX_OPT_IN = { SITELINE_MAIL_OUTBOX: process.env.SITELINE_MAIL_OUTBOX ?? '1' };
+
 function testCtx(db: Db, overrides: Partial<Config> = {}, clock: Clock = systemClock): AppContext {
-  const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false, ...overrides });
-  return { config, db, clock, logger: testLogger() };
+  const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...OUTBOX_OPT_IN }, { sourceDir: SHARED_DATA, autoImport: false, ...overrides });
+  const base = { config, db, clock, logger: testLogger() };
+  return withMailer(base);
 }
 
 /** A migrated database holding the named places, cloned from a cached template. */
@@ -232,12 +239,12 @@ export interface TestServer extends RunningService {
 
 /** The real HTTP server on a random loopback port over a test database. */
 export async function startTestServer(
-  opts: { places?: string[]; clock?: Clock; config?: Partial<Config>; analysisWorkers?: StartOptions['analysisWorkers'] } = {},
+  opts: { places?: string[]; clock?: Clock; config?: Partial<Config>; analysisWorkers?: StartOptions['analysisWorkers']; env?: Record<string, string> } = {},
 ): Promise<TestServer> {
   const testDb = opts.places?.length ? await createPlacesDb(opts.places) : await createTestDb();
   fs.mkdirSync(CACHE_DIR, { recursive: true });
   const config = loadConfig(
-    { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
+    { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...OUTBOX_OPT_IN, ...opts.env },
     { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir: fs.mkdtempSync(path.join(CACHE_DIR, 'data-')), ...opts.config },
   );
   const svc = await startService(config, { db: testDb.db, clock: opts.clock, logger: testLogger(), analysisWorkers: opts.analysisWorkers });

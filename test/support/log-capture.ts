@@ -18,6 +18,8 @@ export const SECRET_SHAPES: ReadonlyArray<readonly [string, RegExp]> = [
   ['a claim token', /\bclm_[A-Za-z0-9_-]{43}\b/],
   ['an identity assertion', /\bslia_[A-Za-z0-9_-]{43}\b/],
   ['an opaque access token', /\bslpt_[A-Za-z0-9_-]{43}\b/],
+  ['a password reset token', /\bslpr_[A-Za-z0-9_-]{43}\b/],
+  ['an e-mail change token', /\bslec_[A-Za-z0-9_-]{43}\b/],
 ];
 
 /** Remember a secret value a test handled, so the guard looks for it in every line. */

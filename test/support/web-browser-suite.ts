@@ -18,10 +18,10 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const EMAIL = 'browser.consultant@example.com';
 
 const sites = (address: string) => `/sites?${new URLSearchParams({ address })}`;
-const PUBLIC_PAGES = ['/', '/coverage', '/signin', '/signup', '/no-such-page'];
-// The snapshot (a whole lot, and a split lot), "did you mean", the bare form and the account page.
+const PUBLIC_PAGES = ['/', '/coverage', '/signin', '/signup', '/reset-password', '/no-such-page'];
+// The snapshot (a whole lot, and a split lot), "did you mean", the bare form, the account page and its password and e-mail forms.
 const ACORN = sites('11 Acorn St, Cambridge, MA');
-const SIGNED_IN_PAGES = ['/sites', ACORN, sites('57 Inman St, Cambridge, MA'), sites('1 Elm Strreet, Cambridge, MA'), '/account'];
+const SIGNED_IN_PAGES = ['/sites', ACORN, sites('57 Inman St, Cambridge, MA'), sites('1 Elm Strreet, Cambridge, MA'), '/account', '/account/password', '/account/email'];
 
 interface PageReport {
   consoleErrors: string[];

@@ -1,0 +1,266 @@
+// Getting back into an account and keeping it current: a password change (the current password
+// required, every other session ended), a reset by e-mail (a single-use link stored hashed, valid for
+// an hour, rate-limited, the same answer whether or not the address has an account), and an e-mail
+// address change (the new address confirms by a link; the old one is told). docs/auth.md.
+import type { AppContext } from '../context.ts';
+import { newSecret, secretHash } from './secrets.ts';
+import { BUSY, hashPassword, passwordProblem, signIn, validEmail, type Account } from './accounts.ts';
+import { takeRateLimit, normaliseIp } from '../core/rate-limit.ts';
+import {
+  EMAIL_CHANGE_TTL_S,
+  EMAIL_CHANGES_PER_ACCOUNT_HOURLY,
+  PASSWORD_RESET_TTL_S,
+  PASSWORD_RESETS_PER_CLIENT_HOURLY,
+  PASSWORD_RESETS_PER_EMAIL_HOURLY,
+} from './lifetimes.ts';
+
+export const RESET_PATH = '/reset-password';
+export const EMAIL_CHANGE_PATH = '/confirm-email-change';
+export const RESET_MAIL_SUBJECT = 'Reset your siteline password';
+export const EMAIL_CHANGE_MAIL_SUBJECT = 'Confirm your new e-mail address for siteline';
+const RESET_PREFIX = 'slpr';
+const EMAIL_CHANGE_PREFIX = 'slec';
+const TOKEN = (prefix: string) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{43}$`);
+
+/** Where a single-use link stands. */
+export type LinkState = 'valid' | 'invalid' | 'expired' | 'used';
+
+export type Refusal = { ok: false; reason: 'wrong_password' | 'weak_password' | 'bad_email' | 'same_email' | 'email_taken'; message: string } | { ok: false; reason: 'throttled' | 'busy'; message: string; retryAfterS: number };
+
+/** Ends the account's web sessions except `keepSessionHash` and its OAuth provider login sessions. */
+async function endOtherSessions(ctx: AppContext, accountId: string, keepSessionHash: string | undefined): Promise<number> {
+  const ended = await ctx.db.query('DELETE FROM web_sessions WHERE account_id = $1 AND session_hash IS DISTINCT FROM $2 RETURNING session_hash', [accountId, keepSessionHash ?? null]);
+  await ctx.db.query(`DELETE FROM oidc_models WHERE model = 'Session' AND payload->>'accountId' = $1`, [accountId]);
+  return ended.length;
+}
+
+async function checkPassword(ctx: AppContext, account: Account, password: string, ip: string): Promise<Refusal | undefined> {
+  const r = await signIn(ctx, account.email, password, ip);
+  if (r.ok) return undefined;
+  if (r.reason === 'invalid') return { ok: false, reason: 'wrong_password', message: 'Your current password is not right.' };
+  return r;
+}
+
+/** Changes the password of a signed-in account; every other session of it ends. */
+export async function changePassword(
+  ctx: AppContext,
+  account: Account,
+  current: string,
+  next: string,
+  ip: string,
+  currentSessionHash: string | undefined,
+): Promise<{ ok: true; sessionsEnded: number } | Refusal> {
+  const weak = passwordProblem(next, account.email);
+  if (weak) return { ok: false, reason: 'weak_password', message: weak };
+  const wrong = await checkPassword(ctx, account, current, ip);
+  if (wrong) return wrong;
+  const hashed = await hashPassword(next);
+  if (!hashed) return { ok: false, reason: 'busy', message: BUSY, retryAfterS: 5 };
+  await ctx.db.query('UPDATE accounts SET password_hash = $2 WHERE account_id = $1', [account.accountId, hashed]);
+  const sessionsEnded = await endOtherSessions(ctx, account.accountId, currentSessionHash);
+  ctx.logger.info({ accountId: account.accountId, sessionsEnded }, 'password changed');
+  await ctx.mailer.send({
+    to: account.email,
+    subject: 'Your siteline password was changed',
+    text:
+      `The password of the siteline account ${account.email} was changed on ${ctx.clock.now().toISOString()}, and every other session was signed out.\n\n` +
+      `If you did not do this, reset your password now: ${ctx.config.baseUrl}${RESET_PATH}\n`,
+  });
+  return { ok: true, sessionsEnded };
+}
+
+/**
+ * Mails a reset link when the address has an account. The caller shows the same answer whatever
+ * happens here (no account, the address's hourly limit reached); only the client address's own limit
+ * is told (it says nothing about any account).
+ */
+export async function requestPasswordReset(ctx: AppContext, emailIn: string, ip: string): Promise<{ ok: true } | { ok: false; reason: 'throttled'; message: string; retryAfterS: number }> {
+  const byClient = await takeRateLimit(ctx, { bucket: 'reset-client', limit: PASSWORD_RESETS_PER_CLIENT_HOURLY, windowSeconds: 3600 }, normaliseIp(ip));
+  if (!byClient.allowed) {
+    return { ok: false, reason: 'throttled', message: `Too many reset requests from your network. Try again in ${Math.ceil(byClient.resetSeconds / 60)} minute(s).`, retryAfterS: byClient.resetSeconds };
+  }
+  const email = validEmail(emailIn);
+  if (!email) return { ok: true };
+  const byEmail = await takeRateLimit(ctx, { bucket: 'reset-email', limit: PASSWORD_RESETS_PER_EMAIL_HOURLY, windowSeconds: 3600 }, email);
+  if (!byEmail.allowed) {
+    ctx.logger.warn({ throttle: 'reset-email' }, 'password reset throttled');
+    return { ok: true };
+  }
+  const [account] = await ctx.db.query<{ account_id: string }>('SELECT account_id FROM accounts WHERE email = $1', [email]);
+  if (!account) return { ok: true };
+  const token = newSecret(RESET_PREFIX);
+  const now = ctx.clock.now();
+  const expires = new Date(now.getTime() + PASSWORD_RESET_TTL_S * 1000);
+  await ctx.db.query('INSERT INTO password_resets (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [
+    secretHash(token),
+    account.account_id,
+    now.toISOString(),
+    expires.toISOString(),
+  ]);
+  await ctx.mailer.send({
+    to: email,
+    subject: RESET_MAIL_SUBJECT,
+    text:
+      `Someone (hopefully you) asked to reset the password of the siteline account ${email}.\n\n` +
+      `To choose a new password, open ${ctx.config.baseUrl}${RESET_PATH}/${token}\n` +
+      `The link works once, until ${expires.toISOString()}. If you did not ask for this, ignore this message: your password stays as it is.\n`,
+  });
+  ctx.logger.info({ accountId: account.account_id }, 'password reset link sent');
+  return { ok: true };
+}
+
+interface TokenRow {
+  token_hash: string;
+  account_id: string;
+  expires_at: Date | string;
+  used_at: Date | string | null;
+}
+
+function stateOf(ctx: AppContext, row: TokenRow | undefined): LinkState {
+  if (!row) return 'invalid';
+  if (row.used_at) return 'used';
+  if (new Date(row.expires_at).getTime() <= ctx.clock.now().getTime()) return 'expired';
+  return 'valid';
+}
+
+/** What a reset link is worth, without using it. */
+export async function inspectResetLink(ctx: AppContext, token: string): Promise<LinkState> {
+  if (!TOKEN(RESET_PREFIX).test(token)) return 'invalid';
+  const rows = await ctx.db.query<TokenRow>('SELECT token_hash, account_id, expires_at, used_at FROM password_resets WHERE token_hash = $1', [secretHash(token)]);
+  return stateOf(ctx, rows[0]);
+}
+
+/** Uses a reset link: a new password, every session of the account ended. Changes nothing unless the link is valid. */
+export async function completePasswordReset(
+  ctx: AppContext,
+  token: string,
+  password: string,
+): Promise<{ ok: true; email: string } | { ok: false; reason: LinkState | 'weak_password' | 'busy'; message: string }> {
+  if (!TOKEN(RESET_PREFIX).test(token)) return { ok: false, reason: 'invalid', message: 'This reset link is not valid.' };
+  const [row] = await ctx.db.query<TokenRow & { email: string }>(
+    'SELECT r.token_hash, r.account_id, r.expires_at, r.used_at, a.email FROM password_resets r JOIN accounts a USING (account_id) WHERE r.token_hash = $1',
+    [secretHash(token)],
+  );
+  const before = stateOf(ctx, row);
+  if (before !== 'valid') return { ok: false, reason: before, message: `This reset link is ${before === 'invalid' ? 'not valid' : before}.` };
+  const weak = passwordProblem(password, row!.email);
+  if (weak) return { ok: false, reason: 'weak_password', message: weak };
+  const hashed = await hashPassword(password);
+  if (!hashed) return { ok: false, reason: 'busy', message: BUSY };
+  const now = ctx.clock.now().toISOString();
+  // The link is used under a row lock: two submissions at once change the password once.
+  const outcome = await ctx.db.transaction(async (tx) => {
+    const [locked] = await tx.query<TokenRow>('SELECT token_hash, account_id, expires_at, used_at FROM password_resets WHERE token_hash = $1 FOR UPDATE', [row!.token_hash]);
+    const state = stateOf(ctx, locked);
+    if (state !== 'valid') return state;
+    // Every reset link of the account ends with this one; following the mailed link proves the address too.
+    await tx.query('UPDATE password_resets SET used_at = $2 WHERE account_id = $1 AND used_at IS NULL', [row!.account_id, now]);
+    await tx.query('UPDATE accounts SET password_hash = $2, email_verified_at = COALESCE(email_verified_at, $3) WHERE account_id = $1 AND email = $4', [
+      row!.account_id,
+      hashed,
+      now,
+      row!.email,
+    ]);
+    return 'valid' as const;
+  });
+  if (outcome !== 'valid') return { ok: false, reason: outcome, message: `This reset link is ${outcome === 'invalid' ? 'not valid' : outcome}.` };
+  const sessionsEnded = await endOtherSessions(ctx, row!.account_id, undefined);
+  ctx.logger.info({ accountId: row!.account_id, sessionsEnded }, 'password reset');
+  await ctx.mailer.send({
+    to: row!.email,
+    subject: 'Your siteline password was reset',
+    text: `The password of the siteline account ${row!.email} was reset through an e-mailed link on ${now}; every session was signed out.\n\nIf you did not do this, reset it again at ${ctx.config.baseUrl}${RESET_PATH} and tell us.\n`,
+  });
+  return { ok: true, email: row!.email };
+}
+
+/** Starts an e-mail address change: the new address gets a link, the old one a notice. */
+export async function requestEmailChange(ctx: AppContext, account: Account, newEmailIn: string, password: string, ip: string): Promise<{ ok: true; newEmail: string; expiresAt: string } | Refusal> {
+  const newEmail = validEmail(newEmailIn);
+  if (!newEmail) return { ok: false, reason: 'bad_email', message: 'Enter a valid e-mail address.' };
+  if (newEmail === account.email) return { ok: false, reason: 'same_email', message: 'That is already your address.' };
+  const wrong = await checkPassword(ctx, account, password, ip);
+  if (wrong) return wrong;
+  const limit = await takeRateLimit(ctx, { bucket: 'email-change', limit: EMAIL_CHANGES_PER_ACCOUNT_HOURLY, windowSeconds: 3600 }, account.accountId);
+  if (!limit.allowed) {
+    return { ok: false, reason: 'throttled', message: `Too many address changes asked for. Try again in ${Math.ceil(limit.resetSeconds / 60)} minute(s).`, retryAfterS: limit.resetSeconds };
+  }
+  // Told only to someone who knows this account's password.
+  const taken = await ctx.db.query('SELECT 1 FROM accounts WHERE email = $1', [newEmail]);
+  if (taken.length) return { ok: false, reason: 'email_taken', message: 'Another account uses that address.' };
+  const token = newSecret(EMAIL_CHANGE_PREFIX);
+  const now = ctx.clock.now();
+  const expires = new Date(now.getTime() + EMAIL_CHANGE_TTL_S * 1000);
+  await ctx.db.query('INSERT INTO email_changes (token_hash, account_id, old_email, new_email, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+    secretHash(token),
+    account.accountId,
+    account.email,
+    newEmail,
+    now.toISOString(),
+    expires.toISOString(),
+  ]);
+  await ctx.mailer.send({
+    to: newEmail,
+    subject: EMAIL_CHANGE_MAIL_SUBJECT,
+    text:
+      `The siteline account ${account.email} asked to use this address (${newEmail}) from now on.\n\n` +
+      `To confirm it, open ${ctx.config.baseUrl}${EMAIL_CHANGE_PATH}/${token} and press the button. The link works once, until ${expires.toISOString()}.\n` +
+      `If you did not ask for this, ignore this message: nothing changes.\n`,
+  });
+  await ctx.mailer.send({
+    to: account.email,
+    subject: 'A change of your siteline e-mail address was requested',
+    text:
+      `Someone signed in to the siteline account ${account.email} asked to change its address to ${newEmail}. Nothing changes until the new address confirms it.\n\n` +
+      `If this was not you, someone knows your password: reset it at ${ctx.config.baseUrl}${RESET_PATH}\n`,
+  });
+  ctx.logger.info({ accountId: account.accountId }, 'e-mail change requested');
+  return { ok: true, newEmail, expiresAt: expires.toISOString() };
+}
+
+interface ChangeRow extends TokenRow {
+  old_email: string;
+  new_email: string;
+}
+
+export async function inspectEmailChange(ctx: AppContext, token: string): Promise<{ state: LinkState; newEmail?: string }> {
+  if (!TOKEN(EMAIL_CHANGE_PREFIX).test(token)) return { state: 'invalid' };
+  const [row] = await ctx.db.query<ChangeRow>('SELECT token_hash, account_id, expires_at, used_at, old_email, new_email FROM email_changes WHERE token_hash = $1', [secretHash(token)]);
+  const state = stateOf(ctx, row);
+  return state === 'valid' ? { state, newEmail: row!.new_email } : { state };
+}
+
+/** Uses an e-mail change link: the account's address becomes the new one, verified; the old address is told. */
+export async function completeEmailChange(ctx: AppContext, token: string): Promise<{ ok: true; oldEmail: string; newEmail: string } | { ok: false; reason: LinkState | 'email_taken'; message: string }> {
+  if (!TOKEN(EMAIL_CHANGE_PREFIX).test(token)) return { ok: false, reason: 'invalid', message: 'This link is not valid.' };
+  const now = ctx.clock.now().toISOString();
+  const outcome = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx.query<ChangeRow>('SELECT token_hash, account_id, expires_at, used_at, old_email, new_email FROM email_changes WHERE token_hash = $1 FOR UPDATE', [secretHash(token)]);
+    const state = stateOf(ctx, row);
+    if (state !== 'valid') return { state } as const;
+    const taken = await tx.query('SELECT 1 FROM accounts WHERE email = $1', [row!.new_email]);
+    if (taken.length) return { state: 'email_taken' } as const;
+    // Only from the address the link was asked for: a second change since then makes this link void.
+    const changed = await tx.query('UPDATE accounts SET email = $3, email_verified_at = $4 WHERE account_id = $1 AND email = $2 RETURNING 1', [
+      row!.account_id,
+      row!.old_email,
+      row!.new_email,
+      now,
+    ]);
+    if (!changed.length) return { state: 'invalid' } as const;
+    await tx.query('UPDATE email_changes SET used_at = $2 WHERE account_id = $1 AND used_at IS NULL', [row!.account_id, now]);
+    return { state: 'done', row: row! } as const;
+  });
+  if (outcome.state === 'email_taken') return { ok: false, reason: 'email_taken', message: 'Another account took that address in the meantime.' };
+  if (outcome.state !== 'done') return { ok: false, reason: outcome.state, message: `This link is ${outcome.state === 'invalid' ? 'not valid' : outcome.state}.` };
+  const { old_email: oldEmail, new_email: newEmail, account_id: accountId } = outcome.row;
+  ctx.logger.info({ accountId }, 'e-mail address changed');
+  await ctx.mailer.send({
+    to: oldEmail,
+    subject: 'Your siteline e-mail address was changed',
+    text:
+      `The siteline account that used ${oldEmail} now uses ${newEmail} (confirmed from that address on ${now}). Mail about the account goes there from now on.\n\n` +
+      `If you did not ask for this, contact the people running siteline at once.\n`,
+  });
+  return { ok: true, oldEmail, newEmail };
+}

@@ -1,0 +1,189 @@
+// Password change, password reset by e-mail, and e-mail address change: plain forms (CSRF on every
+// POST), the links from the mails (GET shows a form or a button, only POST uses the link, so a mail
+// scanner that prefetches links spends nothing), and a page that says so when a link was used,
+// expired or is not ours (changing nothing). src/auth/account-recovery.ts holds the rules.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppContext } from '../context.ts';
+import type { Router } from '../http/router.ts';
+import { sendHtml } from '../http/respond.ts';
+import { PASSWORD_MIN } from '../auth/accounts.ts';
+import {
+  EMAIL_CHANGE_PATH,
+  RESET_PATH,
+  changePassword,
+  completeEmailChange,
+  completePasswordReset,
+  inspectEmailChange,
+  inspectResetLink,
+  requestEmailChange,
+  requestPasswordReset,
+  type LinkState,
+} from '../auth/account-recovery.ts';
+import { secretHash } from '../auth/secrets.ts';
+import { PASSWORD_RESET_TTL_S } from '../auth/lifetimes.ts';
+import { html, page, type Html } from './html.ts';
+import { clientIp, readForm, redirect } from './forms.ts';
+import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
+import { csrfFailure, PAGE_HEADERS } from './page.ts';
+import { SESSION_COOKIE, readCookies } from './cookies.ts';
+
+const TOKEN_PARAM = /^[A-Za-z0-9_-]{1,200}$/;
+const alert = (message: string) => html`<p class="error" role="alert">${message}</p>`;
+const statusOf = (reason: string): number =>
+  ({ wrong_password: 401, throttled: 429, busy: 503, email_taken: 409 } as Record<string, number>)[reason] ?? 400;
+
+/** The page for a link that cannot be used: what happened, and the way to a new one. Nothing changed. */
+function linkRefused(res: ServerResponse, state: Exclude<LinkState, 'valid'>, what: 'reset' | 'change'): void {
+  const again = what === 'reset' ? html`<a href="${RESET_PATH}">Ask for a new reset link</a>.` : html`Ask for the change again on <a href="/account/email">your account</a>.`;
+  const name = what === 'reset' ? 'password reset link' : 'e-mail change link';
+  const sentence = {
+    used: html`This ${name} was already used; a link works once. Nothing was changed now.`,
+    expired: html`This ${name} has expired. Nothing was changed.`,
+    invalid: html`This ${name} is not valid (it may be cut short or altered). Nothing was changed.`,
+  }[state];
+  sendHtml(res, state === 'invalid' ? 400 : 410, page('Link not usable', html`<p class="error" role="alert" id="link-refused">${sentence}</p><p>${again}</p>`), PAGE_HEADERS);
+}
+
+function passwordFields(autocompleteCurrent: boolean): Html {
+  return html`${autocompleteCurrent ? html`<label for="current_password">Current password</label><input id="current_password" name="current_password" type="password" required autocomplete="current-password">` : ''}
+<label for="new_password">New password</label><input id="new_password" name="new_password" type="password" required autocomplete="new-password" minlength="${String(PASSWORD_MIN)}">
+<p><small>At least ${String(PASSWORD_MIN)} characters; any characters, spaces included. Commonly used passwords are refused.</small></p>`;
+}
+
+const sessionHash = (req: IncomingMessage): string | undefined => {
+  const sid = readCookies(req)[SESSION_COOKIE];
+  return sid ? secretHash(sid) : undefined;
+};
+
+export function registerAccountSecurityPages(router: Router, ctx: AppContext): void {
+  // ---- Password change (signed in) ----
+  const passwordPage = async (req: IncomingMessage, res: ServerResponse, status: number, email: string, notice?: Html) => {
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`${notice ?? ''}<form method="post" action="/account/password"><input type="hidden" name="csrf" value="${csrf}">
+${passwordFields(true)}
+<button type="submit" id="change-password">Change password</button></form>
+<p>Every other session of this account (other browsers and devices) is signed out; this one stays signed in.</p>
+<p><a href="/account">Back to your account</a></p>`;
+    sendHtml(res, status, page('Change your password', body, { signedInAs: email }), PAGE_HEADERS);
+  };
+  router.get('/account/password', async (req, res) => {
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/account/password');
+    await passwordPage(req, res, 200, account.email);
+  });
+  router.post('/account/password', async (req, res) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/account/password');
+    const r = await changePassword(ctx, account, form.current_password ?? '', form.new_password ?? '', clientIp(req, ctx.config), sessionHash(req));
+    if (!r.ok) {
+      if ('retryAfterS' in r) res.setHeader('retry-after', String(r.retryAfterS));
+      return passwordPage(req, res, statusOf(r.reason), account.email, alert(r.message));
+    }
+    const body = html`<p class="ok" role="status" id="password-changed">Your password was changed. ${r.sessionsEnded ? `${r.sessionsEnded} other session(s) were signed out.` : 'No other session was open.'}</p><p><a href="/account">Back to your account</a></p>`;
+    sendHtml(res, 200, page('Password changed', body, { signedInAs: account.email }), PAGE_HEADERS);
+  });
+
+  // ---- Password reset by e-mail ----
+  const resetRequestPage = (req: IncomingMessage, res: ServerResponse, status: number, notice?: Html, email = '') => {
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`${notice ?? ''}<form method="post" action="${RESET_PATH}"><input type="hidden" name="csrf" value="${csrf}">
+<label for="email">E-mail</label><input id="email" name="email" type="email" required autocomplete="email" value="${email}">
+<button type="submit" id="send-reset">Send me a reset link</button></form>
+<p>We mail a link to choose a new password to the address, if it has an account. The link works once, for ${String(PASSWORD_RESET_TTL_S / 60)} minutes.</p>
+<p><a href="/signin">Back to sign in</a></p>`;
+    sendHtml(res, status, page('Reset your password', body), PAGE_HEADERS);
+  };
+  router.get(RESET_PATH, async (req, res) => resetRequestPage(req, res, 200));
+  router.post(RESET_PATH, async (req, res) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const r = await requestPasswordReset(ctx, form.email ?? '', clientIp(req, ctx.config));
+    if (!r.ok) {
+      res.setHeader('retry-after', String(r.retryAfterS));
+      return resetRequestPage(req, res, 429, alert(r.message), form.email ?? '');
+    }
+    // The same answer whether or not the address has an account.
+    const body = html`<p class="ok" role="status" id="reset-sent">If an account uses that address, we have sent it a link to choose a new password. The link works once, for ${String(PASSWORD_RESET_TTL_S / 60)} minutes. Check your mailbox (and its spam folder).</p><p><a href="/signin">Back to sign in</a></p>`;
+    sendHtml(res, 200, page('Check your mailbox', body), PAGE_HEADERS);
+  });
+  const resetFormPage = (req: IncomingMessage, res: ServerResponse, token: string, status: number, notice?: Html) => {
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`${notice ?? ''}<form method="post" action="${RESET_PATH}/${token}"><input type="hidden" name="csrf" value="${csrf}">
+${passwordFields(false)}
+<button type="submit" id="set-password">Set my new password</button></form>
+<p>Every session of this account is signed out; then sign in with the new password.</p>`;
+    sendHtml(res, status, page('Choose a new password', body), PAGE_HEADERS);
+  };
+  router.get(`${RESET_PATH}/:token`, async (req, res, params) => {
+    const token = params.token ?? '';
+    const state = TOKEN_PARAM.test(token) ? await inspectResetLink(ctx, token) : 'invalid';
+    if (state !== 'valid') return linkRefused(res, state, 'reset');
+    resetFormPage(req, res, token, 200);
+  });
+  router.post(`${RESET_PATH}/:token`, async (req, res, params) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const token = params.token ?? '';
+    const r = await completePasswordReset(ctx, TOKEN_PARAM.test(token) ? token : '', form.new_password ?? '');
+    if (!r.ok) {
+      if (r.reason === 'weak_password' || r.reason === 'busy') return resetFormPage(req, res, token, r.reason === 'busy' ? 503 : 400, alert(r.message));
+      return linkRefused(res, r.reason === 'valid' ? 'invalid' : r.reason, 'reset');
+    }
+    const body = html`<p class="ok" role="status" id="password-reset">The password of ${r.email} was changed, and every session was signed out.</p><p><a href="/signin">Sign in with your new password</a></p>`;
+    sendHtml(res, 200, page('Password changed', body), PAGE_HEADERS);
+  });
+
+  // ---- E-mail address change ----
+  const emailPage = (req: IncomingMessage, res: ServerResponse, status: number, email: string, notice?: Html, newEmail = '') => {
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`${notice ?? ''}<p>Your address now: <strong>${email}</strong>.</p>
+<form method="post" action="/account/email"><input type="hidden" name="csrf" value="${csrf}">
+<label for="new_email">New e-mail address</label><input id="new_email" name="new_email" type="email" required autocomplete="email" value="${newEmail}">
+<label for="current_password">Your password</label><input id="current_password" name="current_password" type="password" required autocomplete="current-password">
+<button type="submit" id="change-email">Send a confirmation link to the new address</button></form>
+<p>The new address confirms with the link we mail it; until then your address stays ${email}. We also tell ${email} about the change.</p>
+<p><a href="/account">Back to your account</a></p>`;
+    sendHtml(res, status, page('Change your e-mail address', body, { signedInAs: email }), PAGE_HEADERS);
+  };
+  router.get('/account/email', async (req, res) => {
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/account/email');
+    emailPage(req, res, 200, account.email);
+  });
+  router.post('/account/email', async (req, res) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const account = await currentAccount(ctx, req);
+    if (!account) return redirect(res, '/signin?next=/account/email');
+    const r = await requestEmailChange(ctx, account, form.new_email ?? '', form.current_password ?? '', clientIp(req, ctx.config));
+    if (!r.ok) {
+      if ('retryAfterS' in r) res.setHeader('retry-after', String(r.retryAfterS));
+      return emailPage(req, res, statusOf(r.reason), account.email, alert(r.message), form.new_email ?? '');
+    }
+    const body = html`<p class="ok" role="status" id="email-change-sent">We sent a link to ${r.newEmail}. Open it to make it your address (until ${r.expiresAt.slice(0, 16).replace('T', ' ')} UTC); until then your address stays ${account.email}.</p><p><a href="/account">Back to your account</a></p>`;
+    sendHtml(res, 200, page('Confirm the new address', body, { signedInAs: account.email }), PAGE_HEADERS);
+  });
+  router.get(`${EMAIL_CHANGE_PATH}/:token`, async (req, res, params) => {
+    const token = params.token ?? '';
+    const s = TOKEN_PARAM.test(token) ? await inspectEmailChange(ctx, token) : { state: 'invalid' as const };
+    if (s.state !== 'valid') return linkRefused(res, s.state, 'change');
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`<p>Use <strong>${s.newEmail}</strong> as the address of your siteline account?</p>
+<form method="post" action="${EMAIL_CHANGE_PATH}/${token}"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" id="confirm-email-change">Yes, use this address</button></form>`;
+    sendHtml(res, 200, page('Confirm your new e-mail address', body), PAGE_HEADERS);
+  });
+  router.post(`${EMAIL_CHANGE_PATH}/:token`, async (req, res, params) => {
+    const form = await readForm(req);
+    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    const token = params.token ?? '';
+    const r = await completeEmailChange(ctx, TOKEN_PARAM.test(token) ? token : '');
+    if (!r.ok) {
+      if (r.reason === 'email_taken') return sendHtml(res, 409, page('Address taken', alert(r.message)), PAGE_HEADERS);
+      return linkRefused(res, r.reason === 'valid' ? 'invalid' : r.reason, 'change');
+    }
+    const body = html`<p class="ok" role="status" id="email-changed">Your account now uses ${r.newEmail} (verified). Sign in with it from now on; ${r.oldEmail} was told.</p><p><a href="/account">Your account</a></p>`;
+    sendHtml(res, 200, page('E-mail address changed', body), PAGE_HEADERS);
+  });
+}
