@@ -231,6 +231,8 @@ test('/coverage shows the audit of each place that has one, and /coverage/<slug>
   assert.match(section, /Calibration: share on the right lot per confidence band/);
   assert.match(section, /<td>0\.95-1\.00<\/td><td>[\d,]+<\/td><td>[\d,]+<\/td><td>100\.00 %<\/td>/);
   assert.match(section, /No checked answer disagrees with the source\./);
+  // The held-out calibration the answers use is on the page.
+  assert.match(section, new RegExp(`id="calibration-cambridge-ma"[\\s\\S]*Confidence as answered: ${cambridge.heldOut.heldOut.toLocaleString('en-US')} addresses held out`));
   assert.match(section, /href="\/coverage\/cambridge-ma\/audit\.json"/);
   // A place catalogued but not imported here shows no audit section.
   const saanich = /id="place-saanich-bc"[\s\S]*?<\/section>/.exec(body)?.[0];
@@ -267,4 +269,30 @@ test('siteline data audit: the real command on a database holding Cambridge (a s
   } finally {
     await placesEnv.close();
   }
+});
+
+test("calibration: the held-out table is measured and stored, and an interpolated answer reports the share right its band measured, with a note", async () => {
+  const held = cambridge.heldOut;
+  assert.ok(held.heldOut > SAMPLE * 0.9, JSON.stringify(held));
+  const interp = held.rows.find((r) => r.matchType === 'street_interpolation' && r.band === '0.50-0.60');
+  assert.ok(interp && interp.answered > 0 && interp.right <= interp.answered, JSON.stringify(held.rows));
+  // A full audit's table is what answers use; the sample's is small, so write the band a measured share to see it applied.
+  const { getFeasibilitySnapshot } = await import('../src/core/snapshot.ts');
+  const { forgetPlaceCalibration } = await import('../src/geocoder/calibration.ts');
+  const before = await getFeasibilitySnapshot(svc.ctx, '57 Inman St, Cambridge, MA');
+  const measured = { ...interp!, answered: 745, right: 518, shareRight: 518 / 745 };
+  const rows = held.rows.map((r) => (r === interp ? measured : r));
+  await svc.ctx.db.query(`UPDATE place_audits SET report = $2::json WHERE place_id = $1`, [cambridge.placeId, JSON.stringify({ ...cambridge, heldOut: { ...held, rows } })]);
+  forgetPlaceCalibration(svc.ctx.db, cambridge.placeId);
+  const after = await getFeasibilitySnapshot(svc.ctx, '57 Inman St, Cambridge, MA');
+  assert.equal(after.address!.matchType, 'street_interpolation');
+  assert.equal(after.address!.confidence, 0.7, `${before.address!.confidence} -> ${after.address!.confidence}`);
+  assert.ok(after.address!.warnings.some((w) => /^Confidence 0\.7 is the share of right lots this place's audit \(\d{4}-\d\d-\d\d\) measured for interpolated answers scored 0\.50-0\.60 \(518 of 745 addresses held out of the address table\); the method's own score was 0\.5\.$/.test(w)), after.address!.warnings.join(' | '));
+  // An exact address-table answer is not touched.
+  const exact = await getFeasibilitySnapshot(svc.ctx, '11 Acorn St, Cambridge, MA');
+  assert.equal(exact.address!.confidence, 1);
+  assert.ok(!exact.address!.warnings.some((w) => /^Confidence /.test(w)));
+  // Put the stored audit back for the tests that follow.
+  await svc.ctx.db.query(`UPDATE place_audits SET report = $2::json WHERE place_id = $1`, [cambridge.placeId, JSON.stringify(cambridge)]);
+  forgetPlaceCalibration(svc.ctx.db, cambridge.placeId);
 });

@@ -4,6 +4,7 @@
 import type { PlaceRecord } from '../places/catalogue.ts';
 import type { PlaceAudit, Rate } from '../importer/audit-place.ts';
 import { html, type Html } from './html.ts';
+import { MIN_CALIBRATION_SAMPLE } from '../geocoder/calibration.ts';
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(2)} %`);
 const num = (x: number) => x.toLocaleString('en-US');
@@ -18,7 +19,10 @@ const rateText = (r: Rate) => (r.rate === null ? 'n/a (nothing to check)' : `${n
 
 export function auditSection(p: PlaceRecord, a: PlaceAudit | undefined): Html {
   const head = html`<h3 id="audit-${p.slug}">Accuracy audit</h3>`;
-  if (!a) return p.importedAt ? html`${head}<p class="muted">No accuracy audit is stored yet: it runs after each import (or <code>siteline data audit ${p.slug}</code>).</p>` : html``;
+  if (!a)
+    return p.importedAt
+      ? html`${head}<p class="muted">No accuracy audit is stored yet: it runs after each import (or <code>siteline data audit ${p.slug}</code>). Until then the confidences of ${p.name}'s answers are uncalibrated: the methods' own scores, not measured shares.</p>`
+      : html``;
   const when = html`<p class="muted">Audited ${a.generatedAt.slice(0, 16).replace('T', ' ')} UTC, of the data imported ${(a.importedAt ?? '').slice(0, 10)}${
     p.importedAt && a.importedAt && p.importedAt.slice(0, 19) !== a.importedAt.slice(0, 19) ? ' (an earlier import: a new audit follows the current one)' : ''
   }. <a href="/coverage/${p.slug}/audit.json">The full report (JSON)</a>.</p>`;
@@ -44,6 +48,7 @@ ${a.byMatchType.map((m) => html`<tr><td>${MATCH_LABELS[m.matchType] ?? m.matchTy
 <thead><tr><th scope="col">Confidence</th><th scope="col">Answered</th><th scope="col">Checked</th><th scope="col">Share right</th><th scope="col">Mean confidence</th><th scope="col">Cannot be checked</th></tr></thead><tbody>
 ${a.calibration.filter((c) => c.answered > 0).map((c) => html`<tr><td>${c.band}</td><td>${num(c.answered)}</td><td>${num(c.checked)}</td><td>${pct(c.shareRight)}</td><td>${conf(c.meanConfidence)}</td><td>${num(c.unverifiable)}</td></tr>`)}
 </tbody></table></div>
+${heldOutTable(p, a)}
 ${
   a.worstDisagreements.length
     ? html`<p>Worst disagreements (most confident first):</p><ul class="audit-worst">${a.worstDisagreements.slice(0, 5).map(
@@ -52,4 +57,14 @@ ${
     : html`<p>No checked answer disagrees with the source.</p>`
 }
 ${when}</div>`;
+}
+
+/** The calibration the answers use: each stand-in method's share right per band, with the address's own rows held out. */
+function heldOutTable(p: PlaceRecord, a: PlaceAudit): Html {
+  const rows = a.heldOut?.rows ?? [];
+  if (!rows.length) return html`<p class="muted" id="calibration-${p.slug}">No held-out calibration in this audit: the confidences of answers from the assessor's table or an interpolation are the methods' own scores.</p>`;
+  return html`<div class="table-scroll" id="calibration-${p.slug}"><table><caption class="muted" style="text-align:left">Confidence as answered: ${num(a.heldOut.heldOut)} addresses held out of the address table and answered by the other methods; an answer in a band with ${MIN_CALIBRATION_SAMPLE} or more reports its share right as its confidence</caption>
+<thead><tr><th scope="col">Method</th><th scope="col">Its own score</th><th scope="col">Answered</th><th scope="col">Right lot</th><th scope="col">Confidence reported</th></tr></thead><tbody>
+${rows.map((r) => html`<tr><td>${MATCH_LABELS[r.matchType] ?? r.matchType}</td><td>${r.band}</td><td>${num(r.answered)}</td><td>${num(r.right)} (${pct(r.shareRight)})</td><td>${r.answered >= MIN_CALIBRATION_SAMPLE && r.shareRight !== null ? conf(Math.round(r.shareRight * 100) / 100) : 'its own score (too few)'}</td></tr>`)}
+</tbody></table></div>`;
 }
