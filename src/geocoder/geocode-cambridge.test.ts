@@ -192,7 +192,7 @@ test('a lot from an interpolation must front the street named (the census cases 
   assert.ok(park.kind === 'matched' && park.parcelExtId === '1A-62' && park.matchType === 'assessor_table');
   assert.match(park.warnings.join(' '), /Lot 1A-62 does not front Msgr Obrien Hwy: it is about 1,040 ft from the street's centreline\. The assessor's table lists the address on it/);
   // A guessed lot on the street keeps its confidence; so does a rear lot ("-R") just behind it, and an exact table row.
-  for (const address of ['23 Brattle St, Cambridge, MA', '247-R Bent St, Cambridge, MA', '11 Acorn St, Cambridge, MA']) {
+  for (const address of ['11-A Walden St, Cambridge, MA', '247-R Bent St, Cambridge, MA', '11 Acorn St, Cambridge, MA']) {
     const r = await geocode(address);
     assert.equal(r.kind, 'matched', address);
     if (r.kind === 'matched') {
@@ -229,4 +229,16 @@ test("an address the address table and the assessor's table put on different lot
   // Where they share a lot, or the assessor is silent, nothing is said.
   const agree = await geocode('11 Acorn St, Cambridge, MA');
   assert.ok(agree.kind === 'matched' && agree.confidence === 1 && !agree.warnings.some((w) => /assessor table lists/.test(w)));
+});
+
+test("an address the town's table places in a street or public way (MapLot ROAD-) is never given a private lot", async () => {
+  // The census cases: stormwater cabinets and a plaza in the road, once answered on the lot beside them at 0.7-0.75.
+  for (const address of ['446 Concord Ave', '23 Brattle St', '91 Foster St', '311 Fresh Pond Pkwy', '313 Fresh Pond Pkwy']) {
+    const r = await geocode(`${address}, Cambridge, MA`);
+    assert.equal(r.kind, 'failed', `${address}: ${JSON.stringify(r)}`);
+    if (r.kind === 'failed') assert.match(r.reason, new RegExp(`^${address} is in the address table as a place in a street or public way .*, not on a lot, so no lot is answered for it$`));
+  }
+  // Its neighbour on a lot is answered as before.
+  const lot = await geocode('450 Concord Ave, Cambridge, MA');
+  assert.equal(lot.kind, 'matched');
 });

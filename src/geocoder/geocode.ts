@@ -265,6 +265,15 @@ async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: n
   }
   // The address's own rows (same suffix), when the table has it but not its lot.
   const own = ownRows(rows, parsed);
+  // The town's own table puts the address in a street or public way: there is no private lot to give.
+  if (own.length > 0 && own.every((r) => r.in_right_of_way)) {
+    return {
+      kind: 'failed',
+      reason: `${own[0]!.full_address} is in the address table as a place in a street or public way (a fixture such as a cabinet or a plaza), not on a lot, so no lot is answered for it`,
+      suggestions: [],
+      streetKnown: true,
+    };
+  }
   let lotMissing: string | null = null;
   if (own.length > 0) {
     const ids = [...new Set(own.map((r) => r.parcel_ext_id).filter((x): x is string => !!x))];

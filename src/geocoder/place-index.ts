@@ -38,6 +38,8 @@ export interface AddressRow {
   inside_lat: number | null;
   has_parcel: boolean;
   row_no: number;
+  /** The town's table places the address in a street or public way. */
+  in_right_of_way: boolean;
 }
 
 export interface LocationRow {
@@ -116,7 +118,7 @@ export function sqlSource(db: Queryable, placeId: string): GeoSource {
     addressRows: (key, number) =>
       db.query<AddressRow>(
         `SELECT a.row_no, a.number, a.number_suffix, a.unit, a.full_address, a.street_display, a.postcode, a.parcel_ext_id,
-                a.lon, a.lat, p.inside_lon, p.inside_lat, (p.parcel_ext_id IS NOT NULL) AS has_parcel
+                a.lon, a.lat, p.inside_lon, p.inside_lat, (p.parcel_ext_id IS NOT NULL) AS has_parcel, a.in_right_of_way
            FROM addresses a
            LEFT JOIN parcels p ON p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id
           WHERE a.place_id = $1 AND a.street_key = $2 AND a.number = $3
@@ -268,6 +270,7 @@ interface AddressChunkRow {
   parcel_ext_id: string | null;
   lon: number | null;
   lat: number | null;
+  in_right_of_way: boolean;
 }
 
 /** One place's hot index: columns in typed arrays, strings interned, parcels in id order. */
@@ -325,6 +328,7 @@ export class PlaceIndex implements GeoSource {
   private aLon: Float64Array | null = null; // null: no address has a point of its own
   private aLat: Float64Array | null = null;
   private aExtMissing = new Map<number, string>(); // parcel_ext_id of rows whose lot is not in the parcel layer
+  private aRightOfWay = new Set<number>(); // rows the town's table places in a street or public way
   private strings: string[] = [];
   private locations = new Map<string, LocEntry[]>();
   private segs = new Map<string, SegmentRow[]>();
@@ -594,13 +598,14 @@ export class PlaceIndex implements GeoSource {
     let lat = new Float64Array(cap);
     const full: (string | null)[] = [];
     const missing = new Map<number, string>();
+    const rightOfWay = new Set<number>();
     let n = 0;
     // Chunks by row_no range (the primary key): bounded reads whatever the planner knows.
     const span = (await db.query<{ lo: number | null; hi: number | null }>('SELECT min(row_no) AS lo, max(row_no) AS hi FROM addresses WHERE place_id = $1', [this.placeId]))[0];
     for (let from = span?.lo ?? 0, to = span?.hi ?? -1; from <= to; from += CHUNK) {
       const chunk = await chunkOf<AddressChunkRow>(
         db,
-        `SELECT row_no, number, number_suffix, unit, full_address, street_key, street_display, postcode, parcel_ext_id, lon, lat
+        `SELECT row_no, number, number_suffix, unit, full_address, street_key, street_display, postcode, parcel_ext_id, lon, lat, in_right_of_way
            FROM addresses WHERE place_id = $1 AND row_no >= $2 AND row_no < $3`,
         [this.placeId, from, from + CHUNK],
         'row_no',
@@ -628,6 +633,7 @@ export class PlaceIndex implements GeoSource {
         const p = r.parcel_ext_id === null ? -1 : this.parcelIndex(r.parcel_ext_id);
         parcel[i] = p;
         if (p < 0 && r.parcel_ext_id !== null) missing.set(i, r.parcel_ext_id);
+        if (r.in_right_of_way) rightOfWay.add(i);
         suffix[i] = strings.id(r.number_suffix);
         unit[i] = strings.id(r.unit);
         postcode[i] = strings.id(r.postcode);
@@ -665,6 +671,7 @@ export class PlaceIndex implements GeoSource {
       const i = order[j]!;
       const m = missing.get(i);
       if (m !== undefined) this.aExtMissing.set(j, m);
+      if (rightOfWay.has(i)) this.aRightOfWay.add(j);
       const k = keyText[key[i]!]!;
       const cur = this.streets.get(k);
       if (cur) cur.end = j + 1;
@@ -773,6 +780,7 @@ export class PlaceIndex implements GeoSource {
         inside_lon: p >= 0 ? this.inLon[p]! : null,
         inside_lat: p >= 0 ? this.inLat[p]! : null,
         has_parcel: p >= 0,
+        in_right_of_way: this.aRightOfWay.has(i),
       });
     }
     return out;

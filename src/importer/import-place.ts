@@ -27,8 +27,9 @@ import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
  * the assessor's lot locations (lot_locations) and row ids never used as join keys, all of which
  * changed stored rows after version 3 without a bump: a data directory imported before them kept
  * the old facts. 5: addresses.source_lot_id (the town's own lot id, kept whatever the join).
+ * 6: addresses.in_right_of_way (the town's table places the address in a street or public way).
  */
-export const IMPORTER_VERSION = '5';
+export const IMPORTER_VERSION = '6';
 /** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
 export const BULK_INDEX_THRESHOLD = 50_000;
 

@@ -35,6 +35,8 @@ export interface AddressRow {
   parcelExtId: string | null;
   /** The town's own lot id for the row (its parcel id column), whatever join found parcelExtId. */
   sourceLotId?: string | null;
+  /** The town's table places the address in a street or public way (manifest rightOfWayParcelIds). */
+  inRightOfWay?: boolean;
   lon: number | null;
   lat: number | null;
 }
@@ -186,6 +188,7 @@ export function insertAddresses(q: Queryable, placeId: string, rows: Iterable<Ad
       { name: 'full_address', type: 'text', get: (r) => r.fullAddress },
       { name: 'parcel_ext_id', type: 'text', get: (r) => r.parcelExtId },
       { name: 'source_lot_id', type: 'text', get: (r) => r.sourceLotId ?? null },
+      { name: 'in_right_of_way', type: 'text', cast: 'boolean', get: (r) => (r.inRightOfWay ? 'true' : 'false') },
       { name: 'lon', type: 'float8', get: (r) => r.lon },
       { name: 'lat', type: 'float8', get: (r) => r.lat },
     ],

@@ -109,6 +109,11 @@ const addressesTarget = z.object({
   nullParcelIds: z.array(z.string()).default([]),
   /** Parcel ids matching this pattern also mean "no parcel" (road and placeholder ids). */
   nullParcelIdPattern: z.string().optional(),
+  /**
+   * Parcel ids that place the address in a street or public way (Cambridge: "ROAD-", "ROAD"): such an
+   * address is never answered with a private lot (docs/geocoder.md).
+   */
+  rightOfWayParcelIds: z.array(z.string()).default([]),
 });
 
 const streetSegmentsTarget = z.object({

@@ -359,6 +359,7 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
   if (load.target !== 'addresses') return;
   const fm = load.fields;
   const nullIds = new Set(load.nullParcelIds);
+  const rightOfWay = new Set(load.rightOfWayParcelIds);
   const nullIdPattern = load.nullParcelIdPattern ? new RegExp(load.nullParcelIdPattern) : null;
   const lotBy = load.lotBy ?? (fm.parcelId ? 'id' : 'point');
   let noParcel = 0;
@@ -446,6 +447,7 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
       fullAddress: (fm.fullAddress ? text(v[fm.fullAddress]) : '') || oneLineText.replace(/\s+/g, ' ') || `${numText}${suffix ? `-${suffix}` : ''} ${display}`,
       parcelExtId,
       sourceLotId: idLot,
+      inRightOfWay: rightOfWay.has(parcelRaw),
       lon: hasPoint ? x : null,
       lat: hasPoint ? y : null,
     });
