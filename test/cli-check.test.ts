@@ -23,7 +23,7 @@ function sitelineWith(extraEnv: Record<string, string>, ...args: string[]) {
   return spawnSync(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env.env, ...extraEnv },
+    env: { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, ...env.env, ...extraEnv },
     timeout: 120_000,
   });
 }

@@ -178,7 +178,9 @@ export class ServiceClient {
     } catch (e) {
       throw this.translate(e);
     }
-    const text = (res.content as { type: string; text?: string }[] | undefined)?.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n') ?? '';
+    // The first text block is what a person reads (the message or the summary); the second is the
+    // whole structured answer as JSON for text-only clients (docs/mcp.md), which the CLI has already.
+    const text = (res.content as { type: string; text?: string }[] | undefined)?.find((c) => c.type === 'text')?.text ?? '';
     return {
       structured: res.structuredContent as Record<string, unknown> | undefined,
       text,

@@ -1,7 +1,7 @@
 // Crash recovery (issue 13): the real `siteline` server process (src/main.ts, as `npm start` runs it) on
 // an embedded PGlite data directory is killed with SIGKILL in the middle of its start-up import, and
 // again in the middle of a burst of writes (sign-ups); each time it is started again on the same data
-// directory and compared with a clean state: it starts, /healthz is ok, the place equals a clean import
+// directory and compared with a clean state: it starts, /readyz is ok, the place equals a clean import
 // of it (same digest, same row counts), every acknowledged write is there and whole, and nothing is
 // half-written. One small place (Paradise, TX) through SITELINE_PLACES_DIR keeps it to seconds.
 // PGlite only: on PostgreSQL the database server, not siteline's process, owns durability.
@@ -138,7 +138,7 @@ test('kill -9 during the first start\'s import: the next start imports the place
   running = startSiteline(env, work);
   const url = await listening(running);
   {
-    const health = await fetch(`${url}/healthz`);
+    const health = await fetch(`${url}/readyz`);
     const body = (await health.json()) as { status: string; places: Array<{ slug: string; loaded: boolean; stale: boolean }> };
     assert.equal(health.status, 200, JSON.stringify(body));
     assert.equal(body.status, 'ok');

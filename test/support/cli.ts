@@ -20,7 +20,8 @@ export function runSiteline(args: string[], env: NodeJS.ProcessEnv, onStderr?: (
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), ...args], {
       cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env },
+      // The runner's own colour settings are dropped, not blanked: Node 22 warns on stderr when both are set.
+      env: { ...withoutColourSettings(process.env), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -91,4 +92,9 @@ export async function cliSandbox(name: string): Promise<CliSandbox> {
     },
     remove: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+function withoutColourSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { NO_COLOR: _n, FORCE_COLOR: _f, ...rest } = env;
+  return rest;
 }
