@@ -617,9 +617,9 @@ async function measurePayload(url: string, token: string, addresses: string[]): 
   const n = (b: number) => b.toLocaleString('en-US');
   return [
     `  payload, ${PAYLOAD_ADDRESS} (answered): structured JSON ${n(one.structured)} B (${kb(one.structured)}) [<= 5 KB goal]   text block ${n(one.text)} B   ` +
-      `MCP result on the wire ${n(one.wire)} B (${kb(one.wire)}) [<= 10 KB]   ~${n(Math.round(one.wire / 4))} tokens (bytes / 4)   with includeSources ${n(inline.structured)} B structured`,
+      `MCP result on the wire ${n(one.wire)} B (${kb(one.wire)}) [<= 12 KB]   ~${n(Math.round(one.wire / 4))} tokens (bytes / 4)   with includeSources ${n(inline.structured)} B structured`,
     `  payload over ${structured.length} answered Cambridge addresses: structured JSON median ${n(q(structured, 0.5))} B, p90 ${n(q(structured, 0.9))} B, max ${n(Math.max(...structured))} B [<= 5 KB typical]   ` +
-      `on the wire median ${n(q(wire, 0.5))} B, p90 ${n(q(wire, 0.9))} B [<= 10 KB]   ~${n(Math.round(q(wire, 0.5) / 4))} tokens median`,
+      `on the wire median ${n(q(wire, 0.5))} B, p90 ${n(q(wire, 0.9))} B [<= 12 KB]   ~${n(Math.round(q(wire, 0.5) / 4))} tokens median`,
   ];
 }
 
