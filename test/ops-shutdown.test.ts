@@ -5,7 +5,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { createPlacesEnv, ROOT, testCtx } from './support/harness.ts';
 import { listening, startSiteline, stop } from './support/siteline-process.ts';
@@ -59,15 +58,39 @@ function heldRequest(url: string): Pending {
   };
 }
 
-function connectRefused(url: string): Promise<boolean> {
-  const u = new URL(url);
+/**
+ * A held request the server has accepted (its 100 Continue arrived). A connection closed before that
+ * was never accepted, so what is promised of accepted requests does not cover it: it is sent again
+ * (at most three times, each said in the test's output).
+ */
+async function acceptedRequest(url: string): Promise<Pending> {
+  for (let attempt = 1; ; attempt++) {
+    const h = heldRequest(url);
+    try {
+      await h.accepted;
+      return h;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      console.log(`# a held request was closed before the server accepted it (${(err as Error).message}); sent again`);
+    }
+  }
+}
+
+/**
+ * Whether a new connection made now is served. Once draining, it is not: refused, or (when the kernel
+ * had already queued it as the listening socket closed) reset without an answer.
+ */
+function newConnectionServed(url: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = net.connect(Number(u.port), u.hostname);
-    s.once('connect', () => {
-      s.destroy();
+    const req = http.get(`${url}/healthz`, { agent: false }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.on('error', () => resolve(false));
+    req.setTimeout(5000, () => {
+      req.destroy();
       resolve(false);
     });
-    s.once('error', (e) => resolve((e as NodeJS.ErrnoException).code === 'ECONNREFUSED'));
   });
 }
 
@@ -107,11 +130,10 @@ test('SIGTERM: accepted requests all get full answers, new connections are refus
       await first.waitFor((l) => l.msg === 'analysis run started' && l.runId === runId, 'the run to start');
       assert.equal((await fetch(`${url}/readyz`)).status, 200);
 
-      const held = [heldRequest(url), heldRequest(url), heldRequest(url)];
-      await Promise.all(held.map((h) => h.accepted));
+      const held = await Promise.all([acceptedRequest(url), acceptedRequest(url), acceptedRequest(url)]);
       first.child.kill('SIGTERM');
       await first.waitFor((l) => l.msg === 'shutting down', 'the shutting-down line');
-      assert.equal(await connectRefused(url), true, 'no new connection is accepted once draining');
+      assert.equal(await newConnectionServed(url), false, 'no new connection is served once draining');
 
       const answers = await Promise.all(held.map((h) => h.finish()));
       for (const a of answers) {
@@ -123,7 +145,8 @@ test('SIGTERM: accepted requests all get full answers, new connections are refus
       const { code, signal } = await first.exited;
       assert.deepEqual([code, signal], [0, null], 'exit 0');
       assert.ok(first.lines.some((l) => l.msg === 'stopped'));
-      const handedBack = first.lines.find((l) => /handed back to the queue/.test(String(l.msg)));
+      // The workers' own line (the interrupted run logs "handed back" too, and may log first).
+      const handedBack = first.lines.find((l) => /stopped before their runs finished/.test(String(l.msg)));
       assert.equal(handedBack?.released, 1, 'the running analysis run was handed back at the bound');
     } finally {
       if (first.child.exitCode === null && first.child.signalCode === null) await stop(first);
