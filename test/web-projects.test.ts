@@ -76,7 +76,7 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
     await workers.stop();
   }
   assert.match(done, /Status: <code class="status">current<\/code>/);
-  assert.match(done, /<tr><th>Max floor area<\/th><td>unknown <span class="badge badge-\w+" data-status="unverified_default"[^>]*>indicative — unverified<\/span>/);
+  assert.match(done, /<tr><th>Max floor area<\/th><td>Unknown <span class="badge badge-\w+" data-status="unverified_default"[^>]*>indicative, unverified<\/span>/);
   assert.doesNotMatch(done, /<code class="status">(unverified_default|not_extracted|cited)<\/code>/);
 
   const stranger = await signUpOrIn(svc.url, 'web-stranger@example.com');

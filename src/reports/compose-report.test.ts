@@ -39,8 +39,8 @@ test('a detailed investor report: every envelope value with its status in words 
   assert.equal(pdf.pages.length, r.pageCount);
   const t = pdf.text;
   for (const [label, value, status] of [
-    ['Maximum height', '35 ft', 'Cited: read from the bylaw'],
-    ['Maximum floor area ratio', '0.75', 'Cited: a conditional rule that applies here'],
+    ['Maximum height', '35 ft', 'Cited from the bylaw'],
+    ['Maximum floor area ratio', '0.75', 'Cited, a conditional rule that applies here'],
     ['Minimum side yard', 'Unknown', 'Unknown: depends on conditions not resolved'],
     ['Minimum rear yard', 'Unknown', 'Unknown: not extracted from the bylaw'],
     ['Maximum lot coverage', 'No limit in the bylaw', 'The bylaw sets no limit'],

@@ -6,7 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
-import { isStatus } from '../core/statuses.ts';
+import { isStatus, isValueStatus } from '../core/statuses.ts';
+import { valueWords } from '../core/value-words.ts';
 import { statusBadge } from './status-badge.ts';
 import { SitelineError } from '../core/errors.ts';
 import { listProjects, projectById, summarise } from '../projects/project-store.ts';
@@ -79,9 +80,14 @@ function changeText(field: string, before: unknown, after: unknown): string {
   return before === null || before === undefined ? `${name}: ${value(after)}` : `${name}: ${value(before)} → ${value(after)}`;
 }
 
-function sourced(v: { value: number | null; status: string; unit?: string } | undefined): Html {
+function sourced(v: { value: number | null; status: string; unit?: string; statedNoLimit?: string } | undefined): Html {
   if (!v) return html`—`;
-  const shown = v.value === null ? (v.status === 'no_limit_in_bylaw' ? 'no limit' : 'unknown') : `${v.value.toLocaleString('en-US')}${v.unit ? ` ${v.unit}` : ''}`;
+  // Worded as on every surface (src/core/value-words.ts).
+  const shown = isValueStatus(v.status)
+    ? valueWords({ ...v, status: v.status }).says
+    : v.value === null
+      ? 'Unknown'
+      : `${v.value.toLocaleString('en-US')}${v.unit ? ` ${v.unit}` : ''}`;
   // The worded badge the snapshot page uses (the raw code stays in its title and data for agents).
   return html`${shown} ${isStatus(v.status) ? statusBadge(v.status) : html`<code class="status">${v.status}</code>`}`;
 }
