@@ -214,7 +214,8 @@ function schemaText(s: Json | undefined): string {
   return JSON.stringify(s ?? {}, null, 2);
 }
 
-export function renderApiReference(doc: Json): string {
+/** The reference page; `signedInAs` puts the signed-in header on it, as on every page. */
+export function renderApiReference(doc: Json, signedInAs: string | null = null): string {
   const ops: Html[] = [];
   for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
     for (const [method, op] of Object.entries(methods)) {
@@ -249,5 +250,5 @@ ${ops}
 <table><tr><th>Code</th><th>Status</th><th>Title</th><th>type</th></tr>${problems}</table>
 <h2 id="schemas">Schemas</h2>
 ${schemas}`;
-  return page('siteline REST API reference', body, { wide: true });
+  return page('siteline REST API reference', body, { wide: true, signedInAs });
 }

@@ -358,6 +358,18 @@ function suggestionHref(s: Snapshot, suggestion: string): string {
   return `${SITES_PATH}?${new URLSearchParams({ address: full }).toString()}`;
 }
 
+/**
+ * The heading of an unanswered address says what went wrong: in a covered city, the street (or the
+ * address) was not found there, which is not the same as the city not being covered.
+ */
+export function notCoveredTitle(s: Snapshot): string {
+  const c = s.coverage;
+  const where = c.place ? `${c.place.name}, ${c.place.region}` : null;
+  if (c.status === 'geocode_failed' && where) return /\bno street "/.test(c.message) ? `Street not found in ${where}` : `Address not found in ${where}`;
+  if (c.status === 'geo_division_uncatalogued') return s.suggestions?.length ? 'City not recognised' : 'Place not recognised';
+  return 'Address not covered';
+}
+
 function notCoveredBody(s: Snapshot, address: string): Html {
   const c = s.coverage;
   return html`<section id="coverage">
@@ -398,7 +410,7 @@ async function showSite(ctx: AppContext, req: IncomingMessage, res: ServerRespon
     throw err;
   }
   if (!snapshot.answered) {
-    return sendHtml(res, 200, page('Address not covered', notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
+    return sendHtml(res, 200, page(notCoveredTitle(snapshot), notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
   }
   // The page shows every source in full: the snapshot's labels with the place's catalogue inline.
   snapshot = await withSourcesInline(ctx, snapshot);

@@ -21,7 +21,8 @@ const sites = (address: string) => `/sites?${new URLSearchParams({ address })}`;
 const PUBLIC_PAGES = ['/', '/coverage', '/signin', '/signup', '/reset-password', '/no-such-page'];
 // The snapshot (a whole lot, and a split lot), "did you mean", the bare form, the account page and its password and e-mail forms.
 const ACORN = sites('11 Acorn St, Cambridge, MA');
-const SIGNED_IN_PAGES = ['/sites', ACORN, sites('57 Inman St, Cambridge, MA'), sites('1 Elm Strreet, Cambridge, MA'), '/account', '/account/password', '/account/email'];
+// ... a misspelt city and a street not found in a covered city, and the public map (with the signed-in header).
+const SIGNED_IN_PAGES = ['/sites', ACORN, sites('57 Inman St, Cambridge, MA'), sites('1 Elm Strreet, Cambridge, MA'), sites('11 Acorn St, Cambrige, MA'), sites('11 Zzyzx St, Cambridge, MA'), '/account', '/account/password', '/account/email', '/map'];
 
 interface PageReport {
   consoleErrors: string[];
@@ -149,6 +150,7 @@ describe(`${group} pages in headless Chromium at ${WIDTHS.join(', ')} px`, { ski
             }
           }
         }
+        if (group === 'member' && !((await page.textContent('.who')) ?? '').includes(`Signed in as ${EMAIL}`)) problems.push(`${path}: not the signed-in header`);
         const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
         if (scroll.sw > scroll.cw) problems.push(`${path}: horizontal scroll (${scroll.sw} > ${scroll.cw})`);
         const violations = await axeSerious(page);
