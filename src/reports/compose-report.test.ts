@@ -158,3 +158,38 @@ test('the outline: an unverified default without a number is listed under what i
   const bare = JSON.stringify(buildOutline(sampleReportInput()));
   assert.match(bare, /57 Inman St, Cambridge, MA · Investor report/, 'an address without its place gets it added');
 });
+
+test('a long map legend never runs into the footer: the map moves to a page with room for it, and every entry sits above the footer', async () => {
+  const input = sampleReportInput();
+  // Forty districts around the lots (those the frame shows make a legend of many rows).
+  for (let i = 0; i < 40; i++) {
+    const x = -40 + (i % 10) * 20;
+    const y = -40 + Math.floor(i / 10) * 35;
+    input.areas.push({ code: `D-${String(i).padStart(2, '0')}`, name: `A district with a long name number ${i}`, kind: 'district', polygons: [rect(x, y, x + 20, y + 35)] });
+  }
+  // The request printed before the map, from none to long: the map starts at many heights on its page.
+  for (let words = 0; words <= 300; words += 12) {
+    input.request = words ? Array.from({ length: words }, (_, i) => `w${i}`).join(' ') : null;
+    await legendClearOfFooter(input);
+  }
+});
+
+async function legendClearOfFooter(input: ReturnType<typeof sampleReportInput>): Promise<void> {
+  const doc = await getDocument({ data: new Uint8Array((await composeReport(input)).pdf), useSystemFonts: false, isEvalSupported: false }).promise;
+  let legendPage = 0;
+  for (let p = 1; p <= doc.numPages; p++) {
+    const items = (await (await doc.getPage(p)).getTextContent()).items.filter((it): it is { str: string; transform: number[] } & typeof it => 'str' in it);
+    const footer = items.find((it) => / · page \d+ of \d+$/.test(it.str));
+    const legend = items.filter((it) => /^District D-\d\d /.test(it.str));
+    if (!legend.length) continue;
+    assert.equal(legendPage, 0, 'the legend is on one page, not split across two');
+    assert.ok(legend.length >= 20, `a long legend (${legend.length} entries: the districts the frame shows)`);
+    legendPage = p;
+    assert.ok(items.some((it) => it.str === 'Build lot'));
+    assert.ok(footer, 'the page has its footer');
+    const footerTop = footer.transform[5]! + 8; // pdf.js y is the baseline, from the bottom of the page
+    for (const it of legend) assert.ok(it.transform[5]! > footerTop, `"${it.str}" at y=${it.transform[5]} is clear of the footer at ${footer.transform[5]}`);
+  }
+  await doc.destroy();
+  assert.ok(legendPage > 0, 'the legend was found');
+}

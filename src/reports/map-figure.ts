@@ -200,17 +200,38 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
       text: `Overlay ${o.code}${o.name ? ` (${o.name})` : ''}`,
     })),
   ];
-  let x = frame.x;
   doc.font(fonts.regular).fontSize(7.5).fillColor('#222222');
-  for (const item of items) {
-    const w = 20 + doc.widthOfString(item.text) + 14;
-    if (x + w > frame.x + frame.w) {
-      x = frame.x;
+  for (const at of legendLayout(doc, items.map((i) => i.text), frame.x, y, frame.w).at) {
+    const item = items[at.i]!;
+    item.swatch(at.x, at.y + 1);
+    doc.fillColor('#222222').text(item.text, at.x + 18, at.y, { lineBreak: false });
+  }
+  return legendLayout(doc, items.map((i) => i.text), frame.x, y, frame.w).bottom;
+}
+
+/** Where each legend entry goes (rows of 12 pt, wrapping at the frame's width) and the y below the last row; in the current font. */
+function legendLayout(doc: PDFKit.PDFDocument, texts: string[], x0: number, y0: number, width: number): { at: { i: number; x: number; y: number }[]; bottom: number } {
+  let x = x0;
+  let y = y0;
+  const at: { i: number; x: number; y: number }[] = [];
+  texts.forEach((text, i) => {
+    const w = 20 + doc.widthOfString(text) + 14;
+    if (x + w > x0 + width && x > x0) {
+      x = x0;
       y += 12;
     }
-    item.swatch(x, y + 1);
-    doc.fillColor('#222222').text(item.text, x + 18, y, { lineBreak: false });
+    at.push({ i, x, y });
     x += w;
-  }
-  return y + 16;
+  });
+  return { at, bottom: y + 16 };
+}
+
+/** The height the map and its legend take (so the page can make room for both before drawing). */
+export function mapFigureHeight(doc: PDFKit.PDFDocument, input: ReportInput, frame: Frame, fonts: { regular: string; bold: string }): number {
+  const proj = projectLots(input, frame);
+  const texts = ['Build lot', ...(input.lots.some((l) => l.role === 'context') ? ['Context lot'] : [])];
+  for (const d of legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'district').sort((a, b) => a.code.localeCompare(b.code)))) texts.push(`District ${d.code}${d.name ? ` (${d.name})` : ''}`);
+  for (const o of legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'overlay').sort((a, b) => a.code.localeCompare(b.code)))) texts.push(`Overlay ${o.code}${o.name ? ` (${o.name})` : ''}`);
+  doc.font(fonts.regular).fontSize(7.5);
+  return legendLayout(doc, texts, frame.x, frame.y + frame.h + 6, frame.w).bottom - frame.y;
 }
