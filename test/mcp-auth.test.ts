@@ -137,7 +137,7 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       // The text block says what the structured answer holds (a summary, not a second copy of the JSON).
       const summary = (results[0]!.content as { text: string }[])[0]!.text;
       assert.match(summary, new RegExp(`lot ${first.lot.parcelExternalId}\\b`));
-      assert.match(summary, /maxHeightFt .+ \((unverified_default|cited|not_extracted)/);
+      assert.match(summary, /maxHeightFt .+ — (indicative, unverified|cited from the bylaw|unknown: not extracted from the bylaw)/);
       assert.ok(summary.length < 1000, `a short summary (${summary.length} chars)`);
       // 57 Inman St is not in the address table: the text alone says the lot is a guess, as the structure does.
       const match = (first as unknown as { address: { matchType: string; confidence: number } }).address;

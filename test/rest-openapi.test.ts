@@ -113,3 +113,47 @@ test('the reference page at /docs/api is generated from the document', async () 
   for (const code of Object.keys(doc['x-problem-types'])) assert.ok(body.includes(`id="problem-${code.replace(/_/g, '-')}"`), code);
   assert.match(body, /id="schema-Snapshot"/);
 });
+
+test('the document carries info.license and examples; /docs/api gives a curl command for every operation and schemas as field lists', async () => {
+  assert.equal(typeof doc.info.license?.name, 'string');
+  assert.ok(doc.info.license.name.length > 0);
+  assert.deepEqual(doc.paths['/api/v1/sites/check'].post.requestBody.content['application/json'].example, { address: '11 Acorn St, Cambridge, MA' });
+  assert.equal(doc.paths['/api/v1/coverage'].get.parameters.find((p: { name: string }) => p.name === 'address').example, '11 Acorn St, Cambridge, MA');
+  const body = await (await fetch(`${svc.url}/docs/api`)).text();
+  let ops = 0;
+  for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { operationId: string; security?: unknown[]; requestBody?: unknown }>>)) {
+    for (const [method, op] of Object.entries(methods)) {
+      ops++;
+      const section = new RegExp(`<section id="${op.operationId}"[^>]*>([\\s\\S]*?)</section>`).exec(body)?.[1];
+      assert.ok(section, op.operationId);
+      const curl = /<pre class="curl"><code>([\s\S]*?)<\/code><\/pre>/.exec(section)?.[1]?.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+      assert.ok(curl, `${op.operationId}: a curl example`);
+      assert.match(curl, new RegExp(`^curl -sS${method === 'get' ? '' : ` -X ${method.toUpperCase()}`}`), op.operationId);
+      assert.ok(curl.includes(`'${doc.servers[0].url}${path.replace(/\{id\}/, 'key_')}`), `${op.operationId}: ${curl}`);
+      if (op.security?.length !== 0) assert.match(curl, /Authorization: Bearer \$SITELINE_(API_KEY|USER_TOKEN)/, op.operationId);
+      if (op.requestBody) assert.match(curl, /-d '\{/, `${op.operationId} sends its example body`);
+    }
+  }
+  assert.equal((body.match(/<pre class="curl">/g) ?? []).length, ops, 'one curl example per operation');
+  // Schemas read as field lists, not JSON dumps; headings are words, not raw paths.
+  assert.match(body, /<section id="schema-SiteCheckRequest" class="schema"><h3>SiteCheckRequest<\/h3><dl class="fields"><dt><code>address<\/code> <span class="muted">required<\/span><\/dt>/);
+  assert.doesNotMatch(body, /"properties":|"type": "object"/, 'no raw JSON schema on the page');
+  assert.match(body, /<h2>Feasibility snapshot for one address \(paid\)<\/h2>/);
+});
+
+test('the curl examples for coverage and the key list, run as printed by a shell against the server, answer 200', async () => {
+  // Asynchronously: the server answering the command runs in this process.
+  const { execFile } = await import('node:child_process');
+  const run = (cmd: string, env: Record<string, string>) =>
+    new Promise<{ stdout: string; stderr: string }>((resolve) => execFile('sh', ['-c', cmd], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } }, (_e, stdout, stderr) => resolve({ stdout, stderr })));
+  const curlOf = (body: string, id: string) =>
+    new RegExp(`<section id="${id}"[\\s\\S]*?<pre class="curl"><code>([\\s\\S]*?)</code></pre>`).exec(body)![1]!.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  const body = await (await fetch(`${svc.url}/docs/api`)).text();
+  const jwt = await getUserToken(svc.url, 'openapi.curl@example.com');
+  const key = (await api(svc.url, '/api/v1/keys', { token: jwt, body: { name: 'curl' } })).json.key as string;
+  for (const [id, env] of [['coverage', { SITELINE_API_KEY: key }], ['listKeys', { SITELINE_USER_TOKEN: jwt }]] as const) {
+    const cmd = `${curlOf(body, id)} -o /dev/null -w '%{http_code}'`;
+    const r = await run(cmd, env);
+    assert.equal(r.stdout, '200', `${id}: ${cmd}\n${r.stderr}`);
+  }
+});

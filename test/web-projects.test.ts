@@ -76,7 +76,7 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
     await workers.stop();
   }
   assert.match(done, /Status: <code class="status">current<\/code>/);
-  assert.match(done, /<tr><th>Max floor area<\/th><td>unknown <span class="badge badge-\w+" data-status="unverified_default"[^>]*>indicative — unverified<\/span>/);
+  assert.match(done, /<tr><th>Max floor area<\/th><td>Unknown <span class="badge badge-\w+" data-status="unverified_default"[^>]*>indicative, unverified<\/span>/);
   assert.doesNotMatch(done, /<code class="status">(unverified_default|not_extracted|cited)<\/code>/);
 
   const stranger = await signUpOrIn(svc.url, 'web-stranger@example.com');
@@ -104,16 +104,26 @@ test('a person without an agent: the menu leads to projects, a project is create
   assert.match(bad.body, /value="999 Nowhere Rd, Cambridge, MA"/);
   const made = await postForm(`${svc.url}/projects`, jar, { csrf: csrfFrom(list.body), name: 'Acorn by hand', address: '11 Acorn St, Cambridge, MA' });
   assert.equal(made.status, 303);
-  const projectId = /^\/projects\/([0-9a-f-]{36})\?msg=Project%20created/.exec(made.location ?? '')?.[1];
+  // The outcome travels in a one-time cookie, not in the URL: shown on the next load, gone on a reload.
+  const projectId = /^\/projects\/([0-9a-f-]{36})$/.exec(made.location ?? '')?.[1];
   assert.ok(projectId, made.location ?? '');
   const shown = await getPage(`${svc.url}/projects/${projectId}`, jar);
   assert.match(shown.body, /<h1>Acorn by hand<\/h1>/);
+  assert.match(shown.body, /<p class="ok" role="status">Project created\./);
+  assert.doesNotMatch((await getPage(`${svc.url}/projects/${projectId}`, jar)).body, /Project created\./, 'a reload does not show it again');
   assert.match(shown.body, /97-120/, 'the lot at the address is the build lot');
 
   // Export before any analysis has finished: refused, with the reason, nothing spent.
   const early = await postForm(`${svc.url}/projects/${projectId}/report`, jar, { csrf: csrfFrom(shown.body), audience: 'owner', detail: 'brief' });
   assert.equal(early.status, 303);
-  assert.match(decodeURIComponent(early.location ?? ''), new RegExp(`^/projects/${projectId}\\?msg=.*analysis`, 'i'));
+  assert.equal(early.location, `/projects/${projectId}`);
+  assert.match((await getPage(`${svc.url}/projects/${projectId}`, jar)).body, /<p class="ok" role="status">[^<]*analysis/i);
+
+  // "Analysis queued." is said once: the next load shows it, a reload (or the page's own refresh) does not.
+  const queued = await postForm(`${svc.url}/projects/${projectId}/analyze`, jar, { csrf: csrfFrom(shown.body) });
+  assert.equal(queued.location, `/projects/${projectId}`);
+  assert.match((await getPage(`${svc.url}/projects/${projectId}`, jar)).body, /role="status">Analysis queued\./);
+  assert.doesNotMatch((await getPage(`${svc.url}/projects/${projectId}`, jar)).body, /Analysis queued\./);
 
   // Analyse (this server runs no workers: one runs the queue now), then export: the PDF opens from its signed link.
   await postForm(`${svc.url}/projects/${projectId}/analyze`, jar, { csrf: csrfFrom(shown.body) });

@@ -29,15 +29,17 @@ function envelopeRows(body: string): { key: string; value: string; status: strin
   return rows;
 }
 
-test('valueText: null or unknown-status values read "unknown", no_limit_in_bylaw reads "no limit (bylaw)", never 0', () => {
+test('valueText: null or unknown-status values read "Unknown", no_limit_in_bylaw reads "No limit in the bylaw", never 0', () => {
   for (const status of UNKNOWN_VALUE_STATUSES) {
     assert.ok(STATUS_MEANINGS[status].unknown);
-    assert.equal(valueText({ value: null, status, unit: 'ft' }), 'unknown');
+    assert.equal(valueText({ value: null, status, unit: 'ft' }), 'Unknown');
     // Even a (forbidden) 0 beside an unknown status is not shown as a number.
-    assert.equal(valueText({ value: 0, status, unit: 'ft' }), 'unknown');
+    assert.equal(valueText({ value: 0, status, unit: 'ft' }), 'Unknown');
+    assert.equal(valueText({ value: null, status, unit: 'ft', statedNoLimit: 'S1' }), 'Unknown', 'an unknown status never reads as a no-limit');
   }
-  for (const status of VALUE_STATUSES) if (status !== 'no_limit_in_bylaw') assert.equal(valueText({ value: null, status, unit: 'ft' }), 'unknown');
-  assert.equal(valueText({ value: null, status: 'no_limit_in_bylaw', unit: 'ratio' }), 'no limit (bylaw)');
+  for (const status of VALUE_STATUSES) if (status !== 'no_limit_in_bylaw') assert.equal(valueText({ value: null, status, unit: 'ft' }), 'Unknown');
+  assert.equal(valueText({ value: null, status: 'no_limit_in_bylaw', unit: 'ratio' }), 'No limit in the bylaw');
+  assert.equal(valueText({ value: null, status: 'unverified_default', unit: 'ratio', statedNoLimit: 'S1' }), 'No limit, per S1');
   assert.equal(valueText({ value: 45, status: 'cited', unit: 'ft' }), '45 ft');
   assert.equal(valueText({ value: 2.5, status: 'cited', unit: 'ratio' }), '2.5');
   assert.equal(valueText({ value: 12500, status: 'derived_from_cited', unit: 'sqft' }), '12,500 sq ft');
@@ -102,7 +104,7 @@ describe('web pages: home and /sites over real HTTP', () => {
     }
     const acorn = await getPage(sitesUrl(svc.url, '11 Acorn St, Cambridge, MA'), jar);
     for (const status of ['unverified_default', 'not_extracted']) assert.match(acorn.body, new RegExp(`data-status="${status}"`));
-    assert.match(acorn.body, /unknown — not extracted/, 'not_extracted reads as a readable badge');
+    assert.match(acorn.body, /unknown: not extracted from the bylaw/, 'not_extracted reads as a readable badge');
     const rows = envelopeRows(acorn.body);
     assert.equal(rows.length, 21, 'every envelope member has a row');
     assert.deepEqual(rows.find((r) => r.key === 'maxHeightFt'), { key: 'maxHeightFt', value: '45 ft', status: 'unverified_default' });
@@ -126,7 +128,7 @@ describe('web pages: home and /sites over real HTTP', () => {
     const albany = await getPage(sitesUrl(svc.url, '224 Albany St, Cambridge, MA'), jar);
     assert.match(albany.body, /id="primary-zone">SD-8</);
     assert.match(albany.body, /id="overlays"[\s\S]*Massachusetts Institute of Technology/);
-    assert.ok(envelopeRows(albany.body).every((r) => r.status === 'site_specific_schedule' && r.value === 'unknown'));
+    assert.ok(envelopeRows(albany.body).every((r) => r.status === 'site_specific_schedule' && r.value === 'Unknown'));
   });
 
   test("the place's source catalogue, public, at the URL a snapshot names; cached for good by its version", async () => {
@@ -159,9 +161,11 @@ describe('web pages: home and /sites over real HTTP', () => {
         const unknown = STATUS_MEANINGS[r.status as keyof typeof STATUS_MEANINGS].unknown;
         if (unknown) {
           unknownRows++;
-          assert.equal(r.value, 'unknown', `${g.address} ${r.key} (${r.status}): not 0, not "no limit"`);
+          assert.equal(r.value, 'Unknown', `${g.address} ${r.key} (${r.status}): not 0, not "no limit"`);
         }
-        if (r.status !== 'no_limit_in_bylaw') assert.doesNotMatch(r.value, /no limit/i, `${g.address} ${r.key}`);
+        // Only the bylaw's own no-limit, or a source's no-limit on an unverified value naming that source.
+        if (r.status === 'unverified_default') assert.match(r.value, /^(?!.*no limit)|^No limit, per S\d+$/i, `${g.address} ${r.key}`);
+        else if (r.status !== 'no_limit_in_bylaw') assert.doesNotMatch(r.value, /no limit/i, `${g.address} ${r.key}`);
       }
     }
     assert.ok(unknownRows > 0, 'the sample has unknown values to check');
@@ -232,9 +236,9 @@ describe('web pages: home and /sites over real HTTP', () => {
       assert.match(text, /11 Acorn St, Cambridge, MA/);
       assert.match(text, /97-120/);
       assert.match(text, /C-1/);
-      assert.match(text, /Maximum height\s*45 ft\s*indicative — unverified/);
-      assert.match(text, /Minimum lot depth\s*unknown\s*unknown — not extracted/);
-      assert.equal(await page.textContent('#env-minLotDepthFt .value'), 'unknown');
+      assert.match(text, /Maximum height\s*45 ft\s*indicative, unverified/);
+      assert.match(text, /Minimum lot depth\s*Unknown\s*unknown: not extracted from the bylaw/);
+      assert.equal(await page.textContent('#env-minLotDepthFt .value'), 'Unknown');
       await page.screenshot({ path: '/tmp/sites-page.png', fullPage: true });
       await context.close();
     } finally {

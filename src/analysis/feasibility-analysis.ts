@@ -110,7 +110,7 @@ function derived(unit: string, formula: string, inputs: { name: string; s: Sourc
   // the result is unknown too, never computed with the missing number as 0.
   const valueless = inputs.filter((i) => !hasValue(i.s));
   if (valueless.length) {
-    return { value: null, status: p.status, ...base, note: `Unknown (not zero, not unlimited): ${valueless.map((i) => `${i.name} has no value (${i.s.status})`).join('; ')}.${opts.note ? ` ${opts.note}` : ''}` };
+    return { value: null, status: p.status, ...base, note: `Unknown (not zero, not unlimited): ${valueless.map((i) => (i.s.statedNoLimit ? `${i.name} has no value (${i.s.status}: ${i.s.statedNoLimit} states no limit, which no bylaw text confirms, so it is not computed as unlimited)` : `${i.name} has no value (${i.s.status})`)).join('; ')}.${opts.note ? ` ${opts.note}` : ''}` };
   }
   if (opts.noLimitWhen) return { value: null, status: 'no_limit_in_bylaw', ...base, note: `No limit: the bylaw sets none for the binding input.${opts.note ? ` ${opts.note}` : ''}` };
   const v = compute();

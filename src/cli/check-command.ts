@@ -8,7 +8,7 @@ import { JSON_FLAG, URL_FLAG, UsageError } from './command.ts';
 import { EXIT } from './exit-codes.ts';
 import { err, out, progress, type Io, type Palette } from './output.ts';
 import { ServiceClient, ServiceUnreachableError } from './service-client.ts';
-import { STATUS_MEANINGS } from '../core/statuses.ts';
+import { valueWords, type WordedValue } from '../core/value-words.ts';
 import type { Snapshot, SnapshotValue } from '../core/snapshot-types.ts';
 import { citationOf, conditionOf, notesOf, primaryDistrict, sourceOf } from '../core/snapshot-refs.ts';
 
@@ -101,11 +101,9 @@ export const checkCommand: Command = {
   },
 };
 
-/** A value as a person reads it: a null is "unknown" unless the bylaw itself sets no limit. */
-export function fmtValue(v: Pick<SnapshotValue, 'value' | 'status' | 'unit'>): string {
-  if (v.status === 'no_limit_in_bylaw') return 'no limit (bylaw)';
-  if (v.value === null || STATUS_MEANINGS[v.status].unknown) return 'unknown';
-  return `${typeof v.value === 'number' ? v.value.toLocaleString('en-US') : String(v.value)}${v.unit ? ' ' + v.unit : ''}`;
+/** A value as a person reads it, worded as on every surface (src/core/value-words.ts). */
+export function fmtValue(v: WordedValue): string {
+  return valueWords(v).says;
 }
 
 /** The snapshot for a person: what was matched, the lot, the zones, then every envelope value with its status. */
@@ -141,7 +139,9 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   for (const [name, v] of Object.entries(s.envelope ?? {})) {
     const c = citationOf(s, v);
     const cite = c ? `  [${c.section}]` : '';
-    out.push(`  ${name.padEnd(28)} ${fmtValue(v).padEnd(18)} ${status(v.status)}${cite}`);
+    const words = valueWords(v);
+    out.push(`  ${name.padEnd(28)} ${words.says.padEnd(18)} ${words.status} (${status(v.status)})${cite}`);
+    out.push(`      ${dim('analysis:')} ${words.analysis}`);
     // A value is never shown without what qualifies it: its condition, and the source of an indicative value.
     const condition = conditionOf(s, v);
     if (condition) out.push(`      ${dim('condition:')} ${condition}`);

@@ -190,6 +190,7 @@ function plainValue(rv: RuleValue, unit: string): Sourced {
   if (rv.citation) out.citation = rv.citation;
   if (rv.condition) out.condition = rv.condition;
   if (rv.note) out.note = rv.note;
+  if (rv.statedNoLimit) out.statedNoLimit = rv.statedNoLimit;
   return out;
 }
 
@@ -206,6 +207,7 @@ function resolveStandard(rules: PlaceRules, code: string, d: DistrictRules, key:
   if (rv.condition) out.condition = rv.condition;
   out.note = rv.note ?? (rv.status === 'site_specific_schedule' ? `District ${code} is governed by ${whereToRead(rules, d)}.` : undefined);
   if (out.note === undefined) delete out.note;
+  if (rv.statedNoLimit) out.statedNoLimit = rv.statedNoLimit;
   return out;
 }
 

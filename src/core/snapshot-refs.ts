@@ -154,6 +154,10 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
     if (v.value !== null && v.unit) out.unit = v.unit;
     t.refsInto(out, v);
     if (v.inputs) out.inputs = v.inputs;
+    if (v.statedNoLimit) {
+      out.statedNoLimit = v.statedNoLimit;
+      t.mention(v.statedNoLimit);
+    }
     envelope[name] = out;
     t.mention(v.note);
     t.mention(v.condition);

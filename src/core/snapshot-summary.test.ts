@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { valueWords } from './value-words.ts';
 import { snapshotSummary } from './snapshot-summary.ts';
 import type { Snapshot } from './snapshot-types.ts';
 
@@ -15,7 +16,7 @@ test('an answered snapshot: the matched address, the lot, the zone, the headline
   assert.ok(text.startsWith(`${s.address!.matchedAddress}, ${s.coverage.place!.name}: lot ${s.lot!.parcelExternalId}, ${s.lot!.areaSqft} sq ft, zone ${s.zones!.primary}`), text);
   for (const k of ['maxHeightFt', 'maxHeightStoreys', 'maxFar']) {
     const v = s.envelope![k];
-    if (v) assert.match(text, new RegExp(`${k} [^;]+ \\(${v.status}\\)`), `${k} named with its status`);
+    if (v) assert.ok(text.includes(`${k} ${valueWords(v).line}`), `${k} named with its status in words`);
   }
   const counts = new Map<string, number>();
   for (const v of Object.values(s.envelope!)) counts.set(v.status, (counts.get(v.status) ?? 0) + 1);
@@ -23,7 +24,7 @@ test('an answered snapshot: the matched address, the lot, the zone, the headline
   assert.deepEqual(listed, [...counts].map(([st, n]) => `${n} ${st}`), 'each status once, with its count, in envelope order');
   assert.equal(listed.reduce((sum, x) => sum + Number(x.split(' ')[0]), 0), Object.keys(s.envelope!).length);
   assert.doesNotMatch(text, /confidence/, 'an exact address-table match says nothing about confidence');
-  assert.match(text, /in the structured content\.$/);
+  assert.match(text, /The structured content has each value's status, condition, notes and sources\.$/);
 });
 
 test('unknown is never a number, no limit is said in words, and an inexact match names its confidence and why', () => {
@@ -32,8 +33,8 @@ test('unknown is never a number, no limit is said in words, and an inexact match
   s.envelope!['maxFar'] = { value: null, status: 'no_limit_in_bylaw' };
   s.address = { ...s.address!, matchType: 'street_interpolation', confidence: 0.6, warnings: ['No 12 is not in the address table.', 'another warning'] };
   const text = snapshotSummary(s);
-  assert.match(text, /maxHeightFt unknown \(not_extracted\)/);
-  assert.match(text, /maxFar no limit \(no_limit_in_bylaw\)/);
+  assert.match(text, /maxHeightFt Unknown — unknown: not extracted from the bylaw: the analysis cannot compute on it[;.]/);
+  assert.match(text, /maxFar No limit in the bylaw — the bylaw sets no limit: the analysis treats it as no limit[;.]/);
   assert.match(text, /We are not sure this is the lot you meant\. The address is not tied to a lot in any table; the lot was located by its number along the street \(match confidence 0\.6, below 0\.8\)\. No 12 is not in the address table\. Check the lot/);
   assert.doesNotMatch(text, /another warning/, 'only the geocoder\'s own reason');
 });
@@ -43,7 +44,7 @@ test('a snapshot with no headline value and a split lot with overlays', () => {
   for (const k of ['maxHeightFt', 'maxHeightStoreys', 'maxFar']) delete s.envelope![k];
   s.zones = { ...s.zones!, splitLot: true, districts: [{ code: 'C-1', name: null, share: 0.6 }, { code: 'B', name: null, share: 0.4 }], overlays: [{ code: 'AOD-1', name: null, share: 1, governingSection: null }] };
   const text = snapshotSummary(s);
-  assert.match(text, /zone C-1 \(split lot: C-1, B\), overlays AOD-1\. \. Envelope statuses:/);
+  assert.match(text, /zone C-1 \(split lot: C-1, B\), overlays AOD-1\. Envelope statuses:/);
 });
 
 test('not answered: the coverage status and message, and at most three suggestions', () => {

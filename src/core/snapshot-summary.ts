@@ -1,17 +1,12 @@
 // A snapshot in a few sentences: the summary a tool result's text leads with, before the whole answer
 // as JSON text (for text-only clients) and beside the structured content (docs/mcp.md). A reader of the
 // summary alone learns the lot, the zone, the headline values and, first, any doubt about the match.
-import { STATUS_MEANINGS } from './statuses.ts';
+import { valueWords } from './value-words.ts';
 import { matchDoubt } from './match-doubt.ts';
 import type { AddressMatch, Snapshot, SnapshotValue } from './snapshot-types.ts';
 
 const HEADLINE = ['maxHeightFt', 'maxHeightStoreys', 'maxFar'] as const;
 
-function valueWords(v: SnapshotValue): string {
-  if (v.status === 'no_limit_in_bylaw') return 'no limit';
-  if (v.value === null || STATUS_MEANINGS[v.status].unknown) return 'unknown';
-  return `${v.value}${v.unit && v.unit !== 'ratio' ? ` ${v.unit}` : ''}`;
-}
 
 const HOW: Record<AddressMatch['matchType'], string> = {
   address_table: 'from the address table',
@@ -55,12 +50,17 @@ export function snapshotSummary(s: Snapshot): string {
   let headline = '';
   for (const k of HEADLINE) {
     const v = env[k];
-    if (v) headline += `${headline ? '; ' : ''}${k} ${valueWords(v)} (${v.status})`;
+    if (!v) continue;
+    const w = valueWords(v);
+    // The status in words (its code is in the structured content and in the counts below). A
+    // number's status words say how far to rely on it; a value without one also says what the
+    // analysis does with it (the same words the page, the PDF and the CLI print).
+    headline += `${headline ? '; ' : ''}${k} ${w.line}${v.value === null ? `: ${w.analysis.charAt(0).toLowerCase()}${w.analysis.slice(1, -1)}` : ''}`;
   }
   return (
     `${s.address!.matchedAddress}, ${s.coverage.place?.name ?? ''}: lot ${lot.parcelExternalId}, ${lot.areaSqft} sq ft, ${zone}${overlays}. ` +
     matchWords(s.address!) +
-    `${headline}. Envelope statuses: ${statuses}. ` +
-    'Each value with its status, condition, notes and sources is in the structured content.'
+    `${headline ? `${headline}. ` : ''}Envelope statuses: ${statuses}. ` +
+    "The structured content has each value's status, condition, notes and sources."
   );
 }

@@ -39,6 +39,8 @@ export interface Sourced<T = number> {
   note?: string;
   /** For derived values: the envelope members used. */
   inputs?: string[];
+  /** The source id (S1...) that states there is no limit, on a null unverified_default value (docs/snapshot.md). */
+  statedNoLimit?: string;
 }
 
 export interface Coverage {
@@ -97,6 +99,8 @@ export interface SnapshotValue<T = number> {
   /** Ids in the snapshot's `notes`: texts several values share, each written once. */
   notes?: string[];
   inputs?: string[];
+  /** The source id (in `sources`) that states there is no limit, on a null unverified_default value no bylaw text verifies. */
+  statedNoLimit?: string;
 }
 
 export interface Lot {

@@ -76,13 +76,19 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
     }
   }
   if (r.kind === 'unknown') {
+    // A misspelt city ("Cambrige") gets the known cities it may mean, as whole addresses to try.
+    const line = `${parsed.number ? `${parsed.number}${parsed.numberSuffix ? `-${parsed.numberSuffix}` : ''} ` : ''}${parsed.street ?? ''}`.trim();
+    const didYouMean = r.didYouMean?.length && line ? r.didYouMean.map((c) => `${line}, ${c}`) : [];
     return {
       kind: 'not_covered',
       coverage: {
         status: 'geo_division_uncatalogued',
         eligibilityKnown: false,
-        message: `Could not place this address in a known state, province or city (${r.reason}). Add the city and the state or province, e.g. "57 Inman St, Cambridge, MA".`,
+        message: didYouMean.length
+          ? `Could not place this address in a known state, province or city (${r.reason}). Did you mean ${r.didYouMean!.slice(0, 3).join(' or ')}?`
+          : `Could not place this address in a known state, province or city (${r.reason}). Add the city and the state or province, e.g. "57 Inman St, Cambridge, MA".`,
       },
+      ...(didYouMean.length ? { suggestions: didYouMean } : {}),
     };
   }
   if (r.kind === 'gazetteer') {

@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { foldName, lookupRegion, REGIONS, type Region } from './regions.ts';
 import { loadAllManifests } from '../importer/manifest.ts';
+import { editDistance } from '../geocoder/street-match.ts';
 
 export interface GazetteerCity {
   name: string;
@@ -106,3 +107,32 @@ export function lookupGazetteer(name: string, region?: string | null, country?: 
 
 export { lookupRegion, REGIONS };
 export type { Region };
+
+/**
+ * Cities whose name is a small misspelling of `name` (within 1 edit for short names, 2 for longer
+ * ones), in that region when given: the ones siteline covers first, then the most populous. For a
+ * "did you mean" when no city of that name is known; never used to answer without asking.
+ */
+export function similarGazetteerCities(name: string, region?: string | null, country?: 'US' | 'CA' | null, limit = 3): GazetteerCity[] {
+  const key = cityKey(name);
+  if (key.length < 3) return [];
+  let r: Region | null = null;
+  if (region) {
+    r = lookupRegion(region, country ?? null);
+    if (!r) return [];
+  }
+  const max = key.length >= 6 ? 2 : 1;
+  const found: { c: GazetteerCity; d: number }[] = [];
+  for (const [k, list] of getIndex()) {
+    if (Math.abs(k.length - key.length) > max || k === key) continue;
+    let d = -1;
+    for (const c of list) {
+      if ((r && (c.region !== r.code || c.country !== r.country)) || (country && c.country !== country)) continue;
+      if (d < 0) d = editDistance(k, key);
+      if (d > max) break;
+      if (!found.some((f) => f.c.name === c.name && f.c.region === c.region && f.c.country === c.country)) found.push({ c, d });
+    }
+  }
+  found.sort((a, b) => a.d - b.d || (a.c.source === 'catalogue' ? 0 : 1) - (b.c.source === 'catalogue' ? 0 : 1) || (b.c.population ?? 0) - (a.c.population ?? 0));
+  return found.slice(0, limit).map((f) => f.c);
+}

@@ -4,7 +4,7 @@
 // 3. otherwise unknown (geo_division_uncatalogued), with the reason.
 import type { AppContext } from '../context.ts';
 import { CATALOGUE_CACHE_TTL_MS, catalogueGenerationNow, findPlacesByName, findPlacesByPostalCity, getPlace, placeNameKey, type PlaceRecord } from './catalogue.ts';
-import { findGazetteerCities } from './gazetteer.ts';
+import { findGazetteerCities, similarGazetteerCities } from './gazetteer.ts';
 import { lookupRegion } from './regions.ts';
 import { provincesForPostalCode, statesForZip } from '../geocoder/regions.ts';
 
@@ -24,7 +24,7 @@ export type PlaceResolution =
   | PlaceCandidate
   /** Several places fit the city as written (no state, a shared name, a postal city): never guessed. */
   | { kind: 'ambiguous'; reason: string; candidates: PlaceCandidate[] }
-  | { kind: 'unknown'; reason: string };
+  | { kind: 'unknown'; reason: string; /** Known cities a misspelt city name may have meant ("Cambridge, MA"), closest first. */ didYouMean?: string[] };
 
 export function candidateLabel(c: PlaceCandidate): string {
   return c.kind === 'place' ? `${c.place.name}, ${c.place.region}` : `${c.name}, ${c.region}`;
@@ -176,9 +176,11 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
     if (byCode.length === 1) return { kind: 'place', place: byCode[0]! };
   }
   if (city) {
+    const similar = similarGazetteerCities(city, scopeRegion?.code ?? null, scopeRegion?.country ?? country ?? null).map((c) => `${c.name}, ${c.region}`);
     return {
       kind: 'unknown',
       reason: scopeRegion ? `no city "${city}" is known in ${scopeRegion.name}` : `no city "${city}" is known in the United States or Canada`,
+      ...(similar.length ? { didYouMean: similar } : {}),
     };
   }
   if (scopeRegion) return { kind: 'unknown', reason: `the address names ${scopeRegion.name} but no city` };

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { composeReport } from './compose-report.ts';
-import { niceMetres, projectLots } from './map-figure.ts';
+import { niceFeet, niceMetres, projectLots } from './map-figure.ts';
 import { SitelineError } from '../core/errors.ts';
 import { rect, sampleReportInput } from '../../test/support/report-fixture.ts';
 
@@ -39,8 +39,8 @@ test('a detailed investor report: every envelope value with its status in words 
   assert.equal(pdf.pages.length, r.pageCount);
   const t = pdf.text;
   for (const [label, value, status] of [
-    ['Maximum height', '35 ft', 'Cited: read from the bylaw'],
-    ['Maximum floor area ratio', '0.75', 'Cited: a conditional rule that applies here'],
+    ['Maximum height', '35 ft', 'Cited from the bylaw'],
+    ['Maximum floor area ratio', '0.75', 'Cited, a conditional rule that applies here'],
     ['Minimum side yard', 'Unknown', 'Unknown: depends on conditions not resolved'],
     ['Minimum rear yard', 'Unknown', 'Unknown: not extracted from the bylaw'],
     ['Maximum lot coverage', 'No limit in the bylaw', 'The bylaw sets no limit'],
@@ -65,9 +65,10 @@ test('a detailed investor report: every envelope value with its status in words 
   const mapPage = pdf.pages.findIndex((p) => p.includes('Build lot'));
   assert.ok(mapPage >= 0);
   assert.ok(pdf.paths[mapPage]! >= 12, `vector paths on the map page: ${pdf.paths[mapPage]}`);
-  for (const label of ['Lot 1', 'Lot 2', 'C-1', 'District B (Residence B)', 'Overlay MXD-OV (Inman Square overlay)', '20 m', 'N']) {
+  for (const label of ['Lot 1', 'Lot 2', 'C-1', 'District B (Residence B)', 'Overlay MXD-OV (Inman Square overlay)', 'N']) {
     assert.ok(pdf.pages[mapPage]!.includes(label), `map label ${label}`);
   }
+  assert.match(pdf.pages[mapPage]!, /\b\d+ ft\b/, 'a US report: the scale bar is in feet, as its figures are');
   // Fonts embedded (TrueType subsets), no reliance on the viewer's fonts.
   const raw = r.pdf.toString('latin1');
   assert.match(raw, /\/FontFile2/);
@@ -117,6 +118,29 @@ test('map scale: the projection keeps metres true and the scale bar reads a roun
   const [x1] = proj.toPage(rect(0, 0, 100, 50)[0]![1]!);
   assert.ok(Math.abs((x1 - x0) / proj.pointsPerMetre - 100) < 0.5, '100 m on the ground is 100 m on the map');
   assert.deepEqual([niceMetres(7), niceMetres(23), niceMetres(480), niceMetres(1000)], [5, 20, 200, 1000]);
+  assert.deepEqual([niceFeet(70), niceFeet(230)], [50, 200]);
+});
+
+test('the map legend lists only what the map draws, each entry once; the scale bar is in feet in the US and metres in Canada', async () => {
+  const input = sampleReportInput();
+  input.areas = [
+    ...input.areas,
+    // The same district again (another polygon of it), and a district and an overlay far outside the frame.
+    { code: 'C-1', name: 'Residence C-1', kind: 'district', polygons: [rect(-40, 100, 60, 140)] },
+    { code: 'FAR-AWAY', name: 'Not on this map', kind: 'district', polygons: [rect(90000, 90000, 90100, 90100)] },
+    { code: 'OFF-OV', name: 'Off-map overlay', kind: 'overlay', polygons: [rect(-90100, -90100, -90000, -90000)] },
+  ];
+  input.lots = input.lots.filter((l) => l.role === 'build');
+  const us = await readPdf((await composeReport(input)).pdf);
+  const mapPage = us.pages.find((p) => p.includes('Build lot'))!;
+  assert.equal(mapPage.split('District C-1 (Residence C-1)').length - 1, 1, 'a district listed once');
+  assert.ok(mapPage.includes('District B (Residence B)'));
+  assert.doesNotMatch(mapPage, /FAR-AWAY|OFF-OV/, 'what the map does not show is not in its legend');
+  assert.doesNotMatch(mapPage, /Context lot/, 'no context lot drawn, none listed');
+  assert.match(mapPage, /\b\d+ ft\b/);
+  input.project = { ...input.project, place: 'Saanich, BC', geoDivisionId: 'CA-BC:saanich' };
+  const ca = (await readPdf((await composeReport(input)).pdf)).pages.find((p) => p.includes('Build lot'))!;
+  assert.match(ca, /\b\d+ m\b/);
 });
 
 test('the outline: an unverified default without a number is listed under what is unknown; the place is named once in the subtitle', async () => {
@@ -134,3 +158,38 @@ test('the outline: an unverified default without a number is listed under what i
   const bare = JSON.stringify(buildOutline(sampleReportInput()));
   assert.match(bare, /57 Inman St, Cambridge, MA · Investor report/, 'an address without its place gets it added');
 });
+
+test('a long map legend never runs into the footer: the map moves to a page with room for it, and every entry sits above the footer', async () => {
+  const input = sampleReportInput();
+  // Forty districts around the lots (those the frame shows make a legend of many rows).
+  for (let i = 0; i < 40; i++) {
+    const x = -40 + (i % 10) * 20;
+    const y = -40 + Math.floor(i / 10) * 35;
+    input.areas.push({ code: `D-${String(i).padStart(2, '0')}`, name: `A district with a long name number ${i}`, kind: 'district', polygons: [rect(x, y, x + 20, y + 35)] });
+  }
+  // The request printed before the map, from none to long: the map starts at many heights on its page.
+  for (let words = 0; words <= 300; words += 12) {
+    input.request = words ? Array.from({ length: words }, (_, i) => `w${i}`).join(' ') : null;
+    await legendClearOfFooter(input);
+  }
+});
+
+async function legendClearOfFooter(input: ReturnType<typeof sampleReportInput>): Promise<void> {
+  const doc = await getDocument({ data: new Uint8Array((await composeReport(input)).pdf), useSystemFonts: false, isEvalSupported: false }).promise;
+  let legendPage = 0;
+  for (let p = 1; p <= doc.numPages; p++) {
+    const items = (await (await doc.getPage(p)).getTextContent()).items.filter((it): it is { str: string; transform: number[] } & typeof it => 'str' in it);
+    const footer = items.find((it) => / · page \d+ of \d+$/.test(it.str));
+    const legend = items.filter((it) => /^District D-\d\d /.test(it.str));
+    if (!legend.length) continue;
+    assert.equal(legendPage, 0, 'the legend is on one page, not split across two');
+    assert.ok(legend.length >= 20, `a long legend (${legend.length} entries: the districts the frame shows)`);
+    legendPage = p;
+    assert.ok(items.some((it) => it.str === 'Build lot'));
+    assert.ok(footer, 'the page has its footer');
+    const footerTop = footer.transform[5]! + 8; // pdf.js y is the baseline, from the bottom of the page
+    for (const it of legend) assert.ok(it.transform[5]! > footerTop, `"${it.str}" at y=${it.transform[5]} is clear of the footer at ${footer.transform[5]}`);
+  }
+  await doc.destroy();
+  assert.ok(legendPage > 0, 'the legend was found');
+}

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { badInput } from '../core/errors.ts';
 import { reportInputSchema, type ReportInput } from './report-input.ts';
 import { buildOutline, type Block, type ReportOutline, type ValueRow } from './report-outline.ts';
-import { drawMap } from './map-figure.ts';
+import { drawMap, mapFigureHeight } from './map-figure.ts';
 
 const FONT_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 const FONT_FILES = { regular: path.join(FONT_DIR, 'DejaVuSans.ttf'), bold: path.join(FONT_DIR, 'DejaVuSans-Bold.ttf') };
@@ -133,7 +133,8 @@ function renderBlock(doc: PDFKit.PDFDocument, block: Block, input: ReportInput, 
       return;
     }
     case 'map': {
-      ensure(MAP_H + 40);
+      // Room for the map and its whole legend, so the legend never runs into the footer.
+      ensure(4 + mapFigureHeight(doc, input, { x, y: 0, w: CONTENT_W, h: MAP_H }, fonts));
       const y = drawMap(doc, input, { x, y: doc.y + 4, w: CONTENT_W, h: MAP_H }, fonts);
       doc.x = x;
       doc.y = y;

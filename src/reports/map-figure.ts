@@ -56,6 +56,42 @@ export function niceMetres(target: number): number {
   return (m >= 5 ? 5 : m >= 2 ? 2 : 1) * p;
 }
 
+/** A scale-bar length in feet that reads well (1, 2 or 5 times a power of ten): the US report's figures are in feet. */
+export function niceFeet(target: number): number {
+  return niceMetres(target);
+}
+
+const FOOT_M = 0.3048;
+
+/** True when any part of the polygons falls inside the frame (what the map actually shows). */
+function drawnInFrame(proj: MapProjection, f: Frame, polygons: PolygonRings[]): boolean {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const poly of polygons)
+    for (const p of poly[0] ?? []) {
+      const [x, y] = proj.toPage(p);
+      x0 = Math.min(x0, x);
+      y0 = Math.min(y0, y);
+      x1 = Math.max(x1, x);
+      y1 = Math.max(y1, y);
+    }
+  return x1 > f.x && x0 < f.x + f.w && y1 > f.y && y0 < f.y + f.h;
+}
+
+/** Each code once, first name given, among the areas the frame shows. */
+function legendAreas(proj: MapProjection, f: Frame, areas: ReportInput['areas']): ReportInput['areas'] {
+  const byCode = new Map<string, ReportInput['areas'][number]>();
+  for (const a of areas) {
+    if (!drawnInFrame(proj, f, a.polygons)) continue;
+    const seen = byCode.get(a.code);
+    if (!seen) byCode.set(a.code, a);
+    else if (!seen.name && a.name) byCode.set(a.code, { ...seen, name: a.name });
+  }
+  return [...byCode.values()];
+}
+
 const DISTRICT_FILLS = ['#dbe9f6', '#e3f1dc', '#fbe8d3', '#efe0f3', '#f7f3d0', '#dff2f0', '#f6dede', '#e6e6e6'];
 const OVERLAY_STROKES = ['#8e44ad', '#c0392b', '#16a085', '#d35400'];
 
@@ -129,16 +165,18 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
   doc.restore();
   doc.lineWidth(0.8).rect(frame.x, frame.y, frame.w, frame.h).stroke('#555555');
 
-  // Scale bar, bottom left: about a quarter of the frame.
-  const metres = niceMetres(frame.w / 4 / proj.pointsPerMetre);
-  const barW = metres * proj.pointsPerMetre;
+  // Scale bar, bottom left: about a quarter of the frame, in the units of the report's figures (feet
+  // in the US, metres elsewhere).
+  const feet = (input.project.geoDivisionId ?? '').startsWith('US-');
+  const length = feet ? niceFeet(frame.w / 4 / proj.pointsPerMetre / FOOT_M) : niceMetres(frame.w / 4 / proj.pointsPerMetre);
+  const barW = length * (feet ? FOOT_M : 1) * proj.pointsPerMetre;
   const bx = frame.x + 12;
   const by = frame.y + frame.h - 16;
   doc.rect(bx - 4, by - 12, barW + 8, 22).fillOpacity(0.8).fill('#ffffff').fillOpacity(1);
   doc.rect(bx, by, barW / 2, 4).fill('#222222');
   doc.rect(bx + barW / 2, by, barW / 2, 4).lineWidth(0.6).stroke('#222222');
   doc.font(fonts.regular).fontSize(7).fillColor('#222222').text(`0`, bx - 2, by - 10, { lineBreak: false });
-  doc.text(`${metres} m`, bx + barW - 20, by - 10, { width: 40, align: 'center', lineBreak: false });
+  doc.text(`${length.toLocaleString('en-US')} ${feet ? 'ft' : 'm'}`, bx + barW - 20, by - 10, { width: 40, align: 'center', lineBreak: false });
 
   // North arrow, top right.
   const nx = frame.x + frame.w - 20;
@@ -146,13 +184,15 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
   doc.polygon([nx, ny], [nx - 6, ny + 18], [nx, ny + 13], [nx + 6, ny + 18]).fill('#222222');
   doc.font(fonts.bold).fontSize(9).text('N', nx - 4, ny + 19, { width: 8, align: 'center', lineBreak: false });
 
-  // Legend under the frame.
+  // Legend under the frame: only what the map shows, each entry once.
   let y = frame.y + frame.h + 6;
+  const shownDistricts = legendAreas(proj, frame, districts);
+  const shownOverlays = legendAreas(proj, frame, overlays);
   const items: { swatch: (x: number, y: number) => void; text: string }[] = [
     { swatch: (x, sy) => doc.rect(x, sy, 14, 8).fillOpacity(0.55).fillAndStroke('#f4a261', '#1d3557').fillOpacity(1), text: 'Build lot' },
-    { swatch: (x, sy) => doc.rect(x, sy, 14, 8).lineWidth(0.4).stroke('#8a8a8a'), text: 'Context lot' },
-    ...districts.map((d) => ({ swatch: (x: number, sy: number) => doc.rect(x, sy, 14, 8).fill(fillOf.get(d.code)!), text: `District ${d.code}${d.name ? ` (${d.name})` : ''}` })),
-    ...overlays.map((o) => ({
+    ...(input.lots.some((l) => l.role === 'context') ? [{ swatch: (x: number, sy: number) => doc.rect(x, sy, 14, 8).lineWidth(0.4).stroke('#8a8a8a'), text: 'Context lot' }] : []),
+    ...shownDistricts.map((d) => ({ swatch: (x: number, sy: number) => doc.rect(x, sy, 14, 8).fill(fillOf.get(d.code)!), text: `District ${d.code}${d.name ? ` (${d.name})` : ''}` })),
+    ...shownOverlays.map((o) => ({
       swatch: (x: number, sy: number) => {
         doc.lineWidth(1.2).dash(4, { space: 3 }).rect(x, sy, 14, 8).stroke(strokeOf.get(o.code)!);
         doc.undash();
@@ -160,17 +200,38 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
       text: `Overlay ${o.code}${o.name ? ` (${o.name})` : ''}`,
     })),
   ];
-  let x = frame.x;
   doc.font(fonts.regular).fontSize(7.5).fillColor('#222222');
-  for (const item of items) {
-    const w = 20 + doc.widthOfString(item.text) + 14;
-    if (x + w > frame.x + frame.w) {
-      x = frame.x;
+  for (const at of legendLayout(doc, items.map((i) => i.text), frame.x, y, frame.w).at) {
+    const item = items[at.i]!;
+    item.swatch(at.x, at.y + 1);
+    doc.fillColor('#222222').text(item.text, at.x + 18, at.y, { lineBreak: false });
+  }
+  return legendLayout(doc, items.map((i) => i.text), frame.x, y, frame.w).bottom;
+}
+
+/** Where each legend entry goes (rows of 12 pt, wrapping at the frame's width) and the y below the last row; in the current font. */
+function legendLayout(doc: PDFKit.PDFDocument, texts: string[], x0: number, y0: number, width: number): { at: { i: number; x: number; y: number }[]; bottom: number } {
+  let x = x0;
+  let y = y0;
+  const at: { i: number; x: number; y: number }[] = [];
+  texts.forEach((text, i) => {
+    const w = 20 + doc.widthOfString(text) + 14;
+    if (x + w > x0 + width && x > x0) {
+      x = x0;
       y += 12;
     }
-    item.swatch(x, y + 1);
-    doc.fillColor('#222222').text(item.text, x + 18, y, { lineBreak: false });
+    at.push({ i, x, y });
     x += w;
-  }
-  return y + 16;
+  });
+  return { at, bottom: y + 16 };
+}
+
+/** The height the map and its legend take (so the page can make room for both before drawing). */
+export function mapFigureHeight(doc: PDFKit.PDFDocument, input: ReportInput, frame: Frame, fonts: { regular: string; bold: string }): number {
+  const proj = projectLots(input, frame);
+  const texts = ['Build lot', ...(input.lots.some((l) => l.role === 'context') ? ['Context lot'] : [])];
+  for (const d of legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'district').sort((a, b) => a.code.localeCompare(b.code)))) texts.push(`District ${d.code}${d.name ? ` (${d.name})` : ''}`);
+  for (const o of legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'overlay').sort((a, b) => a.code.localeCompare(b.code)))) texts.push(`Overlay ${o.code}${o.name ? ` (${o.name})` : ''}`);
+  doc.font(fonts.regular).fontSize(7.5);
+  return legendLayout(doc, texts, frame.x, frame.y + frame.h + 6, frame.w).bottom - frame.y;
 }

@@ -138,6 +138,7 @@ function sourcedOf(v: Sourced<number | string>, baseUrl: string): Sourced<number
   if (v.citation) out.citation = { ...v.citation, href: new URL(v.citation.href, baseUrl).toString() };
   if (v.condition) out.condition = forPeople(v.condition);
   if (v.note) out.note = forPeople(v.note);
+  if (v.statedNoLimit) out.statedNoLimit = v.statedNoLimit;
   return out;
 }
 

@@ -96,6 +96,7 @@ const sourced = z.object({
   condition: z.string().optional(),
   note: z.string().optional(),
   inputs: z.array(z.string()).optional(),
+  statedNoLimit: z.string().max(8).optional(),
 });
 const text = (max: number) => z.string().max(max);
 

@@ -2,6 +2,7 @@
 // Audience and detail change the words and the order here; the PDF renderer only draws the outline.
 // Pure: the same input gives the same outline (preview returns it as is).
 import { STATUS_MEANINGS, type ValueStatus } from '../core/statuses.ts';
+import { isStatedNoLimit, VALUE_STATUS_WORDS, valueWords } from '../core/value-words.ts';
 import type { ReportAudience, ReportInput, ReportValue } from './report-input.ts';
 
 export interface ValueRow {
@@ -36,29 +37,14 @@ export interface ReportOutline {
   sections: Section[];
 }
 
-/** Each status in a few plain words (the report prints these next to every value). */
-export const STATUS_WORDS: Record<ValueStatus, string> = {
-  cited: 'Cited: read from the bylaw',
-  cited_conditional: 'Cited: a conditional rule that applies here',
-  conditional_unresolved: 'Unknown: depends on conditions not resolved',
-  no_limit_in_bylaw: 'The bylaw sets no limit',
-  not_extracted: 'Unknown: not extracted from the bylaw',
-  site_specific_schedule: 'Unknown: set by a site-specific schedule',
-  unverified_default: 'Unverified: indicative only',
-  derived_from_cited: 'Calculated from cited values',
-  defaulted: 'Assumed: calculated with a stated assumption',
-  missing: 'Unknown: the lot data lacks what it needs',
-};
+/** Each status in a few plain words (the report prints these next to every value): the wording every surface shares. */
+export const STATUS_WORDS = Object.fromEntries(
+  Object.entries(VALUE_STATUS_WORDS).map(([k, w]) => [k, w[0]!.toUpperCase() + w.slice(1)]),
+) as Record<ValueStatus, string>;
 
-const UNITS: Record<string, string> = { ft: 'ft', sqft: 'sq ft', 'sqft/unit': 'sq ft per unit', percent: '%', ratio: '', storeys: 'storeys', units: 'units', 'units/acre': 'units per acre' };
-
+/** The value in words with its unit, as every surface words it (src/core/value-words.ts). */
 export function formatValue(v: ReportValue['value']): string {
-  if (v.status === 'no_limit_in_bylaw' && v.value === null) return 'No limit in the bylaw';
-  if (v.value === null) return 'Unknown';
-  if (typeof v.value === 'string') return v.value;
-  const n = Number.isInteger(v.value) ? v.value.toLocaleString('en-US') : v.value.toLocaleString('en-US', { maximumFractionDigits: 2 });
-  const unit = v.unit === undefined ? '' : (UNITS[v.unit] ?? v.unit);
-  return unit === '%' ? `${n}%` : unit ? `${n} ${unit}` : n;
+  return valueWords(v).says;
 }
 
 function citationText(v: ReportValue['value']): string | null {
@@ -75,7 +61,7 @@ function row(v: ReportValue): ValueRow {
     status: v.value.status,
     statusWords: STATUS_WORDS[v.value.status],
     citation: citationText(v.value),
-    note: v.value.condition ? `Condition: ${v.value.condition}` : (v.value.note ?? null),
+    note: [v.value.condition ? `Condition: ${v.value.condition}` : v.value.note, valueWords(v.value).analysis].filter(Boolean).join(' '),
   };
 }
 
@@ -94,6 +80,7 @@ const AUDIENCE_NAMES: Record<ReportAudience, string> = { investor: 'Investor', o
 function residentSentence(v: ReportValue): string {
   const val = formatValue(v.value);
   if (v.value.status === 'no_limit_in_bylaw') return `${v.label}: the zoning bylaw sets no limit for this.`;
+  if (isStatedNoLimit(v.value)) return `${v.label}: ${formatValue(v.value).toLowerCase()}, not confirmed in the bylaw; siteline does not rely on it.`;
   if (v.value.value === null) return `${v.label}: not known from the sources siteline holds (${STATUS_WORDS[v.value.status].toLowerCase()}).`;
   const how = STATUS_MEANINGS[v.value.status].authoritative ? 'the bylaw allows' : 'siteline estimates (not confirmed in the bylaw)';
   return `${v.label}: ${how} ${val}.`;
@@ -105,7 +92,9 @@ function unknownsOf(input: ReportInput): string[] {
   const fromValues = input.envelope
     .filter((v) => STATUS_MEANINGS[v.value.status].unknown || (v.value.value === null && v.value.status !== 'no_limit_in_bylaw'))
     .map((v) =>
-      STATUS_MEANINGS[v.value.status].unknown
+      isStatedNoLimit(v.value)
+        ? `${v.label} is not confirmed: ${formatValue(v.value)} (${STATUS_WORDS[v.value.status].toLowerCase()}); the analysis does not compute on it.`
+        : STATUS_MEANINGS[v.value.status].unknown
         ? `${v.label} is unknown: ${STATUS_MEANINGS[v.value.status].nullMeans.replace(/^Unknown[^:]*:\s*/, '')}`
         : `${v.label} is unknown: the sources siteline holds give no figure for it (${STATUS_WORDS[v.value.status].toLowerCase()}).`,
     );

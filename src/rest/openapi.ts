@@ -68,6 +68,14 @@ const common401_429 = {
   '429': problem('rate_limited', 'The per-key rate limit is used up; Retry-After says when to retry. Nothing was charged.'),
 };
 
+/** The address every example asks about (a Cambridge lot the address table holds). */
+const EXAMPLE_ADDRESS = '11 Acorn St, Cambridge, MA';
+
+/** Parameters with the examples given for some of them (an example is what the page's curl sends). */
+function withExamples(params: Json[], examples: Record<string, unknown>): Json[] {
+  return params.map((p) => (examples[p.name] === undefined ? p : { ...p, example: examples[p.name] }));
+}
+
 export function buildOpenApiDocument(ctx: AppContext): Json {
   const { components, query } = componentSchemas();
   const checkResponses = {
@@ -86,6 +94,7 @@ export function buildOpenApiDocument(ctx: AppContext): Json {
     required: false,
     description: `Up to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters. A retry with the same key within 24 hours returns the stored response and is not charged again; the same key with another address answers 422.`,
     schema: { type: 'string', maxLength: IDEMPOTENCY_KEY_MAX },
+    example: 'order-2026-0001',
   };
   const idempotencyResponses = {
     '409': problem('conflict', 'A request with the same Idempotency-Key is still running; retry in a moment.'),
@@ -96,6 +105,7 @@ export function buildOpenApiDocument(ctx: AppContext): Json {
     info: {
       title: 'siteline public REST API',
       version: '1.0.0',
+      license: { name: 'Proprietary: use of the API is under the service terms; each data source keeps its own licence, named in the answer\'s sources' },
       summary: 'Prepaid site intelligence: a street address in Canada or the US -> lot, zoning and a sourced building envelope.',
       description:
         `Authenticate with "Authorization: Bearer <API key>" (keys start with sl_live_, created on the account page or with POST /api/v1/keys) ` +
@@ -110,14 +120,14 @@ export function buildOpenApiDocument(ctx: AppContext): Json {
         get: {
           operationId: 'checkSiteGet',
           summary: 'Feasibility snapshot for one address (paid)',
-          parameters: [...queryParameters(query.SiteCheckQuery!, true), idempotencyHeader],
+          parameters: [...withExamples(queryParameters(query.SiteCheckQuery!, true), { address: EXAMPLE_ADDRESS }), idempotencyHeader],
           responses: { ...checkResponses, ...idempotencyResponses },
         },
         post: {
           operationId: 'checkSite',
           summary: 'Feasibility snapshot for one address (paid), with an optional Idempotency-Key',
           parameters: [idempotencyHeader],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('SiteCheckRequest') } } },
+          requestBody: { required: true, content: { 'application/json': { schema: ref('SiteCheckRequest'), example: { address: EXAMPLE_ADDRESS } } } },
           responses: {
             ...checkResponses,
             ...idempotencyResponses,
@@ -131,7 +141,7 @@ export function buildOpenApiDocument(ctx: AppContext): Json {
           operationId: 'coverage',
           summary: 'Is an address, a city or a point covered? (free)',
           description: 'Exactly one of: address; city (with an optional region); lat and lng. The coverage block and the place status, no lot data. A point is spelled lat and lng only: latitude, longitude or lon is a 400 naming the right parameter.',
-          parameters: queryParameters(query.CoverageQuery!, false),
+          parameters: withExamples(queryParameters(query.CoverageQuery!, false), { address: EXAMPLE_ADDRESS }),
           responses: { '200': json('CoverageAnswer', 'The coverage verdict.', rateHeaders), '400': problem('bad_request'), ...common401_429 },
         },
       },
@@ -145,13 +155,15 @@ export function buildOpenApiDocument(ctx: AppContext): Json {
       '/api/v1/keys': {
         get: {
           operationId: 'listKeys',
+          'x-credential': 'user_token',
           summary: 'List the account\'s API keys (user token only)',
           responses: { '200': json('ApiKeyList', 'Every key, revoked ones included; never the keys themselves.'), ...common401_429, '403': problem('forbidden', 'Keys cannot manage keys.') },
         },
         post: {
           operationId: 'createKey',
+          'x-credential': 'user_token',
           summary: `Create an API key (user token only; at most ${MAX_ACTIVE_KEYS} active keys)`,
-          requestBody: { required: true, content: { 'application/json': { schema: ref('ApiKeyCreateRequest') } } },
+          requestBody: { required: true, content: { 'application/json': { schema: ref('ApiKeyCreateRequest'), example: { name: 'production' } } } },
           responses: {
             '201': json('ApiKeyCreated', 'The new key; `key` is shown this once.'),
             '400': problem('bad_request'),
@@ -164,8 +176,9 @@ export function buildOpenApiDocument(ctx: AppContext): Json {
       '/api/v1/keys/{id}': {
         delete: {
           operationId: 'revokeKey',
+          'x-credential': 'user_token',
           summary: 'Revoke an API key at once, on every instance (user token only)',
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          parameters: [{ name: 'id', in: 'path', required: true, description: 'The key\'s id, as listKeys shows it.', schema: { type: 'string' }, example: 'key_3kTn0bq8yQ2vW5xZ' }],
           responses: { '204': { description: 'Revoked (revoking twice is fine).' }, ...common401_429, '403': problem('forbidden'), '404': problem('not_found', 'The account holds no key with this id.') },
         },
       },
@@ -209,45 +222,140 @@ function withServerRefusals(doc: Json): Json {
 }
 
 // ---- the reference page ------------------------------------------------------------------------------
+// Written for a developer on any screen: each operation headed by what it does, a curl command to copy,
+// its parameters, body and answers as field lists (no table wider than a phone), and every schema as
+// a field list whose types link to the schemas they name. Generated from the document alone.
 
-function schemaText(s: Json | undefined): string {
-  return JSON.stringify(s ?? {}, null, 2);
+/** The example the document gives for an operation's request body, if any. */
+function bodyExample(op: Json): Json | undefined {
+  return op.requestBody?.content?.['application/json']?.example as Json | undefined;
 }
 
-export function renderApiReference(doc: Json): string {
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** A curl command for one operation, with the document's examples (the credential from the environment). */
+export function curlExample(base: string, method: string, path: string, op: Json): string {
+  const lines: string[] = [];
+  const params = (op.parameters ?? []) as Json[];
+  const query = params.filter((p) => p.in === 'query' && p.example !== undefined);
+  const url = base + path.replace(/\{(\w+)\}/g, (_m, name: string) => String(params.find((p) => p.in === 'path' && p.name === name)?.example ?? `<${name}>`));
+  lines.push(`curl -sS${method === 'get' ? '' : ` -X ${method.toUpperCase()}`}${query.length ? ' -G' : ''} ${shellQuote(url)}`);
+  for (const p of query) lines.push(`  --data-urlencode ${shellQuote(`${p.name}=${p.example}`)}`);
+  const secured = !(Array.isArray(op.security) && op.security.length === 0);
+  // The keys operations take a user access token only (x-credential); the rest an API key.
+  if (secured) lines.push(`  -H "Authorization: Bearer ${op['x-credential'] === 'user_token' ? '$SITELINE_USER_TOKEN' : '$SITELINE_API_KEY'}"`);
+  for (const p of params.filter((x) => x.in === 'header' && x.example !== undefined)) lines.push(`  -H ${shellQuote(`${p.name}: ${p.example}`)}`);
+  const body = bodyExample(op);
+  if (body !== undefined) {
+    lines.push(`  -H 'Content-Type: application/json'`);
+    lines.push(`  -d ${shellQuote(JSON.stringify(body))}`);
+  }
+  return lines.join(' \\\n');
+}
+
+/** A path with break opportunities after each slash, so it wraps between segments, never mid-word. */
+function pathHtml(path: string): Html {
+  return html`${path.split('/').map((seg, i) => html`${i ? html`/<wbr>` : ''}${seg}`)}`;
+}
+
+const refName = (ref: string) => ref.split('/').pop()!;
+
+/** A schema's type in words, with links to the schemas it names. */
+function typeHtml(s: Json | undefined, depth = 0): Html {
+  if (!s || typeof s !== 'object') return html`any`;
+  if (s.$ref) return html`<a href="#schema-${refName(s.$ref)}">${refName(s.$ref)}</a>`;
+  if (s.const !== undefined) return html`<code>${JSON.stringify(s.const)}</code>`;
+  if (Array.isArray(s.enum)) return html`one of ${s.enum.map((v: unknown, i: number) => html`${i ? ', ' : ''}<code>${JSON.stringify(v)}</code>`)}`;
+  const alts = (s.anyOf ?? s.oneOf) as Json[] | undefined;
+  if (alts) return html`${alts.map((a, i) => html`${i ? ' or ' : ''}${typeHtml(a, depth)}`)}`;
+  if (Array.isArray(s.type)) return html`${s.type.join(' or ')}`;
+  if (s.type === 'array') return html`array of ${typeHtml(s.items, depth)}`;
+  if (s.type === 'object' && s.properties && depth < 2) return html`object${fieldList(s, depth + 1)}`;
+  if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object') return html`map of ${typeHtml(s.additionalProperties, depth)}`;
+  return html`${s.type ?? 'any'}`;
+}
+
+/** Limits worth a reader's eye: length, range and pattern. */
+function limitsText(s: Json): string {
+  const out: string[] = [];
+  if (s.minLength !== undefined || s.maxLength !== undefined) out.push(`${s.minLength ?? 0}–${s.maxLength ?? '…'} characters`);
+  if (s.minimum !== undefined && Math.abs(s.minimum) < 1e15) out.push(`≥ ${s.minimum}`);
+  if (s.maximum !== undefined && Math.abs(s.maximum) < 1e15) out.push(`≤ ${s.maximum}`);
+  if (s.pattern && s.pattern.length < 30) out.push(`pattern ${s.pattern}`);
+  return out.join(', ');
+}
+
+/** An object schema's fields: name, type, whether required, limits and description. */
+function fieldList(s: Json, depth = 0): Html {
+  const props = Object.entries((s.properties ?? {}) as Record<string, Json>);
+  if (!props.length) return html``;
+  const required = new Set<string>((s.required ?? []) as string[]);
+  return html`<dl class="fields">${props.map(([name, f]) => {
+    const limits = limitsText(f);
+    return html`<dt><code>${name}</code> <span class="muted">${required.has(name) ? 'required' : 'optional'}</span></dt><dd>${typeHtml(f, depth)}${limits ? html` <span class="muted">(${limits})</span>` : ''}${f.description ? html`<br>${f.description}` : ''}</dd>`;
+  })}</dl>`;
+}
+
+function schemaBlock(name: string, s: Json): Html {
+  const fields = s.type === 'object' && s.properties;
+  return html`<section id="schema-${name}" class="schema"><h3>${name}</h3>${s.description ? html`<p>${s.description}</p>` : ''}${fields ? fieldList(s) : html`<p>${typeHtml(s)}</p>`}</section>`;
+}
+
+const REFERENCE_STYLE = html`<style>
+main h2,main h3{overflow-wrap:normal;word-break:normal;hyphens:manual}
+.op-path{display:block;overflow-wrap:anywhere;font-size:.95rem}
+pre.curl{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;border:1px solid #ddd;border-radius:4px;padding:.6rem;font-size:.85rem;max-width:100%}
+dl.fields{margin:.4rem 0 1rem;padding:0}
+dl.fields dt{margin-top:.5rem;font-weight:600}
+dl.fields dd{margin:0 0 0 1rem;overflow-wrap:anywhere}
+dl.fields dl.fields{margin-left:.5rem;border-left:2px solid #eee;padding-left:.5rem}
+nav.toc ul{padding-left:1.2rem}
+</style>`;
+
+export function renderApiReference(doc: Json, signedInAs: string | null = null): string {
+  const base = String(doc.servers?.[0]?.url ?? '');
   const ops: Html[] = [];
+  const toc: Html[] = [];
   for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
     for (const [method, op] of Object.entries(methods)) {
       const params = (op.parameters ?? []) as Json[];
       const body = op.requestBody?.content?.['application/json']?.schema as Json | undefined;
       const responses = Object.entries((op.responses ?? {}) as Record<string, Json>);
-      ops.push(html`<section id="${op.operationId}">
-<h2><code>${method.toUpperCase()} ${path}</code></h2>
-<p>${op.summary}</p>${op.description ? html`<p>${op.description}</p>` : ''}
-${params.length ? html`<table><tr><th>Parameter</th><th>In</th><th>Required</th><th>Schema</th><th>Notes</th></tr>${params.map((p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${JSON.stringify(p.schema)}</code></td><td class="note">${p.description ?? ''}</td></tr>`)}</table>` : ''}
-${body ? html`<p>Request body (application/json): <code>${body.$ref ? String(body.$ref).split('/').pop() : 'object'}</code></p>` : ''}
-<table><tr><th>Status</th><th>Meaning</th><th>Body</th></tr>${responses.map(([status, r]) => {
+      toc.push(html`<li><a href="#${op.operationId}">${op.summary}</a></li>`);
+      ops.push(html`<section id="${op.operationId}" class="op" data-method="${method.toUpperCase()}" data-path="${path}">
+<h2>${op.summary}</h2>
+<p><code class="op-path">${method.toUpperCase()} ${pathHtml(path)}</code></p>
+${op.description ? html`<p>${op.description}</p>` : ''}
+<p>Example:</p>
+<pre class="curl"><code>${curlExample(base, method, path, op)}</code></pre>
+${params.length
+  ? html`<h3>Parameters</h3><dl class="fields">${params.map(
+      (p) => html`<dt><code>${p.name}</code> <span class="muted">${p.in}, ${p.required ? 'required' : 'optional'}</span></dt><dd>${typeHtml(p.schema)}${limitsText(p.schema ?? {}) ? html` <span class="muted">(${limitsText(p.schema)})</span>` : ''}${p.description ? html`<br>${p.description}` : ''}</dd>`,
+    )}</dl>`
+  : ''}
+${body ? html`<h3>Request body</h3><p><code>application/json</code>: ${typeHtml(body)}</p>` : ''}
+<h3>Answers</h3>
+<dl class="fields">${responses.map(([status, r]) => {
         const content = r.content ? Object.entries(r.content as Record<string, Json>)[0] : undefined;
-        const schemaName = content?.[1]?.schema?.$ref ? String(content[1].schema.$ref).split('/').pop() : '';
-        return html`<tr><td>${status}</td><td class="note">${r.description}${r.headers ? html`<p>Headers: ${Object.keys(r.headers).join(', ')}</p>` : ''}</td><td>${content ? html`<code>${content[0]}</code> ${schemaName}` : ''}</td></tr>`;
-      })}</table>
+        return html`<dt>${status}${content ? html` <span class="muted">${content[0]}</span>` : ''}${content?.[1]?.schema ? html` ${typeHtml(content[1].schema)}` : ''}</dt><dd>${r.description}${r.headers ? html`<br><span class="muted">Headers: ${Object.keys(r.headers).join(', ')}</span>` : ''}</dd>`;
+      })}</dl>
 </section>`);
     }
   }
   const problems = Object.entries(doc['x-problem-types'] as Record<string, Json>).map(
-    ([code, p]) => html`<tr id="problem-${code.replace(/_/g, '-')}"><td><code>${code}</code></td><td>${p.status}</td><td>${p.title}</td><td class="note"><code>${p.type}</code></td></tr>`,
+    ([code, p]) => html`<dt id="problem-${code.replace(/_/g, '-')}"><code>${code}</code> <span class="muted">${p.status}</span></dt><dd>${p.title}<br><span class="muted">type <code>${p.type}</code></span></dd>`,
   );
-  const schemas = Object.entries(doc.components.schemas as Record<string, Json>).map(
-    ([name, s]) => html`<section id="schema-${name}"><h3>${name}</h3><pre>${schemaText(s)}</pre></section>`,
-  );
+  const schemas = Object.entries(doc.components.schemas as Record<string, Json>).map(([name, s]) => schemaBlock(name, s));
   const body = html`<p>${doc.info.summary}</p>
 <p>${doc.info.description}</p>
-<p>Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI ${doc.openapi}). Full notes: docs/rest-api.md in the repository.</p>
+<p>Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI ${doc.openapi}). Full notes: docs/rest-api.md in the repository.${doc.info.license ? html` Licence: ${doc.info.license.name}.` : ''}</p>
+<p>The examples read your API key from <code>$SITELINE_API_KEY</code>, and, for the key operations (which refuse API keys), a user access token from <code>$SITELINE_USER_TOKEN</code>.</p>
+<nav class="toc" aria-label="Operations"><h2>Operations</h2><ul>${toc}<li><a href="#problems">Problem types</a></li><li><a href="#schemas">Schemas</a></li></ul></nav>
 ${ops}
 <h2 id="problems">Problem types</h2>
 <p>Every error is <code>application/problem+json</code> (RFC 9457) with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code>, <code>code</code> and <code>requestId</code>.</p>
-<table><tr><th>Code</th><th>Status</th><th>Title</th><th>type</th></tr>${problems}</table>
+<dl class="fields">${problems}</dl>
 <h2 id="schemas">Schemas</h2>
 ${schemas}`;
-  return page('siteline REST API reference', body, { wide: true });
+  return page('siteline REST API reference', body, { wide: true, signedInAs, head: REFERENCE_STYLE });
 }

@@ -4,6 +4,7 @@
 // Only an answered snapshot is charged (one credit); answered:false and bad input are free. CORS is
 // off: no response under /api/v1 carries an Access-Control-Allow-* header, preflights included, so a
 // browser page on another origin cannot spend an account's credit with a key it holds.
+import { currentAccount } from '../web/web-session.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { AppContext } from '../context.ts';
@@ -309,10 +310,13 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
   route(`${API_PREFIX}/openapi.json`, {
     GET: async (_req, res) => sendRaw(res, 200, openapiJson(), 'application/json; charset=utf-8', { 'cache-control': 'public, max-age=300' }),
   });
-  router.get(API_REFERENCE_PATH, (_req, res) => {
-    const page = renderApiReference(buildOpenApiDocument(ctx));
+  router.get(API_REFERENCE_PATH, async (req, res) => {
+    // The header says who is signed in, so a signed-in copy is never cached for anyone else.
+    const account = await currentAccount(ctx, req);
+    const page = renderApiReference(buildOpenApiDocument(ctx), account?.email ?? null);
     sendRaw(res, 200, page, 'text/html; charset=utf-8', {
-      'cache-control': 'public, max-age=300',
+      'cache-control': account ? 'private, no-store' : 'public, max-age=300',
+      vary: 'cookie',
       'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
     });
   });

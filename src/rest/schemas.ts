@@ -122,6 +122,10 @@ export const SourcedValue = named(
     unit: z.string().optional().describe('The unit of a value that is there (a null has none).'),
     ...provenanceRefs,
     inputs: z.array(z.string()).optional(),
+    statedNoLimit: z
+      .string()
+      .optional()
+      .describe("The source (an id in the snapshot's sources, e.g. S1) that states there is no limit, on a null value no bylaw text verifies (status unverified_default). Indicative: the analysis does not compute on it."),
   }),
 );
 

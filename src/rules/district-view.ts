@@ -14,6 +14,8 @@ export interface RuleValueView {
   tiers?: { when: string[]; values: string[] }[];
   condition?: string;
   note?: string;
+  /** The source id that states there is no limit, on a null unverified value (docs/snapshot.md). */
+  statedNoLimit?: string;
   citation?: Citation;
 }
 
@@ -46,6 +48,7 @@ function valueView(standard: string, v: RuleValue): RuleValueView {
     ...(v.tiers ? { tiers: v.tiers.map((t) => ({ when: t.when, values: t.values })) } : {}),
     ...(v.condition ? { condition: v.condition } : {}),
     ...(v.note ? { note: v.note } : {}),
+    ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}),
     ...(v.citation ? { citation: v.citation } : {}),
   };
 }

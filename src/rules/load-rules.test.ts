@@ -155,3 +155,20 @@ test('a failed load is not cached: fixing the file fixes the load', async () => 
   fs.writeFileSync(path.join(dir, 'saanich-bc', 'rules.json'), JSON.stringify(good));
   assert.equal((await loadPlaceRules('saanich-bc', { placesDir: dir })).slug, 'saanich-bc');
 });
+
+test('statedNoLimit marks only an unverified no-limit: unverified_default, value null, no tiers', async () => {
+  const { ruleValueSchema } = await import('./rules-schema.ts');
+  assert.ok(ruleValueSchema.safeParse({ status: 'unverified_default', value: null, note: 'Removed per S1.', statedNoLimit: 'S1' }).success);
+  for (const bad of [
+    { status: 'unverified_default', value: 2, note: 'x', statedNoLimit: 'S1' },
+    { status: 'not_extracted', value: null, statedNoLimit: 'S1' },
+    { status: 'no_limit_in_bylaw', citation: { document: 'doc', section: '1', quote: 'quote' }, statedNoLimit: 'S1' },
+    { status: 'unverified_default', value: null, note: 'x', statedNoLimit: 'a forum' },
+  ])
+    assert.equal(ruleValueSchema.safeParse(bad).success, false, JSON.stringify(bad));
+  // Cambridge's FAR and minimum lot sizes after Feb 2025 carry the source that states no limit.
+  const cambridge = await loadPlaceRules('cambridge-ma');
+  const c1 = findDistrict(cambridge, 'C-1')!.district.standards;
+  assert.deepEqual([c1.maxFar!.status, c1.maxFar!.value, c1.maxFar!.statedNoLimit], ['unverified_default', null, 'S1']);
+  assert.equal(c1.minLotAreaSqft!.statedNoLimit, 'S1');
+});

@@ -104,6 +104,8 @@ export const ruleValueSchema = z
     tiers: z.array(tierSchema).min(1).optional(),
     /** Multiplier from the tier expressions' unit to the standard's unit (OZFS acres -> sq ft: 43560). */
     scale: z.number().positive().optional(),
+    /** The source id (S1...) that states there is no limit, where no bylaw text verifies it: unverified_default, value null. */
+    statedNoLimit: z.string().regex(/^S\d{1,3}$/).optional(),
   })
   .strict()
   .superRefine((r, ctx) => {
@@ -114,6 +116,8 @@ export const ruleValueSchema = z
         bad('status', 'a rule with tiers states the status its resolved values take: cited, cited_conditional or unverified_default');
       if (hasValue) bad('value', 'a rule with tiers takes its value from the tiers, not from value');
     }
+    if (r.statedNoLimit !== undefined && (r.status !== 'unverified_default' || hasValue || r.tiers))
+      bad('statedNoLimit', 'statedNoLimit marks an unverified no-limit: status unverified_default, value null, no tiers (a no-limit read from the bylaw is no_limit_in_bylaw)');
     switch (r.status) {
       case 'cited':
       case 'cited_conditional':

@@ -38,3 +38,22 @@ export function addSetCookie(res: ServerResponse, cookie: string): void {
   const list = Array.isArray(prev) ? prev : prev ? [String(prev)] : [];
   res.setHeader('set-cookie', [...list, cookie]);
 }
+
+/** A one-time message for a page a form redirects to: set with the redirect, shown once, then cleared. */
+export const FLASH_COOKIE = 'sl_flash';
+const FLASH_MAX_AGE_S = 120;
+
+/** Sets the message `page` (a path) shows once on its next load. */
+export function setFlash(config: Config, res: ServerResponse, page: string, message: string): void {
+  addSetCookie(res, cookieHeader(config, FLASH_COOKIE, `${page}\n${message.slice(0, 1500)}`, FLASH_MAX_AGE_S));
+}
+
+/** The message set for `page`, cleared as it is read (a reload no longer shows it); null when none. */
+export function takeFlash(config: Config, req: IncomingMessage, res: ServerResponse, page: string): string | null {
+  const raw = readCookies(req)[FLASH_COOKIE];
+  if (raw === undefined) return null;
+  const i = raw.indexOf('\n');
+  if (raw.slice(0, i) !== page) return null;
+  addSetCookie(res, cookieHeader(config, FLASH_COOKIE, '', 0));
+  return raw.slice(i + 1) || null;
+}

@@ -5,7 +5,8 @@ import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendError, sendHtml, sendJson } from '../http/respond.ts';
 import { listPlaces, type PlaceRecord } from '../places/catalogue.ts';
-import { STATUS_MEANINGS } from '../core/statuses.ts';
+import { isValueStatus, STATUS_MEANINGS } from '../core/statuses.ts';
+import { valueWords } from '../core/value-words.ts';
 import { html, type Html } from './html.ts';
 import { page, PAGE_HEADERS } from './page.ts';
 import { currentAccount } from './web-session.ts';
@@ -99,7 +100,8 @@ const FEW_DISTRICTS = 10;
 function valueText(v: RuleValueView): string {
   if (v.value !== null) return `${v.value}${v.unit === 'ft' ? ' ft' : v.unit === 'percent' ? '%' : v.unit === 'sqft' ? ' sq ft' : v.unit === 'ratio' || v.unit === 'score' || !v.unit ? '' : ` ${v.unit}`}`;
   if (v.tiers) return v.tiers.map((t) => `${t.when.join(' and ') || 'always'}: ${t.values.join(' or ')}${v.unit === 'ft' ? ' ft' : v.unit === 'percent' ? '%' : ''}`).join('; ');
-  return STATUS_MEANINGS[v.status as keyof typeof STATUS_MEANINGS]?.nullMeans.split(':')[0] ?? 'unknown';
+  if (isValueStatus(v.status)) return valueWords({ value: null, status: v.status, ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}) }).says;
+  return 'Unknown';
 }
 
 function citationLine(c: Citation | undefined): Html {

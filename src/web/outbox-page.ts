@@ -2,6 +2,7 @@
 // the base URL is a loopback address (a developer's machine) AND the request itself comes from this
 // machine: the default HOST is 0.0.0.0, so a loopback base URL alone would show the mail to the network.
 // The files under <dataDir>/outbox always exist.
+import { currentAccount } from './web-session.ts';
 import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
@@ -33,6 +34,7 @@ export function registerOutboxPage(router: Router, ctx: AppContext): void {
     const body = html`<p>Mail the service would have sent (newest first). Also written to files under the data directory's <code>outbox/</code>.</p>
 ${mail.length === 0 ? html`<p>No mail yet.</p>` : ''}
 ${mail.map((m) => html`<article class="mail"><h2>${m.subject}</h2><p>To: <span class="to">${m.to}</span> · ${m.createdAt}</p><pre>${new Html(linkifyToHtml(m.body))}</pre></article>`)}`;
-    sendHtml(res, 200, page('Development outbox', body), PAGE_HEADERS);
+    const account = await currentAccount(ctx, req);
+    sendHtml(res, 200, page('Development outbox', body, { signedInAs: account?.email ?? null }), PAGE_HEADERS);
   });
 }

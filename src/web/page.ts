@@ -81,7 +81,7 @@ table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{text-align:left;vertical-align:top;border-bottom:1px solid #ddd;padding:.35rem .5rem;overflow-wrap:anywhere}
 td p{margin:0 0 .4rem}
 .table-scroll{overflow-x:auto}
-.badge{display:inline-block;font-size:.78rem;line-height:1.3;padding:.05rem .4rem;border-radius:3px;border:1px solid;white-space:nowrap;font-weight:600}
+.badge{display:inline-block;font-size:.78rem;line-height:1.3;padding:.05rem .4rem;border-radius:3px;border:1px solid;white-space:normal;max-width:100%;font-weight:600}
 .badge-authoritative{background:#e6f4ea;border-color:#1e7b34;color:#0f5223}
 .badge-indicative{background:#fff4e0;border-color:#a35c00;color:#6b3c00}
 .badge-unknown{background:#f1f1f1;border-color:#666;color:#333}

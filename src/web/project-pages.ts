@@ -2,11 +2,13 @@
 // the analysis status — the page reloads itself every 5 s while a run is queued or running, no
 // JavaScript — the headline numbers, and the receipts history with an undo button for updates).
 // Thin adapter over src/projects and src/analysis; every query is the signed-in account's own.
+import { setFlash, takeFlash } from './cookies.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
-import { isStatus } from '../core/statuses.ts';
+import { isStatus, isValueStatus } from '../core/statuses.ts';
+import { valueWords } from '../core/value-words.ts';
 import { statusBadge } from './status-badge.ts';
 import { SitelineError } from '../core/errors.ts';
 import { listProjects, projectById, summarise } from '../projects/project-store.ts';
@@ -79,9 +81,14 @@ function changeText(field: string, before: unknown, after: unknown): string {
   return before === null || before === undefined ? `${name}: ${value(after)}` : `${name}: ${value(before)} → ${value(after)}`;
 }
 
-function sourced(v: { value: number | null; status: string; unit?: string } | undefined): Html {
+function sourced(v: { value: number | null; status: string; unit?: string; statedNoLimit?: string } | undefined): Html {
   if (!v) return html`—`;
-  const shown = v.value === null ? (v.status === 'no_limit_in_bylaw' ? 'no limit' : 'unknown') : `${v.value.toLocaleString('en-US')}${v.unit ? ` ${v.unit}` : ''}`;
+  // Worded as on every surface (src/core/value-words.ts).
+  const shown = isValueStatus(v.status)
+    ? valueWords({ ...v, status: v.status }).says
+    : v.value === null
+      ? 'Unknown'
+      : `${v.value.toLocaleString('en-US')}${v.unit ? ` ${v.unit}` : ''}`;
   // The worded badge the snapshot page uses (the raw code stays in its title and data for agents).
   return html`${shown} ${isStatus(v.status) ? statusBadge(v.status) : html`<code class="status">${v.status}</code>`}`;
 }
@@ -180,7 +187,8 @@ ${createForm(csrf, form?.values, form?.error)}`;
       if (out.kind !== 'written') throw new SitelineError('bad_input', 'Nothing was created.');
       const created = out.result['project'] as { projectId: string };
       const warnings = (out.result['warnings'] as string[] | undefined) ?? [];
-      redirect(res, `/projects/${created.projectId}?msg=${encodeURIComponent(['Project created.', ...warnings].join(' '))}`);
+      setFlash(ctx.config, res, `/projects/${created.projectId}`, ['Project created.', ...warnings].join(' '));
+      redirect(res, `/projects/${created.projectId}`);
     } catch (err) {
       if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
       await listPage(req, res, account, 400, { values, error: err.message });
@@ -201,7 +209,8 @@ ${createForm(csrf, form?.values, form?.error)}`;
     const analysis = done?.result ? (JSON.parse(done.result) as Record<string, any>) : null;
     const receipts = (await receiptsOfProject(ctx.db, account.accountId, project.project_id, RECEIPTS_SHOWN)).map(receiptOf);
     const undone = new Set(receipts.map((r) => r.undoes).filter(Boolean));
-    const message = new URL(req.url ?? '/', 'http://x').searchParams.get('msg');
+    // A form's outcome is shown once: a reload (or the page's own refresh while a run works) drops it.
+    const message = takeFlash(ctx.config, req, res, `/projects/${project.project_id}`);
     const working = status.status === 'queued' || status.status === 'running';
     const lotRows = lots.map(lotSummary).map(
       (l) => html`<tr><td>${l.parcelExternalId}</td><td>${l.role}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft${l.warnings ? html`<br><span class="warn" role="note">${l.warnings.join(' ')}</span>` : ''}</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td></tr>`,
@@ -272,7 +281,10 @@ ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>C
         if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
         outcome = err.message;
       }
-      redirect(res, typeof outcome === 'string' ? `/projects/${project.project_id}?msg=${encodeURIComponent(outcome)}` : outcome.location);
+      if (typeof outcome === 'string') {
+        setFlash(ctx.config, res, `/projects/${project.project_id}`, outcome);
+        redirect(res, `/projects/${project.project_id}`);
+      } else redirect(res, outcome.location);
     });
 
   action('/projects/:id/undo', async (accountId, projectId, form) => {

@@ -2,6 +2,7 @@
 // siteline's own tiles and writes the same listings out as a table; GET /api/public/listings serves
 // them as JSON. Both show exactly the spec's fields — name, zone category, typology, lifecycle status
 // — and the pin (the build lot's centroid); never an owner, address, external reference or id.
+import { currentAccount } from './web-session.ts';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml, sendJson } from '../http/respond.ts';
@@ -43,7 +44,8 @@ export function registerPublicMap(router: Router, ctx: AppContext): void {
     sendJson(res, 200, { listings, count: listings.length }, { 'cache-control': 'no-store', 'access-control-allow-origin': '*' });
   });
 
-  router.get('/map', async (_req, res) => {
+  router.get('/map', async (req, res) => {
+    const account = await currentAccount(ctx, req);
     const list = await publicListings(ctx.db);
     const style = mapStyle({ basemapUrl: ctx.config.basemapUrl }) as { sources: Record<string, unknown>; layers: Record<string, unknown>[] };
     style.sources['listings'] = { type: 'geojson', data: listingsGeoJson(list) };
@@ -68,6 +70,6 @@ ${list.length
 <tbody>${list.map((l) => html`<tr><td>${l.name}</td><td>${CATEGORY_STYLE[l.zoneCategory]?.label ?? l.zoneCategory}</td><td>${TYPOLOGY_LABEL[l.typology] ?? l.typology}</td><td>${l.lifecycleStatus}</td><td>${String(l.pin.lat)}, ${String(l.pin.lng)}</td></tr>`)}</tbody></table></div>`
   : html`<p>No project is listed yet.</p>`}
 <p class="muted">The same list as JSON: <a href="${PUBLIC_LISTINGS_PATH}">${PUBLIC_LISTINGS_PATH}</a>.</p>`;
-    sendHtml(res, 200, page('Projects on the map', body, { wide: true, head: MAP_HEAD }), mapPageHeaders(ctx.config));
+    sendHtml(res, 200, page('Projects on the map', body, { wide: true, head: MAP_HEAD, signedInAs: account?.email ?? null, current: 'map' }), mapPageHeaders(ctx.config));
   });
 }

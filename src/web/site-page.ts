@@ -23,6 +23,7 @@ import { currentAccount } from './web-session.ts';
 import { SITES_PATH, addressForm, registerHomePage } from './home-page.ts';
 import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
 import { statusBadge } from './status-badge.ts';
+import { valueWords, type WordedValue } from '../core/value-words.ts';
 import { layerLabel, oldDataNote } from './coverage-page.ts';
 import { ruleSources, type RuleSource } from './rule-sources.ts';
 
@@ -51,29 +52,16 @@ const ENVELOPE_LABELS: Record<string, string> = {
   buildableDepthFt: 'Buildable depth (derived)',
 };
 
-const UNIT_SUFFIX: Record<string, (n: string) => string> = {
-  ft: (n) => `${n} ft`,
-  storeys: (n) => `${n} storeys`,
-  ratio: (n) => n,
-  percent: (n) => `${n} %`,
-  sqft: (n) => `${n} sq ft`,
-  'sqft/unit': (n) => `${n} sq ft per unit`,
-  'units/acre': (n) => `${n} units per acre`,
-  units: (n) => `${n} units`,
-};
-
 const num = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
 const pct = (share: number): string => `${num(share * 100)} %`;
 
 /**
- * The text of a sourced value. An unknown status (STATUS_MEANINGS[s].unknown) or any other null is
- * "unknown", never 0 and never "no limit"; only no_limit_in_bylaw reads "no limit (bylaw)".
+ * The text of a sourced value, worded as on every surface (src/core/value-words.ts): an unknown status
+ * or any other null is "Unknown", never 0 and never "no limit"; no_limit_in_bylaw reads "No limit in
+ * the bylaw"; a no-limit only a source states (statedNoLimit) reads "No limit, per S1".
  */
-export function valueText(v: Pick<SnapshotValue, 'value' | 'status' | 'unit'>): string {
-  if (v.status === 'no_limit_in_bylaw') return 'no limit (bylaw)';
-  if (v.value === null || STATUS_MEANINGS[v.status].unknown) return 'unknown';
-  const n = typeof v.value === 'number' ? num(v.value) : String(v.value);
-  return v.unit ? (UNIT_SUFFIX[v.unit]?.(n) ?? `${n} ${v.unit}`) : n;
+export function valueText(v: WordedValue): string {
+  return valueWords(v).says;
 }
 
 /** Only http(s) URLs become links; anything else is shown as text. */
@@ -148,6 +136,7 @@ function shortUrl(url: string): string {
 function valueBlock(refs: PageRefs, key: string, label: string, v: SnapshotValue): Html {
   return html`<div class="std" id="env-${key}"><h3>${label}</h3>
 <p><span class="value">${valueText(v)}</span> ${statusBadge(v.status)}${refs.cite(v.citation)}</p>
+<p class="analysis">${valueWords(v).analysis}</p>
 ${refs.condition(v)}${refs.notes(v)}${
     v.inputs?.length ? html`<p class="muted">Worked out from: ${v.inputs.map((i) => ENVELOPE_LABELS[i] ?? i).join(', ')}.</p>` : ''
   }</div>`;
@@ -220,9 +209,14 @@ function warningsSection(s: Snapshot, refs: PageRefs): Html {
 
 function envelopeSection(envelope: Record<string, SnapshotValue>, refs: PageRefs): Html {
   return html`<section id="envelope" aria-labelledby="envelope-h"><h2 id="envelope-h">Building envelope</h2>
-<p class="muted">Every value shows its status (see <a href="#status-legend">what the statuses mean</a>). "unknown" is not zero and not "no limit"; only "no limit (bylaw)" says the bylaw sets none.</p>
+<p class="muted">Every value shows its status (see <a href="#status-legend">what the statuses mean</a>). "Unknown" is not zero and not "no limit"; "No limit in the bylaw" says the bylaw sets none; "No limit, per S1" is what a source says, not confirmed in the bylaw, and the analysis does not compute on it.</p>
 ${Object.entries(envelope).map(([key, v]) => valueBlock(refs, key, ENVELOPE_LABELS[key] ?? humanise(key), v))}
 </section>`;
+}
+
+/** The page's envelope section for a snapshot, as HTML (the same blocks the site page draws). */
+export function envelopeSectionHtml(s: Pick<Snapshot, 'envelope' | 'citations' | 'notes'>): string {
+  return envelopeSection(s.envelope ?? {}, new PageRefs(new Map(), s)).toString();
 }
 
 /** camelCase -> "Camel case", for a member the label table does not know yet. */
@@ -364,6 +358,18 @@ function suggestionHref(s: Snapshot, suggestion: string): string {
   return `${SITES_PATH}?${new URLSearchParams({ address: full }).toString()}`;
 }
 
+/**
+ * The heading of an unanswered address says what went wrong: in a covered city, the street (or the
+ * address) was not found there, which is not the same as the city not being covered.
+ */
+export function notCoveredTitle(s: Snapshot): string {
+  const c = s.coverage;
+  const where = c.place ? `${c.place.name}, ${c.place.region}` : null;
+  if (c.status === 'geocode_failed' && where) return /\bno street "/.test(c.message) ? `Street not found in ${where}` : `Address not found in ${where}`;
+  if (c.status === 'geo_division_uncatalogued') return s.suggestions?.length ? 'City not recognised' : 'Place not recognised';
+  return 'Address not covered';
+}
+
 function notCoveredBody(s: Snapshot, address: string): Html {
   const c = s.coverage;
   return html`<section id="coverage">
@@ -404,7 +410,7 @@ async function showSite(ctx: AppContext, req: IncomingMessage, res: ServerRespon
     throw err;
   }
   if (!snapshot.answered) {
-    return sendHtml(res, 200, page('Address not covered', notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
+    return sendHtml(res, 200, page(notCoveredTitle(snapshot), notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
   }
   // The page shows every source in full: the snapshot's labels with the place's catalogue inline.
   snapshot = await withSourcesInline(ctx, snapshot);

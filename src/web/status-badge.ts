@@ -1,6 +1,7 @@
 // A status as a person reads it: a short label on a badge whose look says how far to rely on it,
 // with the full meaning on hover and in the page's legend. The raw code is kept for agents and search.
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
+import { VALUE_STATUS_WORDS } from '../core/value-words.ts';
 import { html, type Html } from './html.ts';
 
 export const STATUS_LABELS: Record<Status, string> = {
@@ -10,16 +11,8 @@ export const STATUS_LABELS: Record<Status, string> = {
   geo_division_uncatalogued: 'place not recognised',
   unseeded_place: 'no data for this city',
   geocode_failed: 'address not matched',
-  cited: 'cited from the bylaw',
-  cited_conditional: 'cited, conditional',
-  conditional_unresolved: 'unknown — condition unresolved',
-  no_limit_in_bylaw: 'no limit in the bylaw',
-  not_extracted: 'unknown — not extracted',
-  site_specific_schedule: 'set by a site-specific schedule',
-  unverified_default: 'indicative — unverified',
-  derived_from_cited: 'derived from cited values',
-  defaulted: 'defaulted',
-  missing: 'unknown — data missing',
+  // A value status reads as every surface words it (src/core/value-words.ts).
+  ...VALUE_STATUS_WORDS,
 };
 
 /** The badge's look: relied on (authoritative), indicative, unknown, or the bylaw's own "no limit". */

@@ -18,10 +18,11 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const EMAIL = 'browser.consultant@example.com';
 
 const sites = (address: string) => `/sites?${new URLSearchParams({ address })}`;
-const PUBLIC_PAGES = ['/', '/coverage', '/signin', '/signup', '/reset-password', '/no-such-page'];
+const PUBLIC_PAGES = ['/', '/coverage', '/signin', '/signup', '/reset-password', '/no-such-page', '/docs/api'];
 // The snapshot (a whole lot, and a split lot), "did you mean", the bare form, the account page and its password and e-mail forms.
 const ACORN = sites('11 Acorn St, Cambridge, MA');
-const SIGNED_IN_PAGES = ['/sites', ACORN, sites('57 Inman St, Cambridge, MA'), sites('1 Elm Strreet, Cambridge, MA'), '/account', '/account/password', '/account/email'];
+// ... a misspelt city and a street not found in a covered city, and the public map (with the signed-in header).
+const SIGNED_IN_PAGES = ['/sites', ACORN, sites('57 Inman St, Cambridge, MA'), sites('1 Elm Strreet, Cambridge, MA'), sites('11 Acorn St, Cambrige, MA'), sites('11 Zzyzx St, Cambridge, MA'), '/account', '/account/password', '/account/email', '/map'];
 
 interface PageReport {
   consoleErrors: string[];
@@ -148,6 +149,17 @@ describe(`${group} pages in headless Chromium at ${WIDTHS.join(', ')} px`, { ski
               if (!box || box.y >= 900) problems.push(`${sel} not above the fold (y=${box?.y})`);
             }
           }
+        }
+        if (group === 'member' && !((await page.textContent('.who')) ?? '').includes(`Signed in as ${EMAIL}`)) problems.push(`${path}: not the signed-in header`);
+        if (path === '/docs/api') {
+          // Headings wrap between words only (never mid-word), and none is wider than its box.
+          const broken = await page.evaluate(() =>
+            [...document.querySelectorAll<HTMLElement>('main h2, main h3')]
+              .filter((h) => getComputedStyle(h).overflowWrap !== 'normal' || h.scrollWidth > h.clientWidth)
+              .map((h) => h.textContent ?? ''),
+          );
+          if (broken.length) problems.push(`/docs/api: headings that may break mid-word or overflow: ${broken.slice(0, 5).join(' | ')}`);
+          if ((await page.locator('pre.curl').count()) < 8) problems.push('/docs/api: a curl example per operation');
         }
         const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
         if (scroll.sw > scroll.cw) problems.push(`${path}: horizontal scroll (${scroll.sw} > ${scroll.cw})`);
