@@ -57,6 +57,24 @@ async function pdfText(pdf: Uint8Array): Promise<string> {
   return pages.join(' ').replace(/\s+/g, ' ');
 }
 
+/** Queues the project's analysis through the tool, runs a worker until it succeeds, and returns the stored result. */
+async function analysed(client: Client, projectId: string): Promise<any> {
+  const run = ok(await call(client, 'runFeasibilityAnalysis', { projectId }));
+  const w = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 20 }));
+  try {
+    for (const deadline = Date.now() + 180_000; ; ) {
+      const [r] = await svc.ctx.db.query<{ status: string }>('SELECT status FROM analysis_runs WHERE run_id = $1', [run.runId]);
+      if (r?.status === 'succeeded') break;
+      assert.ok(r?.status !== 'failed' && Date.now() < deadline, `run ended ${r?.status}`);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  } finally {
+    await w.stop();
+  }
+  const [stored] = await svc.ctx.db.query<{ result: string }>('SELECT result FROM analysis_runs WHERE run_id = $1', [run.runId]);
+  return JSON.parse(stored!.result);
+}
+
 test('produceProjectReport: list, no-analysis refusal, preview, confirm, PDF, retry, tampering, meter, other account, account page', async () => {
   const a = await connectClient(svc.url, 'modern', tokenA);
   const b = await connectClient(svc.url, 'modern', tokenB);
@@ -76,20 +94,7 @@ test('produceProjectReport: list, no-analysis refusal, preview, confirm, PDF, re
     fails(await call(a, 'produceProjectReport', { ...base, projectId, preview: false, confirm: true }), /runFeasibilityAnalysis/);
     assert.deepEqual(await spent(), { e: 0, used: 0 });
 
-    const run = ok(await call(a, 'runFeasibilityAnalysis', { projectId }));
-    const w = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 20 }));
-    try {
-      for (const deadline = Date.now() + 180_000; ; ) {
-        const [r] = await svc.ctx.db.query<{ status: string }>('SELECT status FROM analysis_runs WHERE run_id = $1', [run.runId]);
-        if (r?.status === 'succeeded') break;
-        assert.ok(r?.status !== 'failed' && Date.now() < deadline, `run ended ${r?.status}`);
-        await new Promise((res) => setTimeout(res, 20));
-      }
-    } finally {
-      await w.stop();
-    }
-    const [stored] = await svc.ctx.db.query<{ result: string }>('SELECT result FROM analysis_runs WHERE run_id = $1', [run.runId]);
-    const analysis = JSON.parse(stored!.result);
+    const analysis = await analysed(a, projectId);
 
     // Preview: outline and page count, no URL, nothing spent.
     const pv = ok(await call(a, 'produceProjectReport', { ...base, project: 'acorn report', preview: true, confirm: false }));
@@ -188,20 +193,7 @@ test("a lot whose polygon and assessor areas disagree: the warning travels from 
     assert.match(lot.warnings.join(' '), /polygon measures 166 sq ft, but the assessor table gives 2,224 sq ft/);
     assert.match(context.memoryDigest, /Lot 151-77: The lot polygon measures 166 sq ft/, 'the digest a text-only reader gets says it too');
 
-    const run = ok(await call(c, 'runFeasibilityAnalysis', { projectId }));
-    const w = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 20 }));
-    try {
-      for (const deadline = Date.now() + 180_000; ; ) {
-        const [r] = await svc.ctx.db.query<{ status: string }>('SELECT status FROM analysis_runs WHERE run_id = $1', [run.runId]);
-        if (r?.status === 'succeeded') break;
-        assert.ok(r?.status !== 'failed' && Date.now() < deadline, `run ended ${r?.status}`);
-        await new Promise((res) => setTimeout(res, 20));
-      }
-    } finally {
-      await w.stop();
-    }
-    const [stored] = await svc.ctx.db.query<{ result: string }>('SELECT result FROM analysis_runs WHERE run_id = $1', [run.runId]);
-    const analysis = JSON.parse(stored!.result);
+    const analysis = await analysed(c, projectId);
     assert.ok(analysis.notes.some((n: string) => /^Lot 151-77: The lot polygon measures 166 sq ft/.test(n)), JSON.stringify(analysis.notes));
 
     const ex = ok(await call(c, 'produceProjectReport', { audience: 'investor', detail: 'detailed', projectId, preview: false, confirm: true }));
