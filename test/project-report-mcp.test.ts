@@ -130,6 +130,8 @@ test('produceProjectReport: list, no-analysis refusal, preview, confirm, PDF, re
     assert.match(body, /Acorn Report Site/);
     assert.match(body, /Option B/);
     assert.match(body, /<b>capacity<\/b>/, 'the request is printed as text');
+    // Cambridge ships a street layer: the map draws the streets under the lots, and its legend says so.
+    assert.match(body, /Build lot (Context lot )?Street (District|Overlay) /, 'streets on the map, in its legend');
     const statuses = new Set<string>([...Object.values(analysis.derived), ...Object.values(analysis.standards)].map((v: any) => v.status));
     assert.ok(statuses.size >= 1);
     for (const s of statuses) assert.ok(body.includes(STATUS_WORDS[s as keyof typeof STATUS_WORDS]), `status ${s} in words ("${STATUS_WORDS[s as keyof typeof STATUS_WORDS]}") is in the PDF`);

@@ -193,3 +193,21 @@ async function legendClearOfFooter(input: ReturnType<typeof sampleReportInput>):
   await doc.destroy();
   assert.ok(legendPage > 0, 'the legend was found');
 }
+
+test('streets are drawn under the lots where the input has them, and the legend lists them only then', async () => {
+  const input = sampleReportInput();
+  const without = await readPdf((await composeReport(input)).pdf);
+  const page = (r: ReadBack) => r.pages.findIndex((p) => p.includes('Build lot'));
+  assert.doesNotMatch(without.pages[page(without)]!, /\bStreet\b/);
+  // A street along the lots' south side, and one far away (not in the frame).
+  input.streets = [
+    { name: 'Inman St', lines: [[rect(-60, -8, 200, -6)[0]![0]!, rect(-60, -8, 200, -6)[0]![1]!]] },
+    { name: 'Far Rd', lines: [[rect(90000, 0, 90100, 1)[0]![0]!, rect(90000, 0, 90100, 1)[0]![1]!]] },
+  ];
+  const withStreets = await readPdf((await composeReport(input)).pdf);
+  assert.match(withStreets.pages[page(withStreets)]!, /\bStreet\b/);
+  assert.ok(withStreets.paths[page(withStreets)]! > without.paths[page(without)]!, 'the street lines are drawn as paths');
+  input.streets = [input.streets[1]!];
+  const farOnly = await readPdf((await composeReport(input)).pdf);
+  assert.doesNotMatch(farOnly.pages[page(farOnly)]!, /\bStreet\b/, 'a street the frame does not show is not in the legend');
+});

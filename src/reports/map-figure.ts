@@ -80,6 +80,11 @@ function drawnInFrame(proj: MapProjection, f: Frame, polygons: PolygonRings[]): 
   return x1 > f.x && x0 < f.x + f.w && y1 > f.y && y0 < f.y + f.h;
 }
 
+/** True when a street line crosses the frame (its extent overlaps it). */
+function streetsShown(proj: MapProjection, f: Frame, input: Pick<ReportInput, 'streets'>): boolean {
+  return (input.streets ?? []).some((s) => s.lines.some((l) => drawnInFrame(proj, f, [[l]])));
+}
+
 /** Each code once, first name given, among the areas the frame shows. */
 function legendAreas(proj: MapProjection, f: Frame, areas: ReportInput['areas']): ReportInput['areas'] {
   const byCode = new Map<string, ReportInput['areas'][number]>();
@@ -137,6 +142,17 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
     ringsPath(doc, proj, d.polygons);
     doc.lineWidth(0.6).fillAndStroke(fillOf.get(d.code)!, '#9aa5b1', 'even-odd');
   }
+  // Streets under the lots: centre lines, light, so the lots read on top.
+  const streets = input.streets ?? [];
+  for (const st of streets)
+    for (const line of st.lines) {
+      line.forEach((pt, i) => {
+        const [px, py] = proj.toPage(pt);
+        if (i === 0) doc.moveTo(px, py);
+        else doc.lineTo(px, py);
+      });
+      doc.lineWidth(2.2).lineCap('round').stroke('#b8b8b8');
+    }
   for (const lot of input.lots.filter((l) => l.role === 'context')) {
     ringsPath(doc, proj, lot.polygons);
     doc.lineWidth(0.4).stroke('#8a8a8a');
@@ -191,6 +207,7 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
   const items: { swatch: (x: number, y: number) => void; text: string }[] = [
     { swatch: (x, sy) => doc.rect(x, sy, 14, 8).fillOpacity(0.55).fillAndStroke('#f4a261', '#1d3557').fillOpacity(1), text: 'Build lot' },
     ...(input.lots.some((l) => l.role === 'context') ? [{ swatch: (x: number, sy: number) => doc.rect(x, sy, 14, 8).lineWidth(0.4).stroke('#8a8a8a'), text: 'Context lot' }] : []),
+    ...(streetsShown(proj, frame, input) ? [{ swatch: (x: number, sy: number) => doc.moveTo(x, sy + 4).lineTo(x + 14, sy + 4).lineWidth(2.2).stroke('#b8b8b8'), text: 'Street' }] : []),
     ...shownDistricts.map((d) => ({ swatch: (x: number, sy: number) => doc.rect(x, sy, 14, 8).fill(fillOf.get(d.code)!), text: `District ${d.code}${d.name ? ` (${d.name})` : ''}` })),
     ...shownOverlays.map((o) => ({
       swatch: (x: number, sy: number) => {
@@ -229,7 +246,7 @@ function legendLayout(doc: PDFKit.PDFDocument, texts: string[], x0: number, y0: 
 /** The height the map and its legend take (so the page can make room for both before drawing). */
 export function mapFigureHeight(doc: PDFKit.PDFDocument, input: ReportInput, frame: Frame, fonts: { regular: string; bold: string }): number {
   const proj = projectLots(input, frame);
-  const texts = ['Build lot', ...(input.lots.some((l) => l.role === 'context') ? ['Context lot'] : [])];
+  const texts = ['Build lot', ...(input.lots.some((l) => l.role === 'context') ? ['Context lot'] : []), ...(streetsShown(proj, frame, input) ? ['Street'] : [])];
   for (const d of legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'district').sort((a, b) => a.code.localeCompare(b.code)))) texts.push(`District ${d.code}${d.name ? ` (${d.name})` : ''}`);
   for (const o of legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'overlay').sort((a, b) => a.code.localeCompare(b.code)))) texts.push(`Overlay ${o.code}${o.name ? ` (${o.name})` : ''}`);
   doc.font(fonts.regular).fontSize(7.5);

@@ -118,6 +118,7 @@ export async function buildProjectReportInput(ctx: AppContext, project: ProjectR
     planName: args.planName ?? null,
     lots: reportLots,
     areas: await areasAround(ctx, lots),
+    streets: await streetsAround(ctx, lots),
     envelope,
     sources: sources.slice(0, 50).map(clipSource),
     unknowns,
@@ -154,6 +155,26 @@ function forPeople(text: string): string {
 }
 
 /** The zoning districts and overlays whose boxes touch the lots (padded), as the map draws them. */
+/** Street centre lines around the lots, from the place's street layer (none where it has none). */
+async function streetsAround(ctx: AppContext, lots: ProjectLot[]): Promise<NonNullable<ReportInput['streets']>> {
+  const pts = lots.flatMap((l) => l.lot.polygon.flat(2));
+  if (!pts.length) return [];
+  const lons = pts.map((p) => p[0]);
+  const lats = pts.map((p) => p[1]);
+  const pad = 0.002;
+  const box: BBox = [Math.min(...lons) - pad, Math.min(...lats) - pad, Math.max(...lons) + pad, Math.max(...lats) + pad];
+  const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))];
+  const rows = await ctx.db.query<{ street_display: string | null; geom: [number, number][] | [number, number][][] | string }>(
+    `SELECT street_display, geom FROM street_segments WHERE place_id = ANY($1::text[]) AND bbox && $2::box ORDER BY street_key, segment_id LIMIT 400`,
+    [placeIds, boxLiteral(box)],
+  );
+  return rows.map((r) => {
+    const g = typeof r.geom === 'string' ? (JSON.parse(r.geom) as [number, number][] | [number, number][][]) : r.geom;
+    const lines = (Array.isArray(g[0]?.[0]) ? (g as [number, number][][]) : [g as [number, number][]]).filter((l) => l.length >= 2).slice(0, 50);
+    return { name: r.street_display ? r.street_display.slice(0, 200) : null, lines };
+  }).filter((s) => s.lines.length > 0);
+}
+
 async function areasAround(ctx: AppContext, lots: ProjectLot[]): Promise<ReportArea[]> {
   const pts = lots.flatMap((l) => l.lot.polygon.flat(2));
   if (!pts.length) return [];

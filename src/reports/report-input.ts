@@ -66,6 +66,8 @@ export interface ReportInput {
   lots: ReportLot[];
   /** Districts and overlays to draw around the lots. */
   areas: ReportArea[];
+  /** The place's street centre lines around the lots, drawn under them (absent where the place has no street layer). */
+  streets?: { name: string | null; lines: LonLat[][] }[];
   /** The analysis envelope in the order to print it. */
   envelope: ReportValue[];
   permittedUses?: PermittedUse[];
@@ -122,6 +124,7 @@ export const reportInputSchema = z.object({
     .min(1)
     .max(500),
   areas: z.array(z.object({ code: text(40), name: text(200).nullable(), kind: z.enum(['district', 'overlay']), polygons: z.array(polygon) })).max(500),
+  streets: z.array(z.object({ name: text(200).nullable(), lines: z.array(z.array(lonLat).min(2)).max(50) })).max(400).optional(),
   envelope: z.array(z.object({ key: text(60), label: text(120), value: sourced })).max(100),
   permittedUses: z
     .array(
