@@ -15,6 +15,7 @@ import { runSiteline } from './support/cli.ts';
 import { listening, startSiteline, stop } from './support/siteline-process.ts';
 
 const STAFF = 'staff.person@example.com';
+const VIEW_REASON = 'read the feedback reports (a view is recorded; no reason is asked)';
 const CUSTOMER = 'customer@example.com';
 
 test('staff actions on a running service: CLI and /staff forms, recorded with who and why; a non-staff login is refused', { timeout: 600_000 }, async () => {
@@ -132,13 +133,18 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
       actions.map((a) => [a.action, a.actor, a.via, a.subject, a.reason]).reverse(),
       [
         ['credit_grant', STAFF, 'api', CUSTOMER, 'pilot customer'],
+        // Reading the reports is recorded too: the CLI's list, twice, and the staff page (the customer's refused list is not).
+        ['feedback_view', STAFF, 'api', 'all', VIEW_REASON],
         ['feedback_review', STAFF, 'api', report!.submissionId, 'checked the rules file; value is right'],
+        ['feedback_view', STAFF, 'api', 'all', VIEW_REASON],
         ['key_revoke', STAFF, 'api', keyId, 'scraping beyond the terms'],
         ['credit_grant', STAFF, 'web', CUSTOMER, 'apology for downtime'],
+        ['feedback_view', STAFF, 'web', 'all', VIEW_REASON],
         ['feedback_review', STAFF, 'web', formAction![1], 'added to the city list'],
       ],
     );
     assert.deepEqual(actions.at(-1)!.details, { credits: 40 });
+    assert.ok(record.body.includes('Feedback read'), 'views are listed on /staff/actions');
   } finally {
     await stop(server);
   }

@@ -54,7 +54,7 @@ async function runList({ flags, io }: CommandInput): Promise<number> {
   if (filter.since) query.set('since', filter.since.toISOString());
   return runStaff(io, flags, 'feedback list', {
     service: async (client) => (await client.requestJson<{ feedback: StoredFeedback[] }>('GET', `/staff/api/feedback?${query}`)).feedback,
-    database: async (ctx) => (await import('../feedback/feedback-store.ts')).listFeedback(ctx, filter),
+    database: async (ctx, actor) => (await import('../staff/staff-actions.ts')).viewFeedback(ctx, actor, filter),
     print: (items) => {
       io.stdout.write(flags.json ? JSON.stringify(items, null, 2) + '\n' : formatFeedback(items));
       return EXIT.ok;

@@ -8,8 +8,8 @@ import type { Router } from '../http/router.ts';
 import { readBody, sendError, sendJson } from '../http/respond.ts';
 import { verifyBearer } from '../auth/verify-bearer.ts';
 import { SitelineError } from '../core/errors.ts';
-import { balanceOf, grantCredit, listStaffActions, reviewFeedback, revokeKeyForAbuse, type StaffActor } from '../staff/staff-actions.ts';
-import { listFeedback, type FeedbackFilter } from '../feedback/feedback-store.ts';
+import { balanceOf, grantCredit, listStaffActions, reviewFeedback, revokeKeyForAbuse, viewFeedback, type StaffActor } from '../staff/staff-actions.ts';
+import { type FeedbackFilter } from '../feedback/feedback-store.ts';
 import { FEEDBACK_CATEGORIES, type FeedbackCategory } from '../feedback/feedback-form.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };
@@ -67,7 +67,7 @@ export function registerStaffApi(router: Router, ctx: AppContext): void {
     sendJson(res, 201, await grantCredit(ctx, actor, { email: str(body.email) ?? '', credits, reason: str(body.reason) }), NO_STORE);
   }));
 
-  router.get('/staff/api/feedback', staffRoute(ctx, async (_actor, req, res) => {
+  router.get('/staff/api/feedback', staffRoute(ctx, async (actor, req, res) => {
     const q = new URL(req.url ?? '/', 'http://x').searchParams;
     const filter: FeedbackFilter = {};
     if (q.get('limit')) {
@@ -86,7 +86,7 @@ export function registerStaffApi(router: Router, ctx: AppContext): void {
       if (Number.isNaN(d.getTime())) throw new SitelineError('bad_input', 'since must be a date such as 2026-11-01.');
       filter.since = d;
     }
-    sendJson(res, 200, { feedback: await listFeedback(ctx, filter) }, NO_STORE);
+    sendJson(res, 200, { feedback: await viewFeedback(ctx, actor, filter) }, NO_STORE);
   }));
 
   router.post('/staff/api/feedback/:id/review', staffRoute(ctx, async (actor, req, res, params) => {

@@ -7,9 +7,10 @@ import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
 import { addCredit, creditBalance, ledgerSum, MAX_CREDIT_PER_ENTRY } from '../billing/credit-ledger.ts';
+import { listFeedback, type FeedbackFilter, type StoredFeedback } from '../feedback/feedback-store.ts';
 
 export type StaffVia = 'web' | 'api' | 'cli';
-export type StaffActionKind = 'credit_grant' | 'feedback_review' | 'key_revoke';
+export type StaffActionKind = 'credit_grant' | 'feedback_review' | 'key_revoke' | 'feedback_view';
 
 /** Who acts, and through which door. */
 export interface StaffActor {
@@ -136,4 +137,16 @@ export async function listStaffActions(ctx: AppContext, limit = 100): Promise<St
     reason: r.reason,
     createdAt: new Date(r.created_at).toISOString(),
   }));
+}
+
+/**
+ * The feedback reports as staff read them, the reading recorded: what people wrote is personal, so who
+ * looked, when and at what (the filter, how many) is kept like any other staff action.
+ */
+export async function viewFeedback(ctx: AppContext, actor: StaffActor, filter: FeedbackFilter = {}): Promise<StoredFeedback[]> {
+  const items = await listFeedback(ctx, filter);
+  const subject = filter.category ?? 'all';
+  const details = { shown: items.length, ...(filter.since ? { since: filter.since.toISOString() } : {}), ...(filter.limit !== undefined ? { limit: filter.limit } : {}) };
+  await record(ctx, ctx.db, actor, 'feedback_view', subject, details, 'read the feedback reports (a view is recorded; no reason is asked)');
+  return items;
 }

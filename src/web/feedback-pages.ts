@@ -6,7 +6,8 @@ import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { readBody, sendHtml } from '../http/respond.ts';
 import { CATEGORY_LABELS, FEEDBACK_CATEGORIES, MESSAGE_MAX, checkAnswer, type FeedbackCategory } from '../feedback/feedback-form.ts';
-import { listFeedback, newSubmissionId, submitFeedback } from '../feedback/feedback-store.ts';
+import { newSubmissionId, submitFeedback } from '../feedback/feedback-store.ts';
+import { viewFeedback } from '../staff/staff-actions.ts';
 import { html, page, type Html } from './html.ts';
 import { redirect } from './forms.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
@@ -127,7 +128,7 @@ export function registerFeedbackPages(router: Router, ctx: AppContext): void {
     const url = new URL(req.url ?? '/', 'http://x');
     const cat = url.searchParams.get('category');
     const category = (FEEDBACK_CATEGORIES as readonly string[]).includes(cat ?? '') ? (cat as FeedbackCategory) : undefined;
-    const items = await listFeedback(ctx, { limit: 200, ...(category ? { category } : {}) });
+    const items = await viewFeedback(ctx, { who: account.email, via: 'web' }, { limit: 200, ...(category ? { category } : {}) });
     const csrf = csrfToken(ctx, req, res);
     // Reviewed: who and the note; otherwise a form to mark it reviewed (recorded on /staff/actions).
     const review = (f: (typeof items)[number]) =>

@@ -14,7 +14,7 @@ import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { isStaff } from './feedback-pages.ts';
 
-const ACTION_LABELS = { credit_grant: 'Credit grant', feedback_review: 'Feedback review', key_revoke: 'Key revoked' } as const;
+const ACTION_LABELS = { credit_grant: 'Credit grant', feedback_review: 'Feedback review', key_revoke: 'Key revoked', feedback_view: 'Feedback read' } as const;
 
 /** The staff member signed in, or undefined after redirecting to sign-in or answering 403. */
 async function staffOnPage(ctx: AppContext, req: IncomingMessage, res: ServerResponse, back: string): Promise<StaffActor | undefined> {
