@@ -232,7 +232,8 @@ async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: n
   const rows = await at.src.addressRows(key, number);
   const warnings: string[] = [];
   // What the assessor's table lists at this number, by suffix: a disagreement with it is said.
-  const located = rows.length ? (await at.src.locationRows(key, number)).filter((r) => r.number_lo === r.number_hi) : [];
+  const locations = rows.length ? await at.src.locationRows(key, number) : null; // read once: matchLotLocation reuses them
+  const located = locations ? locations.filter((r) => r.number_lo === r.number_hi) : [];
   const assessorAt = (suffix: string) => located.filter((r) => locationSuffix(r, number) === suffix);
   const exact = pickAddressRow(rows, parsed, warnings);
   if (exact) {
@@ -281,7 +282,7 @@ async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: n
       ? `${own[0]!.full_address} is in the address table, but its lot (${ids.join(', ')}) is not in the parcel layer`
       : `${own[0]!.full_address} is in the address table without a lot`;
   }
-  const assessed = await matchLotLocation(at, parsed, key, number, own[0]?.full_address ?? null, lotMissing);
+  const assessed = await matchLotLocation(at, parsed, key, number, own[0]?.full_address ?? null, lotMissing, locations);
   if (assessed) return assessed;
   if (lotMissing) warnings.push(`${lotMissing}; located along the street instead.`);
   const between = await interpolateBetweenNeighbours(at, parsed, key, number, warnings);
@@ -344,8 +345,9 @@ async function matchLotLocation(
   number: number,
   ownFullAddress: string | null,
   lotMissing: string | null,
+  locations: readonly LocationRow[] | null,
 ): Promise<(Matched & { streetKnown: true }) | null> {
-  const rows = await at.src.locationRows(key, number);
+  const rows = locations ?? (await at.src.locationRows(key, number));
   if (rows.length === 0) return null;
   const want = normSuffix(parsed.numberSuffix);
   const single = rows.filter((r) => r.number_lo === r.number_hi);

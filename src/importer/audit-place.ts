@@ -256,9 +256,10 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
     const missingLots = g.lots.filter((id) => !inside.has(id));
     const sourceJoin: SourceJoin = sourceLots.length ? 'lot_in_layer' : missingLots.length ? 'lot_missing_from_layer' : 'no_lot_in_source';
     const r: AuditedAddress = { address: g.address, sourceJoin, sourceLots, missingLots, answeredLot: null, matchType: null, confidence: null, pointInLot: null };
+    let parsed: ReturnType<typeof parseAddress> | null = null;
     try {
       // The text a user would type, through the same two calls the snapshot makes before it loads the lot.
-      const parsed = parseAddress(`${g.address}, ${place.name}, ${place.region}`);
+      parsed = parseAddress(`${g.address}, ${place.name}, ${place.region}`);
       const got = await geocodeInPlace(ctx.db, placeId, parsed);
       if (got.kind === 'matched' && got.parcelExtId) {
         r.answeredLot = got.parcelExtId;
@@ -277,7 +278,8 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
     if (sourceLots.length) {
       // The same address with its own rows held out: what the stand-in methods answer, against the source's lot.
       try {
-        const held = await geocodeInPlace(ctx.db, placeId, parseAddress(`${g.address}, ${place.name}, ${place.region}`), withoutAddress(sql, g.address));
+        if (!parsed) throw new Error('the address could not be read');
+        const held = await geocodeInPlace(ctx.db, placeId, parsed, withoutAddress(sql, g.address));
         heldOut.push(held.kind === 'matched' && held.parcelExtId ? { matchType: held.matchType, confidence: held.confidence, right: sourceLots.includes(held.parcelExtId) } : null);
       } catch {
         heldOut.push(null);

@@ -154,16 +154,24 @@ function forPeople(text: string): string {
     .replace(STATUS_KEYS, (k) => STATUS_WORDS[k as keyof typeof STATUS_WORDS].toLowerCase());
 }
 
-/** The zoning districts and overlays whose boxes touch the lots (padded), as the map draws them. */
-/** Street centre lines around the lots, from the place's street layer (none where it has none). */
-async function streetsAround(ctx: AppContext, lots: ProjectLot[]): Promise<NonNullable<ReportInput['streets']>> {
+/** The box the report's map covers: the lots' extent padded, with the places they lie in; null without lots. */
+function mapArea(lots: ProjectLot[]): { box: BBox; placeIds: string[] } | null {
   const pts = lots.flatMap((l) => l.lot.polygon.flat(2));
-  if (!pts.length) return [];
+  if (!pts.length) return null;
   const lons = pts.map((p) => p[0]);
   const lats = pts.map((p) => p[1]);
   const pad = 0.002;
-  const box: BBox = [Math.min(...lons) - pad, Math.min(...lats) - pad, Math.max(...lons) + pad, Math.max(...lats) + pad];
-  const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))];
+  return {
+    box: [Math.min(...lons) - pad, Math.min(...lats) - pad, Math.max(...lons) + pad, Math.max(...lats) + pad],
+    placeIds: [...new Set(lots.map((l) => l.lot.geoDivisionId))],
+  };
+}
+
+/** Street centre lines around the lots, from the place's street layer (none where it has none). */
+async function streetsAround(ctx: AppContext, lots: ProjectLot[]): Promise<NonNullable<ReportInput['streets']>> {
+  const area = mapArea(lots);
+  if (!area) return [];
+  const { box, placeIds } = area;
   const rows = await ctx.db.query<{ street_display: string | null; geom: [number, number][] | [number, number][][] | string }>(
     `SELECT street_display, geom FROM street_segments WHERE place_id = ANY($1::text[]) AND bbox && $2::box ORDER BY street_key, segment_id LIMIT 400`,
     [placeIds, boxLiteral(box)],
@@ -175,14 +183,11 @@ async function streetsAround(ctx: AppContext, lots: ProjectLot[]): Promise<NonNu
   }).filter((s) => s.lines.length > 0);
 }
 
+/** The zoning districts and overlays whose boxes touch the lots (padded), as the map draws them. */
 async function areasAround(ctx: AppContext, lots: ProjectLot[]): Promise<ReportArea[]> {
-  const pts = lots.flatMap((l) => l.lot.polygon.flat(2));
-  if (!pts.length) return [];
-  const lons = pts.map((p) => p[0]);
-  const lats = pts.map((p) => p[1]);
-  const pad = 0.002;
-  const box: BBox = [Math.min(...lons) - pad, Math.min(...lats) - pad, Math.max(...lons) + pad, Math.max(...lats) + pad];
-  const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))];
+  const area = mapArea(lots);
+  if (!area) return [];
+  const { box, placeIds } = area;
   const rows = await ctx.db.query<{ code: string; name: string | null; layer: string; geom: MultiPolygonCoords | string }>(
     `SELECT code, name, layer, geom FROM zones WHERE place_id = ANY($1::text[]) AND bbox && $2::box ORDER BY layer, code, zone_id LIMIT $3`,
     [placeIds, boxLiteral(box), MAX_REPORT_AREAS],
