@@ -2,7 +2,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { z } from 'zod';
-import { parseTrustedProxies } from './http/client-ip.ts';
+import { parseTrustedProxies } from './trusted-proxies.ts';
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),

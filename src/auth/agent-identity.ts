@@ -2,19 +2,15 @@
 // identity assertion, and revocation. Secrets are returned once and stored as SHA-256 hashes.
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import type { Queryable } from '../db/database.ts';
 import { AgentAuthError, invalidGrant } from './oauth-errors.ts';
 import { newSecret, secretHash } from './secrets.ts';
 import { SCOPE_MCP, SCOPE_PUBLIC } from './endpoints.ts';
 import { ANONYMOUS_ASSERTION_TTL_S, CLAIM_TTL_S, PRE_CLAIM_TOKEN_TTL_S } from './lifetimes.ts';
-import { OPAQUE_ACCESS_PREFIX } from './verify-bearer.ts';
 import { mintUserJwt } from './user-jwt.ts';
 import { startCeremony, type ClaimBlock } from './claim-ceremony.ts';
+import { addSeconds, AGENT_CLIENT_ID, issueCredential, type TokenResponse } from './agent-credentials.ts';
 
 export const CLAIM_TOKEN_PREFIX = 'clm';
-export const ASSERTION_PREFIX = 'slia';
-/** client_id carried by tokens minted for agents. */
-export const AGENT_CLIENT_ID = 'siteline-agent';
 
 /** label: an optional name shown on the account page (the CLI sends "CLI on <host>"). */
 export type RegistrationRequest = { type: 'anonymous'; label?: string | undefined } | { type: 'service_auth'; loginHint: string; label?: string | undefined };
@@ -29,17 +25,6 @@ export interface RegistrationResponse {
   identity_assertion_expires_in?: number;
   claim?: ClaimBlock;
 }
-
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: string;
-  identity_assertion?: string;
-  identity_assertion_expires_in?: number;
-}
-
-const addSeconds = (d: Date, s: number) => new Date(d.getTime() + s * 1000).toISOString();
 
 export async function registerIdentity(ctx: AppContext, req: RegistrationRequest): Promise<RegistrationResponse> {
   const now = ctx.clock.now();
@@ -59,24 +44,6 @@ export async function registerIdentity(ctx: AppContext, req: RegistrationRequest
   // service_auth: the ceremony starts at once for the named address; no user is created from it.
   const claim = await startCeremony(ctx, registrationId, req.loginHint);
   return { type: 'service_auth', ...base, claim };
-}
-
-/** Stores a new opaque credential (an identity assertion or a pre-claim access token) and returns it once. */
-export async function issueCredential(
-  db: Queryable,
-  ctx: AppContext,
-  registrationId: string,
-  kind: 'assertion' | 'access',
-  scopes: string[],
-  ttlS: number,
-): Promise<string> {
-  const secret = newSecret(kind === 'assertion' ? ASSERTION_PREFIX : OPAQUE_ACCESS_PREFIX);
-  const now = ctx.clock.now();
-  await db.query(
-    `INSERT INTO agent_credentials (token_hash, kind, registration_id, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [secretHash(secret), kind, registrationId, scopes.join(' '), now.toISOString(), addSeconds(now, ttlS)],
-  );
-  return secret;
 }
 
 /** The jwt-bearer grant: a claimed assertion gives a user JWT (mcp); an unclaimed anonymous one an opaque mcp.public token. */

@@ -10,7 +10,7 @@ import { AgentAuthError, invalidGrant } from './oauth-errors.ts';
 import { secretHash, sixDigitCode } from './secrets.ts';
 import { PATHS, SCOPE_MCP, url } from './endpoints.ts';
 import { CEREMONY_TTL_S, CLAIM_MAX_DELIVERIES, CLAIM_POLL_INTERVAL_S, CLAIM_REDELIVERY_S, CLAIMED_ASSERTION_TTL_S, MAILS_PER_ADDRESS_PER_HOUR, MAX_WRONG_CODES, SLOW_DOWN_STEP_S } from './lifetimes.ts';
-import { issueCredential, AGENT_CLIENT_ID, type TokenResponse } from './agent-identity.ts';
+import { issueCredential, AGENT_CLIENT_ID, type TokenResponse } from './agent-credentials.ts';
 import { mintUserJwt } from './user-jwt.ts';
 
 export interface ClaimBlock {

@@ -4,34 +4,10 @@
 // and the client is the right-most address in the chain that is not itself a trusted proxy.
 import net from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import type { Config } from '../config.ts';
 
-/** Names accepted in SITELINE_TRUSTED_PROXIES besides CIDRs and single addresses. */
-const NAMED_RANGES: Record<string, string[]> = {
-  loopback: ['127.0.0.0/8', '::1/128'],
-  private: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
-  linklocal: ['169.254.0.0/16', 'fe80::/10'],
-};
-
-/** Parses the list (comma or space separated); throws with the offending entry when one is not a CIDR. */
-export function parseTrustedProxies(text: string): string[] {
-  const out: string[] = [];
-  for (const entry of text.split(/[\s,]+/).filter(Boolean)) {
-    const named = NAMED_RANGES[entry.toLowerCase()];
-    if (named) {
-      out.push(...named);
-      continue;
-    }
-    const [addr, bits, extra] = entry.split('/');
-    const family = net.isIP(addr ?? '');
-    const max = family === 6 ? 128 : 32;
-    const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
-    if (!family || extra !== undefined || !(prefix >= 0 && prefix <= max)) {
-      throw new Error(`"${entry}" is not an IP address or CIDR range (e.g. 10.0.0.0/8, ::1, loopback)`);
-    }
-    out.push(`${addr}/${prefix}`);
-  }
-  return out;
+/** The part of the configuration this module reads: the proxies parsed by src/trusted-proxies.ts. */
+export interface TrustedProxies {
+  trustedProxies: readonly string[];
 }
 
 const lists = new WeakMap<readonly string[], net.BlockList>();
@@ -58,7 +34,7 @@ function normalise(addr: string): string | undefined {
   return net.isIP(a) ? a.toLowerCase() : undefined;
 }
 
-export function isTrustedProxy(addr: string, config: Pick<Config, 'trustedProxies'>): boolean {
+export function isTrustedProxy(addr: string, config: TrustedProxies): boolean {
   if (config.trustedProxies.length === 0) return false;
   const a = normalise(addr);
   if (!a) return false;
@@ -66,7 +42,7 @@ export function isTrustedProxy(addr: string, config: Pick<Config, 'trustedProxie
 }
 
 /** True when the TCP peer is a trusted proxy, so its X-Forwarded-* headers may be read. */
-export function peerIsTrustedProxy(req: IncomingMessage, config: Pick<Config, 'trustedProxies'>): boolean {
+export function peerIsTrustedProxy(req: IncomingMessage, config: TrustedProxies): boolean {
   return isTrustedProxy(req.socket.remoteAddress ?? '', config);
 }
 
@@ -75,7 +51,7 @@ export function peerIsTrustedProxy(req: IncomingMessage, config: Pick<Config, 't
  * walked from the right and the first address that is not a trusted proxy is the client. A hop that
  * is not an IP address stops the walk at the proxy that forwarded it.
  */
-export function clientIp(req: IncomingMessage, config: Pick<Config, 'trustedProxies'>): string {
+export function clientIp(req: IncomingMessage, config: TrustedProxies): string {
   const raw = req.socket.remoteAddress ?? 'unknown';
   let current = normalise(raw) ?? raw;
   if (!isTrustedProxy(current, config)) return current;
@@ -91,7 +67,7 @@ export function clientIp(req: IncomingMessage, config: Pick<Config, 'trustedProx
 }
 
 /** X-Forwarded-Proto / -Host as a trusted proxy set them (first value, as Express reads them), else undefined. */
-export function forwardedHeader(req: IncomingMessage, name: 'x-forwarded-proto' | 'x-forwarded-host', config: Pick<Config, 'trustedProxies'>): string | undefined {
+export function forwardedHeader(req: IncomingMessage, name: 'x-forwarded-proto' | 'x-forwarded-host', config: TrustedProxies): string | undefined {
   if (!peerIsTrustedProxy(req, config)) return undefined;
   const v = req.headers[name];
   const first = (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim();

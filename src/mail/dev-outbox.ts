@@ -3,7 +3,7 @@
 // one text file per message under <dataDir>/outbox/, never a silent fake success.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppContext } from '../context.ts';
+import type { MailContext } from './mail-context.ts';
 
 export interface OutboxMessage {
   id: number;
@@ -13,7 +13,7 @@ export interface OutboxMessage {
   createdAt: string;
 }
 
-type OutboxCtx = Pick<AppContext, 'db' | 'clock' | 'config' | 'logger'>;
+type OutboxCtx = Pick<MailContext, 'db' | 'clock' | 'config' | 'logger'>;
 
 export async function writeToOutbox(ctx: OutboxCtx, msg: { to: string; subject: string; body: string }): Promise<number> {
   const at = ctx.clock.now();
@@ -35,7 +35,7 @@ export async function writeToOutbox(ctx: OutboxCtx, msg: { to: string; subject: 
 }
 
 /** The newest mail, to one address when `to` is given. */
-export async function listMail(ctx: Pick<AppContext, 'db'>, limit = 50, to?: string): Promise<OutboxMessage[]> {
+export async function listMail(ctx: Pick<MailContext, 'db'>, limit = 50, to?: string): Promise<OutboxMessage[]> {
   const rows = await ctx.db.query<{ id: number; to_address: string; subject: string; body: string; created_at: Date | string }>(
     'SELECT id, to_address, subject, body, created_at FROM dev_outbox WHERE ($2::text IS NULL OR to_address = $2) ORDER BY id DESC LIMIT $1',
     [limit, to ?? null],

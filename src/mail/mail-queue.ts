@@ -3,10 +3,10 @@
 // two instances on one PostgreSQL never hold the same message; updates after the claim are fenced by
 // (worker_id, attempts), so a worker that lost its lease cannot overwrite another's outcome.
 // Timestamps come from the application clock (not the database's now()), like the rest of auth.
-import type { AppContext } from '../context.ts';
+import type { MailContext } from './mail-context.ts';
 import type { MailMessage } from './message.ts';
 
-type QueueCtx = Pick<AppContext, 'db' | 'clock'>;
+type QueueCtx = Pick<MailContext, 'db' | 'clock'>;
 
 export type MailStatus = 'queued' | 'sending' | 'sent' | 'failed';
 

@@ -6,13 +6,13 @@
 import os from 'node:os';
 import crypto from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { AppContext } from '../context.ts';
+import type { MailContext } from './mail-context.ts';
 import type { MailConfig } from '../config.ts';
 import { htmlFromText, type MailMessage } from './message.ts';
 import { claimMail, enqueueMail, failAbandoned, mailCountSince, markFailed, markRetry, markSent, type QueuedMail } from './mail-queue.ts';
 import { writeToOutbox } from './dev-outbox.ts';
 
-type MailerCtx = Omit<AppContext, 'mailer'>;
+type MailerCtx = MailContext;
 
 /** How long a claim holds a message: far longer than one SMTP exchange (timeouts below). */
 const LEASE_MS = 120_000;

@@ -3,7 +3,8 @@
 // reference page generated from that document. Nothing here is written twice by hand.
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import { html, page, type Html } from '../web/html.ts';
+import { html, type Html } from '../web/html.ts';
+import { page } from '../web/page.ts';
 import { SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../billing/idempotency.ts';
 import { PACK_CREDITS, PACK_PRICE_CENTS } from '../billing/payments.ts';

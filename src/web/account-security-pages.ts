@@ -21,7 +21,8 @@ import {
 } from '../auth/account-recovery.ts';
 import { secretHash } from '../auth/secrets.ts';
 import { PASSWORD_RESET_TTL_S } from '../auth/lifetimes.ts';
-import { html, page, type Html } from './html.ts';
+import { html, type Html } from './html.ts';
+import { page } from './page.ts';
 import { clientIp, readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { csrfFailure, PAGE_HEADERS } from './page.ts';

@@ -24,7 +24,8 @@ import {
 import { USER_JWT_TTL_S } from '../auth/user-jwt.ts';
 import { MCP_TOOLS } from '../mcp/registry.ts';
 import type { McpToolDefinition } from '../mcp/tool-definition.ts';
-import { html, page, type Html } from './html.ts';
+import { html, type Html } from './html.ts';
+import { page } from './page.ts';
 import { currentAccount } from './web-session.ts';
 import { PAGE_HEADERS } from './account-pages.ts';
 

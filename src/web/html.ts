@@ -20,5 +20,3 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
-// The layout moved to page.ts (the shared chrome); re-exported so existing imports keep working.
-export { page, PAGE_HEADERS } from './page.ts';

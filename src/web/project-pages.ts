@@ -23,7 +23,8 @@ import { REPORT_AUDIENCES, REPORT_DETAILS, type ReportAudience, type ReportDetai
 import { runFeasibilityAnalysis } from '../analysis/run-feasibility-analysis.ts';
 import { agentStatusOf } from '../analysis/agent-status.ts';
 import { latestRun, latestSucceededRun } from '../analysis/run-queue.ts';
-import { html, page, type Html } from './html.ts';
+import { html, type Html } from './html.ts';
+import { page } from './page.ts';
 import { mapViewForLots, type MapView } from '../maps/map-view.ts';
 import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
 import { mapPageHeaders } from './page.ts';
