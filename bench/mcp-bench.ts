@@ -140,7 +140,7 @@ async function serveSiteline(snapshotCacheEntries?: number, databaseUrl?: string
   const rows = await svc.ctx.db.query<{ full_address: string }>(
     `SELECT full_address FROM addresses WHERE place_id = 'US-MA:cambridge' AND parcel_ext_id IS NOT NULL AND unit = '' GROUP BY full_address ORDER BY min(row_no)`,
   );
-  const { snapshotCacheStats } = await import('../src/core/snapshot-cache.ts');
+  const { snapshotCacheStats } = await import('../src/snapshot/answer-cache.ts');
   onStop = () => {
     const st = snapshotCacheStats(svc.ctx.db);
     return `${st.hits.toLocaleString('en-US')} hits, ${st.misses.toLocaleString('en-US')} misses`;

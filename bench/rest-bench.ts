@@ -73,9 +73,9 @@ async function serveSiteline(): Promise<Served> {
   const { createLogger } = await import('../src/logger.ts');
   const { addCredit, spendCredit } = await import('../src/billing/credit-ledger.ts');
   const { lookupApiKey } = await import('../src/billing/api-keys.ts');
-  const { takeRateLimit } = await import('../src/core/rate-limit.ts');
-  const { cachedSnapshot } = await import('../src/core/snapshot-cache.ts');
-  const { getFeasibilitySnapshot } = await import('../src/core/snapshot.ts');
+  const { takeRateLimit } = await import('../src/ops/rate-limit.ts');
+  const { cachedSnapshot } = await import('../src/snapshot/answer-cache.ts');
+  const { getFeasibilitySnapshot } = await import('../src/snapshot/snapshot.ts');
   const { API_RATE_LIMIT } = await import('../src/rest/routes.ts');
   const testDb = await createPlacesDb(['cambridge-ma']);
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'bench-'));

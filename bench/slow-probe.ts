@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { systemClock } from '../src/clock.ts';
 import type { Db } from '../src/db/database.ts';
-import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { warmPlaceIndex } from '../src/geocoder/place-index.ts';
 import { getPlace } from '../src/places/catalogue.ts';
 import { PerformanceObserver } from 'node:perf_hooks';

@@ -10,8 +10,8 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { systemClock } from '../src/clock.ts';
 import { canonicalJson } from '../src/core/canonical-json.ts';
-import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
-import { previewSiteCoverage } from '../src/core/preview.ts';
+import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
+import { previewSiteCoverage } from '../src/snapshot/preview.ts';
 import { cambridgeAddresses } from './snapshot-compare-addresses.ts';
 
 async function answers(n: number): Promise<Map<string, string>> {

@@ -9,7 +9,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/logger.ts';
 import { ManualClock } from '../src/clock.ts';
-import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import type { AppContext } from '../src/context.ts';
 
 export const EXAMPLES = [

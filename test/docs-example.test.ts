@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createPlacesDb, ROOT, SHARED_DATA } from './support/harness.ts';
 import { EXAMPLES, exampleContext } from '../scripts/snapshot-example.ts';
-import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 
 test('the documented example snapshots are what the code answers today', async () => {
   const tdb = await createPlacesDb(['cambridge-ma', 'chicago-il']);

@@ -277,7 +277,7 @@ test("calibration: the held-out table is measured and stored, and an interpolate
   const interp = held.rows.find((r) => r.matchType === 'street_interpolation' && r.band === '0.50-0.60');
   assert.ok(interp && interp.answered > 0 && interp.right <= interp.answered, JSON.stringify(held.rows));
   // A full audit's table is what answers use; the sample's is small, so write the band a measured share to see it applied.
-  const { getFeasibilitySnapshot } = await import('../src/core/snapshot.ts');
+  const { getFeasibilitySnapshot } = await import('../src/snapshot/snapshot.ts');
   const { forgetPlaceCalibration } = await import('../src/geocoder/calibration.ts');
   const before = await getFeasibilitySnapshot(svc.ctx, '57 Inman St, Cambridge, MA');
   const measured = { ...interp!, answered: 745, right: 518, shareRight: 518 / 745 };

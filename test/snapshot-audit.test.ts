@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPlacesDb, testCtx, type TestDb } from './support/harness.ts';
-import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { upsertPlaceFromManifest } from '../src/places/catalogue.ts';
 import { loadAllManifests } from '../src/importer/manifest.ts';
 import type { AppContext } from '../src/context.ts';

@@ -4,8 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPlacesDb, testCtx, type TestDb } from './support/harness.ts';
-import { cachedSnapshot, snapshotCacheStats, SNAPSHOT_CACHE_MAX_AGE_MS } from '../src/core/snapshot-cache.ts';
-import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { cachedSnapshot, snapshotCacheStats, SNAPSHOT_CACHE_MAX_AGE_MS } from '../src/snapshot/answer-cache.ts';
+import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { forgetCatalogueCache } from '../src/places/catalogue.ts';
 import { clearRulesCache } from '../src/rules/load-rules.ts';
 import { SitelineError } from '../src/core/errors.ts';

@@ -15,7 +15,7 @@ import { VALUE_STATUSES, type ValueStatus } from '../src/core/statuses.ts';
 import { valueWords, type WordedValue } from '../src/core/value-words.ts';
 import { envelopeSectionHtml } from '../src/web/site-page.ts';
 import { renderSnapshot } from '../src/cli/check-command.ts';
-import { snapshotSummary } from '../src/core/snapshot-summary.ts';
+import { snapshotSummary } from '../src/snapshot/summary.ts';
 import { composeReport } from '../src/reports/compose-report.ts';
 import type { Snapshot, SnapshotValue } from '../src/core/snapshot-types.ts';
 import { sampleReportInput } from './support/report-fixture.ts';

@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { CookieJar, csrfFrom, getPage, postForm, signUpOrIn } from './support/auth-flow.ts';
-import { RECORD_DEMAND_POINTER } from '../src/core/city-inventory.ts';
+import { RECORD_DEMAND_POINTER } from '../src/snapshot/city-inventory.ts';
 
 let svc: TestServer;
 before(async () => {

@@ -2,7 +2,7 @@
 // buildable footprint against the real front lot line, and the propagation table's statuses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { placeRulesSchema } from '../rules/rules-schema.ts';
+import { placeRulesSchema } from '../core/rules-schema.ts';
 import { analyseFeasibility, analysisResultText, type AnalysisInputs } from './feasibility-analysis.ts';
 import { propagate } from './propagation.ts';
 import { metresPerDegree } from '../core/geo/primitives.ts';

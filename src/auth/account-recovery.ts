@@ -5,7 +5,7 @@
 import type { AppContext } from '../context.ts';
 import { newSecret, secretHash } from './secrets.ts';
 import { BUSY, hashPassword, passwordProblem, signIn, validEmail, type Account } from './accounts.ts';
-import { takeRateLimit, normaliseIp } from '../core/rate-limit.ts';
+import { takeRateLimit, normaliseIp } from '../ops/rate-limit.ts';
 import {
   EMAIL_CHANGE_TTL_S,
   EMAIL_CHANGES_PER_ACCOUNT_HOURLY,

@@ -6,7 +6,7 @@ import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import type { AppContext } from '../context.ts';
 import { dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
 import { sendVerificationMail } from './email-verification.ts';
-import { takeRateLimit, normaliseIp, type RatePolicy } from '../core/rate-limit.ts';
+import { takeRateLimit, normaliseIp, type RatePolicy } from '../ops/rate-limit.ts';
 import { SIGN_IN_MAX_FAILURES_PER_EMAIL, SIGN_IN_MAX_FAILURES_PER_EMAIL_AND_IP, SIGN_IN_MAX_FAILURES_PER_IP, SIGN_IN_WINDOW_S } from './lifetimes.ts';
 
 // OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane.

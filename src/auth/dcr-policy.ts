@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import { readBody } from '../http/respond.ts';
 import { clientIp } from '../http/client-ip.ts';
-import { takeRateLimit, normaliseIp } from '../core/rate-limit.ts';
+import { takeRateLimit, normaliseIp } from '../ops/rate-limit.ts';
 import { AgentAuthError, sendOAuthError } from './oauth-errors.ts';
 
 export const DCR_BODY_LIMIT = 16 * 1024;

@@ -11,7 +11,7 @@ import { loadSigningKeys } from './signing-keys.ts';
 import { issuer, mcpResource, PATHS, SCOPE_MCP, url } from './endpoints.ts';
 import { secretHash } from './secrets.ts';
 import { API_KEY_PREFIX, lookupApiKey, type ChargeOutcome, type ChargeRequest } from '../billing/api-keys.ts';
-import type { RateDecision, RatePolicy } from '../core/rate-limit.ts';
+import type { RateDecision, RatePolicy } from '../ops/rate-limit.ts';
 import { isRevoked } from './token-revocation.ts';
 import { AGENT_REGISTRATION_CLAIM } from './user-jwt.ts';
 

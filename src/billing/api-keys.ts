@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
-import { rateWindow, type RateDecision, type RatePolicy } from '../core/rate-limit.ts';
+import { rateWindow, type RateDecision, type RatePolicy } from '../ops/rate-limit.ts';
 import { GroupCommit, groupCommitFor } from './group-commit.ts';
 import { SNAPSHOT_PRICE } from './credit-ledger.ts';
 

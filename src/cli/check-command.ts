@@ -2,7 +2,7 @@
 // logged-in identity, through the MCP tool getFeasibilitySnapshot (the same JSON an agent gets);
 // with --local, computed in-process on the local database (the service must not hold it).
 // Exit 0 answered, 3 not covered (answered: false), 2 bad input or usage, 4 login needed, 5 unreachable.
-import { matchDoubt } from '../core/match-doubt.ts';
+import { matchDoubt } from '../snapshot/match-doubt.ts';
 import type { Command } from './command.ts';
 import { JSON_FLAG, URL_FLAG, UsageError } from './command.ts';
 import { EXIT } from './exit-codes.ts';
@@ -10,7 +10,7 @@ import { err, out, progress, type Io, type Palette } from './output.ts';
 import { ServiceClient, ServiceUnreachableError } from './service-client.ts';
 import { valueWords, type WordedValue } from '../core/value-words.ts';
 import type { Snapshot, SnapshotValue } from '../core/snapshot-types.ts';
-import { citationOf, conditionOf, notesOf, primaryDistrict, sourceOf } from '../core/snapshot-refs.ts';
+import { citationOf, conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';
 
 /** The tool's `source` argument: attribution only, the payload is the same for every value. */
 const TOOL_SOURCE = 'full';
@@ -45,7 +45,7 @@ async function localSnapshot(io: Io, address: string): Promise<Outcome> {
   const { createLogger } = await import('../logger.ts');
   const { openContext } = await import('../service.ts');
   const { SitelineError } = await import('../core/errors.ts');
-  const { getFeasibilitySnapshot } = await import('../core/snapshot.ts');
+  const { getFeasibilitySnapshot } = await import('../snapshot/snapshot.ts');
   const config = loadConfig(io.env);
   try {
     const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });

@@ -33,7 +33,7 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
   }
   const { inspectSourceDir, draftPlace, formatInspection } = await import('../importer/inspect-source.ts');
   const { parseManifest } = await import('../importer/manifest.ts');
-  const { placeRulesSchema } = await import('../rules/rules-schema.ts');
+  const { placeRulesSchema } = await import('../core/rules-schema.ts');
   // Re-initialising a place: its rules' districts tell the district field by its values.
   let knownDistricts: string[] | undefined;
   try {

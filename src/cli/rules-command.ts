@@ -17,7 +17,7 @@ async function modules() {
     import('../rules/verify-citations.ts'),
     import('../rules/held-documents.ts'),
     import('../rules/suggest-citations.ts'),
-    import('../rules/rules-schema.ts'),
+    import('../core/rules-schema.ts'),
     import('../importer/manifest.ts'),
   ]);
   return { config, loadRules, verify, held, suggest, schema, manifest };

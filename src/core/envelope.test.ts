@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { buildEnvelope, envelopeInvariantViolations, assertEnvelopeInvariants, ENVELOPE_MEMBERS, type EnvelopeInput, type EnvelopeLot } from './envelope.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
-import type { PlaceRules } from '../rules/rules-schema.ts';
+import type { PlaceRules } from './rules-schema.ts';
 import { VALUE_STATUSES } from './statuses.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');

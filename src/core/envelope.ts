@@ -3,9 +3,9 @@
 // docs/envelope.md for the member names, units and derivation rules.
 import type { PermittedUse, Sourced } from './snapshot-types.ts';
 import { UNKNOWN_VALUE_STATUSES, weakestStatus, type ValueStatus } from './statuses.ts';
-import { STANDARD_KEYS, STANDARD_UNITS, type PlaceRules, type RuleValue, type StandardKey, type DistrictRules } from '../rules/rules-schema.ts';
-import { findDistrict } from '../rules/load-rules.ts';
-import { evaluateExpression, type Vars } from '../rules/condition-expression.ts';
+import { STANDARD_KEYS, STANDARD_UNITS, type PlaceRules, type RuleValue, type StandardKey, type DistrictRules } from './rules-schema.ts';
+import { findDistrict } from './rules-schema.ts';
+import { evaluateExpression, type Vars } from './condition-expression.ts';
 
 export interface EnvelopeLot {
   areaSqft: number | null;

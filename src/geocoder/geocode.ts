@@ -20,7 +20,6 @@ import { displayStreet, streetKey } from './street-key.ts';
 import { lotFrontsStreet, notFrontingWarning, NOT_FRONTING_CONFIDENCE } from './lot-fronts-street.ts';
 import { placeStreets, rankStreets, type StreetCandidate } from './street-match.ts';
 
-export { forgetPlaceStreets } from './street-match.ts';
 
 /** Where a geocode reads: the database (fuzzy names, suggestions) and the place's source (SQL or its hot index). */
 interface At {

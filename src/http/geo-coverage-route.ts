@@ -9,8 +9,8 @@ import type { Router } from './router.ts';
 import { sendError, sendJson } from './respond.ts';
 import { badInput } from '../core/errors.ts';
 import { pointSpellingProblem } from '../core/point-spelling.ts';
-import { probeCoverage, validatePlaceQuery, type PlaceQuery } from '../core/city-inventory.ts';
-import { rateLimitMessage, takeLocationProbe, type RateDecision } from '../core/rate-limit.ts';
+import { probeCoverage, validatePlaceQuery, type PlaceQuery } from '../snapshot/city-inventory.ts';
+import { rateLimitMessage, takeLocationProbe, type RateDecision } from '../ops/rate-limit.ts';
 
 export const GEO_COVERAGE_PATH = '/api/geo/coverage-status';
 

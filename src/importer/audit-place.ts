@@ -402,7 +402,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   let snapshotCrossCheck: PlaceAudit['snapshotCrossCheck'] = null;
   const nCheck = opts.snapshotCheck ?? SNAPSHOT_CROSS_CHECK;
   if (nCheck > 0 && place.status === 'live' && results.length > 0) {
-    const { getFeasibilitySnapshot } = await import('../core/snapshot.ts');
+    const { getFeasibilitySnapshot } = await import('../snapshot/snapshot.ts');
     const picks = sampleOf(results, nCheck);
     const differences: NonNullable<PlaceAudit['snapshotCrossCheck']>['differences'] = [];
     for (const r of picks) {

@@ -106,7 +106,7 @@ test('start without source data: a warning names the directory, Cambridge is liv
       assert.deepEqual(body.places.find((p) => p.slug === 'cambridge-ma'), { slug: 'cambridge-ma', status: 'live_unavailable', loaded: false, stale: false, importedAt: null });
 
       // What a user asking about an address there is told: what to run, not "try again later".
-      const { getFeasibilitySnapshot } = await import('../core/snapshot.ts');
+      const { getFeasibilitySnapshot } = await import('../snapshot/snapshot.ts');
       const s = await getFeasibilitySnapshot(svc.ctx, '11 Acorn St, Cambridge, MA');
       assert.equal(s.coverage.status, 'live_unavailable');
       assert.match(String(s.coverage.message), /siteline data import cambridge-ma --from DIR/);

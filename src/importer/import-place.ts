@@ -9,7 +9,7 @@ import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
 import { bboxOf, boxLiteral, type BBox } from '../core/geo/primitives.ts';
 import { insertLotsWithFacts, WORKER_DERIVE_MIN_PARCELS, type LotsLoaded } from './load-lots.ts';
-import { forgetPlaceStreets } from '../geocoder/geocode.ts';
+import { forgetPlaceStreets } from '../geocoder/street-match.ts';
 import { forgetPlaceIndex } from '../geocoder/place-index.ts';
 import { upsertPlaceFromManifest, effectiveStatus, forgetCatalogueCache } from '../places/catalogue.ts';
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest, type ManifestSource } from './manifest.ts';

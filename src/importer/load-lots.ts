@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { Queryable } from '../db/database.ts';
-import { iterateLotFacts, storedLotBatches, type DeriveOptions, type DeriveReport, type LotFactsInput, type StoredLotBatch } from '../core/geo/derive-lot-facts.ts';
+import { iterateLotFacts, storedLotBatches, type DeriveOptions, type DeriveReport, type LotFactsInput, type StoredLotBatch } from './derive-lot-facts.ts';
 import type { MultiPolygonCoords } from '../core/geo/primitives.ts';
 import { insertParcels, type LoadOptions, type ParcelRow } from './load-tables.ts';
 import type { FlatLots, FromWorker, ToWorker } from './lot-facts-worker.ts';

@@ -8,7 +8,7 @@
 //   out: { type: 'batch', facts, zones, primary } (at most `ahead` batches not yet credited),
 //        { type: 'progress', message }, { type: 'done', report } or { type: 'error', message }.
 import { parentPort } from 'node:worker_threads';
-import { iterateLotFacts, storedLotBatches, type LotFactsInput } from '../core/geo/derive-lot-facts.ts';
+import { iterateLotFacts, storedLotBatches, type LotFactsInput } from './derive-lot-facts.ts';
 import type { MultiPolygonCoords, Position } from '../core/geo/primitives.ts';
 
 /** A batch of lots in flat arrays: coordinates as lon/lat pairs, with ring, polygon and lot ends. */
@@ -36,7 +36,7 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'batch'; facts: string[]; zones: string[]; primary: (string | null)[]; shares: number }
   | { type: 'progress'; message: string }
-  | { type: 'done'; report: import('../core/geo/derive-lot-facts.ts').DeriveReport }
+  | { type: 'done'; report: import('./derive-lot-facts.ts').DeriveReport }
   | { type: 'error'; message: string };
 
 function* lotsOf(batches: FlatLots[]): Generator<{ parcelExtId: string; geom: MultiPolygonCoords; insideLon: number; insideLat: number }> {

@@ -11,7 +11,7 @@ import { manifestSchema, parseManifest, type ManifestSource } from './manifest.t
 import { emptyPlaceRows, SourceTally, transformSource } from './transform-sources.ts';
 import { joinGate } from './import-place.ts';
 import { joinRate } from './import-report.ts';
-import { placeRulesSchema } from '../rules/rules-schema.ts';
+import { placeRulesSchema } from '../core/rules-schema.ts';
 
 const UTM19N = '+proj=utm +zone=19 +datum=NAD83 +units=m +no_defs';
 const toLonLat = (p: [number, number]) => proj4(UTM19N, 'EPSG:4326').forward(p) as [number, number];

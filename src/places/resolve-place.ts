@@ -187,4 +187,3 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
   return { kind: 'unknown', reason: 'the address names no city, state or province' };
 }
 
-export { lookupGazetteer } from './gazetteer.ts';

@@ -8,9 +8,9 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { getPlaceBySlug, type PlaceRecord } from './catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
-import type { PlaceRules } from '../rules/rules-schema.ts';
+import type { PlaceRules } from '../core/rules-schema.ts';
 import type { Snapshot, SourceCatalogueRef, SourceRef } from '../core/snapshot-types.ts';
-import { compareNamedSourceIds } from '../core/snapshot-refs.ts';
+import { compareNamedSourceIds } from '../snapshot/refs.ts';
 
 export interface SourceCatalogue {
   place: string;

@@ -2,7 +2,7 @@
 // districts, frontage, corner flag, the polygon and the front street's centreline near it), so a
 // later import never silently rewrites a saved analysis. Also: the lot under a point.
 import type { Queryable } from '../db/database.ts';
-import { areaWarning } from '../core/lot-area-warning.ts';
+import { areaWarning } from '../snapshot/lot-area-warning.ts';
 import { SQFT_PER_M2, pointInMultiPolygon, boxLiteral, type BBox, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 
 export type LotRole = 'build' | 'context';

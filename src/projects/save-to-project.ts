@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError, badInput } from '../core/errors.ts';
-import { getFeasibilitySnapshot } from '../core/snapshot.ts';
+import { getFeasibilitySnapshot } from '../snapshot/snapshot.ts';
 import { distanceM } from '../core/geo/primitives.ts';
 import { DEFAULT_LIFECYCLE_STATUS, checkExternalRef, checkName } from './project-fields.ts';
 import { externalRefClash, externalRefHolder, projectById, resolveProject, summarise, type ProjectRow, type ProjectList } from './project-store.ts';

@@ -12,7 +12,7 @@ import { resolveProject, type ProjectList, type ProjectRow, type TargetArgs } fr
 import { lotsOfProject, type ProjectLot } from '../projects/project-lots.ts';
 import { agentStatusOf } from '../analysis/agent-status.ts';
 import { latestSucceededRun } from '../analysis/run-queue.ts';
-import { STANDARD_KEYS } from '../rules/rules-schema.ts';
+import { STANDARD_KEYS } from '../core/rules-schema.ts';
 import { composeReport } from './compose-report.ts';
 import { exportRequestKey, saveExport, type ExportUsage } from './export-store.ts';
 import { signExportUrl } from './signed-url.ts';

@@ -1,7 +1,7 @@
 // A district's rules as a reader sees them: every value with its status, unit, condition and, when
 // cited, the verified citation (document, section, quote, the service's page for it). One shape for
 // cityInventory, the REST coverage lookup and the /coverage/<place> page.
-import { BUILDING_TYPE_STANDARD_UNITS, type Citation, type DistrictRules, type PlaceRules, type RuleValue } from './rules-schema.ts';
+import { BUILDING_TYPE_STANDARD_UNITS, type Citation, type DistrictRules, type PlaceRules, type RuleValue } from '../core/rules-schema.ts';
 import { citationsOfRules } from './verify-citations.ts';
 
 export interface RuleValueView {

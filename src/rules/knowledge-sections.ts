@@ -4,7 +4,7 @@
 // it verifies the citations and stamps sectionUuid next to every citation, so an agent can attach
 // what it read (saveToProject attach_reference).
 import { uuidV5 } from '../core/canonical-json.ts';
-import type { PlaceRules } from './rules-schema.ts';
+import type { PlaceRules } from '../core/rules-schema.ts';
 
 /** Fixed namespace for section UUIDs (never change it: saved references would no longer resolve). */
 export const SECTION_UUID_NAMESPACE = '6f1d3c2a-7b4e-5a8f-9c0d-2e3f4a5b6c7d';

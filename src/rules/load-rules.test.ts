@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadPlaceRules, findDistrict, PLACES_DIR, RulesFileError } from './load-rules.ts';
-import type { PlaceRules } from './rules-schema.ts';
+import { loadPlaceRules, PLACES_DIR, RulesFileError } from './load-rules.ts';
+import { findDistrict } from '../core/rules-schema.ts';
+import type { PlaceRules } from '../core/rules-schema.ts';
 import { listManifestSlugs } from '../importer/manifest.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
@@ -157,7 +158,7 @@ test('a failed load is not cached: fixing the file fixes the load', async () => 
 });
 
 test('statedNoLimit marks only an unverified no-limit: unverified_default, value null, no tiers', async () => {
-  const { ruleValueSchema } = await import('./rules-schema.ts');
+  const { ruleValueSchema } = await import('../core/rules-schema.ts');
   assert.ok(ruleValueSchema.safeParse({ status: 'unverified_default', value: null, note: 'Removed per S1.', statedNoLimit: 'S1' }).success);
   for (const bad of [
     { status: 'unverified_default', value: 2, note: 'x', statedNoLimit: 'S1' },

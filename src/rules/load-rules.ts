@@ -5,14 +5,13 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { SitelineError } from '../core/errors.ts';
 import { loadConfig, placesDirFromEnv } from '../config.ts';
-import { placeRulesSchema, districtRulesSchema, type PlaceRules, type DistrictRules } from './rules-schema.ts';
+import { placeRulesSchema, districtRulesSchema, type PlaceRules, type DistrictRules } from '../core/rules-schema.ts';
 import { ozfsToDistricts, ozfsZoningSchema } from './ozfs-rules.ts';
 import { sectionUuidOf, setKnowledgeSections, type KnowledgeSection } from './knowledge-sections.ts';
 import { citationsOfRules, describeFailures, verifyRulesCitations, type VerifyReport } from './verify-citations.ts';
 import { findSection, readHeldDocument, type DocumentDeclaration } from './held-documents.ts';
 import { loadManifest, type Manifest } from '../importer/manifest.ts';
 
-export type { PlaceRules, DistrictRules } from './rules-schema.ts';
 
 /** The repository's places directory (one folder per place slug). */
 export const PLACES_DIR = path.resolve(import.meta.dirname, '../../places');
@@ -195,18 +194,6 @@ export function rulesGeneration(): number {
   return generation;
 }
 
-/** The district of the rules that a zoning-layer code names: exact, alias, then pattern. */
-export function findDistrict(rules: PlaceRules, code: string): { code: string; district: DistrictRules } | null {
-  const exact = rules.districts[code];
-  if (exact) return { code, district: exact };
-  const alias = rules.aliases[code];
-  if (alias && rules.districts[alias]) return { code: alias, district: rules.districts[alias] };
-  for (const p of rules.patterns) {
-    const d = rules.districts[p.district];
-    if (d && new RegExp(p.match).test(code)) return { code: p.district, district: d };
-  }
-  return null;
-}
 
 /**
  * Verifies a place's rules file as it is on disk (the schema checks of a load, then every citation

@@ -7,7 +7,7 @@
 // naming the feed, its constraint and its date; a residential type the feed does not list is
 // not_extracted (the feed's silence is not a prohibition read from the bylaw).
 import { z } from 'zod';
-import type { DistrictRules, RuleTier, RuleValue, StandardKey, UseRule } from './rules-schema.ts';
+import type { DistrictRules, RuleTier, RuleValue, StandardKey, UseRule } from '../core/rules-schema.ts';
 
 const stringOrList = z.union([z.string(), z.array(z.string())]);
 const ozfsValueSchema = z.object({

@@ -2,7 +2,7 @@
 // district or building type, and in them the rows of dimensional tables (flattened to text, keyed on
 // their labels, never on column positions) and the sentences that carry a standard's usual labels.
 // `siteline rules suggest` prints them; `siteline rules cite` writes one after verifying it.
-import { BUILDING_TYPE_STANDARD_UNITS, type BuildingTypeStandardKey } from './rules-schema.ts';
+import { BUILDING_TYPE_STANDARD_UNITS, type BuildingTypeStandardKey } from '../core/rules-schema.ts';
 import { normalizeForMatch, type DocumentSection, type HeldDocument } from './held-documents.ts';
 
 /** The labels an ordinance usually gives a standard (lower case, matched as words of a table cell or sentence). */

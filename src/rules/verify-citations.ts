@@ -3,7 +3,7 @@
 // typographic quotes and dashes normalised), inside the section it names of a document the place's
 // manifest declares, and the value as written there ("45 ft", "2.5", "60%") occurs in the quote.
 // `siteline rules verify`, `data check`, `data import` and every rules load run this.
-import { STANDARD_UNITS, type Citation, type PlaceRules, type RuleValue, type StandardKey } from './rules-schema.ts';
+import { STANDARD_UNITS, type Citation, type PlaceRules, type RuleValue, type StandardKey } from '../core/rules-schema.ts';
 import { DocumentError, findQuote, findSection, readHeldDocument, sectionSpan, type DocumentDeclaration, type HeldDocument } from './held-documents.ts';
 
 /** One citation as checked: where it sits in the rules file and, when it failed, why. */

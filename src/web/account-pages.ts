@@ -6,7 +6,8 @@ import { sendHtml } from '../http/respond.ts';
 import { createAccount, signIn, PASSWORD_MIN } from '../auth/accounts.ts';
 import { html, type Html } from './html.ts';
 import { page } from './page.ts';
-import { clientIp, readForm, redirect, safeNext } from './forms.ts';
+import { readForm, redirect, safeNext } from './forms.ts';
+import { clientIp } from '../http/client-ip.ts';
 import { csrfOk, csrfToken, currentAccount, endAllSessions, endSession, startSession } from './web-session.ts';
 import { exportUsage } from '../reports/export-store.ts';
 
@@ -16,7 +17,6 @@ import { connectedAppsSection } from './connected-apps.ts';
 import { emailStateSection } from './email-verification-page.ts';
 const NO_STORE = PAGE_HEADERS;
 export { PAGE_HEADERS, csrfFailure };
-export { pageHeadersWithFormTargets } from './page.ts';
 
 
 function nextOf(req: IncomingMessage): string {

@@ -13,7 +13,7 @@ import { currentAccount } from './web-session.ts';
 import { statusBadge } from './status-badge.ts';
 import { loadPlaceAudits, type PlaceAudit } from '../importer/audit-place.ts';
 import { auditSection } from './audit-section.ts';
-import { cityInventory } from '../core/city-inventory.ts';
+import { cityInventory } from '../snapshot/city-inventory.ts';
 import { SitelineError } from '../core/errors.ts';
 import type { Citation } from '../core/snapshot-types.ts';
 import type { ValueStatus } from '../core/statuses.ts';

@@ -46,4 +46,3 @@ export function redirect(res: ServerResponse, location: string): void {
   res.end();
 }
 
-export { clientIp } from '../http/client-ip.ts';

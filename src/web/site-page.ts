@@ -1,17 +1,17 @@
 // The snapshot page, GET /sites?address=…&ref=…: the link getFeasibilitySnapshot puts in its _meta.
 // Signed-in people only (resolving an address may cost money, as on every other surface). `ref` is
 // attribution only: accepted, never rendered.
-import { matchDoubt } from '../core/match-doubt.ts';
+import { matchDoubt } from '../snapshot/match-doubt.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import { SitelineError } from '../core/errors.ts';
-import { cachedSnapshot } from '../core/snapshot-cache.ts';
+import { cachedSnapshot } from '../snapshot/answer-cache.ts';
 import { withSourcesInline } from '../places/source-catalogue.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
-import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../core/snapshot-refs.ts';
+import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';
 import { getPlace } from '../places/catalogue.ts';
 import { loadManifest } from '../importer/manifest.ts';
 import { mapViewForLots } from '../maps/map-view.ts';

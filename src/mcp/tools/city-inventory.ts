@@ -1,8 +1,8 @@
 // cityInventory: what the service holds for a city (by name, geoDivisionId or point). Its probes
 // count against the LOCATION limit shared with /api/geo/coverage-status.
 import { z } from 'zod';
-import { cityInventory as inventoryOf, validatePlaceQuery, type PlaceQuery } from '../../core/city-inventory.ts';
-import { rateLimitMessage, takeLocationProbe } from '../../core/rate-limit.ts';
+import { cityInventory as inventoryOf, validatePlaceQuery, type PlaceQuery } from '../../snapshot/city-inventory.ts';
+import { rateLimitMessage, takeLocationProbe } from '../../ops/rate-limit.ts';
 import { defineTool, toolError, toolResult } from '../tool-definition.ts';
 
 export const cityInventory = defineTool({

@@ -2,8 +2,8 @@
 // for every `source`; the source goes to attribution (_meta and the log) and the link back.
 import { z } from 'zod';
 import { addressInput } from '../address-input.ts';
-import { cachedSnapshot } from '../../core/snapshot-cache.ts';
-import { snapshotSummary } from '../../core/snapshot-summary.ts';
+import { cachedSnapshot } from '../../snapshot/answer-cache.ts';
+import { snapshotSummary } from '../../snapshot/summary.ts';
 import { withSourcesInline } from '../../places/source-catalogue.ts';
 import { defineTool } from '../tool-definition.ts';
 

@@ -1,7 +1,7 @@
 // previewSiteCoverage: a redacted, lot-level preview for one address (no zoning values).
 import { z } from 'zod';
 import { addressInput } from '../address-input.ts';
-import { previewSiteCoverage as preview } from '../../core/preview.ts';
+import { previewSiteCoverage as preview } from '../../snapshot/preview.ts';
 import { defineTool, toolResult } from '../tool-definition.ts';
 
 export const previewSiteCoverage = defineTool({

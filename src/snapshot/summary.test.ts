@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { valueWords } from './value-words.ts';
-import { snapshotSummary } from './snapshot-summary.ts';
-import type { Snapshot } from './snapshot-types.ts';
+import { valueWords } from '../core/value-words.ts';
+import { snapshotSummary } from './summary.ts';
+import type { Snapshot } from '../core/snapshot-types.ts';
 
 const example = (): Snapshot => JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../docs/examples/cambridge-snapshot.json'), 'utf8')) as Snapshot;
 

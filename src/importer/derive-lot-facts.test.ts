@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestDb } from '../../../test/support/harness.ts';
-import type { Db } from '../../db/database.ts';
-import { bboxOf, boxLiteral, multiPolygonAreaM2, offsetM, type MultiPolygonCoords, type Position } from './primitives.ts';
+import { createTestDb } from '../../test/support/harness.ts';
+import type { Db } from '../db/database.ts';
+import { bboxOf, boxLiteral, multiPolygonAreaM2, offsetM, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import { computeLotFacts, derivePlaceLotFacts, type LotZoneRow, type ParcelFacts } from './derive-lot-facts.ts';
 
 /** Every lot's districts as rows (they are stored as parcels.zones). */

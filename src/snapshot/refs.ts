@@ -7,7 +7,7 @@
 //   a source a text names ("S1") -> snapshot.sources[id] (the text itself is the reference; its label
 //   there, the rest in the place's source catalogue)
 // Nothing is dropped: every value keeps its status, condition and a way to each of its sources.
-import type { Citation, PermittedUse, SnapshotUse, SnapshotValue, Sourced, SourceRef, ZoneShare } from './snapshot-types.ts';
+import type { Citation, PermittedUse, SnapshotUse, SnapshotValue, Sourced, SourceRef, ZoneShare } from '../core/snapshot-types.ts';
 
 /** The documents a place's notes name by id (the rules file's `sources`). */
 export type NamedSources = Record<string, { name: string; vintage: string; url: string }>;

@@ -2,7 +2,7 @@
 // A rules file is written by us, per district; every value carries the status that says where it
 // came from, and the schema refuses the combinations that would overstate a value.
 import { z } from 'zod';
-import { VALUE_STATUSES } from '../core/statuses.ts';
+import { VALUE_STATUSES } from './statuses.ts';
 
 /** Dimensional standards a rules file may state, with the unit each one is stated in. */
 export const STANDARD_UNITS = {
@@ -274,3 +274,16 @@ export type UseRule = z.infer<typeof useRuleSchema>;
 export type DistrictRules = z.infer<typeof districtRulesSchema>;
 export type OverlayRules = z.infer<typeof overlayRulesSchema>;
 export type PlaceRules = z.infer<typeof placeRulesSchema>;
+
+/** The district of the rules that a zoning-layer code names: exact, alias, then pattern. */
+export function findDistrict(rules: PlaceRules, code: string): { code: string; district: DistrictRules } | null {
+  const exact = rules.districts[code];
+  if (exact) return { code, district: exact };
+  const alias = rules.aliases[code];
+  if (alias && rules.districts[alias]) return { code: alias, district: rules.districts[alias] };
+  for (const p of rules.patterns) {
+    const d = rules.districts[p.district];
+    if (d && new RegExp(p.match).test(code)) return { code: p.district, district: d };
+  }
+  return null;
+}

@@ -1,6 +1,6 @@
 // When the matched lot may not be the one the person meant: one rule and one wording for every surface
 // (the site page opens with it, the CLI prints it to stderr and exits 6, the MCP text leads with it).
-import type { AddressMatch } from './snapshot-types.ts';
+import type { AddressMatch } from '../core/snapshot-types.ts';
 
 /**
  * Below this confidence a match is not presented as sure. On Cambridge, answers at 0.7 were the right lot

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { buildEnvelope } from './envelope.ts';
-import { citationOf, conditionOf, notesOf, referenceProvenance } from './snapshot-refs.ts';
+import { buildEnvelope } from '../core/envelope.ts';
+import { citationOf, conditionOf, notesOf, referenceProvenance } from './refs.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');

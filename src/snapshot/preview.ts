@@ -2,11 +2,9 @@
 // found? No zoning values, no parcel id, no coordinates: it runs the snapshot pipeline's first steps only.
 import type { AppContext } from '../context.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
-import { geocodeInPlace } from '../geocoder/geocode.ts';
-import { calibrateMatch, placeCalibration } from '../geocoder/calibration.ts';
-import { placeSource } from '../geocoder/place-index.ts';
-import { resolveCoverage } from './snapshot.ts';
-import type { Coverage, MatchType } from './snapshot-types.ts';
+import { resolveCoverage } from './coverage.ts';
+import { locateAddress } from './locate.ts';
+import type { Coverage, MatchType } from '../core/snapshot-types.ts';
 
 export interface CoveragePreview {
   input: string;
@@ -33,10 +31,7 @@ export async function previewSiteCoverage(ctx: AppContext, address: string): Pro
   }
   const place = cov.place;
   const base = { geoDivisionId: place.geoDivisionId, place: { name: place.name, region: place.region, country: place.country } };
-  const src = await placeSource(ctx.db, place);
-  let g = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed, src);
-  // A stand-in method's score becomes the share right the place's audit measured (src/geocoder/calibration.ts).
-  if (g.kind === 'matched' && g.matchType !== 'address_table') g = calibrateMatch(g, await placeCalibration(ctx.db, place.geoDivisionId));
+  const { src, match: g } = await locateAddress(ctx, place, parsed);
   if (g.kind === 'failed' || !g.parcelExtId) {
     return {
       input,

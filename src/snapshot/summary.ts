@@ -1,9 +1,9 @@
 // A snapshot in a few sentences: the summary a tool result's text leads with, before the whole answer
 // as JSON text (for text-only clients) and beside the structured content (docs/mcp.md). A reader of the
 // summary alone learns the lot, the zone, the headline values and, first, any doubt about the match.
-import { valueWords } from './value-words.ts';
+import { valueWords } from '../core/value-words.ts';
 import { matchDoubt } from './match-doubt.ts';
-import type { AddressMatch, Snapshot, SnapshotValue } from './snapshot-types.ts';
+import type { AddressMatch, Snapshot, SnapshotValue } from '../core/snapshot-types.ts';
 
 const HEADLINE = ['maxHeightFt', 'maxHeightStoreys', 'maxFar'] as const;
 

@@ -4,14 +4,16 @@
 // Also the lighter coverage probe behind /api/geo/coverage-status. Pipeline:
 //   refuseSlug -> resolvePlaces -> (candidates | unmapped | inventory: layers, districts, rules).
 import type { AppContext } from '../context.ts';
-import type { CoverageStatus, ValueStatus } from './statuses.ts';
-import { badInput } from './errors.ts';
+import type { CoverageStatus, ValueStatus } from '../core/statuses.ts';
+import { badInput } from '../core/errors.ts';
 import { findPlaceByPoint, getPlace, listPlaces, type PlaceLayer, type PlaceRecord } from '../places/catalogue.ts';
 import { placeCandidates, type PlaceCandidate } from '../places/resolve-place.ts';
 import { findGazetteerCities } from '../places/gazetteer.ts';
 import { lookupRegion } from '../places/regions.ts';
-import { findDistrict, loadPlaceRules, type PlaceRules } from '../rules/load-rules.ts';
-import { STANDARD_KEYS } from '../rules/rules-schema.ts';
+import { loadPlaceRules } from '../rules/load-rules.ts';
+import { type PlaceRules } from '../core/rules-schema.ts';
+import { findDistrict } from '../core/rules-schema.ts';
+import { STANDARD_KEYS } from '../core/rules-schema.ts';
 import { citedValueCount, districtSummaries, districtView, type DistrictRulesView, type DistrictSummary } from '../rules/district-view.ts';
 import { citableDocuments } from '../rules/load-rules.ts';
 import { loadManifest } from '../importer/manifest.ts';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, createPlacesDb } from '../../../test/support/harness.ts';
+import { ROOT, createPlacesDb } from '../../test/support/harness.ts';
 import { derivePlaceLotFacts } from './derive-lot-facts.ts';
 
 const LOT_ZONES = `(SELECT p.place_id, p.parcel_ext_id, z->>'layer' AS layer, z->>'code' AS code, z->>'name' AS name, (z->>'share')::float8 AS share, z->'attrs' AS attrs FROM parcels p, json_array_elements(p.zones) z) lz`;

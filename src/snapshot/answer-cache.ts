@@ -19,8 +19,8 @@ import type { AppContext } from '../context.ts';
 import { catalogueGenerationNow } from '../places/catalogue.ts';
 import { rulesGeneration } from '../rules/load-rules.ts';
 import { getFeasibilitySnapshot } from './snapshot.ts';
-import type { Snapshot } from './snapshot-types.ts';
-import { deepFreeze } from './deep-freeze.ts';
+import type { Snapshot } from '../core/snapshot-types.ts';
+import { deepFreeze } from '../core/deep-freeze.ts';
 
 export const SNAPSHOT_CACHE_MAX_AGE_MS = 60_000;
 

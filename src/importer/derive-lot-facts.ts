@@ -7,13 +7,13 @@
 //                                    with their facts at once (an UPDATE of every parcel costs ~80 µs a
 //                                    row on PGlite, more than all the geometry).
 // Rules and thresholds: docs/lot-geometry.md.
-import type { Queryable } from '../../db/database.ts';
-import type { MultiPolygonCoords, Position } from './primitives.ts';
-import { PlaceFrame, PolygonSetBuilder, indexItems, itemFrameArea, itemVertexCount, type PolygonSet, type PolygonSetSizeHint } from './polygon-set.ts';
-import { splitIntoPieces } from './lot-pieces.ts';
-import { GrowableF64 } from './planar-ops.ts';
-import { ZoneLayer, type RawZoneShare, type ZoneRecord, type ZoneShareStats } from './zone-shares.ts';
-import { LotFabric, StreetIndex, lotFacts, type LotFacts } from './lot-facts.ts';
+import type { Queryable } from '../db/database.ts';
+import type { MultiPolygonCoords, Position } from '../core/geo/primitives.ts';
+import { PlaceFrame, PolygonSetBuilder, indexItems, itemFrameArea, itemVertexCount, type PolygonSet, type PolygonSetSizeHint } from '../core/geo/polygon-set.ts';
+import { splitIntoPieces } from '../core/geo/lot-pieces.ts';
+import { GrowableF64 } from '../core/geo/planar-ops.ts';
+import { ZoneLayer, type RawZoneShare, type ZoneRecord, type ZoneShareStats } from '../core/geo/zone-shares.ts';
+import { LotFabric, StreetIndex, lotFacts, type LotFacts } from '../core/geo/lot-facts.ts';
 
 /** A district covering less than this fraction of a lot is a digitising sliver and is not recorded ... */
 export const MIN_DISTRICT_SHARE = 0.05;

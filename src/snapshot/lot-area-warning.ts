@@ -1,6 +1,6 @@
 // A lot whose polygon and the assessor's land area disagree: said wherever the lot goes (the snapshot,
 // a project's lot, its analysis, the report), since every figure computed from the area is uncertain.
-import { SQFT_PER_M2 } from './geo/primitives.ts';
+import { SQFT_PER_M2 } from '../core/geo/primitives.ts';
 
 /** A lot area further than this from the assessor's land area (relative to the latter) is warned about. */
 export const AREA_DISAGREEMENT_WARN = 0.3;
