@@ -286,7 +286,7 @@ test('issue 25: no scope gets the documented default (mcp) and a code; an unknow
   const svc = await startTestServer();
   try {
     const base = svc.ctx.config.baseUrl;
-    const { DEFAULT_AUTHORIZATION_SCOPE } = await import('../src/auth/oauth-provider.ts');
+    const { DEFAULT_AUTHORIZATION_SCOPE } = await import('../src/oauth/oauth-provider.ts');
     assert.equal(DEFAULT_AUTHORIZATION_SCOPE, 'mcp');
     const jar = await signUpOrIn(base, 'noscope@example.com');
     const redirect = 'http://127.0.0.1:4444/cb';

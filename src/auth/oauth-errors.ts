@@ -1,7 +1,5 @@
-// Errors of the agent auth endpoints as typed values, sent once in RFC 6749 form:
-// `{error, error_description}` with `Cache-Control: no-store`.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestId, sendJson } from '../http/respond.ts';
+// Errors of the agent auth endpoints as typed values: the OAuth error code (RFC 6749), its description and the
+// status the endpoint answers with. src/oauth/send-oauth-error.ts sends them.
 
 export class AgentAuthError extends Error {
   constructor(
@@ -13,12 +11,6 @@ export class AgentAuthError extends Error {
     super(description);
     this.name = 'AgentAuthError';
   }
-}
-
-export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
-
-export function sendOAuthError(req: IncomingMessage, res: ServerResponse, err: AgentAuthError): void {
-  sendJson(res, err.status, { error: err.error, error_description: err.description, ...err.extra, request_id: requestId(req) }, NO_STORE);
 }
 
 export const invalidRequest = (description: string) => new AgentAuthError(400, 'invalid_request', description);

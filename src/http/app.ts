@@ -4,10 +4,13 @@ import { Router } from './router.ts';
 
 export async function buildRouter(ctx: AppContext): Promise<Router> {
   const router = new Router();
-  // /healthz (alive), /readyz (able to answer), /metrics (Prometheus): src/ops/health-routes.ts.
-  (await import('../ops/health-routes.ts')).registerHealthRoutes(router, ctx);
+  // /healthz (alive), /readyz (able to answer), /metrics (Prometheus).
+  (await import('./health-routes.ts')).registerHealthRoutes(router, ctx);
   // Surfaces mount below (one line each).
-  await (await import('../auth/routes.ts')).registerAuthRoutes(router, ctx);
+  const oauth = await (await import('../oauth/routes.ts')).registerOAuthRoutes(router, ctx);
+  (await import('../web/routes.ts')).registerWebRoutes(router, ctx);
+  (await import('../web/site-page.ts')).registerSitePages(router, ctx);
+  (await import('../web/consent-page.ts')).registerConsentPage(router, ctx, oauth);
   (await import('../mcp/routes.ts')).registerMcpRoutes(router, ctx);
   (await import('./discovery-documents.ts')).registerDiscoveryDocuments(router, ctx);
   (await import('./geo-coverage-route.ts')).registerGeoCoverageRoute(router, ctx);

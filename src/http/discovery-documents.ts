@@ -10,14 +10,8 @@ import { sendJson } from './respond.ts';
 import { serverIdentity, MODERN_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSION } from '../mcp/server-identity.ts';
 import { MCP_TOOLS } from '../mcp/registry.ts';
 import type { McpToolDefinition } from '../mcp/tool-definition.ts';
+import { DISCOVERY_PATHS } from './discovery-paths.ts';
 
-export const DISCOVERY_PATHS = {
-  serverCard: '/.well-known/mcp/server-card.json',
-  serverCardAlias: '/api/mcp/server-card',
-  apiCatalog: '/.well-known/api-catalog',
-  mcpGuide: '/docs/mcp',
-  connect: '/connect',
-} as const;
 
 const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';

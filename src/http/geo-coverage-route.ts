@@ -6,22 +6,13 @@ import { clientIp } from './client-ip.ts';
 import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from './router.ts';
-import { sendError, sendJson } from './respond.ts';
+import { rateLimitHeaders, sendError, sendJson } from './respond.ts';
 import { badInput } from '../core/errors.ts';
 import { pointSpellingProblem } from '../core/point-spelling.ts';
 import { probeCoverage, validatePlaceQuery, type PlaceQuery } from '../snapshot/city-inventory.ts';
 import { rateLimitMessage, takeLocationProbe, type RateDecision } from '../ops/rate-limit.ts';
 
 export const GEO_COVERAGE_PATH = '/api/geo/coverage-status';
-
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
-  return {
-    'ratelimit-policy': `${d.limit};w=${d.windowSeconds}`,
-    'ratelimit-limit': String(d.limit),
-    'ratelimit-remaining': String(d.remaining),
-    'ratelimit-reset': String(d.resetSeconds),
-  };
-}
 
 /** Reads the query string into a place query; exactly one form is accepted. */
 export function placeQueryFrom(url: URL): PlaceQuery {

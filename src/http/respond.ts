@@ -1,6 +1,7 @@
 // Response and body helpers shared by the HTTP surfaces. Error bodies: {error: {code, message, requestId}}.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SitelineError } from '../core/errors.ts';
+import type { RateDecision } from '../ops/rate-limit.ts';
 
 export function requestId(req: IncomingMessage): string {
   return (req as IncomingMessage & { requestId?: string }).requestId ?? '';
@@ -112,3 +113,13 @@ export const HTTP_STATUS_BY_CODE: Record<string, number> = {
   unavailable: 503,
   internal: 500,
 };
+
+/** The RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of a counted request. */
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  return {
+    'ratelimit-policy': `${d.limit};w=${d.windowSeconds}`,
+    'ratelimit-limit': String(d.limit),
+    'ratelimit-remaining': String(d.remaining),
+    'ratelimit-reset': String(d.resetSeconds),
+  };
+}

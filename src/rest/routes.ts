@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import type { Handler, Router } from '../http/router.ts';
 import { readBody, requestId } from '../http/respond.ts';
-import { rateLimitHeaders } from '../http/geo-coverage-route.ts';
+import { rateLimitHeaders } from '../http/respond.ts';
 import { POINT_MISSPELLINGS } from '../core/point-spelling.ts';
 import { verifyBearer, wwwAuthenticate, type Caller } from '../auth/verify-bearer.ts';
 import type { RatePolicy } from '../ops/rate-limit.ts';

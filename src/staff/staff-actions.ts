@@ -150,3 +150,8 @@ export async function viewFeedback(ctx: AppContext, actor: StaffActor, filter: F
   await record(ctx, ctx.db, actor, 'feedback_view', subject, details, 'read the feedback reports (a view is recorded; no reason is asked)');
   return items;
 }
+
+/** Staff are the addresses in SITELINE_STAFF_EMAILS (compared case-insensitively). */
+export function isStaff(ctx: AppContext, email: string): boolean {
+  return ctx.config.staffEmails.includes(email.toLowerCase());
+}

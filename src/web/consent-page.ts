@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
-import type { OAuthServer } from '../auth/oauth-provider.ts';
+import type { OAuthServer } from '../oauth/oauth-provider.ts';
 import { PATHS } from '../auth/endpoints.ts';
 import { html } from './html.ts';
 import { page } from './page.ts';

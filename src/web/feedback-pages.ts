@@ -7,7 +7,7 @@ import type { Router } from '../http/router.ts';
 import { readBody, sendHtml } from '../http/respond.ts';
 import { CATEGORY_LABELS, FEEDBACK_CATEGORIES, MESSAGE_MAX, checkAnswer, type FeedbackCategory } from '../feedback/feedback-form.ts';
 import { newSubmissionId, submitFeedback } from '../feedback/feedback-store.ts';
-import { viewFeedback } from '../staff/staff-actions.ts';
+import { isStaff, viewFeedback } from '../staff/staff-actions.ts';
 import { html, type Html } from './html.ts';
 import { page } from './page.ts';
 import { redirect } from './forms.ts';
@@ -51,10 +51,6 @@ async function readFeedbackForm(req: IncomingMessage): Promise<Record<string, st
   const raw = (await readBody(req, FEEDBACK_FORM_LIMIT)).toString('utf8');
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   return type === 'application/x-www-form-urlencoded' ? Object.fromEntries(new URLSearchParams(raw)) : {};
-}
-
-export function isStaff(ctx: AppContext, email: string): boolean {
-  return ctx.config.staffEmails.includes(email.toLowerCase());
 }
 
 export function registerFeedbackPages(router: Router, ctx: AppContext): void {

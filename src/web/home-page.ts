@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import { mcpResource } from '../auth/endpoints.ts';
-import { DISCOVERY_PATHS } from '../http/discovery-documents.ts';
+import { DISCOVERY_PATHS } from '../http/discovery-paths.ts';
 import { listPlaces } from '../places/catalogue.ts';
 import { html, type Html } from './html.ts';
 import { page, PAGE_HEADERS } from './page.ts';

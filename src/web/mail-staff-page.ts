@@ -12,7 +12,7 @@ import { page } from './page.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfFailure, PAGE_HEADERS } from './page.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { isStaff } from './feedback-pages.ts';
+import { isStaff } from '../staff/staff-actions.ts';
 
 export function registerMailStaffPage(router: Router, ctx: AppContext): void {
   router.get('/staff/mail', async (req, res) => {

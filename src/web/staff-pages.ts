@@ -12,7 +12,7 @@ import { page } from './page.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { isStaff } from './feedback-pages.ts';
+import { isStaff } from '../staff/staff-actions.ts';
 
 const ACTION_LABELS = { credit_grant: 'Credit grant', feedback_review: 'Feedback review', key_revoke: 'Key revoked', feedback_view: 'Feedback read' } as const;
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../support/harness.ts';
-import { DCR_PER_CLIENT_HOURLY } from '../../src/auth/dcr-policy.ts';
+import { DCR_PER_CLIENT_HOURLY } from '../../src/oauth/dcr-policy.ts';
 import { CLIENT_UNUSED_TTL_S } from '../../src/auth/oidc-adapter.ts';
 
 const CODE_FLOW = { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };

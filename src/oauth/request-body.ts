@@ -1,7 +1,7 @@
 // Reads a small JSON or form-encoded body into a plain object, refusing anything else clearly.
 import type { IncomingMessage } from 'node:http';
 import { readBody } from '../http/respond.ts';
-import { invalidRequest } from './oauth-errors.ts';
+import { invalidRequest } from '../auth/oauth-errors.ts';
 
 export const AUTH_BODY_LIMIT = 16 * 1024;
 

@@ -7,7 +7,8 @@ import type { AppContext } from '../context.ts';
 import { readBody } from '../http/respond.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { takeRateLimit, normaliseIp } from '../ops/rate-limit.ts';
-import { AgentAuthError, sendOAuthError } from './oauth-errors.ts';
+import { AgentAuthError } from '../auth/oauth-errors.ts';
+import { sendOAuthError } from './send-oauth-error.ts';
 
 export const DCR_BODY_LIMIT = 16 * 1024;
 export const DCR_MAX_REDIRECT_URIS = 10;

@@ -6,15 +6,15 @@ import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { errors } from 'oidc-provider';
 import type { AppContext } from '../context.ts';
-import { dbAdapterClass } from './oidc-adapter.ts';
-import { loadSigningKeys, SIGNING_ALG } from './signing-keys.ts';
-import { PATHS, SCOPE_MCP, SCOPE_PUBLIC, issuer, mcpResource } from './endpoints.ts';
-import { OAUTH_ACCESS_TTL_S, OAUTH_CODE_TTL_S, OAUTH_REFRESH_TTL_S, HOUR_S, DAY_S } from './lifetimes.ts';
+import { dbAdapterClass } from '../auth/oidc-adapter.ts';
+import { loadSigningKeys, SIGNING_ALG } from '../auth/signing-keys.ts';
+import { PATHS, SCOPE_MCP, SCOPE_PUBLIC, issuer, mcpResource } from '../auth/endpoints.ts';
+import { OAUTH_ACCESS_TTL_S, OAUTH_CODE_TTL_S, OAUTH_REFRESH_TTL_S, HOUR_S, DAY_S } from '../auth/lifetimes.ts';
 import { html } from '../web/html.ts';
 import { page } from '../web/page.ts';
 import { clientIp, forwardedHeader } from '../http/client-ip.ts';
 import { guardRegistration } from './dcr-policy.ts';
-import { safeFetch } from './safe-fetch.ts';
+import { safeFetch } from '../auth/safe-fetch.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 

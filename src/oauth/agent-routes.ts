@@ -5,12 +5,13 @@ import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendJson } from '../http/respond.ts';
-import { AgentAuthError, NO_STORE, invalidRequest, sendOAuthError } from './oauth-errors.ts';
+import { AgentAuthError, invalidRequest } from '../auth/oauth-errors.ts';
+import { NO_STORE, sendOAuthError } from './send-oauth-error.ts';
 import { readJsonOrForm } from './request-body.ts';
-import { exchangeAssertion, registerIdentity, revokeAgentToken } from './agent-identity.ts';
-import { pollClaim, startClaim } from './claim-ceremony.ts';
-import { CLAIM_GRANT, JWT_BEARER_GRANT, PATHS } from './endpoints.ts';
-import { verifyBearer, wwwAuthenticate } from './verify-bearer.ts';
+import { exchangeAssertion, registerIdentity, revokeAgentToken } from '../auth/agent-identity.ts';
+import { pollClaim, startClaim } from '../auth/claim-ceremony.ts';
+import { CLAIM_GRANT, JWT_BEARER_GRANT, PATHS } from '../auth/endpoints.ts';
+import { verifyBearer, wwwAuthenticate } from '../auth/verify-bearer.ts';
 
 const email = z
   .string()

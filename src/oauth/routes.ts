@@ -1,17 +1,15 @@
-// Registers every auth and web-account route on the shared router (one line in src/http/app.ts).
+// The authorization server's endpoints: discovery documents, JWKS, agent registration and tokens, and
+// oidc-provider under /oauth. Returns the OAuth server, which the consent page (a web page) drives.
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendJson } from '../http/respond.ts';
-import { PATHS } from './endpoints.ts';
-import { authorizationServerMetadata, jwks, protectedResourceMetadata } from './discovery.ts';
-import { ensureSigningKey } from './signing-keys.ts';
+import { PATHS } from '../auth/endpoints.ts';
+import { authorizationServerMetadata, jwks, protectedResourceMetadata } from '../auth/discovery.ts';
+import { ensureSigningKey } from '../auth/signing-keys.ts';
 import { registerAgentRoutes } from './agent-routes.ts';
-import { registerWebRoutes } from '../web/routes.ts';
-import { registerConsentPage } from '../web/consent-page.ts';
-import { registerSitePages } from '../web/site-page.ts';
-import { oauthServer } from './oauth-provider.ts';
+import { oauthServer, type OAuthServer } from './oauth-provider.ts';
 
-export async function registerAuthRoutes(router: Router, ctx: AppContext): Promise<void> {
+export async function registerOAuthRoutes(router: Router, ctx: AppContext): Promise<OAuthServer> {
   await ensureSigningKey(ctx);
   const cacheable = { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' };
   router.get(PATHS.protectedResource, (_req, res) => sendJson(res, 200, protectedResourceMetadata(ctx, false), cacheable));
@@ -22,8 +20,6 @@ export async function registerAuthRoutes(router: Router, ctx: AppContext): Promi
   const oauth = oauthServer(ctx);
   // The token endpoint is shared: agent grants are ours, authorization_code and refresh_token go to oidc-provider.
   registerAgentRoutes(router, ctx, (req, res, body) => oauth.handle(req, res, body));
-  registerWebRoutes(router, ctx);
-  registerSitePages(router, ctx);
-  registerConsentPage(router, ctx, oauth);
   router.mount(PATHS.oauthPrefix, (req, res) => oauth.handle(req, res));
+  return oauth;
 }

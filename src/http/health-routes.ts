@@ -4,8 +4,8 @@
 // loopback base URL to requests from this machine, else 404). Load balancers probe by address, so
 // these three answer whatever the Host header says (src/http/server.ts).
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendError, sendJson } from '../http/respond.ts';
+import type { Router } from './router.ts';
+import { sendError, sendJson } from './respond.ts';
 import { loadAllManifests } from '../importer/manifest.ts';
 import { defaultPlaceStates, howToLoad } from '../importer/default-places.ts';
 import { sameSecret } from '../auth/secrets.ts';

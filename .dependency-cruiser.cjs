@@ -1,0 +1,61 @@
+// The layer rules of the house (docs/architecture.md, "Rooms and layers"), checked by dependency-cruiser in
+// `npm test` (test/layers.test.ts) and by `npm run layers`. There is no exceptions list: a wrong import
+// fails with the rule's name and the two files.
+//
+//   foundation  src/{config,clock,logger,trusted-proxies}.ts, src/db/        knows only core/
+//   core        src/core/          statuses, envelope, geometry, errors, types   imports nothing above it
+//   domain      src/{auth,places,geocoder,importer,rules,snapshot,lots,analysis,projects,billing,feedback,
+//               mail,maps,reports,staff,ops}/                                   knows no surface
+//   surfaces    src/{http,oauth,rest,mcp,web,cli}/   thin adapters; src/http/app.ts mounts every one
+const SURFACES = '^src/(http|oauth|rest|mcp|web|cli)/';
+const DOMAIN = '^src/(auth|places|geocoder|importer|rules|snapshot|lots|analysis|projects|billing|feedback|mail|maps|reports|staff|ops)/';
+const FOUNDATION = '^src/((config|clock|logger|trusted-proxies)\\.ts$|db/)';
+const TEST = '\\.test\\.ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-imports-nothing-above-it',
+      comment: 'src/core/ holds statuses, the envelope, geometry, errors and types; it may import only src/core/ and packages.',
+      severity: 'error',
+      from: { path: '^src/core/', pathNot: TEST },
+      to: { path: '^src/', pathNot: '^src/core/' },
+    },
+    {
+      name: 'foundation-knows-no-room',
+      comment: 'Configuration, clock, logger and the database layer sit under every room: they import only each other and src/core/.',
+      severity: 'error',
+      from: { path: FOUNDATION, pathNot: TEST },
+      to: { path: '^src/', pathNot: `^src/core/|${FOUNDATION}` },
+    },
+    {
+      name: 'domain-knows-no-surface',
+      comment: 'A domain room knows no HTTP, MCP, web page or CLI: every surface adapts the same domain call (move the code to the surface, or pass what it needs in).',
+      severity: 'error',
+      from: { path: DOMAIN, pathNot: TEST },
+      to: { path: SURFACES },
+    },
+    {
+      name: 'surfaces-are-mounted-in-one-place',
+      comment: 'Only src/http/app.ts mounts surfaces: a route registrar (register*Routes/Pages) is imported by nothing else.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/http/app\\.ts$|${TEST}` },
+      to: { path: '^src/(oauth/routes|web/routes|web/site-page|web/consent-page|mcp/routes|rest/routes|rest/staff-api|web/feedback-pages|web/staff-pages|http/health-routes|http/discovery-documents|http/geo-coverage-route|http/report-download-route)\\.ts$' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'Import circles make the load order matter and the rooms inseparable: move the shared part to a module both import.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    // swc parses the TypeScript sources (dependency-cruiser's tsc reader needs TypeScript < 7; this repo
+    // builds with TypeScript 7). Type-only imports count: a type is a dependency of the reader.
+    parser: 'swc',
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)node_modules/' },
+    moduleSystems: ['es6'],
+  },
+};
