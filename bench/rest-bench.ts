@@ -76,7 +76,7 @@ async function serveSiteline(): Promise<Served> {
   const { takeRateLimit } = await import('../src/ops/rate-limit.ts');
   const { cachedSnapshot } = await import('../src/snapshot/answer-cache.ts');
   const { getFeasibilitySnapshot } = await import('../src/snapshot/snapshot.ts');
-  const { API_RATE_LIMIT } = await import('../src/rest/routes.ts');
+  const { API_RATE_LIMIT } = await import('../src/rest/kit.ts');
   const testDb = await createPlacesDb(['cambridge-ma']);
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'bench-'));
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));

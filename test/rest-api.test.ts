@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from './support/harness.ts';
 import { getPublicToken, getUserToken } from './support/auth-flow.ts';
 import { connectClient, modernRequest, postRpc } from './mcp-support.ts';
 import { ledgerSum, creditBalance } from '../src/billing/credit-ledger.ts';
-import { API_RATE_LIMIT } from '../src/rest/routes.ts';
+import { API_RATE_LIMIT } from '../src/rest/kit.ts';
 import { COVERED, COVERED_2, OUTSIDE, accountIdOf, api, checkPath, corsHeaders, createKey, grant } from './rest-support.ts';
 
 let svc: TestServer;

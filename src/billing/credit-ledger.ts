@@ -2,6 +2,7 @@
 // append-only credit_ledger entry written in the same statement or transaction, so the ledger's
 // amounts always sum to the balance. A spend is one guarded UPDATE that cannot overdraw under any
 // concurrency: `balance = balance - cost WHERE balance >= cost`, and no row back means out of credit.
+import { STORED_ANSWER } from './idempotency.ts';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
@@ -26,8 +27,8 @@ export interface SpendRequest {
   /** What was bought (e.g. `sites/check <request id>`), kept on the ledger entry. */
   reference: string;
   cost?: number;
-  /** With an Idempotency-Key: the stored response is written in the same statement as the spend. */
-  idempotency?: { key: string; statusCode: number; body: string };
+  /** With an Idempotency-Key: the answer it replays is stored in the same statement as the spend. */
+  idempotency?: { key: string; body: string };
 }
 
 export type SpendResult = { ok: true; charged: number; balance: number } | { ok: false; balance: number };
@@ -46,7 +47,7 @@ export async function spendCredit(ctx: AppContext, req: SpendRequest): Promise<S
     return q.submit(req);
   }
   const now = ctx.clock.now().toISOString();
-  const params: unknown[] = [req.accountId, cost, now, req.reference, req.keyId, req.idempotency.key, req.idempotency.statusCode, req.idempotency.body];
+  const params: unknown[] = [req.accountId, cost, now, req.reference, req.keyId, req.idempotency.key, req.idempotency.body];
   const rows = await ctx.db.query<{ balance: number }>(
     `WITH spent AS (
        UPDATE credit_accounts SET balance = balance - $2, updated_at = $3 WHERE account_id = $1 AND balance >= $2 RETURNING balance),
@@ -54,7 +55,7 @@ export async function spendCredit(ctx: AppContext, req: SpendRequest): Promise<S
        INSERT INTO credit_ledger (account_id, kind, amount, reference, key_id, created_at)
        SELECT $1, 'spend', -$2::bigint, $4, $5, $3 FROM spent RETURNING entry_id),
      stored AS (
-       UPDATE idempotency_keys SET status_code = $7, response_body = $8, credits_charged = $2, credits_remaining = (SELECT balance FROM spent)
+       UPDATE idempotency_keys SET status_code = ${STORED_ANSWER}, response_body = $7, credits_charged = $2, credits_remaining = (SELECT balance FROM spent)
        WHERE account_id = $1 AND idem_key = $6 AND EXISTS (SELECT 1 FROM spent) RETURNING 1)
      SELECT balance FROM spent, entry`,
     params,

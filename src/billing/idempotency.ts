@@ -19,8 +19,15 @@ export function requestDigest(method: string, path: string, body: string): strin
   return crypto.createHash('sha256').update(`${method} ${path}\n${body}`, 'utf8').digest('hex');
 }
 
+/**
+ * What the legacy column idempotency_keys.status_code holds once an answer is stored. Billing stores answers,
+ * never HTTP outcomes: only a 200 answer was ever stored (refusals release the claim), and instances of the
+ * previous release read the column as "a stored answer", so it is written with this one value until that
+ * release is gone and a migration can drop it. Nothing here reads its value: only whether it is set.
+ */
+export const STORED_ANSWER = 200;
+
 export interface StoredResponse {
-  statusCode: number;
   body: string;
   creditsCharged: number;
   creditsRemaining: number | null;
@@ -68,7 +75,6 @@ export async function claimIdempotencyKey(ctx: AppContext, accountId: string, ke
       return {
         kind: 'replay',
         response: {
-          statusCode: row.status_code,
           body: row.response_body ?? '',
           creditsCharged: Number(row.credits_charged ?? 0),
           creditsRemaining: row.credits_remaining === null ? null : Number(row.credits_remaining),
@@ -84,11 +90,11 @@ export async function claimIdempotencyKey(ctx: AppContext, accountId: string, ke
   }
 }
 
-/** Stores a response that spent nothing (answered:false, 400): later retries replay it. */
-export async function storeFreeResponse(ctx: AppContext, accountId: string, key: string, statusCode: number, body: string, balance: number | null): Promise<void> {
+/** Stores an answer that spent nothing (answered:false): later retries replay it. */
+export async function storeFreeResponse(ctx: AppContext, accountId: string, key: string, body: string, balance: number | null): Promise<void> {
   await ctx.db.query(
-    `UPDATE idempotency_keys SET status_code = $3, response_body = $4, credits_charged = 0, credits_remaining = $5 WHERE account_id = $1 AND idem_key = $2 AND status_code IS NULL`,
-    [accountId, key, statusCode, body, balance],
+    `UPDATE idempotency_keys SET status_code = ${STORED_ANSWER}, response_body = $3, credits_charged = 0, credits_remaining = $4 WHERE account_id = $1 AND idem_key = $2 AND status_code IS NULL`,
+    [accountId, key, body, balance],
   );
 }
 

@@ -10,7 +10,7 @@ import { rateLimitHeaders, sendError, sendJson } from './respond.ts';
 import { badInput } from '../core/errors.ts';
 import { pointSpellingProblem } from '../core/point-spelling.ts';
 import { probeCoverage, validatePlaceQuery, type PlaceQuery } from '../snapshot/city-inventory.ts';
-import { rateLimitMessage, takeLocationProbe, type RateDecision } from '../ops/rate-limit.ts';
+import { rateLimitMessage, takeLocationProbe } from '../ops/rate-limit.ts';
 
 export const GEO_COVERAGE_PATH = '/api/geo/coverage-status';
 

@@ -1,0 +1,158 @@
+// GET|POST /api/v1/sites/check: the priced unit. A paid call is a pipeline:
+//   authenticate (token, rate limit) -> read the address -> sellAnswer (billing: claim the Idempotency-Key ->
+//   snapshot -> spend on an answered one -> release when nothing was stored) -> respond.
+// Only an answered snapshot is charged (one credit); answered:false and bad input are free. A GET whose
+// answer is already in the snapshot cache (no Idempotency-Key) settles key check, rate limit and charge in
+// one statement.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestId } from '../http/respond.ts';
+import { cachedSnapshot, peekCachedSnapshot, type CachedSnapshot } from '../snapshot/answer-cache.ts';
+import { withSourcesInline } from '../places/source-catalogue.ts';
+import type { Snapshot } from '../core/snapshot-types.ts';
+import { SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
+import { IDEMPOTENCY_KEY_MAX } from '../billing/idempotency.ts';
+import { sellAnswer } from '../billing/paid-call.ts';
+import { sendProblem } from './problem.ts';
+import { SiteCheckBody, SiteCheckQuery } from './schemas.ts';
+import { API_PREFIX, CREDITS_CHARGED, CREDITS_REMAINING, sendRaw, type RestKit } from './kit.ts';
+import { common401_429, creditHeaders, EXAMPLE_ADDRESS, json, problem, queryParameters, rateHeaders, ref, withExamples, type PathItemsOf } from './openapi-parts.ts';
+
+export const SITES_CHECK_PATH = `${API_PREFIX}/sites/check`;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function registerSitesCheck(kit: RestKit): void {
+  const { ctx } = kit;
+
+  async function siteCheck(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'HEAD') {
+      return sendProblem(ctx, req, res, 'method_not_allowed', 'HEAD is not allowed on a paid call. Allowed: GET, POST.', { allow: 'GET, POST' });
+    }
+    // A GET's query is read once: for the cached-answer path here, and for the steps below.
+    const query = method !== 'POST' ? SiteCheckQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams)) : undefined;
+    // (include=sources answers are made per call, below)
+    if (method === 'GET' && query?.success && req.headers['idempotency-key'] === undefined && query.data.include !== 'sources') {
+      const known = peekCachedSnapshot(ctx, query.data.address);
+      if (known) return siteCheckKnown(req, res, known);
+    }
+    const authed = await kit.authenticate(req, res);
+    if (!authed) return;
+    const { caller, limit } = authed;
+    let parsed: NonNullable<typeof query> | ReturnType<typeof SiteCheckBody.safeParse>;
+    if (method === 'POST') {
+      const body = await kit.readJson(req, res);
+      if (!body.ok) return;
+      parsed = SiteCheckBody.safeParse(body.value);
+    } else {
+      parsed = query!;
+    }
+    if (!parsed.success) return kit.invalid(req, res, parsed.error, { ...limit, [CREDITS_CHARGED]: '0' });
+    const { address, include } = parsed.data;
+
+    const idemKey = req.headers['idempotency-key'];
+    let idempotency: { key: string; method: string; path: string; body: string } | undefined;
+    if (idemKey !== undefined) {
+      const key = String(idemKey);
+      if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
+        return sendProblem(ctx, req, res, 'bad_request', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters (a UUID is a good choice).`, limit);
+      }
+      idempotency = { key, method: 'CHECK', path: SITES_CHECK_PATH, body: JSON.stringify({ address }) };
+    }
+
+    // The core refuses some texts as bad input (e.g. two street addresses): thrown, a free 400 via the guard.
+    const outcome = await sellAnswer(ctx, { accountId: caller.accountId, keyId: caller.keyId ?? null, reference: `sites/check ${requestId(req)}`, ...(idempotency ? { idempotency } : {}) }, async () => {
+      const cached = await cachedSnapshot(ctx, address);
+      // ?include=sources: the place's sources in full, inline (docs/snapshot.md, "Sources").
+      const answer = include === 'sources' ? inlineSources(await withSourcesInline(ctx, cached.snapshot)) : cached;
+      return { answered: answer.snapshot.answered, json: answer.json, answer };
+    });
+    switch (outcome.kind) {
+      case 'key_reused':
+        return sendProblem(ctx, req, res, 'idempotency_key_reused', 'This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request. Nothing was charged.', limit);
+      case 'in_flight':
+        return sendProblem(ctx, req, res, 'conflict', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { ...limit, 'retry-after': '1' });
+      case 'replayed':
+        return sendRaw(res, 200, outcome.json, JSON_TYPE, { ...limit, 'idempotent-replayed': 'true', [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(outcome.balance) });
+      case 'free':
+        return sendRaw(res, 200, encodedBody(outcome.answer.answer), JSON_TYPE, { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(outcome.balance) });
+      case 'charged':
+        return sendRaw(res, 200, encodedBody(outcome.answer.answer), JSON_TYPE, { ...limit, [CREDITS_CHARGED]: String(outcome.charged), [CREDITS_REMAINING]: String(outcome.balance) });
+      case 'out_of_credit':
+        return kit.outOfCredit(req, res, limit, caller.accountId, outcome.balance);
+    }
+  }
+
+  /** A paid call whose snapshot is known: the bill is settled by the key check's statement, which has committed here. */
+  async function siteCheckKnown(req: IncomingMessage, res: ServerResponse, known: CachedSnapshot): Promise<void> {
+    const answered = known.snapshot.answered;
+    const authed = await kit.authenticate(req, res, { charge: answered, reference: `sites/check ${requestId(req)}` });
+    if (!authed) return;
+    const bill = authed.charge!;
+    if (answered && bill.charged === 0) return kit.outOfCredit(req, res, authed.limit, authed.caller.accountId, bill.balance);
+    sendRaw(res, 200, encodedBody(known), JSON_TYPE, { ...authed.limit, [CREDITS_CHARGED]: String(bill.charged), [CREDITS_REMAINING]: String(bill.balance) });
+  }
+
+  kit.route(SITES_CHECK_PATH, { GET: siteCheck, POST: siteCheck });
+}
+
+/** A snapshot with its sources inline (include=sources): made per call, in the cached entry's shape. */
+function inlineSources(snapshot: Snapshot): { snapshot: Snapshot; json: string } {
+  return { snapshot, json: JSON.stringify(snapshot) };
+}
+
+// A cached snapshot's answer, encoded once: a cache hit returns the same object, so its bytes are kept
+// beside it (and go when it leaves the cache) instead of being UTF-8 encoded and measured per call.
+const encoded = new WeakMap<object, Buffer>();
+
+function encodedBody(snapshot: { json: string }): Buffer {
+  let b = encoded.get(snapshot);
+  if (!b) encoded.set(snapshot, (b = Buffer.from(snapshot.json, 'utf8')));
+  return b;
+}
+
+export const sitesCheckPaths: PathItemsOf = (_ctx, query) => {
+  const checkResponses = {
+    '200': json(
+      'Snapshot',
+      `The snapshot, exactly as the MCP tool getFeasibilitySnapshot returns it. An answered snapshot costs ${SNAPSHOT_PRICE} credit; answered:false is free.`,
+      { ...creditHeaders, ...rateHeaders, 'Idempotent-Replayed': { description: 'true when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string' } } },
+    ),
+    '400': problem('bad_request', 'The address is missing, empty, too long or not one street address. Free.'),
+    ...common401_429,
+    '402': problem('out_of_credit', 'The balance is below the price; nothing was spent. The body says how to buy more.'),
+  };
+  const idempotencyHeader = {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: `Up to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters. A retry with the same key within 24 hours returns the stored response and is not charged again; the same key with another address answers 422.`,
+    schema: { type: 'string', maxLength: IDEMPOTENCY_KEY_MAX },
+    example: 'order-2026-0001',
+  };
+  const idempotencyResponses = {
+    '409': problem('conflict', 'A request with the same Idempotency-Key is still running; retry in a moment.'),
+    '422': problem('idempotency_key_reused', 'The Idempotency-Key was used with another request.'),
+  };
+  return {
+    [SITES_CHECK_PATH]: {
+      get: {
+        operationId: 'checkSiteGet',
+        summary: 'Feasibility snapshot for one address (paid)',
+        parameters: [...withExamples(queryParameters(query.SiteCheckQuery!, true), { address: EXAMPLE_ADDRESS }), idempotencyHeader],
+        responses: { ...checkResponses, ...idempotencyResponses },
+      },
+      post: {
+        operationId: 'checkSite',
+        summary: 'Feasibility snapshot for one address (paid), with an optional Idempotency-Key',
+        parameters: [idempotencyHeader],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('SiteCheckRequest'), example: { address: EXAMPLE_ADDRESS } } } },
+        responses: {
+          ...checkResponses,
+          ...idempotencyResponses,
+          '413': problem('payload_too_large'),
+          '415': problem('unsupported_media_type', 'The body is not sent as application/json.'),
+        },
+      },
+    },
+  };
+};
