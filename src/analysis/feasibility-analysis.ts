@@ -16,6 +16,7 @@ import type { ValueStatus } from '../core/statuses.ts';
 import { lotsOfProject, type ProjectLot } from '../projects/project-lots.ts';
 import { buildableFootprint } from './buildable-footprint.ts';
 import { propagate } from './propagation.ts';
+import type { DerivedValue, EvidenceItem, FeasibilityAnalysis } from './analysis-result.ts';
 
 /** Bumped when the analysis itself changes: part of the inputs digest, so results never mix versions. */
 export const ANALYSIS_VERSION = 'feasibility-2026-11-23';
@@ -37,15 +38,6 @@ export interface AnalysisInputs {
   digest: string;
 }
 
-export interface DerivedValue {
-  value: number | null;
-  status: ValueStatus;
-  unit: string;
-  formula: string;
-  inputs: string[];
-  condition?: string;
-  note?: string;
-}
 
 const rulesDigests = new WeakMap<PlaceRules, string>();
 function rulesDigest(rules: PlaceRules): string {
@@ -127,7 +119,7 @@ function hasValue(s: Sourced): boolean {
   return s.status === 'no_limit_in_bylaw' || (typeof s.value === 'number' && Number.isFinite(s.value));
 }
 
-export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unknown> {
+export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis {
   const build = inputs.lots.filter((l) => l.role === 'build');
   const context = inputs.lots.filter((l) => l.role === 'context');
   const contextLots = {
@@ -248,7 +240,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): Record<string, unkno
       if (v.status !== 'no_limit_in_bylaw' && v.value !== null) v.note = v.note ? `${v.note} ${doubt}` : doubt;
   }
   const derivedValues = { maxFloorAreaSqft, maxDwellingUnits, buildableFootprintSqft, maxStoreys, maxHeightFt, gfaEnvelopeSqft };
-  const evidence: { member: string; document: string; section: string; quote: string; href: string; sourceUrl: string; date: string; sectionUuid?: string; status: ValueStatus }[] = [];
+  const evidence: EvidenceItem[] = [];
   for (const k of STANDARD_KEYS) {
     const c = citationOf(standards[k]);
     if (c)

@@ -10,6 +10,7 @@ import type { PlaceRow } from './feasibility-analysis.ts';
 import { agentStatusOf, statusOfRun, type AgentStatus } from './agent-status.ts';
 import { RECHECK_INTERVAL_S } from './run-feasibility-analysis.ts';
 import type { RunRow } from './run-queue.ts';
+import { readAnalysisResult, type FeasibilityAnalysis } from './analysis-result.ts';
 
 /** Bounds of documentsLimit and evidenceLimit (both required). */
 export const MAX_DOCUMENTS_LIMIT = 50;
@@ -57,7 +58,7 @@ export async function getProjectContext(ctx: AppContext, accountId: string, args
   }
   const { lots, succeeded, receipts, refs } = loaded;
   const agentStatus = await agentStatusOf(ctx, project.project_id, latest, lots, loaded.places);
-  const analysis = succeeded?.result ? (JSON.parse(succeeded.result) as Record<string, any>) : null;
+  const analysis = succeeded?.result ? readAnalysisResult(succeeded.result) : null;
   const documents = refs.slice(0, args.documentsLimit).map((r) => ({
     kind: 'reference',
     sectionUuid: r.section.sectionUuid,
@@ -141,7 +142,7 @@ function valueText(v: { value: number | null; status?: string; basis?: string; u
 }
 
 /** A short text a model can read: same project state -> same text (no clock, fixed order). */
-export function memoryDigest(project: ProjectRow, lots: ProjectLot[], status: AgentStatus, analysis: Record<string, any> | null, receipts: Receipt[]): string {
+export function memoryDigest(project: ProjectRow, lots: ProjectLot[], status: AgentStatus, analysis: FeasibilityAnalysis | null, receipts: Receipt[]): string {
   const lines: string[] = [];
   lines.push(`Project "${project.name}" (${project.lifecycle_status})${project.address ? ` at ${project.address}` : ''}${project.external_ref ? `, external ref ${project.external_ref}` : ''}.`);
   const build = lots.filter((l) => l.role === 'build');

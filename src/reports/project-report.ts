@@ -18,6 +18,7 @@ import { exportRequestKey, saveExport, type ExportUsage } from './export-store.t
 import { signExportUrl } from './signed-url.ts';
 import type { ReportArea, ReportAudience, ReportDetail, ReportInput, ReportLot, ReportValue } from './report-input.ts';
 import { STATUS_WORDS, type ReportOutline } from './report-outline.ts';
+import { readAnalysisResult } from '../analysis/analysis-result.ts';
 
 /** Districts and overlays drawn around the lots, at most. */
 export const MAX_REPORT_AREAS = 40;
@@ -64,7 +65,7 @@ export async function buildProjectReportInput(ctx: AppContext, project: ProjectR
       'bad_input',
       `Project "${project.name}" has no finished feasibility analysis yet, so a report would have no envelope to show; nothing was composed or spent. Call runFeasibilityAnalysis for it, wait until getProjectContext shows agentStatus current, then call produceProjectReport again.`,
     );
-  const analysis = JSON.parse(run.result) as Record<string, any>;
+  const analysis = readAnalysisResult(run.result);
   const status = await agentStatusOf(ctx, project.project_id, undefined, lots);
 
   const reportLots: ReportLot[] = lots.map((l) => ({

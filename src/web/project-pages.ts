@@ -32,6 +32,7 @@ import { listingStateOf, setProjectMapListing } from '../projects/map-listing.ts
 import type { ProjectLot } from '../projects/project-lots.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
+import { readAnalysisResult } from '../analysis/analysis-result.ts';
 
 const HEADERS = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'" };
 /** Seconds between reloads of a project page while its analysis is queued or running. */
@@ -207,7 +208,7 @@ ${createForm(csrf, form?.values, form?.error)}`;
     const latest = await latestRun(ctx.db, project.project_id);
     const status = await agentStatusOf(ctx, project.project_id, latest, lots);
     const done = latest?.status === 'succeeded' ? latest : await latestSucceededRun(ctx.db, project.project_id);
-    const analysis = done?.result ? (JSON.parse(done.result) as Record<string, any>) : null;
+    const analysis = done?.result ? readAnalysisResult(done.result) : null;
     const receipts = (await receiptsOfProject(ctx.db, account.accountId, project.project_id, RECEIPTS_SHOWN)).map(receiptOf);
     const undone = new Set(receipts.map((r) => r.undoes).filter(Boolean));
     // A form's outcome is shown once: a reload (or the page's own refresh while a run works) drops it.
