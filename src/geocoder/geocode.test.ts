@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createTestDb, type TestDb } from '../../test/support/harness.ts';
 import { bboxOf, boxLiteral, pointInMultiPolygon, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import { geocodeInPlace, type GeocodeResult } from './geocode.ts';
-import { forgetPlaceStreets } from './street-match.ts';
+import { placeChanged } from '../places/place-changes.ts';
 import { parseAddress } from './parse-address.ts';
 import { streetKey } from './street-key.ts';
 import { parseLotLocation } from './lot-location.ts';
@@ -292,13 +292,13 @@ test('hostile text is plain text: it fails to match and changes nothing', async 
   assert.equal(row?.n, Object.keys(LOTS).length + 1);
 });
 
-test('forgetPlaceStreets makes a newly imported street visible to the fuzzy matcher', async () => {
+test('the importer\'s placeChanged makes a newly imported street visible to the fuzzy matcher', async () => {
   failed(await geocode('3 Brich St')); // caches the street list
   await insertParcel(PLACE, 'B1', rect(1000, 6, 1020, 40));
   await insertAddress(PLACE, 3, '', 'Birch St', 'B1');
   assert.equal(matched(await geocode('3 Birch St')).parcelExtId, 'B1'); // exact path reads the table directly
   failed(await geocode('3 Brich St')); // still the cached list
-  forgetPlaceStreets(PLACE);
+  placeChanged(PLACE);
   assert.equal(matched(await geocode('3 Brich St')).parcelExtId, 'B1');
 });
 

@@ -4,8 +4,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPlacesDb, type TestDb } from '../../test/support/harness.ts';
 import { getPlace } from '../places/catalogue.ts';
-import { forgetPlaceIndex, placeSource, sqlSource, warmPlaceIndex, PlaceIndex, type LotRow } from './place-index.ts';
+import { placeSource, sqlSource, warmPlaceIndex, PlaceIndex, type LotRow } from './place-index.ts';
 import { offsetM } from '../core/geo/primitives.ts';
+import { placeChanged } from '../places/place-changes.ts';
 
 const PLACE = 'US-MA:cambridge';
 let t: TestDb;
@@ -61,7 +62,7 @@ test('the hot index answers each read exactly as SQL does', async () => {
   assert.deepEqual(ix.addressRows('NO SUCH ST', 1), []);
 });
 
-test('a new import version or forgetPlaceIndex reloads the index; a stale version is never loaded', async () => {
+test('a new import version or the importer\'s placeChanged reloads the index; a stale version is never loaded', async () => {
   const before = (await getPlace({ db: t.db }, PLACE))!;
   const first = await placeSource(t.db, before);
   assert.equal(first.kind, 'memory');
@@ -81,8 +82,8 @@ test('a new import version or forgetPlaceIndex reloads the index; a stale versio
   const changed = (await next.addressRows(row.street_key, row.number)).find((r) => r.row_no === row.row_no);
   assert.equal(changed?.full_address, 'CHANGED BY TEST');
 
-  // the importer's forgetPlaceIndex: reloaded on the next read even for the same version
-  forgetPlaceIndex(PLACE);
+  // the importer's one invalidation (placeChanged): reloaded on the next read even for the same version
+  placeChanged(PLACE);
   const again = await placeSource(t.db, { ...before, importedAt: new Date(now).toISOString() });
   assert.equal(again.kind, 'memory');
   assert.notEqual(again, next);

@@ -8,11 +8,12 @@
 // same breath as the rows, before and after the load: an import committed during the load discards it).
 // Callers pass the place record they resolved (catalogue rows, cached 5 s): a different importedAt
 // (a re-import here, or another instance's import on a shared PostgreSQL database, seen when the
-// catalogue cache refreshes) or forgetPlaceIndex (called by the importer) makes the next read reload it.
+// catalogue cache refreshes) or placeChanged (src/places/place-changes.ts, called by the importer) makes the next read reload it.
 // While a large place's index loads in the background, reads go to SQL.
 import type { Queryable } from '../db/database.ts';
 import type { BBox } from '../core/geo/primitives.ts';
 import { deepFreeze } from '../core/deep-freeze.ts';
+import { onPlaceChanged } from '../places/place-changes.ts';
 
 
 type TypedColumn = Float64Array | Int32Array | Uint8Array | Int8Array;
@@ -954,6 +955,7 @@ const RETRY_AFTER_FAILURE_MS = 60_000;
 export function forgetPlaceIndex(placeId: string): void {
   generations.set(placeId, (generations.get(placeId) ?? 0) + 1);
 }
+onPlaceChanged(forgetPlaceIndex);
 
 /** Turns the hot index on or off for this process (the bench compares both; SITELINE_HOT_INDEX=0 starts it off). */
 export function setHotIndexEnabled(on: boolean): void {

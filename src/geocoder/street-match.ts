@@ -1,8 +1,9 @@
 // Fuzzy street names, in the application over the place's distinct street keys (no pg_trgm: it can
 // hang PGlite, see architecture.md). The key list is loaded once per (database, place) and cached;
-// the importer calls forgetPlaceStreets(placeId) after it rewrites a place.
+// the importer drops it through placeChanged(placeId) (src/places/place-changes.ts) after it rewrites a place.
 import type { Queryable } from '../db/database.ts';
 import { streetKeyParts } from './street-key.ts';
+import { onPlaceChanged } from '../places/place-changes.ts';
 
 export interface PlaceStreet {
   key: string;
@@ -32,6 +33,7 @@ const generations = new Map<string, number>();
 export function forgetPlaceStreets(placeId: string): void {
   generations.set(placeId, (generations.get(placeId) ?? 0) + 1);
 }
+onPlaceChanged(forgetPlaceStreets);
 
 export function placeStreets(db: Queryable, placeId: string): Promise<PlaceStreets> {
   let perDb = cache.get(db);

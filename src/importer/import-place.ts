@@ -9,9 +9,7 @@ import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
 import { bboxOf, boxLiteral, type BBox } from '../core/geo/primitives.ts';
 import { insertLotsWithFacts, WORKER_DERIVE_MIN_PARCELS, type LotsLoaded } from './load-lots.ts';
-import { forgetPlaceStreets } from '../geocoder/street-match.ts';
-import { forgetPlaceIndex } from '../geocoder/place-index.ts';
-import { upsertPlaceFromManifest, effectiveStatus, forgetCatalogueCache } from '../places/catalogue.ts';
+import { upsertPlaceFromManifest, effectiveStatus } from '../places/catalogue.ts';
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest, type ManifestSource } from './manifest.ts';
 import { readSource, sourceColumns } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
@@ -20,6 +18,7 @@ import { joinRate, type ImportReport } from './import-report.ts';
 import { describeRefusal, joinGate, placeVerdict, rulesDigests } from './place-gate.ts';
 import { auditAfterImport } from './audit-place.ts';
 import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
+import { placeChanged } from '../places/place-changes.ts';
 
 /**
  * Bumped when the importer's output for the same sources changes, so old imports are redone at the
@@ -383,14 +382,11 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
     return report;
   });
   if (!result) {
-    forgetPlaceStreets(placeId); // the place changed under this process: another instance imported it
-    forgetCatalogueCache();
+    placeChanged(placeId); // the place changed under this process: another instance imported it
     return unchanged((await lastImport(ctx.db, placeId)).report!);
   }
   result.durationMs = Date.now() - started;
-  forgetPlaceStreets(placeId); // the fuzzy matcher's street list for this place is stale now
-  forgetPlaceIndex(placeId); // and so is its hot index (its import version changed too)
-  forgetCatalogueCache(); // and so are cached catalogue rows (status, import report)
+  placeChanged(placeId); // every cache of the place's data drops it (src/places/place-changes.ts)
   progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
   if (result.gate && !result.gate.passed) progress(`${slug}: loaded but NOT live: ${result.gate.problems.join('; ')}`);
   await auditAfterImport(ctx, slug, placeId, sourceDigest, opts.audit ?? 'off', progress, true);

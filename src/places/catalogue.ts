@@ -9,6 +9,7 @@ import { loadAllManifests, type Manifest, type ManifestSource } from '../importe
 import type { ImportReport } from '../importer/import-report.ts';
 import { foldName, lookupRegion } from './regions.ts';
 import path from 'node:path';
+import { onPlaceChanged } from './place-changes.ts';
 
 export interface PlaceLayer {
   /** What the layer is: boundary | zoning | zoning_overlay | zone_names | parcels | parcel_attributes | addresses | street_centrelines. */
@@ -206,6 +207,7 @@ const cacheGeneration = new WeakMap<object, number>();
 export function forgetCatalogueCache(): void {
   catalogueGeneration++;
 }
+onPlaceChanged(() => forgetCatalogueCache());
 
 /** Bumped by forgetCatalogueCache, so caches built on top of the catalogue and the imported data can tell. */
 export function catalogueGenerationNow(): number {
