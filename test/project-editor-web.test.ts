@@ -61,10 +61,11 @@ async function message(page: Page): Promise<{ kind: string; text: string } | nul
   return { kind: (await el.getAttribute('class')) ?? '', text: (await el.innerText()).trim() };
 }
 async function submit(page: Page, selector: string): Promise<void> {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
+  // Waits for the answer's document (not its map tiles); generous, for a loaded machine.
+  await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: 120_000 }), page.click(selector)]);
 }
 async function mapReady(page: Page): Promise<void> {
-  await page.waitForSelector('#project-map[data-state=ready]', { timeout: 60_000 });
+  await page.waitForSelector('#project-map[data-state=ready]', { timeout: 120_000 });
 }
 /** Lots drawn on a layer of the page's map. */
 async function drawn(page: Page, layer: string): Promise<Record<string, string>> {
@@ -81,12 +82,14 @@ test('the project page edits the project in Chromium: click a lot on the map to 
   try {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const page = await ctx.newPage();
+    // Guards against a hang, generous for a machine shared by many test runs (nothing here is timed).
+    page.setDefaultTimeout(120_000);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${svc.url}/signin?next=%2Fprojects`);
     await page.fill('#email', EMAIL);
     await page.fill('#password', TEST_PASSWORD);
-    await Promise.all([page.waitForURL(/\/projects$/), page.click('#content button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/projects$/, { timeout: 120_000 }), page.click('#content button[type=submit]')]);
 
     // Create from the list page's form: the lot at the address is the build lot.
     await page.fill('#project-name', 'Editor Acorn');
@@ -135,7 +138,7 @@ test('the project page edits the project in Chromium: click a lot on the map to 
     await mapReady(page);
     assert.deepEqual(await drawn(page, 'lots-fill'), { '97-120': 'build', [target.id]: 'context' }, 'build and context lots drawn apart');
     assert.match(await page.innerText('#history'), /Attached a context lot/);
-    await page.reload();
+    await page.reload({ waitUntil: 'domcontentloaded' });
     assert.equal(await message(page), null, 'the outcome is shown once');
 
     // Detach it from its row.

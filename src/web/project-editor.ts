@@ -18,6 +18,7 @@ import { LIFECYCLE_STATUSES, MAX_NAME_CHARS, type LifecycleStatus } from '../pro
 import { lotSummary, type ProjectLot } from '../projects/project-lots.ts';
 import type { ProjectRow, ProjectSummary } from '../projects/project-store.ts';
 import type { FieldChange, Receipt } from '../projects/receipts.ts';
+import { nextStepOf, type NextStep } from '../projects/next-step.ts';
 import { MAPLIBRE_VERSION, MAP_HEAD } from './map-embed.ts';
 import { html, type Html } from './html.ts';
 
@@ -68,8 +69,6 @@ export function wordedForPeople(text: string): string {
     .replace(/Attach (?:one|a build lot) with saveToProject action attach_parcels \(role build\)/g, 'Attach a build lot under Lots (“Attach as build lot”)')
     .replace(/,? then call \w+ again/g, ', then try again')
     .replace(/,? then run runFeasibilityAnalysis/g, ', then run the analysis')
-    .replace(/rename it \(updateProject\) first/g, 'rename it (Project details, above) first')
-    .replace(/\(updateProject externalRef: null\)/g, '(its project details form)')
     .replace(/\bwith action attach_parcels\b/g, 'with “Attach as build lot”')
     .replace(/\baction attach_parcels\b/g, '“Attach as build lot”');
   for (const [re, words] of TOOL_WORDS) t = t.replace(re, words);
@@ -121,9 +120,25 @@ export function forPeople(err: SitelineError, asked: { radiusM?: number; parcelE
       return `That change cannot be undone: ${since.map((f) => FIELD_WORDS[f] ?? f).join(' and ')} ${since.length > 1 ? 'were' : 'was'} changed again since, and undoing it would overwrite the later change. Undo the later change first, or set the field in Project details. Nothing was changed.`;
     return 'That change cannot be undone from this page; nothing was changed.';
   }
+  const next = nextStepOf(d);
+  if (next) return `${wordedForPeople(err.message)} ${webStep(next)}`.trim();
   if (err.code === 'conflict') return 'The project changed while this form was filled in; the page now shows it as it is. Try again.';
   if (err.code === 'not_found') return 'This project is no longer there; nothing was changed.';
   return wordedForPeople(err.message);
+}
+
+/** A refusal's next step as this page's buttons (the MCP adapter words the same step as tool calls). */
+export function webStep(next: NextStep): string {
+  switch (next.action) {
+    case 'attach_build_lot': return `Attach a build lot under Lots (“Attach as build lot”) first${next.then === 'list_on_map' ? ', then list it again' : next.then === 'run_analysis' ? ', then run the analysis again' : ''}.`;
+    case 'look_up_lot': case 'choose_lot': return 'Click the lot on the map, or give its lot id or its address.';
+    case 'widen_radius': return `Set the search radius to at least ${next.radiusM} m.`;
+    case 'clear_external_ref': return 'Clear it on that project first, or use another.';
+    case 'pick_update_receipt': case 'not_reversible': return 'Only the changes with an Undo button in the history can be undone.';
+    case 'unlist': return 'Remove the project from the public map first.';
+    case 'reload': return 'The page now shows the project as it is.';
+    case 'look_up_citation': return 'Bylaw sections are attached by an agent from a snapshot\'s citations.';
+  }
 }
 
 const roleWords = (role: unknown) => (role === 'context' ? 'context lot' : 'build lot');
