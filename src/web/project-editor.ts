@@ -230,7 +230,7 @@ export async function lotsSection(ctx: AppContext, project: ProjectRow, lots: Pr
   const id = project.project_id;
   const rows = lots.map(lotSummary).map(
     (l) => html`<tr data-lot="${l.parcelExternalId}"><td>${l.parcelExternalId}</td><td>${roleWords(l.role)}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft${l.warnings ? html`<br><span class="warn" role="note">${l.warnings.join(' ')}</span>` : ''}</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td>
-<td><form method="post" action="/projects/${id}/lots/detach"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="parcelExternalId" value="${l.parcelExternalId}"><button type="submit" class="nowrap" aria-label="Detach lot ${l.parcelExternalId}">Detach</button></form></td></tr>`,
+<td><form method="post" action="/projects/${id}/lots/detach"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="parcelExternalId" value="${l.parcelExternalId}"><button type="submit" class="nowrap" style="margin-top:0" aria-label="Detach lot ${l.parcelExternalId}">Detach</button></form></td></tr>`,
   );
   return html`<h2>Lots</h2>
 ${await editorMap(ctx, project, lots, view)}

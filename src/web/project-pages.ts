@@ -64,6 +64,7 @@ function changeText(field: string, before: unknown, after: unknown): string {
     : field.startsWith('references.') ? 'bylaw section'
     : ({ 'mapListing.listed': 'on the public map', 'mapListing.pin': 'map pin', lifecycleStatus: 'lifecycle', externalRef: 'external ref' } as Record<string, string>)[field] ?? field;
   if (field.startsWith('references.')) return `${name} attached`;
+  if (field === 'lifecycleStatus') return before === null || before === undefined ? `${name}: ${lifecycleWords(String(after))}` : `${name}: ${lifecycleWords(String(before))} → ${lifecycleWords(String(after))}`;
   return before === null || before === undefined ? `${name}: ${value(after)}` : `${name}: ${value(before)} → ${value(after)}`;
 }
 
