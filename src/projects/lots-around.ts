@@ -1,6 +1,7 @@
 // The lots around a project: what saveToProject's attach_parcels would find in its search square
 // (half-width radiusM about the project's location, in the project's place), for a map a person picks
-// the next lot from. Outlines and ids only; the lots already attached are left out.
+// the next lot from. Outlines and ids only; the lots already attached are left out. Also the lot an
+// address names (the snapshot's lot), for attaching by address.
 import type { FeatureCollection, MultiPolygon } from 'geojson';
 import type { AppContext } from '../context.ts';
 import { boxLiteral, type MultiPolygonCoords } from '../core/geo/primitives.ts';
