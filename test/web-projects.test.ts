@@ -44,7 +44,7 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
   assert.match(pageRes.body, /name: Acorn &lt;Web&gt; → Acorn Renamed/, 'history shows the change, escaped');
   // ... in words: what was done, and values without raw JSON.
   assert.match(pageRes.body, /<td>Created the project<\/td>/);
-  assert.match(pageRes.body, /<td>Updated the project<\/td>/);
+  assert.match(pageRes.body, /<td>Renamed the project<\/td>/, 'the action done, not the tool');
   assert.match(pageRes.body, /build lot: lot 97-120 \(build\)/);
   assert.match(pageRes.body, /location: 42\.\d{5}, -71\.\d{5} \(from the address\)/);
   const history = pageRes.body.slice(pageRes.body.indexOf('<h2>History</h2>'));
@@ -109,7 +109,7 @@ test('a person without an agent: the menu leads to projects, a project is create
   assert.ok(projectId, made.location ?? '');
   const shown = await getPage(`${svc.url}/projects/${projectId}`, jar);
   assert.match(shown.body, /<h1>Acorn by hand<\/h1>/);
-  assert.match(shown.body, /<p class="ok" role="status">Project created\./);
+  assert.match(shown.body, /<p id="page-message" class="ok" role="status">Project created\./);
   assert.doesNotMatch((await getPage(`${svc.url}/projects/${projectId}`, jar)).body, /Project created\./, 'a reload does not show it again');
   assert.match(shown.body, /97-120/, 'the lot at the address is the build lot');
 
@@ -117,7 +117,9 @@ test('a person without an agent: the menu leads to projects, a project is create
   const early = await postForm(`${svc.url}/projects/${projectId}/report`, jar, { csrf: csrfFrom(shown.body), audience: 'owner', detail: 'brief' });
   assert.equal(early.status, 303);
   assert.equal(early.location, `/projects/${projectId}`);
-  assert.match((await getPage(`${svc.url}/projects/${projectId}`, jar)).body, /<p class="ok" role="status">[^<]*analysis/i);
+  const refusedPage = (await getPage(`${svc.url}/projects/${projectId}`, jar)).body;
+  assert.match(refusedPage, /<p id="page-message" class="error" role="alert">[^<]*Run the analysis, wait until its status is current/, 'a refusal is shown as one, in words');
+  assert.doesNotMatch(refusedPage, /runFeasibilityAnalysis|getProjectContext|produceProjectReport/, 'no tool names on the page');
 
   // "Analysis queued." is said once: the next load shows it, a reload (or the page's own refresh) does not.
   const queued = await postForm(`${svc.url}/projects/${projectId}/analyze`, jar, { csrf: csrfFrom(shown.body) });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, Server, inputRequired, type AuthInfo } from '@modelcontextprotocol/server';
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
+import { mcpRefusalText } from './next-step-words.ts';
 import { pointSpellingProblem } from '../core/point-spelling.ts';
 import type { McpCaller, McpToolDefinition, ToolCallContext, ToolOutcome } from './tool-definition.ts';
 import { serverIdentity } from './server-identity.ts';
@@ -136,7 +137,8 @@ export async function runTool(tool: McpToolDefinition, args: unknown, call: Tool
   } catch (err) {
     if (err instanceof SitelineError && err.code !== 'internal') {
       call.ctx.metrics?.observeTool(tool.name, 'tool_error', seconds());
-      return { text: err.message, isError: true, structured: { error: { code: err.code, ...(err.details ?? {}) } } };
+      // A project refusal's next step is worded here for agents (tool names); see src/mcp/next-step-words.ts.
+      return { text: mcpRefusalText(err), isError: true, structured: { error: { code: err.code, ...(err.details ?? {}) } } };
     }
     call.ctx.metrics?.observeTool(tool.name, 'failure', seconds());
     call.ctx.logger.error({ requestId: call.requestId, tool: tool.name, err }, 'mcp tool failed');

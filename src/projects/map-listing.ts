@@ -11,6 +11,7 @@ import { zoneCategory, type ZoneCategory } from '../maps/zone-category.ts';
 import { lotsOfProject, type ProjectLot } from './project-lots.ts';
 import { projectById, resolveProject, summarise, type ProjectList, type ProjectRow, type TargetArgs } from './project-store.ts';
 import { insertReceipt, type Receipt } from './receipts.ts';
+import type { NextStep } from './next-step.ts';
 
 export const TYPOLOGIES = ['single_family', 'multi_family', 'mixed_use', 'commercial', 'unknown'] as const;
 export type Typology = (typeof TYPOLOGIES)[number];
@@ -150,7 +151,7 @@ async function typologyOf(q: Queryable, projectId: string, category: ZoneCategor
 function warningsFor(p: ProjectRow, pin: Pin, alreadyPublic: boolean): string[] {
   const w = [
     `The pin (${pin.lat}, ${pin.lng}) is the build lot's centroid: anyone can find the lot from it, and with it that "${p.name}" is being considered there.`,
-    'The project name is shown as written: rename it (updateProject) first if it reveals a client, a price or a private plan.',
+    'The project name is shown as written: rename the project first if the name reveals a client, a price or a private plan.',
   ];
   if (!alreadyPublic) w.push('This site has never been listed: once anyone has seen or copied it, unlisting cannot un-share it.');
   return w;
@@ -166,8 +167,8 @@ async function wouldShow(q: Queryable, p: ProjectRow, lots: ProjectLot[]): Promi
 function noBuildLot(p: ProjectRow): SitelineError {
   return new SitelineError(
     'bad_input',
-    `"${p.name}" has no build lot, so it has no pin to show (an address alone is never pinned). Attach a build lot with saveToProject action attach_parcels (role build), then call setProjectMapListing again. Nothing was published.`,
-    { field: 'projectId', projectId: p.project_id },
+    `"${p.name}" has no build lot, so it has no pin to show (an address alone is never pinned). Nothing was published.`,
+    { field: 'projectId', projectId: p.project_id, next: { action: 'attach_build_lot', then: 'list_on_map' } satisfies NextStep },
   );
 }
 

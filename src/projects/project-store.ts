@@ -3,6 +3,7 @@
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError, badInput } from '../core/errors.ts';
+import type { NextStep } from './next-step.ts';
 
 export interface ProjectRow {
   project_id: string;
@@ -141,8 +142,8 @@ export async function externalRefHolder(q: Queryable, accountId: string, externa
 export function externalRefClash(externalRef: string, other: ProjectRow): SitelineError {
   return new SitelineError(
     'conflict',
-    `externalRef "${externalRef}" is already used by your project "${other.name}" (projectId ${other.project_id}); an externalRef is unique among your projects. Clear it there first (updateProject externalRef: null) or use another.`,
-    { field: 'externalRef', otherProjectId: other.project_id, otherProjectName: other.name },
+    `externalRef "${externalRef}" is already used by your project "${other.name}" (projectId ${other.project_id}); an externalRef is unique among your projects.`,
+    { field: 'externalRef', otherProjectId: other.project_id, otherProjectName: other.name, next: { action: 'clear_external_ref', projectId: other.project_id } satisfies NextStep },
   );
 }
 

@@ -11,6 +11,7 @@ import { DEFAULT_LIFECYCLE_STATUS, checkExternalRef, checkName } from './project
 import { externalRefClash, externalRefHolder, projectById, resolveProject, summarise, type ProjectRow, type ProjectList } from './project-store.ts';
 import { lotAtPoint, parcelNear, snapshotLot, lotsOfProject, type LotRole, type LotSnapshot } from './project-lots.ts';
 import { findKnowledgeSection } from './knowledge-index.ts';
+import type { NextStep } from './next-step.ts';
 import { argsDigest, checkIdempotencyKey, insertReceipt, isIdempotencyRace, replayIdempotent, type FieldChange, type Receipt } from './receipts.ts';
 
 export const DEFAULT_RADIUS_M = 150;
@@ -196,7 +197,7 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
 
 async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: SaveArgs): Promise<Plan> {
   const ids = [...new Set((args.parcelExternalIds ?? []).map((s) => s.trim()).filter(Boolean))];
-  if (ids.length === 0) throw badInput('attach_parcels needs parcelExternalIds: the lot ids as getFeasibilitySnapshot returns them (lot.parcelExternalId).', { field: 'parcelExternalIds' });
+  if (ids.length === 0) throw badInput('attach_parcels needs parcelExternalIds.', { field: 'parcelExternalIds', next: { action: 'look_up_lot' } satisfies NextStep });
   if (ids.length > MAX_PARCELS_PER_CALL) throw badInput(`At most ${MAX_PARCELS_PER_CALL} parcelExternalIds per call.`, { field: 'parcelExternalIds' });
   const role: LotRole = args.role ?? 'build';
   const radiusM = args.radiusM ?? DEFAULT_RADIUS_M;
@@ -226,12 +227,12 @@ async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: Sav
     if (found.kind === 'outside')
       throw badInput(
         `Parcel ${id} lies about ${Math.round(found.distanceM)} m from the project's location, outside the search square of half-width radiusM=${radiusM} m. Pass a larger radiusM (at least ${Math.ceil(found.distanceM) + 10}) to attach it. Nothing was attached.`,
-        { field: 'parcelExternalIds', parcelExternalId: id, distanceM: Math.round(found.distanceM) },
+        { field: 'parcelExternalIds', parcelExternalId: id, distanceM: Math.round(found.distanceM), next: { action: 'widen_radius', radiusM: Math.ceil(found.distanceM) + 10 } satisfies NextStep },
       );
     if (found.kind === 'unknown')
       throw badInput(
-        `Parcel ${id} is not a known lot${project.place_id ? ` in ${project.place_id}` : ''}. Copy parcelExternalId from a getFeasibilitySnapshot answer. Nothing was attached.`,
-        { field: 'parcelExternalIds', parcelExternalId: id },
+        `Parcel ${id} is not a known lot${project.place_id ? ` in ${project.place_id}` : ''}. Nothing was attached.`,
+        { field: 'parcelExternalIds', parcelExternalId: id, next: { action: 'look_up_lot' } satisfies NextStep },
       );
     const snap = await snapshotLot(ctx.db, found.parcel);
     toInsert.push(snap);
@@ -266,9 +267,9 @@ async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: Sav
 
 async function planAttachReference(ctx: AppContext, project: ProjectRow, args: SaveArgs): Promise<Plan> {
   const uuid = args.sectionUuid?.trim();
-  if (!uuid) throw badInput('attach_reference needs a sectionUuid: copy it from a citation in a getFeasibilitySnapshot answer.', { field: 'sectionUuid' });
+  if (!uuid) throw badInput('attach_reference needs a sectionUuid.', { field: 'sectionUuid', next: { action: 'look_up_citation' } satisfies NextStep });
   const section = await findKnowledgeSection(ctx, uuid);
-  if (!section) throw new SitelineError('not_found', `No knowledge section has sectionUuid ${uuid}. Copy sectionUuid from a citation (citations.<id>.sectionUuid) in a getFeasibilitySnapshot answer.`, { field: 'sectionUuid' });
+  if (!section) throw new SitelineError('not_found', `No knowledge section has sectionUuid ${uuid}.`, { field: 'sectionUuid', next: { action: 'look_up_citation' } satisfies NextStep });
   // A section is words of one place's bylaw: a project in another place cannot rely on it.
   if (project.place_id) {
     const [owner] = await ctx.db.query<{ place_id: string; name: string }>('SELECT place_id, name FROM places WHERE slug = $1', [section.place]);

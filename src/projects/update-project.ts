@@ -6,6 +6,10 @@ import { SitelineError, badInput } from '../core/errors.ts';
 import { checkExternalRef, checkLifecycleStatus, checkName } from './project-fields.ts';
 import { externalRefClash, externalRefHolder, projectById, resolveProject, summarise, type ProjectRow, type ProjectList } from './project-store.ts';
 import { insertReceipt, receiptById, receiptOf, undoneBy, type FieldChange, type Receipt } from './receipts.ts';
+import type { NextStep } from './next-step.ts';
+
+/** What updateProject's receipts record in their `tool` column (stored; the undo looks for it). */
+const UPDATE_TOOL = 'updateProject';
 
 export interface UpdateArgs {
   projectId?: string | undefined;
@@ -82,7 +86,7 @@ async function applyPatch(ctx: AppContext, accountId: string, project: ProjectRo
     const written = await insertReceipt(
       ctx,
       tx,
-      { accountId, tool: 'updateProject', action: undoes ? 'undo' : 'update', projectId: project.project_id, changes, prior, after, ...(undoes ? { undoes } : {}) },
+      { accountId, tool: UPDATE_TOOL, action: undoes ? 'undo' : 'update', projectId: project.project_id, changes, prior, after, ...(undoes ? { undoes } : {}) },
       (receipt: Receipt) => ({ written: true, receipt, project: { ...summarise(updated), updatedAt: receipt.at } }),
     );
     return written.result;
@@ -92,9 +96,12 @@ async function applyPatch(ctx: AppContext, accountId: string, project: ProjectRo
 
 async function undo(ctx: AppContext, accountId: string, project: ProjectRow, receiptId: string, preview: boolean): Promise<UpdateOutcome> {
   const r = await receiptById(ctx.db, accountId, receiptId.trim());
-  if (!r) throw new SitelineError('not_found', `No receipt of yours has id ${receiptId}. Pass the receiptId an updateProject write returned.`, { field: 'undoOperationId' });
-  if (r.tool !== 'updateProject' || !r.prior)
-    throw badInput(`Receipt ${receiptId} is a ${r.tool} ${r.action} receipt; only updateProject writes can be undone (saveToProject writes are not reversible on this surface).`, { field: 'undoOperationId' });
+  if (!r) throw new SitelineError('not_found', `No receipt of yours has id ${receiptId}.`, { field: 'undoOperationId', next: { action: 'pick_update_receipt' } satisfies NextStep });
+  if (r.tool !== UPDATE_TOOL || !r.prior)
+    throw badInput(
+      `Receipt ${receiptId} cannot be undone: only updates of a project's name, lifecycle status and external reference can be; attaching lots or references, listings and analysis runs are not reversible.`,
+      { field: 'undoOperationId', receiptId: r.receipt_id, receiptTool: r.tool, next: { action: 'not_reversible', receiptAction: r.action } satisfies NextStep },
+    );
   if (r.project_id !== project.project_id)
     throw badInput(`Receipt ${receiptId} belongs to another of your projects (projectId ${r.project_id}), not "${project.name}".`, { field: 'undoOperationId' });
   const stored = receiptOf(r);

@@ -96,4 +96,7 @@ export function registerMapRoutes(router: Router, ctx: AppContext): void {
   });
   const mapScript = staticAsset(path.join(import.meta.dirname, 'assets/site-map.js'), 'text/javascript; charset=utf-8');
   router.get('/assets/site-map.js', async (req, res) => sendAsset(req, res, mapScript(), 'public, max-age=3600'));
+  // The project page's editor: clicks on its map select a lot for the attach form (src/web/project-editor.ts).
+  const editorScript = staticAsset(path.join(import.meta.dirname, 'assets/project-editor.js'), 'text/javascript; charset=utf-8');
+  router.get('/assets/project-editor.js', async (req, res) => sendAsset(req, res, editorScript(), 'public, max-age=3600'));
 }

@@ -1,5 +1,5 @@
-// The project pages: /projects (the signed-in account's projects) and /projects/:id (fields, lots,
-// the analysis status — the page reloads itself every 5 s while a run is queued or running, no
+// The project pages: /projects (the signed-in account's projects) and /projects/:id (the editor —
+// map of the surroundings, attach / detach lots, details — see project-editor.ts; the analysis status — the page reloads itself every 5 s while a run is queued or running, no
 // JavaScript — the headline numbers, and the receipts history with an undo button for updates).
 // Thin adapter over src/projects and src/analysis; every query is the signed-in account's own.
 import { setFlash, takeFlash } from './cookies.ts';
@@ -12,7 +12,7 @@ import { valueWords } from '../core/value-words.ts';
 import { statusBadge } from './status-badge.ts';
 import { SitelineError } from '../core/errors.ts';
 import { listProjects, projectById, summarise } from '../projects/project-store.ts';
-import { lotsOfProject, lotSummary } from '../projects/project-lots.ts';
+import { lotsOfProject } from '../projects/project-lots.ts';
 import { receiptOf, receiptsOfProject } from '../projects/receipts.ts';
 import { updateProject } from '../projects/update-project.ts';
 import { saveToProject } from '../projects/save-to-project.ts';
@@ -26,7 +26,7 @@ import { latestRun, latestSucceededRun } from '../analysis/run-queue.ts';
 import { html, type Html } from './html.ts';
 import { page } from './page.ts';
 import { mapViewForLots, type MapView } from '../maps/map-view.ts';
-import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
+import { EDITOR_HEAD, REFUSAL_MARK, detailsSection, forPeople, historyWhat, lifecycleWords, lotsSection, refusal, registerProjectEditor, undoneText, wordedForPeople } from './project-editor.ts';
 import { mapPageHeaders } from './page.ts';
 import { listingStateOf, setProjectMapListing } from '../projects/map-listing.ts';
 import type { ProjectLot } from '../projects/project-lots.ts';
@@ -45,21 +45,6 @@ function notFound(res: ServerResponse, email: string): void {
 
 const fmt = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-/** What a receipt did, in words (its tool and action are for agents; they stay in the stored receipt). */
-const WHAT: Record<string, string> = {
-  'saveToProject create': 'Created the project',
-  'saveToProject attach_parcels': 'Attached lots',
-  'saveToProject attach_reference': 'Attached a bylaw section',
-  'updateProject update': 'Updated the project',
-  'updateProject undo': 'Undid an update',
-  'setProjectMapListing list': 'Listed on the public map',
-  'setProjectMapListing unlist': 'Removed from the public map',
-  'runFeasibilityAnalysis enqueue': 'Queued the analysis',
-};
-function whatText(tool: string, action: string): string {
-  return WHAT[`${tool} ${action}`] ?? `${tool} ${action}`;
-}
-
 const num = (x: unknown, digits: number) => (typeof x === 'number' ? x.toFixed(digits) : '?');
 
 /** One change of a receipt for a person: the field's name and values in words, never raw JSON where a shape is known. */
@@ -74,12 +59,14 @@ function changeText(field: string, before: unknown, after: unknown): string {
     return fmt(v);
   };
   const lot = /^lots\.(.+?)(\.role)?$/.exec(field);
+  if (lot && !lot[2] && (after === null || after === undefined)) return `lot ${lot[1]} detached (${value(before)})`;
   const name =
     field === 'lots' ? 'build lot'
     : lot ? (lot[2] ? `role of lot ${lot[1]}` : `lot ${lot[1]}`)
     : field.startsWith('references.') ? 'bylaw section'
     : ({ 'mapListing.listed': 'on the public map', 'mapListing.pin': 'map pin', lifecycleStatus: 'lifecycle', externalRef: 'external ref' } as Record<string, string>)[field] ?? field;
   if (field.startsWith('references.')) return `${name} attached`;
+  if (field === 'lifecycleStatus') return before === null || before === undefined ? `${name}: ${lifecycleWords(String(after))}` : `${name}: ${lifecycleWords(String(before))} → ${lifecycleWords(String(after))}`;
   return before === null || before === undefined ? `${name}: ${value(after)}` : `${name}: ${value(before)} → ${value(after)}`;
 }
 
@@ -127,20 +114,20 @@ async function listingSection(ctx: AppContext, accountId: string, projectId: str
     if (out.kind === 'result') preview = out.result;
   } catch (err) {
     if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
-    refusal = err.message;
+    refusal = forPeople(err);
   }
   if (!preview) return html`<h2>Public map</h2><p id="listing-state">Not listed. ${refusal ?? ''}</p>`;
   const show = preview['wouldShow'] as { name: string; zoneCategory: string; typology: string; lifecycleStatus: string; pin: { lat: number; lng: number } };
   return html`<h2>Public map</h2>
 <p id="listing-state">Not listed${state.firstListedAt ? ' (it was listed before)' : ''}.</p>
-<p>Listing shows anyone, signed in or not, a pin at ${String(show.pin.lat)}, ${String(show.pin.lng)} (the build lot's centre) with: name “${show.name}”, zone category ${show.zoneCategory}, typology ${show.typology}, lifecycle status ${show.lifecycleStatus}.</p>
-<ul class="note-box">${(preview['warnings'] as string[]).map((w) => html`<li>${w}</li>`)}</ul>
+<p>Listing shows anyone, signed in or not, a pin at ${String(show.pin.lat)}, ${String(show.pin.lng)} (the build lot's centre) with: name “${show.name}”, zone category ${show.zoneCategory}, typology ${show.typology}, lifecycle status ${lifecycleWords(show.lifecycleStatus)}.</p>
+<ul class="note-box">${(preview['warnings'] as string[]).map((w) => html`<li>${wordedForPeople(w)}</li>`)}</ul>
 <form method="post" action="/projects/${projectId}/listing"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="listed" value="true">
 <label><input type="checkbox" name="confirm" value="yes" required> Yes, make this site public on the map</label>
 <button type="submit">List on the public map</button></form>`;
 }
 
-/** The new-project form: a name and an address, as saveToProject's create takes them (the address is geocoded). */
+/** The new-project form: a name and an address, as the create of saveToProject takes them (the address is geocoded). */
 function createForm(csrf: string, values: { name?: string; address?: string } = {}, error?: string): Html {
   return html`<h2>New project</h2>
 ${error ? html`<p class="error" role="alert" id="create-error">${error}</p>` : ''}
@@ -152,7 +139,7 @@ ${error ? html`<p class="error" role="alert" id="create-error">${error}</p>` : '
 <input id="project-address" name="address" type="text" required maxlength="${MAX_ADDRESS_CHARS}" autocomplete="street-address" placeholder="11 Acorn St, Cambridge, MA" value="${values.address ?? ''}">
 <button type="submit">Create the project</button>
 </form>
-<p class="muted">The lot at the address becomes the project's build lot; agents reach the same projects through the MCP tools.</p>`;
+<p class="muted">The lot at the address becomes the project's build lot; agents you connect reach the same projects.</p>`;
 }
 
 export function registerProjectPages(router: Router, ctx: AppContext): void {
@@ -160,12 +147,12 @@ export function registerProjectPages(router: Router, ctx: AppContext): void {
     const list = await listProjects(ctx, account.accountId);
     const csrf = csrfToken(ctx, req, res);
     const rows = list.projects.map(
-      (p) => html`<tr><td><a href="/projects/${p.projectId}">${p.name}</a></td><td>${p.address ?? ''}</td><td>${p.lifecycleStatus}</td><td>${p.externalRef ?? ''}</td><td>${p.updatedAt.slice(0, 10)}</td></tr>`,
+      (p) => html`<tr><td><a href="/projects/${p.projectId}">${p.name}</a></td><td>${p.address ?? ''}</td><td>${lifecycleWords(p.lifecycleStatus)}</td><td>${p.externalRef ?? ''}</td><td>${p.updatedAt.slice(0, 10)}</td></tr>`,
     );
     const body = html`${list.projects.length
       ? html`<table><thead><tr><th>Project</th><th>Address</th><th>Lifecycle</th><th>External ref</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table>
 ${list.hasMore ? html`<p>${list.total - list.projects.length} more not shown.</p>` : ''}`
-      : html`<p>No projects yet. Create one below, or let an agent create them with the MCP tool <code>saveToProject</code>.</p>`}
+      : html`<p>No projects yet. Create one below, or let an agent you connected create them.</p>`}
 ${createForm(csrf, form?.values, form?.error)}`;
     sendHtml(res, status, page('Your projects', body, { signedInAs: account.email, wide: true, current: 'projects' }), HEADERS);
   };
@@ -193,7 +180,7 @@ ${createForm(csrf, form?.values, form?.error)}`;
       redirect(res, `/projects/${created.projectId}`);
     } catch (err) {
       if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
-      await listPage(req, res, account, 400, { values, error: err.message });
+      await listPage(req, res, account, 400, { values, error: wordedForPeople(err.message) });
     }
   });
 
@@ -214,25 +201,25 @@ ${createForm(csrf, form?.values, form?.error)}`;
     // A form's outcome is shown once: a reload (or the page's own refresh while a run works) drops it.
     const message = takeFlash(ctx.config, req, res, `/projects/${project.project_id}`);
     const working = status.status === 'queued' || status.status === 'running';
-    const lotRows = lots.map(lotSummary).map(
-      (l) => html`<tr><td>${l.parcelExternalId}</td><td>${l.role}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft${l.warnings ? html`<br><span class="warn" role="note">${l.warnings.join(' ')}</span>` : ''}</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td></tr>`,
-    );
     const derived = analysis?.derived as Record<string, { value: number | null; status: string; unit?: string }> | undefined;
     const receiptRows = receipts.map((r) => {
       const undoable = r.tool === 'updateProject' && !undone.has(r.receiptId);
-      return html`<tr><td class="when">${r.at.slice(0, 10)}<br>${r.at.slice(11, 16)}</td><td>${whatText(r.tool, r.action)}</td><td class="note">${r.changes.map((c) => changeText(c.field, c.before, c.after)).join('; ') || 'no change'}</td>
+      return html`<tr><td class="when">${r.at.slice(0, 10)}<br>${r.at.slice(11, 16)}</td><td>${historyWhat(r)}</td><td class="note">${r.changes.map((c) => changeText(c.field, c.before, c.after)).join('; ') || 'no change'}</td>
 <td>${undoable ? html`<form method="post" action="/projects/${p.projectId}/undo"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="receiptId" value="${r.receiptId}"><button type="submit" class="nowrap">Undo</button></form>` : ''}</td></tr>`;
     });
     const view = await projectMapView(ctx, lots);
     const listing = await listingSection(ctx, account.accountId, project.project_id, csrf);
-    const body = html`${message ? html`<p class="ok" role="status">${message}</p>` : ''}
-<p>${p.address ?? ''} · <code class="status">${p.lifecycleStatus}</code>${p.externalRef ? html` · ${p.externalRef}` : ''}</p>
-<h2>Lots</h2>
-${view.bounds ? html`${mapFigure(ctx, view, { label: `Map of the build and context lots of ${p.name}` })}${mapLegend(view, [])}` : ''}
-${lots.length ? html`<table><thead><tr><th>Lot</th><th>Role</th><th>Area</th><th>Districts</th></tr></thead><tbody>${lotRows}</tbody></table>` : html`<p>No lots attached.</p>`}
+    // A refusal is flashed with REFUSAL_MARK: shown as an error, not as a success.
+    const refused = message?.startsWith(REFUSAL_MARK) ?? false;
+    const shownMessage = refused ? message!.slice(REFUSAL_MARK.length) : message;
+    const hasMap = view.bounds !== null || (project.lat !== null && project.lng !== null);
+    const body = html`${shownMessage ? html`<p id="page-message" class="${refused ? 'error' : 'ok'}" role="${refused ? 'alert' : 'status'}">${shownMessage}</p>` : ''}
+<p>${p.address ?? ''} · <span id="project-lifecycle">${lifecycleWords(p.lifecycleStatus)}</span>${p.externalRef ? html` · <span id="project-ref">${p.externalRef}</span>` : ''}</p>
+${await lotsSection(ctx, project, lots, view, csrf)}
+${detailsSection(p, csrf)}
 ${listing}
 <h2>Analysis</h2>
-<p id="analysis-status">Status: <code class="status">${status.status}</code>${status.inputsChanged ? ' — the lots or rules changed since this run; run it again' : ''}${status.error ? html` — ${status.error}` : ''}${working ? ` (this page reloads every ${PROJECT_PAGE_REFRESH_S} s)` : ''}</p>
+<p id="analysis-status">Status: <code class="status">${status.status}</code>${status.inputsChanged ? ' — the lots or rules changed since this run; run it again' : ''}${status.error ? html` — ${wordedForPeople(status.error)}` : ''}${working ? ` (this page reloads every ${PROJECT_PAGE_REFRESH_S} s)` : ''}</p>
 ${derived
   ? html`<table><tbody>
 <tr><th>Combined build-lot area</th><td>${analysis!.combinedLotArea?.value?.toLocaleString('en-US') ?? '—'} sqft</td></tr>
@@ -257,11 +244,11 @@ ${derived
 </form>
 <p class="muted">The report is built from the latest finished analysis; each export counts against this month's report exports (your account page shows how many are left).</p>
 <h2>History</h2>
-${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>Changes</th><th></th></tr></thead><tbody>${receiptRows}</tbody></table>` : html`<p>No changes yet.</p>`}
+${receipts.length ? html`<table id="history"><thead><tr><th>When (UTC)</th><th>What</th><th>Changes</th><th></th></tr></thead><tbody>${receiptRows}</tbody></table>` : html`<p>No changes yet.</p>`}
 <p><a href="/projects">All projects</a></p>`;
-    const out = page(p.name, body, { signedInAs: account.email, wide: true, ...(view.bounds ? { head: MAP_HEAD } : {}) });
+    const out = page(p.name, body, { signedInAs: account.email, wide: true, ...(hasMap ? { head: EDITOR_HEAD } : {}) });
     // A meta refresh keeps the status current without page JavaScript (the map's own script aside).
-    sendHtml(res, 200, working ? out.replace('<head>', `<head>\n<meta http-equiv="refresh" content="${PROJECT_PAGE_REFRESH_S}">`) : out, view.bounds ? mapPageHeaders(ctx.config) : HEADERS);
+    sendHtml(res, 200, working ? out.replace('<head>', `<head>\n<meta http-equiv="refresh" content="${PROJECT_PAGE_REFRESH_S}">`) : out, hasMap ? mapPageHeaders(ctx.config) : HEADERS);
   });
 
   /**
@@ -281,7 +268,7 @@ ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>C
         outcome = await fn(account.accountId, project.project_id, form);
       } catch (err) {
         if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
-        outcome = err.message;
+        outcome = refusal(forPeople(err));
       }
       if (typeof outcome === 'string') {
         setFlash(ctx.config, res, `/projects/${project.project_id}`, outcome);
@@ -291,12 +278,12 @@ ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>C
 
   action('/projects/:id/undo', async (accountId, projectId, form) => {
     const out = await updateProject(ctx, accountId, { projectId, undoOperationId: form.receiptId ?? '', preview: false });
-    return out.kind === 'result' && out.result['written'] ? 'Undone.' : 'Nothing was undone.';
+    return out.kind === 'result' ? undoneText(out.result) : 'Nothing was undone.';
   });
   // The web path of setProjectMapListing: the signed-in human ticking the box is the confirmation.
   action('/projects/:id/listing', async (accountId, projectId, form) => {
     const listed = form.listed === 'true';
-    if (listed && form.confirm !== 'yes') return 'Tick the confirmation box to list this site; nothing was published.';
+    if (listed && form.confirm !== 'yes') return refusal('Tick the confirmation box to list this site; nothing was published.');
     const out = await setProjectMapListing(ctx, accountId, { projectId, listed, preview: false, confirmedByHuman: listed });
     if (out.kind !== 'result') return 'Nothing was published.';
     if (!out.result['written']) return String(out.result['note'] ?? 'Nothing changed.');
@@ -316,4 +303,6 @@ ${receipts.length ? html`<table><thead><tr><th>When (UTC)</th><th>What</th><th>C
     await runFeasibilityAnalysis(ctx, accountId, { projectId });
     return 'Analysis queued.';
   });
+  // Attach, detach and the details form (project-editor.ts), through the same helper.
+  registerProjectEditor(action, ctx);
 }
