@@ -7,7 +7,7 @@ import type { AppContext } from '../context.ts';
 import { boxLiteral, type MultiPolygonCoords } from '../core/geo/primitives.ts';
 import type { ProjectRow } from './project-store.ts';
 import { squareAround } from './project-lots.ts';
-import { getFeasibilitySnapshot } from '../core/snapshot.ts';
+import { getFeasibilitySnapshot } from '../snapshot/snapshot.ts';
 
 /** At most this many neighbouring lots are drawn (nearest first); the rest stay reachable by id. */
 export const LOTS_AROUND_LIMIT = 400;
