@@ -18,8 +18,8 @@ import { html, type Html } from './html.ts';
 /** The camera of the 3D view. */
 export const ENVELOPE_3D_PITCH = 50;
 const BEARING = -20;
-/** Padding about the lot, in degrees (about 25 m), so the neighbouring lots frame it. */
-const PAD_DEG = 0.00025;
+/** Padding about the lot, in degrees (about 10 m), so the neighbouring lots frame it. */
+const PAD_DEG = 0.0001;
 
 const LEGEND_LABELS: Record<string, string> = {
   maxHeightFt: 'Maximum height',

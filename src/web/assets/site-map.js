@@ -16,7 +16,7 @@ for (const el of document.querySelectorAll('[data-map-view]')) {
       container: el,
       style: view.style,
       bounds: view.bounds,
-      fitBoundsOptions: { padding: 40, maxZoom: view.maxZoom ?? 18 },
+      fitBoundsOptions: { padding: 40, maxZoom: view.maxZoom ?? 18, ...(view.bearing ? { bearing: view.bearing } : {}) },
       maxZoom: 20,
       // A 3D view (the envelope) comes tilted; every other map is flat.
       pitch: view.pitch ?? 0,
