@@ -1,4 +1,4 @@
-// The envelope in 3D on the snapshot page, in headless Chromium (WebGL is SwiftShader there) against
+// The envelope in 3D on the snapshot and project pages, in headless Chromium (WebGL is SwiftShader there) against
 // the real HTTP server. Cambridge's values are all unverified, so its page says which values keep the
 // solid from being drawn and draws nothing. A synthetic city whose RS-3 height and setbacks are cited
 // from the Somerville ordinance it holds gets the solid: the map's fill-extrusion layer stands at the
@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { TEST_PASSWORD, getPage, signUpOrIn } from './support/auth-flow.ts';
+import { TEST_PASSWORD, csrfFrom, getPage, postForm, signUpOrIn } from './support/auth-flow.ts';
 import { loadSyntheticCity, sampleSyntheticAddresses, writeSyntheticPlacesDir, SYNTHETIC_SLUG } from '../bench/synthetic-city.ts';
 import { FT_PER_M, SQFT_PER_M2, multiPolygonAreaM2, type MultiPolygonCoords } from '../src/core/geo/primitives.ts';
 
@@ -48,7 +48,7 @@ function placesWithCitedEnvelope(dir: string): string {
   return dir;
 }
 
-describe('the envelope in 3D on the snapshot page', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, () => {
+describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, () => {
   let browser: Browser;
   before(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
@@ -175,6 +175,44 @@ describe('the envelope in 3D on the snapshot page', { skip: !fs.existsSync(CHROM
         ['minRearYardFt', 'cited', '20 ft cited from the bylaw'],
       ]);
       assert.match((await page.locator('#envelope-3d .envelope-3d-statement').textContent()) ?? '', /raised to the maximum height of 38 ft\.$/);
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+
+    test('the project page: before an analysis it says so; after, one 3D view per build lot at the analysed height', async () => {
+      const jar = await signUpOrIn(svc.url, EMAIL);
+      const list = await getPage(`${svc.url}/projects`, jar);
+      const made = await postForm(`${svc.url}/projects`, jar, { csrf: csrfFrom(list.body), name: 'Envelope in 3D', address });
+      assert.equal(made.status, 303, made.body.slice(0, 300));
+      const projectPath = made.location!;
+      const first = await getPage(`${svc.url}${projectPath}`, jar);
+      assert.match(first.body, /<section id="envelope-3d"[\s\S]*No 3D envelope yet: it is drawn from a finished analysis; run the analysis\./);
+      assert.doesNotMatch(first.body, /data-envelope-3d=/);
+      await postForm(`${svc.url}${projectPath}/analyze`, jar, { csrf: csrfFrom(first.body) });
+      let body = '';
+      for (let i = 0; i < 240 && !/Status: <code class="status">current<\/code>/.test(body); i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        body = (await getPage(`${svc.url}${projectPath}`, jar)).body;
+      }
+      assert.match(body, /Status: <code class="status">current<\/code>/, 'the analysis finished');
+
+      const context = await signedInContext(browser, svc.url);
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${svc.url}${projectPath}`);
+      await page.waitForSelector('#envelope-3d-map-1[data-state=ready]', { timeout: 60_000 });
+      assert.equal(await page.locator('#envelope-3d [data-envelope-3d]').count(), 1, 'one view for the one build lot');
+      const stated = JSON.parse((await page.locator('#envelope-3d [data-envelope-3d]').getAttribute('data-envelope-3d'))!) as { lot: string; heightFt: number; heightM: number; footprint: unknown };
+      assert.equal(stated.heightFt, 38);
+      assert.equal(await page.locator('#envelope-3d h3').textContent(), `Lot ${stated.lot}`);
+      const drawn = await page.evaluate(() => {
+        type M = { getContainer(): HTMLElement; getPaintProperty(id: string, p: string): unknown; getSource(id: string): { serialize(): { data: { features: { geometry: unknown }[] } } } | undefined };
+        const m = (window as unknown as { sitelineMaps: M[] }).sitelineMaps.find((x) => x.getContainer().id === 'envelope-3d-map-1')!;
+        return { height: m.getPaintProperty('envelope-extrusion', 'fill-extrusion-height'), geometry: m.getSource('envelope')?.serialize().data.features[0]?.geometry };
+      });
+      assert.equal(drawn.height, stated.heightM);
+      assert.deepEqual(drawn.geometry, stated.footprint);
       assert.deepEqual(errors, []);
       await context.close();
     });
