@@ -217,6 +217,26 @@ describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.exi
       await context.close();
     });
 
+    test('without WebGL the map says it cannot be drawn, and the statement and legend stay', async () => {
+      const noGl = await chromium.launch({ executablePath: CHROMIUM, args: [...FLAGS, '--disable-3d-apis'], headless: true });
+      try {
+        const context = await signedInContext(noGl, svc.url);
+        const page = await context.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.goto(`${svc.url}${sites(address)}`);
+        await page.waitForSelector('#envelope-3d-map[data-state=unavailable]', { timeout: 60_000 });
+        assert.match((await page.locator('#envelope-3d-map').textContent()) ?? '', /cannot be drawn in this browser \(it needs WebGL\)/);
+        const text = (await page.locator('#envelope-3d').innerText()).replace(/\s+/g, ' ');
+        assert.match(text, /raised to the maximum height of 38 ft\./);
+        assert.match(text, /Maximum height 38 ft cited from the bylaw/);
+        assert.deepEqual(errors, [], 'no script error: the page script carries on without WebGL');
+        await context.close();
+      } finally {
+        await noGl.close();
+      }
+    });
+
     test('without JavaScript the statement and the legend are all there, and the page says the view needs JavaScript and WebGL', async () => {
       const context = await signedInContext(browser, svc.url, { javaScriptEnabled: false });
       const page = await context.newPage();

@@ -72,8 +72,9 @@ ${body}</section>`;
 
 /** The snapshot page's 3D section (empty when the snapshot has no lot). */
 export async function snapshotEnvelope3d(ctx: AppContext, s: Snapshot): Promise<Html> {
+  if (!s.lot) return html``;
   const v = await envelope3dOfSnapshot(ctx.db, s);
-  if (!v) return html``;
+  if (!v) return section(html`<p class="envelope-3d-statement" role="note"><strong>No 3D envelope: the lot's outline is not in the data loaded on this server.</strong></p>`);
   return section(lotView(v, '', s.coverage.place?.country === 'CA' ? 'metric' : 'imperial'));
 }
 
