@@ -70,8 +70,7 @@ describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.exi
       assert.equal(await section.count(), 1, 'the 3D section is on the page');
       assert.equal(await section.locator('h2').textContent(), 'Envelope in 3D');
       const statement = (await section.locator('.envelope-3d-statement').textContent()) ?? '';
-      assert.match(statement, /^No 3D envelope: the maximum height is indicative, unverified, so it is not drawn as if known; /);
-      assert.match(statement, /the rear setback is indicative, unverified, so it is not drawn as if known\.$/);
+      assert.equal(statement, 'No 3D envelope: the maximum height, the front setback, the side setback and the rear setback are indicative, unverified, so they are not drawn as if known.');
       assert.equal(await section.locator('[data-map-view]').count(), 0, 'no 3D map is drawn');
       assert.equal(await section.locator('[data-envelope-3d]').count(), 0);
       // The legend states each needed value with its status badge (statuses stay visible).

@@ -143,13 +143,14 @@ test('unverified and assumed values are not computed on: Cambridge C-1 (11 Acorn
     if (st === 'cited' || st === 'cited_conditional' || st === 'derived_from_cited') continue;
     assert.ok(named.some(([mm, ss]) => mm === m && ss === st), `${m} (${st}) is named: ${JSON.stringify(named)}`);
   }
-  assert.match(out.solid.statement, /^No 3D envelope: the maximum height is indicative, unverified, so it is not drawn as if known; /);
+  assert.equal(out.solid.statement, 'No 3D envelope: the maximum height, the front setback, the side setback and the rear setback are indicative, unverified, so they are not drawn as if known.');
   // The same values, given as unverified on a lot the solid can be drawn on, are not drawn either.
   const [id] = await interiorLots(1);
   const lot = await lotById(id!);
   const indicative = envelope3d({ lots: [lot.polygon], frontStreetLines: lot.frontStreetLines, cornerLot: false, values: { ...CITED, minSideYardFt: { value: 5, status: 'unverified_default', unit: 'ft' }, minFrontYardFt: { value: 10, status: 'defaulted', unit: 'ft' } } });
   assert.ok(!indicative.drawn);
   assert.deepEqual(indicative.unknown.map((u) => [u.member, u.status]), [['minFrontYardFt', 'defaulted'], ['minSideYardFt', 'unverified_default']]);
+  assert.ok(!indicative.drawn && indicative.statement === 'No 3D envelope: the front setback is assumed: calculated with a stated assumption, so it is not drawn as if known; the side setback is indicative, unverified, so it is not drawn as if known.', !indicative.drawn ? indicative.statement : '');
   // A stated no-limit (no bylaw text confirms it) is not a 0 ft yard.
   const stated = envelope3d({ lots: [lot.polygon], frontStreetLines: lot.frontStreetLines, cornerLot: false, values: { ...CITED, minRearYardFt: { value: null, status: 'unverified_default', statedNoLimit: 'S1' } } });
   assert.ok(!stated.drawn && stated.unknown[0]!.member === 'minRearYardFt');

@@ -96,6 +96,37 @@ export type Envelope3d =
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
+const INDICATIVE: readonly ValueStatus[] = ['unverified_default', 'defaulted'];
+
+/** "the front setback and the rear setback are indicative, unverified, so they are not drawn as if known". */
+function statusReason(labels: string[], status: ValueStatus): string {
+  const many = labels.length > 1;
+  const who = many ? `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]}` : labels[0]!;
+  return `${who} ${many ? 'are' : 'is'} ${VALUE_STATUS_WORDS[status]}${INDICATIVE.includes(status) ? `, so ${many ? 'they are' : 'it is'} not drawn as if known` : ''}`;
+}
+
+/** The reasons in one sentence's parts: values that share a status are named together, in member order. */
+function reasonParts(unknown: Envelope3dUnknown[]): string[] {
+  const parts: string[] = [];
+  const grouped = new Map<ValueStatus, number>();
+  const byStatus = new Map<ValueStatus, string[]>();
+  for (const u of unknown) {
+    if (u.reason !== statusReason([u.label], u.status)) {
+      parts.push(u.reason);
+      continue;
+    }
+    const labels = byStatus.get(u.status) ?? [];
+    labels.push(u.label);
+    byStatus.set(u.status, labels);
+    if (!grouped.has(u.status)) {
+      grouped.set(u.status, parts.length);
+      parts.push('');
+    }
+  }
+  for (const [status, at] of grouped) parts[at] = statusReason(byStatus.get(status)!, status);
+  return parts;
+}
+
 function judge(member: Envelope3dMember, v: Envelope3dValue | undefined): { ok: Envelope3dBasis } | { no: Envelope3dUnknown } {
   const label = ENVELOPE_3D_LABELS[member];
   if (!v) return { no: { member, label, status: 'missing', says: 'Unknown', statusWords: VALUE_STATUS_WORDS.missing, reason: `${label} is not in the envelope` } };
@@ -108,8 +139,7 @@ function judge(member: Envelope3dMember, v: Envelope3dValue | undefined): { ok: 
   }
   const n = typeof v.value === 'number' && Number.isFinite(v.value) ? v.value : null;
   if (!DRAWABLE_STATUSES.includes(v.status) || n === null || n < 0) {
-    const reason = v.status === 'unverified_default' || v.status === 'defaulted' ? `${label} is ${VALUE_STATUS_WORDS[v.status]}, so it is not drawn as if known` : `${label} is ${VALUE_STATUS_WORDS[v.status]}`;
-    return { no: { member, label, status: v.status, says: words.says, statusWords: VALUE_STATUS_WORDS[v.status], reason } };
+    return { no: { member, label, status: v.status, says: words.says, statusWords: VALUE_STATUS_WORDS[v.status], reason: statusReason([label], v.status) } };
   }
   if (member === 'maxHeightFt' && n === 0) return { no: { member, label, status: v.status, says: words.says, statusWords: VALUE_STATUS_WORDS[v.status], reason: 'the maximum height is 0 ft: there is nothing to raise' } };
   return { ok: { ...base, value: n, usedAs: `${words.says}` } };
@@ -135,7 +165,7 @@ export function envelope3d(input: Envelope3dInput): Envelope3d {
   }
   const geometryDoubt = placementDoubt(input);
   const refuse = (geometry: string | null): Envelope3d => {
-    const parts = [...unknown.map((u) => u.reason), ...(geometry ? [`the yards cannot be placed: ${geometry}`] : [])];
+    const parts = [...reasonParts(unknown), ...(geometry ? [`the yards cannot be placed: ${geometry}`] : [])];
     return { drawn: false, unknown, geometry, basis, statement: `No 3D envelope: ${parts.join('; ')}.` };
   };
   if (unknown.length || geometryDoubt) return refuse(geometryDoubt);
