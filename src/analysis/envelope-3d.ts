@@ -149,7 +149,7 @@ function judge(member: Envelope3dMember, v: Envelope3dValue | undefined): { ok: 
 function placementDoubt(input: Envelope3dInput): string | null {
   if (input.lots.length === 0 || input.lots.every((mp) => mp.length === 0)) return 'the lot has no polygon';
   if (input.cornerLot === null || input.frontStreetLines.length === 0) return 'no front street was found for the lot, so its front lot line (and so its rear) is not known';
-  if (input.cornerLot) return 'it is a corner lot: which of its edges take the street-side yard is not worked out here, so its yards are not placed';
+  if (input.cornerLot) return 'it is a corner lot: which street line is its front, and so which edges take the street-side and rear yards, depends on how the bylaw defines the front of a corner lot, which is not encoded';
   if (input.throughLot) return 'it is a through lot (it fronts streets on opposite sides): whether its far side takes a rear or a front yard is not determined';
   return null;
 }
