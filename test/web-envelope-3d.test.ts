@@ -236,6 +236,18 @@ describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.exi
       }
     });
 
+    test('at a phone width (390 px) the view and its legend fit: no horizontal scroll', async () => {
+      const context = await signedInContext(browser, svc.url);
+      const page = await context.newPage();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${svc.url}${sites(address)}`);
+      await page.waitForSelector('#envelope-3d-map[data-state=ready]', { timeout: 60_000 });
+      const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth, map: document.getElementById('envelope-3d-map')!.getBoundingClientRect().width }));
+      assert.ok(scroll.sw <= scroll.cw, `horizontal scroll ${scroll.sw} > ${scroll.cw}`);
+      assert.ok(scroll.map > 300 && scroll.map <= scroll.cw, `the 3D map is ${scroll.map} px wide`);
+      await context.close();
+    });
+
     test('without JavaScript the statement and the legend are all there, and the page says the view needs JavaScript and WebGL', async () => {
       const context = await signedInContext(browser, svc.url, { javaScriptEnabled: false });
       const page = await context.newPage();
