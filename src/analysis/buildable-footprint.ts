@@ -4,7 +4,7 @@
 // irregular lots are handled; at a reflex corner the strips leave a small wedge (an overestimate
 // under 1 % on ordinary lots), noted in docs/projects.md.
 import polygonClipping, { type MultiPolygon as PcMulti, type Polygon as PcPoly } from 'polygon-clipping';
-import { FT_PER_M, SQFT_PER_M2, localProjector, signedRingArea, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
+import { FT_PER_M, SQFT_PER_M2, localProjector, metresPerDegree, signedRingArea, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 
 /** An edge faces the street when its midpoint is this close to the centreline (metres) ... */
 export const FRONT_MAX_DISTANCE_M = 35;
@@ -20,7 +20,16 @@ export interface Yards {
 }
 
 export type FootprintResult =
-  | { ok: true; areaSqft: number; frontEdges: number; rearEdges: number; sideEdges: number; frontLineFt: number }
+  | {
+      ok: true;
+      areaSqft: number;
+      frontEdges: number;
+      rearEdges: number;
+      sideEdges: number;
+      frontLineFt: number;
+      /** The inset itself (lon/lat), for a drawing of it (the 3D envelope view); empty when the yards leave nothing. */
+      footprint: MultiPolygonCoords;
+    }
   | { ok: false; reason: string };
 
 type XY = [number, number];
@@ -112,6 +121,8 @@ export function buildableFootprint(lots: MultiPolygonCoords[], streetLines: Posi
     return { ok: false, reason: 'the yards could not be cut from the lot polygon (degenerate geometry)' };
   }
   const frontLen = [...front].reduce((t, e) => t + e.len, 0);
+  const { kx, ky } = metresPerDegree(first[1]);
+  const toLonLat = (p: XY): Position => [first[0] + p[0] / kx, first[1] + p[1] / ky];
   return {
     ok: true,
     areaSqft: Math.round(polyAreaM2(inset) * SQFT_PER_M2),
@@ -119,5 +130,6 @@ export function buildableFootprint(lots: MultiPolygonCoords[], streetLines: Posi
     rearEdges: rear,
     sideEdges: side,
     frontLineFt: Math.round(frontLen * FT_PER_M * 10) / 10,
+    footprint: inset.map((poly) => poly.map((ring) => ring.map((p) => toLonLat(p as XY)))),
   };
 }

@@ -31,6 +31,7 @@ import { mapPageHeaders } from './page.ts';
 import { listingStateOf, setProjectMapListing } from '../projects/map-listing.ts';
 import type { ProjectLot } from '../projects/project-lots.ts';
 import { readForm, redirect } from './forms.ts';
+import { projectEnvelope3d } from './envelope-3d.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { readAnalysisResult } from '../analysis/analysis-result.ts';
 
@@ -232,6 +233,7 @@ ${derived
 <tr><th>GFA envelope</th><td>${sourced(derived['gfaEnvelopeSqft'])}</td></tr>
 </tbody></table>`
   : ''}
+${projectEnvelope3d(lots, analysis)}
 <form method="post" action="/projects/${p.projectId}/analyze"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Run the analysis</button></form>
 <h2>Report</h2>
 <form method="post" action="/projects/${p.projectId}/report" id="export-report">

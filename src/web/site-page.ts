@@ -26,6 +26,7 @@ import { statusBadge } from './status-badge.ts';
 import { valueWords, type WordedValue } from '../core/value-words.ts';
 import { layerLabel, oldDataNote } from './coverage-page.ts';
 import { ruleSources, type RuleSource } from './rule-sources.ts';
+import { snapshotEnvelope3d } from './envelope-3d.ts';
 
 /** Readable names for the envelope members (docs/envelope.md); an unlisted member shows its key. */
 const ENVELOPE_LABELS: Record<string, string> = {
@@ -315,6 +316,7 @@ async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
   const above = s.lot ? html`<div class="cards above-fold">${await mapCard(ctx, s)}${summaryCard(s, refs, now)}</div>` : '';
   const warnings = warningsSection(s, refs);
   const env = envelopeSection(envelope, refs);
+  const env3d = await snapshotEnvelope3d(ctx, s);
   const usesHtml = usesSection(uses, refs);
   const zoning = s.zones ? zoningSection(s.zones, refs) : '';
   const lot = s.lot ? lotSection(s, s.lot, now) : '';
@@ -322,6 +324,7 @@ async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
 ${above}
 ${warnings}
 ${env}
+${env3d}
 ${usesHtml}
 ${zoning}
 ${lot}

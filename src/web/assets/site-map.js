@@ -10,15 +10,26 @@ for (const el of document.querySelectorAll('[data-map-view]')) {
     if (Array.isArray(source.tiles)) source.tiles = source.tiles.map((t) => (t.startsWith('/') ? location.origin + t : t));
   }
   el.dataset.state = 'loading';
-  const map = new MapLibreMap({
-    container: el,
-    style: view.style,
-    bounds: view.bounds,
-    fitBoundsOptions: { padding: 40, maxZoom: view.maxZoom ?? 18 },
-    maxZoom: 20,
-    attributionControl: { compact: true },
-    canvasContextAttributes: { preserveDrawingBuffer: true },
-  });
+  let map;
+  try {
+    map = new MapLibreMap({
+      container: el,
+      style: view.style,
+      bounds: view.bounds,
+      fitBoundsOptions: { padding: 40, maxZoom: view.maxZoom ?? 18, ...(view.bearing ? { bearing: view.bearing } : {}) },
+      maxZoom: 20,
+      // A 3D view (the envelope) comes tilted; every other map is flat.
+      pitch: view.pitch ?? 0,
+      bearing: view.bearing ?? 0,
+      attributionControl: { compact: true },
+      canvasContextAttributes: { preserveDrawingBuffer: true },
+    });
+  } catch {
+    // No WebGL (or MapLibre refused): the page's words stand; say so where the map would be.
+    el.dataset.state = 'unavailable';
+    el.textContent = 'The map cannot be drawn in this browser (it needs WebGL); everything it shows is written on this page.';
+    continue;
+  }
   map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
   map.addControl(new ScaleControl({ unit: view.units === 'metric' ? 'metric' : 'imperial' }), 'bottom-left');
   map.getCanvas().setAttribute('aria-label', el.getAttribute('aria-label') ?? 'Map');
