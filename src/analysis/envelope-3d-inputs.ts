@@ -3,7 +3,7 @@
 // envelope values as the snapshot or the analysis states them.
 import type { Queryable } from '../db/database.ts';
 import type { Snapshot, Sourced } from '../core/snapshot-types.ts';
-import { conditionOf } from '../core/snapshot-refs.ts';
+import { conditionOf } from '../snapshot/refs.ts';
 import { parcelNear, snapshotLot, type LotSnapshot } from '../projects/project-lots.ts';
 import { ENVELOPE_3D_MEMBERS, envelope3d, type Envelope3d, type Envelope3dMember, type Envelope3dValue } from './envelope-3d.ts';
 

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Db } from '../db/database.ts';
 import { createPlacesDb, testCtx, type TestDb } from '../../test/support/harness.ts';
-import { getFeasibilitySnapshot } from '../core/snapshot.ts';
+import { getFeasibilitySnapshot } from '../snapshot/snapshot.ts';
 import { FT_PER_M, SQFT_PER_M2, localProjector, multiPolygonAreaM2, pointInMultiPolygon, type MultiPolygonCoords } from '../core/geo/primitives.ts';
 import { snapshotLot, type LotSnapshot } from '../projects/project-lots.ts';
 import { envelope3d, type Envelope3dValue } from './envelope-3d.ts';

@@ -14,6 +14,7 @@ import type { Envelope3dBasis, Envelope3dUnknown } from '../analysis/envelope-3d
 import { envelopeStyle } from '../maps/envelope-style.ts';
 import { statusBadge } from './status-badge.ts';
 import { html, type Html } from './html.ts';
+import type { FeasibilityAnalysis } from '../analysis/analysis-result.ts';
 
 /** The camera of the 3D view. */
 export const ENVELOPE_3D_PITCH = 50;
@@ -79,10 +80,10 @@ export async function snapshotEnvelope3d(ctx: AppContext, s: Snapshot): Promise<
 }
 
 /** A project page's 3D section: one view per build lot, from the latest finished analysis's standards. */
-export function projectEnvelope3d(lots: ProjectLot[], analysis: Record<string, unknown> | null): Html {
+export function projectEnvelope3d(lots: ProjectLot[], analysis: FeasibilityAnalysis | null): Html {
   const build = lots.filter((l) => l.role === 'build');
   if (!build.length) return html``;
-  const standards = analysis?.['standards'] as Record<string, Sourced | undefined> | undefined;
+  const standards: Record<string, Sourced | undefined> | undefined = analysis?.standards;
   if (!standards) return section(html`<p class="envelope-3d-statement" role="note"><strong>No 3D envelope yet: it is drawn from a finished analysis; run the analysis.</strong></p>`);
   return section(
     html`${build.map((l, i) => {
