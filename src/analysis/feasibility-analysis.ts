@@ -134,7 +134,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
   };
   const base = { analysisVersion: ANALYSIS_VERSION, inputsDigest: inputs.digest, contextLots };
   if (build.length === 0)
-    return { ...base, buildLots: [], combinedLotArea: { value: null, unit: 'sqft', status: 'missing' }, governingDistricts: [], standards: {}, derived: {}, evidence: [], notes: ['No build lot is attached: attach one with saveToProject attach_parcels (role build).'] };
+    return { ...base, buildLots: [], combinedLotArea: { value: null, unit: 'sqft', status: 'missing' }, governingDistricts: [], standards: {}, derived: {}, evidence: [], notes: ['No build lot is attached: attach one as a build lot.'] };
 
   const areaSqft = build.reduce((t, l) => t + l.lot.areaSqft, 0);
   const byCode = new Map<string, { code: string; name: string | null; areaSqft: number }>();

@@ -51,7 +51,7 @@ export async function getProjectContext(ctx: AppContext, accountId: string, args
           project: { projectId: project.project_id, name: project.name },
           agentStatus: statusOfRun(latest),
           recheck: { retryAfterSeconds: wait, intervalSeconds: RECHECK_INTERVAL_S },
-          note: `The analysis run is ${latest.status}. Check again in ${wait} s (at most once every ${RECHECK_INTERVAL_S} s after runFeasibilityAnalysis); nothing else was computed.`,
+          note: `The analysis run is ${latest.status}. Check again in ${wait} s (at most once every ${RECHECK_INTERVAL_S} s while a run is queued or running); nothing else was computed.`,
         },
       };
     }

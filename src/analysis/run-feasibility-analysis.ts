@@ -7,6 +7,7 @@ import { projectById, resolveProject, type ProjectList, type TargetArgs } from '
 import { insertReceipt, type Receipt } from '../projects/receipts.ts';
 import { statusOfRun } from './agent-status.ts';
 import { insertRun, latestRun, notifyEnqueued } from './run-queue.ts';
+import type { NextStep } from '../core/next-step.ts';
 
 /** getProjectContext answers only the status within this many seconds of an enqueue (spec: Limits). */
 export const RECHECK_INTERVAL_S = 15;
@@ -28,8 +29,8 @@ export async function runFeasibilityAnalysis(ctx: AppContext, accountId: string,
     if (!(await tx.query(`SELECT 1 FROM project_lots WHERE project_id = $1 AND role = 'build' LIMIT 1`, [project.project_id])).length) {
       throw new SitelineError(
         'bad_input',
-        `Project "${project.name}" has no build lot, so there is nothing to analyse; nothing was queued. Attach one with saveToProject action attach_parcels (role build), then call runFeasibilityAnalysis again.`,
-        { field: 'projectId' },
+        `Project "${project.name}" has no build lot, so there is nothing to analyse; nothing was queued.`,
+        { field: 'projectId', next: { action: 'attach_build_lot', then: 'run_analysis' } satisfies NextStep },
       );
     }
     const before = statusOfRun(await latestRun(tx, project.project_id));
@@ -46,7 +47,7 @@ export async function runFeasibilityAnalysis(ctx: AppContext, accountId: string,
             receipt,
             agentStatus: { status: 'queued', runId, enqueuedAt: receipt.at },
             recheckAfterSeconds: RECHECK_INTERVAL_S,
-            note: `The run is queued; it does not finish within this call. Call getProjectContext after ${RECHECK_INTERVAL_S} s to read agentStatus and, once current, the analysis.`,
+            note: `The run is queued; it does not finish within this call. Read the project's agentStatus after ${RECHECK_INTERVAL_S} s and, once current, the analysis.`,
           };
         },
       ).then(async (w) => {

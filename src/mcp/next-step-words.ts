@@ -1,8 +1,8 @@
-// A project refusal's next step (src/projects/next-step.ts) worded for an agent: the tool to call and
+// A refusal's next step (src/core/next-step.ts) worded for an agent: the tool to call and
 // its arguments. The domain's own sentence names no tool; the MCP answer is that sentence and this step
 // (what MCP clients have always read). The web words the same step as its buttons.
 import type { SitelineError } from '../core/errors.ts';
-import { nextStepOf } from '../projects/next-step.ts';
+import { nextStepOf } from '../core/next-step.ts';
 
 export function mcpRefusalText(err: SitelineError): string {
   const next = nextStepOf(err.details);
@@ -13,6 +13,8 @@ export function mcpRefusalText(err: SitelineError): string {
       return then(
         `Attach a build lot with saveToProject action attach_parcels (role build)${next.then === 'list_on_map' ? ', then call setProjectMapListing again' : next.then === 'run_analysis' ? ', then call runFeasibilityAnalysis again' : ''}.`,
       );
+    case 'run_analysis':
+      return then(`Call runFeasibilityAnalysis for it, wait until getProjectContext shows agentStatus current${next.then === 'produce_report' ? ', then call produceProjectReport again' : ''}.`);
     case 'look_up_lot':
       return then('Copy parcelExternalId from a getFeasibilitySnapshot answer (lot.parcelExternalId).');
     case 'look_up_citation':

@@ -11,7 +11,7 @@ import { zoneCategory, type ZoneCategory } from '../maps/zone-category.ts';
 import { lotsOfProject, type ProjectLot } from './project-lots.ts';
 import { projectById, resolveProject, summarise, type ProjectList, type ProjectRow, type TargetArgs } from './project-store.ts';
 import { insertReceipt, type Receipt } from './receipts.ts';
-import type { NextStep } from './next-step.ts';
+import type { NextStep } from '../core/next-step.ts';
 
 export const TYPOLOGIES = ['single_family', 'multi_family', 'mixed_use', 'commercial', 'unknown'] as const;
 export type Typology = (typeof TYPOLOGIES)[number];

@@ -3,7 +3,7 @@
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError, badInput } from '../core/errors.ts';
-import type { NextStep } from './next-step.ts';
+import type { NextStep } from '../core/next-step.ts';
 
 export interface ProjectRow {
   project_id: string;

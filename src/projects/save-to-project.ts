@@ -11,7 +11,7 @@ import { DEFAULT_LIFECYCLE_STATUS, checkExternalRef, checkName } from './project
 import { externalRefClash, externalRefHolder, projectById, resolveProject, summarise, type ProjectRow, type ProjectList } from './project-store.ts';
 import { lotAtPoint, parcelNear, snapshotLot, lotsOfProject, type LotRole, type LotSnapshot } from './project-lots.ts';
 import { findKnowledgeSection } from './knowledge-index.ts';
-import type { NextStep } from './next-step.ts';
+import type { NextStep } from '../core/next-step.ts';
 import { argsDigest, checkIdempotencyKey, insertReceipt, isIdempotencyRace, replayIdempotent, type FieldChange, type Receipt } from './receipts.ts';
 
 export const DEFAULT_RADIUS_M = 150;

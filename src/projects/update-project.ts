@@ -6,7 +6,7 @@ import { SitelineError, badInput } from '../core/errors.ts';
 import { checkExternalRef, checkLifecycleStatus, checkName } from './project-fields.ts';
 import { externalRefClash, externalRefHolder, projectById, resolveProject, summarise, type ProjectRow, type ProjectList } from './project-store.ts';
 import { insertReceipt, receiptById, receiptOf, undoneBy, type FieldChange, type Receipt } from './receipts.ts';
-import type { NextStep } from './next-step.ts';
+import type { NextStep } from '../core/next-step.ts';
 
 /** What updateProject's receipts record in their `tool` column (stored; the undo looks for it). */
 const UPDATE_TOOL = 'updateProject';

@@ -19,6 +19,7 @@ import { signExportUrl } from './signed-url.ts';
 import type { ReportArea, ReportAudience, ReportDetail, ReportInput, ReportLot, ReportValue } from './report-input.ts';
 import { STATUS_WORDS, type ReportOutline } from './report-outline.ts';
 import { readAnalysisResult } from '../analysis/analysis-result.ts';
+import type { NextStep } from '../core/next-step.ts';
 
 /** Districts and overlays drawn around the lots, at most. */
 export const MAX_REPORT_AREAS = 40;
@@ -58,12 +59,13 @@ export interface ReportArgs extends TargetArgs {
 export async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, args: ReportArgs): Promise<ReportInput> {
   const lots = await lotsOfProject(ctx.db, project.project_id);
   if (!lots.some((l) => l.role === 'build'))
-    throw new SitelineError('bad_input', `Project "${project.name}" has no build lot, so there is nothing to report on; nothing was spent. Attach one with saveToProject action attach_parcels (role build), then run runFeasibilityAnalysis.`);
+    throw new SitelineError('bad_input', `Project "${project.name}" has no build lot, so there is nothing to report on; nothing was spent.`, { next: { action: 'attach_build_lot', then: 'run_analysis' } satisfies NextStep });
   const run = await latestSucceededRun(ctx.db, project.project_id);
   if (!run?.result)
     throw new SitelineError(
       'bad_input',
-      `Project "${project.name}" has no finished feasibility analysis yet, so a report would have no envelope to show; nothing was composed or spent. Call runFeasibilityAnalysis for it, wait until getProjectContext shows agentStatus current, then call produceProjectReport again.`,
+      `Project "${project.name}" has no finished feasibility analysis yet, so a report would have no envelope to show; nothing was composed or spent.`,
+      { next: { action: 'run_analysis', then: 'produce_report' } satisfies NextStep },
     );
   const analysis = readAnalysisResult(run.result);
   const status = await agentStatusOf(ctx, project.project_id, undefined, lots);
@@ -105,7 +107,7 @@ export async function buildProjectReportInput(ctx: AppContext, project: ProjectR
   const unknowns: string[] = [];
   unknowns.push(`The analysis shown is the run of ${new Date(run.finished_at!).toISOString().slice(0, 10)} (run ${run.run_id}).`);
   if (status.status === 'current' && status.inputsChanged)
-    unknowns.push('The project\'s lots or the rules changed after this analysis was run, so it may be out of date: run runFeasibilityAnalysis again for a current one.');
+    unknowns.push('The project\'s lots or the rules changed after this analysis was run, so it may be out of date: run the analysis again for a current one.');
   else if (status.status !== 'current')
     unknowns.push(`A newer analysis run is ${status.status}${status.error ? ` (${status.error})` : ''}; this report shows the last finished one.`);
   for (const n of (analysis.notes ?? []) as string[]) if (typeof n === 'string' && unknowns.length < 90) unknowns.push(forPeople(n).slice(0, 500));

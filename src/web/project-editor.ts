@@ -18,7 +18,7 @@ import { LIFECYCLE_STATUSES, MAX_NAME_CHARS, type LifecycleStatus } from '../pro
 import { lotSummary, type ProjectLot } from '../projects/project-lots.ts';
 import type { ProjectRow, ProjectSummary } from '../projects/project-store.ts';
 import type { FieldChange, Receipt } from '../projects/receipts.ts';
-import { nextStepOf, type NextStep } from '../projects/next-step.ts';
+import { nextStepOf, type NextStep } from '../core/next-step.ts';
 import { MAPLIBRE_VERSION, MAP_HEAD } from './map-embed.ts';
 import { html, type Html } from './html.ts';
 
@@ -138,6 +138,7 @@ export function webStep(next: NextStep): string {
     case 'unlist': return 'Remove the project from the public map first.';
     case 'reload': return 'The page now shows the project as it is.';
     case 'look_up_citation': return 'Bylaw sections are attached by an agent from a snapshot\'s citations.';
+    case 'run_analysis': return `Run the analysis (“Run the analysis”) and wait until it is current${next.then === 'produce_report' ? ', then export the report again' : ''}.`;
   }
 }
 

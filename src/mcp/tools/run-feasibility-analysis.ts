@@ -29,6 +29,8 @@ export const runFeasibilityAnalysis = defineTool({
     const out = await enqueue(call.ctx, accountId, args);
     if (out.kind === 'list') return listedOutcome('runFeasibilityAnalysis', out.list, 'nothing was queued');
     if (out.kind === 'candidates') return candidatesOutcome('runFeasibilityAnalysis', out.query, out.candidates, 'nothing was queued');
-    return jsonOutcome(`Queued run ${out.result['runId']} (receipt ${out.result['receiptId']}).`, out.result);
+    // The domain's note names no tool; an agent reads the status with getProjectContext.
+    const note = `The run is queued; it does not finish within this call. Call getProjectContext after ${out.result['recheckAfterSeconds']} s to read agentStatus and, once current, the analysis.`;
+    return jsonOutcome(`Queued run ${out.result['runId']} (receipt ${out.result['receiptId']}).`, { ...out.result, note });
   },
 });

@@ -1,11 +1,13 @@
-// The step that would let a refused project write through, as data (issue 23): a domain refusal says
-// what is wrong in words that name no surface, and carries `next` in its details; each surface words
-// the step for its reader — the MCP adapter names the tool and its arguments (src/mcp/next-step-words.ts),
-// the web names the button (src/web/project-editor.ts), the CLI reads the MCP text.
+// The step that would let a refused call through, as data (issue 23): a domain refusal says what is
+// wrong in words that name no surface, and carries `next` in its details; each surface words the step
+// for its reader — the MCP adapter names the tool and its arguments (src/mcp/next-step-words.ts), the
+// web names the button (src/web/project-editor.ts), the CLI reads the MCP text.
 
 export type NextStep =
   /** Attach a build lot to the project (then, when `then` is given, do that again). */
   | { action: 'attach_build_lot'; then?: 'list_on_map' | 'run_analysis' }
+  /** Run the feasibility analysis and wait until it is current (then, when `then` is given, do that again). */
+  | { action: 'run_analysis'; then?: 'produce_report' }
   /** Find the lot's id where lots are looked up (the snapshot of its address, or the map). */
   | { action: 'look_up_lot' }
   /** Search a wider square: at least radiusM metres. */
