@@ -284,7 +284,7 @@ test('the editor over plain HTTP forms: attach by address, stale undo, long name
   await send('/details', { name: 'Forms One', lifecycleStatus: 'prospect', externalRef: '' });
   await send('/details', { name: 'Forms Two', lifecycleStatus: 'prospect', externalRef: '' });
   const receipts = await svc.ctx.db.query<{ receipt_id: string }>(
-    `SELECT receipt_id::text AS receipt_id FROM receipts WHERE project_id = $1 AND tool = 'updateProject' ORDER BY seq`,
+    `SELECT receipt_id::text AS receipt_id FROM receipts WHERE project_id = $1 AND tool = 'project.update' ORDER BY seq`,
     [projectId],
   );
   const stale = await send('/undo', { receiptId: receipts[0]!.receipt_id });

@@ -173,7 +173,7 @@ test('listing flow over MCP: list, refusal without a build lot, preview, form (d
     assert.match(asked[1]!.message, new RegExp(`${pv.pin.lat}, ${pv.pin.lng}`));
     assert.deepEqual(asked[1]!.schema.required, ['confirm']);
     assert.equal(accepted.written, true);
-    assert.equal(accepted.receipt.tool, 'setProjectMapListing');
+    assert.equal(accepted.receipt.operation, 'project.map_listing');
     assert.equal(accepted.receipt.action, 'list');
     assert.equal(accepted.receipt.projectId, projectId);
     assert.equal(accepted.listing.listed, true);

@@ -111,7 +111,7 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       assert.equal(created.project.lifecycleStatus, 'prospect');
       assert.deepEqual(created.lots.map((l: any) => [l.parcelExternalId, l.role]), [['97-120', 'build']]);
       assert.ok(created.receipt.receiptId);
-      assert.equal(created.receipt.tool, 'saveToProject');
+      assert.equal(created.receipt.operation, 'project.save');
       assert.equal(created.receipt.projectId, created.project.projectId);
       assert.ok(Math.abs(created.project.location.lat - 42.357676) < 1e-5);
 

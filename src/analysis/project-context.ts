@@ -161,6 +161,6 @@ export function memoryDigest(project: ProjectRow, lots: ProjectLot[], status: Ag
     );
   }
   if (receipts.length)
-    lines.push(`Last changes: ${receipts.map((r) => `${r.at.slice(0, 10)} ${r.tool} ${r.action}${r.changes.length ? ` (${r.changes.map((c) => c.field).join(', ')})` : ''}`).join('; ')}.`);
+    lines.push(`Last changes: ${receipts.map((r) => `${r.at.slice(0, 10)} ${r.operation} ${r.action}${r.changes.length ? ` (${r.changes.map((c) => c.field).join(', ')})` : ''}`).join('; ')}.`);
   return lines.join('\n');
 }

@@ -38,7 +38,7 @@ export async function runFeasibilityAnalysis(ctx: AppContext, accountId: string,
       await insertReceipt(
         ctx,
         tx,
-        { accountId, tool: 'runFeasibilityAnalysis', action: 'enqueue', projectId: project.project_id, changes: [{ field: 'analysis', before: before.status, after: 'queued' }] },
+        { accountId, operation: 'analysis.run', action: 'enqueue', projectId: project.project_id, changes: [{ field: 'analysis', before: before.status, after: 'queued' }] },
         (receipt: Receipt) => {
           return {
             project: { projectId: project.project_id, name: project.name },

@@ -18,7 +18,7 @@ export type NextStep =
   | { action: 'clear_external_ref'; projectId: string }
   /** Undo names a receipt of a project-field update (name, lifecycle status, external reference). */
   | { action: 'pick_update_receipt' }
-  /** Nothing undoes this kind of write; `receiptAction` is what the receipt recorded (its record is in the error's `receiptTool`). */
+  /** Nothing undoes this kind of write; `receiptAction` is what the receipt recorded (its operation is in the error's `receiptOperation`). */
   | { action: 'not_reversible'; receiptAction: string }
   /** Choose another lot (or look at the lots again: the project changed). */
   | { action: 'choose_lot' }

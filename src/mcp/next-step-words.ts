@@ -4,6 +4,14 @@
 import type { SitelineError } from '../core/errors.ts';
 import { nextStepOf } from '../core/next-step.ts';
 
+/** The tool an agent uses for each receipt operation (the web's detach has no tool: its operation is named). */
+const TOOL_OF_OPERATION: Record<string, string> = {
+  'project.save': 'saveToProject',
+  'project.update': 'updateProject',
+  'project.map_listing': 'setProjectMapListing',
+  'analysis.run': 'runFeasibilityAnalysis',
+};
+
 export function mcpRefusalText(err: SitelineError): string {
   const next = nextStepOf(err.details);
   if (!next) return err.message;
@@ -25,7 +33,8 @@ export function mcpRefusalText(err: SitelineError): string {
       return then('Pass the receiptId an updateProject write returned.');
     case 'not_reversible': {
       const d = err.details ?? {};
-      return `Receipt ${String(d['receiptId'])} is a ${String(d['receiptTool'])} ${next.receiptAction} receipt; only updateProject writes can be undone (saveToProject writes are not reversible on this surface).`;
+      const by = TOOL_OF_OPERATION[String(d['receiptOperation'])] ?? String(d['receiptOperation']);
+      return `Receipt ${String(d['receiptId'])} is a ${by} ${next.receiptAction} receipt; only updateProject writes can be undone (saveToProject writes are not reversible on this surface).`;
     }
     // The sentence already says it (widen_radius names the radiusM to pass), or no tool does it (detach is the web's).
     default:

@@ -17,7 +17,7 @@ export interface DetachArgs {
 }
 
 /** The receipt's tool and action: what was done (there is no MCP tool for it; saveToProject writes are not reversible there). */
-export const DETACH_RECEIPT = { tool: 'detachLot', action: 'detach' } as const;
+export const DETACH_RECEIPT = { operation: 'project.detach', action: 'detach' } as const;
 
 export async function detachLot(ctx: AppContext, accountId: string, args: DetachArgs): Promise<Record<string, unknown>> {
   const id = args.parcelExternalId.trim();
@@ -52,7 +52,7 @@ export async function detachLot(ctx: AppContext, accountId: string, args: Detach
     const written = await insertReceipt(
       ctx,
       tx,
-      { accountId, tool: DETACH_RECEIPT.tool, action: DETACH_RECEIPT.action, projectId: project.project_id, changes },
+      { accountId, operation: DETACH_RECEIPT.operation, action: DETACH_RECEIPT.action, projectId: project.project_id, changes },
       (receipt: Receipt) => ({
         written: true,
         receipt,

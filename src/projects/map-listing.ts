@@ -233,7 +233,7 @@ async function write(ctx: AppContext, accountId: string, project: ProjectRow, li
       { field: 'mapListing.listed', before: before.listed, after: listed },
       ...(listed ? [{ field: 'mapListing.pin', before: before.listed ? before.pin : null, after: after.pin }] : [{ field: 'mapListing.pin', before: before.pin, after: null }]),
     ];
-    const out = await insertReceipt(ctx, tx, { accountId, tool: 'setProjectMapListing', action: listed ? 'list' : 'unlist', projectId: project.project_id, changes }, (receipt: Receipt) => ({
+    const out = await insertReceipt(ctx, tx, { accountId, operation: 'project.map_listing', action: listed ? 'list' : 'unlist', projectId: project.project_id, changes }, (receipt: Receipt) => ({
       written: true,
       receipt,
       project: summarise(locked),

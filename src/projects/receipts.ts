@@ -1,4 +1,5 @@
-// Receipts: every write stores one and returns it. A receipt names the tool, the action, the project,
+// Receipts: every write stores one and returns it. A receipt names the operation (what was done, the same
+// whichever surface asked: project.save, project.update, ...), the action, the project,
 // the time and the field-level changes; updateProject receipts also keep the fields they replaced
 // (prior) and wrote (after), which is what an undo restores and checks. Idempotency keys live here.
 import crypto from 'node:crypto';
@@ -14,9 +15,12 @@ export interface FieldChange {
   after: unknown;
 }
 
+/** The domain operations that write receipts (the column receipts.tool holds them; migration 150). */
+export type ReceiptOperation = 'project.save' | 'project.update' | 'project.detach' | 'project.map_listing' | 'analysis.run';
+
 export interface Receipt {
   receiptId: string;
-  tool: string;
+  operation: ReceiptOperation;
   action: string;
   projectId: string | null;
   at: string;
@@ -29,7 +33,8 @@ export interface Receipt {
 export interface ReceiptRow {
   receipt_id: string;
   account_id: string;
-  tool: string;
+  /** The operation (the column keeps its first name, so an instance of the previous release still reads it). */
+  tool: ReceiptOperation;
   action: string;
   project_id: string | null;
   created_at: Date | string;
@@ -48,7 +53,7 @@ const RECEIPT_COLUMNS =
 export function receiptOf(r: ReceiptRow): Receipt {
   return {
     receiptId: r.receipt_id,
-    tool: r.tool,
+    operation: r.tool,
     action: r.action,
     projectId: r.project_id,
     at: new Date(r.created_at).toISOString(),
@@ -60,7 +65,7 @@ export function receiptOf(r: ReceiptRow): Receipt {
 
 export interface NewReceipt {
   accountId: string;
-  tool: string;
+  operation: ReceiptOperation;
   action: string;
   projectId: string | null;
   changes: FieldChange[];
@@ -73,7 +78,7 @@ export interface NewReceipt {
 export async function insertReceipt(ctx: AppContext, q: Queryable, r: NewReceipt, result: (receipt: Receipt) => Record<string, unknown>): Promise<{ receipt: Receipt; result: Record<string, unknown> }> {
   const receipt: Receipt = {
     receiptId: crypto.randomUUID(),
-    tool: r.tool,
+    operation: r.operation,
     action: r.action,
     projectId: r.projectId,
     at: ctx.clock.now().toISOString(),
@@ -88,7 +93,7 @@ export async function insertReceipt(ctx: AppContext, q: Queryable, r: NewReceipt
     [
       receipt.receiptId,
       r.accountId,
-      r.tool,
+      r.operation,
       r.action,
       r.projectId,
       receipt.at,

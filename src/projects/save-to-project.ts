@@ -82,7 +82,7 @@ export async function saveToProject(ctx: AppContext, accountId: string, args: Sa
       const written = await insertReceipt(
         ctx,
         tx,
-        { accountId, tool: 'saveToProject', action: args.action, projectId: plan.projectId, changes: plan.changes, ...(key ? { idempotency: { key, argsDigest: digest } } : {}) },
+        { accountId, operation: 'project.save', action: args.action, projectId: plan.projectId, changes: plan.changes, ...(key ? { idempotency: { key, argsDigest: digest } } : {}) },
         (receipt: Receipt) => ({ action: args.action, written: plan.changes.length > 0, receipt, ...answer, ...(plan.warnings.length ? { warnings: plan.warnings } : {}) }),
       );
       return written.result;

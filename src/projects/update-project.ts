@@ -9,7 +9,7 @@ import { insertReceipt, receiptById, receiptOf, undoneBy, type FieldChange, type
 import type { NextStep } from '../core/next-step.ts';
 
 /** What updateProject's receipts record in their `tool` column (stored; the undo looks for it). */
-const UPDATE_TOOL = 'updateProject';
+const UPDATE_OPERATION = 'project.update';
 
 export interface UpdateArgs {
   projectId?: string | undefined;
@@ -86,7 +86,7 @@ async function applyPatch(ctx: AppContext, accountId: string, project: ProjectRo
     const written = await insertReceipt(
       ctx,
       tx,
-      { accountId, tool: UPDATE_TOOL, action: undoes ? 'undo' : 'update', projectId: project.project_id, changes, prior, after, ...(undoes ? { undoes } : {}) },
+      { accountId, operation: UPDATE_OPERATION, action: undoes ? 'undo' : 'update', projectId: project.project_id, changes, prior, after, ...(undoes ? { undoes } : {}) },
       (receipt: Receipt) => ({ written: true, receipt, project: { ...summarise(updated), updatedAt: receipt.at } }),
     );
     return written.result;
@@ -97,10 +97,10 @@ async function applyPatch(ctx: AppContext, accountId: string, project: ProjectRo
 async function undo(ctx: AppContext, accountId: string, project: ProjectRow, receiptId: string, preview: boolean): Promise<UpdateOutcome> {
   const r = await receiptById(ctx.db, accountId, receiptId.trim());
   if (!r) throw new SitelineError('not_found', `No receipt of yours has id ${receiptId}.`, { field: 'undoOperationId', next: { action: 'pick_update_receipt' } satisfies NextStep });
-  if (r.tool !== UPDATE_TOOL || !r.prior)
+  if (r.tool !== UPDATE_OPERATION || !r.prior)
     throw badInput(
       `Receipt ${receiptId} cannot be undone: only updates of a project's name, lifecycle status and external reference can be; attaching lots or references, listings and analysis runs are not reversible.`,
-      { field: 'undoOperationId', receiptId: r.receipt_id, receiptTool: r.tool, next: { action: 'not_reversible', receiptAction: r.action } satisfies NextStep },
+      { field: 'undoOperationId', receiptId: r.receipt_id, receiptOperation: r.tool, next: { action: 'not_reversible', receiptAction: r.action } satisfies NextStep },
     );
   if (r.project_id !== project.project_id)
     throw badInput(`Receipt ${receiptId} belongs to another of your projects (projectId ${r.project_id}), not "${project.name}".`, { field: 'undoOperationId' });

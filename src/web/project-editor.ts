@@ -145,26 +145,26 @@ export function webStep(next: NextStep): string {
 const roleWords = (role: unknown) => (role === 'context' ? 'context lot' : 'build lot');
 
 /** One history entry's "What", in words: the action done, never the tool that asked for it. */
-export function historyWhat(r: Pick<Receipt, 'tool' | 'action' | 'changes'>): string {
+export function historyWhat(r: Pick<Receipt, 'operation' | 'action' | 'changes'>): string {
   const fields = r.changes.map((c) => c.field);
   const lotChanges = r.changes.filter((c) => c.field.startsWith('lots.'));
-  switch (`${r.tool} ${r.action}`) {
-    case 'saveToProject create': return 'Created the project';
-    case 'saveToProject attach_reference': return 'Attached a bylaw section';
-    case 'saveToProject attach_parcels': {
+  switch (`${r.operation} ${r.action}`) {
+    case 'project.save create': return 'Created the project';
+    case 'project.save attach_reference': return 'Attached a bylaw section';
+    case 'project.save attach_parcels': {
       const added = lotChanges.filter((c) => c.before === null && !c.field.endsWith('.role'));
       if (added.length === 1) return `Attached a ${roleWords((added[0]!.after as { role?: string } | null)?.role)}`;
       if (added.length > 1) return `Attached ${added.length} lots`;
       return lotChanges.length ? 'Changed the role of a lot' : 'Attached lots (no change)';
     }
-    case 'detachLot detach': return `Detached a ${roleWords((lotChanges[0]?.before as { role?: string } | null)?.role)}`;
-    case 'updateProject update': case 'updateProject undo': {
+    case 'project.detach detach': return `Detached a ${roleWords((lotChanges[0]?.before as { role?: string } | null)?.role)}`;
+    case 'project.update update': case 'project.update undo': {
       const words = updateWords(r.changes);
       return r.action === 'undo' ? `Undid a change (${words.toLowerCase()})` : words;
     }
-    case 'setProjectMapListing list': return 'Listed on the public map';
-    case 'setProjectMapListing unlist': return 'Removed from the public map';
-    case 'runFeasibilityAnalysis enqueue': return 'Queued the analysis';
+    case 'project.map_listing list': return 'Listed on the public map';
+    case 'project.map_listing unlist': return 'Removed from the public map';
+    case 'analysis.run enqueue': return 'Queued the analysis';
     default: return fields.length ? 'Changed the project' : 'Recorded a change';
   }
 }

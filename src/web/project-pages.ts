@@ -204,7 +204,7 @@ ${createForm(csrf, form?.values, form?.error)}`;
     const working = status.status === 'queued' || status.status === 'running';
     const derived = analysis?.derived as Record<string, { value: number | null; status: string; unit?: string }> | undefined;
     const receiptRows = receipts.map((r) => {
-      const undoable = r.tool === 'updateProject' && !undone.has(r.receiptId);
+      const undoable = r.operation === 'project.update' && !undone.has(r.receiptId);
       return html`<tr><td class="when">${r.at.slice(0, 10)}<br>${r.at.slice(11, 16)}</td><td>${historyWhat(r)}</td><td class="note">${r.changes.map((c) => changeText(c.field, c.before, c.after)).join('; ') || 'no change'}</td>
 <td>${undoable ? html`<form method="post" action="/projects/${p.projectId}/undo"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="receiptId" value="${r.receiptId}"><button type="submit" class="nowrap">Undo</button></form>` : ''}</td></tr>`;
     });
