@@ -210,7 +210,7 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       const wet = ok(await call(a, 'saveToProject', { action: 'create', name: n('At Sea'), lat: 0, lng: 0, preview: false }));
       assert.ok(wet.warnings.some((w: string) => /No loaded lot lies under the supplied point/.test(w)));
       const queuedBefore = await svc.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM analysis_runs WHERE project_id = $1', [wet.project.projectId]);
-      fails(await call(a, 'runFeasibilityAnalysis', { projectId: wet.project.projectId }), /has no build lot, so there is nothing to analyse; nothing was queued\. Attach one with saveToProject/);
+      fails(await call(a, 'runFeasibilityAnalysis', { projectId: wet.project.projectId }), /has no build lot, so there is nothing to analyse; nothing was queued\. Attach a build lot with saveToProject/);
       assert.deepEqual(await svc.ctx.db.query('SELECT count(*)::int AS n FROM analysis_runs WHERE project_id = $1', [wet.project.projectId]), queuedBefore);
       // A long bad id is quoted back cut short, not whole.
       const longId = fails(await call(a, 'getProjectContext', { projectId: 'x'.repeat(5000), documentsLimit: 0, evidenceLimit: 0 }), /projectId "x{77}\.\.\." is not a UUID/);

@@ -138,7 +138,7 @@ export function webStep(next: NextStep): string {
     case 'unlist': return 'Remove the project from the public map first.';
     case 'reload': return 'The page now shows the project as it is.';
     case 'look_up_citation': return 'Bylaw sections are attached by an agent from a snapshot\'s citations.';
-    case 'run_analysis': return `Run the analysis (“Run the analysis”) and wait until it is current${next.then === 'produce_report' ? ', then export the report again' : ''}.`;
+    case 'run_analysis': return `Run the analysis, wait until its status is current${next.then === 'produce_report' ? ', then export the report again' : ''}.`;
   }
 }
 
