@@ -47,6 +47,8 @@ export function bulbNotes(front: { frontageM: number; bulbM?: number } | undefin
     frontage: all
       ? `Measured along the lot line around the end of ${street} (a cul-de-sac's bulb): the length of the curved street edge, not the chord across it (docs/lot-metrics.md).`
       : `Measured along the lot line; ${ft(front.bulbM)} ft of it curves around the end of ${street} (a cul-de-sac's bulb) and is measured along the arc, not the chord (docs/lot-metrics.md).`,
-    depth: `The lot's deepest extent across the direction of its front, which around the end of ${street} is the bulb's tangent (docs/lot-metrics.md).`,
+    depth: all
+      ? `The lot's deepest extent across the direction of its front, which around the end of ${street} is the bulb's tangent (docs/lot-metrics.md).`
+      : `The lot's deepest extent across the direction of its front: the street's direction along it, weighted by length with the bulb's tangent around the end of ${street} (docs/lot-metrics.md).`,
   };
 }
