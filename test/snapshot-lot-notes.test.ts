@@ -35,7 +35,7 @@ after(async () => {
 
 /** The MCP tool's answer: its text blocks (a summary line, then the answer as JSON) and the structured content. */
 async function viaMcp(address: string): Promise<{ text: string; snapshot: Snapshot }> {
-  const r = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address } })) as { isError?: boolean; structuredContent?: Snapshot; content: { type: string; text: string }[] };
+  const r = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full' } })) as { isError?: boolean; structuredContent?: Snapshot; content: { type: string; text: string }[] };
   assert.ok(!r.isError && r.structuredContent, `${address}: ${r.content.map((c) => c.text).join(' | ')}`);
   const text = r.content.map((c) => c.text).join('\n');
   assert.deepEqual(JSON.parse(r.content.at(-1)!.text), r.structuredContent, 'the JSON text block is the structured content');
