@@ -2,7 +2,7 @@
 // (generatedAt removed) of getFeasibilitySnapshot and previewSiteCoverage for about n Cambridge addresses
 // (the address table as written, plus variants that take the other geocoder paths: a number the table
 // lacks, a misspelt street, a postcode, a unit, a comma-less city); `compare <file> [n]` recomputes them
-// and prints how many differ. Runs on the cached PGlite test template (test/support/harness.ts).
+// and prints how many differ (with an after-file, writing the recomputed answers there too). Runs on the cached PGlite test template (test/support/harness.ts).
 import { withMailer } from '../src/context.ts';
 import fs from 'node:fs';
 import { createPlacesDb, SHARED_DATA } from '../test/support/harness.ts';
@@ -28,8 +28,8 @@ async function answers(n: number): Promise<Map<string, string>> {
   return out;
 }
 
-const [mode, file, nArg] = process.argv.slice(2);
-if ((mode !== 'dump' && mode !== 'compare') || !file) throw new Error('usage: snapshot-compare.ts dump|compare <file> [n]');
+const [mode, file, nArg, afterFile] = process.argv.slice(2);
+if ((mode !== 'dump' && mode !== 'compare') || !file) throw new Error('usage: snapshot-compare.ts dump|compare <file> [n] [after-file]');
 const got = await answers(Number(nArg ?? 500));
 if (mode === 'dump') {
   fs.writeFileSync(file, JSON.stringify(Object.fromEntries(got)));
@@ -37,6 +37,8 @@ if (mode === 'dump') {
   console.log(`wrote ${got.size} answers (${answered} answered) to ${file}`);
 } else {
   const before = new Map(Object.entries(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>));
+  // compare ... <after-file>: the recomputed answers too, to read what changed in the ones that differ.
+  if (afterFile) fs.writeFileSync(afterFile, JSON.stringify(Object.fromEntries(got)));
   let same = 0;
   const diff: string[] = [];
   for (const [a, v] of got) (before.get(a) === v ? same++ : diff.push(a));

@@ -146,3 +146,30 @@ test("a build lot whose area is in conflict with the assessor's: its warning is 
   assert.ok(!plain.notes.some((n: string) => /assessor/.test(n)));
   assert.equal(plain.buildLots[0].warnings, undefined);
 });
+
+test('a build lot on two streets that is not a corner lot carries its note into the analysis notes (and so the report); a corner lot does not', () => {
+  const note = 'Faces Main St and Side St, but is not a corner lot: its two street faces come no closer than 44 ft (a corner lot\'s must meet, within 33 ft; docs/lot-metrics.md).';
+  const one = analyseFeasibility(inputs(CITED, { lots: [{ role: 'build', attachedAt: '2026-01-01T00:00:00.000Z', lot: { ...lot, cornerLotNote: note } }] })) as any;
+  assert.ok(one.notes.includes(note), JSON.stringify(one.notes));
+  const two = analyseFeasibility(
+    inputs(CITED, {
+      lots: [
+        { role: 'build', attachedAt: '2026-01-01T00:00:00.000Z', lot: { ...lot, cornerLotNote: note } },
+        { role: 'build', attachedAt: '2026-01-01T00:00:00.000Z', lot: { ...lot, parcelExternalId: 'T-2' } },
+      ],
+    }),
+  ) as any;
+  assert.ok(two.notes.includes(`Lot T-1: ${note}`), JSON.stringify(two.notes));
+  // a site with a corner lot among its build lots is a corner site: no lot's "not a corner" note is said
+  const corner = analyseFeasibility(
+    inputs(CITED, {
+      lots: [
+        { role: 'build', attachedAt: '2026-01-01T00:00:00.000Z', lot: { ...lot, cornerLotNote: note } },
+        { role: 'build', attachedAt: '2026-01-01T00:00:00.000Z', lot: { ...lot, parcelExternalId: 'T-2', cornerLot: true } },
+      ],
+    }),
+  ) as any;
+  assert.ok(!corner.notes.some((n: string) => n.includes('not a corner lot')), JSON.stringify(corner.notes));
+  const plain = analyseFeasibility(inputs(CITED)) as any;
+  assert.ok(!plain.notes.some((n: string) => n.includes('not a corner lot')));
+});

@@ -171,6 +171,8 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
     lot: { areaSqft, frontageFt, depthFt, cornerLot, country: place.country },
   });
   if (env.districtNote) notes.push(env.districtNote);
+  // A build lot on two streets that is not a corner lot says why (docs/lot-metrics.md), as its snapshot does.
+  if (cornerLot === false) for (const l of build) if (l.lot.cornerLotNote) notes.push(build.length > 1 ? `Lot ${l.lot.parcelExternalId}: ${l.lot.cornerLotNote}` : l.lot.cornerLotNote);
   notes.push(...env.notes);
   const standards: Record<string, Sourced> = {};
   for (const k of STANDARD_KEYS) standards[k] = env.envelope[k]!;

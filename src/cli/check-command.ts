@@ -128,6 +128,7 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   out.push(`${bold('Lot')} ${lot.parcelExternalId}  at ${lot.latitude}, ${lot.longitude}`);
   out.push(`  area ${lot.areaSqft.toLocaleString('en-US')} sq ft (${lot.areaM2.toLocaleString('en-US')} m²)`);
   out.push(`  frontage ${lot.frontageFt.value ?? 'unknown'}${lot.frontageFt.value !== null ? ' ft' : ''}, depth ${lot.depthFt.value ?? 'unknown'}${lot.depthFt.value !== null ? ' ft' : ''}${lot.cornerLot ? ', corner lot' : ''}`);
+  for (const n of [lot.frontageFt.note, lot.depthFt.note, lot.cornerLotNote]) if (n) out.push(`  note: ${n}`);
   const lotSource = sourceOf(s, lot.source);
   out.push(`  source ${lotSource ? `${lotSource.name} (${lotSource.vintage})` : (s.sources[lot.source] ?? lot.source)}`);
   out.push('');

@@ -113,6 +113,8 @@ export interface Lot {
   frontageFt: Measure;
   depthFt: Measure;
   cornerLot: boolean | null;
+  /** Present when the lot faces two streets but is not a corner lot by docs/lot-metrics.md: why, with the rule's threshold. */
+  cornerLotNote?: string;
   frontStreet: string | null;
   /** Id in the snapshot's `sources` (the parcel layer). */
   source: string;

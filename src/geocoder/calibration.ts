@@ -7,6 +7,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { GeoSource } from './place-index.ts';
 import type { GeocodeResult, MatchType } from './geocode.ts';
+import { ASSESSOR_FAR_BAND } from './lot-fronts-street.ts';
 
 /** A band needs at least this many held-out answers before its share replaces the method's score. */
 export const MIN_CALIBRATION_SAMPLE = 30;
@@ -58,8 +59,9 @@ const HOW: Record<MatchType, string> = {
  */
 export function calibrateMatch(g: Extract<GeocodeResult, { kind: 'matched' }>, cal: PlaceCalibration | null): Extract<GeocodeResult, { kind: 'matched' }> {
   if (g.matchType === 'address_table' || !cal) return g;
-  const row = cal.rows.find((r) => r.matchType === g.matchType && g.confidence >= r.min && (g.confidence < r.max || (r.max === 1 && g.confidence === 1)));
   const day = cal.generatedAt.slice(0, 10);
+  if (g.band === ASSESSOR_FAR_BAND) return calibrateFar(g, cal, day);
+  const row = cal.rows.find((r) => r.band !== ASSESSOR_FAR_BAND && r.matchType === g.matchType && g.confidence >= r.min && (g.confidence < r.max || (r.max === 1 && g.confidence === 1)));
   if (!row || row.answered < MIN_CALIBRATION_SAMPLE || row.shareRight === null) {
     const n = row?.answered ?? 0;
     return { ...g, warnings: [...g.warnings, `Confidence ${g.confidence} is the method's own score: this place's audit (${day}) held out too few ${HOW[g.matchType]} answers in this band (${n}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure it.`] };
@@ -71,6 +73,28 @@ export function calibrateMatch(g: Extract<GeocodeResult, { kind: 'matched' }>, c
     warnings: [
       ...g.warnings,
       `Confidence ${confidence} is the share of right lots this place's audit (${day}) measured for ${HOW[g.matchType]} answers scored ${row.band} (${row.right} of ${row.answered} addresses held out of the address table); the method's own score was ${g.confidence}.`,
+    ],
+  };
+}
+
+/**
+ * An assessor's listing on a lot that does not front the named street: its own band, whatever its score.
+ * Kept below 0.5 (its warning gives the distance) unless the audit held out enough such answers to
+ * measure it, and then the measured share, said as such.
+ */
+function calibrateFar(g: Extract<GeocodeResult, { kind: 'matched' }>, cal: PlaceCalibration, day: string): Extract<GeocodeResult, { kind: 'matched' }> {
+  const row = cal.rows.find((r) => r.matchType === 'assessor_table' && r.band === ASSESSOR_FAR_BAND);
+  if (!row || row.answered < MIN_CALIBRATION_SAMPLE || row.shareRight === null) {
+    const n = row?.answered ?? 0;
+    return { ...g, warnings: [...g.warnings, `Confidence ${g.confidence} is the cap for an assessor's listing on a lot that does not front the named street: this place's audit (${day}) held out too few such answers (${n}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure them.`] };
+  }
+  const confidence = Math.round(row.shareRight * 100) / 100;
+  return {
+    ...g,
+    confidence,
+    warnings: [
+      ...g.warnings,
+      `Confidence ${confidence} is the share of right lots this place's audit (${day}) measured for assessor's-table answers on lots that do not front the named street (${row.right} of ${row.answered} addresses held out of the address table); without that measure it would be ${g.confidence}.`,
     ],
   };
 }

@@ -171,7 +171,7 @@ test('nothing credible -> failed with suggestions, never a street or city positi
   assert.equal(vague.kind, 'failed');
 });
 
-test('a lot from an interpolation must front the street named (the census cases answer below 0.5 with the distance); an assessor listing far from it is said', async () => {
+test("a lot from an interpolation or the assessor's table must front the street named (the census cases answer below 0.5 with the distance)", async () => {
   // The independent census (issue 27) found each of these on a lot far from the named street.
   for (const [address, lot, ft] of [
     ['550 Memorial Dr, Cambridge, MA', '62-34', 320],
@@ -187,9 +187,12 @@ test('a lot from an interpolation must front the street named (the census cases 
     assert.ok(w, `${address}: ${r.warnings.join(' | ')}`);
     assert.match(w, new RegExp(`^Lot ${lot} does not front .*: it is about ${ft.toLocaleString('en-US')} ft from the street's centreline, so it is probably not this address's lot`));
   }
-  // The assessor's own listing on parkland 1,040 ft from the road: kept (such listings are usually right), the distance said.
+  // The assessor's own listing on parkland 1,040 ft from the road: its own calibration band, below 0.5 with the distance said
+  // (until a held-out audit measures the band: test/snapshot-lot-notes.test.ts).
   const park = await geocode('1 Monsignor Obrien Hwy, Cambridge, MA');
   assert.ok(park.kind === 'matched' && park.parcelExtId === '1A-62' && park.matchType === 'assessor_table');
+  assert.equal(park.band, 'assessor_far');
+  assert.ok(park.confidence < 0.5, String(park.confidence));
   assert.match(park.warnings.join(' '), /Lot 1A-62 does not front Msgr Obrien Hwy: it is about 1,040 ft from the street's centreline\. The assessor's table lists the address on it/);
   // A guessed lot on the street keeps its confidence; so does a rear lot ("-R") just behind it, and an exact table row.
   for (const address of ['11-A Walden St, Cambridge, MA', '247-R Bent St, Cambridge, MA', '11 Acorn St, Cambridge, MA']) {

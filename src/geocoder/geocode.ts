@@ -17,7 +17,7 @@ import {
 import type { ParsedAddress } from './parse-address.ts';
 import { sqlSource, type AddressRow, type GeoSource, type LocationRow, type SegmentRow } from './place-index.ts';
 import { displayStreet, streetKey } from './street-key.ts';
-import { lotFrontsStreet, notFrontingWarning, NOT_FRONTING_CONFIDENCE } from './lot-fronts-street.ts';
+import { ASSESSOR_FAR_BAND, lotFrontsStreet, notFrontingWarning, NOT_FRONTING_CONFIDENCE } from './lot-fronts-street.ts';
 import { placeStreets, rankStreets, type StreetCandidate } from './street-match.ts';
 
 
@@ -41,6 +41,8 @@ export type GeocodeResult =
       parcelExtId: string | null;
       point: { lon: number; lat: number } | null;
       warnings: string[];
+      /** The calibration band when it is not the confidence's: an assessor's listing on a lot that does not front the named street (src/geocoder/calibration.ts). */
+      band?: typeof ASSESSOR_FAR_BAND;
     }
   | { kind: 'failed'; reason: string; suggestions: string[] };
 
@@ -73,18 +75,20 @@ export async function geocodeInPlace(db: Queryable, placeId: string, parsed: Par
 }
 
 /**
- * A lot the assessor's table or an interpolation gives must front the street the person named. An
- * interpolated lot that does not is answered below 0.5, with the distance; an assessor's listing on
- * such a lot is usually right (a big lot, a lot behind another) and is kept, with the distance said.
+ * A lot the assessor's table or an interpolation gives must front the street the person named. One that
+ * does not is answered below 0.5, with the distance as the reason. An assessor's listing on such a lot
+ * is its own calibration band (ASSESSOR_FAR_BAND): the place's held-out audit may measure it otherwise
+ * (a big lot or one behind another is often listed right), and then its measured share is said instead.
  * An address-table row is the city's own point for the address and is not second-guessed.
  */
 async function withFrontingCheck(src: GeoSource, parsed: ParsedAddress, r: GeocodeResult): Promise<GeocodeResult> {
   if (r.kind !== 'matched' || r.matchType === 'address_table' || !r.parcelExtId) return r;
   const f = await lotFrontsStreet(src, r.parcelExtId, r.streetKey, { rearLot: normSuffix(parsed.numberSuffix) === 'R' });
   if (f.kind !== 'far') return r;
-  // Interpolated lots far from the street were wrong 8 times in 10 (held out of the address table);
-  // the assessor's own listing on such a lot was right 85 times in 100: said, not capped.
-  if (r.matchType === 'assessor_table') return { ...r, warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f, 'assessor')] };
+  // Interpolated lots far from the street were wrong 8 times in 10 (held out of the address table).
+  if (r.matchType === 'assessor_table') {
+    return { ...r, confidence: Math.min(r.confidence, NOT_FRONTING_CONFIDENCE), band: ASSESSOR_FAR_BAND, warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f, 'assessor')] };
+  }
   return { ...r, confidence: Math.min(r.confidence, NOT_FRONTING_CONFIDENCE), warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f, 'guess')] };
 }
 

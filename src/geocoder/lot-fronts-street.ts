@@ -1,13 +1,21 @@
 // A lot that the assessor's table or an interpolation gives for an address must front the street the
 // person named: the census found such guesses 238-1,043 ft from that street (parkland, a lot behind
 // another), answered at 0.7-0.9. An exact address-table row is the city's own point and is not checked.
+// Such a lot is answered below 0.5 with the distance as the reason; an assessor's listing on one is its
+// own calibration band (ASSESSOR_FAR_BAND), so a place's held-out audit can measure it apart.
 import { localProjector, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import { pointSegmentDist2 } from '../core/geo/planar-ops.ts';
 import { FACING_MAX_M } from '../core/geo/lot-facts.ts';
 import type { GeoSource } from './place-index.ts';
 
-/** An interpolated lot that does not front the named street is answered below 0.5, with the reason. */
+/** A lot the assessor's table or an interpolation gives that does not front the named street is answered below 0.5, with the reason. */
 export const NOT_FRONTING_CONFIDENCE = 0.45;
+/**
+ * The calibration band of an assessor's-table answer whose lot does not front the named street: its
+ * confidence is NOT_FRONTING_CONFIDENCE unless the place's held-out audit measured this band
+ * (src/geocoder/calibration.ts).
+ */
+export const ASSESSOR_FAR_BAND = 'assessor_far';
 /** A rear lot ("247-R Bent St") sits behind the lot on the street: within this of the centreline it still belongs to it. */
 export const REAR_LOT_MAX_M = 75;
 
@@ -44,7 +52,7 @@ export function notFrontingWarning(parcelExtId: string, f: Extract<Fronting, { k
   const where = `Lot ${parcelExtId} does not front ${f.street}: it is about ${ft.toLocaleString('en-US')} ft from the street's centreline`;
   return from === 'guess'
     ? `${where}, so it is probably not this address's lot (confidence at most ${NOT_FRONTING_CONFIDENCE}). Check the lot before relying on it.`
-    : `${where}. The assessor's table lists the address on it (a large lot or one behind another often is); check the lot before relying on it.`;
+    : `${where}. The assessor's table lists the address on it (a large lot or one behind another often is), but a listing on a lot that does not front the named street is answered with confidence at most ${NOT_FRONTING_CONFIDENCE} unless this place's audit measured such listings; check the lot before relying on it.`;
 }
 
 function partsOf(geom: unknown): Position[][] {

@@ -14,11 +14,12 @@ import { parseAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace, type MatchType } from '../geocoder/geocode.ts';
 import { sqlSource } from '../geocoder/place-index.ts';
 import { forgetPlaceCalibration, withoutAddress, type HeldOutRow, type PlaceCalibration } from '../geocoder/calibration.ts';
+import { ASSESSOR_FAR_BAND } from '../geocoder/lot-fronts-street.ts';
 import { getPlaceBySlug, type PlaceRecord } from '../places/catalogue.ts';
 import { canonicalJson, digestOf } from './manifest.ts';
 
 /** Bumped when the audit's method or shape changes. */
-export const AUDIT_VERSION = 3; // 2: the town's own lot id as reference (source_lot_id), id-vs-point, outside the boundary; 3: the held-out calibration table
+export const AUDIT_VERSION = 4; // 2: the town's own lot id as reference (source_lot_id), id-vs-point, outside the boundary; 3: the held-out calibration table; 4: its assessor_far band
 /** Confidence bands of the calibration table, highest first: [min, max). The top band includes 1. */
 export const CONFIDENCE_BANDS: readonly (readonly [number, number])[] = [
   [0.95, 1],
@@ -249,7 +250,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
 
   const results: AuditedAddress[] = [];
   const sql = sqlSource(ctx.db, placeId);
-  const heldOut: ({ matchType: MatchType; confidence: number; right: boolean } | null)[] = [];
+  const heldOut: ({ matchType: MatchType; confidence: number; right: boolean; far: boolean } | null)[] = [];
   let n = 0;
   for (const g of groups) {
     const sourceLots = g.lots.filter((id) => inside.has(id));
@@ -280,7 +281,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
       try {
         if (!parsed) throw new Error('the address could not be read');
         const held = await geocodeInPlace(ctx.db, placeId, parsed, withoutAddress(sql, g.address));
-        heldOut.push(held.kind === 'matched' && held.parcelExtId ? { matchType: held.matchType, confidence: held.confidence, right: sourceLots.includes(held.parcelExtId) } : null);
+        heldOut.push(held.kind === 'matched' && held.parcelExtId ? { matchType: held.matchType, confidence: held.confidence, right: sourceLots.includes(held.parcelExtId), far: held.band === ASSESSOR_FAR_BAND } : null);
       } catch {
         heldOut.push(null);
       }
@@ -351,11 +352,17 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
 
   const heldRows: HeldOutRow[] = (['assessor_table', 'street_interpolation'] as const).flatMap((t) =>
     CONFIDENCE_BANDS.map((b) => {
-      const rs = heldOut.filter((h): h is NonNullable<typeof h> => h !== null && h.matchType === t && bandOf(h.confidence) === b);
+      const rs = heldOut.filter((h): h is NonNullable<typeof h> => h !== null && !h.far && h.matchType === t && bandOf(h.confidence) === b);
       const ok = rs.filter((h) => h.right).length;
       return { matchType: t, band: bandLabel(b), min: b[0], max: b[1], answered: rs.length, right: ok, shareRight: share(ok, rs.length), meanConfidence: mean(rs.map((h) => h.confidence)) };
     }).filter((row) => row.answered > 0),
   );
+  // Assessor's listings on lots that do not front the named street: one band of their own, whatever their score.
+  const far = heldOut.filter((h): h is NonNullable<typeof h> => h !== null && h.far);
+  if (far.length) {
+    const ok = far.filter((h) => h.right).length;
+    heldRows.push({ matchType: 'assessor_table', band: ASSESSOR_FAR_BAND, min: 0, max: 1, answered: far.length, right: ok, shareRight: share(ok, far.length), meanConfidence: mean(far.map((h) => h.confidence)) });
+  }
 
   const weak = results.filter((r) => r.sourceJoin !== 'lot_in_layer');
   const weakAnswered = weak.filter((r) => r.answeredLot);

@@ -4,6 +4,7 @@ import { createTestDb } from '../../test/support/harness.ts';
 import type { Db } from '../db/database.ts';
 import { bboxOf, boxLiteral, multiPolygonAreaM2, offsetM, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import { computeLotFacts, derivePlaceLotFacts, type LotZoneRow, type ParcelFacts } from './derive-lot-facts.ts';
+import { CORNER_ADJACENT_M, CORNER_MIN_ANGLE_DEG } from '../core/geo/lot-facts.ts';
 
 /** Every lot's districts as rows (they are stored as parcels.zones). */
 const LOT_ZONES = `(SELECT p.place_id, p.parcel_ext_id, z->>'layer' AS layer, z->>'code' AS code, z->>'name' AS name, (z->>'share')::float8 AS share, z->'attrs' AS attrs FROM parcels p, json_array_elements(p.zones) z) lz`;
@@ -236,6 +237,10 @@ test('derivePlaceLotFacts: a through lot between two parallel streets is not a c
     const f = await factsOf(db, PLACE, 'T1');
     assert.equal(f.cornerLot, false);
     assert.equal(f.throughLot, true);
+    // why it is not a corner lot is recorded: its fronts face opposite ways, 40 m apart (piece midpoints)
+    assert.equal(f.notCorner?.reason, 'through_lot', JSON.stringify(f));
+    assert.equal(f.notCorner?.turnDeg, 180);
+    near(f.notCorner?.gapM, 40, 0.1, 'through lot: gap between its fronts');
     near(f.frontByStreet['FIRST ST']?.frontageM, 15, 0.1, 'First St frontage');
     near(f.frontByStreet['SECOND ST']?.depthM, 40, 0.1, 'Second St depth');
   } finally {
@@ -449,7 +454,43 @@ test('cul-de-sac: the lot lines around the bulb are fronts, measured along the a
     near(front.frontageM, arcLen[id]!, 0.02 * arcLen[id]!, `${id} frontage along the bulb`);
     near(front.depthM, 30, 3, `${id} depth (bulb to rear)`);
     assert.equal(f.get(id)!.cornerLot, false, `${id} is not a corner lot`);
+    // the dead-end rule measured it: recorded, so the answer can say which rule gave its frontage and depth
+    near(front.bulbM, front.frontageM, 0.02, `${id} frontage measured around the bulb`);
+    assert.equal(f.get(id)!.notCorner, undefined);
   }
+});
+
+test('a lot on two streets whose fronts do not meet records why it is not a corner lot; the corner lot beside it records nothing', () => {
+  // Main St along the x axis, Side St up the y axis. C is the corner lot at their junction; L wraps
+  // around behind it (an L shape): it fronts Main St east of C and Side St north of C, and its two
+  // fronts are C's depth and width apart, with C between them.
+  const lots: Record<string, XY[]> = {
+    C: [[8, 8], [20, 8], [20, 22], [8, 22]],
+    L: [[20, 8], [40, 8], [40, 40], [8, 40], [8, 22], [20, 22]],
+    N: [[40, 8], [60, 8], [60, 40], [40, 40]],
+  };
+  const f = factsFor(lots, [
+    { key: 'MAIN ST', line: [[-300, 0], [0, 0], [300, 0]] },
+    { key: 'SIDE ST', line: [[0, -300], [0, 0], [0, 300]] },
+  ]);
+  const l = f.get('L')!;
+  assert.deepEqual(l.streets.slice().sort(), ['MAIN ST', 'SIDE ST'], JSON.stringify(l));
+  assert.equal(l.cornerLot, false);
+  assert.equal(l.notCorner?.reason, 'fronts_apart', JSON.stringify(l));
+  assert.deepEqual(l.notCorner?.streets.slice().sort(), ['MAIN ST', 'SIDE ST']);
+  // nearest piece midpoints: (22.5, 8) on Main St's front (four 5 m pieces) and (8, 24.25) on Side St's (four 4.5 m pieces)
+  near(l.notCorner?.gapM, Math.hypot(14.5, 16.25), 0.1, 'gap between the fronts');
+  assert.equal(l.notCorner?.turnDeg, 90);
+  assert.deepEqual([l.notCorner?.meetWithinM, l.notCorner?.minTurnDeg], [CORNER_ADJACENT_M, CORNER_MIN_ANGLE_DEG]);
+  assert.ok(l.notCorner!.gapM > CORNER_ADJACENT_M);
+  const c = f.get('C')!;
+  assert.equal(c.cornerLot, true, JSON.stringify(c));
+  assert.equal(c.notCorner, undefined);
+  // a lot on one street records neither
+  const n = f.get('N')!;
+  assert.deepEqual(n.streets, ['MAIN ST']);
+  assert.equal(n.notCorner, undefined);
+  assert.equal(n.frontByStreet['MAIN ST']!.bulbM, undefined);
 });
 
 /** A lot in the angle between Main St (the x axis) and a street leaving the origin at `deg`, 8 m off both, with a 4 m chamfer at its corner. */

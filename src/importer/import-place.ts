@@ -27,8 +27,10 @@ import { placeChanged } from '../places/place-changes.ts';
  * changed stored rows after version 3 without a bump: a data directory imported before them kept
  * the old facts. 5: addresses.source_lot_id (the town's own lot id, kept whatever the join).
  * 6: addresses.in_right_of_way (the town's table places the address in a street or public way).
+ * 7: parcels.facts.notCorner (why a lot on two streets is not a corner lot) and frontByStreet[…].bulbM
+ * (the frontage a cul-de-sac's dead-end rule measured).
  */
-export const IMPORTER_VERSION = '6';
+export const IMPORTER_VERSION = '7';
 /** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
 export const BULK_INDEX_THRESHOLD = 50_000;
 

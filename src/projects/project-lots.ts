@@ -3,6 +3,7 @@
 // later import never silently rewrites a saved analysis. Also: the lot under a point.
 import type { Queryable } from '../db/database.ts';
 import { areaWarning } from '../snapshot/lot-area-warning.ts';
+import { notCornerNote, type NotCornerFacts } from '../snapshot/lot-notes.ts';
 import { SQFT_PER_M2, pointInMultiPolygon, boxLiteral, type BBox, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 
 export type LotRole = 'build' | 'context';
@@ -25,6 +26,8 @@ export interface LotSnapshot {
   /** Street keys the lot fronts, longest frontage first. */
   streets: string[];
   cornerLot: boolean | null;
+  /** Present when the lot faces two or more streets but is not a corner lot: why (src/snapshot/lot-notes.ts). */
+  cornerLotNote?: string;
   inside: { lat: number; lng: number };
   polygon: MultiPolygonCoords;
   /** Centreline pieces of the lot's main front street near the lot (lon/lat): the real front lot line is the lot edge facing them. */
@@ -48,7 +51,7 @@ interface ParcelRow {
   inside_lat: number;
   inside_lon: number;
   area_m2: number;
-  facts: { frontByStreet?: Record<string, { frontageM: number; depthM: number }>; cornerLot?: boolean | null; streets?: string[] };
+  facts: { frontByStreet?: Record<string, { frontageM: number; depthM: number }>; cornerLot?: boolean | null; streets?: string[]; notCorner?: NotCornerFacts };
   zones: { layer: string; code: string; name: string | null; share: number }[];
   attrs: Record<string, unknown> | null;
   source: string;
@@ -123,6 +126,7 @@ export async function snapshotLot(q: Queryable, p: ParcelRow): Promise<LotSnapsh
     frontByStreet: p.facts?.frontByStreet ?? {},
     streets,
     cornerLot: p.facts?.cornerLot ?? null,
+    ...cornerNoteOf(p),
     inside: { lat: Math.round(p.inside_lat * 1e6) / 1e6, lng: Math.round(p.inside_lon * 1e6) / 1e6 },
     polygon: p.geom,
     frontStreetLines,
@@ -130,6 +134,11 @@ export async function snapshotLot(q: Queryable, p: ParcelRow): Promise<LotSnapsh
     vintage: p.vintage,
     ...lotWarnings(p),
   };
+}
+
+function cornerNoteOf(p: ParcelRow): { cornerLotNote?: string } {
+  const note = p.facts?.cornerLot === false ? notCornerNote(p.facts.notCorner) : null;
+  return note ? { cornerLotNote: note } : {};
 }
 
 function lotWarnings(p: ParcelRow): { warnings?: string[] } {

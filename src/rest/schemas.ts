@@ -171,6 +171,7 @@ export const Snapshot = named(
         frontageFt: measure,
         depthFt: measure,
         cornerLot: z.boolean().nullable(),
+        cornerLotNote: z.string().optional().describe('Present when the lot faces two streets but is not a corner lot: why, with the rule (docs/lot-metrics.md).'),
         frontStreet: z.string().nullable(),
         source: z.string().describe("Id in the snapshot's sources (the parcel layer)."),
       })

@@ -18,6 +18,7 @@ import type { PlaceRecord } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { buildEnvelope } from '../core/envelope.ts';
 import { areaWarning } from './lot-area-warning.ts';
+import { bulbNotes, notCornerNote, type NotCornerFacts } from './lot-notes.ts';
 import { referenceProvenance } from './refs.ts';
 import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from '../places/source-catalogue.ts';
 import { FT_PER_M, SQFT_PER_M2 } from '../core/geo/primitives.ts';
@@ -39,9 +40,10 @@ interface ParcelRow {
 }
 
 interface LotFactsJson {
-  frontByStreet?: Record<string, { frontageM: number; depthM: number }>;
+  frontByStreet?: Record<string, { frontageM: number; depthM: number; bulbM?: number }>;
   cornerLot?: boolean | null;
   streets?: string[];
+  notCorner?: NotCornerFacts;
 }
 
 function measure(valueM: number | undefined, what: string): Measure {
@@ -56,15 +58,25 @@ function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
   const facts = parcel.facts ?? {};
   const front = facts.frontByStreet?.[streetKey];
   const parcelLayer = place.layers.find((l) => l.layer === 'parcels');
+  const frontageFt = measure(front?.frontageM, 'frontage');
+  const depthFt = measure(front?.depthM, 'depth');
+  // A cul-de-sac lot says which rule measured it; a lot on two streets that is not a corner, why (docs/lot-metrics.md).
+  const bulb = bulbNotes(front, streetKey);
+  if (bulb) {
+    frontageFt.note = bulb.frontage;
+    depthFt.note = bulb.depth;
+  }
+  const cornerNote = facts.cornerLot === false ? notCornerNote(facts.notCorner) : null;
   return {
     parcelExternalId: parcel.parcel_ext_id,
     latitude: round6(parcel.inside_lat),
     longitude: round6(parcel.inside_lon),
     areaM2: Math.round(parcel.area_m2 * 10) / 10,
     areaSqft: Math.round(parcel.area_m2 * SQFT_PER_M2),
-    frontageFt: measure(front?.frontageM, 'frontage'),
-    depthFt: measure(front?.depthM, 'depth'),
+    frontageFt,
+    depthFt,
     cornerLot: facts.cornerLot ?? null,
+    ...(cornerNote ? { cornerLotNote: cornerNote } : {}),
     frontStreet: front ? streetKey : null,
     source: parcelLayer?.layer ?? 'parcels',
   };

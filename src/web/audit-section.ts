@@ -5,6 +5,7 @@ import type { PlaceRecord } from '../places/catalogue.ts';
 import type { PlaceAudit, Rate } from '../importer/audit-place.ts';
 import { html, type Html } from './html.ts';
 import { MIN_CALIBRATION_SAMPLE } from '../geocoder/calibration.ts';
+import { ASSESSOR_FAR_BAND, NOT_FRONTING_CONFIDENCE } from '../geocoder/lot-fronts-street.ts';
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(2)} %`);
 const num = (x: number) => x.toLocaleString('en-US');
@@ -65,6 +66,10 @@ function heldOutTable(p: PlaceRecord, a: PlaceAudit): Html {
   if (!rows.length) return html`<p class="muted" id="calibration-${p.slug}">No held-out calibration in this audit: the confidences of answers from the assessor's table or an interpolation are the methods' own scores.</p>`;
   return html`<div class="table-scroll" id="calibration-${p.slug}"><table><caption class="muted" style="text-align:left">Confidence as answered: ${num(a.heldOut.heldOut)} addresses held out of the address table and answered by the other methods; an answer in a band with ${MIN_CALIBRATION_SAMPLE} or more reports its share right as its confidence</caption>
 <thead><tr><th scope="col">Method</th><th scope="col">Its own score</th><th scope="col">Answered</th><th scope="col">Right lot</th><th scope="col">Confidence reported</th></tr></thead><tbody>
-${rows.map((r) => html`<tr><td>${MATCH_LABELS[r.matchType] ?? r.matchType}</td><td>${r.band}</td><td>${num(r.answered)}</td><td>${num(r.right)} (${pct(r.shareRight)})</td><td>${r.answered >= MIN_CALIBRATION_SAMPLE && r.shareRight !== null ? conf(Math.round(r.shareRight * 100) / 100) : 'its own score (too few)'}</td></tr>`)}
+${rows.map((r) => {
+  // An assessor's listing on a lot that does not front the named street is a band of its own (src/geocoder/calibration.ts).
+  const far = r.band === ASSESSOR_FAR_BAND;
+  return html`<tr><td>${MATCH_LABELS[r.matchType] ?? r.matchType}</td><td>${far ? 'any, on a lot that does not front the named street' : r.band}</td><td>${num(r.answered)}</td><td>${num(r.right)} (${pct(r.shareRight)})</td><td>${r.answered >= MIN_CALIBRATION_SAMPLE && r.shareRight !== null ? conf(Math.round(r.shareRight * 100) / 100) : far ? `at most ${NOT_FRONTING_CONFIDENCE} (too few)` : 'its own score (too few)'}</td></tr>`;
+})}
 </tbody></table></div>`;
 }

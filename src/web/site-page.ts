@@ -251,8 +251,8 @@ function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
 <dt>Lot id</dt><dd>${lot.parcelExternalId}</dd>
 <dt>Area</dt><dd>${num(lot.areaSqft)} sq ft (${num(lot.areaM2)} m²)</dd>
 <dt>Frontage</dt><dd>${measureText(lot.frontageFt)} <span class="muted">${lot.frontageFt.note ?? (lot.frontageFt.basis === 'parcel_geometry' ? 'Measured from the parcel polygon against the addressed street centreline.' : '')}</span></dd>
-<dt>Depth</dt><dd>${measureText(lot.depthFt)}</dd>
-<dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}</dd>
+<dt>Depth</dt><dd>${measureText(lot.depthFt)}${lot.depthFt.note ? html` <span class="muted">${lot.depthFt.note}</span>` : ''}</dd>
+<dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}${lot.cornerLotNote ? html` <span class="muted" id="corner-lot-note">${lot.cornerLotNote}</span>` : ''}</dd>
 <dt>Front street</dt><dd>${lot.frontStreet ?? 'unknown'}</dd>
 <dt>Point inside the lot</dt><dd>${lot.latitude}, ${lot.longitude}</dd>
 <dt>Source</dt><dd>${lotSourceText(s, lot, now)}</dd>

@@ -51,6 +51,32 @@ export interface StreetFront {
   frontageM: number;
   /** Extent of the lot perpendicular to the mean direction of its front on this street, metres. */
   depthM: number;
+  /**
+   * Present when part of the front was found by the dead-end rule (a cul-de-sac's bulb): the metres of
+   * frontage that face the street's end point (measured along the arc), whose direction for the depth
+   * is the bulb's tangent rather than the street's own.
+   */
+  bulbM?: number;
+}
+
+/**
+ * Why a lot whose faces front two (or more) different streets is not a corner lot, for the pair of
+ * streets closest to making it one (docs/lot-metrics.md). Absent on corner lots, on lots fronting one
+ * street and on right-of-way lots.
+ */
+export interface NotCorner {
+  /** The two street keys. */
+  streets: [string, string];
+  /** fronts_apart: the fronts do not meet; through_lot: they do not meet and face opposite ways; streets_do_not_turn: they meet, but the streets turn by less than the minimum. */
+  reason: 'fronts_apart' | 'through_lot' | 'streets_do_not_turn';
+  /** Nearest distance between the two fronts (between their pieces' midpoints, as the rule measures), metres. */
+  gapM: number;
+  /** Angle between the directions towards the two streets, degrees (180 minus the junction's interior angle as the lot sees it). */
+  turnDeg: number;
+  /** The rule's thresholds: fronts meet within this (metres) ... */
+  meetWithinM: number;
+  /** ... and the streets turn by at least this (degrees). */
+  minTurnDeg: number;
 }
 
 export interface LotFacts {
@@ -64,6 +90,8 @@ export interface LotFacts {
   streets: string[];
   /** The lot counts as right of way (street land): its lines hide no neighbour's front. Its own fronts are derived as usual. */
   rightOfWay: boolean;
+  /** Present when the lot fronts two or more streets but is not a corner lot: why (docs/lot-metrics.md). */
+  notCorner?: NotCorner;
 }
 
 /** The place's street centrelines as an index of straight edges. */
@@ -82,6 +110,8 @@ export class StreetIndex {
   /** ... and the unit vector from the piece towards the street. */
   hitToX = 0;
   hitToY = 0;
+  /** ... and whether the hit was by the dead-end rule (the piece faces a cul-de-sac's end point). */
+  hitDeadEnd = false;
 
   constructor(lines: { streetKey: string; coords: Float64Array }[]) {
     let edges = 0;
@@ -186,6 +216,7 @@ export class StreetIndex {
       if (atDeadEnd && d <= 0.5) continue;
       best = this.keyIdx[e]!;
       bestD2 = d2;
+      this.hitDeadEnd = atDeadEnd;
       if (d > 0.5) {
         this.hitToX = wx / d;
         this.hitToY = wy / d;
@@ -330,6 +361,8 @@ interface FrontAcc {
   ty: number;
   /** Piece midpoints (frame metres), x, y pairs: where the front runs, to tell whether two fronts meet. */
   mids: number[];
+  /** Length of the pieces that front the street by the dead-end rule (around a cul-de-sac's end). */
+  bulb: number;
 }
 
 /**
@@ -397,8 +430,9 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
           const towardX = streets.hitToX * sx;
           const towardL = Math.hypot(towardX, streets.hitToY) || 1;
           let a = acc.get(s);
-          if (!a) acc.set(s, (a = { length: 0, c2: 0, s2: 0, tx: 0, ty: 0, mids: [] }));
+          if (!a) acc.set(s, (a = { length: 0, c2: 0, s2: 0, tx: 0, ty: 0, mids: [], bulb: 0 }));
           a.length += pieceM;
+          if (streets.hitDeadEnd) a.bulb += pieceM;
           a.c2 += pieceM * Math.cos(2 * ang);
           a.s2 += pieceM * Math.sin(2 * ang);
           a.tx += (pieceM * towardX) / towardL;
@@ -409,15 +443,18 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
     }
   }
 
-  const fronts: { key: string; frontageM: number; depthM: number; angle: number; toward: number; mids: number[] }[] = [];
+  const fronts: { key: string; frontageM: number; depthM: number; angle: number; toward: number; mids: number[]; bulb: number }[] = [];
   for (const [s, a] of acc) {
     if (a.length < MIN_FRONTAGE_M) continue;
     const angle = Math.atan2(a.s2, a.c2) / 2;
-    fronts.push({ key: streets.keys[s]!, frontageM: a.length, depthM: extentAcross(lots, i, angle, sx), angle, toward: Math.atan2(a.ty, a.tx), mids: a.mids });
+    fronts.push({ key: streets.keys[s]!, frontageM: a.length, depthM: extentAcross(lots, i, angle, sx), angle, toward: Math.atan2(a.ty, a.tx), mids: a.mids, bulb: a.bulb });
   }
   fronts.sort((x, y) => y.frontageM - x.frontageM || (x.key < y.key ? -1 : 1));
   const frontByStreet: Record<string, StreetFront> = {};
-  for (const f of fronts) frontByStreet[f.key] = { frontageM: round2(f.frontageM), depthM: round2(f.depthM) };
+  for (const f of fronts) {
+    const bulbM = round2(f.bulb);
+    frontByStreet[f.key] = bulbM > 0 ? { frontageM: round2(f.frontageM), depthM: round2(f.depthM), bulbM } : { frontageM: round2(f.frontageM), depthM: round2(f.depthM) };
+  }
   let corner = false;
   let through = false;
   const minAngle = (CORNER_MIN_ANGLE_DEG * Math.PI) / 180;
@@ -434,13 +471,60 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
       else if (!meet && d >= throughAngle) through = true;
     }
   }
-  return {
+  const out: LotFacts = {
     frontByStreet,
     cornerLot: fronts.length ? corner : null,
     throughLot: fronts.length ? through : null,
     streets: fronts.map((f) => f.key),
     rightOfWay: fabric.rightOfWay[i] === 1,
   };
+  if (fronts.length > 1 && !corner && !out.rightOfWay) out.notCorner = whyNotCorner(fronts, grids);
+  return out;
+}
+
+/**
+ * Why a lot fronting two or more streets is not a corner lot: for the pair closest to being one (fronts
+ * that do not meet although the streets turn, nearest first; then fronts that meet where the streets do
+ * not turn enough; then fronts on opposite sides), which condition failed and by how much.
+ */
+function whyNotCorner(fronts: readonly { key: string; toward: number; mids: number[] }[], grids: readonly FrontGrid[]): NotCorner {
+  const minAngle = (CORNER_MIN_ANGLE_DEG * Math.PI) / 180;
+  const throughAngle = (THROUGH_MIN_ANGLE_DEG * Math.PI) / 180;
+  let best: { rank: number; gap: number; x: number; y: number; d: number; meet: boolean } | null = null;
+  for (let x = 0; x < fronts.length; x++) {
+    for (let y = x + 1; y < fronts.length; y++) {
+      let d = Math.abs(fronts[x]!.toward - fronts[y]!.toward) % (2 * Math.PI);
+      if (d > Math.PI) d = 2 * Math.PI - d;
+      const meet = frontsMeet(grids[x]!, grids[y]!);
+      const rank = !meet && d >= minAngle && d < throughAngle ? 0 : meet ? 1 : d >= throughAngle ? 2 : 3;
+      if (best && rank > best.rank) continue;
+      const gap = nearestGap(fronts[x]!.mids, fronts[y]!.mids);
+      if (!best || rank < best.rank || gap < best.gap) best = { rank, gap, x, y, d, meet };
+    }
+  }
+  const b = best!;
+  return {
+    streets: [fronts[b.x]!.key, fronts[b.y]!.key],
+    reason: b.meet ? 'streets_do_not_turn' : b.d >= throughAngle ? 'through_lot' : 'fronts_apart',
+    gapM: round2(b.gap),
+    turnDeg: Math.round((b.d * 180) / Math.PI),
+    meetWithinM: CORNER_ADJACENT_M,
+    minTurnDeg: CORNER_MIN_ANGLE_DEG,
+  };
+}
+
+/** Smallest distance between two sets of piece midpoints (x, y pairs, true metres). */
+function nearestGap(a: readonly number[], b: readonly number[]): number {
+  let best = Infinity;
+  for (let p = 0; p < a.length; p += 2) {
+    for (let q = 0; q < b.length; q += 2) {
+      const dx = a[p]! - b[q]!;
+      const dy = a[p + 1]! - b[q + 1]!;
+      const d2 = dx * dx + dy * dy;
+      if (d2 < best) best = d2;
+    }
+  }
+  return Math.sqrt(best);
 }
 
 /** Whether two fronts' pieces come within CORNER_ADJACENT_M of each other (they meet at a corner of the lot). */
