@@ -137,11 +137,16 @@ test('"1 Monsignor Obrien Hwy": the assessor lists it on parkland far from the r
     const few = (await getFeasibilitySnapshot(svc.ctx, address)).address!;
     assert.equal(few.confidence, 0.45);
     assert.ok(few.warnings.some((w) => w === `Confidence 0.45 is the cap for an assessor's listing on a lot that does not front the named street: this place's audit (2026-11-01) held out too few such answers (${MIN_CALIBRATION_SAMPLE - 1}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure them.`), few.warnings.join(' | '));
-    // ... and a measured band gives its share right, with where it comes from.
+    // ... a measured band above the cap does not raise it (the held-out addresses are not the ones the band
+    // answers in use), and says so; one below the cap lowers it.
     await store(40, 34);
     const measured = (await getFeasibilitySnapshot(svc.ctx, address)).address!;
-    assert.equal(measured.confidence, 0.85);
-    assert.ok(measured.warnings.some((w) => /^Confidence 0\.85 is the share of right lots this place's audit \(2026-11-01\) measured for assessor's-table answers on lots that do not front the named street \(34 of 40 addresses held out of the address table\)/.test(w)), measured.warnings.join(' | '));
+    assert.equal(measured.confidence, 0.45);
+    assert.ok(measured.warnings.some((w) => /^Confidence 0\.45 is the cap for an assessor's listing on a lot that does not front the named street\. This place's audit \(2026-11-01\) found such listings right for 34 of 40 addresses held out of the address table, but those are addresses the table gives a lot/.test(w)), measured.warnings.join(' | '));
+    await store(40, 12);
+    const lower = (await getFeasibilitySnapshot(svc.ctx, address)).address!;
+    assert.equal(lower.confidence, 0.3);
+    assert.ok(lower.warnings.some((w) => /^Confidence 0\.3 is the share of right lots this place's audit \(2026-11-01\) measured .* \(12 of 40 addresses held out of the address table\), below the band's cap of 0\.45\./.test(w)), lower.warnings.join(' | '));
     // An assessor's answer on a lot that fronts its street does not use that band.
     const near = (await getFeasibilitySnapshot(svc.ctx, '9-4 Bellis Cir, Cambridge, MA')).address!;
     assert.equal(near.matchType, 'assessor_table');

@@ -78,9 +78,11 @@ export function calibrateMatch(g: Extract<GeocodeResult, { kind: 'matched' }>, c
 }
 
 /**
- * An assessor's listing on a lot that does not front the named street: its own band, whatever its score.
- * Kept below 0.5 (its warning gives the distance) unless the audit held out enough such answers to
- * measure it, and then the measured share, said as such.
+ * An assessor's listing on a lot that does not front the named street: its own band, whatever its score,
+ * and never above the cap (0.45, below the 0.5 a sure match needs; its warning gives the distance). The
+ * audit's measure of the band can lower it, never raise it: the audit holds out addresses the address
+ * table gives a lot, while the band answers in use are addresses it gives none (as "1 Monsignor Obrien
+ * Hwy"), which no held-out answer measures. The measured share is said either way.
  */
 function calibrateFar(g: Extract<GeocodeResult, { kind: 'matched' }>, cal: PlaceCalibration, day: string): Extract<GeocodeResult, { kind: 'matched' }> {
   const row = cal.rows.find((r) => r.matchType === 'assessor_table' && r.band === ASSESSOR_FAR_BAND);
@@ -88,13 +90,22 @@ function calibrateFar(g: Extract<GeocodeResult, { kind: 'matched' }>, cal: Place
     const n = row?.answered ?? 0;
     return { ...g, warnings: [...g.warnings, `Confidence ${g.confidence} is the cap for an assessor's listing on a lot that does not front the named street: this place's audit (${day}) held out too few such answers (${n}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure them.`] };
   }
-  const confidence = Math.round(row.shareRight * 100) / 100;
+  const measured = Math.round(row.shareRight * 100) / 100;
+  if (measured < g.confidence) {
+    return {
+      ...g,
+      confidence: measured,
+      warnings: [
+        ...g.warnings,
+        `Confidence ${measured} is the share of right lots this place's audit (${day}) measured for assessor's-table answers on lots that do not front the named street (${row.right} of ${row.answered} addresses held out of the address table), below the band's cap of ${g.confidence}.`,
+      ],
+    };
+  }
   return {
     ...g,
-    confidence,
     warnings: [
       ...g.warnings,
-      `Confidence ${confidence} is the share of right lots this place's audit (${day}) measured for assessor's-table answers on lots that do not front the named street (${row.right} of ${row.answered} addresses held out of the address table); without that measure it would be ${g.confidence}.`,
+      `Confidence ${g.confidence} is the cap for an assessor's listing on a lot that does not front the named street. This place's audit (${day}) found such listings right for ${row.right} of ${row.answered} addresses held out of the address table, but those are addresses the table gives a lot; an address it gives none is not measured by them, so the cap stands.`,
     ],
   };
 }

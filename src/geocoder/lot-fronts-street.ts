@@ -52,7 +52,7 @@ export function notFrontingWarning(parcelExtId: string, f: Extract<Fronting, { k
   const where = `Lot ${parcelExtId} does not front ${f.street}: it is about ${ft.toLocaleString('en-US')} ft from the street's centreline`;
   return from === 'guess'
     ? `${where}, so it is probably not this address's lot (confidence at most ${NOT_FRONTING_CONFIDENCE}). Check the lot before relying on it.`
-    : `${where}. The assessor's table lists the address on it (a large lot or one behind another often is), but a listing on a lot that does not front the named street is answered with confidence at most ${NOT_FRONTING_CONFIDENCE} unless this place's audit measured such listings; check the lot before relying on it.`;
+    : `${where}. The assessor's table lists the address on it (a large lot or one behind another often is), but a listing on a lot that does not front the named street is answered with confidence at most ${NOT_FRONTING_CONFIDENCE}; check the lot before relying on it.`;
 }
 
 function partsOf(geom: unknown): Position[][] {
