@@ -7,8 +7,11 @@ import crypto from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../config.ts';
 import type { AppContext } from '../context.ts';
-import { analysisResultText, loadAnalysisInputs } from './feasibility-analysis.ts';
+import { analysisResultText, loadAnalysisInputs, type AnalysisInputs } from './feasibility-analysis.ts';
 import { claimRun, completeRun, failAttempt, failExhausted, onEnqueue, releaseLeases, renewLease, type RunRow } from './run-queue.ts';
+
+/** One run's work: its inputs in, the result text out. `signal` aborts when the run is handed back at shutdown. */
+export type RunAnalysis = (inputs: AnalysisInputs, signal: AbortSignal) => string | Promise<string>;
 
 export interface WorkerOptions {
   /** Concurrent loops in this process (0: no workers here). */
@@ -20,17 +23,17 @@ export interface WorkerOptions {
   /** Names this process in analysis_runs.worker_id. */
   workerId: string;
   /**
-   * TEST ONLY (SITELINE_TEST_ANALYSIS_DELAY_MS): sleep this long inside each run, so a test can kill a
-   * worker mid-run. Never set in production; 0 by default.
+   * The work of one run, from its inputs to the result text stored (default: the deterministic
+   * analysis). Injected at construction by whoever starts the workers: a test that needs a run still in
+   * hand when it stops or kills a worker passes a step that waits for the hand-back signal.
    */
-  testDelayMs: number;
+  analyse?: RunAnalysis;
 }
 
 const envSchema = z.object({
   SITELINE_ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   SITELINE_ANALYSIS_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
   SITELINE_ANALYSIS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
-  SITELINE_TEST_ANALYSIS_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 });
 
 /** The analysis workers' variables (docs/deploy.md lists each; a test checks). */
@@ -45,7 +48,6 @@ export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, overr
     leaseMs: e.SITELINE_ANALYSIS_LEASE_MS,
     pollMs: e.SITELINE_ANALYSIS_POLL_MS,
     workerId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`,
-    testDelayMs: e.SITELINE_TEST_ANALYSIS_DELAY_MS,
     ...overrides,
   };
 }
@@ -61,14 +63,6 @@ export interface RunningWorkers {
   stop(boundMs?: number): Promise<void>;
 }
 
-/** Sleeps ms, or rejects as soon as signal aborts (a run handed back at shutdown stops waiting). */
-const sleepUnless = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(new Error('stopped: the run was handed back'));
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), reject(new Error('stopped: the run was handed back'))), { once: true });
-  });
-
 /** Executes one claimed run: inputs -> deterministic result -> stored (fenced by the claim). */
 export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptions, signal?: AbortSignal): Promise<void> {
   const heartbeat = setInterval(() => {
@@ -77,8 +71,7 @@ export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptio
   try {
     ctx.logger.info({ runId: run.run_id, attempt: run.attempts, workerId: opts.workerId }, 'analysis run started');
     const inputs = await loadAnalysisInputs(ctx, ctx.db, run.project_id);
-    if (opts.testDelayMs > 0) await sleepUnless(opts.testDelayMs, signal);
-    const text = analysisResultText(inputs);
+    const text = await (opts.analyse ?? analysisResultText)(inputs, signal ?? new AbortController().signal);
     const stored = await completeRun(ctx, run, opts.workerId, inputs.digest, text);
     if (!stored) ctx.logger.warn({ runId: run.run_id, workerId: opts.workerId }, 'analysis run lost its lease before finishing; result discarded');
   } catch (err) {
@@ -93,7 +86,7 @@ export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptio
 export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): RunningWorkers {
   let stopped = false;
   let executed = 0;
-  // Aborted when a bounded stop hands the runs back: what can stop waiting (the test delay) does.
+  // Aborted when a bounded stop hands the runs back: a run's work that can stop waiting does.
   const handBack = new AbortController();
   const sleepers = new Set<() => void>();
   const wakeAll = () => {
