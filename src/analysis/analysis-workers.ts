@@ -66,7 +66,11 @@ export interface RunningWorkers {
 /** Executes one claimed run: inputs -> deterministic result -> stored (fenced by the claim). */
 export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptions, signal?: AbortSignal): Promise<void> {
   const heartbeat = setInterval(() => {
-    renewLease(ctx, run, opts.workerId, opts.leaseMs).catch(() => undefined);
+    // A renewal that fails is retried at the next beat; if the lease passes meanwhile, the result is
+    // fenced out (completeRun says so). Each failure is logged, not dropped.
+    renewLease(ctx, run, opts.workerId, opts.leaseMs).catch((err) =>
+      ctx.logger.warn({ runId: run.run_id, workerId: opts.workerId, err: err instanceof Error ? err.message : String(err) }, 'analysis run: the lease could not be renewed'),
+    );
   }, Math.max(50, Math.floor(opts.leaseMs / 3)));
   try {
     ctx.logger.info({ runId: run.run_id, attempt: run.attempts, workerId: opts.workerId }, 'analysis run started');
@@ -77,7 +81,13 @@ export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptio
   } catch (err) {
     if (signal?.aborted) return void ctx.logger.info({ runId: run.run_id, workerId: opts.workerId }, 'analysis run stopped; it was handed back to the queue');
     ctx.logger.error({ runId: run.run_id, err: err instanceof Error ? err.message : String(err) }, 'analysis run failed');
-    await failAttempt(ctx, run, opts.workerId, err instanceof Error ? err.message : String(err)).catch(() => undefined);
+    await failAttempt(ctx, run, opts.workerId, err instanceof Error ? err.message : String(err)).catch((recordErr) =>
+      // Not recorded: the lease runs out and the attempt is counted by failExhausted or the next claim.
+      ctx.logger.error(
+        { runId: run.run_id, workerId: opts.workerId, err: recordErr instanceof Error ? recordErr.message : String(recordErr) },
+        'analysis run: the failed attempt could not be recorded; it is counted when its lease passes',
+      ),
+    );
   } finally {
     clearInterval(heartbeat);
   }
@@ -140,7 +150,11 @@ export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): Runn
       const finished = await Promise.race([all.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), boundMs)))]);
       clearTimeout(timer);
       if (finished) return;
-      const released = await releaseLeases(ctx, opts.workerId).catch(() => 0);
+      const released = await releaseLeases(ctx, opts.workerId).catch((err) => {
+        // Not handed back now: the runs return to the queue when their leases pass.
+        ctx.logger.error({ workerId: opts.workerId, err: err instanceof Error ? err.message : String(err) }, 'analysis workers: the runs in hand could not be handed back; they return when their leases pass');
+        return 0;
+      });
       handBack.abort(); // after the release, so the interrupted run's own failure write is fenced out
       ctx.logger.warn({ workerId: opts.workerId, released, boundMs }, 'analysis workers stopped before their runs finished; runs handed back to the queue');
     },
