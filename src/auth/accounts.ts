@@ -77,6 +77,7 @@ export class Semaphore {
   /** The most tasks that ever ran at once. */
   peak = 0;
   private readonly waiting: (() => void)[] = [];
+  private readonly startWatchers: (() => void)[] = [];
   constructor(
     private readonly slots: number,
     private readonly maxWaiting: number,
@@ -90,6 +91,7 @@ export class Semaphore {
       this.active++;
     }
     this.peak = Math.max(this.peak, this.active);
+    for (const w of this.startWatchers.splice(0)) w();
     try {
       return await fn();
     } finally {
@@ -97,6 +99,10 @@ export class Semaphore {
       if (next) next();
       else this.active--;
     }
+  }
+  /** Resolves when the next task starts in a slot: the pool is at work (an awaited event, not a guess in time). */
+  nextStart(): Promise<void> {
+    return new Promise((resolve) => this.startWatchers.push(resolve));
   }
   get inUse(): number {
     return this.active;
