@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import type { AppContext } from '../context.ts';
+import { SitelineError } from '../core/errors.ts';
 import { dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
 import { sendVerificationMail } from './email-verification.ts';
 import { takeRateLimit, normaliseIp, type RatePolicy } from '../core/rate-limit.ts';
@@ -187,7 +188,14 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
   // Unknown e-mails still cost one verify, so timing does not tell which addresses exist.
   dummyHash ??= hash(crypto.randomBytes(16).toString('hex'), ARGON);
   const stored = row?.password_hash ?? (await dummyHash);
-  const good = await argonSlots.run(() => verify(stored, password).catch(() => false));
+  // verify rejects only a stored value that is not an argon2 hash: a damaged account row, never a wrong
+  // password. It is logged and the sign-in fails as an error, not as "wrong password".
+  const good = await argonSlots.run(() =>
+    verify(stored, password).catch((err) => {
+      ctx.logger.error({ accountId: row?.account_id, err: err instanceof Error ? err.message : String(err) }, 'sign-in: the stored password hash cannot be read');
+      throw new SitelineError('internal', 'The password could not be checked.');
+    }),
+  );
   if (good === undefined) {
     await forget();
     return { ok: false, reason: 'busy', message: BUSY_MESSAGE, retryAfterS: 5 };

@@ -216,7 +216,11 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
       }
       return sendRaw(res, 200, body, 'application/json; charset=utf-8', { ...limit, [CREDITS_CHARGED]: String(spent.charged), [CREDITS_REMAINING]: String(spent.balance) });
     } catch (err) {
-      if (idem) await releaseIdempotencyKey(ctx, caller.accountId, idem).catch(() => undefined);
+      // The call's own failure is what the caller hears; a key left held is logged (a retry with it waits).
+      if (idem)
+        await releaseIdempotencyKey(ctx, caller.accountId, idem).catch((releaseErr) =>
+          ctx.logger.error({ accountId: caller.accountId, err: releaseErr instanceof Error ? releaseErr.message : String(releaseErr) }, 'idempotency key not released after a failed call'),
+        );
       throw err;
     }
   }
