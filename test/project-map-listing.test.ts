@@ -314,7 +314,7 @@ test('/map renders signed out in headless Chromium: the pins drawn, the table of
   }
 });
 
-test('typology comes from the latest succeeded analysis: no unit count -> unknown, 1 unit -> single_family, 2+ -> multi_family', async () => {
+test('typology: a commercial zone names itself; otherwise the latest succeeded analysis: no unit count -> unknown, 1 unit -> single_family, 2+ -> multi_family', async () => {
   // The shipped Cambridge rules state no unit limit in C-1 (every analysis there gives no unit count), so
   // this test serves a copy of the place whose C-1 names a lot area per unit chosen from the two lots'
   // own areas: one lot then holds exactly one unit and the other at least two.
@@ -367,6 +367,10 @@ test('typology comes from the latest succeeded analysis: no unit count -> unknow
     const many = (await analyse(large.projectId)).units;
     assert.ok(many !== null && many >= 2, `the larger lot holds ${many} units`);
     assert.equal(await typology(large.projectId), 'multi_family');
+    // The other branch: a commercial zone names the typology itself, with or without an analysis.
+    const shop = ok(await call(c, 'saveToProject', { action: 'create', name: 'Typology shop', address: '2 Arrow St, Cambridge, MA', preview: false }));
+    const shopView = ok(await call(c, 'setProjectMapListing', { projectId: shop.project.projectId, listed: true, preview: true })).wouldShow;
+    assert.deepEqual([shopView.zoneCategory, shopView.typology], ['commercial', 'commercial']);
   } finally {
     await c.close();
     await typed.close();
