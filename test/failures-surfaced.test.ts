@@ -46,6 +46,15 @@ function setRules(text: string | null): void {
 
 const linesSince = (from: number, msg: string) => logLines.slice(from).filter((l) => l.includes(`"msg":"${msg}"`));
 const catalogue = () => fetch(`${svc.url}/places/${SLUG}/sources.json`);
+/** The tile at zoom z that holds the test's lot (zoning is drawn from z 11; each zoom a tile of its own). */
+function tileAtPin(z: number): Promise<Response> {
+  const n = 2 ** z;
+  const lat = (pin.lat * Math.PI) / 180;
+  const x = Math.floor(((pin.lng + 180) / 360) * n);
+  const y = Math.floor(((1 - Math.log(Math.tan(lat) + 1 / Math.cos(lat)) / Math.PI) / 2) * n);
+  return fetch(`${svc.url}/tiles/${z}/${x}/${y}.pbf`);
+}
+const TILE_WARNING = 'tiles: the rules do not load; zone categories from zone names only';
 const previewAtPin = () => saveToProject(svc.ctx, 'acct-surfaced', { action: 'create', name: 'Surfaced', address: '11 Acorn St, Cambridge, MA', ...pin, preview: true });
 
 test('no rules file: the catalogue and the knowledge index carry on without rules, and nothing is logged as a fault', async () => {
@@ -58,9 +67,11 @@ test('no rules file: the catalogue and the knowledge index carry on without rule
   assert.equal(await findKnowledgeSection(svc.ctx, '00000000-0000-4000-8000-000000000000'), null, 'a place without rules holds no sections: not found');
   assert.deepEqual(linesSince(from, 'source catalogue: the rules do not load'), []);
   assert.deepEqual(linesSince(from, 'knowledge sections: rules do not load'), []);
+  assert.equal((await tileAtPin(14)).status, 200, 'the tile is drawn');
+  assert.deepEqual(linesSince(from, TILE_WARNING), []);
 });
 
-test('a corrupt rules file: the catalogue answers 500 and logs why, the knowledge index says the section may be there, the address check warns', async () => {
+test('a corrupt rules file: the catalogue answers 500 and logs why, the knowledge index says the section may be there, the address check warns, tiles log it', async () => {
   setRules('{ "slug": "cambridge-ma", not json');
   try {
     const from = logLines.length;
@@ -84,6 +95,9 @@ test('a corrupt rules file: the catalogue answers 500 and logs why, the knowledg
       `the failed check is said, not passed over: ${JSON.stringify(warnings)}`,
     );
     assert.equal(linesSince(from, 'saveToProject: the address beside the point could not be checked').length, 1);
+
+    assert.equal((await tileAtPin(15)).status, 200, 'the tile is still drawn, from the zone names');
+    assert.ok(linesSince(from, TILE_WARNING).length >= 1, 'and the broken rules are logged');
   } finally {
     setRules(original);
   }
