@@ -48,7 +48,7 @@ function pointInMultiPolygon(p: Position, mp: MultiPolygonCoords): boolean {
 }
 
 const DATA = path.resolve(import.meta.dirname, '../../shared/data/cambridge-ma');
-const OUT = path.resolve(import.meta.dirname, '../test/golden/cambridge-addresses.json');
+const OUT = process.env.GOLDEN_OUT ?? path.resolve(import.meta.dirname, '../test/golden/cambridge-addresses.json'); // GOLDEN_OUT: a test rebuilds it elsewhere
 
 const csv = fs.readFileSync(path.join(DATA, 'Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8').replace(/^\uFEFF/, '');
 const rows = csv.split('\n').filter(Boolean).map((l) => l.split(','));
