@@ -298,7 +298,7 @@ export function embeddedDatabaseHolder(dir: string): number | undefined {
     const owner = Number(fs.readFileSync(`${path.resolve(dir)}.lock`, 'utf8').trim());
     return Number.isInteger(owner) && owner > 0 && owner !== process.pid && processRuns(owner) ? owner : undefined;
   } catch {
-    return undefined;
+    return undefined; // no lock file: no process holds the database
   }
 }
 
