@@ -2,13 +2,53 @@
 // the geocoder or the database: the lot is the address table's MapLot, the zone is the district
 // polygon holding every vertex of that lot. Only lots wholly inside one district are kept, so the
 // expected primary zone is unambiguous. Run: node --import tsx scripts/build-golden.ts
+// The geometry here is its own (a winding-number test written below), not src/core/geo's ray-crossing
+// primitives: the golden file checks siteline's geometry, so it must not be computed by it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { feature } from 'topojson-client';
-import { pointInMultiPolygon, toMultiPolygon, type MultiPolygonCoords, type Position } from '../src/core/geo/primitives.ts';
+
+type Position = [number, number];
+type MultiPolygonCoords = Position[][][];
+interface Geometry {
+  type: string;
+  coordinates?: unknown;
+  geometries?: Geometry[];
+}
+
+/** Polygon, MultiPolygon or a collection of them as MultiPolygon coordinates; null for anything else. */
+function toMultiPolygon(g: Geometry | null | undefined): MultiPolygonCoords | null {
+  if (!g) return null;
+  if (g.type === 'Polygon') return [g.coordinates as Position[][]];
+  if (g.type === 'MultiPolygon') return g.coordinates as MultiPolygonCoords;
+  if (g.type === 'GeometryCollection') {
+    const parts = (g.geometries ?? []).flatMap((x) => toMultiPolygon(x) ?? []);
+    return parts.length ? parts : null;
+  }
+  return null;
+}
+
+/** Winding number of a ring around p (Sunday's method): non-zero means p is inside the ring. */
+function windingNumber(p: Position, ring: Position[]): number {
+  let wn = 0;
+  for (let i = 0; i < ring.length; i++) {
+    const a = ring[i]!;
+    const b = ring[(i + 1) % ring.length]!;
+    const side = (b[0] - a[0]) * (p[1] - a[1]) - (p[0] - a[0]) * (b[1] - a[1]); // > 0: p left of a->b
+    if (a[1] <= p[1]) {
+      if (b[1] > p[1] && side > 0) wn++;
+    } else if (b[1] <= p[1] && side < 0) wn--;
+  }
+  return wn;
+}
+
+/** Inside the outer ring of some polygon and inside none of that polygon's holes. */
+function pointInMultiPolygon(p: Position, mp: MultiPolygonCoords): boolean {
+  return mp.some((poly) => poly.length > 0 && windingNumber(p, poly[0]!) !== 0 && poly.slice(1).every((hole) => windingNumber(p, hole) === 0));
+}
 
 const DATA = path.resolve(import.meta.dirname, '../../shared/data/cambridge-ma');
-const OUT = path.resolve(import.meta.dirname, '../test/golden/cambridge-addresses.json');
+const OUT = process.env.GOLDEN_OUT ?? path.resolve(import.meta.dirname, '../test/golden/cambridge-addresses.json'); // GOLDEN_OUT: a test rebuilds it elsewhere
 
 const csv = fs.readFileSync(path.join(DATA, 'Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8').replace(/^\uFEFF/, '');
 const rows = csv.split('\n').filter(Boolean).map((l) => l.split(','));

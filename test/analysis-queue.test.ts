@@ -14,8 +14,8 @@ import { saveToProject } from '../src/projects/save-to-project.ts';
 import { runFeasibilityAnalysis } from '../src/analysis/run-feasibility-analysis.ts';
 import { claimRun, failExhausted, insertRun } from '../src/analysis/run-queue.ts';
 import { agentStatusOf } from '../src/analysis/agent-status.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { analysisResultText } from '../src/analysis/feasibility-analysis.ts';
+import type { RunAnalysis } from '../src/analysis/analysis-workers.ts';
 
 
 test('a run whose worker dies on every attempt ends failed with the reason after max_attempts; agentStatus failed', async () => {
@@ -67,18 +67,32 @@ test('two server instances on one PostgreSQL database drain 200 queued runs: eac
     // Queued before any worker runs, so both instances start on a full queue.
     for (let i = 0; i < 200; i++) await insertRun(ctx, setupDb, { projectId: projectIds[i % 4]!, accountId: 'acct-pg', receiptId: '00000000-0000-4000-8000-000000000000' });
     await setupDb.close();
+    // Each instance's run step counts the runs it was handed. The first instance's runs wait until the
+    // second has begun one, so both take part whatever their start times; the 200th run begun is the
+    // awaited end (a run executed twice would leave another one unrun).
+    let begun = 0;
+    let allBegun!: () => void;
+    const allHanded = new Promise<void>((r) => (allBegun = r));
+    let secondBegan!: () => void;
+    const secondBusy = new Promise<void>((r) => (secondBegan = r));
+    const stepOf =
+      (instance: number): RunAnalysis =>
+      async (inputs) => {
+        if (instance === 1) secondBegan();
+        else await secondBusy;
+        if (++begun === 200) allBegun();
+        return analysisResultText(inputs);
+      };
     for (let i = 0; i < 2; i++) {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-drain-'));
       dirs.push(dataDir);
       const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir });
-      services.push(await startService(config, { logger: createLogger('silent'), analysisWorkers: { concurrency: 2, pollMs: 20, leaseMs: 30_000, testDelayMs: 2 } }));
+      services.push(await startService(config, { logger: createLogger('silent'), analysisWorkers: { concurrency: 2, pollMs: 20, leaseMs: 30_000, analyse: stepOf(i) } }));
     }
-    const db = services[0]!.ctx.db;
-    for (let i = 0; i < 1500; i++) {
-      const [r] = await db.query<{ open: number }>(`SELECT count(*)::int AS open FROM analysis_runs WHERE status IN ('queued', 'running')`);
-      if (r!.open === 0) break;
-      await sleep(100);
-    }
+    await allHanded;
+    // Closing waits for the runs in hand to be stored.
+    for (const s of services.splice(0)) await s.close();
+    const db = await openDatabase({ databaseUrl: url });
     const rows = await db.query<{ status: string; attempts: number; worker_id: string }>('SELECT status, attempts, worker_id FROM analysis_runs');
     assert.equal(rows.length, 200);
     assert.ok(rows.every((r) => r.status === 'succeeded'), 'all succeeded');
@@ -86,6 +100,7 @@ test('two server instances on one PostgreSQL database drain 200 queued runs: eac
     const perWorker = new Map<string, number>();
     for (const r of rows) perWorker.set(r.worker_id, (perWorker.get(r.worker_id) ?? 0) + 1);
     assert.equal(perWorker.size, 2, `both instances drained runs: ${JSON.stringify([...perWorker])}`);
+    await db.close();
   } finally {
     for (const s of services) await s.close();
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });

@@ -10,7 +10,10 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { saveToProject } from '../src/projects/save-to-project.ts';
 import { runFeasibilityAnalysis } from '../src/analysis/run-feasibility-analysis.ts';
-import { startAnalysisWorkers, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
+import { executeRun, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
+import { claimRun } from '../src/analysis/run-queue.ts';
+
+const HELD_RUN_PROCESS = path.join(ROOT, 'test/support/held-run-process.ts');
 
 async function openEnvDb(env: Record<string, string>) {
   const db = env.DATABASE_URL ? await openDatabase({ databaseUrl: env.DATABASE_URL }) : await openDatabase({ pgliteDir: path.join(env.SITELINE_DATA_DIR!, 'pgdata') });
@@ -36,10 +39,10 @@ test('a worker killed with SIGKILL mid-run: the run is claimed again after the l
       await db.close();
     }
 
-    // The worker process claims the run; SITELINE_TEST_ANALYSIS_DELAY_MS (test only) keeps it inside the run.
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), 'worker', '--concurrency', '1'], {
+    // The worker process claims the run and holds it (its run step waits to be handed back).
+    const child = spawn(process.execPath, ['--import', 'tsx', HELD_RUN_PROCESS, 'worker'], {
       cwd: ROOT,
-      env: { ...process.env, ...placesEnv.env, LOG_LEVEL: 'info', SITELINE_ANALYSIS_LEASE_MS: '1500', SITELINE_ANALYSIS_POLL_MS: '50', SITELINE_TEST_ANALYSIS_DELAY_MS: '120000' },
+      env: { ...process.env, ...placesEnv.env, LOG_LEVEL: 'info', SITELINE_ANALYSIS_LEASE_MS: '600000', SITELINE_ANALYSIS_POLL_MS: '50' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -64,22 +67,20 @@ test('a worker killed with SIGKILL mid-run: the run is claimed again after the l
       const [claimed] = await db.query<{ status: string; attempts: number; worker_id: string }>('SELECT status, attempts, worker_id FROM analysis_runs WHERE run_id = $1', [runId]);
       assert.deepEqual([claimed!.status, claimed!.attempts], ['running', 1], 'the killed worker had claimed the run');
       const ctx = testCtx(db);
-      const w = startAnalysisWorkers(ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 50, leaseMs: 1500 }));
-      try {
-        let row: { status: string; attempts: number; worker_id: string; result: string | null } | undefined;
-        for (const deadline = Date.now() + 180_000; Date.now() < deadline; ) {
-          [row] = await db.query('SELECT status, attempts, worker_id, result FROM analysis_runs WHERE run_id = $1', [runId]);
-          if (row?.status === 'succeeded') break;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        assert.equal(row!.status, 'succeeded', 'completed after the lease');
-        assert.equal(row!.attempts, 2);
-        assert.equal(row!.worker_id, w.workerId);
-        assert.notEqual(row!.worker_id, claimed!.worker_id);
-        assert.ok(JSON.parse(row!.result!).combinedLotArea.value > 0);
-      } finally {
-        await w.stop();
-      }
+      // The killed worker's lease passes (moved into the past rather than waited for); until then no
+      // other worker may take the run.
+      const w = workerOptionsFromEnv({}, { concurrency: 1 });
+      assert.equal(await claimRun(ctx, w.workerId, w.leaseMs), null, 'a live lease is not claimed');
+      await db.query(`UPDATE analysis_runs SET lease_until = now() - interval '1 second' WHERE run_id = $1`, [runId]);
+      const again = await claimRun(ctx, w.workerId, w.leaseMs);
+      assert.equal(again?.run_id, runId, 'claimed again after the lease');
+      await executeRun(ctx, again!, w);
+      const [row] = await db.query<{ status: string; attempts: number; worker_id: string; result: string | null }>('SELECT status, attempts, worker_id, result FROM analysis_runs WHERE run_id = $1', [runId]);
+      assert.equal(row!.status, 'succeeded', 'completed after the lease');
+      assert.equal(row!.attempts, 2);
+      assert.equal(row!.worker_id, w.workerId);
+      assert.notEqual(row!.worker_id, claimed!.worker_id);
+      assert.ok(JSON.parse(row!.result!).combinedLotArea.value > 0);
     } finally {
       await db.close();
     }
@@ -102,10 +103,10 @@ test('a worker stopped with SIGTERM mid-run hands the run back at SITELINE_SHUTD
     } finally {
       await db.close();
     }
-    // The run sleeps far past the grace period (test-only delay): the bound is what ends it.
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), 'worker', '--concurrency', '1'], {
+    // The run is held until handed back: the grace period's bound is what ends it.
+    const child = spawn(process.execPath, ['--import', 'tsx', HELD_RUN_PROCESS, 'worker'], {
       cwd: ROOT,
-      env: { ...process.env, ...placesEnv.env, LOG_LEVEL: 'info', SITELINE_ANALYSIS_POLL_MS: '50', SITELINE_TEST_ANALYSIS_DELAY_MS: '600000', SITELINE_SHUTDOWN_GRACE_MS: '500' },
+      env: { ...process.env, ...placesEnv.env, LOG_LEVEL: 'info', SITELINE_ANALYSIS_POLL_MS: '50', SITELINE_SHUTDOWN_GRACE_MS: '500' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

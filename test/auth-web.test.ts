@@ -2,6 +2,7 @@
 // that never carry a secret.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -192,12 +193,22 @@ test('cookies are Secure when the base URL is https', async () => {
 
 test('secrets never appear in the logs, and the dev outbox is also written to files', async () => {
   const lines: string[] = [];
+  const logged = new EventEmitter();
   const sink = new Writable({
     write(chunk, _enc, cb) {
       lines.push(String(chunk));
+      logged.emit('line', String(chunk));
       cb();
     },
   });
+  // The request line is written when the answer has gone out: awaited, not slept for.
+  const requestLogged = (p: string) =>
+    new Promise<void>((resolve) => {
+      const isIt = (l: string) => l.includes('"msg":"request"') && l.includes(`"path":"${p}"`);
+      if (lines.some(isIt)) return resolve();
+      const on = (l: string) => isIt(l) && (logged.off('line', on), resolve());
+      logged.on('line', on);
+    });
   const t = await createTestDb();
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'data-'));
   const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'debug' }, { port: 0, host: '127.0.0.1', autoImport: false, dataDir });
@@ -214,8 +225,9 @@ test('secrets never appear in the logs, and the dev outbox is also written to fi
     secrets.push(claim.json.claim.user_code);
     await tokenRequest(svc.url, { grant_type: CLAIM_GRANT, claim_token: anon.json.claim_token });
     await fetch(`${svc.url}/api/auth/me?token=${pub.json.access_token}`, { headers: { authorization: `Bearer ${pub.json.access_token}` } });
+    const revokeLogged = requestLogged('/api/auth/agent/revoke');
     await postJson(`${svc.url}/api/auth/agent/revoke`, { token: pub.json.access_token });
-    await new Promise((r) => setTimeout(r, 200));
+    await revokeLogged;
     const log = lines.join('');
     assert.ok(log.includes('"msg":"request"'), 'requests were logged');
     for (const s of secrets) assert.ok(!log.includes(s), `a secret leaked into the logs: ${s.slice(0, 8)}...`);

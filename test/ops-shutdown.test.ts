@@ -14,6 +14,8 @@ import { migrate } from '../src/db/migrate.ts';
 import { saveToProject } from '../src/projects/save-to-project.ts';
 import { runFeasibilityAnalysis } from '../src/analysis/run-feasibility-analysis.ts';
 
+const HELD_RUN_PROCESS = path.join(ROOT, 'test/support/held-run-process.ts');
+
 async function openEnvDb(env: Record<string, string>) {
   const db = env.DATABASE_URL ? await openDatabase({ databaseUrl: env.DATABASE_URL }) : await openDatabase({ pgliteDir: path.join(env.SITELINE_DATA_DIR!, 'pgdata') });
   await migrate(db);
@@ -119,11 +121,10 @@ test('SIGTERM: accepted requests all get full answers, new connections are refus
       LOG_LEVEL: 'info',
       SITELINE_ANALYSIS_WORKERS: '1',
       SITELINE_ANALYSIS_POLL_MS: '50',
-      // The bound on shutdown; the run below sleeps far longer (test-only delay), so the bound is what ends it.
+      // The bound on shutdown; the first process's run is held until handed back, so the bound is what ends it.
       SITELINE_SHUTDOWN_GRACE_MS: '8000',
-      SITELINE_TEST_ANALYSIS_DELAY_MS: '600000',
     };
-    const first = startSiteline(env, ROOT);
+    const first = startSiteline(env, ROOT, [HELD_RUN_PROCESS, 'serve']);
     let url: string;
     try {
       url = await listening(first);
@@ -160,7 +161,7 @@ test('SIGTERM: accepted requests all get full answers, new connections are refus
       await db.close();
     }
 
-    const second = startSiteline({ ...env, SITELINE_TEST_ANALYSIS_DELAY_MS: '0' }, ROOT);
+    const second = startSiteline(env, ROOT);
     try {
       const url2 = await listening(second);
       assert.equal((await fetch(`${url2}/healthz`)).status, 200);

@@ -4,15 +4,19 @@
 // unlisting; the public JSON endpoint's exact fields; the project page's map and web confirmation;
 // and the public /map page in headless Chromium.
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { chromium } from 'playwright-core';
-import { startTestServer, type TestServer } from './support/harness.ts';
+import { ROOT, startTestServer, type TestServer } from './support/harness.ts';
 import { connectClient } from './mcp-support.ts';
 import { CookieJar, csrfFrom, getPage, getUserToken, postForm, signUpOrIn } from './support/auth-flow.ts';
 import { pointInMultiPolygon, type MultiPolygonCoords } from '../src/core/geo/primitives.ts';
-import { startAnalysisWorkers, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
+import { executeRun, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
+import { claimRun } from '../src/analysis/run-queue.ts';
+import { clearRulesCache } from '../src/rules/load-rules.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -310,26 +314,67 @@ test('/map renders signed out in headless Chromium: the pins drawn, the table of
   }
 });
 
-test('typology comes from the latest succeeded analysis (max dwelling units: none -> unknown, 1 -> single_family, 2+ -> multi_family)', async () => {
-  const c = await connectClient(svc.url, 'legacy', tokenA);
-  const workers = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 20 }));
+test('typology: a commercial zone names itself; otherwise the latest succeeded analysis: no unit count -> unknown, 1 unit -> single_family, 2+ -> multi_family', async () => {
+  // The shipped Cambridge rules state no unit limit in C-1 (every analysis there gives no unit count), so
+  // this test serves a copy of the place whose C-1 names a lot area per unit chosen from the two lots'
+  // own areas: one lot then holds exactly one unit and the other at least two.
+  const placesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-typology-'));
+  fs.cpSync(path.join(ROOT, 'places', 'cambridge-ma'), path.join(placesDir, 'cambridge-ma'), { recursive: true });
+  const typed = await startTestServer({ places: ['cambridge-ma'], analysisWorkers: { concurrency: 0 }, config: { placesDir } });
+  const c = await connectClient(typed.url, 'legacy', await getUserToken(typed.url, 'typology@example.com'));
+  const worker = workerOptionsFromEnv({}, { concurrency: 1 });
+  // One queued run, executed by the real worker step (claim -> execute -> store), awaited.
+  const analyse = async (projectId: string) => {
+    ok(await call(c, 'runFeasibilityAnalysis', { projectId }));
+    const run = await claimRun(typed.ctx, worker.workerId, 30_000);
+    assert.ok(run, 'the run was queued');
+    await executeRun(typed.ctx, run, worker);
+    const [row] = await typed.ctx.db.query<{ status: string; result: string | null }>(`SELECT status, result FROM analysis_runs WHERE run_id = $1`, [run.run_id]);
+    assert.equal(row!.status, 'succeeded');
+    const result = JSON.parse(row!.result!);
+    return { units: result.derived.maxDwellingUnits?.value as number | null, areaSqft: result.combinedLotArea.value as number };
+  };
+  const typology = async (projectId: string) => ok(await call(c, 'setProjectMapListing', { projectId, listed: true, preview: true })).wouldShow.typology;
   try {
-    const p = ok(await call(c, 'saveToProject', { action: 'create', name: 'Typology Site', address: '11 Acorn St, Cambridge, MA', preview: false }));
-    const projectId = p.project.projectId;
-    const run = ok(await call(c, 'runFeasibilityAnalysis', { projectId }));
-    assert.ok(run);
-    for (const deadline = Date.now() + 180_000; Date.now() < deadline; ) {
-      const [r] = await svc.ctx.db.query<{ status: string }>(`SELECT status FROM analysis_runs WHERE project_id = $1 ORDER BY seq DESC LIMIT 1`, [projectId]);
-      if (r && (r.status === 'succeeded' || r.status === 'failed')) break;
-      await new Promise((res) => setTimeout(res, 20));
+    const sites = [];
+    for (const address of ['11 Acorn St, Cambridge, MA', '11 Allen St, Cambridge, MA']) {
+      const p = ok(await call(c, 'saveToProject', { action: 'create', name: `Typology ${address}`, address, preview: false }));
+      const projectId = p.project.projectId as string;
+      assert.equal(await typology(projectId), 'unknown', 'no analysis yet');
+      const first = await analyse(projectId);
+      assert.equal(first.units, null, 'the shipped C-1 rules give no unit count');
+      assert.equal(await typology(projectId), 'unknown', 'an analysis without a unit count');
+      sites.push({ projectId, areaSqft: first.areaSqft });
     }
-    const [row] = await svc.ctx.db.query<{ result: string }>(`SELECT result FROM analysis_runs WHERE project_id = $1 AND status = 'succeeded'`, [projectId]);
-    const units = JSON.parse(row!.result).derived.maxDwellingUnits.value as number | null;
-    const pv = ok(await call(c, 'setProjectMapListing', { projectId, listed: true, preview: true }));
-    // The Cambridge fixture's analysis of this lot may give no unit count (null): then 'unknown'.
-    assert.equal(pv.wouldShow.typology, units === null ? 'unknown' : units === 1 ? 'single_family' : 'multi_family');
+    sites.sort((a, b) => a.areaSqft - b.areaSqft);
+    const [small, large] = sites as [(typeof sites)[0], (typeof sites)[0]];
+    assert.ok(large.areaSqft > small.areaSqft * 1.01, `the two lots differ in area (${small.areaSqft}, ${large.areaSqft} sq ft)`);
+    // small / perUnit is in [1.01, 2): one unit; large / perUnit >= 2.01: two or more.
+    const perUnit = Math.min(small.areaSqft / 1.01, large.areaSqft / 2.01);
+    const file = path.join(placesDir, 'cambridge-ma', 'rules.json');
+    const rules = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const note = 'test value';
+    Object.assign(rules.districts['C-1'].standards, {
+      minLotAreaPerUnitSqft: { status: 'unverified_default', value: perUnit, note: `${note}: a lot area per unit between the two test lots` },
+      // The other two unit terms do not bind (unknown terms would leave the count unknown).
+      maxDensityUnitsPerAcre: { status: 'unverified_default', value: 1_000_000, note },
+      maxUnitsPerLot: { status: 'unverified_default', value: 1_000, note },
+    });
+    fs.writeFileSync(file, JSON.stringify(rules));
+    clearRulesCache();
+    assert.equal((await analyse(small.projectId)).units, 1);
+    assert.equal(await typology(small.projectId), 'single_family');
+    const many = (await analyse(large.projectId)).units;
+    assert.ok(many !== null && many >= 2, `the larger lot holds ${many} units`);
+    assert.equal(await typology(large.projectId), 'multi_family');
+    // The other branch: a commercial zone names the typology itself, with or without an analysis.
+    const shop = ok(await call(c, 'saveToProject', { action: 'create', name: 'Typology shop', address: '2 Arrow St, Cambridge, MA', preview: false }));
+    const shopView = ok(await call(c, 'setProjectMapListing', { projectId: shop.project.projectId, listed: true, preview: true })).wouldShow;
+    assert.deepEqual([shopView.zoneCategory, shopView.typology], ['commercial', 'commercial']);
   } finally {
-    await workers.stop();
     await c.close();
+    await typed.close();
+    clearRulesCache();
+    fs.rmSync(placesDir, { recursive: true, force: true });
   }
 });

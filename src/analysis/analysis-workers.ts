@@ -7,8 +7,11 @@ import crypto from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../config.ts';
 import type { AppContext } from '../context.ts';
-import { analysisResultText, loadAnalysisInputs } from './feasibility-analysis.ts';
+import { analysisResultText, loadAnalysisInputs, type AnalysisInputs } from './feasibility-analysis.ts';
 import { claimRun, completeRun, failAttempt, failExhausted, onEnqueue, releaseLeases, renewLease, type RunRow } from './run-queue.ts';
+
+/** One run's work: its inputs in, the result text out. `signal` aborts when the run is handed back at shutdown. */
+export type RunAnalysis = (inputs: AnalysisInputs, signal: AbortSignal) => string | Promise<string>;
 
 export interface WorkerOptions {
   /** Concurrent loops in this process (0: no workers here). */
@@ -20,17 +23,17 @@ export interface WorkerOptions {
   /** Names this process in analysis_runs.worker_id. */
   workerId: string;
   /**
-   * TEST ONLY (SITELINE_TEST_ANALYSIS_DELAY_MS): sleep this long inside each run, so a test can kill a
-   * worker mid-run. Never set in production; 0 by default.
+   * The work of one run, from its inputs to the result text stored (default: the deterministic
+   * analysis). Injected at construction by whoever starts the workers: a test that needs a run still in
+   * hand when it stops or kills a worker passes a step that waits for the hand-back signal.
    */
-  testDelayMs: number;
+  analyse?: RunAnalysis;
 }
 
 const envSchema = z.object({
   SITELINE_ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   SITELINE_ANALYSIS_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
   SITELINE_ANALYSIS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
-  SITELINE_TEST_ANALYSIS_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 });
 
 /** The analysis workers' variables (docs/deploy.md lists each; a test checks). */
@@ -45,7 +48,6 @@ export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, overr
     leaseMs: e.SITELINE_ANALYSIS_LEASE_MS,
     pollMs: e.SITELINE_ANALYSIS_POLL_MS,
     workerId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`,
-    testDelayMs: e.SITELINE_TEST_ANALYSIS_DELAY_MS,
     ...overrides,
   };
 }
@@ -61,30 +63,31 @@ export interface RunningWorkers {
   stop(boundMs?: number): Promise<void>;
 }
 
-/** Sleeps ms, or rejects as soon as signal aborts (a run handed back at shutdown stops waiting). */
-const sleepUnless = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(new Error('stopped: the run was handed back'));
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), reject(new Error('stopped: the run was handed back'))), { once: true });
-  });
-
 /** Executes one claimed run: inputs -> deterministic result -> stored (fenced by the claim). */
 export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptions, signal?: AbortSignal): Promise<void> {
   const heartbeat = setInterval(() => {
-    renewLease(ctx, run, opts.workerId, opts.leaseMs).catch(() => undefined);
+    // A renewal that fails is retried at the next beat; if the lease passes meanwhile, the result is
+    // fenced out (completeRun says so). Each failure is logged, not dropped.
+    renewLease(ctx, run, opts.workerId, opts.leaseMs).catch((err) =>
+      ctx.logger.warn({ runId: run.run_id, workerId: opts.workerId, err: err instanceof Error ? err.message : String(err) }, 'analysis run: the lease could not be renewed'),
+    );
   }, Math.max(50, Math.floor(opts.leaseMs / 3)));
   try {
     ctx.logger.info({ runId: run.run_id, attempt: run.attempts, workerId: opts.workerId }, 'analysis run started');
     const inputs = await loadAnalysisInputs(ctx, ctx.db, run.project_id);
-    if (opts.testDelayMs > 0) await sleepUnless(opts.testDelayMs, signal);
-    const text = analysisResultText(inputs);
+    const text = await (opts.analyse ?? analysisResultText)(inputs, signal ?? new AbortController().signal);
     const stored = await completeRun(ctx, run, opts.workerId, inputs.digest, text);
     if (!stored) ctx.logger.warn({ runId: run.run_id, workerId: opts.workerId }, 'analysis run lost its lease before finishing; result discarded');
   } catch (err) {
     if (signal?.aborted) return void ctx.logger.info({ runId: run.run_id, workerId: opts.workerId }, 'analysis run stopped; it was handed back to the queue');
     ctx.logger.error({ runId: run.run_id, err: err instanceof Error ? err.message : String(err) }, 'analysis run failed');
-    await failAttempt(ctx, run, opts.workerId, err instanceof Error ? err.message : String(err)).catch(() => undefined);
+    await failAttempt(ctx, run, opts.workerId, err instanceof Error ? err.message : String(err)).catch((recordErr) =>
+      // Not recorded: the lease runs out and the attempt is counted by failExhausted or the next claim.
+      ctx.logger.error(
+        { runId: run.run_id, workerId: opts.workerId, err: recordErr instanceof Error ? recordErr.message : String(recordErr) },
+        'analysis run: the failed attempt could not be recorded; it is counted when its lease passes',
+      ),
+    );
   } finally {
     clearInterval(heartbeat);
   }
@@ -93,7 +96,7 @@ export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptio
 export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): RunningWorkers {
   let stopped = false;
   let executed = 0;
-  // Aborted when a bounded stop hands the runs back: what can stop waiting (the test delay) does.
+  // Aborted when a bounded stop hands the runs back: a run's work that can stop waiting does.
   const handBack = new AbortController();
   const sleepers = new Set<() => void>();
   const wakeAll = () => {
@@ -147,7 +150,11 @@ export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): Runn
       const finished = await Promise.race([all.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), boundMs)))]);
       clearTimeout(timer);
       if (finished) return;
-      const released = await releaseLeases(ctx, opts.workerId).catch(() => 0);
+      const released = await releaseLeases(ctx, opts.workerId).catch((err) => {
+        // Not handed back now: the runs return to the queue when their leases pass.
+        ctx.logger.error({ workerId: opts.workerId, err: err instanceof Error ? err.message : String(err) }, 'analysis workers: the runs in hand could not be handed back; they return when their leases pass');
+        return 0;
+      });
       handBack.abort(); // after the release, so the interrupted run's own failure write is fenced out
       ctx.logger.warn({ workerId: opts.workerId, released, boundMs }, 'analysis workers stopped before their runs finished; runs handed back to the queue');
     },

@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import type { AppContext } from '../context.ts';
+import { SitelineError } from '../core/errors.ts';
 import { dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
 import { sendVerificationMail } from './email-verification.ts';
 import { takeRateLimit, normaliseIp, type RatePolicy } from '../ops/rate-limit.ts';
@@ -77,6 +78,7 @@ export class Semaphore {
   /** The most tasks that ever ran at once. */
   peak = 0;
   private readonly waiting: (() => void)[] = [];
+  private readonly startWatchers: (() => void)[] = [];
   constructor(
     private readonly slots: number,
     private readonly maxWaiting: number,
@@ -90,6 +92,7 @@ export class Semaphore {
       this.active++;
     }
     this.peak = Math.max(this.peak, this.active);
+    for (const w of this.startWatchers.splice(0)) w();
     try {
       return await fn();
     } finally {
@@ -97,6 +100,10 @@ export class Semaphore {
       if (next) next();
       else this.active--;
     }
+  }
+  /** Resolves when the next task starts in a slot: the pool is at work (an awaited event, not a guess in time). */
+  nextStart(): Promise<void> {
+    return new Promise((resolve) => this.startWatchers.push(resolve));
   }
   get inUse(): number {
     return this.active;
@@ -181,7 +188,14 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
   // Unknown e-mails still cost one verify, so timing does not tell which addresses exist.
   dummyHash ??= hash(crypto.randomBytes(16).toString('hex'), ARGON);
   const stored = row?.password_hash ?? (await dummyHash);
-  const good = await argonSlots.run(() => verify(stored, password).catch(() => false));
+  // verify rejects only a stored value that is not an argon2 hash: a damaged account row, never a wrong
+  // password. It is logged and the sign-in fails as an error, not as "wrong password".
+  const good = await argonSlots.run(() =>
+    verify(stored, password).catch((err) => {
+      ctx.logger.error({ accountId: row?.account_id, err: err instanceof Error ? err.message : String(err) }, 'sign-in: the stored password hash cannot be read');
+      throw new SitelineError('internal', 'The password could not be checked.');
+    }),
+  );
   if (good === undefined) {
     await forget();
     return { ok: false, reason: 'busy', message: BUSY_MESSAGE, retryAfterS: 5 };

@@ -1,48 +1,56 @@
-// The jwt-bearer exchange against a claim committing at the same moment (PostgreSQL: several
-// connections; PGlite runs one transaction at a time, so there the race cannot happen).
+// The claim against itself and against the jwt-bearer exchange, both driven through the real
+// functions at once. On PostgreSQL the calls really overlap (several connections); PGlite runs one
+// transaction at a time, so there the same calls interleave only between transactions: the
+// assertions hold on both.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb, testCtx } from '../../test/support/harness.ts';
 import { ManualClock } from '../clock.ts';
 import { createAccount } from './accounts.ts';
 import { exchangeAssertion, registerIdentity } from './agent-identity.ts';
+import { completeClaim, startClaim } from './claim-ceremony.ts';
 
-test(
-  'an exchange racing the claim waits for it and gets a user token; no pre-claim token outlives the claim',
-  { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL: PGlite serialises transactions' },
-  async () => {
-    const t = await createTestDb();
-    try {
-      const ctx = testCtx(t.db, {}, new ManualClock(Date.UTC(2026, 3, 1, 12)));
-      const reg = await registerIdentity(ctx, { type: 'anonymous' });
-      const account = await createAccount(ctx, 'racer@example.com', 'a long enough password');
-      assert.ok(account.ok);
-      const [{ registration_id: id }] = (await t.db.query<{ registration_id: string }>('SELECT registration_id FROM agent_credentials WHERE kind = $1', ['assertion'])) as [
-        { registration_id: string },
-      ];
-      // The claim, as completeClaim runs it: lock the registration, set the account, revoke the
-      // pre-claim tokens, commit. It holds the lock while the exchange starts.
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let locked!: () => void;
-      const isLocked = new Promise<void>((r) => (locked = r));
-      const claim = t.db.transaction(async (tx) => {
-        await tx.query('SELECT 1 FROM agent_registrations WHERE registration_id = $1 FOR UPDATE', [id]);
-        await tx.query('UPDATE agent_registrations SET account_id = $2, claimed_at = now() WHERE registration_id = $1', [id, account.account.accountId]);
-        await tx.query(`UPDATE agent_credentials SET revoked_at = now() WHERE registration_id = $1 AND kind = 'access' AND revoked_at IS NULL`, [id]);
-        locked();
-        await held;
-      });
-      await isLocked;
-      const exchange = exchangeAssertion(ctx, reg.identity_assertion!, undefined);
-      await new Promise((r) => setTimeout(r, 300));
-      release();
-      const [, token] = await Promise.all([claim, exchange]);
-      assert.equal(token.scope, 'mcp', 'the exchange saw the claim and minted a user token');
-      const [open] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM agent_credentials WHERE registration_id = $1 AND kind = 'access' AND revoked_at IS NULL`, [id]);
-      assert.equal(open!.n, 0, 'no pre-claim token left unrevoked');
-    } finally {
-      await t.close();
-    }
-  },
-);
+const CLAIMS = 8;
+const EXCHANGES = 4;
+
+test('concurrent claims of one registration: exactly one wins; racing exchanges leave no pre-claim token alive', async () => {
+  const t = await createTestDb();
+  try {
+    const ctx = testCtx(t.db, {}, new ManualClock(Date.UTC(2026, 3, 1, 12)));
+    const reg = await registerIdentity(ctx, { type: 'anonymous' });
+    const created = await createAccount(ctx, 'racer@example.com', 'a long enough password');
+    assert.ok(created.ok);
+    const account = created.account;
+    await t.db.query('UPDATE accounts SET email_verified_at = $2 WHERE account_id = $1', [account.accountId, ctx.clock.now().toISOString()]);
+    // A pre-claim token issued before the claim: the claim must revoke it.
+    const before = await exchangeAssertion(ctx, reg.identity_assertion!, undefined);
+    assert.equal(before.scope, 'mcp.public');
+    const { claim } = await startClaim(ctx, reg.claim_token, account.email);
+    const ceremonyId = claim.verification_uri.split('/').pop()!;
+
+    const claims = Array.from({ length: CLAIMS }, () => completeClaim(ctx, ceremonyId, account, claim.user_code));
+    const exchanges = Array.from({ length: EXCHANGES }, () => exchangeAssertion(ctx, reg.identity_assertion!, undefined));
+    const [outcomes, tokens] = await Promise.all([Promise.all(claims), Promise.all(exchanges)]);
+
+    const states = outcomes.map((o) => o.state);
+    assert.equal(states.filter((s) => s === 'done').length, 1, `exactly one claim wins: ${states.join(', ')}`);
+    assert.deepEqual(
+      states.filter((s) => s !== 'done'),
+      Array(CLAIMS - 1).fill('claimed'),
+      'every other claim sees the registration already claimed',
+    );
+    const [row] = await t.db.query<{ account_id: string | null }>('SELECT account_id FROM agent_registrations WHERE ceremony_id = $1', [ceremonyId]);
+    assert.equal(row!.account_id, account.accountId);
+    for (const tok of tokens) assert.ok(tok.scope === 'mcp' || tok.scope === 'mcp.public', `an exchange got a token (${tok.scope})`);
+    const [open] = await t.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM agent_credentials c JOIN agent_registrations r USING (registration_id)
+        WHERE r.ceremony_id = $1 AND c.kind = 'access' AND c.revoked_at IS NULL`,
+      [ceremonyId],
+    );
+    assert.equal(open!.n, 0, 'no pre-claim token outlives the claim');
+    const after = await exchangeAssertion(ctx, reg.identity_assertion!, undefined);
+    assert.equal(after.scope, 'mcp', 'after the claim the exchange mints a user token');
+  } finally {
+    await t.close();
+  }
+});

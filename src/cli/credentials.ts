@@ -26,7 +26,7 @@ export function loadCredentials(env: NodeJS.ProcessEnv = process.env): StoredCre
     const parsed = JSON.parse(fs.readFileSync(credentialsFile(env), 'utf8')) as StoredCredentials;
     return typeof parsed.identity_assertion === 'string' && typeof parsed.server === 'string' ? parsed : undefined;
   } catch {
-    return undefined;
+    return undefined; // no credentials file, or one that does not parse: signed out (`siteline login` writes a fresh one)
   }
 }
 

@@ -41,7 +41,7 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
     // A skeleton data init wrote holds whatever field it picked then: only a written rules file counts.
     if (!(old.notes ?? []).some((n) => n.startsWith('Skeleton written by siteline data init'))) knownDistricts = Object.keys(old.districts ?? {});
   } catch {
-    knownDistricts = undefined;
+    knownDistricts = undefined; // no rules file yet (a new place) or not readable as one: the district field is told by its values alone
   }
   const ins = await inspectSourceDir(dir, { ...(knownDistricts?.length ? { knownDistricts } : {}) });
   const provenance = {

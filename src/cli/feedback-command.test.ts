@@ -9,6 +9,7 @@ import { ROOT } from '../../test/support/harness.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { openContext } from '../service.ts';
+import { ManualClock } from '../clock.ts';
 import { createAccount } from '../auth/accounts.ts';
 import { submitFeedback } from '../feedback/feedback-store.ts';
 
@@ -22,14 +23,15 @@ function siteline(args: string[], dataDir: string) {
 test('siteline feedback list: newest first, filters, JSON, and clear usage errors', async () => {
   const dir = fs.mkdtempSync(path.join(ROOT, '.siteline-test-cli-'));
   try {
-    const ctx = await openContext(loadConfig(env(dir)), { logger: createLogger('silent') });
+    const clock = new ManualClock(Date.now());
+    const ctx = await openContext(loadConfig(env(dir)), { logger: createLogger('silent'), clock });
     try {
       const acct = await createAccount(ctx, 'reporter@example.com', 'correct horse battery staple');
       assert.ok(acct.ok);
       const accountId = acct.ok ? acct.account.accountId : '';
       const base = { contactConsent: false, shareStreetAddresses: false, affectedToolName: null };
       await submitFeedback(ctx, { accountId, channel: 'web', answer: { ...base, category: 'city_request', message: 'Please cover Springfield, IL.' } });
-      await new Promise((r) => setTimeout(r, 5)); // distinct created_at, so "newest first" is observable
+      clock.advance(60_000); // a later created_at, so "newest first" is observable
       await submitFeedback(ctx, {
         accountId,
         channel: 'mcp',

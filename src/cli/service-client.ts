@@ -74,6 +74,7 @@ export async function postForm(base: string, path: string, params: Record<string
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(params).toString(),
   });
+  // A body that is not JSON (a proxy's error page) leaves the status, which the caller reports.
   return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, any> };
 }
 
@@ -222,7 +223,7 @@ export class ServiceClient {
   }
 
   async close(): Promise<void> {
-    await this.mcp?.close().catch(() => undefined);
+    await this.mcp?.close().catch(() => undefined); // closing a session the service already dropped: nothing left to do
     this.mcp = undefined;
   }
 }

@@ -5,7 +5,8 @@
 // handed back to the queue. Exit 0 when stopped; 2 bad usage.
 import { UsageError, type Command, type CommandInput } from './command.ts';
 import { EXIT } from './exit-codes.ts';
-import { out } from './output.ts';
+import { out, type Io } from './output.ts';
+import type { WorkerOptions } from '../analysis/analysis-workers.ts';
 
 async function runWorker({ flags, io }: CommandInput): Promise<number> {
   let concurrency: number | undefined;
@@ -13,6 +14,15 @@ async function runWorker({ flags, io }: CommandInput): Promise<number> {
     if (!/^\d+$/.test(String(flags.concurrency)) || Number(flags.concurrency) < 1) throw new UsageError('--concurrency needs a whole number of at least 1');
     concurrency = Number(flags.concurrency);
   }
+  return runWorkerProcess(io, concurrency ? { concurrency } : {});
+}
+
+/**
+ * The worker process after its flags: workers from the environment, with `overrides` (the loop count;
+ * a caller that starts the process itself may pass the run's work, WorkerOptions.analyse) until
+ * SIGTERM/SIGINT.
+ */
+export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>): Promise<number> {
   const [{ loadConfig }, { createLogger }, { openContext }, { startAnalysisWorkers, workerOptionsFromEnv }] = await Promise.all([
     import('../config.ts'),
     import('../logger.ts'),
@@ -22,7 +32,7 @@ async function runWorker({ flags, io }: CommandInput): Promise<number> {
   const config = loadConfig(io.env);
   const logger = createLogger(config.logLevel, io.stdout);
   const ctx = await openContext(config, { logger });
-  const opts = workerOptionsFromEnv(io.env, concurrency ? { concurrency } : {});
+  const opts = workerOptionsFromEnv(io.env, overrides);
   if (opts.concurrency === 0) opts.concurrency = 1; // a worker process with no workers would do nothing
   const workers = startAnalysisWorkers(ctx, opts);
   out(io, `siteline worker ${opts.workerId}: ${opts.concurrency} loop(s) on ${ctx.db.kind}`);

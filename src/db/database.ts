@@ -298,7 +298,7 @@ export function embeddedDatabaseHolder(dir: string): number | undefined {
     const owner = Number(fs.readFileSync(`${path.resolve(dir)}.lock`, 'utf8').trim());
     return Number.isInteger(owner) && owner > 0 && owner !== process.pid && processRuns(owner) ? owner : undefined;
   } catch {
-    return undefined;
+    return undefined; // no lock file: no process holds the database
   }
 }
 
@@ -330,6 +330,7 @@ class PostgresDb implements Db {
   }
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await fn({
@@ -338,10 +339,12 @@ class PostgresDb implements Db {
       await client.query('COMMIT');
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // The transaction's own error is what the caller hears. A connection that cannot even roll back
+      // is broken: it is dropped from the pool (release with an error) rather than handed out again.
+      await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
       throw err;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
   async close(): Promise<void> {

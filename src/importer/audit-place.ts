@@ -278,12 +278,11 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
     }
     if (sourceLots.length) {
       // The same address with its own rows held out: what the stand-in methods answer, against the source's lot.
-      try {
-        if (!parsed) throw new Error('the address could not be read');
+      // An address that cannot be read has no held-out answer; a failing lookup stops the audit (logged).
+      if (!parsed) heldOut.push(null);
+      else {
         const held = await geocodeInPlace(ctx.db, placeId, parsed, withoutAddress(sql, g.address));
         heldOut.push(held.kind === 'matched' && held.parcelExtId ? { matchType: held.matchType, confidence: held.confidence, right: sourceLots.includes(held.parcelExtId), far: held.band === ASSESSOR_FAR_BAND } : null);
-      } catch {
-        heldOut.push(null);
       }
     }
     results.push(r);

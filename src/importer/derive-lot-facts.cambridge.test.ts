@@ -1,17 +1,13 @@
 // Real Cambridge (SOURCES.md §1.4): the split-lot and overlay counts of derivePlaceLotFacts stay
-// close to the pack's measured figures. Needs the importer (createPlacesDb); skipped until it lands.
+// close to the pack's measured figures, on the place as the importer loads it (createPlacesDb).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { ROOT, createPlacesDb } from '../../test/support/harness.ts';
+import { createPlacesDb } from '../../test/support/harness.ts';
 import { derivePlaceLotFacts } from './derive-lot-facts.ts';
 
 const LOT_ZONES = `(SELECT p.place_id, p.parcel_ext_id, z->>'layer' AS layer, z->>'code' AS code, z->>'name' AS name, (z->>'share')::float8 AS share, z->'attrs' AS attrs FROM parcels p, json_array_elements(p.zones) z) lz`;
 
-const importerReady = fs.existsSync(path.join(ROOT, 'src/importer/import-place.ts'));
-
-test('Cambridge: split lots, overlays and frontage close to SOURCES.md', { skip: importerReady ? false : 'importer not built yet' }, async (ctx) => {
+test('Cambridge: split lots, overlays and frontage close to SOURCES.md', async (ctx) => {
   const t = await createPlacesDb(['cambridge-ma']);
   try {
     const [place] = await t.db.query<{ place_id: string }>(`SELECT place_id FROM places WHERE slug = 'cambridge-ma'`);

@@ -194,7 +194,10 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
             FAILED_RUN,
             JSON.stringify({ slug, failed: true, reason: err.message, problems: (err.details?.['problems'] as string[] | undefined) ?? [] }),
           ])
-          .catch(() => undefined);
+          // The refusal itself is rethrown below; only its record is lost, and that is logged.
+          .catch((recordErr) =>
+            ctx.logger.error({ place: slug, err: recordErr instanceof Error ? recordErr.message : String(recordErr) }, 'the refused import could not be recorded in import_runs'),
+          );
       }
     }
     throw err;

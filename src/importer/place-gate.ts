@@ -218,6 +218,6 @@ export function rulesDigests(m: Manifest, placesDir: string): Record<string, str
     const sorted = (v: unknown): unknown => (Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v);
     return Object.fromEntries(Object.entries(rules.districts ?? {}).map(([code, d]) => [code, crypto.createHash('sha256').update(JSON.stringify(sorted(d))).digest('hex').slice(0, 16)]));
   } catch {
-    return {};
+    return {}; // no rules file, or one that does not parse: no digests to compare (the rules check reports a broken file)
   }
 }

@@ -106,6 +106,7 @@ export function createMailer(ctx: MailerCtx): Mailer {
   const drain = (): Promise<number> => {
     if (config.transport !== 'smtp') return Promise.resolve(0);
     // One pass at a time in this process; a second caller waits for it and then runs its own.
+    // Only the order matters here: the previous pass's failure was delivered to its own caller.
     const next = (draining ?? Promise.resolve(0)).catch(() => 0).then(() => drainOnce());
     draining = next;
     return next;
@@ -174,7 +175,7 @@ export function createMailer(ctx: MailerCtx): Mailer {
       wake?.();
       const finished = (async () => {
         await loop;
-        await draining?.catch(() => undefined);
+        await draining?.catch(() => undefined); // waited for, not judged: its caller has its failure
       })();
       if (waitMs === undefined) await finished;
       else {

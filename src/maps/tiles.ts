@@ -13,7 +13,7 @@ import type { Feature, Geometry } from 'geojson';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { boxLiteral, type BBox } from '../core/geo/primitives.ts';
-import { loadPlaceRules } from '../rules/load-rules.ts';
+import { isMissingRulesFile, loadPlaceRules, RulesFileError } from '../rules/load-rules.ts';
 import { tileBBox, type TileKey } from './tile-math.ts';
 import { zoneCategory, type ZoneCategory } from './zone-category.ts';
 
@@ -52,8 +52,11 @@ async function categoriesFor(ctx: AppContext, slug: string): Promise<(code: stri
   try {
     const rules = await loadPlaceRules(slug, { placesDir: ctx.config.placesDir, sourceDir: ctx.config.sourceDir });
     names = Object.fromEntries(Object.entries(rules.districts).map(([code, d]) => [code, d.name ?? '']));
-  } catch {
-    // A place without a readable rules file still gets categories from its zone names and codes.
+  } catch (err) {
+    // A place without a rules file still gets categories from its zone names and codes. A rules file
+    // that does not load is a fault: the tile is drawn the same way, and the failure is logged.
+    if (!(err instanceof RulesFileError)) throw err;
+    if (!isMissingRulesFile(err)) ctx.logger.warn({ place: slug, err: err.message }, 'tiles: the rules do not load; zone categories from zone names only');
   }
   return (code, name) => zoneCategory(code, name ?? names[code] ?? null);
 }

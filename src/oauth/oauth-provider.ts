@@ -171,7 +171,7 @@ export async function applyScopeRule(ctx: AppContext, provider: Provider, req: I
   try {
     client = await provider.Client.find(clientId);
   } catch {
-    return false;
+    return false; // invalid client metadata or storage down: oidc-provider looks the client up again and answers that itself
   }
   const redirectUri = u.searchParams.get('redirect_uri') ?? (client?.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
   if (!client || !redirectUri || !client.redirectUriAllowed(redirectUri)) return false;

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { getPlaceBySlug, type PlaceRecord } from './catalogue.ts';
-import { loadPlaceRules } from '../rules/load-rules.ts';
+import { isMissingRulesFile, loadPlaceRules } from '../rules/load-rules.ts';
 import type { PlaceRules } from '../core/rules-schema.ts';
 import type { Snapshot, SourceCatalogueRef, SourceRef } from '../core/snapshot-types.ts';
 import { compareNamedSourceIds } from '../snapshot/refs.ts';
@@ -75,7 +75,18 @@ export function sourceCatalogueOf(place: PlaceRecord, rules: Pick<PlaceRules, 'b
 
 /** A place's catalogue with its rules' sources when it has a rules file (the same one its answers name). */
 export async function placeSourceCatalogue(ctx: AppContext, place: PlaceRecord): Promise<SourceCatalogue> {
-  const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir }).catch(() => null);
+  let rules: PlaceRules | null;
+  try {
+    rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+  } catch (err) {
+    // A place without a rules file has a catalogue of its data sources only; a broken rules file is a
+    // fault the caller hears about (the place's answers cannot be given either).
+    if (!isMissingRulesFile(err)) {
+      ctx.logger.error({ place: place.slug, err: err instanceof Error ? err.message : String(err) }, 'source catalogue: the rules do not load');
+      throw err;
+    }
+    rules = null;
+  }
   return sourceCatalogueOf(place, rules);
 }
 

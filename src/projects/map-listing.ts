@@ -139,13 +139,11 @@ async function typologyOf(q: Queryable, projectId: string, category: ZoneCategor
   );
   const raw = rows[0]?.result;
   if (!raw) return 'unknown';
-  try {
-    const units = (JSON.parse(raw) as { derived?: { maxDwellingUnits?: { value?: unknown } } }).derived?.maxDwellingUnits?.value;
-    if (typeof units !== 'number' || !Number.isFinite(units) || units < 1) return 'unknown';
-    return units === 1 ? 'single_family' : 'multi_family';
-  } catch {
-    return 'unknown';
-  }
+  // The result is canonical JSON the worker wrote: one that does not parse is damage, and fails here
+  // rather than passing as 'unknown'.
+  const units = (JSON.parse(raw) as { derived?: { maxDwellingUnits?: { value?: unknown } } }).derived?.maxDwellingUnits?.value;
+  if (typeof units !== 'number' || !Number.isFinite(units) || units < 1) return 'unknown';
+  return units === 1 ? 'single_family' : 'multi_family';
 }
 
 function warningsFor(p: ProjectRow, pin: Pin, alreadyPublic: boolean): string[] {

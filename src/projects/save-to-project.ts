@@ -131,7 +131,17 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
     } else warnings.push('No loaded lot lies under the supplied point, so no build lot was attached; attach one with action attach_parcels.');
     // An address given beside the point is stored as written; say so when it names a lot elsewhere.
     if (address) {
-      const named = await getFeasibilitySnapshot(ctx, address).catch(() => null);
+      // The check is a courtesy: an address that cannot be read (bad input) simply gets no check. Any
+      // other failure is logged and said in a warning rather than passed over as "no conflict".
+      let named: Awaited<ReturnType<typeof getFeasibilitySnapshot>> | null = null;
+      try {
+        named = await getFeasibilitySnapshot(ctx, address);
+      } catch (err) {
+        if (!(err instanceof SitelineError && err.code === 'bad_input')) {
+          ctx.logger.error({ err: err instanceof Error ? err.message : String(err), accountId }, 'saveToProject: the address beside the point could not be checked');
+          warnings.push(`The address "${address}" could not be checked against the supplied point (the lookup failed); the point was used. Check that both name the same site.`);
+        }
+      }
       if (named?.answered && named.lot) {
         const apart = distanceM([lng, lat], [named.lot.longitude, named.lot.latitude]);
         if (apart > ADDRESS_POINT_TOLERANCE_M && named.lot.parcelExternalId !== lot?.parcelExternalId) {

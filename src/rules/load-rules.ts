@@ -20,10 +20,21 @@ export class RulesFileError extends SitelineError {
   constructor(
     readonly file: string,
     message: string,
+    /** The place has no rules file at all (ENOENT on places/<slug>/rules.json), as opposed to a broken one. */
+    readonly missingRulesFile = false,
   ) {
     super('internal', message, { file });
     this.name = 'RulesFileError';
   }
+}
+
+/**
+ * The one expected reason a place's rules do not load: the place has no rules file (yet). Callers that
+ * can do without rules treat only this as "no rules"; any other failure (invalid file, a citation that
+ * no longer verifies, an unreadable file) is a fault to log and report.
+ */
+export function isMissingRulesFile(err: unknown): boolean {
+  return err instanceof RulesFileError && err.missingRulesFile;
 }
 
 export interface LoadRulesOptions {
@@ -41,12 +52,13 @@ function describeIssues(file: string, error: z.ZodError): string {
   return `Invalid rules file ${file}:\n${lines.join('\n')}${more}`;
 }
 
-async function readJson(file: string): Promise<unknown> {
+async function readJson(file: string, isRulesFile = false): Promise<unknown> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (e) {
-    throw new RulesFileError(file, `Cannot read rules file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new RulesFileError(file, `Cannot read rules file ${file}: ${code ?? String(e)}`, isRulesFile && code === 'ENOENT');
   }
   try {
     return JSON.parse(text);
@@ -66,7 +78,7 @@ async function load(slug: string, placesDir: string, sourceDir: string | undefin
 export async function readRulesFileForVerify(slug: string, placesDir: string, sourceDir: string | undefined): Promise<PlaceRules> {
   if (!/^[a-z0-9-]+$/.test(slug)) throw new SitelineError('bad_input', `Not a place slug: ${JSON.stringify(slug)}`);
   const file = path.join(placesDir, slug, 'rules.json');
-  const parsed = placeRulesSchema.safeParse(await readJson(file));
+  const parsed = placeRulesSchema.safeParse(await readJson(file, true));
   if (!parsed.success) throw new RulesFileError(file, describeIssues(file, parsed.error));
   const rules = parsed.data;
   if (rules.slug !== slug) throw new RulesFileError(file, `Invalid rules file ${file}:\n  slug: "${rules.slug}" does not match the folder "${slug}"`);

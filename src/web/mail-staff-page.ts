@@ -52,7 +52,8 @@ ${items.length === 0 ? html`<p id="no-mail-problems">No message failed or is wai
     const id = Number(params.id);
     if (Number.isSafeInteger(id) && (await requeueFailed(ctx, id))) {
       ctx.logger.info({ mailId: id, by: account.accountId }, 'failed mail queued again by staff');
-      void ctx.mailer.drain().catch(() => undefined);
+      // The mail worker drains again on its own schedule; a failed pass now is logged, not dropped.
+      void ctx.mailer.drain().catch((err) => ctx.logger.warn({ mailId: id, err: err instanceof Error ? err.message : String(err) }, 'mail drain after a staff requeue failed; the mail worker tries again'));
     }
     redirect(res, '/staff/mail');
   });

@@ -22,8 +22,11 @@ export function ruleSources(sourceDir: string | undefined, sourceFolder: string)
   let text = '';
   try {
     text = fs.readFileSync(file, 'utf8');
-  } catch {
-    // No research notes for this place: nothing to define.
+  } catch (err) {
+    // No research notes for this place (no file): nothing to define. A file that is there but cannot be
+    // read (permissions, a directory in its place) is a fault the caller hears about.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Error(`Cannot read the research notes ${file}: ${code ?? String(err)}`, { cause: err });
   }
   for (const line of text.split('\n')) {
     const m = /^\|\s*(S\d+)\s*\|([^|]*)\|([^|]*)\|/.exec(line);

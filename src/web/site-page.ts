@@ -348,11 +348,17 @@ async function researchNoteSources(ctx: AppContext, s: Snapshot): Promise<Map<st
   if (!id) return new Map();
   const place = await getPlace(ctx, id);
   if (!place) return new Map();
+  let sourceFolder: string;
   try {
-    return ruleSources(ctx.config.sourceDir, loadManifest(place.slug, ctx.config.placesDir).sourceFolder);
-  } catch {
-    return new Map();
+    sourceFolder = loadManifest(place.slug, ctx.config.placesDir).sourceFolder;
+  } catch (err) {
+    // A catalogued place whose manifest is not on this server has no research notes here. A manifest
+    // that is there but does not load is a fault: logged, and the page fails rather than hiding it.
+    if (err instanceof SitelineError && err.code === 'not_found') return new Map();
+    ctx.logger.error({ place: place.slug, err: err instanceof Error ? err.message : String(err) }, 'site page: the place manifest does not load');
+    throw err;
   }
+  return ruleSources(ctx.config.sourceDir, sourceFolder);
 }
 
 function suggestionHref(s: Snapshot, suggestion: string): string {

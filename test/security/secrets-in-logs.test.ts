@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { auth } from '@modelcontextprotocol/client';
 import { hash } from '@node-rs/argon2';
 import { startTestServer } from '../support/harness.ts';
-import { logLines, secretsInLog } from '../support/log-capture.ts';
+import { logLine, logLines, secretsInLog } from '../support/log-capture.ts';
 import { signUpOrIn } from '../support/auth-flow.ts';
 import { authorizeWithConsent } from '../support/oauth-flow.ts';
 import { DbQueryError, statementName } from '../../src/db/database.ts';
@@ -62,10 +62,9 @@ test('an OAuth storage failure is logged without the code, tokens or payload', a
     await svc.ctx.db.query(`ALTER TABLE oidc_models ADD CONSTRAINT test_storage_down CHECK (NOT (model = 'AuthorizationCode' AND payload ? 'consumed')) NOT VALID`);
     const from = logLines.length;
     await assert.rejects(auth(client, { serverUrl, authorizationCode: code, iss }));
-    await new Promise((r) => setTimeout(r, 100));
+    // The provider logs the failure from its error listener, possibly after the answer: awaited.
+    const failure = await logLine((l) => l.includes('oauth provider error'), from);
     const lines = logLines.slice(from);
-    const failure = lines.find((l) => l.includes('oauth provider error'));
-    assert.ok(failure, `the failure is logged:\n${lines.join('\n')}`);
     assert.match(failure, /oidc storage AuthorizationCode\.consume/);
     assert.match(failure, /23514/);
     assert.deepEqual(secretsInLog(lines, [code]), []);

@@ -78,13 +78,14 @@ test('a sign-up flood: argon2 runs in a bounded pool, every sign-up is created o
     const s = await formSession(svc.url);
     const n = ARGON_CONCURRENCY + ARGON_QUEUE + 16;
     let signUpsDone = 0;
+    const hashing = argonSlots.nextStart();
     const flood = Array.from({ length: n }, (_, i) =>
       post(svc.url, '/signup', s, { email: `flood${i}@example.com`, password: TEST_PASSWORD }).then(async (r) => {
         signUpsDone++;
         return { status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() };
       }),
     );
-    await new Promise((r) => setTimeout(r, 50));
+    await hashing; // the first sign-up is hashing: the pool is at work
     // This server holds no places, so /readyz is 503 "unavailable"; what matters is that it answers meanwhile.
     const health = await fetch(`${svc.url}/readyz`);
     assert.equal(health.status, 503);

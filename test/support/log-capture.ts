@@ -2,6 +2,7 @@
 // when any captured line holds a secret: a value a test noted (a password, a token it was handed) or
 // anything shaped like one of the service's secrets (argon2 hashes, session ids, opaque tokens).
 // Installed only under `npm test` (NODE_ENV=test); benchmarks keep a silent logger.
+import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { after } from 'node:test';
 import { createLogger, type Logger } from '../../src/logger.ts';
@@ -27,11 +28,31 @@ export function noteSecret(...values: (string | undefined | null)[]): void {
   for (const v of values) if (typeof v === 'string' && v.length >= 6) noted.add(v);
 }
 
+const lineEvents = new EventEmitter();
+
+/**
+ * The first captured line from index `from` on that matches, as soon as it is logged (a line logged
+ * after the response, e.g. by an error listener, is awaited rather than slept for).
+ */
+export function logLine(matches: (line: string) => boolean, from = 0): Promise<string> {
+  const seen = logLines.slice(from).find(matches);
+  if (seen !== undefined) return Promise.resolve(seen);
+  return new Promise((resolve) => {
+    const onLine = (line: string) => {
+      if (!matches(line)) return;
+      lineEvents.off('line', onLine);
+      resolve(line);
+    };
+    lineEvents.on('line', onLine);
+  });
+}
+
 const sink = new Writable({
   write(chunk, _enc, cb) {
     for (const line of String(chunk).split('\n')) {
       if (!line) continue;
       logLines.push(line);
+      lineEvents.emit('line', line);
       if (logLines.length > MAX_LINES) {
         logLines.shift();
         dropped++;

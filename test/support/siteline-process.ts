@@ -13,8 +13,9 @@ export interface Siteline {
   exited: Promise<{ code: number | null; signal: string | null }>;
 }
 
-export function startSiteline(env: Record<string, string>, cwd: string): Siteline {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `entry`: the script and its arguments (default src/main.ts; held-run-process.ts serve holds its analysis runs). */
+export function startSiteline(env: Record<string, string>, cwd: string, entry: string[] = [path.join(ROOT, 'src/main.ts')]): Siteline {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Array<Record<string, any>> = [];
   const waiters = new Set<() => void>();
   let stderr = '';

@@ -1,0 +1,30 @@
+// A siteline process whose analysis runs stay in hand until they are handed back: the real service
+// process (`serve`, as src/main.ts runs it) or the real `siteline worker` process (`worker`), started
+// with the workers' run step injected (WorkerOptions.analyse), for tests that stop or kill a process
+// in the middle of a run. Usage: node --import tsx test/support/held-run-process.ts serve|worker
+import { runServiceProcess } from '../../src/service-process.ts';
+import { runWorkerProcess } from '../../src/cli/worker-command.ts';
+import { palette } from '../../src/cli/output.ts';
+import type { RunAnalysis } from '../../src/analysis/analysis-workers.ts';
+
+/** Never finishes on its own; rejects when the run is handed back (a bounded stop). */
+const holdUntilHandedBack: RunAnalysis = (_inputs, signal) =>
+  new Promise<string>((_resolve, reject) => {
+    const handedBack = () => reject(new Error('stopped: the run was handed back'));
+    if (signal.aborted) return handedBack();
+    signal.addEventListener('abort', handedBack, { once: true });
+  });
+
+const mode = process.argv[2];
+if (mode === 'serve') {
+  runServiceProcess({ analysisWorkers: { analyse: holdUntilHandedBack } }).catch((err) => {
+    process.stderr.write(`siteline failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+} else if (mode === 'worker') {
+  const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, colour: palette(false), errColour: palette(false) };
+  process.exitCode = await runWorkerProcess(io, { concurrency: 1, analyse: holdUntilHandedBack });
+} else {
+  process.stderr.write('usage: held-run-process.ts serve|worker\n');
+  process.exit(2);
+}
