@@ -2,6 +2,7 @@
 //   parseInput -> resolveCoverage -> geocode -> loadLot -> zonesOf -> rulesFor -> buildEnvelope -> assemble.
 // Every surface (MCP tool, REST route, CLI, web page, report) calls getFeasibilitySnapshot.
 import { JOINS_TOO_POOR } from '../places/catalogue.ts';
+import { placeStillLoading, stillLoadingCoverage } from '../importer/place-loading.ts';
 import type { AppContext } from '../context.ts';
 import { parseAddress, type ParsedAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace } from '../geocoder/geocode.ts';
@@ -106,6 +107,9 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
   const placeInfo = { name: place.name, region: place.region, country: place.country };
   if (place.status === 'live' && place.importedAt) return note ? { kind: 'covered', place, note } : { kind: 'covered', place };
   if (place.status === 'live' || place.status === 'live_unavailable') {
+    // Being imported by this server's start right now: it answers as soon as the import commits.
+    const loading = placeStillLoading(ctx.db, place.slug);
+    if (loading) return { kind: 'not_covered', place, coverage: stillLoadingCoverage(place, placeInfo, loading) };
     return {
       kind: 'not_covered',
       place,
