@@ -62,7 +62,9 @@ async function main(): Promise<void> {
   let url: string | undefined;
   let buffered = '';
   const waiters: Array<() => void> = [];
+  const logFile = process.env.BENCH_FIRST_LOG; // the server's log lines, kept there
   child.stdout!.on('data', (chunk: Buffer) => {
+    if (logFile) fs.appendFileSync(logFile, chunk);
     buffered += chunk.toString('utf8');
     const parts = buffered.split('\n');
     buffered = parts.pop()!;
