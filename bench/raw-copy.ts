@@ -17,6 +17,8 @@ export const PLACE_TABLES = ['parcels', 'addresses', 'zones', 'street_segments']
 export interface RawCopy {
   /** Wall time of the COPY statements alone (export and table creation not counted). */
   ms: number;
+  /** This process's CPU over them (all of it on PGlite, which runs in-process; little on PostgreSQL, whose server does the work). */
+  cpuMs: number;
   rows: Record<string, number>;
   /** Bytes of COPY text moved. */
   bytes: number;
@@ -27,7 +29,7 @@ interface PgliteLike {
 }
 
 export async function rawCopyBaseline(db: Db, placeId: string): Promise<RawCopy> {
-  const out: RawCopy = { ms: 0, rows: {}, bytes: 0 };
+  const out: RawCopy = { ms: 0, cpuMs: 0, rows: {}, bytes: 0 };
   const tag = crypto.randomBytes(4).toString('hex');
   for (const table of PLACE_TABLES) {
     const raw = `bench_raw_${table}_${tag}`;
@@ -40,16 +42,22 @@ export async function rawCopyBaseline(db: Db, placeId: string): Promise<RawCopy>
         const blob = exported.blob!;
         out.bytes += blob.size;
         const t = performance.now();
+        const c = process.cpuUsage();
         const r = await pg.query(`COPY ${raw} FROM '/dev/blob'`, [], { blob });
         out.ms += performance.now() - t;
+        const dc = process.cpuUsage(c);
+        out.cpuMs += (dc.user + dc.system) / 1000;
         out.rows[table] = r.affectedRows ?? 0;
       } else {
         const file = path.join(os.tmpdir(), `siteline-${raw}.copy`);
         await db.query(`COPY (${select}) TO '${file}'`);
         out.bytes += fs.statSync(file).size;
         const t = performance.now();
+        const c = process.cpuUsage();
         await db.query(`COPY ${raw} FROM '${file}'`);
         out.ms += performance.now() - t;
+        const dc = process.cpuUsage(c);
+        out.cpuMs += (dc.user + dc.system) / 1000;
         out.rows[table] = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${raw}`))[0]!.n);
         fs.rmSync(file, { force: true });
       }
