@@ -56,10 +56,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const workerOptions = workerOptionsFromEnv(process.env, opts.analysisWorkers);
   assertMailConfigured(config);
   const ctx = await openContext(config, opts);
-  const { ensureCatalogue, ensureDefaultPlaces, warnIfPlacesMissing } = await import('./importer/default-places.ts');
+  const { planDefaultPlaces, warnIfPlacesMissing } = await import('./importer/default-places.ts');
   const autoImport = config.autoImport && !opts.skipAutoImport;
-  // The catalogue before listening: an address in a place not loaded yet is told so, not "unknown place".
-  if (autoImport) await ensureCatalogue(ctx);
+  // Before listening: the catalogue (an address in a place not loaded yet is told so, not "unknown
+  // place") and this start's queue of places to import (/readyz and the snapshot say "loading" at once).
+  let importPlaces: () => Promise<ImportReport[]> = async () => [];
+  if (autoImport) importPlaces = await planDefaultPlaces(ctx);
   else await warnIfPlacesMissing(ctx);
   ctx.metrics = createMetrics();
   registerMailMetrics(ctx.metrics);
@@ -82,12 +84,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // are imported one at a time, each answering as soon as it is loaded (/readyz lists them); then the
   // accuracy audits of the places just imported (a minute or more for Cambridge) run in the
   // background (docs/architecture.md, "Start-up and readiness"; docs/audit.md).
-  const placesLoaded: Promise<ImportReport[]> = autoImport
-    ? ensureDefaultPlaces(ctx).catch((err: unknown) => {
-        ctx.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'loading the default places stopped');
-        return [] as ImportReport[];
-      })
-    : Promise.resolve([]);
+  const placesLoaded: Promise<ImportReport[]> = importPlaces().catch((err: unknown) => {
+    ctx.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'loading the default places stopped');
+    return [] as ImportReport[];
+  });
   void placesLoaded.then((imported) => {
     if (autoImport) ctx.logger.info({ imported: imported.map((r) => r.slug) }, 'default places loaded');
     if (imported.length && !ctx.lifecycle!.draining) {

@@ -9,7 +9,7 @@ import { syncCatalogue } from '../places/catalogue.ts';
 import { loadAllManifests, type Manifest } from './manifest.ts';
 import { importDigest, importPlace } from './import-place.ts';
 import { formatImportReport, type ImportReport } from './import-report.ts';
-import { beginStartupLoad } from './place-loading.ts';
+import { beginStartupLoad, type StartupLoad } from './place-loading.ts';
 
 /** Upserts one catalogue row per manifest (keeps import state). Returns the number of places. */
 export async function ensureCatalogue(ctx: AppContext): Promise<number> {
@@ -80,19 +80,32 @@ export function sourceDirOrDefault(ctx: Pick<AppContext, 'config'>): { dir: stri
  * service still starts.
  */
 export async function ensureDefaultPlaces(ctx: AppContext, opts: EnsureOptions = {}): Promise<ImportReport[]> {
+  return (await planDefaultPlaces(ctx, opts))();
+}
+
+/**
+ * ensureDefaultPlaces in two steps: the catalogue, the states and this start's queue now (so /readyz
+ * and the snapshot say "loading" from the moment the server listens: src/service.ts), the imports when
+ * the returned function runs.
+ */
+export async function planDefaultPlaces(ctx: AppContext, opts: EnsureOptions = {}): Promise<() => Promise<ImportReport[]>> {
   const manifests = loadAllManifests(ctx.config.placesDir);
   await syncCatalogue(ctx.db, manifests);
   const states = await defaultPlaceStates(ctx, manifests);
   // Live places first (the ones whose addresses are answered), then the others, each in manifest order.
   const todo = states.filter((p) => !p.loaded || p.stale).sort((a, b) => Number(b.manifestStatus === 'live') - Number(a.manifestStatus === 'live'));
-  if (todo.length === 0) return [];
+  if (todo.length === 0) return async () => [];
   const { dir, exists } = sourceDirOrDefault(ctx);
   if (!exists) {
     warnUnloaded(ctx, todo, `the place data directory ${dir} does not exist`);
-    return [];
+    return async () => [];
   }
   // One place at a time; each answers as soon as its import commits (place-loading.ts, /readyz).
   const load = beginStartupLoad(ctx.db, states, todo.map((p) => p.slug));
+  return () => importQueued(ctx, load, todo, dir, opts);
+}
+
+async function importQueued(ctx: AppContext, load: StartupLoad, todo: PlaceLoadState[], dir: string, opts: EnsureOptions): Promise<ImportReport[]> {
   const reports: ImportReport[] = [];
   try {
     for (const [i, p] of todo.entries()) {
