@@ -58,6 +58,14 @@ for (const l of hotLines(s)) say(l);
 say(`  baseline SELECT 1 p50 ${fmtMs(s.select1.p50)}: snapshot p50 = ${(s.snapshot.p50 / s.select1.p50).toFixed(1)}x one empty query`);
 say(`  peak RSS ${s.peakRssMb.toFixed(0)} MB [<= 1024 MB] (import alone ${s.importPeakRssMb.toFixed(0)} MB)`);
 say(`  scale ratio: synthetic p50 / Cambridge p50 = ${(s.snapshot.p50 / c.snapshot.p50).toFixed(2)}`);
+const importRatio = (x: Record<string, any>, db: string) =>
+  `  import / raw COPY of the same rows (${Object.values(x.rawCopy.rows as Record<string, number>).reduce((a, b) => a + b, 0).toLocaleString('en-US')} rows, ${(x.rawCopy.bytes / 2 ** 20).toFixed(0)} MB, into bare tables of the same database, this run) on ${db}: ${(x.importMs / 1000).toFixed(1)} s / ${(x.rawCopy.ms / 1000).toFixed(1)} s = ${(x.importMs / x.rawCopy.ms).toFixed(2)}x [<= 3x]; into tables with the real tables' indexes (maintained row by row) ${(x.rawCopyIndexed.ms / 1000).toFixed(1)} s: import = ${(x.importMs / x.rawCopyIndexed.ms).toFixed(2)}x${db === 'PGlite' ? `; by CPU ${(x.importCpuMs / 1000).toFixed(1)} s / ${(x.rawCopy.cpuMs / 1000).toFixed(1)} s = ${(x.importCpuMs / x.rawCopy.cpuMs).toFixed(2)}x (the import's worker thread included)` : ''}`;
+say(importRatio(s, 'PGlite'));
+if (process.env.BENCH_PG_URL) {
+  const p = scenario(['synthetic-pg', process.env.BENCH_PG_URL, String(PARCELS)]);
+  say(importRatio(p, 'PostgreSQL'));
+  say(`    PostgreSQL import peak RSS ${p.importPeakRssMb.toFixed(0)} MB [<= 1024 MB] (siteline's process; the server's memory is its own)`);
+}
 say('');
 
 for (const l of await (await import('./report-bench.ts')).runReportBench()) say(l);

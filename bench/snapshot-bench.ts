@@ -2,7 +2,8 @@
 //   init <dir>                 creates and migrates a PGlite data directory (PGlite's one-time initdb
 //                              peaks near 900 MB RSS, so it runs in its own process, as on first start)
 //   cambridge <dir>            snapshot latency over real Cambridge addresses
-//   synthetic <dir> <N>        a synthetic N-parcel city: import time, snapshot latency, peak RSS
+//   synthetic <dir> <N>        a synthetic N-parcel city: import time, snapshot latency, peak RSS, and a raw COPY of the same rows
+//   synthetic-pg <url> <N>     the same import on PostgreSQL (a database created on that server), against a raw COPY
 // Prints one JSON object on stdout.
 import { withMailer } from '../src/context.ts';
 import fs from 'node:fs';
@@ -19,6 +20,7 @@ import { previewSiteCoverage } from '../src/snapshot/preview.ts';
 import { getPlace } from '../src/places/catalogue.ts';
 import { setHotIndexEnabled, warmPlaceIndex } from '../src/geocoder/place-index.ts';
 import { peakRssMb, timeEach } from './measure.ts';
+import { rawCopyBaseline } from './raw-copy.ts';
 
 const SHARED = path.resolve(import.meta.dirname, '../../shared/data');
 
@@ -117,12 +119,56 @@ async function synthetic(dir0: string, n: number) {
   const sample = both.slice(0, 2000);
   const l = await lookups(ctx, SYNTHETIC_PLACE_ID, sample, both.slice(2000));
   const base = await baselineSelect1(ctx, 2000);
+  const scenarioPeakRssMb = peakRssMb(); // before the yardstick below, which holds the rows' text in memory
+  // The yardstick: a raw COPY of the same rows into bare tables of the same database (bench/raw-copy.ts).
+  const rawCopy = await rawCopyBaseline(ctx.db, SYNTHETIC_PLACE_ID);
+  process.stderr.write(`  synthetic: raw COPY of the same rows ${(rawCopy.ms / 1000).toFixed(1)} s, CPU ${(rawCopy.cpuMs / 1000).toFixed(1)} s (${JSON.stringify(rawCopy.rows)})\n`);
+  const rawCopyIndexed = await rawCopyBaseline(ctx.db, SYNTHETIC_PLACE_ID, { indexed: true });
+  process.stderr.write(`  synthetic: raw COPY of the same rows with the tables' indexes ${(rawCopyIndexed.ms / 1000).toFixed(1)} s\n`);
   await ctx.db.close();
   fs.rmSync(placesDir, { recursive: true, force: true });
-  return { scenario: 'synthetic', parcels: counts.parcels, importMs, importCpuMs, addresses: sample.length, ...l, select1: base, importPeakRssMb, peakRssMb: peakRssMb() };
+  return { scenario: 'synthetic', parcels: counts.parcels, importMs, importCpuMs, rawCopy, rawCopyIndexed, addresses: sample.length, ...l, select1: base, importPeakRssMb, peakRssMb: scenarioPeakRssMb };
+}
+
+/**
+ * The synthetic import on PostgreSQL (a database created for the run and dropped after), against a raw
+ * COPY of the same rows into the same database: `synthetic-pg <admin url> <N>`.
+ */
+async function syntheticPg(adminUrl: string, n: number) {
+  const { loadSyntheticCity, SYNTHETIC_PLACE_ID } = await import('./synthetic-city.ts');
+  const pg = (await import('pg')).default;
+  const name = `siteline_bench_import_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  try {
+    const db = await openDatabase({ databaseUrl: url.toString() });
+    try {
+      await migrate(db);
+      const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
+      const counts = await loadSyntheticCity(db, n, (m) => process.stderr.write(`  synthetic (PostgreSQL): ${m}\n`));
+      const importMs = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      const importPeakRssMb = peakRssMb();
+      const rawCopy = await rawCopyBaseline(db, SYNTHETIC_PLACE_ID);
+      const rawCopyIndexed = await rawCopyBaseline(db, SYNTHETIC_PLACE_ID, { indexed: true });
+      process.stderr.write(`  synthetic (PostgreSQL): import ${(importMs / 1000).toFixed(1)} s, raw COPY of the same rows ${(rawCopy.ms / 1000).toFixed(1)} s (bare tables), ${(rawCopyIndexed.ms / 1000).toFixed(1)} s (with the tables' indexes)\n`);
+      return { scenario: 'synthetic-pg', parcels: counts.parcels, importMs, importCpuMs: (cpu.user + cpu.system) / 1000, rawCopy, rawCopyIndexed, importPeakRssMb, peakRssMb: peakRssMb() };
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
 }
 
 const [which, dir, arg] = process.argv.slice(2);
 if (!dir) throw new Error('usage: snapshot-bench.ts init|cambridge|synthetic <dir> [parcels]');
-const result = which === 'init' ? await init(dir) : which === 'synthetic' ? await synthetic(dir, Number(arg ?? 1_000_000)) : await cambridge(dir);
+const result =
+  which === 'init' ? await init(dir) : which === 'synthetic' ? await synthetic(dir, Number(arg ?? 1_000_000)) : which === 'synthetic-pg' ? await syntheticPg(dir, Number(arg ?? 1_000_000)) : await cambridge(dir);
 process.stdout.write(JSON.stringify(result) + '\n');

@@ -23,6 +23,8 @@ export interface AppContext {
 export interface Lifecycle {
   draining: boolean;
   onDrain: Array<() => void>;
+  /** performance.now() when a request last started or ended (src/http/server.ts): background work gives way (src/importer/background-pace.ts). */
+  lastRequestAt?: number;
 }
 
 /** A context from its parts, with the mailer its configuration asks for (tools, benches, tests). */

@@ -15,6 +15,8 @@ import { createMetrics } from './ops/metrics.ts';
 import { registerMailMetrics } from './mail/mail-metrics.ts';
 import { scheduleAuthSweep } from './auth/sweep.ts';
 import { startAnalysisWorkers, workerOptionsFromEnv, type WorkerOptions } from './analysis/analysis-workers.ts';
+import type { ImportReport } from './importer/import-report.ts';
+import { startupLoadOf } from './importer/place-loading.ts';
 
 export interface StartOptions {
   clock?: Clock;
@@ -37,6 +39,8 @@ export interface RunningService {
    * Without: at once (tests).
    */
   close(opts?: { graceMs?: number }): Promise<void>;
+  /** Settles when the start-up load of the default places is over (each place imported or failed); the imports made. */
+  placesLoaded: Promise<ImportReport[]>;
 }
 
 export async function openContext(config: Config, opts: StartOptions = {}): Promise<AppContext> {
@@ -52,9 +56,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const workerOptions = workerOptionsFromEnv(process.env, opts.analysisWorkers);
   assertMailConfigured(config);
   const ctx = await openContext(config, opts);
-  const { ensureDefaultPlaces, warnIfPlacesMissing } = await import('./importer/default-places.ts');
-  // Every start: default places missing (a first start that died half-way) or stale are imported.
-  const imported = config.autoImport && !opts.skipAutoImport ? await ensureDefaultPlaces(ctx) : (await warnIfPlacesMissing(ctx), []);
+  const { planDefaultPlaces, warnIfPlacesMissing } = await import('./importer/default-places.ts');
+  const autoImport = config.autoImport && !opts.skipAutoImport;
+  // Before listening: the catalogue (an address in a place not loaded yet is told so, not "unknown
+  // place") and this start's queue of places to import (/readyz and the snapshot say "loading" at once).
+  let importPlaces: () => Promise<ImportReport[]> = async () => [];
+  if (autoImport) importPlaces = await planDefaultPlaces(ctx);
+  else await warnIfPlacesMissing(ctx);
   ctx.metrics = createMetrics();
   registerMailMetrics(ctx.metrics);
   ctx.lifecycle = { draining: false, onDrain: [] };
@@ -72,9 +80,22 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const url = `http://127.0.0.1:${port}`;
   // build: the compiled dist/ (`npm start`) or the TypeScript source under tsx (tests, `npm run dev`).
   ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind, build: import.meta.url.endsWith('.js') ? 'dist' : 'source', node: process.version }, 'listening');
-  // The accuracy audits of the places just imported (a minute or more for Cambridge) run once the
-  // server listens, in the background (docs/audit.md).
-  if (imported.length) void import('./importer/audit-place.ts').then(({ auditInBackground }) => auditInBackground(ctx, imported.map((r) => r.slug), (msg) => ctx.logger.info(msg)));
+  // Every start, once listening: default places missing (a first start that died half-way) or stale
+  // are imported one at a time, each answering as soon as it is loaded (/readyz lists them); then the
+  // accuracy audits of the places just imported (a minute or more for Cambridge) run in the
+  // background (docs/architecture.md, "Start-up and readiness"; docs/audit.md).
+  const placesLoaded: Promise<ImportReport[]> = importPlaces().catch((err: unknown) => {
+    ctx.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'loading the default places stopped');
+    return [] as ImportReport[];
+  });
+  void placesLoaded.then((imported) => {
+    if (autoImport) ctx.logger.info({ imported: imported.map((r) => r.slug) }, 'default places loaded');
+    if (imported.length && !ctx.lifecycle!.draining) {
+      void import('./importer/audit-place.ts')
+        .then(({ auditInBackground }) => auditInBackground(ctx, imported.map((r) => r.slug), (msg) => ctx.logger.info(msg)))
+        .then(() => ctx.logger.info({ places: imported.map((r) => r.slug) }, 'place audits finished'));
+    }
+  });
   const stopSweep = await scheduleAuthSweep(ctx);
   const workers = startAnalysisWorkers(ctx, workerOptions);
   // Mail is not a reason to refuse requests: an unreachable server is logged, the worker keeps retrying.
@@ -84,8 +105,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     ctx,
     server,
     url,
+    placesLoaded,
     async close({ graceMs }: { graceMs?: number } = {}) {
       ctx.lifecycle!.draining = true;
+      // No further place starts importing; the one importing now finishes (or fails) before the database closes.
+      const load = startupLoadOf(ctx.db);
+      if (load) load.stopping = true;
       for (const hook of ctx.lifecycle!.onDrain.splice(0)) hook();
       stopSweep();
       // Stop accepting; idle keep-alive connections go now, busy ones after their answer (connection: close).
@@ -107,6 +132,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       }
       // A message being sent when the bound passes stays claimed; its lease runs out and another worker (or this one after restart) sends it.
       await ctx.mailer.stop(graceMs);
+      await placesLoaded;
       if (!opts.db) await ctx.db.close();
     },
   };

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ROOT, startTestServer, type TestServer } from './support/harness.ts';
 import { logLines } from './support/log-capture.ts';
 import { clearRulesCache } from '../src/rules/load-rules.ts';
-import { getFeasibilitySnapshot } from '../src/core/snapshot.ts';
+import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { findKnowledgeSection } from '../src/projects/knowledge-index.ts';
 import { saveToProject } from '../src/projects/save-to-project.ts';
 import { SitelineError } from '../src/core/errors.ts';

@@ -50,6 +50,8 @@ export interface Coverage {
   message: string;
   geoDivisionId?: string;
   place?: { name: string; region: string; country: string };
+  /** Only while the place is still loading at this server's start (src/importer/place-loading.ts): ask again after this many seconds. */
+  retryAfterSeconds?: number;
 }
 
 export type MatchType = 'address_table' | 'assessor_table' | 'street_interpolation';

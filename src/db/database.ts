@@ -5,14 +5,15 @@ import path from 'node:path';
 import { PGlite, parse as pgliteParse, protocol as pgliteProtocol } from '@electric-sql/pglite';
 import pg from 'pg';
 import { SitelineError } from '../core/errors.ts';
+import { copyFromBuffer } from './pg-copy.ts';
 
 export type Row = Record<string, unknown>;
 
 export interface Queryable {
   query<T = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   /**
-   * Bulk-loads rows with COPY where the backend makes that cheap (PGlite: from an in-memory blob,
-   * about twice as fast as INSERT ... unnest). Absent on PostgreSQL, where callers use INSERT.
+   * Bulk-loads rows with COPY (PGlite: from an in-memory blob, about twice as fast as INSERT ...
+   * unnest; PostgreSQL: COPY FROM STDIN, src/db/pg-copy.ts). Absent on other Queryables: callers use INSERT.
    * Values: null -> NULL; everything else is written as its string form. A row may also come
    * already encoded as one COPY text line (copyTextLine), so a loader need not keep value arrays, or
    * the whole batch as CopyLines (already UTF-8), which copyRows empties.
@@ -44,6 +45,13 @@ export class CopyLines {
   }
   get rows(): number {
     return this.count;
+  }
+  /** The lines so far as one buffer (a copy); the buffer is then empty. */
+  takeBuffer(): Buffer {
+    const out = Buffer.from(this.buf.subarray(0, this.end));
+    this.end = 0;
+    this.count = 0;
+    return out;
   }
   /** The lines so far as one blob; the buffer is then empty. */
   take(): Blob {
@@ -96,6 +104,17 @@ async function pgliteCopy(
     blob = new Blob([lines.join('\n'), '\n']);
   }
   await run(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob });
+  return count;
+}
+
+/** COPY FROM STDIN on PostgreSQL (src/db/pg-copy.ts): the same lines PGlite reads from its blob. */
+async function pgCopy(client: pg.PoolClient, table: string, columns: readonly string[], rows: readonly (readonly unknown[] | string)[] | CopyLines): Promise<number> {
+  const ident = /^[a-z_][a-z0-9_]*$/;
+  if (!ident.test(table) || !columns.every((c) => ident.test(c))) throw new Error(`copyRows: bad identifier in ${table}(${columns.join(', ')})`);
+  const count = rows instanceof CopyLines ? rows.rows : rows.length;
+  if (count === 0) return 0;
+  const data = rows instanceof CopyLines ? rows.takeBuffer() : Buffer.from(`${rows.map((r) => (typeof r === 'string' ? r : copyTextLine(r))).join('\n')}\n`, 'utf8');
+  await copyFromBuffer(client, `COPY ${table} (${columns.join(', ')}) FROM STDIN`, data);
   return count;
 }
 
@@ -325,6 +344,14 @@ class PostgresDb implements Db {
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     return guarded(sql, async () => (await this.pool.query(sql, params as unknown[])).rows as T[]);
   }
+  async copyRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[] | string)[] | CopyLines): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      return await guarded(`COPY ${table}`, () => pgCopy(client, table, columns, rows));
+    } finally {
+      client.release();
+    }
+  }
   async exec(sql: string): Promise<void> {
     await this.pool.query(sql);
   }
@@ -335,6 +362,7 @@ class PostgresDb implements Db {
       await client.query('BEGIN');
       const result = await fn({
         query: <R>(sql: string, params: readonly unknown[] = []) => guarded(sql, async () => (await client.query(sql, params as unknown[])).rows as R[]),
+        copyRows: (table, columns, rows) => guarded(`COPY ${table}`, () => pgCopy(client, table, columns, rows)),
       });
       await client.query('COMMIT');
       return result;

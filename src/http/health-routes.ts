@@ -1,5 +1,7 @@
 // /healthz (the process is alive: no database, no places), /readyz (able to answer: the database
-// answers, every live default place is loaded, not draining; 503 with the reason otherwise) and
+// answers, every live default place is loaded, not draining; 503 with the reason otherwise, and
+// `places_loading` with Retry-After while this start is still importing a live place; each place
+// says whether it is ready and where it is in the start's import) and
 // /metrics (Prometheus text; a bearer token from SITELINE_METRICS_TOKEN, or, with none set, only on a
 // loopback base URL to requests from this machine, else 404). Load balancers probe by address, so
 // these three answer whatever the Host header says (src/http/server.ts).
@@ -8,6 +10,7 @@ import type { Router } from './router.ts';
 import { sendError, sendJson } from './respond.ts';
 import { loadAllManifests } from '../importer/manifest.ts';
 import { defaultPlaceStates, howToLoad } from '../importer/default-places.ts';
+import { LOADING_RETRY_AFTER_SECONDS, startupLoadOf } from '../importer/place-loading.ts';
 import { sameSecret } from '../auth/secrets.ts';
 import { fromLoopbackPeer, outboxVisible } from '../web/outbox-page.ts';
 
@@ -25,22 +28,40 @@ export function registerHealthRoutes(router: Router, ctx: AppContext): void {
     if (ctx.lifecycle?.draining) {
       return sendJson(res, 503, { status: 'unavailable', reason: 'shutting_down', message: 'This instance is shutting down (SIGTERM): send new requests to another.' }, NO_STORE);
     }
+    // While this start imports places on embedded PGlite, a query waits for the import's transaction:
+    // the answer then comes from what the loader knows (the database is this process's own).
+    const load = startupLoadOf(ctx.db);
+    const loading = load && !load.done ? load : undefined;
     try {
-      await ctx.db.query('SELECT 1');
+      if (!(loading && ctx.db.kind === 'pglite')) await ctx.db.query('SELECT 1');
     } catch (err) {
       ctx.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'readiness: database unreachable');
       return sendJson(res, 503, { status: 'unavailable', reason: 'database_unreachable', database: ctx.db.kind, message: 'The database does not answer.' }, NO_STORE);
     }
-    const states = await defaultPlaceStates(ctx, manifests);
+    const states = loading ? loading.states : await defaultPlaceStates(ctx, manifests);
+    // ready: its addresses are answered now; loading: where it is in this start's one-at-a-time import (null: not part of it).
+    const loadOf = (slug: string) => loading?.queue.find((q) => q.slug === slug);
     const places = states.map((p) => ({
       slug: p.slug,
       status: p.manifestStatus === 'planned_not_live' || p.joinsTooPoor ? 'planned_not_live' : p.loaded ? 'live' : 'live_unavailable',
+      ready: p.loaded,
+      loading: loadOf(p.slug)?.state ?? null,
       loaded: p.loaded,
       stale: p.stale,
       importedAt: p.importedAt,
     }));
     const missing = states.filter((p) => p.manifestStatus === 'live' && !p.loaded).map((p) => p.slug);
-    if (missing.length === 0) return sendJson(res, 200, { status: 'ok', database: ctx.db.kind, places }, NO_STORE);
+    // 200 once every live place answers, even while places that are not live still import.
+    if (missing.length === 0) return sendJson(res, 200, { status: 'ok', database: ctx.db.kind, places, ...(loading ? { loading: true } : {}) }, NO_STORE);
+    const stillLoading = missing.filter((slug) => ['queued', 'importing'].includes(loadOf(slug)?.state ?? ''));
+    if (stillLoading.length === missing.length) {
+      return sendJson(
+        res,
+        503,
+        { status: 'unavailable', reason: 'places_loading', database: ctx.db.kind, missing, loading: true, message: `Live place ${missing.join(', ')} is being imported by this start; its addresses are answered as soon as it is loaded.`, places },
+        { ...NO_STORE, 'retry-after': String(LOADING_RETRY_AFTER_SECONDS) },
+      );
+    }
     sendJson(
       res,
       503,

@@ -2,6 +2,7 @@
 // strings can carry codes and tokens), maps domain errors once, hides unexpected failures.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
 import { Router } from './router.ts';
@@ -27,7 +28,12 @@ export function createHttpServer(ctx: AppContext, router: Router): http.Server {
   });
   const server = http.createServer((req, res) => {
     inflight.add(res);
-    res.once('close', () => inflight.delete(res));
+    // Stamped as each request starts and ends: the background audit gives way (src/importer/background-pace.ts).
+    if (ctx.lifecycle) ctx.lifecycle.lastRequestAt = performance.now();
+    res.once('close', () => {
+      inflight.delete(res);
+      if (ctx.lifecycle) ctx.lifecycle.lastRequestAt = performance.now();
+    });
     void handle(ctx, router, req, res, allowed);
   });
   server.keepAliveTimeout = 65_000;

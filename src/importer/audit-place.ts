@@ -7,6 +7,7 @@
 // cannot check (the weak band), the worst disagreements and the data vintages. Stored in place_audits
 // and shown on /coverage; rerun after every import that changes the place (docs/audit.md).
 import type { AppContext } from '../context.ts';
+import { giveWayToRequests } from './background-pace.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
 import { distanceM, pointInMultiPolygon, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
@@ -154,6 +155,8 @@ export interface AuditOptions {
   onProgress?: (msg: string) => void;
   /** Let other work run (setImmediate) after this many addresses: for an audit running beside a live server. */
   yieldEvery?: number;
+  /** Awaited before each address (and each cross-checked snapshot): a background audit gives way to requests (background-pace.ts). */
+  pause?: () => Promise<void>;
 }
 
 interface AddressGroup {
@@ -253,6 +256,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   const heldOut: ({ matchType: MatchType; confidence: number; right: boolean; far: boolean } | null)[] = [];
   let n = 0;
   for (const g of groups) {
+    if (opts.pause) await opts.pause();
     const sourceLots = g.lots.filter((id) => inside.has(id));
     const missingLots = g.lots.filter((id) => !inside.has(id));
     const sourceJoin: SourceJoin = sourceLots.length ? 'lot_in_layer' : missingLots.length ? 'lot_missing_from_layer' : 'no_lot_in_source';
@@ -309,6 +313,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   for (const [i, g] of groups.entries()) {
     const r = results[i]!;
     if (!g.point || r.sourceLots.length === 0) continue;
+    if (opts.pause && i % 20 === 0) await opts.pause();
     srcPointChecked++;
     let agrees = false;
     for (const id of r.sourceLots) {
@@ -412,6 +417,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
     const picks = sampleOf(results, nCheck);
     const differences: NonNullable<PlaceAudit['snapshotCrossCheck']>['differences'] = [];
     for (const r of picks) {
+      if (opts.pause) await opts.pause();
       let lot: string | null = null;
       let error: string | undefined;
       try {
@@ -538,7 +544,7 @@ export async function auditAfterImport(
       if (have && have.source_digest === sourceDigest && Number(have.v) === AUDIT_VERSION) return;
     }
     // In the background the audit gives way to requests now and then (one PGlite connection is shared).
-    const a = await auditAndSave(ctx, slug, { onProgress, yieldEvery: mode === 'background' ? 100 : undefined });
+    const a = await auditAndSave(ctx, slug, mode === 'background' ? { onProgress, pause: giveWayToRequests(ctx) } : { onProgress });
     onProgress?.(`${slug}: audit: ${auditSummaryLine(a)} (${(a.durationMs / 1000).toFixed(1)} s)`);
   };
   const guarded = run().catch((err: unknown) => ctx.logger.warn({ place: slug, err: (err as Error).message }, 'place audit failed; the import stands'));
@@ -559,7 +565,7 @@ export async function auditInBackground(ctx: AppContext, slugs: string[], onProg
         [slug],
       );
       if (!row || (row.audited === row.digest && Number(row.v) === AUDIT_VERSION)) continue;
-      const a = await auditAndSave(ctx, slug, { onProgress, yieldEvery: 100 });
+      const a = await auditAndSave(ctx, slug, { onProgress, pause: giveWayToRequests(ctx) });
       onProgress?.(`${slug}: audit: ${auditSummaryLine(a)} (${(a.durationMs / 1000).toFixed(1)} s)`);
     }
   } catch (err) {

@@ -40,6 +40,7 @@ test('a database where only Cambridge was imported: the next start imports the o
 
     const svc = await startService(config(SHARED_DATA, dataDir), { db: t.db, logger: createLogger('silent') });
     try {
+      await svc.placesLoaded; // the service listens first, then imports (test/first-answer-while-loading.test.ts)
       const places = await listPlaces(svc.ctx);
       // Every place the manifests declare, imported when it is a default place (derived from the manifests).
       assert.deepEqual(
@@ -82,6 +83,7 @@ test('start without source data: a warning names the directory, Cambridge is liv
   try {
     const svc = await startService(config(missingDir, dataDir), { db: t.db, logger: log.logger });
     try {
+      await svc.placesLoaded;
       const places = await listPlaces(svc.ctx);
       assert.equal(places.length, loadAllManifests().length);
       assert.equal(places.find((p) => p.slug === 'cambridge-ma')?.status, 'live_unavailable');
@@ -103,7 +105,7 @@ test('start without source data: a warning names the directory, Cambridge is liv
       assert.ok(liveDefaults.includes('cambridge-ma'));
       for (const slug of liveDefaults) assert.match(body.message, new RegExp(`Live place .*${slug}`));
       assert.match(body.message, liveDefaults.length === 1 ? /siteline data import cambridge-ma --from DIR/ : /siteline data import <place> --from DIR/);
-      assert.deepEqual(body.places.find((p) => p.slug === 'cambridge-ma'), { slug: 'cambridge-ma', status: 'live_unavailable', loaded: false, stale: false, importedAt: null });
+      assert.deepEqual(body.places.find((p) => p.slug === 'cambridge-ma'), { slug: 'cambridge-ma', status: 'live_unavailable', ready: false, loading: null, loaded: false, stale: false, importedAt: null });
 
       // What a user asking about an address there is told: what to run, not "try again later".
       const { getFeasibilitySnapshot } = await import('../snapshot/snapshot.ts');

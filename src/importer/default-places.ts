@@ -9,6 +9,7 @@ import { syncCatalogue } from '../places/catalogue.ts';
 import { loadAllManifests, type Manifest } from './manifest.ts';
 import { importDigest, importPlace } from './import-place.ts';
 import { formatImportReport, type ImportReport } from './import-report.ts';
+import { beginStartupLoad, type PlaceLoadState, type StartupLoad } from './place-loading.ts';
 
 /** Upserts one catalogue row per manifest (keeps import state). Returns the number of places. */
 export async function ensureCatalogue(ctx: AppContext): Promise<number> {
@@ -20,18 +21,6 @@ export interface EnsureOptions {
   onProgress?: (msg: string) => void;
 }
 
-/** One default place as this database holds it. */
-export interface PlaceLoadState {
-  slug: string;
-  /** The manifest's status: a `live` place is one the service promises to answer. */
-  manifestStatus: Manifest['status'];
-  loaded: boolean;
-  /** Loaded, but from another manifest or importer version: re-imported at the next start with data. */
-  stale: boolean;
-  importedAt: string | null;
-  /** Loaded, but its join rates are below the manifest's thresholds: kept planned_not_live. */
-  joinsTooPoor: boolean;
-}
 
 /** The command that loads a place, for every message that says a place is not loaded. */
 export function importCommand(slug: string): string {
@@ -79,26 +68,56 @@ export function sourceDirOrDefault(ctx: Pick<AppContext, 'config'>): { dir: stri
  * service still starts.
  */
 export async function ensureDefaultPlaces(ctx: AppContext, opts: EnsureOptions = {}): Promise<ImportReport[]> {
+  return (await planDefaultPlaces(ctx, opts))();
+}
+
+/**
+ * ensureDefaultPlaces in two steps: the catalogue, the states and this start's queue now (so /readyz
+ * and the snapshot say "loading" from the moment the server listens: src/service.ts), the imports when
+ * the returned function runs.
+ */
+export async function planDefaultPlaces(ctx: AppContext, opts: EnsureOptions = {}): Promise<() => Promise<ImportReport[]>> {
   const manifests = loadAllManifests(ctx.config.placesDir);
   await syncCatalogue(ctx.db, manifests);
-  const todo = (await defaultPlaceStates(ctx, manifests)).filter((p) => !p.loaded || p.stale);
-  if (todo.length === 0) return [];
+  const states = await defaultPlaceStates(ctx, manifests);
+  // Live places first (the ones whose addresses are answered), then the others, each in manifest order.
+  const todo = states.filter((p) => !p.loaded || p.stale).sort((a, b) => Number(b.manifestStatus === 'live') - Number(a.manifestStatus === 'live'));
+  if (todo.length === 0) return async () => [];
   const { dir, exists } = sourceDirOrDefault(ctx);
   if (!exists) {
     warnUnloaded(ctx, todo, `the place data directory ${dir} does not exist`);
-    return [];
+    return async () => [];
   }
+  // One place at a time; each answers as soon as its import commits (place-loading.ts, /readyz).
+  const load = beginStartupLoad(ctx.db, states, todo.map((p) => p.slug));
+  return () => importQueued(ctx, load, todo, dir, opts);
+}
+
+async function importQueued(ctx: AppContext, load: StartupLoad, todo: PlaceLoadState[], dir: string, opts: EnsureOptions): Promise<ImportReport[]> {
   const reports: ImportReport[] = [];
-  for (const p of todo) {
-    ctx.logger.info({ place: p.slug, sourceDir: dir, reason: p.loaded ? 'stale' : 'missing' }, 'importing default place');
-    try {
-      const r = await importPlace(ctx, p.slug, { sourceDir: dir, placesDir: ctx.config.placesDir, quiet: true, onProgress: opts.onProgress ?? ((msg) => ctx.logger.info({ place: p.slug }, msg)) });
-      ctx.logger.info({ place: p.slug, report: { counts: r.counts, joinRates: r.joinRates, durationMs: r.durationMs } }, formatImportReport(r).split('\n')[0]!);
-      reports.push(r);
-      if (r.gate && !r.gate.passed) ctx.logger.warn({ place: p.slug, problems: r.gate.problems }, `${p.slug} is loaded but not live: its join rates are below the manifest's thresholds`);
-    } catch (err) {
-      ctx.logger.error({ place: p.slug, err: (err as Error).message }, `default place import failed; the place stays as it was. ${howToLoad([p.slug])}`);
+  try {
+    for (const [i, p] of todo.entries()) {
+      if (load.stopping) break;
+      const entry = load.queue[i]!;
+      entry.state = 'importing';
+      entry.startedAt = new Date().toISOString();
+      ctx.logger.info({ place: p.slug, sourceDir: dir, reason: p.loaded ? 'stale' : 'missing' }, 'importing default place');
+      try {
+        const r = await importPlace(ctx, p.slug, { sourceDir: dir, placesDir: ctx.config.placesDir, quiet: true, onProgress: opts.onProgress ?? ((msg) => ctx.logger.info({ place: p.slug }, msg)) });
+        ctx.logger.info({ place: p.slug, report: { counts: r.counts, joinRates: r.joinRates, durationMs: r.durationMs } }, formatImportReport(r).split('\n')[0]!);
+        reports.push(r);
+        Object.assign(p, { loaded: true, stale: false, importedAt: r.finishedAt, joinsTooPoor: Boolean(r.gate && !r.gate.passed) });
+        entry.state = 'ready';
+        if (r.gate && !r.gate.passed) ctx.logger.warn({ place: p.slug, problems: r.gate.problems }, `${p.slug} is loaded but not live: its join rates are below the manifest's thresholds`);
+      } catch (err) {
+        entry.state = 'failed';
+        entry.error = (err as Error).message;
+        ctx.logger.error({ place: p.slug, err: (err as Error).message }, `default place import failed; the place stays as it was. ${howToLoad([p.slug])}`);
+      }
+      entry.finishedAt = new Date().toISOString();
     }
+  } finally {
+    load.done = true;
   }
   return reports;
 }

@@ -89,6 +89,7 @@ export const Coverage = named(
     message: z.string(),
     geoDivisionId: z.string().optional(),
     place: placeRef.optional(),
+    retryAfterSeconds: z.number().int().optional().describe('Only while the place is still loading at the server\'s start (live_unavailable): ask again after this many seconds.'),
   }),
 );
 

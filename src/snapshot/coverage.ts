@@ -1,6 +1,7 @@
 // The first step of every answer: which place is this address in, and can it be answered there?
 // (src/snapshot/snapshot.ts and src/snapshot/preview.ts both start here.)
 import { JOINS_TOO_POOR } from '../places/catalogue.ts';
+import { placeStillLoading, stillLoadingCoverage } from '../importer/place-loading.ts';
 import type { AppContext } from '../context.ts';
 import type { ParsedAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace } from '../geocoder/geocode.ts';
@@ -77,6 +78,9 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
   const placeInfo = { name: place.name, region: place.region, country: place.country };
   if (place.status === 'live' && place.importedAt) return note ? { kind: 'covered', place, note } : { kind: 'covered', place };
   if (place.status === 'live' || place.status === 'live_unavailable') {
+    // Being imported by this server's start right now: it answers as soon as the import commits.
+    const loading = placeStillLoading(ctx.db, place.slug);
+    if (loading) return { kind: 'not_covered', place, coverage: stillLoadingCoverage(place, placeInfo, loading) };
     return {
       kind: 'not_covered',
       place,

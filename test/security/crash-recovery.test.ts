@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createPlacesDb, ROOT, SHARED_DATA } from '../support/harness.ts';
 import { CookieJar, TEST_PASSWORD, csrfFrom, getPage, postForm } from '../support/auth-flow.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';
-import { kill9, listening, startSiteline, stop, type Siteline } from '../support/siteline-process.ts';
+import { kill9, listening, placesLoaded, startSiteline, stop, type Siteline } from '../support/siteline-process.ts';
 import { loadManifest } from '../../src/importer/manifest.ts';
 import { importDigest } from '../../src/importer/import-place.ts';
 
@@ -113,7 +113,7 @@ test('kill -9 during the first start\'s import: the next start imports the place
   });
   await kill9(first);
   const insideTransaction = seen.some((f) => f.startsWith('base')) && !seen.some((f) => f.startsWith('pg_wal'));
-  assert.ok(!first.lines.some((l) => l.msg === 'listening'), 'killed before the import finished (the server listens after it)');
+  assert.ok(!first.lines.some((l) => l.msg === 'default places loaded'), 'killed before the import finished');
 
   // The data directory opens after the kill; the place is either not imported at all or whole.
   const half = await withDataDir(placeFigures);
@@ -137,6 +137,7 @@ test('kill -9 during the first start\'s import: the next start imports the place
 
   running = startSiteline(env, work);
   const url = await listening(running);
+  await placesLoaded(running); // the server listens first, then imports
   {
     const health = await fetch(`${url}/readyz`);
     const body = (await health.json()) as { status: string; places: Array<{ slug: string; loaded: boolean; stale: boolean }> };
@@ -180,6 +181,7 @@ test('kill -9 during a burst of sign-ups: every acknowledged account is whole af
   const again = startSiteline(env, work);
   const url2 = await listening(again);
   try {
+    await placesLoaded(again);
     assert.equal((await fetch(`${url2}/healthz`)).status, 200);
     assert.ok(!again.lines.some((l) => l.msg === 'importing default place'), 'the place is not imported again: it was whole');
     // An acknowledged account signs in after the restart (its password hash was written whole).

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { ROOT, SHARED_DATA } from '../support/harness.ts';
-import { listening, startSiteline, stop } from '../support/siteline-process.ts';
+import { listening, placesLoaded, startSiteline, stop } from '../support/siteline-process.ts';
 import { listMigrations } from '../../src/db/migrate.ts';
 
 const adminUrl = process.env.DATABASE_URL;
@@ -46,6 +46,7 @@ test('two instances start together on a fresh PostgreSQL database: both answer, 
   const instances = [startSiteline(envOf(1), work), startSiteline(envOf(2), work)];
   try {
     const urls = await Promise.all(instances.map((s) => listening(s)));
+    await Promise.all(instances.map((s) => placesLoaded(s)));
     const kids: string[][] = [];
     for (const url of urls) {
       const health = await fetch(`${url}/healthz`);

@@ -76,6 +76,11 @@ export async function listening(s: Siteline): Promise<string> {
   return line.url as string;
 }
 
+/** The start-up load of the default places is over (the server listens before it imports: src/service.ts). */
+export async function placesLoaded(s: Siteline, timeoutMs = 300_000): Promise<void> {
+  await s.waitFor((l) => l.msg === 'default places loaded', 'the default places to be loaded', timeoutMs);
+}
+
 export async function stop(s: Siteline): Promise<void> {
   s.child.kill('SIGTERM');
   await s.exited;
