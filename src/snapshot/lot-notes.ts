@@ -4,16 +4,10 @@
 // the import recorded (src/core/geo/lot-facts.ts), so every surface says the same.
 import { displayStreet } from '../geocoder/street-key.ts';
 import { FT_PER_M } from '../core/geo/primitives.ts';
+import type { NotCorner } from '../core/geo/lot-facts.ts';
 
-/** What the import records for such lots (the parcels.facts members these notes read). */
-export interface NotCornerFacts {
-  streets: [string, string];
-  reason: 'fronts_apart' | 'through_lot' | 'streets_do_not_turn';
-  gapM: number;
-  turnDeg: number;
-  meetWithinM: number;
-  minTurnDeg: number;
-}
+/** What the import records for such lots (parcels.facts.notCorner), as the notes read it. */
+export type NotCornerFacts = NotCorner;
 
 const ft = (m: number) => Math.round(m * FT_PER_M).toLocaleString('en-US');
 
