@@ -138,7 +138,7 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
         named = await getFeasibilitySnapshot(ctx, address);
       } catch (err) {
         if (!(err instanceof SitelineError && err.code === 'bad_input')) {
-          ctx.logger.error({ err: err instanceof Error ? err.message : String(err), accountId }, 'saveToProject: the address beside the point could not be checked');
+          ctx.logger.error({ err: err instanceof Error ? err.message : String(err), accountId }, 'project save: the address beside the point could not be checked');
           warnings.push(`The address "${address}" could not be checked against the supplied point (the lookup failed); the point was used. Check that both name the same site.`);
         }
       }
