@@ -9,7 +9,9 @@
 // Callers pass the place record they resolved (catalogue rows, cached 5 s): a different importedAt
 // (a re-import here, or another instance's import on a shared PostgreSQL database, seen when the
 // catalogue cache refreshes) or forgetPlaceIndex (called by the importer) makes the next read reload it.
-// While a large place's index loads in the background, reads go to SQL.
+// While a place's index is cold or loading, reads go to SQL; the loaded indexes share a byte budget,
+// least recently used evicted first (below, "the bounded hot index"). The lot columns and the lot
+// reads are the lot store's (src/lots/lot-store.ts); this module holds the address and street tables.
 import type { Queryable } from '../db/database.ts';
 import type { BBox } from '../core/geo/primitives.ts';
 import { deepFreeze } from '../core/deep-freeze.ts';
@@ -141,8 +143,6 @@ export function sqlSource(db: Queryable, placeId: string): GeoSource {
 
 // ---- the hot index ------------------------------------------------------------------------------
 
-/** Places with at most this many parcels are loaded on the first read (which waits); larger ones in the background. */
-export const INLINE_LOAD_MAX_PARCELS = 100_000;
 
 interface LocEntry {
   lo: number;
@@ -194,6 +194,8 @@ export class PlaceIndex implements GeoSource {
   counts = { parcels: 0, addresses: 0, locations: 0, segments: 0, geometry: false };
   /** Load time per table (ms). */
   loadMs: Record<string, number> = {};
+  /** Estimated heap bytes (what the byte budget counts), set when loaded. */
+  bytes = 0;
 
   private constructor(
     readonly placeId: string,
@@ -226,6 +228,7 @@ export class PlaceIndex implements GeoSource {
     await timed('segments', () => ix.loadSegments(db));
     ix.postcodeSet = await sqlSource(db, placeId).postcodes();
     if ((await versionNow()) !== version) return null;
+    ix.bytes = ix.estimateBytes();
     return ix;
   }
 
@@ -473,26 +476,110 @@ export class PlaceIndex implements GeoSource {
   postcodes(): ReadonlySet<string> {
     return this.postcodeSet;
   }
+
+  /** Approximate heap bytes held: the lot store's, the address columns, the strings and the street tables. */
+  private estimateBytes(): number {
+    let n = this.lots.bytes();
+    for (const a of [this.aRow, this.aNum, this.aParcel, this.aSuffix, this.aUnit, this.aPostcode, this.aDisplay, this.aLon, this.aLat]) if (a) n += a.byteLength + 64;
+    n += stringsBytes(this.aFull) + stringsBytes(this.strings);
+    n += tableBytes(this.aExtMissing.size) + tableBytes(this.aRightOfWay.size);
+    for (const v of this.aExtMissing.values()) n += stringBytes(v);
+    n += tableBytes(this.streets.size);
+    for (const k of this.streets.keys()) n += stringBytes(k) + 40;
+    n += tableBytes(this.locations.size);
+    for (const [k, l] of this.locations) {
+      n += stringBytes(k) + 32 + l.length * 8;
+      for (const e of l) n += 80 + stringBytes(e.suffix) + stringBytes(e.ext) + stringBytes(e.location) + stringBytes(e.source);
+    }
+    n += tableBytes(this.segs.size);
+    for (const [k, l] of this.segs) {
+      n += stringBytes(k) + 32 + l.length * 8;
+      for (const seg of l) n += valueBytes(seg);
+    }
+    for (const p of this.postcodeSet) n += stringBytes(p);
+    return n + tableBytes(this.postcodeSet.size) + 1024;
+  }
 }
 
-// ---- which source a read uses -------------------------------------------------------------------
+// ---- which source a read uses: the bounded hot index ---------------------------------------------
+//
+// The loaded indexes of every place (and every database this process reads) share one byte budget
+// (SITELINE_HOT_INDEX_BUDGET_MB, setHotIndexBudget): each index's size is estimated when it is built
+// (PlaceIndex.bytes), the indexes are kept least recently used first, and a load that takes the total
+// over the budget evicts from the least recently used end. A place that is cold (never loaded, or
+// evicted) or loading is read through SQL, the truth, while its load runs in the background (one load
+// per place and version however many requests ask; at most MAX_CONCURRENT_LOADS at a time); an index
+// larger than the whole budget is not kept (that place is read through SQL until the budget changes).
 
 interface Entry {
+  placeId: string;
+  perDb: Map<string, Entry>;
   version: string;
   generation: number;
   index: PlaceIndex | null;
   loading: Promise<PlaceIndex | null> | null;
   failedAt?: number;
+  /** The index's estimated bytes, counted in `held` while it is in the LRU. */
+  bytes: number;
+  /** Larger than the whole budget when it loaded: read through SQL. */
+  oversize?: boolean;
 }
 
 const entries = new WeakMap<object, Map<string, Entry>>();
 const generations = new Map<string, number>();
 let enabled = process.env['SITELINE_HOT_INDEX'] !== '0';
 const RETRY_AFTER_FAILURE_MS = 60_000;
+/** Loads running at once (each reads the place's tables in chunks and builds its columns). */
+const MAX_CONCURRENT_LOADS = 2;
+
+/** The default byte budget (SITELINE_HOT_INDEX_BUDGET_MB's default; docs/scaling.md sizes it). */
+export const DEFAULT_HOT_INDEX_BUDGET_MB = 640;
+let budgetBytes = DEFAULT_HOT_INDEX_BUDGET_MB * 1024 * 1024;
+/** Loaded indexes, least recently used first. */
+const lru = new Set<Entry>();
+const oversized = new Set<Entry>();
+let held = 0;
+const counters = { hits: 0, misses: 0, loads: 0, evictions: 0, oversize: 0, failures: 0 };
+
+export interface HotIndexStats {
+  /** Reads of a place whose index was loaded (answered from memory). */
+  hits: number;
+  /** Reads of a cold or loading place (answered through SQL). */
+  misses: number;
+  /** Indexes loaded, evicted (least recently used, over the budget), and not kept for being larger than the budget. */
+  loads: number;
+  evictions: number;
+  oversize: number;
+  failures: number;
+  /** Places held now and their estimated bytes; the budget (bytes). */
+  places: number;
+  bytes: number;
+  budgetBytes: number;
+}
+
+/** The hot index's counters since the process started (or resetHotIndexStats). */
+export function hotIndexStats(): HotIndexStats {
+  return { ...counters, places: lru.size, bytes: held, budgetBytes };
+}
+
+/** Zeroes the counters (not what is held): the bench measures one phase at a time. */
+export function resetHotIndexStats(): void {
+  for (const k of Object.keys(counters) as (keyof typeof counters)[]) counters[k] = 0;
+}
+
+/** Sets the byte budget (MB) for every loaded index of this process, evicting at once when over it. */
+export function setHotIndexBudget(mb: number): void {
+  if (!Number.isFinite(mb) || mb <= 0) throw new Error(`hot index budget must be a positive number of MB, not ${mb}`);
+  budgetBytes = Math.round(mb * 1024 * 1024);
+  for (const e of oversized) drop(e); // their next read loads again, under the new budget
+  oversized.clear();
+  evictOverBudget(null);
+}
 
 /** Drops a place's hot index (every database): the importer calls it after it rewrites the place. */
 export function forgetPlaceIndex(placeId: string): void {
   generations.set(placeId, (generations.get(placeId) ?? 0) + 1);
+  for (const e of [...lru, ...oversized]) if (e.placeId === placeId) drop(e);
 }
 
 /** Turns the hot index on or off for this process (the bench compares both; SITELINE_HOT_INDEX=0 starts it off). */
@@ -509,27 +596,58 @@ export interface PlaceVersion {
 }
 
 /**
- * The source for reads about a place: its hot index when loaded for this import version; otherwise
- * SQL, after starting the load (a place of at most INLINE_LOAD_MAX_PARCELS parcels waits for it).
+ * The source for reads about a place: its hot index when loaded for this import version (a hit, which
+ * makes it the most recently used); otherwise SQL, after starting its load (a miss).
  */
 export async function placeSource(db: Queryable, place: PlaceVersion): Promise<GeoSource> {
   const placeId = place.geoDivisionId;
   if (!enabled || !place.importedAt) return sqlSource(db, placeId);
   const e = entryFor(db, place);
-  if (e.index) return e.index;
-  if (e.loading && parcelsOf(place) <= INLINE_LOAD_MAX_PARCELS) return (await e.loading) ?? sqlSource(db, placeId);
+  if (e.index) {
+    counters.hits++;
+    lru.delete(e);
+    lru.add(e);
+    return e.index;
+  }
+  counters.misses++;
   return sqlSource(db, placeId);
 }
 
-/** Loads (or waits for) a place's hot index; null when it cannot be loaded for this version. */
+/** Loads (or waits for) a place's hot index; null when it cannot be loaded for this version or is larger than the budget. */
 export async function warmPlaceIndex(db: Queryable, place: PlaceVersion): Promise<PlaceIndex | null> {
   if (!place.importedAt) return null;
   const e = entryFor(db, place);
   return e.index ?? (await e.loading) ?? null;
 }
 
-function parcelsOf(place: PlaceVersion): number {
-  return place.layers?.find((l) => l.layer === 'parcels')?.features ?? Number.POSITIVE_INFINITY;
+/** Removes an entry: out of the LRU (its bytes no longer held) and out of its database's map. */
+function drop(e: Entry): void {
+  if (lru.delete(e)) held -= e.bytes;
+  oversized.delete(e);
+  e.index = null;
+  if (e.perDb.get(e.placeId) === e) e.perDb.delete(e.placeId);
+}
+
+function evictOverBudget(keep: Entry | null): void {
+  for (const e of lru) {
+    if (held <= budgetBytes) break;
+    if (e === keep) continue;
+    drop(e);
+    counters.evictions++;
+  }
+}
+
+let running = 0;
+const waiting: (() => void)[] = [];
+async function limited<T>(f: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_LOADS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await f();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
 }
 
 function entryFor(db: Queryable, place: PlaceVersion): Entry {
@@ -540,22 +658,37 @@ function entryFor(db: Queryable, place: PlaceVersion): Entry {
   const generation = generations.get(placeId) ?? 0;
   const cur = perDb.get(placeId);
   if (cur && cur.version === version && cur.generation === generation) {
-    if (cur.index || cur.loading || (cur.failedAt !== undefined && Date.now() - cur.failedAt < RETRY_AFTER_FAILURE_MS)) return cur;
+    if (cur.index || cur.loading || cur.oversize || (cur.failedAt !== undefined && Date.now() - cur.failedAt < RETRY_AFTER_FAILURE_MS)) return cur;
   }
-  const e: Entry = { version, generation, index: null, loading: null };
-  e.loading = PlaceIndex.load(db, placeId, version).then(
+  if (cur) drop(cur); // another version (or failed long ago): its bytes are freed now
+  const e: Entry = { placeId, perDb, version, generation, index: null, loading: null, bytes: 0 };
+  const map = perDb;
+  map.set(placeId, e); // before the load starts: it checks that it is still the place's entry
+  e.loading = limited(() => (map.get(placeId) === e ? PlaceIndex.load(db, placeId, version) : Promise.resolve(null))).then(
     (ix) => {
       e.loading = null;
-      if (ix && (generations.get(placeId) ?? 0) === generation) e.index = ix;
-      else if (perDb.get(placeId) === e) perDb.delete(placeId); // another version: the next read tries again
+      if (ix && (generations.get(placeId) ?? 0) === generation && map.get(placeId) === e) {
+        counters.loads++;
+        e.bytes = ix.bytes;
+        if (e.bytes > budgetBytes) {
+          e.oversize = true;
+          oversized.add(e);
+          counters.oversize++;
+          return null;
+        }
+        e.index = ix;
+        lru.add(e);
+        held += e.bytes;
+        evictOverBudget(e);
+      } else if (map.get(placeId) === e) map.delete(placeId); // another version: the next read tries again
       return e.index;
     },
     () => {
       e.loading = null;
       e.failedAt = Date.now();
+      counters.failures++;
       return null;
     },
   );
-  perDb.set(placeId, e);
   return e;
 }

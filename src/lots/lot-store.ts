@@ -162,18 +162,36 @@ export class LotStore implements LotReads {
     const zoneIds = new Map<string, number>();
     const strings = new Strings();
     let ids: string[] = [];
-    // Chunks by physical page range (a TID range scan reads just those pages): keyset pages over the
-    // id were planned as a scan of every remaining row and a sort (quadratic at a million lots).
-    const pages = Number((await db.query<{ n: number | string }>(`SELECT (pg_relation_size('parcels') / current_setting('block_size')::int) AS n`))[0]?.n ?? 0);
-    for (let page = 0; page <= pages; page += PAGES_PER_CHUNK) {
-      const rows = await chunkOf<ParcelChunkRow>(
-        db,
-        `SELECT parcel_ext_id, inside_lon, inside_lat, area_m2, facts::text AS facts, attrs::text AS attrs, source, vintage, zones::text AS zones,
-                (primary_zone IS NOT NULL) AS has_zone${withGeom ? ', geom::text AS geom, bbox::text AS bbox' : ''}
-           FROM parcels WHERE ctid >= $2::tid AND ctid < $3::tid AND place_id = $1`,
-        [this.placeId, `(${page},0)`, `(${page + PAGES_PER_CHUNK},0)`],
-        'parcel_ext_id',
-      );
+    // A place that is most of the parcels table is read in chunks by physical page range (a TID range
+    // scan reads just those pages): keyset pages over the id were planned as a scan of every remaining
+    // row and a sort (quadratic at a million lots). A place that is a small share of the table (a town
+    // among a thousand places) is read in keyset pages of its primary key: page ranges would read the
+    // whole table for it.
+    const cols = `parcel_ext_id, inside_lon, inside_lat, area_m2, facts::text AS facts, attrs::text AS attrs, source, vintage, zones::text AS zones,
+                (primary_zone IS NOT NULL) AS has_zone${withGeom ? ', geom::text AS geom, bbox::text AS bbox' : ''}`;
+    const tableRows = Number((await db.query<{ n: number | string }>(`SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'parcels'::regclass`))[0]?.n ?? 0);
+    const placeId = this.placeId;
+    const chunks = async function* (): AsyncGenerator<ParcelChunkRow[]> {
+      if (n > tableRows / 2) {
+        const pages = Number((await db.query<{ n: number | string }>(`SELECT (pg_relation_size('parcels') / current_setting('block_size')::int) AS n`))[0]?.n ?? 0);
+        for (let page = 0; page <= pages; page += PAGES_PER_CHUNK)
+          yield chunkOf<ParcelChunkRow>(db, `SELECT ${cols} FROM parcels WHERE ctid >= $2::tid AND ctid < $3::tid AND place_id = $1`, [placeId, `(${page},0)`, `(${page + PAGES_PER_CHUNK},0)`], 'parcel_ext_id');
+        return;
+      }
+      let after: string | null = null;
+      for (;;) {
+        const rows: ParcelChunkRow[] = await chunkOf<ParcelChunkRow>(
+          db,
+          `SELECT ${cols} FROM parcels WHERE place_id = $1${after === null ? '' : ' AND parcel_ext_id > $2'} ORDER BY place_id, parcel_ext_id LIMIT ${CHUNK}`,
+          after === null ? [placeId] : [placeId, after],
+          'parcel_ext_id',
+        );
+        yield rows;
+        if (rows.length < CHUNK) return;
+        after = rows[rows.length - 1]!.parcel_ext_id;
+      }
+    };
+    for await (const rows of chunks()) {
       for (const r of rows) {
         const i = ids.length;
         if (i >= inLon.length) {
