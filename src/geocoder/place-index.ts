@@ -603,21 +603,28 @@ export async function placeSource(db: Queryable, place: PlaceVersion): Promise<G
   const placeId = place.geoDivisionId;
   if (!enabled || !place.importedAt) return sqlSource(db, placeId);
   const e = entryFor(db, place);
-  if (e.index) {
+  if (e?.index) {
     counters.hits++;
-    lru.delete(e);
-    lru.add(e);
+    touch(e);
     return e.index;
   }
   counters.misses++;
   return sqlSource(db, placeId);
 }
 
+/** Makes an entry the most recently used. */
+function touch(e: Entry): void {
+  if (lru.delete(e)) lru.add(e);
+}
+
 /** Loads (or waits for) a place's hot index; null when it cannot be loaded for this version or is larger than the budget. */
 export async function warmPlaceIndex(db: Queryable, place: PlaceVersion): Promise<PlaceIndex | null> {
   if (!place.importedAt) return null;
   const e = entryFor(db, place);
-  return e.index ?? (await e.loading) ?? null;
+  if (!e) return null;
+  const ix = e.index ?? (await e.loading) ?? null;
+  if (ix) touch(e);
+  return ix;
 }
 
 /** Removes an entry: out of the LRU (its bytes no longer held) and out of its database's map. */
@@ -650,7 +657,8 @@ async function limited<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-function entryFor(db: Queryable, place: PlaceVersion): Entry {
+/** The place's entry for this version, its load started if need be; null for a record older than the entry held (read through SQL, the newer index kept). */
+function entryFor(db: Queryable, place: PlaceVersion): Entry | null {
   let perDb = entries.get(db);
   if (!perDb) entries.set(db, (perDb = new Map()));
   const placeId = place.geoDivisionId;
@@ -660,6 +668,9 @@ function entryFor(db: Queryable, place: PlaceVersion): Entry {
   if (cur && cur.version === version && cur.generation === generation) {
     if (cur.index || cur.loading || cur.oversize || (cur.failedAt !== undefined && Date.now() - cur.failedAt < RETRY_AFTER_FAILURE_MS)) return cur;
   }
+  // a caller holding a catalogue record from before the import this entry was loaded for (versions are
+  // ISO timestamps of the database's clock): its reads go to SQL, and the newer index stays
+  if (cur && cur.generation === generation && version < cur.version) return null;
   if (cur) drop(cur); // another version (or failed long ago): its bytes are freed now
   const e: Entry = { placeId, perDb, version, generation, index: null, loading: null, bytes: 0 };
   const map = perDb;
