@@ -25,6 +25,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDatabase, type Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -308,8 +309,11 @@ async function openTarget(target: string): Promise<Db> {
   return db;
 }
 
+const direct = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 const [phase, target, placesArg, parcelsArg, requestsArg, budgetArg] = process.argv.slice(2);
-if (phase === 'load' || phase === 'serve') {
+if (!direct) {
+  // imported by bench/run.ts, which calls runCountry
+} else if (phase === 'load' || phase === 'serve') {
   const db = await openTarget(target!);
   const out = phase === 'load' ? await load(db, Number(placesArg), Number(parcelsArg)) : await serve(db, Number(placesArg), Number(parcelsArg), Number(requestsArg), Number(budgetArg));
   await db.close();

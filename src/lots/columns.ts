@@ -38,8 +38,9 @@ export class Grow<T extends Int32Array | Float64Array> {
   at(i: number): number {
     return this.a[i]!;
   }
+  /** The values pushed, as a column of exactly that length (a copy: the spare capacity is let go). */
   view(): T {
-    return this.a.subarray(0, this.length) as T;
+    return this.a.slice(0, this.length) as T;
   }
 }
 

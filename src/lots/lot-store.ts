@@ -162,6 +162,8 @@ export class LotStore implements LotReads {
     const zoneIds = new Map<string, number>();
     const strings = new Strings();
     let ids: string[] = [];
+    // (The columns are grown in chunks: each is cut to its length by a copy below, a subarray would keep
+    // the whole buffer, up to CHUNK rows more per place.)
     // A place that is most of the parcels table is read in chunks by physical page range (a TID range
     // scan reads just those pages): keyset pages over the id were planned as a scan of every remaining
     // row and a sort (quadratic at a million lots). A place that is a small share of the table (a town
@@ -289,23 +291,23 @@ export class LotStore implements LotReads {
     this.idText = ids.join('');
     this.idStart = idStart;
     ids = [];
-    this.inLon = inLon.subarray(0, count);
-    this.inLat = inLat.subarray(0, count);
-    this.area = area.subarray(0, count);
-    this.zonesOf = zonesOf.subarray(0, count);
-    this.hasZone = hasZone.subarray(0, count);
-    this.src = src.subarray(0, count);
-    this.vintage = vintage.subarray(0, count);
-    this.corner = corner.subarray(0, count);
-    this.factsOf = factsOf.subarray(0, count);
+    this.inLon = inLon.slice(0, count);
+    this.inLat = inLat.slice(0, count);
+    this.area = area.slice(0, count);
+    this.zonesOf = zonesOf.slice(0, count);
+    this.hasZone = hasZone.slice(0, count);
+    this.src = src.slice(0, count);
+    this.vintage = vintage.slice(0, count);
+    this.corner = corner.slice(0, count);
+    this.factsOf = factsOf.slice(0, count);
     factsIds.clear();
-    this.frontStart = frontStart.subarray(0, count + 1);
+    this.frontStart = frontStart.slice(0, count + 1);
     this.frontKey = fKey.view();
     this.frontage = fFront.view();
     this.depth = fDepth.view();
     this.strings = strings.done();
     if (bbox && geom) {
-      this.bbox = bbox.subarray(0, count * 4);
+      this.bbox = bbox.slice(0, count * 4);
       this.geomText = geom;
       const grid = new Map<number, number[]>();
       for (let i = 0; i < count; i++) {
