@@ -187,30 +187,7 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   gc();
   const base = process.memoryUsage();
 
-  // 1. the size estimate against the memory it takes: 24 places of every size loaded one by one (unbounded)
-  setHotIndexBudget(1_000_000);
-  const probe = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 200, 260, 330, 400, 480, 550, 630, 700, 780, 850, 920, 960, places].filter((r, i, a) => r <= places && a.indexOf(r) === i);
-  const estimate: { rank: number; lots: number; bytes: number; heapDelta: number; heapOnly: number; buffers: number; rssDelta: number; loadMs: number }[] = [];
-  for (const r of probe) {
-    const t = towns[r - 1]!;
-    gc();
-    const m0 = process.memoryUsage();
-    const t0 = performance.now();
-    const ix = await warmPlaceIndex(db, pv(t));
-    const loadMs = performance.now() - t0;
-    gc();
-    const m1 = process.memoryUsage();
-    estimate.push({ rank: r, lots: t.lots, bytes: ix!.bytes, heapDelta: m1.heapUsed + m1.arrayBuffers - m0.heapUsed - m0.arrayBuffers, heapOnly: m1.heapUsed - m0.heapUsed, buffers: m1.arrayBuffers - m0.arrayBuffers, rssDelta: m1.rss - m0.rss, loadMs: Math.round(loadMs) });
-  }
-  const sumBytes = estimate.reduce((s, e) => s + e.bytes, 0);
-  const sumHeap = estimate.reduce((s, e) => s + e.heapDelta, 0);
-  const sumLots = estimate.reduce((s, e) => s + e.lots, 0);
-  gc();
-  const heldRss = process.memoryUsage().rss;
-  for (const r of probe) forgetPlaceIndex(towns[r - 1]!.placeId);
-  gc();
-
-  // 2. the Zipf mix (traffic ~ 1/rank: the larger the place, the more it is asked about), one request at a time
+  // 1. the Zipf mix (traffic ~ 1/rank: the larger the place, the more it is asked about), one request at a time
   setHotIndexBudget(budgetMb);
   resetHotIndexStats();
   const cdf: number[] = [];
@@ -250,7 +227,7 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   const half = { hits: end.hits - firstHalf!.hits, misses: end.misses - firstHalf!.misses, loads: end.loads - firstHalf!.loads, evictions: end.evictions - firstHalf!.evictions };
   const steady = rss.slice(Math.floor(rss.length / 2));
 
-  // 3. a fixed sample: bounded (as the mix left it), SQL alone, unbounded (every sampled place warm)
+  // 2. a fixed sample: bounded (as the mix left it), SQL alone, unbounded (every sampled place warm)
   const srnd = lcg(777);
   const sample = Array.from({ length: 300 }, () => {
     const t = towns[Math.floor(srnd() * places)]!;
@@ -271,6 +248,31 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
     if (r.kind === 'memory') warmKinds++;
     unbounded.push(r.json);
   }
+  // 3. the size estimate against the memory it takes: 24 places of every size loaded one by one
+  // (unbounded, after everything above is dropped; last, so that the mix's RSS is not this phase's)
+  for (const t of towns) forgetPlaceIndex(t.placeId);
+  gc();
+  const probe = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 200, 260, 330, 400, 480, 550, 630, 700, 780, 850, 920, 960, places].filter((r, i, a) => r <= places && a.indexOf(r) === i);
+  const estimate: { rank: number; lots: number; bytes: number; heapDelta: number; heapOnly: number; buffers: number; rssDelta: number; loadMs: number }[] = [];
+  for (const r of probe) {
+    const t = towns[r - 1]!;
+    gc();
+    const m0 = process.memoryUsage();
+    const t0 = performance.now();
+    const ix = await warmPlaceIndex(db, pv(t));
+    const loadMs = performance.now() - t0;
+    gc();
+    const m1 = process.memoryUsage();
+    estimate.push({ rank: r, lots: t.lots, bytes: ix!.bytes, heapDelta: m1.heapUsed + m1.arrayBuffers - m0.heapUsed - m0.arrayBuffers, heapOnly: m1.heapUsed - m0.heapUsed, buffers: m1.arrayBuffers - m0.arrayBuffers, rssDelta: m1.rss - m0.rss, loadMs: Math.round(loadMs) });
+  }
+  const sumBytes = estimate.reduce((s, e) => s + e.bytes, 0);
+  const sumHeap = estimate.reduce((s, e) => s + e.heapDelta, 0);
+  const sumLots = estimate.reduce((s, e) => s + e.lots, 0);
+  gc();
+  const heldRss = process.memoryUsage().rss;
+  for (const r of probe) forgetPlaceIndex(towns[r - 1]!.placeId);
+  gc();
+
   const same = (x: string[], y: string[]) => x.filter((v, i) => v === y[i]).length;
   return {
     budgetMb,
