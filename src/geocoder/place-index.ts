@@ -14,14 +14,11 @@
 // reads are the lot store's (src/lots/lot-store.ts); this module holds the address and street tables.
 import type { Queryable } from '../db/database.ts';
 import type { BBox } from '../core/geo/primitives.ts';
-import { deepFreeze } from '../core/deep-freeze.ts';
-
 import { CHUNK, Strings, chunkOf, cmp, grown, stringBytes, stringsBytes, tableBytes, valueBytes, type TypedColumn } from '../lots/columns.ts';
 import { LotStore, sqlLots, type LotRow } from '../lots/lot-store.ts';
 
 export type { LotRow } from '../lots/lot-store.ts';
 export { GEOMETRY_IN_MEMORY_MAX_PARCELS } from '../lots/lot-store.ts';
-
 
 export interface AddressRow {
   number: number;
@@ -142,7 +139,6 @@ export function sqlSource(db: Queryable, placeId: string): GeoSource {
 }
 
 // ---- the hot index ------------------------------------------------------------------------------
-
 
 interface LocEntry {
   lo: number;

@@ -402,7 +402,6 @@ export class LotStore implements LotReads {
     return this.idText.slice(this.idStart[i]!, this.idStart[i + 1]!);
   }
 
-
   /** A lot's inside point (by its position). */
   lonAt(i: number): number {
     return this.inLon[i]!;
