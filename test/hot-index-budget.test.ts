@@ -186,3 +186,20 @@ test('a re-import while the place is warm, or after it was evicted, never leaves
   assert.equal((back.addressRows(row.street_key, row.number)).find((r) => r.row_no === row.row_no)!.parcel_ext_id, lotBefore);
   assert.equal(await answer(address), warmAnswer, 'the first answer again, from the reloaded index');
 });
+
+test('concurrent first reads of a cold place are answered through SQL and share one load', async () => {
+  setHotIndexBudget(1_000_000);
+  const id = PLACES[1]!;
+  forgetPlaceIndex(id);
+  resetHotIndexStats();
+  const place = (await getPlace({ db: t.db }, id))!;
+  const sources = await Promise.all(Array.from({ length: 5 }, () => placeSource(t.db, place)));
+  assert.ok(sources.every((s) => s.kind === 'sql'));
+  const loaded = await Promise.all(Array.from({ length: 3 }, () => warmPlaceIndex(t.db, place)));
+  assert.ok(loaded[0] && loaded.every((ix) => ix === loaded[0]));
+  const s = hotIndexStats();
+  assert.equal(s.loads, 1);
+  assert.equal(s.misses, 5);
+  assert.equal(await placeSource(t.db, place), loaded[0]);
+  assert.equal(hotIndexStats().hits, 1);
+});
