@@ -237,8 +237,8 @@ function cannonOf(url: string, requests: Requests, connections: number) {
 }
 
 /**
- * The warm-up, by request count, not by time: JIT tiering, the place's hot index (loaded on the first
- * read) and the garbage its load leaves behind must be past before the measured window on a loaded
+ * The warm-up, by request count, not by time: JIT tiering, the place's hot index (loaded in the
+ * background from the first read, which SQL answers meanwhile) and the garbage its load leaves behind must be past before the measured window on a loaded
  * machine too (a 2 s warm-up covered ~400 snapshot requests under load, and the measured window then
  * held the compiler threads and the major GC: 3.6 ms of server CPU a call against 1.9 in a second
  * window of the same process).

@@ -68,6 +68,12 @@ if (process.env.BENCH_PG_URL) {
 }
 say('');
 
+// the synthetic country (bench/country.ts): 1,000 places on PGlite (1,000,000 parcels) and, with
+// BENCH_PG_URL, on PostgreSQL (10,000,000); SITELINE_BENCH_COUNTRY=0 skips it
+if (process.env['SITELINE_BENCH_COUNTRY'] === '0') say('Synthetic country: skipped (SITELINE_BENCH_COUNTRY=0)');
+else await (await import('./country.ts')).runCountry(say).catch((err: unknown) => ((process.exitCode = 1), say(`synthetic country bench failed: ${err instanceof Error ? err.message : String(err)}`)));
+say('');
+
 for (const l of await (await import('./report-bench.ts')).runReportBench()) say(l);
 for (const l of await (await import('./projects-bench.ts')).runProjectsBench()) say(l);
 for (const l of (await import('./tiles-bench.ts')).runTilesBench()) say(l);

@@ -16,6 +16,7 @@ const envSchema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(20_000).default(2_000),
+  SITELINE_HOT_INDEX_BUDGET_MB: z.coerce.number().int().min(1).max(1_048_576).default(640),
   STRIPE_SECRET_KEY: z.string().optional().transform((v) => v || undefined),
   STRIPE_WEBHOOK_SECRET: z.string().optional().transform((v) => v || undefined),
   STRIPE_API_BASE: z.string().optional().transform((v) => v || undefined).pipe(z.string().url().optional()),
@@ -98,6 +99,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
   /** How many recent snapshot answers the MCP tool and the /sites page keep in memory (0: none). */
   snapshotCacheEntries: number;
+  /** The byte budget (MB) every place's hot index shares, least recently used evicted first (docs/scaling.md). */
+  hotIndexBudgetMb: number;
   /** Stripe Checkout for buying API credit; absent: purchasing is not set up (credit is granted by the operator). apiBase: another API host (stripe-mock, tests). */
   stripe: { secretKey: string; webhookSecret: string; apiBase?: string } | undefined;
   /** Accounts (lower-cased e-mails) that may read feedback on the web (SITELINE_STAFF_EMAILS, comma-separated). */
@@ -164,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         .filter(Boolean),
     logLevel: overrides.logLevel ?? e.LOG_LEVEL,
     snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
+    hotIndexBudgetMb: overrides.hotIndexBudgetMb ?? e.SITELINE_HOT_INDEX_BUDGET_MB,
     stripe: 'stripe' in overrides ? overrides.stripe : stripeConfig(e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_API_BASE),
     staffEmails: overrides.staffEmails ?? e.SITELINE_STAFF_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     basemapUrl: 'basemapUrl' in overrides ? overrides.basemapUrl : e.SITELINE_BASEMAP_URL,

@@ -13,6 +13,8 @@ import { buildRouter } from './http/app.ts';
 import { createHttpServer } from './http/server.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { registerMailMetrics } from './mail/mail-metrics.ts';
+import { registerHotIndexMetrics } from './ops/hot-index-metrics.ts';
+import { setHotIndexBudget } from './geocoder/place-index.ts';
 import { scheduleAuthSweep } from './auth/sweep.ts';
 import { startAnalysisWorkers, workerOptionsFromEnv, type WorkerOptions } from './analysis/analysis-workers.ts';
 import type { ImportReport } from './importer/import-report.ts';
@@ -47,6 +49,7 @@ export async function openContext(config: Config, opts: StartOptions = {}): Prom
   const logger = opts.logger ?? createLogger(config.logLevel);
   const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pgdata') }));
   await migrate(db);
+  setHotIndexBudget(config.hotIndexBudgetMb);
   const base = { config, db, clock: opts.clock ?? systemClock, logger };
   return withMailer(base);
 }
@@ -65,6 +68,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   else await warnIfPlacesMissing(ctx);
   ctx.metrics = createMetrics();
   registerMailMetrics(ctx.metrics);
+  registerHotIndexMetrics(ctx.metrics);
   ctx.lifecycle = { draining: false, onDrain: [] };
   const router = await buildRouter(ctx);
   const server = createHttpServer(ctx, router);

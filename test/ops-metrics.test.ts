@@ -38,6 +38,12 @@ test('/metrics: refused without the token, Prometheus text with it (routes, tool
     assert.match(text, /^siteline_place_imported_timestamp_seconds\{place="paradise-tx"\} \d+/m);
     assert.match(text, /^siteline_credit_ledger_credits\{kind="spend"\} 0$/m);
     assert.match(text, /^siteline_process_resident_memory_bytes \d+/m);
+    // the bounded hot index: this process's reads, loads and evictions, and its bytes against the default budget (640 MB)
+    assert.match(text, /^siteline_hot_index_reads_total\{result="hit"\} \d+$/m);
+    assert.match(text, /^siteline_hot_index_reads_total\{result="miss"\} \d+$/m);
+    assert.match(text, /^siteline_hot_index_events_total\{event="eviction"\} \d+$/m);
+    assert.match(text, /^siteline_hot_index_bytes\{kind="budget"\} 671088640$/m);
+    assert.match(text, /^siteline_hot_index_places \d+$/m);
 
     // Credit granted shows up at the next scrape (read from the ledger, the same on every instance).
     const [row] = await svc.ctx.db.query<{ account_id: string }>(

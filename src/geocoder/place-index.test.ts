@@ -4,7 +4,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPlacesDb, type TestDb } from '../../test/support/harness.ts';
 import { getPlace } from '../places/catalogue.ts';
-import { placeSource, sqlSource, warmPlaceIndex, PlaceIndex, type LotRow } from './place-index.ts';
+import { placeSource, sqlSource, warmPlaceIndex, PlaceIndex } from './place-index.ts';
+import type { LotRow } from '../lots/lot-store.ts';
 import { offsetM } from '../core/geo/primitives.ts';
 import { placeChanged } from '../places/place-changes.ts';
 
@@ -64,6 +65,7 @@ test('the hot index answers each read exactly as SQL does', async () => {
 
 test('a new import version or the importer\'s placeChanged reloads the index; a stale version is never loaded', async () => {
   const before = (await getPlace({ db: t.db }, PLACE))!;
+  await warmPlaceIndex(t.db, before);
   const first = await placeSource(t.db, before);
   assert.equal(first.kind, 'memory');
   assert.equal(await placeSource(t.db, before), first, 'the same version reuses the index');
@@ -76,7 +78,10 @@ test('a new import version or the importer\'s placeChanged reloads the index; a 
 
   // the new version (what the catalogue gives once it refreshes) loads the changed rows
   const now = (await t.db.query<{ imported_at: Date }>(`SELECT imported_at FROM places WHERE place_id = $1`, [PLACE]))[0]!.imported_at;
-  const next = await placeSource(t.db, { ...before, importedAt: new Date(now).toISOString() });
+  const nextVersion = { ...before, importedAt: new Date(now).toISOString() };
+  assert.equal((await placeSource(t.db, nextVersion)).kind, 'sql', 'read through SQL while the new version loads');
+  await warmPlaceIndex(t.db, nextVersion);
+  const next = await placeSource(t.db, nextVersion);
   assert.equal(next.kind, 'memory');
   assert.notEqual(next, first);
   const changed = (await next.addressRows(row.street_key, row.number)).find((r) => r.row_no === row.row_no);
@@ -84,7 +89,9 @@ test('a new import version or the importer\'s placeChanged reloads the index; a 
 
   // the importer's one invalidation (placeChanged): reloaded on the next read even for the same version
   placeChanged(PLACE);
-  const again = await placeSource(t.db, { ...before, importedAt: new Date(now).toISOString() });
+  assert.equal((await placeSource(t.db, nextVersion)).kind, 'sql', 'forgotten: read through SQL while it reloads');
+  await warmPlaceIndex(t.db, nextVersion);
+  const again = await placeSource(t.db, nextVersion);
   assert.equal(again.kind, 'memory');
   assert.notEqual(again, next);
 });

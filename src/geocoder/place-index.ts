@@ -9,21 +9,15 @@
 // Callers pass the place record they resolved (catalogue rows, cached 5 s): a different importedAt
 // (a re-import here, or another instance's import on a shared PostgreSQL database, seen when the
 // catalogue cache refreshes) or placeChanged (src/places/place-changes.ts, called by the importer) makes the next read reload it.
-// While a large place's index loads in the background, reads go to SQL.
+// While a place's index is cold or loading, reads go to SQL; the loaded indexes share a byte budget,
+// least recently used evicted first (below, "the bounded hot index"). The lot columns and the lot
+// reads are the lot store's (src/lots/lot-store.ts); this module holds the address and street tables.
 import type { Queryable } from '../db/database.ts';
 import type { BBox } from '../core/geo/primitives.ts';
-import { deepFreeze } from '../core/deep-freeze.ts';
+import { CHUNK, Strings, chunkOf, cmp, grown, stringBytes, stringsBytes, tableBytes, valueBytes, type TypedColumn } from '../lots/columns.ts';
+import { LotStore, sqlLots, type LotRow } from '../lots/lot-store.ts';
 import { onPlaceChanged } from '../places/place-changes.ts';
 
-
-type TypedColumn = Float64Array | Int32Array | Uint8Array | Int8Array;
-
-/** A column copied into a new one of the same type and `length` elements (the loaders grow in chunks). */
-function grown<T extends TypedColumn>(a: T, length: number): T {
-  const b = new (a.constructor as new (n: number) => T)(length);
-  b.set(a);
-  return b;
-}
 
 export interface AddressRow {
   number: number;
@@ -74,19 +68,6 @@ export interface SegmentRow {
   geom: unknown;
 }
 
-/** A lot as the snapshot reads it (no geometry). */
-export interface LotRow {
-  parcel_ext_id: string;
-  inside_lon: number;
-  inside_lat: number;
-  area_m2: number;
-  facts: { frontByStreet?: Record<string, { frontageM: number; depthM: number }>; cornerLot?: boolean | null; streets?: string[] };
-  attrs: Record<string, unknown>;
-  source: string;
-  vintage: string;
-  zones: { layer: string; code: string; name: string | null; share: number; attrs?: Record<string, unknown> }[];
-}
-
 type MaybePromise<T> = T | Promise<T>;
 
 /** Every read the lookup path makes about one place. */
@@ -109,8 +90,6 @@ export interface GeoSource {
   /** The postcodes the place's own data holds (place_postcodes), as stored; empty when it holds none. */
   postcodes(): MaybePromise<ReadonlySet<string>>;
 }
-
-const boxLiteral = (b: BBox) => `(${b[0]},${b[1]}),(${b[2]},${b[3]})`;
 
 /** The database as the source: one query per read (the statements the geocoder always ran). */
 export function sqlSource(db: Queryable, placeId: string): GeoSource {
@@ -153,86 +132,12 @@ export function sqlSource(db: Queryable, placeId: string): GeoSource {
            FROM street_segments WHERE place_id = $1 AND street_key = $2 ORDER BY segment_id`,
         [placeId, key],
       ),
-    parcelsInBox: (box) =>
-      db.query<{ parcel_ext_id: string; geom: unknown }>(`SELECT parcel_ext_id, geom FROM parcels WHERE place_id = $1 AND bbox && $2::box ORDER BY parcel_ext_id`, [
-        placeId,
-        boxLiteral(box),
-      ]),
-    lot: async (id) =>
-      (
-        await db.query<LotRow>(
-          `SELECT p.parcel_ext_id, p.inside_lon, p.inside_lat, p.area_m2, p.facts, p.attrs, p.source, p.vintage, p.zones
-             FROM parcels p
-            WHERE p.place_id = $1 AND p.parcel_ext_id = $2`,
-          [placeId, id],
-        )
-      )[0] ?? null,
-    lotHasZone: async (id) =>
-      (await db.query<{ has_zone: boolean }>(`SELECT (p.primary_zone IS NOT NULL) AS has_zone FROM parcels p WHERE p.place_id = $1 AND p.parcel_ext_id = $2`, [placeId, id]))[0]
-        ?.has_zone ?? null,
+    ...sqlLots(db, placeId),
     postcodes: async () => new Set((await db.query<{ postcode: string }>('SELECT postcode FROM place_postcodes WHERE place_id = $1', [placeId])).map((r) => r.postcode)),
   };
 }
 
 // ---- the hot index ------------------------------------------------------------------------------
-
-/** Places with at most this many parcels keep their lot geometry in memory (bbox lookups without SQL). */
-export const GEOMETRY_IN_MEMORY_MAX_PARCELS = 250_000;
-/** Places with at most this many parcels are loaded on the first read (which waits); larger ones in the background. */
-export const INLINE_LOAD_MAX_PARCELS = 100_000;
-const CHUNK = 10_000;
-/** Heap pages of the parcels table per chunk (a lot row with its geometry is 0.5-2 KB). */
-const PAGES_PER_CHUNK = 1_000;
-/** PostgreSQL's geometric comparisons are fuzzy by this much (EPSILON in geo_decls.h); && is too. */
-const PG_EPSILON = 1e-6;
-const GRID_DEG = 0.002;
-
-/** Code-unit order (the C collation): the index's one order for ids and keys. */
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** A typed array that grows as values are pushed. */
-class Grow<T extends Int32Array | Float64Array> {
-  private a: T;
-  length = 0;
-  constructor(
-    private readonly Kind: new (n: number) => T,
-    capacity: number,
-  ) {
-    this.a = new Kind(Math.max(16, capacity));
-  }
-  push(v: number): void {
-    if (this.length === this.a.length) {
-      const b = new this.Kind(this.a.length * 2);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[this.length++] = v;
-  }
-  at(i: number): number {
-    return this.a[i]!;
-  }
-  view(): T {
-    return this.a.subarray(0, this.length) as T;
-  }
-}
-
-class Strings {
-  readonly list: string[] = [];
-  private readonly ids = new Map<string, number>();
-  id(s: string): number {
-    let i = this.ids.get(s);
-    if (i === undefined) {
-      i = this.list.length;
-      this.list.push(s);
-      this.ids.set(s, i);
-    }
-    return i;
-  }
-  done(): string[] {
-    this.ids.clear();
-    return this.list;
-  }
-}
 
 interface LocEntry {
   lo: number;
@@ -243,22 +148,6 @@ interface LocEntry {
   source: string;
   p: number;
 }
-
-interface ParcelChunkRow {
-  parcel_ext_id: string;
-  inside_lon: number;
-  inside_lat: number;
-  area_m2: number;
-  facts: string;
-  attrs: string;
-  source: string;
-  vintage: string;
-  zones: string;
-  has_zone: boolean;
-  geom?: string;
-  bbox?: string;
-}
-
 interface AddressChunkRow {
   row_no: number;
   number: number;
@@ -277,45 +166,8 @@ interface AddressChunkRow {
 /** One place's hot index: columns in typed arrays, strings interned, parcels in id order. */
 export class PlaceIndex implements GeoSource {
   readonly kind = 'memory' as const;
-  // parcels (sorted by id)
-  // lot ids, in code-unit order: one string, lot i's id at [idStart[i], idStart[i + 1]) (a million ids
-  // as strings of their own cost about 40 MB more)
-  private idText = '';
-  private idStart: Int32Array = new Int32Array(1);
-  private inLon!: Float64Array;
-  private inLat!: Float64Array;
-  private area!: Float64Array;
-  private zonesOf!: Int32Array; // into zoneTexts
-  private zoneTexts: string[] = [];
-  /**
-   * zoneTexts parsed on first use, frozen: many lots share one text, and a snapshot only reads it.
-   * Bounded (a real city's lots mostly have texts of their own): dropped whole past ZONES_PARSED_MAX.
-   */
-  private zoneParsed: (LotRow['zones'] | undefined)[] = [];
-  private zoneParsedCount = 0;
-  /**
-   * zoneTexts that two or more lots share: only those are kept parsed. A text of one lot (most of a
-   * real city's: the shares differ) is parsed for the read and left to the young generation; kept,
-   * every distinct lot asked about added an entry that outlived its request.
-   */
-  private zoneShared = new Set<number>();
-  private hasZone!: Uint8Array;
-  private src!: Int32Array; // into strings (source), vintage likewise
-  private vintage!: Int32Array;
-  private corner!: Int8Array; // -1 absent/null, 0 false, 1 true
-  private frontStart!: Int32Array; // n + 1
-  private frontKey!: Int32Array;
-  private frontage!: Float64Array;
-  private depth!: Float64Array;
-  private frontNull: Set<number> = new Set(); // front entries whose frontage/depth were not numbers (kept as in the row)
-  // facts that are not of the plain shape, kept as written and interned (lots of one block often share
-  // theirs: a million synthetic lots have a handful); -1: the plain shape, in the front columns
-  private factsOf!: Int32Array;
-  private factsTexts: string[] = [];
-  private attrsText = new Map<number, string>();
-  private geomText: string[] | null = null;
-  private bbox: Float64Array | null = null;
-  private grid: Map<number, number[]> | null = null;
+  // the place's lots (ids, inside points, the rows the snapshot reads): src/lots/lot-store.ts
+  private lots!: LotStore;
   // addresses (sorted by street key, number, row_no)
   private streets = new Map<string, { start: number; end: number }>();
   private aRow!: Int32Array;
@@ -337,11 +189,12 @@ export class PlaceIndex implements GeoSource {
   counts = { parcels: 0, addresses: 0, locations: 0, segments: 0, geometry: false };
   /** Load time per table (ms). */
   loadMs: Record<string, number> = {};
+  /** Estimated heap bytes (what the byte budget counts), set when loaded. */
+  bytes = 0;
 
   private constructor(
     readonly placeId: string,
     readonly version: string,
-    private readonly fallback: GeoSource,
   ) {}
 
   /**
@@ -354,237 +207,29 @@ export class PlaceIndex implements GeoSource {
       return r[0]?.imported_at ? new Date(r[0].imported_at).toISOString() : null;
     };
     if ((await versionNow()) !== version) return null;
-    const ix = new PlaceIndex(placeId, version, sqlSource(db, placeId));
+    const ix = new PlaceIndex(placeId, version);
     const timed = async (k: string, f: () => Promise<void>) => {
       const t0 = performance.now();
       await f();
       ix.loadMs[k] = Math.round(performance.now() - t0);
     };
-    await timed('parcels', () => ix.loadParcels(db));
+    await timed('parcels', async () => {
+      ix.lots = await LotStore.load(db, placeId);
+      ix.counts.parcels = ix.lots.count;
+      ix.counts.geometry = ix.lots.geometry;
+    });
     await timed('addresses', () => ix.loadAddresses(db));
     await timed('locations', () => ix.loadLocations(db));
     await timed('segments', () => ix.loadSegments(db));
     ix.postcodeSet = await sqlSource(db, placeId).postcodes();
     if ((await versionNow()) !== version) return null;
+    ix.bytes = ix.estimateBytes();
     return ix;
-  }
-
-  private async loadParcels(db: Queryable): Promise<void> {
-    const n = Number((await db.query<{ n: number | string }>('SELECT count(*) AS n FROM parcels WHERE place_id = $1', [this.placeId]))[0]?.n ?? 0);
-    const withGeom = n <= GEOMETRY_IN_MEMORY_MAX_PARCELS;
-    const cap = n + CHUNK; // rows may arrive between count and the last chunk; grown below if so
-    let inLon = new Float64Array(cap);
-    let inLat = new Float64Array(cap);
-    let area = new Float64Array(cap);
-    let zonesOf = new Int32Array(cap);
-    let hasZone = new Uint8Array(cap);
-    let src = new Int32Array(cap);
-    let vintage = new Int32Array(cap);
-    let corner = new Int8Array(cap);
-    let factsOf = new Int32Array(cap);
-    const factsIds = new Map<string, number>();
-    let frontStart = new Int32Array(cap + 1);
-    let fKey = new Grow(Int32Array, cap);
-    let fFront = new Grow(Float64Array, cap);
-    let fDepth = new Grow(Float64Array, cap);
-    let bbox = withGeom ? new Float64Array(cap * 4) : null;
-    let geom: string[] | null = withGeom ? [] : null;
-    const zoneIds = new Map<string, number>();
-    const strings = new Strings();
-    let ids: string[] = [];
-    // Chunks by physical page range (a TID range scan reads just those pages): keyset pages over the
-    // id were planned as a scan of every remaining row and a sort (quadratic at a million lots).
-    const pages = Number((await db.query<{ n: number | string }>(`SELECT (pg_relation_size('parcels') / current_setting('block_size')::int) AS n`))[0]?.n ?? 0);
-    for (let page = 0; page <= pages; page += PAGES_PER_CHUNK) {
-      const rows = await chunkOf<ParcelChunkRow>(
-        db,
-        `SELECT parcel_ext_id, inside_lon, inside_lat, area_m2, facts::text AS facts, attrs::text AS attrs, source, vintage, zones::text AS zones,
-                (primary_zone IS NOT NULL) AS has_zone${withGeom ? ', geom::text AS geom, bbox::text AS bbox' : ''}
-           FROM parcels WHERE ctid >= $2::tid AND ctid < $3::tid AND place_id = $1`,
-        [this.placeId, `(${page},0)`, `(${page + PAGES_PER_CHUNK},0)`],
-        'parcel_ext_id',
-      );
-      for (const r of rows) {
-        const i = ids.length;
-        if (i >= inLon.length) {
-          const grow = <T extends TypedColumn>(a: T, k = 1): T => grown(a, (i + CHUNK) * k);
-          inLon = grow(inLon);
-          inLat = grow(inLat);
-          area = grow(area);
-          zonesOf = grow(zonesOf);
-          hasZone = grow(hasZone);
-          src = grow(src);
-          vintage = grow(vintage);
-          corner = grow(corner);
-          factsOf = grow(factsOf);
-          const fs = new Int32Array(i + CHUNK + 1);
-          fs.set(frontStart);
-          frontStart = fs;
-          if (bbox) bbox = grow(bbox, 4);
-        }
-        ids.push(r.parcel_ext_id);
-        inLon[i] = r.inside_lon;
-        inLat[i] = r.inside_lat;
-        area[i] = r.area_m2;
-        let z = zoneIds.get(r.zones);
-        if (z === undefined) {
-          z = this.zoneTexts.length;
-          this.zoneTexts.push(r.zones);
-          zoneIds.set(r.zones, z);
-        } else this.zoneShared.add(z);
-        zonesOf[i] = z;
-        hasZone[i] = r.has_zone ? 1 : 0;
-        src[i] = strings.id(r.source);
-        vintage[i] = strings.id(r.vintage);
-        frontStart[i] = fKey.length;
-        corner[i] = -1;
-        this.readFacts(i, r.facts, strings, fKey, fFront, fDepth, corner, factsOf, factsIds);
-        frontStart[i + 1] = fKey.length;
-        if (r.attrs !== '{}') this.attrsText.set(i, r.attrs);
-        if (bbox && geom) {
-          geom.push(r.geom!);
-          const m = r.bbox!.match(/-?[\d.]+(?:e[-+]?\d+)?/gi)!.map(Number);
-          bbox[i * 4] = Math.min(m[0]!, m[2]!);
-          bbox[i * 4 + 1] = Math.min(m[1]!, m[3]!);
-          bbox[i * 4 + 2] = Math.max(m[0]!, m[2]!);
-          bbox[i * 4 + 3] = Math.max(m[1]!, m[3]!);
-        }
-      }
-    }
-    const count = ids.length;
-    // The database's order may be a locale's: the index keeps code-unit order for its binary search.
-    let sorted = true;
-    for (let i = 1; i < count && sorted; i++) if (cmp(ids[i - 1]!, ids[i]!) >= 0) sorted = false;
-    if (!sorted) {
-      const order = Int32Array.from({ length: count }, (_, i) => i).sort((a, b) => cmp(ids[a]!, ids[b]!));
-      const perm = <T extends Float64Array | Int32Array | Uint8Array | Int8Array>(a: T, k = 1): T => {
-        const b = new (a.constructor as new (n: number) => T)(a.length);
-        for (let j = 0; j < count; j++) for (let q = 0; q < k; q++) b[j * k + q] = a[order[j]! * k + q]!;
-        return b;
-      };
-      const sortedIds = Array.from(order, (j) => ids[j]!);
-      inLon = perm(inLon);
-      inLat = perm(inLat);
-      area = perm(area);
-      zonesOf = perm(zonesOf);
-      hasZone = perm(hasZone);
-      src = perm(src);
-      vintage = perm(vintage);
-      corner = perm(corner);
-      factsOf = perm(factsOf);
-      if (bbox) bbox = perm(bbox, 4);
-      const fs = new Int32Array(count + 1);
-      const k2 = new Grow(Int32Array, fKey.length);
-      const f2 = new Grow(Float64Array, fKey.length);
-      const d2 = new Grow(Float64Array, fKey.length);
-      for (let j = 0; j < count; j++) {
-        fs[j] = k2.length;
-        for (let q = frontStart[order[j]!]!; q < frontStart[order[j]! + 1]!; q++) k2.push(fKey.at(q)), f2.push(fFront.at(q)), d2.push(fDepth.at(q));
-      }
-      fs[count] = k2.length;
-      frontStart = fs;
-      fKey = k2;
-      fFront = f2;
-      fDepth = d2;
-      const inv = new Int32Array(count);
-      for (let j = 0; j < count; j++) inv[order[j]!] = j;
-      const remap = (m: Map<number, string>) => new Map([...m].map(([i, v]) => [inv[i]!, v]));
-      this.attrsText = remap(this.attrsText);
-      if (geom) {
-        const g = geom;
-        geom = Array.from(order, (j) => g[j]!);
-      }
-      ids = sortedIds;
-    }
-    const idStart = new Int32Array(count + 1);
-    for (let j = 0, at = 0; j < count; j++) idStart[j + 1] = at += ids[j]!.length;
-    this.idText = ids.join('');
-    this.idStart = idStart;
-    ids = [];
-    this.inLon = inLon.subarray(0, count);
-    this.inLat = inLat.subarray(0, count);
-    this.area = area.subarray(0, count);
-    this.zonesOf = zonesOf.subarray(0, count);
-    this.hasZone = hasZone.subarray(0, count);
-    this.src = src.subarray(0, count);
-    this.vintage = vintage.subarray(0, count);
-    this.corner = corner.subarray(0, count);
-    this.factsOf = factsOf.subarray(0, count);
-    factsIds.clear();
-    this.frontStart = frontStart.subarray(0, count + 1);
-    this.frontKey = fKey.view();
-    this.frontage = fFront.view();
-    this.depth = fDepth.view();
-    this.strings = strings.done();
-    if (bbox && geom) {
-      this.bbox = bbox.subarray(0, count * 4);
-      this.geomText = geom;
-      const grid = new Map<number, number[]>();
-      for (let i = 0; i < count; i++) {
-        for (const c of cellsOf(this.bbox[i * 4]!, this.bbox[i * 4 + 1]!, this.bbox[i * 4 + 2]!, this.bbox[i * 4 + 3]!)) {
-          const l = grid.get(c);
-          if (l) l.push(i);
-          else grid.set(c, [i]);
-        }
-      }
-      this.grid = grid;
-    }
-    this.counts.parcels = count;
-    this.counts.geometry = withGeom;
-  }
-
-  /** Facts of the usual shape go to columns; anything else is kept as written. */
-  private readFacts(
-    i: number,
-    text: string,
-    strings: Strings,
-    fKey: Grow<Int32Array>,
-    fFront: Grow<Float64Array>,
-    fDepth: Grow<Float64Array>,
-    corner: Int8Array,
-    factsOf: Int32Array,
-    factsIds: Map<string, number>,
-  ): void {
-    const seen = factsIds.get(text);
-    if (seen !== undefined) {
-      factsOf[i] = seen;
-      return;
-    }
-    const f = JSON.parse(text) as Record<string, unknown>;
-    const plain =
-      f !== null &&
-      typeof f === 'object' &&
-      !Array.isArray(f) &&
-      Object.keys(f).every((k) => k === 'frontByStreet' || k === 'cornerLot' || k === 'streets') &&
-      (f['cornerLot'] === undefined || f['cornerLot'] === null || typeof f['cornerLot'] === 'boolean') &&
-      (f['frontByStreet'] === undefined ||
-        (typeof f['frontByStreet'] === 'object' &&
-          f['frontByStreet'] !== null &&
-          Object.values(f['frontByStreet'] as Record<string, unknown>).every(
-            (v) => v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>)['frontageM'] === 'number' && typeof (v as Record<string, unknown>)['depthM'] === 'number',
-          )));
-    if (!plain) {
-      factsOf[i] = this.factsTexts.length;
-      factsIds.set(text, this.factsTexts.length);
-      this.factsTexts.push(text);
-      return;
-    }
-    factsOf[i] = -1;
-    if (typeof f['cornerLot'] === 'boolean') corner[i] = f['cornerLot'] ? 1 : 0;
-    const fb = f['frontByStreet'] as Record<string, { frontageM: number; depthM: number }> | undefined;
-    if (fb) {
-      for (const [k, v] of Object.entries(fb)) {
-        fKey.push(strings.id(k));
-        fFront.push(v.frontageM);
-        fDepth.push(v.depthM);
-      }
-    }
   }
 
   private async loadAddresses(db: Queryable): Promise<void> {
     // Read in chunks into columns (no row objects kept), then ordered by street key, number, row_no.
     const strings = new Strings();
-    for (const s of this.strings) strings.id(s);
     const keys = new Strings();
     let cap = CHUNK;
     let key = new Int32Array(cap);
@@ -631,7 +276,7 @@ export class PlaceIndex implements GeoSource {
         key[i] = keys.id(r.street_key);
         rowNo[i] = r.row_no;
         num[i] = r.number;
-        const p = r.parcel_ext_id === null ? -1 : this.parcelIndex(r.parcel_ext_id);
+        const p = r.parcel_ext_id === null ? -1 : this.lots.parcelIndex(r.parcel_ext_id);
         parcel[i] = p;
         if (p < 0 && r.parcel_ext_id !== null) missing.set(i, r.parcel_ext_id);
         if (r.in_right_of_way) rightOfWay.add(i);
@@ -690,7 +335,7 @@ export class PlaceIndex implements GeoSource {
       'street_key',
     );
     for (const r of rows) {
-      const p = this.parcelIndex(r.parcel_ext_id);
+      const p = this.lots.parcelIndex(r.parcel_ext_id);
       if (p < 0) continue; // the geocoder joins them to the parcel layer
       const l = this.locations.get(r.street_key);
       const e: LocEntry = { lo: r.number_lo, hi: r.number_hi, suffix: r.number_suffix, ext: r.parcel_ext_id, location: r.location, source: r.source, p };
@@ -717,38 +362,6 @@ export class PlaceIndex implements GeoSource {
     this.counts.segments = rows.length;
   }
 
-  /** Position of a lot id in the parcel columns; -1 when the parcel layer has no such lot. */
-  private parcelIndex(id: string): number {
-    let lo = 0;
-    let hi = this.idStart.length - 2;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const c = this.idCmp(mid, id);
-      if (c === 0) return mid;
-      if (c < 0) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  }
-
-  /** Lot i's id against id, in code-unit order (as cmp). */
-  private idCmp(i: number, id: string): number {
-    const t = this.idText;
-    const a = this.idStart[i]!;
-    const la = this.idStart[i + 1]! - a;
-    const m = Math.min(la, id.length);
-    for (let k = 0; k < m; k++) {
-      const d = t.charCodeAt(a + k) - id.charCodeAt(k);
-      if (d !== 0) return d;
-    }
-    return la - id.length;
-  }
-
-  private idOf(i: number): string {
-    return this.idText.slice(this.idStart[i]!, this.idStart[i + 1]!);
-  }
-
-  /** First address position with number >= n within [start, end). */
   private lowerBound(start: number, end: number, n: number): number {
     let lo = start;
     let hi = end;
@@ -775,11 +388,11 @@ export class PlaceIndex implements GeoSource {
         full_address: this.aFull[i] ?? `${number} ${display}`,
         street_display: display,
         postcode: this.strings[this.aPostcode[i]!]!,
-        parcel_ext_id: p >= 0 ? this.idOf(p) : (this.aExtMissing.get(i) ?? null),
+        parcel_ext_id: p >= 0 ? this.lots.idOf(p) : (this.aExtMissing.get(i) ?? null),
         lon: this.aLon === null || Number.isNaN(this.aLon[i]!) ? null : this.aLon[i]!,
         lat: this.aLat === null || Number.isNaN(this.aLat[i]!) ? null : this.aLat[i]!,
-        inside_lon: p >= 0 ? this.inLon[p]! : null,
-        inside_lat: p >= 0 ? this.inLat[p]! : null,
+        inside_lon: p >= 0 ? this.lots.lonAt(p) : null,
+        inside_lat: p >= 0 ? this.lots.latAt(p) : null,
         has_parcel: p >= 0,
         in_right_of_way: this.aRightOfWay.has(i),
       });
@@ -800,8 +413,8 @@ export class PlaceIndex implements GeoSource {
         number_hi: e.hi,
         number_suffix: e.suffix,
         source: e.source,
-        inside_lon: this.inLon[e.p]!,
-        inside_lat: this.inLat[e.p]!,
+        inside_lon: this.lots.lonAt(e.p),
+        inside_lat: this.lots.latAt(e.p),
       }));
   }
 
@@ -811,7 +424,7 @@ export class PlaceIndex implements GeoSource {
     const parity = number % 2;
     const row = (i: number): NeighbourRow => {
       const p = this.aParcel[i]!;
-      return { number: this.aNum[i]!, parcel_ext_id: this.idOf(p), inside_lon: this.inLon[p]!, inside_lat: this.inLat[p]!, street_display: this.strings[this.aDisplay[i]!]! };
+      return { number: this.aNum[i]!, parcel_ext_id: this.lots.idOf(p), inside_lon: this.lots.lonAt(p), inside_lat: this.lots.latAt(p), street_display: this.strings[this.aDisplay[i]!]! };
     };
     const out: NeighbourRow[] = [];
     const at = this.lowerBound(s.start, s.end, number);
@@ -843,117 +456,125 @@ export class PlaceIndex implements GeoSource {
   }
 
   parcelsInBox(box: BBox): MaybePromise<{ parcel_ext_id: string; geom: unknown }[]> {
-    const bb = this.bbox;
-    const grid = this.grid;
-    const geom = this.geomText;
-    if (!bb || !grid || !geom) return this.fallback.parcelsInBox(box);
-    const hit = new Set<number>();
-    for (const c of cellsOf(box[0], box[1], box[2], box[3])) {
-      for (const i of grid.get(c) ?? []) {
-        if (hit.has(i)) continue;
-        if (bb[i * 4]! <= box[2] + PG_EPSILON && box[0] <= bb[i * 4 + 2]! + PG_EPSILON && bb[i * 4 + 1]! <= box[3] + PG_EPSILON && box[1] <= bb[i * 4 + 3]! + PG_EPSILON) hit.add(i);
-      }
-    }
-    return [...hit].sort((a, b) => a - b).map((i) => ({ parcel_ext_id: this.idOf(i), geom: JSON.parse(geom[i]!) as unknown }));
+    return this.lots.parcelsInBox(box);
   }
 
   lot(parcelExtId: string): LotRow | null {
-    const i = this.parcelIndex(parcelExtId);
-    if (i < 0) return null;
-    let facts: LotRow['facts'];
-    const raw = this.factsOf[i]!;
-    if (raw >= 0) facts = JSON.parse(this.factsTexts[raw]!) as LotRow['facts'];
-    else {
-      facts = {};
-      const a = this.frontStart[i]!;
-      const b = this.frontStart[i + 1]!;
-      if (b > a) {
-        const fb: Record<string, { frontageM: number; depthM: number }> = {};
-        for (let k = a; k < b; k++) fb[this.strings[this.frontKey[k]!]!] = { frontageM: this.frontage[k]!, depthM: this.depth[k]! };
-        facts.frontByStreet = fb;
-      }
-      const c = this.corner[i]!;
-      if (c >= 0) facts.cornerLot = c === 1;
-    }
-    const attrs = this.attrsText.get(i);
-    return {
-      parcel_ext_id: this.idOf(i),
-      inside_lon: this.inLon[i]!,
-      inside_lat: this.inLat[i]!,
-      area_m2: this.area[i]!,
-      facts,
-      attrs: attrs === undefined ? {} : (JSON.parse(attrs) as Record<string, unknown>),
-      source: this.strings[this.src[i]!]!,
-      vintage: this.strings[this.vintage[i]!]!,
-      zones: this.zonesAt(this.zonesOf[i]!),
-    };
-  }
-
-  private zonesAt(z: number): LotRow['zones'] {
-    if (!this.zoneShared.has(z)) return JSON.parse(this.zoneTexts[z]!) as LotRow['zones'];
-    let parsed = this.zoneParsed[z];
-    if (!parsed) {
-      parsed = deepFreeze(JSON.parse(this.zoneTexts[z]!) as LotRow['zones']);
-      if (this.zoneParsedCount >= ZONES_PARSED_MAX) {
-        this.zoneParsed = [];
-        this.zoneParsedCount = 0;
-      }
-      this.zoneParsed[z] = parsed;
-      this.zoneParsedCount++;
-    }
-    return parsed;
+    return this.lots.lot(parcelExtId);
   }
 
   lotHasZone(parcelExtId: string): boolean | null {
-    const i = this.parcelIndex(parcelExtId);
-    return i < 0 ? null : this.hasZone[i] === 1;
+    return this.lots.lotHasZone(parcelExtId);
   }
 
   private postcodeSet: ReadonlySet<string> = new Set();
   postcodes(): ReadonlySet<string> {
     return this.postcodeSet;
   }
+
+  /** Approximate heap bytes held: the lot store's, the address columns, the strings and the street tables. */
+  private estimateBytes(): number {
+    let n = this.lots.bytes();
+    for (const a of [this.aRow, this.aNum, this.aParcel, this.aSuffix, this.aUnit, this.aPostcode, this.aDisplay, this.aLon, this.aLat]) if (a) n += a.byteLength + 64;
+    n += stringsBytes(this.aFull) + stringsBytes(this.strings);
+    n += tableBytes(this.aExtMissing.size) + tableBytes(this.aRightOfWay.size);
+    for (const v of this.aExtMissing.values()) n += stringBytes(v);
+    n += tableBytes(this.streets.size);
+    for (const k of this.streets.keys()) n += stringBytes(k) + 40;
+    n += tableBytes(this.locations.size);
+    for (const [k, l] of this.locations) {
+      n += stringBytes(k) + 32 + l.length * 8;
+      for (const e of l) n += 80 + stringBytes(e.suffix) + stringBytes(e.ext) + stringBytes(e.location) + stringBytes(e.source);
+    }
+    n += tableBytes(this.segs.size);
+    for (const [k, l] of this.segs) {
+      n += stringBytes(k) + 32 + l.length * 8;
+      for (const seg of l) n += valueBytes(seg);
+    }
+    for (const p of this.postcodeSet) n += stringBytes(p);
+    return n + tableBytes(this.postcodeSet.size) + 1024;
+  }
 }
 
-const ZONES_PARSED_MAX = 20_000;
-
-/**
- * One chunk of rows as one json text (json_agg): a driver decodes a result row by row, about ten
- * times slower than JSON.parse of the same rows in one value (measured on PGlite).
- */
-async function chunkOf<T>(db: Queryable, sql: string, params: unknown[], orderBy: string): Promise<T[]> {
-  const r = await db.query<{ j: string | null }>(`SELECT json_agg(s ORDER BY s.${orderBy})::text AS j FROM (${sql}) s`, params);
-  return r[0]?.j ? (JSON.parse(r[0].j) as T[]) : [];
-}
-
-function cellsOf(x0: number, y0: number, x1: number, y1: number): number[] {
-  const out: number[] = [];
-  const cx0 = Math.floor((x0 - PG_EPSILON) / GRID_DEG);
-  const cx1 = Math.floor((x1 + PG_EPSILON) / GRID_DEG);
-  const cy0 = Math.floor((y0 - PG_EPSILON) / GRID_DEG);
-  const cy1 = Math.floor((y1 + PG_EPSILON) / GRID_DEG);
-  for (let x = cx0; x <= cx1; x++) for (let y = cy0; y <= cy1; y++) out.push(x * 1_000_003 + y);
-  return out;
-}
-
-// ---- which source a read uses -------------------------------------------------------------------
+// ---- which source a read uses: the bounded hot index ---------------------------------------------
+//
+// The loaded indexes of every place (and every database this process reads) share one byte budget
+// (SITELINE_HOT_INDEX_BUDGET_MB, setHotIndexBudget): each index's size is estimated when it is built
+// (PlaceIndex.bytes), the indexes are kept least recently used first, and a load that takes the total
+// over the budget evicts from the least recently used end. A place that is cold (never loaded, or
+// evicted) or loading is read through SQL, the truth, while its load runs in the background (one load
+// per place and version however many requests ask; at most MAX_CONCURRENT_LOADS at a time); an index
+// larger than the whole budget is not kept (that place is read through SQL until the budget changes).
 
 interface Entry {
+  placeId: string;
+  perDb: Map<string, Entry>;
   version: string;
   generation: number;
   index: PlaceIndex | null;
   loading: Promise<PlaceIndex | null> | null;
   failedAt?: number;
+  /** The index's estimated bytes, counted in `held` while it is in the LRU. */
+  bytes: number;
+  /** Larger than the whole budget when it loaded: read through SQL. */
+  oversize?: boolean;
 }
 
 const entries = new WeakMap<object, Map<string, Entry>>();
 const generations = new Map<string, number>();
 let enabled = process.env['SITELINE_HOT_INDEX'] !== '0';
 const RETRY_AFTER_FAILURE_MS = 60_000;
+/** Loads running at once (each reads the place's tables in chunks and builds its columns). */
+const MAX_CONCURRENT_LOADS = 2;
+
+/** The default byte budget (SITELINE_HOT_INDEX_BUDGET_MB's default; docs/scaling.md sizes it). */
+export const DEFAULT_HOT_INDEX_BUDGET_MB = 640;
+let budgetBytes = DEFAULT_HOT_INDEX_BUDGET_MB * 1024 * 1024;
+/** Loaded indexes, least recently used first. */
+const lru = new Set<Entry>();
+const oversized = new Set<Entry>();
+let held = 0;
+const counters = { hits: 0, misses: 0, loads: 0, evictions: 0, oversize: 0, failures: 0 };
+
+export interface HotIndexStats {
+  /** Reads of a place whose index was loaded (answered from memory). */
+  hits: number;
+  /** Reads of a cold or loading place (answered through SQL). */
+  misses: number;
+  /** Indexes loaded, evicted (least recently used, over the budget), and not kept for being larger than the budget. */
+  loads: number;
+  evictions: number;
+  oversize: number;
+  failures: number;
+  /** Places held now and their estimated bytes; the budget (bytes). */
+  places: number;
+  bytes: number;
+  budgetBytes: number;
+}
+
+/** The hot index's counters since the process started (or resetHotIndexStats). */
+export function hotIndexStats(): HotIndexStats {
+  return { ...counters, places: lru.size, bytes: held, budgetBytes };
+}
+
+/** Zeroes the counters (not what is held): the bench measures one phase at a time. */
+export function resetHotIndexStats(): void {
+  for (const k of Object.keys(counters) as (keyof typeof counters)[]) counters[k] = 0;
+}
+
+/** Sets the byte budget (MB) for every loaded index of this process, evicting at once when over it. */
+export function setHotIndexBudget(mb: number): void {
+  if (!Number.isFinite(mb) || mb <= 0) throw new Error(`hot index budget must be a positive number of MB, not ${mb}`);
+  budgetBytes = Math.round(mb * 1024 * 1024);
+  for (const e of oversized) drop(e); // their next read loads again, under the new budget
+  oversized.clear();
+  evictOverBudget(null);
+}
 
 /** Drops a place's hot index (every database): the importer calls it after it rewrites the place. */
 export function forgetPlaceIndex(placeId: string): void {
   generations.set(placeId, (generations.get(placeId) ?? 0) + 1);
+  for (const e of [...lru, ...oversized]) if (e.placeId === placeId) drop(e);
 }
 onPlaceChanged(forgetPlaceIndex);
 
@@ -971,30 +592,69 @@ export interface PlaceVersion {
 }
 
 /**
- * The source for reads about a place: its hot index when loaded for this import version; otherwise
- * SQL, after starting the load (a place of at most INLINE_LOAD_MAX_PARCELS parcels waits for it).
+ * The source for reads about a place: its hot index when loaded for this import version (a hit, which
+ * makes it the most recently used); otherwise SQL, after starting its load (a miss).
  */
 export async function placeSource(db: Queryable, place: PlaceVersion): Promise<GeoSource> {
   const placeId = place.geoDivisionId;
   if (!enabled || !place.importedAt) return sqlSource(db, placeId);
   const e = entryFor(db, place);
-  if (e.index) return e.index;
-  if (e.loading && parcelsOf(place) <= INLINE_LOAD_MAX_PARCELS) return (await e.loading) ?? sqlSource(db, placeId);
+  if (e?.index) {
+    counters.hits++;
+    touch(e);
+    return e.index;
+  }
+  counters.misses++;
   return sqlSource(db, placeId);
 }
 
-/** Loads (or waits for) a place's hot index; null when it cannot be loaded for this version. */
+/** Makes an entry the most recently used. */
+function touch(e: Entry): void {
+  if (lru.delete(e)) lru.add(e);
+}
+
+/** Loads (or waits for) a place's hot index; null when it cannot be loaded for this version or is larger than the budget. */
 export async function warmPlaceIndex(db: Queryable, place: PlaceVersion): Promise<PlaceIndex | null> {
   if (!place.importedAt) return null;
   const e = entryFor(db, place);
-  return e.index ?? (await e.loading) ?? null;
+  if (!e) return null;
+  const ix = e.index ?? (await e.loading) ?? null;
+  if (ix) touch(e);
+  return ix;
 }
 
-function parcelsOf(place: PlaceVersion): number {
-  return place.layers?.find((l) => l.layer === 'parcels')?.features ?? Number.POSITIVE_INFINITY;
+/** Removes an entry: out of the LRU (its bytes no longer held) and out of its database's map. */
+function drop(e: Entry): void {
+  if (lru.delete(e)) held -= e.bytes;
+  oversized.delete(e);
+  e.index = null;
+  if (e.perDb.get(e.placeId) === e) e.perDb.delete(e.placeId);
 }
 
-function entryFor(db: Queryable, place: PlaceVersion): Entry {
+function evictOverBudget(keep: Entry | null): void {
+  for (const e of lru) {
+    if (held <= budgetBytes) break;
+    if (e === keep) continue;
+    drop(e);
+    counters.evictions++;
+  }
+}
+
+let running = 0;
+const waiting: (() => void)[] = [];
+async function limited<T>(f: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_LOADS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await f();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+/** The place's entry for this version, its load started if need be; null for a record older than the entry held (read through SQL, the newer index kept). */
+function entryFor(db: Queryable, place: PlaceVersion): Entry | null {
   let perDb = entries.get(db);
   if (!perDb) entries.set(db, (perDb = new Map()));
   const placeId = place.geoDivisionId;
@@ -1002,22 +662,40 @@ function entryFor(db: Queryable, place: PlaceVersion): Entry {
   const generation = generations.get(placeId) ?? 0;
   const cur = perDb.get(placeId);
   if (cur && cur.version === version && cur.generation === generation) {
-    if (cur.index || cur.loading || (cur.failedAt !== undefined && Date.now() - cur.failedAt < RETRY_AFTER_FAILURE_MS)) return cur;
+    if (cur.index || cur.loading || cur.oversize || (cur.failedAt !== undefined && Date.now() - cur.failedAt < RETRY_AFTER_FAILURE_MS)) return cur;
   }
-  const e: Entry = { version, generation, index: null, loading: null };
-  e.loading = PlaceIndex.load(db, placeId, version).then(
+  // a caller holding a catalogue record from before the import this entry was loaded for (versions are
+  // ISO timestamps of the database's clock): its reads go to SQL, and the newer index stays
+  if (cur && cur.generation === generation && version < cur.version) return null;
+  if (cur) drop(cur); // another version (or failed long ago): its bytes are freed now
+  const e: Entry = { placeId, perDb, version, generation, index: null, loading: null, bytes: 0 };
+  const map = perDb;
+  map.set(placeId, e); // before the load starts: it checks that it is still the place's entry
+  e.loading = limited(() => (map.get(placeId) === e ? PlaceIndex.load(db, placeId, version) : Promise.resolve(null))).then(
     (ix) => {
       e.loading = null;
-      if (ix && (generations.get(placeId) ?? 0) === generation) e.index = ix;
-      else if (perDb.get(placeId) === e) perDb.delete(placeId); // another version: the next read tries again
+      if (ix && (generations.get(placeId) ?? 0) === generation && map.get(placeId) === e) {
+        counters.loads++;
+        e.bytes = ix.bytes;
+        if (e.bytes > budgetBytes) {
+          e.oversize = true;
+          oversized.add(e);
+          counters.oversize++;
+          return null;
+        }
+        e.index = ix;
+        lru.add(e);
+        held += e.bytes;
+        evictOverBudget(e);
+      } else if (map.get(placeId) === e) map.delete(placeId); // another version: the next read tries again
       return e.index;
     },
     () => {
       e.loading = null;
       e.failedAt = Date.now();
+      counters.failures++;
       return null;
     },
   );
-  perDb.set(placeId, e);
   return e;
 }

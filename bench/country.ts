@@ -1,0 +1,395 @@
+// A SYNTHETIC COUNTRY for the bounded hot index (issue 30 goal 1; docs/scaling.md): N places (default
+// 1,000) holding T parcels in all (default 10,000,000 on PostgreSQL, 1,000,000 on embedded PGlite), their
+// sizes Zipf-distributed by rank (size ~ 1/rank^0.73: at 10M, the largest city ~495,000 lots, nine over
+// 100,000, the median town ~5,000, the smallest ~3,200).
+//
+// How the rows are made: the largest city is imported through the importer's own loaders and lot-fact
+// derivation (bench/synthetic-city.ts, the 1M-parcel city's generator): it is place 1. Every other place
+// is a rectangle of whole blocks of that city (its north-west corner: block rows < B, columns < X, sized
+// to the place), copied set-based (INSERT ... SELECT, indexes dropped and rebuilt) with the place's id
+// and its address rows renumbered densely, as an import numbers them: the rows are the importer's own.
+// (A lot on the rectangle's edge keeps the facts it has in the whole city: a real import of the smaller
+// grid alone could call fewer lots corner lots.) Places share coordinates: every read is by place.
+//
+// Run alone: `node --import tsx --expose-gc bench/country.ts`. Environment:
+//   SITELINE_BENCH_COUNTRY=0                  skip
+//   BENCH_PG_URL=postgres://...               an admin URL: the PostgreSQL run (its database is kept,
+//                                             named siteline_bench_country_<parcels>_<places>, and reused)
+//   SITELINE_BENCH_COUNTRY_PARCELS            parcels on PostgreSQL (10,000,000)
+//   SITELINE_BENCH_COUNTRY_PGLITE_PARCELS     parcels on PGlite (1,000,000; 0 skips the PGlite run)
+//   SITELINE_BENCH_COUNTRY_PLACES             places (1,000)
+//   SITELINE_BENCH_COUNTRY_REQUESTS           requests in the Zipf mix (20,000)
+//   SITELINE_HOT_INDEX_BUDGET_MB              the budget under test (the service's default)
+// Each phase runs in its own process (`load`, then `serve`), so the serving process's memory is its own.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { openDatabase, type Db } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { withIndexesDeferred } from '../src/importer/load-tables.ts';
+import { layoutFor, loadSyntheticCity, SYNTHETIC_PLACE_ID } from './synthetic-city.ts';
+import { placeNameKeys } from '../src/places/catalogue.ts';
+import { parseAddress } from '../src/geocoder/parse-address.ts';
+import { geocodeInPlace } from '../src/geocoder/geocode.ts';
+import { canonicalJson } from '../src/core/canonical-json.ts';
+import {
+  DEFAULT_HOT_INDEX_BUDGET_MB,
+  forgetPlaceIndex,
+  hotIndexStats,
+  placeSource,
+  resetHotIndexStats,
+  setHotIndexBudget,
+  setHotIndexEnabled,
+  warmPlaceIndex,
+  type PlaceVersion,
+} from '../src/geocoder/place-index.ts';
+
+const ZIPF_SIZE = 0.73;
+const ZIPF_TRAFFIC = 1.0;
+const mb = (b: number) => Math.round(b / 1024 / 1024);
+const gc = () => (globalThis as { gc?: () => void }).gc?.();
+
+interface Town {
+  rank: number;
+  placeId: string;
+  /** Block columns and rows of the template city the place holds. */
+  x: number;
+  b: number;
+  lots: number;
+}
+
+/** The country: place sizes by rank, each a rectangle of whole blocks of the largest city (40 lots a block). */
+export function country(places: number, parcels: number): { towns: Town[]; template: ReturnType<typeof layoutFor> } {
+  let norm = 0;
+  for (let r = 1; r <= places; r++) norm += r ** -ZIPF_SIZE;
+  const c = parcels / norm;
+  const template = layoutFor(Math.round(c));
+  const towns: Town[] = [];
+  for (let r = 1; r <= places; r++) {
+    if (r === 1) {
+      towns.push({ rank: 1, placeId: SYNTHETIC_PLACE_ID, x: template.blocksX, b: template.blocksY, lots: template.parcels });
+      continue;
+    }
+    const blocks = Math.max(1, Math.round((c * r ** -ZIPF_SIZE) / 40));
+    const x = Math.min(template.blocksX, Math.max(1, Math.ceil(Math.sqrt(blocks * 4))));
+    const b = Math.min(template.blocksY, Math.max(1, Math.round(blocks / x)));
+    towns.push({ rank: r, placeId: `US-KS:country-${String(r).padStart(4, '0')}`, x, b, lots: 40 * x * b });
+  }
+  return { towns, template };
+}
+
+/** An address of the town as a person types it (street and number; the place is already resolved). */
+function addressIn(t: Town, rnd: () => number): string {
+  const by = Math.floor(rnd() * t.b);
+  const bx = Math.floor(rnd() * t.x);
+  const row = rnd() < 0.5 ? 0 : 1;
+  const i = Math.floor(rnd() * 20);
+  return `${bx * 100 + i * 2 + row + 2} Row ${by * 2 + row} St`;
+}
+
+function lcg(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+}
+
+async function columns(db: Db, table: string): Promise<string[]> {
+  return (await db.query<{ c: string }>(`SELECT column_name AS c FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`, [table])).map((r) => r.c);
+}
+
+// ---- load: the country into one database ------------------------------------------------------------
+
+async function load(db: Db, places: number, parcels: number): Promise<Record<string, unknown>> {
+  const { towns } = country(places, parcels);
+  const expected = towns.reduce((s, t) => s + t.lots, 0);
+  const have = await db.query<{ n: number; lots: string | null }>(
+    `SELECT count(*)::int AS n, (SELECT count(*) FROM parcels WHERE place_id = $1 OR place_id LIKE 'US-KS:country-%')::text AS lots FROM places WHERE place_id = $1 OR place_id LIKE 'US-KS:country-%'`,
+    [SYNTHETIC_PLACE_ID],
+  );
+  if (have[0]!.n === places && Number(have[0]!.lots) === expected) return { reused: true, places, parcels: expected };
+  const t0 = performance.now();
+  const say = (m: string) => process.stderr.write(`  country load: ${m} (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+  say(`template city of ${towns[0]!.lots.toLocaleString('en-US')} lots through the importer's loaders`);
+  const tpl = await loadSyntheticCity(db, towns[0]!.lots, (m) => say(m));
+  const templateMs = performance.now() - t0;
+  // the other places' catalogue rows (as the template's, renamed)
+  const placeCols = (await columns(db, 'places')).filter((c) => !['place_id', 'slug', 'name', 'name_keys', 'manifest', 'imported_at'].includes(c));
+  await db.query(`CREATE TABLE bench_towns (place_id text PRIMARY KEY, slug text, name text, name_keys text[], x int, b int)`);
+  const rest = towns.slice(1);
+  for (let i = 0; i < rest.length; i += 200) {
+    const part = rest.slice(i, i + 200).map((t) => {
+      const name = `Synthetic Town ${String(t.rank).padStart(4, '0')}`;
+      return { place_id: t.placeId, slug: t.placeId.split(':')[1], name, name_keys: placeNameKeys(name, []), x: t.x, b: t.b };
+    });
+    await db.query(`INSERT INTO bench_towns SELECT * FROM json_populate_recordset(NULL::bench_towns, $1::json)`, [JSON.stringify(part)]);
+  }
+  await db.query(
+    `INSERT INTO places (place_id, slug, name, name_keys, manifest, imported_at, ${placeCols.join(', ')})
+     SELECT s.place_id, s.slug, s.name, s.name_keys, jsonb_set(p.manifest::jsonb, '{slug}', to_jsonb(s.slug))::jsonb, now(), ${placeCols.map((c) => `p.${c}`).join(', ')}
+       FROM bench_towns s CROSS JOIN places p WHERE p.place_id = $1`,
+    [SYNTHETIC_PLACE_ID],
+  );
+  say('places rows');
+  // set-based copies of the template's rows, each place's rectangle of blocks
+  const copy = async (table: string, extra: string, where: string, renumber?: string) => {
+    const cols = (await columns(db, table)).filter((c) => c !== 'place_id' && c !== renumber);
+    await db.query(`CREATE TABLE bench_tpl AS SELECT t.*, ${extra} FROM ${table} t WHERE t.place_id = $1`, [SYNTHETIC_PLACE_ID]);
+    await db.query(`CREATE INDEX ON bench_tpl (by_, bx_)`);
+    await db.query(
+      `INSERT INTO ${table} (place_id, ${renumber ? `${renumber}, ` : ''}${cols.join(', ')})
+       SELECT s.place_id, ${renumber ? `(row_number() OVER (PARTITION BY s.place_id ORDER BY t.${renumber}) - 1)::int, ` : ''}${cols.map((c) => `t.${c}`).join(', ')}
+         FROM bench_towns s JOIN bench_tpl t ON ${where}`,
+    );
+    await db.query(`DROP TABLE bench_tpl`);
+    say(`${table} copied`);
+  };
+  const inRect = 't.by_ < s.b AND t.bx_ < s.x';
+  const byBx = `split_part(t.parcel_ext_id, '-', 2)::int AS by_, split_part(t.parcel_ext_id, '-', 3)::int AS bx_`;
+  await withIndexesDeferred(db, ['parcels', 'zones', 'street_segments', 'addresses'], async () => {
+    await copy('parcels', byBx, inRect);
+    await copy('addresses', byBx, inRect, 'row_no');
+    await copy('street_segments', `((regexp_match(t.street_key, '(\\d+)'))[1]::int / 2) AS by_, (regexp_match(t.segment_id, '-(\\d+)$'))[1]::int AS bx_`, inRect);
+    await copy('zones', '0 AS by_, 0 AS bx_', 'true');
+    say('rebuilding indexes');
+  });
+  await db.query(`DROP TABLE bench_towns`);
+  await db.query('ANALYZE');
+  const n = await db.query<{ p: string; a: string }>(`SELECT (SELECT count(*) FROM parcels)::text AS p, (SELECT count(*) FROM addresses)::text AS a`);
+  say('done');
+  return { reused: false, places, parcels: Number(n[0]!.p), addresses: Number(n[0]!.a), expected, templateLots: tpl.parcels, templateMs: Math.round(templateMs), loadMs: Math.round(performance.now() - t0) };
+}
+
+// ---- serve: the Zipf mix against the bounded index ----------------------------------------------------
+
+const pct = (xs: number[], p: number) => {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! * 1000) / 1000;
+};
+
+async function serve(db: Db, places: number, parcels: number, requests: number, budgetMb: number): Promise<Record<string, unknown>> {
+  const { towns } = country(places, parcels);
+  const versions = new Map(
+    (await db.query<{ place_id: string; imported_at: Date | string }>(`SELECT place_id, imported_at FROM places WHERE place_id = $1 OR place_id LIKE 'US-KS:country-%'`, [SYNTHETIC_PLACE_ID])).map((r) => [
+      r.place_id,
+      new Date(r.imported_at).toISOString(),
+    ]),
+  );
+  const pv = (t: Town): PlaceVersion => ({ geoDivisionId: t.placeId, importedAt: versions.get(t.placeId)! });
+  const answer = async (t: Town, address: string): Promise<{ kind: string; json: string }> => {
+    const src = await placeSource(db, pv(t));
+    const g = await geocodeInPlace(db, t.placeId, parseAddress(address), src);
+    const lot = g.kind === 'matched' && g.parcelExtId ? await src.lot(g.parcelExtId) : null;
+    return { kind: src.kind, json: canonicalJson({ g, lot }) };
+  };
+  gc();
+  const base = process.memoryUsage();
+
+  // 1. the Zipf mix (traffic ~ 1/rank: the larger the place, the more it is asked about), one request at a time
+  setHotIndexBudget(budgetMb);
+  resetHotIndexStats();
+  const cdf: number[] = [];
+  let acc = 0;
+  for (let r = 1; r <= places; r++) cdf.push((acc += r ** -ZIPF_TRAFFIC));
+  const rnd = lcg(424242);
+  const pick = () => {
+    const u = rnd() * acc;
+    let lo = 0;
+    let hi = cdf.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cdf[mid]! < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return towns[lo]!;
+  };
+  const cold: number[] = [];
+  const warm: number[] = [];
+  const rss: number[] = [];
+  let answered = 0;
+  let firstHalf: ReturnType<typeof hotIndexStats> | null = null;
+  const tMix = performance.now();
+  for (let i = 0; i < requests; i++) {
+    if (i === Math.floor(requests / 2)) firstHalf = hotIndexStats();
+    const t = pick();
+    const a = addressIn(t, rnd);
+    const t0 = performance.now();
+    const r = await answer(t, a);
+    const ms = performance.now() - t0;
+    if (r.json.includes('"kind":"matched"')) answered++;
+    if (i >= requests / 2) (r.kind === 'memory' ? warm : cold).push(ms);
+    if (i % 250 === 0) rss.push(process.memoryUsage().rss);
+  }
+  const mixMs = performance.now() - tMix;
+  const end = hotIndexStats();
+  const half = { hits: end.hits - firstHalf!.hits, misses: end.misses - firstHalf!.misses, loads: end.loads - firstHalf!.loads, evictions: end.evictions - firstHalf!.evictions };
+  const steady = rss.slice(Math.floor(rss.length / 2));
+
+  // 2. a fixed sample: bounded (as the mix left it), SQL alone, unbounded (every sampled place warm)
+  const srnd = lcg(777);
+  const sample = Array.from({ length: 300 }, () => {
+    const t = towns[Math.floor(srnd() * places)]!;
+    return { t, a: addressIn(t, srnd) };
+  });
+  const bounded: string[] = [];
+  for (const s of sample) bounded.push((await answer(s.t, s.a)).json);
+  setHotIndexEnabled(false);
+  const sql: string[] = [];
+  for (const s of sample) sql.push((await answer(s.t, s.a)).json);
+  setHotIndexEnabled(true);
+  setHotIndexBudget(1_000_000);
+  const unbounded: string[] = [];
+  let warmKinds = 0;
+  for (const s of sample) {
+    await warmPlaceIndex(db, pv(s.t));
+    const r = await answer(s.t, s.a);
+    if (r.kind === 'memory') warmKinds++;
+    unbounded.push(r.json);
+  }
+  // 3. the size estimate against the memory it takes: 24 places of every size loaded one by one
+  // (unbounded, after everything above is dropped; last, so that the mix's RSS is not this phase's)
+  for (const t of towns) forgetPlaceIndex(t.placeId);
+  gc();
+  const probe = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 200, 260, 330, 400, 480, 550, 630, 700, 780, 850, 920, 960, places].filter((r, i, a) => r <= places && a.indexOf(r) === i);
+  const estimate: { rank: number; lots: number; bytes: number; heapDelta: number; heapOnly: number; buffers: number; rssDelta: number; loadMs: number }[] = [];
+  for (const r of probe) {
+    const t = towns[r - 1]!;
+    gc();
+    const m0 = process.memoryUsage();
+    const t0 = performance.now();
+    const ix = await warmPlaceIndex(db, pv(t));
+    const loadMs = performance.now() - t0;
+    gc();
+    const m1 = process.memoryUsage();
+    estimate.push({ rank: r, lots: t.lots, bytes: ix!.bytes, heapDelta: m1.heapUsed + m1.arrayBuffers - m0.heapUsed - m0.arrayBuffers, heapOnly: m1.heapUsed - m0.heapUsed, buffers: m1.arrayBuffers - m0.arrayBuffers, rssDelta: m1.rss - m0.rss, loadMs: Math.round(loadMs) });
+  }
+  const sumBytes = estimate.reduce((s, e) => s + e.bytes, 0);
+  const sumHeap = estimate.reduce((s, e) => s + e.heapDelta, 0);
+  const sumLots = estimate.reduce((s, e) => s + e.lots, 0);
+  gc();
+  const heldRss = process.memoryUsage().rss;
+  for (const r of probe) forgetPlaceIndex(towns[r - 1]!.placeId);
+  gc();
+
+  const same = (x: string[], y: string[]) => x.filter((v, i) => v === y[i]).length;
+  return {
+    budgetMb,
+    baseline: { rssMb: mb(base.rss), heapUsedMb: mb(base.heapUsed), externalMb: mb(base.external) },
+    estimate: {
+      places: estimate.length,
+      lots: sumLots,
+      estimatedMb: mb(sumBytes),
+      heapDeltaMb: mb(sumHeap),
+      ratioMeasuredToEstimate: Math.round((sumHeap / sumBytes) * 100) / 100,
+      bytesPerLotEstimated: Math.round(sumBytes / sumLots),
+      bytesPerLotMeasured: Math.round(sumHeap / sumLots),
+      rssWithAllHeldMb: mb(heldRss),
+      rows: estimate.map((e) => ({ ...e, bytes: mb(e.bytes * 10) / 10, heapDelta: mb(e.heapDelta * 10) / 10, heapOnly: mb(e.heapOnly * 10) / 10, buffers: mb(e.buffers * 10) / 10, rssDelta: mb(e.rssDelta * 10) / 10 })),
+    },
+    mix: {
+      requests,
+      seconds: Math.round(mixMs / 100) / 10,
+      answered,
+      steadyRssMb: { p50: mb(pct(steady, 50)!), max: mb(Math.max(...steady)) },
+      peakRssMbSampled: mb(Math.max(...rss)),
+      secondHalf: { ...half, hitRate: Math.round((half.hits / (half.hits + half.misses)) * 1000) / 1000 },
+      whole: { ...end, hitRate: Math.round((end.hits / (end.hits + end.misses)) * 1000) / 1000, bytesMb: mb(end.bytes) },
+      coldMs: { n: cold.length, p50: pct(cold, 50), p99: pct(cold, 99) },
+      warmMs: { n: warm.length, p50: pct(warm, 50), p99: pct(warm, 99) },
+    },
+    sample: { n: sample.length, boundedVsUnbounded: same(bounded, unbounded), sqlVsUnbounded: same(sql, unbounded), unboundedFromMemory: warmKinds, matched: unbounded.filter((v) => v.includes('"kind":"matched"')).length },
+  };
+}
+
+// ---- the orchestration --------------------------------------------------------------------------------
+
+async function openTarget(target: string): Promise<Db> {
+  const db = target.startsWith('postgres') ? await openDatabase({ databaseUrl: target }) : await openDatabase({ pgliteDir: target });
+  await migrate(db);
+  return db;
+}
+
+const direct = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+const [phase, target, placesArg, parcelsArg, requestsArg, budgetArg] = process.argv.slice(2);
+if (!direct) {
+  // imported by bench/run.ts, which calls runCountry
+} else if (phase === 'load' || phase === 'serve') {
+  const db = await openTarget(target!);
+  const out = phase === 'load' ? await load(db, Number(placesArg), Number(parcelsArg)) : await serve(db, Number(placesArg), Number(parcelsArg), Number(requestsArg), Number(budgetArg));
+  await db.close();
+  console.log(JSON.stringify({ ...out, peakRssMb: mb(process.resourceUsage().maxRSS * 1024) }));
+} else if (process.env['SITELINE_BENCH_COUNTRY'] === '0') {
+  console.log('synthetic country: skipped (SITELINE_BENCH_COUNTRY=0)');
+} else {
+  await runCountry();
+}
+
+function child(args: string[]): Record<string, any> {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', path.join(import.meta.dirname, 'country.ts'), ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`country ${args[0]} failed (exit ${r.status})`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+/** Runs the section (PostgreSQL when BENCH_PG_URL is set, then PGlite) and prints its report; also what bench/run.ts calls. */
+export async function runCountry(say: (s: string) => void = console.log): Promise<void> {
+  const places = Number(process.env['SITELINE_BENCH_COUNTRY_PLACES'] ?? 1000);
+  const requests = Number(process.env['SITELINE_BENCH_COUNTRY_REQUESTS'] ?? 20_000);
+  const budget = Number(process.env['SITELINE_HOT_INDEX_BUDGET_MB'] ?? DEFAULT_HOT_INDEX_BUDGET_MB);
+  const runs: { engine: string; parcels: number; target: () => Promise<{ url: string; done: () => Promise<void> }> }[] = [];
+  const admin = process.env['BENCH_PG_URL'];
+  const pgParcels = Number(process.env['SITELINE_BENCH_COUNTRY_PARCELS'] ?? 10_000_000);
+  if (admin && pgParcels > 0)
+    runs.push({
+      engine: 'PostgreSQL',
+      parcels: pgParcels,
+      target: async () => {
+        const name = `siteline_bench_country_${pgParcels}_${places}`;
+        const c = new pg.Client({ connectionString: admin });
+        await c.connect();
+        if (!(await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) await c.query(`CREATE DATABASE ${name}`);
+        await c.end();
+        const u = new URL(admin);
+        u.pathname = `/${name}`;
+        return { url: u.toString(), done: async () => undefined };
+      },
+    });
+  else say('synthetic country on PostgreSQL: skipped (set BENCH_PG_URL to an admin URL, e.g. postgres://postgres@127.0.0.1:5432/postgres)');
+  const pgliteParcels = Number(process.env['SITELINE_BENCH_COUNTRY_PGLITE_PARCELS'] ?? 1_000_000);
+  if (pgliteParcels > 0)
+    runs.push({
+      engine: 'PGlite (on disk)',
+      parcels: pgliteParcels,
+      target: async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-country-'));
+        return { url: path.join(dir, 'pgdata'), done: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+      },
+    });
+  for (const run of runs) {
+    const { url, done } = await run.target();
+    try {
+      const l = child(['load', url, String(places), String(run.parcels)]);
+      const s = child(['serve', url, String(places), String(run.parcels), String(requests), String(budget)]);
+      const c = country(places, run.parcels).towns;
+      const sizes = c.map((t) => t.lots).sort((a, b) => a - b);
+      say(`Synthetic country on ${run.engine}: ${places} places, ${(l['parcels'] as number).toLocaleString('en-US')} parcels (largest ${sizes.at(-1)!.toLocaleString('en-US')}, median ${sizes[sizes.length >> 1]!.toLocaleString('en-US')}, smallest ${sizes[0]!.toLocaleString('en-US')} lots; ${c.filter((t) => t.lots >= 100_000).length} over 100,000, ${c.filter((t) => t.lots <= 5_000).length} of 5,000 or fewer)`);
+      say(l['reused'] ? '  load: reused the database from an earlier run' : `  load: ${(l['loadMs'] / 1000).toFixed(0)} s (template city through the importer ${(l['templateMs'] / 1000).toFixed(0)} s, then set-based copies), peak RSS ${l['peakRssMb']} MB`);
+      const e = s['estimate'];
+      say(`  size estimate vs memory: ${e.places} places, ${e.lots.toLocaleString('en-US')} lots: estimated ${e.estimatedMb} MB, heap+arrayBuffers grew ${e.heapDeltaMb} MB (measured/estimated ${e.ratioMeasuredToEstimate}); ${e.bytesPerLotEstimated} B/lot estimated, ${e.bytesPerLotMeasured} B/lot measured; RSS with them all held ${e.rssWithAllHeldMb} MB`);
+      for (const r of e.rows) say(`    rank ${r.rank}: ${r.lots} lots, estimated ${r.bytes} MB, measured ${r.heapDelta} MB (heap ${r.heapOnly}, array buffers ${r.buffers}), RSS +${r.rssDelta} MB, load ${r.loadMs} ms`);
+      const m = s['mix'];
+      say(`  Zipf mix, budget ${s['budgetMb']} MB: ${m.requests} requests in ${m.seconds} s (${m.answered} matched); steady RSS p50 ${m.steadyRssMb.p50} MB, max ${m.steadyRssMb.max} MB (baseline ${s['baseline'].rssMb} MB; process peak ${s['peakRssMb']} MB)`);
+      say(`    second half: hit rate ${m.secondHalf.hitRate} (${m.secondHalf.hits} hits, ${m.secondHalf.misses} misses), ${m.secondHalf.loads} loads, ${m.secondHalf.evictions} evictions; whole run: hit rate ${m.whole.hitRate}, ${m.whole.loads} loads, ${m.whole.evictions} evictions, ${m.whole.oversize} over budget; held at the end ${m.whole.places} places, ${m.whole.bytesMb} MB estimated`);
+      say(`    cold place (read through SQL while it loads): p50 ${m.coldMs.p50} ms, p99 ${m.coldMs.p99} ms (n ${m.coldMs.n}) [p50 <= 50 ms]; warm: p50 ${m.warmMs.p50} ms, p99 ${m.warmMs.p99} ms (n ${m.warmMs.n})`);
+      const f = s['sample'];
+      say(`  fixed sample of ${f.n} addresses over the places (${f.matched} matched): bounded = unbounded for ${f.boundedVsUnbounded}/${f.n}, SQL = unbounded for ${f.sqlVsUnbounded}/${f.n} (unbounded read from memory: ${f.unboundedFromMemory}/${f.n})`);
+    } finally {
+      await done();
+    }
+  }
+}
