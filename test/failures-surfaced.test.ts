@@ -94,7 +94,7 @@ test('a corrupt rules file: the catalogue answers 500 and logs why, the knowledg
       warnings.some((w) => /could not be checked against the supplied point/.test(w)),
       `the failed check is said, not passed over: ${JSON.stringify(warnings)}`,
     );
-    assert.equal(linesSince(from, 'saveToProject: the address beside the point could not be checked').length, 1);
+    assert.equal(linesSince(from, 'project save: the address beside the point could not be checked').length, 1);
 
     assert.equal((await tileAtPin(15)).status, 200, 'the tile is still drawn, from the zone names');
     assert.ok(linesSince(from, TILE_WARNING).length >= 1, 'and the broken rules are logged');
