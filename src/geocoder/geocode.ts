@@ -76,20 +76,23 @@ export async function geocodeInPlace(db: Queryable, placeId: string, parsed: Par
 
 /**
  * A lot the assessor's table or an interpolation gives must front the street the person named. One that
- * does not is answered below 0.5, with the distance as the reason. An assessor's listing on such a lot
- * is its own calibration band (ASSESSOR_FAR_BAND): the place's held-out audit may measure it otherwise
- * (a big lot or one behind another is often listed right), and then its measured share is said instead.
- * An address-table row is the city's own point for the address and is not second-guessed.
+ * does not is answered below 0.5, with the distance as the reason (interpolated lots far from the street
+ * were wrong 8 times in 10, held out of the address table). An assessor's listing on such a lot is its
+ * own calibration band (ASSESSOR_FAR_BAND), which the place's audit may lower, never raise
+ * (src/geocoder/calibration.ts). An address-table row is the city's own point for the address and is not
+ * second-guessed.
  */
 async function withFrontingCheck(src: GeoSource, parsed: ParsedAddress, r: GeocodeResult): Promise<GeocodeResult> {
   if (r.kind !== 'matched' || r.matchType === 'address_table' || !r.parcelExtId) return r;
   const f = await lotFrontsStreet(src, r.parcelExtId, r.streetKey, { rearLot: normSuffix(parsed.numberSuffix) === 'R' });
   if (f.kind !== 'far') return r;
-  // Interpolated lots far from the street were wrong 8 times in 10 (held out of the address table).
-  if (r.matchType === 'assessor_table') {
-    return { ...r, confidence: Math.min(r.confidence, NOT_FRONTING_CONFIDENCE), band: ASSESSOR_FAR_BAND, warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f, 'assessor')] };
-  }
-  return { ...r, confidence: Math.min(r.confidence, NOT_FRONTING_CONFIDENCE), warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f, 'guess')] };
+  const assessor = r.matchType === 'assessor_table';
+  return {
+    ...r,
+    confidence: Math.min(r.confidence, NOT_FRONTING_CONFIDENCE),
+    ...(assessor ? { band: ASSESSOR_FAR_BAND } : {}),
+    warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f, assessor ? 'assessor' : 'guess')],
+  };
 }
 
 /**

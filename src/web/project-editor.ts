@@ -64,11 +64,9 @@ const TOOL_WORDS: [RegExp, string][] = [
  * wordings below (forPeople), so no page ever shows a tool name.
  */
 export function wordedForPeople(text: string): string {
+  // The refusals of projects, analysis and reports carry their next step as data (webStep words it);
+  // what is left here are warnings that name a parameter (save-to-project's "attach one with action attach_parcels").
   let t = text
-    .replace(/Call runFeasibilityAnalysis for it, wait until getProjectContext shows agentStatus current, then call produceProjectReport again\./g, 'Run the analysis, wait until its status is current, then export the report again.')
-    .replace(/Attach (?:one|a build lot) with saveToProject action attach_parcels \(role build\)/g, 'Attach a build lot under Lots (“Attach as build lot”)')
-    .replace(/,? then call \w+ again/g, ', then try again')
-    .replace(/,? then run runFeasibilityAnalysis/g, ', then run the analysis')
     .replace(/\bwith action attach_parcels\b/g, 'with “Attach as build lot”')
     .replace(/\baction attach_parcels\b/g, '“Attach as build lot”');
   for (const [re, words] of TOOL_WORDS) t = t.replace(re, words);
