@@ -8,16 +8,19 @@
 //   4. siteline /api/mcp, tools/call getFeasibilitySnapshot over real Cambridge addresses with a user token,
 //      as served (repeated addresses answered from the snapshot cache), and
 //   5. the same with the cache off (SITELINE_SNAPSHOT_CACHE=0): every call runs the whole pipeline,
-//      measured in rounds interleaved with a second SDK constant server (BENCH_MCP_ROUNDS rounds of
-//      BENCH_MCP_ROUND_REQUESTS requests to each, default 3 x 5,000; the ratio is the median round's), and
+//      measured in rounds interleaved with a second SDK server whose tool returns a constant answer of
+//      the same size (2b's: the size is the protocol's cost, not ours; BENCH_MCP_ROUNDS rounds of
+//      BENCH_MCP_ROUND_REQUESTS requests to each, default 3 x 5,000; the ratio is the median round's),
 //   6. previewSiteCoverage (no cache): both over every distinct Cambridge address with a lot (22,000+),
 //      each request the next address, so no address repeats within a run (the line says how many did);
+//   6b. the compiled build (node dist/main.js, `npm start`) against the source under tsx (`npm run dev`):
+//      the same snapshot load in interleaved rounds (part 'build'), and
 //   7. scale-out on PostgreSQL (BENCH_PG_URL, an admin URL): one siteline process, then two on the same
 //      database behind a round-robin TCP proxy (a bench child, not a component), cache off.
 // The answer's size (payload line, part 'payload'): bytes of structured JSON, bytes of the tool result on the
 // wire (structured content + the text block + framing) and a token estimate, for docs/examples' Cambridge
 // address. `node --import tsx bench/mcp-bench.ts payload` runs the payload line alone.
-// BENCH_MCP_PARTS picks targets (comma list: echo,sdk,payload,guide,cached,cold,preview,scaleout; the
+// BENCH_MCP_PARTS picks targets (comma list: echo,sdk,payload,guide,cached,cold,preview,build,scaleout; the
 // SDK constant is always run, as the baseline of every ratio).
 // Each server runs in its own child process (this file, `serve <kind>`), so the load generator does not
 // share its event loop. Beside req/s each line gives the server process's own CPU per request (Linux
@@ -308,7 +311,7 @@ const line = (label: string, r: CannonResult) =>
   (r.non2xx || r.errors || r.timeouts ? `   (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})` : '');
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)} %`;
 
-const PARTS = new Set((process.env.BENCH_MCP_PARTS ?? 'echo,sdk,payload,guide,cached,cold,preview,scaleout').split(',').map((x) => x.trim()));
+const PARTS = new Set((process.env.BENCH_MCP_PARTS ?? 'echo,sdk,payload,guide,cached,cold,preview,build,scaleout').split(',').map((x) => x.trim()));
 
 async function withChild<T>(kind: string, fn: (served: Served, child: ChildProcess) => Promise<T>, env?: Record<string, string>): Promise<{ r: T; stats: string }> {
   const c = await startChild(kind, env);
@@ -360,7 +363,7 @@ async function pipelineLoads(url: string, served: Served, connections = CONNECTI
   const prev = distinctRequests('previewSiteCoverage', [...addresses].reverse(), undefined);
   await check(url, modernCall('previewSiteCoverage', { address: addresses[0]! }, 1), (b) => b.includes('"covered":true'), 'siteline preview');
   const prevR = await load(url, prev.requests, connections, serverPid);
-  return { snapR, rounds, snapUsed: snap.used(), prevR, prevUsed: prev.used(), addresses: addresses.length };
+  return { snapR, rounds, snapUsed: snap.used(), prevR, prevUsed: prev.used(), addresses: addresses.length, addressList: addresses };
 }
 
 const ROUNDS = Number(process.env.BENCH_MCP_ROUNDS ?? 3);
@@ -447,16 +450,24 @@ export async function runMcpBench(): Promise<string[]> {
   }
 
   let cold: Awaited<ReturnType<typeof pipelineLoads>> | undefined;
+  /** Bytes on the wire of the same-sized constant answer (the rounds' baseline). */
+  let baselineWire = 0;
   if (PARTS.has('cold') || PARTS.has('preview')) {
-    // a second SDK constant server, alive beside siteline, for the interleaved rounds
-    const sdk = await startChild('sdk-constant');
+    // The rounds' baseline, alive beside siteline: the SDK tool returning a constant answer of the
+    // snapshot's size, full JSON in the text block and as structured content (issue 30, goal 3: the
+    // size is the protocol's cost, not ours). The tiny constant tool's ratio is given beside it.
+    const sdk = await startChild('sdk-payload');
     try {
-      const baseline = { url: `${sdk.served.url}/`, pid: sdk.child.pid!, request: constantReq };
+      const url = `${sdk.served.url}/`;
+      await check(url, constantReq, (b) => b.includes('structuredContent') && b.includes('envelope'), 'sdk-payload');
+      baselineWire = Buffer.byteLength(await (await fetch(url, { method: 'POST', headers: constantReq.headers, body: constantReq.body })).text());
+      const baseline = { url, pid: sdk.child.pid!, request: constantReq };
       cold = (await withChild('siteline-cold', (served, child) => pipelineLoads(`${served.url}/api/mcp`, served, CONNECTIONS, child.pid, baseline))).r;
     } finally {
       await stopChild(sdk.child);
     }
   }
+  const build = PARTS.has('build') && cold ? await compiledAgainstTsx(cold.addressList) : undefined;
 
   let scale: { one: Awaited<ReturnType<typeof pipelineLoads>>; two: Awaited<ReturnType<typeof pipelineLoads>> } | undefined;
   let scaleNote = '';
@@ -500,7 +511,7 @@ export async function runMcpBench(): Promise<string[]> {
   if (guideR) results.push(line('siteline, getServiceMcpGuide (static, with token)', guideR));
   if (snapR) results.push(line('siteline, getFeasibilitySnapshot (400 Cambridge addresses, cached)', snapR));
   if (cold) {
-    if (cold.rounds.length) results.push(line('SDK alone, one constant tool (median round)', medianRound(cold.rounds).sdk));
+    if (cold.rounds.length) results.push(line('SDK alone, same-sized constant answer (median round)', medianRound(cold.rounds).sdk));
     results.push(line(`siteline, getFeasibilitySnapshot, cache off, distinct addresses${cold.rounds.length ? ' (median round)' : ''}`, cold.snapR));
     results.push(line(`siteline, previewSiteCoverage, distinct addresses`, cold.prevR));
   }
@@ -517,10 +528,13 @@ export async function runMcpBench(): Promise<string[]> {
       const mid = medianRound(rounds);
       const each = rounds.map((r) => pct(rps(r.snap), rps(r.sdk))).join(', ');
       results.push(
-        `  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(mid.snap), rps(mid.sdk))} [>= 80 %], the median of ${rounds.length} interleaved rounds (${each}; ` +
-          `${ROUND_REQUESTS.toLocaleString('en-US')} requests to the SDK constant tool, then as many snapshots, each round)   (${usedNote(cold.snapUsed, cold.addresses)})`,
+        `  cache off: getFeasibilitySnapshot / SDK constant answer of the same size = ${pct(rps(mid.snap), rps(mid.sdk))} [>= 80 %], the median of ${rounds.length} interleaved rounds (${each}; ` +
+          `${ROUND_REQUESTS.toLocaleString('en-US')} requests to the SDK tool answering the docs/examples snapshot, ${baselineWire.toLocaleString('en-US')} B on the wire, then as many snapshots, each round)   (${usedNote(cold.snapUsed, cold.addresses)})`,
       );
-      results.push(`    against the one ${DURATION_S} s SDK run above: ${pct(rps(cold.snapR), rps(sdkR))} (that run was minutes earlier)`);
+      results.push(
+        `    against the tiny constant tool's ${DURATION_S} s run above (minutes earlier; the rest of that gap is the answer's size): ${pct(rps(cold.snapR), rps(sdkR))}` +
+          (payloadR ? `; the same-sized constant's ${DURATION_S} s run above / the tiny one's = ${pct(rps(payloadR), rps(sdkR))}` : ''),
+      );
     } else results.push(`  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(cold.snapR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.snapUsed, cold.addresses)})`);
     results.push(`  previewSiteCoverage / SDK-constant = ${pct(rps(cold.prevR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.prevUsed, cold.addresses)})`);
     const c = sdkR.cpuMsPerRequest;
@@ -528,9 +542,10 @@ export async function runMcpBench(): Promise<string[]> {
     if (c && cold.snapR.cpuMsPerRequest && cold.prevR.cpuMsPerRequest) {
       // the same ratios from the server's own CPU time per request (the rate a core would serve), steady under others' load
       const snapCpu = cpuRatios.length ? `${pct(cpuRatios.sort((a, b) => a - b)[Math.floor(cpuRatios.length / 2)]!, 1)} (median of the rounds)` : pct(c, cold.snapR.cpuMsPerRequest);
-      results.push(`  by server CPU per request: snapshot / SDK-constant = ${snapCpu}   preview / SDK-constant = ${pct(c, cold.prevR.cpuMsPerRequest)}`);
+      results.push(`  by server CPU per request: snapshot / same-sized SDK constant = ${snapCpu}   preview / SDK-constant = ${pct(c, cold.prevR.cpuMsPerRequest)}`);
     }
   }
+  if (build) results.push(...build);
   if (guideR) results.push(`  static tool through siteline / SDK-constant = ${pct(rps(guideR), rps(sdkR))} (HTTP rules, token check, our server build)`);
   if (scale) {
     results.push(`  scale-out on PostgreSQL (cache off, distinct addresses, ${CONNECTIONS} connections in all):`);
@@ -545,6 +560,72 @@ export async function runMcpBench(): Promise<string[]> {
   if (PARTS.has('payload')) results.push(...(await runPayloadBench()));
   out.push(...results);
   return out;
+}
+
+/**
+ * The compiled build against the TypeScript source (issue 30, goal 3): the same service process twice
+ * on its own copy of the Cambridge database, once as `npm start` runs it (node dist/main.js, built by
+ * scripts/build.mjs) and once as `npm run dev` does (node --import tsx src/main.ts); cache off, each
+ * request the next distinct address, measured in interleaved rounds (tsx, then compiled, each round).
+ */
+async function compiledAgainstTsx(addresses: string[]): Promise<string[]> {
+  const { spawnSync } = await import('node:child_process');
+  const path = await import('node:path');
+  const root = path.resolve(import.meta.dirname, '..');
+  const built = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), '--if-stale'], { cwd: root, encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`the build failed: ${built.stderr}`);
+  const { createPlacesEnv } = await import('../test/support/harness.ts');
+  const { getUserToken } = await import('../test/support/auth-flow.ts');
+  const start = async (label: string, args: string[]) => {
+    const places = await createPlacesEnv(['cambridge-ma']);
+    const [port] = await freePorts(1);
+    const t0 = performance.now();
+    const env = { ...process.env, ...places.env, PORT: String(port), HOST: '127.0.0.1', SITELINE_SNAPSHOT_CACHE: '0', SITELINE_ANALYSIS_WORKERS: '0', LOG_LEVEL: 'warn' };
+    const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const base = `http://127.0.0.1:${port}`;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`siteline (${label}) exited (${child.exitCode}) before listening`);
+      const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const listeningMs = performance.now() - t0;
+    const token = await getUserToken(base, `bench-build-${label}-${process.pid}@example.com`);
+    return { label, child, url: `${base}/api/mcp`, token, listeningMs, places, snap: distinctRequests('getFeasibilitySnapshot', addresses, token, { source: 'full' }) };
+  };
+  const stop = async (s: Awaited<ReturnType<typeof start>>) => {
+    await stopChild(s.child);
+    await s.places.close();
+  };
+  const tsx = await start('tsx', ['--import', 'tsx', path.join(root, 'src/main.ts')]);
+  try {
+    const dist = await start('dist', ['--enable-source-maps', path.join(root, 'dist/main.js')]);
+    try {
+      const both = [tsx, dist];
+      for (const s of both) {
+        await check(s.url, modernCall('getFeasibilitySnapshot', { address: addresses[0]!, source: 'full' }, 1, s.token), (b) => b.includes('"answered":true'), `siteline ${s.label}`);
+        await warm(s.url, s.snap.requests);
+      }
+      const rounds: { tsx: CannonResult; dist: CannonResult }[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        const t = await load(tsx.url, tsx.snap.requests, CONNECTIONS, tsx.child.pid, { warmup: false, amount: ROUND_REQUESTS });
+        rounds.push({ tsx: t, dist: await load(dist.url, dist.snap.requests, CONNECTIONS, dist.child.pid, { warmup: false, amount: ROUND_REQUESTS }) });
+      }
+      const ratio = (r: { tsx: CannonResult; dist: CannonResult }) => rps(r.dist) / rps(r.tsx);
+      const mid = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
+      const cpu = (r: CannonResult) => (r.cpuMsPerRequest === undefined ? 'n/a' : `${r.cpuMsPerRequest.toFixed(3)} ms`);
+      return [
+        `  compiled build against tsx (getFeasibilitySnapshot, cache off, distinct addresses, ${rounds.length} interleaved rounds of ${ROUND_REQUESTS.toLocaleString('en-US')} requests each):`,
+        line('  node --import tsx src/main.ts (median round)', mid.tsx),
+        line('  node dist/main.js, npm start (median round)', mid.dist),
+        `    compiled / tsx = ${(ratio(mid)).toFixed(2)}x by req/s (rounds ${rounds.map((r) => ratio(r).toFixed(2)).join(', ')}); server CPU per request ${cpu(mid.dist)} against ${cpu(mid.tsx)}; listening ${(dist.listeningMs / 1000).toFixed(1)} s after spawn against ${(tsx.listeningMs / 1000).toFixed(1)} s (tsx compiles each module as it loads)`,
+      ];
+    } finally {
+      await stop(dist);
+    }
+  } finally {
+    await stop(tsx);
+  }
 }
 
 /** A round-robin TCP proxy: each new connection goes to the next upstream (bench only). */

@@ -74,6 +74,20 @@ if (process.env['SITELINE_BENCH_COUNTRY'] === '0') say('Synthetic country: skipp
 else await (await import('./country.ts')).runCountry(say).catch((err: unknown) => ((process.exitCode = 1), say(`synthetic country bench failed: ${err instanceof Error ? err.message : String(err)}`)));
 say('');
 
+// First answer in seconds (issue 30, goal 2): `npm start`'s command on a clean data directory, in its own
+// process (bench/first-answer-bench.ts); SITELINE_BENCH_FIRST=0 skips it.
+if (process.env['SITELINE_BENCH_FIRST'] === '0') say('First start: skipped (SITELINE_BENCH_FIRST=0)');
+else {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, 'first-answer-bench.ts')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 });
+  const out = (r.stdout ?? '').trim().split('\n').filter((l) => !l.startsWith('{'));
+  if (r.status !== 0) {
+    process.exitCode = 1;
+    say(`first-start bench failed (exit ${r.status})`);
+  }
+  for (const l of out) say(l);
+}
+say('');
+
 for (const l of await (await import('./report-bench.ts')).runReportBench()) say(l);
 for (const l of await (await import('./projects-bench.ts')).runProjectsBench()) say(l);
 for (const l of (await import('./tiles-bench.ts')).runTilesBench()) say(l);

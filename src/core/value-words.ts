@@ -49,8 +49,12 @@ const UNIT_WORDS: Record<string, (n: string) => string> = {
   units: (n) => `${n} units`,
 };
 
+// One formatter for every call: toLocaleString with options builds a new one each time (tens of µs,
+// on every MCP snapshot's summary), with the same output.
+const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+
 function numberWords(v: number | string, unit: string | undefined): string {
-  const n = typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: 2 }) : v;
+  const n = typeof v === 'number' ? NUMBER.format(v) : v;
   return unit ? (UNIT_WORDS[unit]?.(n) ?? `${n} ${unit}`) : n;
 }
 

@@ -53,7 +53,8 @@ const ENVELOPE_LABELS: Record<string, string> = {
   buildableDepthFt: 'Buildable depth (derived)',
 };
 
-const num = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
+const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const num = (n: number): string => NUMBER.format(n);
 const pct = (share: number): string => `${num(share * 100)} %`;
 
 /**
