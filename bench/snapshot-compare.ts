@@ -1,5 +1,5 @@
 // Snapshot answers before/after a change to the lookup path: `dump <file> [n]` writes the canonical JSON
-// (generatedAt removed) of getFeasibilitySnapshot and previewSiteCoverage for about n Cambridge addresses
+// (generatedAt removed) of getFeasibilitySnapshot, its MCP summary line and previewSiteCoverage for about n Cambridge addresses
 // (the address table as written, plus variants that take the other geocoder paths: a number the table
 // lacks, a misspelt street, a postcode, a unit, a comma-less city); `compare <file> [n]` recomputes them
 // and prints how many differ (with an after-file, writing the recomputed answers there too). Runs on the cached PGlite test template (test/support/harness.ts).
@@ -12,6 +12,7 @@ import { systemClock } from '../src/clock.ts';
 import { canonicalJson } from '../src/core/canonical-json.ts';
 import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { previewSiteCoverage } from '../src/snapshot/preview.ts';
+import { snapshotSummary } from '../src/snapshot/summary.ts';
 import { cambridgeAddresses } from './snapshot-compare-addresses.ts';
 
 async function answers(n: number): Promise<Map<string, string>> {
@@ -20,9 +21,12 @@ async function answers(n: number): Promise<Map<string, string>> {
   const ctx = withMailer({ config, db, clock: systemClock, logger: createLogger('silent') });
   const out = new Map<string, string>();
   for (const a of cambridgeAddresses(n, true)) {
-    const s = (await getFeasibilitySnapshot(ctx, a)) as unknown as Record<string, unknown>;
+    const snapshot = await getFeasibilitySnapshot(ctx, a);
+    // the MCP text's summary line too (worded by core/value-words.ts, as the page, the PDF and the CLI)
+    const summary = snapshotSummary(snapshot);
+    const s = snapshot as unknown as Record<string, unknown>;
     delete s['generatedAt'];
-    out.set(a, canonicalJson({ snapshot: s, preview: await previewSiteCoverage(ctx, a) }));
+    out.set(a, canonicalJson({ snapshot: s, summary, preview: await previewSiteCoverage(ctx, a) }));
   }
   await close();
   return out;
@@ -42,6 +46,6 @@ if (mode === 'dump') {
   let same = 0;
   const diff: string[] = [];
   for (const [a, v] of got) (before.get(a) === v ? same++ : diff.push(a));
-  console.log(`${same}/${got.size} answers identical (canonical JSON of snapshot + preview)${diff.length ? `; differ: ${diff.slice(0, 10).join(' | ')}` : ''}`);
+  console.log(`${same}/${got.size} answers identical (canonical JSON of snapshot + MCP summary + preview)${diff.length ? `; differ: ${diff.slice(0, 10).join(' | ')}` : ''}`);
   if (diff.length) process.exitCode = 1;
 }
