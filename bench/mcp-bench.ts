@@ -212,10 +212,11 @@ async function stopChild(child: ChildProcess): Promise<string> {
 }
 
 /** One request first, to prove the target answers correctly before it is loaded. */
-async function check(url: string, req: CannonRequest, expect: (body: string) => boolean, label: string): Promise<void> {
+async function check(url: string, req: CannonRequest, expect: (body: string) => boolean, label: string): Promise<string> {
   const res = await fetch(url, { method: req.method, headers: req.headers, body: req.body });
   const text = await res.text();
   if (res.status !== 200 || !expect(text)) throw new Error(`${label}: unexpected answer ${res.status} ${text.slice(0, 300)}`);
+  return text;
 }
 
 /**
@@ -373,9 +374,9 @@ const ROUNDS = Number(process.env.BENCH_MCP_ROUNDS ?? 3);
  */
 const ROUND_REQUESTS = Number(process.env.BENCH_MCP_ROUND_REQUESTS ?? 5000);
 const roundRatio = (r: Round) => rps(r.snap) / rps(r.sdk);
-/** The round whose snapshot / baseline ratio is the median. */
-function medianRound(rounds: readonly Round[]): Round {
-  return [...rounds].sort((a, b) => roundRatio(a) - roundRatio(b))[Math.floor(rounds.length / 2)]!;
+/** The round whose ratio is the median (by default the snapshot / baseline ratio). */
+function medianRound<R = Round>(rounds: readonly R[], ratio: (r: R) => number = roundRatio as unknown as (r: R) => number): R {
+  return [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
 }
 
 const usedNote = (u: { requests: number; distinct: number }, of: number) =>
@@ -459,8 +460,7 @@ export async function runMcpBench(): Promise<string[]> {
     const sdk = await startChild('sdk-payload');
     try {
       const url = `${sdk.served.url}/`;
-      await check(url, constantReq, (b) => b.includes('structuredContent') && b.includes('envelope'), 'sdk-payload');
-      baselineWire = Buffer.byteLength(await (await fetch(url, { method: 'POST', headers: constantReq.headers, body: constantReq.body })).text());
+      baselineWire = Buffer.byteLength(await check(url, constantReq, (b) => b.includes('structuredContent') && b.includes('envelope'), 'sdk-payload'));
       const baseline = { url, pid: sdk.child.pid!, request: constantReq };
       cold = (await withChild('siteline-cold', (served, child) => pipelineLoads(`${served.url}/api/mcp`, served, CONNECTIONS, child.pid, baseline))).r;
     } finally {
@@ -612,7 +612,7 @@ async function compiledAgainstTsx(addresses: string[]): Promise<string[]> {
         rounds.push({ tsx: t, dist: await load(dist.url, dist.snap.requests, CONNECTIONS, dist.child.pid, { warmup: false, amount: ROUND_REQUESTS }) });
       }
       const ratio = (r: { tsx: CannonResult; dist: CannonResult }) => rps(r.dist) / rps(r.tsx);
-      const mid = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
+      const mid = medianRound(rounds, ratio);
       const cpu = (r: CannonResult) => (r.cpuMsPerRequest === undefined ? 'n/a' : `${r.cpuMsPerRequest.toFixed(3)} ms`);
       return [
         `  compiled build against tsx (getFeasibilitySnapshot, cache off, distinct addresses, ${rounds.length} interleaved rounds of ${ROUND_REQUESTS.toLocaleString('en-US')} requests each):`,

@@ -53,8 +53,13 @@ const UNIT_WORDS: Record<string, (n: string) => string> = {
 // on every MCP snapshot's summary), with the same output.
 const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 
+/** A number as every surface writes it: en-US grouping, at most two decimals ("1,994", "0.45"). */
+export function formatNumber(n: number): string {
+  return NUMBER.format(n);
+}
+
 function numberWords(v: number | string, unit: string | undefined): string {
-  const n = typeof v === 'number' ? NUMBER.format(v) : v;
+  const n = typeof v === 'number' ? formatNumber(v) : v;
   return unit ? (UNIT_WORDS[unit]?.(n) ?? `${n} ${unit}`) : n;
 }
 

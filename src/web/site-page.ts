@@ -23,7 +23,7 @@ import { currentAccount } from './web-session.ts';
 import { SITES_PATH, addressForm, registerHomePage } from './home-page.ts';
 import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
 import { statusBadge } from './status-badge.ts';
-import { valueWords, type WordedValue } from '../core/value-words.ts';
+import { formatNumber, valueWords, type WordedValue } from '../core/value-words.ts';
 import { layerLabel, oldDataNote } from './coverage-page.ts';
 import { ruleSources, type RuleSource } from './rule-sources.ts';
 import { snapshotEnvelope3d } from './envelope-3d.ts';
@@ -53,8 +53,7 @@ const ENVELOPE_LABELS: Record<string, string> = {
   buildableDepthFt: 'Buildable depth (derived)',
 };
 
-const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-const num = (n: number): string => NUMBER.format(n);
+const num = formatNumber;
 const pct = (share: number): string => `${num(share * 100)} %`;
 
 /**
