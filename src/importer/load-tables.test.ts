@@ -26,6 +26,9 @@ test('load-tables: batched unnest inserts round-trip every column', async () => 
   const t = await createTestDb();
   try {
     const batches: number[] = [];
+    // The indexes a bulk load builds again are the ones the migrations made (same kind, same columns).
+    const bulkIndexes = `SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('parcels', 'zones', 'street_segments') ORDER BY 1`;
+    const migrated = await t.db.query<{ indexname: string; indexdef: string }>(bulkIndexes);
     const n = await t.db.transaction((tx) =>
       withIndexesDeferred(tx, ['parcels', 'zones', 'street_segments'], () => insertParcels(tx, 'XX-AA:test', parcels(7), { batchSize: 3, onBatch: (k) => batches.push(k) })),
     );
@@ -33,6 +36,7 @@ test('load-tables: batched unnest inserts round-trip every column', async () => 
     assert.deepEqual(batches, [3, 6, 7]);
     const idx = await t.db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename IN ('parcels', 'zones', 'street_segments') AND indexname LIKE '%_bbox' ORDER BY 1`);
     assert.deepEqual(idx.map((r) => r.indexname), ['parcels_bbox', 'street_segments_bbox', 'zones_bbox'], 'indexes rebuilt');
+    assert.deepEqual(await t.db.query(bulkIndexes), migrated, 'rebuilt as the migrations declare them');
     const pk = await t.db.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'parcels_pkey'`);
     assert.match(pk[0]?.indexdef ?? '', /UNIQUE INDEX parcels_pkey ON .*parcels .*\(place_id, parcel_ext_id\)/, 'primary key rebuilt');
     const rows = await t.db.query<{ parcel_ext_id: string; geom: unknown; attrs: { note?: string }; area_m2: number }>(

@@ -1,0 +1,44 @@
+// The lot under a point: found by its polygon, and looked up through the parcels' box index (a point
+// query that no index serves reads every parcel of every place: seconds on a national database).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDb } from '../../test/support/harness.ts';
+import { insertParcels, type ParcelRow } from '../importer/load-tables.ts';
+import { LOT_AT_POINT_SQL, lotAtPoint } from './project-lots.ts';
+
+function* row(n: number): Generator<ParcelRow> {
+  for (let i = 0; i < n; i++) {
+    const x = -71.1 + i * 0.001;
+    const y = 42.37;
+    yield {
+      parcelExtId: `L-${i}`,
+      geom: [[[[x, y], [x + 0.0005, y], [x + 0.0005, y + 0.0005], [x, y + 0.0005], [x, y]]]],
+      bbox: [x, y, x + 0.0005, y + 0.0005],
+      insideLon: x + 0.00025,
+      insideLat: y + 0.00025,
+      areaM2: 1700,
+      source: 'test',
+      vintage: '2026',
+    };
+  }
+}
+
+test('lotAtPoint: the parcel whose polygon holds the point, through the box index', async () => {
+  const t = await createTestDb();
+  try {
+    await insertParcels(t.db, 'XX-AA:test', row(50));
+    assert.equal((await lotAtPoint(t.db, 42.37025, -71.09975))?.parcel_ext_id, 'L-0');
+    assert.equal((await lotAtPoint(t.db, 42.37025, -71.05975))?.parcel_ext_id, 'L-40');
+    assert.equal(await lotAtPoint(t.db, 42.37025, -71.0993), null, 'between two lots: none');
+    // With sequential scans priced out, the planner still has to read every row unless an index
+    // serves the condition: the plan names parcels_bbox.
+    const plan = await t.db.transaction(async (tx) => {
+      await tx.query('SET LOCAL enable_seqscan = off');
+      return tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${LOT_AT_POINT_SQL}`, [-71.09975, 42.37025]);
+    });
+    const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+    assert.match(text, /parcels_bbox/, text);
+  } finally {
+    await t.close();
+  }
+});
