@@ -127,7 +127,7 @@ async function synthetic(dir0: string, n: number) {
   process.stderr.write(`  synthetic: raw COPY of the same rows with the tables' indexes ${(rawCopyIndexed.ms / 1000).toFixed(1)} s\n`);
   await ctx.db.close();
   fs.rmSync(placesDir, { recursive: true, force: true });
-  return { scenario: 'synthetic', parcels: counts.parcels, importMs, importCpuMs, rawCopy, rawCopyIndexed, addresses: sample.length, ...l, select1: base, importPeakRssMb, peakRssMb: scenarioPeakRssMb };
+  return { scenario: 'synthetic', parcels: counts.parcels, phases: counts.phases, importMs, importCpuMs, rawCopy, rawCopyIndexed, addresses: sample.length, ...l, select1: base, importPeakRssMb, peakRssMb: scenarioPeakRssMb };
 }
 
 /**
@@ -157,7 +157,7 @@ async function syntheticPg(adminUrl: string, n: number) {
       const rawCopy = await rawCopyBaseline(db, SYNTHETIC_PLACE_ID);
       const rawCopyIndexed = await rawCopyBaseline(db, SYNTHETIC_PLACE_ID, { indexed: true });
       process.stderr.write(`  synthetic (PostgreSQL): import ${(importMs / 1000).toFixed(1)} s, raw COPY of the same rows ${(rawCopy.ms / 1000).toFixed(1)} s (bare tables), ${(rawCopyIndexed.ms / 1000).toFixed(1)} s (with the tables' indexes)\n`);
-      return { scenario: 'synthetic-pg', parcels: counts.parcels, importMs, importCpuMs: (cpu.user + cpu.system) / 1000, rawCopy, rawCopyIndexed, importPeakRssMb, peakRssMb: peakRssMb() };
+      return { scenario: 'synthetic-pg', parcels: counts.parcels, phases: counts.phases, importMs, importCpuMs: (cpu.user + cpu.system) / 1000, rawCopy, rawCopyIndexed, importPeakRssMb, peakRssMb: peakRssMb() };
     } finally {
       await db.close();
     }

@@ -213,7 +213,16 @@ const SYNTHETIC_MANIFEST = {
 };
 
 /** Loads the synthetic city the way the importer loads a place: lot facts in memory, then batched loads. */
-export async function loadSyntheticCity(db: Db, targetParcels: number, onProgress?: (m: string) => void): Promise<{ parcels: number; addresses: number }> {
+/** Where a load's time went: seconds from its start when the addresses and the parcels were in, and each index build. */
+export interface LoadPhases {
+  addressesDoneS: number;
+  parcelsDoneS: number;
+  indexBuildsS: Record<string, number>;
+}
+
+export async function loadSyntheticCity(db: Db, targetParcels: number, onProgress?: (m: string) => void): Promise<{ parcels: number; addresses: number; phases: LoadPhases }> {
+  const t0 = performance.now();
+  const phases: LoadPhases = { addressesDoneS: 0, parcelsDoneS: 0, indexBuildsS: {} };
   const l = layoutFor(targetParcels);
   const bbox = bboxOf([offsetM(ORIGIN, 0, 0), offsetM(ORIGIN, l.blocksX * BLOCK_W, l.blocksY * BLOCK_H)]);
   await db.query(
@@ -235,11 +244,13 @@ export async function loadSyntheticCity(db: Db, targetParcels: number, onProgres
         await insertStreetSegments(db, SYNTHETIC_PLACE_ID, segments(l));
         await insertZones(db, SYNTHETIC_PLACE_ID, zones(l));
         addressesLoaded = await insertAddresses(db, SYNTHETIC_PLACE_ID, addresses(l), { batchSize: 10000, onBatch: every('addresses') });
+        phases.addressesDoneS = (performance.now() - t0) / 1000;
       },
     });
+    phases.parcelsDoneS = (performance.now() - t0) / 1000;
     return lots.parcels;
-  });
-  return { parcels: parcelsLoaded, addresses: addressesLoaded };
+  }, (index, ms) => (phases.indexBuildsS[index] = ms / 1000));
+  return { parcels: parcelsLoaded, addresses: addressesLoaded, phases };
 }
 
 /** A deterministic sample of synthetic addresses as a person would type them. */
