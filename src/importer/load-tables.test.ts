@@ -2,25 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb } from '../../test/support/harness.ts';
+import { squareLots } from '../../test/support/square-lots.ts';
 import { insertAddresses, insertParcels, insertStreetSegments, insertZones, withIndexesDeferred, deletePlaceRows, type ParcelRow } from './load-tables.ts';
 
-function* parcels(n: number): Generator<ParcelRow> {
-  for (let i = 0; i < n; i++) {
-    const x = -71.1 + i * 0.001;
-    const y = 42.37;
-    yield {
-      parcelExtId: `L-${i}`,
-      geom: [[[[x, y], [x + 0.0005, y], [x + 0.0005, y + 0.0005], [x, y + 0.0005], [x, y]]]],
-      bbox: [x, y, x + 0.0005, y + 0.0005],
-      insideLon: x + 0.00025,
-      insideLat: y + 0.00025,
-      areaM2: 1700 + i,
-      attrs: i === 0 ? { note: 'it\'s "quoted", {braced}\\ and ünïcode' } : {},
-      source: 'test',
-      vintage: '2026',
-    };
-  }
-}
+const parcels = (n: number) => squareLots(n, (i) => ({ areaM2: 1700 + i, attrs: i === 0 ? { note: 'it\'s "quoted", {braced}\\ and ünïcode' } : {} }));
 
 test('load-tables: batched unnest inserts round-trip every column', async () => {
   const t = await createTestDb();

@@ -3,31 +3,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb } from '../../test/support/harness.ts';
-import { insertParcels, type ParcelRow } from '../importer/load-tables.ts';
+import { squareLots } from '../../test/support/square-lots.ts';
+import { insertParcels } from '../importer/load-tables.ts';
 import { LOTS_AT_POINT_IN_PLACE_SQL } from '../importer/audit-place.ts';
 import { LOT_AT_POINT_SQL, lotAtPoint } from './project-lots.ts';
-
-function* row(n: number): Generator<ParcelRow> {
-  for (let i = 0; i < n; i++) {
-    const x = -71.1 + i * 0.001;
-    const y = 42.37;
-    yield {
-      parcelExtId: `L-${i}`,
-      geom: [[[[x, y], [x + 0.0005, y], [x + 0.0005, y + 0.0005], [x, y + 0.0005], [x, y]]]],
-      bbox: [x, y, x + 0.0005, y + 0.0005],
-      insideLon: x + 0.00025,
-      insideLat: y + 0.00025,
-      areaM2: 1700,
-      source: 'test',
-      vintage: '2026',
-    };
-  }
-}
 
 test('the lot under a point (lotAtPoint, the audit): the parcel whose polygon holds it, through the box index', async () => {
   const t = await createTestDb();
   try {
-    await insertParcels(t.db, 'XX-AA:test', row(50));
+    await insertParcels(t.db, 'XX-AA:test', squareLots(50));
     assert.equal((await lotAtPoint(t.db, 42.37025, -71.09975))?.parcel_ext_id, 'L-0');
     assert.equal((await lotAtPoint(t.db, 42.37025, -71.05975))?.parcel_ext_id, 'L-40');
     assert.equal(await lotAtPoint(t.db, 42.37025, -71.0993), null, 'between two lots: none');
