@@ -62,8 +62,7 @@ const importRatio = (x: Record<string, any>, db: string) =>
   `  import / raw COPY of the same rows (${Object.values(x.rawCopy.rows as Record<string, number>).reduce((a, b) => a + b, 0).toLocaleString('en-US')} rows, ${(x.rawCopy.bytes / 2 ** 20).toFixed(0)} MB, into bare tables of the same database, this run) on ${db}: ${(x.importMs / 1000).toFixed(1)} s / ${(x.rawCopy.ms / 1000).toFixed(1)} s = ${(x.importMs / x.rawCopy.ms).toFixed(2)}x [<= 3x]; into tables with the real tables' indexes (maintained row by row) ${(x.rawCopyIndexed.ms / 1000).toFixed(1)} s: import = ${(x.importMs / x.rawCopyIndexed.ms).toFixed(2)}x${db === 'PGlite' ? `; by CPU ${(x.importCpuMs / 1000).toFixed(1)} s / ${(x.rawCopy.cpuMs / 1000).toFixed(1)} s = ${(x.importCpuMs / x.rawCopy.cpuMs).toFixed(2)}x (the import's worker thread included)` : ''}`;
 /** Where the import's time went: the addresses (while the worker indexes the lots), the parcels with their facts, the index builds. */
 const importPhases = (x: Record<string, any>) => {
-  const ph = x.phases as { addressesDoneS: number; parcelsDoneS: number; indexBuildsS: Record<string, number> } | undefined;
-  if (!ph) return '    (no phase timings)';
+  const ph = x.phases as { addressesDoneS: number; parcelsDoneS: number; indexBuildsS: Record<string, number> };
   const builds = Object.entries(ph.indexBuildsS);
   const total = builds.reduce((a, [, v]) => a + v, 0);
   return `    where the import's time went: addresses in at ${ph.addressesDoneS.toFixed(1)} s, parcels with their facts at ${ph.parcelsDoneS.toFixed(1)} s, then ${total.toFixed(1)} s of index builds (${builds.map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}), ${(x.importMs / 1000).toFixed(1)} s in all`;

@@ -212,7 +212,6 @@ const SYNTHETIC_MANIFEST = {
   ],
 };
 
-/** Loads the synthetic city the way the importer loads a place: lot facts in memory, then batched loads. */
 /** Where a load's time went: seconds from its start when the addresses and the parcels were in, and each index build. */
 export interface LoadPhases {
   addressesDoneS: number;
@@ -220,6 +219,7 @@ export interface LoadPhases {
   indexBuildsS: Record<string, number>;
 }
 
+/** Loads the synthetic city the way the importer loads a place: lot facts in memory, then batched loads. */
 export async function loadSyntheticCity(db: Db, targetParcels: number, onProgress?: (m: string) => void): Promise<{ parcels: number; addresses: number; phases: LoadPhases }> {
   const t0 = performance.now();
   const phases: LoadPhases = { addressesDoneS: 0, parcelsDoneS: 0, indexBuildsS: {} };

@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import { giveWayToRequests } from './background-pace.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
-import { distanceM, pointInMultiPolygon, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
+import { boxLiteral, distanceM, pointInMultiPolygon, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace, type MatchType } from '../geocoder/geocode.ts';
 import { sqlSource } from '../geocoder/place-index.ts';
@@ -489,11 +489,11 @@ function vintagesOf(place: PlaceRecord): PlaceAudit['vintages'] {
   return place.layers.map((l) => ({ layer: l.layer, name: l.name, vintage: l.vintage }));
 }
 
-/** A place's parcels whose box holds the point ($2 longitude, $3 latitude): asked as a box of no size, which the box index serves. */
-export const LOTS_AT_POINT_IN_PLACE_SQL = `SELECT parcel_ext_id, geom FROM parcels WHERE place_id = $1 AND bbox @> box(point($2, $3), point($2, $3)) ORDER BY parcel_ext_id`;
+/** A place's parcels whose box holds the point, asked as a box of no size ($2, boxLiteral), which the box index serves. */
+export const LOTS_AT_POINT_IN_PLACE_SQL = `SELECT parcel_ext_id, geom FROM parcels WHERE place_id = $1 AND bbox @> $2::box ORDER BY parcel_ext_id`;
 
 async function lotContaining(q: Queryable, placeId: string, p: Position): Promise<string | null> {
-  const rows = await q.query<{ parcel_ext_id: string; geom: unknown }>(LOTS_AT_POINT_IN_PLACE_SQL, [placeId, p[0], p[1]]);
+  const rows = await q.query<{ parcel_ext_id: string; geom: unknown }>(LOTS_AT_POINT_IN_PLACE_SQL, [placeId, boxLiteral([p[0], p[1], p[0], p[1]])]);
   for (const r of rows) {
     const mp = (typeof r.geom === 'string' ? JSON.parse(r.geom) : r.geom) as MultiPolygonCoords;
     if (pointInMultiPolygon(p, mp)) return r.parcel_ext_id;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb } from '../../test/support/harness.ts';
 import { squareLots } from '../../test/support/square-lots.ts';
-import { insertAddresses, insertParcels, insertStreetSegments, insertZones, withIndexesDeferred, deletePlaceRows, type ParcelRow } from './load-tables.ts';
+import { insertAddresses, insertParcels, insertStreetSegments, insertZones, withIndexesDeferred, deletePlaceRows } from './load-tables.ts';
 
 const parcels = (n: number) => squareLots(n, (i) => ({ areaM2: 1700 + i, attrs: i === 0 ? { note: 'it\'s "quoted", {braced}\\ and ünïcode' } : {} }));
 

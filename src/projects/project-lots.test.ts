@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb } from '../../test/support/harness.ts';
 import { squareLots } from '../../test/support/square-lots.ts';
+import { boxLiteral } from '../core/geo/primitives.ts';
 import { insertParcels } from '../importer/load-tables.ts';
 import { LOTS_AT_POINT_IN_PLACE_SQL } from '../importer/audit-place.ts';
 import { LOT_AT_POINT_SQL, lotAtPoint } from './project-lots.ts';
@@ -19,8 +20,8 @@ test('the lot under a point (lotAtPoint, the audit): the parcel whose polygon ho
     // of the place through its key) unless the box index serves the condition: the plan names it.
     // The audit's lot under an address point asks the same way.
     for (const [sql, params] of [
-      [LOT_AT_POINT_SQL, [-71.09975, 42.37025]],
-      [LOTS_AT_POINT_IN_PLACE_SQL, ['XX-AA:test', -71.09975, 42.37025]],
+      [LOT_AT_POINT_SQL, [boxLiteral([-71.09975, 42.37025, -71.09975, 42.37025])]],
+      [LOTS_AT_POINT_IN_PLACE_SQL, ['XX-AA:test', boxLiteral([-71.09975, 42.37025, -71.09975, 42.37025])]],
     ] as const) {
       const plan = await t.db.transaction(async (tx) => {
         await tx.query('SET LOCAL enable_seqscan = off');

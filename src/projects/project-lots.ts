@@ -72,8 +72,8 @@ export function distanceM(a: { lat: number; lng: number }, b: { lat: number; lng
   return Math.hypot((a.lng - b.lng) * kx, (a.lat - b.lat) * 111_320);
 }
 
-/** Parcels whose box holds the point ($1 longitude, $2 latitude), smallest first. */
-export const LOT_AT_POINT_SQL = `SELECT ${PARCEL_COLUMNS} FROM parcels WHERE bbox @> box(point($1, $2), point($1, $2)) ORDER BY area_m2, place_id, parcel_ext_id LIMIT 20`;
+/** Parcels whose box holds the point, asked as a box of no size ($1, boxLiteral), smallest first. */
+export const LOT_AT_POINT_SQL = `SELECT ${PARCEL_COLUMNS} FROM parcels WHERE bbox @> $1::box ORDER BY area_m2, place_id, parcel_ext_id LIMIT 20`;
 
 /**
  * The lot whose polygon holds the point, in any loaded place (null when none does). The point is
@@ -81,7 +81,7 @@ export const LOT_AT_POINT_SQL = `SELECT ${PARCEL_COLUMNS} FROM parcels WHERE bbo
  * every place would be read to answer it.
  */
 export async function lotAtPoint(q: Queryable, lat: number, lng: number): Promise<ParcelRow | null> {
-  const rows = await q.query<ParcelRow>(LOT_AT_POINT_SQL, [lng, lat]);
+  const rows = await q.query<ParcelRow>(LOT_AT_POINT_SQL, [boxLiteral([lng, lat, lng, lat])]);
   return rows.find((r) => pointInMultiPolygon([lng, lat], r.geom)) ?? null;
 }
 
