@@ -28,7 +28,10 @@ export interface Queryable {
  * The buffer is reused from batch to batch: take() copies its bytes out and empties it.
  */
 export class CopyLines {
-  private buf = Buffer.allocUnsafe(1 << 20);
+  private buf: Buffer<ArrayBuffer>;
+  constructor(initialBytes = 1 << 20) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+  }
   private end = 0;
   private count = 0;
   /** Adds one row's line (copyTextLine's output: no newline in it). */
@@ -46,9 +49,26 @@ export class CopyLines {
   get rows(): number {
     return this.count;
   }
-  /** The lines so far as one buffer (a copy); the buffer is then empty. */
+  /**
+   * The lines so far as lines of their own (their bytes, copied once), leaving this buffer empty for
+   * the next batch: a batch handed to a COPY that starts later keeps its rows while the next is written.
+   */
+  detach(): CopyLines {
+    const out = new CopyLines(0);
+    out.buf = Buffer.from(this.buf.subarray(0, this.end));
+    out.end = this.end;
+    out.count = this.count;
+    out.owned = true;
+    this.end = 0;
+    this.count = 0;
+    return out;
+  }
+  /** True when the buffer is this batch's alone (detach's result): taking it needs no copy. */
+  private owned = false;
+  /** The lines so far as one buffer (a copy, unless detached); the buffer is then empty. */
   takeBuffer(): Buffer {
-    const out = Buffer.from(this.buf.subarray(0, this.end));
+    const out = this.owned ? this.buf.subarray(0, this.end) : Buffer.from(this.buf.subarray(0, this.end));
+    if (this.owned) this.buf = Buffer.alloc(0);
     this.end = 0;
     this.count = 0;
     return out;

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { Queryable } from '../db/database.ts';
 import { iterateLotFacts, storedLotBatches, type DeriveOptions, type DeriveReport, type LotFactsInput, type StoredLotBatch } from './derive-lot-facts.ts';
 import type { MultiPolygonCoords } from '../core/geo/primitives.ts';
-import { insertParcels, type LoadOptions, type ParcelRow } from './load-tables.ts';
+import { CopyPipeline, insertParcels, type LoadOptions, type ParcelRow } from './load-tables.ts';
 import type { FlatLots, FromWorker, ToWorker } from './lot-facts-worker.ts';
 
 export interface LotsLoaded {
@@ -67,6 +67,8 @@ export async function insertLotsWithFacts(
   let pending: ParcelRow[] = [];
   let batch: DerivedBatch | null = null;
   let at = 0;
+  // Batch k is written while batch k+1 is encoded (one COPY at a time on q's connection).
+  const pipeline = new CopyPipeline();
   try {
     let first: Promise<IteratorResult<DerivedBatch, DeriveReport>> | null = derived.next();
     first.catch(() => undefined); // awaited below; if `meanwhile` fails first, its error is the one reported
@@ -90,12 +92,13 @@ export async function insertLotsWithFacts(
       at++;
       if (at === batch.facts.length) {
         shareCount += batch.shares;
-        parcelCount += await insertParcels(q, placeId, pending, { batchSize: size }, batch);
+        parcelCount += await insertParcels(q, placeId, pending, { batchSize: size, pipeline }, batch);
         pending = [];
         opts.onBatch?.(parcelCount);
       }
     }
     if (batch && at !== batch.facts.length) throw new Error('more lot facts than parcels: index and rows differ');
+    await pipeline.drain();
     const end = await (first ?? derived.next());
     if (!end.done) throw new Error('more lot facts than parcels: index and rows differ');
     if (opts.deriveIn === 'worker' && indexIds.digest('hex') !== rowIds.digest('hex')) {
@@ -104,6 +107,7 @@ export async function insertLotsWithFacts(
     return { parcels: parcelCount, shares: shareCount, derive: end.value };
   } finally {
     stop.now(); // a failure here must not wait for the worker's next batch
+    await pipeline.drain().catch(() => undefined); // nothing of this load still writing once it has failed
     await derived.return?.(undefined as never);
   }
 }

@@ -73,3 +73,83 @@ test('load-tables: a parcel id loaded twice with the indexes deferred fails the 
     await t.close();
   }
 });
+
+test('load-tables: a COPY batch is written while the next is encoded; rows arrive whole and in order', async () => {
+  const t = await createTestDb();
+  try {
+    const events: string[] = [];
+    const db = t.db as typeof t.db & { copyRows: NonNullable<typeof t.db.copyRows> };
+    const copyRows = db.copyRows.bind(db);
+    let copies = 0;
+    // The real database's COPY, told when each batch starts and ends being written.
+    db.copyRows = async (table, columns, rows) => {
+      const k = ++copies;
+      events.push(`copy ${k} start`);
+      const n = await copyRows(table, columns, rows);
+      events.push(`copy ${k} end`);
+      return n;
+    };
+    function* rows() {
+      for (let i = 1; i <= 5000; i++) {
+        if (i % 1000 === 1) events.push(`row ${i}`);
+        yield { rowNo: i, addressId: `a${i}`, number: i, numberSuffix: '', streetKey: 'INMAN ST', streetDisplay: 'Inman St', unit: '', postcode: '', fullAddress: `${i} Inman St`, parcelExtId: null, lon: null, lat: null };
+      }
+    }
+    const batches: number[] = [];
+    const n = await insertAddresses(db, 'XX-AA:test', rows(), { batchSize: 2000, onBatch: (k) => batches.push(k) });
+    assert.equal(n, 5000);
+    assert.deepEqual(batches, [2000, 4000, 5000]);
+    assert.equal(copies, 3);
+    // Rows of the second batch were read before the first batch had been written.
+    assert.ok(events.indexOf('row 2001') < events.indexOf('copy 1 end'), events.join(', '));
+    // One COPY at a time: each starts after the one before it ended.
+    assert.ok(events.indexOf('copy 1 end') < events.indexOf('copy 2 start') && events.indexOf('copy 2 end') < events.indexOf('copy 3 start'), events.join(', '));
+    const got = await t.db.query<{ row_no: number; number: number }>(`SELECT row_no, number FROM addresses WHERE place_id = 'XX-AA:test' ORDER BY row_no`);
+    assert.equal(got.length, 5000);
+    assert.ok(got.every((r, i) => r.row_no === i + 1 && r.number === i + 1));
+  } finally {
+    await t.close();
+  }
+});
+
+test('load-tables: a batch that fails stops the load there, and the error is the database\'s', async () => {
+  const t = await createTestDb();
+  try {
+    let copies = 0;
+    const err = await t.db
+      .transaction((tx) => {
+        const copyRows = tx.copyRows!.bind(tx);
+        const counted: typeof tx = { query: tx.query.bind(tx), copyRows: (table, columns, rows) => (copies++, copyRows(table, columns, rows)) };
+        // The second lot of the first batch repeats the first's id: the primary key refuses that batch.
+        const lots = [...parcels(1), ...parcels(7)];
+        return insertParcels(counted, 'XX-AA:test', lots, { batchSize: 2 });
+      })
+      .then(() => null, (e: unknown) => e as { code?: string });
+    assert.equal(err?.code, '23505');
+    assert.equal(copies, 1, 'no batch was sent after the one that failed');
+    const c = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM parcels WHERE place_id = 'XX-AA:test'`);
+    assert.equal(c[0]!.n, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+test('load-tables: indexes deferred on the database itself (not a transaction) come back as the migrations declare them', async () => {
+  const t = await createTestDb();
+  try {
+    // On PostgreSQL this is the pool: the builds run side by side on several connections.
+    const bulkIndexes = `SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('parcels', 'zones', 'street_segments', 'addresses') ORDER BY 1`;
+    const migrated = await t.db.query<{ indexname: string; indexdef: string }>(bulkIndexes);
+    const built: string[] = [];
+    const n = await withIndexesDeferred(t.db, ['parcels', 'zones', 'street_segments', 'addresses'], () => insertParcels(t.db, 'XX-AA:test', parcels(7), { batchSize: 3 }), (index) => built.push(index));
+    assert.equal(n, 7);
+    assert.deepEqual(built.sort(), ['addresses_street_number', 'parcels_bbox', 'parcels_pkey', 'street_segments_bbox', 'zones_bbox']);
+    assert.deepEqual(await t.db.query(bulkIndexes), migrated);
+    const key = await t.db.query<{ contype: string; columns: string }>(
+      `SELECT c.contype, pg_get_constraintdef(c.oid) AS columns FROM pg_constraint c WHERE c.conname = 'parcels_pkey'`,
+    );
+    assert.deepEqual(key, [{ contype: 'p', columns: 'PRIMARY KEY (place_id, parcel_ext_id)' }], 'the primary key is a primary key again, not only a unique index');
+  } finally {
+    await t.close();
+  }
+});

@@ -1,7 +1,7 @@
 // Batch loaders for the geographic tables: one INSERT ... SELECT FROM unnest($n::type[], ...) per batch,
 // one array parameter per column. That is the fastest insert both PGlite and PostgreSQL accept through
 // the same SQL, and it keeps memory flat for very large places (the bench loads a 1,000,000-parcel city).
-import { CopyLines, copyTextLine, type Queryable } from '../db/database.ts';
+import { CopyLines, copyTextLine, type Db, type Queryable } from '../db/database.ts';
 import { boxLiteral, type BBox, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 
 export interface ParcelRow {
@@ -80,14 +80,57 @@ export interface LoadOptions {
   batchSize?: number;
   /** Called after each batch with the running count. */
   onBatch?: (loaded: number) => void;
+  /**
+   * The COPY pipeline to send batches through when the caller loads one table in several calls
+   * (the lots' loader: one call per batch of derived facts); the caller drains it. Without one, a
+   * call drains its own before it returns.
+   */
+  pipeline?: CopyPipeline;
 }
+
+/**
+ * COPY batches sent one behind another, each while the next is being encoded: the database writes
+ * batch k while this thread turns the rows of batch k+1 into COPY text. On PostgreSQL the two ran in
+ * turn before (the server idle while the lines were made, this thread idle during the COPY). A batch
+ * is sent only after the one before it is written, so a connection (a transaction's) carries one
+ * COPY at a time and rows arrive in order; send() returns once the batch before has been written, so
+ * at most two batches are held. A failed batch fails every later send and the drain.
+ */
+export class CopyPipeline {
+  private tail: Promise<void> = Promise.resolve();
+  /** Whether a batch may still be being written (the loader then lets the event loop turn while it encodes). */
+  busy = false;
+  async send(copy: () => Promise<unknown>): Promise<void> {
+    const before = this.tail;
+    const sent = before.then(async () => {
+      await copy();
+    });
+    sent.catch(() => undefined); // its failure is heard by the next send or by drain()
+    this.tail = sent;
+    this.busy = true;
+    void sent.then(
+      () => this.tail === sent && (this.busy = false),
+      () => undefined,
+    );
+    await before;
+  }
+  /** Waits for every batch sent; rejects with the first failure. */
+  drain(): Promise<void> {
+    return this.tail;
+  }
+}
+
+/** Rows encoded between two turns of the event loop while a COPY is being written (its handshake and data need the loop). */
+const YIELD_EVERY_ROWS = 1024;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A column: its name, its array type for unnest, and its value for a row (`i`: the row's position in the call). */
 type Column<R> = { name: string; type: string; cast?: string; get: (r: R, i: number) => unknown };
 
 /**
- * Inserts rows in batches: COPY where the backend offers it (PGlite), otherwise one
- * INSERT ... SELECT FROM unnest per batch. Returns the number of rows written.
+ * Inserts rows in batches: COPY where the backend offers it (PGlite, PostgreSQL), otherwise one
+ * INSERT ... SELECT FROM unnest per batch. Returns the number of rows written (with the caller's
+ * pipeline: sent, written once the caller has drained it).
  */
 async function insertBatched<R>(q: Queryable, table: string, placeId: string, columns: Column<R>[], rows: Iterable<R>, opts: LoadOptions = {}): Promise<number> {
   const size = opts.batchSize ?? 2000;
@@ -98,22 +141,30 @@ async function insertBatched<R>(q: Queryable, table: string, placeId: string, co
   const copy = q.copyRows?.bind(q);
   let total = 0;
   // COPY: each row is encoded as its text line at once, into one UTF-8 buffer per batch (no string
-  // kept per row); INSERT: one value array per row, turned into column arrays per batch.
+  // kept per row), and the batch goes through the pipeline; INSERT: one value array per row, turned
+  // into column arrays per batch.
   const lines = copy ? new CopyLines() : null;
+  const pipeline = copy ? (opts.pipeline ?? new CopyPipeline()) : null;
   let batch: unknown[][] = [];
   const scratch: unknown[] = [placeId];
   const pending = () => (lines ? lines.rows : batch.length);
+  const copyColumns = ['place_id', ...names];
   const flush = async () => {
     const n = pending();
     if (n === 0) return;
-    if (copy && lines) {
-      await copy(table, ['place_id', ...names], lines);
-    } else {
-      const cols: unknown[][] = columns.map(() => []);
-      for (const row of batch) for (let i = 0; i < columns.length; i++) cols[i]!.push(row[i + 1]);
-      await q.query(sql, [placeId, ...cols]);
-      batch = [];
+    if (copy && lines && pipeline) {
+      const full = lines.detach();
+      await pipeline.send(async () => {
+        await copy(table, copyColumns, full);
+        total += n;
+        opts.onBatch?.(total);
+      });
+      return;
     }
+    const cols: unknown[][] = columns.map(() => []);
+    for (const row of batch) for (let i = 0; i < columns.length; i++) cols[i]!.push(row[i + 1]);
+    await q.query(sql, [placeId, ...cols]);
+    batch = [];
     total += n;
     opts.onBatch?.(total);
   };
@@ -129,9 +180,11 @@ async function insertBatched<R>(q: Queryable, table: string, placeId: string, co
     }
     at++;
     if (pending() >= size) await flush();
+    else if (pipeline?.busy && at % YIELD_EVERY_ROWS === 0) await nextTurn();
   }
   await flush();
-  return total;
+  if (pipeline && !opts.pipeline) await pipeline.drain();
+  return at;
 }
 
 const json = (v: unknown) => JSON.stringify(v ?? {});
@@ -271,15 +324,29 @@ export async function deletePlaceRows(q: Queryable, placeId: string): Promise<vo
  * arrive in no order, and a sorted build afterwards costs about half of keeping it row by row
  * (measured on PGlite: 200,000 parcels, 0.35 s against 0.8 s of the COPY).
  */
-const BULK_INDEXES = {
+interface BulkIndex {
+  readonly index: string;
+  readonly drop: string;
+  readonly create: string;
+  /** A statement that completes the build (the primary key made of its index). */
+  readonly then?: string;
+}
+const BULK_INDEXES: Record<'parcels' | 'zones' | 'street_segments' | 'addresses', readonly BulkIndex[]> = {
   parcels: [
     { index: 'parcels_bbox', drop: 'DROP INDEX IF EXISTS parcels_bbox', create: 'CREATE INDEX parcels_bbox ON parcels USING gist (bbox)' },
-    { index: 'parcels_pkey', drop: 'ALTER TABLE parcels DROP CONSTRAINT IF EXISTS parcels_pkey', create: 'ALTER TABLE parcels ADD CONSTRAINT parcels_pkey PRIMARY KEY (place_id, parcel_ext_id)' },
+    // The key's index is built as an index (a SHARE lock, as the box index's build takes, so on a pool the
+    // two are built side by side), then made the primary key (a moment's exclusive lock, no second build).
+    {
+      index: 'parcels_pkey',
+      drop: 'ALTER TABLE parcels DROP CONSTRAINT IF EXISTS parcels_pkey',
+      create: 'CREATE UNIQUE INDEX parcels_pkey ON parcels (place_id, parcel_ext_id)',
+      then: 'ALTER TABLE parcels ADD CONSTRAINT parcels_pkey PRIMARY KEY USING INDEX parcels_pkey',
+    },
   ],
   zones: [{ index: 'zones_bbox', drop: 'DROP INDEX IF EXISTS zones_bbox', create: 'CREATE INDEX zones_bbox ON zones USING gist (bbox)' }],
   street_segments: [{ index: 'street_segments_bbox', drop: 'DROP INDEX IF EXISTS street_segments_bbox', create: 'CREATE INDEX street_segments_bbox ON street_segments USING gist (bbox)' }],
   addresses: [{ index: 'addresses_street_number', drop: 'DROP INDEX IF EXISTS addresses_street_number', create: 'CREATE INDEX addresses_street_number ON addresses (place_id, street_key, number)' }],
-} as const;
+};
 
 /**
  * Runs a bulk load with the tables' indexes dropped and builds them once afterwards: building an
@@ -287,7 +354,9 @@ const BULK_INDEXES = {
  * parcels' GiST index). Only for embedded PGlite, where nothing else reads during the load; on a
  * PostgreSQL server a dropped index would block readers until the import commits. Run it inside the
  * import's transaction: a load that fails rolls the drops back with it. Without the primary key, a
- * parcel id loaded twice is found when the key is built again, and fails the load there.
+ * parcel id loaded twice is found when the key is built again, and fails the load there. Given a
+ * PostgreSQL pool instead (the bench's load into a database of its own, which no one else reads),
+ * the indexes are built side by side on several connections.
  */
 export async function withIndexesDeferred<T>(
   q: Queryable,
@@ -298,11 +367,26 @@ export async function withIndexesDeferred<T>(
 ): Promise<T> {
   for (const t of tables) for (const { drop } of BULK_INDEXES[t]) await q.query(drop);
   const result = await fn();
-  for (const t of tables)
-    for (const { index, create } of BULK_INDEXES[t]) {
-      const t0 = performance.now();
-      await q.query(create);
-      onBuilt?.(index, performance.now() - t0);
-    }
+  const build = async ({ index, create, then }: BulkIndex) => {
+    const t0 = performance.now();
+    await q.query(create);
+    if (then) await q.query(then);
+    onBuilt?.(index, performance.now() - t0);
+  };
+  const builds: BulkIndex[] = tables.flatMap((t) => BULK_INDEXES[t]);
+  if (isPostgresPool(q)) {
+    // Outside a transaction on a PostgreSQL server each statement takes a connection of its own: the
+    // builds run side by side (one backend each) instead of one after another on one connection.
+    const settled = await Promise.allSettled(builds.map(build));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  } else {
+    for (const b of builds) await build(b);
+  }
   return result;
+}
+
+/** A PostgreSQL pool (not a transaction, not PGlite): statements on it may run on several connections at once. */
+function isPostgresPool(q: Queryable): boolean {
+  return (q as Partial<Db>).kind === 'postgres' && typeof (q as Partial<Db>).transaction === 'function';
 }
