@@ -106,6 +106,7 @@ async function synthetic(dir0: string, n: number) {
   const { writeSyntheticPlacesDir, loadSyntheticCity, sampleSyntheticAddresses, SYNTHETIC_PLACE_ID } = await import('./synthetic-city.ts');
   const placesDir = writeSyntheticPlacesDir(fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-bench-places-')));
   const { ctx, dir } = await freshCtx(dir0, placesDir);
+  await ctx.db.query('CHECKPOINT'); // each timed load starts with nothing left to write (see syntheticPg)
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const counts = await loadSyntheticCity(ctx.db, n, (m) => process.stderr.write(`  synthetic: ${m}\n`));
@@ -121,8 +122,10 @@ async function synthetic(dir0: string, n: number) {
   const base = await baselineSelect1(ctx, 2000);
   const scenarioPeakRssMb = peakRssMb(); // before the yardstick below, which holds the rows' text in memory
   // The yardstick: a raw COPY of the same rows into bare tables of the same database (bench/raw-copy.ts).
+  await ctx.db.query('CHECKPOINT');
   const rawCopy = await rawCopyBaseline(ctx.db, SYNTHETIC_PLACE_ID);
   process.stderr.write(`  synthetic: raw COPY of the same rows ${(rawCopy.ms / 1000).toFixed(1)} s, CPU ${(rawCopy.cpuMs / 1000).toFixed(1)} s (${JSON.stringify(rawCopy.rows)})\n`);
+  await ctx.db.query('CHECKPOINT');
   const rawCopyIndexed = await rawCopyBaseline(ctx.db, SYNTHETIC_PLACE_ID, { indexed: true });
   process.stderr.write(`  synthetic: raw COPY of the same rows with the tables' indexes ${(rawCopyIndexed.ms / 1000).toFixed(1)} s\n`);
   await ctx.db.close();
@@ -148,13 +151,18 @@ async function syntheticPg(adminUrl: string, n: number) {
     const db = await openDatabase({ databaseUrl: url.toString() });
     try {
       await migrate(db);
+      // Each timed load starts with the server's dirty pages written out (CHECKPOINT), so neither
+      // pays for a checkpoint the one before it started (the import writes over a GB of WAL).
+      await db.query('CHECKPOINT');
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
       const counts = await loadSyntheticCity(db, n, (m) => process.stderr.write(`  synthetic (PostgreSQL): ${m}\n`));
       const importMs = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
       const importPeakRssMb = peakRssMb();
+      await db.query('CHECKPOINT');
       const rawCopy = await rawCopyBaseline(db, SYNTHETIC_PLACE_ID);
+      await db.query('CHECKPOINT');
       const rawCopyIndexed = await rawCopyBaseline(db, SYNTHETIC_PLACE_ID, { indexed: true });
       process.stderr.write(`  synthetic (PostgreSQL): import ${(importMs / 1000).toFixed(1)} s, raw COPY of the same rows ${(rawCopy.ms / 1000).toFixed(1)} s (bare tables), ${(rawCopyIndexed.ms / 1000).toFixed(1)} s (with the tables' indexes)\n`);
       return { scenario: 'synthetic-pg', parcels: counts.parcels, phases: counts.phases, importMs, importCpuMs: (cpu.user + cpu.system) / 1000, rawCopy, rawCopyIndexed, importPeakRssMb, peakRssMb: peakRssMb() };

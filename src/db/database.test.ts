@@ -7,6 +7,29 @@ test('copyTextLine escapes the COPY text format and writes NULL as \\N', () => {
   assert.equal(copyTextLine(['a', null, 1.5, 'tab\there', 'nl\nx', 'back\\slash', 'cr\r']), 'a\t\\N\t1.5\ttab\\there\tnl\\nx\tback\\\\slash\tcr\\r');
 });
 
+test('CopyLines.addRow writes the bytes copyTextLine writes, row by row, across the buffer growing', () => {
+  const rows: unknown[][] = [
+    ['a', null, 1.5, 'tab\there', 'nl\nx', 'back\\slash', 'cr\r', undefined, -0.25, 1e21, NaN, ''],
+    ['é中\u{1F3E0}'.repeat(100_000), true, 42], // 1 MB of UTF-8 in one value: beyond the first buffer
+    [],
+    ['{"a":"ü\\"b"}', 7],
+  ];
+  const byLine = new CopyLines();
+  const byRow = new CopyLines(16);
+  for (const r of rows) {
+    byLine.add(copyTextLine(r));
+    byRow.addRow(r);
+  }
+  assert.equal(byRow.rows, rows.length);
+  assert.ok(byRow.takeBuffer().equals(byLine.takeBuffer()));
+  // A detached batch keeps its bytes while the lines it came from take the next batch.
+  byRow.addRow(['first']);
+  const batch = byRow.detach();
+  byRow.addRow(['second']);
+  assert.equal(batch.takeBuffer().toString('utf8'), 'first\n');
+  assert.equal(byRow.takeBuffer().toString('utf8'), 'second\n');
+});
+
 test('bulk rows round-trip exactly through copyRows (PGlite) or are refused for lack of it (PostgreSQL)', async () => {
   const { db, close } = await createTestDb();
   try {

@@ -1,7 +1,7 @@
 // Batch loaders for the geographic tables: one INSERT ... SELECT FROM unnest($n::type[], ...) per batch,
 // one array parameter per column. That is the fastest insert both PGlite and PostgreSQL accept through
 // the same SQL, and it keeps memory flat for very large places (the bench loads a 1,000,000-parcel city).
-import { CopyLines, copyTextLine, type Db, type Queryable } from '../db/database.ts';
+import { CopyLines, type Db, type Queryable } from '../db/database.ts';
 import { boxLiteral, type BBox, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 
 export interface ParcelRow {
@@ -172,7 +172,7 @@ async function insertBatched<R>(q: Queryable, table: string, placeId: string, co
   for (const r of rows) {
     if (lines) {
       for (let i = 0; i < columns.length; i++) scratch[i + 1] = columns[i]!.get(r, at);
-      lines.add(copyTextLine(scratch));
+      lines.addRow(scratch);
     } else {
       const row: unknown[] = [placeId];
       for (const c of columns) row.push(c.get(r, at));
