@@ -105,6 +105,8 @@ test('a PGlite data directory is held by one process at a time; a stale lock is 
     fs.writeFileSync(`${dir}.lock`, String(4_194_305));
     const again = await openDatabase({ pgliteDir: dir });
     assert.deepEqual(await again.query('SELECT 1 AS one'), [{ one: 1 }]);
+    // Started with siteline's shared buffers (PGLITE_SHARED_BUFFERS), not PGlite's 128 MB: the memory a bulk import keeps.
+    assert.deepEqual(await again.query('SHOW shared_buffers'), [{ shared_buffers: '32MB' }]);
     await again.close();
     assert.equal(fs.existsSync(`${dir}.lock`), false, 'the lock is released on close');
   } finally {
