@@ -64,8 +64,11 @@ const importRatio = (x: Record<string, any>, db: string) =>
 const importPhases = (x: Record<string, any>) => {
   const ph = x.phases as { addressesDoneS: number; parcelsDoneS: number; indexBuildsS: Record<string, number> };
   const builds = Object.entries(ph.indexBuildsS);
-  const total = builds.reduce((a, [, v]) => a + v, 0);
-  return `    where the import's time went: addresses in at ${ph.addressesDoneS.toFixed(1)} s, parcels with their facts at ${ph.parcelsDoneS.toFixed(1)} s, then ${total.toFixed(1)} s of index builds (${builds.map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}), ${(x.importMs / 1000).toFixed(1)} s in all`;
+  const sum = builds.reduce((a, [, v]) => a + v, 0);
+  // On a PostgreSQL pool the builds run side by side: the phase is the wall time after the parcels, not the sum.
+  const wall = x.importMs / 1000 - ph.parcelsDoneS;
+  const side = sum > wall * 1.2 ? ` side by side, ${sum.toFixed(1)} s added up` : '';
+  return `    where the import's time went: addresses in at ${ph.addressesDoneS.toFixed(1)} s, parcels with their facts at ${ph.parcelsDoneS.toFixed(1)} s, then ${wall.toFixed(1)} s of index builds (${builds.map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}${side}), ${(x.importMs / 1000).toFixed(1)} s in all`;
 };
 say(importRatio(s, 'PGlite'));
 say(importPhases(s));
