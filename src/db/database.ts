@@ -25,7 +25,8 @@ export interface Queryable {
  * A batch of COPY text lines, encoded to UTF-8 as each is added. A large load (a million parcels)
  * would otherwise keep every line of a batch as a string on the heap until the COPY, where each
  * young-generation collection copies them again, then join them and encode the result once more.
- * The buffer is reused from batch to batch: take() copies its bytes out and empties it.
+ * The buffer is reused from batch to batch: take() copies its bytes out and empties it; detach() hands
+ * the buffer to a batch of its own and takes a new one.
  */
 export class CopyLines {
   private buf: Buffer<ArrayBuffer>;
@@ -34,14 +35,6 @@ export class CopyLines {
   }
   private end = 0;
   private count = 0;
-  /** Adds one row's line (copyTextLine's output: no newline in it). */
-  add(line: string): void {
-    const need = this.end + 3 * line.length + 1; // UTF-8 takes at most 3 bytes per UTF-16 code unit
-    if (need > this.buf.length) this.grow(need);
-    this.end += this.buf.write(line, this.end, 'utf8');
-    this.buf[this.end++] = 0x0a;
-    this.count++;
-  }
   /**
    * Adds one row from its values, written field by field in copyTextLine's format (the same bytes):
    * no line string is made per row, which for a million parcels was that many short-lived strings
@@ -49,15 +42,8 @@ export class CopyLines {
    */
   addRow(values: readonly unknown[]): void {
     for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      let text: string;
-      if (v === null || v === undefined) text = '\\N';
-      else if (typeof v === 'number') text = String(v); // never a character COPY escapes
-      else {
-        text = String(v);
-        if (COPY_SPECIAL.test(text)) text = text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!);
-      }
-      const need = this.end + 3 * text.length + 2; // UTF-8: at most 3 bytes per UTF-16 code unit; a tab or newline after
+      const text = copyField(values[i]);
+      const need = this.end + 3 * text.length + 1; // UTF-8: at most 3 bytes per UTF-16 code unit; then a tab or newline
       if (need > this.buf.length) this.grow(need);
       this.end += this.buf.write(text, this.end, 'utf8');
       this.buf[this.end++] = i === values.length - 1 ? 0x0a : 0x09;
@@ -77,25 +63,22 @@ export class CopyLines {
     return this.count;
   }
   /**
-   * The lines so far as lines of their own (their bytes, copied once), leaving this buffer empty for
-   * the next batch: a batch handed to a COPY that starts later keeps its rows while the next is written.
+   * The lines so far as lines of their own, leaving these empty for the next batch (on a buffer of the
+   * same size): a batch handed to a COPY that starts later keeps its rows while the next is written.
    */
   detach(): CopyLines {
     const out = new CopyLines(0);
-    out.buf = Buffer.from(this.buf.subarray(0, this.end));
+    out.buf = this.buf;
     out.end = this.end;
     out.count = this.count;
-    out.owned = true;
+    this.buf = Buffer.allocUnsafe(this.buf.length);
     this.end = 0;
     this.count = 0;
     return out;
   }
-  /** True when the buffer is this batch's alone (detach's result): taking it needs no copy. */
-  private owned = false;
-  /** The lines so far as one buffer (a copy, unless detached); the buffer is then empty. */
+  /** The lines so far as one buffer (a copy); the buffer is then empty. */
   takeBuffer(): Buffer {
-    const out = this.owned ? this.buf.subarray(0, this.end) : Buffer.from(this.buf.subarray(0, this.end));
-    if (this.owned) this.buf = Buffer.alloc(0);
+    const out = Buffer.from(this.buf.subarray(0, this.end));
     this.end = 0;
     this.count = 0;
     return out;
@@ -112,21 +95,16 @@ export class CopyLines {
 /** One row in COPY's text format (tab-separated, backslash escapes, \N for NULL). */
 export function copyTextLine(values: readonly unknown[]): string {
   let line = '';
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (i > 0) line += '\t';
-    if (v === null || v === undefined) {
-      line += '\\N';
-      continue;
-    }
-    if (typeof v === 'number') {
-      line += v; // digits, sign, point, exponent, NaN, Infinity: never a character COPY escapes
-      continue;
-    }
-    const text = String(v);
-    line += COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : text;
-  }
+  for (let i = 0; i < values.length; i++) line += i > 0 ? `\t${copyField(values[i])}` : copyField(values[i]);
   return line;
+}
+
+/** One value in COPY's text format. */
+function copyField(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  if (typeof v === 'number') return String(v); // digits, sign, point, exponent, NaN, Infinity: never a character COPY escapes
+  const text = String(v);
+  return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : text;
 }
 
 const COPY_SPECIAL = /[\\\t\n\r]/;

@@ -105,11 +105,13 @@ export class CopyPipeline {
     const sent = before.then(async () => {
       await copy();
     });
-    sent.catch(() => undefined); // its failure is heard by the next send or by drain()
     this.tail = sent;
     this.busy = true;
-    void sent.then(
-      () => this.tail === sent && (this.busy = false),
+    // Its failure is heard by the next send or by drain(); this handler only keeps it from being unhandled meanwhile.
+    sent.then(
+      () => {
+        if (this.tail === sent) this.busy = false;
+      },
       () => undefined,
     );
     await before;
