@@ -261,14 +261,21 @@ const line = (label: string, r: CannonResult) =>
   `  ${label.padEnd(52)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(4)} ms` +
   (r.non2xx || r.errors || r.timeouts ? `   (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})` : '');
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)} %`;
+/** The database statements of a run, by their first words: count, total ms, requests served. */
+type StatementStats = [string, { n: number; ms: number; items: number }][];
+const checkPath = (a: string) => `/api/v1/sites/check?${new URLSearchParams({ address: a })}`;
+/** One paid check per address, the keys taken in turn. */
+const paidRequests = ({ keys, addresses }: Required<Served>): CannonRequest[] =>
+  addresses.map((a, i) => ({ method: 'GET', path: checkPath(a), headers: { authorization: `Bearer ${keys[i % keys.length]}` } }));
+/** A paid answer: charged, or free because the address is not answered. */
+const paidOk = (status: number, body: string, headers: Headers) => status === 200 && (body.includes('"answered":false') || headers.get('siteline-credits-charged') === '1');
 
 /**
  * `pgUrl` (BENCH_PG_URL in bench/run.ts): the paid run once more with the server's database on
  * PostgreSQL, as a public deployment runs it (docs/deploy.md), against the same echo run.
  */
-export async function runRestBench(opts: { pgUrl?: string } = {}): Promise<string[]> {
+export async function runRestBench(opts: { pgUrl?: string | undefined } = {}): Promise<string[]> {
   const out: string[] = [`REST API /api/v1, autocannon on loopback, ${CONNECTIONS} connections, ${DURATION_S} s per target (2 s warm-up), each server in its own process`];
-  const checkPath = (a: string) => `/api/v1/sites/check?${new URLSearchParams({ address: a })}`;
 
   const echo = await startChild('echo');
   let echoR: CannonResult & { cpuUsPerRequest: number };
@@ -286,7 +293,7 @@ export async function runRestBench(opts: { pgUrl?: string } = {}): Promise<strin
   let mcpR: CannonResult;
   let stepTimes: Record<string, number> | undefined;
   let charged = 0;
-  let paidStatements: [string, { n: number; ms: number; items: number }][] = [];
+  let paidStatements: StatementStats = [];
   let breakdown: (Profiled & { requests: number }) | undefined;
   try {
     const origin = site.served.url;
@@ -295,9 +302,9 @@ export async function runRestBench(opts: { pgUrl?: string } = {}): Promise<strin
     await check(origin, openapi, (s) => s === 200, 'openapi.json');
     staticR = await load(origin, [openapi]);
 
-    const paid = addresses.map((a, i) => ({ method: 'GET', path: checkPath(a), headers: { authorization: `Bearer ${keys[i % keys.length]}` } }));
+    const paid = paidRequests(site.served as Required<Served>);
     for (const r of paid.slice(0, 20)) {
-      await check(origin, r, (s, b, h) => s === 200 && (b.includes('"answered":false') || h.get('siteline-credits-charged') === '1'), 'paid check');
+      await check(origin, r, paidOk, 'paid check');
     }
     await warm(origin, paid);
     // One key of each account: what the accounts' balances lost is what the run charged.
@@ -341,17 +348,16 @@ export async function runRestBench(opts: { pgUrl?: string } = {}): Promise<strin
   }
 
   // The paid run on PostgreSQL: the same keys, addresses and load, nothing else.
-  let pgPaid: { r: CannonResult & { cpuUsPerRequest: number }; statements: [string, { n: number; ms: number; items: number }][] } | undefined;
+  let pgPaid: { r: CannonResult & { cpuUsPerRequest: number }; statements: StatementStats } | undefined;
   if (opts.pgUrl) {
     const pgSite = await startChild('siteline', opts.pgUrl);
     try {
-      const { keys, addresses } = pgSite.served as Required<Served>;
-      const paid = addresses.map((a, i) => ({ method: 'GET', path: checkPath(a), headers: { authorization: `Bearer ${keys[i % keys.length]}` } }));
-      await check(pgSite.served.url, paid[0]!, (st, b, h) => st === 200 && (b.includes('"answered":false') || h.get('siteline-credits-charged') === '1'), 'paid check (PostgreSQL)');
+      const paid = paidRequests(pgSite.served as Required<Served>);
+      await check(pgSite.served.url, paid[0]!, paidOk, 'paid check (PostgreSQL)');
       await warm(pgSite.served.url, paid);
       await childCommand(pgSite.child, 'statements-reset', 'STATEMENTS');
       const r = await loadWithCpu(pgSite.child, pgSite.served.url, paid);
-      pgPaid = { r, statements: JSON.parse(await childCommand(pgSite.child, 'statements', 'STATEMENTS')) as [string, { n: number; ms: number; items: number }][] };
+      pgPaid = { r, statements: JSON.parse(await childCommand(pgSite.child, 'statements', 'STATEMENTS')) as StatementStats };
     } finally {
       await stopChild(pgSite.child);
     }
@@ -505,5 +511,5 @@ if (process.argv[2] === 'serve') {
     void (closeDb?.() ?? Promise.resolve()).catch(() => undefined).finally(() => process.exit(0));
   });
 } else if (import.meta.filename === process.argv[1]) {
-  for (const l of await runRestBench({ ...(process.env.BENCH_PG_URL ? { pgUrl: process.env.BENCH_PG_URL } : {}) })) console.log(l);
+  for (const l of await runRestBench({ pgUrl: process.env.BENCH_PG_URL })) console.log(l);
 }

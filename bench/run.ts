@@ -112,4 +112,4 @@ try {
   say(`MCP endpoint bench failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exitCode = 1;
 }
-for (const l of await (await import('./rest-bench.ts')).runRestBench({ ...(process.env.BENCH_PG_URL ? { pgUrl: process.env.BENCH_PG_URL } : {}) }).catch((err: unknown) => ((process.exitCode = 1), [`REST API bench failed: ${err instanceof Error ? err.message : String(err)}`]))) say(l);
+for (const l of await (await import('./rest-bench.ts')).runRestBench({ pgUrl: process.env.BENCH_PG_URL }).catch((err: unknown) => ((process.exitCode = 1), [`REST API bench failed: ${err instanceof Error ? err.message : String(err)}`]))) say(l);

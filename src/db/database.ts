@@ -423,7 +423,7 @@ export interface OpenOptions {
  * that is not in the buffers is one read from the operating system's file cache.
  */
 export const PGLITE_SHARED_BUFFERS = '32MB';
-const pgliteStart = () => ({ startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] });
+const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
 
 export async function openDatabase(opts: OpenOptions): Promise<Db> {
   if (opts.databaseUrl) {
@@ -433,10 +433,11 @@ export async function openDatabase(opts: OpenOptions): Promise<Db> {
     return new PostgresDb(pool);
   }
   const dir = opts.pgliteDir ?? 'memory://';
-  if (dir.startsWith('memory://')) return new PgliteDb(await PGlite.create(undefined, { ...pgliteStart(), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) }));
+  const start = { startParams: PGLITE_START_PARAMS, ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) };
+  if (dir.startsWith('memory://')) return new PgliteDb(await PGlite.create(undefined, start));
   const release = lockDataDir(dir);
   try {
-    const db = await PGlite.create(dir, { ...pgliteStart(), ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
+    const db = await PGlite.create(dir, start);
     return new PgliteDb(db, release);
   } catch (err) {
     release();
