@@ -14,7 +14,7 @@ import { createHttpServer } from './http/server.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { registerMailMetrics } from './mail/mail-metrics.ts';
 import { registerHotIndexMetrics } from './ops/hot-index-metrics.ts';
-import { setHotIndexBudget } from './geocoder/place-index.ts';
+import { setHotIndexBudget, setHotIndexEnabled } from './geocoder/place-index.ts';
 import { scheduleAuthSweep } from './auth/sweep.ts';
 import { startAnalysisWorkers, workerOptionsFromEnv, type WorkerOptions } from './analysis/analysis-workers.ts';
 import type { ImportReport } from './importer/import-report.ts';
@@ -29,6 +29,12 @@ export interface StartOptions {
   skipAutoImport?: boolean;
   /** Analysis workers in this process (default: from SITELINE_ANALYSIS_* variables). */
   analysisWorkers?: Partial<WorkerOptions>;
+  /**
+   * false: reads about a place go to SQL and no place's hot index is loaded in this process. For a
+   * process that answers one address and exits (`siteline check --local`): loading the place's index
+   * would cost more than the one answer it speeds up, and the answer is the same.
+   */
+  hotIndex?: boolean;
 }
 
 export interface RunningService {
@@ -50,6 +56,7 @@ export async function openContext(config: Config, opts: StartOptions = {}): Prom
   const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pgdata') }));
   await migrate(db);
   setHotIndexBudget(config.hotIndexBudgetMb);
+  if (opts.hotIndex === false) setHotIndexEnabled(false);
   const base = { config, db, clock: opts.clock ?? systemClock, logger };
   return withMailer(base);
 }

@@ -10,6 +10,7 @@ import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { canonicalJson } from '../src/core/canonical-json.ts';
 import { forgetPlaceIndex, hotIndexStats, placeSource, resetHotIndexStats, setHotIndexBudget, setHotIndexEnabled, warmPlaceIndex, DEFAULT_HOT_INDEX_BUDGET_MB } from '../src/geocoder/place-index.ts';
 import type { AppContext } from '../src/context.ts';
+import { openContext } from '../src/service.ts';
 import { loadSyntheticCity, sampleSyntheticAddresses, writeSyntheticPlacesDir, SYNTHETIC_PLACE_ID } from '../bench/synthetic-city.ts';
 import { REPO_PLACES_DIR } from '../src/config.ts';
 import fs from 'node:fs';
@@ -202,4 +203,21 @@ test('concurrent first reads of a cold place are answered through SQL and share 
   assert.equal(s.misses, 5);
   assert.equal(await placeSource(t.db, place), loaded[0]);
   assert.equal(hotIndexStats().hits, 1);
+});
+
+test('a context opened for one answer (hotIndex: false, as `siteline check --local` opens it) reads through SQL, loads no index, and answers the same', async () => {
+  setHotIndexEnabled(true);
+  setHotIndexBudget(DEFAULT_HOT_INDEX_BUDGET_MB);
+  const address = sample.get(PLACES[0]!)![0]!;
+  const warmAnswer = await answer(address); // the hot index's (or SQL's while it loads): the same
+  for (const id of PLACES) forgetPlaceIndex(id);
+  resetHotIndexStats();
+  const oneShot = await openContext(ctx.config, { db: t.db, logger: ctx.logger, hotIndex: false });
+  const s = (await getFeasibilitySnapshot(oneShot, address)) as unknown as Record<string, unknown>;
+  delete s['generatedAt'];
+  assert.equal(canonicalJson(s), warmAnswer);
+  // a read that went to the hot index would have counted a miss (and started a load) or a hit
+  const stats = hotIndexStats();
+  assert.deepEqual({ hits: stats.hits, misses: stats.misses, loads: stats.loads, places: stats.places }, { hits: 0, misses: 0, loads: 0, places: 0 });
+  setHotIndexEnabled(true);
 });

@@ -48,7 +48,8 @@ async function localSnapshot(io: Io, address: string): Promise<Outcome> {
   const { getFeasibilitySnapshot } = await import('../snapshot/snapshot.ts');
   const config = loadConfig(io.env);
   try {
-    const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });
+    // One answer, then exit: read through SQL rather than load the place's hot index first.
+    const ctx = await openContext(config, { logger: createLogger('warn', io.stderr), hotIndex: false });
     try {
       if (config.autoImport) {
         const { ensureDefaultPlaces } = await import('../importer/default-places.ts');
