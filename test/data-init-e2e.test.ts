@@ -1,3 +1,4 @@
+// @engine-independent: the town's commands run with DATABASE_URL blank, on embedded PGlite in a data directory of their own, so a PostgreSQL run would repeat the PGlite one.
 // A town adds itself, end to end through the real `siteline` binary: files as a town publishes them
 // (generated here: parcels and zoning in NAD83 / UTM 19N metres, an address CSV in Windows-1252 with a
 // one-line address column and projected x/y but no CRS named, town limits in lon/lat), in a temp

@@ -1,3 +1,4 @@
+// @engine-independent: the binary and the service run with DATABASE_URL blank, on embedded PGlite in a data directory of their own, so a PostgreSQL run would repeat the PGlite one.
 // A town in a State Plane CRS goes live with no hand edit, through the real `siteline` binary. The
 // files are written here from a small real sample: Paradise, TX's seven zoning districts (the OZFS
 // file in the data pack) reprojected to EPSG:2276 (NAD83 / Texas North Central, US feet), with the

@@ -1,3 +1,4 @@
+// @engine-independent: the binary runs with DATABASE_URL blank, on a PGlite data directory of its own, so a PostgreSQL run would repeat the PGlite one.
 // `siteline data ...` through the real binary, on a throwaway PGlite data directory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// @engine-independent: the binary and the context run with DATABASE_URL blank, on a PGlite data directory of its own, so a PostgreSQL run would repeat the PGlite one.
 // `siteline feedback list` through the real binary, on a throwaway PGlite data directory that holds
 // reports stored the way the service stores them.
 import { test } from 'node:test';

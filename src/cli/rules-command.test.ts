@@ -1,3 +1,4 @@
+// @engine-independent: every command runs with DATABASE_URL blank, on embedded PGlite in a data directory of its own, so a PostgreSQL run would repeat the PGlite one.
 // `siteline rules verify|suggest|cite` and the import gate, through the real binary, on a copy of the
 // Somerville place in a temporary places directory (the repository's rules files are never written).
 import { test } from 'node:test';

@@ -155,7 +155,7 @@ async function clonePlacesTemplate(slugs: string[], forChild = false): Promise<{
     }
     if (forChild) {
       const dataDir = fs.mkdtempSync(path.join(CACHE_DIR, 'child-'));
-      const db = await openDatabase({ pgliteDir: path.join(dataDir, 'pgdata'), loadDataDir: new Blob([fs.readFileSync(file)]) });
+      const db = await openDatabase({ pgliteDir: path.join(dataDir, 'pgdata'), loadDataDir: await fs.openAsBlob(file) });
       await migrate(db);
       await db.close();
       const close = async () => fs.rmSync(dataDir, { recursive: true, force: true });
@@ -164,7 +164,7 @@ async function clonePlacesTemplate(slugs: string[], forChild = false): Promise<{
         env: { env: { SITELINE_DATA_DIR: dataDir, DATABASE_URL: '', SITELINE_SOURCE_DIR: SHARED_DATA, SITELINE_AUTO_IMPORT: '0', LOG_LEVEL: 'warn' }, close },
       };
     }
-    const db = await openDatabase({ pgliteDir: 'memory://', loadDataDir: new Blob([fs.readFileSync(file)]) });
+    const db = await openDatabase({ pgliteDir: 'memory://', loadDataDir: await fs.openAsBlob(file) });
     await migrate(db);
     return { testDb: { db, close: () => db.close() } };
   }
