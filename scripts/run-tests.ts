@@ -3,10 +3,8 @@
 // child processes and the database), longest files first (durations from test/durations.json,
 // refreshed with `npm test -- --write-durations`), and a table of the slowest files at the end.
 // Arguments filter by path substring: `npm test -- geocoder`.
-// Test processes run V8 with `--liftoff-only`: a test file lives seconds, too short for PGlite's
-// WebAssembly to repay the optimising compiler, which ran on a second thread and cost 0.5-1.6 s of CPU
-// per file (a tenth of the file's CPU) on 2 cores that the other files need. Same code, same answers;
-// the processes the tests start (the binary, `npm start`) and the benchmark keep V8's defaults.
+// Test processes run V8 with `--liftoff-only` (why, and what keeps V8's defaults: docs/architecture.md,
+// "What the test run spends its time on").
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
