@@ -7,15 +7,13 @@ import { INSET_CHECK_TOLERANCE_M2, buildableFootprint, insetOverreachM2 } from '
 import { ClipScratch, intersectionArea } from '../core/geo/intersection-area.ts';
 import { PlaceFrame, PolygonSetBuilder } from '../core/geo/polygon-set.ts';
 import { metresPerDegree, signedRingArea } from '../core/geo/primitives.ts';
+import { MISS_RADII, MISS_TRIANGLE, starOfRadii, type XY } from '../../test/support/polygon-clipping-miss.ts';
 
-type XY = [number, number];
 const closed = (ring: XY[]): XY[] => [...ring, ring[0]!];
 const area = (mp: MultiPolygon): number => mp.reduce((t, poly) => t + poly.reduce((u, ring, k) => u + (k === 0 ? 1 : -1) * Math.abs(signedRingArea(ring)), 0), 0);
 
-/** The pair on which polygon-clipping 0.15.7 returned wrong rings without throwing (CI, 2026-12-05). */
-const radii = [...Array<number>(29).fill(5), 21, 17, 24, 21, 8, 7, 7, 6, 6, 6, 6, 5, 6, 5, 6, 5, 6, 5, 7, 6, 20, ...Array<number>(49).fill(5)];
-const star: XY[] = radii.map((r, k) => [r * Math.cos((2 * Math.PI * k) / radii.length), r * Math.sin((2 * Math.PI * k) / radii.length)]);
-const triangle: XY[] = [[-9.000000000000005, -2.3923048454132623], [-8.999999999999996, 18.392304845413264], [4, 8]];
+const star = starOfRadii(MISS_RADII);
+const triangle = MISS_TRIANGLE;
 
 test('an inset that claims a yard or ground beyond the lot is measured; a true cut measures nothing', () => {
   const lot: MultiPolygon = [[closed([[0, 0], [20, 0], [20, 30], [0, 30]])]];

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { PlaceFrame, PolygonSetBuilder } from './polygon-set.ts';
 import { ClipScratch, intersectionArea } from './intersection-area.ts';
 import { splitIntoPieces } from './lot-pieces.ts';
+import { MISS_RADII, MISS_TRIANGLE, starOfRadii } from '../../../test/support/polygon-clipping-miss.ts';
 
 type Ring = [number, number][];
 const frame = new PlaceFrame(-71.1, 42.37);
@@ -106,11 +107,7 @@ test('intersectionArea handles holes and identical rings', () => {
   assert.ok(Math.abs(intersectionArea(right, 0, donut, 0, scratch) - (50 - 18)) < 1e-9);
 });
 
-/** CI seed -1232685660 (2026-12-05): polygon-clipping gave 102.10 m² for this pair; the lot ∩ triangle is 46.34 m². */
-const POLYGON_CLIPPING_MISS: [number[], Ring] = [
-  [...Array<number>(29).fill(5), 21, 17, 24, 21, 8, 7, 7, 6, 6, 6, 6, 5, 6, 5, 6, 5, 6, 5, 7, 6, 20, ...Array<number>(49).fill(5)],
-  [[-9.000000000000005, -2.3923048454132623], [-8.999999999999996, 18.392304845413264], [4, 8]],
-];
+const POLYGON_CLIPPING_MISS: [number[], Ring] = [MISS_RADII, MISS_TRIANGLE];
 
 test('the slab reference agrees with known areas, including where polygon-clipping went wrong', () => {
   const square: Ring = [[0, 0], [10, 0], [10, 10], [0, 10]];
@@ -119,7 +116,7 @@ test('the slab reference agrees with known areas, including where polygon-clippi
   assert.ok(Math.abs(slabArea([...square].reverse(), [[5, 5], [15, 5], [5, 15]]) - 25) < 1e-9);
   assert.equal(slabArea(square, [[20, 20], [30, 20], [30, 30]]), 0);
   const [radii, triangle] = POLYGON_CLIPPING_MISS;
-  const ring: Ring = radii.map((r, k) => [r * Math.cos((2 * Math.PI * k) / radii.length), r * Math.sin((2 * Math.PI * k) / radii.length)]);
+  const ring = starOfRadii(radii);
   const scratch = new ClipScratch();
   const got = intersectionArea(setOf([[triangle]]), 0, setOf([[ring]]), 0, scratch);
   assert.ok(Math.abs(slabArea(ring, triangle) - got) < 1e-9, `slab ${slabArea(ring, triangle)}, exact path ${got}`);
@@ -130,7 +127,7 @@ test('pieces of a large lot keep its area and its intersections', () => {
   const scratch = new ClipScratch();
   fc.assert(
     fc.property(fc.array(fc.integer({ min: 5, max: 40 }), { minLength: 80, maxLength: 200 }), starRing(false), (radii, other) => {
-      const ring: Ring = radii.map((r, k) => [r * Math.cos((2 * Math.PI * k) / radii.length), r * Math.sin((2 * Math.PI * k) / radii.length)]);
+      const ring = starOfRadii(radii);
       const lot = setOf([[ring]]);
       const pieces = splitIntoPieces(lot, 0, 16, frame);
       assert.ok(pieces.count > 1);
