@@ -42,6 +42,7 @@ say(`  snapshot p50 ${fmtMs(c.snapshot.p50)} [<= 0.15 ms]  p99 ${fmtMs(c.snapsho
 const hotLines = (r: Record<string, any>) => [
   `  previewSiteCoverage p50 ${fmtMs(r.preview.p50)}  p99 ${fmtMs(r.preview.p99)};  snapshot through SQL alone (hot index off) p50 ${fmtMs(r.sqlSnapshot.p50)}  p99 ${fmtMs(r.sqlSnapshot.p99)}: hot index p50 = ${(r.snapshot.p50 / r.sqlSnapshot.p50).toFixed(2)}x SQL`,
   `  hot index loaded in ${(r.index.loadMs / 1000).toFixed(1)} s (${r.index.parcels} lots, ${r.index.addresses} addresses${r.index.geometry ? ', with geometry' : ''}), RSS after it ${r.index.rssAfterMb.toFixed(0)} MB`,
+  `  JSON.stringify of an answer as built ${r.json.builtUs.toFixed(1)} µs / of a JSON.parse'd copy ${r.json.parsedCopyUs.toFixed(1)} µs = ${(r.json.builtUs / r.json.parsedCopyUs).toFixed(2)} [<= 1]; in the shape before 2026-12-05 (a dictionary envelope, shared frozen inputs) ${r.json.olderShapeUs.toFixed(1)} µs = ${(r.json.olderShapeUs / r.json.parsedCopyUs).toFixed(2)}  (${r.json.answers} answers, median of 5 interleaved rounds)`,
 ];
 for (const l of hotLines(c)) say(l);
 say(`  baseline SELECT 1 p50 ${fmtMs(c.select1.p50)}: snapshot p50 = ${(c.snapshot.p50 / c.select1.p50).toFixed(1)}x one empty query`);

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { buildEnvelope } from '../core/envelope.ts';
 import { citationOf, conditionOf, notesOf, referenceProvenance } from './refs.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
@@ -61,4 +62,23 @@ test('a citation object changed between calls is keyed afresh (the per-object ke
   assert.equal(Object.keys(again.citations).length, 2);
   assert.equal(citationOf(again, again.envelope[name])!.section, p.section);
   assert.equal(citationOf(again, again.envelope['other'])!.section, q.section);
+});
+
+test("an answer's records are objects V8 serialises on its fast path: no dictionary, no shared frozen inputs (bench/json-shape.ts)", async () => {
+  // %HasFastProperties is V8's own answer; the flag only lets this test ask it.
+  v8.setFlagsFromString('--allow-natives-syntax');
+  const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+  for (const [slug, zone, type] of [['cambridge-ma', 'C-1'], ['somerville-ma', 'NR', 'Detached House']] as const) {
+    const { built, refs } = await referenced(slug, zone, type);
+    assert.ok(Object.keys(refs.envelope).length > 17, `${slug}: enough values that computed keys would have made a dictionary`);
+    for (const [what, record] of [['envelope', refs.envelope], ['citations', refs.citations], ['notes', refs.notes]] as const) {
+      assert.ok(hasFastProperties(record), `${slug}: the ${what} has fast properties`);
+    }
+    for (const [name, v] of Object.entries(refs.envelope)) {
+      if (!v.inputs) continue;
+      assert.notEqual(v.inputs, built.envelope[name]!.inputs, `${slug} ${name}: inputs copied, not the recipe's shared array`);
+      assert.equal(Object.isFrozen(v.inputs), false, `${slug} ${name}: inputs not frozen`);
+      assert.deepEqual(v.inputs, built.envelope[name]!.inputs, `${slug} ${name}: the same inputs`);
+    }
+  }
 });

@@ -74,8 +74,9 @@ function citationKey(c: Citation): string {
  * costs a defineProperty.
  */
 class RefTables {
-  readonly citations: Record<string, Citation> = {};
-  readonly notes: Record<string, string> = {};
+  // Entries, made into objects at the end (see referenceProvenance).
+  readonly citations: [string, Citation][] = [];
+  readonly notes: [string, string][] = [];
   readonly mentioned = new Set<string>();
   private readonly citationIds = new Map<string, string>();
   private readonly noteIds = new Map<string, string>();
@@ -94,7 +95,7 @@ class RefTables {
     if (!id) {
       id = `c${this.citationIds.size + 1}`;
       this.citationIds.set(key, id);
-      this.citations[id] = { ...c };
+      this.citations.push([id, { ...c }]);
     }
     return id;
   }
@@ -106,7 +107,7 @@ class RefTables {
     if (!id) {
       id = `n${this.noteIds.size + 1}`;
       this.noteIds.set(text, id);
-      this.notes[id] = text;
+      this.notes.push([id, text]);
     }
     return id;
   }
@@ -147,18 +148,22 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
     t.count(u.condition);
   }
 
-  const envelope: Record<string, SnapshotValue> = {};
+  // Records are collected as entries and made with Object.fromEntries: V8 turns an object that gets
+  // more than about 17 properties by computed keys into a dictionary, and one dictionary (or one
+  // shared frozen array, hence the copy of `inputs`) in an answer makes JSON.stringify take its slow
+  // path for the whole answer, which every surface serialises (measured: bench/json-shape.ts).
+  const envelope: [string, SnapshotValue][] = [];
   for (const name of names) {
     const v = input.envelope[name]!;
     const out: SnapshotValue = { value: v.value, status: v.status };
     if (v.value !== null && v.unit) out.unit = v.unit;
     t.refsInto(out, v);
-    if (v.inputs) out.inputs = v.inputs;
+    if (v.inputs) out.inputs = [...v.inputs];
     if (v.statedNoLimit) {
       out.statedNoLimit = v.statedNoLimit;
       t.mention(v.statedNoLimit);
     }
-    envelope[name] = out;
+    envelope.push([name, out]);
     t.mention(v.note);
     t.mention(v.condition);
   }
@@ -172,7 +177,7 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
   }
   for (const w of input.warnings) t.mention(w, false);
   const ids = [...t.mentioned].sort(compareNamedSourceIds);
-  return { envelope, permittedUses, citations: t.citations, notes: t.notes, namedSourceIds: ids };
+  return { envelope: Object.fromEntries(envelope), permittedUses, citations: Object.fromEntries(t.citations), notes: Object.fromEntries(t.notes), namedSourceIds: ids };
 }
 
 /** Orders named sources' ids by their number: S1, S2, ..., S10 (not S1, S10, S2). */

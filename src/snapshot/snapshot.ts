@@ -129,12 +129,13 @@ function minorShareNotes(zones: Zones): string[] {
  * once), and the attribution statements the licences of the place's data require.
  */
 function sourcesOf(catalogue: SourceCatalogue, named: readonly string[]): Pick<Snapshot, 'sources' | 'sourceCatalogue' | 'attribution'> {
-  const sources: Record<string, string> = {};
+  const sources: [string, string][] = [];
   for (const id of named) {
     const s = catalogue.sources[id];
-    if (s) sources[id] = s.label;
+    if (s) sources.push([id, s.label]);
   }
-  return { sources, sourceCatalogue: catalogue.ref, ...(catalogue.attribution.length ? { attribution: catalogue.attribution } : {}) };
+  // Object.fromEntries, not computed keys: see the note on records in src/snapshot/refs.ts.
+  return { sources: Object.fromEntries(sources), sourceCatalogue: catalogue.ref, ...(catalogue.attribution.length ? { attribution: catalogue.attribution } : {}) };
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
