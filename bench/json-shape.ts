@@ -5,10 +5,13 @@
 // turns into a dictionary past ~17 properties, and each derived value's `inputs` a shared frozen array).
 // Either of those two sends JSON.stringify off its fast path for the whole answer.
 import type { Snapshot } from '../src/core/snapshot-types.ts';
+import { percentile } from './measure.ts';
+
+const ROUNDS = 5;
 
 export interface JsonShape {
   answers: number;
-  /** Mean µs per answer. */
+  /** µs per answer: each form's mean over the answers, in its median round. */
   builtUs: number;
   parsedCopyUs: number;
   olderShapeUs: number;
@@ -33,13 +36,13 @@ function timeAll(xs: readonly unknown[]): number {
   return ((performance.now() - t0) / xs.length) * 1000;
 }
 
-/** The three forms of `answers` (answered snapshots), five interleaved rounds; each figure is its median round. */
+/** The three forms of `answers` (answered snapshots), ROUNDS interleaved rounds; each figure is its median round. */
 export function jsonShape(answers: readonly Snapshot[]): JsonShape {
   const built = answers.filter((s) => s.answered);
   const copies = built.map((s) => JSON.parse(JSON.stringify(s)) as Snapshot);
   const older = built.map(olderShape);
   const rounds: [number, number, number][] = [];
-  for (let r = 0; r < 5; r++) rounds.push([timeAll(built), timeAll(copies), timeAll(older)]);
-  const median = (i: number) => rounds.map((x) => x[i]!).sort((a, b) => a - b)[2]!;
+  for (let r = 0; r < ROUNDS; r++) rounds.push([timeAll(built), timeAll(copies), timeAll(older)]);
+  const median = (i: number) => percentile(rounds.map((x) => x[i]!).sort((a, b) => a - b), 50);
   return { answers: built.length, builtUs: median(0), parsedCopyUs: median(1), olderShapeUs: median(2) };
 }

@@ -22,7 +22,6 @@ import { setHotIndexEnabled, warmPlaceIndex } from '../src/geocoder/place-index.
 import { peakRssMb, timeEach } from './measure.ts';
 import { rawCopyBaseline } from './raw-copy.ts';
 import { jsonShape } from './json-shape.ts';
-import type { Snapshot } from '../src/core/snapshot-types.ts';
 
 const SHARED = path.resolve(import.meta.dirname, '../../shared/data');
 
@@ -58,7 +57,6 @@ async function lookups(ctx: AppContext, placeId: string, sample: string[], warmU
   const ix = await warmPlaceIndex(ctx.db, place!);
   const index = { loadMs: performance.now() - t0, ...(ix?.counts ?? {}), rssAfterMb: process.memoryUsage().rss / 2 ** 20, memoryBefore: before, memoryAfter: memoryMb(), loadPartsMs: ix?.loadMs };
   let answered = 0;
-  const built: Snapshot[] = [];
   // Warm-up over other addresses than the measured ones (2,000: JIT tiering and the index load's
   // garbage are past before the measured loop; 200 left the compiler busy inside it under load).
   for (const a of warmUp) await getFeasibilitySnapshot(ctx, a);
@@ -67,15 +65,20 @@ async function lookups(ctx: AppContext, placeId: string, sample: string[], warmU
     if ((await getFeasibilitySnapshot(ctx, a)).answered) answered++;
   });
   const preview = await timeEach(sample, (a) => previewSiteCoverage(ctx, a));
-  // The answers again, kept this time (not in the timed loop): what their shape costs JSON.stringify.
-  for (const a of sample) built.push(await getFeasibilitySnapshot(ctx, a));
-  const json = jsonShape(built);
-  built.length = 0;
+  // The answers again, kept this time (not in the timed loop; garbage before the SQL loop below).
+  const json = jsonShape(await answersOf(ctx, sample));
   const loadAvg = os.loadavg()[0]!; // the machine's load over the measured loops
   setHotIndexEnabled(false);
   const sqlSnapshot = await timeEach(sample, (a) => getFeasibilitySnapshot(ctx, a));
   setHotIndexEnabled(true);
   return { answered, snapshot, preview, sqlSnapshot, index, loadAvg, json };
+}
+
+/** The snapshots of `sample`, one at a time. */
+async function answersOf(ctx: AppContext, sample: string[]) {
+  const out = [];
+  for (const a of sample) out.push(await getFeasibilitySnapshot(ctx, a));
+  return out;
 }
 
 /** The process's memory by kind (MB): V8 heap in use, external (PGlite's WebAssembly memory among it), RSS. */
