@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDatabase, type Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { withIndexesDeferred } from '../src/importer/load-tables.ts';
+import { analyzePlaceTables, withIndexesDeferred } from '../src/importer/load-tables.ts';
 import { layoutFor, loadSyntheticCity, SYNTHETIC_PLACE_ID } from './synthetic-city.ts';
 import { placeNameKeys } from '../src/places/catalogue.ts';
 import { parseAddress } from '../src/geocoder/parse-address.ts';
@@ -155,7 +155,7 @@ async function load(db: Db, places: number, parcels: number): Promise<Record<str
     say('rebuilding indexes');
   });
   await db.query(`DROP TABLE bench_towns`);
-  await db.query('ANALYZE');
+  await analyzePlaceTables(db); // as an import does after its load
   const n = await db.query<{ p: string; a: string }>(`SELECT (SELECT count(*) FROM parcels)::text AS p, (SELECT count(*) FROM addresses)::text AS a`);
   say('done');
   return { reused: false, places, parcels: Number(n[0]!.p), addresses: Number(n[0]!.a), expected, templateLots: tpl.parcels, templateMs: Math.round(templateMs), loadMs: Math.round(performance.now() - t0) };

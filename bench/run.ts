@@ -63,20 +63,27 @@ const importRatio = (x: Record<string, any>, db: string) =>
   `  import / raw COPY of the same rows (${Object.values(x.rawCopy.rows as Record<string, number>).reduce((a, b) => a + b, 0).toLocaleString('en-US')} rows, ${(x.rawCopy.bytes / 2 ** 20).toFixed(0)} MB, into bare tables of the same database, this run) on ${db}: ${(x.importMs / 1000).toFixed(1)} s / ${(x.rawCopy.ms / 1000).toFixed(1)} s = ${(x.importMs / x.rawCopy.ms).toFixed(2)}x [<= 3x]; into tables with the real tables' indexes (maintained row by row) ${(x.rawCopyIndexed.ms / 1000).toFixed(1)} s: import = ${(x.importMs / x.rawCopyIndexed.ms).toFixed(2)}x${db === 'PGlite' ? `; by CPU ${(x.importCpuMs / 1000).toFixed(1)} s / ${(x.rawCopy.cpuMs / 1000).toFixed(1)} s = ${(x.importCpuMs / x.rawCopy.cpuMs).toFixed(2)}x (the import's worker thread included)` : ''}`;
 /** Where the import's time went: the addresses (while the worker indexes the lots), the parcels with their facts, the index builds. */
 const importPhases = (x: Record<string, any>) => {
-  const ph = x.phases as { addressesDoneS: number; parcelsDoneS: number; indexBuildsS: Record<string, number> };
+  const ph = x.phases as { addressesDoneS: number; parcelsDoneS: number; indexBuildsS: Record<string, number>; analyzeS: number };
   const builds = Object.entries(ph.indexBuildsS);
   const sum = builds.reduce((a, [, v]) => a + v, 0);
   // On a PostgreSQL pool the builds run side by side: the phase is the wall time after the parcels, not the sum.
-  const wall = x.importMs / 1000 - ph.parcelsDoneS;
+  const wall = x.importMs / 1000 - ph.parcelsDoneS - ph.analyzeS;
   const side = sum > wall * 1.2 ? ` side by side, ${sum.toFixed(1)} s added up` : '';
-  return `    where the import's time went: addresses in at ${ph.addressesDoneS.toFixed(1)} s, parcels with their facts at ${ph.parcelsDoneS.toFixed(1)} s, then ${wall.toFixed(1)} s of index builds (${builds.map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}${side}), ${(x.importMs / 1000).toFixed(1)} s in all`;
+  return `    where the import's time went: addresses in at ${ph.addressesDoneS.toFixed(1)} s, parcels with their facts at ${ph.parcelsDoneS.toFixed(1)} s, then ${wall.toFixed(1)} s of index builds (${builds.map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}${side}), then the planner's statistics (ANALYZE) ${ph.analyzeS.toFixed(1)} s, ${(x.importMs / 1000).toFixed(1)} s in all`;
+};
+/** The parcels' box index rebuilt over the same rows two ways (bench/gist-build.ts, migration 151). */
+const boxIndexLine = (x: Record<string, any>) => {
+  const { buffered: b, unbuffered: u } = x.boxIndex as import('./gist-build.ts').BoxIndexCompare;
+  return `    the parcels' box index (GiST) over the same ${x.boxIndex.lots.toLocaleString('en-US')} lots: buffering build ${(b.buildMs / 1000).toFixed(1)} s / default build ${(u.buildMs / 1000).toFixed(1)} s = ${(b.buildMs / u.buildMs).toFixed(2)} [<= 1]; lots at a point through it (the audit's query, ${b.lookup.n} lot points) p50 ${fmtMs(b.lookup.p50)} / ${fmtMs(u.lookup.p50)} = ${(b.lookup.p50 / u.lookup.p50).toFixed(2)} [<= 1], p99 ${fmtMs(b.lookup.p99)} / ${fmtMs(u.lookup.p99)}`;
 };
 say(importRatio(s, 'PGlite'));
 say(importPhases(s));
+say(boxIndexLine(s));
 if (process.env.BENCH_PG_URL) {
   const p = scenario(['synthetic-pg', process.env.BENCH_PG_URL, String(PARCELS)]);
   say(importRatio(p, 'PostgreSQL'));
   say(importPhases(p));
+  say(boxIndexLine(p));
   say(`    PostgreSQL import peak RSS ${p.importPeakRssMb.toFixed(0)} MB [<= 1024 MB] (siteline's process; the server's memory is its own)`);
 }
 say('');

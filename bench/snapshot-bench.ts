@@ -22,6 +22,7 @@ import { setHotIndexEnabled, warmPlaceIndex } from '../src/geocoder/place-index.
 import { peakRssMb, timeEach } from './measure.ts';
 import { rawCopyBaseline } from './raw-copy.ts';
 import { jsonShape } from './json-shape.ts';
+import { compareBoxIndexBuilds } from './gist-build.ts';
 
 const SHARED = path.resolve(import.meta.dirname, '../../shared/data');
 
@@ -131,6 +132,7 @@ async function synthetic(dir0: string, n: number) {
   const l = await lookups(ctx, SYNTHETIC_PLACE_ID, sample, both.slice(2000));
   const base = await baselineSelect1(ctx, 2000);
   const scenarioPeakRssMb = peakRssMb(); // before the yardstick below, which holds the rows' text in memory
+  const boxIndex = await compareBoxIndexBuilds(ctx.db, SYNTHETIC_PLACE_ID);
   // The yardstick: a raw COPY of the same rows into bare tables of the same database (bench/raw-copy.ts).
   await ctx.db.query('CHECKPOINT');
   const rawCopy = await rawCopyBaseline(ctx.db, SYNTHETIC_PLACE_ID);
@@ -140,7 +142,7 @@ async function synthetic(dir0: string, n: number) {
   process.stderr.write(`  synthetic: raw COPY of the same rows with the tables' indexes ${(rawCopyIndexed.ms / 1000).toFixed(1)} s\n`);
   await ctx.db.close();
   fs.rmSync(placesDir, { recursive: true, force: true });
-  return { scenario: 'synthetic', parcels: counts.parcels, phases: counts.phases, importMs, importCpuMs, rawCopy, rawCopyIndexed, addresses: sample.length, ...l, select1: base, importPeakRssMb, peakRssMb: scenarioPeakRssMb };
+  return { scenario: 'synthetic', parcels: counts.parcels, phases: counts.phases, importMs, importCpuMs, rawCopy, rawCopyIndexed, boxIndex, addresses: sample.length, ...l, select1: base, importPeakRssMb, peakRssMb: scenarioPeakRssMb };
 }
 
 /**
@@ -174,8 +176,9 @@ async function syntheticPg(adminUrl: string, n: number) {
       const rawCopy = await rawCopyBaseline(db, SYNTHETIC_PLACE_ID);
       await db.query('CHECKPOINT');
       const rawCopyIndexed = await rawCopyBaseline(db, SYNTHETIC_PLACE_ID, { indexed: true });
+      const boxIndex = await compareBoxIndexBuilds(db, SYNTHETIC_PLACE_ID);
       process.stderr.write(`  synthetic (PostgreSQL): import ${(importMs / 1000).toFixed(1)} s, raw COPY of the same rows ${(rawCopy.ms / 1000).toFixed(1)} s (bare tables), ${(rawCopyIndexed.ms / 1000).toFixed(1)} s (with the tables' indexes)\n`);
-      return { scenario: 'synthetic-pg', parcels: counts.parcels, phases: counts.phases, importMs, importCpuMs: (cpu.user + cpu.system) / 1000, rawCopy, rawCopyIndexed, importPeakRssMb, peakRssMb: peakRssMb() };
+      return { scenario: 'synthetic-pg', parcels: counts.parcels, phases: counts.phases, importMs, importCpuMs: (cpu.user + cpu.system) / 1000, rawCopy, rawCopyIndexed, boxIndex, importPeakRssMb, peakRssMb: peakRssMb() };
     } finally {
       await db.close();
     }

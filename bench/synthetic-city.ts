@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { offsetM, bboxOf, type MultiPolygonCoords, type Position } from '../src/core/geo/primitives.ts';
-import { withIndexesDeferred, insertAddresses, insertStreetSegments, insertZones, type AddressRow, type ParcelRow, type StreetSegmentRow, type ZoneRow } from '../src/importer/load-tables.ts';
+import { analyzePlaceTables, withIndexesDeferred, insertAddresses, insertStreetSegments, insertZones, type AddressRow, type ParcelRow, type StreetSegmentRow, type ZoneRow } from '../src/importer/load-tables.ts';
 import { insertLotsWithFacts } from '../src/importer/load-lots.ts';
 import { streetKeyFromParts, displayStreet } from '../src/geocoder/street-key.ts';
 import type { Db } from '../src/db/database.ts';
@@ -217,12 +217,14 @@ export interface LoadPhases {
   addressesDoneS: number;
   parcelsDoneS: number;
   indexBuildsS: Record<string, number>;
+  /** The statistics gathered after the load (analyzePlaceTables), seconds. */
+  analyzeS: number;
 }
 
 /** Loads the synthetic city the way the importer loads a place: lot facts in memory, then batched loads. */
 export async function loadSyntheticCity(db: Db, targetParcels: number, onProgress?: (m: string) => void): Promise<{ parcels: number; addresses: number; phases: LoadPhases }> {
   const t0 = performance.now();
-  const phases: LoadPhases = { addressesDoneS: 0, parcelsDoneS: 0, indexBuildsS: {} };
+  const phases: LoadPhases = { addressesDoneS: 0, parcelsDoneS: 0, indexBuildsS: {}, analyzeS: 0 };
   const l = layoutFor(targetParcels);
   const bbox = bboxOf([offsetM(ORIGIN, 0, 0), offsetM(ORIGIN, l.blocksX * BLOCK_W, l.blocksY * BLOCK_H)]);
   await db.query(
@@ -250,6 +252,9 @@ export async function loadSyntheticCity(db: Db, targetParcels: number, onProgres
     phases.parcelsDoneS = (performance.now() - t0) / 1000;
     return lots.parcels;
   }, (index, ms) => (phases.indexBuildsS[index] = ms / 1000));
+  const t1 = performance.now();
+  await analyzePlaceTables(db); // as the importer does after its load
+  phases.analyzeS = (performance.now() - t1) / 1000;
   return { parcels: parcelsLoaded, addresses: addressesLoaded, phases };
 }
 

@@ -49,6 +49,13 @@ test('importer idempotence: a second import of the same sources changes nothing'
     assert.equal(first.joinRates.addressToParcel.rate, null, 'no addresses: no rate, not 0 %');
     assert.ok(first.joinRates.parcelToZone.matched >= 415, `parcel -> zone ${first.joinRates.parcelToZone.matched}`);
     assert.match(formatImportReport(first), /parcel -> zone/);
+    // The import gathers the planner's statistics on what it loaded (PGlite has no autovacuum to do it):
+    // without them a lookup by place and box scanned the place's whole key range.
+    const analysed = await t.db.query<{ tablename: string }>(
+      `SELECT DISTINCT tablename::text FROM pg_stats WHERE schemaname = 'public' AND attname = 'place_id' AND tablename IN ('parcels', 'zones') ORDER BY 1`,
+    );
+    assert.deepEqual(analysed.map((r) => r.tablename), ['parcels', 'zones'], 'the loaded tables have statistics');
+    assert.ok(typeof first.timings['analyze'] === 'number', 'the report times the statistics step');
 
     const before = await fingerprint(t.db, 'US-TX:paradise');
     const rowsBefore = await fingerprint(t.db, 'US-TX:paradise', true);

@@ -13,7 +13,7 @@ import { upsertPlaceFromManifest, effectiveStatus } from '../places/catalogue.ts
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest, type ManifestSource } from './manifest.ts';
 import { readSource, sourceColumns } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
-import { deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
+import { analyzePlaceTables, deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
 import { joinRate, type ImportReport } from './import-report.ts';
 import { describeRefusal, joinGate, placeVerdict, rulesDigests } from './place-gate.ts';
 import { auditAfterImport } from './audit-place.ts';
@@ -336,6 +336,7 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
       });
       progress(`${slug}: loaded ${lots.parcels} parcels and ${lots.shares} lot-district shares`);
     }));
+    await step('analyze', () => analyzePlaceTables(tx));
     const derive = lots!.derive;
     if (derive.clipFailures) warnings.push(`${derive.clipFailures} lots could not be intersected exactly with their districts; they took their inside point's district`);
     const measured = await step('joinRates', () => measure(tx, placeId));
