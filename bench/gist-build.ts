@@ -1,8 +1,9 @@
 // The parcels' box index built two ways over the same rows, in the same run: GiST's buffering build (what
 // migration 151 declares and an import's bulk load uses) against the default build, which inserts the
 // rows into the tree one by one. For each: the build's wall time, and the lots-at-a-point query (the
-// audit's, src/importer/audit-place.ts) at the inside points of a fixed sample of lots. The default build
-// goes first, so the buffering build never runs on a cache the other warmed for it.
+// audit's, src/importer/audit-place.ts) at the inside points of a fixed sample of lots. Each build starts
+// after a CHECKPOINT, with the table's pages in the file cache (the load and the lookups before it read
+// them); the default build goes first, and the buffering build's index is left in place.
 import type { Db } from '../src/db/database.ts';
 import { LOTS_AT_POINT_IN_PLACE_SQL } from '../src/importer/audit-place.ts';
 import { boxLiteral } from '../src/core/geo/primitives.ts';
@@ -39,6 +40,6 @@ export async function compareBoxIndexBuilds(db: Db, placeId: string, points = 40
     return { buildMs, lookup: await lookupOnce() };
   };
   const unbuffered = await build('');
-  const buffered = await build(' WITH (buffering = on)'); // the index as migration 151 declares it, left in place
+  const buffered = await build(' WITH (buffering = on)'); // the index as migration 151 declares it
   return { lots, buffered, unbuffered };
 }
