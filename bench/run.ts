@@ -74,7 +74,7 @@ const importPhases = (x: Record<string, any>) => {
 /** The parcels' box index rebuilt over the same rows two ways (bench/gist-build.ts, migration 151). */
 const boxIndexLine = (x: Record<string, any>) => {
   const { buffered: b, unbuffered: u } = x.boxIndex as import('./gist-build.ts').BoxIndexCompare;
-  return `    the parcels' box index (GiST) over the same ${x.boxIndex.lots.toLocaleString('en-US')} lots: buffering build ${(b.buildMs / 1000).toFixed(1)} s / default build ${(u.buildMs / 1000).toFixed(1)} s = ${(b.buildMs / u.buildMs).toFixed(2)} [<= 1]; lots at a point through it (the audit's query, ${b.lookup.n} lot points) p50 ${fmtMs(b.lookup.p50)} / ${fmtMs(u.lookup.p50)} = ${(b.lookup.p50 / u.lookup.p50).toFixed(2)} [<= 1], p99 ${fmtMs(b.lookup.p99)} / ${fmtMs(u.lookup.p99)}`;
+  return `    the parcels' box index (GiST) over the same ${x.parcels.toLocaleString('en-US')} lots: buffering build ${(b.buildMs / 1000).toFixed(1)} s / default build ${(u.buildMs / 1000).toFixed(1)} s = ${(b.buildMs / u.buildMs).toFixed(2)} [<= 1]; lots at a point through it (the audit's query, ${b.lookup.n} lot points) p50 ${fmtMs(b.lookup.p50)} / ${fmtMs(u.lookup.p50)} = ${(b.lookup.p50 / u.lookup.p50).toFixed(2)} [<= 1], p99 ${fmtMs(b.lookup.p99)} / ${fmtMs(u.lookup.p99)}`;
 };
 say(importRatio(s, 'PGlite'));
 say(importPhases(s));

@@ -346,7 +346,7 @@ export async function analyzePlaceTables(q: Queryable): Promise<void> {
  * buffering build (migration 151): built from a full table it is quicker, and its tree answers a
  * point lookup in fewer page visits than one built by inserting the rows one by one.
  */
-interface BulkIndex {
+export interface BulkIndex {
   readonly index: string;
   readonly drop: string;
   readonly create: string;
@@ -369,6 +369,13 @@ const BULK_INDEXES: Record<'parcels' | 'zones' | 'street_segments' | 'addresses'
   street_segments: [{ index: 'street_segments_bbox', drop: 'DROP INDEX IF EXISTS street_segments_bbox', create: 'CREATE INDEX street_segments_bbox ON street_segments USING gist (bbox) WITH (buffering = on)' }],
   addresses: [{ index: 'addresses_street_number', drop: 'DROP INDEX IF EXISTS addresses_street_number', create: 'CREATE INDEX addresses_street_number ON addresses (place_id, street_key, number)' }],
 };
+
+/** One of the indexes a bulk load rebuilds, with its statements (the bench builds the parcels' box index with them). */
+export function bulkIndex(index: string): BulkIndex {
+  const found = Object.values(BULK_INDEXES).flat().find((b) => b.index === index);
+  if (!found) throw new Error(`${index} is not an index a bulk load rebuilds`);
+  return found;
+}
 
 /**
  * Runs a bulk load with the tables' indexes dropped and builds them once afterwards: building an
