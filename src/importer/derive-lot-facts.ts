@@ -199,7 +199,8 @@ class LotFactsEngine {
     if (minor) report.lotsWithMinorShares++;
     for (const s of overlay) zones.push(zoneRow('overlay', s, lotAreaM2, false));
     const facts = lotFacts(this.fabric, i, this.streets);
-    if (facts.streets.length) report.parcelsWithFrontage++;
+    // Without centrelines a lot has a frontage when its unshared edges make one side (docs/lot-geometry.md).
+    if (facts.streets.length || facts.unshared?.sides.length === 1) report.parcelsWithFrontage++;
     if (facts.cornerLot) report.cornerLots++;
     if ((i + 1) % 100_000 === 0) this.progress?.(`lot facts: ${i + 1} of ${this.count} lots`);
     return { id: lots.ids[i]!, facts, zones };

@@ -28,9 +28,11 @@ import { placeChanged } from '../places/place-changes.ts';
  * the old facts. 5: addresses.source_lot_id (the town's own lot id, kept whatever the join).
  * 6: addresses.in_right_of_way (the town's table places the address in a street or public way).
  * 7: parcels.facts.notCorner (why a lot on two streets is not a corner lot) and frontByStreet[…].bulbM
- * (the frontage a cul-de-sac's dead-end rule measured).
+ * (the frontage a cul-de-sac's dead-end rule measured). 8: parcels.facts.unshared (the sides no other lot
+ * shares, in a place without street centrelines), shapefiles in a zip read through a column allow-list,
+ * address ranges expanded; no stored row of a place with centrelines changed.
  */
-export const IMPORTER_VERSION = '7';
+export const IMPORTER_VERSION = '8';
 /** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
 export const BULK_INDEX_THRESHOLD = 50_000;
 

@@ -49,6 +49,8 @@ export interface JoinGate {
   passed: boolean;
   thresholds: { addressToLot: number; lotToZone: number };
   problems: string[];
+  /** The place has no zoning map (manifest districtSource stated): lot -> zone is not a condition. */
+  districtsStated?: true;
 }
 
 export interface ImportReport {
@@ -118,7 +120,9 @@ export function formatAddressLots(a: AddressLotJoin): string[] {
 
 /** The gate lines: passed, or why the place stays planned_not_live. */
 export function formatGate(g: JoinGate): string[] {
-  const t = `address -> lot >= ${(g.thresholds.addressToLot * 100).toFixed(0)} %, lot -> zone >= ${(g.thresholds.lotToZone * 100).toFixed(0)} %`;
+  const t = g.districtsStated
+    ? `address -> lot >= ${(g.thresholds.addressToLot * 100).toFixed(0)} %; lot -> zone not required: no zoning map, each answer's district is stated by its caller`
+    : `address -> lot >= ${(g.thresholds.addressToLot * 100).toFixed(0)} %, lot -> zone >= ${(g.thresholds.lotToZone * 100).toFixed(0)} %`;
   if (g.passed) return [`  live: the join rates pass the thresholds (${t})`];
   return [`  NOT LIVE: the place stays planned_not_live until its joins pass (${t}):`, ...g.problems.map((p) => `    - ${p}`)];
 }

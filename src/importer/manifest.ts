@@ -96,6 +96,11 @@ const addressesTarget = z.object({
     /** The point's x / y columns (lon / lat, or projected x / y with the source's `crs`). */
     lon: z.string().optional(),
     lat: z.string().optional(),
+    /**
+     * The oneLine column holds comma-separated parts (Somerville's assessor: "11 WINDOM ST #1, WINDOM ST,
+     * SOMERVILLE, 02144"): the part (0-based) that is the street address, and the one that may be a ZIP.
+     */
+    oneLineParts: z.object({ address: z.number().int().min(0), postcode: z.number().int().min(0).optional() }).strict().optional(),
   })
     .refine((f) => f.oneLine !== undefined || (f.number !== undefined && f.streetName !== undefined), {
       message: 'an address table needs either a one-line address column (fields.oneLine) or both fields.number and fields.streetName',
@@ -114,6 +119,13 @@ const addressesTarget = z.object({
    * address is never answered with a private lot (docs/geocoder.md).
    */
   rightOfWayParcelIds: z.array(z.string()).default([]),
+  /**
+   * A range of numbers written for one building ("26-28 IRVINGTON RD"): loaded as each number of the
+   * range on its side of the street (26, 28), up to 10, every row naming the lot and the address as written.
+   */
+  expandNumberRanges: z.boolean().default(false),
+  /** House number 0 marks a lot without one (an assessor's vacant land): rejected as no house number. */
+  zeroIsNoNumber: z.boolean().default(false),
 });
 
 const streetSegmentsTarget = z.object({
@@ -154,6 +166,19 @@ const formatSpec = z.discriminatedUnion('format', [
     dbf: fileRef,
     prj: fileRef,
     shx: fileRef.optional(),
+    /** The .dbf columns to read (an allow-list: any other column is never decoded). Unset: every column. */
+    columns: z.array(z.string().min(1)).min(1).optional(),
+  }),
+  z.object({
+    format: z.literal('shapefile-zip'),
+    /** The shapefile inside the zip (its name without .shp); default: the zip's one .shp. */
+    member: z.string().min(1).optional(),
+    encoding: z.string().default('utf-8'),
+    /**
+     * The .dbf columns to read, an allow-list: any other column is never decoded, so a column of
+     * people's names (an assessor's owners) never enters the process. Required for a zipped shapefile.
+     */
+    columns: z.array(z.string().min(1)).min(1),
   }),
   z.object({ format: z.literal('ozfs-zoning') }),
   z.object({ format: z.literal('ozfs-parcel') }),
@@ -247,6 +272,14 @@ export const manifestSchema = z.object({
    * below them it stays planned_not_live and the import says why. Defaults: DEFAULT_JOIN_THRESHOLDS.
    */
   joinThresholds: z.object({ addressToLot: z.number().min(0).max(1).optional(), lotToZone: z.number().min(0).max(1).optional() }).strict().optional(),
+  /**
+   * Where a lot's zoning district comes from: `zoning_layer` (the default: a zoning map among the
+   * sources) or `stated` (no zoning map is held: the caller states the district, every answer says so,
+   * and the lot -> zone join is not a condition of going live). docs/data.md, "A place without a zoning map".
+   */
+  districtSource: z.enum(['zoning_layer', 'stated']).default('zoning_layer'),
+  /** Why the districts are stated (shown with every answer there), e.g. "the City's zoning map is not held". */
+  districtSourceNote: z.string().min(1).optional(),
 });
 
 /** Join rates a live place must reach (docs/data.md, "Going live"). */
@@ -291,6 +324,11 @@ export function parseManifest(text: string, where: string): Manifest {
   }
   if (r.data.status === 'live' && r.data.sources.length === 0)
     throw new SitelineError('bad_input', `${where}: a live place needs its data layers (sources); a rules-only place is planned_not_live`);
+  const baseZoning = r.data.sources.some((s) => s.load.target === 'zones' && s.load.zoneLayer === 'base');
+  if (r.data.districtSource === 'stated' && baseZoning)
+    throw new SitelineError('bad_input', `${where}: districtSource "stated" is for a place without a zoning map, but a source loads base zoning districts`);
+  if (r.data.districtSource === 'stated' && !r.data.districtSourceNote)
+    throw new SitelineError('bad_input', `${where}: districtSource "stated" needs districtSourceNote (why the district is stated, shown with every answer)`);
   const docIds = new Set<string>();
   for (const d of r.data.documents) {
     if (d.id === undefined) continue;

@@ -140,6 +140,11 @@ export function joinGate(m: Manifest, rates: ImportReport['joinRates']): JoinGat
     else if (j.rate < thresholds[k]) problems.push(`${label} is ${(j.rate * 100).toFixed(2)} % (${j.matched} of ${j.total}), below ${(thresholds[k] * 100).toFixed(0)} % (${setting(k)})`);
   };
   check('address -> lot', rates.addressToParcel, 'addressToLot', 'no addresses were loaded, so no address can find its lot');
+  // A place without a zoning map (districtSource stated) takes each answer's district from its caller: no lot -> zone join to pass.
+  if (m.districtSource === 'stated') {
+    if (rates.parcelToZone.total === 0) problems.push('lot -> zone: no lots were loaded');
+    return { passed: problems.length === 0, thresholds, problems, districtsStated: true };
+  }
   check('lot -> zone', rates.parcelToZone, 'lotToZone', 'no lots were loaded');
   return { passed: problems.length === 0, thresholds, problems };
 }
@@ -202,7 +207,9 @@ export function formatVerdict(v: PlaceVerdict, mode: 'check' | 'import'): string
     for (const r of v.refusals) L.push(`    - ${describeRefusal(r)}`);
   }
   if (v.gate) {
-    const t = `address -> lot >= ${(v.gate.thresholds.addressToLot * 100).toFixed(0)} %, lot -> zone >= ${(v.gate.thresholds.lotToZone * 100).toFixed(0)} %`;
+    const t = v.gate.districtsStated
+      ? `address -> lot >= ${(v.gate.thresholds.addressToLot * 100).toFixed(0)} %; lot -> zone not required: no zoning map, each answer's district is stated by its caller`
+      : `address -> lot >= ${(v.gate.thresholds.addressToLot * 100).toFixed(0)} %, lot -> zone >= ${(v.gate.thresholds.lotToZone * 100).toFixed(0)} %`;
     if (v.gate.passed) L.push(`  joins: the join rates pass the thresholds (${t})`);
     else L.push(`  joins: below the thresholds (${t}); the place would stay planned_not_live:`, ...v.gate.problems.map((p) => `    - ${p}`));
   }

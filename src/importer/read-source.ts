@@ -5,7 +5,7 @@ import type { ManifestSource } from './manifest.ts';
 import type { SourceFeature } from './readers/features.ts';
 import { readGeoJson } from './readers/geojson.ts';
 import { readTopoJson } from './readers/topojson.ts';
-import { readShapefile } from './readers/shapefile.ts';
+import { readShapefile, readShapefileParts, shapefilePartsFromZip } from './readers/shapefile.ts';
 import { countPhysicalLines, readCsvRows, type CsvRow } from './readers/csv.ts';
 import { projectorFor, type Xy } from './readers/crs.ts';
 import { decodeText } from './readers/text-encoding.ts';
@@ -24,7 +24,9 @@ export async function readSource(placeRoot: string, s: ManifestSource): Promise<
     case 'topojson':
       return { kind: 'features', features: readTopoJson(file, s.object, s.crs) };
     case 'shapefile':
-      return { kind: 'features', features: await readShapefile(file, path.join(placeRoot, s.dbf.file), path.join(placeRoot, s.prj.file), s.encoding) };
+      return { kind: 'features', features: await readShapefile(file, path.join(placeRoot, s.dbf.file), path.join(placeRoot, s.prj.file), s.encoding, s.columns) };
+    case 'shapefile-zip':
+      return { kind: 'features', features: await readShapefileParts(shapefilePartsFromZip(file, s.member), s.encoding, s.columns) };
     case 'csv': {
       const text = decodeText(fs.readFileSync(file), s.encoding);
       const rows = [...readCsvRows(text, { header: s.csv.header, columns: s.csv.columns, delimiter: s.csv.delimiter, file: s.file })];

@@ -363,6 +363,8 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
   const nullIdPattern = load.nullParcelIdPattern ? new RegExp(load.nullParcelIdPattern) : null;
   const lotBy = load.lotBy ?? (fm.parcelId ? 'id' : 'point');
   let noParcel = 0;
+  let expanded = 0;
+  let extraRows = 0;
   const records: { recordNo: number; values: Record<string, unknown>; problem?: string | undefined; problemReason?: string | undefined }[] =
     data.kind === 'rows' ? data.rows : data.kind === 'features' ? data.features.map((f) => ({ recordNo: f.index + 1, values: { ...f.properties, __lon: (f.geometry?.coordinates as number[] | undefined)?.[0], __lat: (f.geometry?.coordinates as number[] | undefined)?.[1] } })) : [];
   if (data.kind === 'ozfs-parcels') throw new Error(`${tally.source.id}: addresses need a table or points`);
@@ -373,7 +375,11 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
     tally.rowsRead++;
     const v = r.values;
     if (rejectedByReader(r, tally)) continue;
-    const oneLineText = fm.oneLine ? text(v[fm.oneLine]) : '';
+    const oneLineWhole = fm.oneLine ? text(v[fm.oneLine]) : '';
+    // "11 WINDOM ST #1, WINDOM ST, SOMERVILLE, 02144": the street address is one part, the ZIP another ("NA" when none).
+    const parts = fm.oneLineParts ? oneLineWhole.split(',').map((x) => x.trim()) : null;
+    const oneLineText = parts ? (parts[fm.oneLineParts!.address] ?? '') : oneLineWhole;
+    const partPostcode = parts && fm.oneLineParts!.postcode !== undefined ? (parts[fm.oneLineParts!.postcode] ?? '') : '';
     let numText: string, suffix: string, key: string, unit: string, postcode: string;
     if (fm.number !== undefined && fm.streetName !== undefined) {
       numText = text(v[fm.number]);
@@ -403,7 +409,7 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
         tally.rejects.add('one-line address cannot be read', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}' (${(err as Error).message.split('\n')[0]})`);
         continue;
       }
-      if (!parsed || !parsed.number || !/^\d{1,9}$/.test(parsed.number)) {
+      if (!parsed || !parsed.number || !/^\d{1,9}$/.test(parsed.number) || (load.zeroIsNoNumber && Number(parsed.number) === 0)) {
         tally.rejects.add('one-line address has no house number', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}'`);
         continue;
       }
@@ -415,7 +421,7 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
       key = parsed.streetKey;
       suffix = (fm.numberSuffix ? text(v[fm.numberSuffix]) : parsed.numberSuffix ?? '').toUpperCase();
       unit = fm.unit ? text(v[fm.unit]) : (parsed.unit ?? '');
-      postcode = fm.postcode ? text(v[fm.postcode]) : (parsed.postcode ?? '');
+      postcode = fm.postcode ? text(v[fm.postcode]) : /^\d{5}$/.test(partPostcode) ? partPostcode : (parsed.postcode ?? '');
     }
     const display = displayStreet(key);
     const parcelRaw = fm.parcelId ? text(v[fm.parcelId]) : '';
@@ -435,10 +441,18 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
     }
     const parcelExtId = lotBy === 'id' ? idLot : lotBy === 'point' ? (pointLots[0] ?? null) : idFound ? idLot : (pointLots[0] ?? null);
     if (parcelExtId === null) noParcel++;
-    rows.addresses.push({
-      rowNo: r.recordNo,
+    // "26-28 IRVINGTON RD": the building's numbers on its side of the street, each its own row of the same lot.
+    const range = load.expandNumberRanges ? numberRange(numText, suffix) : null;
+    if (range) {
+      expanded++;
+      suffix = '';
+    }
+    const numbers = range ?? [Number.parseInt(numText, 10)];
+    for (let k = 0; k < numbers.length; k++) rows.addresses.push({
+      // A range's further numbers get row numbers after the source's last record (row_no is the table's key).
+      rowNo: k === 0 ? r.recordNo : records.length + ++extraRows,
+      number: numbers[k]!,
       addressId: fm.addressId ? text(v[fm.addressId]) || null : null,
-      number: Number.parseInt(numText, 10),
       numberSuffix: suffix,
       streetKey: key,
       streetDisplay: display,
@@ -463,7 +477,19 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
   };
   if (fm.parcelId && noParcel && lotBy === 'id') tally.notes.push(`${noParcel} addresses have no parcel id (empty, or a road / placeholder id): loaded without a lot`);
   if (lotBy !== 'id' && noParcel) tally.notes.push(`${noParcel} addresses found no lot (${lotBy === 'point' ? 'their point is in no parcel' : 'no matching parcel id and their point is in no parcel'}): loaded without a lot`);
+  if (expanded) tally.notes.push(`${expanded} addresses write a range of numbers (e.g. 26-28): loaded as each number of the range on its side of the street, every row naming the same lot`);
   if (join.disagreements) tally.notes.push(`${join.disagreements} addresses name one lot by id but their point lies in another (e.g. ${join.examples.slice(0, 2).join('; ')})`);
+}
+
+/** "26" with suffix "28" (the parser's reading of "26-28"): 26, 28; null when the suffix is not a higher number of the same parity within 20. */
+export function numberRange(numText: string, suffix: string): number[] | null {
+  if (!/^\d{1,9}$/.test(suffix)) return null;
+  const lo = Number.parseInt(numText, 10);
+  const hi = Number.parseInt(suffix, 10);
+  if (!(hi > lo) || hi - lo > 20 || (hi - lo) % 2 !== 0) return null;
+  const out: number[] = [];
+  for (let n = lo; n <= hi; n += 2) out.push(n);
+  return out;
 }
 
 function transformStreetSegments(data: SourceData, tally: SourceTally, rows: PlaceRows): void {

@@ -44,6 +44,8 @@ interface LotFactsJson {
   cornerLot?: boolean | null;
   streets?: string[];
   notCorner?: NotCornerFacts;
+  /** A place without street centrelines: the sides no other lot shares (src/core/geo/lot-facts.ts). */
+  unshared?: { sides: { lengthM: number; depthM: number }[] };
 }
 
 function measure(valueM: number | undefined, what: string): Measure {
@@ -56,6 +58,7 @@ function measure(valueM: number | undefined, what: string): Measure {
 
 function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
   const facts = parcel.facts ?? {};
+  if (facts.unshared) return lotWithoutCentrelines(parcel, facts.unshared.sides, streetKey, place);
   const front = facts.frontByStreet?.[streetKey];
   const parcelLayer = place.layers.find((l) => l.layer === 'parcels');
   const frontageFt = measure(front?.frontageM, 'frontage');
@@ -77,6 +80,46 @@ function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
     depthFt,
     cornerLot: facts.cornerLot ?? null,
     ...(cornerNote ? { cornerLotNote: cornerNote } : {}),
+    frontStreet: front ? streetKey : null,
+    source: parcelLayer?.layer ?? 'parcels',
+  };
+}
+
+/**
+ * A lot in a place that holds no street centrelines (Somerville): its front is the one side of its
+ * boundary that no other lot shares, when there is exactly one; otherwise frontage and depth are
+ * missing with the reason, and whether it is a corner lot is not known (docs/lot-geometry.md).
+ */
+function lotWithoutCentrelines(parcel: ParcelRow, sides: readonly { lengthM: number; depthM: number }[], streetKey: string, place: PlaceRecord): Lot {
+  const none = `no street centrelines are held for ${place.name}`;
+  let frontageFt: Measure;
+  let depthFt: Measure;
+  let front = false;
+  if (sides.length === 1) {
+    front = true;
+    frontageFt = measure(sides[0]!.lengthM, 'frontage');
+    depthFt = measure(sides[0]!.depthM, 'depth');
+    frontageFt.note = `Measured along the one side of the lot that no other lot shares, taken as its front lot line (${none}, so the street it faces is not checked).`;
+    depthFt.note = 'Measured across the lot, perpendicular to that side.';
+  } else {
+    const why =
+      sides.length === 0
+        ? `every edge of the lot is shared with another lot (a rear lot, or one reached by a way that is not a parcel), and ${none}`
+        : `the edges no other lot shares run along ${sides.length} sides (${sides.map((x) => `${Math.round(x.lengthM * FT_PER_M * 10) / 10} ft`).join(', ')}), and ${none}, so which one faces the addressed street cannot be told`;
+    frontageFt = { value: null, unit: 'ft', basis: 'missing', status: 'missing', note: `No frontage could be measured: ${why}.` };
+    depthFt = { value: null, unit: 'ft', basis: 'missing', status: 'missing', note: `No depth could be measured: it is taken across the front lot line, which could not be found (${sides.length === 0 ? 'no unshared side' : 'several unshared sides'}).` };
+  }
+  const parcelLayer = place.layers.find((l) => l.layer === 'parcels');
+  return {
+    parcelExternalId: parcel.parcel_ext_id,
+    latitude: round6(parcel.inside_lat),
+    longitude: round6(parcel.inside_lon),
+    areaM2: Math.round(parcel.area_m2 * 10) / 10,
+    areaSqft: Math.round(parcel.area_m2 * SQFT_PER_M2),
+    frontageFt,
+    depthFt,
+    cornerLot: null,
+    cornerLotNote: `Not known: whether a lot is a corner lot is read from the street centrelines, and ${none}.`,
     frontStreet: front ? streetKey : null,
     source: parcelLayer?.layer ?? 'parcels',
   };

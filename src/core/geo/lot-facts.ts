@@ -92,7 +92,23 @@ export interface LotFacts {
   rightOfWay: boolean;
   /** Present when the lot fronts two or more streets but is not a corner lot: why (docs/lot-metrics.md). */
   notCorner?: NotCorner;
+  /**
+   * Only in a place without street centrelines (Somerville): the lot's outer edges no other lot shares,
+   * grouped into sides (runs facing within UNSHARED_SIDE_ANGLE_DEG of one way), longest first, each
+   * with the lot's depth across it. Which street a side faces is not known (docs/lot-geometry.md).
+   */
+  unshared?: { sides: UnsharedSide[] };
 }
+
+export interface UnsharedSide {
+  /** Length of the side's unshared edges, metres. */
+  lengthM: number;
+  /** The lot's extent perpendicular to the side, metres. */
+  depthM: number;
+}
+
+/** Unshared runs whose outward normals are within this angle of a side's join it (a side of the lot). */
+export const UNSHARED_SIDE_ANGLE_DEG = 30;
 
 /** The place's street centrelines as an index of straight edges. */
 export class StreetIndex {
@@ -387,6 +403,7 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
   const intervals: number[] = [];
   // Centreline edges that any lot line of this lot could face: one index search per lot, or per
   // exposed run for big lots (whose box may span the city).
+  if (streets.edgeCount === 0) return { frontByStreet: {}, cornerLot: null, throughLot: null, streets: [], rightOfWay: false, unshared: { sides: unsharedSides(fabric, i, big ? null : lotNeighbours, neighboursNear, sx) } };
   const nearLot = big ? [] : streets.near(lots.bbox[b]!, lots.bbox[b + 1]!, lots.bbox[b + 2]!, lots.bbox[b + 3]!);
   if (!big && nearLot.length === 0) return { frontByStreet: {}, cornerLot: null, throughLot: null, streets: [], rightOfWay: fabric.rightOfWay[i] === 1 };
 
@@ -631,6 +648,66 @@ function exposedRuns(flat: number[], len: number): [number, number][] {
   }
   if (len - cursor >= MIN_EXPOSED_M) out.push([cursor, len]);
   return out;
+}
+
+/**
+ * The sides of lot i's outer boundary that no other lot shares (a place without street centrelines):
+ * every exposed run, grouped by the way it faces (outward normals within UNSHARED_SIDE_ANGLE_DEG of the
+ * side's length-weighted mean), sides under MIN_FRONTAGE_M dropped, longest first.
+ */
+function unsharedSides(
+  fabric: LotFabric,
+  i: number,
+  lotNeighbours: number[] | null,
+  neighboursNear: (minX: number, minY: number, maxX: number, maxY: number) => number[],
+  sx: number,
+): UnsharedSide[] {
+  const { lots } = fabric;
+  const xy = lots.xy;
+  const sides: { length: number; nx: number; ny: number; c2: number; s2: number }[] = [];
+  const cosSide = Math.cos((UNSHARED_SIDE_ANGLE_DEG * Math.PI) / 180);
+  const intervals: number[] = [];
+  for (let p = lots.itemPoly[i]!; p < lots.itemPoly[i + 1]!; p++) {
+    const r = lots.polyRing[p]!; // outer ring only
+    const from = lots.ringVert[r]!;
+    const to = lots.ringVert[r + 1]!;
+    const ccw = ringSignedArea(xy, from, to) > 0;
+    for (let k = from, j = to - 1; k < to; j = k++) {
+      const ax = xy[2 * j]!;
+      const ay = xy[2 * j + 1]!;
+      const ex = xy[2 * k]! - ax;
+      const ey = xy[2 * k + 1]! - ay;
+      const len = Math.hypot(ex, ey);
+      if (len < MIN_EXPOSED_M) continue;
+      const ux = ex / len;
+      const uy = ey / len;
+      intervals.length = 0;
+      const neighbours = lotNeighbours ?? neighboursNear(Math.min(ax, ax + ex), Math.min(ay, ay + ey), Math.max(ax, ax + ex), Math.max(ay, ay + ey));
+      collectShared(fabric, neighbours, ax, ay, ux, uy, len, intervals);
+      // The edge's direction and outward normal in true metres.
+      const tx = ux * sx;
+      const tl = Math.hypot(tx, uy);
+      const dx = tx / tl;
+      const dy = uy / tl;
+      const nx = ccw ? dy : -dy;
+      const ny = ccw ? -dx : dx;
+      for (const [t0, t1] of exposedRuns(intervals, len)) {
+        const m = (t1 - t0) * tl;
+        let side = sides.find((q) => (q.nx * nx + q.ny * ny) / (Math.hypot(q.nx, q.ny) || 1) >= cosSide);
+        if (!side) sides.push((side = { length: 0, nx: 0, ny: 0, c2: 0, s2: 0 }));
+        side.length += m;
+        side.nx += m * nx;
+        side.ny += m * ny;
+        const ang = Math.atan2(dy, dx);
+        side.c2 += m * Math.cos(2 * ang);
+        side.s2 += m * Math.sin(2 * ang);
+      }
+    }
+  }
+  return sides
+    .filter((q) => q.length >= MIN_FRONTAGE_M)
+    .sort((a, b) => b.length - a.length)
+    .map((q) => ({ lengthM: round2(q.length), depthM: round2(extentAcross(lots, i, Math.atan2(q.s2, q.c2) / 2, sx)) }));
 }
 
 /** Extent of lot i across the direction `angle` (radians, true metres), in metres. */

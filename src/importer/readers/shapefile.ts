@@ -1,13 +1,50 @@
 // ESRI Shapefile (.shp + .dbf + .prj): features reprojected to WGS 84 lon/lat with proj4 from the
-// .prj's WKT (Saanich is EPSG:3157, UTM 10N metres). The DBF encoding comes from the manifest.
+// .prj's WKT (Saanich is EPSG:3157, UTM 10N metres; Somerville EPSG:26986, metres). The DBF encoding
+// comes from the manifest. With a column allow-list the .dbf is read by our own reader (dbf.ts), which
+// never decodes another column; the geometry alone comes from the `shapefile` package.
 import fs from 'node:fs';
 import { open } from 'shapefile';
+import { unzipSync } from 'fflate';
 import type { SourceFeature } from './features.ts';
 import { projectorFor, reprojectCoords } from './crs.ts';
+import { readDbf } from './dbf.ts';
 
-export async function readShapefile(shpFile: string, dbfFile: string, prjFile: string, encoding: string): Promise<SourceFeature[]> {
-  const xy = projectorFor(fs.readFileSync(prjFile, 'utf8').trim(), prjFile);
-  const src = await open(fs.readFileSync(shpFile), fs.readFileSync(dbfFile), { encoding });
+/** A shapefile's parts as bytes (from files, or from a zip). */
+export interface ShapefileParts {
+  shp: Uint8Array;
+  dbf: Uint8Array;
+  prj: string;
+  /** Where it was read from, for messages. */
+  label: string;
+}
+
+export async function readShapefile(shpFile: string, dbfFile: string, prjFile: string, encoding: string, columns?: readonly string[]): Promise<SourceFeature[]> {
+  return readShapefileParts({ shp: fs.readFileSync(shpFile), dbf: fs.readFileSync(dbfFile), prj: fs.readFileSync(prjFile, 'utf8'), label: prjFile }, encoding, columns);
+}
+
+/**
+ * A shapefile inside a zip (MassGIS ships them so): only its .shp, .dbf and .prj are inflated. `member`
+ * names it without `.shp`; without it the zip must hold exactly one.
+ */
+export function shapefilePartsFromZip(zipFile: string, member?: string): ShapefileParts {
+  const wanted = (name: string) => /\.(shp|dbf|prj)$/i.test(name) && !name.startsWith('__MACOSX/');
+  const files = unzipSync(fs.readFileSync(zipFile), { filter: (f) => wanted(f.name) });
+  const shps = Object.keys(files).filter((n) => /\.shp$/i.test(n));
+  const base = member ?? (shps.length === 1 ? shps[0]!.replace(/\.shp$/i, '') : null);
+  if (base === null) throw new Error(`${zipFile} holds ${shps.length} shapefiles (${shps.join(', ') || 'none'}): name one with the manifest's member`);
+  const part = (ext: string) => {
+    const name = Object.keys(files).find((n) => n.toLowerCase() === `${base}.${ext}`.toLowerCase());
+    if (!name) throw new Error(`${zipFile} has no ${base}.${ext}`);
+    return files[name]!;
+  };
+  return { shp: part('shp'), dbf: part('dbf'), prj: new TextDecoder().decode(part('prj')), label: `${zipFile}:${base}` };
+}
+
+export async function readShapefileParts(parts: ShapefileParts, encoding: string, columns?: readonly string[]): Promise<SourceFeature[]> {
+  const xy = projectorFor(parts.prj.trim(), parts.label);
+  // With an allow-list the package reads the geometry only; the listed columns come from readDbf.
+  const table = columns ? readDbf(parts.dbf, columns, encoding) : null;
+  const src = await open(parts.shp, table ? undefined : parts.dbf, { encoding });
   const out: SourceFeature[] = [];
   for (let index = 0; ; index++) {
     const r = await src.read();
@@ -15,9 +52,10 @@ export async function readShapefile(shpFile: string, dbfFile: string, prjFile: s
     const g = r.value.geometry;
     out.push({
       index,
-      properties: r.value.properties ?? {},
+      properties: table ? (table.records[index] ?? {}) : (r.value.properties ?? {}),
       geometry: g ? { type: g.type, coordinates: reprojectCoords(g.coordinates, xy) } : null,
     });
   }
+  if (table && table.recordCount !== out.length) throw new Error(`${parts.label}: the .dbf holds ${table.recordCount} records, the .shp ${out.length} shapes`);
   return out;
 }
