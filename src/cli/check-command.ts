@@ -17,14 +17,19 @@ const TOOL_SOURCE = 'full';
 
 type Outcome = { snapshot: Snapshot } | { error: { code: string; message: string } };
 
-async function remoteSnapshot(io: Io, address: string, url: string | undefined): Promise<Outcome> {
+/** The district and building type stated with --district / --building-type (a place without a zoning map). */
+type Stated = { district?: string; buildingType?: string };
+
+async function remoteSnapshot(io: Io, address: string, url: string | undefined, stated: Stated): Promise<Outcome> {
   const client = ServiceClient.forUser({ url, env: io.env });
   const waiting = progress(io, `Asking ${client.url}...`);
   try {
     // A terminal or a file is not a model's context: the CLI asks for the sources in full (docs/snapshot.md, "Sources").
-    const answer = await client.callTool('getFeasibilitySnapshot', { address, source: TOOL_SOURCE, includeSources: true });
+    const answer = await client.callTool('getFeasibilitySnapshot', { address, source: TOOL_SOURCE, includeSources: true, ...stated });
     if (!answer.isError && answer.structured) return { snapshot: answer.structured as unknown as Snapshot };
     const code = (answer.structured?.error as { code?: string } | undefined)?.code;
+    // No district stated in a place without a zoning map: the lot and the choices, as a local answer gives them.
+    if (code === 'district_required') return { error: { code: 'district_required', message: `${answer.text.replace(/ Ask the user \(.*$/, '')} Run again with --district D${/buildingType/.test(answer.text) ? ' (and --building-type T)' : ''}.` } };
     // bad_input from the core, or the tool's own argument validation: both are the caller's input.
     if (code === 'bad_input' || /^Invalid arguments/.test(answer.text)) return { error: { code: 'bad_input', message: answer.text } };
     return { error: { code: code ?? 'tool_error', message: answer.text } };
@@ -39,7 +44,7 @@ async function remoteSnapshot(io: Io, address: string, url: string | undefined):
   }
 }
 
-async function localSnapshot(io: Io, address: string): Promise<Outcome> {
+async function localSnapshot(io: Io, address: string, stated: Stated): Promise<Outcome> {
   const waiting = progress(io, 'Opening the local database...');
   const { loadConfig } = await import('../config.ts');
   const { createLogger } = await import('../logger.ts');
@@ -56,7 +61,7 @@ async function localSnapshot(io: Io, address: string): Promise<Outcome> {
         await ensureDefaultPlaces(ctx);
       }
       const { withSourcesInline } = await import('../places/source-catalogue.ts');
-      return { snapshot: await withSourcesInline(ctx, await getFeasibilitySnapshot(ctx, address)) };
+      return { snapshot: await withSourcesInline(ctx, await getFeasibilitySnapshot(ctx, address, stated)) };
     } catch (e) {
       if (e instanceof SitelineError && e.code === 'bad_input') return { error: { code: e.code, message: e.message } };
       throw e;
@@ -71,23 +76,46 @@ async function localSnapshot(io: Io, address: string): Promise<Outcome> {
 export const checkCommand: Command = {
   name: 'check',
   summary: 'Site snapshot for one address: lot, zoning, envelope, each value with its status',
-  usage: 'check "<address>" [--json] [--url URL | --local]',
+  usage: 'check "<address>" [--district D [--building-type T]] [--json] [--url URL | --local]',
   description:
     'Asks the siteline service (the MCP tool getFeasibilitySnapshot) as the logged-in user: run\n' +
     '`siteline login` once first. --json prints exactly the JSON the tool returns. With --local the\n' +
     'answer is computed in this process on the local database instead (no login; stop the server\n' +
     'first when it uses the same embedded database).\n\n' +
+    'In a place without a zoning map (Somerville, MA) the district is never guessed: give it with\n' +
+    '--district (and --building-type where the district zones by building type), as the City\'s\n' +
+    'official zoning map shows it; without it the answer gives the lot and lists the districts.\n\n' +
     'Exit 0 answered, 6 answered but not sure it is the lot meant (confidence below 0.8), 3 not covered\n' +
     '(answered: false), 2 bad input, 4 login needed, 5 service unreachable.',
-  flags: [JSON_FLAG, URL_FLAG, { name: 'local', description: 'Answer in-process from the local database (SITELINE_DATA_DIR or DATABASE_URL), not the service' }],
+  flags: [
+    JSON_FLAG,
+    URL_FLAG,
+    { name: 'local', description: 'Answer in-process from the local database (SITELINE_DATA_DIR or DATABASE_URL), not the service' },
+    { name: 'district', value: 'D', description: "The lot's zoning district, in a place without a zoning map (Somerville: NR, UR, ...); stated by you, and said so" },
+    { name: 'building-type', value: 'T', description: 'With --district, where the district zones by building type (e.g. "Detached House")' },
+  ],
   args: { min: 1, max: 64, name: 'the address, e.g. siteline check "11 Acorn St, Cambridge, MA"' },
-  examples: ['siteline check "11 Acorn St, Cambridge, MA"', 'siteline check "11 Acorn St, Cambridge, MA" --json', 'siteline check --local "11 Acorn St, Cambridge, MA"'],
+  examples: [
+    'siteline check "11 Acorn St, Cambridge, MA"',
+    'siteline check "11 Acorn St, Cambridge, MA" --json',
+    'siteline check --local "11 Acorn St, Cambridge, MA"',
+    'siteline check "11 Windom St, Somerville, MA" --district NR --building-type "Detached House"',
+  ],
   async run({ args, flags, io }) {
     const address = args.join(' ');
     if (!address.trim()) throw new UsageError('the address is empty');
     if (flags.local && flags.url) throw new UsageError('--local and --url exclude each other');
-    const outcome = flags.local ? await localSnapshot(io, address) : await remoteSnapshot(io, address, flags.url as string | undefined);
+    const stated: Stated = {
+      ...(typeof flags.district === 'string' ? { district: flags.district } : {}),
+      ...(typeof flags['building-type'] === 'string' ? { buildingType: flags['building-type'] } : {}),
+    };
+    const outcome = flags.local ? await localSnapshot(io, address, stated) : await remoteSnapshot(io, address, flags.url as string | undefined, stated);
     if ('error' in outcome) {
+      if (outcome.error.code === 'district_required') {
+        if (flags.json) out(io, JSON.stringify({ error: outcome.error }, null, 2));
+        err(io, `${io.errColour.yellow('district needed:')} ${outcome.error.message}`);
+        return EXIT.usage;
+      }
       if (flags.json) out(io, JSON.stringify({ error: outcome.error }, null, 2));
       err(io, `${io.errColour.red('error:')} Cannot check that address: ${outcome.error.message}`);
       return outcome.error.code === 'bad_input' ? EXIT.usage : EXIT.failure;
@@ -95,6 +123,8 @@ export const checkCommand: Command = {
     const snap = outcome.snapshot;
     out(io, flags.json ? JSON.stringify(snap, null, 2) : renderSnapshot(snap, io.colour));
     if (!snap.answered) return EXIT.notCovered;
+    // The lot is answered, but nothing about its zoning until a district is stated: the caller's input is missing.
+    if (snap.districtChoice?.needs === 'district') return EXIT.usage;
     const doubt = matchDoubt(snap.address!);
     if (!doubt) return EXIT.ok;
     err(io, `${io.errColour.yellow('warning:')} ${doubt.headline}. ${doubt.reason} ${doubt.next}`);
@@ -134,7 +164,19 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   out.push(`  source ${lotSource ? `${lotSource.name} (${lotSource.vintage})` : (s.sources[lot.source] ?? lot.source)}`);
   out.push('');
   const primary = primaryDistrict(z);
-  out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not found'}${z.splitLot ? '  (split lot: ' + z.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ') + ')' : ''}`);
+  if (s.districtChoice) {
+    // A place without a zoning map: what to state, never a guessed district.
+    out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not stated'}`);
+    if (z.districtSource) out.push(`  district source: ${primary ? `${primary.code}${z.districtSource.buildingType ? ` / ${z.districtSource.buildingType}` : ''} ` : ''}${z.districtSource.statement}`);
+    out.push(`  ${s.districtChoice.message}`);
+    for (const d of s.districtChoice.districts) out.push(`    ${d.code.padEnd(6)} ${d.name}${d.buildingTypes?.length ? `: ${d.buildingTypes.join(', ')}` : ''}`);
+    out.push(`  Run again with --district D${s.districtChoice.districts.some((d) => d.buildingTypes?.length) ? ' --building-type "T"' : ''}.`);
+    if (!s.envelope) return out.join('\n') + '\n';
+    out.push('');
+  } else if (z.districtSource) {
+    out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not stated'}`);
+    out.push(`  district source: ${primary?.code ?? ''}${z.districtSource.buildingType ? ` / ${z.districtSource.buildingType}` : ''} ${z.districtSource.statement}`);
+  } else out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not found'}${z.splitLot ? '  (split lot: ' + z.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ') + ')' : ''}`);
   for (const o of z.overlays) out.push(`  overlay ${o.name ?? o.code}${o.governingSection ? ` (${o.governingSection})` : ''}`);
   out.push('');
   out.push(bold('Envelope'));

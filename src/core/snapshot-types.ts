@@ -141,6 +141,39 @@ export interface Zones {
   districts: ZoneShare[];
   splitLot: boolean;
   overlays: OverlayShare[];
+  /**
+   * Present only in a place without a zoning map (Somerville): the district is the caller's, never read
+   * from a map, and this says so (docs/snapshot.md, "A stated district"). Absent where a zoning layer gives it.
+   */
+  districtSource?: DistrictSource;
+}
+
+/** Where a stated district came from, said with every answer that uses it. */
+export interface DistrictSource {
+  kind: 'stated_by_caller';
+  /** "stated by the caller; the City's zoning map is not held". */
+  statement: string;
+  /** The building type stated with it (a district that zones by building type), or null. */
+  buildingType: string | null;
+}
+
+/** A district (and its building types) an answer can be asked again with. */
+export interface DistrictOption {
+  code: string;
+  name: string;
+  /** Present when the district zones by building type: the types its rules name. */
+  buildingTypes?: string[];
+}
+
+/**
+ * What an answer in a place without a zoning map still needs from its caller: the district (none was
+ * stated), or the building type (the stated district zones by type). The lot is answered either way.
+ */
+export interface DistrictChoice {
+  needs: 'district' | 'buildingType';
+  message: string;
+  /** The place's districts (for `buildingType`: the stated one only), with their building types. */
+  districts: DistrictOption[];
 }
 
 export interface PermittedUse {
@@ -203,6 +236,8 @@ export interface Snapshot {
   address?: AddressMatch;
   lot?: Lot;
   zones?: Zones;
+  /** Only in a place without a zoning map, when the district or building type was not stated: what to state (docs/snapshot.md). */
+  districtChoice?: DistrictChoice;
   permittedUses?: SnapshotUse[];
   envelope?: Record<string, SnapshotValue>;
   /**

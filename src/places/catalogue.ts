@@ -41,6 +41,10 @@ export interface PlaceRecord {
   /** The rules file, relative to the repository root (places/<slug>/rules.json). */
   rulesFile: string;
   importedAt: string | null;
+  /** Where a lot's district comes from: the zoning layer, or the caller (no zoning map held: manifest districtSource). */
+  districtSource: 'zoning_layer' | 'stated';
+  /** With districtSource stated: the words every answer says the district's source with. */
+  districtSourceNote: string | null;
 }
 
 export function layerKind(s: ManifestSource): string {
@@ -130,6 +134,8 @@ function toRecord(r: PlaceRow): PlaceRecord {
     })),
     rulesFile: `places/${m.slug}/${m.rulesFile}`,
     importedAt,
+    districtSource: m.districtSource ?? 'zoning_layer',
+    districtSourceNote: m.districtSourceNote ?? null,
   };
 }
 

@@ -27,8 +27,22 @@ const include = z
   .enum(['sources'])
   .optional()
   .describe("sources: every source of the place in full (vintage, licence, attribution, URL) in the snapshot's sources, instead of names and the catalogue link.");
-export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address, include }));
-export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address, include }));
+const district = z
+  .string()
+  .trim()
+  .min(1)
+  .max(80)
+  .optional()
+  .describe("Only for a place without a zoning map (Somerville, MA): the lot's zoning district as the City's official map shows it, e.g. NR. Without it such an answer gives the lot and `districtChoice` (free). Ignored, with a warning, where the district is read from a zoning map.");
+const buildingType = z
+  .string()
+  .trim()
+  .min(1)
+  .max(80)
+  .optional()
+  .describe('With district, where the district zones by building type, e.g. "Detached House".');
+export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address, include, district, buildingType }));
+export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address, include, district, buildingType }));
 
 const coordinate = (name: string, min: number, max: number) =>
   z.coerce.number({ error: `${name} must be a number` }).min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`);

@@ -32,7 +32,7 @@ export function registerSitesCheck(kit: RestKit): void {
     const query = method !== 'POST' ? SiteCheckQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams)) : undefined;
     // (include=sources answers are made per call, below)
     if (method === 'GET' && query?.success && req.headers['idempotency-key'] === undefined && query.data.include !== 'sources') {
-      const known = peekCachedSnapshot(ctx, query.data.address);
+      const known = peekCachedSnapshot(ctx, query.data.address, statedOf(query.data));
       if (known) return siteCheckKnown(req, res, known);
     }
     const authed = await kit.authenticate(req, res);
@@ -48,6 +48,7 @@ export function registerSitesCheck(kit: RestKit): void {
     }
     if (!parsed.success) return kit.invalid(req, res, parsed.error, { ...limit, [CREDITS_CHARGED]: '0' });
     const { address, include } = parsed.data;
+    const stated = statedOf(parsed.data);
 
     const idemKey = req.headers['idempotency-key'];
     let idempotency: { key: string; method: string; path: string; body: string } | undefined;
@@ -56,15 +57,15 @@ export function registerSitesCheck(kit: RestKit): void {
       if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
         return sendProblem(ctx, req, res, 'bad_request', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters (a UUID is a good choice).`, limit);
       }
-      idempotency = { key, method: 'CHECK', path: SITES_CHECK_PATH, body: JSON.stringify({ address }) };
+      idempotency = { key, method: 'CHECK', path: SITES_CHECK_PATH, body: JSON.stringify(stated ? { address, ...stated } : { address }) };
     }
 
     // The core refuses some texts as bad input (e.g. two street addresses): thrown, a free 400 via the guard.
     const outcome = await sellAnswer(ctx, { accountId: caller.accountId, keyId: caller.keyId ?? null, reference: `sites/check ${requestId(req)}`, ...(idempotency ? { idempotency } : {}) }, async () => {
-      const cached = await cachedSnapshot(ctx, address);
+      const cached = await cachedSnapshot(ctx, address, stated);
       // ?include=sources: the place's sources in full, inline (docs/snapshot.md, "Sources").
       const answer = include === 'sources' ? inlineSources(await withSourcesInline(ctx, cached.snapshot)) : cached;
-      return { answered: answer.snapshot.answered, json: answer.json, answer };
+      return { answered: billable(answer.snapshot), json: answer.json, answer };
     });
     switch (outcome.kind) {
       case 'key_reused':
@@ -84,7 +85,7 @@ export function registerSitesCheck(kit: RestKit): void {
 
   /** A paid call whose snapshot is known: the bill is settled by the key check's statement, which has committed here. */
   async function siteCheckKnown(req: IncomingMessage, res: ServerResponse, known: CachedSnapshot): Promise<void> {
-    const answered = known.snapshot.answered;
+    const answered = billable(known.snapshot);
     const authed = await kit.authenticate(req, res, { charge: answered, reference: `sites/check ${requestId(req)}` });
     if (!authed) return;
     const bill = authed.charge!;
@@ -93,6 +94,17 @@ export function registerSitesCheck(kit: RestKit): void {
   }
 
   kit.route(SITES_CHECK_PATH, { GET: siteCheck, POST: siteCheck });
+}
+
+/** The district and building type a caller stated, when any (src/snapshot/stated-district.ts). */
+function statedOf(q: { district?: string | undefined; buildingType?: string | undefined }): { district?: string; buildingType?: string } | undefined {
+  if (!q.district && !q.buildingType) return undefined;
+  return { ...(q.district ? { district: q.district } : {}), ...(q.buildingType ? { buildingType: q.buildingType } : {}) };
+}
+
+/** Charged: an answered snapshot, except one that only asks for the district (a place without a zoning map): that one is free. */
+function billable(s: Snapshot): boolean {
+  return s.answered && s.districtChoice?.needs !== 'district';
 }
 
 /** A snapshot with its sources inline (include=sources): made per call, in the cached entry's shape. */

@@ -19,6 +19,7 @@ import type { AppContext } from '../context.ts';
 import { catalogueGenerationNow } from '../places/catalogue.ts';
 import { rulesGeneration } from '../rules/load-rules.ts';
 import { getFeasibilitySnapshot } from './snapshot.ts';
+import type { StatedDistrict } from './stated-district.ts';
 import type { Snapshot } from '../core/snapshot-types.ts';
 import { deepFreeze } from '../core/deep-freeze.ts';
 
@@ -84,20 +85,20 @@ function touched(c: PerDb, key: string, hit: Entry): Entry {
 }
 
 /** The snapshot for an address, from the cache when a fresh answer is there. */
-export async function cachedSnapshot(ctx: AppContext, address: string): Promise<CachedSnapshot> {
-  const key = address;
+export async function cachedSnapshot(ctx: AppContext, address: string, stated?: StatedDistrict): Promise<CachedSnapshot> {
+  const key = cacheKey(address, stated);
   const c = perDb(ctx.db as object);
   const maxEntries = ctx.config.snapshotCacheEntries;
   if (maxEntries <= 0) {
     c.misses++;
-    return entryOf(await getFeasibilitySnapshot(ctx, address));
+    return entryOf(await getFeasibilitySnapshot(ctx, address, stated));
   }
   const now = ctx.clock.now().getTime();
   const generation = generationNow();
   const hit = c.entries.get(key);
   if (hit && fresh(hit, generation, now)) return touched(c, key, hit).value;
   c.misses++;
-  const value = getFeasibilitySnapshot(ctx, address).then((snapshot) => entryOf(deepFreeze(snapshot)));
+  const value = getFeasibilitySnapshot(ctx, address, stated).then((snapshot) => entryOf(deepFreeze(snapshot)));
   const entry: Entry = { at: now, generation, value };
   value.then((v) => (entry.done = v)).catch(() => undefined);
   c.entries.delete(key);
@@ -114,13 +115,19 @@ export async function cachedSnapshot(ctx: AppContext, address: string): Promise<
  * otherwise (nothing is computed). A paid REST call whose answer is known settles its key check,
  * rate limit and charge in one statement (see src/rest/routes.ts).
  */
-export function peekCachedSnapshot(ctx: AppContext, address: string): CachedSnapshot | undefined {
+export function peekCachedSnapshot(ctx: AppContext, address: string, stated?: StatedDistrict): CachedSnapshot | undefined {
   if (ctx.config.snapshotCacheEntries <= 0) return undefined;
   const c = perDb(ctx.db as object);
-  const hit = c.entries.get(address);
+  const key = cacheKey(address, stated);
+  const hit = c.entries.get(key);
   if (!hit?.done) return undefined;
   if (!fresh(hit, generationNow(), ctx.clock.now().getTime())) return undefined;
-  return touched(c, address, hit).done;
+  return touched(c, key, hit).done;
+}
+
+/** The address alone, or with the stated district and building type (a different answer in a place without a zoning map). */
+function cacheKey(address: string, stated: StatedDistrict | undefined): string {
+  return stated?.district || stated?.buildingType ? `${address}\u0000${stated.district ?? ''}\u0000${stated.buildingType ?? ''}` : address;
 }
 
 /** Hit and miss counts for a database (tests and the benchmark read them). */

@@ -22,7 +22,9 @@ import { bulbNotes, notCornerNote, type NotCornerFacts } from './lot-notes.ts';
 import { referenceProvenance } from './refs.ts';
 import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from '../places/source-catalogue.ts';
 import { FT_PER_M, SQFT_PER_M2 } from '../core/geo/primitives.ts';
-import type { AddressMatch, Coverage, Lot, Measure, OverlayShare, Snapshot, ZoneShare, Zones } from '../core/snapshot-types.ts';
+import type { AddressMatch, Coverage, DistrictChoice, DistrictSource, Lot, Measure, OverlayShare, Snapshot, ZoneShare, Zones } from '../core/snapshot-types.ts';
+import type { PlaceRules } from '../core/rules-schema.ts';
+import { resolveStatedDistrict, type StatedDistrict } from './stated-district.ts';
 
 /** A district with at least this share of the lot counts toward a split lot (SOURCES.md uses 5 %). */
 export const SPLIT_LOT_MIN_SHARE = 0.05;
@@ -215,8 +217,12 @@ function geocodeFailed(ctx: AppContext, place: PlaceRecord, message: string, ext
   return notAnswered(ctx, { status: 'geocode_failed', eligibilityKnown: true, geoDivisionId: place.geoDivisionId, place: placeInfo, message }, extra, place);
 }
 
-/** The core function: one address -> one sourced snapshot. Throws SitelineError('bad_input') for unusable input. */
-export async function getFeasibilitySnapshot(ctx: AppContext, address: string): Promise<Snapshot> {
+/**
+ * The core function: one address -> one sourced snapshot. Throws SitelineError('bad_input') for unusable
+ * input. `stated`: the district (and building type) the caller states, used only in a place without a
+ * zoning map (src/snapshot/stated-district.ts); where a zoning layer gives the district it is not used.
+ */
+export async function getFeasibilitySnapshot(ctx: AppContext, address: string, stated?: StatedDistrict): Promise<Snapshot> {
   const parsed = parseAddress(address);
   const cov = await resolveCoverage(ctx, parsed);
   if (cov.kind === 'not_covered') return notAnswered(ctx, cov.coverage, cov.suggestions?.length ? { suggestions: cov.suggestions } : {}, cov.place);
@@ -236,8 +242,11 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
   const parcel: ParcelRow | null = await src.lot(g.parcelExtId); // SQL or the place's hot index (src/geocoder/place-index.ts)
   if (!parcel) return geocodeFailed(ctx, place, `${place.name} is covered, but the lot this address points to (${g.parcelExtId}) is not in the parcel layer.`);
   const lot = lotOf(parcel, g.streetKey, place);
-  const zones = zonesOf(parcel);
   const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+  // A place without a zoning map takes the caller's district, and without one answers the lot and the choices.
+  const statedOutcome = place.districtSource === 'stated' ? resolveStatedDistrict(place, rules, stated) : null;
+  if (statedOutcome?.kind === 'needs') return lotOnly(ctx, place, rules, address, parsed, g, cov.note, parcel, lot, statedOutcome.source, statedOutcome.choice);
+  const zones = statedOutcome ? statedOutcome.zones : zonesOf(parcel);
   const built = buildEnvelope({
     rules,
     primaryZone: zones.primary,
@@ -250,8 +259,12 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
       cornerLot: lot.cornerLot,
       country: place.country as 'US' | 'CA',
     },
+    ...(statedOutcome ? { building: { buildingType: statedOutcome.buildingType } } : {}),
   });
   const match = matchOf(address.trim().replace(/\s+/g, ' '), parsed, g);
+  // Where the district came from, first: the caller stated it (no zoning map is held).
+  if (statedOutcome) match.warnings.unshift(statedOutcome.warning);
+  else if (stated?.district || stated?.buildingType) match.warnings.unshift(statedIgnored(place, stated));
   if (cov.note) match.warnings.unshift(cov.note);
   const areaNote = areaWarning(parcel);
   if (areaNote) match.warnings.push(areaNote);
@@ -273,12 +286,62 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string): 
     address: match,
     lot,
     zones,
+    ...(statedOutcome?.choice ? { districtChoice: statedOutcome.choice } : {}),
     permittedUses: refd.permittedUses,
     envelope: refd.envelope,
   } as Snapshot; // sources and generatedAt follow, in their place in the order
   if (hasKeys(refd.citations)) out.citations = refd.citations;
   if (hasKeys(refd.notes)) out.notes = refd.notes;
   const named = sourcesOf(sourceCatalogueOf(place, rules), [lot.source, ...refd.namedSourceIds]);
+  out.sources = named.sources;
+  out.sourceCatalogue = named.sourceCatalogue;
+  if (named.attribution) out.attribution = named.attribution;
+  out.generatedAt = ctx.clock.now().toISOString();
+  return out;
+}
+
+/** A district stated where the zoning map gives it: said, and not used. */
+function statedIgnored(place: PlaceRecord, stated: StatedDistrict): string {
+  const what = [stated.district ? `district ${stated.district}` : '', stated.buildingType ? `building type ${stated.buildingType}` : ''].filter(Boolean).join(' and ');
+  return `A ${what} was stated, but ${place.name}'s zoning map is held: the lot's district is read from it, and the stated one is not used.`;
+}
+
+/**
+ * The answer in a place without a zoning map when no district was stated: the lot, how it was matched,
+ * and the districts to choose from. No envelope: no value is given for a district nobody stated.
+ */
+function lotOnly(
+  ctx: AppContext,
+  place: PlaceRecord,
+  rules: PlaceRules,
+  address: string,
+  parsed: ParsedAddress,
+  g: Parameters<typeof matchOf>[2],
+  covNote: string | undefined,
+  parcel: ParcelRow,
+  lot: Lot,
+  source: DistrictSource,
+  choice: DistrictChoice,
+): Snapshot {
+  const match = matchOf(address.trim().replace(/\s+/g, ' '), parsed, g);
+  if (covNote) match.warnings.unshift(covNote);
+  const areaNote = areaWarning(parcel);
+  if (areaNote) match.warnings.push(areaNote);
+  const out = {
+    answered: true,
+    coverage: {
+      status: 'live',
+      eligibilityKnown: true,
+      geoDivisionId: place.geoDivisionId,
+      place: { name: place.name, region: place.region, country: place.country },
+      message: `${place.name} is covered. Its zoning map is not held: state the lot's district to get its rules.`,
+    },
+    address: match,
+    lot,
+    zones: { primary: null, districts: [], splitLot: false, overlays: [], districtSource: source },
+    districtChoice: choice,
+  } as unknown as Snapshot; // sources and generatedAt follow
+  const named = sourcesOf(sourceCatalogueOf(place, rules), [lot.source]);
   out.sources = named.sources;
   out.sourceCatalogue = named.sourceCatalogue;
   if (named.attribution) out.attribution = named.attribution;

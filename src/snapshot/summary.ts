@@ -36,8 +36,18 @@ export function snapshotSummary(s: Snapshot): string {
   }
   const lot = s.lot!;
   const z = s.zones!;
+  if (!z.primary && s.districtChoice) {
+    // A place without a zoning map, no district stated: the lot, then what to state (never a guessed district).
+    return (
+      `${s.address!.matchedAddress}, ${s.coverage.place?.name ?? ''}: lot ${lot.parcelExternalId}, ${lot.areaSqft} sq ft. ` +
+      matchWords(s.address!) +
+      `District not stated: ${s.districtChoice.message} Districts: ${s.districtChoice.districts.map((d) => `${d.code} (${d.name})`).join(', ')}. ` +
+      'Call again with district (and buildingType) for the envelope.'
+    );
+  }
   const env = s.envelope ?? {};
-  const zone = z.primary ? `zone ${z.primary}${z.splitLot ? ` (split lot: ${z.districts.map((d) => d.code).join(', ')})` : ''}` : 'no zone found';
+  const stated = z.districtSource ? ` (${[z.primary, z.districtSource.buildingType].filter(Boolean).join(' / ')} ${z.districtSource.statement})` : '';
+  const zone = z.primary ? `zone ${z.primary}${stated}${z.splitLot ? ` (split lot: ${z.districts.map((d) => d.code).join(', ')})` : ''}` : 'no zone found';
   const overlays = z.overlays.length ? `, overlays ${z.overlays.map((o) => o.code).join(', ')}` : '';
   // on every MCP snapshot: plain loops, no intermediate arrays
   const counts = new Map<string, number>();
@@ -61,6 +71,7 @@ export function snapshotSummary(s: Snapshot): string {
     `${s.address!.matchedAddress}, ${s.coverage.place?.name ?? ''}: lot ${lot.parcelExternalId}, ${lot.areaSqft} sq ft, ${zone}${overlays}. ` +
     matchWords(s.address!) +
     `${headline ? `${headline}. ` : ''}Envelope statuses: ${statuses}. ` +
+    (s.districtChoice ? `${s.districtChoice.message} ` : '') +
     "The structured content has each value's status, condition, notes and sources."
   );
 }

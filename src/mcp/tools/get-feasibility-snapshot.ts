@@ -5,7 +5,13 @@ import { addressInput } from '../address-input.ts';
 import { cachedSnapshot } from '../../snapshot/answer-cache.ts';
 import { snapshotSummary } from '../../snapshot/summary.ts';
 import { withSourcesInline } from '../../places/source-catalogue.ts';
-import { defineTool } from '../tool-definition.ts';
+import { defineTool, noFormReason, toolError, type ToolOutcome } from '../tool-definition.ts';
+import { SitelineError } from '../../core/errors.ts';
+import { STATED_MAX_LENGTH } from '../../snapshot/stated-district.ts';
+import type { Snapshot } from '../../core/snapshot-types.ts';
+
+/** The key of the district form in inputRequests / inputResponses. */
+export const DISTRICT_FORM_KEY = 'district';
 
 export const SNAPSHOT_SOURCES = ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] as const;
 
@@ -25,6 +31,18 @@ export const getFeasibilitySnapshot = defineTool({
     address: addressInput('One street address in Canada or the US, e.g. "57 Inman St, Cambridge, MA".'),
     source: z.enum(SNAPSHOT_SOURCES).describe('Which question is being answered; used for attribution and the link back. The payload is the same for every value.'),
     includeSources: z.boolean().optional().describe("True: the place's source catalogue inline (sourceCatalogue.sources: every source in full, with vintage, licence, attribution, URL). Default false: labels and the catalogue's path."),
+    district: z
+      .string()
+      .max(STATED_MAX_LENGTH)
+      .optional()
+      .describe(
+        "Only for a place without a zoning map (Somerville, MA): the lot's zoning district as the City's official map shows it (e.g. NR). Never guessed: without it the answer gives the lot and asks. Ignored (with a warning) where siteline reads the district from a zoning map (Cambridge).",
+      ),
+    buildingType: z
+      .string()
+      .max(STATED_MAX_LENGTH)
+      .optional()
+      .describe('With district, where the district zones by building type (Somerville NR: Cottage, Detached House, ...): the building type intended; its own dimensional table is applied.'),
   }),
   purpose: 'The full sourced snapshot for one address: lot, zoning, permitted uses and the building envelope, every value with its status.',
   output: z.looseObject({
@@ -45,17 +63,96 @@ export const getFeasibilitySnapshot = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: 'gated',
-  async handler({ address, source, includeSources }, call) {
-    const entry = await cachedSnapshot(call.ctx, address);
+  async handler({ address, source, includeSources, district, buildingType }, call) {
+    let stated = { district, buildingType };
+    // A form answered by the user (2026-07-28 retry): their district and building type.
+    const response = call.inputResponses?.[DISTRICT_FORM_KEY] as { action?: unknown; content?: unknown } | undefined;
+    let declined: string | null = null;
+    if (response) {
+      if (response.action === 'accept') {
+        const content = (response.content ?? {}) as Record<string, unknown>;
+        const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+        stated = { district: text(content['district']) ?? district, buildingType: text(content['buildingType']) ?? buildingType };
+      } else declined = response.action === 'decline' ? 'declined' : 'cancelled';
+    }
+    let entry;
+    try {
+      entry = await cachedSnapshot(call.ctx, address, stated);
+    } catch (err) {
+      // A district or building type the user chose that does not fit: ask again, saying why.
+      if (response?.action === 'accept' && call.canElicit && err instanceof SitelineError && err.code === 'bad_input' && Array.isArray(err.details?.['districts'])) {
+        const again = await cachedSnapshot(call.ctx, address, { district });
+        if (again.snapshot.districtChoice) return askDistrict(again.snapshot, err.message);
+      }
+      throw err;
+    }
+    const asked = entry.snapshot.answered ? entry.snapshot.districtChoice : undefined;
+    if (asked && !declined && !response) {
+      if (call.canElicit) return askDistrict(entry.snapshot);
+      if (asked.needs === 'district') return districtRefusal(entry.snapshot, call.era);
+    }
     const snapshot = includeSources ? await withSourcesInline(call.ctx, entry.snapshot) : entry.snapshot;
-    const link = `${call.ctx.config.baseUrl}/sites?${new URLSearchParams({ address, ref: `mcp-${source}` }).toString()}`;
+    const params: Record<string, string> = { address, ref: `mcp-${source}` };
+    if (snapshot.zones?.districtSource && snapshot.zones.primary) params['district'] = snapshot.zones.primary;
+    if (snapshot.zones?.districtSource?.buildingType) params['buildingType'] = snapshot.zones.districtSource.buildingType;
+    const link = `${call.ctx.config.baseUrl}/sites?${new URLSearchParams(params).toString()}`;
     call.ctx.logger.info({ requestId: call.requestId, tool: 'getFeasibilitySnapshot', source, answered: snapshot.answered }, 'snapshot served');
     // A one-line summary, then the whole answer as JSON text (made once per cache entry) for text-only clients.
     return {
-      text: snapshotSummary(snapshot),
+      text: declined ? `The user ${declined} the district form: nothing was stated, so no district is applied. ${snapshotSummary(snapshot)}` : snapshotSummary(snapshot),
       structured: snapshot as unknown as Record<string, unknown>,
       ...(includeSources ? {} : { json: entry.json }),
       meta: { 'siteline/attribution': { source, link, generatedAt: snapshot.generatedAt } },
     };
   },
 });
+
+/**
+ * The district form (2026-07-28 form elicitation): the place's districts as choices, and the building
+ * types where a district zones by type. Asked when the answer has districtChoice; the lot is known.
+ */
+export function districtFormSchema(choice: NonNullable<Snapshot['districtChoice']>) {
+  const types = [...new Set(choice.districts.flatMap((d) => d.buildingTypes ?? []))];
+  const properties: Record<string, Record<string, unknown>> = {
+    district: {
+      type: 'string',
+      title: "The lot's zoning district (as the City's official zoning map shows it)",
+      enum: choice.districts.map((d) => d.code),
+      enumNames: choice.districts.map((d) => `${d.code}: ${d.name}`),
+      ...(choice.needs === 'buildingType' ? { default: choice.districts[0]!.code } : {}),
+    },
+  };
+  if (types.length) {
+    properties['buildingType'] = {
+      type: 'string',
+      title: 'Building type (where the district zones by building type)',
+      description: choice.districts.filter((d) => d.buildingTypes?.length).map((d) => `${d.code}: ${d.buildingTypes!.join(', ')}`).join('; '),
+      enum: types,
+    };
+  }
+  return { type: 'object' as const, properties, required: choice.needs === 'buildingType' ? ['district', 'buildingType'] : ['district'] };
+}
+
+function askDistrict(s: Snapshot, problem?: string): ToolOutcome {
+  const c = s.districtChoice!;
+  const lot = s.lot ? `Lot ${s.lot.parcelExternalId} (${s.address?.matchedAddress ?? ''}, ${s.lot.areaSqft} sq ft) found. ` : '';
+  const message = `${problem ? `${problem} ` : ''}${lot}${c.message}`;
+  return { text: message, formRequest: { key: DISTRICT_FORM_KEY, message, requestedSchema: districtFormSchema(c) } };
+}
+
+/**
+ * A client that cannot show the form (the stateless 2025 leg, or no elicitation capability): a
+ * structured refusal naming the districts, with the lot found, so the caller can call again with one.
+ */
+function districtRefusal(s: Snapshot, era: 'modern' | 'legacy'): ToolOutcome {
+  const c = s.districtChoice!;
+  const sentence =
+    `${s.address?.matchedAddress ?? 'The address'} is lot ${s.lot?.parcelExternalId} in ${s.coverage.place?.name ?? 'this place'}, but ${c.message} ` +
+    `Ask the user (${noFormReason(era)}), then call getFeasibilitySnapshot again with district set to one of ${c.districts.map((d) => d.code).join(', ')}` +
+    `${c.districts.some((d) => d.buildingTypes?.length) ? ' and buildingType where the district zones by building type' : ''}.`;
+  return toolError(sentence, {
+    error: { code: 'district_required', message: sentence, needs: c.needs, districts: c.districts, districtSource: s.zones?.districtSource ?? null },
+    lot: s.lot,
+    address: s.address,
+  });
+}
