@@ -3,7 +3,7 @@
 // later import never silently rewrites a saved analysis. Also: the lot under a point.
 import type { Queryable } from '../db/database.ts';
 import { areaWarning } from '../snapshot/lot-area-warning.ts';
-import { notCornerNote, type NotCornerFacts } from '../snapshot/lot-notes.ts';
+import { notCornerNote, unsharedCornerNote, type NotCornerFacts } from '../snapshot/lot-notes.ts';
 import { SQFT_PER_M2, pointInMultiPolygon, boxLiteral, type BBox, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 
 export type LotRole = 'build' | 'context';
@@ -51,7 +51,14 @@ interface ParcelRow {
   inside_lat: number;
   inside_lon: number;
   area_m2: number;
-  facts: { frontByStreet?: Record<string, { frontageM: number; depthM: number }>; cornerLot?: boolean | null; streets?: string[]; notCorner?: NotCornerFacts };
+  facts: {
+    frontByStreet?: Record<string, { frontageM: number; depthM: number }>;
+    cornerLot?: boolean | null;
+    streets?: string[];
+    notCorner?: NotCornerFacts;
+    /** A place without street centrelines: the unshared sides, and the one side's runs (the front lot line). */
+    unshared?: { sides: unknown[]; front?: Position[][] };
+  };
   zones: { layer: string; code: string; name: string | null; share: number }[];
   attrs: Record<string, unknown> | null;
   source: string;
@@ -124,6 +131,8 @@ export async function snapshotLot(q: Queryable, p: ParcelRow): Promise<LotSnapsh
       else frontStreetLines.push(g as Position[]);
     }
   }
+  // Without street centrelines the front lot line is the lot's one unshared side (docs/lot-geometry.md): the footprint cuts from it.
+  if (p.facts?.unshared?.front?.length) frontStreetLines = p.facts.unshared.front;
   return {
     parcelExternalId: p.parcel_ext_id,
     geoDivisionId: p.place_id,
@@ -144,6 +153,7 @@ export async function snapshotLot(q: Queryable, p: ParcelRow): Promise<LotSnapsh
 }
 
 function cornerNoteOf(p: ParcelRow): { cornerLotNote?: string } {
+  if (p.facts?.unshared) return { cornerLotNote: unsharedCornerNote(p.facts.unshared.sides.length, 'this place') };
   const note = p.facts?.cornerLot === false ? notCornerNote(p.facts.notCorner) : null;
   return note ? { cornerLotNote: note } : {};
 }

@@ -46,3 +46,10 @@ export function bulbNotes(front: { frontageM: number; bulbM?: number } | undefin
       : `The lot's deepest extent across the direction of its front: the street's direction along it, weighted by length with the bulb's tangent around the end of ${street} (docs/lot-metrics.md).`,
   };
 }
+
+/** A lot in a place without street centrelines: why it is (not) known to be a corner lot (docs/lot-geometry.md). */
+export function unsharedCornerNote(sides: number, placeName: string): string {
+  return sides === 1
+    ? `Not a corner lot by its geometry: only one side of the lot is not shared with another lot, and a corner lot borders streets on two (no street centrelines are held for ${placeName}).`
+    : `Not known: whether a lot is a corner lot is read from the street centrelines, and no street centrelines are held for ${placeName}.`;
+}

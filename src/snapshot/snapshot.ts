@@ -18,7 +18,7 @@ import type { PlaceRecord } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { buildEnvelope } from '../core/envelope.ts';
 import { areaWarning } from './lot-area-warning.ts';
-import { bulbNotes, notCornerNote, type NotCornerFacts } from './lot-notes.ts';
+import { bulbNotes, notCornerNote, unsharedCornerNote, type NotCornerFacts } from './lot-notes.ts';
 import { referenceProvenance } from './refs.ts';
 import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from '../places/source-catalogue.ts';
 import { FT_PER_M, SQFT_PER_M2 } from '../core/geo/primitives.ts';
@@ -120,8 +120,8 @@ function lotWithoutCentrelines(parcel: ParcelRow, sides: readonly { lengthM: num
     areaSqft: Math.round(parcel.area_m2 * SQFT_PER_M2),
     frontageFt,
     depthFt,
-    cornerLot: null,
-    cornerLotNote: `Not known: whether a lot is a corner lot is read from the street centrelines, and ${none}.`,
+    cornerLot: front ? false : null,
+    cornerLotNote: unsharedCornerNote(sides.length, place.name),
     frontStreet: front ? streetKey : null,
     source: parcelLayer?.layer ?? 'parcels',
   };

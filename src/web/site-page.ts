@@ -172,7 +172,7 @@ function summaryCard(s: Snapshot, refs: PageRefs, now: Date): Html {
   const districts = z?.splitLot ? html`<ul class="plain" id="district-shares">${z.districts.map((d) => html`<li>${districtName(d)}: ${pct(d.share)}</li>`)}</ul>` : '';
   return html`<section class="card" id="summary" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
 <dl class="facts">
-<dt>Primary district</dt><dd>${primary ? html`<strong id="primary-zone">${primary.code}</strong>${primary.name ? html` <span class="muted">${primary.name}</span>` : ''}` : 'none found'}</dd>
+<dt>Primary district</dt><dd>${primary ? html`<strong id="primary-zone">${primary.code}</strong>${primary.name ? html` <span class="muted">${primary.name}</span>` : ''}` : z?.districtSource ? 'not stated' : 'none found'}${z?.districtSource && primary ? html` <span class="muted" id="summary-district-source">(${z.districtSource.buildingType ? `${z.districtSource.buildingType}; ` : ''}${z.districtSource.statement})</span>` : ''}</dd>
 ${z?.splitLot ? html`<dt>Split lot</dt><dd>${districts}</dd>` : ''}
 <dt>Overlays</dt><dd>${z?.overlays.length ? z.overlays.map((o, i) => html`${i ? ', ' : ''}${o.code} (${pct(o.share)})`) : 'none'}</dd>
 <dt>Lot</dt><dd><span id="lot-id">${lot.parcelExternalId}</span></dd>
@@ -199,6 +199,36 @@ async function mapCard(ctx: AppContext, s: Snapshot): Promise<Html> {
 ${mapFigure(ctx, view, { label, fallback: [lot.longitude, lot.latitude, lot.longitude, lot.latitude], units: s.coverage.place?.country === 'CA' ? 'metric' : 'imperial' })}
 ${mapLegend(view, categories)}
 <details><summary>All zone colours</summary>${mapLegend({ bounds: null, lots: { type: 'FeatureCollection', features: [] } })}</details>
+</section>`;
+}
+
+/**
+ * A place without a zoning map (Somerville): where the district came from, and a choice of district and
+ * building type that asks the page again with them (docs/web.md). Nothing for a place with a zoning map.
+ */
+function districtSection(s: Snapshot): Html {
+  const source = s.zones?.districtSource;
+  if (!source) return html``;
+  const choice = s.districtChoice;
+  const primary = s.zones?.primary ?? null;
+  const address = s.address?.input ?? '';
+  const options = choice?.districts ?? [];
+  const all = choice?.needs === 'district' ? options : options.length ? options : [];
+  const types = [...new Set(all.flatMap((d) => d.buildingTypes ?? []))];
+  const form = choice
+    ? html`<form method="get" action="${SITES_PATH}" id="district-form">
+<input type="hidden" name="address" value="${address}">
+<label for="district">District</label>
+<select id="district" name="district" required>${choice.needs === 'district' ? html`<option value="">Choose the district…</option>` : ''}${all.map((d) => html`<option value="${d.code}"${d.code === primary ? ' selected' : ''}>${d.code}: ${d.name}</option>`)}</select>
+${types.length ? html`<label for="buildingType">Building type <span class="muted">(where the district zones by building type)</span></label>
+<select id="buildingType" name="buildingType"><option value="">Not stated</option>${all.filter((d) => d.buildingTypes?.length).map((d) => html`<optgroup label="${d.code}">${d.buildingTypes!.map((t) => html`<option value="${t}">${t}</option>`)}</optgroup>`)}</select>` : ''}
+<button type="submit">Use this district</button>
+</form>`
+    : html`<p><a href="${SITES_PATH}?${new URLSearchParams({ address }).toString()}" id="change-district">Choose another district</a></p>`;
+  return html`<section id="district-choice" class="note-box" aria-labelledby="district-h"><h2 id="district-h">${primary ? 'District' : 'Which district is this lot in?'}</h2>
+<p id="district-source">${primary ? html`District <strong>${primary}</strong>${source.buildingType ? html`, building type <strong>${source.buildingType}</strong>` : ''}: ` : ''}${source.statement}.</p>
+${choice ? html`<p id="district-message">${choice.message}</p>` : ''}
+${form}
 </section>`;
 }
 
@@ -313,6 +343,7 @@ async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
   const statuses: Status[] = [s.coverage.status, ...Object.values(envelope).map((v) => v.status), ...uses.map((u) => u.status)];
   // Rendered in page order, so footnotes and source ids number from the top.
   const lede = ledeSection(s);
+  const district = districtSection(s);
   const above = s.lot ? html`<div class="cards above-fold">${await mapCard(ctx, s)}${summaryCard(s, refs, now)}</div>` : '';
   const warnings = warningsSection(s, refs);
   const env = envelopeSection(envelope, refs);
@@ -321,11 +352,12 @@ async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
   const zoning = s.zones ? zoningSection(s.zones, refs) : '';
   const lot = s.lot ? lotSection(s, s.lot, now) : '';
   return html`${lede}
+${district}
 ${above}
 ${warnings}
-${env}
-${env3d}
-${usesHtml}
+${s.envelope ? env : ''}
+${s.envelope ? env3d : ''}
+${s.permittedUses ? usesHtml : ''}
 ${zoning}
 ${lot}
 ${statusLegend(statuses)}
@@ -405,13 +437,16 @@ async function showSite(ctx: AppContext, req: IncomingMessage, res: ServerRespon
   const account = await currentAccount(ctx, req);
   if (!account) return redirect(res, `/signin?next=${encodeURIComponent(hereOf(req))}`);
   const signedInAs = account.email;
-  const address = new URL(req.url ?? SITES_PATH, 'http://x').searchParams.get('address');
+  const query = new URL(req.url ?? SITES_PATH, 'http://x').searchParams;
+  const address = query.get('address');
   const opts = { signedInAs, current: 'sites' as const };
   if (address === null) return sendHtml(res, 200, page('Check an address', addressForm(), opts), PAGE_HEADERS);
+  // A place without a zoning map: the district (and building type) the person chose on this page.
+  const stated = { district: query.get('district') || undefined, buildingType: query.get('buildingType') || undefined };
 
   let snapshot: Snapshot;
   try {
-    snapshot = (await cachedSnapshot(ctx, address)).snapshot;
+    snapshot = (await cachedSnapshot(ctx, address, stated)).snapshot;
   } catch (err) {
     if (err instanceof SitelineError && err.code === 'bad_input') {
       return sendHtml(res, 400, page('Check an address', addressForm(address.slice(0, 300), err.message), opts), PAGE_HEADERS);

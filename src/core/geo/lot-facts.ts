@@ -97,7 +97,11 @@ export interface LotFacts {
    * grouped into sides (runs facing within UNSHARED_SIDE_ANGLE_DEG of one way), longest first, each
    * with the lot's depth across it. Which street a side faces is not known (docs/lot-geometry.md).
    */
-  unshared?: { sides: UnsharedSide[] };
+  unshared?: {
+    sides: UnsharedSide[];
+    /** With exactly one side: its unshared runs as lon/lat segments (the front lot line the buildable footprint cuts from). */
+    front?: [number, number][][];
+  };
 }
 
 export interface UnsharedSide {
@@ -403,7 +407,14 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
   const intervals: number[] = [];
   // Centreline edges that any lot line of this lot could face: one index search per lot, or per
   // exposed run for big lots (whose box may span the city).
-  if (streets.edgeCount === 0) return { frontByStreet: {}, cornerLot: null, throughLot: null, streets: [], rightOfWay: false, unshared: { sides: unsharedSides(fabric, i, big ? null : lotNeighbours, neighboursNear, sx) } };
+  if (streets.edgeCount === 0) {
+    // No centrelines: the front is the lot's one unshared side, when it has exactly one (a corner lot has two).
+    const front: number[][] = [];
+    const sides = unsharedSides(fabric, i, big ? null : lotNeighbours, neighboursNear, sx, front);
+    const one = sides.length === 1;
+    const unshared = one ? { sides, front: front.map((r) => [frame.lonOf(r[0]!), frame.latOf(r[1]!), frame.lonOf(r[2]!), frame.latOf(r[3]!)].map(round7)).map((q) => [[q[0]!, q[1]!], [q[2]!, q[3]!]] as [number, number][]) } : { sides };
+    return { frontByStreet: {}, cornerLot: one ? false : null, throughLot: one ? false : null, streets: [], rightOfWay: false, unshared };
+  }
   const nearLot = big ? [] : streets.near(lots.bbox[b]!, lots.bbox[b + 1]!, lots.bbox[b + 2]!, lots.bbox[b + 3]!);
   if (!big && nearLot.length === 0) return { frontByStreet: {}, cornerLot: null, throughLot: null, streets: [], rightOfWay: fabric.rightOfWay[i] === 1 };
 
@@ -661,10 +672,11 @@ function unsharedSides(
   lotNeighbours: number[] | null,
   neighboursNear: (minX: number, minY: number, maxX: number, maxY: number) => number[],
   sx: number,
+  frontRuns: number[][],
 ): UnsharedSide[] {
   const { lots } = fabric;
   const xy = lots.xy;
-  const sides: { length: number; nx: number; ny: number; c2: number; s2: number }[] = [];
+  const sides: { length: number; nx: number; ny: number; c2: number; s2: number; runs: number[][] }[] = [];
   const cosSide = Math.cos((UNSHARED_SIDE_ANGLE_DEG * Math.PI) / 180);
   const intervals: number[] = [];
   for (let p = lots.itemPoly[i]!; p < lots.itemPoly[i + 1]!; p++) {
@@ -694,7 +706,8 @@ function unsharedSides(
       for (const [t0, t1] of exposedRuns(intervals, len)) {
         const m = (t1 - t0) * tl;
         let side = sides.find((q) => (q.nx * nx + q.ny * ny) / (Math.hypot(q.nx, q.ny) || 1) >= cosSide);
-        if (!side) sides.push((side = { length: 0, nx: 0, ny: 0, c2: 0, s2: 0 }));
+        if (!side) sides.push((side = { length: 0, nx: 0, ny: 0, c2: 0, s2: 0, runs: [] }));
+        side.runs.push([ax + ux * t0, ay + uy * t0, ax + ux * t1, ay + uy * t1]);
         side.length += m;
         side.nx += m * nx;
         side.ny += m * ny;
@@ -704,10 +717,9 @@ function unsharedSides(
       }
     }
   }
-  return sides
-    .filter((q) => q.length >= MIN_FRONTAGE_M)
-    .sort((a, b) => b.length - a.length)
-    .map((q) => ({ lengthM: round2(q.length), depthM: round2(extentAcross(lots, i, Math.atan2(q.s2, q.c2) / 2, sx)) }));
+  const kept = sides.filter((q) => q.length >= MIN_FRONTAGE_M).sort((a, b) => b.length - a.length);
+  if (kept.length === 1) frontRuns.push(...kept[0]!.runs);
+  return kept.map((q) => ({ lengthM: round2(q.length), depthM: round2(extentAcross(lots, i, Math.atan2(q.s2, q.c2) / 2, sx)) }));
 }
 
 /** Extent of lot i across the direction `angle` (radians, true metres), in metres. */
@@ -726,6 +738,10 @@ function extentAcross(lots: PolygonSet, i: number, angle: number, sx: number): n
     }
   }
   return hi > lo ? hi - lo : 0;
+}
+
+function round7(x: number): number {
+  return Math.round(x * 1e7) / 1e7;
 }
 
 function round2(x: number): number {

@@ -24,6 +24,13 @@ export class PlaceFrame {
   x(lon: number): number {
     return (lon - this.lon0) * this.kx;
   }
+  /** Frame x back to longitude, frame y back to latitude (the inverse of x and y). */
+  lonOf(x: number): number {
+    return x / this.kx + this.lon0;
+  }
+  latOf(y: number): number {
+    return y / this.ky + this.lat0;
+  }
   y(lat: number): number {
     return (lat - this.lat0) * this.ky;
   }
