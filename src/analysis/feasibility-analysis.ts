@@ -163,12 +163,20 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
   const frontageFt = fronts.every((f) => f) ? r2(fronts.reduce((t, f) => t + f!.frontageM, 0) * FT_PER_M) : null;
   const depthFt = fronts.every((f) => f) ? r2(Math.min(...fronts.map((f) => f!.depthM)) * FT_PER_M) : null;
   const cornerLot = build.some((l) => l.lot.cornerLot === true) ? true : build.every((l) => l.lot.cornerLot === false) ? false : null;
+  // A place without a zoning map: the district each build lot was attached with, said with its source first.
+  const stated = build.map((l) => l.lot.statedDistrict).filter((d): d is NonNullable<typeof d> => d !== undefined);
+  const statedOf = stated.find((d) => d.code === districts[0]?.code);
+  for (const l of build) {
+    const d = l.lot.statedDistrict;
+    if (d) notes.push(`${build.length > 1 ? `Lot ${l.lot.parcelExternalId}: d` : 'D'}istrict ${d.code} (${d.name})${d.buildingType ? `, building type ${d.buildingType},` : ''} ${d.statement}.`);
+  }
   const env = buildEnvelope({
     rules: place.rules,
     primaryZone: districts[0]?.code ?? null,
     zones: districts.map((d) => ({ code: d.code, share: areaSqft > 0 ? d.areaSqft / areaSqft : 0 })),
     overlays: [...overlays].sort((a, b) => a[0].localeCompare(b[0])).map(([code, name]) => ({ code, name })),
     lot: { areaSqft, frontageFt, depthFt, cornerLot, country: place.country },
+    ...(statedOf ? { building: { buildingType: statedOf.buildingType } } : {}),
   });
   if (env.districtNote) notes.push(env.districtNote);
   // A build lot on two streets that is not a corner lot says why (docs/lot-metrics.md), as its snapshot does.

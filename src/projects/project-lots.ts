@@ -36,7 +36,15 @@ export interface LotSnapshot {
   vintage: string;
   /** What is uncertain about the lot itself (its polygon's area against the assessor's), said wherever it goes. */
   warnings?: string[];
+  /**
+   * A place without a zoning map: the district (and building type) stated when the lot was attached,
+   * with its source; `districts` then holds that district (docs/projects.md, "A stated district").
+   */
+  statedDistrict?: StatedLotDistrict;
 }
+
+/** The front of a lot in a place without street centrelines: its one side no other lot shares (docs/lot-geometry.md). */
+export const UNSHARED_FRONT = 'the side no other lot shares';
 
 export interface ProjectLot {
   role: LotRole;
@@ -133,14 +141,16 @@ export async function snapshotLot(q: Queryable, p: ParcelRow): Promise<LotSnapsh
   }
   // Without street centrelines the front lot line is the lot's one unshared side (docs/lot-geometry.md): the footprint cuts from it.
   if (p.facts?.unshared?.front?.length) frontStreetLines = p.facts.unshared.front;
+  const side = p.facts?.unshared?.sides.length === 1 ? (p.facts.unshared.sides[0] as { lengthM: number; depthM: number }) : null;
   return {
     parcelExternalId: p.parcel_ext_id,
     geoDivisionId: p.place_id,
     areaM2: Math.round(p.area_m2 * 10) / 10,
     areaSqft: Math.round(p.area_m2 * SQFT_PER_M2),
     districts: (p.zones ?? []).map((z) => ({ layer: z.layer === 'overlay' ? 'overlay' : 'base', code: z.code, name: z.name ?? null, share: Math.round(z.share * 1000) / 1000 })),
-    frontByStreet: p.facts?.frontByStreet ?? {},
-    streets,
+    // The one unshared side stands for the front in a place without centrelines (UNSHARED_FRONT).
+    frontByStreet: side ? { [UNSHARED_FRONT]: { frontageM: side.lengthM, depthM: side.depthM } } : (p.facts?.frontByStreet ?? {}),
+    streets: side ? [UNSHARED_FRONT] : streets,
     cornerLot: p.facts?.cornerLot ?? null,
     ...cornerNoteOf(p),
     inside: { lat: Math.round(p.inside_lat * 1e6) / 1e6, lng: Math.round(p.inside_lon * 1e6) / 1e6 },
@@ -185,4 +195,13 @@ export function lotSummary(l: ProjectLot) {
     attachedAt: l.attachedAt,
     ...(l.lot.warnings?.length ? { warnings: l.lot.warnings } : {}),
   };
+}
+
+/** Where a lot's district came from when its place holds no zoning map (Somerville): the caller's words, kept with the lot. */
+export interface StatedLotDistrict {
+  code: string;
+  name: string;
+  buildingType: string | null;
+  /** "stated by the caller; the City's zoning map is not held". */
+  statement: string;
 }

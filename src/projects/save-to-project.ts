@@ -11,6 +11,7 @@ import { DEFAULT_LIFECYCLE_STATUS, checkExternalRef, checkName } from './project
 import { externalRefClash, externalRefHolder, projectById, resolveProject, summarise, type ProjectRow, type ProjectList } from './project-store.ts';
 import { lotAtPoint, parcelNear, snapshotLot, lotsOfProject, type LotRole, type LotSnapshot } from './project-lots.ts';
 import { findKnowledgeSection } from './knowledge-index.ts';
+import { withStatedDistrict } from './stated-lot-district.ts';
 import type { NextStep } from '../core/next-step.ts';
 import { argsDigest, checkIdempotencyKey, insertReceipt, isIdempotencyRace, replayIdempotent, type FieldChange, type Receipt } from './receipts.ts';
 
@@ -34,6 +35,10 @@ export interface SaveArgs {
   radiusM?: number | undefined;
   idempotencyKey?: string | undefined;
   externalRef?: string | undefined;
+  /** A place without a zoning map (Somerville): the district of the lot(s) attached, as the caller states it. */
+  district?: string | undefined;
+  /** With district, where it zones by building type. */
+  buildingType?: string | undefined;
   preview: boolean;
 }
 
@@ -167,6 +172,11 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
     const parcel = await parcelNear(ctx.db, placeId, snap.lot.parcelExternalId, { lat, lng }, 10);
     if (parcel.kind === 'found') lot = await snapshotLot(ctx.db, parcel.parcel);
   }
+  if (lot) {
+    const kept = await withStatedDistrict(ctx, lot, { district: args.district, buildingType: args.buildingType });
+    lot = kept.lot;
+    warnings.push(...kept.warnings);
+  }
   const projectId = crypto.randomUUID();
   const changes: FieldChange[] = [
     { field: 'name', before: null, after: name },
@@ -175,7 +185,7 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
     { field: 'lifecycleStatus', before: null, after: DEFAULT_LIFECYCLE_STATUS },
     { field: 'externalRef', before: null, after: externalRef },
   ];
-  if (lot) changes.push({ field: 'lots', before: null, after: { attached: [{ parcelExternalId: lot.parcelExternalId, role: 'build' }] } });
+  if (lot) changes.push({ field: 'lots', before: null, after: { attached: [{ parcelExternalId: lot.parcelExternalId, role: 'build', ...(lot.statedDistrict ? { statedDistrict: lot.statedDistrict } : {}) }] } });
   return {
     projectId,
     changes,
@@ -217,7 +227,8 @@ async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: Sav
   const existing = new Map((await lotsOfProject(ctx.db, project.project_id)).map((l) => [l.lot.parcelExternalId, l]));
   const toInsert: LotSnapshot[] = [];
   const roleChanges: { id: string; placeId: string }[] = [];
-  const attached: { parcelExternalId: string; role: LotRole; areaSqft: number }[] = [];
+  const attached: { parcelExternalId: string; role: LotRole; areaSqft: number; district?: LotSnapshot['statedDistrict'] }[] = [];
+  const statedWarnings: string[] = [];
   const unchanged: string[] = [];
   for (const id of ids) {
     const have = existing.get(id);
@@ -244,14 +255,16 @@ async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: Sav
         `Parcel ${id} is not a known lot${project.place_id ? ` in ${project.place_id}` : ''}. Nothing was attached.`,
         { field: 'parcelExternalIds', parcelExternalId: id, next: { action: 'look_up_lot' } satisfies NextStep },
       );
-    const snap = await snapshotLot(ctx.db, found.parcel);
+    const kept = await withStatedDistrict(ctx, await snapshotLot(ctx.db, found.parcel), { district: args.district, buildingType: args.buildingType });
+    const snap = kept.lot;
+    statedWarnings.push(...kept.warnings);
     toInsert.push(snap);
-    attached.push({ parcelExternalId: id, role, areaSqft: snap.areaSqft });
+    attached.push({ parcelExternalId: id, role, areaSqft: snap.areaSqft, ...(snap.statedDistrict ? { district: snap.statedDistrict } : {}) });
   }
   const changes: FieldChange[] = [];
-  for (const a of attached) changes.push({ field: `lots.${a.parcelExternalId}`, before: null, after: { role, areaSqft: a.areaSqft } });
+  for (const a of attached) changes.push({ field: `lots.${a.parcelExternalId}`, before: null, after: { role, areaSqft: a.areaSqft, ...(a.district ? { statedDistrict: a.district } : {}) } });
   for (const r of roleChanges) changes.push({ field: `lots.${r.id}.role`, before: existing.get(r.id)!.role, after: role });
-  const warnings = unchanged.length ? [`Already attached with role ${role}, unchanged (a lot keeps the facts it had when attached): ${unchanged.join(', ')}.`] : [];
+  const warnings = [...(unchanged.length ? [`Already attached with role ${role}, unchanged (a lot keeps the facts it had when attached): ${unchanged.join(', ')}.`] : []), ...statedWarnings];
   return {
     projectId: project.project_id,
     changes,

@@ -77,6 +77,7 @@ export async function buildProjectReportInput(ctx: AppContext, project: ProjectR
     areaSqft: Math.round(l.lot.areaSqft),
     districts: l.lot.districts.filter((d) => d.layer === 'base').map((d) => d.code),
     overlays: l.lot.districts.filter((d) => d.layer === 'overlay').map((d) => d.code),
+    ...(l.lot.statedDistrict ? { districtSource: `${l.lot.statedDistrict.buildingType ? `building type ${l.lot.statedDistrict.buildingType}, ` : ''}${l.lot.statedDistrict.statement}` } : {}),
   }));
 
   const envelope: ReportValue[] = [];

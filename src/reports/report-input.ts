@@ -30,6 +30,8 @@ export interface ReportLot {
   districts: string[];
   /** Overlay district codes touching the lot. */
   overlays: string[];
+  /** A place without a zoning map: where the lot's district came from, in words ("stated by the caller; ..."), printed with it. */
+  districtSource?: string;
 }
 
 export interface ReportArea {
@@ -119,6 +121,7 @@ export const reportInputSchema = z.object({
         areaSqft: z.number().nonnegative().nullable(),
         districts: z.array(text(40)),
         overlays: z.array(text(40)),
+        districtSource: text(300).optional(),
       }),
     )
     .min(1)

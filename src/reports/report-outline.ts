@@ -118,7 +118,9 @@ export function buildOutline(input: ReportInput): ReportOutline {
     `${build.length === 1 ? 'One lot' : `${build.length} lots`} (${build.map((l) => l.label ?? l.lotId).join(', ')})` +
     (areaKnown ? `, ${lotArea.toLocaleString('en-US', { maximumFractionDigits: 0 })} sq ft in total` : ', total area not known for every lot') +
     `. Zoning: ${districts.length ? districts.join(', ') : 'no district found'}` +
-    (overlays.length ? `; overlays: ${overlays.join(', ')}.` : '; no overlay.');
+    (overlays.length ? `; overlays: ${overlays.join(', ')}.` : '; no overlay.') +
+    // A place without a zoning map: the district is the caller's, and the report says so beside it.
+    [...new Set(build.filter((l) => l.districtSource).map((l) => ` District ${l.districts[0] ?? ''}: ${l.districtSource}.`))].join('');
 
   const sections: Section[] = [];
   if (input.request?.trim()) sections.push({ heading: 'What was asked', blocks: [{ kind: 'quote', label: 'Request (quoted as written)', text: input.request.trim() }] });
