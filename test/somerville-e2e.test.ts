@@ -238,7 +238,7 @@ test('a project keeps the stated district: analysis on cited values, buildable f
     assert.ok(fp.value > 0 && fp.value < 3755 * 0.65 + 1, JSON.stringify(fp));
 
     // The 3D envelope and the footprint on the project page draw on the real lot, from its one unshared side.
-    const ctxRes = await call('getProjectContext', { projectId });
+    const ctxRes = await call('getProjectContext', { projectId, documentsLimit: 5, evidenceLimit: 5 });
     assert.match(JSON.stringify(ctxRes), /NR/);
 
     // attach_reference: a real section of the held ordinance, by the citation's sectionUuid.
