@@ -28,10 +28,10 @@ async function tool(c: Client, name: string, args: Record<string, unknown>) {
   return { isError: r.isError === true, s: r.structuredContent as any, text: (r.content as { text: string }[]).map((x) => x.text).join('\n') };
 }
 
-test('cityInventory for Somerville, MA: a rules-only place whose cited values each carry their quote', async () => {
+test('cityInventory for Somerville, MA: a live place (not imported into this database) whose cited values each carry their quote', async () => {
   const inv = await tool(client, 'cityInventory', { city: 'Somerville', region: 'MA' });
   assert.equal(inv.isError, false, inv.text);
-  assert.equal(inv.s.place.status, 'planned_not_live');
+  assert.equal(inv.s.place.status, 'live_unavailable');
   assert.ok(inv.s.rules.citedValues >= 150, `${inv.s.rules.citedValues} cited values`);
   assert.deepEqual(inv.s.rules.documents.map((d: any) => [d.id, d.href]), [['szo', '/sources/somerville-ma/szo']]);
   assert.deepEqual(inv.s.rules.districts.map((d: any) => d.code), ['NR', 'UR', 'MR3', 'MR4', 'MR5', 'MR6']);
@@ -95,7 +95,7 @@ test('REST coverage lookup: with a district, its rules in full, each cited value
   const { key } = await createKey(svc.url, token);
   const r = await api(svc.url, '/api/v1/coverage?city=Somerville&region=MA&district=UR', { token: key });
   assert.equal(r.status, 200, r.text);
-  assert.equal(r.json.placeStatus, 'planned_not_live');
+  assert.equal(r.json.placeStatus, 'live_unavailable');
   const ur = r.json.rules;
   assert.equal(ur.code, 'UR');
   const quotes = ur.buildingTypes.flatMap((t: any) => t.standards).filter((v: any) => v.status === 'cited_conditional').map((v: any) => v.citation.quote);

@@ -16,7 +16,8 @@ test('catalogue: five places from the manifests (Somerville rules-only), Cambrid
     await ensureCatalogue(ctx); // idempotent
     const places = await listPlaces(ctx);
     assert.deepEqual(places.map((p) => p.geoDivisionId).sort(), ['CA-BC:saanich', 'US-IL:chicago', 'US-MA:cambridge', 'US-MA:somerville', 'US-TX:paradise']);
-    assert.equal((await getPlace(ctx, 'US-MA:somerville'))?.status, 'planned_not_live');
+    // Live by its manifest (parcels, stated districts), not imported into this database.
+    assert.equal((await getPlace(ctx, 'US-MA:somerville'))?.status, 'live_unavailable');
     const cam = await getPlace(ctx, 'US-MA:cambridge');
     assert.equal(cam?.status, 'live_unavailable');
     assert.equal(cam?.importedAt, null);
@@ -131,10 +132,10 @@ test('resolvePlace and findPlaceByPoint on imported Cambridge: postcodes from th
     const byZip = await resolvePlace(ctx, { city: null, region: 'MA', country: 'US', postcode: '02139' });
     assert.equal(byZip.kind === 'place' && byZip.place.geoDivisionId, 'US-MA:cambridge');
     assert.equal(byZip.kind === 'place' && byZip.place.status, 'live');
-    // A city named elsewhere wins over a Cambridge ZIP: Somerville, a rules-only place (its ordinance, no map).
+    // A city named elsewhere wins over a Cambridge ZIP: Somerville (live by its manifest, not imported into this database).
     const som = await resolvePlace(ctx, { city: 'Somerville', region: 'MA', country: 'US', postcode: '02139' });
     assert.equal(som.kind === 'place' && som.place.geoDivisionId, 'US-MA:somerville');
-    assert.equal(som.kind === 'place' && som.place.status, 'planned_not_live');
+    assert.equal(som.kind === 'place' && som.place.status, 'live_unavailable');
     // Harvard Square is inside the boundary; Davis Square (Somerville) is inside Cambridge's bbox but not
     // the city, and a rules-only place has no geometry to find a point by (its bbox is not its outline).
     assert.equal((await findPlaceByPoint(ctx, -71.1189, 42.3736))?.geoDivisionId, 'US-MA:cambridge');
