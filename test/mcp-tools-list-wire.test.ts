@@ -63,6 +63,9 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
       source: { type: 'string', enum: ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] },
       // Optional, beyond the spec's two: the place's sources in full inline (docs/snapshot.md, "Sources").
       includeSources: { type: 'boolean' },
+      // Optional: the district (and building type) a caller states in a place without a zoning map (docs/mcp.md).
+      district: { type: 'string' },
+      buildingType: { type: 'string' },
     },
     required: ['address', 'source'],
     hints: { ...READ_ONLY, openWorldHint: true },
@@ -87,6 +90,8 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
       radiusM: { type: 'integer' },
       idempotencyKey: { type: 'string' },
       externalRef: { type: 'string' },
+      district: { type: 'string' },
+      buildingType: { type: 'string' },
       preview: { type: 'boolean' },
     },
     required: ['action', 'preview'],

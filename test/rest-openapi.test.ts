@@ -59,6 +59,8 @@ test('the document is valid OpenAPI 3.1 (maintained parser) and its request sche
   assert.deepEqual(doc.paths['/api/v1/sites/check'].get.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required]), [
     ['address', true],
     ['include', false],
+    ['district', false],
+    ['buildingType', false],
     ['Idempotency-Key', false],
   ]);
   for (const status of ['200', '400', '401', '402', '422', '429']) assert.ok(doc.paths['/api/v1/sites/check'].post.responses[status], status);
