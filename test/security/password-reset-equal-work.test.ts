@@ -9,7 +9,8 @@ import { CookieJar, csrfFrom, getPage, postForm, signUpOrIn } from '../support/a
 import { RESET_MAIL_SUBJECT } from '../../src/auth/account-recovery.ts';
 
 test('a reset request runs the same statements and queues one message whether or not the address has an account', async () => {
-  const svc = await startTestServer();
+  // No analysis workers: their polling would interleave its statements with the request's.
+  const svc = await startTestServer({ analysisWorkers: { concurrency: 0 } });
   try {
     await signUpOrIn(svc.url, 'known@example.com');
     const db = svc.ctx.db;
