@@ -70,9 +70,11 @@ export async function changePassword(
 }
 
 /**
- * Mails a reset link when the address has an account. The caller shows the same answer whatever
- * happens here (no account, the address's hourly limit reached); only the client address's own limit
- * is told (it says nothing about any account).
+ * Mails a reset link when the address has an account, and a note saying no account uses it when it has
+ * none. The caller shows the same answer whatever happens here (no account, the address's hourly limit
+ * reached); only the client address's own limit is told (it says nothing about any account). Known and
+ * unknown addresses cost the same work, so the answer's timing tells nothing either: one token drawn and
+ * hashed, one INSERT … SELECT that writes a row only for an account, one message queued (issue 45).
  */
 export async function requestPasswordReset(ctx: AppContext, emailIn: string, ip: string): Promise<{ ok: true } | { ok: false; reason: 'throttled'; message: string; retryAfterS: number }> {
   const byClient = await takeRateLimit(ctx, { bucket: 'reset-client', limit: PASSWORD_RESETS_PER_CLIENT_HOURLY, windowSeconds: 3600 }, normaliseIp(ip));
@@ -86,26 +88,26 @@ export async function requestPasswordReset(ctx: AppContext, emailIn: string, ip:
     ctx.logger.warn({ throttle: 'reset-email' }, 'password reset throttled');
     return { ok: true };
   }
-  const [account] = await ctx.db.query<{ account_id: string }>('SELECT account_id FROM accounts WHERE email = $1', [email]);
-  if (!account) return { ok: true };
   const token = newSecret(RESET_PREFIX);
   const now = ctx.clock.now();
   const expires = new Date(now.getTime() + PASSWORD_RESET_TTL_S * 1000);
-  await ctx.db.query('INSERT INTO password_resets (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [
-    secretHash(token),
-    account.account_id,
-    now.toISOString(),
-    expires.toISOString(),
-  ]);
+  const [account] = await ctx.db.query<{ account_id: string }>(
+    'INSERT INTO password_resets (token_hash, account_id, created_at, expires_at) SELECT $1, account_id, $3, $4 FROM accounts WHERE email = $2 RETURNING account_id',
+    [secretHash(token), email, now.toISOString(), expires.toISOString()],
+  );
   await ctx.mailer.send({
     to: email,
     subject: RESET_MAIL_SUBJECT,
-    text:
-      `Someone (hopefully you) asked to reset the password of the siteline account ${email}.\n\n` +
-      `To choose a new password, open ${ctx.config.baseUrl}${RESET_PATH}/${token}\n` +
-      `The link works once, until ${expires.toISOString()}. If you did not ask for this, ignore this message: your password stays as it is.\n`,
+    text: account
+      ? `Someone (hopefully you) asked to reset the password of the siteline account ${email}.\n\n` +
+        `To choose a new password, open ${ctx.config.baseUrl}${RESET_PATH}/${token}\n` +
+        `The link works once, until ${expires.toISOString()}. If you did not ask for this, ignore this message: your password stays as it is.\n`
+      : `Someone (hopefully you) asked to reset the password of a siteline account for ${email}, but no siteline account uses this address.\n\n` +
+        `If you have an account, it may be under another address: ask again with that one at ${ctx.config.baseUrl}${RESET_PATH}. ` +
+        `To create an account with this address: ${ctx.config.baseUrl}/signup\n` +
+        `If you did not ask for this, ignore this message.\n`,
   });
-  ctx.logger.info({ accountId: account.account_id }, 'password reset link sent');
+  ctx.logger.info(account ? { accountId: account.account_id } : {}, account ? 'password reset link sent' : 'password reset asked for an address with no account');
   return { ok: true };
 }
 

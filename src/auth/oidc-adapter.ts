@@ -16,7 +16,22 @@ async function storage<T>(model: string, op: string, run: () => Promise<T>): Pro
 /** A registered client nobody uses expires this long after registration or after its last token's expiry. */
 export const CLIENT_UNUSED_TTL_S = 30 * 24 * 3600;
 
-export function dbAdapterClass(db: Db) {
+/** Who held a revoked grant: the account and client named by its stored codes and refresh tokens. */
+export interface GrantHolder {
+  accountId: string;
+  clientId: string;
+}
+
+export interface AdapterHooks {
+  /**
+   * oidc-provider revoked a grant (an authorization code or a rotated-out refresh token used again, a
+   * refresh token revoked): its stored rows are gone; the JWT access tokens it issued are not stored,
+   * so the caller records their revocation (src/auth/token-revocation.ts).
+   */
+  onGrantRevoked?: (grantId: string, holders: GrantHolder[]) => Promise<void>;
+}
+
+export function dbAdapterClass(db: Db, hooks: AdapterHooks = {}) {
   return class DbAdapter {
     constructor(private readonly model: string) {}
 
@@ -72,7 +87,17 @@ export function dbAdapterClass(db: Db) {
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await storage(this.model, 'revokeByGrantId', () => db.query('DELETE FROM oidc_models WHERE grant_id = $1', [grantId]));
+      // oidc-provider calls this once per model, concurrently: one statement deletes every row of the
+      // grant, and whichever call deleted them reads who held it from what it deleted.
+      const gone = await storage(this.model, 'revokeByGrantId', () =>
+        db.query<{ payload: Record<string, unknown> | string }>('DELETE FROM oidc_models WHERE grant_id = $1 RETURNING payload', [grantId]),
+      );
+      const holders = new Map<string, GrantHolder>();
+      for (const row of gone) {
+        const p = typeof row.payload === 'string' ? (JSON.parse(row.payload) as Record<string, unknown>) : row.payload;
+        if (typeof p.accountId === 'string' && typeof p.clientId === 'string') holders.set(`${p.accountId} ${p.clientId}`, { accountId: p.accountId, clientId: p.clientId });
+      }
+      if (holders.size && hooks.onGrantRevoked) await hooks.onGrantRevoked(grantId, [...holders.values()]);
     }
   };
 }

@@ -115,8 +115,8 @@ test('checkAnswer: category, message length and tool name are checked, with ever
   });
 });
 
-// The corpus (src/feedback/scrub-corpus.ts): every shape people paste goes, every ordinary report stays.
-import { NEGATIVES, POSITIVES } from './scrub-corpus.ts';
+// The corpus (test/fixtures/scrub-corpus.ts): every shape people paste goes, every ordinary report stays.
+import { NEGATIVES, POSITIVES } from '../../test/fixtures/scrub-corpus.ts';
 import { scrubFeedbackText } from './scrub.ts';
 
 for (const p of POSITIVES) {
@@ -135,15 +135,51 @@ for (const n of NEGATIVES) {
   });
 }
 
-test('scrub: secretlint\'s recommended rules run in process and catch what our own patterns do not (an npm token)', async () => {
-  const input = 'npm token npm_abcdefghijklmnopqrstuvwxyz0123456789 here';
+test('scrub: secretlint\'s recommended rules run in process and catch what our own patterns do not (a Linear key)', async () => {
+  const input = 'linear lin_api_abcdefghijklmnopqrstuvwxyz0123456789AB here';
   assert.equal(scrubText(input).text, input, 'our own rules alone keep it');
   const r = await scrubFeedbackText(input);
-  assert.equal(r.text, 'npm token [removed: secret] here');
+  assert.equal(r.text, 'linear [removed: secret] here');
   assert.equal(r.redactions.api_token, 1);
 });
 
 test('scrub: spaced groups of three without the word SIN are kept (lot lists); with the word they go', () => {
   assert.equal(scrubText('lots 046 454 286 are merged').text, 'lots 046 454 286 are merged');
   assert.equal(scrubText('SIN 046 454 286').text, 'SIN [removed: SIN]');
+});
+
+// Issue 45: land-record ids that contain a phone's shape are kept; the same digits as a phone are not.
+const digits = (n: number) => fc.stringMatching(new RegExp(`^[0-9]{${n}}$`));
+const chicagoPin = fc.tuple(digits(2), digits(2), digits(3), digits(3), digits(4)).map((p) => p.join('-'));
+const nanpPhone = fc.tuple(fc.integer({ min: 200, max: 999 }), fc.integer({ min: 200, max: 999 }), digits(4)).map(([a, b, c]) => `${a}-${b}-${c}`);
+
+test('property: Chicago PINs, Cambridge map-lot ids and section numbers survive in any sentence', () => {
+  const id = fc.oneof(
+    chicagoPin,
+    chicagoPin.map((p) => `PIN ${p.replace(/-/g, ' ')}`),
+    chicagoPin.map((p) => `PIN ${p.replace(/-/g, '')}`),
+    fc.tuple(fc.integer({ min: 1, max: 290 }), fc.integer({ min: 1, max: 400 })).map(([m, l]) => `ML ${m}-${l}`),
+    fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 2, maxLength: 4 }).map((n) => `§${n.join('.')}`),
+    nanpPhone.map((p) => `parcel ${p}`),
+  );
+  fc.assert(
+    fc.property(sentence, id, sentence, (a, x, b) => {
+      const s = `${a} ${x} ${b}`;
+      assert.equal(scrubText(s).text, s);
+    }),
+    { numRuns: 400 },
+  );
+});
+
+test('property: a phone number in a sentence is removed, also right after a Chicago PIN', () => {
+  fc.assert(
+    fc.property(sentence, nanpPhone, chicagoPin, (a, phone, pin) => {
+      for (const s of [`${a} call ${phone} today`, `PIN ${pin}; my cell is ${phone}`, `${a} (${phone.slice(0, 3)}) ${phone.slice(4)}`]) {
+        const r = scrubText(s);
+        assert.ok(!r.text.includes(phone.slice(-8)), `${phone} survived in ${r.text}`);
+        assert.equal(r.redactions.phone, 1, r.text);
+      }
+    }),
+    { numRuns: 300 },
+  );
 });

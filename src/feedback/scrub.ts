@@ -1,25 +1,16 @@
 // Removes personal data and credentials from feedback text before it is stored. Each rule names
 // what it removed; the placeholders say what was there so staff can still read the report.
-// Order matters: whole credentials first (a PEM block or a JWT contains digits and dots later rules
-// could bite), then contact details, then numbers with a checksum or a fixed format (cards and SINs
-// by Luhn, SSNs, phones), then street addresses. `scrubFeedbackText` also runs secretlint's
-// recommended rules in process (maintained detectors for many more vendors' credentials) first.
+// Order matters: credentials first (src/feedback/scrub-credentials.ts: whole keys and tokens, then
+// secrets written as settings or said in words), then contact details, then numbers with a checksum
+// or a fixed format (cards and SINs by Luhn, SSNs, phones), then street addresses. Numbers that belong
+// to a land record (a Chicago PIN 17-04-123-456-0000, "parcel 123-456-7890", lot lists) are never
+// taken for a phone, card, SSN or SIN. `scrubFeedbackText` also runs secretlint's recommended rules in
+// process (maintained detectors for many more vendors' credentials) first.
 import { lintSource } from '@secretlint/core';
 import { creator as secretlintRecommended } from '@secretlint/secretlint-rule-preset-recommend';
+import { CREDENTIAL_RULES, type CredentialKind, type Rule } from './scrub-credentials.ts';
 
-export type RedactionKind =
-  | 'private_key'
-  | 'jwt'
-  | 'bearer_token'
-  | 'siteline_secret'
-  | 'api_token'
-  | 'password'
-  | 'email'
-  | 'card_number'
-  | 'ssn'
-  | 'sin'
-  | 'phone'
-  | 'street_address';
+export type RedactionKind = CredentialKind | 'email' | 'card_number' | 'ssn' | 'sin' | 'phone' | 'street_address';
 
 export interface ScrubResult {
   text: string;
@@ -32,76 +23,50 @@ export interface ScrubOptions {
   keepStreetAddresses?: boolean;
 }
 
-interface Rule {
-  kind: RedactionKind;
-  pattern: RegExp;
-  /** The replacement, or null to keep the match. `at` is the match's offset in `whole`. */
-  replace: (match: string, groups: string[], at: number, whole: string) => string | null;
-}
-
-const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
-const BEARER = /\b(Bearer)\s+[A-Za-z0-9._~+/-]{8,}=*/gi;
-// Every secret siteline issues: API keys (sl_live_/sl_test_), claim tokens, assertions, opaque tokens, sessions.
-const SITELINE_SECRET = /\b(?:sl_live|sl_test|clm|slia|slpt|sls)_[A-Za-z0-9_-]{6,}/g;
-// A PEM private key block, BEGIN to END (or to the end of the text when the END line was not pasted).
-const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g;
-// Vendors' credentials whose shape is their own: AWS access key ids, GitHub tokens (classic and
-// fine-grained), OpenAI keys, Slack tokens and webhooks, Stripe keys and webhook secrets.
-const API_TOKEN = new RegExp(
-  [
-    String.raw`\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b`,
-    String.raw`\bgh[pousr]_[A-Za-z0-9]{30,255}\b`,
-    String.raw`\bgithub_pat_[A-Za-z0-9_]{22,255}`,
-    String.raw`\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}`,
-    String.raw`\bxox[abposre]-[A-Za-z0-9-]{10,}`,
-    String.raw`https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+`,
-    String.raw`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}`,
-    String.raw`\bwhsec_[A-Za-z0-9]{10,}`,
-  ].join('|'),
-  'g',
-);
-const SECRET_KEYS =
-  String.raw`pass(?:word|wd|phrase|code)?|pwd|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|` +
-  String.raw`aws[_-]?secret[_-]?access[_-]?key|aws[_-]?session[_-]?token|private[_-]?key`;
-// key=value, key: value, and the JSON and YAML shapes where the key is quoted: {"password": "…"}, 'pwd'='…'.
-const PASSWORD_KV = new RegExp(
-  String.raw`\b(${SECRET_KEYS})(\\?["']?\s*(?:[:=]|=>)\s*)(?!\[removed)(\\?"(?:[^"\\]|\\.)*?\\?"|'[^']*'|[^\s,;}\]]+)`,
-  'gi',
-);
-// Prose: "my password is hunter2", "the API key was sk…", "password: now Tr0ub4dor". The word after
-// "is" is kept when it says something about the secret rather than being it ("is wrong", "is not").
-const PROSE_NOT_SECRET = new RegExp(
-  '^(?:' +
-    'not|wrong|correct|right|invalid|incorrect|rejected|too|being|the|a|an|still|fine|ok|okay|expired|required|reset|missing|empty|' +
-    'accepted|ignored|no|never|always|only|same|different|changed|long|short|weak|strong|fine|set|saved|stored|shown|visible|hidden|' +
-    'removed|lost|forgotten|gone|there|here|in|on|at|for|from|with|what|which|that|this|it|of|my|your|our|their|its|now|also|just|' +
-    'valid|working|broken|good|bad|unknown|sent|used|needed|shared|displayed|printed|logged|case-sensitive|fine|new|old|correct' +
-    ')[.,;:!?)]*$',
-  'i',
-);
-const PASSWORD_PROSE = new RegExp(
-  String.raw`\b(pass(?:word|phrase|code)|pwd|api key|secret key|access token|token|secret)(\s+(?:is|was|=|:|of|reads|would be)\s+(?:now\s+|still\s+|just\s+)?)(["'“‘]?)([^\s"'”’]{3,})`,
-  'gi',
-);
 // Local part and domain in any script; the at sign and dots may be their full-width or ideographic forms.
 // The match is checked after NFKC normalisation, so "ａｄａ＠ｅｘａｍｐｌｅ．ｏｒｇ" reads as an address.
-const EMAIL = /[\p{L}\p{N}\p{M}._%+'-]+[@＠﹫][\p{L}\p{N}\p{M}-]+(?:[.．。｡][\p{L}\p{N}\p{M}-]+)*[.．。｡][\p{L}\p{M}]{2,}/gu;
+// A match starts only where a run of local-part characters starts (the same result, in linear time).
+const EMAIL = /(?<![\p{L}\p{N}\p{M}._%+'-])[\p{L}\p{N}\p{M}._%+'-]+[@＠﹫][\p{L}\p{N}\p{M}-]+(?:[.．。｡][\p{L}\p{N}\p{M}-]+)*[.．。｡][\p{L}\p{M}]{2,}/gu;
 const EMAIL_NORMALISED = /^[\p{L}\p{N}\p{M}._%+'-]+@[\p{L}\p{N}\p{M}-]+(?:\.[\p{L}\p{N}\p{M}-]+)*\.[\p{L}\p{M}]{2,}$/u;
 // 13 to 19 digits written as cards are (one run, groups of four, or Amex 4-6-5, separated by a space,
 // dash, dot or underscore); kept unless the Luhn check passes.
 const CARD = /(?<![\d.])(?:\d{13,19}|\d{4}(?:[ ._-]\d{4}){2}[ ._-]\d{1,4}(?:[ ._-]\d{3})?|\d{4}[ ._-]\d{6}[ ._-]\d{5})(?![\d]|[.,]\d)/g;
 // US Social Security numbers: 3-2-4 with dashes or spaces (never area 000, 666 or 9xx, group 00 or serial 0000),
-// or nine digits after the words SSN / social security.
+// or nine digits after the words SSN / social security. (The look-behind runs only where nine digits
+// start, and its spaces are bounded: unbounded, 4,000 spaces took a minute.)
 const SSN =
-  /(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])|(?<=\b(?:SSN|SS#|[Ss]ocial [Ss]ecurity(?: [Nn](?:o\.|umber))?)\s*[:#]?\s*)\d{9}\b/g;
+  /(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])|(?=\d{9}\b)(?<=\b(?:SSN|SS#|[Ss]ocial [Ss]ecurity(?: [Nn](?:o\.|umber))?)[ \t]{0,3}[:#]?[ \t]{0,3})\d{9}\b/g;
 // Canadian Social Insurance numbers: nine digits (3-3-3 or one run) passing Luhn, first digit not 8.
 const SIN = /(?<![\d-])[0-79]\d{2}([- ]?)\d{3}\1\d{3}(?![\d-])/g;
 // A number right after one of these words is an identifier in a land record, not a person's number.
 const ID_CONTEXT = /(?:parcel|lot|lots|apn|pin|pid|block|map|plat|sheet|permit|case|file|id|ref|reference|no\.|number|#)\s*[:#]?\s*$/i;
-const afterIdWord = (whole: string, at: number) => ID_CONTEXT.test(whole.slice(Math.max(0, at - 24), at));
+const afterIdWord = (whole: string, at: number) => ID_CONTEXT.test(whole.slice(Math.max(0, at - 24), at)) || afterLandWord(whole, at);
+// Land-record words only (not "no." or "number", which also stand before phone and card numbers).
+const LAND_WORD =
+  /(?<![\p{L}\p{N}])(?:parcels?|lots?|apns?|pins?|pids?|blocks?|maps?|plats?|permits?|folios?|sbl|ml|loc_id|gis ids?|assessor(?:'s)? ids?)(?:\s*(?:ids?|nos?\.?|numbers?|#))?\s*[:#]?\s*/giu;
+const LIST_SEPARATOR = /\s*(?:,|\band\b|\bor\b|&)\s*/i;
+/**
+ * True when the number at `at` follows a land-record word, directly ("PIN 17-04-123-456-0000") or in a
+ * list of such ids after it ("APNs 2125550175, 2125550176 and …"; each earlier item has 5+ digits, so
+ * "lots 12 and 14, 617-555-0123" still reads as a phone).
+ */
+function afterLandWord(whole: string, at: number): boolean {
+  const before = whole.slice(Math.max(0, at - 80), at);
+  let last: RegExpExecArray | undefined;
+  for (const m of before.matchAll(LAND_WORD)) last = m;
+  if (!last) return false;
+  const between = before.slice(last.index + last[0].length);
+  if (between === '') return true;
+  const items = between.split(LIST_SEPARATOR);
+  if (items.length < 2 || items.at(-1) !== '') return false;
+  return items.slice(0, -1).every((it) => /^\d[\w./ -]*$/.test(it) && (it.match(/\d/g)?.length ?? 0) >= 5);
+}
 const SIN_CONTEXT = /\b(?:SIN|NAS|social insurance)\b[^\d]{0,24}$/i;
 // North American (617) 555-0123 / 617-555-0123 / 617.555.0123 (optional +1), or international +CC groups.
-const PHONE = /(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])\d{3}[\s.-]\d{4}\b|\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,5}\d/g;
+// A North American shape inside a longer grouped number (17-04-123-456-0000, 17 04 123 456 0000) is
+// part of that number, not a phone.
+const PHONE =
+  /(?<!\d[\s.-]|[\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])\d{3}[\s.-]\d{4}\b(?![.-]?\d)|\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,5}\d/g;
 // Ten digits in one run that fit the North American plan (area code and exchange start 2-9), with an optional leading 1.
 const PHONE_BARE = /(?<![\d.,-])(?:\+?1)?[2-9]\d{2}[2-9]\d{6}(?![\d]|[.,]\d)/g;
 // Street words match as written, Capitalised or UPPER case (so "way" inside a sentence is left alone).
@@ -145,23 +110,14 @@ export function luhnValid(digits: string): boolean {
   return digits.length > 0 && sum % 10 === 0;
 }
 
-const RULES: Rule[] = [
-  { kind: 'private_key', pattern: PEM_PRIVATE_KEY, replace: () => '[removed: private key]' },
-  { kind: 'jwt', pattern: JWT, replace: () => '[removed: token]' },
-  { kind: 'bearer_token', pattern: BEARER, replace: (_m, [word]) => `${word} [removed: token]` },
-  { kind: 'siteline_secret', pattern: SITELINE_SECRET, replace: () => '[removed: key]' },
-  { kind: 'api_token', pattern: API_TOKEN, replace: () => '[removed: token]' },
-  { kind: 'password', pattern: PASSWORD_KV, replace: (_m, [key, sep]) => `${key}${sep}[removed: secret]` },
-  {
-    kind: 'password',
-    pattern: PASSWORD_PROSE,
-    replace: (_m, [key, sep, quote, value]) => (PROSE_NOT_SECRET.test(value!) || value!.startsWith('[removed') ? null : `${key}${sep}${quote}[removed: secret]`),
-  },
+const RULES: Rule<RedactionKind>[] = [
+  ...CREDENTIAL_RULES,
   { kind: 'email', pattern: EMAIL, replace: (m) => (EMAIL_NORMALISED.test(m.normalize('NFKC')) ? '[removed: e-mail]' : null) },
   {
     kind: 'card_number',
     pattern: CARD,
-    replace: (m) => {
+    replace: (m, _g, at, whole) => {
+      if (afterLandWord(whole, at)) return null;
       const digits = m.replace(/\D/g, '');
       return digits.length >= 13 && digits.length <= 19 && luhnValid(digits) ? '[removed: card number]' : null;
     },
@@ -182,7 +138,8 @@ const RULES: Rule[] = [
   {
     kind: 'phone',
     pattern: PHONE,
-    replace: (m) => {
+    replace: (m, _g, at, whole) => {
+      if (afterLandWord(whole, at)) return null;
       const n = m.replace(/\D/g, '').length;
       return n >= 10 && n <= 15 ? '[removed: phone]' : null;
     },
@@ -216,28 +173,40 @@ export function scrubText(input: string, opts: ScrubOptions = {}): ScrubResult {
 }
 
 const SECRETLINT_CONFIG = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: secretlintRecommended }] };
+// Where a secretlint finding is widened to: a reported range can be shorter than the secret (its AWS
+// rule, 13.0.7, reports the match's start with the captured key's length, so "aws_secret_access_key = "
+// would be cut and 24 of the key's 40 characters kept). A finding removes whole words.
+const WORD_EDGE = /[\s"'`<>()[\]{},;]/;
+
+/** Widens [start, end) to the words it touches. */
+function wholeWords(text: string, start: number, end: number): [number, number] {
+  while (start > 0 && !WORD_EDGE.test(text[start - 1]!)) start--;
+  while (end < text.length && !WORD_EDGE.test(text[end]!)) end++;
+  return [start, end];
+}
 
 /**
- * What is stored: secretlint's recommended detectors (run in process, nothing leaves the machine)
- * replace each credential they find with `[removed: secret]`, then `scrubText` runs its own rules.
+ * What is stored: `scrubText`'s rules, then secretlint's recommended detectors (run in process, nothing
+ * leaves the machine) over what is left; each of their findings removes the words it touches as
+ * `[removed: secret]`. Idempotent, like scrubText.
  */
 export async function scrubFeedbackText(input: string, opts: ScrubOptions = {}): Promise<ScrubResult> {
+  const ours = scrubText(input, opts);
   const found = await lintSource({
-    source: { filePath: '/feedback.txt', content: input, contentType: 'text', ext: '.txt' },
+    source: { filePath: '/feedback.txt', content: ours.text, contentType: 'text', ext: '.txt' },
     options: { config: SECRETLINT_CONFIG as never },
   });
-  // Merge overlapping ranges, then cut from the end so earlier offsets stay valid.
-  const ranges = found.messages.map((m) => [m.range[0], m.range[1]] as [number, number]).sort((a, b) => a[0] - b[0]);
+  // Widen, merge overlapping ranges, then cut from the end so earlier offsets stay valid.
+  const ranges = found.messages.map((m) => wholeWords(ours.text, m.range[0], m.range[1])).sort((a, b) => a[0] - b[0]);
   const merged: [number, number][] = [];
   for (const r of ranges) {
     const last = merged[merged.length - 1];
     if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
     else merged.push([...r]);
   }
-  let text = input;
+  let text = ours.text;
   for (const [start, end] of merged.reverse()) text = text.slice(0, start) + '[removed: secret]' + text.slice(end);
-  const rest = scrubText(text, opts);
-  const redactions = { ...rest.redactions };
+  const redactions = { ...ours.redactions };
   if (merged.length) redactions.api_token = (redactions.api_token ?? 0) + merged.length;
-  return { text: rest.text, redactions };
+  return { text, redactions };
 }

@@ -15,6 +15,7 @@ import { page } from '../web/page.ts';
 import { clientIp, forwardedHeader } from '../http/client-ip.ts';
 import { guardRegistration } from './dcr-policy.ts';
 import { safeFetch } from '../auth/safe-fetch.ts';
+import { clientScope, revokeTokens } from '../auth/token-revocation.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -38,7 +39,15 @@ async function createProvider(ctx: AppContext): Promise<Provider> {
   const isMcp = (target: string) => target === resource || target === `${resource}/`;
 
   const provider = new Provider(issuer(ctx.config), {
-    adapter: dbAdapterClass(ctx.db),
+    // A revoked grant (RFC 6749 §4.1.2: a code used twice; a rotated-out refresh token used again; a
+    // refresh token revoked) takes its JWT access tokens with it: every token of that account through
+    // that client issued until now is refused (docs/auth.md).
+    adapter: dbAdapterClass(ctx.db, {
+      onGrantRevoked: async (_grantId, holders) => {
+        for (const h of holders) await revokeTokens(ctx, h.accountId, clientScope(h.clientId), 'OAuth grant revoked (a code or refresh token used again, or revoked)');
+        ctx.logger.warn({ accounts: holders.length }, 'oauth grant revoked: its access tokens are refused from now on');
+      },
+    }),
     jwks: { keys: [active.privateJwk] },
     clients: [],
     clientDefaults: {

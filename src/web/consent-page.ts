@@ -8,7 +8,7 @@ import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import type { OAuthServer } from '../oauth/oauth-provider.ts';
 import { PATHS } from '../auth/endpoints.ts';
-import { html } from './html.ts';
+import { html, type Html } from './html.ts';
 import { page } from './page.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
@@ -16,6 +16,7 @@ import { csrfFailure, PAGE_HEADERS, pageHeadersWithFormTargets } from './page.ts
 import { isEmailVerified } from '../auth/email-verification.ts';
 import { unverifiedNotice } from './email-verification-page.ts';
 import type { Account } from '../auth/accounts.ts';
+import unhomoglyph from 'unhomoglyph';
 
 interface InteractionDetails {
   uid: string;
@@ -70,14 +71,48 @@ export const SCOPE_WORDS: Record<string, string> = {
 };
 
 /**
- * A client name that names a product or claims a status it cannot prove: Dynamic Client Registration
- * lets anyone register "Claude Desktop (official)", so consent labels such a name as unverified and
- * shows where the person will be sent instead.
+ * A client name is the client's own claim: Dynamic Client Registration (and a Client ID Metadata
+ * Document at any https URL) lets anyone call itself "Claude Desktop (official)". A name that names a
+ * product or claims a status it cannot prove is shown as that claim, beside where the person will be
+ * sent, never as an identity. The name is compared by its Unicode skeleton (TR39 confusables, via
+ * `unhomoglyph`), without accents, invisible characters, case, spaces or punctuation, so "Сlaude"
+ * (Cyrillic С), "ＣｈａｔＧＰＴ", "0penAI", "Cur\u200bsor" and "ClaudeDesktop" count as well.
  */
-const PRODUCT_NAME = /\b(claude|anthropic|chat ?gpt|openai|gpt-?\d*|cursor|copilot|github|vs ?code|visual studio|gemini|google|microsoft|windsurf|zed|siteline|official|verified)\b/i;
+const CLAIMED_ANYWHERE = [
+  'claude', 'anthropic', 'chatgpt', 'openai', 'cursor', 'copilot', 'github', 'vscode', 'visualstudio', 'gemini', 'google', 'microsoft',
+  'windsurf', 'siteline', 'official', 'verified', 'certified', 'trusted', 'authentic', 'genuine',
+];
+/** Short names that are also parts of ordinary words: they count only as whole words. */
+const CLAIMED_AS_WORD = /(?:^| )(?:gpt(?: ?\d[\w.]*)?|zed|vs code)(?: |$)/;
+const skeleton = (s: string) => unhomoglyph(s.normalize('NFKD').replace(/[\p{M}\p{Cf}]/gu, '').toLowerCase()).toLowerCase();
+const CLAIMED_SKELETONS = CLAIMED_ANYWHERE.map(skeleton);
 
 export function namesKnownProduct(clientName: string): boolean {
-  return PRODUCT_NAME.test(clientName);
+  const plain = skeleton(clientName);
+  const squashed = plain.replace(/[^\p{L}\p{N}]+/gu, '');
+  if (CLAIMED_SKELETONS.some((w) => squashed.includes(w))) return true;
+  return CLAIMED_AS_WORD.test(plain.replace(/[^\p{L}\p{N}.]+/gu, ' ').trim());
+}
+
+/**
+ * How a client is named on the consent pages: a product-like name as the client's own claim, labelled
+ * unverified, with the host it will receive access at (and, for a metadata-document client, the host
+ * that published its name); any other name plainly, with the same host beside it.
+ */
+function clientNamed(clientName: string, host: string, clientId: string): { claim: boolean; who: Html } {
+  let publisher: string | undefined;
+  if (/^https:\/\//.test(clientId)) {
+    try {
+      publisher = new URL(clientId).host;
+    } catch {
+      publisher = undefined;
+    }
+  }
+  if (!namesKnownProduct(clientName)) return { claim: false, who: html`<strong id="client-name">${clientName}</strong>` };
+  return {
+    claim: true,
+    who: html`<span id="unverified-client" class="error"><strong>Unverified client.</strong> It calls itself <strong id="client-name">&ldquo;${clientName}&rdquo;</strong>, a name it chose itself${publisher ? html` (published by <strong id="client-publisher">${publisher}</strong>)` : ''}; siteline has not checked it. It will receive access at <strong id="redirect-host">${host}</strong>. Allow only if you started this from an application you trust that uses that address.</span>`,
+  };
 }
 
 /** The host a redirect URI sends the person to (a private-use scheme: the scheme itself). */
@@ -128,19 +163,18 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
     const client = await provider.Client.find(d.params.client_id);
     const clientName: string = client?.clientName ?? d.params.client_id;
     const headers = consentHeaders(d, client);
-    if (!(await isEmailVerified(ctx, account.accountId))) return unverified(req, res, account, clientName, here, headers);
+    if (!(await isEmailVerified(ctx, account.accountId))) return unverified(req, res, account, clientNamed(clientName, redirectHost(redirectUriOf(d, client)), d.params.client_id), here, headers);
     const scopes = [...new Set([...(d.prompt.details.missingOIDCScope ?? []), ...Object.values(d.prompt.details.missingResourceScopes ?? {}).flat()])];
     const resources = Object.keys(d.prompt.details.missingResourceScopes ?? {});
     const csrf = csrfToken(ctx, req, res);
     const returnTo = redirectUriOf(d, client);
     const host = redirectHost(returnTo);
-    // A self-chosen name that names a product is not believed: labelled, with where the code goes.
-    const verifiedByUrl = /^https:\/\//.test(d.params.client_id);
-    const unverifiedName = !verifiedByUrl && namesKnownProduct(clientName);
-    const who = unverifiedName
-      ? html`<p id="unverified-client" class="error"><strong>Unverified client.</strong> It calls itself <strong id="client-name">${clientName}</strong>, a name anyone can register; siteline has not checked it. It will receive access at <strong id="redirect-host">${host}</strong>. Allow only if you started this from an application you trust that uses that address.</p>
+    // A self-chosen name that names a product is not believed: shown as the client's claim, with where the code goes.
+    const named = clientNamed(clientName, host, d.params.client_id);
+    const who = named.claim
+      ? html`<p>${named.who}</p>
 <p>It asks to use siteline as <strong>${account.email}</strong>.</p>`
-      : html`<p><strong id="client-name">${clientName}</strong> asks to use siteline as <strong>${account.email}</strong>. It will receive access at <strong id="redirect-host">${host}</strong>.</p>`;
+      : html`<p>${named.who} asks to use siteline as <strong>${account.email}</strong>. It will receive access at <strong id="redirect-host">${host}</strong>.</p>`;
     const words = scopes.map((sc) => SCOPE_WORDS[sc] ?? `use the "${sc}" permission`);
     const body = html`${who}
 <p>If you allow it, it will be able to:</p>
@@ -156,9 +190,9 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
   });
 
   /** Consent waits for a verified address: what to do, the resend button (back here after), and Deny. */
-  function unverified(req: IncomingMessage, res: ServerResponse, account: Account, clientName: string, here: string, headers: Record<string, string>): void {
+  function unverified(req: IncomingMessage, res: ServerResponse, account: Account, named: { claim: boolean; who: Html }, here: string, headers: Record<string, string>): void {
     const csrf = csrfToken(ctx, req, res);
-    const body = html`<p><strong id="client-name">${clientName}</strong> asks to use siteline as <strong>${account.email}</strong>.</p>
+    const body = html`<p>${named.who}${named.claim ? html`</p><p>It` : ''} asks to use siteline as <strong>${account.email}</strong>.</p>
 ${unverifiedNotice(account, csrf, here)}
 <p>Once your address is confirmed, reload this page to allow access. Or refuse now:</p>
 <form method="post" action="${here}">
@@ -186,7 +220,7 @@ ${unverifiedNotice(account, csrf, here)}
       sendHtml(
         res,
         200,
-        page('Returning to your application', html`<p>Returning you to <strong>${client?.clientName ?? d.params.client_id}</strong>… <a id="continue" href="${returnTo}">Continue</a> if nothing happens.</p>`),
+        page('Returning to your application', html`<p>Returning you to the application at <strong>${redirectHost(redirectUriOf(d, client))}</strong>… <a id="continue" href="${returnTo}">Continue</a> if nothing happens.</p>`),
         { ...PAGE_HEADERS, refresh: `0;url=${returnTo}` },
       );
     };
@@ -194,7 +228,8 @@ ${unverifiedNotice(account, csrf, here)}
       return finish({ error: 'access_denied', error_description: 'The user denied access.' }, false);
     }
     if (!(await isEmailVerified(ctx, account.accountId))) {
-      return unverified(req, res, account, client?.clientName ?? d.params.client_id, `${PATHS.interaction}/${params.uid}`, consentHeaders(d, client));
+      const named = clientNamed(client?.clientName ?? d.params.client_id, redirectHost(redirectUriOf(d, client)), d.params.client_id);
+      return unverified(req, res, account, named, `${PATHS.interaction}/${params.uid}`, consentHeaders(d, client));
     }
     const grant = d.grantId ? await provider.Grant.find(d.grantId) : new provider.Grant({ accountId: account.accountId, clientId: d.params.client_id });
     if (d.prompt.details.missingOIDCScope) grant.addOIDCScope(d.prompt.details.missingOIDCScope.join(' '));
