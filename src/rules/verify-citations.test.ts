@@ -93,6 +93,9 @@ Single-family dwellings are permitted by right. Two-family dwellings require a s
 | Front yard (min/max) | 10 ft | 25 ft |
 | Side yard | 5 ft |
 
+The maximum lot coverage is 40% and the height of an accessory building is 15 feet.
+There is no minimum lot area per dwelling unit in the R-1 district.
+
 ### 4.2 Residence 2 District
 
 In the R-2 district the maximum height of a building is 45 feet.
@@ -128,6 +131,7 @@ test('each kind of bad citation is refused, with value, district, document, sect
     ['a storey count read from feet', { maxHeightStoreys: { status: 'cited', value: 35, citation: cite('4.1', 'the maximum height of a building is 35 feet and no building shall exceed 3 stories') } }, /the value 35 storeys is not written in the quote \(it states 3 storeys for maxHeightStoreys\)/],
     ['a minimum read from a (min/max) row\'s maximum', { minFrontYardFt: { status: 'cited', value: 25, citation: cite('4.1', 'Front yard (min/max) | 10 ft | 25 ft') } }, /the value 25 ft is not the number "Front yard \(min\/max\) \| 10 ft \| 25 ft" states for the minimum \(10 ft\)/],
     ['a label this place does not declare ("Max. bldg. ht.")', { maxHeightFt: { status: 'cited', value: 35, citation: cite('4.1', 'Max. bldg. ht. | 35 ft') } }, /is not the row of maxHeightFt/],
+    ['a bound word that belongs to another standard of the sentence', { maxHeightFt: { status: 'cited', value: 15, citation: cite('4.1', 'The maximum lot coverage is 40% and the height of an accessory building is 15 feet') } }, /does not say that 15 ft is a maximum/],
     ['an elision across table rows', { minLotAreaSqft: { status: 'cited', value: 35, citation: cite('4.1', 'Minimum lot area … 35 ft') } }, /is not a whole row/],
     ['an elision from a sentence into a table', { maxHeightFt: { status: 'cited', value: 35, citation: cite('4.1', 'the maximum height … 35 ft') } }, /joins words of a sentence and of a table row/],
   ];
@@ -139,6 +143,9 @@ test('each kind of bad citation is refused, with value, district, document, sect
     assert.equal(r.failures[0]!.district, 'R-1');
     await assert.rejects(loadPlaceRules('testtown-ma', t), (e: Error) => e instanceof RulesFileError && why.test(e.message) && /R-1 (maxHeightFt|maxUnitsPerLot|maxHeightStoreys|minFrontYardFt|minLotAreaSqft) \(cited\): (tzb|other) § /.test(e.message), what);
   }
+  // No limit, read from the bylaw: the sentence names the standard and states no number.
+  const noLimit = town({ doc: DOC, standards: { minLotAreaPerUnitSqft: { status: 'no_limit_in_bylaw', value: null, citation: cite('4.1', 'There is no minimum lot area per dwelling unit in the R-1 district') } } });
+  assert.deepEqual((await verifyPlaceRules('testtown-ma', noLimit)).failures, []);
   // A district that cites must say which section is its own.
   const noSection = town({ doc: DOC, section: '', standards: { maxHeightFt: { status: 'cited', value: 35, citation: cite('4.1', 'the maximum height of a building is 35 feet') } } });
   const rules = JSON.parse(fs.readFileSync(path.join(noSection.placesDir, 'testtown-ma', 'rules.json'), 'utf8'));

@@ -442,8 +442,16 @@ export function proseValue(text: string, sv: StandardVocab, unit: UnitKind): { v
   const nearest = [...stated].sort((a, b) => Math.abs(a.start - at) - Math.abs(b.start - at) || b.start - a.start)[0]!;
   const range = proseRange(text.slice(Math.max(0, nearest.start - 40), nearest.end + 40), unit);
   const inRange = range && (same(range[0], nearest.value) || same(range[1], nearest.value));
-  // A sentence states a bound in words ("shall not exceed", "a minimum of") or as a range's end ("four to six").
-  if (!inRange && !BOUND_WORDS[sv.bound].test(text)) return { why: `the quote does not say that ${fmt(nearest.value, unit)} is a ${boundWord(sv.bound)} (no words such as "${sv.bound === 'max' ? 'maximum' : 'minimum'}", "${sv.bound === 'max' ? 'exceed' : 'at least'}", nor a range)` };
+  // A sentence states a bound in words ("shall not exceed", "a minimum of") next to the standard's words
+  // and its number (not elsewhere in the sentence), or as a range's end ("four to six").
+  const lo = Math.min(at, nearest.start);
+  const hi = Math.max(at + label[0].length, nearest.end);
+  const SEP = /, |; | and |\. /g;
+  let from = 0;
+  for (const m of text.slice(0, lo).matchAll(SEP)) from = m.index + m[0].length;
+  const next = text.slice(hi).search(SEP);
+  const clause = text.slice(from, next < 0 ? Math.min(text.length, hi + 30) : Math.min(hi + next, hi + 30));
+  if (!inRange && !BOUND_WORDS[sv.bound].test(clause)) return { why: `the quote does not say that ${fmt(nearest.value, unit)} is a ${boundWord(sv.bound)} (no words such as "${sv.bound === 'max' ? 'maximum' : 'minimum'}", "${sv.bound === 'max' ? 'exceed' : 'at least'}", nor a range)` };
   const value = inRange ? (sv.bound === 'min' ? range[0] : range[1]) : nearest.value;
   return { value, label: label[0] };
 }
@@ -456,9 +464,10 @@ function checkProse(sv: StandardVocab, key: string, unit: UnitKind, rv: RuleValu
     for (const n of tierNumbers(rv.tiers.flatMap((t) => t.values), rv.scale ?? 1) ?? []) if (!stated.some((s) => same(s.value, n))) return `the value ${fmt(n, unit)} is not written in the quote`;
     return null;
   }
+  // A value with no number (no_limit_in_bylaw): the sentence names the standard.
+  if (rv.value === undefined || rv.value === null) return sv.prose.test(text) ? null : `the quote does not name ${key} (its words: ${sv.prose.source})`;
   const r = proseValue(text, sv, unit);
   if ('why' in r) return r.why.replace('the standard', key);
-  if (rv.value === undefined || rv.value === null) return null;
   if (!same(r.value, rv.value)) {
     const written = statedWithUnit(text, unit, { words: true, prose: true }).some((s) => same(s.value, rv.value!));
     return written
