@@ -52,7 +52,9 @@ const IMAGE = /^\[Image \d+/;
 const NUM = String.raw`(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+`;
 const UNIT = String.raw`(?:ft\.?|feet|%|sf|sq\.? ?ft|stories|storeys|units?|\/DU)`;
 /** A value cell: a number with its unit, a choice ("3 or 20 ft"), a comparison, "none" or "n/a". */
-const VALUE = new RegExp(String.raw`^(?:[<>]=?\s*)?(?:${NUM})\s*${UNIT}?(?:\s+or\s+(?:${NUM})\s*${UNIT}?)*$|^(?:none|n\/a)$`, 'i');
+const VALUE = new RegExp(String.raw`^(?:[<>]=?\s*)?(?:${NUM})\s*${UNIT}?(?:\s+(?:or|to|-|–)\s+(?:${NUM})\s*${UNIT}?)*$|^(?:none|n\/a)$`, 'i');
+/** A range in one cell ("4 to 6 units"): its ends are the minimum and the maximum. */
+export const RANGE_CELL = new RegExp(String.raw`^\s*(${NUM})\s*${UNIT}?\s+(?:to|-|–)\s+(${NUM})\s*${UNIT}?\s*$`, 'i');
 
 export const isDash = (cell: string) => DASH.test(cell.trim());
 export const isValueCell = (cell: string) => VALUE.test(cell.trim()) || isDash(cell);

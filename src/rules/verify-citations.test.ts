@@ -92,6 +92,7 @@ Single-family dwellings are permitted by right. Two-family dwellings require a s
 | Max. bldg. ht. | 35 ft |
 | Front yard (min/max) | 10 ft | 25 ft |
 | Side yard | 5 ft |
+| Dwelling units per lot | 2 to 4 units |
 
 The maximum lot coverage is 40% and the height of an accessory building is 15 feet.
 There is no minimum lot area per dwelling unit in the R-1 district.
@@ -108,11 +109,12 @@ test('a citation verifies when its quote is in the named section and states the 
     standards: {
       maxHeightFt: { status: 'cited', value: 35, citation: cite('4.1', 'the maximum height of a building is 35 feet') },
       maxLotCoveragePct: { status: 'cited', value: 30, citation: cite('4.1', 'The "maximum lot   coverage" is 30%') },
+      maxUnitsPerLot: { status: 'cited', value: 4, citation: cite('4.1', 'Dwelling units per lot | 2 to 4 units') },
       minLotAreaSqft: { status: 'cited', value: 6000, citation: cite('4.1', 'Minimum lot area | 6,000 sq ft') },
     },
   });
   const r = await verifyPlaceRules('testtown-ma', t);
-  assert.deepEqual([r.checked, r.verified, r.failures], [3, 3, []]);
+  assert.deepEqual([r.checked, r.verified, r.failures], [4, 4, []]);
   const loaded = await loadPlaceRules('testtown-ma', t);
   assert.equal(loaded.districts['R-1']!.standards.maxHeightFt!.citation!.sourceUrl, 'https://example.org/tzb');
   assert.equal(loaded.districts['R-1']!.standards.maxHeightFt!.citation!.date, '2024-01-01');
@@ -131,6 +133,7 @@ test('each kind of bad citation is refused, with value, district, document, sect
     ['a storey count read from feet', { maxHeightStoreys: { status: 'cited', value: 35, citation: cite('4.1', 'the maximum height of a building is 35 feet and no building shall exceed 3 stories') } }, /the value 35 storeys is not written in the quote \(it states 3 storeys for maxHeightStoreys\)/],
     ['a minimum read from a (min/max) row\'s maximum', { minFrontYardFt: { status: 'cited', value: 25, citation: cite('4.1', 'Front yard (min/max) | 10 ft | 25 ft') } }, /the value 25 ft is not the number "Front yard \(min\/max\) \| 10 ft \| 25 ft" states for the minimum \(10 ft\)/],
     ['a label this place does not declare ("Max. bldg. ht.")', { maxHeightFt: { status: 'cited', value: 35, citation: cite('4.1', 'Max. bldg. ht. | 35 ft') } }, /is not the row of maxHeightFt/],
+    ['the wrong end of a range in a cell ("2 to 4 units" gives a maximum of 4)', { maxUnitsPerLot: { status: 'cited', value: 2, citation: cite('4.1', 'Dwelling units per lot | 2 to 4 units') } }, /the value 2 units is not the number "Dwelling units per lot \| 2 to 4 units" states for the maximum \(4 units\)/],
     ['a bound word that belongs to another standard of the sentence', { maxHeightFt: { status: 'cited', value: 15, citation: cite('4.1', 'The maximum lot coverage is 40% and the height of an accessory building is 15 feet') } }, /does not say that 15 ft is a maximum/],
     ['an elision across table rows', { minLotAreaSqft: { status: 'cited', value: 35, citation: cite('4.1', 'Minimum lot area … 35 ft') } }, /is not a whole row/],
     ['an elision from a sentence into a table', { maxHeightFt: { status: 'cited', value: 35, citation: cite('4.1', 'the maximum height … 35 ft') } }, /joins words of a sentence and of a table row/],

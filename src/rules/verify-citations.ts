@@ -30,7 +30,7 @@ import {
 } from '../core/rules-schema.ts';
 import { DocumentError, findQuote, findSection, normalizeForMatch, quoteParts, readHeldDocument, sectionSpan, type DocumentDeclaration, type DocumentSection, type HeldDocument } from './held-documents.ts';
 import { BOUND_WORDS, foldWords, numbersIn, sameWords, statedWithUnit, UNIT_RULES, unitFollows, vocabularyOf, type Bound, type StandardVocab, type UnitKind, type Vocabulary } from './citation-vocabulary.ts';
-import { blockOf, conditionPath, isDash, leaves, sectionTables, type SectionTables, type TableRow } from './ordinance-tables.ts';
+import { blockOf, conditionPath, isDash, leaves, RANGE_CELL, sectionTables, type SectionTables, type TableRow } from './ordinance-tables.ts';
 
 export { numbersIn } from './citation-vocabulary.ts';
 
@@ -228,7 +228,7 @@ function cellNumbers(cell: string, unit: UnitKind): { numbers: number[]; why?: s
   const tail = cell.slice(ns[ns.length - 1]!.end);
   for (const n of ns) {
     const after = cell.slice(n.end);
-    const ok = unitFollows(after, unit) || (/^\s*or\b/i.test(after) && unitFollows(tail, unit));
+    const ok = unitFollows(after, unit) || (/^\s*(?:or|to|-|–)\s/i.test(after) && unitFollows(tail, unit));
     if (!ok) return { numbers: [], why: `"${cell}" is not in the unit of the standard (${unitLabel(unit).trim()})` };
   }
   return { numbers: ns.map((n) => n.value) };
@@ -264,6 +264,8 @@ export function readRow(row: TableRow, head: StandardRow, sv: StandardVocab, uni
   const bad = parsed.find((p) => p.why);
   if (bad) return none(bad.why!);
   const pick = (i: number): ReadRow => ({ row, path, numbers: parsed[i]!.numbers });
+  // "4 to 6 units": a range states both bounds, whatever the label's marker.
+  if (cells.length === 1 && RANGE_CELL.test(cells[0]!) && parsed[0]!.numbers.length === 2) return { row, path, numbers: [parsed[0]!.numbers[sv.bound === 'min' ? 0 : 1]!] };
   if (cells.length === 1) {
     if (bound === 'min/max') return none(`${quoted} gives one number under a (min/max) label: whether it is the minimum or the maximum is not written`);
     if (bound === sv.bound || (bound === null && (sv.implied || (sv.pick && row.parent && sv.pick.test(row.seg.label.trim()))))) return pick(0);
