@@ -106,6 +106,17 @@ export const ruleValueSchema = z
     scale: z.number().positive().optional(),
     /** The source id (S1...) that states there is no limit, where no bylaw text verifies it: unverified_default, value null. */
     statedNoLimit: z.string().regex(/^S\d{1,3}$/).optional(),
+    /**
+     * How an ambiguous row is read (a row with two numbers under a "(max)" or "(min)" label, which a
+     * flattened table can give for a shifted cell or two sub-types): `columns: "min/max"` reads the
+     * first as the minimum and the second as the maximum, and `support` quotes the ordinance's own
+     * words that settle it ("four to six dwelling units"); the checker verifies that quote too and
+     * that it states the same two numbers. Without a reading such a row is not citable.
+     */
+    reading: z
+      .object({ columns: z.literal('min/max'), support: citationSchema, note: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((r, ctx) => {
@@ -188,6 +199,12 @@ export const districtRulesSchema = z
     name: z.string().min(1),
     /** The section that governs the district when it has its own schedule (e.g. "Art. 17.000"). */
     governedBy: z.string().min(1).optional(),
+    /**
+     * The district's section in the place's held document, as the document numbers it (e.g. "3.1"):
+     * every citation of the district's values and uses must lie in it (a building type's, in the
+     * type's own `section`, itself inside this one). Required once the district cites anything.
+     */
+    section: z.string().min(1).optional(),
     /** Where to read this district's rules (e.g. its page of the bylaw). */
     sourceUrl: z.string().url().optional(),
     note: z.string().min(1).optional(),
@@ -250,9 +267,39 @@ export const placeRulesSchema = z
       .strict()
       .optional(),
     districts: z.record(z.string(), districtRulesSchema),
+    /**
+     * Words this place's ordinance uses beyond the checker's defaults (src/rules/citation-vocabulary.ts),
+     * each a regular expression (case-insensitive): more row labels per standard, rows that state a
+     * standard under a condition of their own, sub-row condition labels by family, permission words.
+     */
+    citationVocabulary: z
+      .object({
+        labels: z.partialRecord(z.enum(BUILDING_TYPE_STANDARD_KEYS as [BuildingTypeStandardKey, ...BuildingTypeStandardKey[]]), z.array(z.string().min(1))).optional(),
+        variants: z
+          .partialRecord(z.enum(BUILDING_TYPE_STANDARD_KEYS as [BuildingTypeStandardKey, ...BuildingTypeStandardKey[]]), z.array(z.object({ label: z.string().min(1), condition: z.string().min(1) }).strict()))
+          .optional(),
+        conditions: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), z.array(z.string().min(1))).optional(),
+        permissions: z.partialRecord(z.enum(['as_of_right', 'special_permit', 'conditional', 'prohibited']), z.array(z.string().min(1))).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
+    const vocab = p.citationVocabulary;
+    const lists = [
+      ...Object.values(vocab?.labels ?? {}),
+      ...Object.values(vocab?.variants ?? {}).map((l) => l.map((x) => x.label)),
+      ...Object.values(vocab?.conditions ?? {}),
+      ...Object.values(vocab?.permissions ?? {}),
+    ];
+    for (const l of lists)
+      for (const src of l ?? [])
+        try {
+          new RegExp(src, 'i');
+        } catch {
+          ctx.addIssue({ code: 'custom', path: ['citationVocabulary'], message: `not a valid regular expression: ${src}` });
+        }
     for (const [code, target] of Object.entries(p.aliases))
       if (!(target in p.districts) && !p.ozfs) ctx.addIssue({ code: 'custom', path: ['aliases', code], message: `alias target "${target}" is not a district` });
     p.patterns.forEach((pat, i) => {

@@ -17,6 +17,8 @@ export interface RuleValueView {
   /** The source id that states there is no limit, on a null unverified value (docs/snapshot.md). */
   statedNoLimit?: string;
   citation?: Citation;
+  /** How an ambiguous row is read (a two-number row as min then max), with the ordinance's words that settle it, verified like the citation. */
+  reading?: { columns: 'min/max'; note: string; support: Citation };
 }
 
 export interface DistrictRulesView {
@@ -50,6 +52,7 @@ function valueView(standard: string, v: RuleValue): RuleValueView {
     ...(v.note ? { note: v.note } : {}),
     ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}),
     ...(v.citation ? { citation: v.citation } : {}),
+    ...(v.reading ? { reading: { columns: v.reading.columns, note: v.reading.note, support: v.reading.support } } : {}),
   };
 }
 

@@ -106,28 +106,54 @@ export function quoteParts(quote: string): string[] {
 /** At most this many characters may be left out between two parts of a quote. */
 export const MAX_ELISION = 400;
 
+const WORDCHAR = /[\p{L}\p{N}]/u;
+
 /**
- * Where the quote's parts occur, in order, within [from, to) of the normalised text (each gap at most
- * MAX_ELISION characters); null when they do not. Every occurrence of the first part is tried.
+ * Whether [start, end) of a text begins and ends on word and number boundaries: a part never starts
+ * or ends inside a word or a number ("4 ft" is not in "24 ft", "2.5" not in "12.5", "Side Setback"
+ * not in "Side Setbacks").
+ */
+export function onBoundaries(text: string, start: number, end: number): boolean {
+  const first = text[start] ?? '';
+  const last = text[end - 1] ?? '';
+  if (WORDCHAR.test(first) && start > 0) {
+    const prev = text[start - 1]!;
+    if (WORDCHAR.test(prev)) return false;
+    if (/\d/.test(first) && /[.,]/.test(prev) && /\d/.test(text[start - 2] ?? '')) return false;
+  }
+  if (WORDCHAR.test(last) && end < text.length) {
+    const next = text[end]!;
+    if (WORDCHAR.test(next)) return false;
+    if (/\d/.test(last) && /[.,]/.test(next) && /\d/.test(text[end + 1] ?? '')) return false;
+  }
+  return true;
+}
+
+/** Occurrences of a part in [from, to) on word and number boundaries, first first. */
+function* occurrences(normalized: string, part: string, from: number, to: number): Generator<number> {
+  for (let at = normalized.indexOf(part, from); at >= 0 && at + part.length <= to; at = normalized.indexOf(part, at + 1)) if (onBoundaries(normalized, at, at + part.length)) yield at;
+}
+
+/**
+ * Where the quote's parts occur, in order, within [from, to) of the normalised text, each on word and
+ * number boundaries and each gap at most MAX_ELISION characters; null when they do not. Every
+ * occurrence of each part is tried.
  */
 export function findQuote(normalized: string, quote: string, from = 0, to = normalized.length): { start: number; end: number; parts: [number, number][] } | null {
   const parts = quoteParts(quote);
   if (parts.length === 0) return null;
-  for (let at = normalized.indexOf(parts[0]!, from); at >= 0 && at + parts[0]!.length <= to; at = normalized.indexOf(parts[0]!, at + 1)) {
-    const spans: [number, number][] = [[at, at + parts[0]!.length]];
-    let ok = true;
-    for (const p of parts.slice(1)) {
-      const prev = spans[spans.length - 1]![1];
-      const next = normalized.indexOf(p, prev);
-      if (next < 0 || next - prev > MAX_ELISION || next + p.length > to) {
-        ok = false;
-        break;
-      }
-      spans.push([next, next + p.length]);
+  const place = (i: number, after: number, spans: [number, number][]): [number, number][] | null => {
+    if (i === parts.length) return spans;
+    const p = parts[i]!;
+    for (const at of occurrences(normalized, p, after, to)) {
+      if (i > 0 && at - after > MAX_ELISION) break;
+      const r = place(i + 1, at + p.length, [...spans, [at, at + p.length]]);
+      if (r) return r;
     }
-    if (ok) return { start: spans[0]![0], end: spans[spans.length - 1]![1], parts: spans };
-  }
-  return null;
+    return null;
+  };
+  const spans = place(0, from, []);
+  return spans ? { start: spans[0]![0], end: spans[spans.length - 1]![1], parts: spans } : null;
 }
 
 // ---------------------------------------------------------------------------------------------

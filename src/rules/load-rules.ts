@@ -131,7 +131,9 @@ async function resolveCitations(rules: PlaceRules, placesDir: string, sourceDir:
     throw new RulesFileError(file, `Rules file ${file}: ${report.failures.length} of ${report.checked} citations do not verify against the documents the place holds:\n${describeFailures(report)}`);
   const byId = new Map(documents.map((d) => [d.id, d]));
   const sections = new Map<string, KnowledgeSection>();
-  for (const { citation, district } of all) {
+  // A reading's support quote is evidence a reader checks too: it is completed like a citation.
+  const supports = all.flatMap((c) => (c.value?.reading ? [{ citation: c.value.reading.support, district: c.district }] : []));
+  for (const { citation, district } of [...all, ...supports]) {
     const decl = byId.get(citation.document)!;
     const uuid = sectionUuidOf(rules.slug, decl.id, citation.section);
     Object.assign(citation, {
