@@ -1,18 +1,21 @@
-// Issue 47, item 1: every client reads every refusal. Clients built on the official SDK v1
+// Issue 47: every client reads every answer. Item 1: every refusal. Clients built on the official SDK v1
 // (@modelcontextprotocol/sdk 1.x: LangChain's MCP adapters, the Inspector CLI) check an isError
 // result's structuredContent against the tool's outputSchema too, and threw -32602 "Structured
 // content does not match the tool's output schema" for five tools, so "Fix them and call again" or
 // "Wait N seconds, then retry" never reached the model. Each tool's refusals are called here through
 // the SDK v1 client (2025 leg), the v2 client (both legs) and LangChain's adapter over the v1 client;
-// each must hand over the refusal's sentence. One server for the file.
+// each must hand over the refusal's sentence. Item 4, last (it takes the database away): a failure
+// after the body parsed is still a JSON-RPC answer to the request. One server for the file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { loadMcpTools } from '@langchain/mcp-adapters';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { connectClient, type Leg } from './mcp-support.ts';
+import { connectClient, legacyRequest, modernRequest, postRpc, type Leg } from './mcp-support.ts';
+import { logLine, logLines } from './support/log-capture.ts';
 import { getUserToken } from './support/auth-flow.ts';
 import { ManualClock } from '../src/clock.ts';
 import { MCP_TOOLS } from '../src/mcp/registry.ts';
@@ -71,7 +74,8 @@ before(async () => {
   }
 });
 after(async () => {
-  await svc?.close();
+  // The last test took the database away: the service closes without it, and the test database is dropped all the same.
+  await svc?.close().catch(() => svc.testDb.close().catch(() => undefined));
 });
 
 test('the refusal table covers every tool in the registry', () => {
@@ -174,5 +178,43 @@ test("LangChain's adapter keeps every argument's type, updateProject's externalR
     assert.match(JSON.stringify(cleared), /\\"field\\":\\"externalRef\\",\\"before\\":\\"crm:47\\",\\"after\\":null/);
   } finally {
     await client.close();
+  }
+});
+
+test('item 4, last: with the database gone (the bearer check fails), /api/mcp answers JSON-RPC -32603 with the request id on both legs, and both SDKs read it', async () => {
+  // A token not used yet: a verified token and its account's revocations are remembered for a while,
+  // so only a first use needs the database.
+  const fresh = await getUserToken(svc.url, 'refusals-second@example.com');
+  await svc.testDb.db.close(); // the database goes away under the running service
+  const from = logLines.length;
+  const bearer = { authorization: `Bearer ${fresh}` };
+  {
+    for (const req of [modernRequest('tools/list', {}, 'list-47'), legacyRequest('tools/list', undefined, 47), legacyRequest('tools/call', { name: 'getServiceMcpGuide', arguments: {} }, 'call-47')]) {
+      const r = await postRpc(svc.url, req, bearer);
+      // Before issue 47: HTTP 500 with the router's plain {error: {code: "internal"}}, no jsonrpc, no id.
+      assert.equal(r.status, 200, r.raw);
+      assert.equal(r.message?.jsonrpc, '2.0', r.raw);
+      assert.equal(r.message?.id, req.body.id, r.raw);
+      assert.equal(r.message?.error?.code, -32603, r.raw);
+      assert.equal(r.message?.error?.message, 'Internal error', 'no detail leaks');
+      const requestId = r.headers.get('x-request-id');
+      assert.ok(requestId && r.message?.error?.data?.requestId === requestId, 'the error names the request id');
+      assert.match(await logLine((l) => l.includes(requestId) && l.includes('mcp request failed'), from), /"level":50/);
+    }
+  }
+  // The SDK clients read it as the answer to their own request (an HTTP error would be a transport failure to them).
+  const v1 = new ClientV1({ name: 'sdk-v1', version: '1.0.0' });
+  await assert.rejects(v1.connect(new TransportV1(new URL(`${svc.url}/api/mcp`), { requestInit: { headers: bearer } })), (err: { code?: number }) => err.code === -32603);
+  for (const leg of ['modern', 'legacy'] as Leg[]) {
+    // Connected with the remembered token (the modern client's discovery needs an answer), then calling with the fresh one.
+    const headers = { authorization: `Bearer ${token}` };
+    const v2 = new Client({ name: 'sdk-v2', version: '1' }, { versionNegotiation: { mode: leg === 'modern' ? { pin: '2026-07-28' } : 'legacy' } });
+    await v2.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/api/mcp`), { requestInit: { headers } }));
+    headers.authorization = `Bearer ${fresh}`;
+    try {
+      await assert.rejects(v2.callTool({ name: 'getServiceMcpGuide', arguments: {} }), (err: { code?: number }) => err.code === -32603, leg);
+    } finally {
+      await v2.close();
+    }
   }
 });
