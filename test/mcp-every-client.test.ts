@@ -4,7 +4,8 @@
 // content does not match the tool's output schema" for five tools, so "Fix them and call again" or
 // "Wait N seconds, then retry" never reached the model. Each tool's refusals are called here through
 // the SDK v1 client (2025 leg), the v2 client (both legs) and LangChain's adapter over the v1 client;
-// each must hand over the refusal's sentence. Item 4, last (it takes the database away): a failure
+// each must hand over the refusal's sentence. Item 2: the summary block carries the answer's warnings.
+// Item 4, last (it takes the database away): a failure
 // after the body parsed is still a JSON-RPC answer to the request. One server for the file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -178,6 +179,24 @@ test("LangChain's adapter keeps every argument's type, updateProject's externalR
     assert.match(JSON.stringify(cleared), /\\"field\\":\\"externalRef\\",\\"before\\":\\"crm:47\\",\\"after\\":null/);
   } finally {
     await client.close();
+  }
+});
+
+test('item 2: the first text block carries the lot-area warning the answer carries, word for word, through SDK v1 and v2 (a text-only client shows that block first)', async () => {
+  const v1 = await connectV1();
+  const v2 = await connectClient(svc.url, 'legacy', token);
+  try {
+    for (const address of ['6 Brattle Cir, Cambridge, MA', '235 Albany St, Cambridge, MA 02139']) {
+      for (const client of [v1, v2]) {
+        const r = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full' } })) as Result;
+        const warning = (r.structuredContent!.address.warnings as string[]).find((w) => w.startsWith('The lot polygon measures'));
+        assert.ok(warning, `${address}: the answer carries a lot-area warning`);
+        assert.ok(r.content[0]!.text.includes(warning), `${address}: the summary says it: ${r.content[0]!.text}`);
+      }
+    }
+  } finally {
+    await v1.close();
+    await v2.close();
   }
 });
 
