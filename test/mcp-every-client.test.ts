@@ -204,32 +204,35 @@ test('item 4, last: with the database gone (the bearer check fails), /api/mcp an
   // A token not used yet: a verified token and its account's revocations are remembered for a while,
   // so only a first use needs the database.
   const fresh = await getUserToken(svc.url, 'refusals-second@example.com');
-  await svc.testDb.db.close(); // the database goes away under the running service
-  const from = logLines.length;
-  const bearer = { authorization: `Bearer ${fresh}` };
-  {
-    for (const req of [modernRequest('tools/list', {}, 'list-47'), legacyRequest('tools/list', undefined, 47), legacyRequest('tools/call', { name: 'getServiceMcpGuide', arguments: {} }, 'call-47')]) {
-      const r = await postRpc(svc.url, req, bearer);
-      // Before issue 47: HTTP 500 with the router's plain {error: {code: "internal"}}, no jsonrpc, no id.
-      assert.equal(r.status, 200, r.raw);
-      assert.equal(r.message?.jsonrpc, '2.0', r.raw);
-      assert.equal(r.message?.id, req.body.id, r.raw);
-      assert.equal(r.message?.error?.code, -32603, r.raw);
-      assert.equal(r.message?.error?.message, 'Internal error', 'no detail leaks');
-      const requestId = r.headers.get('x-request-id');
-      assert.ok(requestId && r.message?.error?.data?.requestId === requestId, 'the error names the request id');
-      assert.match(await logLine((l) => l.includes(requestId) && l.includes('mcp request failed'), from), /"level":50/);
-    }
-  }
-  // The SDK clients read it as the answer to their own request (an HTTP error would be a transport failure to them).
-  const v1 = new ClientV1({ name: 'sdk-v1', version: '1.0.0' });
-  await assert.rejects(v1.connect(new TransportV1(new URL(`${svc.url}/api/mcp`), { requestInit: { headers: bearer } })), (err: { code?: number }) => err.code === -32603);
+  // v2 clients connected while the database is there (the modern client's discovery needs an answer),
+  // then calling with the fresh token.
+  const v2s: [Leg, Client][] = [];
   for (const leg of ['modern', 'legacy'] as Leg[]) {
-    // Connected with the remembered token (the modern client's discovery needs an answer), then calling with the fresh one.
     const headers = { authorization: `Bearer ${token}` };
     const v2 = new Client({ name: 'sdk-v2', version: '1' }, { versionNegotiation: { mode: leg === 'modern' ? { pin: '2026-07-28' } : 'legacy' } });
     await v2.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/api/mcp`), { requestInit: { headers } }));
     headers.authorization = `Bearer ${fresh}`;
+    v2s.push([leg, v2]);
+  }
+  await svc.testDb.db.close(); // the database goes away under the running service
+  const from = logLines.length;
+  const bearer = { authorization: `Bearer ${fresh}` };
+  for (const req of [modernRequest('tools/list', {}, 'list-47'), legacyRequest('tools/list', undefined, 47), legacyRequest('tools/call', { name: 'getServiceMcpGuide', arguments: {} }, 'call-47')]) {
+    const r = await postRpc(svc.url, req, bearer);
+    // Before issue 47: HTTP 500 with the router's plain {error: {code: "internal"}}, no jsonrpc, no id.
+    assert.equal(r.status, 200, r.raw);
+    assert.equal(r.message?.jsonrpc, '2.0', r.raw);
+    assert.equal(r.message?.id, req.body.id, r.raw);
+    assert.equal(r.message?.error?.code, -32603, r.raw);
+    assert.equal(r.message?.error?.message, 'Internal error', 'no detail leaks');
+    const requestId = r.headers.get('x-request-id');
+    assert.ok(requestId && r.message?.error?.data?.requestId === requestId, 'the error names the request id');
+    assert.match(await logLine((l) => l.includes(requestId) && l.includes('mcp request failed'), from), /"level":50/);
+  }
+  // The SDK clients read it as the answer to their own request (an HTTP error would be a transport failure to them).
+  const v1 = new ClientV1({ name: 'sdk-v1', version: '1.0.0' });
+  await assert.rejects(v1.connect(new TransportV1(new URL(`${svc.url}/api/mcp`), { requestInit: { headers: bearer } })), (err: { code?: number }) => err.code === -32603);
+  for (const [leg, v2] of v2s) {
     try {
       await assert.rejects(v2.callTool({ name: 'getServiceMcpGuide', arguments: {} }), (err: { code?: number }) => err.code === -32603, leg);
     } finally {
