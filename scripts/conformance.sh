@@ -12,12 +12,19 @@ SCRATCH=${SITELINE_NODE22_DIR:-$ROOT/.siteline-test/node22}
 PORT=${CONFORMANCE_PORT:-39417}
 BASELINE=$ROOT/conformance/expected-failures.yml
 
-# 1. Node 22 and the suite, from the npm registry, cached in the scratch folder.
-if [ ! -x "$SCRATCH/node_modules/.bin/node" ] || [ ! -f "$SCRATCH/node_modules/@modelcontextprotocol/conformance/package.json" ] \
-  || ! grep -q "\"version\": \"$CONFORMANCE_VERSION\"" "$SCRATCH/node_modules/@modelcontextprotocol/conformance/package.json"; then
+# The MCP Inspector's CLI, for its --strict tool-schema portability check (step 5). About 110 MB of
+# web, terminal and launcher clients for one check: fetched here beside the suite, not a dev dependency.
+INSPECTOR_VERSION=2.12.0
+
+# 1. Node 22, the suite and the Inspector, from the npm registry, cached in the scratch folder (one
+#    install of all three: a --no-save install drops what an earlier one added).
+has_version() { grep -q "\"version\": \"$2\"" "$SCRATCH/node_modules/$1/package.json" 2>/dev/null; }
+if [ ! -x "$SCRATCH/node_modules/.bin/node" ] || ! has_version @modelcontextprotocol/conformance "$CONFORMANCE_VERSION" \
+  || ! has_version @modelcontextprotocol/inspector "$INSPECTOR_VERSION"; then
   mkdir -p "$SCRATCH"
   [ -f "$SCRATCH/package.json" ] || echo '{"name":"siteline-conformance-scratch","private":true}' > "$SCRATCH/package.json"
-  (cd "$SCRATCH" && npm install --no-audit --no-fund --no-save node@22 "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >/dev/null)
+  (cd "$SCRATCH" && npm install --no-audit --no-fund --no-save node@22 "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" \
+    "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null)
 fi
 NODE22="$SCRATCH/node_modules/.bin/node"
 SUITE="$SCRATCH/node_modules/@modelcontextprotocol/conformance/dist/index.js"
@@ -84,5 +91,21 @@ if [ $rc -ne 0 ] || ! grep -q 'authorization-code-grant' "$DATA/auth.out" || gre
   status=1
 fi
 
-[ $status -eq 0 ] && echo "conformance: all scenarios pass (baseline: conformance/expected-failures.yml)"
+# 5. Every tool's inputSchema and outputSchema pass the Inspector's --strict portability check (issue 47:
+#    untyped {} schemas, type arrays, remote $refs, bare booleans), on both eras; any finding fails.
+INSPECTOR="$SCRATCH/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+for era in modern legacy; do
+  echo "== inspector --strict: tools/list ($era)"
+  rc=0
+  HOME="$DATA" "$NODE22" "$INSPECTOR" --cli "http://127.0.0.1:$PORT/api/mcp" --transport http --protocol-era "$era" \
+    --method tools/list --strict >"$DATA/inspector.out" 2>"$DATA/inspector.err" || rc=$?
+  findings=$(grep -cE '^(Warning|Error): tool' "$DATA/inspector.err" || true)
+  echo "inspector --strict ($era): exit $rc, $findings finding(s), $("$NODE22" -e 'try { console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).tools.length) } catch { console.log(0) }' "$DATA/inspector.out") tools listed"
+  if [ $rc -ne 0 ] || [ "$findings" != 0 ] || [ -s "$DATA/inspector.err" ]; then
+    echo "inspector --strict ($era) FAILED:"; head -60 "$DATA/inspector.err"
+    status=1
+  fi
+done
+
+[ $status -eq 0 ] && echo "conformance: all scenarios pass (baseline: conformance/expected-failures.yml); inspector --strict: no finding"
 exit $status

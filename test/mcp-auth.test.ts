@@ -30,13 +30,15 @@ const listCall = (leg: Leg) => (leg === 'modern' ? modernRequest('tools/list') :
  * A size budget, not a timing: the bytes an agent pays for (docs/snapshot.md, "Size"). Issue 25 set 12 KB
  * with the JSON text block, and the median answer keeps it (npm run bench). A lot that carries a lot note
  * (issue 27: why two street faces are not a corner) pays about 450 B more on the wire, the note twice and
- * escaped once: "71 Fulkerson St" is 12,327 B. The budget for any one answer is 12,500 B.
+ * escaped once: "71 Fulkerson St" was 12,327 B. Issue 47 puts a lot-area disagreement in the summary too
+ * (the first block a text-only client shows; about 210 B for its sentence): that lot carries one, and is
+ * 12,537 B. The budget for any one answer is 12,750 B.
  */
-const MCP_SNAPSHOT_WIRE_BUDGET = 12_500;
+const MCP_SNAPSHOT_WIRE_BUDGET = 12_750;
 const BUDGET_ADDRESSES = ['11 Acorn St, Cambridge, MA', '57 Inman St, Cambridge, MA', '71 Fulkerson St, Cambridge, MA', '224 Albany St, Cambridge, MA', '10 Garden St, Cambridge, MA'];
 
 for (const leg of ['modern', 'legacy'] as Leg[]) {
-  test(`${leg}: an answered Cambridge snapshot is under 12.5 KB on the wire, the JSON text block included`, async () => {
+  test(`${leg}: an answered Cambridge snapshot is under 12.75 KB on the wire, the JSON text block included`, async () => {
     for (const address of BUDGET_ADDRESSES) {
       const r = await postRpc(svc.url, snapshotCall(leg, { address, source: 'full' }), bearer(userToken));
       assert.equal(r.status, 200, r.raw);

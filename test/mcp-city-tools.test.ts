@@ -124,6 +124,9 @@ test('cityInventory: several matches -> candidates with geoDivisionId; the calle
     const picked = await inventory({ geoDivisionId: 'CA-ON:cambridge' });
     assert.equal(picked.s.kind, 'inventory');
     assert.equal(picked.s.place.status, 'planned_not_live');
+    // The first block says the place is not live and why, as the coverage page does (issue 47).
+    assert.match(picked.text, /^Cambridge, ON \(CA-ON:cambridge\) is planned, not live \(planned_not_live\): \S/);
+    assert.ok(picked.text.includes(picked.s.place.statusReason ?? 'The place is catalogued and planned, but not live'), picked.text);
     const probe = (await (await fetch(`${svc.url}/api/geo/coverage-status?city=Cambridge`)).json()) as any;
     assert.equal(probe.status, 'ambiguous');
     assert.equal(probe.candidates.length, r.s.candidates.length);

@@ -1,6 +1,7 @@
 // submitServiceFeedback over the real server and the official SDK client: the form on 2026-07-28
 // (accept, decline, cancel, a bad answer asked again), scrubbing before storage, idempotent retry by
-// submissionId, a real failed write (a constraint the test adds), and the honest 2025-leg answer.
+// submissionId (answered without a second form), an unknown tool name refused before any form, a
+// real failed write (a constraint the test adds), and the honest 2025-leg answer.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -25,7 +26,11 @@ after(async () => {
 });
 
 /** A 2026-07-28 client whose form handler answers from a script, recording every form it was shown. */
-async function formClient(answers: FormAnswer[]): Promise<{ client: Client; asked: Asked[] }> {
+function formClient(answers: FormAnswer[]): Promise<{ client: Client; asked: Asked[] }> {
+  return formClientFor(token, answers);
+}
+
+async function formClientFor(bearer: string, answers: FormAnswer[]): Promise<{ client: Client; asked: Asked[] }> {
   const asked: Asked[] = [];
   const client = new Client(
     { name: 'feedback-test', version: '1' },
@@ -38,7 +43,7 @@ async function formClient(answers: FormAnswer[]): Promise<{ client: Client; aske
     assert.ok(next, 'the server asked for more forms than the test scripted');
     return next as { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean> };
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
   return { client, asked };
 }
 
@@ -149,24 +154,59 @@ test('a bad answer is asked again with what the user typed kept; the corrected a
   }
 });
 
-test('the same submissionId twice: a successful idempotent retry, one row', async () => {
+test('the same submissionId twice: the retry answers duplicate without showing the form again (on either leg), one row; another account\'s id is refused before any form', async () => {
   const id = 'a3e0f7a4-2b6c-4f0e-9b7d-51c2e0d3f4a1';
   const content = { category: 'suggestion', message: 'Show the lot frontage in feet and metres.' };
-  const { client } = await formClient([
-    { action: 'accept', content },
-    { action: 'accept', content },
-  ]);
+  // One form scripted: a second one would fail the call (issue 47: the human was asked again before "duplicate").
+  const { client, asked } = await formClient([{ action: 'accept', content }]);
   try {
     const first = await client.callTool({ name: 'submitServiceFeedback', arguments: { submissionId: id } });
-    const second = await client.callTool({ name: 'submitServiceFeedback', arguments: { submissionId: id } });
+    const second = await client.callTool({ name: 'submitServiceFeedback', arguments: { submissionId: id.toUpperCase() } });
     assert.equal(structured(first).duplicate, false);
+    assert.equal(asked.length, 1, 'the retry shows no form');
     assert.equal(structured(second).success, true);
     assert.equal(structured(second).duplicate, true);
+    assert.equal(structured(second).storedMessage, content.message);
     assert.match(textOf(second), /already received/);
     assert.equal((await rows()).filter((x) => x.submission_id === id).length, 1);
   } finally {
     await client.close();
   }
+  // The 2025 leg cannot carry a form, but a retry needs none.
+  const legacy = await connectClient(svc.url, 'legacy', token);
+  try {
+    const r = await legacy.callTool({ name: 'submitServiceFeedback', arguments: { submissionId: id } });
+    assert.notEqual(r.isError, true, textOf(r));
+    assert.equal(structured(r).duplicate, true);
+  } finally {
+    await legacy.close();
+  }
+  const other = await formClientFor(await getUserToken(svc.url, 'feedback-other@example.com'), []);
+  try {
+    const r = await other.client.callTool({ name: 'submitServiceFeedback', arguments: { submissionId: id } });
+    assert.equal(r.isError, true);
+    assert.equal(structured(r).error.code, 'submission_id_taken');
+    assert.equal(other.asked.length, 0, 'refused before the form');
+  } finally {
+    await other.client.close();
+  }
+});
+
+test('an unknown affectedToolName is refused with the list of tools, before any form, and nothing is stored', async () => {
+  const before = (await rows()).length;
+  const { client, asked } = await formClient([]);
+  try {
+    const r = await client.callTool({ name: 'submitServiceFeedback', arguments: { affectedToolName: 'nope' } });
+    assert.equal(r.isError, true);
+    assert.equal(asked.length, 0, 'no form was shown');
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.equal(textOf(r), `affectedToolName "nope" is not a tool of this service; nothing was sent or stored. Call submitServiceFeedback again with one of: ${names.join(', ')}, or without affectedToolName.`);
+    assert.equal(structured(r).error.code, 'invalid_arguments');
+    assert.deepEqual(structured(r).error.acceptedToolNames, names);
+  } finally {
+    await client.close();
+  }
+  assert.equal((await rows()).length, before);
 });
 
 test('a failed write answers success: false with the submissionId to retry; the retry stores it once', async () => {

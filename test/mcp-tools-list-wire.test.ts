@@ -103,7 +103,9 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
       project: { type: 'string' },
       name: { type: 'string' },
       lifecycleStatus: { type: 'string' },
-      externalRef: { type: 'string|null' },
+      // The spec's "string or null": advertised as a string, since LangChain's MCP adapter and single-type
+      // dialects drop a string-or-null union's type (issue 47); "" clears it, and null still does (projects-mcp.test.ts).
+      externalRef: { type: 'string' },
       preview: { type: 'boolean' },
       undoOperationId: { type: 'string' },
     },

@@ -69,7 +69,7 @@ test('a project refusal: the domain names no tool and carries next; MCP words it
     assert.equal(mUnknown.text, `${unknown.message} Copy parcelExternalId from a getFeasibilitySnapshot answer (lot.parcelExternalId).`);
     assert.deepEqual(mUnknown.error.next, { action: 'look_up_lot' });
     const mClash = await call('updateProject', { projectId: otherId, externalRef: 'crm:next-1', preview: false });
-    assert.equal(mClash.text, `${clash.message} Clear it there first (updateProject externalRef: null) or use another.`);
+    assert.equal(mClash.text, `${clash.message} Clear it there first (updateProject externalRef: "") or use another.`);
     const mUndo = await call('updateProject', { projectId, undoOperationId: createReceipt, preview: false });
     assert.equal(mUndo.text, `Receipt ${createReceipt} is a saveToProject create receipt; only updateProject writes can be undone (saveToProject writes are not reversible on this surface).`);
     const mPin = await call('setProjectMapListing', { projectId: otherId, listed: true, preview: true });

@@ -95,7 +95,8 @@ test('MCP 2026-07-28: the lot, then a form with the districts; NR / Detached Hou
     assert.equal(s.zones.primary, 'NR');
     assert.deepEqual(s.zones.districtSource, { kind: 'stated_by_caller', statement: STATEMENT, buildingType: 'Detached House' });
     // The source of the district is in the first text block and the first warning.
-    assert.match(r.content[0]!.text, /NR \/ Detached House stated by the caller; the City's zoning map is not held/);
+    // (first among the warnings, right after the lot and the zone)
+    assert.match(r.content[0]!.text, /zone NR \/ Detached House\. District NR \(Neighborhood Residence\), building type Detached House, stated by the caller; the City's zoning map is not held\./);
     assert.match(s.address.warnings[0], /stated by the caller/);
     const storeys = s.envelope.maxHeightStoreys;
     assert.equal(storeys.status, 'cited_conditional');

@@ -163,6 +163,9 @@ async function verifyJwt(ctx: AppContext, token: string): Promise<BearerCheck> {
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) return { kind: 'invalid', reason: 'The access token has expired.' };
     if (err instanceof joseErrors.JWTClaimValidationFailed) return { kind: 'invalid', reason: `The access token is not valid here (${err.claim}).` };
+    // Only the token's own faults make it invalid: a failure of ours (the database gone while loading
+    // the keys or the revocations) is a server error, never a reason for the client to drop a good token.
+    if (!(err instanceof joseErrors.JOSEError)) throw err;
     return { kind: 'invalid', reason: 'The access token could not be verified.' };
   }
 }

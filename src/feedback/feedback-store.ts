@@ -77,6 +77,12 @@ export async function submitFeedback(ctx: AppContext, req: SubmitRequest): Promi
   }
 }
 
+/** The report stored under a submissionId, if any: a retry is answered from it before any form is shown. */
+export async function feedbackBySubmissionId(ctx: AppContext, submissionId: string): Promise<StoredFeedback | null> {
+  const rows = await ctx.db.query<FeedbackRow>(`SELECT ${COLUMNS} FROM service_feedback WHERE submission_id = $1`, [submissionId.toLowerCase()]);
+  return rows[0] ? fromRow(rows[0]) : null;
+}
+
 export interface FeedbackFilter {
   limit?: number;
   category?: FeedbackCategory;

@@ -10,6 +10,7 @@ import { pointSpellingProblem } from '../core/point-spelling.ts';
 import type { McpCaller, McpToolDefinition, ToolCallContext, ToolOutcome } from './tool-definition.ts';
 import { serverIdentity } from './server-identity.ts';
 import { serverInstructions } from './service-guide.ts';
+import { inputSchemaOf, outputSchemaWithRefusal } from './wire-schema.ts';
 
 /** What the HTTP layer hands to the SDK (as AuthInfo.extra) for every exchange. */
 export interface ExchangeInfo {
@@ -35,14 +36,13 @@ export function wireCatalogue(tools: readonly McpToolDefinition[]): WireTool[] {
   let wire = catalogueCache.get(tools);
   if (!wire) {
     wire = tools.map((t) => {
-      const { $schema: _drop, ...inputSchema } = z.toJSONSchema(t.input, { io: 'input' }) as WireTool['inputSchema'];
-      const { $schema: _dropOut, ...outputSchema } = z.toJSONSchema(t.output, { io: 'output' }) as WireTool['outputSchema'];
       return {
         name: t.name,
         title: t.title,
         description: t.description,
-        inputSchema,
-        outputSchema,
+        // Portable spellings, and the refusal branch in every outputSchema (src/mcp/wire-schema.ts).
+        inputSchema: inputSchemaOf(t.input),
+        outputSchema: outputSchemaWithRefusal(t.output),
         annotations: { title: t.title, ...t.annotations },
         // Tells a client up front which tools start sign-in (the 401 is the authority).
         _meta: { 'siteline/access': t.access },

@@ -104,6 +104,23 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
       return reject(req, res, 400, -32700, 'Parse error: the body is not valid JSON.');
     }
     const id = echoableId(body);
+    try {
+      await answer(req, res, body, id);
+    } catch (err) {
+      // Past the parse every failure is answered in JSON-RPC with the request's id (a database gone
+      // during the bearer check included), never the router's plain 500: in-band on HTTP 200, as the
+      // SDK answers a handler's -32603, so every client reads it as the answer to its own request.
+      ctx.logger.error({ requestId: requestId(req), err }, 'mcp request failed');
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      return reject(req, res, 200, -32603, 'Internal error', {}, id);
+    }
+  }
+
+  /** Everything after the body is parsed: depth, the initialize params, the bearer gate, then the SDK. */
+  async function answer(req: IncomingMessage, res: ServerResponse, body: unknown, id: JsonRpcId): Promise<void> {
     const depth = jsonDepthOver(body, MAX_JSON_DEPTH);
     if (depth) {
       ctx.logger.warn({ requestId: requestId(req), limit: MAX_JSON_DEPTH }, 'mcp request refused: JSON nested too deep');

@@ -28,7 +28,7 @@ export function mcpRefusalText(err: SitelineError): string {
     case 'look_up_citation':
       return then('Copy sectionUuid from a citation (citations.<id>.sectionUuid) in a getFeasibilitySnapshot answer.');
     case 'clear_external_ref':
-      return then('Clear it there first (updateProject externalRef: null) or use another.');
+      return then('Clear it there first (updateProject externalRef: "") or use another.');
     case 'pick_update_receipt':
       return then('Pass the receiptId an updateProject write returned.');
     case 'not_reversible': {

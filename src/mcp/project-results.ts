@@ -59,3 +59,11 @@ export const projectChoiceOutput = {
   warnings: z.array(z.string()).optional(),
   receipt: z.looseObject({ receiptId: z.string() }).optional().describe('The stored receipt of a write.'),
 };
+
+/** Where a project's analysis stands (src/analysis/agent-status.ts), as getProjectContext and runFeasibilityAnalysis answer it. */
+export const agentStatusOutput = z
+  .looseObject({ status: z.enum(['none', 'queued', 'running', 'current', 'failed']), runId: z.string().optional(), inputsChanged: z.boolean().optional() })
+  .describe('none, queued, running, current or failed; inputsChanged: true next to current when lots or rules changed since.');
+
+/** One field a write changes (src/projects/receipts.ts FieldChange): its name, with its before and after values. */
+export const fieldChangeOutput = z.looseObject({ field: z.string() }).describe('field, with before and after (its values, of any type).');

@@ -21,6 +21,13 @@ const HOW: Record<AddressMatch['matchType'], string> = {
   street_interpolation: 'The address is not tied to a lot in any table; the lot was located by its number along the street',
 };
 
+/** How the lot was found, in the words every surface uses (the page's lede, the MCP summary). */
+export const MATCH_HOW: Record<AddressMatch['matchType'], string> = {
+  address_table: 'found in the city address table',
+  assessor_table: "found in the assessor's table of lot addresses",
+  street_interpolation: 'located by interpolating along the street',
+};
+
 /** The doubt to state before anything else, or null for a sure match. */
 export function matchDoubt(a: AddressMatch): MatchDoubt | null {
   if (a.confidence >= SURE_MATCH_CONFIDENCE) return null;

@@ -39,8 +39,8 @@ function clean(v: string | null | undefined, what: string): string | null {
 }
 
 /** The one sentence an answer says the source of its district with. */
-export function statedSentence(place: PlaceRecord, code: string, name: string, buildingType: string | null): string {
-  return `District ${code} (${name})${buildingType ? `, building type ${buildingType},` : ''} ${place.districtSourceNote ?? 'stated by the caller'}.`;
+export function statedSentence(code: string, name: string, buildingType: string | null, statement: string): string {
+  return `District ${code} (${name})${buildingType ? `, building type ${buildingType},` : ''} ${statement}.`;
 }
 
 /**
@@ -91,7 +91,7 @@ export function resolveStatedDistrict(place: PlaceRecord, rules: PlaceRules, sta
     overlays: [],
     districtSource: { kind: 'stated_by_caller', statement: note, buildingType },
   };
-  const warning = statedSentence(place, code, district.name, buildingType);
+  const warning = statedSentence(code, district.name, buildingType, note);
   if (types.length && !buildingType) {
     return {
       kind: 'stated',

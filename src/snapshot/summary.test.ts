@@ -6,6 +6,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { valueWords } from '../core/value-words.ts';
 import { snapshotSummary } from './summary.ts';
+import { ANSWER_WARNING_RULES, answerWarnings } from './answer-warnings.ts';
+import { areaWarning } from './lot-area-warning.ts';
+import { MATCH_HOW, matchDoubt } from './match-doubt.ts';
+import { STATUS_LABELS } from '../core/status-words.ts';
 import type { Snapshot } from '../core/snapshot-types.ts';
 
 const example = (): Snapshot => JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../docs/examples/cambridge-snapshot.json'), 'utf8')) as Snapshot;
@@ -56,4 +60,46 @@ test('not answered: the coverage status and message, and at most three suggestio
     generatedAt: '2026-11-23T00:00:00.000Z',
   } as Snapshot);
   assert.equal(text, 'Not answered (coverage geocode_failed): No such number. Did you mean: 1 A St; 2 A St; 3 A St?');
+});
+
+test('a sure but inexact match says how the lot was found in the page\'s words, with the geocoder\'s reason', () => {
+  const s = example();
+  s.address = { ...s.address!, matchType: 'assessor_table', confidence: 0.9, warnings: ['Not in the address table; found in the assessor table.'] };
+  const text = snapshotSummary(s);
+  assert.ok(text.includes(`Address ${MATCH_HOW.assessor_table} (match confidence 0.9). Not in the address table; found in the assessor table. Confirm the lot before relying on it.`), text);
+});
+
+test('the lot-area disagreement is in the first block, word for word as the answer (and the page) carries it, after the match and before the values', () => {
+  const s = example();
+  const warning = areaWarning({ area_m2: 1000, attrs: { assessor: { landAreaSqft: 20000 } } })!;
+  assert.ok(warning);
+  s.address = { ...s.address!, matchType: 'street_interpolation', confidence: 0.6, warnings: [warning, 'Overlay note.'] };
+  const text = snapshotSummary(s);
+  const doubt = matchDoubt(s.address)!;
+  assert.equal(text.split(warning).length, 2, 'said once (not also as the reason for the match)');
+  assert.ok(text.indexOf(doubt.headline) < text.indexOf(warning) && text.indexOf(warning) < text.indexOf('Envelope statuses:'), text);
+  assert.doesNotMatch(text, /Overlay note/, 'only the warnings that change how the answer may be used');
+  assert.deepEqual(answerWarnings(s).map((w) => w.kind), ['uncertain_match', 'lot_area']);
+  // An exact match with the same warning still says it.
+  s.address = { ...s.address, matchType: 'address_table', confidence: 1 };
+  assert.ok(snapshotSummary(s).includes(` ${warning} `));
+});
+
+test('an answer from a place that is not live says so first, with the status label the page prints and the coverage message', () => {
+  const s = example();
+  s.coverage = { ...s.coverage, status: 'planned_not_live', message: 'Cambridge is planned but not live: its districts are catalogued.' };
+  const text = snapshotSummary(s);
+  assert.ok(text.includes(`Coverage: ${STATUS_LABELS.planned_not_live}. Cambridge is planned but not live: its districts are catalogued. `), text);
+});
+
+test('a warning is one more rule: the summary renders whatever the list holds, in order', () => {
+  const s = example();
+  const stated = (x: Snapshot) => (x.answered ? { kind: 'district_stated', text: 'The district was stated by the caller, not found from the lot.' } : null);
+  ANSWER_WARNING_RULES.push(stated);
+  try {
+    assert.match(snapshotSummary(s), /\. The district was stated by the caller, not found from the lot\. /);
+  } finally {
+    ANSWER_WARNING_RULES.pop();
+  }
+  assert.doesNotMatch(snapshotSummary(s), /stated by the caller/);
 });

@@ -1,33 +1,12 @@
 // A snapshot in a few sentences: the summary a tool result's text leads with, before the whole answer
 // as JSON text (for text-only clients) and beside the structured content (docs/mcp.md). A reader of the
-// summary alone learns the lot, the zone, the headline values and, first, any doubt about the match.
+// summary alone learns the lot, the zone, then every warning that changes how the answer may be used
+// (src/snapshot/answer-warnings.ts: the match, the lot area, ...), then the headline values.
 import { valueWords } from '../core/value-words.ts';
-import { matchDoubt } from './match-doubt.ts';
-import type { AddressMatch, Snapshot, SnapshotValue } from '../core/snapshot-types.ts';
+import { answerWarnings } from './answer-warnings.ts';
+import type { Snapshot } from '../core/snapshot-types.ts';
 
 const HEADLINE = ['maxHeightFt', 'maxHeightStoreys', 'maxFar'] as const;
-
-
-const HOW: Record<AddressMatch['matchType'], string> = {
-  address_table: 'from the address table',
-  assessor_table: "from the assessor's location table",
-  street_interpolation: "by interpolating the street's number range (not an address in the table)",
-};
-
-/**
- * How sure the match is, when it is anything but an exact address-table match: a reader of the text
- * alone must not take a guessed lot for a certain one. The first warning is the geocoder's own (why
- * the match is not exact); the rest, about districts and rules, stay in the structured content.
- * Empty for an exact match.
- */
-function matchWords(a: AddressMatch): string {
-  // Below SURE_MATCH_CONFIDENCE the text leads with the same doubt the page and the CLI state.
-  const doubt = matchDoubt(a);
-  const why = a.warnings[0] ? ` ${a.warnings[0]}` : '';
-  if (doubt) return `${doubt.headline}. ${doubt.reason}${why} ${doubt.next} `;
-  if (a.matchType === 'address_table' && a.confidence >= 1) return '';
-  return `Address matched ${HOW[a.matchType]}, confidence ${a.confidence}.${why} Confirm the lot before relying on it. `;
-}
 
 export function snapshotSummary(s: Snapshot): string {
   if (!s.answered) {
@@ -40,13 +19,16 @@ export function snapshotSummary(s: Snapshot): string {
     // A place without a zoning map, no district stated: the lot, then what to state (never a guessed district).
     return (
       `${s.address!.matchedAddress}, ${s.coverage.place?.name ?? ''}: lot ${lot.parcelExternalId}, ${lot.areaSqft} sq ft. ` +
-      matchWords(s.address!) +
+      answerWarnings(s)
+        .map((w) => `${w.text} `)
+        .join('') +
       `District not stated: ${s.districtChoice.message} Districts: ${s.districtChoice.districts.map((d) => `${d.code} (${d.name})`).join(', ')}. ` +
       'Call again with district (and buildingType) for the envelope.'
     );
   }
   const env = s.envelope ?? {};
-  const stated = z.districtSource ? ` (${[z.primary, z.districtSource.buildingType].filter(Boolean).join(' / ')} ${z.districtSource.statement})` : '';
+  // A stated district's source is the first warning below (answer-warnings.ts); the zone names the building type.
+  const stated = z.districtSource?.buildingType ? ` / ${z.districtSource.buildingType}` : '';
   const zone = z.primary ? `zone ${z.primary}${stated}${z.splitLot ? ` (split lot: ${z.districts.map((d) => d.code).join(', ')})` : ''}` : 'no zone found';
   const overlays = z.overlays.length ? `, overlays ${z.overlays.map((o) => o.code).join(', ')}` : '';
   // on every MCP snapshot: plain loops, no intermediate arrays
@@ -69,7 +51,10 @@ export function snapshotSummary(s: Snapshot): string {
   }
   return (
     `${s.address!.matchedAddress}, ${s.coverage.place?.name ?? ''}: lot ${lot.parcelExternalId}, ${lot.areaSqft} sq ft, ${zone}${overlays}. ` +
-    matchWords(s.address!) +
+    // Every warning that changes how the answer may be used, worded as the page words it (answer-warnings.ts).
+    answerWarnings(s)
+      .map((w) => `${w.text} `)
+      .join('') +
     `${headline ? `${headline}. ` : ''}Envelope statuses: ${statuses}. ` +
     (s.districtChoice ? `${s.districtChoice.message} ` : '') +
     "The structured content has each value's status, condition, notes and sources."

@@ -5,12 +5,13 @@ import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendError, sendHtml, sendJson } from '../http/respond.ts';
 import { listPlaces, type PlaceRecord } from '../places/catalogue.ts';
-import { isValueStatus, STATUS_MEANINGS } from '../core/statuses.ts';
+import { isValueStatus } from '../core/statuses.ts';
 import { valueWords } from '../core/value-words.ts';
 import { html, type Html } from './html.ts';
 import { page, PAGE_HEADERS } from './page.ts';
 import { currentAccount } from './web-session.ts';
 import { statusBadge } from './status-badge.ts';
+import { placeStatusWords } from '../core/status-words.ts';
 import { loadPlaceAudits, type PlaceAudit } from '../importer/audit-place.ts';
 import { auditSection } from './audit-section.ts';
 import { cityInventory } from '../snapshot/city-inventory.ts';
@@ -51,7 +52,7 @@ function placeSection(p: PlaceRecord, now: Date, audit: PlaceAudit | undefined):
   return html`<section class="card place" id="place-${p.slug}" aria-labelledby="h-${p.slug}">
 <h2 id="h-${p.slug}"><a href="/coverage/${p.slug}">${p.name}, ${p.region}</a> <small class="muted">(${p.country === 'US' ? 'United States' : 'Canada'})</small></h2>
 <p>Status: ${statusBadge(p.status)} <span class="status-code muted">${p.status}</span></p>
-<p>${p.statusReason ?? STATUS_MEANINGS[p.status].meaning}</p>
+<p>${placeStatusWords(p.status, p.statusReason).why}</p>
 <p class="muted">${p.importedAt ? html`Data imported ${p.importedAt.slice(0, 10)}.` : 'Not imported on this server yet.'}</p>
 <div class="table-scroll"><table><caption class="muted" style="text-align:left">Data layers and their vintages</caption>
 <thead><tr><th scope="col">Layer</th><th scope="col">Vintage</th><th scope="col">Licence</th></tr></thead><tbody>
@@ -167,7 +168,7 @@ export function registerCoveragePlacePage(router: Router, ctx: AppContext): void
         : [];
     const docs = inv.rules.documents;
     const body = html`<p>Status: ${statusBadge(place.status)} <span class="status-code muted">${place.status}</span></p>
-<p>${place.statusReason ?? STATUS_MEANINGS[place.status].meaning}</p>
+<p>${placeStatusWords(place.status, place.statusReason).why}</p>
 <h2>Rules</h2>
 <p>${inv.rules.bylaw ? html`${inv.rules.bylaw.name} (${inv.rules.bylaw.date}).` : 'No rules file.'} <strong>${inv.rules.citedValues}</strong> values are cited, each from words found by machine in a document siteline holds.</p>
 ${docs.length ? html`<ul>${docs.map((d) => html`<li><a href="${d.href}">${d.title}</a>, edition ${d.edition}, retrieved ${d.retrieved} (${d.licence})</li>`)}</ul>` : html`<p class="muted">This place holds no document to cite from: its values are indicative or not extracted.</p>`}

@@ -1,7 +1,7 @@
 // The snapshot page, GET /sites?address=…&ref=…: the link getFeasibilitySnapshot puts in its _meta.
 // Signed-in people only (resolving an address may cost money, as on every other surface). `ref` is
 // attribution only: accepted, never rendered.
-import { matchDoubt } from '../snapshot/match-doubt.ts';
+import { MATCH_HOW, matchDoubt } from '../snapshot/match-doubt.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
@@ -154,7 +154,7 @@ const districtName = (d: ZoneShare): Html => html`<strong>${d.code}</strong>${d.
 function ledeSection(s: Snapshot): Html {
   const a = s.address!;
   const doubt = matchDoubt(a);
-  const how = a.matchType === 'address_table' ? 'found in the city address table' : a.matchType === 'assessor_table' ? "found in the assessor's table of lot addresses" : 'located by interpolating along the street';
+  const how = MATCH_HOW[a.matchType];
   return html`${doubt ? html`<section id="match-doubt" class="note-box" role="alert" aria-labelledby="match-doubt-h"><h2 id="match-doubt-h">${doubt.headline}</h2><p>${doubt.reason}</p><p>${doubt.next}</p></section>` : ''}<section id="address" aria-label="Address match">
 <p>Matched <strong id="matched-address">${a.matchedAddress}</strong>${s.coverage.place ? html`, ${s.coverage.place.name}, ${s.coverage.place.region}` : ''}:
 ${how} <span class="muted">(<code>${a.matchType}</code>)</span>, match confidence <strong id="match-confidence">${num(a.confidence)}</strong>.

@@ -4,6 +4,15 @@ import { z } from 'zod';
 import { cityInventory as inventoryOf, validatePlaceQuery, type PlaceQuery } from '../../snapshot/city-inventory.ts';
 import { rateLimitMessage, takeLocationProbe } from '../../ops/rate-limit.ts';
 import { defineTool, toolError, toolResult } from '../tool-definition.ts';
+import { placeStatusWords } from '../../core/status-words.ts';
+import type { Status } from '../../core/statuses.ts';
+
+/** The place's coverage first, worded as the coverage page words it: a place that is not live says why. */
+function placeLine(status: Status, reason: string | null): string {
+  if (status === 'live') return 'is live.';
+  const w = placeStatusWords(status, reason);
+  return `is ${w.label} (${status}): ${w.why.replace(/\.?$/, '.')}`;
+}
 
 export const cityInventory = defineTool({
   name: 'cityInventory',
@@ -66,7 +75,7 @@ export const cityInventory = defineTool({
     const ruled = result.zoning.districts.filter((d) => d.rulesCovered).length;
     return toolResult(
       { ...result },
-      `${p.name}, ${p.region} (${p.geoDivisionId}) is ${p.status}. ${result.zoning.baseDistricts} base zoning districts (${ruled} with rules), ` +
+      `${p.name}, ${p.region} (${p.geoDivisionId}) ${placeLine(p.status, p.statusReason)} ${result.zoning.baseDistricts} base zoning districts (${ruled} with rules), ` +
         `${result.zoning.overlayDistricts} overlays; layers vintage ${result.vintage.oldest ?? '?'} to ${result.vintage.newest ?? '?'}; licences: ${result.licences.join(', ') || 'none'}. ` +
         `${result.rules.citedValues} values cited from ${result.rules.documents.map((d) => d.title).join(', ') || 'no held document'}, each verified against its words` +
         (result.rules.district ? `; district ${result.rules.district.code} (${result.rules.district.name}) in full: ${result.rules.district.citedValues} cited values.` : '.'),

@@ -52,7 +52,7 @@ export const getFeasibilitySnapshot = defineTool({
     lot: z.looseObject({ parcelExternalId: z.string(), latitude: z.number(), longitude: z.number(), areaM2: z.number(), areaSqft: z.number() }).optional(),
     zones: z.looseObject({ primary: z.string().nullable(), districts: z.array(z.record(z.string(), z.unknown())), splitLot: z.boolean() }).optional(),
     permittedUses: z.array(z.looseObject({ use: z.string(), permission: z.string(), status: z.string() })).optional(),
-    envelope: z.record(z.string(), z.looseObject({ value: z.unknown(), status: z.string() })).optional().describe('Every value with value and status; citation and notes by id.'),
+    envelope: z.record(z.string(), z.looseObject({ value: z.union([z.number(), z.string(), z.null()]), status: z.string() })).optional().describe('Every value with value and status; citation and notes by id.'),
     sources: z.record(z.string(), z.string()),
     sourceCatalogue: z.looseObject({ url: z.string() }).optional(),
     attribution: z.array(z.string()).optional(),

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { MAX_DOCUMENTS_LIMIT, MAX_EVIDENCE_LIMIT, getProjectContext as load } from '../../analysis/project-context.ts';
-import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
+import { agentStatusOutput, callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const getProjectContext = defineTool({
   name: 'getProjectContext',
@@ -24,7 +24,7 @@ export const getProjectContext = defineTool({
     ...projectChoiceOutput,
     project: z.looseObject({ projectId: z.string(), name: z.string() }).optional(),
     lots: z.array(z.record(z.string(), z.unknown())).optional(),
-    agentStatus: z.unknown().optional(),
+    agentStatus: agentStatusOutput.optional(),
     analysis: z.record(z.string(), z.unknown()).nullable().optional(),
     memoryDigest: z.string().optional(),
     recheck: z.looseObject({ retryAfterSeconds: z.number() }).optional(),

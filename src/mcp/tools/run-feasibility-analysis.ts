@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { runFeasibilityAnalysis as enqueue } from '../../analysis/run-feasibility-analysis.ts';
-import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
+import { agentStatusOutput, callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const runFeasibilityAnalysis = defineTool({
   name: 'runFeasibilityAnalysis',
@@ -20,7 +20,7 @@ export const runFeasibilityAnalysis = defineTool({
     ...projectChoiceOutput,
     runId: z.string().optional(),
     receiptId: z.string().optional(),
-    agentStatus: z.unknown().optional(),
+    agentStatus: agentStatusOutput.optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   access: 'gated',

@@ -4,7 +4,7 @@ import { MAX_RADIUS_M } from '../../projects/save-to-project.ts';
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { saveToProject as save } from '../../projects/save-to-project.ts';
-import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
+import { callerAccount, candidatesOutcome, fieldChangeOutput, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const saveToProject = defineTool({
   name: 'saveToProject',
@@ -43,7 +43,7 @@ export const saveToProject = defineTool({
   output: z.looseObject({
     ...projectChoiceOutput,
     projectId: z.string().nullable().optional(),
-    changes: z.array(z.unknown()).optional(),
+    changes: z.array(fieldChangeOutput).optional(),
     idempotentReplay: z.boolean().optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -4,13 +4,13 @@ import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { updateProject as update } from '../../projects/update-project.ts';
 import { LIFECYCLE_STATUSES } from '../../projects/project-fields.ts';
-import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
+import { callerAccount, candidatesOutcome, fieldChangeOutput, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const updateProject = defineTool({
   name: 'updateProject',
   title: 'Update project',
   description:
-    `Patches a project's name, lifecycleStatus (one of: ${LIFECYCLE_STATUSES.join(', ')}) and externalRef ("<system>:<id>", null clears it). Never archives or deletes. ` +
+    `Patches a project's name, lifecycleStatus (one of: ${LIFECYCLE_STATUSES.join(', ')}) and externalRef ("<system>:<id>"; "" clears it). Never archives or deletes. ` +
     'Identify the project by projectId or project (name; several matches list candidates and choose nothing); with neither, it lists your projects and writes nothing. ' +
     'preview=true returns the field-level diff and writes nothing. undoOperationId (the receiptId of an earlier updateProject write) restores the fields that write replaced, as a new write with its own receipt; ' +
     'it is refused, with the reason, when those fields were changed again since. With preview=true and undoOperationId, the stored receipt is returned.',
@@ -19,7 +19,12 @@ export const updateProject = defineTool({
     project: z.string().optional().describe('Project name (case-insensitive; exact beats partial).'),
     name: z.string().max(MAX_NAME_CHARS, `name is longer than ${MAX_NAME_CHARS} characters.`).optional().describe(`New project name, at most ${MAX_NAME_CHARS} characters.`),
     lifecycleStatus: z.string().max(100).optional().describe(`New lifecycle status: ${LIFECYCLE_STATUSES.join(', ')}.`),
-    externalRef: z.string().max(300).nullable().optional().describe('"<system>:<id>", unique among your projects; null clears it.'),
+    // Advertised as a plain string (a string-or-null union loses its type in LangChain's MCP adapter and in
+    // single-type dialects): "" clears it; null, the older spelling, still does.
+    externalRef: z
+      .preprocess((v) => (v === null ? '' : v), z.string().max(300))
+      .optional()
+      .describe('"<system>:<id>", unique among your projects; an empty string "" clears it (null does too).'),
     preview: z.boolean().describe('true: return the diff (or, with undoOperationId, the stored receipt) and write nothing.'),
     undoOperationId: z.string().max(100).optional().describe('receiptId of an earlier updateProject write to undo.'),
   }),
@@ -27,13 +32,13 @@ export const updateProject = defineTool({
   output: z.looseObject({
     ...projectChoiceOutput,
     project: z.looseObject({ projectId: z.string(), name: z.string() }).optional(),
-    changes: z.array(z.unknown()).optional(),
+    changes: z.array(fieldChangeOutput).optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   access: 'gated',
   async handler(args, call) {
     const accountId = callerAccount(call);
-    const out = await update(call.ctx, accountId, args);
+    const out = await update(call.ctx, accountId, { ...args, ...(args.externalRef === '' ? { externalRef: null } : {}) });
     if (out.kind === 'list') return listedOutcome('updateProject', out.list, 'nothing was written');
     if (out.kind === 'candidates') return candidatesOutcome('updateProject', out.query, out.candidates, 'nothing was written');
     const r = out.result;
