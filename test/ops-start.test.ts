@@ -142,7 +142,7 @@ test('a PostgreSQL server that cannot be reached at start: one log line naming i
   assert.equal(line.variable, 'DATABASE_URL');
   assert.equal(line.host, '127.0.0.1');
   assert.equal(line.port, port);
-  assert.match(String(line.msg), new RegExp(`cannot reach the PostgreSQL database "siteline" at 127\\.0\\.0\\.1:${port} \\(DATABASE_URL\\): ECONNREFUSED`));
+  assert.match(String(line.msg), new RegExp(`cannot connect to the PostgreSQL database "siteline" at 127\\.0\\.0\\.1:${port} \\(DATABASE_URL\\): ECONNREFUSED`));
   assert.equal(err, '', 'nothing on stderr (no stack trace)');
   assert.doesNotMatch(out, /hunter2|\n\s+at /, 'no password, no stack');
   assert.equal(code, 5);

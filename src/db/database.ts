@@ -440,7 +440,7 @@ export class DatabaseUnreachableError extends Error {
     readonly database: string,
     readonly reason: string,
   ) {
-    super(`cannot reach the PostgreSQL database "${database}" at ${host}:${port} (DATABASE_URL): ${reason}`);
+    super(`cannot connect to the PostgreSQL database "${database}" at ${host}:${port} (DATABASE_URL): ${reason}`);
   }
 }
 
