@@ -69,7 +69,7 @@ test('npm start builds dist/ when stale and runs the compiled service; a second 
     // itself stops, exit 0, and nothing of the group keeps the output open (npm's shell used to die of
     // the signal and leave node serving, its port taken).
     child.kill('SIGTERM');
-    const closed = await Promise.race([outputClosed.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000))]);
+    const closed = await Promise.race([outputClosed.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000).unref())]);
     assert.ok(closed, `the service still runs 30 s after SIGTERM to npm start:\n${out.slice(-1500)}`);
     assert.equal(await exited, 0, 'npm start exits 0 once the service stopped');
     assert.match(out, /"msg":"stopped"/, 'the service stopped itself');

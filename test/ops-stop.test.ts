@@ -190,7 +190,7 @@ test('npx siteline worker: SIGTERM to the npx process stops the worker (exit 0, 
       void npmExited.then((code) => reject(new Error(`npx exited (${code}) before the worker started: ${err.slice(-2000)}`)));
     });
     child.kill('SIGTERM'); // the npx process only, as an operator's `kill <pid>` or systemd's main-process signal
-    const closed = await Promise.race([outputClosed.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000))]);
+    const closed = await Promise.race([outputClosed.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000).unref())]);
     assert.ok(closed, `the worker still runs 30 s after SIGTERM to npx:\n${out.slice(-1500)}`);
     const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(lines.some((l) => l.msg === 'shutting down'), 'the worker logged its stop');
