@@ -82,8 +82,9 @@ export function createHttpServer(ctx: AppContext, router: Router): http.Server {
  * close; a kept-alive connection, or one accepted whose request has not come, is closed once it has
  * been idle IDLE_LINGER_MS, by this side's FIN (socket.end(): what still arrives is read, never
  * answered with a reset). Node's own server.close() destroys every connection without a request in
- * progress at once (a request on its way is then reset), so the listener is closed as a plain net.Server. Resolves true
- * when every connection closed by the deadline (performance.now() time); false when some were cut there.
+ * progress at once (a request on its way is then reset), so the listener is closed as a plain
+ * net.Server. Resolves true when every connection closed by the deadline (performance.now() time);
+ * false when some were cut there.
  */
 export async function drainHttpServer(server: http.Server, deadline: number): Promise<boolean> {
   const state = tracked.get(server);
