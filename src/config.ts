@@ -39,6 +39,7 @@ const envSchema = z.object({
   SITELINE_MAIL_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
   SITELINE_METRICS_TOKEN: z.string().optional().transform((v) => v || undefined).pipe(z.string().min(16, 'at least 16 characters (a bearer secret)').optional()),
   SITELINE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
+  SITELINE_PRESTOP_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
 });
 
 /** Every variable the service's configuration reads (docs/deploy.md lists each; a test checks). */
@@ -117,6 +118,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** On SIGTERM: how long in-flight requests and analysis runs may take before connections are cut and leases released. */
   shutdownGraceMs: number;
+  /** On SIGTERM: how long /readyz answers 503 shutting_down while the listener still serves, before it closes (docs/deploy.md). */
+  prestopMs: number;
 }
 
 /** The repository's own places/ folder (manifests and rules files). */
@@ -177,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mail: overrides.mail ?? mailConfig(e, baseUrl),
     metricsToken: 'metricsToken' in overrides ? overrides.metricsToken : e.SITELINE_METRICS_TOKEN,
     shutdownGraceMs: overrides.shutdownGraceMs ?? e.SITELINE_SHUTDOWN_GRACE_MS,
+    prestopMs: overrides.prestopMs ?? e.SITELINE_PRESTOP_MS,
   };
 }
 

@@ -10,7 +10,7 @@ import { openDatabase, type Db } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { buildRouter } from './http/app.ts';
-import { createHttpServer } from './http/server.ts';
+import { createHttpServer, drainHttpServer } from './http/server.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { registerMailMetrics } from './mail/mail-metrics.ts';
 import { registerHotIndexMetrics } from './ops/hot-index-metrics.ts';
@@ -19,6 +19,8 @@ import { scheduleAuthSweep } from './auth/sweep.ts';
 import { startAnalysisWorkers, workerOptionsFromEnv, type WorkerOptions } from './analysis/analysis-workers.ts';
 import type { ImportReport } from './importer/import-report.ts';
 import { startupLoadOf } from './importer/place-loading.ts';
+import { startStartupAudits, type StartupAudits } from './ops/startup-audits.ts';
+import { performance } from 'node:perf_hooks';
 
 export interface StartOptions {
   clock?: Clock;
@@ -42,11 +44,12 @@ export interface RunningService {
   server: http.Server;
   url: string;
   /**
-   * Stops the service. With graceMs (SIGTERM in src/main.ts): stop accepting, let in-flight requests
-   * and analysis runs finish for up to graceMs, then cut what is left and hand unfinished runs back.
-   * Without: at once (tests).
+   * Stops the service. With graceMs (SIGTERM in src/service-process.ts): /readyz 503 at once, the
+   * listener still serving for prestopMs; then stop accepting, answer every request that arrived with
+   * Connection: close, close idle connections, let in-flight requests and analysis runs finish until
+   * prestopMs + graceMs, then cut what is left and hand unfinished runs back. Without: at once (tests).
    */
-  close(opts?: { graceMs?: number }): Promise<void>;
+  close(opts?: { graceMs?: number; prestopMs?: number }): Promise<void>;
   /** Settles when the start-up load of the default places is over (each place imported or failed); the imports made. */
   placesLoaded: Promise<ImportReport[]>;
 }
@@ -54,7 +57,7 @@ export interface RunningService {
 export async function openContext(config: Config, opts: StartOptions = {}): Promise<AppContext> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pgdata') }));
-  await migrate(db);
+  await migrate(db, logger);
   setHotIndexBudget(config.hotIndexBudgetMb);
   if (opts.hotIndex === false) setHotIndexEnabled(false);
   const base = { config, db, clock: opts.clock ?? systemClock, logger };
@@ -99,13 +102,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     ctx.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'loading the default places stopped');
     return [] as ImportReport[];
   });
+  // The first start's audits: one instance audits a place for all (a claimed row, src/ops/startup-audits.ts).
+  let audits: StartupAudits | undefined;
   void placesLoaded.then((imported) => {
     if (autoImport) ctx.logger.info({ imported: imported.map((r) => r.slug) }, 'default places loaded');
-    if (imported.length && !ctx.lifecycle!.draining) {
-      void import('./importer/audit-place.ts')
-        .then(({ auditInBackground }) => auditInBackground(ctx, imported.map((r) => r.slug), (msg) => ctx.logger.info(msg)))
-        .then(() => ctx.logger.info({ places: imported.map((r) => r.slug) }, 'place audits finished'));
-    }
+    if (imported.length && !ctx.lifecycle!.draining) audits = startStartupAudits(ctx, imported.map((r) => r.slug));
   });
   const stopSweep = await scheduleAuthSweep(ctx);
   const workers = startAnalysisWorkers(ctx, workerOptions);
@@ -117,33 +118,36 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     server,
     url,
     placesLoaded,
-    async close({ graceMs }: { graceMs?: number } = {}) {
+    async close({ graceMs, prestopMs = 0 }: { graceMs?: number; prestopMs?: number } = {}) {
+      const started = performance.now();
+      // /readyz answers 503 shutting_down from now on (src/http/health-routes.ts).
       ctx.lifecycle!.draining = true;
       // No further place starts importing; the one importing now finishes (or fails) before the database closes.
       const load = startupLoadOf(ctx.db);
       if (load) load.stopping = true;
       for (const hook of ctx.lifecycle!.onDrain.splice(0)) hook();
       stopSweep();
-      // Stop accepting; idle keep-alive connections go now, busy ones after their answer (connection: close).
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // The background work stops now, each within the same bound as the requests: the audit at its next
+      // step (it sees draining), the workers and mail with the run or message in hand.
+      const bound = graceMs === undefined ? undefined : prestopMs + graceMs;
+      const background = Promise.all([
+        workers.stop(bound),
+        ctx.mailer.stop(bound), // a message cut off stays claimed; its lease runs out and it is sent again
+        placesLoaded.then(() => audits?.stop()),
+      ]);
       if (graceMs === undefined) {
-        await workers.stop();
-        server.closeAllConnections();
-        await closed;
+        // At once (tests): every connection cut.
+        await drainHttpServer(server, started);
       } else {
-        const deadline = Date.now() + graceMs;
-        await workers.stop(graceMs);
-        let timer: NodeJS.Timeout | undefined;
-        const drained = await Promise.race([closed.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), Math.max(0, deadline - Date.now()))))]);
-        clearTimeout(timer);
+        // The pre-stop period: the listener still serves while the proxy sees /readyz 503 and stops routing here.
+        if (prestopMs > 0) {
+          ctx.logger.info({ prestopMs }, 'pre-stop: /readyz answers 503 shutting_down; still serving until the proxy stops routing here');
+          await new Promise((r) => setTimeout(r, prestopMs));
+        }
+        const drained = await drainHttpServer(server, started + prestopMs + graceMs);
         if (!drained) ctx.logger.warn({ graceMs }, 'requests still in flight after the shutdown grace period; their connections are closed');
-        server.closeAllConnections();
-        await closed;
       }
-      // A message being sent when the bound passes stays claimed; its lease runs out and another worker (or this one after restart) sends it.
-      await ctx.mailer.stop(graceMs);
-      await placesLoaded;
+      await background;
       if (!opts.db) await ctx.db.close();
     },
   };

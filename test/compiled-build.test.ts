@@ -24,7 +24,7 @@ test('npm start builds dist/ when stale and runs the compiled service; a second 
   const dbEnv = await createPlacesEnv([]);
   const child = spawn(npm, ['start', '--silent'], {
     cwd: ROOT,
-    env: { ...process.env, ...dbEnv.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', SITELINE_ANALYSIS_WORKERS: '0' },
+    env: { ...process.env, ...dbEnv.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', SITELINE_ANALYSIS_WORKERS: '0', SITELINE_PRESTOP_MS: '200' },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: npm runs the service as a child, and the whole group is stopped at the end.
     detached: true,
@@ -65,8 +65,21 @@ test('npm start builds dist/ when stale and runs the compiled service; a second 
     const guide = await postRpc(url, modernRequest('tools/call', { name: 'getServiceMcpGuide', arguments: {} }));
     assert.equal(guide.status, 200, guide.raw);
     assert.ok(guide.message?.result?.content?.[0]?.text?.length > 100, 'the guide (docs/mcp.md) is read from the compiled code');
+    // SIGTERM to the npm process alone (an operator's `kill <pid>`, systemd's main process): the service
+    // itself stops, exit 0, and nothing of the group keeps the output open (npm's shell used to die of
+    // the signal and leave node serving, its port taken).
+    child.kill('SIGTERM');
+    const closed = await Promise.race([outputClosed.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000).unref())]);
+    assert.ok(closed, `the service still runs 30 s after SIGTERM to npm start:\n${out.slice(-1500)}`);
+    assert.equal(await exited, 0, 'npm start exits 0 once the service stopped');
+    assert.match(out, /"msg":"stopped"/, 'the service stopped itself');
+    assert.equal(await fetch(`${url}/healthz`).then(() => 'answered', (e: Error) => (e.cause as NodeJS.ErrnoException | undefined)?.code ?? e.message), 'ECONNREFUSED', 'nothing listens on its port');
   } finally {
-    process.kill(-child.pid!, 'SIGTERM');
+    try {
+      process.kill(-child.pid!, 'SIGKILL'); // whatever is left of the group
+    } catch {
+      /* already gone */
+    }
     await exited;
     await outputClosed;
     await dbEnv.close();

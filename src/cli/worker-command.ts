@@ -2,7 +2,7 @@
 // that scale out (several processes on one PostgreSQL database). On embedded PGlite only one process
 // may open the data directory, so there the workers inside `npm start` are the way.
 // Runs until SIGTERM or SIGINT; the run in hand may finish for SITELINE_SHUTDOWN_GRACE_MS, then it is
-// handed back to the queue. Exit 0 when stopped; 2 bad usage.
+// handed back to the queue. Exit 0 when stopped; 2 bad usage; 5 the database cannot be reached.
 import { UsageError, type Command, type CommandInput } from './command.ts';
 import { EXIT } from './exit-codes.ts';
 import { out, type Io } from './output.ts';
@@ -23,25 +23,54 @@ async function runWorker({ flags, io }: CommandInput): Promise<number> {
  * SIGTERM/SIGINT.
  */
 export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>): Promise<number> {
-  const [{ loadConfig }, { createLogger }, { openContext }, { startAnalysisWorkers, workerOptionsFromEnv }] = await Promise.all([
+  const [{ loadConfig }, { createLogger }, { openContext }, { startAnalysisWorkers, workerOptionsFromEnv }, { DatabaseUnreachableError }, { MigrationError }, { watchLauncher }] = await Promise.all([
     import('../config.ts'),
     import('../logger.ts'),
     import('../service.ts'),
     import('../analysis/analysis-workers.ts'),
+    import('../db/database.ts'),
+    import('../db/migrate.ts'),
+    import('../ops/launcher-watch.ts'),
   ]);
   const config = loadConfig(io.env);
   const logger = createLogger(config.logLevel, io.stdout);
-  const ctx = await openContext(config, { logger });
+  let ctx;
+  try {
+    ctx = await openContext(config, { logger });
+  } catch (err) {
+    // One line that says what to mend, as the service process does (src/service-process.ts).
+    if (err instanceof DatabaseUnreachableError) {
+      logger.fatal({ variable: err.variable, host: err.host, port: err.port, database: err.database, reason: err.reason }, `siteline worker cannot start: ${err.message}`);
+      return EXIT.unreachable;
+    }
+    if (err instanceof MigrationError) {
+      logger.fatal({ migration: err.file }, `siteline worker cannot start: ${err.message}`);
+      return EXIT.failure;
+    }
+    throw err;
+  }
   const opts = workerOptionsFromEnv(io.env, overrides);
   if (opts.concurrency === 0) opts.concurrency = 1; // a worker process with no workers would do nothing
   const workers = startAnalysisWorkers(ctx, opts);
   out(io, `siteline worker ${opts.workerId}: ${opts.concurrency} loop(s) on ${ctx.db.kind}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', () => resolve());
-    process.once('SIGINT', () => resolve());
+  // SIGTERM or SIGINT, or (under npx, where npm's shell dies of the SIGTERM without passing it on) the
+  // launching process gone: stop. A second signal while stopping is ignored (npm passes on the SIGTERM
+  // that systemd also sends to the whole group).
+  const why = await new Promise<string>((resolve) => {
+    let first: string | undefined;
+    const on = (what: string) => {
+      if (first) return void logger.info({ signal: what }, 'already stopping; signal ignored');
+      first = what;
+      resolve(what);
+    };
+    process.on('SIGTERM', () => on('SIGTERM'));
+    process.on('SIGINT', () => on('SIGINT'));
+    watchLauncher((parent) => on(`the launching process ${parent} exited`));
   });
+  logger.info({ signal: why, graceMs: config.shutdownGraceMs }, 'shutting down');
   await workers.stop(config.shutdownGraceMs);
   await ctx.db.close();
+  logger.info({}, 'stopped');
   return EXIT.ok;
 }
 
@@ -54,7 +83,8 @@ SITELINE_SHUTDOWN_GRACE_MS (default 20000); one still working then is handed bac
 For PostgreSQL deployments that scale out (DATABASE_URL shared with the servers). On embedded PGlite
 only one process may open the data directory: there use the workers inside \`npm start\`.
 Environment: SITELINE_ANALYSIS_WORKERS (loops, default 2), SITELINE_ANALYSIS_LEASE_MS (default 30000),
-SITELINE_ANALYSIS_POLL_MS (default 500), SITELINE_SHUTDOWN_GRACE_MS, DATABASE_URL.`,
+SITELINE_ANALYSIS_POLL_MS (default 500), SITELINE_SHUTDOWN_GRACE_MS, DATABASE_URL.
+Exit 0 when stopped, 5 when the database cannot be reached at start (one log line names its host).`,
   flags: [{ name: 'concurrency', value: 'N', description: 'Worker loops in this process (default: SITELINE_ANALYSIS_WORKERS, at least 1)' }],
   examples: ['DATABASE_URL=postgres://... siteline worker --concurrency 4'],
   run: runWorker,

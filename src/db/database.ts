@@ -6,6 +6,7 @@ import { PGlite, parse as pgliteParse, protocol as pgliteProtocol } from '@elect
 import pg from 'pg';
 import { SitelineError } from '../core/errors.ts';
 import { copyFromBuffer } from './pg-copy.ts';
+import { scrubSecrets } from '../logger.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -425,8 +426,53 @@ export interface OpenOptions {
 export const PGLITE_SHARED_BUFFERS = '32MB';
 const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
 
+/**
+ * The PostgreSQL server named by DATABASE_URL could not be reached, or refused the connection, at
+ * open: says where (host and port, never the user's password) and why, in one line. The service
+ * process logs it and exits 5 (docs/deploy.md).
+ */
+export class DatabaseUnreachableError extends Error {
+  override readonly name = 'DatabaseUnreachableError';
+  readonly variable = 'DATABASE_URL';
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    readonly database: string,
+    readonly reason: string,
+  ) {
+    super(`cannot connect to the PostgreSQL database "${database}" at ${host}:${port} (DATABASE_URL): ${reason}`);
+  }
+}
+
+/** How long opening waits for the server's first connection before saying it cannot be reached. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/** One connection first, with a bound (the pool waits forever on a host that drops packets): a clear error when it fails. */
+async function probePostgres(databaseUrl: string): Promise<void> {
+  let where: { host: string; port: number; database: string };
+  try {
+    const u = new URL(databaseUrl);
+    where = { host: u.hostname || 'localhost', port: Number(u.port || 5432), database: decodeURIComponent(u.pathname.replace(/^\//, '')) || 'postgres' };
+  } catch {
+    where = { host: 'unknown', port: 5432, database: 'unknown' };
+  }
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    const reason = e.code && /^[A-Z]+$/.test(e.code) ? `${e.code} (${e.message ?? ''})` : e.code ? `${e.message ?? 'refused'} (SQLSTATE ${e.code})` : (e.message ?? String(err));
+    throw new DatabaseUnreachableError(where.host, where.port, where.database, scrubSecrets(reason));
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export async function openDatabase(opts: OpenOptions): Promise<Db> {
   if (opts.databaseUrl) {
+    await probePostgres(opts.databaseUrl);
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
     pool.on('error', () => undefined); // an idle client dropping is retried by the pool on next use
     await pool.query('SELECT 1');

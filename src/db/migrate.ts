@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import type { Db } from './database.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -14,7 +15,23 @@ export function listMigrations(dir = MIGRATIONS_DIR): { name: string; sql: strin
     .map((name) => ({ name, sql: fs.readFileSync(path.join(dir, name), 'utf8') }));
 }
 
-export async function migrate(db: Db): Promise<string[]> {
+/** A migration that failed: names its file; nothing of it was applied (its transaction rolled back). */
+export class MigrationError extends Error {
+  override readonly name = 'MigrationError';
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(`migration ${file} failed: ${cause instanceof Error ? cause.message : String(cause)}; nothing of it was applied (its transaction rolled back), and the migrations after it were not run`);
+  }
+}
+
+/** Where migrate() says what it applied (the service's logger); silent when absent (tests, templates). */
+export interface MigrationLog {
+  info(fields: Record<string, unknown>, msg: string): void;
+}
+
+export async function migrate(db: Db, log?: MigrationLog): Promise<string[]> {
   // Under the same lock as the migrations: two instances' CREATE TABLE IF NOT EXISTS at once on a fresh
   // PostgreSQL database collide in the catalogue (duplicate pg_type row), and one would fail to start.
   await db.transaction(async (tx) => {
@@ -26,16 +43,25 @@ export async function migrate(db: Db): Promise<string[]> {
   });
   const applied: string[] = [];
   for (const m of listMigrations()) {
-    const done = await db.transaction(async (tx) => {
-      // Several app instances may start at once on PostgreSQL: one applies, the others wait and skip.
-      if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(746395)');
-      const seen = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [m.name]);
-      if (seen.length > 0) return false;
-      for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
-      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [m.name]);
-      return true;
-    });
-    if (done) applied.push(m.name);
+    const started = performance.now();
+    let done: boolean;
+    try {
+      done = await db.transaction(async (tx) => {
+        // Several app instances may start at once on PostgreSQL: one applies, the others wait and skip.
+        if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(746395)');
+        const seen = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [m.name]);
+        if (seen.length > 0) return false;
+        for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
+        await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [m.name]);
+        return true;
+      });
+    } catch (err) {
+      throw new MigrationError(m.name, err);
+    }
+    if (done) {
+      applied.push(m.name);
+      log?.info({ migration: m.name, ms: Math.round(performance.now() - started) }, `migration ${m.name} applied`);
+    }
   }
   return applied;
 }

@@ -71,6 +71,9 @@ export function registerHealthRoutes(router: Router, ctx: AppContext): void {
   });
 
   router.get('/metrics', async (req, res) => {
+    // Only the exact path: the router also matches /metrics/ and //metrics, which a proxy's deny rule for /metrics can miss.
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    if (pathname !== '/metrics') return sendError(req, res, 404, 'not_found', `No route for ${req.method} ${pathname}.`);
     const token = ctx.config.metricsToken;
     if (token) {
       const m = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ''));

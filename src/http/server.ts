@@ -1,6 +1,7 @@
 // The one HTTP server every surface mounts on. Logs one JSON line per request (path only: query
 // strings can carry codes and tokens), maps domain errors once, hides unexpected failures.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import net, { type Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../context.ts';
@@ -8,10 +9,31 @@ import { SitelineError } from '../core/errors.ts';
 import { Router } from './router.ts';
 import { HTTP_STATUS_BY_CODE } from './respond.ts';
 import { allowedHostnames, hostAllowed } from '../mcp/http-rules.ts';
-import { forwardedHeader } from './client-ip.ts';
+import { clientIp, forwardedHeader } from './client-ip.ts';
 
 /** Paths answered whatever the Host header says (load balancers probe them by address). */
 const ANY_HOST_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Once the listener is closed, a kept-alive connection idle this long is closed (FIN, never a reset); one with a request gets its answer first. */
+export const IDLE_LINGER_MS = 1_000;
+
+interface Connection {
+  /** Requests on it not yet answered. */
+  active: number;
+  /** performance.now() when it last became idle (accepted, or its last answer finished). */
+  idleSince: number;
+  /** This side has been closed (FIN sent). */
+  ended: boolean;
+}
+
+interface Tracked {
+  connections: Map<Socket, Connection>;
+  /** Set when the listener closes: every answer not begun says Connection: close. */
+  closing: boolean;
+  inflight: Set<ServerResponse>;
+}
+
+const tracked = new WeakMap<http.Server, Tracked>();
 
 export function createHttpServer(ctx: AppContext, router: Router): http.Server {
   // The allowed hostnames follow the config (with port 0 the base URL is final only once the server listens).
@@ -21,23 +43,74 @@ export function createHttpServer(ctx: AppContext, router: Router): http.Server {
     if (hosts?.key !== key) hosts = { key, set: allowedHostnames(ctx.config) };
     return hosts.set;
   };
-  // Answers in progress: when draining starts, each one not yet begun says Connection: close.
-  const inflight = new Set<ServerResponse>();
-  ctx.lifecycle?.onDrain.push(() => {
-    for (const res of inflight) if (!res.headersSent) res.shouldKeepAlive = false;
-  });
+  const state: Tracked = { connections: new Map(), closing: false, inflight: new Set() };
   const server = http.createServer((req, res) => {
-    inflight.add(res);
+    const conn = state.connections.get(req.socket);
+    if (conn?.ended) {
+      // Bytes that came after this side was closed cannot be answered (the client sees the close): read, not refused.
+      req.resume();
+      return;
+    }
+    if (conn) conn.active++;
+    state.inflight.add(res);
+    // Stopping (the listener closed): this answer is the connection's last, so keep-alive clients reconnect elsewhere.
+    if (state.closing) res.shouldKeepAlive = false;
     // Stamped as each request starts and ends: the background audit gives way (src/importer/background-pace.ts).
     if (ctx.lifecycle) ctx.lifecycle.lastRequestAt = performance.now();
     res.once('close', () => {
-      inflight.delete(res);
+      state.inflight.delete(res);
+      if (conn) {
+        conn.active--;
+        conn.idleSince = performance.now();
+      }
       if (ctx.lifecycle) ctx.lifecycle.lastRequestAt = performance.now();
     });
     void handle(ctx, router, req, res, allowed);
   });
+  server.on('connection', (socket: Socket) => {
+    state.connections.set(socket, { active: 0, idleSince: performance.now(), ended: false });
+    socket.once('close', () => state.connections.delete(socket));
+  });
   server.keepAliveTimeout = 65_000;
+  tracked.set(server, state);
   return server;
+}
+
+/**
+ * Stops the server without dropping a request (SIGTERM, after the pre-stop period): the listener closes
+ * (no new connection is accepted); every request whose bytes arrived is answered, with Connection:
+ * close; a kept-alive connection, or one accepted whose request has not come, is closed once it has
+ * been idle IDLE_LINGER_MS, by this side's FIN (socket.end(): what still arrives is read, never
+ * answered with a reset). Node's own server.close() destroys every connection without a request in
+ * progress at once (a request on its way is then reset), so the listener is closed as a plain
+ * net.Server. Resolves true when every connection closed by the deadline (performance.now() time);
+ * false when some were cut there.
+ */
+export async function drainHttpServer(server: http.Server, deadline: number): Promise<boolean> {
+  const state = tracked.get(server);
+  if (!state) throw new Error('drainHttpServer: not a server made by createHttpServer');
+  state.closing = true;
+  for (const res of state.inflight) if (!res.headersSent) res.shouldKeepAlive = false;
+  const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+  const sweep = () => {
+    const now = performance.now();
+    for (const [socket, conn] of state.connections) {
+      if (conn.ended || conn.active > 0 || now - conn.idleSince < IDLE_LINGER_MS) continue;
+      conn.ended = true;
+      socket.end();
+    }
+  };
+  sweep();
+  const timer = setInterval(sweep, 50);
+  let cut: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([closed.then(() => true), new Promise<boolean>((r) => (cut = setTimeout(() => r(false), Math.max(0, deadline - performance.now()))))]);
+  } finally {
+    clearInterval(timer);
+    clearTimeout(cut);
+    for (const socket of state.connections.keys()) socket.destroy();
+    await closed;
+  }
 }
 
 /** Paths whose last part is a credential (e-mail verification, password reset, e-mail change links): logged without it. */
@@ -56,12 +129,10 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
   }
   // The metrics label: the matched route pattern, never the raw path (ids and tokens would explode it).
   let route = 'unmatched';
-  // Draining (SIGTERM): this answer is the connection's last, so keep-alive clients reconnect elsewhere.
-  if (ctx.lifecycle?.draining) res.shouldKeepAlive = false;
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     ctx.metrics?.observeRequest(route, req.method ?? 'GET', res.statusCode, ms / 1000);
-    ctx.logger.info({ requestId: id, method: req.method, path: pathname.replace(SECRET_IN_PATH, '$1…'), status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+    ctx.logger.info({ requestId: id, client: clientIp(req, ctx.config), method: req.method, path: pathname.replace(SECRET_IN_PATH, '$1…'), status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
   });
   try {
     // A NUL byte (raw or %00) in the path or query is never part of a valid resource or parameter here.

@@ -15,6 +15,8 @@ export const MAX_DEFER_MS = 2_000;
 
 export function giveWayToRequests(ctx: Pick<AppContext, 'lifecycle'>): () => Promise<void> {
   return async () => {
+    // Stopping (SIGTERM): the job ends at this step, before the database closes under it.
+    if (ctx.lifecycle?.draining) throw new Error('the service is stopping');
     const start = performance.now();
     for (;;) {
       const last = ctx.lifecycle?.lastRequestAt;

@@ -1,7 +1,9 @@
 // Two instances starting together on a fresh PostgreSQL database (issue 13): both start and answer,
 // the migrations are applied once, exactly one active signing key exists (both publish it), and the
-// default place is imported once. Two real `siteline` processes (src/main.ts); one small place
-// (Paradise, TX) through SITELINE_PLACES_DIR. PostgreSQL only: PGlite serves one process.
+// default places are imported once and audited once (issue 45: both used to run the same first-start
+// audit). Two real `siteline` processes (src/main.ts); one small place (Paradise, TX) and a generated
+// one with 1,000 address points (its audit takes seconds) through SITELINE_PLACES_DIR. PostgreSQL
+// only: PGlite serves one process.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -11,6 +13,7 @@ import pg from 'pg';
 import { ROOT, SHARED_DATA } from '../support/harness.ts';
 import { listening, placesLoaded, startSiteline, stop } from '../support/siteline-process.ts';
 import { listMigrations } from '../../src/db/migrate.ts';
+import { syntheticPlace } from '../support/synthetic-place.ts';
 
 const adminUrl = process.env.DATABASE_URL;
 
@@ -30,6 +33,9 @@ test('two instances start together on a fresh PostgreSQL database: both answer, 
   dbUrl.pathname = `/${name}`;
   const work = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'two-'));
   fs.cpSync(path.join(ROOT, 'places', 'paradise-tx'), path.join(work, 'places', 'paradise-tx'), { recursive: true });
+  const synthetic = syntheticPlace(work, 20); // work/places/synthetic-ma, work/data/synthetic-ma
+  const paradiseFolder = (JSON.parse(fs.readFileSync(path.join(work, 'places', 'paradise-tx', 'manifest.json'), 'utf8')) as { sourceFolder: string }).sourceFolder;
+  fs.symlinkSync(path.join(SHARED_DATA, paradiseFolder), path.join(synthetic.sourceDir, paradiseFolder));
   await admin(`CREATE DATABASE ${name}`);
   const envOf = (n: number): Record<string, string> => ({
     ...(process.env as Record<string, string>),
@@ -38,7 +44,7 @@ test('two instances start together on a fresh PostgreSQL database: both answer, 
     PORT: '0',
     SITELINE_DATA_DIR: path.join(work, `data-${n}`),
     SITELINE_PLACES_DIR: path.join(work, 'places'),
-    SITELINE_SOURCE_DIR: SHARED_DATA,
+    SITELINE_SOURCE_DIR: synthetic.sourceDir,
     SITELINE_AUTO_IMPORT: '1',
     SITELINE_ANALYSIS_WORKERS: '0',
     LOG_LEVEL: 'info',
@@ -66,6 +72,19 @@ test('two instances start together on a fresh PostgreSQL database: both answer, 
       assert.equal(migrations.rows[0]!.n, listMigrations().length);
       const runs = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM import_runs r JOIN places p USING (place_id) WHERE p.slug = 'paradise-tx' AND r.changed`);
       assert.equal(runs.rows[0]!.n, 1, 'the place was imported once');
+      // Both instances finish the start's import of the generated place (one imports it, the other finds
+      // it unchanged); one audits it, the other sees the claim and leaves it.
+      const audited = await Promise.any(instances.map((s) => s.waitFor((l) => /^synthetic-ma: audit: /.test(String(l.msg)), 'the audit of the generated place', 180_000)));
+      assert.match(String(audited.msg), /of 1,000 addresses/);
+      await new Promise((r) => setTimeout(r, 1000)); // a second audit, were one running, would be well under way
+      const audits = instances.map((s) => s.lines.filter((l) => /^synthetic-ma: audit: /.test(String(l.msg))).length);
+      const skipped = instances.map((s) => s.lines.filter((l) => l.place === 'synthetic-ma' && /another instance is auditing/.test(String(l.msg))).length);
+      console.log(`# audits of the generated place per instance: ${audits.join(', ')}; skipped for another's claim: ${skipped.join(', ')}`);
+      assert.equal(audits[0]! + audits[1]!, 1, 'one instance audited the place');
+      const stored = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM place_audits WHERE place_id = $1`, [synthetic.placeId]);
+      assert.equal(stored.rows[0]!.n, 1);
+      const claims = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM background_claims`);
+      assert.equal(claims.rows[0]!.n, 0, 'the claim is given up once the audit is done');
     } finally {
       await client.end();
     }

@@ -15,7 +15,8 @@ export interface Siteline {
 
 /** `entry`: the script and its arguments (default src/main.ts; held-run-process.ts serve holds its analysis runs). */
 export function startSiteline(env: Record<string, string>, cwd: string, entry: string[] = [path.join(ROOT, 'src/main.ts')]): Siteline {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // No pre-stop period unless a test asks for one (SIGTERM would otherwise wait SITELINE_PRESTOP_MS, 5 s, before closing).
+  const child = spawn(process.execPath, ['--import', 'tsx', ...entry], { cwd, env: { SITELINE_PRESTOP_MS: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Array<Record<string, any>> = [];
   const waiters = new Set<() => void>();
   let stderr = '';
