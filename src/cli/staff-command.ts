@@ -8,7 +8,7 @@ import { JSON_FLAG, URL_FLAG, UsageError, type Command, type CommandInput } from
 import { EXIT } from './exit-codes.ts';
 import { out } from './output.ts';
 import { OPERATOR_FLAG, runStaff, STAFF_WHERE } from './staff-target.ts';
-import type { StaffAction } from '../staff/staff-actions.ts';
+import type { AllowanceResult, StaffAction } from '../staff/staff-actions.ts';
 import type { StaffChange, StaffListing } from '../staff/staff-members.ts';
 
 const reasonOf = (flags: CommandInput['flags']) => (typeof flags.reason === 'string' ? flags.reason.trim() : '') || undefined;
@@ -34,6 +34,23 @@ async function runRemove({ args: [email], flags, io }: CommandInput): Promise<nu
     print: (r) => {
       if (flags.json) out(io, JSON.stringify(r, null, 2));
       else out(io, r.changed ? `${r.email} is no longer staff.` : `${r.email} was not staff; nothing changed.`);
+      return EXIT.ok;
+    },
+  });
+}
+
+async function runAllowance({ args: [email, amount], flags, io }: CommandInput): Promise<number> {
+  const { MAX_EXPORTS_PER_MONTH } = await import('../reports/export-store.ts');
+  if (!/^\d+$/.test(amount!) || Number(amount) > MAX_EXPORTS_PER_MONTH) throw new UsageError(`the allowance must be a whole number of exports a month from 0 to ${MAX_EXPORTS_PER_MONTH}`);
+  const reason = typeof flags.reason === 'string' ? flags.reason.trim() : '';
+  if (!reason) throw new UsageError('say why with --reason "..." (kept in the staff actions)');
+  const request = { email: email!, allowance: Number(amount), reason };
+  return runStaff(io, flags, 'staff export-allowance', {
+    service: (client) => client.requestJson<AllowanceResult>('POST', '/staff/api/export-allowances', request),
+    database: async (ctx, actor) => (await import('../staff/staff-actions.ts')).setExportAllowance(ctx, actor, request),
+    print: (r) => {
+      if (flags.json) out(io, JSON.stringify({ email: r.email, from: r.from, allowance: r.allowance }, null, 2));
+      else out(io, `${r.email} may export ${r.allowance} project reports a month (was ${r.from}).`);
       return EXIT.ok;
     },
   });
@@ -105,6 +122,17 @@ export const staffCommand: Command = {
       flags: [{ name: 'reason', value: 'TEXT', description: 'Why (kept in the staff actions)' }, URL_FLAG, OPERATOR_FLAG, JSON_FLAG],
       args: { min: 1, max: 1, name: 'the e-mail of the account' },
       run: runRemove,
+    },
+    {
+      name: 'export-allowance',
+      summary: "Raise or lower an account's monthly allowance of project report exports (default 25), recorded",
+      usage: 'staff export-allowance <email> <exports a month> --reason "..." [--url URL] [--operator] [--json]',
+      description:
+        'The records.exports meter: confirmed produceProjectReport exports an account may save per calendar month (UTC). Lowering it below what was used this month leaves nothing to spend until it renews. The account page, `siteline usage` and getProjectContext show it.',
+      flags: [{ name: 'reason', value: 'TEXT', description: 'Why the allowance changes (required)' }, URL_FLAG, OPERATOR_FLAG, JSON_FLAG],
+      args: { min: 2, max: 2, name: 'the e-mail and the exports a month, e.g. siteline staff export-allowance ann@example.com 60 --reason "pilot"' },
+      examples: ['siteline staff export-allowance ann@example.com 60 --reason "pilot customer"'],
+      run: runAllowance,
     },
     {
       name: 'list',

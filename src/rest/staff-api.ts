@@ -10,7 +10,7 @@ import type { Router } from '../http/router.ts';
 import { readBody, sendError, sendJson } from '../http/respond.ts';
 import { verifyBearer } from '../auth/verify-bearer.ts';
 import { SitelineError } from '../core/errors.ts';
-import { balanceOf, grantCredit, listStaffActions, reviewFeedback, revokeKeyForAbuse, viewFeedback, type StaffActor } from '../staff/staff-actions.ts';
+import { balanceOf, grantCredit, listStaffActions, reviewFeedback, revokeKeyForAbuse, setExportAllowance, viewFeedback, type StaffActor } from '../staff/staff-actions.ts';
 import { addStaff, listStaff, removeStaff, staffMember } from '../staff/staff-members.ts';
 import { isOperatorToken, OPERATOR_TOKEN_PREFIX } from '../staff/operator-credential.ts';
 import { type FeedbackFilter } from '../feedback/feedback-store.ts';
@@ -119,6 +119,12 @@ export function registerStaffApi(router: Router, ctx: AppContext): void {
   router.post('/staff/api/keys/:id/revoke', staffRoute(ctx, async (actor, req, res, params) => {
     const body = await jsonBody(req);
     sendJson(res, 200, await revokeKeyForAbuse(ctx, actor, { keyId: params.id!, reason: str(body.reason) }), NO_STORE);
+  }));
+
+  router.post('/staff/api/export-allowances', staffRoute(ctx, async (actor, req, res) => {
+    const body = await jsonBody(req);
+    const allowance = typeof body.allowance === 'number' ? body.allowance : Number.NaN;
+    sendJson(res, 200, await setExportAllowance(ctx, actor, { email: str(body.email) ?? '', allowance, reason: str(body.reason) }), NO_STORE);
   }));
 
   router.get('/staff/api/staff', staffRoute(ctx, async (_actor, _req, res) => {

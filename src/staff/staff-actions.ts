@@ -10,6 +10,7 @@ import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
 import { addCredit, creditBalance, ledgerSum, MAX_CREDIT_PER_ENTRY } from '../billing/credit-ledger.ts';
 import { listFeedback, type FeedbackFilter, type StoredFeedback } from '../feedback/feedback-store.ts';
+import { MAX_EXPORTS_PER_MONTH, REPORT_EXPORTS_PER_MONTH } from '../reports/export-store.ts';
 
 /** web, api: a staff account; cli: the CLI on the database directly; operator: the machine's operator through the service; config: SITELINE_STAFF_EMAILS seeding. */
 export type StaffVia = 'web' | 'api' | 'cli' | 'operator' | 'config';
@@ -93,6 +94,42 @@ export async function balanceOf(ctx: AppContext, emailIn: string): Promise<{ ema
   const email = normaliseEmail(emailIn);
   const accountId = await accountByEmail(ctx.db, email);
   return { email, balance: await creditBalance(ctx.db, accountId), ledgerSum: await ledgerSum(ctx.db, accountId) };
+}
+
+export interface AllowanceResult {
+  email: string;
+  /** The monthly allowance before and after (the default is REPORT_EXPORTS_PER_MONTH). */
+  from: number;
+  allowance: number;
+  actionId: string;
+}
+
+/**
+ * Sets an account's monthly allowance of project report exports (the records.exports meter; default
+ * REPORT_EXPORTS_PER_MONTH), raised or lowered, with its record. Lowering it below what was used this
+ * month leaves nothing to spend until it renews; nothing already exported is touched.
+ */
+export async function setExportAllowance(ctx: AppContext, actor: StaffActor, req: { email: string; allowance: number; reason: string | undefined }): Promise<AllowanceResult> {
+  const reason = checkReason(req.reason, 'why the allowance changes');
+  if (!Number.isSafeInteger(req.allowance) || req.allowance < 0 || req.allowance > MAX_EXPORTS_PER_MONTH) {
+    throw new SitelineError('bad_input', `The allowance must be a whole number of exports a month from 0 to ${MAX_EXPORTS_PER_MONTH} (the default is ${REPORT_EXPORTS_PER_MONTH}).`);
+  }
+  const email = normaliseEmail(req.email);
+  const accountId = await accountByEmail(ctx.db, email);
+  const now = ctx.clock.now().toISOString();
+  return ctx.db.transaction(async (tx) => {
+    // The account row locked: two changes at once record their from-to in order.
+    await tx.query('SELECT 1 FROM accounts WHERE account_id = $1 FOR UPDATE', [accountId]);
+    const [was] = await tx.query<{ monthly_exports: number }>('SELECT monthly_exports FROM account_export_allowances WHERE account_id = $1', [accountId]);
+    const from = was ? Number(was.monthly_exports) : REPORT_EXPORTS_PER_MONTH;
+    await tx.query(
+      `INSERT INTO account_export_allowances (account_id, monthly_exports, set_at, set_by) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (account_id) DO UPDATE SET monthly_exports = EXCLUDED.monthly_exports, set_at = EXCLUDED.set_at, set_by = EXCLUDED.set_by`,
+      [accountId, req.allowance, now, actor.who],
+    );
+    const actionId = await record(ctx, tx, actor, 'export_allowance', email, { from, to: req.allowance }, reason);
+    return { email, from, allowance: req.allowance, actionId };
+  });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

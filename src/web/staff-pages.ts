@@ -1,5 +1,5 @@
 // /staff: what the people running siteline do on the running service, as web forms: grant credit,
-// revoke a key for abuse, make accounts staff or not, review feedback (from /staff/feedback), and the
+// revoke a key for abuse, make accounts staff or not, set an account's monthly export allowance, review feedback (from /staff/feedback), and the
 // record of every staff action at /staff/actions. Signed-in staff accounts only (verified accounts
 // made staff by id: src/staff/staff-members.ts, src/web/staff-access.ts), forms CSRF-checked.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -7,7 +7,8 @@ import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import { SitelineError } from '../core/errors.ts';
-import { grantCredit, listStaffActions, REASON_MAX, reviewFeedback, revokeKeyForAbuse, type StaffActionKind, type StaffActor } from '../staff/staff-actions.ts';
+import { grantCredit, listStaffActions, REASON_MAX, reviewFeedback, revokeKeyForAbuse, setExportAllowance, type StaffActionKind, type StaffActor } from '../staff/staff-actions.ts';
+import { MAX_EXPORTS_PER_MONTH, REPORT_EXPORTS_PER_MONTH } from '../reports/export-store.ts';
 import { html, type Html } from './html.ts';
 import { page } from './page.ts';
 import { readForm } from './forms.ts';
@@ -50,6 +51,14 @@ function staffIndex(csrf: string, staff: StaffListing[], notice?: Html): Html {
 <label for="credits">Credits</label><input id="credits" name="credits" type="number" min="1" step="1" required>
 <label for="grant-reason">Why (kept with the grant)</label><input id="grant-reason" name="reason" type="text" maxlength="${REASON_MAX}" required>
 <button type="submit">Grant credit</button>
+</form>
+<h2>Monthly report export allowance</h2>
+<form method="post" action="/staff/export-allowances" id="allowance-form">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="allowance-email">Account e-mail</label><input id="allowance-email" name="email" type="email" required>
+<label for="allowance">Project report exports a month (default ${String(REPORT_EXPORTS_PER_MONTH)})</label><input id="allowance" name="allowance" type="number" min="0" max="${String(MAX_EXPORTS_PER_MONTH)}" step="1" required>
+<label for="allowance-reason">Why (kept with the change)</label><input id="allowance-reason" name="reason" type="text" maxlength="${REASON_MAX}" required>
+<button type="submit">Set the allowance</button>
 </form>
 <h2>Revoke an API key (abuse)</h2>
 <form method="post" action="/staff/keys/revoke" id="revoke-form">
@@ -101,6 +110,12 @@ export function registerStaffPages(router: Router, ctx: AppContext): void {
     const credits = /^\d+$/.test(form.credits ?? '') ? Number(form.credits) : Number.NaN;
     const r = await grantCredit(ctx, actor, { email: form.email ?? '', credits, reason: form.reason });
     return html`Granted ${String(r.granted)} credits to ${r.email}; balance ${String(r.balance)}.`;
+  });
+
+  formAction('/staff/export-allowances', '/staff', async (actor, form) => {
+    const allowance = /^\d+$/.test(form.allowance ?? '') ? Number(form.allowance) : Number.NaN;
+    const r = await setExportAllowance(ctx, actor, { email: form.email ?? '', allowance, reason: form.reason });
+    return html`${r.email} may export ${String(r.allowance)} project reports a month (was ${String(r.from)}).`;
   });
 
   formAction('/staff/keys/revoke', '/staff', async (actor, form) => {
