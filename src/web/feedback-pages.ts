@@ -1,6 +1,6 @@
 // /feedback: a signed-in user sends feedback with a plain form (the way in for 2025-era MCP clients
-// and for cityInventory's "ask for this city" pointer). /staff/feedback: the reports, for the
-// accounts listed in SITELINE_STAFF_EMAILS only.
+// and for cityInventory's "ask for this city" pointer). /staff/feedback: the reports, for staff
+// accounts only (src/web/staff-access.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
