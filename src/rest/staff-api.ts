@@ -19,10 +19,14 @@ import { FEEDBACK_CATEGORIES, type FeedbackCategory } from '../feedback/feedback
 const NO_STORE = { 'cache-control': 'no-store' };
 const JSON_LIMIT = 16 * 1024;
 
-/** The socket peer is this machine and no proxy forwarded the request (a proxy on loopback would add X-Forwarded-For). */
+/**
+ * The socket peer is this machine (loopback, or the very address it reached when the server listens on
+ * one interface) and no proxy forwarded the request (a proxy on this machine would add X-Forwarded-For).
+ */
 function fromThisMachine(req: IncomingMessage): boolean {
   const peer = req.socket.remoteAddress ?? '';
-  return (peer === '::1' || /^(::ffff:)?127\./.test(peer)) && req.headers['x-forwarded-for'] === undefined && req.headers.forwarded === undefined;
+  const local = peer === '::1' || /^(::ffff:)?127\./.test(peer) || (peer !== '' && peer === req.socket.localAddress);
+  return local && req.headers['x-forwarded-for'] === undefined && req.headers.forwarded === undefined;
 }
 
 /** `X-Siteline-Operator: <os user>@<host>` as the CLI sends it, kept printable and short for the record. */
