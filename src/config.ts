@@ -104,7 +104,7 @@ export interface Config {
   hotIndexBudgetMb: number;
   /** Stripe Checkout for buying API credit; absent: purchasing is not set up (credit is granted by the operator). apiBase: another API host (stripe-mock, tests). */
   stripe: { secretKey: string; webhookSecret: string; apiBase?: string } | undefined;
-  /** Accounts (lower-cased e-mails) that may read feedback on the web (SITELINE_STAFF_EMAILS, comma-separated). */
+  /** Addresses (lower-cased) that seed staff: each made staff once, when an account has verified it (SITELINE_STAFF_EMAILS, comma-separated; src/staff/staff-members.ts). */
   staffEmails: string[];
   /** A raster tile URL template ({z}/{x}/{y}) drawn under siteline's own map layers; none by default. */
   basemapUrl: string | undefined;

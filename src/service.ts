@@ -16,6 +16,7 @@ import { registerMailMetrics } from './mail/mail-metrics.ts';
 import { registerHotIndexMetrics } from './ops/hot-index-metrics.ts';
 import { setHotIndexBudget, setHotIndexEnabled } from './geocoder/place-index.ts';
 import { scheduleAuthSweep } from './auth/sweep.ts';
+import { writeOperatorCredential } from './staff/operator-credential.ts';
 import { startAnalysisWorkers, workerOptionsFromEnv, type WorkerOptions } from './analysis/analysis-workers.ts';
 import type { ImportReport } from './importer/import-report.ts';
 import { startupLoadOf } from './importer/place-loading.ts';
@@ -92,6 +93,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (/^http:\/\/(localhost|127\.0\.0\.1):0$/.test(config.baseUrl)) config.baseUrl = `http://localhost:${port}`;
   }
   const url = `http://127.0.0.1:${port}`;
+  // The machine's operator may act as staff through this process (`siteline staff add` on a fresh install): src/staff/operator-credential.ts.
+  writeOperatorCredential(ctx, port);
   // build: the compiled dist/ (`npm start`) or the TypeScript source under tsx (tests, `npm run dev`).
   ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind, build: import.meta.url.endsWith('.js') ? 'dist' : 'source', node: process.version }, 'listening');
   // Every start, once listening: default places missing (a first start that died half-way) or stale

@@ -69,7 +69,7 @@ test('password change: the current password is required, other sessions end, thi
     const done = await submit(svc, '/account/password', here, { current_password: TEST_PASSWORD, new_password: NEW_PASSWORD });
     assert.equal(done.status, 200, done.body.slice(0, 400));
     assert.match(done.body, /id="password-changed"/);
-    assert.match(done.body, /2 other session\(s\) were signed out/); // `elsewhere` and the check sign-in above
+    assert.match(done.body, /<ul id="ended"><li>2 other browser sessions \(signed out\)<\/li><\/ul>/); // `elsewhere` and the check sign-in above
     assert.equal((await getPage(`${svc.url}/account`, here)).status, 200, 'this session stays');
     const ended = await getPage(`${svc.url}/account`, elsewhere);
     assert.equal(ended.status, 303, 'the other session ended');

@@ -5,12 +5,16 @@
 // non-staff login is refused with nothing changed; with the server stopped the same command works on
 // the database directly and is recorded too. On PostgreSQL (DATABASE_URL) the CLI is pointed at the
 // service with --url (it could also work on the shared database directly).
+// The first staff member of a fresh install (issue 49, item 5; issue 45): on the machine, with no
+// login, `siteline staff add` acts as the machine's operator through the running server (the
+// credential it wrote into its data directory), the account gets the staff pages without a restart,
+// `staff remove` takes them back, and the log records the operator.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createPlacesEnv, ROOT } from './support/harness.ts';
-import { claimUserIdentity, csrfFrom, getPage, postForm } from './support/auth-flow.ts';
+import { CookieJar, TEST_PASSWORD, claimUserIdentity, csrfFrom, getPage, postForm, signUpOrIn } from './support/auth-flow.ts';
 import { runSiteline } from './support/cli.ts';
 import { listening, startSiteline, stop } from './support/siteline-process.ts';
 
@@ -30,10 +34,42 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
     LOG_LEVEL: 'info',
     SITELINE_ANALYSIS_WORKERS: '0',
     SITELINE_STAFF_EMAILS: `other@example.com, ${STAFF.toUpperCase()}`,
+    // On PostgreSQL the server still keeps its data directory (signing keys, outbox, operator credential) here.
+    ...(onPg ? { SITELINE_DATA_DIR: path.join(work, 'server-data') } : {}),
   };
+  const dataDir = serverEnv.SITELINE_DATA_DIR!;
   const server = startSiteline(serverEnv, ROOT);
   try {
     const url = await listening(server);
+
+    // The first staff member, made on the machine by its operator: no login, no restart.
+    const first = 'first.staff@example.com';
+    const firstJar = await signUpOrIn(url, first);
+    assert.equal((await getPage(`${url}/staff`, firstJar)).status, 403);
+    const operatorEnv = { SITELINE_DATA_DIR: dataDir, DATABASE_URL: '', SITELINE_CONFIG_DIR: path.join(work, 'operator-cli'), LOG_LEVEL: 'warn' };
+    assert.equal((fs.statSync(path.join(dataDir, 'operator.json')).mode & 0o777).toString(8), '600', 'the credential is readable by its owner only');
+    // On PGlite the held data directory is found without a flag; on PostgreSQL the CLI would work on the database, so --operator says which.
+    const asOperator = (...args: string[]) => runSiteline([...args, ...(onPg ? ['--operator'] : [])], operatorEnv);
+    const added = await asOperator('staff', 'add', first, '--reason', 'first staff of this install');
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /first\.staff@example\.com is staff now/);
+    assert.equal((await getPage(`${url}/staff`, firstJar)).status, 200, 'the staff pages open at once');
+    const listedStaff = JSON.parse((await asOperator('staff', 'list', '--json')).stdout) as Array<{ email: string; addedBy: string }>;
+    assert.deepEqual(listedStaff.map((m) => m.email), [first]);
+    assert.match(listedStaff[0]!.addedBy, /^operator:.+@.+/);
+    // An account that never opened its verification link cannot be made staff.
+    const unverified = 'never.opened@example.com';
+    const upJar = new CookieJar();
+    const upForm = await getPage(`${url}/signup`, upJar);
+    assert.equal((await postForm(`${url}/signup`, upJar, { csrf: csrfFrom(upForm.body), email: unverified, password: TEST_PASSWORD, next: '/' })).status, 303);
+    const refusedAdd = await asOperator('staff', 'add', unverified);
+    assert.equal(refusedAdd.code, 2, refusedAdd.stderr);
+    assert.match(refusedAdd.stderr, /has not verified its e-mail address yet/);
+    const removed = await runSiteline(['staff', 'remove', first, '--reason', 'test over', '--operator'], operatorEnv);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal((await getPage(`${url}/staff`, firstJar)).status, 403, 'and close at once');
+    const otherOperator = await fetch(`${url}/staff/api/actions`, { headers: { authorization: 'Bearer slop_' + 'A'.repeat(43) } });
+    assert.equal(otherOperator.status, 401, 'another operator credential is refused');
     const staff = await claimUserIdentity(url, STAFF);
     const customer = await claimUserIdentity(url, CUSTOMER);
     const login = (dir: string, email: string, assertion: string) => {
@@ -130,8 +166,12 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
     assert.doesNotMatch(record.body, /free money/, 'the refused grant left no record');
     const actions = JSON.parse((await staffCli('staff', 'actions', '--json')).stdout) as Array<{ actor: string; via: string; action: string; subject: string; reason: string; details: Record<string, unknown> }>;
     assert.deepEqual(
-      actions.map((a) => [a.action, a.actor, a.via, a.subject, a.reason]).reverse(),
+      actions.map((a) => [a.action, /^operator:.+@.+$/.test(a.actor) ? 'operator:<os user>@<host>' : a.actor, a.via, a.subject, a.reason]).reverse(),
       [
+        ['staff_add', 'operator:<os user>@<host>', 'operator', 'first.staff@example.com', 'first staff of this install'],
+        ['staff_remove', 'operator:<os user>@<host>', 'operator', 'first.staff@example.com', 'test over'],
+        // The listed, verified staff address is seeded at its first staff check (the grant below), once.
+        ['staff_add', 'SITELINE_STAFF_EMAILS', 'config', STAFF, 'listed in SITELINE_STAFF_EMAILS; seeded once, when a staff check met the account with this address verified'],
         ['credit_grant', STAFF, 'api', CUSTOMER, 'pilot customer'],
         // Reading the reports is recorded too: the CLI's list, twice, and the staff page (the customer's refused list is not).
         ['feedback_view', STAFF, 'api', 'all', VIEW_REASON],
@@ -143,7 +183,7 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
         ['feedback_review', STAFF, 'web', formAction![1], 'added to the city list'],
       ],
     );
-    assert.deepEqual(actions.at(-1)!.details, { credits: 40 });
+    assert.deepEqual(actions.findLast((a) => a.action === 'credit_grant')!.details, { credits: 40 });
     assert.ok(record.body.includes('Feedback read'), 'views are listed on /staff/actions');
   } finally {
     await stop(server);

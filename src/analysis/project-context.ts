@@ -1,5 +1,6 @@
 // getProjectContext: one project with its analysis envelope, compact agentStatus, document and
-// evidence summaries, a deterministic memory digest and external_ref. Within the re-check interval
+// evidence summaries, a deterministic memory digest, external_ref, and the account's report export
+// meter (used, allowance, remaining this month). Within the re-check interval
 // after an enqueue, while the run is not finished, it answers the status only (no heavy work).
 import type { AppContext } from '../context.ts';
 import { badInput } from '../core/errors.ts';
@@ -11,6 +12,7 @@ import { agentStatusOf, statusOfRun, type AgentStatus } from './agent-status.ts'
 import { RECHECK_INTERVAL_S } from './run-feasibility-analysis.ts';
 import type { RunRow } from './run-queue.ts';
 import { readAnalysisResult, type FeasibilityAnalysis } from './analysis-result.ts';
+import { exportUsage } from '../reports/export-store.ts';
 
 /** Bounds of documentsLimit and evidenceLimit (both required). */
 export const MAX_DOCUMENTS_LIMIT = 50;
@@ -72,6 +74,8 @@ export async function getProjectContext(ctx: AppContext, accountId: string, args
   const allEvidence = (analysis?.evidence ?? []) as { sectionUuid?: string }[];
   const evidence = allEvidence.slice(0, args.evidenceLimit);
   const recent = receipts.map(receiptOf);
+  // The account's export meter (records.exports): what produceProjectReport with confirm=true may still spend this month.
+  const exports = { meter: 'records.exports', ...(await exportUsage(ctx, accountId)) };
   return {
     kind: 'context',
     result: {
@@ -98,6 +102,7 @@ export async function getProjectContext(ctx: AppContext, accountId: string, args
       evidence: { items: evidence, limit: args.evidenceLimit, total: allEvidence.length, hasMore: allEvidence.length > args.evidenceLimit },
       memoryDigest: memoryDigest(project, lots, agentStatus, analysis, recent),
       recentReceipts: recent,
+      exports,
     },
   };
 }

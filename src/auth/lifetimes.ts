@@ -56,5 +56,7 @@ export const PASSWORD_RESETS_PER_EMAIL_HOURLY = 3;
 export const PASSWORD_RESETS_PER_CLIENT_HOURLY = 20;
 /** A link confirming a new e-mail address: single use, stored hashed. */
 export const EMAIL_CHANGE_TTL_S = DAY_S;
+/** After an address change, the old address's link that moves the account back (and ends everything signed in). */
+export const EMAIL_CHANGE_UNDO_TTL_S = 7 * DAY_S;
 /** E-mail change requests per account per hour (each mails two addresses). */
 export const EMAIL_CHANGES_PER_ACCOUNT_HOURLY = 5;

@@ -1,7 +1,7 @@
 // Expired auth rows are deleted, not kept forever: web sessions and OAuth artefacts a day after they
 // expire, agent credentials a week after (until then a late caller is told "expired", not
 // "unknown"), and unclaimed agent registrations a week after their claim window closed, once no
-// credential of theirs is left. Password reset and e-mail change links go a day after they expire,
+// credential of theirs is left. Password reset, e-mail change and undo links go a day after they expire,
 // and sent mail a month after it was sent (its record; the body is already gone, docs/mail.md).
 // The service runs this at start and hourly.
 import type { AppContext } from '../context.ts';
@@ -35,7 +35,9 @@ export async function sweepExpiredAuthRows(ctx: AppContext): Promise<SweepReport
       [weekAgo],
     ),
     accountLinks:
-      (await count('DELETE FROM password_resets WHERE expires_at < $1', [dayAgo])) + (await count('DELETE FROM email_changes WHERE expires_at < $1', [dayAgo])),
+      (await count('DELETE FROM password_resets WHERE expires_at < $1', [dayAgo])) +
+      (await count('DELETE FROM email_changes WHERE expires_at < $1', [dayAgo])) +
+      (await count('DELETE FROM email_change_undos WHERE expires_at < $1', [dayAgo])),
     sentMail: await sweepSentMail(ctx, new Date(now - 30 * DAY_MS)),
   };
   if (Object.values(report).some((n) => n > 0)) ctx.logger.info({ swept: report }, 'expired auth rows deleted');

@@ -9,6 +9,7 @@ import { SitelineError } from '../core/errors.ts';
 import { rateWindow, type RateDecision, type RatePolicy } from '../ops/rate-limit.ts';
 import { GroupCommit, groupCommitFor } from './group-commit.ts';
 import { SNAPSHOT_PRICE } from './credit-ledger.ts';
+import { isEmailVerified } from '../auth/email-verification.ts';
 
 export const API_KEY_PREFIX = 'sl_live_';
 const BODY_CHARS = 32;
@@ -20,6 +21,8 @@ const DISPLAY_CHARS = API_KEY_PREFIX.length + 4;
 /** Unrevoked keys one account may hold at once. */
 export const MAX_ACTIVE_KEYS = 25;
 export const KEY_NAME_MAX = 80;
+export const KEY_NEEDS_VERIFIED =
+  'No API key was created: this account\'s e-mail address is not verified yet. Open the link mailed to it at sign-up (the account page sends a new one), then create the key.';
 
 function base62(n: number, width: number): string {
   let out = '';
@@ -77,10 +80,15 @@ function info(r: KeyRow): ApiKeyInfo {
   return { id: r.key_id, name: r.name, prefix: r.display_prefix, createdAt: iso(r.created_at)!, lastUsedAt: iso(r.last_used_at), revokedAt: iso(r.revoked_at) };
 }
 
-/** Creates a key for the account; the returned `key` is the only time the secret exists in clear. */
+/**
+ * Creates a key for the account; the returned `key` is the only time the secret exists in clear.
+ * Only an account whose address is verified gets one (issue 45: a key made by someone who signed up
+ * with another person's address would keep spending that person's credit once they took it over).
+ */
 export async function createApiKey(ctx: AppContext, accountId: string, nameIn: string): Promise<ApiKeyInfo & { key: string }> {
   const name = nameIn.trim().replace(/\s+/g, ' ');
   if (name === '' || name.length > KEY_NAME_MAX) throw new SitelineError('bad_input', `A key needs a name of 1 to ${KEY_NAME_MAX} characters (e.g. "production").`);
+  if (!(await isEmailVerified(ctx, accountId))) throw new SitelineError('forbidden', KEY_NEEDS_VERIFIED);
   const key = newApiKey();
   const id = `key_${crypto.randomBytes(12).toString('base64url')}`;
   const now = ctx.clock.now().toISOString();

@@ -1,14 +1,14 @@
 // `siteline credits grant <email> <credits> --reason "..." [--json]` and `siteline credits balance <email> [--json]`:
 // the operator's way to give an account prepaid REST API credit (the only way when Stripe is not
-// configured). While the service runs on the embedded database (or with --url) it goes through the
-// service's staff API as the logged-in staff account; otherwise on the local database directly
-// (SITELINE_DATA_DIR or DATABASE_URL). Either way a grant is an append-only ledger entry naming the
+// configured), on the running service (no restart), through its staff API as the logged-in staff
+// account or the machine's operator, or on the database directly; never a database it would have to
+// create (src/cli/staff-target.ts). Either way a grant is an append-only ledger entry naming the
 // reason, recorded in the staff actions (who, when, why).
 // Exit 0 ok; 2 bad usage, unknown account or bad amount; 1 refused (not staff) or unexpected; 4 login needed; 5 unreachable.
 import { JSON_FLAG, URL_FLAG, UsageError, type Command, type CommandInput } from './command.ts';
 import { EXIT } from './exit-codes.ts';
 import { out } from './output.ts';
-import { runStaff } from './staff-target.ts';
+import { OPERATOR_FLAG, runStaff, STAFF_WHERE } from './staff-target.ts';
 
 async function runGrant({ args: [email, amount], flags, io }: CommandInput): Promise<number> {
   const { MAX_CREDIT_PER_ENTRY } = await import('../billing/credit-ledger.ts');
@@ -41,8 +41,7 @@ async function runBalance({ args: [email], flags, io }: CommandInput): Promise<n
   });
 }
 
-const WHERE =
-  'While the service runs on the embedded database, or with --url, this goes through the service as your staff account (`siteline login` first; SITELINE_STAFF_EMAILS); otherwise it works on the local database (SITELINE_DATA_DIR or DATABASE_URL).';
+const WHERE = STAFF_WHERE;
 
 export const creditsCommand: Command = {
   name: 'credits',
@@ -55,7 +54,7 @@ export const creditsCommand: Command = {
       summary: 'Add prepaid API credit to an account (an append-only ledger entry: grant), recorded with the reason',
       usage: 'credits grant <email> <credits> --reason "..." [--url URL] [--json]',
       description: `The account must exist (the person signs up on the web first). The reason is kept on the ledger entry and in the staff actions (/staff/actions). ${WHERE}`,
-      flags: [{ name: 'reason', value: 'TEXT', description: 'Why the credit is given (required)' }, URL_FLAG, JSON_FLAG],
+      flags: [{ name: 'reason', value: 'TEXT', description: 'Why the credit is given (required)' }, URL_FLAG, OPERATOR_FLAG, JSON_FLAG],
       args: { min: 2, max: 2, name: 'the e-mail and the number of credits, e.g. siteline credits grant ann@example.com 100 --reason "pilot"' },
       examples: ['siteline credits grant ann@example.com 100 --reason "pilot customer"', 'siteline credits grant ann@example.com 100 --reason "pilot" --url https://siteline.example.com'],
       run: runGrant,
@@ -65,7 +64,7 @@ export const creditsCommand: Command = {
       summary: "The account's credit balance (and a check against the ledger)",
       usage: 'credits balance <email> [--url URL] [--json]',
       description: WHERE,
-      flags: [URL_FLAG, JSON_FLAG],
+      flags: [URL_FLAG, OPERATOR_FLAG, JSON_FLAG],
       args: { min: 1, max: 1, name: 'the e-mail of the account' },
       run: runBalance,
     },

@@ -10,6 +10,8 @@ import { err, out } from './output.ts';
 async function runAudit({ args: [slug], flags, io }: CommandInput): Promise<number> {
   const sample = flags.sample === undefined ? undefined : Number(flags.sample);
   if (sample !== undefined && (!Number.isSafeInteger(sample) || sample < 1)) throw new UsageError('--sample needs a whole number of addresses, at least 1');
+  const missing = (await import('./local-database.ts')).missingDatabase(io.env);
+  if (missing) return err(io, `${io.errColour.red('error:')} siteline data audit: ${missing}`), 2;
   const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { auditPlace, auditAndSave, formatPlaceAudit }, { ensureCatalogue }] = await Promise.all([
     import('../config.ts'),
     import('../logger.ts'),

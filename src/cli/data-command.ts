@@ -1,5 +1,6 @@
 // `siteline data import <place> [--from DIR] [--force] [--json]` and `siteline data status [--json]`:
-// work on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service.
+// work on the local database (SITELINE_DATA_DIR or DATABASE_URL), not through the service. Only
+// `data import` creates an embedded database where there is none; the others refuse (local-database.ts).
 // Exit 0 ok; 2 bad input (unknown place, missing directory, checksum mismatch, bad manifest); 1 unexpected.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -78,6 +79,8 @@ async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<num
     err(io, `${io.errColour.red('error:')} siteline data update: source directory ${path.resolve(from)} does not exist`);
     return 2;
   }
+  const missing = (await import('./local-database.ts')).missingDatabase(io.env);
+  if (missing) return err(io, `${io.errColour.red('error:')} siteline data update: ${missing}`), 2;
   const { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport } = await databaseModules();
   const { planUpdate, formatChangeLog } = await import('../importer/update-place.ts');
   const { formatVerdict } = await import('../importer/place-gate.ts');
@@ -149,6 +152,9 @@ async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<num
 
 async function runStatus({ flags, io }: CommandInput): Promise<number> {
   const json = flags.json === true;
+  // Never a new, empty database: status reads one that exists (issue 47); `data import` creates one.
+  const missing = (await import('./local-database.ts')).missingDatabase(io.env);
+  if (missing) return err(io, `${io.errColour.red('error:')} siteline data status: ${missing}`), 2;
   const { loadConfig, createLogger, openContext, listPlaces } = await databaseModules();
   const { listManifestSlugs, loadManifest } = await import('../importer/manifest.ts');
   const { syncCatalogue } = await import('../places/catalogue.ts');

@@ -3,7 +3,7 @@
 // only: through the running service's staff API (src/cli/staff-target.ts) or on the local database.
 // Exit 0 ok; 2 bad usage or unknown report; 1 refused (not staff); 4 login needed; 5 unreachable.
 import { JSON_FLAG, URL_FLAG, UsageError, type Command, type CommandInput } from './command.ts';
-import { runStaff } from './staff-target.ts';
+import { OPERATOR_FLAG, runStaff, STAFF_WHERE } from './staff-target.ts';
 import { EXIT } from './exit-codes.ts';
 import { out } from './output.ts';
 import { CATEGORY_LABELS, FEEDBACK_CATEGORIES, type FeedbackCategory } from '../feedback/feedback-form.ts';
@@ -80,8 +80,7 @@ export const feedbackCommand: Command = {
   name: 'feedback',
   summary: 'Staff: read the feedback users sent',
   usage: 'feedback <command> [flags]',
-  description:
-    'While the service runs on the embedded database, or with --url, these go through the service as your staff account (`siteline login` first); otherwise on the local database (SITELINE_DATA_DIR or DATABASE_URL).',
+  description: STAFF_WHERE,
   subcommands: [
     {
       name: 'list',
@@ -93,6 +92,7 @@ export const feedbackCommand: Command = {
         { name: 'category', value: 'C', description: 'Only this category' },
         { name: 'since', value: 'DATE', description: 'Only reports from this date on (YYYY-MM-DD)' },
         URL_FLAG,
+        OPERATOR_FLAG,
         JSON_FLAG,
       ],
       examples: ['siteline feedback list --category problem --since 2026-11-01'],
@@ -102,7 +102,7 @@ export const feedbackCommand: Command = {
       name: 'review',
       summary: 'Mark a report reviewed, with a note on what was done (recorded in the staff actions)',
       usage: 'feedback review <submission id> --note "..." [--url URL] [--json]',
-      flags: [{ name: 'note', value: 'TEXT', description: 'What was done about it (required)' }, URL_FLAG, JSON_FLAG],
+      flags: [{ name: 'note', value: 'TEXT', description: 'What was done about it (required)' }, URL_FLAG, OPERATOR_FLAG, JSON_FLAG],
       args: { min: 1, max: 1, name: 'the submission id (from feedback list)' },
       examples: ['siteline feedback review 0b9c…-… --note "fixed the Cambridge FAR in rules 2026-11"'],
       run: runReview,

@@ -7,8 +7,13 @@ import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
 import type { ComposedReport } from './compose-report.ts';
 
-/** Exports each account may save per calendar month (UTC). */
+/** Exports each account may save per calendar month (UTC), unless staff set another allowance for it (account_export_allowances). */
 export const REPORT_EXPORTS_PER_MONTH = 25;
+/** The most staff may allow one account in a month. */
+export const MAX_EXPORTS_PER_MONTH = 10_000;
+
+/** The account's monthly allowance: the one staff set, else the default. */
+const ALLOWANCE_SQL = `COALESCE((SELECT monthly_exports FROM account_export_allowances WHERE account_id = $1), ${REPORT_EXPORTS_PER_MONTH})`;
 /** A repeat of the same arguments inside this window is the same export (a retry), not a new one. */
 export const SAME_ARGUMENTS_WINDOW_MS = 10 * 60 * 1000;
 /** An explicit idempotency key stays bound to its export this long. */
@@ -50,9 +55,13 @@ function periodOf(now: Date): { period: string; resetsAt: string } {
 
 export async function exportUsage(ctx: AppContext, accountId: string): Promise<ExportUsage> {
   const { period, resetsAt } = periodOf(ctx.clock.now());
-  const rows = await ctx.db.query<{ used: number }>('SELECT used FROM report_export_meter WHERE account_id = $1 AND period = $2', [accountId, period]);
-  const used = rows[0]?.used ?? 0;
-  return { period, used, allowance: REPORT_EXPORTS_PER_MONTH, remaining: Math.max(REPORT_EXPORTS_PER_MONTH - used, 0), resetsAt };
+  const rows = await ctx.db.query<{ used: number; allowance: number }>(
+    `SELECT COALESCE((SELECT used FROM report_export_meter WHERE account_id = $1 AND period = $2), 0) AS used, ${ALLOWANCE_SQL} AS allowance`,
+    [accountId, period],
+  );
+  const used = Number(rows[0]?.used ?? 0);
+  const allowance = Number(rows[0]?.allowance ?? REPORT_EXPORTS_PER_MONTH);
+  return { period, used, allowance, remaining: Math.max(allowance - used, 0), resetsAt };
 }
 
 export interface SavedExport {
@@ -80,11 +89,12 @@ export async function saveExport(
       [req.accountId, req.request.key, new Date(now.getTime() - req.request.windowMs).toISOString()],
     );
     if (earlier[0]) return { exportId: earlier[0].export_id, duplicate: true, pageCount: earlier[0].page_count, byteSize: earlier[0].byte_size };
+    // One statement that cannot overdraw, against the account's own allowance (0 allows nothing).
     const spent = await tx.query<{ used: number }>(
-      `INSERT INTO report_export_meter (account_id, period, used) VALUES ($1, $2, 1)
-       ON CONFLICT (account_id, period) DO UPDATE SET used = report_export_meter.used + 1 WHERE report_export_meter.used < $3
+      `INSERT INTO report_export_meter (account_id, period, used) SELECT $1, $2, 1 WHERE ${ALLOWANCE_SQL} > 0
+       ON CONFLICT (account_id, period) DO UPDATE SET used = report_export_meter.used + 1 WHERE report_export_meter.used < ${ALLOWANCE_SQL}
        RETURNING used`,
-      [req.accountId, period, REPORT_EXPORTS_PER_MONTH],
+      [req.accountId, period],
     );
     if (!spent[0]) return null;
     const exportId = crypto.randomUUID();
@@ -99,7 +109,7 @@ export async function saveExport(
   if (!saved) {
     throw new SitelineError(
       'rate_limited',
-      `This account has used its ${REPORT_EXPORTS_PER_MONTH} report exports for ${usage.period}; nothing was spent. The allowance renews on ${usage.resetsAt.slice(0, 10)}. A preview (preview=true) is free.`,
+      `This account has used its ${usage.allowance} report exports for ${usage.period}; nothing was spent. The allowance renews on ${usage.resetsAt.slice(0, 10)}. A preview (preview=true) is free.`,
       { meter: 'records.exports', ...usage },
     );
   }

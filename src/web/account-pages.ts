@@ -92,7 +92,7 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     if (!csrfOk(ctx, req, form)) return csrfFailure(res);
     const account = await currentAccount(ctx, req);
     if (!account) return redirect(res, '/signin?next=/account');
-    await endAllSessions(ctx, req, res, account.accountId);
+    await endAllSessions(ctx, req, res, account);
     redirect(res, '/signin');
   });
 
@@ -108,7 +108,7 @@ ${await emailStateSection(ctx, account, csrf)}
 <p id="report-exports">Project report exports this month (${usage.period}): ${String(usage.used)} of ${String(usage.allowance)} used, ${String(usage.remaining)} left; renews ${usage.resetsAt.slice(0, 10)}.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>
 <form method="post" action="/signout/everywhere"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" id="signout-everywhere">Sign out everywhere</button>
-<p>Ends every session of this account on every device, withdraws what MCP clients were granted through browser sign-in, and refuses at once every access token already issued to your apps, agents and CLI logins (they must sign in again).</p></form>
+<p>Ends everything that can act for this account: every session on every device (this one too), what MCP clients were granted through browser sign-in, every agent and CLI login (they must be linked again), every REST API key (create new ones after), and any pending change of your address. Access tokens already issued are refused at once. A password change or reset does the same (a change keeps this browser signed in).</p></form>
 ${await connectedAppsSection(ctx, req, res, account)}
 ${await linkedAgentsSection(ctx, req, res, account)}`;
     sendHtml(res, 200, page('Your account', body, { signedInAs: account.email, current: 'account' }), NO_STORE);

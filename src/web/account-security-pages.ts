@@ -9,18 +9,23 @@ import { sendHtml } from '../http/respond.ts';
 import { PASSWORD_MIN } from '../auth/accounts.ts';
 import {
   EMAIL_CHANGE_PATH,
+  EMAIL_UNDO_PATH,
+  EMAIL_UNDO_PREFIX,
   RESET_PATH,
   changePassword,
   completeEmailChange,
   completePasswordReset,
   inspectEmailChange,
+  inspectEmailUndo,
   inspectResetLink,
   requestEmailChange,
   requestPasswordReset,
+  undoEmailChange,
   type LinkState,
 } from '../auth/account-recovery.ts';
+import { credentialsOf, describeCredentials, type Credentials } from '../auth/end-credentials.ts';
 import { secretHash } from '../auth/secrets.ts';
-import { PASSWORD_RESET_TTL_S } from '../auth/lifetimes.ts';
+import { EMAIL_CHANGE_UNDO_TTL_S, PASSWORD_RESET_TTL_S } from '../auth/lifetimes.ts';
 import { html, type Html } from './html.ts';
 import { page } from './page.ts';
 import { readForm, redirect } from './forms.ts';
@@ -35,15 +40,27 @@ const statusOf = (reason: string): number =>
   ({ wrong_password: 401, throttled: 429, busy: 503, email_taken: 409 } as Record<string, number>)[reason] ?? 400;
 
 /** The page for a link that cannot be used: what happened, and the way to a new one. Nothing changed. */
-function linkRefused(res: ServerResponse, state: Exclude<LinkState, 'valid'>, what: 'reset' | 'change'): void {
-  const again = what === 'reset' ? html`<a href="${RESET_PATH}">Ask for a new reset link</a>.` : html`Ask for the change again on <a href="/account/email">your account</a>.`;
-  const name = what === 'reset' ? 'password reset link' : 'e-mail change link';
+function linkRefused(res: ServerResponse, state: Exclude<LinkState, 'valid'>, what: 'reset' | 'change' | 'undo'): void {
+  const again =
+    what === 'reset'
+      ? html`<a href="${RESET_PATH}">Ask for a new reset link</a>.`
+      : what === 'change'
+        ? html`Ask for the change again on <a href="/account/email">your account</a>.`
+        : html`If your account was moved without you, <a href="${RESET_PATH}">reset the password</a> from the address it uses now, or contact the people running siteline.`;
+  const name = { reset: 'password reset link', change: 'e-mail change link', undo: 'link to undo an address change' }[what];
   const sentence = {
     used: html`This ${name} was already used; a link works once. Nothing was changed now.`,
     expired: html`This ${name} has expired. Nothing was changed.`,
     invalid: html`This ${name} is not valid (it may be cut short or altered). Nothing was changed.`,
+    cancelled: html`This ${name} was cancelled: the account's password was reset or changed, or it was signed out everywhere, after the change was asked for. Nothing was changed.`,
   }[state];
   sendHtml(res, state === 'invalid' ? 400 : 410, page('Link not usable', html`<p class="error" role="alert" id="link-refused">${sentence}</p><p>${again}</p>`), PAGE_HEADERS);
+}
+
+/** What ends (or ended), as a list; `none` when nothing else can act for the account. */
+function credentialList(c: Credentials, id: string, none: string, thisBrowser = false): Html {
+  const lines = describeCredentials(c, { thisBrowser });
+  return lines.length ? html`<ul id="${id}">${lines.map((l) => html`<li>${l}</li>`)}</ul>` : html`<p id="${id}">${none}</p>`;
 }
 
 function passwordFields(autocompleteCurrent: boolean): Html {
@@ -59,19 +76,21 @@ const sessionHash = (req: IncomingMessage): string | undefined => {
 
 export function registerAccountSecurityPages(router: Router, ctx: AppContext): void {
   // ---- Password change (signed in) ----
-  const passwordPage = async (req: IncomingMessage, res: ServerResponse, status: number, email: string, notice?: Html) => {
+  const passwordPage = async (req: IncomingMessage, res: ServerResponse, status: number, account: { accountId: string; email: string }, notice?: Html) => {
     const csrf = csrfToken(ctx, req, res);
+    const willEnd = await credentialsOf(ctx, account.accountId, sessionHash(req));
     const body = html`${notice ?? ''}<form method="post" action="/account/password"><input type="hidden" name="csrf" value="${csrf}">
 ${passwordFields(true)}
 <button type="submit" id="change-password">Change password</button></form>
-<p>Every other session of this account (other browsers and devices) is signed out; this one stays signed in.</p>
+<p>This browser stays signed in. Everything else that can act for this account ends with the change:</p>
+${credentialList(willEnd, 'will-end', 'Nothing else is signed in to this account now.', true)}
 <p><a href="/account">Back to your account</a></p>`;
-    sendHtml(res, status, page('Change your password', body, { signedInAs: email }), PAGE_HEADERS);
+    sendHtml(res, status, page('Change your password', body, { signedInAs: account.email }), PAGE_HEADERS);
   };
   router.get('/account/password', async (req, res) => {
     const account = await currentAccount(ctx, req);
     if (!account) return redirect(res, '/signin?next=/account/password');
-    await passwordPage(req, res, 200, account.email);
+    await passwordPage(req, res, 200, account);
   });
   router.post('/account/password', async (req, res) => {
     const form = await readForm(req);
@@ -81,9 +100,11 @@ ${passwordFields(true)}
     const r = await changePassword(ctx, account, form.current_password ?? '', form.new_password ?? '', clientIp(req, ctx.config), sessionHash(req));
     if (!r.ok) {
       if ('retryAfterS' in r) res.setHeader('retry-after', String(r.retryAfterS));
-      return passwordPage(req, res, statusOf(r.reason), account.email, alert(r.message));
+      return passwordPage(req, res, statusOf(r.reason), account, alert(r.message));
     }
-    const body = html`<p class="ok" role="status" id="password-changed">Your password was changed. ${r.sessionsEnded ? `${r.sessionsEnded} other session(s) were signed out.` : 'No other session was open.'}</p><p><a href="/account">Back to your account</a></p>`;
+    const body = html`<p class="ok" role="status" id="password-changed">Your password was changed; this browser stays signed in.</p>
+${credentialList(r.ended, 'ended', 'Nothing else was signed in to this account.', true)}
+<p><a href="/account">Back to your account</a></p>`;
     sendHtml(res, 200, page('Password changed', body, { signedInAs: account.email }), PAGE_HEADERS);
   });
 
@@ -110,30 +131,39 @@ ${passwordFields(true)}
     const body = html`<p class="ok" role="status" id="reset-sent">If an account uses that address, we have sent it a link to choose a new password. The link works once, for ${String(PASSWORD_RESET_TTL_S / 60)} minutes. Check your mailbox (and its spam folder).</p><p><a href="/signin">Back to sign in</a></p>`;
     sendHtml(res, 200, page('Check your mailbox', body), PAGE_HEADERS);
   });
-  const resetFormPage = (req: IncomingMessage, res: ServerResponse, token: string, status: number, notice?: Html) => {
+  const resetFormPage = async (req: IncomingMessage, res: ServerResponse, token: string, status: number, notice?: Html) => {
+    const link = await inspectResetLink(ctx, token);
+    if (link.state !== 'valid') return linkRefused(res, link.state, 'reset');
     const csrf = csrfToken(ctx, req, res);
-    const body = html`${notice ?? ''}<form method="post" action="${RESET_PATH}/${token}"><input type="hidden" name="csrf" value="${csrf}">
+    const body = html`${notice ?? ''}<p>A new password for <strong>${link.email!}</strong>.</p>
+<form method="post" action="${RESET_PATH}/${token}"><input type="hidden" name="csrf" value="${csrf}">
 ${passwordFields(false)}
 <button type="submit" id="set-password">Set my new password</button></form>
-<p>Every session of this account is signed out; then sign in with the new password.</p>`;
+<p>Setting it ends everything that can act for this account, so whoever else had the password keeps nothing; then sign in with the new password:</p>
+${credentialList(link.willEnd!, 'will-end', 'Nothing is signed in to this account now.')}`;
     sendHtml(res, status, page('Choose a new password', body), PAGE_HEADERS);
   };
+  // The same path carries the undo links of address changes (EMAIL_UNDO_PATH), told apart by their prefix.
+  const isUndo = (token: string) => token.startsWith(`${EMAIL_UNDO_PREFIX}_`);
   router.get(`${RESET_PATH}/:token`, async (req, res, params) => {
     const token = params.token ?? '';
-    const state = TOKEN_PARAM.test(token) ? await inspectResetLink(ctx, token) : 'invalid';
-    if (state !== 'valid') return linkRefused(res, state, 'reset');
-    resetFormPage(req, res, token, 200);
+    if (!TOKEN_PARAM.test(token)) return linkRefused(res, 'invalid', 'reset');
+    if (isUndo(token)) return undoPage(req, res, token, 200);
+    await resetFormPage(req, res, token, 200);
   });
   router.post(`${RESET_PATH}/:token`, async (req, res, params) => {
     const form = await readForm(req);
     if (!csrfOk(ctx, req, form)) return csrfFailure(res);
     const token = params.token ?? '';
+    if (TOKEN_PARAM.test(token) && isUndo(token)) return postUndo(req, res, token, form);
     const r = await completePasswordReset(ctx, TOKEN_PARAM.test(token) ? token : '', form.new_password ?? '');
     if (!r.ok) {
       if (r.reason === 'weak_password' || r.reason === 'busy') return resetFormPage(req, res, token, r.reason === 'busy' ? 503 : 400, alert(r.message));
       return linkRefused(res, r.reason === 'valid' ? 'invalid' : r.reason, 'reset');
     }
-    const body = html`<p class="ok" role="status" id="password-reset">The password of ${r.email} was changed, and every session was signed out.</p><p><a href="/signin">Sign in with your new password</a></p>`;
+    const body = html`<p class="ok" role="status" id="password-reset">The password of ${r.email} was changed, and every session was signed out.</p>
+${credentialList(r.ended, 'ended', 'Nothing else was signed in to the account.')}
+<p><a href="/signin">Sign in with your new password</a></p>`;
     sendHtml(res, 200, page('Password changed', body), PAGE_HEADERS);
   });
 
@@ -145,7 +175,7 @@ ${passwordFields(false)}
 <label for="new_email">New e-mail address</label><input id="new_email" name="new_email" type="email" required autocomplete="email" value="${newEmail}">
 <label for="current_password">Your password</label><input id="current_password" name="current_password" type="password" required autocomplete="current-password">
 <button type="submit" id="change-email">Send a confirmation link to the new address</button></form>
-<p>The new address confirms with the link we mail it; until then your address stays ${email}. We also tell ${email} about the change.</p>
+<p>The new address confirms with the link we mail it; until then your address stays ${email}. We also tell ${email} about the request, and once the change is done we mail ${email} a link that moves the account back for ${String(EMAIL_CHANGE_UNDO_TTL_S / 86_400)} days. A password reset or change, or signing out everywhere, cancels a change not yet confirmed.</p>
 <p><a href="/account">Back to your account</a></p>`;
     sendHtml(res, status, page('Change your e-mail address', body, { signedInAs: email }), PAGE_HEADERS);
   };
@@ -185,7 +215,32 @@ ${passwordFields(false)}
       if (r.reason === 'email_taken') return sendHtml(res, 409, page('Address taken', alert(r.message)), PAGE_HEADERS);
       return linkRefused(res, r.reason === 'valid' ? 'invalid' : r.reason, 'change');
     }
-    const body = html`<p class="ok" role="status" id="email-changed">Your account now uses ${r.newEmail} (verified). Sign in with it from now on; ${r.oldEmail} was told.</p><p><a href="/account">Your account</a></p>`;
+    const body = html`<p class="ok" role="status" id="email-changed">Your account now uses ${r.newEmail} (verified). Sign in with it from now on; ${r.oldEmail} was told, with a link that undoes the change for ${String(EMAIL_CHANGE_UNDO_TTL_S / 86_400)} days.</p><p><a href="/account">Your account</a></p>`;
     sendHtml(res, 200, page('E-mail address changed', body), PAGE_HEADERS);
   });
+
+  // ---- Undo of an address change (the link mailed to the old address) ----
+  const undoPage = async (req: IncomingMessage, res: ServerResponse, token: string, status: number, notice?: Html) => {
+    const link = await inspectEmailUndo(ctx, token);
+    if (link.state !== 'valid') return linkRefused(res, link.state, 'undo');
+    const csrf = csrfToken(ctx, req, res);
+    const body = html`${notice ?? ''}<p>Move the siteline account that now uses <strong>${link.currentEmail!}</strong> back to <strong id="undo-to">${link.oldEmail!}</strong>?</p>
+<p>Whoever moved it knew the password, so you choose a new one here, and everything signed in to the account ends: every session, app, agent, CLI login and API key.</p>
+<form method="post" action="${EMAIL_UNDO_PATH}/${token}"><input type="hidden" name="csrf" value="${csrf}">
+${passwordFields(false)}
+<button type="submit" id="undo-email-change">Move it back and set this password</button></form>`;
+    sendHtml(res, status, page('Undo the change of address', body), PAGE_HEADERS);
+  };
+  const postUndo = async (req: IncomingMessage, res: ServerResponse, token: string, form: Record<string, string>) => {
+    const r = await undoEmailChange(ctx, TOKEN_PARAM.test(token) ? token : '', form.new_password ?? '');
+    if (!r.ok) {
+      if (r.reason === 'weak_password' || r.reason === 'busy') return undoPage(req, res, token, r.reason === 'busy' ? 503 : 400, alert(r.message));
+      if (r.reason === 'email_taken') return sendHtml(res, 409, page('Address taken', alert(r.message)), PAGE_HEADERS);
+      return linkRefused(res, r.reason === 'valid' ? 'invalid' : r.reason, 'undo');
+    }
+    const body = html`<p class="ok" role="status" id="email-change-undone">The account uses ${r.email} again, with your new password; every session was signed out.</p>
+${credentialList(r.ended, 'ended', 'Nothing else was signed in to the account.')}
+<p><a href="/signin">Sign in</a></p>`;
+    sendHtml(res, 200, page('Change of address undone', body), PAGE_HEADERS);
+  };
 }

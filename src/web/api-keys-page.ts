@@ -43,8 +43,8 @@ export function registerApiKeysPage(router: Router, ctx: AppContext): void {
 <input id="packs" name="packs" type="text" inputmode="numeric" value="1">
 <button type="submit">Buy with Stripe Checkout</button>
 </form>`
-      : html`<p id="purchasing-off">Purchasing is not set up on this service. Staff grant credit on the running service, on
-<code>/staff</code> or with <code>siteline credits grant ${account.email} &lt;credits&gt; --reason "..."</code> (no restart needed).</p>`;
+      : html`<p id="purchasing-off">Purchasing is not set up on this service. Staff grant credit while the service runs, on
+<code>/staff</code> or with <code>siteline credits grant ${account.email} &lt;credits&gt; --reason "..."</code>; on a new installation the machine's operator first makes an account staff with <code>siteline staff add &lt;email&gt;</code> (docs/cli.md).</p>`;
     const rows = keys.map(
       (k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td><td>${
         k.revokedAt
@@ -61,11 +61,13 @@ ${recent.length ? html`<table><tr><th>When</th><th>Entry</th><th>Credits</th><th
 <h2>API keys</h2>
 <p>Send a key as <code>Authorization: Bearer sl_live_…</code> to the REST API under <code>/api/v1</code> (<a href="/docs/api">reference</a>). Keys do not open the MCP endpoint. At most ${MAX_ACTIVE_KEYS} active keys.</p>
 ${rows.length ? html`<table id="keys"><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th></th></tr>${rows}</table>` : html`<p>No keys yet.</p>`}
-<form method="post" action="${API_KEYS_PAGE}">
+${verified
+  ? html`<form method="post" action="${API_KEYS_PAGE}">
 <input type="hidden" name="csrf" value="${csrf}">
 <label for="name">New key name</label><input id="name" name="name" type="text" required maxlength="80" placeholder="production">
 <button type="submit">Create key</button>
-</form>
+</form>`
+  : html`<p id="keys-need-verified">A key is made once this account's e-mail address is verified (a key made by someone who signed up with another person's address would spend that person's credit).</p>${purchasingEnabled(ctx.config) ? '' : unverifiedNotice(account, csrf, API_KEYS_PAGE)}`}
 <p><a href="/account">Back to your account</a></p>`;
     sendHtml(res, status, page('API keys and credit', body, { signedInAs: account.email, wide: true }), PAGE_HEADERS);
   }
@@ -90,8 +92,8 @@ ${rows.length ? html`<table id="keys"><tr><th>Name</th><th>Key</th><th>Created</
         html`<div class="ok" role="status"><p>Your new key "${created.name}" is below. Copy it now: it is shown this once and cannot be shown again.</p><pre id="new-key">${created.key}</pre></div>`,
       );
     } catch (err) {
-      if (!(err instanceof SitelineError) || (err.code !== 'bad_input' && err.code !== 'conflict')) throw err;
-      await render(req, res, account, err.code === 'conflict' ? 409 : 400, html`<p class="error" role="alert">${err.message}</p>`);
+      if (!(err instanceof SitelineError) || (err.code !== 'bad_input' && err.code !== 'conflict' && err.code !== 'forbidden')) throw err;
+      await render(req, res, account, { conflict: 409, forbidden: 403 }[err.code as string] ?? 400, html`<p class="error" role="alert" id="key-refused">${err.message}</p>`);
     }
   });
 

@@ -1,13 +1,14 @@
 // /feedback: a signed-in user sends feedback with a plain form (the way in for 2025-era MCP clients
-// and for cityInventory's "ask for this city" pointer). /staff/feedback: the reports, for the
-// accounts listed in SITELINE_STAFF_EMAILS only.
+// and for cityInventory's "ask for this city" pointer). /staff/feedback: the reports, for staff
+// accounts only (src/web/staff-access.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { readBody, sendHtml } from '../http/respond.ts';
 import { CATEGORY_LABELS, FEEDBACK_CATEGORIES, MESSAGE_MAX, checkAnswer, type FeedbackCategory } from '../feedback/feedback-form.ts';
 import { newSubmissionId, submitFeedback } from '../feedback/feedback-store.ts';
-import { isStaff, viewFeedback } from '../staff/staff-actions.ts';
+import { viewFeedback } from '../staff/staff-actions.ts';
+import { staffOnPage } from './staff-access.ts';
 import { html, type Html } from './html.ts';
 import { page } from './page.ts';
 import { redirect } from './forms.ts';
@@ -117,15 +118,12 @@ export function registerFeedbackPages(router: Router, ctx: AppContext): void {
   });
 
   router.get('/staff/feedback', async (req, res) => {
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, '/signin?next=/staff/feedback');
-    if (!isStaff(ctx, account.email)) {
-      return sendHtml(res, 403, page('Staff only', html`<p class="error">This page is for the people running siteline.</p>`, { signedInAs: account.email }), PAGE_HEADERS);
-    }
+    const actor = await staffOnPage(ctx, req, res, '/staff/feedback');
+    if (!actor) return;
     const url = new URL(req.url ?? '/', 'http://x');
     const cat = url.searchParams.get('category');
     const category = (FEEDBACK_CATEGORIES as readonly string[]).includes(cat ?? '') ? (cat as FeedbackCategory) : undefined;
-    const items = await viewFeedback(ctx, { who: account.email, via: 'web' }, { limit: 200, ...(category ? { category } : {}) });
+    const items = await viewFeedback(ctx, actor, { limit: 200, ...(category ? { category } : {}) });
     const csrf = csrfToken(ctx, req, res);
     // Reviewed: who and the note; otherwise a form to mark it reviewed (recorded on /staff/actions).
     const review = (f: (typeof items)[number]) =>
@@ -139,6 +137,6 @@ export function registerFeedbackPages(router: Router, ctx: AppContext): void {
     const body = html`<p>${items.length} report${items.length === 1 ? '' : 's'}, newest first${category ? html` (category ${CATEGORY_LABELS[category]})` : ''}. Messages are shown as stored, after scrubbing.</p>
 <table id="feedback-table"><thead><tr><th>Received (UTC)</th><th>Category</th><th>Message</th><th>Tool</th><th>Contact</th><th>Via</th><th>Submission</th><th>Review</th></tr></thead>
 <tbody>${rows}</tbody></table>`;
-    sendHtml(res, 200, page('Feedback', body, { signedInAs: account.email, wide: true }), PAGE_HEADERS);
+    sendHtml(res, 200, page('Feedback', body, { signedInAs: actor.who, wide: true }), PAGE_HEADERS);
   });
 }

@@ -15,6 +15,7 @@ import { readForm, redirect } from './forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { outboxVisible, fromLoopbackPeer } from './outbox-page.ts';
 import { agentScope, forgetRevocations, revokeTokens } from '../auth/token-revocation.ts';
+import { REVOKED_MARK } from '../auth/end-credentials.ts';
 
 export interface LinkedAgent {
   registrationId: string;
@@ -51,8 +52,6 @@ export async function linkedAgents(ctx: AppContext, accountId: string): Promise<
   }));
 }
 
-/** claim_delivered_at is set to this instant on revoke: older than any redelivery window, so the claim poll refuses. */
-const REVOKED_MARK = '1970-01-01T00:00:00.000Z';
 
 /** Revokes one of this account's agents; false when it is not this account's. */
 export async function revokeLinkedAgent(ctx: AppContext, accountId: string, registrationId: string): Promise<boolean> {

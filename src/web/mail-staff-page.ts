@@ -1,7 +1,7 @@
 // /staff/mail: the mail queue as the people running siteline see it: how many messages wait, are being
 // sent, were sent or failed, and every message that failed for good (or is retrying after an error),
 // with the mail server's answer. A failed message can be queued again once the cause is fixed.
-// Protected like /staff/feedback: signed in, and listed in SITELINE_STAFF_EMAILS.
+// Protected like /staff/feedback: signed in as a staff account (src/web/staff-access.ts).
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
@@ -11,16 +11,13 @@ import { html } from './html.ts';
 import { page } from './page.ts';
 import { readForm, redirect } from './forms.ts';
 import { csrfFailure, PAGE_HEADERS } from './page.ts';
-import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { isStaff } from '../staff/staff-actions.ts';
+import { csrfOk, csrfToken } from './web-session.ts';
+import { staffOnPage } from './staff-access.ts';
 
 export function registerMailStaffPage(router: Router, ctx: AppContext): void {
   router.get('/staff/mail', async (req, res) => {
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, '/signin?next=/staff/mail');
-    if (!isStaff(ctx, account.email)) {
-      return sendHtml(res, 403, page('Staff only', html`<p class="error">This page is for the people running siteline.</p>`, { signedInAs: account.email }), PAGE_HEADERS);
-    }
+    const actor = await staffOnPage(ctx, req, res, '/staff/mail');
+    if (!actor) return;
     const csrf = csrfToken(ctx, req, res);
     const counts = await mailQueueCounts(ctx);
     const items = await troubledMail(ctx);
@@ -38,20 +35,17 @@ export function registerMailStaffPage(router: Router, ctx: AppContext): void {
 <p>A message is retried with growing delays while the mail server cannot be reached or answers with a temporary error (4xx); a permanent refusal (5xx) or ${String(ctx.config.mail.maxAttempts)} attempts record it as failed.</p>
 ${items.length === 0 ? html`<p id="no-mail-problems">No message failed or is waiting after an error.</p>` : html`<table id="mail-table"><thead><tr><th>#</th><th>Queued (UTC)</th><th>To</th><th>Subject</th><th>State</th><th>Attempts</th><th>Mail server's answer</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>`}`;
-    sendHtml(res, 200, page('Mail queue', body, { signedInAs: account.email, wide: true }), PAGE_HEADERS);
+    sendHtml(res, 200, page('Mail queue', body, { signedInAs: actor.who, wide: true }), PAGE_HEADERS);
   });
 
   router.post('/staff/mail/:id/retry', async (req, res, params) => {
     const form = await readForm(req);
     if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, '/signin?next=/staff/mail');
-    if (!isStaff(ctx, account.email)) {
-      return sendHtml(res, 403, page('Staff only', html`<p class="error">This page is for the people running siteline.</p>`, { signedInAs: account.email }), PAGE_HEADERS);
-    }
+    const actor = await staffOnPage(ctx, req, res, '/staff/mail');
+    if (!actor) return;
     const id = Number(params.id);
     if (Number.isSafeInteger(id) && (await requeueFailed(ctx, id))) {
-      ctx.logger.info({ mailId: id, by: account.accountId }, 'failed mail queued again by staff');
+      ctx.logger.info({ mailId: id, by: actor.accountId }, 'failed mail queued again by staff');
       // The mail worker drains again on its own schedule; a failed pass now is logged, not dropped.
       void ctx.mailer.drain().catch((err) => ctx.logger.warn({ mailId: id, err: err instanceof Error ? err.message : String(err) }, 'mail drain after a staff requeue failed; the mail worker tries again'));
     }

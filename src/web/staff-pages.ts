@@ -1,35 +1,49 @@
 // /staff: what the people running siteline do on the running service, as web forms: grant credit,
-// revoke a key for abuse, review feedback (from /staff/feedback), and the record of every staff
-// action at /staff/actions. Signed-in accounts in SITELINE_STAFF_EMAILS only, forms CSRF-checked.
+// revoke a key for abuse, make accounts staff or not, set an account's monthly export allowance, review feedback (from /staff/feedback), and the
+// record of every staff action at /staff/actions. Signed-in staff accounts only (verified accounts
+// made staff by id: src/staff/staff-members.ts, src/web/staff-access.ts), forms CSRF-checked.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import { SitelineError } from '../core/errors.ts';
-import { grantCredit, listStaffActions, REASON_MAX, reviewFeedback, revokeKeyForAbuse, type StaffActor } from '../staff/staff-actions.ts';
+import { grantCredit, listStaffActions, REASON_MAX, reviewFeedback, revokeKeyForAbuse, setExportAllowance, type StaffActionKind, type StaffActor } from '../staff/staff-actions.ts';
+import { MAX_EXPORTS_PER_MONTH, REPORT_EXPORTS_PER_MONTH } from '../reports/export-store.ts';
 import { html, type Html } from './html.ts';
 import { page } from './page.ts';
-import { readForm, redirect } from './forms.ts';
+import { readForm } from './forms.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
-import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { isStaff } from '../staff/staff-actions.ts';
+import { csrfOk, csrfToken } from './web-session.ts';
+import { staffOnPage } from './staff-access.ts';
+import { addStaff, listStaff, removeStaff, type StaffListing } from '../staff/staff-members.ts';
 
-const ACTION_LABELS = { credit_grant: 'Credit grant', feedback_review: 'Feedback review', key_revoke: 'Key revoked', feedback_view: 'Feedback read' } as const;
+const ACTION_LABELS: Record<StaffActionKind, string> = {
+  credit_grant: 'Credit grant',
+  feedback_review: 'Feedback review',
+  key_revoke: 'Key revoked',
+  feedback_view: 'Feedback read',
+  staff_add: 'Made staff',
+  staff_remove: 'Staff rights removed',
+  export_allowance: 'Export allowance set',
+};
 
-/** The staff member signed in, or undefined after redirecting to sign-in or answering 403. */
-async function staffOnPage(ctx: AppContext, req: IncomingMessage, res: ServerResponse, back: string): Promise<StaffActor | undefined> {
-  const account = await currentAccount(ctx, req);
-  if (!account) return void redirect(res, `/signin?next=${encodeURIComponent(back)}`);
-  if (!isStaff(ctx, account.email)) {
-    sendHtml(res, 403, page('Staff only', html`<p class="error">This page is for the people running siteline.</p>`, { signedInAs: account.email }), PAGE_HEADERS);
-    return undefined;
-  }
-  return { who: account.email, via: 'web' };
-}
+const day = (iso: string) => iso.slice(0, 16).replace('T', ' ');
 
-function staffIndex(csrf: string, notice?: Html): Html {
+function staffIndex(csrf: string, staff: StaffListing[], notice?: Html): Html {
+  const members = staff.map(
+    (m) => html`<li><strong>${m.email}</strong> (since ${day(m.addedAt)} UTC, by ${m.addedBy})
+<form method="post" action="/staff/members/remove" class="inline"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="email" value="${m.email}"><button type="submit" aria-label="Remove the staff rights of ${m.email}">Remove staff rights</button></form></li>`,
+  );
   return html`${notice ?? ''}
-<p><a href="/staff/feedback">Feedback</a> · <a href="/staff/actions">Record of staff actions</a></p>
+<p><a href="/staff/feedback">Feedback</a> · <a href="/staff/mail">Mail queue</a> · <a href="/staff/actions">Record of staff actions</a></p>
+<h2>Staff</h2>
+<ul id="staff-members">${members}</ul>
+<form method="post" action="/staff/members" id="staff-add-form">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="staff-email">Make an account staff (its e-mail address must be verified)</label><input id="staff-email" name="email" type="email" required>
+<label for="staff-reason">Why (kept with the action)</label><input id="staff-reason" name="reason" type="text" maxlength="${REASON_MAX}">
+<button type="submit">Make staff</button>
+</form>
 <h2>Grant API credit</h2>
 <form method="post" action="/staff/credit-grants" id="grant-form">
 <input type="hidden" name="csrf" value="${csrf}">
@@ -38,6 +52,14 @@ function staffIndex(csrf: string, notice?: Html): Html {
 <label for="grant-reason">Why (kept with the grant)</label><input id="grant-reason" name="reason" type="text" maxlength="${REASON_MAX}" required>
 <button type="submit">Grant credit</button>
 </form>
+<h2>Monthly report export allowance</h2>
+<form method="post" action="/staff/export-allowances" id="allowance-form">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="allowance-email">Account e-mail</label><input id="allowance-email" name="email" type="email" required>
+<label for="allowance">Project report exports a month (default ${String(REPORT_EXPORTS_PER_MONTH)})</label><input id="allowance" name="allowance" type="number" min="0" max="${String(MAX_EXPORTS_PER_MONTH)}" step="1" required>
+<label for="allowance-reason">Why (kept with the change)</label><input id="allowance-reason" name="reason" type="text" maxlength="${REASON_MAX}" required>
+<button type="submit">Set the allowance</button>
+</form>
 <h2>Revoke an API key (abuse)</h2>
 <form method="post" action="/staff/keys/revoke" id="revoke-form">
 <input type="hidden" name="csrf" value="${csrf}">
@@ -45,12 +67,12 @@ function staffIndex(csrf: string, notice?: Html): Html {
 <label for="revoke-reason">Why</label><input id="revoke-reason" name="reason" type="text" maxlength="${REASON_MAX}" required>
 <button type="submit">Revoke the key</button>
 </form>
-<p><small>The same actions from a terminal, while the service runs: <code>siteline credits grant</code>, <code>siteline feedback review</code>, <code>siteline staff revoke-key</code> (after <code>siteline login</code> as a staff account).</small></p>`;
+<p><small>The same actions from a terminal, while the service runs (no restart): <code>siteline credits grant</code>, <code>siteline feedback review</code>, <code>siteline staff add|remove|revoke-key</code>, after <code>siteline login</code> as a staff account, or on the machine the service runs on as its operator (the credential the server writes into its data directory; docs/cli.md).</small></p>`;
 }
 
 export function registerStaffPages(router: Router, ctx: AppContext): void {
-  const showIndex = (req: IncomingMessage, res: ServerResponse, status: number, actor: StaffActor, notice?: Html) =>
-    sendHtml(res, status, page('Staff', staffIndex(csrfToken(ctx, req, res), notice), { signedInAs: actor.who }), PAGE_HEADERS);
+  const showIndex = async (req: IncomingMessage, res: ServerResponse, status: number, actor: StaffActor, notice?: Html) =>
+    sendHtml(res, status, page('Staff', staffIndex(csrfToken(ctx, req, res), await listStaff(ctx), notice), { signedInAs: actor.who }), PAGE_HEADERS);
 
   /** Runs a form's action: a refused one re-shows the page with the reason, and nothing changed. */
   const formAction = (path: string, back: string, act: (actor: StaffActor, form: Record<string, string>, params: Record<string, string>) => Promise<Html>) => {
@@ -61,23 +83,39 @@ export function registerStaffPages(router: Router, ctx: AppContext): void {
       if (!actor) return;
       try {
         const done = await act(actor, form, params);
-        showIndex(req, res, 200, actor, html`<p class="ok" role="status" id="staff-done">${done}</p>`);
+        await showIndex(req, res, 200, actor, html`<p class="ok" role="status" id="staff-done">${done}</p>`);
       } catch (e) {
         if (!(e instanceof SitelineError) || e.code === 'internal') throw e;
-        showIndex(req, res, e.code === 'not_found' ? 404 : 400, actor, html`<p class="error" role="alert" id="staff-refused">${e.message} Nothing was changed.</p>`);
+        await showIndex(req, res, e.code === 'not_found' ? 404 : e.code === 'conflict' ? 409 : 400, actor, html`<p class="error" role="alert" id="staff-refused">${e.message.replace(/ Nothing was changed\.$/, '')} Nothing was changed.</p>`);
       }
     });
   };
 
   router.get('/staff', async (req, res) => {
     const actor = await staffOnPage(ctx, req, res, '/staff');
-    if (actor) showIndex(req, res, 200, actor);
+    if (actor) await showIndex(req, res, 200, actor);
+  });
+
+  formAction('/staff/members', '/staff', async (actor, form) => {
+    const r = await addStaff(ctx, actor, { email: form.email ?? '', reason: form.reason });
+    return r.changed ? html`${r.email} is staff now.` : html`${r.email} was already staff; nothing changed.`;
+  });
+
+  formAction('/staff/members/remove', '/staff', async (actor, form) => {
+    const r = await removeStaff(ctx, actor, { email: form.email ?? '', reason: form.reason });
+    return r.changed ? html`${r.email} is no longer staff.` : html`${r.email} was not staff; nothing changed.`;
   });
 
   formAction('/staff/credit-grants', '/staff', async (actor, form) => {
     const credits = /^\d+$/.test(form.credits ?? '') ? Number(form.credits) : Number.NaN;
     const r = await grantCredit(ctx, actor, { email: form.email ?? '', credits, reason: form.reason });
     return html`Granted ${String(r.granted)} credits to ${r.email}; balance ${String(r.balance)}.`;
+  });
+
+  formAction('/staff/export-allowances', '/staff', async (actor, form) => {
+    const allowance = /^\d+$/.test(form.allowance ?? '') ? Number(form.allowance) : Number.NaN;
+    const r = await setExportAllowance(ctx, actor, { email: form.email ?? '', allowance, reason: form.reason });
+    return html`${r.email} may export ${String(r.allowance)} project reports a month (was ${String(r.from)}).`;
   });
 
   formAction('/staff/keys/revoke', '/staff', async (actor, form) => {
@@ -95,10 +133,10 @@ export function registerStaffPages(router: Router, ctx: AppContext): void {
     if (!actor) return;
     const actions = await listStaffActions(ctx, 500);
     const rows = actions.map(
-      (a) => html`<tr><td>${a.createdAt.slice(0, 19).replace('T', ' ')}</td><td>${a.actor}</td><td>${a.via}</td><td>${ACTION_LABELS[a.action]}</td><td><code>${a.subject}</code></td>
+      (a) => html`<tr><td>${a.createdAt.slice(0, 19).replace('T', ' ')}</td><td>${a.actor}${a.actorAccountId ? html`<br><small>account <code>${a.actorAccountId}</code></small>` : ''}</td><td>${a.via}</td><td>${ACTION_LABELS[a.action]}</td><td><code>${a.subject}</code></td>
 <td>${Object.entries(a.details).map(([k, v]) => `${k}: ${String(v)}`).join(', ')}</td><td class="note">${a.reason}</td></tr>`,
     );
-    const body = html`<p>${String(actions.length)} action${actions.length === 1 ? '' : 's'}, newest first: every credit grant, feedback review and key revocation by staff, on the web, through the CLI or on the database directly. <a href="/staff">Staff actions</a></p>
+    const body = html`<p>${String(actions.length)} action${actions.length === 1 ? '' : 's'}, newest first: every credit grant, feedback review, key revocation, change of staff and of export allowance, on the web, through the CLI, by the machine's operator or on the database directly. Who: the acting account's address at the time and its id (the operator and the CLI on the database are no account). <a href="/staff">Staff actions</a></p>
 <table id="staff-actions"><thead><tr><th>When (UTC)</th><th>Who</th><th>Via</th><th>What</th><th>On</th><th>Details</th><th>Why</th></tr></thead>
 <tbody>${rows}</tbody></table>`;
     sendHtml(res, 200, page('Staff actions', body, { signedInAs: actor.who, wide: true }), PAGE_HEADERS);

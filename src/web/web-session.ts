@@ -1,10 +1,10 @@
 // Web sessions (an opaque cookie, stored hashed) and CSRF protection for every form: a double-submit
 // token (HttpOnly cookie + hidden field, compared in constant time) plus an Origin check when sent.
-import { ALL_TOKENS, revokeTokens } from '../auth/token-revocation.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { accountById, type Account } from '../auth/accounts.ts';
+import { signOutEverywhere } from '../auth/account-recovery.ts';
 import { newSecret, sameSecret, secretHash } from '../auth/secrets.ts';
 import { WEB_SESSION_TTL_S } from '../auth/lifetimes.ts';
 import { SESSION_COOKIE, addSetCookie, cookieHeader, csrfCookieName, readCookies } from './cookies.ts';
@@ -46,17 +46,13 @@ export async function endSession(ctx: AppContext, req: IncomingMessage, res: Ser
 }
 
 /**
- * Sign-out everywhere: every web session of the account, everything the OAuth provider keeps for it
- * (login sessions, grants, refresh tokens, codes), and every access token already issued to it (OAuth
- * clients, linked agents, CLI logins): a revocation record refuses them at once (see token-revocation.ts).
+ * Sign-out everywhere: every credential of the account ends (web sessions, everything the OAuth
+ * provider keeps for it, every access token already issued, agents and CLI logins, API keys, pending
+ * address changes: auth/end-credentials.ts), and this browser's cookies go. The address is told what ended.
  */
-export async function endAllSessions(ctx: AppContext, req: IncomingMessage, res: ServerResponse, accountId: string): Promise<{ sessions: number; oauth: number }> {
-  await revokeTokens(ctx, accountId, ALL_TOKENS, 'signed out everywhere');
-  const sessions = await ctx.db.query('DELETE FROM web_sessions WHERE account_id = $1 RETURNING session_hash', [accountId]);
-  const oauth = await ctx.db.query(`DELETE FROM oidc_models WHERE payload->>'accountId' = $1 RETURNING id`, [accountId]);
+export async function endAllSessions(ctx: AppContext, req: IncomingMessage, res: ServerResponse, account: Account): Promise<void> {
+  await signOutEverywhere(ctx, account);
   await endSession(ctx, req, res);
-  ctx.logger.info({ accountId, sessions: sessions.length, oauth: oauth.length }, 'signed out everywhere');
-  return { sessions: sessions.length, oauth: oauth.length };
 }
 
 const OAUTH_SESSION_COOKIES = ['_session', '_session.sig'];

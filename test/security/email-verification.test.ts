@@ -65,7 +65,7 @@ async function resend(): Promise<{ status: number; body: string; retryAfter?: st
   return postForm(`${svc.url}/account/verify-email`, jar, { csrf: csrfFrom(account.body), next: '/account' });
 }
 
-test('before verification: sign-up signs in and the account works, but claiming an agent and buying credit are refused with what to do', async () => {
+test('before verification: sign-up signs in and the account works, but claiming an agent, making an API key and buying credit are refused with what to do', async () => {
   const form = await getPage(`${svc.url}/signup`, jar);
   const up = await postForm(`${svc.url}/signup`, jar, { csrf: csrfFrom(form.body), email: EMAIL, password: TEST_PASSWORD, next: '/account' });
   assert.equal(up.status, 303, 'sign-up still signs the user in');
@@ -75,12 +75,18 @@ test('before verification: sign-up signs in and the account works, but claiming 
   assert.match(account.body, /id="resend-verification"/);
   assert.ok(await verificationLinkFromOutbox(svc.url, EMAIL), 'sign-up mailed a verification link to the outbox');
 
-  // Everything that is not claiming or buying works unverified: the projects page, API keys.
+  // Everything that is not claiming, a key or buying works unverified: the projects page, the keys page.
   assert.equal((await getPage(`${svc.url}/projects`, jar)).status, 200);
   const keysPage = await getPage(`${svc.url}/account/api-keys`, jar);
+  assert.equal(keysPage.status, 200);
+  // No API key before the address is verified (issue 45): the page says why instead of the form, and a form posted anyway makes none.
+  assert.match(keysPage.body, /id="keys-need-verified"/);
+  assert.doesNotMatch(keysPage.body, /Create key/);
   const key = await postForm(`${svc.url}/account/api-keys`, jar, { csrf: csrfFrom(keysPage.body), name: 'unverified key' });
-  assert.equal(key.status, 201);
-  noteSecret(/<pre id="new-key">([^<]+)<\/pre>/.exec(key.body)?.[1]);
+  assert.equal(key.status, 403);
+  assert.match(key.body, /No API key was created: this account&#39;s e-mail address is not verified yet/);
+  assert.doesNotMatch(key.body, /id="new-key"/);
+  assert.match(key.body, /No keys yet/);
 
   // The claim page asks for verification instead of the code; a code posted anyway is refused and not counted.
   const agent = await registerAgent();
@@ -183,6 +189,12 @@ test('the link: altered, expired and reused links are refused; the resend button
   const poll = await tokenRequest(svc.url, { grant_type: CLAIM_GRANT, claim_token: agent.claimToken });
   assert.equal(poll.status, 200, JSON.stringify(poll.json));
   assert.equal(poll.json.scope, 'mcp');
+
+  // Verified: a key is made.
+  const keysNow = await getPage(`${svc.url}/account/api-keys`, jar);
+  const key = await postForm(`${svc.url}/account/api-keys`, jar, { csrf: csrfFrom(keysNow.body), name: 'verified key' });
+  assert.equal(key.status, 201);
+  noteSecret(/<pre id="new-key">([^<]+)<\/pre>/.exec(key.body)?.[1]);
 
   const bought = await buy();
   assert.equal(bought.status, 303);

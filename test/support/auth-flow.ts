@@ -75,6 +75,27 @@ export async function verificationLinkFromOutbox(baseUrl: string, email: string)
   return link;
 }
 
+/** Every message the development outbox holds for `email`, newest first, as text (subject and body). */
+export async function mailFromOutbox(baseUrl: string, email: string): Promise<{ subject: string; text: string }[]> {
+  const res = await fetch(`${baseUrl}/dev/outbox?to=${encodeURIComponent(email.trim().toLowerCase())}`);
+  assert.equal(res.status, 200, `outbox: ${res.status}`);
+  const unescape = (s: string) => s.replace(/<[^>]+>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+  const mails = [...(await res.text()).matchAll(/<article class="mail"><h2>([\s\S]*?)<\/h2>[\s\S]*?<pre>([\s\S]*?)<\/pre><\/article>/g)].map((m) => ({ subject: unescape(m[1]!), text: unescape(m[2]!) }));
+  for (const m of mails) for (const link of m.text.matchAll(/\/[a-z-]+\/(sl[a-z]{2}_[A-Za-z0-9_-]{43})/g)) noteSecret(link[1]);
+  return mails;
+}
+
+/** The newest mail to `email` with this subject (waits briefly: mail is queued, then written). */
+export async function newestMail(baseUrl: string, email: string, subject: string | RegExp, timeoutMs = 10_000): Promise<{ subject: string; text: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const hit = (await mailFromOutbox(baseUrl, email)).find((m) => (typeof subject === 'string' ? m.subject === subject : subject.test(m.subject)));
+    if (hit) return hit;
+    if (Date.now() > deadline) throw new Error(`no mail "${subject}" to ${email}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Follows a verification link as a person does: opens it, presses the confirm button. Returns the last page. */
 export async function followVerificationLink(baseUrl: string, link: string): Promise<{ status: number; body: string }> {
   const url = onServer(baseUrl, link);

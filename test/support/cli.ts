@@ -15,11 +15,11 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `siteline ...args`; stdin is closed and stdout/stderr are pipes (not terminals). */
-export function runSiteline(args: string[], env: NodeJS.ProcessEnv, onStderr?: (all: string) => void): Promise<CliRun> {
+/** Runs `siteline ...args` (in `cwd`, default the repository); stdin is closed and stdout/stderr are pipes (not terminals). */
+export function runSiteline(args: string[], env: NodeJS.ProcessEnv, onStderr?: (all: string) => void, cwd = ROOT): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), ...args], {
-      cwd: ROOT,
+      cwd,
       // The runner's own colour settings are dropped, not blanked: Node 22 warns on stderr when both are set.
       env: { ...withoutColourSettings(process.env), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,7 +10,8 @@ export const getProjectContext = defineTool({
   description:
     'Loads one of your projects: its fields and external_ref, lots (build and context), compact agentStatus (none, queued, running, current, failed; inputsChanged: true next to current when lots or rules changed since), ' +
     'the analysis envelope (standards and derived values, each with value and status), document summaries (attached bylaw sections), evidence summaries (the citations behind the analysis, each with sectionUuid), ' +
-    'and a memory digest: a short text of what the project is, its lots and districts, headline numbers with statuses and the last changes. ' +
+    'a memory digest: a short text of what the project is, its lots and districts, headline numbers with statuses and the last changes, ' +
+    'and exports: the account\'s report export meter (records.exports: used, allowance, remaining this month, resetsAt). ' +
     `documentsLimit (0-${MAX_DOCUMENTS_LIMIT}) and evidenceLimit (0-${MAX_EVIDENCE_LIMIT}) bound the lists. Within 15 s of runFeasibilityAnalysis, while the run is unfinished, it answers only the status and the seconds to wait. ` +
     'With neither projectId nor project, it lists your projects.',
   input: z.object({
@@ -28,6 +29,7 @@ export const getProjectContext = defineTool({
     analysis: z.record(z.string(), z.unknown()).nullable().optional(),
     memoryDigest: z.string().optional(),
     recheck: z.looseObject({ retryAfterSeconds: z.number() }).optional(),
+    exports: z.looseObject({ meter: z.string(), used: z.number(), allowance: z.number(), remaining: z.number() }).optional(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'gated',
