@@ -25,7 +25,7 @@ const untouched = (): void => sandbox.untouched();
 test('the table has the commands the help lists', () => {
   assert.deepEqual(
     ALL.map((p) => p.path.join(' ')),
-    ['check', 'projects', 'projects list', 'projects create', 'projects show', 'projects attach', 'projects analyze', 'projects update', 'projects undo', 'keys', 'keys create', 'keys list', 'keys revoke', 'usage', 'data', 'data init', 'data check', 'data import', 'data update', 'data status', 'data audit', 'rules', 'rules verify', 'rules suggest', 'rules cite', 'login', 'whoami', 'logout', 'worker', 'credits', 'credits grant', 'credits balance', 'feedback', 'feedback list', 'feedback review', 'staff', 'staff add', 'staff remove', 'staff list', 'staff revoke-key', 'staff actions'],
+    ['check', 'projects', 'projects list', 'projects create', 'projects show', 'projects attach', 'projects analyze', 'projects update', 'projects undo', 'keys', 'keys create', 'keys list', 'keys revoke', 'usage', 'data', 'data init', 'data check', 'data import', 'data update', 'data status', 'data audit', 'rules', 'rules verify', 'rules suggest', 'rules cite', 'login', 'whoami', 'logout', 'worker', 'credits', 'credits grant', 'credits balance', 'feedback', 'feedback list', 'feedback review', 'staff', 'staff add', 'staff remove', 'staff export-allowance', 'staff list', 'staff revoke-key', 'staff actions'],
   );
 });
 
