@@ -42,11 +42,12 @@ export function snapshotSummary(s: Snapshot): string {
       `${s.address!.matchedAddress}, ${s.coverage.place?.name ?? ''}: lot ${lot.parcelExternalId}, ${lot.areaSqft} sq ft. ` +
       matchWords(s.address!) +
       `District not stated: ${s.districtChoice.message} Districts: ${s.districtChoice.districts.map((d) => `${d.code} (${d.name})`).join(', ')}. ` +
-      'Call again with district (and buildingType) for the envelope.'
+      'Call again with district (and buildingType, and conditions where its table states values under them) for the envelope.'
     );
   }
   const env = s.envelope ?? {};
-  const stated = z.districtSource ? ` (${[z.primary, z.districtSource.buildingType].filter(Boolean).join(' / ')} ${z.districtSource.statement})` : '';
+  const said = z.districtSource?.conditions?.length ? `; ${z.districtSource.conditions.map((c) => `${c.name.toLowerCase()}: ${c.value}`).join(', ')}, stated by the caller` : '';
+  const stated = z.districtSource ? ` (${[z.primary, z.districtSource.buildingType].filter(Boolean).join(' / ')} ${z.districtSource.statement}${said})` : '';
   const zone = z.primary ? `zone ${z.primary}${stated}${z.splitLot ? ` (split lot: ${z.districts.map((d) => d.code).join(', ')})` : ''}` : 'no zone found';
   const overlays = z.overlays.length ? `, overlays ${z.overlays.map((o) => o.code).join(', ')}` : '';
   // on every MCP snapshot: plain loops, no intermediate arrays
