@@ -169,6 +169,8 @@ export function writeSyntheticPlacesDir(dir: string): string {
   rules.slug = SYNTHETIC_SLUG;
   rules.notes = [...rules.notes, 'Synthetic place (bench and tests): RS-3 lot coverage, storeys and rear yard are cited from the Somerville Zoning Ordinance §3.1.8, which this place holds.'];
   const cite = (quote: string) => ({ document: 'szo', section: '3.1.8', quote });
+  // The citation checker reads a district's values in its own section of the held document (docs/data.md): RS-3 declares §3.1.8.
+  Object.assign(rules.districts['RS-3']!, { section: '3.1.8' });
   Object.assign(rules.districts['RS-3']!.standards, {
     maxLotCoveragePct: { status: 'cited', value: 60, citation: cite('Lot Coverage (max) | 60%') },
     maxHeightStoreys: { status: 'cited', value: 2.5, citation: cite('Number of Stories (max) | 2.5') },

@@ -63,9 +63,10 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
       source: { type: 'string', enum: ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] },
       // Optional, beyond the spec's two: the place's sources in full inline (docs/snapshot.md, "Sources").
       includeSources: { type: 'boolean' },
-      // Optional: the district (and building type) a caller states in a place without a zoning map (docs/mcp.md).
+      // Optional: the district (and building type, and the conditions of its table) a caller states in a place without a zoning map (docs/mcp.md).
       district: { type: 'string' },
       buildingType: { type: 'string' },
+      conditions: { type: 'array' },
     },
     required: ['address', 'source'],
     hints: { ...READ_ONLY, openWorldHint: true },
@@ -92,6 +93,7 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
       externalRef: { type: 'string' },
       district: { type: 'string' },
       buildingType: { type: 'string' },
+      conditions: { type: 'array' },
       preview: { type: 'boolean' },
     },
     required: ['action', 'preview'],

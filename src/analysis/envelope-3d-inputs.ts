@@ -5,7 +5,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Snapshot, Sourced } from '../core/snapshot-types.ts';
 import { conditionOf } from '../snapshot/refs.ts';
 import { parcelNear, snapshotLot, type LotSnapshot } from '../projects/project-lots.ts';
-import { ENVELOPE_3D_MEMBERS, envelope3d, type Envelope3d, type Envelope3dMember, type Envelope3dValue } from './envelope-3d.ts';
+import { ENVELOPE_3D_MEMBERS, ENVELOPE_3D_OPTIONAL, envelope3d, type Envelope3d, type Envelope3dMember, type Envelope3dOptional, type Envelope3dValue } from './envelope-3d.ts';
 
 /** How far from the snapshot's inside point the lot is looked for (it lies inside the lot). */
 const LOT_SEARCH_M = 500;
@@ -15,9 +15,9 @@ export interface Envelope3dOfLot {
   solid: Envelope3d;
 }
 
-function values(get: (m: Envelope3dMember) => Envelope3dValue | undefined): Partial<Record<Envelope3dMember, Envelope3dValue>> {
-  const out: Partial<Record<Envelope3dMember, Envelope3dValue>> = {};
-  for (const m of ENVELOPE_3D_MEMBERS) {
+function values(get: (m: Envelope3dMember | Envelope3dOptional) => Envelope3dValue | undefined): Partial<Record<Envelope3dMember | Envelope3dOptional, Envelope3dValue>> {
+  const out: Partial<Record<Envelope3dMember | Envelope3dOptional, Envelope3dValue>> = {};
+  for (const m of [...ENVELOPE_3D_MEMBERS, ...ENVELOPE_3D_OPTIONAL]) {
     const v = get(m);
     if (v) out[m] = v;
   }

@@ -79,7 +79,7 @@ test('known values on real interior lots: the footprint is the lot less each yar
       continue;
     }
     assert.equal(r.heightFt, 35);
-    assert.ok(Math.abs(r.heightM - 35 / FT_PER_M) < 0.01, `height in metres ${r.heightM}`);
+    assert.ok(Math.abs(r.heightM! - 35 / FT_PER_M) < 0.01, `height in metres ${r.heightM}`);
     assert.deepEqual(r.basis.map((b) => [b.member, b.value, b.status]), [['maxHeightFt', 35, 'cited'], ['minFrontYardFt', 10, 'cited'], ['minSideYardFt', 5, 'cited'], ['minRearYardFt', 20, 'cited']]);
     assert.equal(r.basis[3]!.words, '20 ft — cited from the bylaw');
     // The footprint lies in the lot, and on a four-sided lot it is about (frontage - 2 sides) x (depth - front - rear).
@@ -168,4 +168,37 @@ test('a real corner lot, and a lot with no front street, are not given invented 
   const rn = envelope3d({ lots: [n.polygon], frontStreetLines: n.frontStreetLines, cornerLot: n.cornerLot, values: CITED });
   assert.ok(!rn.drawn);
   assert.match(rn.statement, /front lot line \(and so its rear\) is not known/);
+});
+
+test("a building type's table (Somerville): a minimum sum of the side setbacks over twice the minimum cuts half the sum a side; a height in storeys alone draws the footprint on the ground", async () => {
+  const [id] = await interiorLots(1);
+  const lot = await lotById(id!);
+  const on = (values: Parameters<typeof envelope3d>[0]['values']) => envelope3d({ lots: [lot.polygon], frontStreetLines: lot.frontStreetLines, cornerLot: false, values });
+  const conditional = (value: number): Envelope3dValue => ({ value, status: 'cited_conditional', unit: 'ft', condition: 'Front Driveway Access (driveway access, stated by the caller)' });
+  // 3 ft a side but 12 ft together: drawn as 6 ft a side, the same cut as a plain 6 ft side yard.
+  const summed = on({ ...CITED, minSideYardFt: conditional(3), minSideYardSumFt: conditional(12) });
+  const six = on({ ...CITED, minSideYardFt: cited(6) });
+  assert.ok(summed.drawn && six.drawn);
+  assert.equal(summed.areaSqft, six.areaSqft);
+  const side = summed.basis.find((b) => b.member === 'minSideYardFt')!;
+  assert.equal(side.value, 6);
+  assert.match(side.usedAs, /^6 ft on each side: half the minimum sum of the side setbacks \(12 ft\), which is more than twice the minimum \(3 ft\); drawn with the building centred$/);
+  assert.equal(side.condition, 'Front Driveway Access (driveway access, stated by the caller)');
+  // A sum no more than twice the minimum changes nothing; an unknown sum keeps the side from being drawn.
+  const loose = on({ ...CITED, minSideYardFt: conditional(5), minSideYardSumFt: conditional(10) });
+  assert.ok(loose.drawn && loose.basis.find((b) => b.member === 'minSideYardFt')!.value === 5);
+  const open = on({ ...CITED, minSideYardSumFt: { value: null, status: 'conditional_unresolved' } });
+  assert.ok(!open.drawn && open.unknown[0]!.member === 'minSideYardFt', JSON.stringify(open));
+
+  // No height in feet known, 2.5 storeys cited: the footprint on the ground, the storeys stated, no height made up.
+  const storeys = on({ ...CITED, maxHeightFt: { value: null, status: 'not_extracted' }, maxHeightStoreys: { value: 2.5, status: 'cited_conditional', unit: 'storeys', condition: 'Building type: Detached House' } });
+  assert.ok(storeys.drawn, JSON.stringify(storeys));
+  const plain = on(CITED);
+  assert.ok(plain.drawn);
+  assert.deepEqual([storeys.heightFt, storeys.heightM, storeys.heightStoreys, storeys.areaSqft], [null, null, 2.5, plain.areaSqft]);
+  assert.equal(storeys.basis[0]!.member, 'maxHeightStoreys');
+  assert.match(storeys.basis[0]!.usedAs, /with no height in feet known, the footprint is drawn on the ground, not raised/);
+  // Storeys only indicative, or a height in feet that is unknown for this lot (not merely not stated): nothing is drawn.
+  assert.equal(on({ ...CITED, maxHeightFt: { value: null, status: 'not_extracted' }, maxHeightStoreys: { value: 3, status: 'unverified_default', unit: 'storeys' } }).drawn, false);
+  assert.equal(on({ ...CITED, maxHeightFt: { value: null, status: 'conditional_unresolved' }, maxHeightStoreys: { value: 3, status: 'cited', unit: 'storeys' } }).drawn, false);
 });

@@ -3,7 +3,11 @@
 // the maximum height. Drawn only from values a person may rely on as the bylaw states them (cited,
 // cited_conditional, derived_from_cited; a yard the bylaw does not limit counts as 0 ft). Anything else
 // (unknown, indicative or unverified, an assumption, or a lot whose yards cannot be placed honestly)
-// gives no solid, with the values and reasons named. Domain only: the pages draw what this returns.
+// gives no solid, with the values and reasons named. Two things a building type's table may add
+// (Somerville): a minimum sum of the side setbacks larger than twice the minimum cuts each side at half
+// the sum (the building centred); and a height limited in storeys with no height in feet known (Somerville's
+// NR tables state none) gives the footprint drawn on the ground, not raised, with the storeys stated (a
+// height in feet is never made up from storeys). Domain only: the pages draw what this returns.
 import type { MultiPolygon } from 'geojson';
 import { FT_PER_M, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import type { ValueStatus } from '../core/statuses.ts';
@@ -34,6 +38,10 @@ export interface Envelope3dValue extends WordedValue {
   condition?: string;
 }
 
+/** Values the solid reads when the envelope has them: the storeys (a table with no height in feet) and the sum of the side setbacks. */
+export const ENVELOPE_3D_OPTIONAL = ['maxHeightStoreys', 'minSideYardSumFt'] as const;
+export type Envelope3dOptional = (typeof ENVELOPE_3D_OPTIONAL)[number];
+
 export interface Envelope3dInput {
   /** The lot polygon(s) (lon/lat). Several touching lots are combined. */
   lots: MultiPolygonCoords[];
@@ -43,12 +51,12 @@ export interface Envelope3dInput {
   cornerLot: boolean | null;
   /** From the lot facts when the caller has them (a lot fronting two streets on opposite sides). */
   throughLot?: boolean | null;
-  values: Partial<Record<Envelope3dMember, Envelope3dValue | undefined>>;
+  values: Partial<Record<Envelope3dMember | Envelope3dOptional, Envelope3dValue | undefined>>;
 }
 
 /** A value used, with its status in words (the one wording every surface shows). */
 export interface Envelope3dBasis {
-  member: Envelope3dMember;
+  member: Envelope3dMember | Envelope3dOptional;
   label: string;
   value: number | null;
   unit: string;
@@ -75,8 +83,10 @@ export type Envelope3d =
   | {
       drawn: true;
       footprint: MultiPolygon;
-      heightFt: number;
-      heightM: number;
+      /** Null when the table limits the height in storeys only: the footprint is drawn on the ground (heightStoreys says the limit). */
+      heightFt: number | null;
+      heightM: number | null;
+      heightStoreys?: number;
       areaSqft: number;
       basis: Envelope3dBasis[];
       /** How the yards were placed (front, side and rear edges). */
@@ -154,13 +164,59 @@ function placementDoubt(input: Envelope3dInput): string | null {
   return null;
 }
 
+/** Statuses that say a table states no such value at all (not a value unknown for this lot). */
+const NOT_STATED: readonly ValueStatus[] = ['not_extracted', 'missing'];
+
+/**
+ * A height limited in storeys with no height in feet known (not_extracted: Somerville's NR tables state
+ * none): the storeys, to state beside a footprint drawn on the ground. Null otherwise.
+ */
+function storeysOnly(input: Envelope3dInput): Envelope3dBasis | null {
+  const ft = input.values.maxHeightFt;
+  const st = input.values.maxHeightStoreys;
+  if (!st || (ft && !NOT_STATED.includes(ft.status))) return null;
+  if (!DRAWABLE_STATUSES.includes(st.status) || typeof st.value !== 'number' || !(st.value > 0)) return null;
+  const words = valueWords(st);
+  return { member: 'maxHeightStoreys', label: 'the maximum number of storeys', value: st.value, unit: 'storeys', status: st.status, words: words.line, ...(st.condition ? { condition: st.condition } : {}), usedAs: `${words.says}: with no height in feet known, the footprint is drawn on the ground, not raised` };
+}
+
+/**
+ * The side yard drawn: the minimum side setback, or half the minimum sum of the side setbacks where
+ * that is more (the building centred between its side lot lines). An unknown sum keeps the side from
+ * being drawn: it may bind.
+ */
+function sideWithSum(side: Envelope3dBasis, sum: Envelope3dValue | undefined): { ok: Envelope3dBasis; sum?: Envelope3dBasis } | { no: Envelope3dUnknown } {
+  if (!sum) return { ok: side };
+  const words = valueWords(sum);
+  if (sum.status === 'no_limit_in_bylaw') return { ok: side };
+  if (!DRAWABLE_STATUSES.includes(sum.status) || typeof sum.value !== 'number') {
+    return { no: { member: 'minSideYardFt', label: 'the side setback', status: sum.status, says: words.says, statusWords: VALUE_STATUS_WORDS[sum.status], reason: `the side setbacks' minimum sum is ${VALUE_STATUS_WORDS[sum.status]}${INDICATIVE.includes(sum.status) ? ', so it is not drawn as if known' : ''}` } };
+  }
+  const sumBasis: Envelope3dBasis = { member: 'minSideYardSumFt', label: 'the sum of the side setbacks', value: sum.value, unit: 'ft', status: sum.status, words: words.line, ...(sum.condition ? { condition: sum.condition } : {}), usedAs: words.says };
+  if (sum.value <= 2 * side.value!) return { ok: side, sum: sumBasis };
+  const each = r2(sum.value / 2);
+  return {
+    ok: { ...side, value: each, usedAs: `${each} ft on each side: half the minimum sum of the side setbacks (${words.says}), which is more than twice the minimum (${side.usedAs}); drawn with the building centred` },
+    sum: { ...sumBasis, usedAs: `${words.says} (with ${side.usedAs} at least on each side)` },
+  };
+}
+
 /** The envelope solid of a lot, or the named reasons it cannot be drawn. Pure: same input, same answer. */
 export function envelope3d(input: Envelope3dInput): Envelope3d {
   const basis: Envelope3dBasis[] = [];
   const unknown: Envelope3dUnknown[] = [];
+  const storeys = storeysOnly(input);
   for (const m of ENVELOPE_3D_MEMBERS) {
+    if (m === 'maxHeightFt' && storeys) {
+      basis.push(storeys);
+      continue;
+    }
     const j = judge(m, input.values[m]);
-    if ('ok' in j) basis.push(j.ok);
+    if ('ok' in j && m === 'minSideYardFt') {
+      const w = sideWithSum(j.ok, input.values.minSideYardSumFt);
+      if ('no' in w) unknown.push(w.no);
+      else basis.push(w.ok, ...(w.sum ? [w.sum] : []));
+    } else if ('ok' in j) basis.push(j.ok);
     else unknown.push(j.no);
   }
   const geometryDoubt = placementDoubt(input);
@@ -173,12 +229,13 @@ export function envelope3d(input: Envelope3dInput): Envelope3d {
   const inset = buildableFootprint(input.lots, input.frontStreetLines, { frontFt: ft('minFrontYardFt'), sideFt: ft('minSideYardFt'), rearFt: ft('minRearYardFt') });
   if (!inset.ok) return refuse(inset.reason);
   if (inset.areaSqft <= 0 || inset.footprint.length === 0) return refuse('the yards leave no buildable footprint on this lot');
-  const heightFt = ft('maxHeightFt');
+  const heightFt = storeys ? null : ft('maxHeightFt');
   return {
     drawn: true,
     footprint: { type: 'MultiPolygon', coordinates: inset.footprint },
     heightFt,
-    heightM: r2(heightFt / FT_PER_M),
+    heightM: heightFt === null ? null : r2(heightFt / FT_PER_M),
+    ...(storeys ? { heightStoreys: storeys.value! } : {}),
     areaSqft: inset.areaSqft,
     basis,
     placement: `Front setback on ${inset.frontEdges} edge(s) facing the front street (${inset.frontLineFt} ft of front lot line), side setback on ${inset.sideEdges}, rear setback on ${inset.rearEdges}.`,

@@ -10,8 +10,11 @@ import { buildEnvelope } from '../core/envelope.ts';
 import { sourceIdsIn, type NamedSources } from '../snapshot/refs.ts';
 import type { Citation, Sourced } from '../core/snapshot-types.ts';
 import { FT_PER_M } from '../core/geo/primitives.ts';
-import { STANDARD_KEYS, type PlaceRules, type StandardKey } from '../core/rules-schema.ts';
+import { STANDARD_KEYS, findDistrict, type PlaceRules, type StandardKey } from '../core/rules-schema.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
+import { conditionsOfTable, envelopeConditions, statedAgainstTable } from '../rules/tier-conditions.ts';
+import { conditionsSentence } from '../snapshot/stated-district.ts';
+import type { StatedLotDistrict } from '../projects/project-lots.ts';
 import type { ValueStatus } from '../core/statuses.ts';
 import { lotsOfProject, type ProjectLot } from '../projects/project-lots.ts';
 import { buildableFootprint } from './buildable-footprint.ts';
@@ -19,7 +22,7 @@ import { propagate } from './propagation.ts';
 import type { DerivedValue, EvidenceItem, FeasibilityAnalysis } from './analysis-result.ts';
 
 /** Bumped when the analysis itself changes: part of the inputs digest, so results never mix versions. */
-export const ANALYSIS_VERSION = 'feasibility-2026-11-23';
+export const ANALYSIS_VERSION = 'feasibility-2026-12-07';
 const SQFT_PER_ACRE = 43560;
 const SPLIT_MIN_SHARE = 0.05;
 
@@ -168,7 +171,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
   const statedOf = stated.find((d) => d.code === districts[0]?.code);
   for (const l of build) {
     const d = l.lot.statedDistrict;
-    if (d) notes.push(`${build.length > 1 ? `Lot ${l.lot.parcelExternalId}: d` : 'D'}istrict ${d.code} (${d.name})${d.buildingType ? `, building type ${d.buildingType},` : ''} ${d.statement}.`);
+    if (d) notes.push(`${build.length > 1 ? `Lot ${l.lot.parcelExternalId}: d` : 'D'}istrict ${d.code} (${d.name})${d.buildingType ? `, building type ${d.buildingType},` : ''} ${d.statement}.${d.conditions?.length ? ` ${conditionsSentence(d.conditions)}` : ''}`);
   }
   const env = buildEnvelope({
     rules: place.rules,
@@ -176,14 +179,18 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
     zones: districts.map((d) => ({ code: d.code, share: areaSqft > 0 ? d.areaSqft / areaSqft : 0 })),
     overlays: [...overlays].sort((a, b) => a[0].localeCompare(b[0])).map(([code, name]) => ({ code, name })),
     lot: { areaSqft, frontageFt, depthFt, cornerLot, country: place.country },
-    ...(statedOf ? { building: { buildingType: statedOf.buildingType } } : {}),
+    ...(statedOf ? { building: { buildingType: statedOf.buildingType, conditions: statedConditionsOf(place.rules, statedOf) } } : {}),
   });
   if (env.districtNote) notes.push(env.districtNote);
   // A build lot on two streets that is not a corner lot says why (docs/lot-metrics.md), as its snapshot does.
   if (cornerLot === false) for (const l of build) if (l.lot.cornerLotNote) notes.push(build.length > 1 ? `Lot ${l.lot.parcelExternalId}: ${l.lot.cornerLotNote}` : l.lot.cornerLotNote);
   notes.push(...env.notes);
   const standards: Record<string, Sourced> = {};
-  for (const k of STANDARD_KEYS) standards[k] = env.envelope[k]!;
+  for (const k of STANDARD_KEYS) {
+    standards[k] = env.envelope[k]!;
+    // A table that states the minimum sum of the side setbacks (Somerville): it bounds the footprint's side yards.
+    if (k === 'minSideYardFt' && env.envelope['minSideYardSumFt']) standards['minSideYardSumFt'] = env.envelope['minSideYardSumFt'];
+  }
   const s = (k: StandardKey) => ({ name: k, s: standards[k]! });
   const lotArea = { name: 'lot.areaSqft', s: { value: areaSqft, status: 'derived_from_cited' } as Sourced };
   const noLimit = (k: StandardKey) => standards[k]!.status === 'no_limit_in_bylaw';
@@ -208,9 +215,13 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
   const yard = (k: StandardKey) => (noLimit(k) ? 0 : val(k));
   const lotsPolys = build.map((l) => l.lot.polygon);
   const lines = build.flatMap((l) => l.lot.frontStreetLines);
-  const yardInputs = [s('minFrontYardFt'), s('minSideYardFt'), s('minRearYardFt'), s('maxLotCoveragePct')];
+  // Where the table states a minimum sum of the side setbacks, each side yard is cut at the larger of the
+  // minimum and half the sum: the building centred between its side lot lines (sideYardWithSum).
+  const sideSum = standards['minSideYardSumFt'];
+  const yardInputs = [s('minFrontYardFt'), s('minSideYardFt'), ...(sideSum ? [{ name: 'minSideYardSumFt', s: sideSum }] : []), s('minRearYardFt'), s('maxLotCoveragePct')];
   const yardsKnown = propagate(yardInputs.map((i) => i.s.status)).known && yardInputs.every((i) => hasValue(i.s));
-  const inset = yardsKnown ? buildableFootprint(lotsPolys, lines, { frontFt: yard('minFrontYardFt'), sideFt: yard('minSideYardFt'), rearFt: yard('minRearYardFt') }) : null;
+  const side = yardsKnown ? sideYardWithSum(yard('minSideYardFt'), sideSum) : null;
+  const inset = yardsKnown ? buildableFootprint(lotsPolys, lines, { frontFt: yard('minFrontYardFt'), sideFt: side!.ft, rearFt: yard('minRearYardFt') }) : null;
   const footprintInputs = inset && !inset.ok ? [...yardInputs, missing('lot.frontLotLine')] : [...yardInputs, lotArea];
   const buildableFootprintSqft = derived(
     'sqft',
@@ -221,7 +232,11 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
       const cap = noLimit('maxLotCoveragePct') ? Infinity : (val('maxLotCoveragePct') / 100) * areaSqft;
       return Math.min(inset.areaSqft, cap);
     },
-    inset && !inset.ok ? { note: `The footprint cannot be drawn: ${inset.reason}.` } : inset && inset.ok ? { note: `Front lot line: ${inset.frontEdges} edge(s), ${inset.frontLineFt} ft; ${inset.sideEdges} side and ${inset.rearEdges} rear edge(s); yard-inset area ${inset.areaSqft} sqft.` } : {},
+    inset && !inset.ok
+      ? { note: `The footprint cannot be drawn: ${inset.reason}.` }
+      : inset && inset.ok
+        ? { note: `Front lot line: ${inset.frontEdges} edge(s), ${inset.frontLineFt} ft; ${inset.sideEdges} side and ${inset.rearEdges} rear edge(s); yard-inset area ${inset.areaSqft} sqft.${side?.note ? ` ${side.note}` : ''}` }
+        : {},
   );
   const maxStoreys = { ...standards['maxHeightStoreys']!, formula: 'maxHeightStoreys (as the bylaw states it)', inputs: ['maxHeightStoreys'] };
   const maxHeightFt = { ...standards['maxHeightFt']!, formula: 'maxHeightFt (as the bylaw states it)', inputs: ['maxHeightFt'] };
@@ -279,6 +294,26 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
     evidence,
     notes,
   };
+}
+
+/**
+ * The side yard a footprint is cut with: the minimum side setback, or half the minimum sum of the side
+ * setbacks where the table states a sum larger than twice the minimum (Somerville's Detached House with
+ * front driveway access: 3 ft each, 12 ft together -> 6 ft each, the building centred; on a lot with
+ * parallel sides its area is the same wherever it sits between them).
+ */
+export function sideYardWithSum(sideFt: number, sum: Sourced | undefined): { ft: number; note?: string } {
+  const total = sum && sum.status !== 'no_limit_in_bylaw' && typeof sum.value === 'number' ? sum.value : null;
+  if (total === null || total <= 2 * sideFt) return { ft: sideFt };
+  return { ft: total / 2, note: `Side yards: ${total / 2} ft each, half the minimum sum of the side setbacks (${total} ft), which is more than twice the minimum side setback (${sideFt} ft): the building centred between its side lot lines.` };
+}
+
+/** The stated conditions of a lot's district as the envelope takes them (made whole against the table as it is now). */
+function statedConditionsOf(rules: PlaceRules, d: StatedLotDistrict) {
+  const district = findDistrict(rules, d.code)?.district;
+  if (!district) return null;
+  const table = conditionsOfTable(rules, district, d.buildingType);
+  return envelopeConditions(table, statedAgainstTable(d.conditions, table));
 }
 
 /** The documents the standards' notes and conditions and the notes name by id ("S1"), defined once. */

@@ -17,8 +17,8 @@ const TOOL_SOURCE = 'full';
 
 type Outcome = { snapshot: Snapshot } | { error: { code: string; message: string } };
 
-/** The district and building type stated with --district / --building-type (a place without a zoning map). */
-type Stated = { district?: string; buildingType?: string };
+/** The district, building type and conditions stated with --district / --building-type / --condition (a place without a zoning map). */
+type Stated = { district?: string; buildingType?: string; conditions?: string[] };
 
 async function remoteSnapshot(io: Io, address: string, url: string | undefined, stated: Stated): Promise<Outcome> {
   const client = ServiceClient.forUser({ url, env: io.env });
@@ -76,7 +76,7 @@ async function localSnapshot(io: Io, address: string, stated: Stated): Promise<O
 export const checkCommand: Command = {
   name: 'check',
   summary: 'Site snapshot for one address: lot, zoning, envelope, each value with its status',
-  usage: 'check "<address>" [--district D [--building-type T]] [--json] [--url URL | --local]',
+  usage: 'check "<address>" [--district D [--building-type T [--condition "NAME=VALUE"]...]] [--json] [--url URL | --local]',
   description:
     'Asks the siteline service (the MCP tool getFeasibilitySnapshot) as the logged-in user: run\n' +
     '`siteline login` once first. --json prints exactly the JSON the tool returns. With --local the\n' +
@@ -84,7 +84,10 @@ export const checkCommand: Command = {
     'first when it uses the same embedded database).\n\n' +
     'In a place without a zoning map (Somerville, MA) the district is never guessed: give it with\n' +
     '--district (and --building-type where the district zones by building type), as the City\'s\n' +
-    'official zoning map shows it; without it the answer gives the lot and lists the districts.\n\n' +
+    'official zoning map shows it; without it the answer gives the lot and lists the districts.\n' +
+    'Where the building type\'s table states values under conditions siteline cannot read from its\n' +
+    'data (driveway access, alley, ...), give each with --condition "NAME=VALUE" (repeatable; the\n' +
+    'value alone will do), as the answer lists them; without one those values stay unresolved.\n\n' +
     'Exit 0 answered, 6 answered but not sure it is the lot meant (confidence below 0.8), 3 not covered\n' +
     '(answered: false), 2 bad input, 4 login needed, 5 service unreachable.',
   flags: [
@@ -93,6 +96,7 @@ export const checkCommand: Command = {
     { name: 'local', description: 'Answer in-process from the local database (SITELINE_DATA_DIR or DATABASE_URL), not the service' },
     { name: 'district', value: 'D', description: "The lot's zoning district, in a place without a zoning map (Somerville: NR, UR, ...); stated by you, and said so" },
     { name: 'building-type', value: 'T', description: 'With --district, where the district zones by building type (e.g. "Detached House")' },
+    { name: 'condition', value: 'NAME=VALUE', repeatable: true, description: 'With --building-type, a condition its table states values under (e.g. "Driveway access=Front Driveway Access"); repeatable' },
   ],
   args: { min: 1, max: 64, name: 'the address, e.g. siteline check "11 Acorn St, Cambridge, MA"' },
   examples: [
@@ -100,6 +104,7 @@ export const checkCommand: Command = {
     'siteline check "11 Acorn St, Cambridge, MA" --json',
     'siteline check --local "11 Acorn St, Cambridge, MA"',
     'siteline check "11 Windom St, Somerville, MA" --district NR --building-type "Detached House"',
+    'siteline check "11 Windom St, Somerville, MA" --district NR --building-type "Detached House" --condition "Driveway access=Front Driveway Access"',
   ],
   async run({ args, flags, io }) {
     const address = args.join(' ');
@@ -108,6 +113,7 @@ export const checkCommand: Command = {
     const stated: Stated = {
       ...(typeof flags.district === 'string' ? { district: flags.district } : {}),
       ...(typeof flags['building-type'] === 'string' ? { buildingType: flags['building-type'] } : {}),
+      ...(typeof flags.condition === 'string' ? { conditions: flags.condition.split('\n') } : {}),
     };
     const outcome = flags.local ? await localSnapshot(io, address, stated) : await remoteSnapshot(io, address, flags.url as string | undefined, stated);
     if ('error' in outcome) {
@@ -168,14 +174,24 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
     // A place without a zoning map: what to state, never a guessed district.
     out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not stated'}`);
     if (z.districtSource) out.push(`  district source: ${primary ? `${primary.code}${z.districtSource.buildingType ? ` / ${z.districtSource.buildingType}` : ''} ` : ''}${z.districtSource.statement}`);
+    for (const c of z.districtSource?.conditions ?? []) out.push(`  ${c.name}: ${c.value} (stated by the caller)`);
     out.push(`  ${s.districtChoice.message}`);
-    for (const d of s.districtChoice.districts) out.push(`    ${d.code.padEnd(6)} ${d.name}${d.buildingTypes?.length ? `: ${d.buildingTypes.join(', ')}` : ''}`);
-    out.push(`  Run again with --district D${s.districtChoice.districts.some((d) => d.buildingTypes?.length) ? ' --building-type "T"' : ''}.`);
+    const needsConditions = s.districtChoice.needs === 'conditions';
+    for (const d of s.districtChoice.districts) {
+      if (!needsConditions) out.push(`    ${d.code.padEnd(6)} ${d.name}${d.buildingTypes?.length ? `: ${d.buildingTypes.join(', ')}` : ''}`);
+      for (const c of d.conditions ?? []) out.push(`    ${needsConditions ? '' : '  '}${c.name}${c.buildingTypes?.length && !needsConditions ? ` (${c.buildingTypes.join(', ')})` : ''}: ${c.values.map((v) => `"${v}"`).join(', ')}`);
+    }
+    out.push(
+      needsConditions
+        ? `  Run again with --condition "NAME=VALUE" for each (e.g. --condition "${s.districtChoice.districts[0]?.conditions?.[0]?.name ?? 'Name'}=${s.districtChoice.districts[0]?.conditions?.[0]?.values[0] ?? 'Value'}").`
+        : `  Run again with --district D${s.districtChoice.districts.some((d) => d.buildingTypes?.length) ? ' --building-type "T"' : ''}${s.districtChoice.districts.some((d) => d.conditions?.length) ? ' [--condition "NAME=VALUE"]' : ''}.`,
+    );
     if (!s.envelope) return out.join('\n') + '\n';
     out.push('');
   } else if (z.districtSource) {
     out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not stated'}`);
     out.push(`  district source: ${primary?.code ?? ''}${z.districtSource.buildingType ? ` / ${z.districtSource.buildingType}` : ''} ${z.districtSource.statement}`);
+    for (const c of z.districtSource.conditions ?? []) out.push(`  ${c.name}: ${c.value} (stated by the caller)`);
   } else out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not found'}${z.splitLot ? '  (split lot: ' + z.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ') + ')' : ''}`);
   for (const o of z.overlays) out.push(`  overlay ${o.name ?? o.code}${o.governingSection ? ` (${o.governingSection})` : ''}`);
   out.push('');

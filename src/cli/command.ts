@@ -12,6 +12,8 @@ export interface Flag {
   short?: string;
   /** Placeholder when the flag takes a value (`URL` for `--url URL`); absent for a switch. */
   value?: string;
+  /** A value flag that may be given several times: its values are kept in order, joined by a newline. */
+  repeatable?: boolean;
   description: string;
 }
 
@@ -97,7 +99,8 @@ export function parseArgs(cmd: Command, argv: string[]): { args: string[]; flags
     if (flag.value) {
       const v = inline ?? argv[++i];
       if (v === undefined || v === '' || (inline === undefined && v.startsWith('-') && v.length > 1)) throw new UsageError(`--${flag.name} needs a value (${flag.value})`);
-      flags[flag.name] = v;
+      const before = flags[flag.name];
+      flags[flag.name] = flag.repeatable && typeof before === 'string' ? `${before}\n${v}` : v;
     } else {
       if (inline !== undefined) throw new UsageError(`--${flag.name} takes no value`);
       flags[flag.name] = true;

@@ -325,3 +325,37 @@ test('zoning by building type (Somerville NR): the named type\'s verified values
   assert.match(untyped.maxLotCoveragePct!.condition!, /^Depends on the building type: Cottage \(§3\.1\.7\) 60; Detached House \(§3\.1\.8\) 60;/);
   assert.equal(untyped.maxFootprintSqft!.status, 'conditional_unresolved');
 });
+
+test('stated conditions (Somerville): the stated row resolves its values, named with their source; the sum of the side setbacks bounds the buildable width; unstated, the note names the condition', async () => {
+  const r = await loadPlaceRules('somerville-ma', { sourceDir: SOURCE_DIR });
+  const { conditionsOfTable, readStatedConditions, envelopeConditions } = await import('../rules/tier-conditions.ts');
+  const withConditions = (code: string, type: string, said: string[], lot: Partial<EnvelopeLot> = {}) => {
+    const table = conditionsOfTable(r, r.districts[code]!, type);
+    return env(r, code, { cornerLot: false, ...lot }, { building: { buildingType: type, conditions: envelopeConditions(table, readStatedConditions(said, table, type)) } }).envelope;
+  };
+  // Front driveway access: 3 ft a side, 12 ft together, 34 ft of lot width; each cited_conditional with the stated row named.
+  const front = withConditions('NR', 'Detached House', ['Driveway access=Front Driveway Access'], { frontageFt: 50 });
+  assert.deepEqual([front.minSideYardFt!.status, front.minSideYardFt!.value], ['cited_conditional', 3]);
+  assert.match(front.minSideYardFt!.condition!, /; Front Driveway Access \(driveway access, stated by the caller\)$/);
+  assert.deepEqual([front.minSideYardSumFt!.status, front.minSideYardSumFt!.value, front.minLotWidthFt!.value], ['cited_conditional', 12, 34]);
+  // The two side yards together are at least 12 ft, not 2 x 3: 50 - 12.
+  assert.deepEqual([front.buildableWidthFt!.status, front.buildableWidthFt!.value], ['derived_from_cited', 38]);
+  assert.deepEqual(front.buildableWidthFt!.inputs, ['minSideYardFt', 'minSideYardSumFt', 'lot.frontageFt']);
+  const side = withConditions('NR', 'Detached House', ['Side or Rear Driveway Access'], { frontageFt: 50 });
+  assert.deepEqual([side.minSideYardFt!.value, side.minSideYardSumFt!.value, side.buildableWidthFt!.value], [5, 10, 40]);
+
+  // Unstated: unresolved, and the note says which condition to state.
+  const open = withConditions('NR', 'Detached House', []);
+  assert.equal(open.minSideYardFt!.status, 'conditional_unresolved');
+  assert.match(open.minSideYardFt!.note!, /^Depends on driveway access, which was not stated: state it/);
+  assert.equal(open.buildableWidthFt!.status, 'conditional_unresolved');
+
+  // A row whose words join two conditions (MR3's "No Alley & Abutting NR or LHD") is a value of its own.
+  const mr3 = withConditions('MR3', 'General Building', ['Alley=No Alley & Abutting NR or LHD', 'Abutting NR or LHD']);
+  assert.deepEqual([mr3.minRearYardFt!.value, mr3.minSideYardFt!.value], [20, 10]);
+  // Rows that differ by storey: stating the condition leaves the value unresolved, saying why.
+  const mr4 = withConditions('MR4', 'Apartment Building', ['Abutting NR or LHD']);
+  assert.equal(mr4.minSideYardFt!.status, 'conditional_unresolved');
+  assert.match(mr4.minSideYardFt!.note!, /^Several rows apply, with different values, each for a part of the building/);
+  assert.deepEqual([withConditions('MR4', 'Apartment Building', ['Abutting any non-NR or -LHD']).minRearYardFt!.value], [10]);
+});

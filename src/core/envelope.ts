@@ -3,7 +3,7 @@
 // docs/envelope.md for the member names, units and derivation rules.
 import type { PermittedUse, Sourced } from './snapshot-types.ts';
 import { UNKNOWN_VALUE_STATUSES, weakestStatus, type ValueStatus } from './statuses.ts';
-import { STANDARD_KEYS, STANDARD_UNITS, type PlaceRules, type RuleValue, type StandardKey, type DistrictRules } from './rules-schema.ts';
+import { BUILDING_TYPE_STANDARD_UNITS, STANDARD_KEYS, STANDARD_UNITS, type BuildingTypeStandardKey, type PlaceRules, type RuleValue, type StandardKey, type DistrictRules } from './rules-schema.ts';
 import { findDistrict } from './rules-schema.ts';
 import { evaluateExpression, type Vars } from './condition-expression.ts';
 
@@ -30,7 +30,47 @@ export interface EnvelopeInput {
     totalUnits?: number | null;
     /** Where the district zones by building type (Somerville): the type intended, as the rules file names it. */
     buildingType?: string | null;
+    /**
+     * The conditions a table's rows are stated under (driveway access, alley, ...), as the caller states
+     * them (src/rules/tier-conditions.ts): a tier naming a stated value holds, one naming another value of
+     * the same condition does not. `open`: the conditions of the table nobody stated, named in the notes.
+     */
+    conditions?: { stated: readonly StatedCondition[]; open?: readonly { name: string; words: readonly string[] }[] } | null;
   };
+}
+
+/** A condition of a table's rows stated by the caller: its value, and the tier words it makes hold or fail. */
+export interface StatedCondition {
+  /** The condition's key (`driveway`) and name (`Driveway access`). */
+  key: string;
+  name: string;
+  /** The value as the table writes it ("Front Driveway Access"). */
+  value: string;
+  /** Tier words that say this value (the value, or its rows by storey: "1 st – 3 rd Story Abutting NR or LHD"). */
+  holds: readonly string[];
+  /** Tier words of the condition's other values in this table: tiers naming them do not apply. */
+  fails: readonly string[];
+}
+
+/** The words a stated condition's source is given in, on every value it resolves. */
+export const CONDITION_SOURCE = 'stated by the caller';
+
+/** A tier word as compared with a stated one: case, spaces and dashes folded. */
+export function conditionWordKey(w: string): string {
+  return w.normalize('NFKC').replace(/[\u2010-\u2015\u2212]/g, '-').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** What the stated conditions say of each tier word: true (stated), false (another value stated). */
+type StatedWords = ReadonlyMap<string, { holds: boolean; condition: StatedCondition }>;
+
+function statedWords(stated: readonly StatedCondition[] | undefined): StatedWords | null {
+  if (!stated?.length) return null;
+  const out = new Map<string, { holds: boolean; condition: StatedCondition }>();
+  for (const c of stated) {
+    for (const w of c.fails) out.set(conditionWordKey(w), { holds: false, condition: c });
+    for (const w of c.holds) out.set(conditionWordKey(w), { holds: true, condition: c });
+  }
+  return out;
 }
 
 export interface EnvelopeResult {
@@ -85,7 +125,9 @@ function lotVars(lot: EnvelopeLot, residentialType: string | null | undefined, b
 }
 
 type Truth = true | false | 'unknown';
-function holds(cond: string, vars: Vars): Truth {
+function holds(cond: string, vars: Vars, said: StatedWords | null): Truth {
+  const s = said?.get(conditionWordKey(cond));
+  if (s) return s.holds;
   const r = evaluateExpression(cond, vars);
   if (!r.ok || typeof r.value !== 'boolean') return 'unknown';
   return r.value;
@@ -108,11 +150,37 @@ function tierValue(values: string[], pick: 'min' | 'max' | undefined, vars: Vars
 const tierText = (t: { when: string[]; values: string[]; pick?: 'min' | 'max' }) =>
   `${t.when.length ? t.when.join(' and ') : 'always'}: ${t.pick ? `${t.pick} of ` : ''}${t.values.join(' | ')}`;
 
+/** What resolves a table's tiers besides the lot: the conditions stated, and those nobody stated. */
+interface TierContext {
+  said: StatedWords | null;
+  open: readonly { name: string; words: readonly string[] }[];
+}
+const NO_CONDITIONS: TierContext = { said: null, open: [] };
+
+/** A tier's words as a value's condition names them: a stated one with its condition and source. */
+function whenText(when: readonly string[], ctx: TierContext): string {
+  return when
+    .map((w) => {
+      const s = ctx.said?.get(conditionWordKey(w));
+      if (!s?.holds) return w;
+      const c = s.condition;
+      return `${w} (${c.name.toLowerCase()}${conditionWordKey(w) === conditionWordKey(c.value) ? '' : `: ${c.value}`}, ${CONDITION_SOURCE})`;
+    })
+    .join(' and ');
+}
+
+/** The conditions nobody stated that the tiers left open depend on ("Driveway access"), for the note. */
+function openConditionsOf(tiers: readonly { when: string[] }[], ctx: TierContext): string[] {
+  if (!ctx.open.length) return [];
+  const words = new Set(tiers.flatMap((t) => t.when.map(conditionWordKey)));
+  return ctx.open.filter((c) => c.words.some((w) => words.has(conditionWordKey(w)))).map((c) => c.name);
+}
+
 /** A conditional rule resolved against the lot (cited_conditional) or left unresolved (conditional_unresolved). */
-function resolveTiers(rv: RuleValue & { tiers: NonNullable<RuleValue['tiers']> }, unit: string, vars: Vars): Sourced {
+function resolveTiers(rv: RuleValue & { tiers: NonNullable<RuleValue['tiers']> }, unit: string, vars: Vars, ctx: TierContext = NO_CONDITIONS): Sourced {
   const scale = rv.scale ?? 1;
   const judged = rv.tiers.map((t) => {
-    const truths = t.when.map((c) => holds(c, vars));
+    const truths = t.when.map((c) => holds(c, vars, ctx.said));
     return { t, all: truths.every((x) => x === true), none: truths.some((x) => x === false) };
   });
   const possible = judged.filter((j) => !j.none);
@@ -130,16 +198,24 @@ function resolveTiers(rv: RuleValue & { tiers: NonNullable<RuleValue['tiers']> }
   const candidates = applicable.length === possible.length ? applicable : possible;
   const vals = candidates.map((j) => tierValue(j.t.values, j.t.pick, vars));
   const first = vals[0];
-  if (!first || vals.some((v) => !v || v.value !== first.value))
+  if (!first || vals.some((v) => !v || v.value !== first.value)) {
+    // A stated condition whose rows differ by storey ("1 st – 3 rd Story Abutting NR or LHD" 10 ft, "4 th Story ..." 30 ft).
+    const said = ctx.said;
+    if (said && applicable.length === possible.length && applicable.length > 1 && applicable.some((j) => j.t.when.some((w) => said.has(conditionWordKey(w)))))
+      return unresolved('Several rows apply, with different values, each for a part of the building (such as its storeys): no one value can be given.');
+    if (applicable.length === possible.length) return unresolved('The tier that applies states its value in words or needs an input this lot does not have.');
+    // A condition of the table the caller may state (driveway access, alley, ...): named, with how to resolve it.
+    const open = openConditionsOf(possible.map((j) => j.t), ctx);
     return unresolved(
-      applicable.length === possible.length
-        ? 'The tier that applies states its value in words or needs an input this lot does not have.'
+      open.length
+        ? `Depends on ${open.join(' and ').toLowerCase()}, which ${open.length > 1 ? 'were' : 'was'} not stated: state ${open.length > 1 ? 'them' : 'it'} (the answer's districtChoice lists the values) to resolve this value.`
         : 'The conditions could not be evaluated for this site (prose, or an input such as the building type or street class that is not known).',
     );
+  }
   const usedLot = vals.some((v) => v!.usedLot);
   const conditional = candidates.some((j) => j.t.when.length > 0);
   const value = round(first.value * scale);
-  const tierCondition = candidates.map((j) => (j.t.when.length ? j.t.when.join(' and ') : 'always')).join(' or ');
+  const tierCondition = candidates.map((j) => (j.t.when.length ? whenText(j.t.when, ctx) : 'always')).join(' or ');
   const condition = rv.condition ? `${rv.condition}; ${tierCondition}` : tierCondition;
   const sameNote = candidates.length > 1 ? ' Every tier that may apply gives the same value.' : '';
   if (rv.status === 'unverified_default')
@@ -161,9 +237,9 @@ function resolveTiers(rv: RuleValue & { tiers: NonNullable<RuleValue['tiers']> }
  * names the type; otherwise conditional_unresolved listing each type's value (the standard depends on
  * a choice the service does not know). Null when the district does not set the standard per type.
  */
-function byBuildingType(d: DistrictRules, key: StandardKey, unit: string, buildingType: string | null | undefined, vars: Vars): Sourced | null {
+function byBuildingType(d: DistrictRules, key: BuildingTypeStandardKey, unit: string, buildingType: string | null | undefined, vars: Vars, ctx: TierContext): Sourced | null {
   const types = d.buildingTypes;
-  if (!types || d.standards[key]) return null;
+  if (!types || (d.standards as Partial<Record<BuildingTypeStandardKey, RuleValue>>)[key]) return null;
   const chosen = buildingType ? types[buildingType] : undefined;
   if (chosen) {
     const rv = chosen.standards[key];
@@ -171,7 +247,7 @@ function byBuildingType(d: DistrictRules, key: StandardKey, unit: string, buildi
       const why = chosen.notExtracted?.[key];
       return { value: null, status: 'not_extracted', unit, note: why ?? `The ${chosen.name} table (§${chosen.section}) states no such standard.` };
     }
-    return rv.tiers ? resolveTiers({ ...rv, tiers: rv.tiers }, unit, vars) : plainValue(rv, unit);
+    return rv.tiers ? resolveTiers({ ...rv, tiers: rv.tiers }, unit, vars, ctx) : plainValue(rv, unit);
   }
   const stated = Object.values(types).filter((t) => t.standards[key]);
   if (stated.length === 0) return null;
@@ -185,6 +261,18 @@ function byBuildingType(d: DistrictRules, key: StandardKey, unit: string, buildi
   };
 }
 
+/**
+ * The minimum sum of the side setbacks where a district's building-type tables state it: the stated
+ * type's value, or unresolved while the type is not stated. Null where no table states one (every
+ * place that does not zone by building type, so their envelopes have no such member).
+ */
+function sideYardSum(d: DistrictRules, buildingType: string | null | undefined, vars: Vars, ctx: TierContext): Sourced | null {
+  const types = d.buildingTypes!;
+  const chosen = buildingType ? types[buildingType] : undefined;
+  if (chosen && !chosen.standards.minSideYardSumFt) return null;
+  return byBuildingType(d, 'minSideYardSumFt', BUILDING_TYPE_STANDARD_UNITS.minSideYardSumFt, buildingType, vars, ctx);
+}
+
 function plainValue(rv: RuleValue, unit: string): Sourced {
   const out: Sourced = { value: rv.value ?? null, status: rv.status, unit };
   if (rv.citation) out.citation = rv.citation;
@@ -194,14 +282,14 @@ function plainValue(rv: RuleValue, unit: string): Sourced {
   return out;
 }
 
-function resolveStandard(rules: PlaceRules, code: string, d: DistrictRules, key: StandardKey, vars: Vars, buildingType?: string | null): Sourced {
+function resolveStandard(rules: PlaceRules, code: string, d: DistrictRules, key: StandardKey, vars: Vars, buildingType: string | null | undefined, ctx: TierContext): Sourced {
   const unit = STANDARD_UNITS[key];
-  const typed = byBuildingType(d, key, unit, buildingType, vars);
+  const typed = byBuildingType(d, key, unit, buildingType, vars, ctx);
   if (typed) return typed;
   const rv = d.standards[key] ?? d.otherStandards;
   if (!rv)
     return { value: null, status: 'not_extracted', unit, note: `Not extracted for district ${code}; read ${whereToRead(rules, d)}.` };
-  if (rv.tiers) return resolveTiers({ ...rv, tiers: rv.tiers }, unit, vars);
+  if (rv.tiers) return resolveTiers({ ...rv, tiers: rv.tiers }, unit, vars, ctx);
   const out: Sourced = { value: rv.value ?? null, status: rv.status, unit };
   if (rv.citation) out.citation = rv.citation;
   if (rv.condition) out.condition = rv.condition;
@@ -214,7 +302,7 @@ function resolveStandard(rules: PlaceRules, code: string, d: DistrictRules, key:
 const GOOD_INPUT: readonly ValueStatus[] = ['cited', 'cited_conditional', 'derived_from_cited', 'no_limit_in_bylaw'];
 
 interface RuleInput {
-  member: StandardKey;
+  member: StandardKey | 'minSideYardSumFt';
   /** How a no_limit_in_bylaw input enters: the result has no limit either, or the input counts as this number. */
   noLimit: 'propagates' | number;
 }
@@ -244,6 +332,8 @@ const RECIPES = {
   // the street side of a corner lot keeps its street side yard; an interior lot has two side yards
   buildableWidthFtInterior: recipe('ft', [{ member: 'minSideYardFt', noLimit: 0 }, { member: 'minSideYardFt', noLimit: 0 }], 'frontageFt', (a, b, w) => w - a - b),
   buildableWidthFtCorner: recipe('ft', [{ member: 'minSideYardFt', noLimit: 0 }, { member: 'minStreetSideYardFt', noLimit: 0 }], 'frontageFt', (a, b, w) => w - a - b),
+  // a table that states the minimum sum of the side setbacks: the two side yards are each at least the minimum and together at least the sum
+  buildableWidthFtInteriorSum: recipe('ft', [{ member: 'minSideYardFt', noLimit: 0 }, { member: 'minSideYardSumFt', noLimit: 0 }], 'frontageFt', (a, sum, w) => w - Math.max(2 * a, sum)),
   buildableDepthFt: recipe('ft', [{ member: 'minFrontYardFt', noLimit: 0 }, { member: 'minRearYardFt', noLimit: 0 }], 'depthFt', (f, b, d) => d - f - b),
 } as const;
 const INTERIOR_ASSUMED = 'an interior lot (whether the lot is a corner lot is not known), so both side yards are interior side yards';
@@ -328,7 +418,7 @@ export const FLAG_LOT_FRONTAGE_SHARE = 0.5;
  * (docs/lot-geometry.md, "Buildable width").
  */
 function buildableWidth(env: Record<string, Sourced>, lot: EnvelopeLot): Sourced {
-  let recipe: Recipe = lot.cornerLot === true ? RECIPES.buildableWidthFtCorner : RECIPES.buildableWidthFtInterior;
+  let recipe: Recipe = lot.cornerLot === true ? RECIPES.buildableWidthFtCorner : env['minSideYardSumFt'] ? RECIPES.buildableWidthFtInteriorSum : RECIPES.buildableWidthFtInterior;
   const assumptions = lot.cornerLot === null ? [INTERIOR_ASSUMED] : [];
   let width = lot.frontageFt;
   if (width !== null && lot.areaSqft !== null && lot.depthFt !== null && lot.depthFt > 0) {
@@ -381,7 +471,16 @@ export function buildEnvelope(input: EnvelopeInput): EnvelopeResult {
   notes.push(...rules.notes);
 
   const vars = lotVars(lot, input.residentialType, input.building);
-  for (const key of STANDARD_KEYS) envelope[key] = resolveStandard(rules, code, district, key, vars, input.building?.buildingType);
+  const conditions = input.building?.conditions;
+  const ctx: TierContext = conditions ? { said: statedWords(conditions.stated), open: conditions.open ?? [] } : NO_CONDITIONS;
+  for (const key of STANDARD_KEYS) {
+    envelope[key] = resolveStandard(rules, code, district, key, vars, input.building?.buildingType, ctx);
+    // A table that states the sum of the side setbacks (Somerville): it bounds the buildable width and footprint too.
+    if (key === 'minSideYardFt' && district.buildingTypes) {
+      const sum = sideYardSum(district, input.building?.buildingType, vars, ctx);
+      if (sum) envelope['minSideYardSumFt'] = sum;
+    }
+  }
   Object.assign(envelope, deriveAll(envelope, lot));
 
   // One sentence for all the overlays (what they may do is said once), each named with its section and note.

@@ -279,6 +279,8 @@ export const placeRulesSchema = z
           .partialRecord(z.enum(BUILDING_TYPE_STANDARD_KEYS as [BuildingTypeStandardKey, ...BuildingTypeStandardKey[]]), z.array(z.object({ label: z.string().min(1), condition: z.string().min(1) }).strict()))
           .optional(),
         conditions: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), z.array(z.string().min(1))).optional(),
+        /** A name for each condition family a caller may state (`"sequence": "Lot in a sequence"`), beside the defaults. */
+        conditionNames: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), z.string().min(1).max(40)).optional(),
         permissions: z.partialRecord(z.enum(['as_of_right', 'special_permit', 'conditional', 'prohibited']), z.array(z.string().min(1))).optional(),
       })
       .strict()

@@ -155,6 +155,28 @@ export interface DistrictSource {
   statement: string;
   /** The building type stated with it (a district that zones by building type), or null. */
   buildingType: string | null;
+  /** The conditions of the table's rows the caller stated (driveway access, ...), each "stated by the caller"; absent when none. */
+  conditions?: StatedConditionValue[];
+}
+
+/** A condition of a table's rows as stated: its key, name and value (the row's words). */
+export interface StatedConditionValue {
+  key: string;
+  name: string;
+  value: string;
+}
+
+/**
+ * A condition a caller may state (src/rules/tier-conditions.ts): its values are the rows of the table
+ * ("No Driveway Access", "Front Driveway Access"); `standards` the values it resolves; `buildingTypes`
+ * the types whose tables state it so (absent where the district has no building types).
+ */
+export interface ConditionOption {
+  key: string;
+  name: string;
+  values: string[];
+  standards: string[];
+  buildingTypes?: string[];
 }
 
 /** A district (and its building types) an answer can be asked again with. */
@@ -163,6 +185,8 @@ export interface DistrictOption {
   name: string;
   /** Present when the district zones by building type: the types its rules name. */
   buildingTypes?: string[];
+  /** Present when a table of the district states values under conditions a caller may state. */
+  conditions?: ConditionOption[];
 }
 
 /**
@@ -170,7 +194,8 @@ export interface DistrictOption {
  * stated), or the building type (the stated district zones by type). The lot is answered either way.
  */
 export interface DistrictChoice {
-  needs: 'district' | 'buildingType';
+  /** What is still to state: the district, the building type, or the conditions of the type's table (its values stay conditional_unresolved). */
+  needs: 'district' | 'buildingType' | 'conditions';
   message: string;
   /** The place's districts (for `buildingType`: the stated one only), with their building types. */
   districts: DistrictOption[];

@@ -19,6 +19,7 @@ import { describeRefusal, joinGate, placeVerdict, rulesDigests } from './place-g
 import { auditAfterImport } from './audit-place.ts';
 import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
 import { placeChanged } from '../places/place-changes.ts';
+import { placePostcodes } from './place-postcodes.ts';
 
 /**
  * Bumped when the importer's output for the same sources changes, so old imports are redone at the
@@ -30,9 +31,11 @@ import { placeChanged } from '../places/place-changes.ts';
  * 7: parcels.facts.notCorner (why a lot on two streets is not a corner lot) and frontByStreet[…].bulbM
  * (the frontage a cul-de-sac's dead-end rule measured). 8: parcels.facts.unshared (the sides no other lot
  * shares, in a place without street centrelines), shapefiles in a zip read through a column allow-list,
- * address ranges expanded; no stored row of a place with centrelines changed.
+ * address ranges expanded; no stored row of a place with centrelines changed. 9: place_postcodes holds
+ * only the postcodes a real share of the place's records carry (place-postcodes.ts; Cambridge drops
+ * 01241 and 01940, Somerville 01244, 02135 and 02474).
  */
-export const IMPORTER_VERSION = '8';
+export const IMPORTER_VERSION = '9';
 /** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
 export const BULK_INDEX_THRESHOLD = 50_000;
 
@@ -295,9 +298,10 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
       { problems: blocking.map((r) => r.problem), refusals: blocking },
     );
   }
-  const postcodes = new Set<string>();
-  for (const seg of rows.segments) for (const z of [seg.zipLeft, seg.zipRight]) if (z && /^[0-9A-Z][0-9A-Z -]{2,9}$/i.test(z)) postcodes.add(z.toUpperCase());
-  for (const a of rows.addresses) if (a.postcode) postcodes.add(a.postcode.toUpperCase());
+  // Only the postcodes a real share of the place's records carry (place-postcodes.ts): never a stray row's.
+  const held = placePostcodes(rows.addresses, rows.segments);
+  const postcodes = held.kept;
+  if (held.left.length) progress(`${slug}: postcodes left out (too few of the ${held.records} records carrying one): ${held.left.map((l) => `${l.postcode} (${l.records})`).join(', ')}`);
   const bbox = placeBBox(rows, m);
 
   const placeId = m.geoDivisionId;
@@ -331,8 +335,8 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
           const s = await insertStreetSegments(tx, placeId, rows.segments);
           progress(`${slug}: loaded ${s} street segments`);
           if (rows.lotLocations.length) progress(`${slug}: loaded ${await insertLotLocations(tx, placeId, rows.lotLocations)} lot locations`);
-          if (postcodes.size) {
-            await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, [...postcodes].sort()]);
+          if (postcodes.length) {
+            await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, postcodes]);
           }
         },
       });

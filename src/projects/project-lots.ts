@@ -5,6 +5,7 @@ import type { Queryable } from '../db/database.ts';
 import { areaWarning } from '../snapshot/lot-area-warning.ts';
 import { notCornerNote, unsharedCornerNote, type NotCornerFacts } from '../snapshot/lot-notes.ts';
 import { SQFT_PER_M2, pointInMultiPolygon, boxLiteral, type BBox, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
+import type { StatedConditionValue } from '../core/snapshot-types.ts';
 
 export type LotRole = 'build' | 'context';
 
@@ -204,4 +205,6 @@ export interface StatedLotDistrict {
   buildingType: string | null;
   /** "stated by the caller; the City's zoning map is not held". */
   statement: string;
+  /** The conditions of the type's table stated with it (driveway access, ...), each stated by the caller; absent when none. */
+  conditions?: StatedConditionValue[];
 }

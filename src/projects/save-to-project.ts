@@ -39,6 +39,8 @@ export interface SaveArgs {
   district?: string | undefined;
   /** With district, where it zones by building type. */
   buildingType?: string | undefined;
+  /** With the building type: the conditions its table states values under (driveway access, ...), as stated. */
+  conditions?: string[] | undefined;
   preview: boolean;
 }
 
@@ -173,7 +175,7 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
     if (parcel.kind === 'found') lot = await snapshotLot(ctx.db, parcel.parcel);
   }
   if (lot) {
-    const kept = await withStatedDistrict(ctx, lot, { district: args.district, buildingType: args.buildingType });
+    const kept = await withStatedDistrict(ctx, lot, { district: args.district, buildingType: args.buildingType, conditions: args.conditions });
     lot = kept.lot;
     warnings.push(...kept.warnings);
   }
@@ -255,7 +257,7 @@ async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: Sav
         `Parcel ${id} is not a known lot${project.place_id ? ` in ${project.place_id}` : ''}. Nothing was attached.`,
         { field: 'parcelExternalIds', parcelExternalId: id, next: { action: 'look_up_lot' } satisfies NextStep },
       );
-    const kept = await withStatedDistrict(ctx, await snapshotLot(ctx.db, found.parcel), { district: args.district, buildingType: args.buildingType });
+    const kept = await withStatedDistrict(ctx, await snapshotLot(ctx.db, found.parcel), { district: args.district, buildingType: args.buildingType, conditions: args.conditions });
     const snap = kept.lot;
     statedWarnings.push(...kept.warnings);
     toInsert.push(snap);

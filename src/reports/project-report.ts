@@ -20,6 +20,7 @@ import type { ReportArea, ReportAudience, ReportDetail, ReportInput, ReportLot, 
 import { STATUS_WORDS, type ReportOutline } from './report-outline.ts';
 import { readAnalysisResult } from '../analysis/analysis-result.ts';
 import type { NextStep } from '../core/next-step.ts';
+import { conditionsSentence } from '../snapshot/stated-district.ts';
 
 /** Districts and overlays drawn around the lots, at most. */
 export const MAX_REPORT_AREAS = 40;
@@ -39,6 +40,7 @@ const LABELS: Record<string, string> = {
   minLotDepthFt: 'Minimum lot depth',
   minFrontYardFt: 'Minimum front yard',
   minSideYardFt: 'Minimum side yard',
+  minSideYardSumFt: 'Minimum sum of the side yards',
   minStreetSideYardFt: 'Minimum street side yard',
   minRearYardFt: 'Minimum rear yard',
   maxLotCoveragePct: 'Maximum lot coverage',
@@ -77,14 +79,15 @@ export async function buildProjectReportInput(ctx: AppContext, project: ProjectR
     areaSqft: Math.round(l.lot.areaSqft),
     districts: l.lot.districts.filter((d) => d.layer === 'base').map((d) => d.code),
     overlays: l.lot.districts.filter((d) => d.layer === 'overlay').map((d) => d.code),
-    ...(l.lot.statedDistrict ? { districtSource: `${l.lot.statedDistrict.buildingType ? `building type ${l.lot.statedDistrict.buildingType}, ` : ''}${l.lot.statedDistrict.statement}` } : {}),
+    ...(l.lot.statedDistrict ? { districtSource: statedSource(l.lot.statedDistrict) } : {}),
   }));
 
   const envelope: ReportValue[] = [];
   const derived = (analysis.derived ?? {}) as Record<string, Sourced<number | string>>;
   const standards = (analysis.standards ?? {}) as Record<string, Sourced<number | string>>;
   for (const k of DERIVED_KEYS) if (derived[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(derived[k], ctx.config.baseUrl) });
-  for (const k of STANDARD_KEYS) if (standards[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(standards[k], ctx.config.baseUrl) });
+  // A building type's sum of the side yards (Somerville) beside the side yard; no other place has one.
+  for (const k of STANDARD_KEYS.flatMap((k) => (k === 'minSideYardFt' ? [k, 'minSideYardSumFt'] : [k]))) if (standards[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(standards[k], ctx.config.baseUrl) });
 
   const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))].sort();
   const sources: LayerSource[] = [];
@@ -137,6 +140,12 @@ function clipSource(s: LayerSource): LayerSource {
 }
 
 /** A value as the report prints it; the quote's page is an absolute link, since paper has no origin. */
+/** Where a stated district came from, with the building type and the conditions stated with it. */
+function statedSource(d: NonNullable<ProjectLot['lot']['statedDistrict']>): string {
+  const type = d.buildingType ? `building type ${d.buildingType}, ` : '';
+  return `${type}${d.statement}${d.conditions?.length ? `; ${conditionsSentence(d.conditions).replace(/\.$/, '')}` : ''}`;
+}
+
 function sourcedOf(v: Sourced<number | string>, baseUrl: string): Sourced<number | string> {
   const out: Sourced<number | string> = { value: v.value ?? null, status: v.status };
   if (v.unit) out.unit = v.unit;

@@ -27,11 +27,14 @@ const include = z
   .enum(['sources'])
   .optional()
   .describe("sources: every source of the place in full (vintage, licence, attribution, URL) in the snapshot's sources, instead of names and the catalogue link.");
+/** A stated district, building type or condition: plain words, no control characters (a NUL was answered as if stated). */
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 const district = z
   .string()
   .trim()
   .min(1)
   .max(80)
+  .regex(NO_CONTROL, 'district must not hold control characters (NUL, tab, newline, ...)')
   .optional()
   .describe("Only for a place without a zoning map (Somerville, MA): the lot's zoning district as the City's official map shows it, e.g. NR. Without it such an answer gives the lot and `districtChoice` (free). Ignored, with a warning, where the district is read from a zoning map.");
 const buildingType = z
@@ -39,10 +42,26 @@ const buildingType = z
   .trim()
   .min(1)
   .max(80)
+  .regex(NO_CONTROL, 'buildingType must not hold control characters (NUL, tab, newline, ...)')
   .optional()
   .describe('With district, where the district zones by building type, e.g. "Detached House".');
-export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address, include, district, buildingType }));
-export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address, include, district, buildingType }));
+const conditionsText =
+  'With buildingType: the conditions its table states values under, which siteline cannot read from its data (Somerville: driveway access, alley, what the lot abuts, lot in a sequence), each "Name=Value" or the value alone, as `districtChoice` lists them. Never guessed: without one those values stay conditional_unresolved.';
+const conditionsQuery = z
+  .string()
+  .trim()
+  .min(1)
+  .max(10 * 160)
+  .regex(NO_CONTROL, 'conditions must not hold control characters (NUL, tab, newline, ...)')
+  .optional()
+  .describe(`${conditionsText} In a query, separated by ";": \`Driveway access=Front Driveway Access\`.`);
+const conditionsBody = z
+  .array(z.string().trim().min(1).max(160).regex(NO_CONTROL, 'a condition must not hold control characters (NUL, tab, newline, ...)'))
+  .max(10)
+  .optional()
+  .describe(`${conditionsText} E.g. ["Driveway access=Front Driveway Access"].`);
+export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address, include, district, buildingType, conditions: conditionsQuery }));
+export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address, include, district, buildingType, conditions: conditionsBody }));
 
 const coordinate = (name: string, min: number, max: number) =>
   z.coerce.number({ error: `${name} must be a number` }).min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`);

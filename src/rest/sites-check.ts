@@ -96,10 +96,11 @@ export function registerSitesCheck(kit: RestKit): void {
   kit.route(SITES_CHECK_PATH, { GET: siteCheck, POST: siteCheck });
 }
 
-/** The district and building type a caller stated, when any (src/snapshot/stated-district.ts). */
-function statedOf(q: { district?: string | undefined; buildingType?: string | undefined }): { district?: string; buildingType?: string } | undefined {
-  if (!q.district && !q.buildingType) return undefined;
-  return { ...(q.district ? { district: q.district } : {}), ...(q.buildingType ? { buildingType: q.buildingType } : {}) };
+/** The district, building type and conditions a caller stated, when any (src/snapshot/stated-district.ts); a query's conditions are separated by ";". */
+function statedOf(q: { district?: string | undefined; buildingType?: string | undefined; conditions?: string | string[] | undefined }): { district?: string; buildingType?: string; conditions?: string[] } | undefined {
+  const conditions = (typeof q.conditions === 'string' ? q.conditions.split(';') : (q.conditions ?? [])).map((c) => c.trim()).filter(Boolean);
+  if (!q.district && !q.buildingType && !conditions.length) return undefined;
+  return { ...(q.district ? { district: q.district } : {}), ...(q.buildingType ? { buildingType: q.buildingType } : {}), ...(conditions.length ? { conditions } : {}) };
 }
 
 /** Charged: an answered snapshot, except one that only asks for the district (a place without a zoning map): that one is free. */

@@ -73,6 +73,19 @@ export const DEFAULT_CONDITIONS: Record<string, RegExp[]> = {
   lotarea: [/^lot area\s*(?:<|>|≤|≥)=?\s*[\d,]+/i],
 };
 
+/**
+ * What each family of sub-rows is called where a caller states it (the condition of a table's rows:
+ * src/rules/tier-conditions.ts); a place names its own families in `citationVocabulary.conditionNames`.
+ */
+export const DEFAULT_CONDITION_NAMES: Record<string, string> = {
+  driveway: 'Driveway access',
+  lotline: 'Lot line',
+  alley: 'Alley',
+  abutting: 'What the lot abuts',
+  parking: 'Parking',
+  lotarea: 'Lot area',
+};
+
 /** The words of each permission a use may be given; a cited use's quote must say its own and no other. */
 export const DEFAULT_PERMISSION_WORDS: Record<'as_of_right' | 'special_permit' | 'conditional' | 'prohibited', RegExp[]> = {
   as_of_right: [/\bby[- ]right\b/i, /\bas[- ]of[- ]right\b/i, /\bas a matter of right\b/i],
@@ -173,6 +186,8 @@ export function statedWithUnit(text: string, unit: UnitKind, opts: { words?: boo
 export interface Vocabulary {
   standards: Record<BuildingTypeStandardKey, StandardVocab>;
   conditions: Record<string, RegExp[]>;
+  /** Each condition family's name for a caller (`driveway` -> "Driveway access"). */
+  conditionNames: Record<string, string>;
   permissions: Record<keyof typeof DEFAULT_PERMISSION_WORDS, RegExp[]>;
 }
 
@@ -185,7 +200,7 @@ let defaults: Vocabulary | null = null;
 
 export function vocabularyOf(rules: Pick<PlaceRules, 'citationVocabulary'> | null): Vocabulary {
   const extra = rules?.citationVocabulary;
-  if (!extra) return (defaults ??= { standards: DEFAULT_STANDARD_VOCAB, conditions: DEFAULT_CONDITIONS, permissions: DEFAULT_PERMISSION_WORDS });
+  if (!extra) return (defaults ??= { standards: DEFAULT_STANDARD_VOCAB, conditions: DEFAULT_CONDITIONS, conditionNames: DEFAULT_CONDITION_NAMES, permissions: DEFAULT_PERMISSION_WORDS });
   if (vocabCache.has(extra)) return vocabCache.get(extra)!;
   const standards = { ...DEFAULT_STANDARD_VOCAB };
   const conditions: Record<string, RegExp[]> = { ...DEFAULT_CONDITIONS };
@@ -203,7 +218,7 @@ export function vocabularyOf(rules: Pick<PlaceRules, 'citationVocabulary'> | nul
     const key = p as keyof typeof permissions;
     permissions[key] = [...permissions[key], ...add.map(compile)];
   }
-  const vocab = { standards, conditions, permissions };
+  const vocab = { standards, conditions, conditionNames: { ...DEFAULT_CONDITION_NAMES, ...(extra.conditionNames ?? {}) }, permissions };
   vocabCache.set(extra, vocab);
   return vocab;
 }

@@ -125,9 +125,10 @@ export function peekCachedSnapshot(ctx: AppContext, address: string, stated?: St
   return touched(c, key, hit).done;
 }
 
-/** The address alone, or with the stated district and building type (a different answer in a place without a zoning map). */
+/** The address alone, or with the stated district, building type and conditions (a different answer in a place without a zoning map). */
 function cacheKey(address: string, stated: StatedDistrict | undefined): string {
-  return stated?.district || stated?.buildingType ? `${address}\u0000${stated.district ?? ''}\u0000${stated.buildingType ?? ''}` : address;
+  if (!stated?.district && !stated?.buildingType && !stated?.conditions?.length) return address;
+  return `${address}\u0000${stated.district ?? ''}\u0000${stated.buildingType ?? ''}${stated.conditions?.length ? `\u0000${stated.conditions.join('\u0000')}` : ''}`;
 }
 
 /** Hit and miss counts for a database (tests and the benchmark read them). */

@@ -259,12 +259,12 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string, s
       cornerLot: lot.cornerLot,
       country: place.country as 'US' | 'CA',
     },
-    ...(statedOutcome ? { building: { buildingType: statedOutcome.buildingType } } : {}),
+    ...(statedOutcome ? { building: { buildingType: statedOutcome.buildingType, conditions: statedOutcome.envelopeConditions } } : {}),
   });
   const match = matchOf(address.trim().replace(/\s+/g, ' '), parsed, g);
   // Where the district came from, first: the caller stated it (no zoning map is held).
   if (statedOutcome) match.warnings.unshift(statedOutcome.warning);
-  else if (stated?.district || stated?.buildingType) match.warnings.unshift(statedIgnored(place, stated));
+  else if (stated?.district || stated?.buildingType || stated?.conditions?.length) match.warnings.unshift(statedIgnored(place, stated));
   if (cov.note) match.warnings.unshift(cov.note);
   const areaNote = areaWarning(parcel);
   if (areaNote) match.warnings.push(areaNote);
@@ -302,7 +302,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string, s
 
 /** A district stated where the zoning map gives it: said, and not used. */
 function statedIgnored(place: PlaceRecord, stated: StatedDistrict): string {
-  const what = [stated.district ? `district ${stated.district}` : '', stated.buildingType ? `building type ${stated.buildingType}` : ''].filter(Boolean).join(' and ');
+  const what = [stated.district ? `district ${stated.district}` : '', stated.buildingType ? `building type ${stated.buildingType}` : '', stated.conditions?.length ? `conditions (${stated.conditions.join('; ')})` : ''].filter(Boolean).join(' and ');
   return `A ${what} was stated, but ${place.name}'s zoning map is held: the lot's district is read from it, and the stated one is not used.`;
 }
 

@@ -23,7 +23,7 @@ export function snapshotSummary(s: Snapshot): string {
         .map((w) => `${w.text} `)
         .join('') +
       `District not stated: ${s.districtChoice.message} Districts: ${s.districtChoice.districts.map((d) => `${d.code} (${d.name})`).join(', ')}. ` +
-      'Call again with district (and buildingType) for the envelope.'
+      'Call again with district (and buildingType, and conditions where its table states values under them) for the envelope.'
     );
   }
   const env = s.envelope ?? {};

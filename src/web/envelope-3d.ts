@@ -24,8 +24,10 @@ const PAD_DEG = 0.0001;
 
 const LEGEND_LABELS: Record<string, string> = {
   maxHeightFt: 'Maximum height',
+  maxHeightStoreys: 'Maximum storeys',
   minFrontYardFt: 'Front setback',
   minSideYardFt: 'Side setback',
+  minSideYardSumFt: 'Sum of the side setbacks',
   minRearYardFt: 'Rear setback',
 };
 
@@ -52,10 +54,15 @@ function lotView(v: Envelope3dOfLot, idSuffix: string, units: 'imperial' | 'metr
   const b = bboxOf(v.lot.polygon);
   const bounds: BBox = [b[0] - PAD_DEG, b[1] - PAD_DEG, b[2] + PAD_DEG, b[3] + PAD_DEG];
   const lots = { type: 'FeatureCollection' as const, features: [{ type: 'Feature' as const, properties: { lot: v.lot.parcelExternalId, role: 'lot' }, geometry: { type: 'MultiPolygon' as const, coordinates: v.lot.polygon } }] };
-  const view = JSON.stringify({ style: envelopeStyle({ lots, footprint: s.footprint, heightM: s.heightM }), bounds, units, pitch: ENVELOPE_3D_PITCH, bearing: BEARING, maxZoom: 19 });
+  // A height limited in storeys only (no height in feet known): the footprint lies on the ground.
+  const view = JSON.stringify({ style: envelopeStyle({ lots, footprint: s.footprint, heightM: s.heightM ?? 0 }), bounds, units, pitch: ENVELOPE_3D_PITCH, bearing: BEARING, maxZoom: 19 });
   // What the drawing shows, in one attribute the page script's map draws from and a reader (or a test) can read back.
-  const solid = JSON.stringify({ lot: v.lot.parcelExternalId, heightFt: s.heightFt, heightM: s.heightM, areaSqft: s.areaSqft, footprint: s.footprint });
-  const label = `3D view of lot ${v.lot.parcelExternalId}: its outline on the ground and the buildable footprint (${num(s.areaSqft)} sq ft, the lot less its setbacks) raised to the maximum height of ${num(s.heightFt)} ft.`;
+  const solid = JSON.stringify({ lot: v.lot.parcelExternalId, heightFt: s.heightFt, heightM: s.heightM, ...(s.heightStoreys !== undefined ? { heightStoreys: s.heightStoreys } : {}), areaSqft: s.areaSqft, footprint: s.footprint });
+  const footprint = `the buildable footprint (${num(s.areaSqft)} sq ft, the lot less its setbacks)`;
+  const label =
+    s.heightFt === null
+      ? `3D view of lot ${v.lot.parcelExternalId}: its outline and ${footprint} on the ground, not raised: the height is limited to ${num(s.heightStoreys ?? 0)} storeys, and no height in feet is known.`
+      : `3D view of lot ${v.lot.parcelExternalId}: its outline on the ground and ${footprint} raised to the maximum height of ${num(s.heightFt)} ft.`;
   return html`<div class="envelope-3d" data-lot="${v.lot.parcelExternalId}" data-envelope-3d="${solid}">
 <div class="map" id="${id}" role="region" aria-label="${label}" data-map-view="${view}"></div>
 <noscript><p class="muted">The 3D view needs JavaScript and WebGL; what it draws is stated below.</p></noscript>

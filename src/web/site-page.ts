@@ -27,6 +27,7 @@ import { formatNumber, valueWords, type WordedValue } from '../core/value-words.
 import { layerLabel, oldDataNote } from './coverage-page.ts';
 import { ruleSources, type RuleSource } from './rule-sources.ts';
 import { snapshotEnvelope3d } from './envelope-3d.ts';
+import { conditionsSentence } from '../snapshot/stated-district.ts';
 
 /** Readable names for the envelope members (docs/envelope.md); an unlisted member shows its key. */
 const ENVELOPE_LABELS: Record<string, string> = {
@@ -39,6 +40,7 @@ const ENVELOPE_LABELS: Record<string, string> = {
   minLotDepthFt: 'Minimum lot depth',
   minFrontYardFt: 'Minimum front yard',
   minSideYardFt: 'Minimum side yard',
+  minSideYardSumFt: 'Minimum sum of the side yards',
   minStreetSideYardFt: 'Minimum street-side yard (corner lot)',
   minRearYardFt: 'Minimum rear yard',
   maxLotCoveragePct: 'Maximum lot coverage',
@@ -215,18 +217,30 @@ function districtSection(s: Snapshot): Html {
   const options = choice?.districts ?? [];
   const all = choice?.needs === 'district' ? options : options.length ? options : [];
   const types = [...new Set(all.flatMap((d) => d.buildingTypes ?? []))];
+  const stated = source.conditions ?? [];
+  // Each condition a table states values under (driveway access, ...): one select, its values from every table offered.
+  const conditions = new Map<string, { name: string; values: string[]; where: string[] }>();
+  for (const d of all)
+    for (const c of d.conditions ?? []) {
+      const e = conditions.get(c.key) ?? { name: c.name, values: [], where: [] };
+      for (const v of c.values) if (!e.values.includes(v)) e.values.push(v);
+      e.where.push(`${d.code}${c.buildingTypes?.length ? ` ${c.buildingTypes.join(', ')}` : ''}`);
+      conditions.set(c.key, e);
+    }
   const form = choice
     ? html`<form method="get" action="${SITES_PATH}" id="district-form">
 <input type="hidden" name="address" value="${address}">
 <label for="district">District</label>
 <select id="district" name="district" required>${choice.needs === 'district' ? html`<option value="">Choose the district…</option>` : ''}${all.map((d) => html`<option value="${d.code}"${d.code === primary ? ' selected' : ''}>${d.code}: ${d.name}</option>`)}</select>
 ${types.length ? html`<label for="buildingType">Building type <span class="muted">(where the district zones by building type)</span></label>
-<select id="buildingType" name="buildingType"><option value="">Not stated</option>${all.filter((d) => d.buildingTypes?.length).map((d) => html`<optgroup label="${d.code}">${d.buildingTypes!.map((t) => html`<option value="${t}">${t}</option>`)}</optgroup>`)}</select>` : ''}
+<select id="buildingType" name="buildingType"><option value="">Not stated</option>${all.filter((d) => d.buildingTypes?.length).map((d) => html`<optgroup label="${d.code}">${d.buildingTypes!.map((t) => html`<option value="${t}"${t === source.buildingType ? ' selected' : ''}>${t}</option>`)}</optgroup>`)}</select>` : ''}
+${[...conditions].map(([key, c]) => html`<label for="condition-${key}">${c.name} <span class="muted">(where the building type's table states values by it: ${c.where.join('; ')})</span></label>
+<select id="condition-${key}" name="condition"><option value="">Not stated</option>${c.values.map((v) => html`<option value="${key}=${v}"${stated.some((x) => x.key === key && x.value === v) ? ' selected' : ''}>${v}</option>`)}</select>`)}
 <button type="submit">Use this district</button>
 </form>`
     : html`<p><a href="${SITES_PATH}?${new URLSearchParams({ address }).toString()}" id="change-district">Choose another district</a></p>`;
   return html`<section id="district-choice" class="note-box" aria-labelledby="district-h"><h2 id="district-h">${primary ? 'District' : 'Which district is this lot in?'}</h2>
-<p id="district-source">${primary ? html`District <strong>${primary}</strong>${source.buildingType ? html`, building type <strong>${source.buildingType}</strong>` : ''}: ` : ''}${source.statement}.</p>
+<p id="district-source">${primary ? html`District <strong>${primary}</strong>${source.buildingType ? html`, building type <strong>${source.buildingType}</strong>` : ''}: ` : ''}${source.statement}.${stated.length ? html` <span id="conditions-source">${conditionsSentence(stated)}</span>` : ''}</p>
 ${choice ? html`<p id="district-message">${choice.message}</p>` : ''}
 ${form}
 </section>`;
@@ -442,7 +456,8 @@ async function showSite(ctx: AppContext, req: IncomingMessage, res: ServerRespon
   const opts = { signedInAs, current: 'sites' as const };
   if (address === null) return sendHtml(res, 200, page('Check an address', addressForm(), opts), PAGE_HEADERS);
   // A place without a zoning map: the district (and building type) the person chose on this page.
-  const stated = { district: query.get('district') || undefined, buildingType: query.get('buildingType') || undefined };
+  const conditions = query.getAll('condition').filter((c) => c.trim() !== '');
+  const stated = { district: query.get('district') || undefined, buildingType: query.get('buildingType') || undefined, ...(conditions.length ? { conditions } : {}) };
 
   let snapshot: Snapshot;
   try {

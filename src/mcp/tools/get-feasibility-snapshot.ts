@@ -8,7 +8,8 @@ import { withSourcesInline } from '../../places/source-catalogue.ts';
 import { defineTool, noFormReason, toolError, type ToolOutcome } from '../tool-definition.ts';
 import { SitelineError } from '../../core/errors.ts';
 import { STATED_MAX_LENGTH } from '../../snapshot/stated-district.ts';
-import type { Snapshot } from '../../core/snapshot-types.ts';
+import { MAX_STATED_CONDITIONS } from '../../rules/tier-conditions.ts';
+import type { ConditionOption, Snapshot } from '../../core/snapshot-types.ts';
 
 /** The key of the district form in inputRequests / inputResponses. */
 export const DISTRICT_FORM_KEY = 'district';
@@ -43,6 +44,13 @@ export const getFeasibilitySnapshot = defineTool({
       .max(STATED_MAX_LENGTH)
       .optional()
       .describe('With district, where the district zones by building type (Somerville NR: Cottage, Detached House, ...): the building type intended; its own dimensional table is applied.'),
+    conditions: z
+      .array(z.string().max(2 * STATED_MAX_LENGTH))
+      .max(MAX_STATED_CONDITIONS)
+      .optional()
+      .describe(
+        'With buildingType: the conditions its table states values under, which siteline cannot read from its data (Somerville: driveway access, alley, what the lot abuts, lot in a sequence), each "Name=Value" or the value alone, e.g. ["Driveway access=Front Driveway Access"]. The answer\'s districtChoice lists each condition with its values; never guessed: without one those values stay conditional_unresolved.',
+      ),
   }),
   purpose: 'The full sourced snapshot for one address: lot, zoning, permitted uses and the building envelope, every value with its status.',
   output: z.looseObject({
@@ -63,16 +71,18 @@ export const getFeasibilitySnapshot = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: 'gated',
-  async handler({ address, source, includeSources, district, buildingType }, call) {
-    let stated = { district, buildingType };
-    // A form answered by the user (2026-07-28 retry): their district and building type.
+  async handler({ address, source, includeSources, district, buildingType, conditions }, call) {
+    let stated: { district?: string | undefined; buildingType?: string | undefined; conditions?: string[] | undefined } = { district, buildingType, conditions };
+    // A form answered by the user (2026-07-28 retry): their district, building type and conditions.
     const response = call.inputResponses?.[DISTRICT_FORM_KEY] as { action?: unknown; content?: unknown } | undefined;
     let declined: string | null = null;
     if (response) {
       if (response.action === 'accept') {
         const content = (response.content ?? {}) as Record<string, unknown>;
         const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
-        stated = { district: text(content['district']) ?? district, buildingType: text(content['buildingType']) ?? buildingType };
+        // Each condition field answered: "<key>=<value>" (a field left empty states nothing); the form's answers replace the arguments'.
+        const answered = Object.entries(content).flatMap(([k, v]) => (k.startsWith(CONDITION_FIELD) && text(v) ? [`${k.slice(CONDITION_FIELD.length)}=${text(v)}`] : []));
+        stated = { district: text(content['district']) ?? district, buildingType: text(content['buildingType']) ?? buildingType, conditions: answered.length ? answered : conditions };
       } else declined = response.action === 'decline' ? 'declined' : 'cancelled';
     }
     let entry;
@@ -81,7 +91,7 @@ export const getFeasibilitySnapshot = defineTool({
     } catch (err) {
       // A district or building type the user chose that does not fit: ask again, saying why.
       if (response?.action === 'accept' && call.canElicit && err instanceof SitelineError && err.code === 'bad_input' && Array.isArray(err.details?.['districts'])) {
-        const again = await cachedSnapshot(call.ctx, address, { district });
+        const again = await cachedSnapshot(call.ctx, address, { district, buildingType });
         if (again.snapshot.districtChoice) return askDistrict(again.snapshot, err.message);
       }
       throw err;
@@ -92,14 +102,17 @@ export const getFeasibilitySnapshot = defineTool({
       if (asked.needs === 'district') return districtRefusal(entry.snapshot, call.era);
     }
     const snapshot = includeSources ? await withSourcesInline(call.ctx, entry.snapshot) : entry.snapshot;
-    const params: Record<string, string> = { address, ref: `mcp-${source}` };
-    if (snapshot.zones?.districtSource && snapshot.zones.primary) params['district'] = snapshot.zones.primary;
-    if (snapshot.zones?.districtSource?.buildingType) params['buildingType'] = snapshot.zones.districtSource.buildingType;
+    const params: [string, string][] = [['address', address], ['ref', `mcp-${source}`]];
+    if (snapshot.zones?.districtSource && snapshot.zones.primary) params.push(['district', snapshot.zones.primary]);
+    if (snapshot.zones?.districtSource?.buildingType) params.push(['buildingType', snapshot.zones.districtSource.buildingType]);
+    for (const c of snapshot.zones?.districtSource?.conditions ?? []) params.push(['condition', `${c.key}=${c.value}`]);
     const link = `${call.ctx.config.baseUrl}/sites?${new URLSearchParams(params).toString()}`;
     call.ctx.logger.info({ requestId: call.requestId, tool: 'getFeasibilitySnapshot', source, answered: snapshot.answered }, 'snapshot served');
     // A one-line summary, then the whole answer as JSON text (made once per cache entry) for text-only clients.
     return {
-      text: declined ? `The user ${declined} the district form: nothing was stated, so no district is applied. ${snapshotSummary(snapshot)}` : snapshotSummary(snapshot),
+      text: declined
+        ? `The user ${declined} the ${asked?.needs === 'conditions' ? 'conditions' : 'district'} form: nothing was stated${asked?.needs === 'conditions' ? ', so the values that depend on them stay conditional_unresolved' : ', so no district is applied'}. ${snapshotSummary(snapshot)}`
+        : snapshotSummary(snapshot),
       structured: snapshot as unknown as Record<string, unknown>,
       ...(includeSources ? {} : { json: entry.json }),
       meta: { 'siteline/attribution': { source, link, generatedAt: snapshot.generatedAt } },
@@ -107,11 +120,31 @@ export const getFeasibilitySnapshot = defineTool({
   },
 });
 
+/** The form's field for a condition: this prefix and the condition's key (`condition_driveway`). */
+export const CONDITION_FIELD = 'condition_';
+
 /**
- * The district form (2026-07-28 form elicitation): the place's districts as choices, and the building
- * types where a district zones by type. Asked when the answer has districtChoice; the lot is known.
+ * A condition's field: its values as choices (every value any table offered lists it under, deduplicated),
+ * optional, described with the districts and building types whose tables state values under it.
+ */
+function conditionField(options: readonly { code: string; c: ConditionOption }[]): Record<string, unknown> {
+  const values: string[] = [];
+  for (const { c } of options) for (const v of c.values) if (!values.some((x) => x.toLowerCase() === v.toLowerCase())) values.push(v);
+  const where = options.map(({ code, c }) => `${code}${c.buildingTypes?.length ? ` ${c.buildingTypes.join(', ')}` : ''}: ${c.values.join(' / ')}`).join('; ');
+  return { type: 'string', title: `${options[0]!.c.name} (leave empty if not known)`, description: `Only where the building type's table states values by it: ${where}.`, enum: values };
+}
+
+/**
+ * The district form (2026-07-28 form elicitation): the place's districts as choices, the building
+ * types where a district zones by type, and the conditions their tables state values under (each
+ * optional). Asked when the answer has districtChoice; the lot is known. When only conditions are
+ * needed (district and type stated), the form asks for those alone.
  */
 export function districtFormSchema(choice: NonNullable<Snapshot['districtChoice']>) {
+  const byKey = new Map<string, { code: string; c: ConditionOption }[]>();
+  for (const d of choice.districts) for (const c of d.conditions ?? []) byKey.set(c.key, [...(byKey.get(c.key) ?? []), { code: d.code, c }]);
+  const conditionFields = Object.fromEntries([...byKey].map(([key, options]) => [`${CONDITION_FIELD}${key}`, conditionField(options)]));
+  if (choice.needs === 'conditions') return { type: 'object' as const, properties: conditionFields };
   const types = [...new Set(choice.districts.flatMap((d) => d.buildingTypes ?? []))];
   const properties: Record<string, Record<string, unknown>> = {
     district: {
@@ -130,6 +163,7 @@ export function districtFormSchema(choice: NonNullable<Snapshot['districtChoice'
       enum: types,
     };
   }
+  Object.assign(properties, conditionFields);
   return { type: 'object' as const, properties, required: choice.needs === 'buildingType' ? ['district', 'buildingType'] : ['district'] };
 }
 
@@ -149,7 +183,8 @@ function districtRefusal(s: Snapshot, era: 'modern' | 'legacy'): ToolOutcome {
   const sentence =
     `${s.address?.matchedAddress ?? 'The address'} is lot ${s.lot?.parcelExternalId} in ${s.coverage.place?.name ?? 'this place'}, but ${c.message} ` +
     `Ask the user (${noFormReason(era)}), then call getFeasibilitySnapshot again with district set to one of ${c.districts.map((d) => d.code).join(', ')}` +
-    `${c.districts.some((d) => d.buildingTypes?.length) ? ' and buildingType where the district zones by building type' : ''}.`;
+    `${c.districts.some((d) => d.buildingTypes?.length) ? ' and buildingType where the district zones by building type' : ''}` +
+    `${c.districts.some((d) => d.conditions?.length) ? ' (and conditions, e.g. ["Driveway access=Front Driveway Access"], where its table states values under them)' : ''}.`;
   return toolError(sentence, {
     error: { code: 'district_required', message: sentence, needs: c.needs, districts: c.districts, districtSource: s.zones?.districtSource ?? null },
     lot: s.lot,

@@ -37,6 +37,11 @@ export const saveToProject = defineTool({
     externalRef: z.string().optional().describe('On create: "<system>:<id>", unique among your projects. Distinct from idempotencyKey.'),
     district: z.string().max(80).optional().describe("On create and attach_parcels in a place without a zoning map (Somerville, MA): the lot's zoning district as the City's official map shows it (e.g. NR). Kept with the lot, with its source; the analysis and the report use it. Not used where a zoning map gives the district."),
     buildingType: z.string().max(80).optional().describe('With district, where the district zones by building type (e.g. "Detached House").'),
+    conditions: z
+      .array(z.string().max(120))
+      .max(10)
+      .optional()
+      .describe('With buildingType: the conditions its table states values under, as getFeasibilitySnapshot takes them ("Driveway access=Front Driveway Access"). Kept with the lot; the analysis resolves those values with them.'),
     preview: z.boolean().describe('true: return the diff and write nothing.'),
   }),
   purpose: 'Creates a project from an address or lat/lng, attaches lots (build or context) or a bylaw section; preview first.',
