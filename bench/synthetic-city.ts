@@ -162,16 +162,15 @@ function* zones(l: SyntheticLayout): Generator<ZoneRow> {
  * A temporary places directory holding the synthetic place: Chicago's rules (slug rewritten) and, so
  * that its answers carry citations that verify, three RS-3 standards cited from a document the place
  * holds: it declares the Somerville Zoning Ordinance (its source folder is Somerville's) and quotes the
- * Detached House table (§3.1.8). Synthetic, like the city: real words, borrowed values. RS-3 declares
- * Neighborhood Residence's section (§3.1) as its own, as the checker requires of a district that cites
- * anything (districts.<D>.section; src/rules/verify-citations.ts), so §3.1.8 lies in it.
+ * Detached House table (§3.1.8). Synthetic, like the city: real words, borrowed values.
  */
 export function writeSyntheticPlacesDir(dir: string): string {
-  const rules = JSON.parse(fs.readFileSync(path.join(REPO_PLACES_DIR, 'chicago-il', 'rules.json'), 'utf8')) as { slug: string; notes: string[]; districts: Record<string, { section?: string; standards: Record<string, unknown> }> };
+  const rules = JSON.parse(fs.readFileSync(path.join(REPO_PLACES_DIR, 'chicago-il', 'rules.json'), 'utf8')) as { slug: string; notes: string[]; districts: Record<string, { standards: Record<string, unknown> }> };
   rules.slug = SYNTHETIC_SLUG;
-  rules.notes = [...rules.notes, 'Synthetic place (bench and tests): RS-3 lot coverage, storeys and rear yard are cited from the Somerville Zoning Ordinance §3.1.8, which this place holds; RS-3 borrows its section, §3.1.'];
+  rules.notes = [...rules.notes, 'Synthetic place (bench and tests): RS-3 lot coverage, storeys and rear yard are cited from the Somerville Zoning Ordinance §3.1.8, which this place holds.'];
   const cite = (quote: string) => ({ document: 'szo', section: '3.1.8', quote });
-  rules.districts['RS-3']!.section = '3.1';
+  // The citation checker reads a district's values in its own section of the held document (docs/data.md): RS-3 declares §3.1.8.
+  Object.assign(rules.districts['RS-3']!, { section: '3.1.8' });
   Object.assign(rules.districts['RS-3']!.standards, {
     maxLotCoveragePct: { status: 'cited', value: 60, citation: cite('Lot Coverage (max) | 60%') },
     maxHeightStoreys: { status: 'cited', value: 2.5, citation: cite('Number of Stories (max) | 2.5') },
