@@ -5,7 +5,8 @@
 import type { AppContext } from '../context.ts';
 import { getPlace } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
-import { refuseStatedControlCharacters, resolveStatedDistrict, type StatedDistrict } from '../snapshot/stated-district.ts';
+import { resolveStatedDistrict, type StatedDistrict } from '../snapshot/stated-district.ts';
+import { refuseStatedControlCharacters } from '../snapshot/stated-words.ts';
 import type { LotSnapshot } from './project-lots.ts';
 
 /** The lot with the stated district applied (a place without a zoning map), and what to warn about. */

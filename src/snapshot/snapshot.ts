@@ -24,7 +24,8 @@ import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from '.
 import { FT_PER_M, SQFT_PER_M2 } from '../core/geo/primitives.ts';
 import type { AddressMatch, Coverage, DistrictChoice, DistrictSource, Lot, Measure, OverlayShare, Snapshot, ZoneShare, Zones } from '../core/snapshot-types.ts';
 import type { PlaceRules } from '../core/rules-schema.ts';
-import { refuseStatedControlCharacters, resolveStatedDistrict, type StatedDistrict } from './stated-district.ts';
+import { resolveStatedDistrict, type StatedDistrict } from './stated-district.ts';
+import { refuseStatedControlCharacters } from './stated-words.ts';
 
 /** A district with at least this share of the lot counts toward a split lot (SOURCES.md uses 5 %). */
 export const SPLIT_LOT_MIN_SHARE = 0.05;
