@@ -4,7 +4,9 @@
 // restart on the same data serves again and finishes that run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { createPlacesEnv, ROOT, testCtx } from './support/harness.ts';
 import { listening, startSiteline, stop } from './support/siteline-process.ts';
@@ -13,6 +15,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { saveToProject } from '../src/projects/save-to-project.ts';
 import { runFeasibilityAnalysis } from '../src/analysis/run-feasibility-analysis.ts';
+import { REPO_PLACES_DIR } from '../src/config.ts';
 
 const HELD_RUN_PROCESS = path.join(ROOT, 'test/support/held-run-process.ts');
 
@@ -98,6 +101,10 @@ function newConnectionServed(url: string): Promise<boolean> {
 
 test('SIGTERM: accepted requests all get full answers, new connections are refused, an unfinished analysis run is handed back, exit 0; a restart serves and finishes it', { timeout: 600_000 }, async () => {
   const placesEnv = await createPlacesEnv(['cambridge-ma']);
+  // The catalogue holds Cambridge alone, the one place this database holds, so that the instance is
+  // ready (/readyz 200) before SIGTERM: every live default place must be loaded, and Somerville is one.
+  const placesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-shutdown-places-'));
+  fs.cpSync(path.join(REPO_PLACES_DIR, 'cambridge-ma'), path.join(placesDir, 'cambridge-ma'), { recursive: true });
   try {
     let db = await openEnvDb(placesEnv.env);
     let runId: string;
@@ -119,6 +126,7 @@ test('SIGTERM: accepted requests all get full answers, new connections are refus
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'info',
+      SITELINE_PLACES_DIR: placesDir,
       SITELINE_ANALYSIS_WORKERS: '1',
       SITELINE_ANALYSIS_POLL_MS: '50',
       // The bound on shutdown; the first process's run is held until handed back, so the bound is what ends it.
@@ -129,7 +137,8 @@ test('SIGTERM: accepted requests all get full answers, new connections are refus
     try {
       url = await listening(first);
       await first.waitFor((l) => l.msg === 'analysis run started' && l.runId === runId, 'the run to start');
-      assert.equal((await fetch(`${url}/readyz`)).status, 200);
+      const ready = await fetch(`${url}/readyz`);
+      assert.equal(ready.status, 200, await ready.text());
 
       const held = await Promise.all([acceptedRequest(url), acceptedRequest(url), acceptedRequest(url)]);
       first.child.kill('SIGTERM');
@@ -181,5 +190,6 @@ test('SIGTERM: accepted requests all get full answers, new connections are refus
     }
   } finally {
     await placesEnv.close();
+    fs.rmSync(placesDir, { recursive: true, force: true });
   }
 });

@@ -1,11 +1,12 @@
 // The envelope in 3D on the snapshot and project pages, in headless Chromium (WebGL is SwiftShader there) against
 // the real HTTP server. Cambridge's values are all unverified, so its page says which values keep the
 // solid from being drawn and draws nothing. A synthetic city whose RS-3 height and setbacks are cited
-// from the Somerville ordinance it holds gets the solid: the map's fill-extrusion layer stands at the
+// from a synthetic bylaw it holds gets the solid: the map's fill-extrusion layer stands at the
 // height (in metres) and over the footprint that the page's data-envelope-3d attribute states, and the
 // legend states each value with its status; without JavaScript the words are all still there.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,20 +33,74 @@ async function signedInContext(browser: Browser, url: string, opts: { javaScript
   return context;
 }
 
-/** A places dir with the synthetic city, its RS-3 maximum height and front, side and rear setbacks cited from the ordinance it holds. */
-function placesWithCitedEnvelope(dir: string): string {
-  writeSyntheticPlacesDir(dir);
-  const file = path.join(dir, SYNTHETIC_SLUG, 'rules.json');
-  const rules = JSON.parse(fs.readFileSync(file, 'utf8')) as { districts: Record<string, { standards: Record<string, unknown> }> };
-  const cite = (section: string, quote: string) => ({ document: 'szo', section, quote });
+/**
+ * The synthetic city's own bylaw (synthetic words, like the city): RS-3's section states its height and
+ * yards in one table, so every value is cited from its district's own section, as the citation checker
+ * requires (src/rules/verify-citations.ts). The Somerville ordinance the bench's synthetic place borrows
+ * has no such section: its height in feet is stated only in the mid-rise districts, whose side and rear
+ * setbacks depend on what the lot abuts, and a value cited from another district's section is refused.
+ */
+const BYLAW = `# Synthetic Bench City Zoning Bylaw
+
+Synthetic: written for siteline's tests, not the law of any place.
+
+## 4 Residence Districts
+
+### 4.3 Residence Single-Unit 3 (RS-3)
+
+| Standard | RS-3 |
+| --- | --- |
+| Building Height, Feet (max) | 38 ft |
+| Number of Stories (max) | 2.5 |
+| Lot Coverage (max) | 60% |
+| Front Setback (min) | 10 ft |
+| Side Setback (min) | 5 ft |
+| Rear Setback (min) | 20 ft |
+`;
+
+/**
+ * A places directory and a source directory with the synthetic city holding that bylaw (document `sbz`),
+ * its RS-3 maximum height, storeys, lot coverage and front, side and rear setbacks cited from §4.3.
+ */
+function placesWithCitedEnvelope(root: string): { placesDir: string; sourceDir: string } {
+  const placesDir = writeSyntheticPlacesDir(path.join(root, 'places'));
+  const sourceDir = path.join(root, 'sources');
+  fs.mkdirSync(path.join(sourceDir, SYNTHETIC_SLUG), { recursive: true });
+  fs.writeFileSync(path.join(sourceDir, SYNTHETIC_SLUG, 'bylaw.md'), BYLAW);
+  const manifestFile = path.join(placesDir, SYNTHETIC_SLUG, 'manifest.json');
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>;
+  Object.assign(manifest, {
+    sourceFolder: SYNTHETIC_SLUG,
+    documents: [
+      {
+        id: 'sbz',
+        file: 'bylaw.md',
+        sha256: crypto.createHash('sha256').update(BYLAW).digest('hex'),
+        role: 'ordinance text (synthetic, for tests)',
+        title: 'Synthetic Bench City Zoning Bylaw',
+        format: 'markdown',
+        edition: 'synthetic',
+        retrieved: '2026-01-01',
+        licence: 'none (synthetic)',
+        url: 'https://example.org/synthetic-bench-bylaw',
+      },
+    ],
+  });
+  fs.writeFileSync(manifestFile, JSON.stringify(manifest));
+  const file = path.join(placesDir, SYNTHETIC_SLUG, 'rules.json');
+  const rules = JSON.parse(fs.readFileSync(file, 'utf8')) as { districts: Record<string, { section?: string; standards: Record<string, unknown> }> };
+  const cite = (quote: string) => ({ document: 'sbz', section: '4.3', quote });
+  rules.districts['RS-3']!.section = '4.3';
   Object.assign(rules.districts['RS-3']!.standards, {
-    maxHeightFt: { status: 'cited', value: 38, citation: cite('4.1.7', 'Building Height, Feet (max) | 38 ft') },
-    minFrontYardFt: { status: 'cited', value: 10, citation: cite('3.1.7', 'Primary Front Setback 1 (min/max) | 10 ft | 20 ft') },
-    minSideYardFt: { status: 'cited', value: 5, citation: cite('3.2.8', 'Side Setback (min) | 5 ft') },
-    minRearYardFt: { status: 'cited', value: 20, citation: cite('3.1.7', 'Rear Setback (min) | 20 ft') },
+    maxHeightFt: { status: 'cited', value: 38, citation: cite('Building Height, Feet (max) | 38 ft') },
+    maxHeightStoreys: { status: 'cited', value: 2.5, citation: cite('Number of Stories (max) | 2.5') },
+    maxLotCoveragePct: { status: 'cited', value: 60, citation: cite('Lot Coverage (max) | 60%') },
+    minFrontYardFt: { status: 'cited', value: 10, citation: cite('Front Setback (min) | 10 ft') },
+    minSideYardFt: { status: 'cited', value: 5, citation: cite('Side Setback (min) | 5 ft') },
+    minRearYardFt: { status: 'cited', value: 20, citation: cite('Rear Setback (min) | 20 ft') },
   });
   fs.writeFileSync(file, JSON.stringify(rules));
-  return dir;
+  return { placesDir, sourceDir };
 }
 
 describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, () => {
@@ -89,11 +144,11 @@ describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.exi
   describe('a synthetic city whose RS-3 height and setbacks are cited', () => {
     const PARCELS = 400;
     let svc: TestServer;
-    let placesDir: string;
+    let root: string;
     let address: string;
     before(async () => {
-      placesDir = placesWithCitedEnvelope(fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-env3d-')));
-      svc = await startTestServer({ config: { placesDir } });
+      root = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-env3d-'));
+      svc = await startTestServer({ config: placesWithCitedEnvelope(root) });
       await loadSyntheticCity(svc.testDb.db, PARCELS);
       // An RS-3 lot: the first sampled address whose page draws the solid (the districts cut across the grid).
       const jar = await signUpOrIn(svc.url, EMAIL);
@@ -109,7 +164,7 @@ describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.exi
     });
     after(async () => {
       await svc?.close();
-      fs.rmSync(placesDir, { recursive: true, force: true });
+      fs.rmSync(root, { recursive: true, force: true });
     });
 
     test('the map extrudes the footprint to the height the page states, tilted, from our own tiles; the legend states each value', async () => {

@@ -60,7 +60,8 @@ interface Tok {
   seg: number;
 }
 
-const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+/** Control characters (C0 but tab, line feed and carriage return; DEL; C1) and the bidirectional marks and overrides: refused in an address, and in the words stated with one (src/snapshot/stated-district.ts). */
+export const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -3,7 +3,7 @@
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import type { CoverageStatus } from '../core/statuses.ts';
-import { pointInMultiPolygon, type BBox, type MultiPolygonCoords } from '../core/geo/primitives.ts';
+import { boxLiteral, offsetM, pointInMultiPolygon, pointSegmentDistanceM, type BBox, type MultiPolygonCoords } from '../core/geo/primitives.ts';
 import { placesDirFromEnv } from '../config.ts';
 import { loadAllManifests, type Manifest, type ManifestSource } from '../importer/manifest.ts';
 import type { ImportReport } from '../importer/import-report.ts';
@@ -263,7 +263,32 @@ export async function findPlacesByPostalCity(ctx: Pick<AppContext, 'db'>, name: 
   return rows.map(cachedRecord).filter((p) => !region || (r && p.region === r.code && p.country === r.country) || lookupRegion(region, p.country)?.code === p.region);
 }
 
-/** The place whose area holds the point: bbox first, then the boundary (or, without one, its base zoning). */
+/** How far from a lot a point still belongs to the lots' place: across a street between them. */
+const LOT_REACH_M = 25;
+
+/**
+ * A place whose districts the caller states (manifest districtSource "stated": Somerville) holds no zones,
+ * so its loaded lots are its geometry: a point inside one, or within LOT_REACH_M of one (a street between
+ * lots), is the place's; its declared bbox, a rectangle, would claim its neighbours' points (Medford's
+ * north of Somerville's lots).
+ */
+async function lotsNearPoint(ctx: Pick<AppContext, 'db'>, placeId: string, lon: number, lat: number): Promise<'near' | 'far' | 'none_loaded'> {
+  const lo = offsetM([lon, lat], -LOT_REACH_M, -LOT_REACH_M);
+  const hi = offsetM([lon, lat], LOT_REACH_M, LOT_REACH_M);
+  const rows = await ctx.db.query<{ geom: MultiPolygonCoords | string }>('SELECT geom FROM parcels WHERE place_id = $1 AND bbox && $2::box', [placeId, boxLiteral([lo[0], lo[1], hi[0], hi[1]])]);
+  for (const r of rows) {
+    const geom = (typeof r.geom === 'string' ? JSON.parse(r.geom) : r.geom) as MultiPolygonCoords;
+    if (pointInMultiPolygon([lon, lat], geom)) return 'near';
+    for (const poly of geom)
+      for (const ring of poly)
+        for (let i = 1; i < ring.length; i++) if (pointSegmentDistanceM([lon, lat], ring[i - 1]!, ring[i]!).distanceM <= LOT_REACH_M) return 'near';
+  }
+  if (rows.length > 0) return 'far';
+  const anyLot = await ctx.db.query('SELECT 1 FROM parcels WHERE place_id = $1 LIMIT 1', [placeId]);
+  return anyLot.length === 0 ? 'none_loaded' : 'far';
+}
+
+/** The place whose area holds the point: bbox first, then the boundary (or, without one, its base zoning, or for a place whose districts are stated, its lots). */
 export async function findPlaceByPoint(ctx: Pick<AppContext, 'db'>, lon: number, lat: number): Promise<PlaceRecord | null> {
   if (!Number.isFinite(lon) || !Number.isFinite(lat)) return null;
   const rows = await ctx.db.query<PlaceRow>(`${SELECT} WHERE bbox @> point($1, $2) ORDER BY place_id`, [lon, lat]);
@@ -275,6 +300,12 @@ export async function findPlaceByPoint(ctx: Pick<AppContext, 'db'>, lon: number,
     }
     const hasBoundary = await ctx.db.query('SELECT 1 FROM place_boundaries WHERE place_id = $1', [r.place_id]);
     if (hasBoundary.length > 0) continue;
+    if (r.manifest.districtSource === 'stated') {
+      const lots = await lotsNearPoint(ctx, r.place_id, lon, lat);
+      if (lots === 'near') return toRecord(r);
+      if (lots === 'none_loaded') return toRecord(r); // nothing loaded yet: the declared bbox is all we know
+      continue;
+    }
     const zones = await ctx.db.query<{ geom: MultiPolygonCoords }>(
       `SELECT geom FROM zones WHERE place_id = $1 AND layer = 'base' AND bbox @> point($2, $3)`,
       [r.place_id, lon, lat],

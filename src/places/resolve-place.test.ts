@@ -8,7 +8,7 @@ import { listPlaces, getPlace, findPlacesByName } from './catalogue.ts';
 import { lookupGazetteer } from './gazetteer.ts';
 import { lookupRegion } from './regions.ts';
 
-test('catalogue: five places from the manifests (Somerville rules-only), Cambridge live_unavailable until imported, the others planned', async () => {
+test('catalogue: five places from the manifests, Cambridge and Somerville live_unavailable until imported, the others planned', async () => {
   const t = await createTestDb();
   try {
     const ctx = testCtx(t.db);
@@ -137,11 +137,30 @@ test('resolvePlace and findPlaceByPoint on imported Cambridge: postcodes from th
     assert.equal(som.kind === 'place' && som.place.geoDivisionId, 'US-MA:somerville');
     assert.equal(som.kind === 'place' && som.place.status, 'live_unavailable');
     // Harvard Square is inside the boundary; Davis Square (Somerville) is inside Cambridge's bbox but not
-    // the city, and a rules-only place has no geometry to find a point by (its bbox is not its outline).
+    // the city: it is Somerville's, which this database has not imported, so its declared bbox is all
+    // there is to find it by (live_unavailable).
     assert.equal((await findPlaceByPoint(ctx, -71.1189, 42.3736))?.geoDivisionId, 'US-MA:cambridge');
-    assert.equal(await findPlaceByPoint(ctx, -71.1222, 42.3967), null);
+    const davis = await findPlaceByPoint(ctx, -71.1222, 42.3967);
+    assert.deepEqual([davis?.geoDivisionId, davis?.status], ['US-MA:somerville', 'live_unavailable']);
     const chi = await resolvePlace(ctx, { city: 'Chicago', region: 'IL', country: 'US', postcode: null });
     assert.equal(chi.kind === 'place' && chi.place.status, 'planned_not_live', 'the whole catalogue is in an imported database');
+  } finally {
+    await t.close();
+  }
+});
+
+test('findPlaceByPoint on imported Somerville (districts stated, no zones): its lots are its geometry, not its bbox', async () => {
+  const { createPlacesDb } = await import('../../test/support/harness.ts');
+  const { findPlaceByPoint } = await import('./catalogue.ts');
+  const t = await createPlacesDb(['somerville-ma']);
+  try {
+    const ctx = testCtx(t.db);
+    const lot = (await t.db.query<{ inside_lon: number; inside_lat: number }>(`SELECT inside_lon, inside_lat FROM parcels WHERE place_id = 'US-MA:somerville' AND inside_lat > 42.41 ORDER BY parcel_ext_id LIMIT 1`))[0]!;
+    assert.equal((await findPlaceByPoint(ctx, lot.inside_lon, lot.inside_lat))?.geoDivisionId, 'US-MA:somerville', 'a point in a lot');
+    // A street between two lots, 11 m from each (north of Cambridge's bbox, which would claim it while Cambridge is not imported).
+    assert.equal((await findPlaceByPoint(ctx, -71.1291, 42.4141))?.geoDivisionId, 'US-MA:somerville', 'a street between its lots');
+    // Hillside, Medford: inside Somerville's bbox, no Somerville lot within 200 m. The bbox claimed it before.
+    assert.equal(await findPlaceByPoint(ctx, -71.113, 42.413), null);
   } finally {
     await t.close();
   }

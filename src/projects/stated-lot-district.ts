@@ -6,10 +6,12 @@ import type { AppContext } from '../context.ts';
 import { getPlace } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { resolveStatedDistrict, type StatedDistrict } from '../snapshot/stated-district.ts';
+import { refuseStatedControlCharacters } from '../snapshot/stated-words.ts';
 import type { LotSnapshot } from './project-lots.ts';
 
 /** The lot with the stated district applied (a place without a zoning map), and what to warn about. */
 export async function withStatedDistrict(ctx: AppContext, lot: LotSnapshot, stated: StatedDistrict): Promise<{ lot: LotSnapshot; warnings: string[] }> {
+  refuseStatedControlCharacters(stated);
   const place = await getPlace(ctx, lot.geoDivisionId);
   if (!place) return { lot, warnings: [] };
   const said = Boolean(stated.district?.trim() || stated.buildingType?.trim() || stated.conditions?.length);

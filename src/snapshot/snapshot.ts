@@ -25,6 +25,7 @@ import { FT_PER_M, SQFT_PER_M2 } from '../core/geo/primitives.ts';
 import type { AddressMatch, Coverage, DistrictChoice, DistrictSource, Lot, Measure, OverlayShare, Snapshot, ZoneShare, Zones } from '../core/snapshot-types.ts';
 import type { PlaceRules } from '../core/rules-schema.ts';
 import { resolveStatedDistrict, type StatedDistrict } from './stated-district.ts';
+import { refuseStatedControlCharacters } from './stated-words.ts';
 
 /** A district with at least this share of the lot counts toward a split lot (SOURCES.md uses 5 %). */
 export const SPLIT_LOT_MIN_SHARE = 0.05;
@@ -224,6 +225,7 @@ function geocodeFailed(ctx: AppContext, place: PlaceRecord, message: string, ext
  */
 export async function getFeasibilitySnapshot(ctx: AppContext, address: string, stated?: StatedDistrict): Promise<Snapshot> {
   const parsed = parseAddress(address);
+  refuseStatedControlCharacters(stated);
   const cov = await resolveCoverage(ctx, parsed);
   if (cov.kind === 'not_covered') return notAnswered(ctx, cov.coverage, cov.suggestions?.length ? { suggestions: cov.suggestions } : {}, cov.place);
   const place = cov.place;
