@@ -1,11 +1,9 @@
-// Response and body helpers shared by the HTTP surfaces. Error bodies: {error: {code, message, requestId}}.
+// Response and body helpers for handlers that answer on node:http. Error bodies: {error: {code, message, requestId}}.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SitelineError } from '../core/errors.ts';
-import type { RateDecision } from '../ops/rate-limit.ts';
+import { requestId } from './errors.ts';
 
-export function requestId(req: IncomingMessage): string {
-  return (req as IncomingMessage & { requestId?: string }).requestId ?? '';
-}
+export { requestId } from './errors.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
@@ -102,20 +100,8 @@ export async function readBody(req: IncomingMessage, limitBytes: number): Promis
   return body;
 }
 
-export const HTTP_STATUS_BY_CODE: Record<string, number> = {
-  bad_input: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  rate_limited: 429,
-  unavailable: 503,
-  internal: 500,
-};
-
 /** The RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of a counted request. */
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+export function rateLimitHeaders(d: { limit: number; windowSeconds: number; remaining: number; resetSeconds: number }): Record<string, string> {
   return {
     'ratelimit-policy': `${d.limit};w=${d.windowSeconds}`,
     'ratelimit-limit': String(d.limit),

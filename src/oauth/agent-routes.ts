@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendJson } from '../http/respond.ts';
 import { AgentAuthError, invalidRequest } from '../auth/oauth-errors.ts';
 import { NO_STORE, sendOAuthError } from './send-oauth-error.ts';

@@ -1,15 +1,19 @@
 // The authorization server's endpoints: discovery documents, JWKS, agent registration and tokens, and
-// oidc-provider under /oauth. Returns the OAuth server, which the consent page (a web page) drives.
+// oidc-provider under /api/auth/oauth (a mounted node handler), and the consent page the provider's
+// interactions lead to (src/oauth/consent-page.ts).
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import { NodeRoutes } from '../http/node-routes.ts';
+import type { HttpApp } from '../http/http-app.ts';
 import { sendJson } from '../http/respond.ts';
 import { PATHS } from '../auth/endpoints.ts';
 import { authorizationServerMetadata, jwks, protectedResourceMetadata } from '../auth/discovery.ts';
 import { ensureSigningKey } from '../auth/signing-keys.ts';
 import { registerAgentRoutes } from './agent-routes.ts';
-import { oauthServer, type OAuthServer } from './oauth-provider.ts';
+import { oauthServer } from './oauth-provider.ts';
+import { registerConsentPage } from './consent-page.ts';
 
-export async function registerOAuthRoutes(router: Router, ctx: AppContext): Promise<OAuthServer> {
+export async function mountRoutes(app: HttpApp, ctx: AppContext): Promise<void> {
+  const router = new NodeRoutes(app);
   await ensureSigningKey(ctx);
   const cacheable = { 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' };
   router.get(PATHS.protectedResource, (_req, res) => sendJson(res, 200, protectedResourceMetadata(ctx, false), cacheable));
@@ -20,6 +24,7 @@ export async function registerOAuthRoutes(router: Router, ctx: AppContext): Prom
   const oauth = oauthServer(ctx);
   // The token endpoint is shared: agent grants are ours, authorization_code and refresh_token go to oidc-provider.
   registerAgentRoutes(router, ctx, (req, res, body) => oauth.handle(req, res, body));
+  // The consent page is under the provider's prefix: registered before the mount, so it is matched first.
+  registerConsentPage(router, ctx, oauth);
   router.mount(PATHS.oauthPrefix, (req, res) => oauth.handle(req, res));
-  return oauth;
 }

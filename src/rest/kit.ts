@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import type { Handler, Router } from '../http/router.ts';
+import type { Handler, NodeRoutes as Router } from '../http/node-routes.ts';
 import { rateLimitHeaders, readBody } from '../http/respond.ts';
 import { verifyBearer, wwwAuthenticate, type Caller } from '../auth/verify-bearer.ts';
 import type { RatePolicy } from '../ops/rate-limit.ts';

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
-import { requestId } from '../http/respond.ts';
+import { requestId, type ErrorAnswer, type ErrorFormat } from '../http/errors.ts';
 
 export const PROBLEMS = {
   bad_request: { status: 400, title: 'The request is not valid' },
@@ -36,6 +36,25 @@ export function problemType(ctx: AppContext, code: ProblemCode): string {
   return `${ctx.config.baseUrl}${API_REFERENCE_PATH}#problem-${code.replace(/_/g, '-')}`;
 }
 
+/** A problem's status, headers and body (no-store; the headers given win). */
+export function problemAnswer(
+  ctx: AppContext,
+  req: IncomingMessage,
+  code: ProblemCode,
+  detail: string,
+  headers: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+): ErrorAnswer {
+  const { status, title } = PROBLEMS[code];
+  const body = JSON.stringify({ type: problemType(ctx, code), title, status, detail, code, requestId: requestId(req), ...extra });
+  return { status, headers: { 'content-type': 'application/problem+json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store', ...headers }, body };
+}
+
+/** The error format of /api/v1 (src/http/errors.ts): what the server answers itself there is a problem too. */
+export function problemFormat(ctx: AppContext): ErrorFormat {
+  return (req, status, _code, message, headers = {}) => problemAnswer(ctx, req, problemForStatus(status), message, headers);
+}
+
 export function sendProblem(
   ctx: AppContext,
   req: IncomingMessage,
@@ -45,15 +64,9 @@ export function sendProblem(
   headers: Record<string, string> = {},
   extra: Record<string, unknown> = {},
 ): void {
-  const { status, title } = PROBLEMS[code];
-  const body = JSON.stringify({ type: problemType(ctx, code), title, status, detail, code, requestId: requestId(req), ...extra });
-  res.writeHead(status, {
-    'content-type': 'application/problem+json',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(body);
+  const a = problemAnswer(ctx, req, code, detail, headers, extra);
+  res.writeHead(a.status, a.headers);
+  res.end(a.body);
 }
 
 const BY_DOMAIN_CODE: Record<string, ProblemCode> = {

@@ -9,8 +9,10 @@
 // CORS is off: no response under /api/v1 carries an Access-Control-Allow-* header, preflights included, so
 // a browser page on another origin cannot spend an account's credit with a key it holds.
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { problemForStatus, sendProblem } from './problem.ts';
+import { NodeRoutes } from '../http/node-routes.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { registerStaffApi } from './staff-api.ts';
+import { problemFormat, sendProblem } from './problem.ts';
 import { API_PREFIX, restKit } from './kit.ts';
 import { registerSitesCheck } from './sites-check.ts';
 import { registerCoverage } from './coverage.ts';
@@ -19,7 +21,8 @@ import { registerKeys } from './keys.ts';
 import { registerReference } from './reference.ts';
 import { registerStripeWebhook } from './webhook.ts';
 
-export function registerRestRoutes(router: Router, ctx: AppContext): void {
+export function mountRoutes(app: HttpApp, ctx: AppContext): void {
+  const router = new NodeRoutes(app);
   const kit = restKit(router, ctx);
   registerSitesCheck(kit);
   registerCoverage(kit);
@@ -29,7 +32,7 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
 
   // What the server answers itself under /api/v1 (a NUL byte in the URL, a foreign Host, an error
   // thrown past a handler) is a problem too, never the service's generic JSON envelope.
-  router.errorResponderUnder(API_PREFIX, (req, res, status, _code, message, headers = {}) => sendProblem(ctx, req, res, problemForStatus(status), message, headers));
+  router.app.errors.under(API_PREFIX, problemFormat(ctx));
 
   // Everything else under /api/v1: a problem, not the service's generic 404.
   router.mount(API_PREFIX, (req, res) => {
@@ -38,4 +41,6 @@ export function registerRestRoutes(router: Router, ctx: AppContext): void {
   });
 
   registerStripeWebhook(kit);
+  // The staff API (JSON under /staff/api for the CLI).
+  registerStaffApi(router, ctx);
 }

@@ -6,7 +6,7 @@
 // when the account is not staff). Every change is a call in src/staff/, recorded there.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { readBody, sendError, sendJson } from '../http/respond.ts';
 import { verifyBearer } from '../auth/verify-bearer.ts';
 import { SitelineError } from '../core/errors.ts';

@@ -1,17 +1,17 @@
 // Sign up, sign in, sign out and the account page: plain HTML forms, no JavaScript.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import { createAccount, signIn, PASSWORD_MIN } from '../auth/accounts.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect, safeNext } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect, safeNext } from '../http/forms.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { csrfOk, csrfToken, currentAccount, endAllSessions, endSession, startSession } from './web-session.ts';
 import { exportUsage } from '../reports/export-store.ts';
 
-import { PAGE_HEADERS, csrfFailure } from './page.ts';
+import { PAGE_HEADERS, csrfFailure } from '../http/page.ts';
 import { linkedAgentsSection } from './linked-agents.ts';
 import { connectedAppsSection } from './connected-apps.ts';
 import { emailStateSection } from './email-verification-page.ts';

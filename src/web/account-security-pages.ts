@@ -4,7 +4,7 @@
 // expired or is not ours (changing nothing). src/auth/account-recovery.ts holds the rules.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import { PASSWORD_MIN } from '../auth/accounts.ts';
 import {
@@ -26,13 +26,13 @@ import {
 import { credentialsOf, describeCredentials, type Credentials } from '../auth/end-credentials.ts';
 import { secretHash } from '../auth/secrets.ts';
 import { EMAIL_CHANGE_UNDO_TTL_S, PASSWORD_RESET_TTL_S } from '../auth/lifetimes.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { csrfFailure, PAGE_HEADERS } from './page.ts';
-import { SESSION_COOKIE, readCookies } from './cookies.ts';
+import { csrfFailure, PAGE_HEADERS } from '../http/page.ts';
+import { SESSION_COOKIE, readCookies } from '../http/cookies.ts';
 
 const TOKEN_PARAM = /^[A-Za-z0-9_-]{1,200}$/;
 const alert = (message: string) => html`<p class="error" role="alert">${message}</p>`;

@@ -3,16 +3,16 @@
 // otherwise how the operator grants credit). Plain HTML forms with CSRF tokens, no JavaScript.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import type { Account } from '../auth/accounts.ts';
 import { SitelineError } from '../core/errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey, MAX_ACTIVE_KEYS } from '../billing/api-keys.ts';
 import { usageOf, SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { createCheckout, purchasingEnabled, MAX_PACKS, PACK_CREDITS, PACK_PRICE_CENTS } from '../billing/payments.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
 import { isEmailVerified } from '../auth/email-verification.ts';

@@ -2,15 +2,15 @@
 // the 6-digit code the agent shows, and confirms. The code is posted to the service only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import { completeClaim, denyClaim, findCeremony, type ClaimOutcome } from '../auth/claim-ceremony.ts';
 import { PATHS } from '../auth/endpoints.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { csrfFailure, PAGE_HEADERS } from './page.ts';
+import { csrfFailure, PAGE_HEADERS } from '../http/page.ts';
 import type { Account } from '../auth/accounts.ts';
 import { isEmailVerified } from '../auth/email-verification.ts';
 import { unverifiedNotice } from './email-verification-page.ts';

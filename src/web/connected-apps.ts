@@ -4,14 +4,14 @@
 // for the client, so an access token it already holds is refused at once (auth/token-revocation.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import type { Account } from '../auth/accounts.ts';
 import { clientScope, forgetRevocations, revokeTokens } from '../auth/token-revocation.ts';
 import { allowedClients, type AllowedClient } from '../auth/account-access.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
-import { readForm, redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 
 export type ConnectedApp = AllowedClient;

@@ -2,13 +2,13 @@
 // when it was imported and the vintage of each data layer. Old data says so.
 import { formatChangeLog, listVintages, type VintageRecord } from '../importer/update-place.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendError, sendHtml, sendJson } from '../http/respond.ts';
 import { listPlaces, type PlaceRecord } from '../places/catalogue.ts';
 import { isValueStatus } from '../core/statuses.ts';
 import { valueWords } from '../core/value-words.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
 import { currentAccount } from './web-session.ts';
 import { statusBadge } from './status-badge.ts';
 import { placeStatusWords } from '../core/status-words.ts';

@@ -2,25 +2,20 @@
 // so a mail scanner that prefetches links does not spend it), the resend button, and the notice the
 // refused actions (linking an agent, buying credit) show.
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import type { Account } from '../auth/accounts.ts';
 import { VERIFY_EMAIL_PATH, emailVerifiedAt, inspectVerificationLink, sendVerificationMail, useVerificationLink, UNVERIFIED_MESSAGE, type LinkState } from '../auth/email-verification.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect, safeNext } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { RESEND_PATH, resendForm, unverifiedNotice as notice } from '../http/account-notice.ts';
+import { readForm, redirect, safeNext } from '../http/forms.ts';
 import { csrfOk, currentAccount } from './web-session.ts';
-import { csrfFailure, PAGE_HEADERS } from './page.ts';
-
-export const RESEND_PATH = '/account/verify-email';
-
-function resendForm(csrf: string, next: string): Html {
-  return html`<form method="post" action="${RESEND_PATH}"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="next" value="${next}"><button type="submit" id="resend-verification">Send me a new verification link</button></form>`;
-}
+import { csrfFailure, PAGE_HEADERS } from '../http/page.ts';
 
 /** What a refused action shows: what to do, and the resend button. */
 export function unverifiedNotice(account: Account, csrf: string, next: string): Html {
-  return html`<div class="error" role="alert" id="email-unverified"><p>${UNVERIFIED_MESSAGE}</p><p>The link goes to ${account.email}.</p>${resendForm(csrf, next)}</div>`;
+  return notice(UNVERIFIED_MESSAGE, account, csrf, next);
 }
 
 /** The account page's line about the address: verified (when), or not yet with the resend button. */

@@ -3,15 +3,15 @@
 // accounts only (src/web/staff-access.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { readBody, sendHtml } from '../http/respond.ts';
 import { CATEGORY_LABELS, FEEDBACK_CATEGORIES, MESSAGE_MAX, checkAnswer, type FeedbackCategory } from '../feedback/feedback-form.ts';
 import { newSubmissionId, submitFeedback } from '../feedback/feedback-store.ts';
 import { viewFeedback } from '../staff/staff-actions.ts';
 import { staffOnPage } from './staff-access.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { redirect } from '../http/forms.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 

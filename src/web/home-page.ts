@@ -2,13 +2,13 @@
 // form (a GET to /sites, so it works without JavaScript and without CSRF: it changes nothing), the
 // coverage, and where agents connect.
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import { mcpResource } from '../auth/endpoints.ts';
 import { DISCOVERY_PATHS } from '../http/discovery-paths.ts';
 import { listPlaces } from '../places/catalogue.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
 import { currentAccount } from './web-session.ts';
 
 export const SITES_PATH = '/sites';

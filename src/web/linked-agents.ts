@@ -6,14 +6,15 @@
 // refused at once by a revocation record for the agent (see auth/token-revocation.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import type { Account } from '../auth/accounts.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
-import { readForm, redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { outboxVisible, fromLoopbackPeer } from './outbox-page.ts';
+import { outboxVisible } from './outbox-page.ts';
+import { fromLoopbackPeer } from '../http/client-ip.ts';
 import { agentScope, forgetRevocations, revokeTokens } from '../auth/token-revocation.ts';
 import { REVOKED_MARK } from '../auth/end-credentials.ts';
 

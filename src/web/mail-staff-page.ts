@@ -3,14 +3,14 @@
 // with the mail server's answer. A failed message can be queued again once the cause is fixed.
 // Protected like /staff/feedback: signed in as a staff account (src/web/staff-access.ts).
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import { mailQueueCounts, requeueFailed, troubledMail } from '../mail/mail-queue.ts';
 import { smtpServerName } from '../mail/mailer.ts';
-import { html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect } from './forms.ts';
-import { csrfFailure, PAGE_HEADERS } from './page.ts';
+import { html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
+import { csrfFailure, PAGE_HEADERS } from '../http/page.ts';
 import { csrfOk, csrfToken } from './web-session.ts';
 import { staffOnPage } from './staff-access.ts';
 

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendError } from '../http/respond.ts';
 import { cachedTile } from '../maps/tiles.ts';
 import { parseTileKey } from '../maps/tile-math.ts';

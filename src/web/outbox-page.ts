@@ -5,23 +5,18 @@
 import { currentAccount } from './web-session.ts';
 import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendError, sendHtml } from '../http/respond.ts';
-import { Html, html } from './html.ts';
-import { page } from './page.ts';
+import { Html, html } from '../http/html.ts';
+import { page } from '../http/page.ts';
 import { listMail } from '../mail/dev-outbox.ts';
 import { linkifyToHtml } from '../mail/message.ts';
 import { isLoopbackUrl } from '../config.ts';
-import { PAGE_HEADERS } from './page.ts';
+import { fromLoopbackPeer } from '../http/client-ip.ts';
+import { PAGE_HEADERS } from '../http/page.ts';
 
 export function outboxVisible(baseUrl: string): boolean {
   return isLoopbackUrl(baseUrl);
-}
-
-/** True when the TCP peer is this machine (not a forwarded address: a proxy on loopback does not count). */
-export function fromLoopbackPeer(req: IncomingMessage): boolean {
-  const peer = req.socket.remoteAddress ?? '';
-  return (peer === '::1' || /^(::ffff:)?127\./.test(peer)) && req.headers['x-forwarded-for'] === undefined;
 }
 
 export function registerOutboxPage(router: Router, ctx: AppContext): void {

@@ -2,7 +2,7 @@
 // document a snapshot's `sourceCatalogue.url` names. Public, like the coverage page. Asked for by the
 // version the snapshot names (?v=), it never changes, so it may be cached for good.
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendError, sendJson } from '../http/respond.ts';
 import { loadSourceCatalogue } from '../places/source-catalogue.ts';
 

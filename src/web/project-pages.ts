@@ -2,10 +2,10 @@
 // map of the surroundings, attach / detach lots, details — see project-editor.ts; the analysis status — the page reloads itself every 5 s while a run is queued or running, no
 // JavaScript — the headline numbers, and the receipts history with an undo button for updates).
 // Thin adapter over src/projects and src/analysis; every query is the signed-in account's own.
-import { setFlash, takeFlash } from './cookies.ts';
+import { setFlash, takeFlash } from '../http/cookies.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import { isStatus, isValueStatus } from '../core/statuses.ts';
 import { valueWords } from '../core/value-words.ts';
@@ -23,14 +23,14 @@ import { REPORT_AUDIENCES, REPORT_DETAILS, type ReportAudience, type ReportDetai
 import { runFeasibilityAnalysis } from '../analysis/run-feasibility-analysis.ts';
 import { agentStatusOf } from '../analysis/agent-status.ts';
 import { latestRun, latestSucceededRun } from '../analysis/run-queue.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
 import { mapViewForLots, type MapView } from '../maps/map-view.ts';
 import { EDITOR_HEAD, REFUSAL_MARK, detailsSection, forPeople, historyWhat, lifecycleWords, lotsSection, refusal, registerProjectEditor, undoneText, wordedForPeople } from './project-editor.ts';
-import { mapPageHeaders } from './page.ts';
+import { mapPageHeaders } from '../http/page.ts';
 import { listingStateOf, setProjectMapListing } from '../projects/map-listing.ts';
 import type { ProjectLot } from '../projects/project-lots.ts';
-import { readForm, redirect } from './forms.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { projectEnvelope3d } from './envelope-3d.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { readAnalysisResult } from '../analysis/analysis-result.ts';

@@ -4,14 +4,14 @@
 // — and the pin (the build lot's centroid); never an owner, address, external reference or id.
 import { currentAccount } from './web-session.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml, sendJson } from '../http/respond.ts';
 import { publicListings, type PublicListing } from '../projects/map-listing.ts';
 import { mapStyle } from '../maps/style.ts';
 import { CATEGORY_STYLE, ZONE_CATEGORIES } from '../maps/zone-category.ts';
 import { MAP_HEAD } from './map-embed.ts';
-import { html } from './html.ts';
-import { page, mapPageHeaders } from './page.ts';
+import { html } from '../http/html.ts';
+import { page, mapPageHeaders } from '../http/page.ts';
 
 export const PUBLIC_LISTINGS_PATH = '/api/public/listings';
 /** The pin colour (also what the browser test looks for on the canvas). */

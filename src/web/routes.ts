@@ -1,6 +1,7 @@
 // Every server-rendered page of the account surface.
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import { NodeRoutes } from '../http/node-routes.ts';
+import type { HttpApp } from '../http/http-app.ts';
 import { registerAccountPages } from './account-pages.ts';
 import { registerClaimPage } from './claim-page.ts';
 import { registerOutboxPage } from './outbox-page.ts';
@@ -14,13 +15,18 @@ import { registerPlaceSources } from './place-sources.ts';
 import { registerLinkedAgentRoutes } from './linked-agents.ts';
 import { registerConnectedAppRoutes } from './connected-apps.ts';
 import { installErrorPages } from './error-pages.ts';
-import { csrfFailure } from './page.ts';
-import { registerConnectPage } from './connect-page.ts';
+import { csrfFailure } from '../http/page.ts';
+import { registerSitePages } from './site-page.ts';
+import { registerFeedbackPages } from './feedback-pages.ts';
+import { registerStaffPages } from './staff-pages.ts';
+import { registerGeoCoverageRoute } from './geo-coverage-route.ts';
+import { registerReportDownloadRoute } from './report-download-route.ts';
 import { registerEmailVerificationPages } from './email-verification-page.ts';
 import { registerMailStaffPage } from './mail-staff-page.ts';
 import { registerAccountSecurityPages } from './account-security-pages.ts';
 
-export function registerWebRoutes(router: Router, ctx: AppContext): void {
+export function mountRoutes(app: HttpApp, ctx: AppContext): void {
+  const router = new NodeRoutes(app);
   registerAccountPages(router, ctx);
   registerAccountSecurityPages(router, ctx);
   registerClaimPage(router, ctx);
@@ -37,6 +43,11 @@ export function registerWebRoutes(router: Router, ctx: AppContext): void {
   registerPlaceSources(router, ctx);
   registerLinkedAgentRoutes(router, ctx, csrfFailure);
   registerConnectedAppRoutes(router, ctx, csrfFailure);
-  installErrorPages(router);
-  registerConnectPage(router, ctx);
+  registerSitePages(router, ctx);
+  registerGeoCoverageRoute(router, ctx);
+  registerFeedbackPages(router, ctx);
+  registerStaffPages(router, ctx);
+  registerReportDownloadRoute(router, ctx);
+  // Errors on every path no other surface claims: a page for a browser, JSON for programs.
+  installErrorPages(app);
 }

@@ -4,14 +4,14 @@
 // section: what the document is (title, edition, retrieval, licence, sha256) and the sections its
 // citations quote.
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import { loadManifest } from '../importer/manifest.ts';
 import { citableDocuments, loadPlaceRules, sourcePageHref } from '../rules/load-rules.ts';
 import { findQuote, findSection, readHeldDocument, sectionSpan, DocumentError } from '../rules/held-documents.ts';
 import { knowledgeSectionsOf } from '../rules/knowledge-sections.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
 import { currentAccount } from './web-session.ts';
 import path from 'node:path';
 

@@ -5,9 +5,9 @@ import type { AppContext } from '../context.ts';
 import { sendHtml } from '../http/respond.ts';
 import type { StaffActor } from '../staff/staff-actions.ts';
 import { staffMember } from '../staff/staff-members.ts';
-import { html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
-import { redirect } from './forms.ts';
+import { html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
+import { redirect } from '../http/forms.ts';
 import { currentAccount } from './web-session.ts';
 
 /** The staff member signed in (the actor of the page's actions), or undefined after redirecting to sign-in or answering 403. */

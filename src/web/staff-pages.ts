@@ -4,14 +4,14 @@
 // made staff by id: src/staff/staff-members.ts, src/web/staff-access.ts), forms CSRF-checked.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
 import { SitelineError } from '../core/errors.ts';
 import { grantCredit, listStaffActions, REASON_MAX, reviewFeedback, revokeKeyForAbuse, setExportAllowance, type StaffActionKind, type StaffActor } from '../staff/staff-actions.ts';
 import { MAX_EXPORTS_PER_MONTH, REPORT_EXPORTS_PER_MONTH } from '../reports/export-store.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm } from '../http/forms.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
 import { csrfOk, csrfToken } from './web-session.ts';
 import { staffOnPage } from './staff-access.ts';

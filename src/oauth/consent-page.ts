@@ -4,17 +4,21 @@
 // gives a client the same access as a claim (docs/auth.md, "E-mail verification").
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
 import { sendHtml } from '../http/respond.ts';
-import type { OAuthServer } from '../oauth/oauth-provider.ts';
+import type { OAuthServer } from './oauth-provider.ts';
 import { PATHS } from '../auth/endpoints.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect } from './forms.ts';
-import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { csrfFailure, PAGE_HEADERS, pageHeadersWithFormTargets } from './page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
+import { csrfOk as formCsrfOk, csrfToken as formCsrfToken } from '../http/csrf.ts';
+import { SESSION_COOKIE, readCookies } from '../http/cookies.ts';
+import { accountForWebSession } from '../auth/web-sessions.ts';
+import { WEB_SESSION_TTL_S } from '../auth/lifetimes.ts';
+import { csrfFailure, PAGE_HEADERS, pageHeadersWithFormTargets } from '../http/page.ts';
 import { isEmailVerified } from '../auth/email-verification.ts';
-import { unverifiedNotice } from './email-verification-page.ts';
+import { unverifiedNotice } from '../http/account-notice.ts';
+import { UNVERIFIED_MESSAGE } from '../auth/email-verification.ts';
 import type { Account } from '../auth/accounts.ts';
 import unhomoglyph from 'unhomoglyph';
 
@@ -149,7 +153,7 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
   router.get(`${PATHS.interaction}/:uid`, async (req, res, params) => {
     const d = await details(req, res);
     if (!d) return;
-    const account = await currentAccount(ctx, req);
+    const account = await accountForWebSession(ctx, readCookies(req)[SESSION_COOKIE]);
     const here = `${PATHS.interaction}/${params.uid}`;
     if (!account) return redirect(res, `/signin?next=${encodeURIComponent(here)}`);
     const provider = await oauth.provider();
@@ -166,7 +170,7 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
     if (!(await isEmailVerified(ctx, account.accountId))) return unverified(req, res, account, clientNamed(clientName, redirectHost(redirectUriOf(d, client)), d.params.client_id), here, headers);
     const scopes = [...new Set([...(d.prompt.details.missingOIDCScope ?? []), ...Object.values(d.prompt.details.missingResourceScopes ?? {}).flat()])];
     const resources = Object.keys(d.prompt.details.missingResourceScopes ?? {});
-    const csrf = csrfToken(ctx, req, res);
+    const csrf = formCsrfToken(ctx.config, req, res, WEB_SESSION_TTL_S);
     const returnTo = redirectUriOf(d, client);
     const host = redirectHost(returnTo);
     // A self-chosen name that names a product is not believed: shown as the client's claim, with where the code goes.
@@ -191,9 +195,9 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
 
   /** Consent waits for a verified address: what to do, the resend button (back here after), and Deny. */
   function unverified(req: IncomingMessage, res: ServerResponse, account: Account, named: { claim: boolean; who: Html }, here: string, headers: Record<string, string>): void {
-    const csrf = csrfToken(ctx, req, res);
+    const csrf = formCsrfToken(ctx.config, req, res, WEB_SESSION_TTL_S);
     const body = html`<p>${named.who}${named.claim ? html`</p><p>It` : ''} asks to use siteline as <strong>${account.email}</strong>.</p>
-${unverifiedNotice(account, csrf, here)}
+${unverifiedNotice(UNVERIFIED_MESSAGE, account, csrf, here)}
 <p>Once your address is confirmed, reload this page to allow access. Or refuse now:</p>
 <form method="post" action="${here}">
 <input type="hidden" name="csrf" value="${csrf}">
@@ -204,10 +208,10 @@ ${unverifiedNotice(account, csrf, here)}
 
   router.post(`${PATHS.interaction}/:uid`, async (req, res, params) => {
     const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
+    if (!formCsrfOk(ctx.config, req, form)) return csrfFailure(res);
     const d = await details(req, res);
     if (!d) return;
-    const account = await currentAccount(ctx, req);
+    const account = await accountForWebSession(ctx, readCookies(req)[SESSION_COOKIE]);
     if (!account) return redirect(res, `/signin?next=${encodeURIComponent(`${PATHS.interaction}/${params.uid}`)}`);
     const provider = await oauth.provider();
     if (d.prompt.name !== 'consent') return redirect(res, `${PATHS.interaction}/${params.uid}`);

@@ -1,8 +1,8 @@
 // GET /reports/exports/<exportId>.pdf?expires=..&sig=..: serves a saved report to whoever holds a
 // valid signed link (no sign-in: the link is the capability). Expired: 410; altered: 403.
 import type { AppContext } from '../context.ts';
-import type { Router } from './router.ts';
-import { sendError } from './respond.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
+import { sendError } from '../http/respond.ts';
 import { EXPORT_PATH_PREFIX, checkExportLink } from '../reports/signed-url.ts';
 import { loadExportPdf } from '../reports/export-store.ts';
 

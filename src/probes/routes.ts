@@ -4,19 +4,23 @@
 // says whether it is ready and where it is in the start's import) and
 // /metrics (Prometheus text; a bearer token from SITELINE_METRICS_TOKEN, or, with none set, only on a
 // loopback base URL to requests from this machine, else 404). Load balancers probe by address, so
-// these three answer whatever the Host header says (src/http/server.ts).
+// these three answer whatever the Host header says (src/http/server.ts). The probes surface: what load
+// balancers and Prometheus ask, mounted by src/app.ts like every other surface.
 import type { AppContext } from '../context.ts';
-import type { Router } from './router.ts';
-import { sendError, sendJson } from './respond.ts';
+import { NodeRoutes } from '../http/node-routes.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { sendError, sendJson } from '../http/respond.ts';
 import { loadAllManifests } from '../importer/manifest.ts';
 import { defaultPlaceStates, howToLoad } from '../importer/default-places.ts';
 import { LOADING_RETRY_AFTER_SECONDS, startupLoadOf } from '../importer/place-loading.ts';
 import { sameSecret } from '../auth/secrets.ts';
-import { fromLoopbackPeer, outboxVisible } from '../web/outbox-page.ts';
+import { fromLoopbackPeer } from '../http/client-ip.ts';
+import { isLoopbackUrl } from '../config.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
-export function registerHealthRoutes(router: Router, ctx: AppContext): void {
+export function mountRoutes(app: HttpApp, ctx: AppContext): void {
+  const router = new NodeRoutes(app);
   const manifests = loadAllManifests(ctx.config.placesDir);
   const startedAt = Date.now();
 
@@ -80,7 +84,7 @@ export function registerHealthRoutes(router: Router, ctx: AppContext): void {
       if (!m || !sameSecret(m[1]!.trim(), token)) {
         return sendError(req, res, 401, 'unauthorized', 'Send "Authorization: Bearer <SITELINE_METRICS_TOKEN>".', { 'www-authenticate': 'Bearer realm="metrics"' });
       }
-    } else if (!outboxVisible(ctx.config.baseUrl) || !fromLoopbackPeer(req)) {
+    } else if (!isLoopbackUrl(ctx.config.baseUrl) || !fromLoopbackPeer(req)) {
       return sendError(req, res, 404, 'not_found', 'Metrics are served with SITELINE_METRICS_TOKEN set, or without it only on a loopback base URL to requests from this machine.');
     }
     if (!ctx.metrics) return sendError(req, res, 404, 'not_found', 'Metrics are not collected in this process.');

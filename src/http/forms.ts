@@ -1,6 +1,6 @@
 // Form bodies and redirects for the server-rendered pages.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from '../http/respond.ts';
+import { readBody } from './respond.ts';
 import { badInput } from '../core/errors.ts';
 
 export const FORM_LIMIT = 8 * 1024;

@@ -2,11 +2,11 @@
 // limit (30/min per IP, shared with cityInventory). Limited callers get 429 with Retry-After; every
 // answer carries RateLimit-* headers so a client can pace itself.
 //   ?city=Cambridge&region=MA | ?geoDivisionId=US-MA:cambridge | ?lat=42.37&lng=-71.10 (one spelling of a point: lat, lng)
-import { clientIp } from './client-ip.ts';
+import { clientIp } from '../http/client-ip.ts';
 import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from './router.ts';
-import { rateLimitHeaders, sendError, sendJson } from './respond.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
+import { rateLimitHeaders, sendError, sendJson } from '../http/respond.ts';
 import { badInput } from '../core/errors.ts';
 import { pointSpellingProblem } from '../core/point-spelling.ts';
 import { probeCoverage, validatePlaceQuery, type PlaceQuery } from '../snapshot/city-inventory.ts';

@@ -5,12 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import type { Config } from '../config.ts';
-import type { Router } from './router.ts';
-import { sendJson } from './respond.ts';
-import { serverIdentity, MODERN_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSION } from '../mcp/server-identity.ts';
-import { MCP_TOOLS } from '../mcp/registry.ts';
-import type { McpToolDefinition } from '../mcp/tool-definition.ts';
-import { DISCOVERY_PATHS } from './discovery-paths.ts';
+import type { NodeRoutes as Router } from '../http/node-routes.ts';
+import { sendJson } from '../http/respond.ts';
+import { serverIdentity, MODERN_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSION } from './server-identity.ts';
+import { MCP_TOOLS } from './registry.ts';
+import type { McpToolDefinition } from './tool-definition.ts';
+import { DISCOVERY_PATHS } from '../http/discovery-paths.ts';
 
 
 const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';

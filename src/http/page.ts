@@ -4,7 +4,7 @@
 // node_modules and the map script), never a CDN.
 import type { ServerResponse } from 'node:http';
 import type { Config } from '../config.ts';
-import { sendHtml } from '../http/respond.ts';
+import { sendHtml } from './respond.ts';
 import { esc, html, type Html } from './html.ts';
 
 /** Headers of a page that runs no script: no caching, no framing, nothing loaded from elsewhere. */
