@@ -1,5 +1,6 @@
-// Cookie reading and writing for the web pages: HttpOnly, SameSite=Lax, Secure behind https.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Cookies of the pages, through hono's cookie helpers: HttpOnly, SameSite=Lax, Path=/, Secure behind https.
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
 import type { Config } from '../config.ts';
 
 export const SESSION_COOKIE = 'sl_session';
@@ -13,30 +14,14 @@ export function csrfCookieName(config: Config): string {
   return config.baseUrl.startsWith('https://') ? `__Host-${CSRF_COOKIE}` : CSRF_COOKIE;
 }
 
-export function readCookies(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i < 1) continue;
-    const name = part.slice(0, i).trim();
-    try {
-      out[name] = decodeURIComponent(part.slice(i + 1).trim());
-    } catch {
-      /* a malformed cookie is ignored */
-    }
-  }
-  return out;
+/** A cookie's value (decoded), or undefined; a malformed cookie is ignored. */
+export function readCookie(c: Context, name: string): string | undefined {
+  return getCookie(c, name);
 }
 
-export function cookieHeader(config: Config, name: string, value: string, maxAgeS: number): string {
-  const secure = config.baseUrl.startsWith('https://') ? '; Secure' : '';
-  return `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${secure}`;
-}
-
-export function addSetCookie(res: ServerResponse, cookie: string): void {
-  const prev = res.getHeader('set-cookie');
-  const list = Array.isArray(prev) ? prev : prev ? [String(prev)] : [];
-  res.setHeader('set-cookie', [...list, cookie]);
+/** Sets a cookie on the answer (Max-Age 0 clears it); the answer's other Set-Cookie headers stay. */
+export function writeCookie(c: Context, config: Pick<Config, 'baseUrl'>, name: string, value: string, maxAgeS: number): void {
+  setCookie(c, name, value, { path: '/', httpOnly: true, sameSite: 'Lax', maxAge: maxAgeS, ...(config.baseUrl.startsWith('https://') ? { secure: true } : {}) });
 }
 
 /** A one-time message for a page a form redirects to: set with the redirect, shown once, then cleared. */
@@ -44,16 +29,16 @@ export const FLASH_COOKIE = 'sl_flash';
 const FLASH_MAX_AGE_S = 120;
 
 /** Sets the message `page` (a path) shows once on its next load. */
-export function setFlash(config: Config, res: ServerResponse, page: string, message: string): void {
-  addSetCookie(res, cookieHeader(config, FLASH_COOKIE, `${page}\n${message.slice(0, 1500)}`, FLASH_MAX_AGE_S));
+export function setFlash(config: Config, c: Context, page: string, message: string): void {
+  writeCookie(c, config, FLASH_COOKIE, `${page}\n${message.slice(0, 1500)}`, FLASH_MAX_AGE_S);
 }
 
 /** The message set for `page`, cleared as it is read (a reload no longer shows it); null when none. */
-export function takeFlash(config: Config, req: IncomingMessage, res: ServerResponse, page: string): string | null {
-  const raw = readCookies(req)[FLASH_COOKIE];
+export function takeFlash(config: Config, c: Context, page: string): string | null {
+  const raw = readCookie(c, FLASH_COOKIE);
   if (raw === undefined) return null;
   const i = raw.indexOf('\n');
   if (raw.slice(0, i) !== page) return null;
-  addSetCookie(res, cookieHeader(config, FLASH_COOKIE, '', 0));
+  writeCookie(c, config, FLASH_COOKIE, '', 0);
   return raw.slice(i + 1) || null;
 }

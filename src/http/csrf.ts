@@ -2,16 +2,16 @@
 // a double-submit token (HttpOnly cookie + hidden field, compared in constant time) plus an Origin
 // check when the browser sends one.
 import crypto from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context } from 'hono';
 import type { Config } from '../config.ts';
-import { addSetCookie, cookieHeader, csrfCookieName, readCookies } from './cookies.ts';
+import { csrfCookieName, readCookie, writeCookie } from './cookies.ts';
 
 /** The CSRF token for a form: the cookie's value, created (and set, for maxAgeS) when missing. */
-export function csrfToken(config: Config, req: IncomingMessage, res: ServerResponse, maxAgeS: number): string {
-  const existing = readCookies(req)[csrfCookieName(config)];
+export function csrfToken(config: Config, c: Context, maxAgeS: number): string {
+  const existing = readCookie(c, csrfCookieName(config));
   if (existing && /^[A-Za-z0-9_-]{20,64}$/.test(existing)) return existing;
   const token = newCsrfSecret();
-  addSetCookie(res, cookieHeader(config, csrfCookieName(config), token, maxAgeS));
+  writeCookie(c, config, csrfCookieName(config), token, maxAgeS);
   return token;
 }
 
@@ -20,18 +20,19 @@ export function newCsrfSecret(): string {
 }
 
 /** True when the form's token matches the cookie and the Origin (if any) is this service. */
-export function csrfOk(config: Config, req: IncomingMessage, form: Record<string, string>): boolean {
-  const origin = req.headers.origin;
+export function csrfOk(config: Config, c: Context, form: Record<string, string>): boolean {
+  const origin = c.req.header('origin');
   if (origin !== undefined) {
     const allowed = new Set([new URL(config.baseUrl).origin]);
     // Same host as the request; on an https deployment only over https (an http Origin is refused).
-    if (req.headers.host) {
-      allowed.add(`https://${req.headers.host}`);
-      if (!config.baseUrl.startsWith('https://')) allowed.add(`http://${req.headers.host}`);
+    const host = c.req.header('host');
+    if (host) {
+      allowed.add(`https://${host}`);
+      if (!config.baseUrl.startsWith('https://')) allowed.add(`http://${host}`);
     }
     if (!allowed.has(origin)) return false;
   }
-  const cookie = readCookies(req)[csrfCookieName(config)];
+  const cookie = readCookie(c, csrfCookieName(config));
   const field = form.csrf;
   return !!cookie && !!field && sameToken(cookie, field);
 }

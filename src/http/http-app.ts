@@ -26,9 +26,18 @@ export function routeLabel(req: IncomingMessage): string {
   return (req as IncomingMessage & { [ROUTE_LABEL]?: string })[ROUTE_LABEL] ?? UNMATCHED;
 }
 
+/** A handler that answers on every path (a page, a redirect, a JSON body): checked by the compiler, unlike hono's, which may return nothing. */
+export type Answer = (c: HttpContext) => Response | Promise<Response>;
+
 export class HttpApp extends Hono<HttpEnv> {
   /** How errors are answered under each path: surfaces register their format when they mount. */
   readonly errors = new ErrorFormats();
+
+  /** GET and POST routes whose handlers must answer (hono's get/post, with the handler's type checked). */
+  readonly pages = {
+    get: (path: string, handler: Answer): void => void this.get(path, handler),
+    post: (path: string, handler: Answer): void => void this.post(path, handler),
+  };
 
   constructor(logger: Logger) {
     // strict: false, as the hand router was: /account/ is /account.
@@ -69,6 +78,24 @@ export class HttpApp extends Hono<HttpEnv> {
       if (this.router.match(r.method, path)[0].length > base) methods.push(r.method);
     }
     return methods;
+  }
+
+  /**
+   * Every request under prefix (the prefix itself included) that no route registered before it matched goes
+   * to a node handler (oidc-provider). A path a route holds for another method is a 405, never the mount's.
+   */
+  nodeMount(prefix: string, handler: NodeHandler): this {
+    return this.nodeRoute('*', `${prefix.replace(/\/+$/, '')}/*`, (req, res, params) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const allowed = this.methodsOf(path);
+      if (allowed.length > 0) {
+        const a = this.errors.for(path)(req, 405, 'method_not_allowed', `Method ${req.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, { allow: allowed.join(', ') });
+        res.writeHead(a.status, a.headers);
+        res.end(a.body);
+        return;
+      }
+      return handler(req, res, params);
+    });
   }
 
   /** A route answered by a node handler on the raw request and response (method '*' for every method). */

@@ -4,8 +4,8 @@
 // registry declares them (names, titles, descriptions, access, inputs): nothing here is written per tool.
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import type { NodeRoutes as Router } from '../http/node-routes.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import { CLAIM_GRANT, JWT_BEARER_GRANT, PATHS, SCOPE_MCP, SCOPE_PUBLIC, mcpResource, url } from '../auth/endpoints.ts';
 import {
   ANONYMOUS_ASSERTION_TTL_S,
@@ -27,7 +27,7 @@ import type { McpToolDefinition } from './tool-definition.ts';
 import { html, type Html } from '../http/html.ts';
 import { page } from '../http/page.ts';
 import { accountForWebSession } from '../auth/web-sessions.ts';
-import { SESSION_COOKIE, readCookies } from '../http/cookies.ts';
+import { SESSION_COOKIE, readCookie } from '../http/cookies.ts';
 import { PAGE_HEADERS } from '../http/page.ts';
 
 export const CONNECT_PATH = '/connect';
@@ -143,9 +143,9 @@ ${tools.map(toolSection)}
 <p>Implementer notes (transport rules, limits, caching): <a href="/docs/mcp">/docs/mcp</a> (markdown).</p>`;
 }
 
-export function registerConnectPage(router: Router, ctx: AppContext): void {
-  router.get(CONNECT_PATH, async (req, res) => {
-    const account = await accountForWebSession(ctx, readCookies(req)[SESSION_COOKIE]);
-    sendHtml(res, 200, page('Connect an agent or MCP client', connectPage(ctx), { signedInAs: account?.email ?? null, wide: true }), PAGE_HEADERS);
+export function registerConnectPage(app: HttpApp, ctx: AppContext): void {
+  app.pages.get(CONNECT_PATH, async (c) => {
+    const account = await accountForWebSession(ctx, readCookie(c, SESSION_COOKIE));
+    return htmlPage(c, 200, page('Connect an agent or MCP client', connectPage(ctx), { signedInAs: account?.email ?? null, wide: true }), PAGE_HEADERS);
   });
 }

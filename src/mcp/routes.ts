@@ -3,7 +3,6 @@
 // page that documents the endpoint for people.
 import type { AppContext } from '../context.ts';
 import type { HttpApp } from '../http/http-app.ts';
-import { NodeRoutes } from '../http/node-routes.ts';
 import { createMcpEndpoint } from './endpoint.ts';
 import { registerDiscoveryDocuments } from './discovery-documents.ts';
 import { registerConnectPage } from './connect-page.ts';
@@ -14,7 +13,6 @@ export function mountRoutes(app: HttpApp, ctx: AppContext): void {
   const endpoint = createMcpEndpoint(ctx);
   // The SDK's node handler answers on the raw request and response.
   app.nodeRoute('*', MCP_PATH, (req, res) => endpoint.handle(req, res));
-  const router = new NodeRoutes(app);
-  registerDiscoveryDocuments(router, ctx);
-  registerConnectPage(router, ctx);
+  registerDiscoveryDocuments(app, ctx);
+  registerConnectPage(app, ctx);
 }

@@ -2,7 +2,7 @@
 // declarations, src/rest/openapi.ts) and the reference page /docs/api rendered from it (src/rest/api-reference.ts).
 import { createRoute } from '@hono/zod-openapi';
 import { accountForWebSession } from '../auth/web-sessions.ts';
-import { SESSION_COOKIE, readCookies } from '../http/cookies.ts';
+import { SESSION_COOKIE, readCookie } from '../http/cookies.ts';
 import { API_REFERENCE_PATH } from './problem.ts';
 import { API_PREFIX, respond, type RestApi, type RestKit, bind } from './kit.ts';
 import { renderApiReference } from './api-reference.ts';
@@ -27,7 +27,7 @@ export function registerReference(api: RestApi, kit: RestKit, document: () => Js
   // The page is for people, not part of the API: a plain route, not in the document.
   api.get(API_REFERENCE_PATH, async (c) => {
     // The header says who is signed in, so a signed-in copy is never cached for anyone else.
-    const account = await accountForWebSession(ctx, readCookies(c.env.incoming)[SESSION_COOKIE]);
+    const account = await accountForWebSession(ctx, readCookie(c, SESSION_COOKIE));
     const page = renderApiReference(document(), account?.email ?? null);
     return respond(200, page, {
       'content-type': 'text/html; charset=utf-8',

@@ -11,7 +11,6 @@
 // a browser page on another origin cannot spend an account's credit with a key it holds.
 import type { AppContext } from '../context.ts';
 import type { HttpApp } from '../http/http-app.ts';
-import { NodeRoutes } from '../http/node-routes.ts';
 import { problemFormat } from './problem.ts';
 import { API_PREFIX, restApp, restKit } from './kit.ts';
 import { declareRestApi } from './api.ts';
@@ -38,5 +37,5 @@ export function mountRoutes(app: HttpApp, ctx: AppContext): void {
   app.errors.under(API_PREFIX, problemFormat(ctx));
 
   // The staff API (JSON under /staff/api for the CLI).
-  registerStaffApi(new NodeRoutes(app), ctx);
+  registerStaffApi(app, ctx);
 }

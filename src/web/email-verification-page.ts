@@ -2,8 +2,8 @@
 // so a mail scanner that prefetches links does not spend it), the resend button, and the notice the
 // refused actions (linking an agent, buying credit) show.
 import type { AppContext } from '../context.ts';
-import type { NodeRoutes as Router } from '../http/node-routes.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import type { Account } from '../auth/accounts.ts';
 import { VERIFY_EMAIL_PATH, emailVerifiedAt, inspectVerificationLink, sendVerificationMail, useVerificationLink, UNVERIFIED_MESSAGE, type LinkState } from '../auth/email-verification.ts';
 import { html, type Html } from '../http/html.ts';
@@ -40,46 +40,46 @@ function linkProblem(state: LinkState['state']): { status: number; body: Html } 
   }
 }
 
-export function registerEmailVerificationPages(router: Router, ctx: AppContext): void {
-  router.get(`${VERIFY_EMAIL_PATH}/:token`, async (_req, res, params) => {
-    const token = params.token!;
+export function registerEmailVerificationPages(app: HttpApp, ctx: AppContext): void {
+  app.pages.get(`${VERIFY_EMAIL_PATH}/:token`, async (c) => {
+    const token = c.req.param('token')!;
     const state = await inspectVerificationLink(ctx, token);
     if (state.state !== 'valid') {
       const p = linkProblem(state.state);
-      return sendHtml(res, p.status, page('Verify your e-mail', p.body), PAGE_HEADERS);
+      return htmlPage(c, p.status, page('Verify your e-mail', p.body), PAGE_HEADERS);
     }
     // No CSRF token: the link itself is the credential, and the visitor may not be signed in here.
     const body = html`<p>Confirm that <strong>${state.email}</strong> is your address.</p>
 <form method="post" action="${VERIFY_EMAIL_PATH}/${token}"><button type="submit" id="confirm-email">Confirm my e-mail address</button></form>`;
-    sendHtml(res, 200, page('Verify your e-mail', body), PAGE_HEADERS);
+    return htmlPage(c, 200, page('Verify your e-mail', body), PAGE_HEADERS);
   });
 
-  router.post(`${VERIFY_EMAIL_PATH}/:token`, async (req, res, params) => {
-    await readForm(req);
-    const state = await useVerificationLink(ctx, params.token!);
+  app.pages.post(`${VERIFY_EMAIL_PATH}/:token`, async (c) => {
+    await readForm(c);
+    const state = await useVerificationLink(ctx, c.req.param('token')!);
     if (state.state !== 'valid') {
       const p = linkProblem(state.state);
-      return sendHtml(res, p.status, page('Verify your e-mail', p.body), PAGE_HEADERS);
+      return htmlPage(c, p.status, page('Verify your e-mail', p.body), PAGE_HEADERS);
     }
     const body = html`<p class="ok" id="email-verified">Thank you: ${state.email} is verified. You can now link agents and buy credit.</p>
 <p><a href="/account">Your account</a></p>`;
-    sendHtml(res, 200, page('E-mail verified', body), PAGE_HEADERS);
+    return htmlPage(c, 200, page('E-mail verified', body), PAGE_HEADERS);
   });
 
-  router.post(RESEND_PATH, async (req, res) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, `/signin?next=${encodeURIComponent('/account')}`);
+  app.pages.post(RESEND_PATH, async (c) => {
+    const form = await readForm(c);
+    if (!csrfOk(ctx, c, form)) return csrfFailure(c);
+    const account = await currentAccount(ctx, c);
+    if (!account) return redirect(c, `/signin?next=${encodeURIComponent('/account')}`);
     const next = safeNext(form.next);
     const outcome = await sendVerificationMail(ctx, account);
     const back = html`<p><a href="${next}">Back</a></p>`;
     if (outcome.sent) {
       const body = html`<p class="ok" role="status" id="verification-sent">We sent a new verification link to ${account.email}. It works once, until ${outcome.expiresAt.replace('T', ' ').slice(0, 16)} UTC.</p>${back}`;
-      return sendHtml(res, 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(c, 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
     }
-    if (outcome.reason === 'throttled') res.setHeader('retry-after', String(outcome.retryAfterS));
+    if (outcome.reason === 'throttled') c.header('retry-after', String(outcome.retryAfterS));
     const body = html`<p class="${outcome.reason === 'throttled' ? 'error' : 'ok'}" role="status" id="verification-not-sent">${outcome.message}</p>${back}`;
-    sendHtml(res, outcome.reason === 'throttled' ? 429 : 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
+    return htmlPage(c, outcome.reason === 'throttled' ? 429 : 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
   });
 }

@@ -1,6 +1,5 @@
 // Every server-rendered page of the account surface.
 import type { AppContext } from '../context.ts';
-import { NodeRoutes } from '../http/node-routes.ts';
 import type { HttpApp } from '../http/http-app.ts';
 import { registerAccountPages } from './account-pages.ts';
 import { registerClaimPage } from './claim-page.ts';
@@ -26,28 +25,27 @@ import { registerMailStaffPage } from './mail-staff-page.ts';
 import { registerAccountSecurityPages } from './account-security-pages.ts';
 
 export function mountRoutes(app: HttpApp, ctx: AppContext): void {
-  const router = new NodeRoutes(app);
-  registerAccountPages(router, ctx);
-  registerAccountSecurityPages(router, ctx);
-  registerClaimPage(router, ctx);
-  registerEmailVerificationPages(router, ctx);
-  registerOutboxPage(router, ctx);
-  registerMailStaffPage(router, ctx);
-  registerApiKeysPage(router, ctx);
-  registerProjectPages(router, ctx);
-  registerMapRoutes(router, ctx);
-  registerPublicMap(router, ctx);
-  registerCoveragePage(router, ctx);
-  registerCoveragePlacePage(router, ctx);
-  registerSourcesPage(router, ctx);
-  registerPlaceSources(router, ctx);
-  registerLinkedAgentRoutes(router, ctx, csrfFailure);
-  registerConnectedAppRoutes(router, ctx, csrfFailure);
-  registerSitePages(router, ctx);
-  registerGeoCoverageRoute(router, ctx);
-  registerFeedbackPages(router, ctx);
-  registerStaffPages(router, ctx);
-  registerReportDownloadRoute(router, ctx);
+  registerAccountPages(app, ctx);
+  registerAccountSecurityPages(app, ctx);
+  registerClaimPage(app, ctx);
+  registerEmailVerificationPages(app, ctx);
+  registerOutboxPage(app, ctx);
+  registerMailStaffPage(app, ctx);
+  registerApiKeysPage(app, ctx);
+  registerProjectPages(app, ctx);
+  registerMapRoutes(app, ctx);
+  registerPublicMap(app, ctx);
+  registerCoveragePage(app, ctx);
+  registerCoveragePlacePage(app, ctx);
+  registerSourcesPage(app, ctx);
+  registerPlaceSources(app, ctx);
+  registerLinkedAgentRoutes(app, ctx, csrfFailure);
+  registerConnectedAppRoutes(app, ctx, csrfFailure);
+  registerSitePages(app, ctx);
+  registerGeoCoverageRoute(app, ctx);
+  registerFeedbackPages(app, ctx);
+  registerStaffPages(app, ctx);
+  registerReportDownloadRoute(app, ctx);
   // Errors on every path no other surface claims: a page for a browser, JSON for programs.
   installErrorPages(app);
 }
