@@ -26,15 +26,6 @@ export function sendError(
   sendJson(res, status, { error: { code, message, requestId: requestId(req) } }, headers);
 }
 
-export function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'content-length': Buffer.byteLength(html),
-    ...headers,
-  });
-  res.end(html);
-}
-
 /**
  * How much of an over-limit body is read and dropped before the refusal is sent. A server that answers
  * and closes while the client is still uploading makes the client's kernel see a reset, and most
