@@ -34,7 +34,7 @@ export type RestApi = OpenAPIHono<RestEnv>;
 
 /** A response with a string or byte body and plain headers: the node adapter writes it without a web stream. */
 export function respond(status: number, body: string | Buffer | null, headers: Record<string, string>): Response {
-  return new Response(body as BodyInit | null, { status, headers });
+  return new Response(body as ConstructorParameters<typeof Response>[0], { status, headers });
 }
 
 /** A JSON answer (no-store; the headers given win). */

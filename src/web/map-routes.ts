@@ -48,7 +48,7 @@ function acceptsGzip(c: HttpContext): boolean {
 
 /** A file or tile with plain headers (a HEAD gets the same headers without the body: hono answers it as the GET). */
 function bytes(status: number, body: Buffer | null, headers: Record<string, string>): Response {
-  return new Response(body as BodyInit | null, { status, headers });
+  return new Response(body as ConstructorParameters<typeof Response>[0], { status, headers });
 }
 
 function sendAsset(c: HttpContext, a: StaticAsset, cacheControl: string): Response {
