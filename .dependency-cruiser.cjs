@@ -2,7 +2,7 @@
 // `npm test` (test/layers.test.ts) and by `npm run layers`. There is no exceptions list: a wrong import
 // fails with the rule's name and the two files.
 //
-//   foundation  src/{config,clock,logger,trusted-proxies}.ts, src/db/        knows only core/
+//   foundation  src/{config,clock,logger,trusted-proxies}.ts, src/db/, src/http/   knows only core/
 //   core        src/core/          statuses, envelope, geometry, errors, types   imports nothing above it
 //   domain      src/{auth,places,geocoder,importer,rules,snapshot,lots,analysis,projects,billing,feedback,
 //               mail,maps,reports,staff,ops}/                                   knows no surface
@@ -12,7 +12,7 @@
 //   root        src/app.ts          mounts every surface: the only importer of a src/<surface>/routes.ts
 const SURFACES = '^src/(oauth|rest|mcp|web|cli|probes)/';
 const DOMAIN = '^src/(auth|places|geocoder|importer|rules|snapshot|lots|analysis|projects|billing|feedback|mail|maps|reports|staff|ops)/';
-const FOUNDATION = '^src/((config|clock|logger|trusted-proxies)\\.ts$|db/)';
+const FOUNDATION = '^src/((config|clock|logger|trusted-proxies)\\.ts$|db/|http/)';
 const TEST = '\\.test\\.ts$';
 
 module.exports = {
@@ -26,7 +26,7 @@ module.exports = {
     },
     {
       name: 'foundation-knows-no-room',
-      comment: 'Configuration, clock, logger and the database layer sit under every room: they import only each other and src/core/.',
+      comment: 'Configuration, clock, logger, the database layer and the HTTP plumbing sit under every room: they import only each other and src/core/.',
       severity: 'error',
       from: { path: FOUNDATION, pathNot: TEST },
       to: { path: '^src/', pathNot: `^src/core/|${FOUNDATION}` },
