@@ -52,9 +52,9 @@ export class HttpApp extends Hono<HttpEnv> {
       const allowed = this.methodsOf(c.req.path);
       const format = this.errors.for(c.req.path);
       if (allowed.length > 0) {
-        return answer(c, format(c.env.incoming, 405, 'method_not_allowed', `Method ${method} is not allowed here. Allowed: ${allowed.join(', ')}.`, { allow: allowed.join(', ') }));
+        return answer(format(c.env.incoming, 405, 'method_not_allowed', `Method ${method} is not allowed here. Allowed: ${allowed.join(', ')}.`, { allow: allowed.join(', ') }));
       }
-      return answer(c, format(c.env.incoming, 404, 'not_found', `No route for ${method} ${c.req.path}.`));
+      return answer(format(c.env.incoming, 404, 'not_found', `No route for ${method} ${c.req.path}.`));
     });
     this.onError((err, c) => {
       const req = c.env.incoming;
@@ -65,7 +65,7 @@ export class HttpApp extends Hono<HttpEnv> {
         return RESPONSE_ALREADY_SENT;
       }
       if (!isDomainRefusal(err)) logger.error({ requestId: requestId(req), err }, 'unexpected failure');
-      return answer(c, this.errors.forError(req, c.req.path, err));
+      return answer(this.errors.forError(req, c.req.path, err));
     });
   }
 
@@ -120,6 +120,6 @@ export function nodeHandler(handler: NodeHandler): Handler<HttpEnv> {
 }
 
 /** An ErrorAnswer as the handler's response. */
-export function answer(_c: HttpContext, a: ErrorAnswer): Response {
+export function answer(a: ErrorAnswer): Response {
   return new Response(a.body, { status: a.status, headers: a.headers });
 }
