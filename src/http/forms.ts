@@ -59,8 +59,3 @@ export function safeNext(next: string | null | undefined, fallback = '/account')
 export function redirect(c: Context, location: string): Response {
   return c.body(null, 303, { location, 'cache-control': 'no-store' });
 }
-
-/** The query parameter `name` of the request (the first value), or null. */
-export function queryParam(c: Context, name: string): string | null {
-  return c.req.query(name) ?? null;
-}

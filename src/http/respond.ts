@@ -1,9 +1,8 @@
-// Response and body helpers for handlers that answer on node:http. Error bodies: {error: {code, message, requestId}}.
+// Helpers for handlers that answer on node:http (the OAuth agent routes, the MCP endpoint) and for reading a
+// request body from the socket with a cap every surface shares (JSON bodies of the REST API and the staff
+// API, the Stripe webhook, MCP).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SitelineError } from '../core/errors.ts';
-import { requestId } from './errors.ts';
-
-export { requestId } from './errors.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
@@ -13,17 +12,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     ...headers,
   });
   res.end(payload);
-}
-
-export function sendError(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  code: string,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  sendJson(res, status, { error: { code, message, requestId: requestId(req) } }, headers);
 }
 
 /**
