@@ -2,14 +2,17 @@
 // `npm test` (test/layers.test.ts) and by `npm run layers`. There is no exceptions list: a wrong import
 // fails with the rule's name and the two files.
 //
-//   foundation  src/{config,clock,logger,trusted-proxies}.ts, src/db/        knows only core/
+//   foundation  src/{config,clock,logger,trusted-proxies}.ts, src/db/, src/http/   knows only core/
 //   core        src/core/          statuses, envelope, geometry, errors, types   imports nothing above it
 //   domain      src/{auth,places,geocoder,importer,rules,snapshot,lots,analysis,projects,billing,feedback,
 //               mail,maps,reports,staff,ops}/                                   knows no surface
-//   surfaces    src/{http,oauth,rest,mcp,web,cli}/   thin adapters; src/http/app.ts mounts every one
-const SURFACES = '^src/(http|oauth|rest|mcp|web|cli)/';
+//   plumbing    src/http/           the hono app type, error formats, the node server, page shell,
+//                                    client address: what every surface uses; imports no surface
+//   surfaces    src/{oauth,rest,mcp,web,cli,probes}/   thin adapters; none imports another
+//   root        src/app.ts          mounts every surface: the only importer of a src/<surface>/routes.ts
+const SURFACES = '^src/(oauth|rest|mcp|web|cli|probes)/';
 const DOMAIN = '^src/(auth|places|geocoder|importer|rules|snapshot|lots|analysis|projects|billing|feedback|mail|maps|reports|staff|ops)/';
-const FOUNDATION = '^src/((config|clock|logger|trusted-proxies)\\.ts$|db/)';
+const FOUNDATION = '^src/((config|clock|logger|trusted-proxies)\\.ts$|db/|http/)';
 const TEST = '\\.test\\.ts$';
 
 module.exports = {
@@ -23,7 +26,7 @@ module.exports = {
     },
     {
       name: 'foundation-knows-no-room',
-      comment: 'Configuration, clock, logger and the database layer sit under every room: they import only each other and src/core/.',
+      comment: 'Configuration, clock, logger, the database layer and the HTTP plumbing sit under every room: they import only each other and src/core/.',
       severity: 'error',
       from: { path: FOUNDATION, pathNot: TEST },
       to: { path: '^src/', pathNot: `^src/core/|${FOUNDATION}` },
@@ -37,10 +40,24 @@ module.exports = {
     },
     {
       name: 'surfaces-are-mounted-in-one-place',
-      comment: 'Only src/http/app.ts mounts surfaces: a route registrar (register*Routes/Pages) is imported by nothing else.',
+      comment: 'Every surface exposes its routes in src/<surface>/routes.ts; only the composition root src/app.ts imports one.',
       severity: 'error',
-      from: { path: '^src/', pathNot: `^src/http/app\\.ts$|${TEST}` },
-      to: { path: '^src/(oauth/routes|web/routes|web/site-page|web/consent-page|mcp/routes|rest/routes|rest/staff-api|web/feedback-pages|web/staff-pages|http/health-routes|http/discovery-documents|http/geo-coverage-route|http/report-download-route)\\.ts$' },
+      from: { path: '^src/', pathNot: `^src/app\\.ts$|${TEST}` },
+      to: { path: '^src/[^/]+/routes\\.ts$' },
+    },
+    {
+      name: 'http-plumbing-imports-no-surface',
+      comment: 'src/http/ is the plumbing every surface uses (app type, error formats, server, page shell): it imports no surface and not the root.',
+      severity: 'error',
+      from: { path: '^src/http/', pathNot: TEST },
+      to: { path: `${SURFACES}|^src/app\\.ts$` },
+    },
+    {
+      name: 'surfaces-import-no-other-surface',
+      comment: 'A surface is a thin adapter: what it needs of another surface is plumbing (src/http/) or a domain call.',
+      severity: 'error',
+      from: { path: '^src/(oauth|rest|mcp|web|cli|probes)/', pathNot: TEST },
+      to: { path: SURFACES, pathNot: '^src/$1/' },
     },
     {
       name: 'no-circular',

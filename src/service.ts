@@ -9,7 +9,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { buildRouter } from './http/app.ts';
+import { buildApp } from './app.ts';
 import { createHttpServer, drainHttpServer } from './http/server.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { registerMailMetrics } from './mail/mail-metrics.ts';
@@ -81,8 +81,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   registerMailMetrics(ctx.metrics);
   registerHotIndexMetrics(ctx.metrics);
   ctx.lifecycle = { draining: false, onDrain: [] };
-  const router = await buildRouter(ctx);
-  const server = createHttpServer(ctx, router);
+  const app = await buildApp(ctx);
+  const server = createHttpServer(ctx, app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from './support/harness.ts';
 import { signUpOrIn, confirmClaimOnPage } from './support/auth-flow.ts';
 import { parseRpcBody } from './mcp-support.ts';
 import { MCP_TOOLS } from '../src/mcp/registry.ts';
-import { authenticationSummary, serverCard } from '../src/http/discovery-documents.ts';
+import { authenticationSummary, serverCard } from '../src/mcp/discovery-documents.ts';
 
 let svc: TestServer;
 let pageHtml: string;

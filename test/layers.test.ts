@@ -48,7 +48,7 @@ test('each rule fails, by name, on an import that breaks it', async () => {
     const rules = new Set((await violations(dir)).map((v) => v.split(':')[0]));
     assert.deepEqual(
       [...rules].sort(),
-      ['core-imports-nothing-above-it', 'domain-knows-no-surface', 'foundation-knows-no-room', 'no-circular', 'surfaces-are-mounted-in-one-place'],
+      ['core-imports-nothing-above-it', 'domain-knows-no-surface', 'foundation-knows-no-room', 'http-plumbing-imports-no-surface', 'no-circular', 'surfaces-are-mounted-in-one-place', 'surfaces-import-no-other-surface'],
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { legacyRequest, modernRequest, parseRpcBody, connectClient } from './mcp-support.ts';
-import { Router } from '../src/http/router.ts';
+import { HttpApp } from '../src/http/http-app.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { createLogger } from '../src/logger.ts';
 import { createMcpEndpoint, MAX_JSON_DEPTH } from '../src/mcp/endpoint.ts';
@@ -228,10 +228,10 @@ test('an unexpected tool failure is -32603 with no detail, logged with the reque
       throw new SitelineError('bad_input', 'That address has no street number; add one and call again.');
     },
   });
-  const router = new Router();
+  const app = new HttpApp(ctx.logger);
   const endpoint = createMcpEndpoint(ctx, { tools: [boom, refuse] as unknown as McpToolDefinition[] });
-  router.add('*', '/api/mcp', (req, res) => endpoint.handle(req, res));
-  const server = createHttpServer(ctx, router);
+  app.nodeRoute('*', '/api/mcp', (req, res) => endpoint.handle(req, res));
+  const server = createHttpServer(ctx, app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { loadAllManifests } from '../src/importer/manifest.ts';
-import { Router } from '../src/http/router.ts';
+import { HttpApp } from '../src/http/http-app.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { installErrorPages } from '../src/web/error-pages.ts';
 import { CLAIM_GRANT, JWT_BEARER_GRANT, CookieJar, claimUserIdentity, csrfFrom, getPage, postForm, signUpOrIn, tokenRequest, postJson } from './support/auth-flow.ts';
@@ -59,12 +59,12 @@ describe('pages around the snapshot', () => {
   });
 
   test('an unexpected failure: a browser gets an HTML 500 page with the request id and no detail; an API client JSON', async () => {
-    const router = new Router();
-    installErrorPages(router);
-    router.get('/boom', () => {
+    const app = new HttpApp(svc.ctx.logger);
+    installErrorPages(app);
+    app.get('/boom', () => {
       throw new Error('secret detail of the failure');
     });
-    const server = createHttpServer(svc.ctx, router);
+    const server = createHttpServer(svc.ctx, app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

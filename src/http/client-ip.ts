@@ -73,3 +73,9 @@ export function forwardedHeader(req: IncomingMessage, name: 'x-forwarded-proto' 
   const first = (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim();
   return first || undefined;
 }
+
+/** True when the TCP peer is this machine (not a forwarded address: a proxy on loopback does not count). */
+export function fromLoopbackPeer(req: IncomingMessage): boolean {
+  const peer = req.socket.remoteAddress ?? '';
+  return (peer === '::1' || /^(::ffff:)?127\./.test(peer)) && req.headers['x-forwarded-for'] === undefined;
+}

@@ -1,11 +1,8 @@
-// Response and body helpers shared by the HTTP surfaces. Error bodies: {error: {code, message, requestId}}.
+// Helpers for handlers that answer on node:http (the OAuth agent routes, the MCP endpoint) and for reading a
+// request body from the socket with a cap every surface shares (JSON bodies of the REST API and the staff
+// API, the Stripe webhook, MCP).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SitelineError } from '../core/errors.ts';
-import type { RateDecision } from '../ops/rate-limit.ts';
-
-export function requestId(req: IncomingMessage): string {
-  return (req as IncomingMessage & { requestId?: string }).requestId ?? '';
-}
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
@@ -15,26 +12,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     ...headers,
   });
   res.end(payload);
-}
-
-export function sendError(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  code: string,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  sendJson(res, status, { error: { code, message, requestId: requestId(req) } }, headers);
-}
-
-export function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'content-length': Buffer.byteLength(html),
-    ...headers,
-  });
-  res.end(html);
 }
 
 /**
@@ -102,20 +79,8 @@ export async function readBody(req: IncomingMessage, limitBytes: number): Promis
   return body;
 }
 
-export const HTTP_STATUS_BY_CODE: Record<string, number> = {
-  bad_input: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  rate_limited: 429,
-  unavailable: 503,
-  internal: 500,
-};
-
 /** The RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of a counted request. */
-export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+export function rateLimitHeaders(d: { limit: number; windowSeconds: number; remaining: number; resetSeconds: number }): Record<string, string> {
   return {
     'ratelimit-policy': `${d.limit};w=${d.windowSeconds}`,
     'ratelimit-limit': String(d.limit),

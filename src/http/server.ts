@@ -1,15 +1,26 @@
-// The one HTTP server every surface mounts on. Logs one JSON line per request (path only: query
-// strings can carry codes and tokens), maps domain errors once, hides unexpected failures.
+// The one HTTP server the app (src/app.ts) answers on, through hono's node adapter. Logs one JSON line
+// per request (path only: query strings can carry codes and tokens), refuses a NUL byte in the URL and
+// a foreign Host before any route sees the request (in the error format of the path: src/http/errors.ts),
+// and stops without dropping a request (drainHttpServer).
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { AppContext } from '../context.ts';
-import { SitelineError } from '../core/errors.ts';
-import { Router } from './router.ts';
-import { HTTP_STATUS_BY_CODE } from './respond.ts';
-import { allowedHostnames, hostAllowed } from '../mcp/http-rules.ts';
+import { getRequestListener } from '@hono/node-server';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { allowedHostnames, hostAllowed } from './host-rules.ts';
 import { clientIp, forwardedHeader } from './client-ip.ts';
+import { routeLabel, type HttpApp } from './http-app.ts';
+import type { ErrorAnswer } from './errors.ts';
+
+/** What the server reads of the application context (an AppContext has it). */
+export interface ServerDeps {
+  config: Config;
+  logger: Logger;
+  metrics?: { observeRequest(route: string, method: string, status: number, seconds: number): void } | undefined;
+  lifecycle?: { lastRequestAt?: number } | undefined;
+}
 
 /** Paths answered whatever the Host header says (load balancers probe them by address). */
 const ANY_HOST_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -35,7 +46,17 @@ interface Tracked {
 
 const tracked = new WeakMap<http.Server, Tracked>();
 
-export function createHttpServer(ctx: AppContext, router: Router): http.Server {
+export function createHttpServer(ctx: ServerDeps, app: HttpApp): http.Server {
+  // The documented fast path: the adapter's own Request/Response replace the globals, so a handler's
+  // Response with a string body and plain headers is written without a web stream.
+  const listener = getRequestListener(app.fetch, {
+    overrideGlobalObjects: true,
+    // A request the adapter cannot turn into a Request (an absolute URL it refuses, a backslash in the path): a 400 in the path's format.
+    errorHandler: (err) => {
+      const body = JSON.stringify({ error: { code: 'bad_input', message: `The request could not be read: ${err instanceof Error ? err.message : 'bad request'}.`, requestId: '' } });
+      return new Response(body, { status: 400, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    },
+  });
   // The allowed hostnames follow the config (with port 0 the base URL is final only once the server listens).
   let hosts: { key: string; set: Set<string> } | undefined;
   const allowed = () => {
@@ -65,7 +86,7 @@ export function createHttpServer(ctx: AppContext, router: Router): http.Server {
       }
       if (ctx.lifecycle) ctx.lifecycle.lastRequestAt = performance.now();
     });
-    void handle(ctx, router, req, res, allowed);
+    void handle(ctx, app, listener, req, res, allowed);
   });
   server.on('connection', (socket: Socket) => {
     state.connections.set(socket, { active: 0, idleSince: performance.now(), ended: false });
@@ -116,7 +137,14 @@ export async function drainHttpServer(server: http.Server, deadline: number): Pr
 /** Paths whose last part is a credential (e-mail verification, password reset, e-mail change links): logged without it. */
 const SECRET_IN_PATH = /^(\/(?:verify-email|reset-password|confirm-email-change)\/)[^/]+/;
 
-async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res: ServerResponse, allowedHosts: () => Set<string>): Promise<void> {
+async function handle(
+  ctx: ServerDeps,
+  app: HttpApp,
+  listener: (req: IncomingMessage, res: ServerResponse) => Promise<unknown>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  allowedHosts: () => Set<string>,
+): Promise<void> {
   const started = process.hrtime.bigint();
   const id = (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || randomUUID();
   (req as IncomingMessage & { requestId?: string }).requestId = id;
@@ -127,50 +155,32 @@ async function handle(ctx: AppContext, router: Router, req: IncomingMessage, res
   } catch {
     pathname = '/';
   }
-  // The metrics label: the matched route pattern, never the raw path (ids and tokens would explode it).
-  let route = 'unmatched';
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    ctx.metrics?.observeRequest(route, req.method ?? 'GET', res.statusCode, ms / 1000);
+    // The metrics label: the matched route pattern, never the raw path (ids and tokens would explode it).
+    ctx.metrics?.observeRequest(routeLabel(req), req.method ?? 'GET', res.statusCode, ms / 1000);
     ctx.logger.info({ requestId: id, client: clientIp(req, ctx.config), method: req.method, path: pathname.replace(SECRET_IN_PATH, '$1…'), status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
   });
-  try {
-    // A NUL byte (raw or %00) in the path or query is never part of a valid resource or parameter here.
-    if (/%00|\u0000/i.test(req.url ?? '')) {
-      router.errorResponderFor(pathname)(req, res, 400, 'bad_input', 'The request URL holds a NUL byte (%00), which no path or parameter here accepts.');
-      return;
-    }
-    // DNS-rebinding protection on every route: a page on another site that resolves its own name to this
-    // server must not read it (the dev outbox, the account pages). A trusted proxy may name the host.
-    const host = forwardedHeader(req, 'x-forwarded-host', ctx.config) ?? req.headers.host;
-    if (!ANY_HOST_PATHS.has(pathname) && !hostAllowed(host, allowedHosts())) {
-      router.errorResponderFor(pathname)(req, res, 403, 'forbidden', `Host "${String(host ?? '').slice(0, 100)}" is not this service's host; request refused (DNS-rebinding protection).`);
-      return;
-    }
-    const { match, allowed } = router.match(req.method ?? 'GET', pathname);
-    if (!match) {
-      if (allowed.length > 0) {
-        router.errorResponder(req, res, 405, 'method_not_allowed', `Method ${req.method} is not allowed here. Allowed: ${[...new Set(allowed)].join(', ')}.`, {
-          allow: [...new Set(allowed)].join(', '),
-        });
-      } else {
-        router.errorResponder(req, res, 404, 'not_found', `No route for ${req.method} ${pathname}.`);
-      }
-      return;
-    }
-    route = match.pattern;
-    await match.handler(req, res, match.params);
-  } catch (err) {
-    if (res.headersSent) {
-      ctx.logger.error({ requestId: id, err }, 'failure after headers were sent');
-      res.destroy();
-      return;
-    }
-    if (err instanceof SitelineError && err.code !== 'internal') {
-      router.errorResponderFor(pathname)(req, res, HTTP_STATUS_BY_CODE[err.code] ?? 400, err.code, err.message);
-      return;
-    }
-    ctx.logger.error({ requestId: id, err }, 'unexpected failure');
-    router.errorResponderFor(pathname)(req, res, 500, 'internal', 'Internal error. Quote the request id when reporting it.');
+  // A NUL byte (raw or %00) in the path or query is never part of a valid resource or parameter here.
+  if (/%00|\u0000/i.test(req.url ?? '')) {
+    return write(res, app.errors.for(pathname)(req, 400, 'bad_input', 'The request URL holds a NUL byte (%00), which no path or parameter here accepts.'));
   }
+  // DNS-rebinding protection on every route: a page on another site that resolves its own name to this
+  // server must not read it (the dev outbox, the account pages). A trusted proxy may name the host.
+  const host = forwardedHeader(req, 'x-forwarded-host', ctx.config) ?? req.headers.host;
+  if (!ANY_HOST_PATHS.has(pathname) && !hostAllowed(host, allowedHosts())) {
+    return write(res, app.errors.for(pathname)(req, 403, 'forbidden', `Host "${String(host ?? '').slice(0, 100)}" is not this service's host; request refused (DNS-rebinding protection).`));
+  }
+  try {
+    await listener(req, res);
+  } catch (err) {
+    ctx.logger.error({ requestId: id, err }, 'unexpected failure');
+    if (!res.headersSent) write(res, app.errors.for(pathname)(req, 500, 'internal', 'Internal error. Quote the request id when reporting it.'));
+    else res.destroy();
+  }
+}
+
+function write(res: ServerResponse, a: ErrorAnswer): void {
+  res.writeHead(a.status, a.headers);
+  res.end(a.body);
 }

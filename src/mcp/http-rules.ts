@@ -1,35 +1,11 @@
 // The endpoint's HTTP rules, as pure checks: Host (DNS-rebinding protection), Origin allowlist,
 // Accept negotiation. The endpoint applies them in order before the SDK sees the request.
 import type { Config } from '../config.ts';
+// Host rules are the server's (every route checks Host): the endpoint reads the same ones.
+export { allowedHostnames, hostAllowed } from '../http/host-rules.ts';
 
 /** Body cap for POST /api/mcp. Tool arguments are an address or a status: 64 KiB is generous. */
 export const MCP_MAX_BODY_BYTES = 64 * 1024;
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']);
-const LOCALHOST_FORMS = ['localhost', '127.0.0.1', '[::1]'];
-
-/**
- * Hostnames the endpoint answers to: the public base URL's, plus the localhost forms when the service
- * is bound to loopback or its base URL is itself a localhost form (all name the same machine).
- */
-export function allowedHostnames(config: Pick<Config, 'baseUrl' | 'host'>): Set<string> {
-  const own = new URL(config.baseUrl).hostname.toLowerCase();
-  const hosts = new Set<string>([own]);
-  if (LOOPBACK_HOSTS.has(config.host.toLowerCase()) || LOOPBACK_HOSTS.has(own)) for (const h of LOCALHOST_FORMS) hosts.add(h);
-  return hosts;
-}
-
-/** True when the Host header names one of the allowed hostnames (port-agnostic). */
-export function hostAllowed(hostHeader: string | undefined, allowed: Set<string>): boolean {
-  if (!hostHeader) return false;
-  let hostname: string;
-  try {
-    hostname = new URL(`http://${hostHeader}`).hostname.toLowerCase();
-  } catch {
-    return false;
-  }
-  return allowed.has(hostname);
-}
 
 /** Origins allowed to call the endpoint from a browser: the service's own plus MCP_ALLOWED_ORIGINS. */
 export function allowedOrigins(config: Pick<Config, 'baseUrl' | 'mcpAllowedOrigins'>): Set<string> {

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { HttpApp } from '../http/http-app.ts';
 import { sendJson } from '../http/respond.ts';
 import { AgentAuthError, invalidRequest } from '../auth/oauth-errors.ts';
 import { NO_STORE, sendOAuthError } from './send-oauth-error.ts';
@@ -57,8 +57,11 @@ function oauthHandler(fn: (req: IncomingMessage, res: ServerResponse) => Promise
 
 export type OtherGrantHandler = (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => Promise<void>;
 
-export function registerAgentRoutes(router: Router, ctx: AppContext, otherGrants: OtherGrantHandler | undefined): void {
-  router.post(
+// Node handlers: the token endpoint is shared with oidc-provider's node handler, which gets the grants it
+// owns with the body this side already read (src/oauth/oauth-provider.ts handle).
+export function registerAgentRoutes(app: HttpApp, ctx: AppContext, otherGrants: OtherGrantHandler | undefined): void {
+  app.nodeRoute(
+    'POST',
     PATHS.identity,
     oauthHandler(async (req, res) => {
       const body = await readJsonOrForm(req);
@@ -84,7 +87,8 @@ export function registerAgentRoutes(router: Router, ctx: AppContext, otherGrants
     }),
   );
 
-  router.post(
+  app.nodeRoute(
+    'POST',
     PATHS.claim,
     oauthHandler(async (req, res) => {
       const parsed = claimBody.safeParse(await readJsonOrForm(req));
@@ -95,7 +99,8 @@ export function registerAgentRoutes(router: Router, ctx: AppContext, otherGrants
     }),
   );
 
-  router.post(
+  app.nodeRoute(
+    'POST',
     PATHS.token,
     oauthHandler(async (req, res) => {
       const body = await readJsonOrForm(req);
@@ -115,7 +120,8 @@ export function registerAgentRoutes(router: Router, ctx: AppContext, otherGrants
     }),
   );
 
-  router.post(
+  app.nodeRoute(
+    'POST',
     PATHS.agentRevoke,
     oauthHandler(async (req, res) => {
       const body = await readJsonOrForm(req);
@@ -125,7 +131,7 @@ export function registerAgentRoutes(router: Router, ctx: AppContext, otherGrants
   );
 
   // Who a bearer is: used by `siteline whoami`, handy for any client.
-  router.get('/api/auth/me', async (req, res) => {
+  app.nodeRoute('GET', '/api/auth/me', async (req, res) => {
     const check = await verifyBearer(ctx, req.headers.authorization);
     if (check.kind !== 'valid') {
       const reason = check.kind === 'invalid' ? check.reason : 'A bearer token is required.';

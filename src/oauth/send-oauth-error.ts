@@ -1,6 +1,7 @@
 // An agent auth error sent once in RFC 6749 form: `{error, error_description}` with `Cache-Control: no-store`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestId, sendJson } from '../http/respond.ts';
+import { sendJson } from '../http/respond.ts';
+import { requestId } from '../http/errors.ts';
 import type { AgentAuthError } from '../auth/oauth-errors.ts';
 
 export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };

@@ -1,6 +1,6 @@
 // The reference page of /api/v1 (/docs/api), rendered from the OpenAPI document (src/rest/openapi.ts).
-import { html, type Html } from '../web/html.ts';
-import { page } from '../web/page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
 import type { Json } from './openapi-parts.ts';
 
 // ---- the reference page ------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // (with an optional region); geoDivisionId; lat and lng. With district, the district's rules; with
 // changesSince, the imports that changed the place's zoning since that date.
 import type { z } from 'zod';
+import { createRoute } from '@hono/zod-openapi';
 import type { AppContext } from '../context.ts';
 import { POINT_MISSPELLINGS } from '../core/point-spelling.ts';
 import type { Coverage } from '../core/snapshot-types.ts';
@@ -10,31 +11,38 @@ import { cityInventory, probeCoverage, type PlaceSummary } from '../snapshot/cit
 import type { DistrictRulesView } from '../rules/district-view.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
 import { listVintages, type VintageRecord } from '../importer/update-place.ts';
-import { sendProblem } from './problem.ts';
 import { CoverageQuery } from './schemas.ts';
-import { API_PREFIX, CREDITS_CHARGED, sendJsonBody, type RestKit } from './kit.ts';
-import { common401_429, EXAMPLE_ADDRESS, json, problem, queryParameters, rateHeaders, withExamples, type PathItemsOf } from './openapi-parts.ts';
+import { API_PREFIX, CREDITS_CHARGED, json, type RestApi, type RestContext, type RestKit, bind } from './kit.ts';
+import { common401_429, EXAMPLE_ADDRESS, json as jsonResponse, problem, rateHeaders, withExample } from './openapi-parts.ts';
 
 export const COVERAGE_PATH = `${API_PREFIX}/coverage`;
 
-export function registerCoverage(kit: RestKit): void {
+export const coverageRoute = createRoute({
+  method: 'get',
+  path: COVERAGE_PATH,
+  operationId: 'coverage',
+  summary: 'Is an address, a city or a point covered? (free)',
+  description: 'Exactly one of: address; city (with an optional region); lat and lng. The coverage block and the place status, no lot data. A point is spelled lat and lng only: latitude, longitude or lon is a 400 naming the right parameter.',
+  request: { query: withExample(CoverageQuery, { address: EXAMPLE_ADDRESS }) },
+  responses: { '200': jsonResponse('CoverageAnswer', 'The coverage verdict.', rateHeaders), '400': problem('bad_request'), ...common401_429 },
+});
+
+export function registerCoverage(api: RestApi, kit: RestKit): void {
   const { ctx } = kit;
-  kit.route(COVERAGE_PATH, {
-    GET: async (req, res) => {
-      const authed = await kit.authenticate(req, res);
-      if (!authed) return;
-      const params = new URL(req.url ?? '/', 'http://x').searchParams;
-      // One spelling of a point (lat, lng): another is refused by name, never silently ignored.
-      const misspelled = [...params.keys()].filter((k) => Object.hasOwn(POINT_MISSPELLINGS, k));
-      if (misspelled.length) {
-        const errors = misspelled.map((k) => ({ path: k, message: `a point is given as lat and lng: "${k}" is spelled "${POINT_MISSPELLINGS[k]}" here` }));
-        return sendProblem(ctx, req, res, 'bad_request', errors.map((e) => `${e.path}: ${e.message}`).join('; '), authed.limit, { errors });
-      }
-      const parsed = CoverageQuery.safeParse(Object.fromEntries(params));
-      if (!parsed.success) return kit.invalid(req, res, parsed.error, authed.limit);
-      sendJsonBody(res, 200, await coverageAnswer(ctx, parsed.data), { ...authed.limit, [CREDITS_CHARGED]: '0' });
-    },
-  });
+  /** One spelling of a point (lat, lng): another is refused by name, never silently ignored. */
+  async function pointSpelling(c: RestContext, next: () => Promise<void>): Promise<Response | void> {
+    const misspelled = Object.keys(c.req.query()).filter((k) => Object.hasOwn(POINT_MISSPELLINGS, k));
+    if (misspelled.length) {
+      const errors = misspelled.map((k) => ({ path: k, message: `a point is given as lat and lng: "${k}" is spelled "${POINT_MISSPELLINGS[k]}" here` }));
+      return kit.problem(c, 'bad_request', errors.map((e) => `${e.path}: ${e.message}`).join('; '), c.get('authed').limit, { errors });
+    }
+    await next();
+  }
+  bind(api, 
+    { ...coverageRoute, middleware: [kit.authenticate, pointSpelling] },
+    async (c) => json(200, await coverageAnswer(ctx, c.req.valid('query')), { ...c.get('authed').limit, [CREDITS_CHARGED]: '0' }),
+    kit.invalidHook(),
+  );
 }
 
 /** The CoverageAnswer schema's shape. */
@@ -94,14 +102,3 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
   };
 }
 
-export const coveragePaths: PathItemsOf = (_ctx, query) => ({
-  [COVERAGE_PATH]: {
-    get: {
-      operationId: 'coverage',
-      summary: 'Is an address, a city or a point covered? (free)',
-      description: 'Exactly one of: address; city (with an optional region); lat and lng. The coverage block and the place status, no lot data. A point is spelled lat and lng only: latitude, longitude or lon is a 400 naming the right parameter.',
-      parameters: withExamples(queryParameters(query.CoverageQuery!, false), { address: EXAMPLE_ADDRESS }),
-      responses: { '200': json('CoverageAnswer', 'The coverage verdict.', rateHeaders), '400': problem('bad_request'), ...common401_429 },
-    },
-  },
-});

@@ -1,8 +1,8 @@
-// The pieces of the OpenAPI document that every route's path item uses: component and query schemas from
-// the zod registry (zod 4's z.toJSONSchema, JSON Schema 2020-12, the dialect OpenAPI 3.1 uses), response
-// and header shapes, and the example address. src/rest/openapi.ts assembles the document.
+// The pieces of the OpenAPI document the route declarations (createRoute) use: response and header
+// shapes, the example address, and the component schemas as zod 4 writes them (z.toJSONSchema, JSON Schema
+// 2020-12, the dialect OpenAPI 3.1 uses). src/rest/openapi.ts generates the document.
 import { z } from 'zod';
-import type { AppContext } from '../context.ts';
+import type { ZodObject } from 'zod';
 import { PROBLEMS, type ProblemCode } from './problem.ts';
 import { registry } from './schemas.ts';
 
@@ -28,15 +28,6 @@ export function componentSchemas(): { components: Record<string, Json>; query: R
   return { components, query };
 }
 
-export function queryParameters(schema: Json, required: boolean): Json[] {
-  const props = (schema.properties ?? {}) as Record<string, Json>;
-  const req = new Set<string>((schema.required as string[] | undefined) ?? []);
-  return Object.entries(props).map(([name, s]) => {
-    const { description, ...rest } = s;
-    return { name, in: 'query', required: required && req.has(name), ...(description ? { description } : {}), schema: rest };
-  });
-}
-
 export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 export const problem = (code: ProblemCode, description?: string) => ({
   description: description ?? PROBLEMS[code].title,
@@ -49,14 +40,14 @@ export const json = (id: string, description: string, headers?: Json) => ({
 });
 
 export const rateHeaders = {
-  'RateLimit-Policy': { description: 'The per-key limit, IETF draft form: "<limit>;w=<window seconds>".', schema: { type: 'string' } },
-  'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
-  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
-  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+  'RateLimit-Policy': { description: 'The per-key limit, IETF draft form: "<limit>;w=<window seconds>".', schema: { type: 'string' as const } },
+  'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' as const } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' as const } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' as const } },
 };
 export const creditHeaders = {
-  'Siteline-Credits-Charged': { description: 'Credits this request spent (0 for free answers, replays and errors).', schema: { type: 'integer' } },
-  'Siteline-Credits-Remaining': { description: "The account's balance after this request.", schema: { type: 'integer' } },
+  'Siteline-Credits-Charged': { description: 'Credits this request spent (0 for free answers, replays and errors).', schema: { type: 'integer' as const } },
+  'Siteline-Credits-Remaining': { description: "The account's balance after this request.", schema: { type: 'integer' as const } },
 };
 export const common401_429 = {
   '401': problem('unauthorized', 'No, a malformed, unknown or revoked key, or a pre-claim token. WWW-Authenticate says how to authenticate.'),
@@ -66,10 +57,8 @@ export const common401_429 = {
 /** The address every example asks about (a Cambridge lot the address table holds). */
 export const EXAMPLE_ADDRESS = '11 Acorn St, Cambridge, MA';
 
-/** Parameters with the examples given for some of them (an example is what the page's curl sends). */
-export function withExamples(params: Json[], examples: Record<string, unknown>): Json[] {
-  return params.map((p) => (examples[p.name] === undefined ? p : { ...p, example: examples[p.name] }));
+/** A query schema whose parameters carry examples (an example is what the reference page's curl sends); validation is unchanged. */
+export function withExample<T extends ZodObject>(schema: T, examples: Record<string, unknown>): T {
+  const shape = schema.shape as Record<string, z.ZodType & { openapi(meta: unknown): z.ZodType }>;
+  return schema.safeExtend(Object.fromEntries(Object.entries(examples).map(([k, example]) => [k, shape[k]!.openapi({ param: { example } })]))) as unknown as T;
 }
-
-/** A route file's part of the document: its paths, given the query schemas (src/rest/openapi.ts calls each). */
-export type PathItemsOf = (ctx: AppContext, query: Record<string, Json>) => Record<string, Json>;

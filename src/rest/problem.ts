@@ -1,10 +1,12 @@
 // Errors of /api/v1 as RFC 9457 problem details (application/problem+json). Each kind has a stable
 // `type` URI (a fragment of the API reference page that explains it) and the same short `code`
-// word; never a stack trace. Domain errors (SitelineError) are mapped here once.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// word; never a stack trace. A domain error (SitelineError) gets its status from src/http/errors.ts
+// (the one mapping) and the problem of that status here.
+import type { IncomingMessage } from 'node:http';
+import type { Context, Handler } from 'hono';
+import type { HttpBindings } from '@hono/node-server';
 import type { AppContext } from '../context.ts';
-import { SitelineError } from '../core/errors.ts';
-import { requestId } from '../http/respond.ts';
+import { ErrorFormats, isDomainRefusal, requestId, type ErrorAnswer, type ErrorFormat } from '../http/errors.ts';
 
 export const PROBLEMS = {
   bad_request: { status: 400, title: 'The request is not valid' },
@@ -36,48 +38,39 @@ export function problemType(ctx: AppContext, code: ProblemCode): string {
   return `${ctx.config.baseUrl}${API_REFERENCE_PATH}#problem-${code.replace(/_/g, '-')}`;
 }
 
-export function sendProblem(
+/** A problem's status, headers and body (no-store; the headers given win). */
+export function problemAnswer(
   ctx: AppContext,
   req: IncomingMessage,
-  res: ServerResponse,
   code: ProblemCode,
   detail: string,
   headers: Record<string, string> = {},
   extra: Record<string, unknown> = {},
-): void {
+): ErrorAnswer {
   const { status, title } = PROBLEMS[code];
   const body = JSON.stringify({ type: problemType(ctx, code), title, status, detail, code, requestId: requestId(req), ...extra });
-  res.writeHead(status, {
-    'content-type': 'application/problem+json',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(body);
+  return { status, headers: { 'content-type': 'application/problem+json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store', ...headers }, body };
 }
 
-const BY_DOMAIN_CODE: Record<string, ProblemCode> = {
-  bad_input: 'bad_request',
-  not_found: 'not_found',
-  conflict: 'conflict',
-  unauthorized: 'unauthorized',
-  forbidden: 'forbidden',
-  rate_limited: 'rate_limited',
-  payload_too_large: 'payload_too_large',
-  unavailable: 'unavailable',
-};
+/** The error format of /api/v1 (src/http/errors.ts): what the server answers itself there is a problem too. */
+export function problemFormat(ctx: AppContext): ErrorFormat {
+  return (req, status, _code, message, headers = {}) => problemAnswer(ctx, req, problemForStatus(status), message, headers);
+}
 
-/** Any failure as a problem: domain errors by their code, everything else a 500 without detail (logged). */
-export function sendFailure(ctx: AppContext, req: IncomingMessage, res: ServerResponse, err: unknown): void {
-  if (res.headersSent) {
-    ctx.logger.error({ requestId: requestId(req), err }, 'failure after headers were sent');
-    res.destroy();
-    return;
-  }
-  if (err instanceof SitelineError && err.code !== 'internal') {
-    sendProblem(ctx, req, res, BY_DOMAIN_CODE[err.code] ?? 'bad_request', err.message);
-    return;
-  }
-  ctx.logger.error({ requestId: requestId(req), err }, 'unexpected failure');
-  sendProblem(ctx, req, res, 'internal', 'Internal error. Quote the request id when reporting it.');
+/**
+ * A handler outside /api/v1 whose errors are problems all the same (the Stripe webhook): what it throws is
+ * mapped by the same table (src/http/errors.ts), in this format.
+ */
+export function errorsAsProblems<E extends { Bindings: HttpBindings }>(ctx: AppContext, handler: (c: Context<E>) => Promise<Response>): Handler<E> {
+  const formats = new ErrorFormats().setDefault(problemFormat(ctx));
+  return async (c) => {
+    try {
+      return await handler(c);
+    } catch (err) {
+      const req = c.env.incoming;
+      if (!isDomainRefusal(err)) ctx.logger.error({ requestId: requestId(req), err }, 'unexpected failure');
+      const a = formats.forError(req, c.req.path, err);
+      return new Response(a.body, { status: a.status, headers: a.headers });
+    }
+  };
 }

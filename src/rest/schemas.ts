@@ -3,15 +3,25 @@
 // members are open objects: new members may be added (additive changes only within v1), so clients
 // ignore members they do not know.
 import { z } from 'zod';
+import { extendZodWithOpenApi } from '@hono/zod-openapi';
 import { COVERAGE_STATUSES, VALUE_STATUSES } from '../core/statuses.ts';
 import { KEY_NAME_MAX } from '../billing/api-keys.ts';
 import { MAX_PACKS } from '../billing/payments.ts';
 import { addressTooLongMessage, MAX_ADDRESS_CHARS } from '../geocoder/parse-address.ts';
 
+// .openapi(): the OpenAPI generator (@hono/zod-openapi) refers to a schema by the id it carries.
+extendZodWithOpenApi(z);
+
 export const registry = z.registry<{ id: string }>();
+/**
+ * A named schema: a component of the document. A request or response schema carries its id for the
+ * generator (.openapi(id) returns a copy that carries it; the copy is the schema every route validates
+ * with); a query schema is written out as parameters instead.
+ */
 const named = <T extends z.ZodType>(id: string, schema: T): T => {
-  registry.add(schema, { id });
-  return schema;
+  const s = id.endsWith('Query') ? schema : ((schema as unknown as { openapi(id: string): T }).openapi(id));
+  registry.add(s, { id });
+  return s;
 };
 
 // ---- requests --------------------------------------------------------------------------------------
@@ -63,8 +73,13 @@ const conditionsBody = z
 export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address, include, district, buildingType, conditions: conditionsQuery }));
 export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address, include, district, buildingType, conditions: conditionsBody }));
 
+/** A coordinate in a query: text coerced to a number (the document says number, as the query's value is read as one). */
 const coordinate = (name: string, min: number, max: number) =>
-  z.coerce.number({ error: `${name} must be a number` }).min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`);
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`)
+    .openapi({ type: 'number', minimum: min, maximum: max });
 
 export const CoverageQuery = named(
   'CoverageQuery',

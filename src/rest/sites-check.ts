@@ -4,96 +4,141 @@
 // Only an answered snapshot is charged (one credit); answered:false and bad input are free. A GET whose
 // answer is already in the snapshot cache (no Idempotency-Key) settles key check, rate limit and charge in
 // one statement.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestId } from '../http/respond.ts';
+import { createRoute } from '@hono/zod-openapi';
+import { requestId } from '../http/errors.ts';
 import { cachedSnapshot, peekCachedSnapshot, type CachedSnapshot } from '../snapshot/answer-cache.ts';
 import { withSourcesInline } from '../places/source-catalogue.ts';
 import type { Snapshot } from '../core/snapshot-types.ts';
 import { SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../billing/idempotency.ts';
 import { sellAnswer } from '../billing/paid-call.ts';
-import { sendProblem } from './problem.ts';
 import { SiteCheckBody, SiteCheckQuery } from './schemas.ts';
-import { API_PREFIX, CREDITS_CHARGED, CREDITS_REMAINING, sendRaw, type RestKit } from './kit.ts';
-import { common401_429, creditHeaders, EXAMPLE_ADDRESS, json, problem, queryParameters, rateHeaders, ref, withExamples, type PathItemsOf } from './openapi-parts.ts';
+import { API_PREFIX, CREDITS_CHARGED, CREDITS_REMAINING, respond, type RestApi, type RestContext, type RestKit, bind } from './kit.ts';
+import { common401_429, creditHeaders, EXAMPLE_ADDRESS, problem, rateHeaders, ref, withExample } from './openapi-parts.ts';
 
 export const SITES_CHECK_PATH = `${API_PREFIX}/sites/check`;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function registerSitesCheck(kit: RestKit): void {
+// ---- the declarations: path, zod request and responses, OpenAPI text ----------------------------------
+
+const checkResponses = {
+  '200': {
+    description: `The snapshot, exactly as the MCP tool getFeasibilitySnapshot returns it. An answered snapshot costs ${SNAPSHOT_PRICE} credit; answered:false is free.`,
+    headers: { ...creditHeaders, ...rateHeaders, 'Idempotent-Replayed': { description: 'true when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string' as const } } },
+    content: { 'application/json': { schema: ref('Snapshot') } },
+  },
+  '400': problem('bad_request', 'The address is missing, empty, too long or not one street address. Free.'),
+  ...common401_429,
+  '402': problem('out_of_credit', 'The balance is below the price; nothing was spent. The body says how to buy more.'),
+  '409': problem('conflict', 'A request with the same Idempotency-Key is still running; retry in a moment.'),
+  '422': problem('idempotency_key_reused', 'The Idempotency-Key was used with another request.'),
+};
+const idempotencyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header' as const,
+  required: false,
+  description: `Up to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters. A retry with the same key within 24 hours returns the stored response and is not charged again; the same key with another address answers 422.`,
+  schema: { type: 'string' as const, maxLength: IDEMPOTENCY_KEY_MAX },
+  example: 'order-2026-0001',
+};
+
+export const checkSiteGet = createRoute({
+  method: 'get',
+  path: SITES_CHECK_PATH,
+  operationId: 'checkSiteGet',
+  summary: 'Feasibility snapshot for one address (paid)',
+  request: { query: withExample(SiteCheckQuery, { address: EXAMPLE_ADDRESS }) },
+  parameters: [idempotencyHeader],
+  responses: checkResponses,
+});
+
+export const checkSitePost = createRoute({
+  method: 'post',
+  path: SITES_CHECK_PATH,
+  operationId: 'checkSite',
+  summary: 'Feasibility snapshot for one address (paid), with an optional Idempotency-Key',
+  parameters: [idempotencyHeader],
+  request: { body: { required: true, content: { 'application/json': { schema: SiteCheckBody, example: { address: EXAMPLE_ADDRESS } } } } },
+  responses: { ...checkResponses, '413': problem('payload_too_large'), '415': problem('unsupported_media_type', 'The body is not sent as application/json.') },
+});
+
+// ---- the handlers ----------------------------------------------------------------------------------------
+
+type Stated = { district?: string | undefined; buildingType?: string | undefined; conditions?: string | string[] | undefined };
+
+export function registerSitesCheck(api: RestApi, kit: RestKit): void {
   const { ctx } = kit;
+  const free = kit.invalidHook({ [CREDITS_CHARGED]: '0' });
 
-  async function siteCheck(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const method = (req.method ?? 'GET').toUpperCase();
-    if (method === 'HEAD') {
-      return sendProblem(ctx, req, res, 'method_not_allowed', 'HEAD is not allowed on a paid call. Allowed: GET, POST.', { allow: 'GET, POST' });
+  /**
+   * Before the token check: a HEAD is refused (a paid call has no headers-only form); a GET whose answer is
+   * already in the snapshot cache (no Idempotency-Key) settles key check, rate limit and charge in one
+   * statement and answers here. Everything else is authenticated, then validated, then sold.
+   */
+  async function paidCallGate(c: RestContext, next: () => Promise<void>): Promise<Response | void> {
+    const method = c.env.incoming.method;
+    if (method === 'HEAD') return kit.problem(c, 'method_not_allowed', 'HEAD is not allowed on a paid call. Allowed: GET, POST.', { allow: 'GET, POST' });
+    if (method === 'GET' && c.env.incoming.headers['idempotency-key'] === undefined) {
+      // (include=sources answers are made per call, in the handler)
+      const query = SiteCheckQuery.safeParse(c.req.query());
+      if (query.success && query.data.include !== 'sources') {
+        const known = peekCachedSnapshot(ctx, query.data.address, statedOf(query.data));
+        if (known) return siteCheckKnown(c, known);
+      }
     }
-    // A GET's query is read once: for the cached-answer path here, and for the steps below.
-    const query = method !== 'POST' ? SiteCheckQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams)) : undefined;
-    // (include=sources answers are made per call, below)
-    if (method === 'GET' && query?.success && req.headers['idempotency-key'] === undefined && query.data.include !== 'sources') {
-      const known = peekCachedSnapshot(ctx, query.data.address, statedOf(query.data));
-      if (known) return siteCheckKnown(req, res, known);
-    }
-    const authed = await kit.authenticate(req, res);
-    if (!authed) return;
-    const { caller, limit } = authed;
-    let parsed: NonNullable<typeof query> | ReturnType<typeof SiteCheckBody.safeParse>;
-    if (method === 'POST') {
-      const body = await kit.readJson(req, res);
-      if (!body.ok) return;
-      parsed = SiteCheckBody.safeParse(body.value);
-    } else {
-      parsed = query!;
-    }
-    if (!parsed.success) return kit.invalid(req, res, parsed.error, { ...limit, [CREDITS_CHARGED]: '0' });
-    const { address, include } = parsed.data;
-    const stated = statedOf(parsed.data);
+    return kit.authenticate(c, next);
+  }
 
-    const idemKey = req.headers['idempotency-key'];
+  /** A paid call whose snapshot is known: the bill is settled by the key check's statement, which has committed here. */
+  async function siteCheckKnown(c: RestContext, known: CachedSnapshot): Promise<Response> {
+    const answered = billable(known.snapshot);
+    const authed = await kit.authenticateCharged(c, { charge: answered, reference: `sites/check ${requestId(c.env.incoming)}` });
+    if (authed instanceof Response) return authed;
+    const bill = authed.charge!;
+    if (answered && bill.charged === 0) return kit.outOfCredit(c, authed.limit, authed.caller.accountId, bill.balance);
+    return respond(200, encodedBody(known), { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...authed.limit, [CREDITS_CHARGED]: String(bill.charged), [CREDITS_REMAINING]: String(bill.balance) });
+  }
+
+  async function sell(c: RestContext, input: { address: string; include?: 'sources' | undefined } & Stated): Promise<Response> {
+    const { caller, limit } = c.get('authed');
+    const { address, include } = input;
+    const stated = statedOf(input);
+    const idemKey = c.env.incoming.headers['idempotency-key'];
     let idempotency: { key: string; method: string; path: string; body: string } | undefined;
     if (idemKey !== undefined) {
       const key = String(idemKey);
       if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
-        return sendProblem(ctx, req, res, 'bad_request', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters (a UUID is a good choice).`, limit);
+        return kit.problem(c, 'bad_request', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters (a UUID is a good choice).`, limit);
       }
       idempotency = { key, method: 'CHECK', path: SITES_CHECK_PATH, body: JSON.stringify(stated ? { address, ...stated } : { address }) };
     }
 
-    // The core refuses some texts as bad input (e.g. two street addresses): thrown, a free 400 via the guard.
-    const outcome = await sellAnswer(ctx, { accountId: caller.accountId, keyId: caller.keyId ?? null, reference: `sites/check ${requestId(req)}`, ...(idempotency ? { idempotency } : {}) }, async () => {
+    // The core refuses some texts as bad input (e.g. two street addresses): thrown, a free 400 problem (src/http/errors.ts).
+    const outcome = await sellAnswer(ctx, { accountId: caller.accountId, keyId: caller.keyId ?? null, reference: `sites/check ${requestId(c.env.incoming)}`, ...(idempotency ? { idempotency } : {}) }, async () => {
       const cached = await cachedSnapshot(ctx, address, stated);
       // ?include=sources: the place's sources in full, inline (docs/snapshot.md, "Sources").
       const answer = include === 'sources' ? inlineSources(await withSourcesInline(ctx, cached.snapshot)) : cached;
       return { answered: billable(answer.snapshot), json: answer.json, answer };
     });
+    const sent = (body: string | Buffer, headers: Record<string, string>) => respond(200, body, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...limit, ...headers });
     switch (outcome.kind) {
       case 'key_reused':
-        return sendProblem(ctx, req, res, 'idempotency_key_reused', 'This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request. Nothing was charged.', limit);
+        return kit.problem(c, 'idempotency_key_reused', 'This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request. Nothing was charged.', limit);
       case 'in_flight':
-        return sendProblem(ctx, req, res, 'conflict', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { ...limit, 'retry-after': '1' });
+        return kit.problem(c, 'conflict', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { ...limit, 'retry-after': '1' });
       case 'replayed':
-        return sendRaw(res, 200, outcome.json, JSON_TYPE, { ...limit, 'idempotent-replayed': 'true', [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(outcome.balance) });
+        return sent(outcome.json, { 'idempotent-replayed': 'true', [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(outcome.balance) });
       case 'free':
-        return sendRaw(res, 200, encodedBody(outcome.answer.answer), JSON_TYPE, { ...limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(outcome.balance) });
+        return sent(encodedBody(outcome.answer.answer), { [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(outcome.balance) });
       case 'charged':
-        return sendRaw(res, 200, encodedBody(outcome.answer.answer), JSON_TYPE, { ...limit, [CREDITS_CHARGED]: String(outcome.charged), [CREDITS_REMAINING]: String(outcome.balance) });
+        return sent(encodedBody(outcome.answer.answer), { [CREDITS_CHARGED]: String(outcome.charged), [CREDITS_REMAINING]: String(outcome.balance) });
       case 'out_of_credit':
-        return kit.outOfCredit(req, res, limit, caller.accountId, outcome.balance);
+        return kit.outOfCredit(c, limit, caller.accountId, outcome.balance);
     }
   }
 
-  /** A paid call whose snapshot is known: the bill is settled by the key check's statement, which has committed here. */
-  async function siteCheckKnown(req: IncomingMessage, res: ServerResponse, known: CachedSnapshot): Promise<void> {
-    const answered = billable(known.snapshot);
-    const authed = await kit.authenticate(req, res, { charge: answered, reference: `sites/check ${requestId(req)}` });
-    if (!authed) return;
-    const bill = authed.charge!;
-    if (answered && bill.charged === 0) return kit.outOfCredit(req, res, authed.limit, authed.caller.accountId, bill.balance);
-    sendRaw(res, 200, encodedBody(known), JSON_TYPE, { ...authed.limit, [CREDITS_CHARGED]: String(bill.charged), [CREDITS_REMAINING]: String(bill.balance) });
-  }
-
-  kit.route(SITES_CHECK_PATH, { GET: siteCheck, POST: siteCheck });
+  bind(api, { ...checkSiteGet, middleware: [paidCallGate] }, (c) => sell(c, c.req.valid('query')), free);
+  bind(api, { ...checkSitePost, middleware: [kit.authenticate, kit.jsonBody] }, (c) => sell(c, c.req.valid('json')), free);
 }
 
 /** The district, building type and conditions a caller stated, when any (src/snapshot/stated-district.ts); a query's conditions are separated by ";". */
@@ -123,49 +168,3 @@ function encodedBody(snapshot: { json: string }): Buffer {
   return b;
 }
 
-export const sitesCheckPaths: PathItemsOf = (_ctx, query) => {
-  const checkResponses = {
-    '200': json(
-      'Snapshot',
-      `The snapshot, exactly as the MCP tool getFeasibilitySnapshot returns it. An answered snapshot costs ${SNAPSHOT_PRICE} credit; answered:false is free.`,
-      { ...creditHeaders, ...rateHeaders, 'Idempotent-Replayed': { description: 'true when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string' } } },
-    ),
-    '400': problem('bad_request', 'The address is missing, empty, too long or not one street address. Free.'),
-    ...common401_429,
-    '402': problem('out_of_credit', 'The balance is below the price; nothing was spent. The body says how to buy more.'),
-  };
-  const idempotencyHeader = {
-    name: 'Idempotency-Key',
-    in: 'header',
-    required: false,
-    description: `Up to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters. A retry with the same key within 24 hours returns the stored response and is not charged again; the same key with another address answers 422.`,
-    schema: { type: 'string', maxLength: IDEMPOTENCY_KEY_MAX },
-    example: 'order-2026-0001',
-  };
-  const idempotencyResponses = {
-    '409': problem('conflict', 'A request with the same Idempotency-Key is still running; retry in a moment.'),
-    '422': problem('idempotency_key_reused', 'The Idempotency-Key was used with another request.'),
-  };
-  return {
-    [SITES_CHECK_PATH]: {
-      get: {
-        operationId: 'checkSiteGet',
-        summary: 'Feasibility snapshot for one address (paid)',
-        parameters: [...withExamples(queryParameters(query.SiteCheckQuery!, true), { address: EXAMPLE_ADDRESS }), idempotencyHeader],
-        responses: { ...checkResponses, ...idempotencyResponses },
-      },
-      post: {
-        operationId: 'checkSite',
-        summary: 'Feasibility snapshot for one address (paid), with an optional Idempotency-Key',
-        parameters: [idempotencyHeader],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('SiteCheckRequest'), example: { address: EXAMPLE_ADDRESS } } } },
-        responses: {
-          ...checkResponses,
-          ...idempotencyResponses,
-          '413': problem('payload_too_large'),
-          '415': problem('unsupported_media_type', 'The body is not sent as application/json.'),
-        },
-      },
-    },
-  };
-};

@@ -4,10 +4,11 @@
 // src/staff/staff-members.ts), or the machine's operator credential (src/staff/operator-credential.ts)
 // from a loopback peer through no proxy; anyone else is refused (401 without a valid credential, 403
 // when the account is not staff). Every change is a call in src/staff/, recorded there.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { readBody, sendError, sendJson } from '../http/respond.ts';
+import type { HttpApp, HttpContext } from '../http/http-app.ts';
+import { readBody } from '../http/respond.ts';
+import { errorReply, jsonReply } from '../http/reply.ts';
 import { verifyBearer } from '../auth/verify-bearer.ts';
 import { SitelineError } from '../core/errors.ts';
 import { balanceOf, grantCredit, listStaffActions, reviewFeedback, revokeKeyForAbuse, setExportAllowance, viewFeedback, type StaffActor } from '../staff/staff-actions.ts';
@@ -35,25 +36,23 @@ function operatorName(req: IncomingMessage): string {
   return `operator:${raw || 'unnamed'}`;
 }
 
-/** The staff member behind the bearer (or the machine's operator), or undefined after answering 401/403. */
-async function staffCaller(ctx: AppContext, req: IncomingMessage, res: ServerResponse): Promise<StaffActor | undefined> {
+/** The staff member behind the bearer (or the machine's operator), or the 401/403 answer. */
+async function staffCaller(ctx: AppContext, c: HttpContext): Promise<StaffActor | Response> {
+  const req = c.env.incoming;
   const operator = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
   if (operator?.startsWith(`${OPERATOR_TOKEN_PREFIX}_`)) {
     if (fromThisMachine(req) && isOperatorToken(ctx, operator)) return { who: operatorName(req), via: 'operator' };
-    sendError(req, res, 401, 'unauthorized', 'This operator credential is not the running server\'s (it changes at every start), or it was sent from another machine or through a proxy.', { 'www-authenticate': 'Bearer', ...NO_STORE });
-    return undefined;
+    return errorReply(c, 401, 'unauthorized', 'This operator credential is not the running server\'s (it changes at every start), or it was sent from another machine or through a proxy.', { 'www-authenticate': 'Bearer', ...NO_STORE });
   }
   const verdict = await verifyBearer(ctx, req.headers.authorization, 'mcp');
   if (verdict.kind !== 'valid' || verdict.caller.tokenType !== 'jwt' || !verdict.caller.accountId) {
     const why = verdict.kind === 'invalid' ? verdict.reason : verdict.kind === 'none' ? 'No credential was sent.' : 'Only a signed-in user token opens the staff API (not an API key or an agent token).';
-    sendError(req, res, 401, 'unauthorized', `${why} Log in with \`siteline login\` as a staff account.`, { 'www-authenticate': 'Bearer', ...NO_STORE });
-    return undefined;
+    return errorReply(c, 401, 'unauthorized', `${why} Log in with \`siteline login\` as a staff account.`, { 'www-authenticate': 'Bearer', ...NO_STORE });
   }
   const member = await staffMember(ctx, verdict.caller.accountId);
   if (!member) {
     const [row] = await ctx.db.query<{ email: string }>('SELECT email FROM accounts WHERE account_id = $1', [verdict.caller.accountId]);
-    sendError(req, res, 403, 'forbidden', `${row?.email ?? 'This account'} is not staff: staff actions are refused (staff are verified accounts made staff with \`siteline staff add\`).`, NO_STORE);
-    return undefined;
+    return errorReply(c, 403, 'forbidden', `${row?.email ?? 'This account'} is not staff: staff actions are refused (staff are verified accounts made staff with \`siteline staff add\`).`, NO_STORE);
   }
   return { who: member.email, accountId: member.accountId, via: 'api' };
 }
@@ -72,29 +71,29 @@ async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
-/** Staff routes: refused unless staff, then the action; domain errors map to the JSON envelope (server.ts). */
-function staffRoute(ctx: AppContext, fn: (actor: StaffActor, req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => Promise<void>) {
-  return async (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => {
-    const actor = await staffCaller(ctx, req, res);
-    if (actor) await fn(actor, req, res, params);
+/** Staff routes: refused unless staff, then the action; domain errors map to the JSON envelope (src/http/errors.ts). */
+function staffRoute(ctx: AppContext, fn: (actor: StaffActor, c: HttpContext) => Promise<Response>) {
+  return async (c: HttpContext): Promise<Response> => {
+    const actor = await staffCaller(ctx, c);
+    return actor instanceof Response ? actor : fn(actor, c);
   };
 }
 
-export function registerStaffApi(router: Router, ctx: AppContext): void {
-  router.get('/staff/api/credits', staffRoute(ctx, async (_actor, req, res) => {
-    const email = new URL(req.url ?? '/', 'http://x').searchParams.get('email') ?? '';
+export function registerStaffApi(app: HttpApp, ctx: AppContext): void {
+  app.pages.get('/staff/api/credits', staffRoute(ctx, async (_actor, c) => {
+    const email = new URL(c.req.url).searchParams.get('email') ?? '';
     if (!email.trim()) throw new SitelineError('bad_input', 'Give ?email=<the account e-mail>.');
-    sendJson(res, 200, await balanceOf(ctx, email), NO_STORE);
+    return jsonReply(c, 200, await balanceOf(ctx, email), NO_STORE);
   }));
 
-  router.post('/staff/api/credit-grants', staffRoute(ctx, async (actor, req, res) => {
-    const body = await jsonBody(req);
+  app.pages.post('/staff/api/credit-grants', staffRoute(ctx, async (actor, c) => {
+    const body = await jsonBody(c.env.incoming);
     const credits = typeof body.credits === 'number' ? body.credits : Number.NaN;
-    sendJson(res, 201, await grantCredit(ctx, actor, { email: str(body.email) ?? '', credits, reason: str(body.reason) }), NO_STORE);
+    return jsonReply(c, 201, await grantCredit(ctx, actor, { email: str(body.email) ?? '', credits, reason: str(body.reason) }), NO_STORE);
   }));
 
-  router.get('/staff/api/feedback', staffRoute(ctx, async (actor, req, res) => {
-    const q = new URL(req.url ?? '/', 'http://x').searchParams;
+  app.pages.get('/staff/api/feedback', staffRoute(ctx, async (actor, c) => {
+    const q = new URL(c.req.url).searchParams;
     const filter: FeedbackFilter = {};
     if (q.get('limit')) {
       const n = Number(q.get('limit'));
@@ -112,42 +111,42 @@ export function registerStaffApi(router: Router, ctx: AppContext): void {
       if (Number.isNaN(d.getTime())) throw new SitelineError('bad_input', 'since must be a date such as 2026-11-01.');
       filter.since = d;
     }
-    sendJson(res, 200, { feedback: await viewFeedback(ctx, actor, filter) }, NO_STORE);
+    return jsonReply(c, 200, { feedback: await viewFeedback(ctx, actor, filter) }, NO_STORE);
   }));
 
-  router.post('/staff/api/feedback/:id/review', staffRoute(ctx, async (actor, req, res, params) => {
-    const body = await jsonBody(req);
-    sendJson(res, 200, await reviewFeedback(ctx, actor, { submissionId: params.id!, note: str(body.note) }), NO_STORE);
+  app.pages.post('/staff/api/feedback/:id/review', staffRoute(ctx, async (actor, c) => {
+    const body = await jsonBody(c.env.incoming);
+    return jsonReply(c, 200, await reviewFeedback(ctx, actor, { submissionId: c.req.param('id')!, note: str(body.note) }), NO_STORE);
   }));
 
-  router.post('/staff/api/keys/:id/revoke', staffRoute(ctx, async (actor, req, res, params) => {
-    const body = await jsonBody(req);
-    sendJson(res, 200, await revokeKeyForAbuse(ctx, actor, { keyId: params.id!, reason: str(body.reason) }), NO_STORE);
+  app.pages.post('/staff/api/keys/:id/revoke', staffRoute(ctx, async (actor, c) => {
+    const body = await jsonBody(c.env.incoming);
+    return jsonReply(c, 200, await revokeKeyForAbuse(ctx, actor, { keyId: c.req.param('id')!, reason: str(body.reason) }), NO_STORE);
   }));
 
-  router.post('/staff/api/export-allowances', staffRoute(ctx, async (actor, req, res) => {
-    const body = await jsonBody(req);
+  app.pages.post('/staff/api/export-allowances', staffRoute(ctx, async (actor, c) => {
+    const body = await jsonBody(c.env.incoming);
     const allowance = typeof body.allowance === 'number' ? body.allowance : Number.NaN;
-    sendJson(res, 200, await setExportAllowance(ctx, actor, { email: str(body.email) ?? '', allowance, reason: str(body.reason) }), NO_STORE);
+    return jsonReply(c, 200, await setExportAllowance(ctx, actor, { email: str(body.email) ?? '', allowance, reason: str(body.reason) }), NO_STORE);
   }));
 
-  router.get('/staff/api/staff', staffRoute(ctx, async (_actor, _req, res) => {
-    sendJson(res, 200, { staff: await listStaff(ctx) }, NO_STORE);
+  app.pages.get('/staff/api/staff', staffRoute(ctx, async (_actor, c) => {
+    return jsonReply(c, 200, { staff: await listStaff(ctx) }, NO_STORE);
   }));
 
-  router.post('/staff/api/staff', staffRoute(ctx, async (actor, req, res) => {
-    const body = await jsonBody(req);
+  app.pages.post('/staff/api/staff', staffRoute(ctx, async (actor, c) => {
+    const body = await jsonBody(c.env.incoming);
     const r = await addStaff(ctx, actor, { email: str(body.email) ?? '', reason: str(body.reason) });
-    sendJson(res, r.changed ? 201 : 200, r, NO_STORE);
+    return jsonReply(c, r.changed ? 201 : 200, r, NO_STORE);
   }));
 
-  router.post('/staff/api/staff/remove', staffRoute(ctx, async (actor, req, res) => {
-    const body = await jsonBody(req);
-    sendJson(res, 200, await removeStaff(ctx, actor, { email: str(body.email) ?? '', reason: str(body.reason) }), NO_STORE);
+  app.pages.post('/staff/api/staff/remove', staffRoute(ctx, async (actor, c) => {
+    const body = await jsonBody(c.env.incoming);
+    return jsonReply(c, 200, await removeStaff(ctx, actor, { email: str(body.email) ?? '', reason: str(body.reason) }), NO_STORE);
   }));
 
-  router.get('/staff/api/actions', staffRoute(ctx, async (_actor, req, res) => {
-    const limit = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('limit') ?? 100);
-    sendJson(res, 200, { actions: await listStaffActions(ctx, limit) }, NO_STORE);
+  app.pages.get('/staff/api/actions', staffRoute(ctx, async (_actor, c) => {
+    const limit = Number(new URL(c.req.url).searchParams.get('limit') ?? 100);
+    return jsonReply(c, 200, { actions: await listStaffActions(ctx, limit) }, NO_STORE);
   }));
 }

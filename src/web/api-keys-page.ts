@@ -1,18 +1,18 @@
 // /account/api-keys: the signed-in account's REST API keys (create, shown once; revoke; last used)
 // and its prepaid credit (balance, recent entries, buying through Stripe Checkout when configured,
 // otherwise how the operator grants credit). Plain HTML forms with CSRF tokens, no JavaScript.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import type { Account } from '../auth/accounts.ts';
 import { SitelineError } from '../core/errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey, MAX_ACTIVE_KEYS } from '../billing/api-keys.ts';
 import { usageOf, SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { createCheckout, purchasingEnabled, MAX_PACKS, PACK_CREDITS, PACK_PRICE_CENTS } from '../billing/payments.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
 import { isEmailVerified } from '../auth/email-verification.ts';
@@ -22,17 +22,17 @@ export const API_KEYS_PAGE = '/account/api-keys';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : 'never');
 
-export function registerApiKeysPage(router: Router, ctx: AppContext): void {
-  async function signedIn(req: IncomingMessage, res: ServerResponse): Promise<Account | undefined> {
-    const account = await currentAccount(ctx, req);
-    if (!account) redirect(res, `/signin?next=${encodeURIComponent(API_KEYS_PAGE)}`);
-    return account;
+export function registerApiKeysPage(app: HttpApp, ctx: AppContext): void {
+  /** The signed-in account, or the redirect to sign in. */
+  async function signedIn(c: HttpContext): Promise<Account | Response> {
+    const account = await currentAccount(ctx, c);
+    return account ?? redirect(c, `/signin?next=${encodeURIComponent(API_KEYS_PAGE)}`);
   }
 
-  async function render(req: IncomingMessage, res: ServerResponse, account: Account, status: number, notice?: Html): Promise<void> {
-    const csrf = csrfToken(ctx, req, res);
+  async function render(c: HttpContext, account: Account, status: number, notice?: Html): Promise<Response> {
+    const csrf = csrfToken(ctx, c);
     const [keys, usage] = await Promise.all([listApiKeys(ctx, account.accountId), usageOf(ctx, account.accountId, { recent: 10 })]);
-    const purchase = new URL(req.url ?? '/', 'http://x').searchParams.get('purchase');
+    const purchase = new URL(c.req.url).searchParams.get('purchase');
     const verified = await isEmailVerified(ctx, account.accountId);
     const buy = purchasingEnabled(ctx.config)
       ? !verified
@@ -69,63 +69,62 @@ ${verified
 </form>`
   : html`<p id="keys-need-verified">A key is made once this account's e-mail address is verified (a key made by someone who signed up with another person's address would spend that person's credit).</p>${purchasingEnabled(ctx.config) ? '' : unverifiedNotice(account, csrf, API_KEYS_PAGE)}`}
 <p><a href="/account">Back to your account</a></p>`;
-    sendHtml(res, status, page('API keys and credit', body, { signedInAs: account.email, wide: true }), PAGE_HEADERS);
+    return htmlPage(c, status, page('API keys and credit', body, { signedInAs: account.email, wide: true }), PAGE_HEADERS);
   }
 
-  router.get(API_KEYS_PAGE, async (req, res) => {
-    const account = await signedIn(req, res);
-    if (account) await render(req, res, account, 200);
+  app.pages.get(API_KEYS_PAGE, async (c) => {
+    const account = await signedIn(c);
+    return account instanceof Response ? account : render(c, account, 200);
   });
 
-  router.post(API_KEYS_PAGE, async (req, res) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const account = await signedIn(req, res);
-    if (!account) return;
+  app.pages.post(API_KEYS_PAGE, async (c) => {
+    const form = await readForm(c);
+    if (!csrfOk(ctx, c, form)) return csrfFailure(c);
+    const account = await signedIn(c);
+    if (account instanceof Response) return account;
     try {
       const created = await createApiKey(ctx, account.accountId, form.name ?? '');
-      await render(
-        req,
-        res,
+      return await render(
+        c,
         account,
         201,
         html`<div class="ok" role="status"><p>Your new key "${created.name}" is below. Copy it now: it is shown this once and cannot be shown again.</p><pre id="new-key">${created.key}</pre></div>`,
       );
     } catch (err) {
       if (!(err instanceof SitelineError) || (err.code !== 'bad_input' && err.code !== 'conflict' && err.code !== 'forbidden')) throw err;
-      await render(req, res, account, { conflict: 409, forbidden: 403 }[err.code as string] ?? 400, html`<p class="error" role="alert" id="key-refused">${err.message}</p>`);
+      return render(c, account, { conflict: 409, forbidden: 403 }[err.code as string] ?? 400, html`<p class="error" role="alert" id="key-refused">${err.message}</p>`);
     }
   });
 
-  router.post(`${API_KEYS_PAGE}/revoke`, async (req, res) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const account = await signedIn(req, res);
-    if (!account) return;
+  app.pages.post(`${API_KEYS_PAGE}/revoke`, async (c) => {
+    const form = await readForm(c);
+    if (!csrfOk(ctx, c, form)) return csrfFailure(c);
+    const account = await signedIn(c);
+    if (account instanceof Response) return account;
     await revokeApiKey(ctx, account.accountId, form.key_id ?? '');
-    redirect(res, API_KEYS_PAGE);
+    return redirect(c, API_KEYS_PAGE);
   });
 
-  router.post('/account/credits/checkout', async (req, res) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const account = await signedIn(req, res);
-    if (!account) return;
-    if (!purchasingEnabled(ctx.config)) return render(req, res, account, 404, html`<p class="error" role="alert">Purchasing is not set up on this service.</p>`);
+  app.pages.post('/account/credits/checkout', async (c) => {
+    const form = await readForm(c);
+    if (!csrfOk(ctx, c, form)) return csrfFailure(c);
+    const account = await signedIn(c);
+    if (account instanceof Response) return account;
+    if (!purchasingEnabled(ctx.config)) return render(c, account, 404, html`<p class="error" role="alert">Purchasing is not set up on this service.</p>`);
     const packs = Number(form.packs);
     if (!Number.isInteger(packs) || packs < 1 || packs > MAX_PACKS) {
-      return render(req, res, account, 400, html`<p class="error" role="alert">Choose a whole number of packs from 1 to ${MAX_PACKS}.</p>`);
+      return render(c, account, 400, html`<p class="error" role="alert">Choose a whole number of packs from 1 to ${MAX_PACKS}.</p>`);
     }
     if (!(await isEmailVerified(ctx, account.accountId))) {
       // Nothing reaches the payment provider; the buy section shows what to do (unverifiedNotice).
-      return render(req, res, account, 403, html`<p class="error" role="alert" id="purchase-refused">Nothing was bought: this account's e-mail address is not verified yet.</p>`);
+      return render(c, account, 403, html`<p class="error" role="alert" id="purchase-refused">Nothing was bought: this account's e-mail address is not verified yet.</p>`);
     }
     try {
       const checkout = await createCheckout(ctx, account, packs);
-      redirect(res, checkout.url);
+      return redirect(c, checkout.url);
     } catch (err) {
       ctx.logger.warn({ err }, 'checkout session could not be created');
-      await render(req, res, account, 502, html`<p class="error" role="alert">The payment provider could not be reached; nothing was charged. Try again in a moment.</p>`);
+      return render(c, account, 502, html`<p class="error" role="alert">The payment provider could not be reached; nothing was charged. Try again in a moment.</p>`);
     }
   });
 }

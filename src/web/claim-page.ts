@@ -1,16 +1,16 @@
 // The claim page at verification_uri: the human signs in (or up) as the e-mail the agent named, types
 // the 6-digit code the agent shows, and confirms. The code is posted to the service only.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import { completeClaim, denyClaim, findCeremony, type ClaimOutcome } from '../auth/claim-ceremony.ts';
 import { PATHS } from '../auth/endpoints.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { csrfFailure, PAGE_HEADERS } from './page.ts';
+import { csrfFailure, PAGE_HEADERS } from '../http/page.ts';
 import type { Account } from '../auth/accounts.ts';
 import { isEmailVerified } from '../auth/email-verification.ts';
 import { unverifiedNotice } from './email-verification-page.ts';
@@ -37,18 +37,19 @@ function stateMessage(outcome: ClaimOutcome): { status: number; body: Html } | u
   }
 }
 
-export function registerClaimPage(router: Router, ctx: AppContext): void {
-  const show = async (req: IncomingMessage, res: ServerResponse, id: string, account: Account, status = 200, error?: string) => {
+export function registerClaimPage(app: HttpApp, ctx: AppContext): void {
+  const show = async (c: HttpContext, id: string, account: Account, status = 200, error?: string) => {
     const view = await findCeremony(ctx, id);
     const terminal = stateMessage(view);
-    if (terminal) return sendHtml(res, terminal.status, page('Link an agent', terminal.body, { signedInAs: account.email }), PAGE_HEADERS);
-    if (view.state !== 'pending') return;
-    const csrf = csrfToken(ctx, req, res);
+    if (terminal) return htmlPage(c, terminal.status, page('Link an agent', terminal.body, { signedInAs: account.email }), PAGE_HEADERS);
+    // stateMessage answers every state but pending.
+    if (view.state !== 'pending') throw new Error(`claim ${id}: no page for state ${view.state}`);
+    const csrf = csrfToken(ctx, c);
     if (view.email.toLowerCase() !== account.email.toLowerCase()) {
       const body = html`<p class="error" role="alert">You are signed in as ${account.email}, but the agent asked to be linked to a different e-mail address.
 Sign out, then sign in (or sign up) with the address you gave your agent.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`;
-      return sendHtml(res, 403, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(c, 403, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
     }
     const denyForm = html`<form method="post" action="${PATHS.claimPage}/${id}">
 <input type="hidden" name="csrf" value="${csrf}">
@@ -61,7 +62,7 @@ Sign out, then sign in (or sign up) with the address you gave your agent.</p>
 ${unverifiedNotice(account, csrf, `${PATHS.claimPage}/${id}`)}
 <p>The agent keeps waiting while you do this (the code it shows expires at ${view.expiresAt}; it can restart the claim afterwards).</p>
 ${denyForm}`;
-      return sendHtml(res, 403, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(c, 403, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
     }
     const body = html`<p>An agent asked to act for your account <strong>${account.email}</strong>. Once linked it can call the tools that need sign-in, as you.</p>
 <p>Type the 6-digit code your agent shows you. Never tell the code to anyone else; it is only typed here.</p>
@@ -74,45 +75,45 @@ ${error ? html`<p class="error" role="alert" id="claim-error">${error}</p>` : ''
 </form>
 ${denyForm}
 <p>You have ${view.attemptsLeft} attempt(s); the code expires at ${view.expiresAt}.</p>`;
-    sendHtml(res, status, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
+    return htmlPage(c, status, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
   };
 
-  router.get(PATHS.claimPage, async (_req, res) => {
-    sendHtml(res, 200, page('Link an agent', html`<p>Open the link your agent shows you; it ends in a claim id. Then type the 6-digit code it shows.</p>`), PAGE_HEADERS);
+  app.pages.get(PATHS.claimPage, async (c) => {
+    return htmlPage(c, 200, page('Link an agent', html`<p>Open the link your agent shows you; it ends in a claim id. Then type the 6-digit code it shows.</p>`), PAGE_HEADERS);
   });
 
-  router.get(`${PATHS.claimPage}/:id`, async (req, res, params) => {
-    const account = await currentAccount(ctx, req);
+  app.pages.get(`${PATHS.claimPage}/:id`, async (c) => {
+    const account = await currentAccount(ctx, c);
     if (!account) {
-      const view = await findCeremony(ctx, params.id!);
+      const view = await findCeremony(ctx, c.req.param('id')!);
       const terminal = stateMessage(view);
-      if (terminal) return sendHtml(res, terminal.status, page('Link an agent', terminal.body), PAGE_HEADERS);
-      return redirect(res, `/signin?next=${encodeURIComponent(`${PATHS.claimPage}/${params.id}`)}`);
+      if (terminal) return htmlPage(c, terminal.status, page('Link an agent', terminal.body), PAGE_HEADERS);
+      return redirect(c, `/signin?next=${encodeURIComponent(`${PATHS.claimPage}/${c.req.param('id')}`)}`);
     }
-    await show(req, res, params.id!, account);
+    return await show(c, c.req.param('id')!, account);
   });
 
-  router.post(`${PATHS.claimPage}/:id`, async (req, res, params) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, `/signin?next=${encodeURIComponent(`${PATHS.claimPage}/${params.id}`)}`);
+  app.pages.post(`${PATHS.claimPage}/:id`, async (c) => {
+    const form = await readForm(c);
+    if (!csrfOk(ctx, c, form)) return csrfFailure(c);
+    const account = await currentAccount(ctx, c);
+    if (!account) return redirect(c, `/signin?next=${encodeURIComponent(`${PATHS.claimPage}/${c.req.param('id')}`)}`);
     if (form.decision === 'deny') {
-      const refused = await denyClaim(ctx, params.id!, account);
+      const refused = await denyClaim(ctx, c.req.param('id')!, account);
       if (refused.state === 'refused') {
         const body = html`<p class="ok" id="claim-refused">Refused. The agent will not be linked to ${account.email}.</p>`;
-        return sendHtml(res, 200, page('Request refused', body, { signedInAs: account.email }), PAGE_HEADERS);
+        return htmlPage(c, 200, page('Request refused', body, { signedInAs: account.email }), PAGE_HEADERS);
       }
-      return show(req, res, params.id!, account);
+      return show(c, c.req.param('id')!, account);
     }
     const code = (form.user_code ?? '').replace(/\s+/g, '');
-    if (!/^\d{6}$/.test(code)) return show(req, res, params.id!, account, 400, 'The code is six digits.');
-    const outcome = await completeClaim(ctx, params.id!, account, code);
+    if (!/^\d{6}$/.test(code)) return show(c, c.req.param('id')!, account, 400, 'The code is six digits.');
+    const outcome = await completeClaim(ctx, c.req.param('id')!, account, code);
     if (outcome.state === 'done') {
       const body = html`<p class="ok" id="claim-done">Done: the agent is now linked to ${account.email}. You can close this page and return to your agent.</p>`;
-      return sendHtml(res, 200, page('Agent linked', body, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(c, 200, page('Agent linked', body, { signedInAs: account.email }), PAGE_HEADERS);
     }
-    if (outcome.state === 'wrong_code') return show(req, res, params.id!, account, 400, `That code is not right. ${outcome.attemptsLeft} attempt(s) left.`);
-    await show(req, res, params.id!, account);
+    if (outcome.state === 'wrong_code') return show(c, c.req.param('id')!, account, 400, `That code is not right. ${outcome.attemptsLeft} attempt(s) left.`);
+    return await show(c, c.req.param('id')!, account);
   });
 }

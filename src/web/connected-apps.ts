@@ -2,16 +2,16 @@
 // browser) this account granted access to (name, redirect host, when allowed, last used), and a way to revoke one. Revoking deletes what the OAuth
 // provider keeps for that client and account (grants, refresh tokens, codes) and records a revocation
 // for the client, so an access token it already holds is refused at once (auth/token-revocation.ts).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import type { Account } from '../auth/accounts.ts';
 import { clientScope, forgetRevocations, revokeTokens } from '../auth/token-revocation.ts';
 import { allowedClients, type AllowedClient } from '../auth/account-access.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
-import { readForm, redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 
 export type ConnectedApp = AllowedClient;
@@ -34,9 +34,9 @@ export async function revokeConnectedApp(ctx: AppContext, accountId: string, cli
   return done;
 }
 
-export async function connectedAppsSection(ctx: AppContext, req: IncomingMessage, res: ServerResponse, account: Account): Promise<Html> {
+export async function connectedAppsSection(ctx: AppContext, c: HttpContext, account: Account): Promise<Html> {
   const apps = await connectedApps(ctx, account.accountId);
-  const csrf = csrfToken(ctx, req, res);
+  const csrf = csrfToken(ctx, c);
   const list = apps.length
     ? html`<ul class="apps">${apps.map(
         (a) => html`<li class="app"><strong class="app-name">${a.name ?? a.clientId}</strong>${a.name ? html` <span class="muted">(${a.clientId})</span>` : ''}${a.redirectHosts.length ? html`, returns to <code>${a.redirectHosts.join(', ')}</code>` : ''}, allowed ${when(a.allowedAt)}, last used ${when(a.lastUsedAt)}.
@@ -48,16 +48,16 @@ ${list}
 <p class="muted">Revoking ends the app's access at once: its access and refresh tokens are refused; it must ask you to sign in again.</p></section>`;
 }
 
-export function registerConnectedAppRoutes(router: Router, ctx: AppContext, onCsrfFailure: (res: ServerResponse) => void): void {
-  router.post('/account/apps/revoke', async (req, res) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return onCsrfFailure(res);
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, '/signin?next=/account');
+export function registerConnectedAppRoutes(app: HttpApp, ctx: AppContext, onCsrfFailure: (c: HttpContext) => Response): void {
+  app.pages.post('/account/apps/revoke', async (c) => {
+    const form = await readForm(c);
+    if (!csrfOk(ctx, c, form)) return onCsrfFailure(c);
+    const account = await currentAccount(ctx, c);
+    if (!account) return redirect(c, '/signin?next=/account');
     const done = form.clientId ? await revokeConnectedApp(ctx, account.accountId, form.clientId) : false;
     if (!done) {
-      return sendHtml(res, 404, page('App not found', html`<p class="error" role="alert">No app with that id has access to your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(c, 404, page('App not found', html`<p class="error" role="alert">No app with that id has access to your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
     }
-    redirect(res, '/account#connected-apps');
+    return redirect(c, '/account#connected-apps');
   });
 }

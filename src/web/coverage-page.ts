@@ -2,13 +2,14 @@
 // when it was imported and the vintage of each data layer. Old data says so.
 import { formatChangeLog, listVintages, type VintageRecord } from '../importer/update-place.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendError, sendHtml, sendJson } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { jsonReply, errorReply } from '../http/reply.ts';
+import { htmlPage } from '../http/page.ts';
 import { listPlaces, type PlaceRecord } from '../places/catalogue.ts';
 import { isValueStatus } from '../core/statuses.ts';
 import { valueWords } from '../core/value-words.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
 import { currentAccount } from './web-session.ts';
 import { statusBadge } from './status-badge.ts';
 import { placeStatusWords } from '../core/status-words.ts';
@@ -62,9 +63,9 @@ ${auditSection(p, audit)}
 </section>`;
 }
 
-export function registerCoveragePage(router: Router, ctx: AppContext): void {
-  router.get('/coverage', async (req, res) => {
-    const account = await currentAccount(ctx, req);
+export function registerCoveragePage(app: HttpApp, ctx: AppContext): void {
+  app.pages.get('/coverage', async (c) => {
+    const account = await currentAccount(ctx, c);
     const places = await listPlaces(ctx);
     const audits = await loadPlaceAudits(ctx.db);
     const now = ctx.clock.now();
@@ -73,21 +74,21 @@ export function registerCoveragePage(router: Router, ctx: AppContext): void {
 zoning districts loaded (its district inventory is queryable by agents), but a street address there cannot be answered yet.
 Anywhere else in the US and Canada is not covered: siteline says so rather than guessing.</p>
 <div class="cards">${places.map((p) => placeSection(p, now, audits.get(p.geoDivisionId)))}</div>`;
-    sendHtml(res, 200, page('Coverage', body, { signedInAs: account?.email ?? null, wide: true, current: 'coverage' }), PAGE_HEADERS);
+    return htmlPage(c, 200, page('Coverage', body, { signedInAs: account?.email ?? null, wide: true, current: 'coverage' }), PAGE_HEADERS);
   });
   // Every import of a place kept as a dated vintage, newest first, each with its change log (data update).
-  router.get('/coverage/:slug/changes.json', async (req, res, params) => {
-    const place = (await listPlaces(ctx)).find((p) => p.slug === params['slug']);
-    if (!place) return sendError(req, res, 404, 'not_found', 'No such place.');
+  app.pages.get('/coverage/:slug/changes.json', async (c) => {
+    const place = (await listPlaces(ctx)).find((p) => p.slug === c.req.param('slug'));
+    if (!place) return errorReply(c, 404, 'not_found', 'No such place.');
     const { listVintages } = await import('../importer/update-place.ts');
-    sendJson(res, 200, { slug: place.slug, geoDivisionId: place.geoDivisionId, vintages: await listVintages(ctx, place.geoDivisionId) }, { 'cache-control': 'no-cache' });
+    return jsonReply(c, 200, { slug: place.slug, geoDivisionId: place.geoDivisionId, vintages: await listVintages(ctx, place.geoDivisionId) }, { 'cache-control': 'no-cache' });
   });
   // The stored accuracy audit of a place, as `siteline data audit --json` prints it (public, like the page).
-  router.get('/coverage/:slug/audit.json', async (req, res, params) => {
-    const place = (await listPlaces(ctx)).find((p) => p.slug === params['slug']);
+  app.pages.get('/coverage/:slug/audit.json', async (c) => {
+    const place = (await listPlaces(ctx)).find((p) => p.slug === c.req.param('slug'));
     const audit = place ? (await loadPlaceAudits(ctx.db)).get(place.geoDivisionId) : undefined;
-    if (!audit) return sendError(req, res, 404, 'not_found', place ? `No accuracy audit of ${place.slug} is stored yet: it is made after each import, or by \`siteline data audit ${place.slug}\`.` : 'No such place.');
-    sendJson(res, 200, audit, { 'cache-control': 'no-cache' });
+    if (!audit) return errorReply(c, 404, 'not_found', place ? `No accuracy audit of ${place.slug} is stored yet: it is made after each import, or by \`siteline data audit ${place.slug}\`.` : 'No such place.');
+    return jsonReply(c, 200, audit, { 'cache-control': 'no-cache' });
   });
 }
 
@@ -141,21 +142,21 @@ ${v.changes ? html`<ul>${formatChangeLog(v.changes).map((line) => html`<li>${lin
   )}</ol>`;
 }
 
-export function registerCoveragePlacePage(router: Router, ctx: AppContext): void {
-  router.get('/coverage/:slug', async (req, res, params) => {
-    const account = await currentAccount(ctx, req);
+export function registerCoveragePlacePage(app: HttpApp, ctx: AppContext): void {
+  app.pages.get('/coverage/:slug', async (c) => {
+    const account = await currentAccount(ctx, c);
     const signedInAs = account?.email ?? null;
-    const place = (await listPlaces(ctx)).find((p) => p.slug === params['slug']);
-    if (!place) return sendHtml(res, 404, page('Not found', html`<p>No such place. <a href="/coverage">What siteline covers</a></p>`, { signedInAs }), PAGE_HEADERS);
-    const want = new URL(req.url ?? '/', 'http://x').searchParams.get('district');
+    const place = (await listPlaces(ctx)).find((p) => p.slug === c.req.param('slug'));
+    if (!place) return htmlPage(c, 404, page('Not found', html`<p>No such place. <a href="/coverage">What siteline covers</a></p>`, { signedInAs }), PAGE_HEADERS);
+    const want = new URL(c.req.url).searchParams.get('district');
     let inv;
     try {
       inv = await cityInventory(ctx, { kind: 'id', geoDivisionId: place.geoDivisionId, ...(want ? { district: want } : {}) });
     } catch (err) {
-      if (err instanceof SitelineError && err.code === 'bad_input') return sendHtml(res, 404, page('Not found', html`<p>${err.message}</p>`, { signedInAs }), PAGE_HEADERS);
+      if (err instanceof SitelineError && err.code === 'bad_input') return htmlPage(c, 404, page('Not found', html`<p>${err.message}</p>`, { signedInAs }), PAGE_HEADERS);
       throw err;
     }
-    if (inv.kind !== 'inventory') return sendHtml(res, 404, page('Not found', html`<p>No such place.</p>`, { signedInAs }), PAGE_HEADERS);
+    if (inv.kind !== 'inventory') return htmlPage(c, 404, page('Not found', html`<p>No such place.</p>`, { signedInAs }), PAGE_HEADERS);
     const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir }).catch((err: Error) => {
       ctx.logger.warn({ place: place.slug, err: err.message }, 'coverage page: rules do not load');
       return null;
@@ -176,6 +177,6 @@ ${rules && !shown.length ? html`<p>Districts: ${codes.map((c, i) => html`${i ? '
 ${inv.rules.district ? html`<p><a href="/coverage/${place.slug}">All districts</a></p>` : ''}
 <div class="cards">${shown.map(districtSection)}</div>
 ${changesSection(place.slug, await listVintages(ctx, place.geoDivisionId))}`;
-    sendHtml(res, 200, page(`${place.name}, ${place.region}`, body, { signedInAs, wide: true, current: 'coverage' }), PAGE_HEADERS);
+    return htmlPage(c, 200, page(`${place.name}, ${place.region}`, body, { signedInAs, wide: true, current: 'coverage' }), PAGE_HEADERS);
   });
 }

@@ -2,25 +2,20 @@
 // so a mail scanner that prefetches links does not spend it), the resend button, and the notice the
 // refused actions (linking an agent, buying credit) show.
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import type { Account } from '../auth/accounts.ts';
 import { VERIFY_EMAIL_PATH, emailVerifiedAt, inspectVerificationLink, sendVerificationMail, useVerificationLink, UNVERIFIED_MESSAGE, type LinkState } from '../auth/email-verification.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect, safeNext } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { RESEND_PATH, resendForm, unverifiedNotice as notice } from '../http/account-notice.ts';
+import { readForm, redirect, safeNext } from '../http/forms.ts';
 import { csrfOk, currentAccount } from './web-session.ts';
-import { csrfFailure, PAGE_HEADERS } from './page.ts';
-
-export const RESEND_PATH = '/account/verify-email';
-
-function resendForm(csrf: string, next: string): Html {
-  return html`<form method="post" action="${RESEND_PATH}"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="next" value="${next}"><button type="submit" id="resend-verification">Send me a new verification link</button></form>`;
-}
+import { csrfFailure, PAGE_HEADERS } from '../http/page.ts';
 
 /** What a refused action shows: what to do, and the resend button. */
 export function unverifiedNotice(account: Account, csrf: string, next: string): Html {
-  return html`<div class="error" role="alert" id="email-unverified"><p>${UNVERIFIED_MESSAGE}</p><p>The link goes to ${account.email}.</p>${resendForm(csrf, next)}</div>`;
+  return notice(UNVERIFIED_MESSAGE, account, csrf, next);
 }
 
 /** The account page's line about the address: verified (when), or not yet with the resend button. */
@@ -45,46 +40,46 @@ function linkProblem(state: LinkState['state']): { status: number; body: Html } 
   }
 }
 
-export function registerEmailVerificationPages(router: Router, ctx: AppContext): void {
-  router.get(`${VERIFY_EMAIL_PATH}/:token`, async (_req, res, params) => {
-    const token = params.token!;
+export function registerEmailVerificationPages(app: HttpApp, ctx: AppContext): void {
+  app.pages.get(`${VERIFY_EMAIL_PATH}/:token`, async (c) => {
+    const token = c.req.param('token')!;
     const state = await inspectVerificationLink(ctx, token);
     if (state.state !== 'valid') {
       const p = linkProblem(state.state);
-      return sendHtml(res, p.status, page('Verify your e-mail', p.body), PAGE_HEADERS);
+      return htmlPage(c, p.status, page('Verify your e-mail', p.body), PAGE_HEADERS);
     }
     // No CSRF token: the link itself is the credential, and the visitor may not be signed in here.
     const body = html`<p>Confirm that <strong>${state.email}</strong> is your address.</p>
 <form method="post" action="${VERIFY_EMAIL_PATH}/${token}"><button type="submit" id="confirm-email">Confirm my e-mail address</button></form>`;
-    sendHtml(res, 200, page('Verify your e-mail', body), PAGE_HEADERS);
+    return htmlPage(c, 200, page('Verify your e-mail', body), PAGE_HEADERS);
   });
 
-  router.post(`${VERIFY_EMAIL_PATH}/:token`, async (req, res, params) => {
-    await readForm(req);
-    const state = await useVerificationLink(ctx, params.token!);
+  app.pages.post(`${VERIFY_EMAIL_PATH}/:token`, async (c) => {
+    await readForm(c);
+    const state = await useVerificationLink(ctx, c.req.param('token')!);
     if (state.state !== 'valid') {
       const p = linkProblem(state.state);
-      return sendHtml(res, p.status, page('Verify your e-mail', p.body), PAGE_HEADERS);
+      return htmlPage(c, p.status, page('Verify your e-mail', p.body), PAGE_HEADERS);
     }
     const body = html`<p class="ok" id="email-verified">Thank you: ${state.email} is verified. You can now link agents and buy credit.</p>
 <p><a href="/account">Your account</a></p>`;
-    sendHtml(res, 200, page('E-mail verified', body), PAGE_HEADERS);
+    return htmlPage(c, 200, page('E-mail verified', body), PAGE_HEADERS);
   });
 
-  router.post(RESEND_PATH, async (req, res) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, `/signin?next=${encodeURIComponent('/account')}`);
+  app.pages.post(RESEND_PATH, async (c) => {
+    const form = await readForm(c);
+    if (!csrfOk(ctx, c, form)) return csrfFailure(c);
+    const account = await currentAccount(ctx, c);
+    if (!account) return redirect(c, `/signin?next=${encodeURIComponent('/account')}`);
     const next = safeNext(form.next);
     const outcome = await sendVerificationMail(ctx, account);
     const back = html`<p><a href="${next}">Back</a></p>`;
     if (outcome.sent) {
       const body = html`<p class="ok" role="status" id="verification-sent">We sent a new verification link to ${account.email}. It works once, until ${outcome.expiresAt.replace('T', ' ').slice(0, 16)} UTC.</p>${back}`;
-      return sendHtml(res, 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(c, 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
     }
-    if (outcome.reason === 'throttled') res.setHeader('retry-after', String(outcome.retryAfterS));
+    if (outcome.reason === 'throttled') c.header('retry-after', String(outcome.retryAfterS));
     const body = html`<p class="${outcome.reason === 'throttled' ? 'error' : 'ok'}" role="status" id="verification-not-sent">${outcome.message}</p>${back}`;
-    sendHtml(res, outcome.reason === 'throttled' ? 429 : 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
+    return htmlPage(c, outcome.reason === 'throttled' ? 429 : 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
   });
 }

@@ -13,7 +13,7 @@ import { envelope3dOfProjectLot, envelope3dOfSnapshot, type Envelope3dOfLot } fr
 import type { Envelope3dBasis, Envelope3dUnknown } from '../analysis/envelope-3d.ts';
 import { envelopeStyle } from '../maps/envelope-style.ts';
 import { statusBadge } from './status-badge.ts';
-import { html, type Html } from './html.ts';
+import { html, type Html } from '../http/html.ts';
 import type { FeasibilityAnalysis } from '../analysis/analysis-result.ts';
 
 /** The camera of the 3D view. */

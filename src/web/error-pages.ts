@@ -1,11 +1,12 @@
 // Errors as pages for people: a browser navigating to a missing page (or one that failed) gets an
 // HTML page with a way on; every API client keeps the JSON envelope {error: {code, message, requestId}}.
-// Installed as the router's errorResponder (the server calls it for 404, 405 and failures).
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Router } from '../http/router.ts';
-import { requestId, sendError, sendHtml } from '../http/respond.ts';
-import { html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
+// The default error format of the app (src/http/errors.ts): the server uses it for 404, 405 and
+// failures on every path no other surface claims.
+import type { IncomingMessage } from 'node:http';
+import type { HttpApp } from '../http/http-app.ts';
+import { jsonErrorFormat, requestId, type ErrorFormat } from '../http/errors.ts';
+import { html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
 
 /** Paths whose clients are programs: always JSON, whatever they accept. */
 const API_PREFIXES = ['/api/', '/.well-known/', '/tiles/', '/assets/', '/healthz', '/readyz', '/metrics', '/staff/api/'];
@@ -42,9 +43,13 @@ export function errorPageHtml(status: number, message: string, reqId: string): s
 <p class="muted">Error ${status}${reqId ? html` · request id <code id="request-id">${reqId}</code> (quote it when reporting a problem)` : ''}.</p>`);
 }
 
-export function installErrorPages(router: Router): void {
-  router.errorResponder = (req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) => {
-    if (!wantsHtmlPage(req)) return sendError(req, res, status, code, message, headers);
-    sendHtml(res, status, errorPageHtml(status, message, requestId(req)), { ...headers, ...PAGE_HEADERS });
-  };
+/** An HTML page for a browser navigating to a page; the JSON envelope for everyone else. */
+export const webErrorFormat: ErrorFormat = (req, status, code, message, headers = {}) => {
+  if (!wantsHtmlPage(req)) return jsonErrorFormat(req, status, code, message, headers);
+  const body = errorPageHtml(status, message, requestId(req));
+  return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...headers, ...PAGE_HEADERS }, body };
+};
+
+export function installErrorPages(app: HttpApp): void {
+  app.errors.setDefault(webErrorFormat);
 }

@@ -1,17 +1,17 @@
 // /feedback: a signed-in user sends feedback with a plain form (the way in for 2025-era MCP clients
 // and for cityInventory's "ask for this city" pointer). /staff/feedback: the reports, for staff
 // accounts only (src/web/staff-access.ts).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { readBody, sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import { CATEGORY_LABELS, FEEDBACK_CATEGORIES, MESSAGE_MAX, checkAnswer, type FeedbackCategory } from '../feedback/feedback-form.ts';
 import { newSubmissionId, submitFeedback } from '../feedback/feedback-store.ts';
 import { viewFeedback } from '../staff/staff-actions.ts';
 import { staffOnPage } from './staff-access.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 
@@ -48,24 +48,23 @@ function feedbackForm(csrf: string, v: FormValues): Html {
 </form>`;
 }
 
-async function readFeedbackForm(req: IncomingMessage): Promise<Record<string, string>> {
-  const raw = (await readBody(req, FEEDBACK_FORM_LIMIT)).toString('utf8');
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  return type === 'application/x-www-form-urlencoded' ? Object.fromEntries(new URLSearchParams(raw)) : {};
+/** The feedback form: larger than the others (a message), and its words are checked by the feedback schema (checkAnswer). */
+function readFeedbackForm(c: HttpContext): Promise<Record<string, string>> {
+  return readForm(c, { maxBytes: FEEDBACK_FORM_LIMIT, keepNul: true });
 }
 
-export function registerFeedbackPages(router: Router, ctx: AppContext): void {
-  const show = (req: IncomingMessage, res: ServerResponse, status: number, email: string, v: FormValues, notice?: Html) => {
-    const csrf = csrfToken(ctx, req, res);
-    sendHtml(res, status, page('Send feedback', html`${notice ?? ''}${feedbackForm(csrf, v)}`, { signedInAs: email }), PAGE_HEADERS);
+export function registerFeedbackPages(app: HttpApp, ctx: AppContext): void {
+  const show = (c: HttpContext, status: number, email: string, v: FormValues, notice?: Html) => {
+    const csrf = csrfToken(ctx, c);
+    return htmlPage(c, status, page('Send feedback', html`${notice ?? ''}${feedbackForm(csrf, v)}`, { signedInAs: email }), PAGE_HEADERS);
   };
 
-  router.get('/feedback', async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, `/signin?next=${encodeURIComponent(url.pathname + url.search)}`);
+  app.pages.get('/feedback', async (c) => {
+    const url = new URL(c.req.url);
+    const account = await currentAccount(ctx, c);
+    if (!account) return redirect(c, `/signin?next=${encodeURIComponent(url.pathname + url.search)}`);
     const city = url.searchParams.get('city')?.trim().slice(0, 120) ?? '';
-    show(req, res, 200, account.email, {
+    return show(c, 200, account.email, {
       submissionId: newSubmissionId(),
       category: city ? 'city_request' : (url.searchParams.get('category') ?? ''),
       message: city ? `Please cover ${city}.` : '',
@@ -75,11 +74,11 @@ export function registerFeedbackPages(router: Router, ctx: AppContext): void {
     });
   });
 
-  router.post('/feedback', async (req, res) => {
-    const form = await readFeedbackForm(req);
-    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, '/signin?next=/feedback');
+  app.pages.post('/feedback', async (c) => {
+    const form = await readFeedbackForm(c);
+    if (!csrfOk(ctx, c, form)) return csrfFailure(c);
+    const account = await currentAccount(ctx, c);
+    if (!account) return redirect(c, '/signin?next=/feedback');
     const values: FormValues = {
       submissionId: UUID.test(form.submissionId ?? '') ? form.submissionId! : newSubmissionId(),
       category: form.category ?? '',
@@ -90,15 +89,14 @@ export function registerFeedbackPages(router: Router, ctx: AppContext): void {
     };
     const checked = checkAnswer({ ...values, affectedToolName: values.affectedToolName || undefined });
     if (!checked.ok) {
-      return show(req, res, 400, account.email, values, html`<div class="error" role="alert">${checked.problems.map((p) => html`<p>${p}</p>`)}</div>`);
+      return show(c, 400, account.email, values, html`<div class="error" role="alert">${checked.problems.map((p) => html`<p>${p}</p>`)}</div>`);
     }
     const outcome = await submitFeedback(ctx, { submissionId: values.submissionId, accountId: account.accountId, answer: checked.answer, channel: 'web' });
     if (outcome.kind === 'id_taken') {
       // The form's reference is another account's report: refuse (409), store nothing, and hand the
       // text back under a fresh reference so sending it again stores it once.
       return show(
-        req,
-        res,
+        c,
         409,
         account.email,
         { ...values, submissionId: newSubmissionId() },
@@ -106,7 +104,7 @@ export function registerFeedbackPages(router: Router, ctx: AppContext): void {
       );
     }
     if (outcome.kind === 'write_failed') {
-      return show(req, res, 503, account.email, values, html`<p class="error" role="alert">Your feedback could not be saved just now. Nothing was lost from the form: send it again.</p>`);
+      return show(c, 503, account.email, values, html`<p class="error" role="alert">Your feedback could not be saved just now. Nothing was lost from the form: send it again.</p>`);
     }
     const f = outcome.feedback;
     const removed = Object.keys(f.redactions);
@@ -114,17 +112,17 @@ export function registerFeedbackPages(router: Router, ctx: AppContext): void {
 <p>This is what was stored${removed.length ? html` (removed: ${removed.join(', ')})` : ''}:</p>
 <pre id="stored-message">${f.message}</pre>
 <p><a href="/feedback">Send more feedback</a> · <a href="/account">Your account</a></p>`;
-    sendHtml(res, 200, page('Feedback received', body, { signedInAs: account.email }), PAGE_HEADERS);
+    return htmlPage(c, 200, page('Feedback received', body, { signedInAs: account.email }), PAGE_HEADERS);
   });
 
-  router.get('/staff/feedback', async (req, res) => {
-    const actor = await staffOnPage(ctx, req, res, '/staff/feedback');
-    if (!actor) return;
-    const url = new URL(req.url ?? '/', 'http://x');
+  app.pages.get('/staff/feedback', async (c) => {
+    const actor = await staffOnPage(ctx, c, '/staff/feedback');
+    if (actor instanceof Response) return actor;
+    const url = new URL(c.req.url);
     const cat = url.searchParams.get('category');
     const category = (FEEDBACK_CATEGORIES as readonly string[]).includes(cat ?? '') ? (cat as FeedbackCategory) : undefined;
     const items = await viewFeedback(ctx, actor, { limit: 200, ...(category ? { category } : {}) });
-    const csrf = csrfToken(ctx, req, res);
+    const csrf = csrfToken(ctx, c);
     // Reviewed: who and the note; otherwise a form to mark it reviewed (recorded on /staff/actions).
     const review = (f: (typeof items)[number]) =>
       f.review
@@ -137,6 +135,6 @@ export function registerFeedbackPages(router: Router, ctx: AppContext): void {
     const body = html`<p>${items.length} report${items.length === 1 ? '' : 's'}, newest first${category ? html` (category ${CATEGORY_LABELS[category]})` : ''}. Messages are shown as stored, after scrubbing.</p>
 <table id="feedback-table"><thead><tr><th>Received (UTC)</th><th>Category</th><th>Message</th><th>Tool</th><th>Contact</th><th>Via</th><th>Submission</th><th>Review</th></tr></thead>
 <tbody>${rows}</tbody></table>`;
-    sendHtml(res, 200, page('Feedback', body, { signedInAs: actor.who, wide: true }), PAGE_HEADERS);
+    return htmlPage(c, 200, page('Feedback', body, { signedInAs: actor.who, wide: true }), PAGE_HEADERS);
   });
 }

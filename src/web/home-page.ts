@@ -2,13 +2,13 @@
 // form (a GET to /sites, so it works without JavaScript and without CSRF: it changes nothing), the
 // coverage, and where agents connect.
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import { mcpResource } from '../auth/endpoints.ts';
 import { DISCOVERY_PATHS } from '../http/discovery-paths.ts';
 import { listPlaces } from '../places/catalogue.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
 import { currentAccount } from './web-session.ts';
 
 export const SITES_PATH = '/sites';
@@ -30,9 +30,9 @@ export function accountLinks(email: string | undefined): Html {
     : html`<p><a href="/signin?next=%2F">Sign in</a> or <a href="/signup?next=%2F">sign up</a> to check addresses. · <a href="/account">Account</a></p>`;
 }
 
-export function registerHomePage(router: Router, ctx: AppContext): void {
-  router.get('/', async (req, res) => {
-    const account = await currentAccount(ctx, req);
+export function registerHomePage(app: HttpApp, ctx: AppContext): void {
+  app.pages.get('/', async (c) => {
+    const account = await currentAccount(ctx, c);
     const mcpUrl = mcpResource(ctx.config);
     const live = (await listPlaces(ctx)).filter((p) => p.status === 'live');
     const visitor = html`<section id="what-you-get" aria-labelledby="get-h"><h2 id="get-h">What you get for an address</h2>
@@ -61,6 +61,6 @@ See <a href="/coverage">coverage</a> for every place siteline knows, its status 
 <p>The same snapshot is served to AI agents over MCP (streamable HTTP) at <code id="mcp-endpoint">${mcpUrl}</code>.
 <a href="/connect" id="connect-link">Connect an agent or MCP client</a>: configuration for Claude, Cursor, VS Code and MCP Inspector, the registration flow and the tools
 (implementer notes: <a href="${DISCOVERY_PATHS.mcpGuide}">the MCP guide</a>).</p>`;
-    sendHtml(res, 200, page('Sourced site intelligence', body, { signedInAs: account?.email ?? null }), PAGE_HEADERS);
+    return htmlPage(c, 200, page('Sourced site intelligence', body, { signedInAs: account?.email ?? null }), PAGE_HEADERS);
   });
 }

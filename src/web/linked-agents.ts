@@ -4,16 +4,17 @@
 // any pre-claim token), so the jwt-bearer exchange refuses it, and closes the claim's redelivery
 // window so the claim_token cannot fetch a fresh assertion. An access token (JWT) it already holds is
 // refused at once by a revocation record for the agent (see auth/token-revocation.ts).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import type { Account } from '../auth/accounts.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
-import { readForm, redirect } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { outboxVisible, fromLoopbackPeer } from './outbox-page.ts';
+import { outboxVisible } from './outbox-page.ts';
+import { fromLoopbackPeer } from '../http/client-ip.ts';
 import { agentScope, forgetRevocations, revokeTokens } from '../auth/token-revocation.ts';
 import { REVOKED_MARK } from '../auth/end-credentials.ts';
 
@@ -81,32 +82,32 @@ export function agentName(a: Pick<LinkedAgent, 'label' | 'registrationId'>): str
 const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') + ' UTC' : 'never');
 
 /** The account page's "Linked agents and CLI logins" section (and the development outbox link on a developer's machine). */
-export async function linkedAgentsSection(ctx: AppContext, req: IncomingMessage, res: ServerResponse, account: Account): Promise<Html> {
+export async function linkedAgentsSection(ctx: AppContext, c: HttpContext, account: Account): Promise<Html> {
   const agents = await linkedAgents(ctx, account.accountId);
-  const csrf = csrfToken(ctx, req, res);
+  const csrf = csrfToken(ctx, c);
   const list = agents.length
     ? html`<ul class="agents">${agents.map(
         (a) => html`<li id="agent-${a.registrationId}"><strong class="agent-name">${agentName(a)}</strong> (${a.type === 'service_auth' ? 'linked by e-mail' : 'anonymous, then claimed'}${a.label ? html`, <code>${shortId(a.registrationId)}</code>` : ''}), linked ${day(a.claimedAt)}, last used ${day(a.lastUsedAt)}.
 ${a.revoked ? html` <span class="badge badge-unknown">revoked</span>` : html`<form method="post" action="/account/agents/${a.registrationId}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke ${agentName(a)}">Revoke</button></form>`}</li>`,
       )}</ul>`
     : html`<p>No agent is linked to this account. An agent links itself by showing you a link and a 6-digit code.</p>`;
-  const outbox = outboxVisible(ctx.config.baseUrl) && fromLoopbackPeer(req) ? html`<p class="muted">Development: mail the service would have sent is in the <a href="/dev/outbox">development outbox</a>.</p>` : '';
+  const outbox = outboxVisible(ctx.config.baseUrl) && fromLoopbackPeer(c.env.incoming) ? html`<p class="muted">Development: mail the service would have sent is in the <a href="/dev/outbox">development outbox</a>.</p>` : '';
   return html`<section id="linked-agents" aria-labelledby="linked-agents-h"><h2 id="linked-agents-h">Linked agents and CLI logins</h2>
 ${list}
 <p class="muted">Revoking ends the agent's access at once: it gets no new access, and an access token it already holds is refused.</p>
 ${outbox}</section>`;
 }
 
-export function registerLinkedAgentRoutes(router: Router, ctx: AppContext, onCsrfFailure: (res: ServerResponse) => void): void {
-  router.post('/account/agents/:id/revoke', async (req, res, params) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return onCsrfFailure(res);
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, '/signin?next=/account');
-    const done = await revokeLinkedAgent(ctx, account.accountId, params.id!);
+export function registerLinkedAgentRoutes(app: HttpApp, ctx: AppContext, onCsrfFailure: (c: HttpContext) => Response): void {
+  app.pages.post('/account/agents/:id/revoke', async (c) => {
+    const form = await readForm(c);
+    if (!csrfOk(ctx, c, form)) return onCsrfFailure(c);
+    const account = await currentAccount(ctx, c);
+    if (!account) return redirect(c, '/signin?next=/account');
+    const done = await revokeLinkedAgent(ctx, account.accountId, c.req.param('id')!);
     if (!done) {
-      return sendHtml(res, 404, page('Agent not found', html`<p class="error" role="alert">No agent with that id is linked to your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(c, 404, page('Agent not found', html`<p class="error" role="alert">No agent with that id is linked to your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
     }
-    redirect(res, '/account#linked-agents');
+    return redirect(c, '/account#linked-agents');
   });
 }

@@ -3,22 +3,22 @@
 // with the mail server's answer. A failed message can be queued again once the cause is fixed.
 // Protected like /staff/feedback: signed in as a staff account (src/web/staff-access.ts).
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import { mailQueueCounts, requeueFailed, troubledMail } from '../mail/mail-queue.ts';
 import { smtpServerName } from '../mail/mailer.ts';
-import { html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect } from './forms.ts';
-import { csrfFailure, PAGE_HEADERS } from './page.ts';
+import { html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
+import { csrfFailure, PAGE_HEADERS } from '../http/page.ts';
 import { csrfOk, csrfToken } from './web-session.ts';
 import { staffOnPage } from './staff-access.ts';
 
-export function registerMailStaffPage(router: Router, ctx: AppContext): void {
-  router.get('/staff/mail', async (req, res) => {
-    const actor = await staffOnPage(ctx, req, res, '/staff/mail');
-    if (!actor) return;
-    const csrf = csrfToken(ctx, req, res);
+export function registerMailStaffPage(app: HttpApp, ctx: AppContext): void {
+  app.pages.get('/staff/mail', async (c) => {
+    const actor = await staffOnPage(ctx, c, '/staff/mail');
+    if (actor instanceof Response) return actor;
+    const csrf = csrfToken(ctx, c);
     const counts = await mailQueueCounts(ctx);
     const items = await troubledMail(ctx);
     const transport =
@@ -35,20 +35,20 @@ export function registerMailStaffPage(router: Router, ctx: AppContext): void {
 <p>A message is retried with growing delays while the mail server cannot be reached or answers with a temporary error (4xx); a permanent refusal (5xx) or ${String(ctx.config.mail.maxAttempts)} attempts record it as failed.</p>
 ${items.length === 0 ? html`<p id="no-mail-problems">No message failed or is waiting after an error.</p>` : html`<table id="mail-table"><thead><tr><th>#</th><th>Queued (UTC)</th><th>To</th><th>Subject</th><th>State</th><th>Attempts</th><th>Mail server's answer</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>`}`;
-    sendHtml(res, 200, page('Mail queue', body, { signedInAs: actor.who, wide: true }), PAGE_HEADERS);
+    return htmlPage(c, 200, page('Mail queue', body, { signedInAs: actor.who, wide: true }), PAGE_HEADERS);
   });
 
-  router.post('/staff/mail/:id/retry', async (req, res, params) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const actor = await staffOnPage(ctx, req, res, '/staff/mail');
-    if (!actor) return;
-    const id = Number(params.id);
+  app.pages.post('/staff/mail/:id/retry', async (c) => {
+    const form = await readForm(c);
+    if (!csrfOk(ctx, c, form)) return csrfFailure(c);
+    const actor = await staffOnPage(ctx, c, '/staff/mail');
+    if (actor instanceof Response) return actor;
+    const id = Number(c.req.param('id'));
     if (Number.isSafeInteger(id) && (await requeueFailed(ctx, id))) {
       ctx.logger.info({ mailId: id, by: actor.accountId }, 'failed mail queued again by staff');
       // The mail worker drains again on its own schedule; a failed pass now is logged, not dropped.
       void ctx.mailer.drain().catch((err) => ctx.logger.warn({ mailId: id, err: err instanceof Error ? err.message : String(err) }, 'mail drain after a staff requeue failed; the mail worker tries again'));
     }
-    redirect(res, '/staff/mail');
+    return redirect(c, '/staff/mail');
   });
 }

@@ -6,7 +6,7 @@ import type { BBox } from '../core/geo/primitives.ts';
 import type { MapView } from '../maps/map-view.ts';
 import { mapStyle, LOT_ROLE_STYLE } from '../maps/style.ts';
 import { CATEGORY_STYLE, ZONE_CATEGORIES, type ZoneCategory } from '../maps/zone-category.ts';
-import { html, type Html } from './html.ts';
+import { html, type Html } from '../http/html.ts';
 
 export const MAPLIBRE_VERSION = '6.17.0';
 

@@ -6,10 +6,10 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendError } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { errorReply } from '../http/reply.ts';
 import { cachedTile } from '../maps/tiles.ts';
 import { parseTileKey } from '../maps/tile-math.ts';
 
@@ -42,61 +42,54 @@ function staticAsset(file: string, type: string): () => StaticAsset {
   };
 }
 
-function acceptsGzip(req: IncomingMessage): boolean {
-  return /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+function acceptsGzip(c: HttpContext): boolean {
+  return /\bgzip\b/.test(String(c.env.incoming.headers['accept-encoding'] ?? ''));
 }
 
-function sendAsset(req: IncomingMessage, res: ServerResponse, a: StaticAsset, cacheControl: string): void {
-  const headers: Record<string, string | number> = { 'content-type': a.type, etag: a.etag, 'cache-control': cacheControl, vary: 'accept-encoding', 'x-content-type-options': 'nosniff' };
-  if (req.headers['if-none-match'] === a.etag) {
-    res.writeHead(304, headers);
-    res.end();
-    return;
-  }
-  const gz = acceptsGzip(req);
+/** A file or tile with plain headers (a HEAD gets the same headers without the body: hono answers it as the GET). */
+function bytes(status: number, body: Buffer | null, headers: Record<string, string>): Response {
+  return new Response(body as ConstructorParameters<typeof Response>[0], { status, headers });
+}
+
+function sendAsset(c: HttpContext, a: StaticAsset, cacheControl: string): Response {
+  const headers: Record<string, string> = { 'content-type': a.type, etag: a.etag, 'cache-control': cacheControl, vary: 'accept-encoding', 'x-content-type-options': 'nosniff' };
+  if (c.env.incoming.headers['if-none-match'] === a.etag) return bytes(304, null, headers);
+  const gz = acceptsGzip(c);
   const body = gz ? a.gzipped : a.body;
-  res.writeHead(200, { ...headers, ...(gz ? { 'content-encoding': 'gzip' } : {}), 'content-length': body.length });
-  res.end(req.method === 'HEAD' ? undefined : body);
+  return bytes(200, body, { ...headers, ...(gz ? { 'content-encoding': 'gzip' } : {}), 'content-length': String(body.length) });
 }
 
-export function registerMapRoutes(router: Router, ctx: AppContext): void {
-  router.get(TILE_ROUTE, async (req, res, params) => {
-    const m = /^(\d+)\.pbf$/.exec(params.y ?? '');
-    const key = m ? parseTileKey(params.z!, params.x!, m[1]!) : null;
-    if (!key) return sendError(req, res, 404, 'not_found', 'No such tile: the form is /tiles/{z}/{x}/{y}.pbf with 0 <= z <= 16.');
+export function registerMapRoutes(app: HttpApp, ctx: AppContext): void {
+  app.pages.get(TILE_ROUTE, async (c) => {
+    const m = /^(\d+)\.pbf$/.exec(c.req.param('y') ?? '');
+    const key = m ? parseTileKey(c.req.param('z')!, c.req.param('x')!, m[1]!) : null;
+    if (!key) return errorReply(c, 404, 'not_found', 'No such tile: the form is /tiles/{z}/{x}/{y}.pbf with 0 <= z <= 16.');
     const tile = await cachedTile(ctx, key);
-    const headers: Record<string, string | number> = {
+    const headers: Record<string, string> = {
       'content-type': 'application/vnd.mapbox-vector-tile',
       'cache-control': 'public, max-age=3600',
       etag: tile.etag,
       vary: 'accept-encoding',
       'access-control-allow-origin': '*',
     };
-    if (req.headers['if-none-match'] === tile.etag) {
-      res.writeHead(304, headers);
-      return res.end();
-    }
+    if (c.env.incoming.headers['if-none-match'] === tile.etag) return bytes(304, null, headers);
     // Tiles are stored gzipped; the rare client that refuses gzip gets them inflated.
-    const gz = acceptsGzip(req) || tile.gzipped.length === 0;
+    const gz = acceptsGzip(c) || tile.gzipped.length === 0;
     const body = gz ? tile.gzipped : zlib.gunzipSync(tile.gzipped);
-    res.writeHead(200, { ...headers, ...(gz && body.length ? { 'content-encoding': 'gzip' } : {}), 'content-length': body.length });
-    res.end(req.method === 'HEAD' ? undefined : body);
+    return bytes(200, body, { ...headers, ...(gz && body.length ? { 'content-encoding': 'gzip' } : {}), 'content-length': String(body.length) });
   });
 
   const maplibre = Object.fromEntries(Object.entries(MAPLIBRE_FILES).map(([f, type]) => [f, staticAsset(path.join(MAPLIBRE_DIST, f), type)]));
-  router.get('/assets/maplibre-gl/:file', async (req, res, params) => {
-    const asset = maplibre[params.file!];
-    if (!asset) return sendError(req, res, 404, 'not_found', 'No such asset.');
-    sendAsset(req, res, asset(), 'public, max-age=86400');
+  app.pages.get('/assets/maplibre-gl/:file', async (c) => {
+    const asset = maplibre[c.req.param('file')!];
+    if (!asset) return errorReply(c, 404, 'not_found', 'No such asset.');
+    return sendAsset(c, asset(), 'public, max-age=86400');
   });
   // Browsers ask for it on every site; no icon yet, and no 404 in every page's console.
-  router.get('/favicon.ico', async (_req, res) => {
-    res.writeHead(204, { 'cache-control': 'public, max-age=86400' });
-    res.end();
-  });
+  app.pages.get('/favicon.ico', async () => bytes(204, null, { 'cache-control': 'public, max-age=86400' }));
   const mapScript = staticAsset(path.join(import.meta.dirname, 'assets/site-map.js'), 'text/javascript; charset=utf-8');
-  router.get('/assets/site-map.js', async (req, res) => sendAsset(req, res, mapScript(), 'public, max-age=3600'));
+  app.pages.get('/assets/site-map.js', async (c) => sendAsset(c, mapScript(), 'public, max-age=3600'));
   // The project page's editor: clicks on its map select a lot for the attach form (src/web/project-editor.ts).
   const editorScript = staticAsset(path.join(import.meta.dirname, 'assets/project-editor.js'), 'text/javascript; charset=utf-8');
-  router.get('/assets/project-editor.js', async (req, res) => sendAsset(req, res, editorScript(), 'public, max-age=3600'));
+  app.pages.get('/assets/project-editor.js', async (c) => sendAsset(c, editorScript(), 'public, max-age=3600'));
 }

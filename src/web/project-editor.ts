@@ -20,7 +20,7 @@ import type { ProjectRow, ProjectSummary } from '../projects/project-store.ts';
 import type { FieldChange, Receipt } from '../projects/receipts.ts';
 import { nextStepOf, type NextStep } from '../core/next-step.ts';
 import { MAPLIBRE_VERSION, MAP_HEAD } from './map-embed.ts';
-import { html, type Html } from './html.ts';
+import { html, type Html } from '../http/html.ts';
 
 /** <head> of a project page with its editor map: MapLibre, the map script, then the editor's click handling. */
 export const EDITOR_HEAD: Html = html`${MAP_HEAD}

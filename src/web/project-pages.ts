@@ -2,11 +2,11 @@
 // map of the surroundings, attach / detach lots, details — see project-editor.ts; the analysis status — the page reloads itself every 5 s while a run is queued or running, no
 // JavaScript — the headline numbers, and the receipts history with an undo button for updates).
 // Thin adapter over src/projects and src/analysis; every query is the signed-in account's own.
-import { setFlash, takeFlash } from './cookies.ts';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setFlash, takeFlash } from '../http/cookies.ts';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import { isStatus, isValueStatus } from '../core/statuses.ts';
 import { valueWords } from '../core/value-words.ts';
 import { statusBadge } from './status-badge.ts';
@@ -23,14 +23,14 @@ import { REPORT_AUDIENCES, REPORT_DETAILS, type ReportAudience, type ReportDetai
 import { runFeasibilityAnalysis } from '../analysis/run-feasibility-analysis.ts';
 import { agentStatusOf } from '../analysis/agent-status.ts';
 import { latestRun, latestSucceededRun } from '../analysis/run-queue.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
 import { mapViewForLots, type MapView } from '../maps/map-view.ts';
 import { EDITOR_HEAD, REFUSAL_MARK, detailsSection, forPeople, historyWhat, lifecycleWords, lotsSection, refusal, registerProjectEditor, undoneText, wordedForPeople } from './project-editor.ts';
-import { mapPageHeaders } from './page.ts';
+import { mapPageHeaders } from '../http/page.ts';
 import { listingStateOf, setProjectMapListing } from '../projects/map-listing.ts';
 import type { ProjectLot } from '../projects/project-lots.ts';
-import { readForm, redirect } from './forms.ts';
+import { readForm, redirect } from '../http/forms.ts';
 import { projectEnvelope3d } from './envelope-3d.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { readAnalysisResult } from '../analysis/analysis-result.ts';
@@ -40,8 +40,8 @@ const HEADERS = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'conte
 export const PROJECT_PAGE_REFRESH_S = 5;
 const RECEIPTS_SHOWN = 50;
 
-function notFound(res: ServerResponse, email: string): void {
-  sendHtml(res, 404, page('Project not found', html`<p class="error">No project of yours has this address. <a href="/projects">Your projects</a></p>`, { signedInAs: email }), HEADERS);
+function notFound(c: HttpContext, email: string): Response {
+  return htmlPage(c, 404, page('Project not found', html`<p class="error">No project of yours has this address. <a href="/projects">Your projects</a></p>`, { signedInAs: email }), HEADERS);
 }
 
 const fmt = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
@@ -143,10 +143,10 @@ ${error ? html`<p class="error" role="alert" id="create-error">${error}</p>` : '
 <p class="muted">The lot at the address becomes the project's build lot; agents you connect reach the same projects.</p>`;
 }
 
-export function registerProjectPages(router: Router, ctx: AppContext): void {
-  const listPage = async (req: IncomingMessage, res: ServerResponse, account: { accountId: string; email: string }, status = 200, form?: { values: { name?: string; address?: string }; error: string }) => {
+export function registerProjectPages(app: HttpApp, ctx: AppContext): void {
+  const listPage = async (c: HttpContext, account: { accountId: string; email: string }, status = 200, form?: { values: { name?: string; address?: string }; error: string }) => {
     const list = await listProjects(ctx, account.accountId);
-    const csrf = csrfToken(ctx, req, res);
+    const csrf = csrfToken(ctx, c);
     const rows = list.projects.map(
       (p) => html`<tr><td><a href="/projects/${p.projectId}">${p.name}</a></td><td>${p.address ?? ''}</td><td>${lifecycleWords(p.lifecycleStatus)}</td><td>${p.externalRef ?? ''}</td><td>${p.updatedAt.slice(0, 10)}</td></tr>`,
     );
@@ -155,21 +155,21 @@ export function registerProjectPages(router: Router, ctx: AppContext): void {
 ${list.hasMore ? html`<p>${list.total - list.projects.length} more not shown.</p>` : ''}`
       : html`<p>No projects yet. Create one below, or let an agent you connected create them.</p>`}
 ${createForm(csrf, form?.values, form?.error)}`;
-    sendHtml(res, status, page('Your projects', body, { signedInAs: account.email, wide: true, current: 'projects' }), HEADERS);
+    return htmlPage(c, status, page('Your projects', body, { signedInAs: account.email, wide: true, current: 'projects' }), HEADERS);
   };
 
-  router.get('/projects', async (req, res) => {
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, '/signin?next=/projects');
-    await listPage(req, res, account);
+  app.pages.get('/projects', async (c) => {
+    const account = await currentAccount(ctx, c);
+    if (!account) return redirect(c, '/signin?next=/projects');
+    return await listPage(c, account);
   });
 
   // The web path of saveToProject's create: the same domain call, its refusal shown on the form.
-  router.post('/projects', async (req, res) => {
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, '/signin?next=/projects');
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
+  app.pages.post('/projects', async (c) => {
+    const account = await currentAccount(ctx, c);
+    if (!account) return redirect(c, '/signin?next=/projects');
+    const form = await readForm(c);
+    if (!csrfOk(ctx, c, form)) return htmlPage(c, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
     const values = { name: form.name ?? '', address: form.address ?? '' };
     try {
       if (!values.address.trim()) throw new SitelineError('bad_input', 'Give the address of the site.');
@@ -177,21 +177,21 @@ ${createForm(csrf, form?.values, form?.error)}`;
       if (out.kind !== 'written') throw new SitelineError('bad_input', 'Nothing was created.');
       const created = out.result['project'] as { projectId: string };
       const warnings = (out.result['warnings'] as string[] | undefined) ?? [];
-      setFlash(ctx.config, res, `/projects/${created.projectId}`, ['Project created.', ...warnings].join(' '));
-      redirect(res, `/projects/${created.projectId}`);
+      setFlash(ctx.config, c, `/projects/${created.projectId}`, ['Project created.', ...warnings].join(' '));
+      return redirect(c, `/projects/${created.projectId}`);
     } catch (err) {
       if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
-      await listPage(req, res, account, 400, { values, error: wordedForPeople(err.message) });
+      return await listPage(c, account, 400, { values, error: wordedForPeople(err.message) });
     }
   });
 
-  router.get('/projects/:id', async (req, res, params) => {
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, `/signin?next=${encodeURIComponent(`/projects/${params.id}`)}`);
-    const project = await projectById(ctx.db, account.accountId, params.id ?? '');
-    if (!project) return notFound(res, account.email);
+  app.pages.get('/projects/:id', async (c) => {
+    const account = await currentAccount(ctx, c);
+    if (!account) return redirect(c, `/signin?next=${encodeURIComponent(`/projects/${c.req.param('id')}`)}`);
+    const project = await projectById(ctx.db, account.accountId, c.req.param('id') ?? '');
+    if (!project) return notFound(c, account.email);
     const p = summarise(project);
-    const csrf = csrfToken(ctx, req, res);
+    const csrf = csrfToken(ctx, c);
     const lots = await lotsOfProject(ctx.db, project.project_id);
     const latest = await latestRun(ctx.db, project.project_id);
     const status = await agentStatusOf(ctx, project.project_id, latest, lots);
@@ -200,7 +200,7 @@ ${createForm(csrf, form?.values, form?.error)}`;
     const receipts = (await receiptsOfProject(ctx.db, account.accountId, project.project_id, RECEIPTS_SHOWN)).map(receiptOf);
     const undone = new Set(receipts.map((r) => r.undoes).filter(Boolean));
     // A form's outcome is shown once: a reload (or the page's own refresh while a run works) drops it.
-    const message = takeFlash(ctx.config, req, res, `/projects/${project.project_id}`);
+    const message = takeFlash(ctx.config, c, `/projects/${project.project_id}`);
     const working = status.status === 'queued' || status.status === 'running';
     const derived = analysis?.derived as Record<string, { value: number | null; status: string; unit?: string }> | undefined;
     const receiptRows = receipts.map((r) => {
@@ -250,7 +250,7 @@ ${receipts.length ? html`<table id="history"><thead><tr><th>When (UTC)</th><th>W
 <p><a href="/projects">All projects</a></p>`;
     const out = page(p.name, body, { signedInAs: account.email, wide: true, ...(hasMap ? { head: EDITOR_HEAD } : {}) });
     // A meta refresh keeps the status current without page JavaScript (the map's own script aside).
-    sendHtml(res, 200, working ? out.replace('<head>', `<head>\n<meta http-equiv="refresh" content="${PROJECT_PAGE_REFRESH_S}">`) : out, hasMap ? mapPageHeaders(ctx.config) : HEADERS);
+    return htmlPage(c, 200, working ? out.replace('<head>', `<head>\n<meta http-equiv="refresh" content="${PROJECT_PAGE_REFRESH_S}">`) : out, hasMap ? mapPageHeaders(ctx.config) : HEADERS);
   });
 
   /**
@@ -258,13 +258,13 @@ ${receipts.length ? html`<table id="history"><thead><tr><th>When (UTC)</th><th>W
    * message the page shows, or with where to go instead; a refusal comes back as the page's message.
    */
   const action = (path: string, fn: (accountId: string, projectId: string, form: Record<string, string>) => Promise<string | { location: string }>) =>
-    router.post(path, async (req: IncomingMessage, res: ServerResponse, params) => {
-      const account = await currentAccount(ctx, req);
-      if (!account) return redirect(res, '/signin?next=/projects');
-      const form = await readForm(req);
-      if (!csrfOk(ctx, req, form)) return sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
-      const project = await projectById(ctx.db, account.accountId, params.id ?? '');
-      if (!project) return notFound(res, account.email);
+    app.pages.post(path, async (c) => {
+      const account = await currentAccount(ctx, c);
+      if (!account) return redirect(c, '/signin?next=/projects');
+      const form = await readForm(c);
+      if (!csrfOk(ctx, c, form)) return htmlPage(c, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
+      const project = await projectById(ctx.db, account.accountId, c.req.param('id') ?? '');
+      if (!project) return notFound(c, account.email);
       let outcome: string | { location: string };
       try {
         outcome = await fn(account.accountId, project.project_id, form);
@@ -273,9 +273,10 @@ ${receipts.length ? html`<table id="history"><thead><tr><th>When (UTC)</th><th>W
         outcome = refusal(forPeople(err));
       }
       if (typeof outcome === 'string') {
-        setFlash(ctx.config, res, `/projects/${project.project_id}`, outcome);
-        redirect(res, `/projects/${project.project_id}`);
-      } else redirect(res, outcome.location);
+        setFlash(ctx.config, c, `/projects/${project.project_id}`, outcome);
+        return redirect(c, `/projects/${project.project_id}`);
+      }
+      return redirect(c, outcome.location);
     });
 
   action('/projects/:id/undo', async (accountId, projectId, form) => {

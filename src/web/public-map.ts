@@ -4,14 +4,15 @@
 // — and the pin (the build lot's centroid); never an owner, address, external reference or id.
 import { currentAccount } from './web-session.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml, sendJson } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { jsonReply } from '../http/reply.ts';
+import { htmlPage } from '../http/page.ts';
 import { publicListings, type PublicListing } from '../projects/map-listing.ts';
 import { mapStyle } from '../maps/style.ts';
 import { CATEGORY_STYLE, ZONE_CATEGORIES } from '../maps/zone-category.ts';
 import { MAP_HEAD } from './map-embed.ts';
-import { html } from './html.ts';
-import { page, mapPageHeaders } from './page.ts';
+import { html } from '../http/html.ts';
+import { page, mapPageHeaders } from '../http/page.ts';
 
 export const PUBLIC_LISTINGS_PATH = '/api/public/listings';
 /** The pin colour (also what the browser test looks for on the canvas). */
@@ -38,14 +39,14 @@ function listingsGeoJson(list: PublicListing[]) {
   };
 }
 
-export function registerPublicMap(router: Router, ctx: AppContext): void {
-  router.get(PUBLIC_LISTINGS_PATH, async (_req, res) => {
+export function registerPublicMap(app: HttpApp, ctx: AppContext): void {
+  app.pages.get(PUBLIC_LISTINGS_PATH, async (c) => {
     const listings = await publicListings(ctx.db);
-    sendJson(res, 200, { listings, count: listings.length }, { 'cache-control': 'no-store', 'access-control-allow-origin': '*' });
+    return jsonReply(c, 200, { listings, count: listings.length }, { 'cache-control': 'no-store', 'access-control-allow-origin': '*' });
   });
 
-  router.get('/map', async (req, res) => {
-    const account = await currentAccount(ctx, req);
+  app.pages.get('/map', async (c) => {
+    const account = await currentAccount(ctx, c);
     const list = await publicListings(ctx.db);
     const style = mapStyle({ basemapUrl: ctx.config.basemapUrl }) as { sources: Record<string, unknown>; layers: Record<string, unknown>[] };
     style.sources['listings'] = { type: 'geojson', data: listingsGeoJson(list) };
@@ -70,6 +71,6 @@ ${list.length
 <tbody>${list.map((l) => html`<tr><td>${l.name}</td><td>${CATEGORY_STYLE[l.zoneCategory]?.label ?? l.zoneCategory}</td><td>${TYPOLOGY_LABEL[l.typology] ?? l.typology}</td><td>${l.lifecycleStatus}</td><td>${String(l.pin.lat)}, ${String(l.pin.lng)}</td></tr>`)}</tbody></table></div>`
   : html`<p>No project is listed yet.</p>`}
 <p class="muted">The same list as JSON: <a href="${PUBLIC_LISTINGS_PATH}">${PUBLIC_LISTINGS_PATH}</a>.</p>`;
-    sendHtml(res, 200, page('Projects on the map', body, { wide: true, head: MAP_HEAD, signedInAs: account?.email ?? null, current: 'map' }), mapPageHeaders(ctx.config));
+    return htmlPage(c, 200, page('Projects on the map', body, { wide: true, head: MAP_HEAD, signedInAs: account?.email ?? null, current: 'map' }), mapPageHeaders(ctx.config));
   });
 }

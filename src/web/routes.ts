@@ -1,6 +1,6 @@
 // Every server-rendered page of the account surface.
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
+import type { HttpApp } from '../http/http-app.ts';
 import { registerAccountPages } from './account-pages.ts';
 import { registerClaimPage } from './claim-page.ts';
 import { registerOutboxPage } from './outbox-page.ts';
@@ -14,29 +14,38 @@ import { registerPlaceSources } from './place-sources.ts';
 import { registerLinkedAgentRoutes } from './linked-agents.ts';
 import { registerConnectedAppRoutes } from './connected-apps.ts';
 import { installErrorPages } from './error-pages.ts';
-import { csrfFailure } from './page.ts';
-import { registerConnectPage } from './connect-page.ts';
+import { csrfFailure } from '../http/page.ts';
+import { registerSitePages } from './site-page.ts';
+import { registerFeedbackPages } from './feedback-pages.ts';
+import { registerStaffPages } from './staff-pages.ts';
+import { registerGeoCoverageRoute } from './geo-coverage-route.ts';
+import { registerReportDownloadRoute } from './report-download-route.ts';
 import { registerEmailVerificationPages } from './email-verification-page.ts';
 import { registerMailStaffPage } from './mail-staff-page.ts';
 import { registerAccountSecurityPages } from './account-security-pages.ts';
 
-export function registerWebRoutes(router: Router, ctx: AppContext): void {
-  registerAccountPages(router, ctx);
-  registerAccountSecurityPages(router, ctx);
-  registerClaimPage(router, ctx);
-  registerEmailVerificationPages(router, ctx);
-  registerOutboxPage(router, ctx);
-  registerMailStaffPage(router, ctx);
-  registerApiKeysPage(router, ctx);
-  registerProjectPages(router, ctx);
-  registerMapRoutes(router, ctx);
-  registerPublicMap(router, ctx);
-  registerCoveragePage(router, ctx);
-  registerCoveragePlacePage(router, ctx);
-  registerSourcesPage(router, ctx);
-  registerPlaceSources(router, ctx);
-  registerLinkedAgentRoutes(router, ctx, csrfFailure);
-  registerConnectedAppRoutes(router, ctx, csrfFailure);
-  installErrorPages(router);
-  registerConnectPage(router, ctx);
+export function mountRoutes(app: HttpApp, ctx: AppContext): void {
+  registerAccountPages(app, ctx);
+  registerAccountSecurityPages(app, ctx);
+  registerClaimPage(app, ctx);
+  registerEmailVerificationPages(app, ctx);
+  registerOutboxPage(app, ctx);
+  registerMailStaffPage(app, ctx);
+  registerApiKeysPage(app, ctx);
+  registerProjectPages(app, ctx);
+  registerMapRoutes(app, ctx);
+  registerPublicMap(app, ctx);
+  registerCoveragePage(app, ctx);
+  registerCoveragePlacePage(app, ctx);
+  registerSourcesPage(app, ctx);
+  registerPlaceSources(app, ctx);
+  registerLinkedAgentRoutes(app, ctx, csrfFailure);
+  registerConnectedAppRoutes(app, ctx, csrfFailure);
+  registerSitePages(app, ctx);
+  registerGeoCoverageRoute(app, ctx);
+  registerFeedbackPages(app, ctx);
+  registerStaffPages(app, ctx);
+  registerReportDownloadRoute(app, ctx);
+  // Errors on every path no other surface claims: a page for a browser, JSON for programs.
+  installErrorPages(app);
 }

@@ -2,10 +2,10 @@
 // Signed-in people only (resolving an address may cost money, as on every other surface). `ref` is
 // attribution only: accepted, never rendered.
 import { MATCH_HOW, matchDoubt } from '../snapshot/match-doubt.ts';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import { SitelineError } from '../core/errors.ts';
 import { cachedSnapshot } from '../snapshot/answer-cache.ts';
 import { withSourcesInline } from '../places/source-catalogue.ts';
@@ -16,9 +16,9 @@ import { getPlace } from '../places/catalogue.ts';
 import { loadManifest } from '../importer/manifest.ts';
 import { mapViewForLots } from '../maps/map-view.ts';
 import { CATEGORY_STYLE, zoneCategory } from '../maps/zone-category.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS, mapPageHeaders } from './page.ts';
-import { redirect, safeNext } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS, mapPageHeaders } from '../http/page.ts';
+import { redirect, safeNext } from '../http/forms.ts';
 import { currentAccount } from './web-session.ts';
 import { SITES_PATH, addressForm, registerHomePage } from './home-page.ts';
 import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
@@ -442,19 +442,19 @@ ${addressForm(address)}`;
 }
 
 /** This request's own path and query, as a same-site return target for sign-in. */
-function hereOf(req: IncomingMessage): string {
-  const u = new URL(req.url ?? SITES_PATH, 'http://x');
+function hereOf(c: HttpContext): string {
+  const u = new URL(c.req.url);
   return safeNext(`${u.pathname}${u.search}`, SITES_PATH);
 }
 
-async function showSite(ctx: AppContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const account = await currentAccount(ctx, req);
-  if (!account) return redirect(res, `/signin?next=${encodeURIComponent(hereOf(req))}`);
+async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
+  const account = await currentAccount(ctx, c);
+  if (!account) return redirect(c, `/signin?next=${encodeURIComponent(hereOf(c))}`);
   const signedInAs = account.email;
-  const query = new URL(req.url ?? SITES_PATH, 'http://x').searchParams;
+  const query = new URL(c.req.url).searchParams;
   const address = query.get('address');
   const opts = { signedInAs, current: 'sites' as const };
-  if (address === null) return sendHtml(res, 200, page('Check an address', addressForm(), opts), PAGE_HEADERS);
+  if (address === null) return htmlPage(c, 200, page('Check an address', addressForm(), opts), PAGE_HEADERS);
   // A place without a zoning map: the district (and building type) the person chose on this page.
   const conditions = query.getAll('condition').filter((c) => c.trim() !== '');
   const stated = { district: query.get('district') || undefined, buildingType: query.get('buildingType') || undefined, ...(conditions.length ? { conditions } : {}) };
@@ -464,22 +464,22 @@ async function showSite(ctx: AppContext, req: IncomingMessage, res: ServerRespon
     snapshot = (await cachedSnapshot(ctx, address, stated)).snapshot;
   } catch (err) {
     if (err instanceof SitelineError && err.code === 'bad_input') {
-      return sendHtml(res, 400, page('Check an address', addressForm(address.slice(0, 300), err.message), opts), PAGE_HEADERS);
+      return htmlPage(c, 400, page('Check an address', addressForm(address.slice(0, 300), err.message), opts), PAGE_HEADERS);
     }
     throw err;
   }
   if (!snapshot.answered) {
-    return sendHtml(res, 200, page(notCoveredTitle(snapshot), notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
+    return htmlPage(c, 200, page(notCoveredTitle(snapshot), notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
   }
   // The page shows every source in full: the snapshot's labels with the place's catalogue inline.
   snapshot = await withSourcesInline(ctx, snapshot);
   const place = snapshot.coverage.place;
   const title = `${snapshot.address?.matchedAddress ?? address}${place ? `, ${place.name}, ${place.region}` : ''}`;
-  sendHtml(res, 200, page(title, await answeredBody(ctx, snapshot), { ...opts, wide: true, head: MAP_HEAD }), mapPageHeaders(ctx.config));
+  return htmlPage(c, 200, page(title, await answeredBody(ctx, snapshot), { ...opts, wide: true, head: MAP_HEAD }), mapPageHeaders(ctx.config));
 }
 
 /** The home page and the snapshot page (one registration line in src/auth/routes.ts). */
-export function registerSitePages(router: Router, ctx: AppContext): void {
-  registerHomePage(router, ctx);
-  router.get(SITES_PATH, (req, res) => showSite(ctx, req, res));
+export function registerSitePages(app: HttpApp, ctx: AppContext): void {
+  registerHomePage(app, ctx);
+  app.pages.get(SITES_PATH, (c) => showSite(ctx, c));
 }

@@ -4,21 +4,21 @@
 // section: what the document is (title, edition, retrieval, licence, sha256) and the sections its
 // citations quote.
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp, HttpContext } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import { loadManifest } from '../importer/manifest.ts';
 import { citableDocuments, loadPlaceRules, sourcePageHref } from '../rules/load-rules.ts';
 import { findQuote, findSection, readHeldDocument, sectionSpan, DocumentError } from '../rules/held-documents.ts';
 import { knowledgeSectionsOf } from '../rules/knowledge-sections.ts';
-import { html, type Html } from './html.ts';
-import { page, PAGE_HEADERS } from './page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page, PAGE_HEADERS } from '../http/page.ts';
 import { currentAccount } from './web-session.ts';
 import path from 'node:path';
 
 const SLUG = /^[a-z0-9-]{1,60}$/;
 
-function notFound(res: Parameters<Parameters<Router['get']>[1]>[1], what: string, signedInAs: string | null): void {
-  sendHtml(res, 404, page('Not found', html`<p>${what}</p><p><a href="/coverage">What siteline covers</a></p>`, { signedInAs }), PAGE_HEADERS);
+function notFound(c: HttpContext, what: string, signedInAs: string | null): Response {
+  return htmlPage(c, 404, page('Not found', html`<p>${what}</p><p><a href="/coverage">What siteline covers</a></p>`, { signedInAs }), PAGE_HEADERS);
 }
 
 /** The section's text with the quote's parts wrapped in <mark> (offsets mapped from the normalised text back to the original). */
@@ -34,31 +34,31 @@ function highlighted(text: string, marks: [number, number][]): Html {
   return html`${parts}`;
 }
 
-export function registerSourcesPage(router: Router, ctx: AppContext): void {
-  router.get('/sources/:place/:doc', async (req, res, params) => {
-    const account = await currentAccount(ctx, req);
+export function registerSourcesPage(app: HttpApp, ctx: AppContext): void {
+  app.pages.get('/sources/:place/:doc', async (c) => {
+    const account = await currentAccount(ctx, c);
     const signedInAs = account?.email ?? null;
-    const place = params['place'] ?? '';
-    const docId = params['doc'] ?? '';
-    if (!SLUG.test(place) || !SLUG.test(docId)) return notFound(res, 'No such document.', signedInAs);
+    const place = c.req.param('place') ?? '';
+    const docId = c.req.param('doc') ?? '';
+    if (!SLUG.test(place) || !SLUG.test(docId)) return notFound(c, 'No such document.', signedInAs);
     let manifest;
     try {
       manifest = loadManifest(place, ctx.config.placesDir);
     } catch {
-      return notFound(res, `No place "${place}".`, signedInAs);
+      return notFound(c, `No place "${place}".`, signedInAs);
     }
     const decl = citableDocuments(manifest).find((d) => d.id === docId);
-    if (!decl) return notFound(res, `${manifest.name} holds no document "${docId}".`, signedInAs);
-    if (!ctx.config.sourceDir) return notFound(res, 'This server has no source directory configured, so it holds no document text.', signedInAs);
+    if (!decl) return notFound(c, `${manifest.name} holds no document "${docId}".`, signedInAs);
+    if (!ctx.config.sourceDir) return notFound(c, 'This server has no source directory configured, so it holds no document text.', signedInAs);
     let doc;
     try {
       doc = await readHeldDocument(path.join(ctx.config.sourceDir, manifest.sourceFolder), decl);
     } catch (err) {
       if (!(err instanceof DocumentError)) throw err;
       ctx.logger.warn({ place, document: docId, err: err.message }, 'held document unreadable');
-      return sendHtml(res, 503, page('Document unavailable', html`<p>The held copy of ${decl.title} cannot be read or has changed on this server: ${err.message}</p>`, { signedInAs }), PAGE_HEADERS);
+      return htmlPage(c, 503, page('Document unavailable', html`<p>The held copy of ${decl.title} cannot be read or has changed on this server: ${err.message}</p>`, { signedInAs }), PAGE_HEADERS);
     }
-    const url = new URL(req.url ?? '/', 'http://x');
+    const url = new URL(c.req.url);
     const sectionParam = url.searchParams.get('section');
     const quote = url.searchParams.get('quote');
     const about = html`<dl class="facts">
@@ -81,10 +81,10 @@ export function registerSourcesPage(router: Router, ctx: AppContext): void {
 <h2>Sections its citations quote</h2>
 ${cited.length ? html`<ul>${cited.map((s) => html`<li><a href="${s.href}">${s.title}</a> <span class="muted">(districts ${s.districts.join(', ')})</span></li>`)}</ul>` : html`<p>No value cites this document.</p>`}
 <p class="muted">Every cited value's quote was found in the section it names of this copy, by machine, when the rules were loaded (siteline rules verify).</p>`;
-      return sendHtml(res, 200, page(decl.title, body, { signedInAs, wide: true }), PAGE_HEADERS);
+      return htmlPage(c, 200, page(decl.title, body, { signedInAs, wide: true }), PAGE_HEADERS);
     }
     const section = findSection(doc, sectionParam);
-    if (!section) return notFound(res, `${decl.title} has no section "${sectionParam}".`, signedInAs);
+    if (!section) return notFound(c, `${decl.title} has no section "${sectionParam}".`, signedInAs);
     const text = doc.text.slice(section.start, section.end);
     let marks: [number, number][] = [];
     let verdict: Html = html``;
@@ -102,6 +102,6 @@ ${quote ? html`<blockquote><q>${quote}</q></blockquote>` : ''}
 ${verdict}
 <pre class="held-text" style="white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem">${highlighted(text, marks)}</pre>
 <details><summary>About this document</summary>${about}</details>`;
-    sendHtml(res, 200, page(`${decl.title}, § ${section.id}`, body, { signedInAs, wide: true }), PAGE_HEADERS);
+    return htmlPage(c, 200, page(`${decl.title}, § ${section.id}`, body, { signedInAs, wide: true }), PAGE_HEADERS);
   });
 }

@@ -2,16 +2,16 @@
 // revoke a key for abuse, make accounts staff or not, set an account's monthly export allowance, review feedback (from /staff/feedback), and the
 // record of every staff action at /staff/actions. Signed-in staff accounts only (verified accounts
 // made staff by id: src/staff/staff-members.ts, src/web/staff-access.ts), forms CSRF-checked.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import { SitelineError } from '../core/errors.ts';
 import { grantCredit, listStaffActions, REASON_MAX, reviewFeedback, revokeKeyForAbuse, setExportAllowance, type StaffActionKind, type StaffActor } from '../staff/staff-actions.ts';
 import { MAX_EXPORTS_PER_MONTH, REPORT_EXPORTS_PER_MONTH } from '../reports/export-store.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm } from './forms.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm } from '../http/forms.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
 import { csrfOk, csrfToken } from './web-session.ts';
 import { staffOnPage } from './staff-access.ts';
@@ -70,30 +70,30 @@ function staffIndex(csrf: string, staff: StaffListing[], notice?: Html): Html {
 <p><small>The same actions from a terminal, while the service runs (no restart): <code>siteline credits grant</code>, <code>siteline feedback review</code>, <code>siteline staff add|remove|revoke-key</code>, after <code>siteline login</code> as a staff account, or on the machine the service runs on as its operator (the credential the server writes into its data directory; docs/cli.md).</small></p>`;
 }
 
-export function registerStaffPages(router: Router, ctx: AppContext): void {
-  const showIndex = async (req: IncomingMessage, res: ServerResponse, status: number, actor: StaffActor, notice?: Html) =>
-    sendHtml(res, status, page('Staff', staffIndex(csrfToken(ctx, req, res), await listStaff(ctx), notice), { signedInAs: actor.who }), PAGE_HEADERS);
+export function registerStaffPages(app: HttpApp, ctx: AppContext): void {
+  const showIndex = async (c: HttpContext, status: number, actor: StaffActor, notice?: Html) =>
+    htmlPage(c, status, page('Staff', staffIndex(csrfToken(ctx, c), await listStaff(ctx), notice), { signedInAs: actor.who }), PAGE_HEADERS);
 
   /** Runs a form's action: a refused one re-shows the page with the reason, and nothing changed. */
   const formAction = (path: string, back: string, act: (actor: StaffActor, form: Record<string, string>, params: Record<string, string>) => Promise<Html>) => {
-    router.post(path, async (req, res, params) => {
-      const form = await readForm(req);
-      if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-      const actor = await staffOnPage(ctx, req, res, back);
-      if (!actor) return;
+    app.pages.post(path, async (c) => {
+      const form = await readForm(c);
+      if (!csrfOk(ctx, c, form)) return csrfFailure(c);
+      const actor = await staffOnPage(ctx, c, back);
+      if (actor instanceof Response) return actor;
       try {
-        const done = await act(actor, form, params);
-        await showIndex(req, res, 200, actor, html`<p class="ok" role="status" id="staff-done">${done}</p>`);
+        const done = await act(actor, form, c.req.param());
+        return await showIndex(c, 200, actor, html`<p class="ok" role="status" id="staff-done">${done}</p>`);
       } catch (e) {
         if (!(e instanceof SitelineError) || e.code === 'internal') throw e;
-        await showIndex(req, res, e.code === 'not_found' ? 404 : e.code === 'conflict' ? 409 : 400, actor, html`<p class="error" role="alert" id="staff-refused">${e.message.replace(/ Nothing was changed\.$/, '')} Nothing was changed.</p>`);
+        return await showIndex(c, e.code === 'not_found' ? 404 : e.code === 'conflict' ? 409 : 400, actor, html`<p class="error" role="alert" id="staff-refused">${e.message.replace(/ Nothing was changed\.$/, '')} Nothing was changed.</p>`);
       }
     });
   };
 
-  router.get('/staff', async (req, res) => {
-    const actor = await staffOnPage(ctx, req, res, '/staff');
-    if (actor) await showIndex(req, res, 200, actor);
+  app.pages.get('/staff', async (c) => {
+    const actor = await staffOnPage(ctx, c, '/staff');
+    return actor instanceof Response ? actor : showIndex(c, 200, actor);
   });
 
   formAction('/staff/members', '/staff', async (actor, form) => {
@@ -128,9 +128,9 @@ export function registerStaffPages(router: Router, ctx: AppContext): void {
     return html`Feedback ${r.submissionId} is marked reviewed. <a href="/staff/feedback">Back to feedback</a>`;
   });
 
-  router.get('/staff/actions', async (req, res) => {
-    const actor = await staffOnPage(ctx, req, res, '/staff/actions');
-    if (!actor) return;
+  app.pages.get('/staff/actions', async (c) => {
+    const actor = await staffOnPage(ctx, c, '/staff/actions');
+    if (actor instanceof Response) return actor;
     const actions = await listStaffActions(ctx, 500);
     const rows = actions.map(
       (a) => html`<tr><td>${a.createdAt.slice(0, 19).replace('T', ' ')}</td><td>${a.actor}${a.actorAccountId ? html`<br><small>account <code>${a.actorAccountId}</code></small>` : ''}</td><td>${a.via}</td><td>${ACTION_LABELS[a.action]}</td><td><code>${a.subject}</code></td>
@@ -139,6 +139,6 @@ export function registerStaffPages(router: Router, ctx: AppContext): void {
     const body = html`<p>${String(actions.length)} action${actions.length === 1 ? '' : 's'}, newest first: every credit grant, feedback review, key revocation, change of staff and of export allowance, on the web, through the CLI, by the machine's operator or on the database directly. Who: the acting account's address at the time and its id (the operator and the CLI on the database are no account). <a href="/staff">Staff actions</a></p>
 <table id="staff-actions"><thead><tr><th>When (UTC)</th><th>Who</th><th>Via</th><th>What</th><th>On</th><th>Details</th><th>Why</th></tr></thead>
 <tbody>${rows}</tbody></table>`;
-    sendHtml(res, 200, page('Staff actions', body, { signedInAs: actor.who, wide: true }), PAGE_HEADERS);
+    return htmlPage(c, 200, page('Staff actions', body, { signedInAs: actor.who, wide: true }), PAGE_HEADERS);
   });
 }

@@ -2,7 +2,7 @@
 // with the full meaning on hover and in the page's legend. The raw code is kept for agents and search.
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import { STATUS_LABELS } from '../core/status-words.ts';
-import { html, type Html } from './html.ts';
+import { html, type Html } from '../http/html.ts';
 
 /** The labels live in core (src/core/status-words.ts): the MCP texts word statuses the same way. */
 export { STATUS_LABELS };

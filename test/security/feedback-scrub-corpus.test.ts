@@ -15,7 +15,7 @@ import { CookieJar, TEST_PASSWORD, csrfFrom, getPage, getUserToken, postForm, po
 import { createKey } from '../rest-support.ts';
 import { signExportUrl } from '../../src/reports/signed-url.ts';
 import { NEGATIVES, POSITIVES } from '../fixtures/scrub-corpus.ts';
-import { esc } from '../../src/web/html.ts';
+import { esc } from '../../src/http/html.ts';
 
 let svc: TestServer;
 let author: CookieJar;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { chromium } from 'playwright-core';
 import { startTestServer } from '../support/harness.ts';
 import { CookieJar, TEST_PASSWORD, csrfFrom, getPage, postForm, signUpOrIn } from '../support/auth-flow.ts';
-import { safeNext } from '../../src/web/forms.ts';
+import { safeNext } from '../../src/http/forms.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

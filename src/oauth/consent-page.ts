@@ -2,19 +2,24 @@
 // naming the client, the resource and the scopes. Allow writes a grant; Deny ends with access_denied.
 // Allowing needs a verified e-mail address, as linking an agent through the claim page does: the grant
 // gives a client the same access as a claim (docs/auth.md, "E-mail verification").
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
-import type { OAuthServer } from '../oauth/oauth-provider.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
+import type { OAuthServer } from './oauth-provider.ts';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { PATHS } from '../auth/endpoints.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { readForm, redirect } from './forms.ts';
-import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
-import { csrfFailure, PAGE_HEADERS, pageHeadersWithFormTargets } from './page.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { readForm, redirect } from '../http/forms.ts';
+import { csrfOk as formCsrfOk, csrfToken as formCsrfToken } from '../http/csrf.ts';
+import { SESSION_COOKIE, readCookie } from '../http/cookies.ts';
+import { accountForWebSession } from '../auth/web-sessions.ts';
+import { WEB_SESSION_TTL_S } from '../auth/lifetimes.ts';
+import { csrfFailure, PAGE_HEADERS, pageHeadersWithFormTargets } from '../http/page.ts';
 import { isEmailVerified } from '../auth/email-verification.ts';
-import { unverifiedNotice } from './email-verification-page.ts';
+import { unverifiedNotice } from '../http/account-notice.ts';
+import { UNVERIFIED_MESSAGE } from '../auth/email-verification.ts';
 import type { Account } from '../auth/accounts.ts';
 import unhomoglyph from 'unhomoglyph';
 
@@ -126,47 +131,51 @@ function redirectHost(uri: string | undefined): string {
   }
 }
 
-function expired(res: ServerResponse): void {
-  sendHtml(
-    res,
+function expired(c: HttpContext): Response {
+  return htmlPage(
+    c,
     400,
     page('Sign-in expired', html`<p class="error">This sign-in request has expired or was already used. Return to your application and start again.</p>`),
     PAGE_HEADERS,
   );
 }
 
-export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAuthServer): void {
-  const details = async (req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails | undefined> => {
+export function registerConsentPage(app: HttpApp, ctx: AppContext, oauth: OAuthServer): void {
+  /** The provider's interaction (read on the raw request), or the expired page. */
+  const details = async (c: HttpContext): Promise<InteractionDetails | Response> => {
     const provider = await oauth.provider();
     try {
-      return (await provider.interactionDetails(req, res)) as InteractionDetails;
+      return (await provider.interactionDetails(c.env.incoming, c.env.outgoing)) as InteractionDetails;
     } catch {
-      expired(res);
-      return undefined;
+      return expired(c);
     }
   };
-
-  router.get(`${PATHS.interaction}/:uid`, async (req, res, params) => {
-    const d = await details(req, res);
-    if (!d) return;
-    const account = await currentAccount(ctx, req);
-    const here = `${PATHS.interaction}/${params.uid}`;
-    if (!account) return redirect(res, `/signin?next=${encodeURIComponent(here)}`);
+  /** oidc-provider answers the interaction's end itself, on the raw response (a redirect to the client). */
+  const finished = async (c: HttpContext, result: Record<string, unknown>, mergeWithLastSubmission: boolean): Promise<Response> => {
     const provider = await oauth.provider();
-    if (d.prompt.name === 'login') {
-      return provider.interactionFinished(req, res, { login: { accountId: account.accountId } }, { mergeWithLastSubmission: false });
-    }
+    await provider.interactionFinished(c.env.incoming, c.env.outgoing, result, { mergeWithLastSubmission });
+    return RESPONSE_ALREADY_SENT;
+  };
+
+  app.pages.get(`${PATHS.interaction}/:uid`, async (c) => {
+    const d = await details(c);
+    if (d instanceof Response) return d;
+    const account = await accountForWebSession(ctx, readCookie(c, SESSION_COOKIE));
+    const here = `${PATHS.interaction}/${c.req.param('uid')}`;
+    if (!account) return redirect(c, `/signin?next=${encodeURIComponent(here)}`);
+    const provider = await oauth.provider();
+    if (d.prompt.name === 'login') return finished(c, { login: { accountId: account.accountId } }, false);
     if (d.session?.accountId && d.session.accountId !== account.accountId) {
       // The web session changed hands since the login step: sign in again as the current account.
-      return provider.interactionFinished(req, res, { login: { accountId: account.accountId } }, { mergeWithLastSubmission: false });
+      return finished(c, { login: { accountId: account.accountId } }, false);
     }
     const client = await provider.Client.find(d.params.client_id);
     const clientName: string = client?.clientName ?? d.params.client_id;
     const headers = consentHeaders(d, client);
-    if (!(await isEmailVerified(ctx, account.accountId))) return unverified(req, res, account, clientNamed(clientName, redirectHost(redirectUriOf(d, client)), d.params.client_id), here, headers);
+    if (!(await isEmailVerified(ctx, account.accountId))) return unverified(c, account, clientNamed(clientName, redirectHost(redirectUriOf(d, client)), d.params.client_id), here, headers);
     const scopes = [...new Set([...(d.prompt.details.missingOIDCScope ?? []), ...Object.values(d.prompt.details.missingResourceScopes ?? {}).flat()])];
     const resources = Object.keys(d.prompt.details.missingResourceScopes ?? {});
-    const csrf = csrfToken(ctx, req, res);
+    const csrf = formCsrfToken(ctx.config, c, WEB_SESSION_TTL_S);
     const returnTo = redirectUriOf(d, client);
     const host = redirectHost(returnTo);
     // A self-chosen name that names a product is not believed: shown as the client's claim, with where the code goes.
@@ -186,39 +195,39 @@ export function registerConsentPage(router: Router, ctx: AppContext, oauth: OAut
 <button type="submit" name="decision" value="allow" id="allow">Allow</button>
 <button type="submit" name="decision" value="deny" id="deny">Deny</button>
 </form>`;
-    sendHtml(res, 200, page('Allow access?', body, { signedInAs: account.email }), headers);
+    return htmlPage(c, 200, page('Allow access?', body, { signedInAs: account.email }), headers);
   });
 
   /** Consent waits for a verified address: what to do, the resend button (back here after), and Deny. */
-  function unverified(req: IncomingMessage, res: ServerResponse, account: Account, named: { claim: boolean; who: Html }, here: string, headers: Record<string, string>): void {
-    const csrf = csrfToken(ctx, req, res);
+  function unverified(c: HttpContext, account: Account, named: { claim: boolean; who: Html }, here: string, headers: Record<string, string>): Response {
+    const csrf = formCsrfToken(ctx.config, c, WEB_SESSION_TTL_S);
     const body = html`<p>${named.who}${named.claim ? html`</p><p>It` : ''} asks to use siteline as <strong>${account.email}</strong>.</p>
-${unverifiedNotice(account, csrf, here)}
+${unverifiedNotice(UNVERIFIED_MESSAGE, account, csrf, here)}
 <p>Once your address is confirmed, reload this page to allow access. Or refuse now:</p>
 <form method="post" action="${here}">
 <input type="hidden" name="csrf" value="${csrf}">
 <button type="submit" name="decision" value="deny" id="deny">Deny</button>
 </form>`;
-    sendHtml(res, 403, page('Confirm your e-mail address first', body, { signedInAs: account.email }), headers);
+    return htmlPage(c, 403, page('Confirm your e-mail address first', body, { signedInAs: account.email }), headers);
   }
 
-  router.post(`${PATHS.interaction}/:uid`, async (req, res, params) => {
-    const form = await readForm(req);
-    if (!csrfOk(ctx, req, form)) return csrfFailure(res);
-    const d = await details(req, res);
-    if (!d) return;
-    const account = await currentAccount(ctx, req);
-    if (!account) return redirect(res, `/signin?next=${encodeURIComponent(`${PATHS.interaction}/${params.uid}`)}`);
+  app.pages.post(`${PATHS.interaction}/:uid`, async (c) => {
+    const form = await readForm(c);
+    if (!formCsrfOk(ctx.config, c, form)) return csrfFailure(c);
+    const d = await details(c);
+    if (d instanceof Response) return d;
+    const account = await accountForWebSession(ctx, readCookie(c, SESSION_COOKIE));
+    if (!account) return redirect(c, `/signin?next=${encodeURIComponent(`${PATHS.interaction}/${c.req.param('uid')}`)}`);
     const provider = await oauth.provider();
-    if (d.prompt.name !== 'consent') return redirect(res, `${PATHS.interaction}/${params.uid}`);
+    if (d.prompt.name !== 'consent') return redirect(c, `${PATHS.interaction}/${c.req.param('uid')}`);
     const client = await provider.Client.find(d.params.client_id);
-    const finish = async (result: Record<string, unknown>, mergeWithLastSubmission: boolean): Promise<void> => {
-      if (formActionSource(redirectUriOf(d, client))) return provider.interactionFinished(req, res, result, { mergeWithLastSubmission });
+    const finish = async (result: Record<string, unknown>, mergeWithLastSubmission: boolean): Promise<Response> => {
+      if (formActionSource(redirectUriOf(d, client))) return finished(c, result, mergeWithLastSubmission);
       // A redirect URI CSP cannot name (an IPv6 literal such as http://[::1]:PORT): answer with a page
       // that navigates on, so the hop to the client is a plain navigation, not part of the form's chain.
-      const returnTo = await provider.interactionResult(req, res, result, { mergeWithLastSubmission });
-      sendHtml(
-        res,
+      const returnTo = await provider.interactionResult(c.env.incoming, c.env.outgoing, result, { mergeWithLastSubmission });
+      return htmlPage(
+        c,
         200,
         page('Returning to your application', html`<p>Returning you to the application at <strong>${redirectHost(redirectUriOf(d, client))}</strong>… <a id="continue" href="${returnTo}">Continue</a> if nothing happens.</p>`),
         { ...PAGE_HEADERS, refresh: `0;url=${returnTo}` },
@@ -229,13 +238,13 @@ ${unverifiedNotice(account, csrf, here)}
     }
     if (!(await isEmailVerified(ctx, account.accountId))) {
       const named = clientNamed(client?.clientName ?? d.params.client_id, redirectHost(redirectUriOf(d, client)), d.params.client_id);
-      return unverified(req, res, account, named, `${PATHS.interaction}/${params.uid}`, consentHeaders(d, client));
+      return unverified(c, account, named, `${PATHS.interaction}/${c.req.param('uid')}`, consentHeaders(d, client));
     }
     const grant = d.grantId ? await provider.Grant.find(d.grantId) : new provider.Grant({ accountId: account.accountId, clientId: d.params.client_id });
     if (d.prompt.details.missingOIDCScope) grant.addOIDCScope(d.prompt.details.missingOIDCScope.join(' '));
     if (d.prompt.details.missingOIDCClaims) grant.addOIDCClaims(d.prompt.details.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(d.prompt.details.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
     const grantId: string = await grant.save();
-    await finish({ consent: { grantId } }, true);
+    return finish({ consent: { grantId } }, true);
   });
 }

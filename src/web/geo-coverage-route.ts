@@ -2,11 +2,12 @@
 // limit (30/min per IP, shared with cityInventory). Limited callers get 429 with Retry-After; every
 // answer carries RateLimit-* headers so a client can pace itself.
 //   ?city=Cambridge&region=MA | ?geoDivisionId=US-MA:cambridge | ?lat=42.37&lng=-71.10 (one spelling of a point: lat, lng)
-import { clientIp } from './client-ip.ts';
-import type { IncomingMessage } from 'node:http';
+import { clientIp } from '../http/client-ip.ts';
+import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
-import type { Router } from './router.ts';
-import { rateLimitHeaders, sendError, sendJson } from './respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { rateLimitHeaders } from '../http/respond.ts';
+import { jsonReply, errorReply } from '../http/reply.ts';
 import { badInput } from '../core/errors.ts';
 import { pointSpellingProblem } from '../core/point-spelling.ts';
 import { probeCoverage, validatePlaceQuery, type PlaceQuery } from '../snapshot/city-inventory.ts';
@@ -35,16 +36,15 @@ export function placeQueryFrom(url: URL): PlaceQuery {
   return { kind: 'point', latitude, longitude };
 }
 
-export function registerGeoCoverageRoute(router: Router, ctx: AppContext): void {
-  router.get(GEO_COVERAGE_PATH, async (req: IncomingMessage, res) => {
-    const query = placeQueryFrom(new URL(req.url ?? '/', 'http://x'));
+export function registerGeoCoverageRoute(app: HttpApp, ctx: AppContext): void {
+  app.pages.get(GEO_COVERAGE_PATH, async (c) => {
+    const query = placeQueryFrom(new URL(c.req.url));
     validatePlaceQuery(query);
-    const limit = await takeLocationProbe(ctx, clientIp(req, ctx.config));
+    const limit = await takeLocationProbe(ctx, clientIp(c.env.incoming, ctx.config));
     const headers = rateLimitHeaders(limit);
     if (!limit.allowed) {
-      sendError(req, res, 429, 'rate_limited', rateLimitMessage(limit), { ...headers, 'retry-after': String(limit.resetSeconds) });
-      return;
+      return errorReply(c, 429, 'rate_limited', rateLimitMessage(limit), { ...headers, 'retry-after': String(limit.resetSeconds) });
     }
-    sendJson(res, 200, await probeCoverage(ctx, query), { ...headers, 'cache-control': 'no-store' });
+    return jsonReply(c, 200, await probeCoverage(ctx, query), { ...headers, 'cache-control': 'no-store' });
   });
 }

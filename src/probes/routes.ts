@@ -4,29 +4,31 @@
 // says whether it is ready and where it is in the start's import) and
 // /metrics (Prometheus text; a bearer token from SITELINE_METRICS_TOKEN, or, with none set, only on a
 // loopback base URL to requests from this machine, else 404). Load balancers probe by address, so
-// these three answer whatever the Host header says (src/http/server.ts).
+// these three answer whatever the Host header says (src/http/server.ts). The probes surface: what load
+// balancers and Prometheus ask, mounted by src/app.ts like every other surface.
 import type { AppContext } from '../context.ts';
-import type { Router } from './router.ts';
-import { sendError, sendJson } from './respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { errorReply, jsonReply } from '../http/reply.ts';
 import { loadAllManifests } from '../importer/manifest.ts';
 import { defaultPlaceStates, howToLoad } from '../importer/default-places.ts';
 import { LOADING_RETRY_AFTER_SECONDS, startupLoadOf } from '../importer/place-loading.ts';
 import { sameSecret } from '../auth/secrets.ts';
-import { fromLoopbackPeer, outboxVisible } from '../web/outbox-page.ts';
+import { fromLoopbackPeer } from '../http/client-ip.ts';
+import { isLoopbackUrl } from '../config.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
-export function registerHealthRoutes(router: Router, ctx: AppContext): void {
+export function mountRoutes(app: HttpApp, ctx: AppContext): void {
   const manifests = loadAllManifests(ctx.config.placesDir);
   const startedAt = Date.now();
 
-  router.get('/healthz', (_req, res) => {
-    sendJson(res, 200, { status: 'alive', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) }, NO_STORE);
+  app.pages.get('/healthz', (c) => {
+    return jsonReply(c, 200, { status: 'alive', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) }, NO_STORE);
   });
 
-  router.get('/readyz', async (_req, res) => {
+  app.pages.get('/readyz', async (c) => {
     if (ctx.lifecycle?.draining) {
-      return sendJson(res, 503, { status: 'unavailable', reason: 'shutting_down', message: 'This instance is shutting down (SIGTERM): send new requests to another.' }, NO_STORE);
+      return jsonReply(c, 503, { status: 'unavailable', reason: 'shutting_down', message: 'This instance is shutting down (SIGTERM): send new requests to another.' }, NO_STORE);
     }
     // While this start imports places on embedded PGlite, a query waits for the import's transaction:
     // the answer then comes from what the loader knows (the database is this process's own).
@@ -36,7 +38,7 @@ export function registerHealthRoutes(router: Router, ctx: AppContext): void {
       if (!(loading && ctx.db.kind === 'pglite')) await ctx.db.query('SELECT 1');
     } catch (err) {
       ctx.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'readiness: database unreachable');
-      return sendJson(res, 503, { status: 'unavailable', reason: 'database_unreachable', database: ctx.db.kind, message: 'The database does not answer.' }, NO_STORE);
+      return jsonReply(c, 503, { status: 'unavailable', reason: 'database_unreachable', database: ctx.db.kind, message: 'The database does not answer.' }, NO_STORE);
     }
     const states = loading ? loading.states : await defaultPlaceStates(ctx, manifests);
     // ready: its addresses are answered now; loading: where it is in this start's one-at-a-time import (null: not part of it).
@@ -52,40 +54,39 @@ export function registerHealthRoutes(router: Router, ctx: AppContext): void {
     }));
     const missing = states.filter((p) => p.manifestStatus === 'live' && !p.loaded).map((p) => p.slug);
     // 200 once every live place answers, even while places that are not live still import.
-    if (missing.length === 0) return sendJson(res, 200, { status: 'ok', database: ctx.db.kind, places, ...(loading ? { loading: true } : {}) }, NO_STORE);
+    if (missing.length === 0) return jsonReply(c, 200, { status: 'ok', database: ctx.db.kind, places, ...(loading ? { loading: true } : {}) }, NO_STORE);
     const stillLoading = missing.filter((slug) => ['queued', 'importing'].includes(loadOf(slug)?.state ?? ''));
     if (stillLoading.length === missing.length) {
-      return sendJson(
-        res,
+      return jsonReply(
+        c,
         503,
         { status: 'unavailable', reason: 'places_loading', database: ctx.db.kind, missing, loading: true, message: `Live place ${missing.join(', ')} is being imported by this start; its addresses are answered as soon as it is loaded.`, places },
         { ...NO_STORE, 'retry-after': String(LOADING_RETRY_AFTER_SECONDS) },
       );
     }
-    sendJson(
-      res,
+    return jsonReply(
+      c,
       503,
       { status: 'unavailable', reason: 'places_missing', database: ctx.db.kind, missing, message: `Live place ${missing.join(', ')} is not loaded, so its addresses cannot be answered. ${howToLoad(missing)}`, places },
       NO_STORE,
     );
   });
 
-  router.get('/metrics', async (req, res) => {
+  app.pages.get('/metrics', async (c) => {
     // Only the exact path: the router also matches /metrics/ and //metrics, which a proxy's deny rule for /metrics can miss.
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    if (pathname !== '/metrics') return sendError(req, res, 404, 'not_found', `No route for ${req.method} ${pathname}.`);
+    const pathname = new URL(c.req.url).pathname;
+    if (pathname !== '/metrics') return errorReply(c, 404, 'not_found', `No route for ${c.req.method} ${pathname}.`);
     const token = ctx.config.metricsToken;
     if (token) {
-      const m = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ''));
+      const m = /^Bearer\s+(.+)$/i.exec(String(c.req.header('authorization') ?? ''));
       if (!m || !sameSecret(m[1]!.trim(), token)) {
-        return sendError(req, res, 401, 'unauthorized', 'Send "Authorization: Bearer <SITELINE_METRICS_TOKEN>".', { 'www-authenticate': 'Bearer realm="metrics"' });
+        return errorReply(c, 401, 'unauthorized', 'Send "Authorization: Bearer <SITELINE_METRICS_TOKEN>".', { 'www-authenticate': 'Bearer realm="metrics"' });
       }
-    } else if (!outboxVisible(ctx.config.baseUrl) || !fromLoopbackPeer(req)) {
-      return sendError(req, res, 404, 'not_found', 'Metrics are served with SITELINE_METRICS_TOKEN set, or without it only on a loopback base URL to requests from this machine.');
+    } else if (!isLoopbackUrl(ctx.config.baseUrl) || !fromLoopbackPeer(c.env.incoming)) {
+      return errorReply(c, 404, 'not_found', 'Metrics are served with SITELINE_METRICS_TOKEN set, or without it only on a loopback base URL to requests from this machine.');
     }
-    if (!ctx.metrics) return sendError(req, res, 404, 'not_found', 'Metrics are not collected in this process.');
+    if (!ctx.metrics) return errorReply(c, 404, 'not_found', 'Metrics are not collected in this process.');
     const { contentType, body } = await ctx.metrics.render(ctx.db);
-    res.writeHead(200, { 'content-type': contentType, ...NO_STORE });
-    res.end(body);
+    return c.body(body, 200, { 'content-type': contentType, ...NO_STORE });
   });
 }

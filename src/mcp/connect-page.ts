@@ -4,8 +4,8 @@
 // registry declares them (names, titles, descriptions, access, inputs): nothing here is written per tool.
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
-import type { Router } from '../http/router.ts';
-import { sendHtml } from '../http/respond.ts';
+import type { HttpApp } from '../http/http-app.ts';
+import { htmlPage } from '../http/page.ts';
 import { CLAIM_GRANT, JWT_BEARER_GRANT, PATHS, SCOPE_MCP, SCOPE_PUBLIC, mcpResource, url } from '../auth/endpoints.ts';
 import {
   ANONYMOUS_ASSERTION_TTL_S,
@@ -22,12 +22,13 @@ import {
   SLOW_DOWN_STEP_S,
 } from '../auth/lifetimes.ts';
 import { USER_JWT_TTL_S } from '../auth/user-jwt.ts';
-import { MCP_TOOLS } from '../mcp/registry.ts';
-import type { McpToolDefinition } from '../mcp/tool-definition.ts';
-import { html, type Html } from './html.ts';
-import { page } from './page.ts';
-import { currentAccount } from './web-session.ts';
-import { PAGE_HEADERS } from './account-pages.ts';
+import { MCP_TOOLS } from './registry.ts';
+import type { McpToolDefinition } from './tool-definition.ts';
+import { html, type Html } from '../http/html.ts';
+import { page } from '../http/page.ts';
+import { accountForWebSession } from '../auth/web-sessions.ts';
+import { SESSION_COOKIE, readCookie } from '../http/cookies.ts';
+import { PAGE_HEADERS } from '../http/page.ts';
 
 export const CONNECT_PATH = '/connect';
 
@@ -142,9 +143,9 @@ ${tools.map(toolSection)}
 <p>Implementer notes (transport rules, limits, caching): <a href="/docs/mcp">/docs/mcp</a> (markdown).</p>`;
 }
 
-export function registerConnectPage(router: Router, ctx: AppContext): void {
-  router.get(CONNECT_PATH, async (req, res) => {
-    const account = await currentAccount(ctx, req);
-    sendHtml(res, 200, page('Connect an agent or MCP client', connectPage(ctx), { signedInAs: account?.email ?? null, wide: true }), PAGE_HEADERS);
+export function registerConnectPage(app: HttpApp, ctx: AppContext): void {
+  app.pages.get(CONNECT_PATH, async (c) => {
+    const account = await accountForWebSession(ctx, readCookie(c, SESSION_COOKIE));
+    return htmlPage(c, 200, page('Connect an agent or MCP client', connectPage(ctx), { signedInAs: account?.email ?? null, wide: true }), PAGE_HEADERS);
   });
 }

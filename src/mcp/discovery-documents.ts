@@ -5,12 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import type { Config } from '../config.ts';
-import type { Router } from './router.ts';
-import { sendJson } from './respond.ts';
-import { serverIdentity, MODERN_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSION } from '../mcp/server-identity.ts';
-import { MCP_TOOLS } from '../mcp/registry.ts';
-import type { McpToolDefinition } from '../mcp/tool-definition.ts';
-import { DISCOVERY_PATHS } from './discovery-paths.ts';
+import type { HttpApp, HttpContext } from '../http/http-app.ts';
+import { jsonReply } from '../http/reply.ts';
+import { serverIdentity, MODERN_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSION } from './server-identity.ts';
+import { MCP_TOOLS } from './registry.ts';
+import type { McpToolDefinition } from './tool-definition.ts';
+import { DISCOVERY_PATHS } from '../http/discovery-paths.ts';
 
 
 const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
@@ -81,22 +81,21 @@ export function apiCatalog(config: Config): Record<string, unknown> {
 
 const GUIDE_FILE = path.resolve(import.meta.dirname, '../../docs/mcp.md');
 
-export function registerDiscoveryDocuments(router: Router, ctx: AppContext): void {
-  const card = (contentType: string) => (_req: unknown, res: Parameters<typeof sendJson>[0]) =>
-    sendJson(res, 200, serverCard(ctx.config), { 'content-type': contentType, 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' });
-  router.get(DISCOVERY_PATHS.serverCard, card('application/json; charset=utf-8'));
-  router.get(DISCOVERY_PATHS.serverCardAlias, card('application/mcp-server-card+json'));
-  router.get(DISCOVERY_PATHS.apiCatalog, (_req, res) =>
-    sendJson(res, 200, apiCatalog(ctx.config), {
+export function registerDiscoveryDocuments(app: HttpApp, ctx: AppContext): void {
+  const card = (contentType: string) => (c: HttpContext) =>
+    jsonReply(c, 200, serverCard(ctx.config), { 'content-type': contentType, 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' });
+  app.pages.get(DISCOVERY_PATHS.serverCard, card('application/json; charset=utf-8'));
+  app.pages.get(DISCOVERY_PATHS.serverCardAlias, card('application/mcp-server-card+json'));
+  app.pages.get(DISCOVERY_PATHS.apiCatalog, (c) =>
+    jsonReply(c, 200, apiCatalog(ctx.config), {
       'content-type': LINKSET_TYPE,
       link: `<${ctx.config.baseUrl}${DISCOVERY_PATHS.apiCatalog}>; rel="api-catalog"`,
       'cache-control': 'public, max-age=300',
       'access-control-allow-origin': '*',
     }),
   );
-  router.get(DISCOVERY_PATHS.mcpGuide, (_req, res) => {
+  app.pages.get(DISCOVERY_PATHS.mcpGuide, (c) => {
     const text = fs.readFileSync(GUIDE_FILE, 'utf8');
-    res.writeHead(200, { 'content-type': 'text/markdown; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
+    return c.body(text, 200, { 'content-type': 'text/markdown; charset=utf-8' });
   });
 }

@@ -2,9 +2,8 @@
 // navigation, main, footer), the stylesheet, and the response headers (CSP) a page is sent with.
 // Pages without a map run no script at all; map pages load only our own scripts (MapLibre from
 // node_modules and the map script), never a CDN.
-import type { ServerResponse } from 'node:http';
+import type { Context } from 'hono';
 import type { Config } from '../config.ts';
-import { sendHtml } from '../http/respond.ts';
 import { esc, html, type Html } from './html.ts';
 
 /** Headers of a page that runs no script: no caching, no framing, nothing loaded from elsewhere. */
@@ -148,7 +147,12 @@ ${body.value}
 </html>`;
 }
 
+/** A page as the answer (the cookies set on c go with it). */
+export function htmlPage(c: Context, status: number, body: string, headers: Record<string, string> = {}): Response {
+  return c.body(body, status as 200, { 'content-type': 'text/html; charset=utf-8', ...headers });
+}
+
 /** The answer to a form whose CSRF check failed. */
-export function csrfFailure(res: ServerResponse): void {
-  sendHtml(res, 403, page('Form expired', html`<p class="error">This form could not be verified (it expired or came from another site). Go back, reload the page and try again.</p>`), PAGE_HEADERS);
+export function csrfFailure(c: Context): Response {
+  return htmlPage(c, 403, page('Form expired', html`<p class="error">This form could not be verified (it expired or came from another site). Go back, reload the page and try again.</p>`), PAGE_HEADERS);
 }
