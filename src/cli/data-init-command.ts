@@ -32,7 +32,7 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
     return EXIT.usage;
   }
   const { inspectSourceDir, draftPlace, formatInspection } = await import('../importer/inspect-source.ts');
-  const { parseManifest } = await import('../importer/manifest.ts');
+  const { parseManifest } = await import('../places/manifest.ts');
   const { placeRulesSchema } = await import('../core/rules-schema.ts');
   // Re-initialising a place: its rules' districts tell the district field by its values.
   let knownDistricts: string[] | undefined;
@@ -88,7 +88,7 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
 
 async function runCheck({ args: [slug], flags, io }: CommandInput): Promise<number> {
   const { placesDirFromEnv, loadConfig } = await import('../config.ts');
-  const { listManifestSlugs } = await import('../importer/manifest.ts');
+  const { listManifestSlugs } = await import('../places/manifest.ts');
   const { SitelineError } = await import('../core/errors.ts');
   const { checkPlaceJoins, formatJoinCheck } = await import('../importer/check-joins.ts');
   const placesDir = placesDirFromEnv(io.env);

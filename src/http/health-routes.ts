@@ -8,9 +8,9 @@
 import type { AppContext } from '../context.ts';
 import type { Router } from './router.ts';
 import { sendError, sendJson } from './respond.ts';
-import { loadAllManifests } from '../importer/manifest.ts';
+import { loadAllManifests } from '../places/manifest.ts';
 import { defaultPlaceStates, howToLoad } from '../importer/default-places.ts';
-import { LOADING_RETRY_AFTER_SECONDS, startupLoadOf } from '../importer/place-loading.ts';
+import { LOADING_RETRY_AFTER_SECONDS, startupLoadOf } from '../places/place-loading.ts';
 import { sameSecret } from '../auth/secrets.ts';
 import { fromLoopbackPeer, outboxVisible } from '../web/outbox-page.ts';
 

@@ -17,7 +17,7 @@ import { sqlSource } from '../geocoder/place-index.ts';
 import { forgetPlaceCalibration, withoutAddress, type HeldOutRow, type PlaceCalibration } from '../geocoder/calibration.ts';
 import { ASSESSOR_FAR_BAND } from '../geocoder/lot-fronts-street.ts';
 import { getPlaceBySlug, type PlaceRecord } from '../places/catalogue.ts';
-import { canonicalJson, digestOf } from './manifest.ts';
+import { canonicalJson, digestOf } from '../places/manifest.ts';
 
 /** Bumped when the audit's method or shape changes. */
 export const AUDIT_VERSION = 4; // 2: the town's own lot id as reference (source_lot_id), id-vs-point, outside the boundary; 3: the held-out calibration table; 4: its assessor_far band

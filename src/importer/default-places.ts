@@ -6,10 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import { syncCatalogue } from '../places/catalogue.ts';
-import { loadAllManifests, type Manifest } from './manifest.ts';
+import { loadAllManifests, type Manifest } from '../places/manifest.ts';
 import { importDigest, importPlace } from './import-place.ts';
-import { formatImportReport, type ImportReport } from './import-report.ts';
-import { beginStartupLoad, type PlaceLoadState, type StartupLoad } from './place-loading.ts';
+import { formatImportReport } from './import-report.ts';
+import type { ImportReport } from '../places/import-report.ts';
+import { beginStartupLoad, type PlaceLoadState, type StartupLoad } from '../places/place-loading.ts';
 
 /** Upserts one catalogue row per manifest (keeps import state). Returns the number of places. */
 export async function ensureCatalogue(ctx: AppContext): Promise<number> {

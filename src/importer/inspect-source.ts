@@ -17,7 +17,7 @@ import { parseOzfsParcels, parseOzfsZoning } from './readers/ozfs.ts';
 import { detectEncoding, decodeText } from './readers/text-encoding.ts';
 import { coordinateRange, crsDefinition, isLonLatCrs, looksLonLat, normaliseCrsName, projectorFor, reprojectCoords } from './readers/crs.ts';
 import { LotIndex } from './lot-index.ts';
-import { DEFAULT_JOIN_THRESHOLDS } from './manifest.ts';
+import { DEFAULT_JOIN_THRESHOLDS } from '../places/manifest.ts';
 
 type Range = { minX: number; minY: number; maxX: number; maxY: number };
 

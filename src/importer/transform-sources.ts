@@ -13,9 +13,10 @@ import {
 import { displayStreet, streetKey, streetKeyFromParts } from '../geocoder/street-key.ts';
 import type { AddressRow, LotLocationRow, ParcelRow, StreetSegmentRow, ZoneRow } from './load-tables.ts';
 import { parseLotLocation } from '../geocoder/lot-location.ts';
-import type { CodeMapping, Manifest, ManifestSource } from './manifest.ts';
+import type { CodeMapping, Manifest, ManifestSource } from '../places/manifest.ts';
 import type { SourceData } from './read-source.ts';
-import { joinRate, RejectCounter, type AddressLotJoin, type SourceReport } from './import-report.ts';
+import { RejectCounter } from './import-report.ts';
+import { joinRate, type AddressLotJoin, type SourceReport } from '../places/import-report.ts';
 import { LotIndex } from './lot-index.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
 import type { SourceFeature } from './readers/features.ts';

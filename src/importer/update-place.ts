@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
 import type { MultiPolygonCoords } from '../core/geo/primitives.ts';
-import { loadManifest, manifestPath, parseManifest, sourceFiles, type Manifest, type ManifestSource } from './manifest.ts';
+import { loadManifest, manifestPath, parseManifest, sourceFiles, type Manifest, type ManifestSource } from '../places/manifest.ts';
 import { placeRootFor, sha256File } from './import-place.ts';
 import { checkManifestJoins, type JoinCheck } from './check-joins.ts';
 import { readSource, sourceColumns } from './read-source.ts';

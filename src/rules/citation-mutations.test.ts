@@ -12,7 +12,7 @@ import { findSection, normalizeForMatch, quoteParts, sectionSpan, type HeldDocum
 import { numbersIn, vocabularyOf, type Vocabulary } from './citation-vocabulary.ts';
 import { sectionTables, type TableRow } from './ordinance-tables.ts';
 import { checkOne, citationsOfRules, readHeld, rowsOfStandard, type CitedItem, type Held } from './verify-citations.ts';
-import { listManifestSlugs, loadManifest } from '../importer/manifest.ts';
+import { listManifestSlugs, loadManifest } from '../places/manifest.ts';
 import type { BuildingTypeStandardKey, RuleValue, UseRule } from '../core/rules-schema.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');

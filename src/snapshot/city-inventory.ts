@@ -16,7 +16,7 @@ import { findDistrict } from '../core/rules-schema.ts';
 import { STANDARD_KEYS } from '../core/rules-schema.ts';
 import { citedValueCount, districtSummaries, districtView, type DistrictRulesView, type DistrictSummary } from '../rules/district-view.ts';
 import { citableDocuments } from '../rules/load-rules.ts';
-import { loadManifest } from '../importer/manifest.ts';
+import { loadManifest } from '../places/manifest.ts';
 
 export type PlaceQuery = (
   | { kind: 'name'; city: string; region?: string | undefined }
