@@ -31,7 +31,8 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
     err(io, `${io.errColour.red('error:')} siteline data init: ${path.join(target, 'manifest.json')} exists; pass --force to overwrite it (and its rules.json)`);
     return EXIT.usage;
   }
-  const { inspectSourceDir, draftPlace, formatInspection } = await import('../importer/inspect-source.ts');
+  const { inspectSourceDir } = await import('../importer/inspect-source.ts');
+  const { draftPlace, formatInspection } = await import('../importer/draft-place.ts');
   const { parseManifest } = await import('../places/manifest.ts');
   const { placeRulesSchema } = await import('../core/rules-schema.ts');
   // Re-initialising a place: its rules' districts tell the district field by its values.

@@ -118,7 +118,8 @@ test('rules: a town without ordinance text needs no bylaw URL, but must say why'
 });
 
 test('data init inspection: a headerless UTF-8-with-BOM CSV in lon/lat, TopoJSON parcels, zoning by name; keys ranked by overlap', async () => {
-  const { inspectSourceDir, draftPlace } = await import('./inspect-source.ts');
+  const { inspectSourceDir } = await import('./inspect-source.ts');
+  const { draftPlace } = await import('./draft-place.ts');
   const fs = await import('node:fs');
   const os = await import('node:os');
   const path = await import('node:path');
