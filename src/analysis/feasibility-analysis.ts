@@ -22,7 +22,7 @@ import { propagate } from './propagation.ts';
 import type { DerivedValue, EvidenceItem, FeasibilityAnalysis } from './analysis-result.ts';
 
 /** Bumped when the analysis itself changes: part of the inputs digest, so results never mix versions. */
-export const ANALYSIS_VERSION = 'feasibility-2026-12-07';
+const ANALYSIS_VERSION = 'feasibility-2026-12-07';
 const SQFT_PER_ACRE = 43560;
 const SPLIT_MIN_SHARE = 0.05;
 
@@ -122,6 +122,8 @@ function hasValue(s: Sourced): boolean {
   return s.status === 'no_limit_in_bylaw' || (typeof s.value === 'number' && Number.isFinite(s.value));
 }
 
+// Long because: one derivation in the order docs/projects.md lists the results (the site, the envelope, then each
+// derived value from the standards and the values before it); the formulas are helpers above.
 export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis {
   const build = inputs.lots.filter((l) => l.role === 'build');
   const context = inputs.lots.filter((l) => l.role === 'context');
@@ -302,7 +304,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
  * front driveway access: 3 ft each, 12 ft together -> 6 ft each, the building centred; on a lot with
  * parallel sides its area is the same wherever it sits between them).
  */
-export function sideYardWithSum(sideFt: number, sum: Sourced | undefined): { ft: number; note?: string } {
+function sideYardWithSum(sideFt: number, sum: Sourced | undefined): { ft: number; note?: string } {
   const total = sum && sum.status !== 'no_limit_in_bylaw' && typeof sum.value === 'number' ? sum.value : null;
   if (total === null || total <= 2 * sideFt) return { ft: sideFt };
   return { ft: total / 2, note: `Side yards: ${total / 2} ft each, half the minimum sum of the side setbacks (${total} ft), which is more than twice the minimum side setback (${sideFt} ft): the building centred between its side lot lines.` };

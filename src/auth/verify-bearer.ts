@@ -30,7 +30,7 @@ export interface Caller {
 export type BearerSurface = 'mcp' | 'rest';
 
 /** Scope an API key caller holds (keys open /api/v1 only). */
-export const SCOPE_API = 'api';
+const SCOPE_API = 'api';
 
 /** `rate`: the decision of a per-key rate limit counted with the key check; `charge`: its bill (see VerifyOptions). */
 /** `wrongKind`: a credential of another kind than this surface takes (an API key on MCP): renewing it would not help. */

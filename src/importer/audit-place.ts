@@ -151,7 +151,7 @@ function vintagesOf(place: PlaceRecord): PlaceAudit['vintages'] {
 }
 
 /** Stores the audit as the place's latest (one row per place). */
-export async function savePlaceAudit(q: Queryable, a: PlaceAudit): Promise<void> {
+async function savePlaceAudit(q: Queryable, a: PlaceAudit): Promise<void> {
   await q.query(
     `INSERT INTO place_audits (place_id, source_digest, generated_at, report) VALUES ($1, $2, $3, $4::json)
      ON CONFLICT (place_id) DO UPDATE SET source_digest = EXCLUDED.source_digest, generated_at = EXCLUDED.generated_at, report = EXCLUDED.report`,

@@ -24,7 +24,7 @@ export interface EnsureOptions {
 
 
 /** The command that loads a place, for every message that says a place is not loaded. */
-export function importCommand(slug: string): string {
+function importCommand(slug: string): string {
   return `siteline data import ${slug} --from DIR`;
 }
 
@@ -57,7 +57,7 @@ export async function defaultPlaceStates(ctx: Pick<AppContext, 'db'> & Partial<P
 }
 
 /** The source directory the service reads, or the one it looked for when there is none. */
-export function sourceDirOrDefault(ctx: Pick<AppContext, 'config'>): { dir: string; exists: boolean } {
+function sourceDirOrDefault(ctx: Pick<AppContext, 'config'>): { dir: string; exists: boolean } {
   const dir = ctx.config.sourceDir ?? path.resolve(process.cwd(), '../shared/data');
   return { dir, exists: fs.existsSync(dir) && fs.statSync(dir).isDirectory() };
 }

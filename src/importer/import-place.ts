@@ -10,7 +10,7 @@ import { SitelineError } from '../core/errors.ts';
 import { bboxOf, boxLiteral, type BBox } from '../core/geo/primitives.ts';
 import { insertLotsWithFacts, WORKER_DERIVE_MIN_PARCELS, type LotsLoaded } from './load-lots.ts';
 import { upsertPlaceFromManifest, effectiveStatus } from '../places/catalogue.ts';
-import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest, type ManifestSource } from '../places/manifest.ts';
+import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest } from '../places/manifest.ts';
 import { readSource, sourceColumns } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
 import { analyzePlaceTables, deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
@@ -35,9 +35,9 @@ import { placePostcodes } from './place-postcodes.ts';
  * only the postcodes a real share of the place's records carry (place-postcodes.ts; Cambridge drops
  * 01241 and 01940, Somerville 01244, 02135 and 02474).
  */
-export const IMPORTER_VERSION = '9';
+const IMPORTER_VERSION = '9';
 /** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
-export const BULK_INDEX_THRESHOLD = 50_000;
+const BULK_INDEX_THRESHOLD = 50_000;
 
 export interface ImportOptions {
   /** Where the place folders live (default: config.sourceDir, i.e. ../shared/data when it exists). */

@@ -33,7 +33,7 @@ export function formatAddressLots(a: AddressLotJoin): string[] {
 }
 
 /** The gate lines: passed, or why the place stays planned_not_live. */
-export function formatGate(g: JoinGate): string[] {
+function formatGate(g: JoinGate): string[] {
   const t = g.districtsStated
     ? `address -> lot >= ${(g.thresholds.addressToLot * 100).toFixed(0)} %; lot -> zone not required: no zoning map, each answer's district is stated by its caller`
     : `address -> lot >= ${(g.thresholds.addressToLot * 100).toFixed(0)} %, lot -> zone >= ${(g.thresholds.lotToZone * 100).toFixed(0)} %`;

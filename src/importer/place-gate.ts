@@ -59,7 +59,7 @@ export function measureRows(rows: PlaceRows): ImportReport['joinRates'] {
 const PLACEHOLDER = /\b(TO CONFIRM|TODO|TBD|FIXME|CHANGEME|FILL ME IN)\b/;
 
 /** Every string value holding a placeholder, as `path: "value"`. */
-export function findPlaceholders(value: unknown, where: string): string[] {
+function findPlaceholders(value: unknown, where: string): string[] {
   const out: string[] = [];
   const walk = (v: unknown, p: string) => {
     if (typeof v === 'string') {

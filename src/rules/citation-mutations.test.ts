@@ -54,7 +54,10 @@ function statedNumbers(v: RuleValue): number[] {
   return (v.tiers ?? []).flatMap((t) => t.values.map(Number));
 }
 
-/** A variant of the item of the kind, chosen by `pick`, or null when the kind does not apply to it. */
+/**
+ * A variant of the item of the kind, chosen by `pick`, or null when the kind does not apply to it.
+ * Long because: one case per way a citation can be wrong, side by side so the list reads as the checker's table.
+ */
 function variant(kind: Kind, ctx: Ctx, pick: (n: number) => number): CitedItem | null {
   const { item, place, doc } = ctx;
   const v = item.value;
