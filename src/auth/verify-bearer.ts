@@ -185,12 +185,6 @@ async function verifyOpaque(ctx: AppContext, token: string): Promise<BearerCheck
   };
 }
 
-/** True when the caller holds the scope (`mcp` also covers `mcp.public`). */
-export function hasScope(caller: Caller, scope: string): boolean {
-  if (caller.scopes.includes(scope)) return true;
-  return scope === 'mcp.public' && caller.scopes.includes(SCOPE_MCP);
-}
-
 /** The WWW-Authenticate value of a 401 (or a 403 with error="insufficient_scope"). */
 export function wwwAuthenticate(ctx: AppContext, opts: { error?: string; scope?: string; description?: string; surface?: BearerSurface } = {}): string {
   const metadata = opts.surface === 'rest' ? PATHS.protectedResource : PATHS.protectedResourceMcp;

@@ -207,21 +207,6 @@ export function distanceM(a: Position, b: Position): number {
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(s)));
 }
 
-/** Distance in metres from p to the segment a-b, and the fraction along a-b of the nearest point. */
-export function pointSegmentDistanceM(p: Position, a: Position, b: Position): { distanceM: number; t: number } {
-  const proj = localProjector(p[1], p[0]);
-  const [px, py] = proj(p);
-  const [ax, ay] = proj(a);
-  const [bx, by] = proj(b);
-  const dx = bx - ax;
-  const dy = by - ay;
-  const len2 = dx * dx + dy * dy;
-  const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / len2));
-  const qx = ax + t * dx;
-  const qy = ay + t * dy;
-  return { distanceM: Math.hypot(px - qx, py - qy), t };
-}
-
 /** Length of a LineString in metres. */
 function lineLengthM(line: Position[]): number {
   let s = 0;
