@@ -5,7 +5,7 @@
 // after a CHECKPOINT, with the table's pages in the file cache (the load and the lookups before it read
 // them); the default build goes first, and the buffering build's index is left in place.
 import type { Db } from '../src/db/database.ts';
-import { LOTS_AT_POINT_IN_PLACE_SQL } from '../src/importer/audit-place.ts';
+import { LOTS_AT_POINT_IN_PLACE_SQL } from '../src/importer/audit-addresses.ts';
 import { bulkIndex } from '../src/importer/load-tables.ts';
 import { boxLiteral } from '../src/core/geo/primitives.ts';
 import { timeEach } from './measure.ts';

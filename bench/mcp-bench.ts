@@ -34,6 +34,7 @@ import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { verdict } from './targets.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_MCP_CONNECTIONS ?? 16);
 const DURATION_S = Number(process.env.BENCH_MCP_SECONDS ?? 10);
@@ -517,7 +518,7 @@ export async function runMcpBench(): Promise<string[]> {
   }
   if (snapR) {
     results.push(
-      `  snapshot / SDK-constant = ${pct(rps(snapR), rps(sdkR))} [>= 90 %]${echoR ? `   snapshot / echo = ${pct(rps(snapR), rps(echoR))}   SDK-constant / echo = ${pct(rps(sdkR), rps(echoR))}` : ''}`,
+      `  snapshot / SDK-constant = ${pct(rps(snapR), rps(sdkR))} ${verdict('mcp.cached', (100 * rps(snapR)) / rps(sdkR))}${echoR ? `   snapshot / echo = ${pct(rps(snapR), rps(echoR))}   SDK-constant / echo = ${pct(rps(sdkR), rps(echoR))}` : ''}`,
     );
     if (payloadR) results.push(`  snapshot / SDK with the same-sized constant answer = ${pct(rps(snapR), rps(payloadR))} (the rest of the gap to the constant tool is the answer's size)`);
     results.push(`  (cache during the cached run: ${cacheStats || 'no stats'})   ${answered}/${sampled} checked addresses answered before the run`);
@@ -528,15 +529,15 @@ export async function runMcpBench(): Promise<string[]> {
       const mid = medianRound(rounds);
       const each = rounds.map((r) => pct(rps(r.snap), rps(r.sdk))).join(', ');
       results.push(
-        `  cache off: getFeasibilitySnapshot / SDK constant answer of the same size = ${pct(rps(mid.snap), rps(mid.sdk))} [>= 80 %], the median of ${rounds.length} interleaved rounds (${each}; ` +
+        `  cache off: getFeasibilitySnapshot / SDK constant answer of the same size = ${pct(rps(mid.snap), rps(mid.sdk))} ${verdict('mcp.cacheOff', (100 * rps(mid.snap)) / rps(mid.sdk))}, the median of ${rounds.length} interleaved rounds (${each}; ` +
           `${ROUND_REQUESTS.toLocaleString('en-US')} requests to the SDK tool answering the docs/examples snapshot, ${baselineWire.toLocaleString('en-US')} B on the wire, then as many snapshots, each round)   (${usedNote(cold.snapUsed, cold.addresses)})`,
       );
       results.push(
         `    against the tiny constant tool's ${DURATION_S} s run above (minutes earlier; the rest of that gap is the answer's size): ${pct(rps(cold.snapR), rps(sdkR))}` +
           (payloadR ? `; the same-sized constant's ${DURATION_S} s run above / the tiny one's = ${pct(rps(payloadR), rps(sdkR))}` : ''),
       );
-    } else results.push(`  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(cold.snapR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.snapUsed, cold.addresses)})`);
-    results.push(`  previewSiteCoverage / SDK-constant = ${pct(rps(cold.prevR), rps(sdkR))} [>= 80 %]   (${usedNote(cold.prevUsed, cold.addresses)})`);
+    } else results.push(`  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(cold.snapR), rps(sdkR))} ${verdict('mcp.cacheOff', (100 * rps(cold.snapR)) / rps(sdkR))}   (${usedNote(cold.snapUsed, cold.addresses)})`);
+    results.push(`  previewSiteCoverage / SDK-constant = ${pct(rps(cold.prevR), rps(sdkR))} ${verdict('mcp.preview', (100 * rps(cold.prevR)) / rps(sdkR))}   (${usedNote(cold.prevUsed, cold.addresses)})`);
     const c = sdkR.cpuMsPerRequest;
     const cpuRatios = rounds.filter((r) => r.sdk.cpuMsPerRequest && r.snap.cpuMsPerRequest).map((r) => r.sdk.cpuMsPerRequest! / r.snap.cpuMsPerRequest!);
     if (c && cold.snapR.cpuMsPerRequest && cold.prevR.cpuMsPerRequest) {
@@ -697,10 +698,10 @@ async function measurePayload(url: string, token: string, addresses: string[]): 
   const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
   const n = (b: number) => b.toLocaleString('en-US');
   return [
-    `  payload, ${PAYLOAD_ADDRESS} (answered): structured JSON ${n(one.structured)} B (${kb(one.structured)}) [<= 5 KB goal]   text block ${n(one.text)} B   ` +
-      `MCP result on the wire ${n(one.wire)} B (${kb(one.wire)}) [<= 12 KB]   ~${n(Math.round(one.wire / 4))} tokens (bytes / 4)   with includeSources ${n(inline.structured)} B structured`,
-    `  payload over ${structured.length} answered Cambridge addresses: structured JSON median ${n(q(structured, 0.5))} B, p90 ${n(q(structured, 0.9))} B, max ${n(Math.max(...structured))} B [<= 5 KB typical]   ` +
-      `on the wire median ${n(q(wire, 0.5))} B, p90 ${n(q(wire, 0.9))} B [<= 12 KB]   ~${n(Math.round(q(wire, 0.5) / 4))} tokens median`,
+    `  payload, ${PAYLOAD_ADDRESS} (answered): structured JSON ${n(one.structured)} B (${kb(one.structured)}) ${verdict('payload.example.structured', one.structured / 1024)}   text block ${n(one.text)} B   ` +
+      `MCP result on the wire ${n(one.wire)} B (${kb(one.wire)}) ${verdict('payload.example.wire', one.wire / 1024)}   ~${n(Math.round(one.wire / 4))} tokens (bytes / 4)   with includeSources ${n(inline.structured)} B structured`,
+    `  payload over ${structured.length} answered Cambridge addresses: structured JSON median ${n(q(structured, 0.5))} B, p90 ${n(q(structured, 0.9))} B, max ${n(Math.max(...structured))} B ${verdict('payload.structured.median', q(structured, 0.5) / 1024)}   ` +
+      `on the wire median ${n(q(wire, 0.5))} B, p90 ${n(q(wire, 0.9))} B ${verdict('payload.wire.p90', q(wire, 0.9) / 1024)}   ~${n(Math.round(q(wire, 0.5) / 4))} tokens median`,
   ];
 }
 

@@ -18,6 +18,7 @@ import { getProjectContext } from '../src/analysis/project-context.ts';
 import { insertRun, latestRun, notifyEnqueued } from '../src/analysis/run-queue.ts';
 import { startAnalysisWorkers, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
 import { fmtMs, percentile, timeEach } from './measure.ts';
+import { verdict } from './targets.ts';
 
 const ACCOUNT = 'bench-account';
 
@@ -79,9 +80,9 @@ export async function runProjectsBench(): Promise<string[]> {
   const p50 = percentile(lat, 50);
   return [
     `Projects and the analysis queue (PGlite in memory, Cambridge, two worker loops in-process; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores):`,
-    `  enqueue -> current p50 ${fmtMs(p50)} [<= 250 ms]  p99 ${fmtMs(percentile(lat, 99))}  (${lat.length} runs, one at a time)`,
-    `  drain 1,000 queued runs: ${drainS.toFixed(2)} s = ${(1000 / drainS).toFixed(0)} runs/s [>= 50 runs/s]  (${failed!.n} failed)`,
-    `  getProjectContext p50 ${fmtMs(ctxTimes.p50)} [<= 5 ms]  p99 ${fmtMs(ctxTimes.p99)}`,
+    `  enqueue -> current p50 ${fmtMs(p50)} ${verdict('projects.enqueue.p50', p50)}  p99 ${fmtMs(percentile(lat, 99))}  (${lat.length} runs, one at a time)`,
+    `  drain 1,000 queued runs: ${drainS.toFixed(2)} s = ${(1000 / drainS).toFixed(0)} runs/s ${verdict('projects.drain', 1000 / drainS)}  (${failed!.n} failed)`,
+    `  getProjectContext p50 ${fmtMs(ctxTimes.p50)} ${verdict('projects.context.p50', ctxTimes.p50)}  p99 ${fmtMs(ctxTimes.p99)}`,
     `  baseline SELECT 1 p50 ${fmtMs(select1.p50)}: enqueue->current = ${(p50 / select1.p50).toFixed(0)}x, getProjectContext = ${(ctxTimes.p50 / select1.p50).toFixed(1)}x one empty query`,
     '',
   ];

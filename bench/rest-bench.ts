@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { verdict } from './targets.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_REST_CONNECTIONS ?? 16);
 const DURATION_S = Number(process.env.BENCH_REST_SECONDS ?? 10);
@@ -367,7 +368,7 @@ export async function runRestBench(opts: { pgUrl?: string | undefined } = {}): P
   out.push(line('siteline GET /api/v1/openapi.json (static)', staticR));
   out.push(line(`siteline paid GET /api/v1/sites/check (${site.served.addresses!.length} addresses, ${KEYS} keys)`, paidR));
   out.push(line('siteline MCP getFeasibilitySnapshot, same addresses', mcpR));
-  out.push(`  paid REST / echo = ${pct(rps(paidR), rps(echoR))} [>= 15 %]   paid REST / MCP tool = ${(rps(paidR) / rps(mcpR)).toFixed(2)}x   static / echo = ${pct(rps(staticR), rps(echoR))}`);
+  out.push(`  paid REST / echo = ${pct(rps(paidR), rps(echoR))} ${verdict('rest.paid', (100 * rps(paidR)) / rps(echoR))}   paid REST / MCP tool = ${(rps(paidR) / rps(mcpR)).toFixed(2)}x   static / echo = ${pct(rps(staticR), rps(echoR))}`);
   out.push(
     `  server CPU per request over the measured runs: echo ${echoR.cpuUsPerRequest.toFixed(0)} µs, paid REST ${paidR.cpuUsPerRequest.toFixed(0)} µs ` +
       `(echo / paid = ${pct(echoR.cpuUsPerRequest, paidR.cpuUsPerRequest)}: the throughput ratio if each server had a core to itself, whatever the machine's load)`,
@@ -381,7 +382,7 @@ export async function runRestBench(opts: { pgUrl?: string | undefined } = {}): P
   if (pgPaid) {
     const [name, st] = pgPaid.statements.sort((a, b) => b[1].ms - a[1].ms)[0] ?? ['(none)', { n: 1, ms: 0, items: 0 }];
     out.push(
-      `  on PostgreSQL (the public deployment's database), the same paid run: ${Math.round(rps(pgPaid.r)).toLocaleString('en-US')} req/s, p50 ${pgPaid.r.latency.p50} ms, p99 ${pgPaid.r.latency.p99} ms = ${pct(rps(pgPaid.r), rps(echoR))} of the echo [>= 15 %]; ` +
+      `  on PostgreSQL (the public deployment's database), the same paid run: ${Math.round(rps(pgPaid.r)).toLocaleString('en-US')} req/s, p50 ${pgPaid.r.latency.p50} ms, p99 ${pgPaid.r.latency.p99} ms = ${pct(rps(pgPaid.r), rps(echoR))} of the echo ${verdict('rest.paid.postgres', (100 * rps(pgPaid.r)) / rps(echoR))}; ` +
         `server CPU ${pgPaid.r.cpuUsPerRequest.toFixed(0)} µs a request (echo / paid = ${pct(echoR.cpuUsPerRequest, pgPaid.r.cpuUsPerRequest)}; the database server's CPU is not in it); ` +
         `${name.trim()}: ${st.n.toLocaleString('en-US')} x ${(st.ms / st.n).toFixed(2)} ms, ${(st.items / st.n).toFixed(1)} requests each (one batch in flight at a time)`,
     );

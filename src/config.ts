@@ -134,7 +134,7 @@ export function placesDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 export class ConfigError extends Error {}
 
 /** The shared data directory that ships beside the project, when it exists. */
-export function defaultSourceDir(cwd = process.cwd()): string | undefined {
+function defaultSourceDir(cwd = process.cwd()): string | undefined {
   const candidate = path.resolve(cwd, '../shared/data');
   return fs.existsSync(candidate) ? candidate : undefined;
 }

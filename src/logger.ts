@@ -3,7 +3,7 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'headers.authorization',
@@ -31,7 +31,7 @@ export function scrubSecrets(text: string): string {
  * ("Key (email)=(...)"), PGlite's `query`/`params`, `where`, `internalQuery`. Dropped from any logged error,
  * even one that did not pass through the database layer's DbQueryError.
  */
-export const DRIVER_DATA_FIELDS = ['params', 'parameters', 'values', 'query', 'queryOptions', 'detail', 'where', 'internalQuery', 'hint', 'original', 'payload'];
+const DRIVER_DATA_FIELDS = ['params', 'parameters', 'values', 'query', 'queryOptions', 'detail', 'where', 'internalQuery', 'hint', 'original', 'payload'];
 
 function cleanErr(e: Record<string, unknown>, depth: number): Record<string, unknown> {
   for (const k of DRIVER_DATA_FIELDS) delete e[k];

@@ -13,13 +13,13 @@ import { MigrationError } from './db/migrate.ts';
 import { watchLauncher } from './ops/launcher-watch.ts';
 
 /** The service process's exit codes (docs/deploy.md). */
-export const SERVICE_EXIT = { stopped: 0, failure: 1, config: 2, databaseUnreachable: 5 } as const;
+const SERVICE_EXIT = { stopped: 0, failure: 1, config: 2, databaseUnreachable: 5 } as const;
 
 /**
  * A start that fails for a reason the operator can mend is one log line that says what to mend, and
  * its exit code; anything else is rethrown (src/main.ts prints it with its stack: a bug).
  */
-export function startFailure(err: unknown, logger: Logger, config: { port: number; host: string }): number | undefined {
+function startFailure(err: unknown, logger: Logger, config: { port: number; host: string }): number | undefined {
   if (err instanceof DatabaseUnreachableError) {
     logger.fatal({ variable: err.variable, host: err.host, port: err.port, database: err.database, reason: err.reason }, `siteline cannot start: ${err.message}`);
     return SERVICE_EXIT.databaseUnreachable;

@@ -16,7 +16,7 @@ import { connectClient } from './mcp-support.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startService } from '../src/service.ts';
-import { loadManifest } from '../src/importer/manifest.ts';
+import { loadManifest } from '../src/places/manifest.ts';
 
 const CAMBRIDGE = '11 Acorn St, Cambridge, MA';
 

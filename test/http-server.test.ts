@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from './support/harness.ts';
-import { loadAllManifests } from '../src/importer/manifest.ts';
+import { loadAllManifests } from '../src/places/manifest.ts';
 
 test('the real server answers /healthz (alive), /readyz, 404 and 405 with the error envelope', async () => {
   const svc = await startTestServer();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../src/clock.ts';
 import { startService } from '../src/service.ts';
 import { createLogger } from '../src/logger.ts';
-import { loadAllManifests } from '../src/importer/manifest.ts';
+import { loadAllManifests } from '../src/places/manifest.ts';
 import { upsertPlaceFromManifest } from '../src/places/catalogue.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { connectClient } from './mcp-support.ts';

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { createPlacesEnv, startTestServer, type TestServer } from './support/harness.ts';
 import { runSiteline } from './support/cli.ts';
 import { importPlace } from '../src/importer/import-place.ts';
-import { auditAndSave, auditInBackground, auditPlace, CONFIDENCE_BANDS, formatPlaceAudit, loadPlaceAudits, type PlaceAudit } from '../src/importer/audit-place.ts';
+import { auditAndSave, auditInBackground, auditPlace, loadPlaceAudits } from '../src/importer/audit-place.ts';
+import { CONFIDENCE_BANDS, formatPlaceAudit, type PlaceAudit } from '../src/importer/audit-report.ts';
 
 let svc: TestServer;
 let cambridge: PlaceAudit;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createPlacesDb, testCtx, type TestDb } from './support/harness.ts';
 import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { upsertPlaceFromManifest } from '../src/places/catalogue.ts';
-import { loadAllManifests } from '../src/importer/manifest.ts';
+import { loadAllManifests } from '../src/places/manifest.ts';
 import type { AppContext } from '../src/context.ts';
 
 let tdb: TestDb;

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { loadAllManifests } from '../src/importer/manifest.ts';
+import { loadAllManifests } from '../src/places/manifest.ts';
 import { HttpApp } from '../src/http/http-app.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { installErrorPages } from '../src/web/error-pages.ts';

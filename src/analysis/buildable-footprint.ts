@@ -10,11 +10,11 @@ import { ClipScratch, intersectionArea } from '../core/geo/intersection-area.ts'
 import { segmentsCrossProperly } from '../core/geo/planar-ops.ts';
 
 /** An edge faces the street when its midpoint is this close to the centreline (metres) ... */
-export const FRONT_MAX_DISTANCE_M = 35;
+const FRONT_MAX_DISTANCE_M = 35;
 /** ... within this much of the closest edge's distance ... */
-export const FRONT_DISTANCE_SLACK_M = 4;
+const FRONT_DISTANCE_SLACK_M = 4;
 /** ... and runs within this angle of the street. */
-export const FRONT_MAX_ANGLE_DEG = 40;
+const FRONT_MAX_ANGLE_DEG = 40;
 
 export interface Yards {
   frontFt: number;

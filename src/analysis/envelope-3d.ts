@@ -19,7 +19,7 @@ export const ENVELOPE_3D_MEMBERS = ['maxHeightFt', 'minFrontYardFt', 'minSideYar
 export type Envelope3dMember = (typeof ENVELOPE_3D_MEMBERS)[number];
 
 /** How each needed value is named in a sentence ("the rear setback is ..."). */
-export const ENVELOPE_3D_LABELS: Record<Envelope3dMember, string> = {
+const ENVELOPE_3D_LABELS: Record<Envelope3dMember, string> = {
   maxHeightFt: 'the maximum height',
   minFrontYardFt: 'the front setback',
   minSideYardFt: 'the side setback',
@@ -31,7 +31,7 @@ export const ENVELOPE_3D_LABELS: Record<Envelope3dMember, string> = {
  * unverified_default or defaulted value is indicative: the feasibility analysis may compute an
  * indicative figure from it, but a drawing would read as a known shape, so the solid is not drawn.
  */
-export const DRAWABLE_STATUSES: readonly ValueStatus[] = ['cited', 'cited_conditional', 'derived_from_cited'];
+const DRAWABLE_STATUSES: readonly ValueStatus[] = ['cited', 'cited_conditional', 'derived_from_cited'];
 
 /** A needed value as the envelope gives it (a snapshot value or an analysis standard). */
 export interface Envelope3dValue extends WordedValue {

@@ -22,7 +22,7 @@ import { propagate } from './propagation.ts';
 import type { DerivedValue, EvidenceItem, FeasibilityAnalysis } from './analysis-result.ts';
 
 /** Bumped when the analysis itself changes: part of the inputs digest, so results never mix versions. */
-export const ANALYSIS_VERSION = 'feasibility-2026-12-07';
+const ANALYSIS_VERSION = 'feasibility-2026-12-07';
 const SQFT_PER_ACRE = 43560;
 const SPLIT_MIN_SHARE = 0.05;
 
@@ -122,10 +122,50 @@ function hasValue(s: Sourced): boolean {
   return s.status === 'no_limit_in_bylaw' || (typeof s.value === 'number' && Number.isFinite(s.value));
 }
 
+/**
+ * The feasibility analysis of a project's lots, in the order docs/projects.md lists its results: the
+ * context lots summarised; the build lots' districts by area; the combined site (frontage, depth,
+ * corner); the envelope of the governing district; the values derived from its standards; the evidence.
+ */
 export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis {
   const build = inputs.lots.filter((l) => l.role === 'build');
-  const context = inputs.lots.filter((l) => l.role === 'context');
-  const contextLots = {
+  const base = { analysisVersion: ANALYSIS_VERSION, inputsDigest: inputs.digest, contextLots: contextLotsOf(inputs.lots.filter((l) => l.role === 'context')) };
+  if (build.length === 0)
+    return { ...base, buildLots: [], combinedLotArea: { value: null, unit: 'sqft', status: 'missing' }, governingDistricts: [], standards: {}, derived: {}, evidence: [], notes: ['No build lot is attached: attach one as a build lot.'] };
+
+  const { areaSqft, districts, overlays, governingDistricts } = districtsOf(build);
+  const notes: string[] = [];
+  const placeIds = [...new Set(build.map((l) => l.lot.geoDivisionId))];
+  if (placeIds.length > 1) notes.push(`The build lots lie in several places (${placeIds.join(', ')}); the rules of ${build[0]!.lot.geoDivisionId} are applied.`);
+  const place = inputs.places.find((p) => p.geoDivisionId === build[0]!.lot.geoDivisionId);
+  if (!place) return { ...base, buildLots: build.map((l) => l.lot.parcelExternalId), combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' }, governingDistricts, standards: {}, derived: {}, evidence: [], notes: ['The place of the build lot is no longer catalogued; no rules could be applied.'] };
+
+  const site = siteOf(build);
+  const standards = standardsOf(place, build, { areaSqft, districts, overlays }, site, notes);
+  const derivedValues = deriveValues(standards, build, areaSqft);
+  noteAreaDoubts(build, derivedValues, notes);
+  const evidence = evidenceOf(standards);
+  return {
+    ...base,
+    buildLots: build.map((l) => ({ parcelExternalId: l.lot.parcelExternalId, geoDivisionId: l.lot.geoDivisionId, areaSqft: l.lot.areaSqft, vintage: l.lot.vintage, ...(l.lot.warnings?.length ? { warnings: l.lot.warnings } : {}) })),
+    combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' },
+    lot: site,
+    place: { geoDivisionId: place.geoDivisionId, bylaw: place.rules.bylaw.name, bylawDate: place.rules.bylaw.date, ...namedSourcesOf(place.rules.sources ?? {}, standards, notes) },
+    governingDistricts,
+    splitSite: governingDistricts.filter((d) => d.areaShare >= SPLIT_MIN_SHARE).length > 1,
+    standards,
+    derived: derivedValues,
+    evidence,
+    notes,
+  };
+}
+
+type AnalysedLot = AnalysisInputs['lots'][number];
+type BaseDistrict = { code: string; name: string | null; areaSqft: number };
+
+/** Context lots are summarised only; they are not analysed as buildable. */
+function contextLotsOf(context: AnalysedLot[]) {
+  return {
     count: context.length,
     totalAreaSqft: context.reduce((t, l) => t + l.lot.areaSqft, 0),
     lots: context.map((l) => ({
@@ -135,12 +175,12 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
     })),
     note: 'Context lots are summarised only; they are not analysed as buildable.',
   };
-  const base = { analysisVersion: ANALYSIS_VERSION, inputsDigest: inputs.digest, contextLots };
-  if (build.length === 0)
-    return { ...base, buildLots: [], combinedLotArea: { value: null, unit: 'sqft', status: 'missing' }, governingDistricts: [], standards: {}, derived: {}, evidence: [], notes: ['No build lot is attached: attach one as a build lot.'] };
+}
 
+/** The build lots' combined area, their base districts by area (largest first) and their overlays. */
+function districtsOf(build: AnalysedLot[]) {
   const areaSqft = build.reduce((t, l) => t + l.lot.areaSqft, 0);
-  const byCode = new Map<string, { code: string; name: string | null; areaSqft: number }>();
+  const byCode = new Map<string, BaseDistrict>();
   const overlays = new Map<string, string | null>();
   for (const l of build) {
     for (const d of l.lot.districts) {
@@ -154,29 +194,40 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
   }
   const districts = [...byCode.values()].sort((a, b) => b.areaSqft - a.areaSqft || a.code.localeCompare(b.code));
   const governingDistricts = districts.map((d) => ({ code: d.code, name: d.name, areaShare: areaSqft > 0 ? Math.round((d.areaSqft / areaSqft) * 1000) / 1000 : 0 }));
-  const notes: string[] = [];
-  const placeIds = [...new Set(build.map((l) => l.lot.geoDivisionId))];
-  if (placeIds.length > 1) notes.push(`The build lots lie in several places (${placeIds.join(', ')}); the rules of ${build[0]!.lot.geoDivisionId} are applied.`);
-  const place = inputs.places.find((p) => p.geoDivisionId === build[0]!.lot.geoDivisionId);
-  if (!place) return { ...base, buildLots: build.map((l) => l.lot.parcelExternalId), combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' }, governingDistricts, standards: {}, derived: {}, evidence: [], notes: ['The place of the build lot is no longer catalogued; no rules could be applied.'] };
+  return { areaSqft, districts, overlays, governingDistricts };
+}
 
-  // Frontage and depth of the combined site: one lot's own; several lots' frontages on the main street summed, the shallowest depth.
+/** Frontage and depth of the combined site: one lot's own; several lots' frontages on the main street summed, the shallowest depth. */
+function siteOf(build: AnalysedLot[]): { frontageFt: number | null; depthFt: number | null; cornerLot: boolean | null } {
   const mainStreet = build[0]!.lot.streets[0];
   const fronts = build.map((l) => (mainStreet ? l.lot.frontByStreet[mainStreet] : undefined));
   const frontageFt = fronts.every((f) => f) ? r2(fronts.reduce((t, f) => t + f!.frontageM, 0) * FT_PER_M) : null;
   const depthFt = fronts.every((f) => f) ? r2(Math.min(...fronts.map((f) => f!.depthM)) * FT_PER_M) : null;
   const cornerLot = build.some((l) => l.lot.cornerLot === true) ? true : build.every((l) => l.lot.cornerLot === false) ? false : null;
+  return { frontageFt, depthFt, cornerLot };
+}
+
+/** The envelope of the governing district on the combined site: its standards, with the notes it and the lots add. */
+function standardsOf(
+  place: PlaceInput,
+  build: AnalysedLot[],
+  d: { areaSqft: number; districts: BaseDistrict[]; overlays: Map<string, string | null> },
+  site: { frontageFt: number | null; depthFt: number | null; cornerLot: boolean | null },
+  notes: string[],
+): Record<string, Sourced> {
+  const { areaSqft, districts, overlays } = d;
+  const { frontageFt, depthFt, cornerLot } = site;
   // A place without a zoning map: the district each build lot was attached with, said with its source first.
-  const stated = build.map((l) => l.lot.statedDistrict).filter((d): d is NonNullable<typeof d> => d !== undefined);
-  const statedOf = stated.find((d) => d.code === districts[0]?.code);
+  const stated = build.map((l) => l.lot.statedDistrict).filter((x): x is NonNullable<typeof x> => x !== undefined);
+  const statedOf = stated.find((x) => x.code === districts[0]?.code);
   for (const l of build) {
-    const d = l.lot.statedDistrict;
-    if (d) notes.push(`${build.length > 1 ? `Lot ${l.lot.parcelExternalId}: d` : 'D'}istrict ${d.code} (${d.name})${d.buildingType ? `, building type ${d.buildingType},` : ''} ${d.statement}.${d.conditions?.length ? ` ${conditionsSentence(d.conditions)}` : ''}`);
+    const sd = l.lot.statedDistrict;
+    if (sd) notes.push(`${build.length > 1 ? `Lot ${l.lot.parcelExternalId}: d` : 'D'}istrict ${sd.code} (${sd.name})${sd.buildingType ? `, building type ${sd.buildingType},` : ''} ${sd.statement}.${sd.conditions?.length ? ` ${conditionsSentence(sd.conditions)}` : ''}`);
   }
   const env = buildEnvelope({
     rules: place.rules,
     primaryZone: districts[0]?.code ?? null,
-    zones: districts.map((d) => ({ code: d.code, share: areaSqft > 0 ? d.areaSqft / areaSqft : 0 })),
+    zones: districts.map((x) => ({ code: x.code, share: areaSqft > 0 ? x.areaSqft / areaSqft : 0 })),
     overlays: [...overlays].sort((a, b) => a[0].localeCompare(b[0])).map(([code, name]) => ({ code, name })),
     lot: { areaSqft, frontageFt, depthFt, cornerLot, country: place.country },
     ...(statedOf ? { building: { buildingType: statedOf.buildingType, conditions: statedConditionsOf(place.rules, statedOf) } } : {}),
@@ -191,6 +242,11 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
     // A table that states the minimum sum of the side setbacks (Somerville): it bounds the footprint's side yards.
     if (k === 'minSideYardFt' && env.envelope['minSideYardSumFt']) standards['minSideYardSumFt'] = env.envelope['minSideYardSumFt'];
   }
+  return standards;
+}
+
+/** The values derived from the standards and the combined area: floor area, units, the buildable footprint, storeys, height, gross floor area. */
+function deriveValues(standards: Record<string, Sourced>, build: AnalysedLot[], areaSqft: number) {
   const s = (k: StandardKey) => ({ name: k, s: standards[k]! });
   const lotArea = { name: 'lot.areaSqft', s: { value: areaSqft, status: 'derived_from_cited' } as Sourced };
   const noLimit = (k: StandardKey) => standards[k]!.status === 'no_limit_in_bylaw';
@@ -256,7 +312,12 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
     { noLimitWhen: maxFloorAreaSqft.status === 'no_limit_in_bylaw' && storeysNoLimit },
   );
 
-  // A build lot whose polygon and assessor areas disagree: every figure computed from the area says so.
+  return { maxFloorAreaSqft, maxDwellingUnits, buildableFootprintSqft, maxStoreys, maxHeightFt, gfaEnvelopeSqft };
+}
+
+/** A build lot whose polygon and assessor areas disagree: every figure computed from the area says so. */
+function noteAreaDoubts(build: AnalysedLot[], derived: ReturnType<typeof deriveValues>, notes: string[]): void {
+  const { maxFloorAreaSqft, maxDwellingUnits, buildableFootprintSqft, gfaEnvelopeSqft } = derived;
   const areaDoubts = build.flatMap((l) => (l.lot.warnings ?? []).map((w) => `Lot ${l.lot.parcelExternalId}: ${w}`));
   if (areaDoubts.length) {
     notes.push(...areaDoubts);
@@ -264,7 +325,10 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
     for (const v of [maxFloorAreaSqft, maxDwellingUnits, buildableFootprintSqft, gfaEnvelopeSqft] as Sourced[])
       if (v.status !== 'no_limit_in_bylaw' && v.value !== null) v.note = v.note ? `${v.note} ${doubt}` : doubt;
   }
-  const derivedValues = { maxFloorAreaSqft, maxDwellingUnits, buildableFootprintSqft, maxStoreys, maxHeightFt, gfaEnvelopeSqft };
+}
+
+/** The citation of every standard that has one, as the evidence list. */
+function evidenceOf(standards: Record<string, Sourced>): EvidenceItem[] {
   const evidence: EvidenceItem[] = [];
   for (const k of STANDARD_KEYS) {
     const c = citationOf(standards[k]);
@@ -281,19 +345,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
         status: standards[k]!.status,
       });
   }
-  return {
-    ...base,
-    buildLots: build.map((l) => ({ parcelExternalId: l.lot.parcelExternalId, geoDivisionId: l.lot.geoDivisionId, areaSqft: l.lot.areaSqft, vintage: l.lot.vintage, ...(l.lot.warnings?.length ? { warnings: l.lot.warnings } : {}) })),
-    combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' },
-    lot: { frontageFt, depthFt, cornerLot },
-    place: { geoDivisionId: place.geoDivisionId, bylaw: place.rules.bylaw.name, bylawDate: place.rules.bylaw.date, ...namedSourcesOf(place.rules.sources ?? {}, standards, notes) },
-    governingDistricts,
-    splitSite: governingDistricts.filter((d) => d.areaShare >= SPLIT_MIN_SHARE).length > 1,
-    standards,
-    derived: derivedValues,
-    evidence,
-    notes,
-  };
+  return evidence;
 }
 
 /**
@@ -302,7 +354,7 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
  * front driveway access: 3 ft each, 12 ft together -> 6 ft each, the building centred; on a lot with
  * parallel sides its area is the same wherever it sits between them).
  */
-export function sideYardWithSum(sideFt: number, sum: Sourced | undefined): { ft: number; note?: string } {
+function sideYardWithSum(sideFt: number, sum: Sourced | undefined): { ft: number; note?: string } {
   const total = sum && sum.status !== 'no_limit_in_bylaw' && typeof sum.value === 'number' ? sum.value : null;
   if (total === null || total <= 2 * sideFt) return { ft: sideFt };
   return { ft: total / 2, note: `Side yards: ${total / 2} ft each, half the minimum sum of the side setbacks (${total} ft), which is more than twice the minimum side setback (${sideFt} ft): the building centred between its side lot lines.` };

@@ -18,7 +18,7 @@ import { exportUsage } from '../reports/export-store.ts';
 export const MAX_DOCUMENTS_LIMIT = 50;
 export const MAX_EVIDENCE_LIMIT = 100;
 /** Receipts the memory digest recounts. */
-export const DIGEST_RECEIPTS = 5;
+const DIGEST_RECEIPTS = 5;
 
 export interface ContextArgs extends TargetArgs {
   documentsLimit: number;

@@ -8,8 +8,7 @@
 //   4. every input cited, cited_conditional, derived_from_cited or no_limit_in_bylaw -> derived_from_cited.
 import { UNKNOWN_VALUE_STATUSES, weakestStatus, type ValueStatus } from '../core/statuses.ts';
 
-export const INDICATIVE_STATUSES: readonly ValueStatus[] = ['unverified_default', 'defaulted'];
-export const CITED_INPUT_STATUSES: readonly ValueStatus[] = ['cited', 'cited_conditional', 'derived_from_cited', 'no_limit_in_bylaw'];
+const INDICATIVE_STATUSES: readonly ValueStatus[] = ['unverified_default', 'defaulted'];
 
 export type Propagated = { known: false; status: ValueStatus } | { known: true; status: ValueStatus };
 
@@ -22,10 +21,3 @@ export function propagate(inputs: readonly ValueStatus[]): Propagated {
   return { known: true, status: 'derived_from_cited' };
 }
 
-/** The table as data, for docs and the tool's evidence (one row per rule, in order). */
-export const PROPAGATION_TABLE: readonly { when: string; result: string }[] = [
-  { when: 'any input is not_extracted, site_specific_schedule, conditional_unresolved or missing', result: 'value null with the weakest of those statuses (unknown: never zero, never "no limit")' },
-  { when: 'the limit that binds is no_limit_in_bylaw (e.g. FAR for max floor area)', result: 'value null, no_limit_in_bylaw; in a minimum of several limits a no-limit term drops out' },
-  { when: 'any input is unverified_default or defaulted', result: 'the value, with the weakest of those statuses: indicative only' },
-  { when: 'every input is cited, cited_conditional, derived_from_cited or no_limit_in_bylaw', result: 'the value, derived_from_cited (conditions travel with it)' },
-];

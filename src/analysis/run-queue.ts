@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 
-export const DEFAULT_MAX_ATTEMPTS = 3;
+const DEFAULT_MAX_ATTEMPTS = 3;
 
 export interface RunRow {
   run_id: string;
@@ -25,7 +25,7 @@ export interface RunRow {
   finished_at: Date | string | null;
 }
 
-export const RUN_COLUMNS =
+const RUN_COLUMNS =
   'run_id::text AS run_id, project_id::text AS project_id, account_id, receipt_id::text AS receipt_id, status, attempts, max_attempts, worker_id, inputs_digest, result, error, enqueued_at, started_at, finished_at';
 
 // Woken in this process when a run is enqueued, so an idle worker starts at once instead of at its next poll.
@@ -138,10 +138,3 @@ export async function latestSucceededRun(q: Queryable, projectId: string): Promi
   return rows[0] ?? null;
 }
 
-export async function runHistory(q: Queryable, projectId: string, limit: number): Promise<Omit<RunRow, 'result'>[]> {
-  return q.query(
-    `SELECT run_id::text AS run_id, status, attempts, inputs_digest, error, enqueued_at, started_at, finished_at, worker_id
-       FROM analysis_runs WHERE project_id = $1 ORDER BY seq DESC LIMIT $2`,
-    [projectId, limit],
-  );
-}

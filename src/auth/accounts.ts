@@ -14,7 +14,7 @@ import { SIGN_IN_MAX_FAILURES_PER_EMAIL, SIGN_IN_MAX_FAILURES_PER_EMAIL_AND_IP, 
 // Algorithm is an ambient const enum; 2 is Argon2id.
 const ARGON = { algorithm: 2 as Algorithm, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 export const PASSWORD_MIN = 10;
-export const PASSWORD_MAX = 256;
+const PASSWORD_MAX = 256;
 
 /**
  * NIST SP 800-63B password rules: a length range counted in characters (code points), every character
@@ -56,8 +56,8 @@ export type SignInResult =
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** C0/C1 control characters (NUL, tab, CR/LF, DEL, ...): never part of an e-mail address. */
-export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
-export const normaliseEmail = (s: string) => s.trim().toLowerCase();
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+const normaliseEmail = (s: string) => s.trim().toLowerCase();
 
 /** Sign-ups that reach password hashing: per client address, and for the whole service (config: hourly limits). */
 const signUpPolicies = (ctx: AppContext): { client: RatePolicy; all: RatePolicy } => ({

@@ -6,7 +6,7 @@ import type { Queryable } from '../db/database.ts';
 import { newSecret, secretHash } from './secrets.ts';
 import { OPAQUE_ACCESS_PREFIX } from './verify-bearer.ts';
 
-export const ASSERTION_PREFIX = 'slia';
+const ASSERTION_PREFIX = 'slia';
 /** client_id carried by tokens minted for agents. */
 export const AGENT_CLIENT_ID = 'siteline-agent';
 

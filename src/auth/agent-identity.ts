@@ -10,7 +10,7 @@ import { mintUserJwt } from './user-jwt.ts';
 import { startCeremony, type ClaimBlock } from './claim-ceremony.ts';
 import { addSeconds, AGENT_CLIENT_ID, issueCredential, type TokenResponse } from './agent-credentials.ts';
 
-export const CLAIM_TOKEN_PREFIX = 'clm';
+const CLAIM_TOKEN_PREFIX = 'clm';
 
 /** label: an optional name shown on the account page (the CLI sends "CLI on <host>"). */
 export type RegistrationRequest = { type: 'anonymous'; label?: string | undefined } | { type: 'service_auth'; loginHint: string; label?: string | undefined };

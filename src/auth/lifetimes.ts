@@ -1,5 +1,5 @@
 // Every auth lifetime in one place (docs/auth.md explains the choices).
-export const MINUTE_S = 60;
+const MINUTE_S = 60;
 export const HOUR_S = 3600;
 export const DAY_S = 86_400;
 

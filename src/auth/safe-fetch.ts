@@ -7,8 +7,8 @@ import net from 'node:net';
 import https from 'node:https';
 import http from 'node:http';
 
-export const SAFE_FETCH_MAX_BYTES = 64 * 1024;
-export const SAFE_FETCH_TIMEOUT_MS = 2500;
+const SAFE_FETCH_MAX_BYTES = 64 * 1024;
+const SAFE_FETCH_TIMEOUT_MS = 2500;
 
 const NON_PUBLIC = new net.BlockList();
 for (const [a, p] of [
@@ -36,7 +36,7 @@ export interface SafeFetchOptions {
   timeoutMs?: number;
 }
 
-export class SafeFetchError extends Error {}
+class SafeFetchError extends Error {}
 
 /** A fetch-compatible GET: resolve, check, connect to the checked address, cap the body and the time. */
 export function safeFetch(policy: SafeFetchOptions = {}) {

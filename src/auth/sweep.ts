@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { sweepSentMail } from '../mail/mail-queue.ts';
 
 const DAY_MS = 24 * 3600_000;
-export const SWEEP_INTERVAL_MS = 3600_000;
+const SWEEP_INTERVAL_MS = 3600_000;
 
 export interface SweepReport {
   webSessions: number;

@@ -30,7 +30,7 @@ export interface Caller {
 export type BearerSurface = 'mcp' | 'rest';
 
 /** Scope an API key caller holds (keys open /api/v1 only). */
-export const SCOPE_API = 'api';
+const SCOPE_API = 'api';
 
 /** `rate`: the decision of a per-key rate limit counted with the key check; `charge`: its bill (see VerifyOptions). */
 /** `wrongKind`: a credential of another kind than this surface takes (an API key on MCP): renewing it would not help. */
@@ -183,12 +183,6 @@ async function verifyOpaque(ctx: AppContext, token: string): Promise<BearerCheck
     kind: 'valid',
     caller: { subject: `agent:${row.registration_id}`, accountId: null, scopes: row.scopes.split(' ').filter(Boolean), tokenType: 'opaque', clientId: 'agent' },
   };
-}
-
-/** True when the caller holds the scope (`mcp` also covers `mcp.public`). */
-export function hasScope(caller: Caller, scope: string): boolean {
-  if (caller.scopes.includes(scope)) return true;
-  return scope === 'mcp.public' && caller.scopes.includes(SCOPE_MCP);
 }
 
 /** The WWW-Authenticate value of a 401 (or a 403 with error="insufficient_scope"). */

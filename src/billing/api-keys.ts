@@ -21,7 +21,7 @@ const DISPLAY_CHARS = API_KEY_PREFIX.length + 4;
 /** Unrevoked keys one account may hold at once. */
 export const MAX_ACTIVE_KEYS = 25;
 export const KEY_NAME_MAX = 80;
-export const KEY_NEEDS_VERIFIED =
+const KEY_NEEDS_VERIFIED =
   'No API key was created: this account\'s e-mail address is not verified yet. Open the link mailed to it at sign-up (the account page sends a new one), then create the key.';
 
 function base62(n: number, width: number): string {
@@ -51,7 +51,7 @@ export function apiKeyWellFormed(key: string): boolean {
   return key.slice(API_KEY_PREFIX.length + BODY_CHARS) === checksum(body);
 }
 
-export function apiKeyHash(key: string): string {
+function apiKeyHash(key: string): string {
   return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
 }
 

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
 
 /** How long a key's stored response is replayed. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 /** A claim with no response after this long belongs to a request that died: a retry may take it over. */
 export const IN_FLIGHT_TAKEOVER_MS = 30_000;
 /** How long a retry waits for the first request with its key to finish. */

@@ -74,9 +74,6 @@ export type WebhookOutcome =
   | { kind: 'clawed_back'; result: ClawbackResult }
   | { kind: 'ignored'; reason: string };
 
-/** Events that take a purchase's credit back: refunds and disputes. */
-export const CLAWBACK_EVENTS = ['charge.refunded', 'charge.dispute.created', 'charge.dispute.funds_withdrawn'] as const;
-
 /**
  * Verifies and applies one webhook delivery. A bad signature throws (the route answers 400 so the
  * sender sees it); an event siteline does not act on is acknowledged and ignored.

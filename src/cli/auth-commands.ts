@@ -26,7 +26,7 @@ async function askEmail(io: Io): Promise<string | undefined> {
 }
 
 /** "CLI on <host name>", as the account page shows this login. */
-export function cliLabel(hostname = os.hostname()): string {
+function cliLabel(hostname = os.hostname()): string {
   const host = hostname.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim().slice(0, 64) || 'an unnamed machine';
   return `CLI on ${host}`;
 }

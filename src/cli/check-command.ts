@@ -8,8 +8,8 @@ import { JSON_FLAG, URL_FLAG, UsageError } from './command.ts';
 import { EXIT } from './exit-codes.ts';
 import { err, out, progress, type Io, type Palette } from './output.ts';
 import { ServiceClient, ServiceUnreachableError } from './service-client.ts';
-import { valueWords, type WordedValue } from '../core/value-words.ts';
-import type { Snapshot, SnapshotValue } from '../core/snapshot-types.ts';
+import { valueWords } from '../core/value-words.ts';
+import type { Snapshot } from '../core/snapshot-types.ts';
 import { citationOf, conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';
 
 /** The tool's `source` argument: attribution only, the payload is the same for every value. */
@@ -137,11 +137,6 @@ export const checkCommand: Command = {
     return EXIT.uncertain;
   },
 };
-
-/** A value as a person reads it, worded as on every surface (src/core/value-words.ts). */
-export function fmtValue(v: WordedValue): string {
-  return valueWords(v).says;
-}
 
 /** The snapshot for a person: what was matched, the lot, the zones, then every envelope value with its status. */
 export function renderSnapshot(s: Snapshot, c?: Palette): string {

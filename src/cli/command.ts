@@ -48,8 +48,8 @@ export interface Command {
 
 export class UsageError extends Error {}
 
-export const HELP_FLAG: Flag = { name: 'help', short: 'h', description: 'Show this help and do nothing else' };
-export const NO_COLOR_FLAG: Flag = { name: 'no-color', description: 'No colour (also: NO_COLOR=1, or when output is not a terminal)' };
+const HELP_FLAG: Flag = { name: 'help', short: 'h', description: 'Show this help and do nothing else' };
+const NO_COLOR_FLAG: Flag = { name: 'no-color', description: 'No colour (also: NO_COLOR=1, or when output is not a terminal)' };
 /** Shared flags commands can list. */
 export const JSON_FLAG: Flag = { name: 'json', description: 'Print the answer as JSON on stdout (messages stay on stderr)' };
 export const URL_FLAG: Flag = { name: 'url', value: 'URL', description: 'The siteline service (default: $SITELINE_URL, else the one you logged in to, else http://localhost:8080)' };

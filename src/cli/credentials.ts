@@ -13,7 +13,7 @@ export interface StoredCredentials {
   access_token_expires_at?: string;
 }
 
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+function configDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.SITELINE_CONFIG_DIR) return path.resolve(env.SITELINE_CONFIG_DIR);
   const base = env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config');
   return path.join(base, 'siteline');

@@ -12,12 +12,13 @@ async function runAudit({ args: [slug], flags, io }: CommandInput): Promise<numb
   if (sample !== undefined && (!Number.isSafeInteger(sample) || sample < 1)) throw new UsageError('--sample needs a whole number of addresses, at least 1');
   const missing = (await import('./local-database.ts')).missingDatabase(io.env);
   if (missing) return err(io, `${io.errColour.red('error:')} siteline data audit: ${missing}`), 2;
-  const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { auditPlace, auditAndSave, formatPlaceAudit }, { ensureCatalogue }] = await Promise.all([
+  const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { auditPlace, auditAndSave }, { formatPlaceAudit }, { ensureCatalogue }] = await Promise.all([
     import('../config.ts'),
     import('../logger.ts'),
     import('../service.ts'),
     import('../core/errors.ts'),
     import('../importer/audit-place.ts'),
+    import('../importer/audit-report.ts'),
     import('../importer/default-places.ts'),
   ]);
   const ctx = await openContext(loadConfig(io.env), { logger: createLogger('warn', io.stderr) });

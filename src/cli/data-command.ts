@@ -24,7 +24,7 @@ import { dataCheckCommand, dataInitCommand } from './data-init-command.ts';
 import { err, out } from './output.ts';
 
 async function runImport({ args: [slug], flags, io }: CommandInput): Promise<number> {
-  const { listManifestSlugs } = await import('../importer/manifest.ts');
+  const { listManifestSlugs } = await import('../places/manifest.ts');
   const { placesDirFromEnv } = await import('../config.ts');
   const known = listManifestSlugs(placesDirFromEnv(io.env));
   const args = { slug: slug!, from: flags.from as string | undefined, force: flags.force === true, json: flags.json === true };
@@ -67,7 +67,7 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
 }
 
 async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<number> {
-  const { listManifestSlugs, manifestPath } = await import('../importer/manifest.ts');
+  const { listManifestSlugs, manifestPath } = await import('../places/manifest.ts');
   const { placesDirFromEnv } = await import('../config.ts');
   const known = listManifestSlugs(placesDirFromEnv(io.env));
   if (!known.includes(slug!)) {
@@ -156,7 +156,7 @@ async function runStatus({ flags, io }: CommandInput): Promise<number> {
   const missing = (await import('./local-database.ts')).missingDatabase(io.env);
   if (missing) return err(io, `${io.errColour.red('error:')} siteline data status: ${missing}`), 2;
   const { loadConfig, createLogger, openContext, listPlaces } = await databaseModules();
-  const { listManifestSlugs, loadManifest } = await import('../importer/manifest.ts');
+  const { listManifestSlugs, loadManifest } = await import('../places/manifest.ts');
   const { syncCatalogue } = await import('../places/catalogue.ts');
   const { FAILED_RUN } = await import('../importer/import-place.ts');
   const { placePlaceholders } = await import('../importer/place-gate.ts');
@@ -244,7 +244,7 @@ export const dataCommand: Command = {
       summary: "Import a place's sources into the local database (progress on stderr)",
       usage: 'data import <place> [--from DIR] [--force] [--json]',
       description: 'DIR defaults to SITELINE_SOURCE_DIR, else ../shared/data.',
-      details: async () => `Places: ${(await import('../importer/manifest.ts')).listManifestSlugs().join(', ')}`,
+      details: async () => `Places: ${(await import('../places/manifest.ts')).listManifestSlugs().join(', ')}`,
       flags: [
         { name: 'from', value: 'DIR', description: 'Directory holding the place sources' },
         { name: 'force', description: 'Import again even when the sources are unchanged' },

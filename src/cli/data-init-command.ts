@@ -31,8 +31,9 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
     err(io, `${io.errColour.red('error:')} siteline data init: ${path.join(target, 'manifest.json')} exists; pass --force to overwrite it (and its rules.json)`);
     return EXIT.usage;
   }
-  const { inspectSourceDir, draftPlace, formatInspection } = await import('../importer/inspect-source.ts');
-  const { parseManifest } = await import('../importer/manifest.ts');
+  const { inspectSourceDir } = await import('../importer/inspect-source.ts');
+  const { draftPlace, formatInspection } = await import('../importer/draft-place.ts');
+  const { parseManifest } = await import('../places/manifest.ts');
   const { placeRulesSchema } = await import('../core/rules-schema.ts');
   // Re-initialising a place: its rules' districts tell the district field by its values.
   let knownDistricts: string[] | undefined;
@@ -88,7 +89,7 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
 
 async function runCheck({ args: [slug], flags, io }: CommandInput): Promise<number> {
   const { placesDirFromEnv, loadConfig } = await import('../config.ts');
-  const { listManifestSlugs } = await import('../importer/manifest.ts');
+  const { listManifestSlugs } = await import('../places/manifest.ts');
   const { SitelineError } = await import('../core/errors.ts');
   const { checkPlaceJoins, formatJoinCheck } = await import('../importer/check-joins.ts');
   const placesDir = placesDirFromEnv(io.env);

@@ -29,7 +29,7 @@ function filterOf(flags: CommandInput['flags']): FeedbackFilter {
   return filter;
 }
 
-export function formatFeedback(items: StoredFeedback[]): string {
+function formatFeedback(items: StoredFeedback[]): string {
   if (items.length === 0) return 'No feedback.\n';
   const blocks = items.map((f) => {
     const head = [

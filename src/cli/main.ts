@@ -31,7 +31,7 @@ Run \`siteline <command> --help\` for a command's flags. More: docs/cli.md.
 `;
 }
 
-export async function main(argv: string[], io: Io): Promise<number> {
+async function main(argv: string[], io: Io): Promise<number> {
   const [first] = argv;
   if (first === '--version' || first === 'version') return out(io, `siteline ${cliVersion()}`), EXIT.ok;
   if (first === undefined || first === '-h' || first === '--help') return out(io, topHelp()), EXIT.ok;

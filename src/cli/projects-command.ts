@@ -276,6 +276,6 @@ export const projectsCommand: Command = {
 };
 
 /** A word as a POSIX shell reads it back: quoted when it holds anything but plain characters. */
-export function shellWord(s: string): string {
+function shellWord(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }

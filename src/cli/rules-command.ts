@@ -18,7 +18,7 @@ async function modules() {
     import('../rules/held-documents.ts'),
     import('../rules/suggest-citations.ts'),
     import('../core/rules-schema.ts'),
-    import('../importer/manifest.ts'),
+    import('../places/manifest.ts'),
     import('../rules/citation-vocabulary.ts'),
   ]);
   return { config, loadRules, verify, held, suggest, schema, manifest, vocab };

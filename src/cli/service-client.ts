@@ -7,8 +7,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import { loadCredentials, saveCredentials, type StoredCredentials } from './credentials.ts';
 import { cliVersion } from './version.ts';
 
-export const DEFAULT_URL = 'http://localhost:8080';
-export const MCP_PROTOCOL = '2026-07-28';
+const DEFAULT_URL = 'http://localhost:8080';
+const MCP_PROTOCOL = '2026-07-28';
 const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** A cached token is reused while it has at least this long to live. */
 const TOKEN_MARGIN_MS = 60_000;

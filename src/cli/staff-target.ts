@@ -36,7 +36,7 @@ export const OPERATOR_FLAG: Flag = {
 export const STAFF_WHERE =
   'Where it acts: with --url, through that service as your staff account (`siteline login` first). On the machine the service runs on (its embedded data directory held), through that server: as your login when it belongs to that server, else as the machine\'s operator (the credential the server writes into its data directory; --operator forces it), which needs no account and is how the first staff member is made. With DATABASE_URL, or a data directory no server holds, on that database directly. Else SITELINE_URL or your login\'s service. With none of these it refuses and creates nothing.';
 
-export async function staffTarget(io: Io, flags: CommandInput['flags']): Promise<StaffTarget> {
+async function staffTarget(io: Io, flags: CommandInput['flags']): Promise<StaffTarget> {
   const env = io.env;
   const url = typeof flags.url === 'string' ? flags.url : undefined;
   const dataDir = embeddedDataDir(env);
@@ -91,7 +91,7 @@ function embeddedOrAlive(pid: number): boolean {
 }
 
 /** Runs fn on a context over the local database (SITELINE_DATA_DIR or DATABASE_URL), closed after. */
-export async function withLocalContext<T>(io: Io, fn: (ctx: AppContext, actor: StaffActor) => Promise<T>): Promise<T> {
+async function withLocalContext<T>(io: Io, fn: (ctx: AppContext, actor: StaffActor) => Promise<T>): Promise<T> {
   const [{ loadConfig }, { createLogger }, { openContext }] = await Promise.all([import('../config.ts'), import('../logger.ts'), import('../service.ts')]);
   const ctx = await openContext(loadConfig(io.env), { logger: createLogger('warn', io.stderr) });
   try {

@@ -82,7 +82,7 @@ export interface EnvelopeResult {
 }
 
 /** Members computed by the service from the standards and the lot. */
-export const DERIVED_UNITS = {
+const DERIVED_UNITS = {
   maxFloorAreaSqft: 'sqft',
   maxDwellingUnits: 'units',
   maxDwellingUnitsByDensity: 'units',
@@ -409,7 +409,7 @@ function deriveAll(env: Record<string, Sourced>, lot: EnvelopeLot): Record<Deriv
 }
 
 /** Frontage below this share of the lot's mean width (area / depth): the street edge is a flag lot's stem, not its width. */
-export const FLAG_LOT_FRONTAGE_SHARE = 0.5;
+const FLAG_LOT_FRONTAGE_SHARE = 0.5;
 
 /**
  * The buildable width: the frontage less the side yards, unless the lot is much wider behind the street

@@ -44,7 +44,7 @@ export type BuildingTypeStandardKey = keyof typeof BUILDING_TYPE_STANDARD_UNITS;
 export const BUILDING_TYPE_STANDARD_KEYS = Object.keys(BUILDING_TYPE_STANDARD_UNITS) as BuildingTypeStandardKey[];
 
 /** Statuses a rules file may state. The others (derived_from_cited, defaulted, missing) are computed by the envelope. */
-export const RULE_STATUSES = VALUE_STATUSES.filter((s) => s !== 'derived_from_cited' && s !== 'defaulted' && s !== 'missing') as [
+const RULE_STATUSES = VALUE_STATUSES.filter((s) => s !== 'derived_from_cited' && s !== 'defaulted' && s !== 'missing') as [
   (typeof VALUE_STATUSES)[number],
   ...(typeof VALUE_STATUSES)[number][],
 ];
@@ -56,7 +56,7 @@ export const RULE_STATUSES = VALUE_STATUSES.filter((s) => s !== 'derived_from_ci
  * to find and check it: the document's published URL and edition, and the service's own page that
  * shows the quote in its section.
  */
-export const citationSchema = z
+const citationSchema = z
   .object({
     document: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a document id of the manifest (lower case, digits, hyphens)'),
     section: z.string().min(1),
@@ -87,7 +87,7 @@ export interface ResolvedCitation {
  * or prose, which cannot be evaluated); `values`: value expressions. Several values without `pick`
  * means the bylaw chooses among them in words, so the tier cannot be resolved.
  */
-export const tierSchema = z.object({
+const tierSchema = z.object({
   when: z.array(z.string().min(1)),
   values: z.array(z.string().min(1)).min(1),
   pick: z.enum(['min', 'max']).optional(),
@@ -154,7 +154,7 @@ export const ruleValueSchema = z
     }
   });
 
-export const useRuleSchema = z
+const useRuleSchema = z
   .object({
     use: z.string().min(1),
     permission: z.enum(['as_of_right', 'special_permit', 'conditional', 'prohibited', 'unknown']),
@@ -180,7 +180,7 @@ const buildingTypeStandardsShape = Object.fromEntries(BUILDING_TYPE_STANDARD_KEY
 >;
 
 /** One building type a district allows, with the standards of its own table (values conditional on the type). */
-export const buildingTypeSchema = z
+const buildingTypeSchema = z
   .object({
     name: z.string().min(1),
     /** The section that sets the type's standards (e.g. "3.1.8"). */
@@ -224,7 +224,7 @@ export const districtRulesSchema = z
       ctx.addIssue({ code: 'custom', path: ['governedBy'], message: 'a district on a site-specific schedule names the governing section' });
   });
 
-export const overlayRulesSchema = z
+const overlayRulesSchema = z
   .object({
     name: z.string().min(1),
     governedBy: z.string().min(1).optional(),

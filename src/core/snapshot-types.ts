@@ -50,7 +50,7 @@ export interface Coverage {
   message: string;
   geoDivisionId?: string;
   place?: { name: string; region: string; country: string };
-  /** Only while the place is still loading at this server's start (src/importer/place-loading.ts): ask again after this many seconds. */
+  /** Only while the place is still loading at this server's start (src/places/place-loading.ts): ask again after this many seconds. */
   retryAfterSeconds?: number;
 }
 

@@ -10,8 +10,6 @@ import {
   weakestStatus,
   isStatus,
   isValueStatus,
-  isCoverageStatus,
-  isCitedStatus,
 } from './statuses.ts';
 
 const SPEC_ORDER = [
@@ -75,7 +73,4 @@ test('guards', () => {
   assert.equal(isStatus('nonsense'), false);
   assert.equal(isStatus(3), false);
   assert.equal(isValueStatus('live'), false);
-  assert.equal(isCoverageStatus('live'), true);
-  assert.equal(isCitedStatus('derived_from_cited'), true);
-  assert.equal(isCitedStatus('unverified_default'), false);
 });

@@ -95,10 +95,6 @@ export function isValueStatus(s: unknown): s is ValueStatus {
   return typeof s === 'string' && (VALUE_STATUSES as readonly string[]).includes(s);
 }
 
-export function isCoverageStatus(s: unknown): s is CoverageStatus {
-  return typeof s === 'string' && (COVERAGE_STATUSES as readonly string[]).includes(s);
-}
-
 /**
  * Value statuses from strongest to weakest. A derived value takes the weakest status among its
  * inputs (unless every input is cited, when it is derived_from_cited).
@@ -131,7 +127,3 @@ export function weakestStatus(statuses: readonly ValueStatus[]): ValueStatus {
  */
 export const UNKNOWN_VALUE_STATUSES: readonly ValueStatus[] = VALUE_STATUSES.filter((s) => STATUS_MEANINGS[s].unknown);
 
-/** True for the statuses whose values were read from the bylaw (directly or through a derivation). */
-export function isCitedStatus(s: ValueStatus): boolean {
-  return s === 'cited' || s === 'cited_conditional' || s === 'derived_from_cited';
-}

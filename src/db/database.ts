@@ -308,7 +308,7 @@ class PgliteDb implements Db {
  * server runs) can corrupt it. A lock file beside the directory, holding the owner's pid, turns that
  * into a clear error; a lock left by a process that no longer runs is taken over.
  */
-export function lockDataDir(dir: string): () => void {
+function lockDataDir(dir: string): () => void {
   const lockPath = `${path.resolve(dir)}.lock`;
   fs.mkdirSync(path.dirname(lockPath), { recursive: true });
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -445,7 +445,7 @@ export class DatabaseUnreachableError extends Error {
 }
 
 /** How long opening waits for the server's first connection before saying it cannot be reached. */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** One connection first, with a bound (the pool waits forever on a host that drops packets): a clear error when it fails. */
 async function probePostgres(databaseUrl: string): Promise<void> {

@@ -67,7 +67,7 @@ export async function migrate(db: Db, log?: MigrationLog): Promise<string[]> {
 }
 
 /** Splits a migration on semicolons at line ends; migrations keep one statement per `;\n`. */
-export function splitStatements(sql: string): string[] {
+function splitStatements(sql: string): string[] {
   return sql
     .replace(/--[^\n]*\n/g, '\n')
     .split(/;\s*(?:\n|$)/)

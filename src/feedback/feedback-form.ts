@@ -14,7 +14,7 @@ export const CATEGORY_LABELS: Record<FeedbackCategory, string> = {
   other: 'Other',
 };
 
-export const MESSAGE_MIN = 3;
+const MESSAGE_MIN = 3;
 export const MESSAGE_MAX = 4000;
 export const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 

@@ -124,7 +124,7 @@ function identifierWords(id: string): string[] {
 // Words that end a run-together name: PGPASSWORD, MYSQLPASSWORD, authtoken, clientsecret.
 const SECRET_ENDINGS = /(?:password|passwd|passphrase|passcode|secret|token|apikey|accesskey|privatekey|accountkey)$/;
 
-export function namesASecret(id: string): boolean {
+function namesASecret(id: string): boolean {
   const words = identifierWords(id);
   if (words.some((w) => SECRET_WORDS.has(w) || SECRET_ENDINGS.test(w))) return true;
   return words.some((w, i) => i > 0 && KEY_PAIRS.has(`${words[i - 1]} ${w}`));

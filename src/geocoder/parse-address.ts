@@ -184,7 +184,11 @@ function tokenize(text: string, ascii: boolean): Tok[] {
   return toks;
 }
 
-/** Parse one address. Throws SitelineError('bad_input') when it cannot be an address. */
+/**
+ * Parse one address. Throws SitelineError('bad_input') when it cannot be an address.
+ * Long because: one left-to-right pass over the tokens, every stage (number, unit, street, city,
+ * region, postcode) consuming from the same cursor and flags; split, each would take and return them all.
+ */
 export function parseAddress(input: string): ParsedAddress {
   if (typeof input !== 'string') throw badInput('The address must be text.');
   if (input.length > MAX_ADDRESS_CHARS) {

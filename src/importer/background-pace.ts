@@ -10,8 +10,8 @@
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../context.ts';
 
-export const QUIET_MS = 100;
-export const MAX_DEFER_MS = 2_000;
+const QUIET_MS = 100;
+const MAX_DEFER_MS = 2_000;
 
 export function giveWayToRequests(ctx: Pick<AppContext, 'lifecycle'>): () => Promise<void> {
   return async () => {

@@ -2,12 +2,13 @@
 // does, then measures its joins in memory (address -> lot by id and by point, lot -> zone, lot ->
 // overlay) and the go-live thresholds, without opening a database.
 import { SitelineError } from '../core/errors.ts';
-import { loadManifest, type Manifest } from './manifest.ts';
+import { loadManifest, type Manifest } from '../places/manifest.ts';
 import { placeRootFor, verifySourceFiles } from './import-place.ts';
 import { formatVerdict, placeVerdict, type PlaceVerdict } from './place-gate.ts';
 import { readSource, sourceColumns } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
-import { formatAddressLots, pct, type AddressLotJoin, type ImportReport, type JoinGate, type SourceReport } from './import-report.ts';
+import { formatAddressLots, pct } from './import-report.ts';
+import type { AddressLotJoin, ImportReport, JoinGate, SourceReport } from '../places/import-report.ts';
 import { formatCitationVerdict, verifyPlaceCitations, type CitationVerdict } from './place-citations.ts';
 
 export interface JoinCheck {

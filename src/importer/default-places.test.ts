@@ -11,7 +11,7 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { startService } from '../service.ts';
 import { effectiveStatus, listPlaces } from '../places/catalogue.ts';
-import { loadAllManifests } from './manifest.ts';
+import { loadAllManifests } from '../places/manifest.ts';
 import { defaultPlaceStates, ensureCatalogue, ensureDefaultPlaces } from './default-places.ts';
 
 function config(sourceDir: string | undefined, dataDir: string, autoImport = true) {

@@ -6,10 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import { syncCatalogue } from '../places/catalogue.ts';
-import { loadAllManifests, type Manifest } from './manifest.ts';
+import { loadAllManifests, type Manifest } from '../places/manifest.ts';
 import { importDigest, importPlace } from './import-place.ts';
-import { formatImportReport, type ImportReport } from './import-report.ts';
-import { beginStartupLoad, type PlaceLoadState, type StartupLoad } from './place-loading.ts';
+import { formatImportReport } from './import-report.ts';
+import type { ImportReport } from '../places/import-report.ts';
+import { beginStartupLoad, type PlaceLoadState, type StartupLoad } from '../places/place-loading.ts';
 
 /** Upserts one catalogue row per manifest (keeps import state). Returns the number of places. */
 export async function ensureCatalogue(ctx: AppContext): Promise<number> {
@@ -23,7 +24,7 @@ export interface EnsureOptions {
 
 
 /** The command that loads a place, for every message that says a place is not loaded. */
-export function importCommand(slug: string): string {
+function importCommand(slug: string): string {
   return `siteline data import ${slug} --from DIR`;
 }
 
@@ -56,7 +57,7 @@ export async function defaultPlaceStates(ctx: Pick<AppContext, 'db'> & Partial<P
 }
 
 /** The source directory the service reads, or the one it looked for when there is none. */
-export function sourceDirOrDefault(ctx: Pick<AppContext, 'config'>): { dir: string; exists: boolean } {
+function sourceDirOrDefault(ctx: Pick<AppContext, 'config'>): { dir: string; exists: boolean } {
   const dir = ctx.config.sourceDir ?? path.resolve(process.cwd(), '../shared/data');
   return { dir, exists: fs.existsSync(dir) && fs.statSync(dir).isDirectory() };
 }

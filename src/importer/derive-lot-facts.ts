@@ -16,13 +16,13 @@ import { ZoneLayer, type RawZoneShare, type ZoneRecord, type ZoneShareStats } fr
 import { LotFabric, StreetIndex, lotFacts, type LotFacts } from '../core/geo/lot-facts.ts';
 
 /** A district covering less than this fraction of a lot is a digitising sliver and is not recorded ... */
-export const MIN_DISTRICT_SHARE = 0.05;
+const MIN_DISTRICT_SHARE = 0.05;
 /**
  * ... unless its piece is at least this area (1,000 sq ft): then it is recorded as a minor share
  * (attrs.minor, attrs.rule), which never makes a split lot nor a primary district.
  */
-export const MIN_DISTRICT_AREA_M2 = 1000 / 10.763910416709722;
-export const MINOR_SHARE_RULE = 'area_at_least_1000_sqft';
+const MIN_DISTRICT_AREA_M2 = 1000 / 10.763910416709722;
+const MINOR_SHARE_RULE = 'area_at_least_1000_sqft';
 /** Lots with more vertices than this are cut into pieces for the zone intersection. */
 const BIG_LOT_VERTICES = 256;
 const PIECE_VERTICES = 64;

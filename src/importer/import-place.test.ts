@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createTestDb, testCtx, SHARED_DATA, ROOT } from '../../test/support/harness.ts';
 import { importPlace } from './import-place.ts';
-import { loadAllManifests } from './manifest.ts';
+import { loadAllManifests } from '../places/manifest.ts';
 import { formatImportReport } from './import-report.ts';
 import { SitelineError } from '../core/errors.ts';
 import { getPlaceBySlug, findPlaceByPoint } from '../places/catalogue.ts';

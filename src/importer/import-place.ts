@@ -10,11 +10,11 @@ import { SitelineError } from '../core/errors.ts';
 import { bboxOf, boxLiteral, type BBox } from '../core/geo/primitives.ts';
 import { insertLotsWithFacts, WORKER_DERIVE_MIN_PARCELS, type LotsLoaded } from './load-lots.ts';
 import { upsertPlaceFromManifest, effectiveStatus } from '../places/catalogue.ts';
-import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest, type ManifestSource } from './manifest.ts';
+import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest } from '../places/manifest.ts';
 import { readSource, sourceColumns } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
 import { analyzePlaceTables, deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
-import { joinRate, type ImportReport } from './import-report.ts';
+import { joinRate, type ImportReport } from '../places/import-report.ts';
 import { describeRefusal, joinGate, placeVerdict, rulesDigests } from './place-gate.ts';
 import { auditAfterImport } from './audit-place.ts';
 import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
@@ -35,9 +35,9 @@ import { placePostcodes } from './place-postcodes.ts';
  * only the postcodes a real share of the place's records carry (place-postcodes.ts; Cambridge drops
  * 01241 and 01940, Somerville 01244, 02135 and 02474).
  */
-export const IMPORTER_VERSION = '9';
+const IMPORTER_VERSION = '9';
 /** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
-export const BULK_INDEX_THRESHOLD = 50_000;
+const BULK_INDEX_THRESHOLD = 50_000;
 
 export interface ImportOptions {
   /** Where the place folders live (default: config.sourceDir, i.e. ../shared/data when it exists). */
@@ -209,7 +209,64 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
   }
 }
 
+/** One import in flight: the place, where its files are, how it reports and the time each step took. */
+interface ImportRun {
+  ctx: AppContext;
+  slug: string;
+  opts: ImportOptions;
+  m: Manifest;
+  placesDir: string;
+  sourceDir: string;
+  placeRoot: string;
+  sourceDigest: string;
+  started: number;
+  startedAt: string;
+  timings: Record<string, number>;
+  progress(msg: string): void;
+  step<T>(name: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * The import, step by step: verify the files and the citations; refresh the catalogue; record an
+ * unchanged run when the sources match the last import; read and transform every source; refuse what
+ * the gate refuses; then in one transaction replace the place's tables, measure them and record the run.
+ */
 async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOptions = {}): Promise<ImportReport> {
+  const run = beginImport(ctx, slug, opts);
+  const citations = await verifyFilesAndCitations(run);
+  await catalogueEveryPlace(run);
+  const last = await lastImport(ctx.db, run.m.geoDivisionId);
+  if (!opts.force && last.digest === run.sourceDigest && last.report) return recordUnchanged(run, last.report);
+
+  const read = await readSources(run);
+  const verdict = refuseWhatTheGateRefuses(run, read, citations);
+  const postcodes = keptPostcodes(run, read.rows);
+  const bbox = placeBBox(read.rows, run.m);
+  const placeId = run.m.geoDivisionId;
+  const result = await ctx.db.transaction(async (tx) => {
+    // Serialise concurrent imports of the same place on PostgreSQL.
+    if (ctx.db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`siteline-import:${placeId}`]);
+    // Another instance (two starting together) may have imported these very sources while this one waited.
+    if (!opts.force && (await lastImport(tx, placeId)).digest === run.sourceDigest) return undefined;
+    const lots = await run.step('load', () => loadPlaceTables(run, tx, read.rows, postcodes));
+    await run.step('analyze', () => analyzePlaceTables(tx));
+    const report = await measuredReport(run, tx, read, lots, verdict);
+    await recordImport(run, tx, report, bbox, read.columns);
+    return report;
+  });
+  if (!result) {
+    placeChanged(placeId); // the place changed under this process: another instance imported it
+    return recordUnchanged(run, (await lastImport(ctx.db, placeId)).report!);
+  }
+  result.durationMs = Date.now() - run.started;
+  placeChanged(placeId); // every cache of the place's data drops it (src/places/place-changes.ts)
+  run.progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
+  if (result.gate && !result.gate.passed) run.progress(`${slug}: loaded but NOT live: ${result.gate.problems.join('; ')}`);
+  await auditAfterImport(ctx, slug, placeId, run.sourceDigest, opts.audit ?? 'off', run.progress, true);
+  return result;
+}
+
+function beginImport(ctx: AppContext, slug: string, opts: ImportOptions): ImportRun {
   const started = Date.now();
   const startedAt = ctx.clock.now().toISOString();
   const progress = (msg: string) => {
@@ -225,50 +282,67 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
       timings[name] = Date.now() - t;
     }
   };
-
   const placesDir = opts.placesDir ?? ctx.config.placesDir;
   const m = loadManifest(slug, placesDir);
   const { sourceDir, placeRoot } = resolveSourceDir(ctx, m, opts);
-  const nFiles = await step('verify', () => verifySourceFiles(m, placeRoot));
-  progress(`${slug}: ${nFiles} files verified (sha256)`);
-  // A cited value that does not verify against the place's held documents refuses the import, before anything is written.
-  const citations = await step('citations', () => verifyPlaceCitations(slug, { placesDir, sourceDir, placeRoot }));
-  refuseUnverified(slug, citations);
-  if (citations.checked) progress(`${slug}: ${citations.verified} of ${citations.checked} citations verified against the held documents`);
-  const sourceDigest = importDigest(m);
+  return { ctx, slug, opts, m, placesDir, sourceDir, placeRoot, sourceDigest: importDigest(m), started, startedAt, timings, progress, step };
+}
 
-  await upsertPlaceFromManifest(ctx.db, m);
-  // The rest of the catalogue too, so a database holding one imported place still knows the others.
-  for (const other of listManifestSlugs(placesDir)) {
-    if (other === slug) continue;
+/** Every file's sha256; then every cited value against the held documents: an unverified one refuses the import before anything is written. */
+async function verifyFilesAndCitations(run: ImportRun): Promise<Awaited<ReturnType<typeof verifyPlaceCitations>>> {
+  const { slug, m, placesDir, sourceDir, placeRoot } = run;
+  const nFiles = await run.step('verify', () => verifySourceFiles(m, placeRoot));
+  run.progress(`${slug}: ${nFiles} files verified (sha256)`);
+  const citations = await run.step('citations', () => verifyPlaceCitations(slug, { placesDir, sourceDir, placeRoot }));
+  refuseUnverified(slug, citations);
+  if (citations.checked) run.progress(`${slug}: ${citations.verified} of ${citations.checked} citations verified against the held documents`);
+  return citations;
+}
+
+/** The place's catalogue row, and the rest of the catalogue too, so a database holding one imported place still knows the others. */
+async function catalogueEveryPlace(run: ImportRun): Promise<void> {
+  await upsertPlaceFromManifest(run.ctx.db, run.m);
+  for (const other of listManifestSlugs(run.placesDir)) {
+    if (other === run.slug) continue;
     try {
-      await upsertPlaceFromManifest(ctx.db, loadManifest(other, placesDir));
+      await upsertPlaceFromManifest(run.ctx.db, loadManifest(other, run.placesDir));
     } catch (err) {
-      progress(`${slug}: catalogue entry ${other} skipped: ${(err as Error).message}`);
+      run.progress(`${run.slug}: catalogue entry ${other} skipped: ${(err as Error).message}`);
     }
   }
-  const unchanged = async (lastReport: ImportReport): Promise<ImportReport> => {
-    const finishedAt = ctx.clock.now().toISOString();
-    const report: ImportReport = { ...lastReport, changed: false, sourceDir, startedAt, finishedAt, durationMs: Date.now() - started, timings };
-    await ctx.db.query('INSERT INTO import_runs (place_id, started_at, finished_at, source_digest, changed, report) VALUES ($1, $2, $3, $4, false, $5::jsonb)', [
-      m.geoDivisionId,
-      startedAt,
-      finishedAt,
-      sourceDigest,
-      JSON.stringify(report),
-    ]);
-    progress(`${slug}: unchanged since the last import (${lastReport.finishedAt}); nothing rewritten`);
-    await auditAfterImport(ctx, slug, m.geoDivisionId, sourceDigest, opts.audit ?? 'off', progress); // only when no audit of these sources is stored
-    return report;
-  };
-  const last = await lastImport(ctx.db, m.geoDivisionId);
-  if (!opts.force && last.digest === sourceDigest && last.report) return unchanged(last.report);
+}
 
-  // Read and transform every source before touching the database.
+/** The sources match the last import: the run is recorded as unchanged and nothing is rewritten. */
+async function recordUnchanged(run: ImportRun, lastReport: ImportReport): Promise<ImportReport> {
+  const { ctx, slug, m, sourceDigest } = run;
+  const finishedAt = ctx.clock.now().toISOString();
+  const report: ImportReport = { ...lastReport, changed: false, sourceDir: run.sourceDir, startedAt: run.startedAt, finishedAt, durationMs: Date.now() - run.started, timings: run.timings };
+  await ctx.db.query('INSERT INTO import_runs (place_id, started_at, finished_at, source_digest, changed, report) VALUES ($1, $2, $3, $4, false, $5::jsonb)', [
+    m.geoDivisionId,
+    run.startedAt,
+    finishedAt,
+    sourceDigest,
+    JSON.stringify(report),
+  ]);
+  run.progress(`${slug}: unchanged since the last import (${lastReport.finishedAt}); nothing rewritten`);
+  await auditAfterImport(ctx, slug, m.geoDivisionId, sourceDigest, run.opts.audit ?? 'off', run.progress); // only when no audit of these sources is stored
+  return report;
+}
+
+interface SourcesRead {
+  rows: PlaceRows;
+  tallies: SourceTally[];
+  /** Each source's columns, kept with the vintage. */
+  columns: Record<string, string[]>;
+}
+
+/** Reads and transforms every source before the database is touched. */
+async function readSources(run: ImportRun): Promise<SourcesRead> {
+  const { slug, m, placeRoot } = run;
   const rows = emptyPlaceRows();
   const tallies: SourceTally[] = [];
   const columns: Record<string, string[]> = {};
-  await step('read', async () => {
+  await run.step('read', async () => {
     for (const s of sourcesInLoadOrder(m)) {
       const t = Date.now();
       const tally = new SourceTally(s);
@@ -281,13 +355,21 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
       columns[s.id] = sourceColumns(data);
       transformSource(data, tally, rows);
       tallies.push(tally);
-      progress(`${slug}: read ${s.id} (${s.format}): ${tally.rowsRead} rows, ${tally.rowsLoaded} usable, ${tally.rejects.total} rejected, ${Date.now() - t} ms`);
+      run.progress(`${slug}: read ${s.id} (${s.format}): ${tally.rowsRead} rows, ${tally.rowsLoaded} usable, ${tally.rejects.total} rejected, ${Date.now() - t} ms`);
     }
   });
-  // The one gate `data check` uses too (place-gate.ts): a source that had rows but yielded none usable
-  // (a renamed field), a rejected share or row count beyond the manifest's bounds, placeholders left in
-  // a live place's files: refused before the place's current data is replaced, each refusal naming the
-  // manifest setting that governs it. The join thresholds are measured on the same rows in memory.
+  return { rows, tallies, columns };
+}
+
+/**
+ * The one gate `data check` uses too (place-gate.ts): a source that had rows but yielded none usable
+ * (a renamed field), a rejected share or row count beyond the manifest's bounds, placeholders left in
+ * a live place's files: refused before the place's current data is replaced, each refusal naming the
+ * manifest setting that governs it. The join thresholds are measured on the same rows in memory.
+ */
+function refuseWhatTheGateRefuses(run: ImportRun, read: SourcesRead, citations: Awaited<ReturnType<typeof verifyPlaceCitations>>): ReturnType<typeof placeVerdict> {
+  const { slug, m, placesDir, opts } = run;
+  const { rows, tallies } = read;
   const verdict = placeVerdict({ manifest: m, placesDir, sources: tallies.map((t) => ({ source: t.source, report: t.report() })), rows, fileProblems: [], citations, force: opts.force ?? false });
   if (verdict.verdict === 'refused') {
     const blocking = verdict.refusals.filter((r) => !r.forceable || !opts.force);
@@ -298,109 +380,112 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
       { problems: blocking.map((r) => r.problem), refusals: blocking },
     );
   }
-  // Only the postcodes a real share of the place's records carry (place-postcodes.ts): never a stray row's.
-  const held = placePostcodes(rows.addresses, rows.segments);
-  const postcodes = held.kept;
-  if (held.left.length) progress(`${slug}: postcodes left out (too few of the ${held.records} records carrying one): ${held.left.map((l) => `${l.postcode} (${l.records})`).join(', ')}`);
-  const bbox = placeBBox(rows, m);
+  return verdict;
+}
 
-  const placeId = m.geoDivisionId;
-  const warnings: string[] = [];
+/** Only the postcodes a real share of the place's records carry (place-postcodes.ts): never a stray row's. */
+function keptPostcodes(run: ImportRun, rows: PlaceRows): string[] {
+  const held = placePostcodes(rows.addresses, rows.segments);
+  if (held.left.length) run.progress(`${run.slug}: postcodes left out (too few of the ${held.records} records carrying one): ${held.left.map((l) => `${l.postcode} (${l.records})`).join(', ')}`);
+  return held.kept;
+}
+
+/** Replaces the place's rows: boundary, zones, then the lots with their facts while the other tables load beside them. */
+async function loadPlaceTables(run: ImportRun, tx: Queryable, rows: PlaceRows, postcodes: string[]): Promise<LotsLoaded> {
+  const { ctx, slug } = run;
+  const placeId = run.m.geoDivisionId;
+  const progress = run.progress;
+  // Large loads on embedded PGlite build the bbox indexes once instead of row by row.
+  const bulk = ctx.db.kind === 'pglite' && rows.parcels.size + rows.zones.length + rows.segments.length >= BULK_INDEX_THRESHOLD;
+  const load = (fn: () => Promise<void>) => (bulk ? withIndexesDeferred(tx, ['parcels', 'zones', 'street_segments', 'addresses'], fn) : fn());
   let lots: LotsLoaded | undefined;
-  const result = await ctx.db.transaction(async (tx) => {
-    // Serialise concurrent imports of the same place on PostgreSQL.
-    if (ctx.db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`siteline-import:${placeId}`]);
-    // Another instance (two starting together) may have imported these very sources while this one waited.
-    if (!opts.force && (await lastImport(tx, placeId)).digest === sourceDigest) return undefined;
-    // Large loads on embedded PGlite build the bbox indexes once instead of row by row.
-    const bulk = ctx.db.kind === 'pglite' && rows.parcels.size + rows.zones.length + rows.segments.length >= BULK_INDEX_THRESHOLD;
-    const load = (fn: () => Promise<void>) => (bulk ? withIndexesDeferred(tx, ['parcels', 'zones', 'street_segments', 'addresses'], fn) : fn());
-    await step('load', () => load(async () => {
-      await deletePlaceRows(tx, placeId);
-      if (rows.boundary) {
-        await tx.query('INSERT INTO place_boundaries (place_id, geom, bbox) VALUES ($1, $2::json, $3::box)', [placeId, JSON.stringify(rows.boundary), boxLiteral(bboxOf(rows.boundary))]);
-      }
-      const z = await insertZones(tx, placeId, rows.zones);
-      progress(`${slug}: loaded ${z} zones`);
-      // Lot facts (district shares, overlays, frontage, depth, corner) are derived in memory and
-      // written with the parcels: no second pass of UPDATEs over every parcel.
-      lots = await insertLotsWithFacts(tx, placeId, { parcels: rows.parcels.values(), zones: rows.zones, streets: rows.segments }, rows.parcels.values(), {
-        onBatch: (n) => progress(`${slug}: parcels with lot facts ${n}/${rows.parcels.size}`),
-        onProgress: progress,
-        deriveIn: rows.parcels.size >= WORKER_DERIVE_MIN_PARCELS ? 'worker' : 'thread',
-        // Tables that do not need the lot facts load while the lots are indexed.
-        meanwhile: async () => {
-          const a = await insertAddresses(tx, placeId, rows.addresses, { onBatch: (n) => progress(`${slug}: addresses ${n}/${rows.addresses.length}`) });
-          progress(`${slug}: loaded ${a} addresses`);
-          const s = await insertStreetSegments(tx, placeId, rows.segments);
-          progress(`${slug}: loaded ${s} street segments`);
-          if (rows.lotLocations.length) progress(`${slug}: loaded ${await insertLotLocations(tx, placeId, rows.lotLocations)} lot locations`);
-          if (postcodes.length) {
-            await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, postcodes]);
-          }
-        },
-      });
-      progress(`${slug}: loaded ${lots.parcels} parcels and ${lots.shares} lot-district shares`);
-    }));
-    await step('analyze', () => analyzePlaceTables(tx));
-    const derive = lots!.derive;
-    if (derive.clipFailures) warnings.push(`${derive.clipFailures} lots could not be intersected exactly with their districts; they took their inside point's district`);
-    const measured = await step('joinRates', () => measure(tx, placeId));
-    const finishedAt = ctx.clock.now().toISOString();
-    const sources = tallies.map((t) => t.report());
-    const sum = (k: 'rowsRead' | 'rowsLoaded' | 'rowsSkipped' | 'rowsRejected') => sources.reduce((acc, s) => acc + s[k], 0);
-    const report: ImportReport = {
-      slug,
-      placeId,
-      changed: true,
-      sourceDigest,
-      sourceDir,
-      startedAt,
-      finishedAt,
-      durationMs: Date.now() - started,
-      sources,
-      totals: { rowsRead: sum('rowsRead'), rowsLoaded: sum('rowsLoaded'), rowsSkipped: sum('rowsSkipped'), rowsRejected: sum('rowsRejected') },
-      ...measured,
-      ...(rows.addressLots ? { addressLots: rows.addressLots } : {}),
-      timings,
-      warnings,
-    };
-    // The gate's numbers are the in-memory ones data check prints (place-gate.ts measureRows).
-    if (verdict.gate) report.gate = verdict.gate;
-    await tx.query(`UPDATE places SET status = $2, bbox = $3::box, imported_at = $4, import_report = $5::jsonb WHERE place_id = $1`, [
-      placeId,
-      effectiveStatus(m, true, report),
-      boxLiteral(bbox),
-      finishedAt,
-      JSON.stringify(report),
-    ]);
-    await tx.query('INSERT INTO import_runs (place_id, started_at, finished_at, source_digest, changed, report) VALUES ($1, $2, $3, $4, true, $5::jsonb)', [
-      placeId,
-      startedAt,
-      finishedAt,
-      sourceDigest,
-      JSON.stringify(report),
-    ]);
-    // Kept as a dated vintage: each layer's file and vintage, its columns, the rules' digests, the change log.
-    await tx.query('INSERT INTO place_vintages (place_id, imported_at, source_digest, layers, columns, rules_digests, changes) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7::jsonb)', [
-      placeId,
-      finishedAt,
-      sourceDigest,
-      JSON.stringify(m.sources.map((s) => ({ id: s.id, name: s.name, file: s.file, sha256: s.sha256, vintage: s.vintage }))),
-      JSON.stringify(columns),
-      JSON.stringify(rulesDigests(m, placesDir)),
-      opts.changeLog === undefined ? null : JSON.stringify(opts.changeLog),
-    ]);
-    return report;
+  await load(async () => {
+    await deletePlaceRows(tx, placeId);
+    if (rows.boundary) {
+      await tx.query('INSERT INTO place_boundaries (place_id, geom, bbox) VALUES ($1, $2::json, $3::box)', [placeId, JSON.stringify(rows.boundary), boxLiteral(bboxOf(rows.boundary))]);
+    }
+    const z = await insertZones(tx, placeId, rows.zones);
+    progress(`${slug}: loaded ${z} zones`);
+    // Lot facts (district shares, overlays, frontage, depth, corner) are derived in memory and
+    // written with the parcels: no second pass of UPDATEs over every parcel.
+    lots = await insertLotsWithFacts(tx, placeId, { parcels: rows.parcels.values(), zones: rows.zones, streets: rows.segments }, rows.parcels.values(), {
+      onBatch: (n) => progress(`${slug}: parcels with lot facts ${n}/${rows.parcels.size}`),
+      onProgress: progress,
+      deriveIn: rows.parcels.size >= WORKER_DERIVE_MIN_PARCELS ? 'worker' : 'thread',
+      // Tables that do not need the lot facts load while the lots are indexed.
+      meanwhile: async () => {
+        const a = await insertAddresses(tx, placeId, rows.addresses, { onBatch: (n) => progress(`${slug}: addresses ${n}/${rows.addresses.length}`) });
+        progress(`${slug}: loaded ${a} addresses`);
+        const s = await insertStreetSegments(tx, placeId, rows.segments);
+        progress(`${slug}: loaded ${s} street segments`);
+        if (rows.lotLocations.length) progress(`${slug}: loaded ${await insertLotLocations(tx, placeId, rows.lotLocations)} lot locations`);
+        if (postcodes.length) {
+          await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, postcodes]);
+        }
+      },
+    });
+    progress(`${slug}: loaded ${lots.parcels} parcels and ${lots.shares} lot-district shares`);
   });
-  if (!result) {
-    placeChanged(placeId); // the place changed under this process: another instance imported it
-    return unchanged((await lastImport(ctx.db, placeId)).report!);
-  }
-  result.durationMs = Date.now() - started;
-  placeChanged(placeId); // every cache of the place's data drops it (src/places/place-changes.ts)
-  progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
-  if (result.gate && !result.gate.passed) progress(`${slug}: loaded but NOT live: ${result.gate.problems.join('; ')}`);
-  await auditAfterImport(ctx, slug, placeId, sourceDigest, opts.audit ?? 'off', progress, true);
-  return result;
+  return lots!;
+}
+
+/** The run's report: the sources' tallies, the tables' counts and join rates measured with SQL, and the gate's verdict. */
+async function measuredReport(run: ImportRun, tx: Queryable, read: SourcesRead, lots: LotsLoaded, verdict: ReturnType<typeof placeVerdict>): Promise<ImportReport> {
+  const placeId = run.m.geoDivisionId;
+  const warnings: string[] = [];
+  const derive = lots.derive;
+  if (derive.clipFailures) warnings.push(`${derive.clipFailures} lots could not be intersected exactly with their districts; they took their inside point's district`);
+  const measured = await run.step('joinRates', () => measure(tx, placeId));
+  const finishedAt = run.ctx.clock.now().toISOString();
+  const sources = read.tallies.map((t) => t.report());
+  const sum = (k: 'rowsRead' | 'rowsLoaded' | 'rowsSkipped' | 'rowsRejected') => sources.reduce((acc, s) => acc + s[k], 0);
+  const report: ImportReport = {
+    slug: run.slug,
+    placeId,
+    changed: true,
+    sourceDigest: run.sourceDigest,
+    sourceDir: run.sourceDir,
+    startedAt: run.startedAt,
+    finishedAt,
+    durationMs: Date.now() - run.started,
+    sources,
+    totals: { rowsRead: sum('rowsRead'), rowsLoaded: sum('rowsLoaded'), rowsSkipped: sum('rowsSkipped'), rowsRejected: sum('rowsRejected') },
+    ...measured,
+    ...(read.rows.addressLots ? { addressLots: read.rows.addressLots } : {}),
+    timings: run.timings,
+    warnings,
+  };
+  // The gate's numbers are the in-memory ones data check prints (place-gate.ts measureRows).
+  if (verdict.gate) report.gate = verdict.gate;
+  return report;
+}
+
+/** The place's status, box and last report; the run in import_runs; a dated vintage (each layer's file, its columns, the rules' digests, the change log). */
+async function recordImport(run: ImportRun, tx: Queryable, report: ImportReport, bbox: BBox, columns: Record<string, string[]>): Promise<void> {
+  const { m, placesDir, opts } = run;
+  const placeId = m.geoDivisionId;
+  const finishedAt = report.finishedAt;
+  await tx.query(`UPDATE places SET status = $2, bbox = $3::box, imported_at = $4, import_report = $5::jsonb WHERE place_id = $1`, [
+    placeId,
+    effectiveStatus(m, true, report),
+    boxLiteral(bbox),
+    finishedAt,
+    JSON.stringify(report),
+  ]);
+  await tx.query('INSERT INTO import_runs (place_id, started_at, finished_at, source_digest, changed, report) VALUES ($1, $2, $3, $4, true, $5::jsonb)', [
+    placeId,
+    run.startedAt,
+    finishedAt,
+    run.sourceDigest,
+    JSON.stringify(report),
+  ]);
+  await tx.query('INSERT INTO place_vintages (place_id, imported_at, source_digest, layers, columns, rules_digests, changes) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7::jsonb)', [
+    placeId,
+    finishedAt,
+    run.sourceDigest,
+    JSON.stringify(m.sources.map((s) => ({ id: s.id, name: s.name, file: s.file, sha256: s.sha256, vintage: s.vintage }))),
+    JSON.stringify(columns),
+    JSON.stringify(rulesDigests(m, placesDir)),
+    opts.changeLog === undefined ? null : JSON.stringify(opts.changeLog),
+  ]);
 }

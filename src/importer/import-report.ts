@@ -1,89 +1,6 @@
-// What an import run tells its caller: per source, rows read / loaded / skipped / rejected with the
-// reasons; table counts; and the join rates measured with SQL after loading.
-
-export interface RejectReason {
-  reason: string;
-  count: number;
-  /** Up to five examples ("record 812: ML '---'"). */
-  examples: string[];
-}
-
-export interface SourceReport {
-  id: string;
-  file: string;
-  format: string;
-  target: string;
-  rowsRead: number;
-  rowsLoaded: number;
-  /** Rows left out on purpose by the manifest (a `where` filter, e.g. Cambridge overlay pieces with OVERLAP='Y'). */
-  rowsSkipped: number;
-  rowsRejected: number;
-  rejects: RejectReason[];
-  /** Things loaded but worth knowing (geometry repaired, placeholder dimensions). */
-  notes: string[];
-}
-
-export interface JoinRate {
-  matched: number;
-  total: number;
-  /** matched / total, 0..1; null when total is 0. */
-  rate: number | null;
-}
-
-/** Address -> lot by the source's parcel id and by the address point inside a parcel (over every loaded address). */
-export interface AddressLotJoin {
-  /** Which of the two the place uses (manifest `lotBy`). */
-  lotBy: 'id' | 'point' | 'id_then_point';
-  /** Addresses whose parcel id is a loaded parcel; null without a parcel id column. */
-  byId: JoinRate | null;
-  /** Addresses whose point lies inside a parcel; null without points or parcels. */
-  byPoint: JoinRate | null;
-  /** Addresses found by both whose id names another lot than the one holding the point. */
-  disagreements: number;
-  examples: string[];
-}
-
-/** Whether a live place's join rates pass its manifest's thresholds (`joinThresholds`). */
-export interface JoinGate {
-  /** False: the place stays planned_not_live until its joins pass. */
-  passed: boolean;
-  thresholds: { addressToLot: number; lotToZone: number };
-  problems: string[];
-  /** The place has no zoning map (manifest districtSource stated): lot -> zone is not a condition. */
-  districtsStated?: true;
-}
-
-export interface ImportReport {
-  slug: string;
-  placeId: string;
-  /** False when the sources matched the last successful import: nothing was rewritten. */
-  changed: boolean;
-  sourceDigest: string;
-  sourceDir: string;
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-  sources: SourceReport[];
-  totals: { rowsRead: number; rowsLoaded: number; rowsSkipped: number; rowsRejected: number };
-  counts: { addresses: number; parcels: number; zones: number; baseZones: number; overlayZones: number; streetSegments: number; boundaries: number; parcelZones: number; postcodes: number };
-  joinRates: {
-    /** Address rows whose parcel id is a loaded parcel. */
-    addressToParcel: JoinRate;
-    /** Parcels with at least one base district (parcels.primary_zone). */
-    parcelToZone: JoinRate;
-    /** Address rows whose parcel has a base district. */
-    addressToParcelToZone: JoinRate;
-    /** Parcels in at least one overlay district; rate null when the place has no overlay layer. */
-    parcelToOverlay: JoinRate;
-  };
-  /** Address -> lot by id and by point, with their disagreements (places with an address table). */
-  addressLots?: AddressLotJoin;
-  /** Set for places whose manifest says live: whether the join rates pass its thresholds. */
-  gate?: JoinGate;
-  /** Milliseconds per step (read, load, lot facts, join rates). */
-  timings: Record<string, number>;
-  warnings: string[];
-}
+// An import run's report as text for a terminal, and the reject counter a transform fills in (the
+// report's shape is the place's record: src/places/import-report.ts).
+import type { AddressLotJoin, ImportReport, JoinGate, JoinRate, RejectReason } from '../places/import-report.ts';
 
 export class RejectCounter {
   private readonly reasons = new Map<string, RejectReason>();
@@ -103,9 +20,6 @@ export class RejectCounter {
   }
 }
 
-export function joinRate(matched: number, total: number): JoinRate {
-  return { matched, total, rate: total === 0 ? null : matched / total };
-}
 
 export const pct = (j: JoinRate) => (j.rate === null ? 'n/a (nothing to join)' : `${j.matched.toLocaleString('en-US')} of ${j.total.toLocaleString('en-US')} = ${(j.rate * 100).toFixed(2)} %`);
 
@@ -119,7 +33,7 @@ export function formatAddressLots(a: AddressLotJoin): string[] {
 }
 
 /** The gate lines: passed, or why the place stays planned_not_live. */
-export function formatGate(g: JoinGate): string[] {
+function formatGate(g: JoinGate): string[] {
   const t = g.districtsStated
     ? `address -> lot >= ${(g.thresholds.addressToLot * 100).toFixed(0)} %; lot -> zone not required: no zoning map, each answer's district is stated by its caller`
     : `address -> lot >= ${(g.thresholds.addressToLot * 100).toFixed(0)} %, lot -> zone >= ${(g.thresholds.lotToZone * 100).toFixed(0)} %`;

@@ -5,8 +5,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_JOIN_THRESHOLDS, DEFAULT_MAX_REJECTED_SHARE, type Manifest, type ManifestSource } from './manifest.ts';
-import { joinRate, type ImportReport, type JoinGate, type SourceReport } from './import-report.ts';
+import { DEFAULT_JOIN_THRESHOLDS, DEFAULT_MAX_REJECTED_SHARE, type Manifest, type ManifestSource } from '../places/manifest.ts';
+import { joinRate, type ImportReport, type JoinGate, type SourceReport } from '../places/import-report.ts';
 import { LotIndex } from './lot-index.ts';
 import type { PlaceRows } from './transform-sources.ts';
 import type { CitationVerdict } from './place-citations.ts';
@@ -59,7 +59,7 @@ export function measureRows(rows: PlaceRows): ImportReport['joinRates'] {
 const PLACEHOLDER = /\b(TO CONFIRM|TODO|TBD|FIXME|CHANGEME|FILL ME IN)\b/;
 
 /** Every string value holding a placeholder, as `path: "value"`. */
-export function findPlaceholders(value: unknown, where: string): string[] {
+function findPlaceholders(value: unknown, where: string): string[] {
   const out: string[] = [];
   const walk = (v: unknown, p: string) => {
     if (typeof v === 'string') {

@@ -6,9 +6,9 @@
 // 4.4 % (Cambridge 02142) to 42 % of the records; the strays 0.057 % to 0.076 % (1 to 4 records).
 
 /** A postcode joins its place when at least this share of the place's postcode-carrying records carry it ... */
-export const MIN_POSTCODE_SHARE = 0.005;
+const MIN_POSTCODE_SHARE = 0.005;
 /** ... and at least this many of them (a share of a handful of records says little). */
-export const MIN_POSTCODE_RECORDS = 5;
+const MIN_POSTCODE_RECORDS = 5;
 
 const POSTCODE_SHAPE = /^[0-9A-Z][0-9A-Z -]{2,9}$/i;
 

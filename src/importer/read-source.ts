@@ -1,7 +1,7 @@
 // Reads one manifest source into features (spatial formats) or rows (CSV), whatever its format.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ManifestSource } from './manifest.ts';
+import type { ManifestSource } from '../places/manifest.ts';
 import type { SourceFeature } from './readers/features.ts';
 import { readGeoJson } from './readers/geojson.ts';
 import { readTopoJson } from './readers/topojson.ts';

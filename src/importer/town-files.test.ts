@@ -7,10 +7,10 @@ import { crsDefinition, normaliseCrsName, projectorFor } from './readers/crs.ts'
 import { parseGeoJson } from './readers/geojson.ts';
 import { decodeText, detectEncoding } from './readers/text-encoding.ts';
 import { readCsvRows } from './readers/csv.ts';
-import { manifestSchema, parseManifest, type ManifestSource } from './manifest.ts';
+import { manifestSchema, parseManifest, type ManifestSource } from '../places/manifest.ts';
 import { emptyPlaceRows, SourceTally, transformSource } from './transform-sources.ts';
 import { joinGate } from './import-place.ts';
-import { joinRate } from './import-report.ts';
+import { joinRate } from '../places/import-report.ts';
 import { placeRulesSchema } from '../core/rules-schema.ts';
 
 const UTM19N = '+proj=utm +zone=19 +datum=NAD83 +units=m +no_defs';
@@ -118,7 +118,8 @@ test('rules: a town without ordinance text needs no bylaw URL, but must say why'
 });
 
 test('data init inspection: a headerless UTF-8-with-BOM CSV in lon/lat, TopoJSON parcels, zoning by name; keys ranked by overlap', async () => {
-  const { inspectSourceDir, draftPlace } = await import('./inspect-source.ts');
+  const { inspectSourceDir } = await import('./inspect-source.ts');
+  const { draftPlace } = await import('./draft-place.ts');
   const fs = await import('node:fs');
   const os = await import('node:os');
   const path = await import('node:path');

@@ -13,9 +13,10 @@ import {
 import { displayStreet, streetKey, streetKeyFromParts } from '../geocoder/street-key.ts';
 import type { AddressRow, LotLocationRow, ParcelRow, StreetSegmentRow, ZoneRow } from './load-tables.ts';
 import { parseLotLocation } from '../geocoder/lot-location.ts';
-import type { CodeMapping, Manifest, ManifestSource } from './manifest.ts';
+import type { CodeMapping, Manifest, ManifestSource } from '../places/manifest.ts';
 import type { SourceData } from './read-source.ts';
-import { joinRate, RejectCounter, type AddressLotJoin, type SourceReport } from './import-report.ts';
+import { RejectCounter } from './import-report.ts';
+import { joinRate, type AddressLotJoin, type SourceReport } from '../places/import-report.ts';
 import { LotIndex } from './lot-index.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
 import type { SourceFeature } from './readers/features.ts';
@@ -37,7 +38,7 @@ export function emptyPlaceRows(): PlaceRows {
 }
 
 /** Targets are applied in this order, whatever the manifest's order (names need zones, attributes need parcels). */
-export const TARGET_ORDER = ['boundary', 'zones', 'zone_names', 'parcels', 'parcel_attributes', 'addresses', 'street_segments'] as const;
+const TARGET_ORDER = ['boundary', 'zones', 'zone_names', 'parcels', 'parcel_attributes', 'addresses', 'street_segments'] as const;
 
 export class SourceTally {
   readonly rejects = new RejectCounter();
@@ -70,14 +71,14 @@ function rejectedByReader(r: { problem?: string | undefined; problemReason?: str
 }
 
 /** How many physical lines the CSV had against the records read: a quoted line break shows here. */
-export function notePhysicalLines(data: SourceData, tally: SourceTally): void {
+function notePhysicalLines(data: SourceData, tally: SourceTally): void {
   if (data.kind === 'rows' && data.physicalLines !== undefined) tally.notes.push(`${data.physicalLines} physical lines, ${data.rows.length} records`);
 }
 
 const text = (v: unknown): string => (v === null || v === undefined ? '' : String(v).trim());
 
 /** Source value -> rules-file code through the manifest's exact map, then its patterns. */
-export function mapCode(raw: string, m: CodeMapping): string {
+function mapCode(raw: string, m: CodeMapping): string {
   const exact = m.map[raw];
   if (exact !== undefined) return exact;
   for (const p of m.patterns) {
@@ -104,7 +105,7 @@ function cleanMultiPolygon(mp: MultiPolygonCoords): MultiPolygonCoords {
 }
 
 /** Self-intersecting rings made valid (the union of a polygon with itself resolves the crossings). */
-export function repairMultiPolygon(mp: MultiPolygonCoords): MultiPolygonCoords {
+function repairMultiPolygon(mp: MultiPolygonCoords): MultiPolygonCoords {
   return polygonClipping.union(mp as unknown as polygonClipping.MultiPolygon) as unknown as MultiPolygonCoords;
 }
 
@@ -354,6 +355,67 @@ function transformParcelAttributes(data: SourceData, tally: SourceTally, rows: P
   }
 }
 
+/**
+ * The house number, suffix, street key, unit and postcode of an address record: from the number and
+ * street columns, or from a one-line address read by the parser that reads what users type. Null (and
+ * the reason tallied) when the record names no usable number or street.
+ */
+function readStreetAddress(
+  r: { recordNo: number; values: Record<string, unknown> },
+  tally: SourceTally,
+  oneLineText: string,
+  partPostcode: string,
+): { numText: string; suffix: string; key: string; unit: string; postcode: string } | null {
+  const load = tally.source.load;
+  if (load.target !== 'addresses') return null;
+  const fm = load.fields;
+  const v = r.values;
+  let numText: string, suffix: string, key: string, unit: string, postcode: string;
+  if (fm.number !== undefined && fm.streetName !== undefined) {
+    numText = text(v[fm.number]);
+    if (!/^\d{1,9}$/.test(numText)) {
+      tally.rejects.add('house number is not a whole number', `record ${r.recordNo}: '${numText}'`);
+      return null;
+    }
+    const name = text(v[fm.streetName]);
+    if (name === '') {
+      tally.rejects.add('no street name', `record ${r.recordNo}`);
+      return null;
+    }
+    key = streetKeyFromParts({ name, type: fm.streetType ? text(v[fm.streetType]) : null, predir: fm.predir ? text(v[fm.predir]) : null, postdir: fm.postdir ? text(v[fm.postdir]) : null });
+    if (key === '') {
+      tally.rejects.add('street name has no letters or digits', `record ${r.recordNo}: '${name}'`);
+      return null;
+    }
+    suffix = fm.numberSuffix ? text(v[fm.numberSuffix]).toUpperCase() : '';
+    unit = fm.unit ? text(v[fm.unit]) : '';
+    postcode = fm.postcode ? text(v[fm.postcode]) : '';
+  } else {
+    // A one-line address column, read by the same parser that reads what users type.
+    let parsed;
+    try {
+      parsed = oneLineText ? parseAddress(oneLineText) : null;
+    } catch (err) {
+      tally.rejects.add('one-line address cannot be read', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}' (${(err as Error).message.split('\n')[0]})`);
+      return null;
+    }
+    if (!parsed || !parsed.number || !/^\d{1,9}$/.test(parsed.number) || (load.zeroIsNoNumber && Number(parsed.number) === 0)) {
+      tally.rejects.add('one-line address has no house number', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}'`);
+      return null;
+    }
+    if (!parsed.streetKey) {
+      tally.rejects.add('one-line address has no street', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}'`);
+      return null;
+    }
+    numText = parsed.number;
+    key = parsed.streetKey;
+    suffix = (fm.numberSuffix ? text(v[fm.numberSuffix]) : parsed.numberSuffix ?? '').toUpperCase();
+    unit = fm.unit ? text(v[fm.unit]) : (parsed.unit ?? '');
+    postcode = fm.postcode ? text(v[fm.postcode]) : /^\d{5}$/.test(partPostcode) ? partPostcode : (parsed.postcode ?? '');
+  }
+  return { numText, suffix, key, unit, postcode };
+}
+
 function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
   const load = tally.source.load;
   if (load.target !== 'addresses') return;
@@ -380,49 +442,10 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
     const parts = fm.oneLineParts ? oneLineWhole.split(',').map((x) => x.trim()) : null;
     const oneLineText = parts ? (parts[fm.oneLineParts!.address] ?? '') : oneLineWhole;
     const partPostcode = parts && fm.oneLineParts!.postcode !== undefined ? (parts[fm.oneLineParts!.postcode] ?? '') : '';
-    let numText: string, suffix: string, key: string, unit: string, postcode: string;
-    if (fm.number !== undefined && fm.streetName !== undefined) {
-      numText = text(v[fm.number]);
-      if (!/^\d{1,9}$/.test(numText)) {
-        tally.rejects.add('house number is not a whole number', `record ${r.recordNo}: '${numText}'`);
-        continue;
-      }
-      const name = text(v[fm.streetName]);
-      if (name === '') {
-        tally.rejects.add('no street name', `record ${r.recordNo}`);
-        continue;
-      }
-      key = streetKeyFromParts({ name, type: fm.streetType ? text(v[fm.streetType]) : null, predir: fm.predir ? text(v[fm.predir]) : null, postdir: fm.postdir ? text(v[fm.postdir]) : null });
-      if (key === '') {
-        tally.rejects.add('street name has no letters or digits', `record ${r.recordNo}: '${name}'`);
-        continue;
-      }
-      suffix = fm.numberSuffix ? text(v[fm.numberSuffix]).toUpperCase() : '';
-      unit = fm.unit ? text(v[fm.unit]) : '';
-      postcode = fm.postcode ? text(v[fm.postcode]) : '';
-    } else {
-      // A one-line address column, read by the same parser that reads what users type.
-      let parsed;
-      try {
-        parsed = oneLineText ? parseAddress(oneLineText) : null;
-      } catch (err) {
-        tally.rejects.add('one-line address cannot be read', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}' (${(err as Error).message.split('\n')[0]})`);
-        continue;
-      }
-      if (!parsed || !parsed.number || !/^\d{1,9}$/.test(parsed.number) || (load.zeroIsNoNumber && Number(parsed.number) === 0)) {
-        tally.rejects.add('one-line address has no house number', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}'`);
-        continue;
-      }
-      if (!parsed.streetKey) {
-        tally.rejects.add('one-line address has no street', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}'`);
-        continue;
-      }
-      numText = parsed.number;
-      key = parsed.streetKey;
-      suffix = (fm.numberSuffix ? text(v[fm.numberSuffix]) : parsed.numberSuffix ?? '').toUpperCase();
-      unit = fm.unit ? text(v[fm.unit]) : (parsed.unit ?? '');
-      postcode = fm.postcode ? text(v[fm.postcode]) : /^\d{5}$/.test(partPostcode) ? partPostcode : (parsed.postcode ?? '');
-    }
+    const read = readStreetAddress(r, tally, oneLineText, partPostcode);
+    if (!read) continue;
+    const { numText, key, unit, postcode } = read;
+    let { suffix } = read;
     const display = displayStreet(key);
     const parcelRaw = fm.parcelId ? text(v[fm.parcelId]) : '';
     const idLot = parcelRaw === '' || nullIds.has(parcelRaw) || nullIdPattern?.test(parcelRaw) ? null : parcelRaw;
@@ -482,7 +505,7 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
 }
 
 /** "26" with suffix "28" (the parser's reading of "26-28"): 26, 28; null when the suffix is not a higher number of the same parity within 20. */
-export function numberRange(numText: string, suffix: string): number[] | null {
+function numberRange(numText: string, suffix: string): number[] | null {
   if (!/^\d{1,9}$/.test(suffix)) return null;
   const lo = Number.parseInt(numText, 10);
   const hi = Number.parseInt(suffix, 10);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import { SitelineError } from '../core/errors.ts';
 import type { MultiPolygonCoords } from '../core/geo/primitives.ts';
-import { loadManifest, manifestPath, parseManifest, sourceFiles, type Manifest, type ManifestSource } from './manifest.ts';
+import { loadManifest, manifestPath, parseManifest, sourceFiles, type Manifest, type ManifestSource } from '../places/manifest.ts';
 import { placeRootFor, sha256File } from './import-place.ts';
 import { checkManifestJoins, type JoinCheck } from './check-joins.ts';
 import { readSource, sourceColumns } from './read-source.ts';
@@ -86,22 +86,41 @@ async function lastVintage(ctx: AppContext, placeId: string): Promise<{ columns:
   return r[0] ? { columns: r[0].columns ?? {}, rules: r[0].rules_digests ?? {} } : null;
 }
 
-/** Plans an update (see the file comment); writes nothing. */
+type RawManifest = { sources: Record<string, unknown>[] };
+
+/**
+ * Plans an update (see the file comment); writes nothing. Four steps: which files changed (new
+ * checksums and vintages in the raw manifest); which mapped columns a new file renamed (followed) or
+ * lost; the one gate on the candidate manifest; what changes against the live import.
+ */
 export async function planUpdate(ctx: AppContext, slug: string, opts: { sourceDir?: string; placesDir?: string; vintage?: string } = {}): Promise<UpdatePlan> {
   const placesDir = opts.placesDir ?? ctx.config.placesDir;
   const m = loadManifest(slug, placesDir);
   const sourceDir = opts.sourceDir ?? ctx.config.sourceDir;
   const { placeRoot } = placeRootFor(sourceDir, m);
   const vintage = opts.vintage ?? ctx.clock.now().toISOString().slice(0, 10);
-  const raw = JSON.parse(fs.readFileSync(manifestPath(slug, placesDir), 'utf8')) as { sources: Record<string, unknown>[] };
+  const raw = JSON.parse(fs.readFileSync(manifestPath(slug, placesDir), 'utf8')) as RawManifest;
+  const placeId = m.geoDivisionId;
 
-  // 1. Which files changed.
+  const { files, changedSources } = await changedFiles(m, placeRoot, raw, vintage);
+  const prev = await lastVintage(ctx, placeId);
+  const { renamedColumns, missingColumns } = await followRenamedColumns(ctx, m, placeRoot, raw, changedSources, prev);
+  const manifestText = JSON.stringify(raw, null, 2) + '\n';
+  const candidate = parseManifest(manifestText, `the updated manifest of ${slug}`);
+  const { check, rows } = await checkManifestJoins(candidate, { sourceDir, placesDir });
+  const { lots, districts } = await changesAgainstLive(ctx, placeId, rows, candidate, placesDir, prev);
+  const changes: ChangeLog = { vintage, files, renamedColumns, missingColumns, lots, districts };
+  return { slug, placeId, unchanged: files.length === 0, changes, manifest: candidate, manifestText, check };
+}
+
+/** Which files changed (sha256): the raw manifest takes their new checksums, and each changed source the update's vintage. */
+async function changedFiles(m: Manifest, placeRoot: string, raw: RawManifest, vintage: string): Promise<{ files: ChangeLog['files']; changedSources: Set<string> }> {
   const files: ChangeLog['files'] = [];
   const changedSources = new Set<string>();
   for (const [i, s] of m.sources.entries()) {
     for (const f of sourceFiles(s)) {
       const abs = path.join(placeRoot, f.file);
-      if (!fs.existsSync(abs)) throw new SitelineError('bad_input', `${slug}: ${f.file} is missing from ${placeRoot}; nothing was changed.`);
+      if (!fs.existsSync(abs)) throw new SitelineError('bad_input', `${m.slug}: ${f.file} is missing from ${placeRoot}; nothing was changed.`);
       const now = await sha256File(abs);
       if (now === f.sha256) continue;
       files.push({ sourceId: s.id, file: f.file, before: f.sha256, after: now });
@@ -113,9 +132,19 @@ export async function planUpdate(ctx: AppContext, slug: string, opts: { sourceDi
     if (changedSources.has(s.id)) raw.sources[i]!['vintage'] = vintage;
   }
 
-  // 2. Columns a new file renamed: a mapped column that is gone, and a new column holding its values.
+  return { files, changedSources };
+}
+
+/** Columns a new file renamed: a mapped column that is gone, and a new column holding its values (followed in the raw manifest); else missing. */
+async function followRenamedColumns(
+  ctx: AppContext,
+  m: Manifest,
+  placeRoot: string,
+  raw: RawManifest,
+  changedSources: Set<string>,
+  prev: Awaited<ReturnType<typeof lastVintage>>,
+): Promise<Pick<ChangeLog, 'renamedColumns' | 'missingColumns'>> {
   const placeId = m.geoDivisionId;
-  const prev = await lastVintage(ctx, placeId);
   const renamedColumns: RenamedColumn[] = [];
   const missingColumns: ChangeLog['missingColumns'] = [];
   const dbValues = async (s: ManifestSource, setting: string): Promise<Set<string> | null> => {
@@ -153,13 +182,18 @@ export async function planUpdate(ctx: AppContext, slug: string, opts: { sourceDi
     }
   }
 
-  const manifestText = JSON.stringify(raw, null, 2) + '\n';
-  const candidate = parseManifest(manifestText, `the updated manifest of ${slug}`);
+  return { renamedColumns, missingColumns };
+}
 
-  // 3. The one gate on the candidate, and the rows it would load.
-  const { check, rows } = await checkManifestJoins(candidate, { sourceDir, placesDir });
-
-  // 4. What changes against the live import: lots, their zone (a point inside each lot, both sides), their area, districts.
+/** What changes against the live import: lots, their zone (a point inside each lot, both sides), their area, districts. */
+async function changesAgainstLive(
+  ctx: AppContext,
+  placeId: string,
+  rows: Awaited<ReturnType<typeof checkManifestJoins>>['rows'],
+  candidate: Manifest,
+  placesDir: string,
+  prev: Awaited<ReturnType<typeof lastVintage>>,
+): Promise<Pick<ChangeLog, 'lots' | 'districts'>> {
   const oldLots = await ctx.db.query<{ id: string; lon: number; lat: number; area: number }>('SELECT parcel_ext_id AS id, inside_lon AS lon, inside_lat AS lat, area_m2 AS area FROM parcels WHERE place_id = $1', [placeId]);
   const oldZones = await ctx.db.query<{ zone_id: string; code: string; geom: MultiPolygonCoords }>(`SELECT zone_id, code, geom FROM zones WHERE place_id = $1 AND layer = 'base'`, [placeId]);
   const oldIndex = new LotIndex(oldZones.map((z) => ({ id: z.zone_id, geom: z.geom, bbox: bboxOf(z.geom) })));
@@ -192,11 +226,7 @@ export async function planUpdate(ctx: AppContext, slug: string, opts: { sourceDi
   const rulesNow = rulesDigests(candidate, placesDir);
   const rulesChanged = prev ? [...new Set([...Object.keys(rulesNow), ...Object.keys(prev.rules)])].filter((c) => rulesNow[c] !== prev.rules[c]).sort() : [];
   const ex = <T>(xs: T[]) => ({ count: xs.length, examples: xs.slice(0, EXAMPLES) });
-  const changes: ChangeLog = {
-    vintage,
-    files,
-    renamedColumns,
-    missingColumns,
+  return {
     lots: { before: oldLots.length, after: rows.parcels.size, added: ex(added), removed: ex(removed), zoneChanged: ex(zoneChanged), areaChanged: ex(areaChanged) },
     districts: {
       added: [...newDistricts].filter((c) => !oldDistricts.has(c)).sort(),
@@ -205,7 +235,6 @@ export async function planUpdate(ctx: AppContext, slug: string, opts: { sourceDi
       ...(prev ? {} : { rulesNote: 'no earlier import recorded its rules: rule changes are listed from the next update on' }),
     },
   };
-  return { slug, placeId, unchanged: files.length === 0, changes, manifest: candidate, manifestText, check };
 }
 
 /** A change log as lines for a terminal (data update, and the coverage page's text). */

@@ -59,7 +59,7 @@ export function sqlLots(db: Queryable, placeId: string): LotReads {
 }
 
 /** Places with at most this many parcels keep their lot geometry in memory (bbox lookups without SQL). */
-export const GEOMETRY_IN_MEMORY_MAX_PARCELS = 250_000;
+const GEOMETRY_IN_MEMORY_MAX_PARCELS = 250_000;
 /** Heap pages of the parcels table per chunk (a lot row with its geometry is 0.5-2 KB). */
 const PAGES_PER_CHUNK = 1_000;
 /** PostgreSQL's geometric comparisons are fuzzy by this much (EPSILON in geo_decls.h); && is too. */
@@ -139,6 +139,8 @@ export class LotStore implements LotReads {
     return s;
   }
 
+  // Long because: one streaming read of the parcels into the store's typed arrays, grown in place as
+  // chunks arrive; its dozen growing columns are locals the split parts would all have to share.
   private async loadParcels(db: Queryable): Promise<void> {
     const n = Number((await db.query<{ n: number | string }>('SELECT count(*) AS n FROM parcels WHERE place_id = $1', [this.placeId]))[0]?.n ?? 0);
     const withGeom = n <= GEOMETRY_IN_MEMORY_MAX_PARCELS;

@@ -147,11 +147,6 @@ export async function mailCountSince(ctx: QueueCtx, to: string, subject: string,
   return rows[0]?.n ?? 0;
 }
 
-export async function mailById(ctx: QueueCtx, id: number): Promise<QueuedMail | undefined> {
-  const rows = await ctx.db.query<Row>(`SELECT ${COLUMNS} FROM mail_queue WHERE id = $1`, [id]);
-  return rows[0] ? fromRow(rows[0]) : undefined;
-}
-
 /** Counts per status (the staff page; metrics can read the same). */
 export async function mailQueueCounts(ctx: QueueCtx): Promise<Record<MailStatus, number>> {
   const rows = await ctx.db.query<{ status: MailStatus; n: number }>('SELECT status, count(*)::int AS n FROM mail_queue GROUP BY status');

@@ -44,7 +44,7 @@ export function smtpServerName(smtpUrl: string): string {
 }
 
 /** The delay before attempt n+1 after n failed attempts: base·2^(n-1), capped, with up to 10% jitter. */
-export function retryDelayMs(config: MailConfig, attempts: number): number {
+function retryDelayMs(config: MailConfig, attempts: number): number {
   const raw = Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** Math.max(0, attempts - 1));
   return Math.round(raw * (1 + Math.random() * 0.1));
 }
@@ -61,6 +61,8 @@ function describe(err: unknown): string {
   return [e.responseCode ? String(e.responseCode) : e.code, text].filter(Boolean).join(' ');
 }
 
+// Long because: the mailer is one closure (its transport, worker loop and wake-ups shared by every
+// method of the object it returns); each method is short.
 export function createMailer(ctx: MailerCtx): Mailer {
   const config = ctx.config.mail;
   const workerId = `${os.hostname()}:${process.pid}:mail:${crypto.randomBytes(3).toString('hex')}`;

@@ -41,7 +41,3 @@ export async function mapViewForLots(ctx: AppContext, placeId: string, lots: Lot
   return { bounds, lots: { type: 'FeatureCollection', features } };
 }
 
-/** A view of an area with no lots highlighted (e.g. a place on the coverage page, the public map). */
-export function mapViewForBBox(bbox: BBox): MapView {
-  return { bounds: bbox, lots: { type: 'FeatureCollection', features: [] } };
-}

@@ -54,7 +54,7 @@ export function wireCatalogue(tools: readonly McpToolDefinition[]): WireTool[] {
 }
 
 /** The catalogue is the same for every caller, so list results may be cached publicly. */
-export const TOOLS_LIST_TTL_MS = 300_000;
+const TOOLS_LIST_TTL_MS = 300_000;
 
 export function buildMcpServer(ctx: AppContext, tools: readonly McpToolDefinition[], era: 'modern' | 'legacy'): Server {
   const id = serverIdentity();
@@ -108,7 +108,7 @@ function exchangeInfoOf(auth: AuthInfo | undefined): ExchangeInfo {
 }
 
 /** Validates, runs and maps one call. Unexpected failures become -32603 with no detail. */
-export async function runTool(tool: McpToolDefinition, args: unknown, call: ToolCallContext): Promise<ToolOutcome> {
+async function runTool(tool: McpToolDefinition, args: unknown, call: ToolCallContext): Promise<ToolOutcome> {
   if (tool.access === 'gated' && !call.caller?.scopes.includes('mcp')) {
     // The HTTP gate answers 401/403 before this point; this is the second lock on the door.
     const text = `${tool.name} needs a signed-in token with scope mcp. Sign in (call it without a token to start OAuth) and retry.`;
@@ -152,7 +152,7 @@ export async function runTool(tool: McpToolDefinition, args: unknown, call: Tool
  * isError result saying why and how to finish; nothing is persisted before the human has answered.
  * Tools with a web page for the same step say so themselves (submitServiceFeedback, setProjectMapListing).
  */
-export function noFormAnswer(toolName: string, era: 'modern' | 'legacy'): ToolOutcome {
+function noFormAnswer(toolName: string, era: 'modern' | 'legacy'): ToolOutcome {
   const why = era === 'legacy' ? 'this 2025-era connection cannot carry (it is stateless)' : 'this client cannot show (it did not declare the elicitation capability)';
   return {
     text:
@@ -168,7 +168,7 @@ export function noFormAnswer(toolName: string, era: 'modern' | 'legacy'): ToolOu
  * 2025-06-18: a tool returning structured content SHOULD also return it serialised in a text
  * block), so a client that hands only text to its model loses nothing.
  */
-export function toCallToolResult(outcome: ToolOutcome) {
+function toCallToolResult(outcome: ToolOutcome) {
   const summary = outcome.text.replace(/\s*\n\s*/g, ' ').trim();
   const content = [{ type: 'text' as const, text: summary }];
   if (outcome.structured) content.push({ type: 'text' as const, text: outcome.json ?? JSON.stringify(outcome.structured) });

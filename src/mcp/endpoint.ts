@@ -40,6 +40,8 @@ export interface McpEndpointOptions {
 
 type JsonRpcId = string | number | null;
 
+// Long because: one closure holding the two protocol legs' server pools and the request handler they
+// share (origin, auth, size and depth checks in the order the spec states them).
 export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}): McpEndpoint {
   const tools = opts.tools ?? MCP_TOOLS;
   const gatedNames = new Set(tools.filter((t) => t.access === 'gated').map((t) => t.name));

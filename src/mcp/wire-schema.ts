@@ -44,7 +44,7 @@ export function portableSchema(node: Json): Json {
  * What an isError result's structuredContent.error holds (docs/mcp.md, "Results"): the code always,
  * and whatever the refusal adds (the sentence, a next step, a retry delay, the page to finish on).
  */
-export const refusalOutput = z
+const refusalOutput = z
   .looseObject({
     code: z
       .string()

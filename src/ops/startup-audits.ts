@@ -1,5 +1,6 @@
-// The accuracy audits after a start's imports (src/importer/audit-place.ts, in the background), as the
-// service runs them: one instance audits a place for all. Two instances starting together on one
+// The accuracy audits after a start's imports (in the background), as the service runs them: one
+// instance audits a place for all. The audit itself (src/importer/audit-place.ts) is passed in by the
+// service, so ops/ knows nothing of the importer. Two instances starting together on one
 // PostgreSQL database both finish the start's import of a place (one imports, the other finds it
 // unchanged) and would both audit it; each place's audit is a claimed job (background_claims), so the
 // second skips it while the first holds the claim. Stopping (SIGTERM) ends the audit at its next step
@@ -19,9 +20,16 @@ export interface StartupAudits {
   stop(): Promise<void>;
 }
 
-export function startStartupAudits(ctx: AppContext, slugs: string[], holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`): StartupAudits {
+/** Audits one place, saying how it goes through `onProgress` (the importer's auditInBackground for one slug). */
+export type AuditPlace = (ctx: AppContext, slug: string, onProgress: (msg: string) => void) => Promise<void>;
+
+export function startStartupAudits(
+  ctx: AppContext,
+  slugs: string[],
+  auditPlace: AuditPlace,
+  holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`,
+): StartupAudits {
   const done = (async () => {
-    const { auditInBackground } = await import('../importer/audit-place.ts');
     const audited: string[] = [];
     for (const slug of slugs) {
       if (ctx.lifecycle?.draining) break;
@@ -33,7 +41,7 @@ export function startStartupAudits(ctx: AppContext, slugs: string[], holder = `$
         continue;
       }
       try {
-        await auditInBackground(ctx, [slug], (msg) => ctx.logger.info(msg));
+        await auditPlace(ctx, slug, (msg) => ctx.logger.info(msg));
         if (!ctx.lifecycle?.draining) audited.push(slug); // a stopped audit said so in its own line
       } finally {
         await claim.release();

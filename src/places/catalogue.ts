@@ -5,10 +5,9 @@ import type { Queryable } from '../db/database.ts';
 import type { CoverageStatus } from '../core/statuses.ts';
 import { boxLiteral, offsetM, pointInMultiPolygon, pointSegmentDistanceM, type BBox, type MultiPolygonCoords } from '../core/geo/primitives.ts';
 import { placesDirFromEnv } from '../config.ts';
-import { loadAllManifests, type Manifest, type ManifestSource } from '../importer/manifest.ts';
-import type { ImportReport } from '../importer/import-report.ts';
+import { loadAllManifests, type Manifest, type ManifestSource } from './manifest.ts';
+import type { ImportReport } from './import-report.ts';
 import { foldName, lookupRegion } from './regions.ts';
-import path from 'node:path';
 import { onPlaceChanged } from './place-changes.ts';
 
 export interface PlaceLayer {
@@ -68,11 +67,6 @@ export function effectiveStatus(m: Manifest, imported: boolean, report?: Pick<Im
   // Imported, but its joins are below the manifest's thresholds: not answered (import-place.ts joinGate).
   if (imported && report?.gate && !report.gate.passed) return 'planned_not_live';
   return imported ? 'live' : 'live_unavailable';
-}
-
-/** Absolute path of a place's rules file. */
-export function rulesFilePath(place: Pick<PlaceRecord, 'slug'> & { rulesFile?: string }, placesDir = placesDirFromEnv()): string {
-  return path.join(placesDir, place.slug, path.basename(place.rulesFile ?? 'rules.json'));
 }
 
 interface PlaceRow {

@@ -4,7 +4,7 @@
 // Loaded once on first use; only the US and Canadian entries are kept.
 import { createRequire } from 'node:module';
 import { foldName, lookupRegion, REGIONS, type Region } from './regions.ts';
-import { loadAllManifests } from '../importer/manifest.ts';
+import { loadAllManifests } from './manifest.ts';
 import { editDistance } from '../geocoder/street-match.ts';
 
 export interface GazetteerCity {

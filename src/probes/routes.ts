@@ -9,9 +9,9 @@
 import type { AppContext } from '../context.ts';
 import type { HttpApp } from '../http/http-app.ts';
 import { errorReply, jsonReply } from '../http/reply.ts';
-import { loadAllManifests } from '../importer/manifest.ts';
+import { loadAllManifests } from '../places/manifest.ts';
 import { defaultPlaceStates, howToLoad } from '../importer/default-places.ts';
-import { LOADING_RETRY_AFTER_SECONDS, startupLoadOf } from '../importer/place-loading.ts';
+import { LOADING_RETRY_AFTER_SECONDS, startupLoadOf } from '../places/place-loading.ts';
 import { sameSecret } from '../auth/secrets.ts';
 import { fromLoopbackPeer } from '../http/client-ip.ts';
 import { isLoopbackUrl } from '../config.ts';

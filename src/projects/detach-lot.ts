@@ -17,7 +17,7 @@ export interface DetachArgs {
 }
 
 /** The receipt's tool and action: what was done (there is no MCP tool for it; saveToProject writes are not reversible there). */
-export const DETACH_RECEIPT = { operation: 'project.detach', action: 'detach' } as const;
+const DETACH_RECEIPT = { operation: 'project.detach', action: 'detach' } as const;
 
 export async function detachLot(ctx: AppContext, accountId: string, args: DetachArgs): Promise<Record<string, unknown>> {
   const id = args.parcelExternalId.trim();

@@ -7,7 +7,7 @@ import { loadPlaceRules, RulesFileError } from '../rules/load-rules.ts';
 import { knowledgeSectionsOf, type KnowledgeSection } from '../rules/knowledge-sections.ts';
 
 /** Every loaded place's sections, and the places whose rules file is there but does not load. */
-export async function knowledgeIndex(ctx: AppContext): Promise<{ sections: KnowledgeSection[]; unavailable: string[] }> {
+async function knowledgeIndex(ctx: AppContext): Promise<{ sections: KnowledgeSection[]; unavailable: string[] }> {
   const rows = await ctx.db.query<{ slug: string }>('SELECT slug FROM places ORDER BY slug');
   const sections: KnowledgeSection[] = [];
   const unavailable: string[] = [];
@@ -26,10 +26,6 @@ export async function knowledgeIndex(ctx: AppContext): Promise<{ sections: Knowl
     }
   }
   return { sections, unavailable };
-}
-
-export async function knowledgeSections(ctx: AppContext): Promise<KnowledgeSection[]> {
-  return (await knowledgeIndex(ctx)).sections;
 }
 
 /**

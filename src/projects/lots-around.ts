@@ -10,7 +10,7 @@ import { squareAround } from './project-lots.ts';
 import { getFeasibilitySnapshot } from '../snapshot/snapshot.ts';
 
 /** At most this many neighbouring lots are drawn (nearest first); the rest stay reachable by id. */
-export const LOTS_AROUND_LIMIT = 400;
+const LOTS_AROUND_LIMIT = 400;
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 

@@ -13,7 +13,7 @@ import { projectById, resolveProject, summarise, type ProjectList, type ProjectR
 import { insertReceipt, type Receipt } from './receipts.ts';
 import type { NextStep } from '../core/next-step.ts';
 
-export const TYPOLOGIES = ['single_family', 'multi_family', 'mixed_use', 'commercial', 'unknown'] as const;
+const TYPOLOGIES = ['single_family', 'multi_family', 'mixed_use', 'commercial', 'unknown'] as const;
 export type Typology = (typeof TYPOLOGIES)[number];
 
 export interface Pin {
@@ -82,7 +82,7 @@ function stateOf(r: ListingRow | null): ListingState {
 }
 
 /** Area-weighted centroid of the build lots' polygons (planar in lon/lat: exact enough at lot scale), to 6 decimals. */
-export function buildLotCentroid(lots: ProjectLot[]): Pin | null {
+function buildLotCentroid(lots: ProjectLot[]): Pin | null {
   let a = 0;
   let cx = 0;
   let cy = 0;

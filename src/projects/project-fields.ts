@@ -26,7 +26,7 @@ export function checkLifecycleStatus(value: string): LifecycleStatus {
 }
 
 /** `<system>:<id>`: a short system name (letters, digits, . _ -), a colon, then the id in that system. */
-export const EXTERNAL_REF_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,39}:[^\s]{1,200}$/;
+const EXTERNAL_REF_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,39}:[^\s]{1,200}$/;
 
 export function checkExternalRef(value: string): string {
   if (!EXTERNAL_REF_PATTERN.test(value))

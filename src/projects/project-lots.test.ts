@@ -6,7 +6,7 @@ import { createTestDb } from '../../test/support/harness.ts';
 import { squareLots } from '../../test/support/square-lots.ts';
 import { boxLiteral } from '../core/geo/primitives.ts';
 import { insertParcels } from '../importer/load-tables.ts';
-import { LOTS_AT_POINT_IN_PLACE_SQL } from '../importer/audit-place.ts';
+import { LOTS_AT_POINT_IN_PLACE_SQL } from '../importer/audit-addresses.ts';
 import { LOT_AT_POINT_SQL, lotAtPoint } from './project-lots.ts';
 
 test('the lot under a point (lotAtPoint, the audit): the parcel whose polygon holds it, through the box index', async () => {

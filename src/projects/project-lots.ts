@@ -45,7 +45,7 @@ export interface LotSnapshot {
 }
 
 /** The front of a lot in a place without street centrelines: its one side no other lot shares (docs/lot-geometry.md). */
-export const UNSHARED_FRONT = 'the side no other lot shares';
+const UNSHARED_FRONT = 'the side no other lot shares';
 
 export interface ProjectLot {
   role: LotRole;

@@ -48,11 +48,11 @@ export function summarise(p: ProjectRow): ProjectSummary {
   };
 }
 
-export const PROJECT_COLUMNS =
+const PROJECT_COLUMNS =
   'project_id::text AS project_id, owner_account_id, name, address, lat, lng, place_id, lifecycle_status, external_ref, inputs_version, created_at, updated_at';
 
 /** How many projects a listing shows (the rest is counted in hasMore / total). */
-export const PROJECT_LIST_LIMIT = 50;
+const PROJECT_LIST_LIMIT = 50;
 
 export interface ProjectList {
   projects: ProjectSummary[];
@@ -71,7 +71,7 @@ export async function listProjects(ctx: AppContext, accountId: string, limit = P
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function isUuid(s: string): boolean {
+function isUuid(s: string): boolean {
   return UUID.test(s);
 }
 

@@ -19,7 +19,7 @@ export const DEFAULT_RADIUS_M = 150;
 export const MAX_RADIUS_M = 5_000;
 /** How far an address given beside supplied coordinates may lie from them before the two are said to disagree. */
 const ADDRESS_POINT_TOLERANCE_M = 100;
-export const MAX_PARCELS_PER_CALL = 50;
+const MAX_PARCELS_PER_CALL = 50;
 
 export interface SaveArgs {
   action: 'create' | 'attach_reference' | 'attach_parcels';
@@ -109,6 +109,8 @@ export async function saveToProject(ctx: AppContext, accountId: string, args: Sa
   }
 }
 
+// Long because: a create's arguments checked in the order the tool's input lists them, each refusal
+// naming its field; read top to bottom it is the tool's error table.
 async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): Promise<Plan> {
   if (args.name === undefined) throw badInput('create needs a name for the project.', { field: 'name' });
   const name = checkName(args.name);

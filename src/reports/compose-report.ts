@@ -33,7 +33,7 @@ export interface ComposedReport {
 }
 
 /** Checks a report input, naming every problem (nothing is composed from bad input). */
-export function checkReportInput(raw: unknown): ReportInput {
+function checkReportInput(raw: unknown): ReportInput {
   const parsed = reportInputSchema.safeParse(raw);
   if (!parsed.success) throw badInput(`The report input is not valid: ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}`);
   return parsed.data as ReportInput;

@@ -17,7 +17,7 @@ const ALLOWANCE_SQL = `COALESCE((SELECT monthly_exports FROM account_export_allo
 /** A repeat of the same arguments inside this window is the same export (a retry), not a new one. */
 export const SAME_ARGUMENTS_WINDOW_MS = 10 * 60 * 1000;
 /** An explicit idempotency key stays bound to its export this long. */
-export const EXPLICIT_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const EXPLICIT_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** The idempotency key for a request: the caller's explicit key, or a digest of its arguments. */
 export function exportRequestKey(args: unknown, explicitKey?: string | null): { key: string; windowMs: number } {
@@ -26,7 +26,7 @@ export function exportRequestKey(args: unknown, explicitKey?: string | null): { 
 }
 
 /** JSON with object keys sorted, so the same arguments in another order give the same digest. */
-export function canonicalJson(v: unknown): string {
+function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
     return `{${Object.keys(v as object)

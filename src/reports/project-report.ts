@@ -23,7 +23,7 @@ import type { NextStep } from '../core/next-step.ts';
 import { conditionsSentence } from '../snapshot/stated-district.ts';
 
 /** Districts and overlays drawn around the lots, at most. */
-export const MAX_REPORT_AREAS = 40;
+const MAX_REPORT_AREAS = 40;
 
 const LABELS: Record<string, string> = {
   maxFloorAreaSqft: 'Maximum floor area',
@@ -58,7 +58,7 @@ export interface ReportArgs extends TargetArgs {
 }
 
 /** The report input for a project, read from what the project holds now (no HTTP, no MCP). */
-export async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, args: ReportArgs): Promise<ReportInput> {
+async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, args: ReportArgs): Promise<ReportInput> {
   const lots = await lotsOfProject(ctx.db, project.project_id);
   if (!lots.some((l) => l.role === 'build'))
     throw new SitelineError('bad_input', `Project "${project.name}" has no build lot, so there is nothing to report on; nothing was spent.`, { next: { action: 'attach_build_lot', then: 'run_analysis' } satisfies NextStep });

@@ -43,7 +43,7 @@ export const STATUS_WORDS = Object.fromEntries(
 ) as Record<ValueStatus, string>;
 
 /** The value in words with its unit, as every surface words it (src/core/value-words.ts). */
-export function formatValue(v: ReportValue['value']): string {
+function formatValue(v: ReportValue['value']): string {
   return valueWords(v).says;
 }
 
@@ -101,6 +101,7 @@ function unknownsOf(input: ReportInput): string[] {
   return [...input.unknowns, ...fromValues];
 }
 
+// Long because: the report's sections in the order the PDF prints them, one block each.
 export function buildOutline(input: ReportInput): ReportOutline {
   const { project, audience, detail } = input;
   const detailed = detail === 'detailed';

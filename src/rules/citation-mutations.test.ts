@@ -12,7 +12,7 @@ import { findSection, normalizeForMatch, quoteParts, sectionSpan, type HeldDocum
 import { numbersIn, vocabularyOf, type Vocabulary } from './citation-vocabulary.ts';
 import { sectionTables, type TableRow } from './ordinance-tables.ts';
 import { checkOne, citationsOfRules, readHeld, rowsOfStandard, type CitedItem, type Held } from './verify-citations.ts';
-import { listManifestSlugs, loadManifest } from '../importer/manifest.ts';
+import { listManifestSlugs, loadManifest } from '../places/manifest.ts';
 import type { BuildingTypeStandardKey, RuleValue, UseRule } from '../core/rules-schema.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
@@ -54,7 +54,10 @@ function statedNumbers(v: RuleValue): number[] {
   return (v.tiers ?? []).flatMap((t) => t.values.map(Number));
 }
 
-/** A variant of the item of the kind, chosen by `pick`, or null when the kind does not apply to it. */
+/**
+ * A variant of the item of the kind, chosen by `pick`, or null when the kind does not apply to it.
+ * Long because: one case per way a citation can be wrong, side by side so the list reads as the checker's table.
+ */
 function variant(kind: Kind, ctx: Ctx, pick: (n: number) => number): CitedItem | null {
   const { item, place, doc } = ctx;
   const v = item.value;

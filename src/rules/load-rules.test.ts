@@ -6,7 +6,7 @@ import path from 'node:path';
 import { loadPlaceRules, PLACES_DIR, RulesFileError } from './load-rules.ts';
 import { findDistrict } from '../core/rules-schema.ts';
 import type { PlaceRules } from '../core/rules-schema.ts';
-import { listManifestSlugs } from '../importer/manifest.ts';
+import { listManifestSlugs } from '../places/manifest.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
 /** Every shipped place (from the manifests, so a new place is checked without editing this test). */

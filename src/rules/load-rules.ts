@@ -10,7 +10,7 @@ import { ozfsToDistricts, ozfsZoningSchema } from './ozfs-rules.ts';
 import { sectionUuidOf, setKnowledgeSections, type KnowledgeSection } from './knowledge-sections.ts';
 import { citationsOfRules, describeFailures, verifyRulesCitations, type VerifyReport } from './verify-citations.ts';
 import { findSection, readHeldDocument, type DocumentDeclaration } from './held-documents.ts';
-import { loadManifest, type Manifest } from '../importer/manifest.ts';
+import { loadManifest, type Manifest } from '../places/manifest.ts';
 
 
 /** The repository's places directory (one folder per place slug). */

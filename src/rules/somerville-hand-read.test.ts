@@ -9,7 +9,7 @@ import { citableDocuments, readRulesFileForVerify, PLACES_DIR } from './load-rul
 import { findQuote, findSection, readHeldDocument, sectionSpan, type HeldDocument } from './held-documents.ts';
 import { sameWords, vocabularyOf } from './citation-vocabulary.ts';
 import { sectionsWithin, suggestCitations } from './suggest-citations.ts';
-import { loadManifest } from '../importer/manifest.ts';
+import { loadManifest } from '../places/manifest.ts';
 import type { BuildingTypeStandardKey, PlaceRules, RuleTier } from '../core/rules-schema.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');

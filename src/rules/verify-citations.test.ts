@@ -9,7 +9,7 @@ import { clearDocumentCache, findQuote, normalizeForMatch, sha256Of } from './he
 import { numbersIn, statedWithUnit, unitFollows } from './citation-vocabulary.ts';
 import { labelBound } from './verify-citations.ts';
 import { knowledgeSectionsOf } from './knowledge-sections.ts';
-import { listManifestSlugs } from '../importer/manifest.ts';
+import { listManifestSlugs } from '../places/manifest.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
 

@@ -6,7 +6,7 @@
 import type { AppContext } from '../context.ts';
 import type { CoverageStatus, ValueStatus } from '../core/statuses.ts';
 import { badInput } from '../core/errors.ts';
-import { findPlaceByPoint, getPlace, listPlaces, type PlaceLayer, type PlaceRecord } from '../places/catalogue.ts';
+import { findPlaceByPoint, getPlace, type PlaceLayer, type PlaceRecord } from '../places/catalogue.ts';
 import { placeCandidates, type PlaceCandidate } from '../places/resolve-place.ts';
 import { findGazetteerCities } from '../places/gazetteer.ts';
 import { lookupRegion } from '../places/regions.ts';
@@ -16,7 +16,7 @@ import { findDistrict } from '../core/rules-schema.ts';
 import { STANDARD_KEYS } from '../core/rules-schema.ts';
 import { citedValueCount, districtSummaries, districtView, type DistrictRulesView, type DistrictSummary } from '../rules/district-view.ts';
 import { citableDocuments } from '../rules/load-rules.ts';
-import { loadManifest } from '../importer/manifest.ts';
+import { loadManifest } from '../places/manifest.ts';
 
 export type PlaceQuery = (
   | { kind: 'name'; city: string; region?: string | undefined }
@@ -399,7 +399,3 @@ export async function probeCoverage(ctx: AppContext, q: PlaceQuery): Promise<Cov
   };
 }
 
-/** Every catalogued place, for callers that want to browse (small: one row per manifest). */
-export async function listCatalogue(ctx: AppContext): Promise<PlaceSummary[]> {
-  return (await listPlaces(ctx)).map(summary);
-}

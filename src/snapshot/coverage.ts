@@ -1,7 +1,7 @@
 // The first step of every answer: which place is this address in, and can it be answered there?
 // (src/snapshot/snapshot.ts and src/snapshot/preview.ts both start here.)
 import { JOINS_TOO_POOR } from '../places/catalogue.ts';
-import { placeStillLoading, stillLoadingCoverage } from '../importer/place-loading.ts';
+import { placeStillLoading, stillLoadingCoverage } from '../places/place-loading.ts';
 import type { AppContext } from '../context.ts';
 import type { ParsedAddress } from '../geocoder/parse-address.ts';
 import { geocodeInPlace } from '../geocoder/geocode.ts';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import { newSecret } from '../auth/secrets.ts';
 
-export const OPERATOR_FILE = 'operator.json';
+const OPERATOR_FILE = 'operator.json';
 export const OPERATOR_TOKEN_PREFIX = 'slop';
 
 /** What the file holds. */

@@ -45,7 +45,7 @@ export const REASON_MAX = 500;
 
 const normaliseEmail = (s: string) => s.trim().toLowerCase();
 
-export function checkReason(reason: string | undefined, what: string): string {
+function checkReason(reason: string | undefined, what: string): string {
   const r = (reason ?? '').trim();
   if (!r) throw new SitelineError('bad_input', `Say why (${what}): a reason is required and kept with the action.`);
   if (r.length > REASON_MAX) throw new SitelineError('bad_input', `The reason is ${r.length} characters; at most ${REASON_MAX}.`);

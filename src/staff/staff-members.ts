@@ -11,7 +11,7 @@ import { SitelineError } from '../core/errors.ts';
 import { accountByEmail, record, REASON_MAX, type StaffActor } from './staff-actions.ts';
 
 /** The actor seeding records carry. */
-export const CONFIG_SEED_ACTOR: StaffActor = { who: 'SITELINE_STAFF_EMAILS', via: 'config' };
+const CONFIG_SEED_ACTOR: StaffActor = { who: 'SITELINE_STAFF_EMAILS', via: 'config' };
 
 export interface StaffMember {
   accountId: string;

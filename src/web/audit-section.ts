@@ -2,7 +2,7 @@
 // siteline answers is the one the source itself gives, per match type and per confidence band, and
 // what the addresses it cannot check got. The full report is /coverage/<slug>/audit.json.
 import type { PlaceRecord } from '../places/catalogue.ts';
-import type { PlaceAudit, Rate } from '../importer/audit-place.ts';
+import type { PlaceAudit, Rate } from '../importer/audit-report.ts';
 import { html, type Html } from '../http/html.ts';
 import { MIN_CALIBRATION_SAMPLE } from '../geocoder/calibration.ts';
 import { ASSESSOR_FAR_BAND, NOT_FRONTING_CONFIDENCE } from '../geocoder/lot-fronts-street.ts';

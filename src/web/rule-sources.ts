@@ -40,7 +40,3 @@ export function ruleSources(sourceDir: string | undefined, sourceFolder: string)
   return out;
 }
 
-/** The S-ids a text mentions, in order of first mention. */
-export function sourceIdsIn(text: string): string[] {
-  return [...new Set(text.match(/\bS\d{1,3}\b/g) ?? [])];
-}

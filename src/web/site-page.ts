@@ -13,7 +13,7 @@ import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
 import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';
 import { getPlace } from '../places/catalogue.ts';
-import { loadManifest } from '../importer/manifest.ts';
+import { loadManifest } from '../places/manifest.ts';
 import { mapViewForLots } from '../maps/map-view.ts';
 import { CATEGORY_STYLE, zoneCategory } from '../maps/zone-category.ts';
 import { html, type Html } from '../http/html.ts';

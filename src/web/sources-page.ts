@@ -6,7 +6,7 @@
 import type { AppContext } from '../context.ts';
 import type { HttpApp, HttpContext } from '../http/http-app.ts';
 import { htmlPage } from '../http/page.ts';
-import { loadManifest } from '../importer/manifest.ts';
+import { loadManifest } from '../places/manifest.ts';
 import { citableDocuments, loadPlaceRules, sourcePageHref } from '../rules/load-rules.ts';
 import { findQuote, findSection, readHeldDocument, sectionSpan, DocumentError } from '../rules/held-documents.ts';
 import { knowledgeSectionsOf } from '../rules/knowledge-sections.ts';

@@ -13,7 +13,7 @@ import { createPlacesDb, ROOT, SHARED_DATA } from '../support/harness.ts';
 import { CookieJar, TEST_PASSWORD, csrfFrom, getPage, postForm } from '../support/auth-flow.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';
 import { kill9, listening, placesLoaded, startSiteline, stop, type Siteline } from '../support/siteline-process.ts';
-import { loadManifest } from '../../src/importer/manifest.ts';
+import { loadManifest } from '../../src/places/manifest.ts';
 import { importDigest } from '../../src/importer/import-place.ts';
 
 const SLUG = 'paradise-tx';

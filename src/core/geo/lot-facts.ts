@@ -20,23 +20,23 @@ import { itemFrameArea, pointInItem, type PlaceFrame, type PolygonSet } from './
 import { ringSignedArea } from './planar-ops.ts';
 
 /** Two lot lines closer than this (metres) are the same line (shared with a neighbour). */
-export const SHARED_TOLERANCE_M = 0.5;
+const SHARED_TOLERANCE_M = 0.5;
 /** Exposed runs shorter than this are ignored (vertex noise). */
-export const MIN_EXPOSED_M = 0.5;
+const MIN_EXPOSED_M = 0.5;
 /** Longest piece of an exposed run assigned to a street as a whole. */
-export const PIECE_M = 5;
+const PIECE_M = 5;
 /** A centreline further than this from a lot line does not make it a front line. */
 export const FACING_MAX_M = 35;
 /** Angle between the outward normal and the direction to the centreline, at most. */
-export const FACING_MAX_ANGLE_DEG = 60;
+const FACING_MAX_ANGLE_DEG = 60;
 /** Angle between the lot line and the centreline, at most. */
-export const PARALLEL_MAX_ANGLE_DEG = 40;
+const PARALLEL_MAX_ANGLE_DEG = 40;
 const COS_FACING = Math.cos((FACING_MAX_ANGLE_DEG * Math.PI) / 180);
 const COS_PARALLEL = Math.cos((PARALLEL_MAX_ANGLE_DEG * Math.PI) / 180);
 /** A street enters frontByStreet only with at least this much frontage (metres). */
-export const MIN_FRONTAGE_M = 2;
+const MIN_FRONTAGE_M = 2;
 /** A lot with centreline length inside >= this × sqrt(its area) is right of way. */
-export const ROW_MIN_ELONGATION = 2;
+const ROW_MIN_ELONGATION = 2;
 /** Lots with more vertices than this get their edges indexed (the 'ROAD' parcel has tens of thousands). */
 const BIG_LOT_VERTICES = 64;
 /** Two fronts meeting at an angle of at least this (interior angle at most 135°) make a corner lot. */
@@ -112,7 +112,7 @@ export interface UnsharedSide {
 }
 
 /** Unshared runs whose outward normals are within this angle of a side's join it (a side of the lot). */
-export const UNSHARED_SIDE_ANGLE_DEG = 30;
+const UNSHARED_SIDE_ANGLE_DEG = 30;
 
 /** The place's street centrelines as an index of straight edges. */
 export class StreetIndex {
@@ -388,6 +388,8 @@ interface FrontAcc {
 /**
  * Facts of lot i of the fabric. Only outer rings can be front lot lines; every ring of a neighbour
  * (other than a right-of-way lot) can hide one.
+ * Long because: the hot loop of every import (a million lots), one pass over the lot's edges whose
+ * arrays (pieces, fronts, depths, corners) each later part reads; docs/lot-geometry.md walks it in order.
  */
 export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): LotFacts {
   const { lots, lotIndex, frame } = fabric;

@@ -106,7 +106,7 @@ export function multiPolygonAreaM2(mp: MultiPolygonCoords): number {
   return Math.max(0, total);
 }
 
-export function pointInRing(p: Position, ring: Ring): boolean {
+function pointInRing(p: Position, ring: Ring): boolean {
   let inside = false;
   const x = p[0];
   const y = p[1];
@@ -120,7 +120,7 @@ export function pointInRing(p: Position, ring: Ring): boolean {
   return inside;
 }
 
-export function pointInPolygon(p: Position, poly: PolygonCoords): boolean {
+function pointInPolygon(p: Position, poly: PolygonCoords): boolean {
   if (!poly[0] || !pointInRing(p, poly[0])) return false;
   for (let i = 1; i < poly.length; i++) if (pointInRing(p, poly[i]!)) return false;
   return true;
@@ -129,10 +129,6 @@ export function pointInPolygon(p: Position, poly: PolygonCoords): boolean {
 export function pointInMultiPolygon(p: Position, mp: MultiPolygonCoords): boolean {
   for (const poly of mp) if (pointInPolygon(p, poly)) return true;
   return false;
-}
-
-export function pointInBBox(p: Position, b: BBox): boolean {
-  return p[0] >= b[0] && p[0] <= b[2] && p[1] >= b[1] && p[1] <= b[3];
 }
 
 /**
@@ -227,7 +223,7 @@ export function pointSegmentDistanceM(p: Position, a: Position, b: Position): { 
 }
 
 /** Length of a LineString in metres. */
-export function lineLengthM(line: Position[]): number {
+function lineLengthM(line: Position[]): number {
   let s = 0;
   for (let i = 1; i < line.length; i++) s += distanceM(line[i - 1]!, line[i]!);
   return s;

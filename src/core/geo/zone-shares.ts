@@ -10,7 +10,7 @@ import { pointSegmentDist2, segmentsCrossProperly } from './planar-ops.ts';
 import { ClipScratch, intersectionArea } from './intersection-area.ts';
 
 /** Boundary within this many metres of a lot line or vertex "touches" rather than crosses. */
-export const TOUCH_TOLERANCE_M = 0.05;
+const TOUCH_TOLERANCE_M = 0.05;
 
 export interface ZoneRecord {
   zoneId: string;

@@ -41,7 +41,7 @@ function utmDefinition(code: number): string | null {
 let registryDir: string | null | undefined;
 
 /** The proj4 definition of an EPSG code from the epsg-index registry, or null when it holds none. */
-export function registryDefinition(code: number): { proj4: string; name: string } | null {
+function registryDefinition(code: number): { proj4: string; name: string } | null {
   if (registryDir === undefined) {
     try {
       registryDir = path.join(path.dirname(createRequire(import.meta.url).resolve('epsg-index/package.json')), 's');

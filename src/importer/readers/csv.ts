@@ -20,7 +20,7 @@ export interface CsvRecord {
  * Records with their physical line numbers. `expectedFields` (when known, e.g. from the header) lets a
  * multi-line record with the wrong field count be treated as a stray quote rather than swallowing lines.
  */
-export function* csvRecords(text: string, delimiter = ',', expectedFields: () => number | undefined = () => undefined): Generator<CsvRecord> {
+function* csvRecords(text: string, delimiter = ',', expectedFields: () => number | undefined = () => undefined): Generator<CsvRecord> {
   const n = text.length;
   const d = delimiter.charCodeAt(0);
   let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;

@@ -6,7 +6,7 @@ import zlib from 'node:zlib';
 import type { SourceFeature } from './features.ts';
 import { coordinateRange, isLonLatCrs, looksLonLat, projectorFor, reprojectCoords } from './crs.ts';
 
-export function readGeoJsonText(file: string, gzip: boolean): string {
+function readGeoJsonText(file: string, gzip: boolean): string {
   const buf = fs.readFileSync(file);
   const raw = gzip || (buf[0] === 0x1f && buf[1] === 0x8b) ? zlib.gunzipSync(buf) : buf;
   return raw.toString('utf8');

@@ -5,7 +5,7 @@ import type { Topology, GeometryObject } from 'topojson-specification';
 import type { SourceFeature } from './features.ts';
 import { toLonLat } from './geojson.ts';
 
-export function parseTopoJson(text: string, objectName: string, where: string, crs?: string): SourceFeature[] {
+function parseTopoJson(text: string, objectName: string, where: string, crs?: string): SourceFeature[] {
   return toLonLat(decodeTopoJson(text, objectName, where), crs, where);
 }
 

@@ -12,9 +12,9 @@ import { MAX_STATED_CONDITIONS } from '../../rules/tier-conditions.ts';
 import type { ConditionOption, Snapshot } from '../../core/snapshot-types.ts';
 
 /** The key of the district form in inputRequests / inputResponses. */
-export const DISTRICT_FORM_KEY = 'district';
+const DISTRICT_FORM_KEY = 'district';
 
-export const SNAPSHOT_SOURCES = ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] as const;
+const SNAPSHOT_SOURCES = ['zoning_lookup', 'lot_dimensions', 'setback_lookup', 'height_limit_lookup', 'full'] as const;
 
 export const getFeasibilitySnapshot = defineTool({
   name: 'getFeasibilitySnapshot',
@@ -121,7 +121,7 @@ export const getFeasibilitySnapshot = defineTool({
 });
 
 /** The form's field for a condition: this prefix and the condition's key (`condition_driveway`). */
-export const CONDITION_FIELD = 'condition_';
+const CONDITION_FIELD = 'condition_';
 
 /**
  * A condition's field: its values as choices (every value any table offered lists it under, deduplicated),
@@ -140,7 +140,7 @@ function conditionField(options: readonly { code: string; c: ConditionOption }[]
  * optional). Asked when the answer has districtChoice; the lot is known. When only conditions are
  * needed (district and type stated), the form asks for those alone.
  */
-export function districtFormSchema(choice: NonNullable<Snapshot['districtChoice']>) {
+function districtFormSchema(choice: NonNullable<Snapshot['districtChoice']>) {
   const byKey = new Map<string, { code: string; c: ConditionOption }[]>();
   for (const d of choice.districts) for (const c of d.conditions ?? []) byKey.set(c.key, [...(byKey.get(c.key) ?? []), { code: d.code, c }]);
   const conditionFields = Object.fromEntries([...byKey].map(([key, options]) => [`${CONDITION_FIELD}${key}`, conditionField(options)]));

@@ -6,7 +6,7 @@ import { defineTool, noFormReason, toolError, type ToolOutcome } from '../tool-d
 import { setProjectMapListing as setListing, type PublicListing } from '../../projects/map-listing.ts';
 import { callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
-export const LISTING_FORM_KEY = 'mapListing';
+const LISTING_FORM_KEY = 'mapListing';
 
 export const setProjectMapListing = defineTool({
   name: 'setProjectMapListing',

@@ -6,7 +6,7 @@ import { TOOL_NAME, checkAnswer, feedbackFormSchema, type FormPrefill } from '..
 import { feedbackBySubmissionId, submitFeedback, type StoredFeedback } from '../../feedback/feedback-store.ts';
 import { defineTool, noFormReason, toolError, toolResult, type ToolOutcome } from '../tool-definition.ts';
 
-export const FEEDBACK_FORM_KEY = 'feedback';
+const FEEDBACK_FORM_KEY = 'feedback';
 
 const FORM_MESSAGE = 'Send feedback to the siteline team. Write it in your own words; personal data and credentials are removed before it is stored.';
 

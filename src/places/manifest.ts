@@ -14,7 +14,7 @@ export const PLACES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.ur
 
 /** Defaults for the per-source import thresholds (docs/data.md, "Import thresholds"). */
 export const DEFAULT_MAX_REJECTED_SHARE = 0.1;
-export const DEFAULT_ROW_TOLERANCE = 0.02;
+const DEFAULT_ROW_TOLERANCE = 0.02;
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 is 64 lower-case hex digits');
 const relFile = z
