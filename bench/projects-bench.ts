@@ -14,7 +14,7 @@ import { systemClock } from '../src/clock.ts';
 import type { AppContext } from '../src/context.ts';
 import { saveToProject } from '../src/projects/save-to-project.ts';
 import { runFeasibilityAnalysis } from '../src/analysis/run-feasibility-analysis.ts';
-import { getProjectContext } from '../src/analysis/project-context.ts';
+import { getProjectContext } from '../src/reports/project-context.ts';
 import { insertRun, latestRun, notifyEnqueued } from '../src/analysis/run-queue.ts';
 import { startAnalysisWorkers, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
 import { fmtMs, percentile, timeEach } from './measure.ts';

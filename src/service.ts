@@ -13,15 +13,21 @@ import { buildRouter } from './http/app.ts';
 import { createHttpServer, drainHttpServer } from './http/server.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { registerMailMetrics } from './mail/mail-metrics.ts';
-import { registerHotIndexMetrics } from './ops/hot-index-metrics.ts';
+import { registerHotIndexMetrics } from './geocoder/hot-index-metrics.ts';
 import { setHotIndexBudget, setHotIndexEnabled } from './geocoder/place-index.ts';
 import { scheduleAuthSweep } from './auth/sweep.ts';
 import { writeOperatorCredential } from './staff/operator-credential.ts';
 import { startAnalysisWorkers, workerOptionsFromEnv, type WorkerOptions } from './analysis/analysis-workers.ts';
 import type { ImportReport } from './importer/import-report.ts';
 import { startupLoadOf } from './importer/place-loading.ts';
-import { startStartupAudits, type StartupAudits } from './ops/startup-audits.ts';
+import { startStartupAudits, type AuditPlace, type StartupAudits } from './ops/startup-audits.ts';
 import { performance } from 'node:perf_hooks';
+
+/** The accuracy audit of a place the start imported, loaded only when a start imported one (it pulls the snapshot in). */
+const auditOnePlace: AuditPlace<AppContext> = async (ctx, slug, onProgress) => {
+  const { auditInBackground } = await import('./importer/audit-place.ts');
+  await auditInBackground(ctx, [slug], onProgress);
+};
 
 export interface StartOptions {
   clock?: Clock;
@@ -109,7 +115,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   let audits: StartupAudits | undefined;
   void placesLoaded.then((imported) => {
     if (autoImport) ctx.logger.info({ imported: imported.map((r) => r.slug) }, 'default places loaded');
-    if (imported.length && !ctx.lifecycle!.draining) audits = startStartupAudits(ctx, imported.map((r) => r.slug));
+    if (imported.length && !ctx.lifecycle!.draining) audits = startStartupAudits(ctx, imported.map((r) => r.slug), auditOnePlace);
   });
   const stopSweep = await scheduleAuthSweep(ctx);
   const workers = startAnalysisWorkers(ctx, workerOptions);

@@ -11,7 +11,7 @@ import { SitelineError } from '../src/core/errors.ts';
 import { STATUS_MEANINGS, isValueStatus } from '../src/core/statuses.ts';
 import type { AppContext } from '../src/context.ts';
 import type { Snapshot } from '../src/core/snapshot-types.ts';
-import { loadSourceCatalogue, requiresAttribution, withSourcesInline } from '../src/places/source-catalogue.ts';
+import { loadSourceCatalogue, requiresAttribution, withSourcesInline } from '../src/snapshot/source-catalogue.ts';
 
 /** Bytes of compact JSON a typical (median) answered Cambridge snapshot may take, and the largest one (issue 14). */
 const SNAPSHOT_JSON_BUDGET = 5_000;

@@ -60,7 +60,7 @@ async function localSnapshot(io: Io, address: string, stated: Stated): Promise<O
         const { ensureDefaultPlaces } = await import('../importer/default-places.ts');
         await ensureDefaultPlaces(ctx);
       }
-      const { withSourcesInline } = await import('../places/source-catalogue.ts');
+      const { withSourcesInline } = await import('../snapshot/source-catalogue.ts');
       return { snapshot: await withSourcesInline(ctx, await getFeasibilitySnapshot(ctx, address, stated)) };
     } catch (e) {
       if (e instanceof SitelineError && e.code === 'bad_input') return { error: { code: e.code, message: e.message } };

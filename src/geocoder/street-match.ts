@@ -3,6 +3,7 @@
 // the importer drops it through placeChanged(placeId) (src/places/place-changes.ts) after it rewrites a place.
 import type { Queryable } from '../db/database.ts';
 import { streetKeyParts } from './street-key.ts';
+import { editDistance } from '../core/edit-distance.ts';
 import { onPlaceChanged } from '../places/place-changes.ts';
 
 export interface PlaceStreet {
@@ -69,30 +70,6 @@ async function loadPlaceStreets(db: Queryable, placeId: string): Promise<PlaceSt
     .map((r) => ({ key: r.street_key, display: r.display, name: streetKeyParts(r.street_key).name.join(' ') }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return { byKey: new Map(list.map((s) => [s.key, s])), list };
-}
-
-/** Optimal string alignment distance (Damerau-Levenshtein without repeated edits of a substring). */
-export function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  const w = b.length + 1;
-  let prev2 = new Array<number>(w).fill(0);
-  let prev = Array.from({ length: w }, (_, j) => j);
-  let cur = new Array<number>(w).fill(0);
-  for (let i = 1; i <= a.length; i++) {
-    cur[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
-        v = Math.min(v, prev2[j - 2]! + 1);
-      }
-      cur[j] = v;
-    }
-    [prev2, prev, cur] = [prev, cur, prev2];
-  }
-  return prev[b.length]!;
 }
 
 /** 1 for equal strings, 0 for nothing in common. */

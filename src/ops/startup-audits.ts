@@ -1,12 +1,14 @@
-// The accuracy audits after a start's imports (src/importer/audit-place.ts, in the background), as the
-// service runs them: one instance audits a place for all. Two instances starting together on one
+// The accuracy audits after a start's imports (in the background), as the service runs them: one
+// instance audits a place for all. The audit itself (src/importer/audit-place.ts) is passed in by the
+// service, so ops/ knows nothing of the importer. Two instances starting together on one
 // PostgreSQL database both finish the start's import of a place (one imports, the other finds it
 // unchanged) and would both audit it; each place's audit is a claimed job (background_claims), so the
 // second skips it while the first holds the claim. Stopping (SIGTERM) ends the audit at its next step
 // (it sees the service draining) and gives the claim up before the database closes.
 import os from 'node:os';
 import crypto from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
 import { claimJob } from './background-claims.ts';
 
 /** A claim lives this long without renewal (an instance that died frees it after this); renewed every third. */
@@ -19,9 +21,23 @@ export interface StartupAudits {
   stop(): Promise<void>;
 }
 
-export function startStartupAudits(ctx: AppContext, slugs: string[], holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`): StartupAudits {
+/** What the audits need of the context (ops sits in the foundation, under the context): its database, its log, and whether it drains. */
+export interface AuditsContext {
+  db: Queryable;
+  logger: Logger;
+  lifecycle?: { draining: boolean } | undefined;
+}
+
+/** Audits one place, saying how it goes through `onProgress` (the importer's auditInBackground for one slug). */
+export type AuditPlace<C extends AuditsContext = AuditsContext> = (ctx: C, slug: string, onProgress: (msg: string) => void) => Promise<void>;
+
+export function startStartupAudits<C extends AuditsContext>(
+  ctx: C,
+  slugs: string[],
+  auditPlace: AuditPlace<C>,
+  holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`,
+): StartupAudits {
   const done = (async () => {
-    const { auditInBackground } = await import('../importer/audit-place.ts');
     const audited: string[] = [];
     for (const slug of slugs) {
       if (ctx.lifecycle?.draining) break;
@@ -33,7 +49,7 @@ export function startStartupAudits(ctx: AppContext, slugs: string[], holder = `$
         continue;
       }
       try {
-        await auditInBackground(ctx, [slug], (msg) => ctx.logger.info(msg));
+        await auditPlace(ctx, slug, (msg) => ctx.logger.info(msg));
         if (!ctx.lifecycle?.draining) audited.push(slug); // a stopped audit said so in its own line
       } finally {
         await claim.release();

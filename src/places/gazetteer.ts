@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { foldName, lookupRegion, REGIONS, type Region } from './regions.ts';
 import { loadAllManifests } from '../importer/manifest.ts';
-import { editDistance } from '../geocoder/street-match.ts';
+import { editDistance } from '../core/edit-distance.ts';
 
 export interface GazetteerCity {
   name: string;

@@ -5,8 +5,7 @@
 import type { AppContext } from '../context.ts';
 import { CATALOGUE_CACHE_TTL_MS, catalogueGenerationNow, findPlacesByName, findPlacesByPostalCity, getPlace, placeNameKey, type PlaceRecord } from './catalogue.ts';
 import { findGazetteerCities, similarGazetteerCities } from './gazetteer.ts';
-import { lookupRegion } from './regions.ts';
-import { provincesForPostalCode, statesForZip } from '../geocoder/regions.ts';
+import { lookupRegion, provincesForPostalCode, statesForZip } from './regions.ts';
 
 export interface PlaceQuery {
   city: string | null;

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestId } from '../http/respond.ts';
 import { cachedSnapshot, peekCachedSnapshot, type CachedSnapshot } from '../snapshot/answer-cache.ts';
-import { withSourcesInline } from '../places/source-catalogue.ts';
+import { withSourcesInline } from '../snapshot/source-catalogue.ts';
 import type { Snapshot } from '../core/snapshot-types.ts';
 import { SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../billing/idempotency.ts';

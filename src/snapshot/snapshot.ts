@@ -20,7 +20,7 @@ import { buildEnvelope } from '../core/envelope.ts';
 import { areaWarning } from './lot-area-warning.ts';
 import { bulbNotes, notCornerNote, unsharedCornerNote, type NotCornerFacts } from './lot-notes.ts';
 import { referenceProvenance } from './refs.ts';
-import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from '../places/source-catalogue.ts';
+import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from './source-catalogue.ts';
 import { FT_PER_M, SQFT_PER_M2 } from '../core/geo/primitives.ts';
 import type { AddressMatch, Coverage, DistrictChoice, DistrictSource, Lot, Measure, OverlayShare, Snapshot, ZoneShare, Zones } from '../core/snapshot-types.ts';
 import type { PlaceRules } from '../core/rules-schema.ts';

@@ -1,10 +1,10 @@
-// GET /places/<slug>/sources.json: a place's source catalogue (src/places/source-catalogue.ts), the
+// GET /places/<slug>/sources.json: a place's source catalogue (src/snapshot/source-catalogue.ts), the
 // document a snapshot's `sourceCatalogue.url` names. Public, like the coverage page. Asked for by the
 // version the snapshot names (?v=), it never changes, so it may be cached for good.
 import type { AppContext } from '../context.ts';
 import type { Router } from '../http/router.ts';
 import { sendError, sendJson } from '../http/respond.ts';
-import { loadSourceCatalogue } from '../places/source-catalogue.ts';
+import { loadSourceCatalogue } from '../snapshot/source-catalogue.ts';
 
 export function registerPlaceSources(router: Router, ctx: AppContext): void {
   router.get('/places/:slug/sources.json', async (req, res, params) => {

@@ -8,7 +8,7 @@ import type { Router } from '../http/router.ts';
 import { sendHtml } from '../http/respond.ts';
 import { SitelineError } from '../core/errors.ts';
 import { cachedSnapshot } from '../snapshot/answer-cache.ts';
-import { withSourcesInline } from '../places/source-catalogue.ts';
+import { withSourcesInline } from '../snapshot/source-catalogue.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
 import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';

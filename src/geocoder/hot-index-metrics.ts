@@ -2,8 +2,8 @@
 // or through SQL while the place was cold or loading (miss), its loads and evictions, and the places and
 // estimated bytes it holds against its budget. Read from the index's counters at scrape time.
 import { Counter, Gauge } from 'prom-client';
-import type { Metrics } from './metrics.ts';
-import { hotIndexStats } from '../geocoder/place-index.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import { hotIndexStats } from './place-index.ts';
 
 export function registerHotIndexMetrics(metrics: Metrics): void {
   const registers = [metrics.registry];

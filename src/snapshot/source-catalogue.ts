@@ -6,11 +6,11 @@
 // includeSources, the CLI, the web page).
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { getPlaceBySlug, type PlaceRecord } from './catalogue.ts';
+import { getPlaceBySlug, type PlaceRecord } from '../places/catalogue.ts';
 import { isMissingRulesFile, loadPlaceRules } from '../rules/load-rules.ts';
 import type { PlaceRules } from '../core/rules-schema.ts';
 import type { Snapshot, SourceCatalogueRef, SourceRef } from '../core/snapshot-types.ts';
-import { compareNamedSourceIds } from '../snapshot/refs.ts';
+import { compareNamedSourceIds } from './refs.ts';
 
 export interface SourceCatalogue {
   place: string;
