@@ -48,7 +48,7 @@ async function localSnapshot(io: Io, address: string, stated: Stated): Promise<O
   const waiting = progress(io, 'Opening the local database...');
   const { loadConfig } = await import('../config.ts');
   const { createLogger } = await import('../logger.ts');
-  const { openContext } = await import('../service.ts');
+  const { openContext } = await import('../context.ts');
   const { SitelineError } = await import('../core/errors.ts');
   const { getFeasibilitySnapshot } = await import('../snapshot/snapshot.ts');
   const config = loadConfig(io.env);

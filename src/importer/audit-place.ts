@@ -265,7 +265,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
     try {
       // The text a user would type, through the same two calls the snapshot makes before it loads the lot.
       parsed = parseAddress(`${g.address}, ${place.name}, ${place.region}`);
-      const got = await geocodeInPlace(ctx.db, placeId, parsed);
+      const got = await geocodeInPlace(ctx, placeId, parsed);
       if (got.kind === 'matched' && got.parcelExtId) {
         r.answeredLot = got.parcelExtId;
         r.matchType = got.matchType;
@@ -285,7 +285,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
       // An address that cannot be read has no held-out answer; a failing lookup stops the audit (logged).
       if (!parsed) heldOut.push(null);
       else {
-        const held = await geocodeInPlace(ctx.db, placeId, parsed, withoutAddress(sql, g.address));
+        const held = await geocodeInPlace(ctx, placeId, parsed, withoutAddress(sql, g.address));
         heldOut.push(held.kind === 'matched' && held.parcelExtId ? { matchType: held.matchType, confidence: held.confidence, right: sourceLots.includes(held.parcelExtId), far: held.band === ASSESSOR_FAR_BAND } : null);
       }
     }
@@ -502,13 +502,13 @@ async function lotContaining(q: Queryable, placeId: string, p: Position): Promis
 }
 
 /** Stores the audit as the place's latest (one row per place). */
-export async function savePlaceAudit(q: Queryable, a: PlaceAudit): Promise<void> {
-  await q.query(
+export async function savePlaceAudit(ctx: Pick<AppContext, 'db' | 'caches'>, a: PlaceAudit): Promise<void> {
+  await ctx.db.query(
     `INSERT INTO place_audits (place_id, source_digest, generated_at, report) VALUES ($1, $2, $3, $4::json)
      ON CONFLICT (place_id) DO UPDATE SET source_digest = EXCLUDED.source_digest, generated_at = EXCLUDED.generated_at, report = EXCLUDED.report`,
     [a.placeId, a.sourceDigest ?? '', a.generatedAt, JSON.stringify(a)],
   );
-  forgetPlaceCalibration(q, a.placeId);
+  forgetPlaceCalibration(ctx, a.placeId);
 }
 
 /** The latest stored audit of every place, by place id. */
@@ -520,7 +520,7 @@ export async function loadPlaceAudits(q: Queryable): Promise<Map<string, PlaceAu
 /** Audits and stores; a place without an address table gets an audit that says so. */
 export async function auditAndSave(ctx: AppContext, slug: string, opts: AuditOptions = {}): Promise<PlaceAudit> {
   const a = await auditPlace(ctx, slug, opts);
-  await savePlaceAudit(ctx.db, a);
+  await savePlaceAudit(ctx, a);
   return a;
 }
 

@@ -18,7 +18,6 @@ import { joinRate, type ImportReport } from './import-report.ts';
 import { describeRefusal, joinGate, placeVerdict, rulesDigests } from './place-gate.ts';
 import { auditAfterImport } from './audit-place.ts';
 import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
-import { placeChanged } from '../places/place-changes.ts';
 import { placePostcodes } from './place-postcodes.ts';
 
 /**
@@ -237,12 +236,12 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
   if (citations.checked) progress(`${slug}: ${citations.verified} of ${citations.checked} citations verified against the held documents`);
   const sourceDigest = importDigest(m);
 
-  await upsertPlaceFromManifest(ctx.db, m);
+  await upsertPlaceFromManifest(ctx, m);
   // The rest of the catalogue too, so a database holding one imported place still knows the others.
   for (const other of listManifestSlugs(placesDir)) {
     if (other === slug) continue;
     try {
-      await upsertPlaceFromManifest(ctx.db, loadManifest(other, placesDir));
+      await upsertPlaceFromManifest(ctx, loadManifest(other, placesDir));
     } catch (err) {
       progress(`${slug}: catalogue entry ${other} skipped: ${(err as Error).message}`);
     }
@@ -394,11 +393,11 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
     return report;
   });
   if (!result) {
-    placeChanged(placeId); // the place changed under this process: another instance imported it
+    ctx.caches.placeChanged(placeId); // the place changed under this process: another instance imported it
     return unchanged((await lastImport(ctx.db, placeId)).report!);
   }
   result.durationMs = Date.now() - started;
-  placeChanged(placeId); // every cache of the place's data drops it (src/places/place-changes.ts)
+  ctx.caches.placeChanged(placeId); // every cache of the place's data drops it (src/caches.ts)
   progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
   if (result.gate && !result.gate.passed) progress(`${slug}: loaded but NOT live: ${result.gate.problems.join('; ')}`);
   await auditAfterImport(ctx, slug, placeId, sourceDigest, opts.audit ?? 'off', progress, true);

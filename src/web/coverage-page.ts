@@ -156,7 +156,7 @@ export function registerCoveragePlacePage(router: Router, ctx: AppContext): void
       throw err;
     }
     if (inv.kind !== 'inventory') return sendHtml(res, 404, page('Not found', html`<p>No such place.</p>`, { signedInAs }), PAGE_HEADERS);
-    const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir }).catch((err: Error) => {
+    const rules = await loadPlaceRules(ctx, place.slug).catch((err: Error) => {
       ctx.logger.warn({ place: place.slug, err: err.message }, 'coverage page: rules do not load');
       return null;
     });
