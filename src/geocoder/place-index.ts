@@ -16,6 +16,7 @@ import type { Queryable } from '../db/database.ts';
 import type { BBox } from '../core/geo/primitives.ts';
 import { CHUNK, Strings, chunkOf, cmp, grown, stringBytes, stringsBytes, tableBytes, valueBytes, type TypedColumn } from '../lots/columns.ts';
 import { LotStore, sqlLots, type LotRow } from '../lots/lot-store.ts';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { cacheKind, type CacheDoors } from '../caches.ts';
@@ -502,7 +503,7 @@ export class PlaceIndex implements GeoSource {
 //
 // One per context (ctx.caches, src/caches.ts): the loaded indexes of every place share one byte budget
 // (config.hotIndexBudgetMb, SITELINE_HOT_INDEX_BUDGET_MB): each index's size is estimated when it is built
-// (PlaceIndex.bytes), the indexes are kept least recently used first, and
+// (PlaceIndex.bytes), the indexes are kept least recently used first (lru-cache, sized by those bytes), and
 // a load that takes the total over the budget evicts from the least recently used end. A place that is
 // cold (never loaded, or evicted) or loading is read through SQL, the truth, while its load runs in the
 // background (one load per place and version however many requests ask; at most MAX_CONCURRENT_LOADS at a
@@ -516,7 +517,7 @@ interface Entry {
   index: PlaceIndex | null;
   loading: Promise<PlaceIndex | null> | null;
   failedAt?: number;
-  /** The index's estimated bytes, counted in `held` while it is in the LRU. */
+  /** The index's estimated bytes: its size in the LRU while it is held. */
   bytes: number;
   /** Larger than the whole budget when it loaded: read through SQL. */
   oversize?: boolean;
@@ -566,9 +567,8 @@ export class HotIndex implements CacheDoors {
   readonly #entries = new Map<string, Entry>();
   /** Bumped per place by placeChanged: a load begun before it is discarded when it ends. */
   readonly #generations = new Map<string, number>();
-  /** The loaded indexes, least recently used first, and their bytes. */
-  readonly #lru = new Set<Entry>();
-  #held = 0;
+  /** The loaded indexes, least recently used first, bounded by the budget. */
+  #lru: LRUCache<string, Entry>;
   readonly #oversized = new Set<Entry>();
   readonly #counters = { hits: 0, misses: 0, loads: 0, evictions: 0, oversize: 0, failures: 0 };
   #running = 0;
@@ -577,6 +577,19 @@ export class HotIndex implements CacheDoors {
   constructor(config: Pick<Config, 'hotIndex' | 'hotIndexBudgetMb'>) {
     this.#enabled = config.hotIndex;
     this.#budgetBytes = budgetBytesOf(config.hotIndexBudgetMb);
+    this.#lru = this.#newLru();
+  }
+
+  #newLru(): LRUCache<string, Entry> {
+    return new LRUCache<string, Entry>({
+      maxSize: this.#budgetBytes,
+      sizeCalculation: (e) => e.bytes,
+      // Out of the LRU: evicted over the budget (counted), or dropped (a re-import, another version).
+      dispose: (e, _placeId, reason) => {
+        if (reason === 'evict') this.#counters.evictions++;
+        this.#forget(e);
+      },
+    });
   }
 
   /** The entry no longer holds its index, and is no longer its place's entry. */
@@ -587,28 +600,14 @@ export class HotIndex implements CacheDoors {
 
   /** Removes an entry: out of the LRU (its bytes no longer held) and out of the place's entries. */
   #drop(e: Entry): void {
-    if (this.#lru.delete(e)) this.#held -= e.bytes;
     this.#oversized.delete(e);
-    this.#forget(e);
-  }
-
-  /** Makes an entry the most recently used. */
-  #touch(e: Entry): void {
-    if (this.#lru.delete(e)) this.#lru.add(e);
-  }
-
-  #evictOverBudget(keep: Entry | null): void {
-    for (const e of this.#lru) {
-      if (this.#held <= this.#budgetBytes) break;
-      if (e === keep) continue;
-      this.#drop(e);
-      this.#counters.evictions++;
-    }
+    if (this.#lru.peek(e.placeId) === e) this.#lru.delete(e.placeId);
+    else this.#forget(e);
   }
 
   /** The counters since the context was made (or resetStats). */
   stats(): HotIndexStats {
-    return { ...this.#counters, places: this.#lru.size, bytes: this.#held, budgetBytes: this.#budgetBytes };
+    return { ...this.#counters, places: this.#lru.size, bytes: this.#lru.calculatedSize, budgetBytes: this.#budgetBytes };
   }
 
   /** Zeroes the counters (not what is held): the bench measures one phase at a time. */
@@ -621,7 +620,12 @@ export class HotIndex implements CacheDoors {
   setBudget(mb: number): void {
     this.#budgetBytes = budgetBytesOf(mb);
     for (const e of [...this.#oversized]) this.#drop(e); // their next read loads again, under the new budget
-    this.#evictOverBudget(null);
+    while (this.#lru.calculatedSize > this.#budgetBytes) this.#lru.pop();
+    // What is left fits: carried over, least recently used first, into an LRU of the new size.
+    const old = this.#lru;
+    const held = [...old.rkeys()].map((placeId) => old.peek(placeId)!);
+    this.#lru = this.#newLru();
+    for (const e of held) this.#lru.set(e.placeId, e);
   }
 
   /** Turns the index on or off for this context (the bench and tests compare both). */
@@ -643,7 +647,7 @@ export class HotIndex implements CacheDoors {
     const e = this.#entryFor(db, place);
     if (e?.index) {
       this.#counters.hits++;
-      this.#touch(e); // the most recently used now
+      this.#lru.get(placeId); // the most recently used now
       return e.index;
     }
     this.#counters.misses++;
@@ -656,7 +660,7 @@ export class HotIndex implements CacheDoors {
     const e = this.#entryFor(db, place);
     if (!e) return null;
     const ix = e.index ?? (await e.loading) ?? null;
-    if (ix) this.#touch(e);
+    if (ix) this.#lru.get(place.geoDivisionId);
     return ix;
   }
 
@@ -700,9 +704,7 @@ export class HotIndex implements CacheDoors {
             return null;
           }
           e.index = ix;
-          this.#lru.add(e);
-          this.#held += e.bytes;
-          this.#evictOverBudget(e); // from the least recently used end until the budget holds it
+          this.#lru.set(placeId, e); // evicts from the least recently used end until the budget holds it
         } else if (current()) this.#entries.delete(placeId); // another version: the next read tries again
         return e.index;
       },

@@ -10,6 +10,7 @@ import zlib from 'node:zlib';
 import { geoJSONToTile, type GeoJSONVTTile } from '@maplibre/geojson-vt';
 import { fromGeojsonVt } from '@maplibre/vt-pbf';
 import type { Feature, Geometry } from 'geojson';
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.ts';
 import { cacheKind, type CacheDoors } from '../caches.ts';
 import type { Queryable } from '../db/database.ts';
@@ -121,44 +122,13 @@ async function placesTouching(db: Queryable, bbox: BBox): Promise<PlaceRow[]> {
 
 const TILE_CACHE_BYTES = 64 * 1024 * 1024;
 
-/** A least-recently-used map bounded by total bytes (Map keeps insertion order; a hit re-inserts). */
-class ByteLru {
-  private entries = new Map<string, EncodedTile>();
-  private bytes = 0;
-  constructor(private readonly maxBytes: number) {}
-  get(k: string): EncodedTile | undefined {
-    const v = this.entries.get(k);
-    if (v) {
-      this.entries.delete(k);
-      this.entries.set(k, v);
-    }
-    return v;
-  }
-  set(k: string, v: EncodedTile): void {
-    const old = this.entries.get(k);
-    if (old) this.bytes -= old.gzipped.length + k.length;
-    this.entries.delete(k);
-    this.entries.set(k, v);
-    this.bytes += v.gzipped.length + k.length;
-    while (this.bytes > this.maxBytes && this.entries.size > 1) {
-      const [oldest, tile] = this.entries.entries().next().value!;
-      this.entries.delete(oldest);
-      this.bytes -= tile.gzipped.length + oldest.length;
-    }
-  }
-  clear(): void {
-    this.entries = new Map();
-    this.bytes = 0;
-  }
-}
-
 /**
  * One context's encoded tiles, least recently used out first once their bytes (and their keys') pass
- * TILE_CACHE_BYTES. Keyed by the import times of the places a tile touches, so a re-import is never
- * served stale; the zone categories come from the rules files, so a rules reload drops them all.
+ * TILE_CACHE_BYTES (lru-cache). Keyed by the import times of the places a tile touches, so a re-import
+ * is never served stale; the zone categories come from the rules files, so a rules reload drops them all.
  */
 class EncodedTiles implements CacheDoors {
-  readonly lru = new ByteLru(TILE_CACHE_BYTES);
+  readonly lru = new LRUCache<string, EncodedTile>({ maxSize: TILE_CACHE_BYTES, sizeCalculation: (tile, key) => tile.gzipped.length + key.length });
   rulesReloaded(): void {
     this.lru.clear();
   }
