@@ -35,17 +35,9 @@ import { placeNameKeys } from '../src/places/catalogue.ts';
 import { parseAddress } from '../src/geocoder/parse-address.ts';
 import { geocodeInPlace } from '../src/geocoder/geocode.ts';
 import { canonicalJson } from '../src/core/canonical-json.ts';
-import {
-  DEFAULT_HOT_INDEX_BUDGET_MB,
-  forgetPlaceIndex,
-  hotIndexStats,
-  placeSource,
-  resetHotIndexStats,
-  setHotIndexBudget,
-  setHotIndexEnabled,
-  warmPlaceIndex,
-  type PlaceVersion,
-} from '../src/geocoder/place-index.ts';
+import { DEFAULT_HOT_INDEX_BUDGET_MB, hotIndexOf, placeSource, warmPlaceIndex, type HotIndexStats, type PlaceVersion } from '../src/geocoder/place-index.ts';
+import { loadConfig } from '../src/config.ts';
+import { Caches } from '../src/caches.ts';
 
 const ZIPF_SIZE = 0.73;
 const ZIPF_TRAFFIC = 1.0;
@@ -178,9 +170,12 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
     ]),
   );
   const pv = (t: Town): PlaceVersion => ({ geoDivisionId: t.placeId, importedAt: versions.get(t.placeId)! });
+  // the serving context's caches: its hot index under the budget being measured
+  const ctx = { db, caches: new Caches(loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { hotIndex: true, hotIndexBudgetMb: budgetMb })) };
+  const index = hotIndexOf(ctx);
   const answer = async (t: Town, address: string): Promise<{ kind: string; json: string }> => {
-    const src = await placeSource(db, pv(t));
-    const g = await geocodeInPlace(db, t.placeId, parseAddress(address), src);
+    const src = await placeSource(ctx, pv(t));
+    const g = await geocodeInPlace(ctx, t.placeId, parseAddress(address), src);
     const lot = g.kind === 'matched' && g.parcelExtId ? await src.lot(g.parcelExtId) : null;
     return { kind: src.kind, json: canonicalJson({ g, lot }) };
   };
@@ -188,8 +183,8 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   const base = process.memoryUsage();
 
   // 1. the Zipf mix (traffic ~ 1/rank: the larger the place, the more it is asked about), one request at a time
-  setHotIndexBudget(budgetMb);
-  resetHotIndexStats();
+  index.setBudget(budgetMb);
+  index.resetStats();
   const cdf: number[] = [];
   let acc = 0;
   for (let r = 1; r <= places; r++) cdf.push((acc += r ** -ZIPF_TRAFFIC));
@@ -209,10 +204,10 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   const warm: number[] = [];
   const rss: number[] = [];
   let answered = 0;
-  let firstHalf: ReturnType<typeof hotIndexStats> | null = null;
+  let firstHalf: HotIndexStats | null = null;
   const tMix = performance.now();
   for (let i = 0; i < requests; i++) {
-    if (i === Math.floor(requests / 2)) firstHalf = hotIndexStats();
+    if (i === Math.floor(requests / 2)) firstHalf = index.stats();
     const t = pick();
     const a = addressIn(t, rnd);
     const t0 = performance.now();
@@ -223,7 +218,7 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
     if (i % 250 === 0) rss.push(process.memoryUsage().rss);
   }
   const mixMs = performance.now() - tMix;
-  const end = hotIndexStats();
+  const end = index.stats();
   const half = { hits: end.hits - firstHalf!.hits, misses: end.misses - firstHalf!.misses, loads: end.loads - firstHalf!.loads, evictions: end.evictions - firstHalf!.evictions };
   const steady = rss.slice(Math.floor(rss.length / 2));
 
@@ -235,22 +230,22 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   });
   const bounded: string[] = [];
   for (const s of sample) bounded.push((await answer(s.t, s.a)).json);
-  setHotIndexEnabled(false);
+  index.setEnabled(false);
   const sql: string[] = [];
   for (const s of sample) sql.push((await answer(s.t, s.a)).json);
-  setHotIndexEnabled(true);
-  setHotIndexBudget(1_000_000);
+  index.setEnabled(true);
+  index.setBudget(1_000_000);
   const unbounded: string[] = [];
   let warmKinds = 0;
   for (const s of sample) {
-    await warmPlaceIndex(db, pv(s.t));
+    await warmPlaceIndex(ctx, pv(s.t));
     const r = await answer(s.t, s.a);
     if (r.kind === 'memory') warmKinds++;
     unbounded.push(r.json);
   }
   // 3. the size estimate against the memory it takes: 24 places of every size loaded one by one
   // (unbounded, after everything above is dropped; last, so that the mix's RSS is not this phase's)
-  for (const t of towns) forgetPlaceIndex(t.placeId);
+  for (const t of towns) index.placeChanged(t.placeId);
   gc();
   const probe = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 200, 260, 330, 400, 480, 550, 630, 700, 780, 850, 920, 960, places].filter((r, i, a) => r <= places && a.indexOf(r) === i);
   const estimate: { rank: number; lots: number; bytes: number; heapDelta: number; heapOnly: number; buffers: number; rssDelta: number; loadMs: number }[] = [];
@@ -259,7 +254,7 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
     gc();
     const m0 = process.memoryUsage();
     const t0 = performance.now();
-    const ix = await warmPlaceIndex(db, pv(t));
+    const ix = await warmPlaceIndex(ctx, pv(t));
     const loadMs = performance.now() - t0;
     gc();
     const m1 = process.memoryUsage();
@@ -270,7 +265,7 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   const sumLots = estimate.reduce((s, e) => s + e.lots, 0);
   gc();
   const heldRss = process.memoryUsage().rss;
-  for (const r of probe) forgetPlaceIndex(towns[r - 1]!.placeId);
+  for (const r of probe) index.placeChanged(towns[r - 1]!.placeId);
   gc();
 
   const same = (x: string[], y: string[]) => x.filter((v, i) => v === y[i]).length;

@@ -146,7 +146,7 @@ async function serveSiteline(snapshotCacheEntries?: number, databaseUrl?: string
   );
   const { snapshotCacheStats } = await import('../src/snapshot/answer-cache.ts');
   onStop = () => {
-    const st = snapshotCacheStats(svc.ctx.db);
+    const st = snapshotCacheStats(svc.ctx);
     return `${st.hits.toLocaleString('en-US')} hits, ${st.misses.toLocaleString('en-US')} misses`;
   };
   return { url: process.env.BENCH_BASE_URL ? own : svc.url, path: '/api/mcp', token, addresses: rows.map((r) => `${r.full_address}, Cambridge, MA`) };

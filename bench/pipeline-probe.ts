@@ -13,7 +13,7 @@ import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { previewSiteCoverage } from '../src/snapshot/preview.ts';
 import { timeEach, fmtMs } from './measure.ts';
 import { cambridgeAddresses } from './snapshot-compare-addresses.ts';
-import { setHotIndexEnabled, warmPlaceIndex } from '../src/geocoder/place-index.ts';
+import { hotIndexOf, warmPlaceIndex } from '../src/geocoder/place-index.ts';
 import { getPlace } from '../src/places/catalogue.ts';
 
 const { db: raw, close } = await createPlacesDb(['cambridge-ma']);
@@ -44,7 +44,7 @@ const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent
 const ctx = withMailer({ config, db, clock: systemClock, logger: createLogger('silent') });
 const addrs = cambridgeAddresses(2400, process.env.PROBE_VARIANTS === '1');
 const t0 = performance.now();
-const ix = await warmPlaceIndex(raw, (await getPlace(ctx, 'US-MA:cambridge'))!);
+const ix = await warmPlaceIndex({ db: raw, caches: ctx.caches }, (await getPlace(ctx, 'US-MA:cambridge'))!);
 console.log(`${raw.constructor.name}: hot index loaded in ${(performance.now() - t0).toFixed(0)} ms ${JSON.stringify(ix?.loadMs)}, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
 for (const a of addrs.slice(0, 300)) await getFeasibilitySnapshot(ctx, a);
 const measured = addrs.slice(300, 2300);
@@ -54,7 +54,7 @@ for (const [name, fn, hot] of [
   ['snapshot, SQL', (a: string) => getFeasibilitySnapshot(ctx, a), false],
   ['preview, SQL', (a: string) => previewSiteCoverage(ctx, a), false],
 ] as const) {
-  setHotIndexEnabled(hot);
+  hotIndexOf(ctx).setEnabled(hot);
   queries = 0;
   queryMs = 0;
   sqlMs.clear();

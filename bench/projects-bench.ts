@@ -14,9 +14,9 @@ import { systemClock } from '../src/clock.ts';
 import type { AppContext } from '../src/context.ts';
 import { saveToProject } from '../src/projects/save-to-project.ts';
 import { runFeasibilityAnalysis } from '../src/analysis/run-feasibility-analysis.ts';
-import { getProjectContext } from '../src/analysis/project-context.ts';
+import { getProjectContext } from '../src/reports/project-context.ts';
 import { insertRun, latestRun, notifyEnqueued } from '../src/analysis/run-queue.ts';
-import { startAnalysisWorkers, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
+import { startAnalysisWorkers, workerOptions } from '../src/analysis/analysis-workers.ts';
 import { fmtMs, percentile, timeEach } from './measure.ts';
 import { verdict } from './targets.ts';
 
@@ -37,7 +37,7 @@ export async function runProjectsBench(): Promise<string[]> {
     projectIds.push(((out as unknown as { result: { project: { projectId: string } } }).result.project.projectId));
   }
   const select1 = await timeEach(Array.from({ length: 500 }, (_, i) => i), () => db.query('SELECT 1'));
-  const opts = workerOptionsFromEnv({}, { concurrency: 2, pollMs: 500 });
+  const opts = workerOptions(ctx.config, { concurrency: 2, pollMs: 500 });
 
   // 1. enqueue -> current, one run at a time on an idle service.
   let workers = startAnalysisWorkers(ctx, opts);

@@ -40,7 +40,7 @@ for (let i = 0; i < rows.length && sample.length < 2000; i += step) {
   const full = rows[i]!.split(',')[6];
   if (full) sample.push(`${full.replace(/^"|"$/g, '')}, Cambridge, MA`);
 }
-await warmPlaceIndex(raw, (await getPlace(ctx, 'US-MA:cambridge'))!);
+await warmPlaceIndex({ db: raw, caches: ctx.caches }, (await getPlace(ctx, 'US-MA:cambridge'))!);
 for (const a of sample.slice(0, 200)) await getFeasibilitySnapshot(ctx, a);
 for (let round = 0; round < 2; round++) {
   const rec: { a: string; ms: number; answered: boolean; q: string[]; at: number }[] = [];

@@ -18,7 +18,7 @@ import type { AppContext } from '../src/context.ts';
 import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { previewSiteCoverage } from '../src/snapshot/preview.ts';
 import { getPlace } from '../src/places/catalogue.ts';
-import { setHotIndexEnabled, warmPlaceIndex } from '../src/geocoder/place-index.ts';
+import { hotIndexOf, warmPlaceIndex } from '../src/geocoder/place-index.ts';
 import { peakRssMb, timeEach } from './measure.ts';
 import { rawCopyBaseline } from './raw-copy.ts';
 import { jsonShape } from './json-shape.ts';
@@ -55,7 +55,7 @@ async function lookups(ctx: AppContext, placeId: string, sample: string[], warmU
   const place = await getPlace(ctx, placeId);
   const before = memoryMb();
   const t0 = performance.now();
-  const ix = await warmPlaceIndex(ctx.db, place!);
+  const ix = await warmPlaceIndex(ctx, place!);
   const index = { loadMs: performance.now() - t0, ...(ix?.counts ?? {}), rssAfterMb: process.memoryUsage().rss / 2 ** 20, memoryBefore: before, memoryAfter: memoryMb(), loadPartsMs: ix?.loadMs };
   let answered = 0;
   // Warm-up over other addresses than the measured ones (2,000: JIT tiering and the index load's
@@ -69,9 +69,9 @@ async function lookups(ctx: AppContext, placeId: string, sample: string[], warmU
   // The answers again, kept this time (not in the timed loop; garbage before the SQL loop below).
   const json = jsonShape(await answersOf(ctx, sample));
   const loadAvg = os.loadavg()[0]!; // the machine's load over the measured loops
-  setHotIndexEnabled(false);
+  hotIndexOf(ctx).setEnabled(false);
   const sqlSnapshot = await timeEach(sample, (a) => getFeasibilitySnapshot(ctx, a));
-  setHotIndexEnabled(true);
+  hotIndexOf(ctx).setEnabled(true);
   return { answered, snapshot, preview, sqlSnapshot, index, loadAvg, json };
 }
 

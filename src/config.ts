@@ -17,6 +17,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(20_000).default(2_000),
   SITELINE_HOT_INDEX_BUDGET_MB: z.coerce.number().int().min(1).max(1_048_576).default(640),
+  SITELINE_HOT_INDEX: z.enum(['0', '1']).default('1'),
   STRIPE_SECRET_KEY: z.string().optional().transform((v) => v || undefined),
   STRIPE_WEBHOOK_SECRET: z.string().optional().transform((v) => v || undefined),
   STRIPE_API_BASE: z.string().optional().transform((v) => v || undefined).pipe(z.string().url().optional()),
@@ -40,6 +41,9 @@ const envSchema = z.object({
   SITELINE_METRICS_TOKEN: z.string().optional().transform((v) => v || undefined).pipe(z.string().min(16, 'at least 16 characters (a bearer secret)').optional()),
   SITELINE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
   SITELINE_PRESTOP_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  SITELINE_ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
+  SITELINE_ANALYSIS_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
+  SITELINE_ANALYSIS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
 });
 
 /** Every variable the service's configuration reads (docs/deploy.md lists each; a test checks). */
@@ -81,6 +85,15 @@ export interface MailConfig {
   pollMs: number;
 }
 
+export interface AnalysisWorkersConfig {
+  /** Concurrent worker loops in this process (0: no workers here). */
+  concurrency: number;
+  /** How long a claim holds a run before another worker may take it (renewed while the run works). */
+  leaseMs: number;
+  /** How often an idle loop looks for runs enqueued by other processes. */
+  pollMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -102,6 +115,10 @@ export interface Config {
   snapshotCacheEntries: number;
   /** The byte budget (MB) every place's hot index shares, least recently used evicted first (docs/scaling.md). */
   hotIndexBudgetMb: number;
+  /** false (SITELINE_HOT_INDEX=0): every read about a place goes through SQL, no hot index is loaded. */
+  hotIndex: boolean;
+  /** The analysis workers of this process (src/analysis/analysis-workers.ts). */
+  analysisWorkers: AnalysisWorkersConfig;
   /** Stripe Checkout for buying API credit; absent: purchasing is not set up (credit is granted by the operator). apiBase: another API host (stripe-mock, tests). */
   stripe: { secretKey: string; webhookSecret: string; apiBase?: string } | undefined;
   /** Addresses (lower-cased) that seed staff: each made staff once, when an account has verified it (SITELINE_STAFF_EMAILS, comma-separated; src/staff/staff-members.ts). */
@@ -171,6 +188,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: overrides.logLevel ?? e.LOG_LEVEL,
     snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
     hotIndexBudgetMb: overrides.hotIndexBudgetMb ?? e.SITELINE_HOT_INDEX_BUDGET_MB,
+    hotIndex: overrides.hotIndex ?? e.SITELINE_HOT_INDEX === '1',
+    analysisWorkers: overrides.analysisWorkers ?? { concurrency: e.SITELINE_ANALYSIS_WORKERS, leaseMs: e.SITELINE_ANALYSIS_LEASE_MS, pollMs: e.SITELINE_ANALYSIS_POLL_MS },
     stripe: 'stripe' in overrides ? overrides.stripe : stripeConfig(e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_API_BASE),
     staffEmails: overrides.staffEmails ?? e.SITELINE_STAFF_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     basemapUrl: 'basemapUrl' in overrides ? overrides.basemapUrl : e.SITELINE_BASEMAP_URL,

@@ -1,10 +1,14 @@
-// What every component receives: no module-level singletons, so a test can build a fresh app.
+// What every component receives: no module-level singletons, so a test can build a fresh app. The
+// context holds the caches too (src/caches.ts): two contexts never share a cache of data that can change.
+import path from 'node:path';
 import type { Config } from './config.ts';
-import type { Clock } from './clock.ts';
-import type { Db } from './db/database.ts';
-import type { Logger } from './logger.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { openDatabase, type Db } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { createLogger, type Logger } from './logger.ts';
 import type { Metrics } from './ops/metrics.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
+import { Caches } from './caches.ts';
 
 export interface AppContext {
   config: Config;
@@ -13,6 +17,8 @@ export interface AppContext {
   logger: Logger;
   /** The one way to send mail (src/mail/): queued in the database, sent by the mail worker or written to the dev outbox. */
   mailer: Mailer;
+  /** This context's caches, with one door per kind of change (src/caches.ts). Spreading a context shares them. */
+  caches: Caches;
   /** Prometheus metrics of this instance (absent in contexts built by CLI commands and unit tests). */
   metrics?: Metrics;
   /** Set once SIGTERM (or close) starts draining: /readyz answers 503, responses close their connection. */
@@ -27,7 +33,29 @@ export interface Lifecycle {
   lastRequestAt?: number;
 }
 
-/** A context from its parts, with the mailer its configuration asks for (tools, benches, tests). */
-export function withMailer(base: Omit<AppContext, 'mailer'>): AppContext {
-  return { ...base, mailer: createMailer(base) };
+/** A context from its parts, with the mailer its configuration asks for and caches of its own (tools, benches, tests). */
+export function withMailer(base: Omit<AppContext, 'mailer' | 'caches'>): AppContext {
+  return { ...base, mailer: createMailer(base), caches: new Caches(base.config) };
+}
+
+export interface ContextOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** An already opened database (tests); otherwise opened from config. */
+  db?: Db;
+  /**
+   * false: reads about a place go to SQL and no place's hot index is loaded in this context. For a
+   * process that answers one address and exits (`siteline check --local`): loading the place's index
+   * would cost more than the one answer it speeds up, and the answer is the same.
+   */
+  hotIndex?: boolean;
+}
+
+/** Opens the database (migrated) and builds a context on it: the service, CLI commands and tests. */
+export async function openContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pgdata') }));
+  await migrate(db, logger);
+  // The one-answer context's own configuration turns its hot index off; the caller's object is left as it is.
+  return withMailer({ config: opts.hotIndex === false ? { ...config, hotIndex: false } : config, db, clock: opts.clock ?? systemClock, logger });
 }

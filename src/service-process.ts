@@ -6,7 +6,6 @@
 // 5 the database cannot be reached at start.
 import { ConfigError, assertMailConfigured, loadConfig } from './config.ts';
 import { startService, type StartOptions } from './service.ts';
-import { workerOptionsFromEnv } from './analysis/analysis-workers.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { DatabaseUnreachableError } from './db/database.ts';
 import { MigrationError } from './db/migrate.ts';
@@ -41,7 +40,6 @@ export async function runServiceProcess(opts: StartOptions = {}): Promise<void> 
   try {
     config = loadConfig();
     assertMailConfigured(config); // a public base URL needs SITELINE_SMTP_URL (or the explicit outbox opt-in)
-    workerOptionsFromEnv(); // the analysis workers' variables, checked with the rest before anything starts
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

@@ -1,49 +1,33 @@
 // Starts the whole service: database, migrations, default places, HTTP. Used by `npm start` and
 // by tests (port 0 = a random port).
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type http from 'node:http';
 import { assertMailConfigured, type Config } from './config.ts';
-import { withMailer, type AppContext } from './context.ts';
-import { systemClock, type Clock } from './clock.ts';
-import { openDatabase, type Db } from './db/database.ts';
-import { migrate } from './db/migrate.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { openContext, type AppContext, type ContextOptions } from './context.ts';
 import { buildApp } from './app.ts';
 import { createHttpServer, drainHttpServer } from './http/server.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { registerMailMetrics } from './mail/mail-metrics.ts';
-import { registerHotIndexMetrics } from './ops/hot-index-metrics.ts';
-import { setHotIndexBudget, setHotIndexEnabled } from './geocoder/place-index.ts';
+import { registerHotIndexMetrics } from './geocoder/hot-index-metrics.ts';
 import { scheduleAuthSweep } from './auth/sweep.ts';
 import { writeOperatorCredential } from './staff/operator-credential.ts';
-import { startAnalysisWorkers, workerOptionsFromEnv, type WorkerOptions } from './analysis/analysis-workers.ts';
+import { startAnalysisWorkers, workerOptions as workerOptionsOf, type WorkerOptions } from './analysis/analysis-workers.ts';
 import type { ImportReport } from './places/import-report.ts';
 import { startupLoadOf } from './places/place-loading.ts';
 import { startStartupAudits, type AuditPlace, type StartupAudits } from './ops/startup-audits.ts';
 import { performance } from 'node:perf_hooks';
 
 /** The accuracy audit of a place the start imported, loaded only when a start imported one (it pulls the snapshot in). */
-const auditOnePlace: AuditPlace = async (ctx, slug, onProgress) => {
+const auditOnePlace: AuditPlace<AppContext> = async (ctx, slug, onProgress) => {
   const { auditInBackground } = await import('./importer/audit-place.ts');
   await auditInBackground(ctx, [slug], onProgress);
 };
 
-export interface StartOptions {
-  clock?: Clock;
-  logger?: Logger;
-  /** An already opened database (tests); otherwise opened from config. */
-  db?: Db;
+export interface StartOptions extends ContextOptions {
   /** Skip importing default places even when some are missing or stale. */
   skipAutoImport?: boolean;
-  /** Analysis workers in this process (default: from SITELINE_ANALYSIS_* variables). */
+  /** Analysis workers in this process (default: the configuration's, SITELINE_ANALYSIS_* variables). */
   analysisWorkers?: Partial<WorkerOptions>;
-  /**
-   * false: reads about a place go to SQL and no place's hot index is loaded in this process. For a
-   * process that answers one address and exits (`siteline check --local`): loading the place's index
-   * would cost more than the one answer it speeds up, and the answer is the same.
-   */
-  hotIndex?: boolean;
 }
 
 export interface RunningService {
@@ -61,19 +45,8 @@ export interface RunningService {
   placesLoaded: Promise<ImportReport[]>;
 }
 
-export async function openContext(config: Config, opts: StartOptions = {}): Promise<AppContext> {
-  const logger = opts.logger ?? createLogger(config.logLevel);
-  const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pgdata') }));
-  await migrate(db, logger);
-  setHotIndexBudget(config.hotIndexBudgetMb);
-  if (opts.hotIndex === false) setHotIndexEnabled(false);
-  const base = { config, db, clock: opts.clock ?? systemClock, logger };
-  return withMailer(base);
-}
-
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
-  // Read before anything starts: a bad value is a configuration error, not a failure after "listening".
-  const workerOptions = workerOptionsFromEnv(process.env, opts.analysisWorkers);
+  const workerOptions = workerOptionsOf(config, opts.analysisWorkers);
   assertMailConfigured(config);
   const ctx = await openContext(config, opts);
   const { planDefaultPlaces, warnIfPlacesMissing } = await import('./importer/default-places.ts');
@@ -85,7 +58,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   else await warnIfPlacesMissing(ctx);
   ctx.metrics = createMetrics();
   registerMailMetrics(ctx.metrics);
-  registerHotIndexMetrics(ctx.metrics);
+  registerHotIndexMetrics(ctx);
   ctx.lifecycle = { draining: false, onDrain: [] };
   const app = await buildApp(ctx);
   const server = createHttpServer(ctx, app);

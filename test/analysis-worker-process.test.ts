@@ -10,7 +10,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { saveToProject } from '../src/projects/save-to-project.ts';
 import { runFeasibilityAnalysis } from '../src/analysis/run-feasibility-analysis.ts';
-import { executeRun, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
+import { executeRun, workerOptions } from '../src/analysis/analysis-workers.ts';
 import { claimRun } from '../src/analysis/run-queue.ts';
 
 const HELD_RUN_PROCESS = path.join(ROOT, 'test/support/held-run-process.ts');
@@ -69,7 +69,7 @@ test('a worker killed with SIGKILL mid-run: the run is claimed again after the l
       const ctx = testCtx(db);
       // The killed worker's lease passes (moved into the past rather than waited for); until then no
       // other worker may take the run.
-      const w = workerOptionsFromEnv({}, { concurrency: 1 });
+      const w = workerOptions(ctx.config, { concurrency: 1 });
       assert.equal(await claimRun(ctx, w.workerId, w.leaseMs), null, 'a live lease is not claimed');
       await db.query(`UPDATE analysis_runs SET lease_until = now() - interval '1 second' WHERE run_id = $1`, [runId]);
       const again = await claimRun(ctx, w.workerId, w.leaseMs);

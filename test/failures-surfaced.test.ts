@@ -8,7 +8,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, startTestServer, type TestServer } from './support/harness.ts';
 import { logLines } from './support/log-capture.ts';
-import { clearRulesCache } from '../src/rules/load-rules.ts';
 import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { findKnowledgeSection } from '../src/projects/knowledge-index.ts';
 import { saveToProject } from '../src/projects/save-to-project.ts';
@@ -33,7 +32,6 @@ before(async () => {
 });
 after(async () => {
   await svc?.close();
-  clearRulesCache();
   fs.rmSync(placesDir, { recursive: true, force: true });
 });
 
@@ -41,7 +39,7 @@ after(async () => {
 function setRules(text: string | null): void {
   if (text === null) fs.rmSync(rulesFile, { force: true });
   else fs.writeFileSync(rulesFile, text);
-  clearRulesCache();
+  svc.ctx.caches.rulesReloaded();
 }
 
 const linesSince = (from: number, msg: string) => logLines.slice(from).filter((l) => l.includes(`"msg":"${msg}"`));

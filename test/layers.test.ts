@@ -45,11 +45,46 @@ test('each rule fails, by name, on an import that breaks it', async () => {
     write('src/places/a.ts', "import { b } from './b.ts';\nimport { x } from '../web/html.ts';\nexport const a = x;\nexport const a2 = b;\n");
     write('src/places/b.ts', "import { a } from './a.ts';\nexport const b = () => a;\n");
     write('src/mcp/tools.ts', "import { registerWebRoutes } from '../web/routes.ts';\nexport const t = registerWebRoutes;\n");
+    // the house's order: an import up a row, and an import of a room listed later in its own row
+    const imports = (file: string, target: string) => write(file, `import { x } from '${target}';\nexport const y = x;\n`);
+    for (const f of ['src/context.ts', 'src/main.ts', 'src/importer/i.ts', 'src/auth/a.ts', 'src/staff/s.ts']) write(f, 'export const x = 1;\n');
+    imports('src/rules/r.ts', '../snapshot/s.ts'); // sources -> answers
+    imports('src/snapshot/s.ts', '../projects/p.ts'); // answers -> work
+    imports('src/projects/p.ts', '../reports/r.ts'); // work -> back
+    imports('src/reports/r.ts', '../service.ts'); // back -> root
+    imports('src/cli/c.ts', '../main.ts'); // surfaces -> root
+    imports('src/clock.ts', './context.ts'); // clock < context
+    imports('src/places/c.ts', '../geocoder/parse.ts'); // places < geocoder
+    imports('src/snapshot/s2.ts', '../importer/i.ts'); // snapshot < importer
+    imports('src/billing/b.ts', '../auth/a.ts'); // billing < auth
+    imports('src/reports/r2.ts', '../staff/s.ts'); // reports < staff
+    imports('src/service.ts', './main.ts'); // service < service-process < main
     const rules = new Set((await violations(dir)).map((v) => v.split(':')[0]));
     assert.deepEqual(
       [...rules].sort(),
-      ['core-imports-nothing-above-it', 'domain-knows-no-surface', 'foundation-knows-no-room', 'http-plumbing-imports-no-surface', 'no-circular', 'surfaces-are-mounted-in-one-place', 'surfaces-import-no-other-surface'],
+      [
+        'answers-rooms-import-nothing-above',
+        'answers-rooms-in-order',
+        'back-rooms-import-nothing-above',
+        'back-rooms-in-order',
+        'core-imports-nothing-above-it',
+        'domain-knows-no-surface',
+        'foundation-knows-no-room',
+        'foundation-rooms-in-order',
+        'http-plumbing-imports-no-surface',
+        'no-circular',
+        'root-rooms-in-order',
+        'sources-rooms-import-nothing-above',
+        'sources-rooms-in-order',
+        'surfaces-are-mounted-in-one-place',
+        'surfaces-import-no-other-surface',
+        'surfaces-rooms-import-nothing-above',
+        'work-rooms-import-nothing-above',
+        'work-rooms-in-order',
+      ],
     );
+    // every rule of the configuration is among those that fired
+    assert.deepEqual([...new Set((config.forbidden as { name: string }[]).map((r) => r.name))].filter((n) => !rules.has(n)), []);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

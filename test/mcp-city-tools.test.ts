@@ -112,7 +112,7 @@ test('cityInventory: several matches -> candidates with geoDivisionId; the calle
   clock.advance(60_000);
   // Cambridge, Ontario enters the catalogue as a planned place, through the importer's own upsert.
   const ma = loadAllManifests().find((m) => m.slug === 'cambridge-ma')!;
-  await upsertPlaceFromManifest(svc.ctx.db, { ...ma, geoDivisionId: 'CA-ON:cambridge', slug: 'cambridge-on', region: 'ON', country: 'CA', status: 'planned_not_live', aliases: [] });
+  await upsertPlaceFromManifest(svc.ctx, { ...ma, geoDivisionId: 'CA-ON:cambridge', slug: 'cambridge-on', region: 'ON', country: 'CA', status: 'planned_not_live', aliases: [] });
   try {
     const r = await inventory({ city: 'Cambridge' });
     assert.equal(r.s.kind, 'candidates');

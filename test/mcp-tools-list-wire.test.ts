@@ -193,7 +193,7 @@ for (const [leg, req] of [
     // The bounds a schema states are the ones the service applies (an agent trusts the schema).
     const { MAX_NAME_CHARS } = await import('../src/projects/project-fields.ts');
     const { MAX_RADIUS_M } = await import('../src/projects/save-to-project.ts');
-    const { MAX_DOCUMENTS_LIMIT, MAX_EVIDENCE_LIMIT } = await import('../src/analysis/project-context.ts');
+    const { MAX_DOCUMENTS_LIMIT, MAX_EVIDENCE_LIMIT } = await import('../src/reports/project-context.ts');
     const prop = (tool: string, name: string) => tools.find((t) => t.name === tool)!.inputSchema.properties[name] as Record<string, unknown>;
     assert.equal(prop('saveToProject', 'name')['maxLength'], MAX_NAME_CHARS);
     assert.equal(prop('updateProject', 'name')['maxLength'], MAX_NAME_CHARS);

@@ -284,7 +284,7 @@ test("calibration: the held-out table is measured and stored, and an interpolate
   const measured = { ...interp!, answered: 745, right: 518, shareRight: 518 / 745 };
   const rows = held.rows.map((r) => (r === interp ? measured : r));
   await svc.ctx.db.query(`UPDATE place_audits SET report = $2::json WHERE place_id = $1`, [cambridge.placeId, JSON.stringify({ ...cambridge, heldOut: { ...held, rows } })]);
-  forgetPlaceCalibration(svc.ctx.db, cambridge.placeId);
+  forgetPlaceCalibration(svc.ctx, cambridge.placeId);
   const after = await getFeasibilitySnapshot(svc.ctx, '57 Inman St, Cambridge, MA');
   assert.equal(after.address!.matchType, 'street_interpolation');
   assert.equal(after.address!.confidence, 0.7, `${before.address!.confidence} -> ${after.address!.confidence}`);
@@ -295,5 +295,5 @@ test("calibration: the held-out table is measured and stored, and an interpolate
   assert.ok(!exact.address!.warnings.some((w) => /^Confidence /.test(w)));
   // Put the stored audit back for the tests that follow.
   await svc.ctx.db.query(`UPDATE place_audits SET report = $2::json WHERE place_id = $1`, [cambridge.placeId, JSON.stringify(cambridge)]);
-  forgetPlaceCalibration(svc.ctx.db, cambridge.placeId);
+  forgetPlaceCalibration(svc.ctx, cambridge.placeId);
 });

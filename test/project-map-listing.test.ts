@@ -14,9 +14,8 @@ import { ROOT, startTestServer, type TestServer } from './support/harness.ts';
 import { connectClient } from './mcp-support.ts';
 import { CookieJar, csrfFrom, getPage, getUserToken, postForm, signUpOrIn } from './support/auth-flow.ts';
 import { pointInMultiPolygon, type MultiPolygonCoords } from '../src/core/geo/primitives.ts';
-import { executeRun, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
+import { executeRun, workerOptions } from '../src/analysis/analysis-workers.ts';
 import { claimRun } from '../src/analysis/run-queue.ts';
-import { clearRulesCache } from '../src/rules/load-rules.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -322,7 +321,7 @@ test('typology: a commercial zone names itself; otherwise the latest succeeded a
   fs.cpSync(path.join(ROOT, 'places', 'cambridge-ma'), path.join(placesDir, 'cambridge-ma'), { recursive: true });
   const typed = await startTestServer({ places: ['cambridge-ma'], analysisWorkers: { concurrency: 0 }, config: { placesDir } });
   const c = await connectClient(typed.url, 'legacy', await getUserToken(typed.url, 'typology@example.com'));
-  const worker = workerOptionsFromEnv({}, { concurrency: 1 });
+  const worker = workerOptions(typed.ctx.config, { concurrency: 1 });
   // One queued run, executed by the real worker step (claim -> execute -> store), awaited.
   const analyse = async (projectId: string) => {
     ok(await call(c, 'runFeasibilityAnalysis', { projectId }));
@@ -361,7 +360,7 @@ test('typology: a commercial zone names itself; otherwise the latest succeeded a
       maxUnitsPerLot: { status: 'unverified_default', value: 1_000, note },
     });
     fs.writeFileSync(file, JSON.stringify(rules));
-    clearRulesCache();
+    typed.ctx.caches.rulesReloaded();
     assert.equal((await analyse(small.projectId)).units, 1);
     assert.equal(await typology(small.projectId), 'single_family');
     const many = (await analyse(large.projectId)).units;
@@ -374,7 +373,6 @@ test('typology: a commercial zone names itself; otherwise the latest succeeded a
   } finally {
     await c.close();
     await typed.close();
-    clearRulesCache();
     fs.rmSync(placesDir, { recursive: true, force: true });
   }
 });

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from './support/harness.ts';
 import { connectClient } from './mcp-support.ts';
 import { claimUserIdentity, getPage, getUserToken, onServer, tokenRequest, JWT_BEARER_GRANT, type CookieJar } from './support/auth-flow.ts';
 import { ManualClock } from '../src/clock.ts';
-import { startAnalysisWorkers, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
+import { startAnalysisWorkers, workerOptions } from '../src/analysis/analysis-workers.ts';
 import { STATUS_WORDS } from '../src/reports/report-outline.ts';
 import { REPORT_EXPORTS_PER_MONTH } from '../src/reports/export-store.ts';
 
@@ -60,7 +60,7 @@ async function pdfText(pdf: Uint8Array): Promise<string> {
 /** Queues the project's analysis through the tool, runs a worker until it succeeds, and returns the stored result. */
 async function analysed(client: Client, projectId: string): Promise<any> {
   const run = ok(await call(client, 'runFeasibilityAnalysis', { projectId }));
-  const w = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 20 }));
+  const w = startAnalysisWorkers(svc.ctx, workerOptions(svc.ctx.config, { concurrency: 1, pollMs: 20 }));
   try {
     for (const deadline = Date.now() + 180_000; ; ) {
       const [r] = await svc.ctx.db.query<{ status: string }>('SELECT status FROM analysis_runs WHERE run_id = $1', [run.runId]);

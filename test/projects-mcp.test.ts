@@ -10,7 +10,7 @@ import { getUserToken } from './support/auth-flow.ts';
 import { ManualClock } from '../src/clock.ts';
 import { LIFECYCLE_STATUSES } from '../src/projects/project-fields.ts';
 import { sectionUuidOf } from '../src/rules/knowledge-sections.ts';
-import { startAnalysisWorkers, workerOptionsFromEnv, type RunningWorkers } from '../src/analysis/analysis-workers.ts';
+import { startAnalysisWorkers, workerOptions, type RunningWorkers } from '../src/analysis/analysis-workers.ts';
 
 let svc: TestServer;
 let clock: ManualClock;
@@ -52,7 +52,7 @@ async function counts() {
 }
 
 async function withWorkers<T>(fn: (w: RunningWorkers) => Promise<T>): Promise<T> {
-  const w = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 20 }));
+  const w = startAnalysisWorkers(svc.ctx, workerOptions(svc.ctx.config, { concurrency: 1, pollMs: 20 }));
   try {
     return await fn(w);
   } finally {
@@ -309,7 +309,7 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       // placed there by hand (citations-surfaces.test.ts shows a Cambridge project refusing the section).
       await svc.ctx.db.query(`UPDATE projects SET place_id = 'US-MA:somerville' WHERE project_id = $1`, [p.project.projectId]);
       const { loadPlaceRules } = await import('../src/rules/load-rules.ts');
-      const rules = await loadPlaceRules('somerville-ma', { sourceDir: svc.ctx.config.sourceDir, placesDir: svc.ctx.config.placesDir });
+      const rules = await loadPlaceRules(svc.ctx, 'somerville-ma');
       const cited = Object.values(rules.districts).flatMap((d) => d.uses).find((v) => v?.citation)!.citation!;
       assert.equal(cited.sectionUuid, sectionUuidOf('somerville-ma', cited.document, cited.section), 'every citation carries its sectionUuid');
       const r = ok(await call(a, 'saveToProject', { action: 'attach_reference', projectId: p.project.projectId, sectionUuid: cited.sectionUuid, preview: false }));

@@ -90,7 +90,7 @@ test('a postal city covering several municipalities: ambiguous with candidates, 
   // Settled by the address data: were Cambridge's addresses also written "Boston, MA", an address
   // Cambridge's own table holds is answered there (saying why); one it does not hold stays ambiguous.
   const cam = loadAllManifests().find((m) => m.slug === 'cambridge-ma')!;
-  await upsertPlaceFromManifest(tdb.db, { ...cam, postalCities: ['Boston'] });
+  await upsertPlaceFromManifest(ctx, { ...cam, postalCities: ['Boston'] });
   try {
     const s = await getFeasibilitySnapshot(ctx, '11 Acorn St, Boston, MA');
     assert.equal(s.answered, true, JSON.stringify(s.coverage));
@@ -100,7 +100,7 @@ test('a postal city covering several municipalities: ambiguous with candidates, 
     assert.equal(other.answered, false);
     assert.equal(other.coverage.status, 'geo_division_uncatalogued');
   } finally {
-    await upsertPlaceFromManifest(tdb.db, cam);
+    await upsertPlaceFromManifest(ctx, cam);
   }
   const back = await getFeasibilitySnapshot(ctx, '1 Tremont St, Boston, MA');
   assert.equal(back.coverage.status, 'unseeded_place');

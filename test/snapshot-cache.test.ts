@@ -1,13 +1,11 @@
 // The snapshot cache behind the MCP tool and the /sites page: a repeated question is answered from
 // memory with the first answer (generatedAt included), until an import, a rules reload or the age
-// limit; failures and other databases never share an entry.
+// limit; failures and other contexts never share an entry.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPlacesDb, testCtx, type TestDb } from './support/harness.ts';
 import { cachedSnapshot, snapshotCacheStats, SNAPSHOT_CACHE_MAX_AGE_MS } from '../src/snapshot/answer-cache.ts';
 import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
-import { forgetCatalogueCache } from '../src/places/catalogue.ts';
-import { clearRulesCache } from '../src/rules/load-rules.ts';
 import { SitelineError } from '../src/core/errors.ts';
 import { ManualClock } from '../src/clock.ts';
 import type { AppContext } from '../src/context.ts';
@@ -26,11 +24,11 @@ describe('snapshot cache', () => {
   after(async () => tdb.close());
 
   test('a repeated address is answered from memory with the first answer, equal to the core function', async () => {
-    const before = snapshotCacheStats(ctx.db);
+    const before = snapshotCacheStats(ctx);
     const first = await cachedSnapshot(ctx, ADDRESS);
     clock.advance(1_000);
     const again = await cachedSnapshot(ctx, ADDRESS);
-    const after = snapshotCacheStats(ctx.db);
+    const after = snapshotCacheStats(ctx);
     assert.equal(again, first, 'the same entry');
     assert.equal(after.misses - before.misses, 1);
     assert.equal(after.hits - before.hits, 1);
@@ -43,10 +41,10 @@ describe('snapshot cache', () => {
 
   test('an import, a rules reload or the age limit makes the next call recompute', async () => {
     const first = await cachedSnapshot(ctx, ADDRESS);
-    forgetCatalogueCache(); // what importPlace calls when it ends
+    ctx.caches.placeChanged('US-MA:cambridge'); // what importPlace does when it ends
     const afterImport = await cachedSnapshot(ctx, ADDRESS);
     assert.notEqual(afterImport, first);
-    clearRulesCache();
+    ctx.caches.rulesReloaded();
     const afterRules = await cachedSnapshot(ctx, ADDRESS);
     assert.notEqual(afterRules, afterImport);
     clock.advance(SNAPSHOT_CACHE_MAX_AGE_MS - 1);
@@ -66,14 +64,14 @@ describe('snapshot cache', () => {
   });
 
   test('concurrent misses share one computation; bad input is refused every time and never cached', async () => {
-    const s0 = snapshotCacheStats(ctx.db);
+    const s0 = snapshotCacheStats(ctx);
     const [a, b] = await Promise.all([cachedSnapshot(ctx, '1 Brattle Sq, Cambridge, MA'), cachedSnapshot(ctx, '1 Brattle Sq, Cambridge, MA')]);
     assert.equal(a, b);
-    assert.equal(snapshotCacheStats(ctx.db).misses - s0.misses, 1);
+    assert.equal(snapshotCacheStats(ctx).misses - s0.misses, 1);
     for (let i = 0; i < 2; i++) {
       await assert.rejects(cachedSnapshot(ctx, '\u0000\u0001'), (e: unknown) => e instanceof SitelineError && e.code === 'bad_input');
     }
-    assert.equal(snapshotCacheStats(ctx.db).misses - s0.misses, 3, 'each bad call was computed, none served from memory');
+    assert.equal(snapshotCacheStats(ctx).misses - s0.misses, 3, 'each bad call was computed, none served from memory');
   });
 
   test('another database has its own entries', async () => {
@@ -83,7 +81,7 @@ describe('snapshot cache', () => {
       const mine = await cachedSnapshot(ctx, ADDRESS);
       const theirs = await cachedSnapshot(octx, ADDRESS);
       assert.notEqual(theirs, mine);
-      assert.equal(snapshotCacheStats(other.db).misses, 1);
+      assert.equal(snapshotCacheStats(octx).misses, 1);
     } finally {
       await other.close();
     }
@@ -99,11 +97,11 @@ describe('snapshot cache bounds', () => {
       await cachedSnapshot(small, '1 Brattle Sq, Cambridge, MA');
       assert.equal(await cachedSnapshot(small, '57 Inman St, Cambridge, MA'), a, 'a is now the most recent');
       await cachedSnapshot(small, '10 Ware St, Cambridge, MA'); // evicts Brattle, the least recent
-      assert.equal(snapshotCacheStats(tdb.db).entries, 2);
+      assert.equal(snapshotCacheStats(small).entries, 2);
       assert.equal(await cachedSnapshot(small, '57 Inman St, Cambridge, MA'), a);
-      const misses = snapshotCacheStats(tdb.db).misses;
+      const misses = snapshotCacheStats(small).misses;
       await cachedSnapshot(small, '1 Brattle Sq, Cambridge, MA');
-      assert.equal(snapshotCacheStats(tdb.db).misses, misses + 1, 'the evicted address is computed again');
+      assert.equal(snapshotCacheStats(small).misses, misses + 1, 'the evicted address is computed again');
 
       const off = testCtx(tdb.db, { snapshotCacheEntries: 0 });
       const x = await cachedSnapshot(off, '57 Inman St, Cambridge, MA');

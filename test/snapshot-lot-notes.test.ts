@@ -130,7 +130,7 @@ test('"1 Monsignor Obrien Hwy": the assessor lists it on parkland far from the r
        ON CONFLICT (place_id) DO UPDATE SET report = EXCLUDED.report`,
       [place!.place_id, JSON.stringify(report)],
     );
-    forgetPlaceCalibration(svc.ctx.db, place!.place_id);
+    forgetPlaceCalibration(svc.ctx, place!.place_id);
   };
   try {
     await store(MIN_CALIBRATION_SAMPLE - 1, MIN_CALIBRATION_SAMPLE - 1);
@@ -153,6 +153,6 @@ test('"1 Monsignor Obrien Hwy": the assessor lists it on parkland far from the r
     assert.ok(!near.warnings.some((w) => /do not front the named street|does not front/.test(w)), near.warnings.join(' | '));
   } finally {
     await svc.ctx.db.query(`DELETE FROM place_audits WHERE place_id = $1`, [place!.place_id]);
-    forgetPlaceCalibration(svc.ctx.db, place!.place_id);
+    forgetPlaceCalibration(svc.ctx, place!.place_id);
   }
 });

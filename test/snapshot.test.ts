@@ -11,7 +11,7 @@ import { SitelineError } from '../src/core/errors.ts';
 import { STATUS_MEANINGS, isValueStatus } from '../src/core/statuses.ts';
 import type { AppContext } from '../src/context.ts';
 import type { Snapshot } from '../src/core/snapshot-types.ts';
-import { loadSourceCatalogue, requiresAttribution, withSourcesInline } from '../src/places/source-catalogue.ts';
+import { loadSourceCatalogue, requiresAttribution, withSourcesInline } from '../src/snapshot/source-catalogue.ts';
 
 /** Bytes of compact JSON a typical (median) answered Cambridge snapshot may take, and the largest one (issue 14). */
 const SNAPSHOT_JSON_BUDGET = 5_000;
@@ -37,12 +37,12 @@ describe('snapshot on the real Cambridge import', () => {
   });
 
   test('a postcode the place does not hold (a Boston ZIP with Cambridge) is said and lowers the confidence; a Cambridge ZIP changes nothing', async () => {
-    const { setHotIndexEnabled, warmPlaceIndex } = await import('../src/geocoder/place-index.ts');
+    const { hotIndexOf, warmPlaceIndex } = await import('../src/geocoder/place-index.ts');
     const { getPlace } = await import('../src/places/catalogue.ts');
     // a cold place is read through SQL while its index loads: loaded first, so that the hot pass reads it
-    assert.ok(await warmPlaceIndex(tdb.db, (await getPlace({ db: tdb.db }, 'US-MA:cambridge'))!));
+    assert.ok(await warmPlaceIndex(ctx, (await getPlace({ db: tdb.db }, 'US-MA:cambridge'))!));
     for (const hot of [true, false]) {
-      setHotIndexEnabled(hot); // the hot index and SQL hold the same postcodes
+      hotIndexOf(ctx).setEnabled(hot); // the hot index and SQL hold the same postcodes
       try {
         const plain = await getFeasibilitySnapshot(ctx, '11 Acorn St, Cambridge, MA');
         const own = await getFeasibilitySnapshot(ctx, '11 Acorn St, Cambridge, MA 02138');
@@ -54,7 +54,7 @@ describe('snapshot on the real Cambridge import', () => {
         const w = boston.address!.warnings.find((x) => /postcode 02108/.test(x));
         assert.match(w ?? '', /not one this place's data holds \([^)]*02138[^)]*\); the city named was followed/);
       } finally {
-        setHotIndexEnabled(true);
+        hotIndexOf(ctx).setEnabled(true);
       }
     }
   });

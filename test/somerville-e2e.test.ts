@@ -20,7 +20,7 @@ import { startTestServer, createPlacesEnv, ROOT, SHARED_DATA, type TestServer } 
 import { connectClient } from './mcp-support.ts';
 import { TEST_PASSWORD, getUserToken } from './support/auth-flow.ts';
 import { accountIdOf, api, createKey, grant } from './rest-support.ts';
-import { startAnalysisWorkers, workerOptionsFromEnv } from '../src/analysis/analysis-workers.ts';
+import { startAnalysisWorkers, workerOptions } from '../src/analysis/analysis-workers.ts';
 import { readDbfFields } from '../src/importer/readers/dbf.ts';
 
 const ADDRESS = '11 Windom St, Somerville, MA';
@@ -261,7 +261,7 @@ test('a project keeps the stated district and driveway access: analysis on cited
 
     const analysed = async (id: string) => {
       const run = await call('runFeasibilityAnalysis', { projectId: id });
-      const w = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 20 }));
+      const w = startAnalysisWorkers(svc.ctx, workerOptions(svc.ctx.config, { concurrency: 1, pollMs: 20 }));
       try {
         for (const deadline = Date.now() + 180_000; ; ) {
           const [r] = await svc.ctx.db.query<{ status: string }>('SELECT status FROM analysis_runs WHERE run_id = $1', [run.runId]);

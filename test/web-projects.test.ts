@@ -64,8 +64,8 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
   assert.match(working.body, /<meta http-equiv="refresh" content="5">/, 'reloads itself while the run is queued');
   // Once current, the analysis's values carry the worded badges the snapshot page uses, not raw codes
   // (this server runs no workers, so that "queued" above holds still: one runs the queue now).
-  const { startAnalysisWorkers, workerOptionsFromEnv } = await import('../src/analysis/analysis-workers.ts');
-  const workers = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 50 }));
+  const { startAnalysisWorkers, workerOptions } = await import('../src/analysis/analysis-workers.ts');
+  const workers = startAnalysisWorkers(svc.ctx, workerOptions(svc.ctx.config, { concurrency: 1, pollMs: 50 }));
   let done = working.body;
   try {
     for (let i = 0; i < 120 && !/Status: <code class="status">current<\/code>/.test(done); i++) {
@@ -129,8 +129,8 @@ test('a person without an agent: the menu leads to projects, a project is create
 
   // Analyse (this server runs no workers: one runs the queue now), then export: the PDF opens from its signed link.
   await postForm(`${svc.url}/projects/${projectId}/analyze`, jar, { csrf: csrfFrom(shown.body) });
-  const { startAnalysisWorkers, workerOptionsFromEnv } = await import('../src/analysis/analysis-workers.ts');
-  const workers = startAnalysisWorkers(svc.ctx, workerOptionsFromEnv({}, { concurrency: 1, pollMs: 50 }));
+  const { startAnalysisWorkers, workerOptions } = await import('../src/analysis/analysis-workers.ts');
+  const workers = startAnalysisWorkers(svc.ctx, workerOptions(svc.ctx.config, { concurrency: 1, pollMs: 50 }));
   try {
     let body = '';
     for (let i = 0; i < 120 && !/Status: <code class="status">current<\/code>/.test(body); i++) {

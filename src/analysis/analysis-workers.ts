@@ -4,8 +4,7 @@
 // its poll interval passes (another instance's enqueue is seen at the next poll).
 import os from 'node:os';
 import crypto from 'node:crypto';
-import { z } from 'zod';
-import { ConfigError } from '../config.ts';
+import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { analysisResultText, loadAnalysisInputs, type AnalysisInputs } from './feasibility-analysis.ts';
 import { claimRun, completeRun, failAttempt, failExhausted, onEnqueue, releaseLeases, renewLease, type RunRow } from './run-queue.ts';
@@ -30,23 +29,10 @@ export interface WorkerOptions {
   analyse?: RunAnalysis;
 }
 
-const envSchema = z.object({
-  SITELINE_ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
-  SITELINE_ANALYSIS_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
-  SITELINE_ANALYSIS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
-});
-
-/** The analysis workers' variables (docs/deploy.md lists each; a test checks). */
-export const WORKER_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
-
-export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<WorkerOptions> = {}): WorkerOptions {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(`Invalid environment:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
-  const e = parsed.data;
+/** This process's worker options: the configuration's (SITELINE_ANALYSIS_*, src/config.ts), a name of its own, and any overrides. */
+export function workerOptions(config: Pick<Config, 'analysisWorkers'>, overrides: Partial<WorkerOptions> = {}): WorkerOptions {
   return {
-    concurrency: e.SITELINE_ANALYSIS_WORKERS,
-    leaseMs: e.SITELINE_ANALYSIS_LEASE_MS,
-    pollMs: e.SITELINE_ANALYSIS_POLL_MS,
+    ...config.analysisWorkers,
     workerId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`,
     ...overrides,
   };

@@ -71,7 +71,7 @@ export async function loadAnalysisInputs(ctx: AppContext, q: Queryable, projectI
   if (placeIds.length) {
     const rows = placeRows ?? (await q.query<PlaceRow>('SELECT place_id, slug, country FROM places WHERE place_id = ANY($1::text[]) ORDER BY place_id', [placeIds]));
     for (const r of rows) {
-      const rules = await loadPlaceRules(r.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+      const rules = await loadPlaceRules(ctx, r.slug);
       places.push({ geoDivisionId: r.place_id, slug: r.slug, country: r.country === 'CA' ? 'CA' : 'US', rules, rulesDigest: rulesDigest(rules) });
     }
   }

@@ -137,6 +137,5 @@ export async function useVerificationLink(ctx: AppContext, token: string): Promi
   });
 }
 
-/** The sentence every refused action shows (the pages add the resend button). */
-export const UNVERIFIED_MESSAGE =
-  'Confirm your e-mail address first: open the link we e-mailed you when you signed up (or ask for a new one below), then come back here.';
+/** The sentence every refused action shows (the pages add the resend button); billing refuses with it too, so it is billing's (auth sits above billing). */
+export { UNVERIFIED_MESSAGE } from '../billing/verified-account.ts';

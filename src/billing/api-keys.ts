@@ -9,7 +9,7 @@ import { SitelineError } from '../core/errors.ts';
 import { rateWindow, type RateDecision, type RatePolicy } from '../ops/rate-limit.ts';
 import { GroupCommit, groupCommitFor } from './group-commit.ts';
 import { SNAPSHOT_PRICE } from './credit-ledger.ts';
-import { isEmailVerified } from '../auth/email-verification.ts';
+import { accountVerified } from './verified-account.ts';
 
 export const API_KEY_PREFIX = 'sl_live_';
 const BODY_CHARS = 32;
@@ -88,7 +88,7 @@ function info(r: KeyRow): ApiKeyInfo {
 export async function createApiKey(ctx: AppContext, accountId: string, nameIn: string): Promise<ApiKeyInfo & { key: string }> {
   const name = nameIn.trim().replace(/\s+/g, ' ');
   if (name === '' || name.length > KEY_NAME_MAX) throw new SitelineError('bad_input', `A key needs a name of 1 to ${KEY_NAME_MAX} characters (e.g. "production").`);
-  if (!(await isEmailVerified(ctx, accountId))) throw new SitelineError('forbidden', KEY_NEEDS_VERIFIED);
+  if (!(await accountVerified(ctx, accountId))) throw new SitelineError('forbidden', KEY_NEEDS_VERIFIED);
   const key = newApiKey();
   const id = `key_${crypto.randomBytes(12).toString('base64url')}`;
   const now = ctx.clock.now().toISOString();

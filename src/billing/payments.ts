@@ -10,7 +10,7 @@ import Stripe from 'stripe';
 import type { AppContext } from '../context.ts';
 import type { Config } from '../config.ts';
 import { SitelineError } from '../core/errors.ts';
-import { isEmailVerified, UNVERIFIED_MESSAGE } from '../auth/email-verification.ts';
+import { accountVerified, UNVERIFIED_MESSAGE } from './verified-account.ts';
 import { addCredit, clawBackCredit, type ClawbackResult, type CreditResult } from './credit-ledger.ts';
 
 /** One pack: this many credits (answered snapshots) for PACK_PRICE_CENTS US cents. */
@@ -44,7 +44,7 @@ export function purchasingEnabled(config: Config): boolean {
 /** Creates a Checkout Session for `packs` packs; returns the URL to send the buyer to. */
 export async function createCheckout(ctx: AppContext, account: { accountId: string; email: string }, packs: number): Promise<{ url: string; sessionId: string }> {
   if (!Number.isInteger(packs) || packs < 1 || packs > MAX_PACKS) throw new SitelineError('bad_input', `Buy 1 to ${MAX_PACKS} packs of ${PACK_CREDITS} credits at a time.`);
-  if (!(await isEmailVerified(ctx, account.accountId))) throw new SitelineError('forbidden', UNVERIFIED_MESSAGE);
+  if (!(await accountVerified(ctx, account.accountId))) throw new SitelineError('forbidden', UNVERIFIED_MESSAGE);
   const stripe = stripeClient(ctx.config);
   const credits = packs * PACK_CREDITS;
   const base = ctx.config.baseUrl;

@@ -48,7 +48,7 @@ async function localSnapshot(io: Io, address: string, stated: Stated): Promise<O
   const waiting = progress(io, 'Opening the local database...');
   const { loadConfig } = await import('../config.ts');
   const { createLogger } = await import('../logger.ts');
-  const { openContext } = await import('../service.ts');
+  const { openContext } = await import('../context.ts');
   const { SitelineError } = await import('../core/errors.ts');
   const { getFeasibilitySnapshot } = await import('../snapshot/snapshot.ts');
   const config = loadConfig(io.env);
@@ -60,7 +60,7 @@ async function localSnapshot(io: Io, address: string, stated: Stated): Promise<O
         const { ensureDefaultPlaces } = await import('../importer/default-places.ts');
         await ensureDefaultPlaces(ctx);
       }
-      const { withSourcesInline } = await import('../places/source-catalogue.ts');
+      const { withSourcesInline } = await import('../snapshot/source-catalogue.ts');
       return { snapshot: await withSourcesInline(ctx, await getFeasibilitySnapshot(ctx, address, stated)) };
     } catch (e) {
       if (e instanceof SitelineError && e.code === 'bad_input') return { error: { code: e.code, message: e.message } };

@@ -15,7 +15,7 @@ async function runAudit({ args: [slug], flags, io }: CommandInput): Promise<numb
   const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { auditPlace, auditAndSave }, { formatPlaceAudit }, { ensureCatalogue }] = await Promise.all([
     import('../config.ts'),
     import('../logger.ts'),
-    import('../service.ts'),
+    import('../context.ts'),
     import('../core/errors.ts'),
     import('../importer/audit-place.ts'),
     import('../importer/audit-report.ts'),

@@ -11,7 +11,7 @@ async function databaseModules() {
   const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { importPlace }, { formatImportReport }, { listPlaces }] = await Promise.all([
     import('../config.ts'),
     import('../logger.ts'),
-    import('../service.ts'),
+    import('../context.ts'),
     import('../core/errors.ts'),
     import('../importer/import-place.ts'),
     import('../importer/import-report.ts'),
@@ -173,7 +173,7 @@ async function runStatus({ flags, io }: CommandInput): Promise<number> {
         broken.push({ slug, reason: (e as Error).message.split('\n').slice(0, 3).join(' ') });
       }
     }
-    await syncCatalogue(ctx.db, manifests);
+    await syncCatalogue(ctx, manifests);
     const places = await listPlaces(ctx);
     const counts = await ctx.db.query<{ place_id: string; report: { counts?: Record<string, number>; durationMs?: number } | null }>(
       'SELECT place_id, import_report AS report FROM places',

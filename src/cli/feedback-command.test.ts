@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ROOT } from '../../test/support/harness.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { openContext } from '../service.ts';
+import { openContext } from '../context.ts';
 import { ManualClock } from '../clock.ts';
 import { createAccount } from '../auth/accounts.ts';
 import { submitFeedback } from '../feedback/feedback-store.ts';

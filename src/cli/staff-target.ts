@@ -92,7 +92,7 @@ function embeddedOrAlive(pid: number): boolean {
 
 /** Runs fn on a context over the local database (SITELINE_DATA_DIR or DATABASE_URL), closed after. */
 async function withLocalContext<T>(io: Io, fn: (ctx: AppContext, actor: StaffActor) => Promise<T>): Promise<T> {
-  const [{ loadConfig }, { createLogger }, { openContext }] = await Promise.all([import('../config.ts'), import('../logger.ts'), import('../service.ts')]);
+  const [{ loadConfig }, { createLogger }, { openContext }] = await Promise.all([import('../config.ts'), import('../logger.ts'), import('../context.ts')]);
   const ctx = await openContext(loadConfig(io.env), { logger: createLogger('warn', io.stderr) });
   try {
     return await fn(ctx, { who: `cli:${os.userInfo().username}@${os.hostname()}`, via: 'cli' });

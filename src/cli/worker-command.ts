@@ -18,15 +18,15 @@ async function runWorker({ flags, io }: CommandInput): Promise<number> {
 }
 
 /**
- * The worker process after its flags: workers from the environment, with `overrides` (the loop count;
+ * The worker process after its flags: workers from the configuration (SITELINE_ANALYSIS_*), with `overrides` (the loop count;
  * a caller that starts the process itself may pass the run's work, WorkerOptions.analyse) until
  * SIGTERM/SIGINT.
  */
 export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>): Promise<number> {
-  const [{ loadConfig }, { createLogger }, { openContext }, { startAnalysisWorkers, workerOptionsFromEnv }, { DatabaseUnreachableError }, { MigrationError }, { watchLauncher }] = await Promise.all([
+  const [{ loadConfig }, { createLogger }, { openContext }, { startAnalysisWorkers, workerOptions }, { DatabaseUnreachableError }, { MigrationError }, { watchLauncher }] = await Promise.all([
     import('../config.ts'),
     import('../logger.ts'),
-    import('../service.ts'),
+    import('../context.ts'),
     import('../analysis/analysis-workers.ts'),
     import('../db/database.ts'),
     import('../db/migrate.ts'),
@@ -49,7 +49,7 @@ export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>
     }
     throw err;
   }
-  const opts = workerOptionsFromEnv(io.env, overrides);
+  const opts = workerOptions(config, overrides);
   if (opts.concurrency === 0) opts.concurrency = 1; // a worker process with no workers would do nothing
   const workers = startAnalysisWorkers(ctx, opts);
   out(io, `siteline worker ${opts.workerId}: ${opts.concurrency} loop(s) on ${ctx.db.kind}`);

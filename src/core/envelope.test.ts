@@ -4,6 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { buildEnvelope, envelopeInvariantViolations, assertEnvelopeInvariants, ENVELOPE_MEMBERS, type EnvelopeInput, type EnvelopeLot } from './envelope.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
+import { rulesIn } from '../../test/support/rules-context.ts';
 import type { PlaceRules } from './rules-schema.ts';
 import { VALUE_STATUSES } from './statuses.ts';
 
@@ -31,7 +32,7 @@ function asIfCited(r: PlaceRules): PlaceRules {
     }
   return copy;
 }
-const rules = async (slug: string) => asIfCited(await loadPlaceRules(slug, { sourceDir: SOURCE_DIR }));
+const rules = async (slug: string) => asIfCited(await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), slug));
 const LOT: EnvelopeLot = { areaSqft: 5000, frontageFt: 40, depthFt: 125, cornerLot: false, country: 'US' };
 
 function env(r: PlaceRules, zone: string | null, lot: Partial<EnvelopeLot> = {}, extra: Partial<EnvelopeInput> = {}) {
@@ -308,7 +309,7 @@ test('the invariant check catches what it is for', () => {
 });
 
 test('zoning by building type (Somerville NR): the named type\'s verified values; without a type, unresolved with each type\'s value', async () => {
-  const r = await loadPlaceRules('somerville-ma', { sourceDir: SOURCE_DIR });
+  const r = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'somerville-ma');
   const typed = env(r, 'NR', {}, { building: { buildingType: 'Detached House' } }).envelope;
   assert.deepEqual([typed.maxLotCoveragePct!.status, typed.maxLotCoveragePct!.value], ['cited_conditional', 60]);
   assert.equal(typed.maxLotCoveragePct!.citation!.quote, 'Lot Coverage (max) | 60%');
@@ -327,7 +328,7 @@ test('zoning by building type (Somerville NR): the named type\'s verified values
 });
 
 test('stated conditions (Somerville): the stated row resolves its values, named with their source; the sum of the side setbacks bounds the buildable width; unstated, the note names the condition', async () => {
-  const r = await loadPlaceRules('somerville-ma', { sourceDir: SOURCE_DIR });
+  const r = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'somerville-ma');
   const { conditionsOfTable, readStatedConditions, envelopeConditions } = await import('../rules/tier-conditions.ts');
   const withConditions = (code: string, type: string, said: string[], lot: Partial<EnvelopeLot> = {}) => {
     const table = conditionsOfTable(r, r.districts[code]!, type);

@@ -4,7 +4,8 @@
 // confidence band, and stores the table with the audit. Answers from those methods then report the
 // measured share instead of the method's own score, and say so. An exact address-table match keeps its
 // rule-based confidence (the audit measures it directly, docs/audit.md).
-import type { Queryable } from '../db/database.ts';
+import type { AppContext } from '../context.ts';
+import { cacheKind, type CacheDoors } from '../caches.ts';
 import type { GeoSource } from './place-index.ts';
 import type { GeocodeResult, MatchType } from './geocode.ts';
 import { ASSESSOR_FAR_BAND } from './lot-fronts-street.ts';
@@ -111,22 +112,29 @@ function calibrateFar(g: Extract<GeocodeResult, { kind: 'matched' }>, cal: Place
 }
 
 const TTL_MS = 30_000;
-const cache = new WeakMap<Queryable, Map<string, { at: number; cal: PlaceCalibration | null }>>();
+
+/** Each place's stored calibration in one context: dropped when an audit is stored, and by the placeChanged door. */
+class Calibrations implements CacheDoors {
+  readonly byPlace = new Map<string, { at: number; cal: PlaceCalibration | null }>();
+  placeChanged(placeId: string): void {
+    this.byPlace.delete(placeId);
+  }
+}
+const CALIBRATIONS = cacheKind('place calibrations', () => new Calibrations());
 
 /** The place's stored calibration (from its latest audit), cached for TTL_MS; null when it has none. */
-export async function placeCalibration(db: Queryable, placeId: string, now = Date.now()): Promise<PlaceCalibration | null> {
-  let perDb = cache.get(db);
-  if (!perDb) cache.set(db, (perDb = new Map()));
-  const hit = perDb.get(placeId);
+export async function placeCalibration(ctx: Pick<AppContext, 'db' | 'caches'>, placeId: string, now = Date.now()): Promise<PlaceCalibration | null> {
+  const perPlace = ctx.caches.of(CALIBRATIONS).byPlace;
+  const hit = perPlace.get(placeId);
   if (hit && now - hit.at < TTL_MS) return hit.cal;
-  const [row] = await db.query<{ cal: PlaceCalibration | string | null }>(`SELECT report->'heldOut' AS cal FROM place_audits WHERE place_id = $1`, [placeId]);
+  const [row] = await ctx.db.query<{ cal: PlaceCalibration | string | null }>(`SELECT report->'heldOut' AS cal FROM place_audits WHERE place_id = $1`, [placeId]);
   const raw = row?.cal ?? null;
   const cal = typeof raw === 'string' ? (JSON.parse(raw) as PlaceCalibration | null) : raw;
-  perDb.set(placeId, { at: now, cal: cal && Array.isArray(cal.rows) ? cal : null });
-  return perDb.get(placeId)!.cal;
+  perPlace.set(placeId, { at: now, cal: cal && Array.isArray(cal.rows) ? cal : null });
+  return perPlace.get(placeId)!.cal;
 }
 
 /** Drops the cached calibration of a place (a new audit was stored). */
-export function forgetPlaceCalibration(db: Queryable, placeId: string): void {
-  cache.get(db)?.delete(placeId);
+export function forgetPlaceCalibration(ctx: Pick<AppContext, 'caches'>, placeId: string): void {
+  ctx.caches.of(CALIBRATIONS).placeChanged(placeId);
 }

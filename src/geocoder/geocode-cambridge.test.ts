@@ -5,7 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createPlacesDb, SHARED_DATA, type TestDb } from '../../test/support/harness.ts';
+import { createPlacesDb, SHARED_DATA, testCtx, type TestDb } from '../../test/support/harness.ts';
+import type { AppContext } from '../context.ts';
 import { geocodeInPlace, type GeocodeResult } from './geocode.ts';
 import { parseAddress } from './parse-address.ts';
 
@@ -38,7 +39,8 @@ after(async () => {
   await tdb?.close();
 });
 
-const geocode = (text: string) => geocodeInPlace(tdb.db, placeId, parseAddress(text));
+let ctx: AppContext;
+const geocode = (text: string) => geocodeInPlace((ctx ??= testCtx(tdb.db)), placeId, parseAddress(text));
 
 function matched(r: GeocodeResult): Extract<GeocodeResult, { kind: 'matched' }> {
   assert.equal(r.kind, 'matched', JSON.stringify(r));

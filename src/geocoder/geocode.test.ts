@@ -2,10 +2,10 @@
 // place inserted here through SQL: one street of lots on each side, a few address rows, centrelines.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestDb, type TestDb } from '../../test/support/harness.ts';
+import { createTestDb, testCtx, type TestDb } from '../../test/support/harness.ts';
+import type { AppContext } from '../context.ts';
 import { bboxOf, boxLiteral, pointInMultiPolygon, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import { geocodeInPlace, type GeocodeResult } from './geocode.ts';
-import { placeChanged } from '../places/place-changes.ts';
 import { parseAddress } from './parse-address.ts';
 import { streetKey } from './street-key.ts';
 import { parseLotLocation } from './lot-location.ts';
@@ -136,7 +136,9 @@ after(async () => {
   await tdb?.close();
 });
 
-const geocode = (text: string, place = PLACE) => geocodeInPlace(tdb.db, place, parseAddress(text));
+/** One context for the file: the street lists it caches are the ones placeChanged drops. */
+let ctx: AppContext;
+const geocode = (text: string, place = PLACE) => geocodeInPlace((ctx ??= testCtx(tdb.db)), place, parseAddress(text));
 
 function matched(r: GeocodeResult): Extract<GeocodeResult, { kind: 'matched' }> {
   assert.equal(r.kind, 'matched', JSON.stringify(r));
@@ -292,13 +294,13 @@ test('hostile text is plain text: it fails to match and changes nothing', async 
   assert.equal(row?.n, Object.keys(LOTS).length + 1);
 });
 
-test('the importer\'s placeChanged makes a newly imported street visible to the fuzzy matcher', async () => {
+test('the importer\'s placeChanged door makes a newly imported street visible to the fuzzy matcher', async () => {
   failed(await geocode('3 Brich St')); // caches the street list
   await insertParcel(PLACE, 'B1', rect(1000, 6, 1020, 40));
   await insertAddress(PLACE, 3, '', 'Birch St', 'B1');
   assert.equal(matched(await geocode('3 Birch St')).parcelExtId, 'B1'); // exact path reads the table directly
   failed(await geocode('3 Brich St')); // still the cached list
-  placeChanged(PLACE);
+  ctx.caches.placeChanged(PLACE);
   assert.equal(matched(await geocode('3 Brich St')).parcelExtId, 'B1');
 });
 

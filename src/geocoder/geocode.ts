@@ -5,6 +5,7 @@
 //   3. fuzzy street name over the place's streets, then 1-2 with the street it names.
 // Nothing credible -> failed with suggestions. Never a street or city centroid.
 import type { Queryable } from '../db/database.ts';
+import type { AppContext } from '../context.ts';
 import {
   bboxOf,
   distanceM,
@@ -23,6 +24,7 @@ import { placeStreets, rankStreets, type StreetCandidate } from './street-match.
 
 /** Where a geocode reads: the database (fuzzy names, suggestions) and the place's source (SQL or its hot index). */
 interface At {
+  ctx: Pick<AppContext, 'db' | 'caches'>;
   db: Queryable;
   placeId: string;
   src: GeoSource;
@@ -68,8 +70,8 @@ const CENTRELINE_CONFIDENCE = 0.5;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Geocodes a parsed address inside one place (every query filters by placeId). Never throws for unmatched input. */
-export async function geocodeInPlace(db: Queryable, placeId: string, parsed: ParsedAddress, src: GeoSource = sqlSource(db, placeId)): Promise<GeocodeResult> {
-  const r = await geocodeReadings({ db, placeId, src }, parsed);
+export async function geocodeInPlace(ctx: Pick<AppContext, 'db' | 'caches'>, placeId: string, parsed: ParsedAddress, src: GeoSource = sqlSource(ctx.db, placeId)): Promise<GeocodeResult> {
+  const r = await geocodeReadings({ ctx, db: ctx.db, placeId, src }, parsed);
   if (r.kind !== 'matched') return r;
   return withFrontingCheck(src, parsed, parsed.postcode ? await withPostcodeCheck(src, parsed.postcode, r) : r);
 }
@@ -166,7 +168,7 @@ async function geocodeReading(at: At, parsed: ParsedAddress): Promise<GeocodeRes
     return { kind: 'failed', reason: `no street "${streetForPeople}" in this place; its name has letters outside the Latin alphabet`, suggestions: [] };
   }
   // The street key is not a street of this place: a city left in comma-less input, or a misspelling.
-  const streets = await placeStreets(at.db, at.placeId);
+  const streets = await placeStreets(at.ctx, at.placeId);
   if (parsed.city === null) {
     const words = parsed.streetKey.split(' ');
     for (let n = words.length - 1; n >= 1; n--) {

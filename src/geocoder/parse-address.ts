@@ -4,15 +4,8 @@
 // can act on; anything else parses and simply fails to match later.
 import { badInput } from '../core/errors.ts';
 import { displayStreet, streetKey } from './street-key.ts';
-import {
-  MAX_REGION_NAME_WORDS,
-  provincesForPostalCode,
-  regionByCode,
-  regionByFoldedName,
-  statesForZip,
-  type Country,
-  type Region,
-} from './regions.ts';
+import { MAX_REGION_NAME_WORDS, regionByCode, regionByFoldedName, type Country, type Region } from './regions.ts';
+import { provincesForPostalCode, statesForZip } from '../places/regions.ts';
 
 export const MAX_ADDRESS_CHARS = 300;
 

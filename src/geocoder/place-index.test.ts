@@ -1,18 +1,20 @@
 // The hot index answers every read as the database does, and is reloaded when the place's import
-// version changes (a re-import here or on another instance) or the importer forgets it.
+// version changes (a re-import here or on another instance) or the importer opens the placeChanged door.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPlacesDb, type TestDb } from '../../test/support/harness.ts';
+import { createPlacesDb, testCtx, type TestDb } from '../../test/support/harness.ts';
+import type { AppContext } from '../context.ts';
 import { getPlace } from '../places/catalogue.ts';
 import { placeSource, sqlSource, warmPlaceIndex, PlaceIndex } from './place-index.ts';
 import type { LotRow } from '../lots/lot-store.ts';
 import { offsetM } from '../core/geo/primitives.ts';
-import { placeChanged } from '../places/place-changes.ts';
 
 const PLACE = 'US-MA:cambridge';
 let t: TestDb;
+let ctx: AppContext;
 before(async () => {
   t = await createPlacesDb(['cambridge-ma']);
+  ctx = testCtx(t.db);
 });
 after(async () => {
   await t.close();
@@ -20,7 +22,7 @@ after(async () => {
 
 test('the hot index answers each read exactly as SQL does', async () => {
   const place = (await getPlace({ db: t.db }, PLACE))!;
-  const ix = await warmPlaceIndex(t.db, place);
+  const ix = await warmPlaceIndex(ctx, place);
   assert.ok(ix, 'the index loads');
   assert.equal(ix.kind, 'memory');
   assert.ok(ix.counts.parcels > 10_000 && ix.counts.addresses > 20_000 && ix.counts.locations > 0 && ix.counts.segments > 0);
@@ -63,12 +65,12 @@ test('the hot index answers each read exactly as SQL does', async () => {
   assert.deepEqual(ix.addressRows('NO SUCH ST', 1), []);
 });
 
-test('a new import version or the importer\'s placeChanged reloads the index; a stale version is never loaded', async () => {
+test('a new import version or the importer\'s placeChanged door reloads the index; a stale version is never loaded', async () => {
   const before = (await getPlace({ db: t.db }, PLACE))!;
-  await warmPlaceIndex(t.db, before);
-  const first = await placeSource(t.db, before);
+  await warmPlaceIndex(ctx, before);
+  const first = await placeSource(ctx, before);
   assert.equal(first.kind, 'memory');
-  assert.equal(await placeSource(t.db, before), first, 'the same version reuses the index');
+  assert.equal(await placeSource(ctx, before), first, 'the same version reuses the index');
 
   // a record older than the database (another instance imported meanwhile): not loaded, SQL answers
   const row = (await t.db.query<{ street_key: string; number: number; row_no: number }>(`SELECT street_key, number, row_no FROM addresses WHERE place_id = $1 AND row_no = 100`, [PLACE]))[0]!;
@@ -79,19 +81,19 @@ test('a new import version or the importer\'s placeChanged reloads the index; a 
   // the new version (what the catalogue gives once it refreshes) loads the changed rows
   const now = (await t.db.query<{ imported_at: Date }>(`SELECT imported_at FROM places WHERE place_id = $1`, [PLACE]))[0]!.imported_at;
   const nextVersion = { ...before, importedAt: new Date(now).toISOString() };
-  assert.equal((await placeSource(t.db, nextVersion)).kind, 'sql', 'read through SQL while the new version loads');
-  await warmPlaceIndex(t.db, nextVersion);
-  const next = await placeSource(t.db, nextVersion);
+  assert.equal((await placeSource(ctx, nextVersion)).kind, 'sql', 'read through SQL while the new version loads');
+  await warmPlaceIndex(ctx, nextVersion);
+  const next = await placeSource(ctx, nextVersion);
   assert.equal(next.kind, 'memory');
   assert.notEqual(next, first);
   const changed = (await next.addressRows(row.street_key, row.number)).find((r) => r.row_no === row.row_no);
   assert.equal(changed?.full_address, 'CHANGED BY TEST');
 
-  // the importer's one invalidation (placeChanged): reloaded on the next read even for the same version
-  placeChanged(PLACE);
-  assert.equal((await placeSource(t.db, nextVersion)).kind, 'sql', 'forgotten: read through SQL while it reloads');
-  await warmPlaceIndex(t.db, nextVersion);
-  const again = await placeSource(t.db, nextVersion);
+  // the importer's one invalidation (the context's placeChanged door): reloaded on the next read even for the same version
+  ctx.caches.placeChanged(PLACE);
+  assert.equal((await placeSource(ctx, nextVersion)).kind, 'sql', 'forgotten: read through SQL while it reloads');
+  await warmPlaceIndex(ctx, nextVersion);
+  const again = await placeSource(ctx, nextVersion);
   assert.equal(again.kind, 'memory');
   assert.notEqual(again, next);
 });

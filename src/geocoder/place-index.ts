@@ -8,7 +8,7 @@
 // same breath as the rows, before and after the load: an import committed during the load discards it).
 // Callers pass the place record they resolved (catalogue rows, cached 5 s): a different importedAt
 // (a re-import here, or another instance's import on a shared PostgreSQL database, seen when the
-// catalogue cache refreshes) or placeChanged (src/places/place-changes.ts, called by the importer) makes the next read reload it.
+// catalogue cache refreshes) or the context's placeChanged door (src/caches.ts, opened by the importer) makes the next read reload it.
 // While a place's index is cold or loading, reads go to SQL; the loaded indexes share a byte budget,
 // least recently used evicted first (below, "the bounded hot index"). The lot columns and the lot
 // reads are the lot store's (src/lots/lot-store.ts); this module holds the address and street tables.
@@ -16,7 +16,10 @@ import type { Queryable } from '../db/database.ts';
 import type { BBox } from '../core/geo/primitives.ts';
 import { CHUNK, Strings, chunkOf, cmp, grown, stringBytes, stringsBytes, tableBytes, valueBytes, type TypedColumn } from '../lots/columns.ts';
 import { LotStore, sqlLots, type LotRow } from '../lots/lot-store.ts';
-import { onPlaceChanged } from '../places/place-changes.ts';
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../config.ts';
+import type { AppContext } from '../context.ts';
+import { cacheKind, type CacheDoors } from '../caches.ts';
 
 
 export interface AddressRow {
@@ -498,43 +501,34 @@ export class PlaceIndex implements GeoSource {
 
 // ---- which source a read uses: the bounded hot index ---------------------------------------------
 //
-// The loaded indexes of every place (and every database this process reads) share one byte budget
-// (SITELINE_HOT_INDEX_BUDGET_MB, setHotIndexBudget): each index's size is estimated when it is built
-// (PlaceIndex.bytes), the indexes are kept least recently used first, and a load that takes the total
-// over the budget evicts from the least recently used end. A place that is cold (never loaded, or
-// evicted) or loading is read through SQL, the truth, while its load runs in the background (one load
-// per place and version however many requests ask; at most MAX_CONCURRENT_LOADS at a time); an index
-// larger than the whole budget is not kept (that place is read through SQL until the budget changes).
+// One per context (ctx.caches, src/caches.ts): the loaded indexes of every place share one byte budget
+// (config.hotIndexBudgetMb, SITELINE_HOT_INDEX_BUDGET_MB): each index's size is estimated when it is built
+// (PlaceIndex.bytes), the indexes are kept least recently used first (lru-cache, sized by those bytes), and
+// a load that takes the total over the budget evicts from the least recently used end. A place that is
+// cold (never loaded, or evicted) or loading is read through SQL, the truth, while its load runs in the
+// background (one load per place and version however many requests ask; at most MAX_CONCURRENT_LOADS at a
+// time); an index larger than the whole budget is not kept (that place is read through SQL until the
+// budget changes). placeChanged(placeId), the context's door for a re-import, drops the place at once.
 
 interface Entry {
   placeId: string;
-  perDb: Map<string, Entry>;
   version: string;
   generation: number;
   index: PlaceIndex | null;
   loading: Promise<PlaceIndex | null> | null;
   failedAt?: number;
-  /** The index's estimated bytes, counted in `held` while it is in the LRU. */
+  /** The index's estimated bytes: its size in the LRU while it is held. */
   bytes: number;
   /** Larger than the whole budget when it loaded: read through SQL. */
   oversize?: boolean;
 }
 
-const entries = new WeakMap<object, Map<string, Entry>>();
-const generations = new Map<string, number>();
-let enabled = process.env['SITELINE_HOT_INDEX'] !== '0';
 const RETRY_AFTER_FAILURE_MS = 60_000;
 /** Loads running at once (each reads the place's tables in chunks and builds its columns). */
 const MAX_CONCURRENT_LOADS = 2;
 
 /** The default byte budget (SITELINE_HOT_INDEX_BUDGET_MB's default; docs/scaling.md sizes it). */
 export const DEFAULT_HOT_INDEX_BUDGET_MB = 640;
-let budgetBytes = DEFAULT_HOT_INDEX_BUDGET_MB * 1024 * 1024;
-/** Loaded indexes, least recently used first. */
-const lru = new Set<Entry>();
-const oversized = new Set<Entry>();
-let held = 0;
-const counters = { hits: 0, misses: 0, loads: 0, evictions: 0, oversize: 0, failures: 0 };
 
 export interface HotIndexStats {
   /** Reads of a place whose index was loaded (answered from memory). */
@@ -552,37 +546,6 @@ export interface HotIndexStats {
   budgetBytes: number;
 }
 
-/** The hot index's counters since the process started (or resetHotIndexStats). */
-export function hotIndexStats(): HotIndexStats {
-  return { ...counters, places: lru.size, bytes: held, budgetBytes };
-}
-
-/** Zeroes the counters (not what is held): the bench measures one phase at a time. */
-export function resetHotIndexStats(): void {
-  for (const k of Object.keys(counters) as (keyof typeof counters)[]) counters[k] = 0;
-}
-
-/** Sets the byte budget (MB) for every loaded index of this process, evicting at once when over it. */
-export function setHotIndexBudget(mb: number): void {
-  if (!Number.isFinite(mb) || mb <= 0) throw new Error(`hot index budget must be a positive number of MB, not ${mb}`);
-  budgetBytes = Math.round(mb * 1024 * 1024);
-  for (const e of oversized) drop(e); // their next read loads again, under the new budget
-  oversized.clear();
-  evictOverBudget(null);
-}
-
-/** Drops a place's hot index (every database): the importer calls it after it rewrites the place. */
-export function forgetPlaceIndex(placeId: string): void {
-  generations.set(placeId, (generations.get(placeId) ?? 0) + 1);
-  for (const e of [...lru, ...oversized]) if (e.placeId === placeId) drop(e);
-}
-onPlaceChanged(forgetPlaceIndex);
-
-/** Turns the hot index on or off for this process (the bench compares both; SITELINE_HOT_INDEX=0 starts it off). */
-export function setHotIndexEnabled(on: boolean): void {
-  enabled = on;
-}
-
 export interface PlaceVersion {
   geoDivisionId: string;
   /** The import version the caller resolved (catalogue record); null: not imported. */
@@ -591,111 +554,187 @@ export interface PlaceVersion {
   layers?: readonly { layer: string; features: number | null }[];
 }
 
+const budgetBytesOf = (mb: number): number => {
+  if (!Number.isFinite(mb) || mb <= 0) throw new Error(`hot index budget must be a positive number of MB, not ${mb}`);
+  return Math.max(1, Math.round(mb * 1024 * 1024));
+};
+
+/** One context's hot indexes: every place's entry, the loaded ones in an LRU bounded by their bytes. */
+export class HotIndex implements CacheDoors {
+  #enabled: boolean;
+  #budgetBytes: number;
+  /** Each place's entry: loading, loaded (then also in #lru), failed, or larger than the budget. */
+  readonly #entries = new Map<string, Entry>();
+  /** Bumped per place by placeChanged: a load begun before it is discarded when it ends. */
+  readonly #generations = new Map<string, number>();
+  /** The loaded indexes, least recently used first, bounded by the budget. */
+  #lru: LRUCache<string, Entry>;
+  readonly #oversized = new Set<Entry>();
+  readonly #counters = { hits: 0, misses: 0, loads: 0, evictions: 0, oversize: 0, failures: 0 };
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(config: Pick<Config, 'hotIndex' | 'hotIndexBudgetMb'>) {
+    this.#enabled = config.hotIndex;
+    this.#budgetBytes = budgetBytesOf(config.hotIndexBudgetMb);
+    this.#lru = this.#newLru();
+  }
+
+  #newLru(): LRUCache<string, Entry> {
+    return new LRUCache<string, Entry>({
+      maxSize: this.#budgetBytes,
+      sizeCalculation: (e) => e.bytes,
+      // Out of the LRU: evicted over the budget (counted), or dropped (a re-import, another version).
+      dispose: (e, _placeId, reason) => {
+        if (reason === 'evict') this.#counters.evictions++;
+        this.#forget(e);
+      },
+    });
+  }
+
+  /** The entry no longer holds its index, and is no longer its place's entry. */
+  #forget(e: Entry): void {
+    e.index = null;
+    if (this.#entries.get(e.placeId) === e) this.#entries.delete(e.placeId);
+  }
+
+  /** Removes an entry: out of the LRU (its bytes no longer held) and out of the place's entries. */
+  #drop(e: Entry): void {
+    this.#oversized.delete(e);
+    if (this.#lru.peek(e.placeId) === e) this.#lru.delete(e.placeId);
+    else this.#forget(e);
+  }
+
+  /** The counters since the context was made (or resetStats). */
+  stats(): HotIndexStats {
+    return { ...this.#counters, places: this.#lru.size, bytes: this.#lru.calculatedSize, budgetBytes: this.#budgetBytes };
+  }
+
+  /** Zeroes the counters (not what is held): the bench measures one phase at a time. */
+  resetStats(): void {
+    const c = this.#counters;
+    for (const k of Object.keys(c) as (keyof typeof c)[]) c[k] = 0;
+  }
+
+  /** Sets the byte budget (MB), evicting at once from the least recently used end when over it. */
+  setBudget(mb: number): void {
+    this.#budgetBytes = budgetBytesOf(mb);
+    for (const e of [...this.#oversized]) this.#drop(e); // their next read loads again, under the new budget
+    while (this.#lru.calculatedSize > this.#budgetBytes) this.#lru.pop();
+    // What is left fits: carried over, least recently used first, into an LRU of the new size.
+    const old = this.#lru;
+    const held = [...old.rkeys()].map((placeId) => old.peek(placeId)!);
+    this.#lru = this.#newLru();
+    for (const e of held) this.#lru.set(e.placeId, e);
+  }
+
+  /** Turns the index on or off for this context (the bench and tests compare both). */
+  setEnabled(on: boolean): void {
+    this.#enabled = on;
+  }
+
+  /** The context's door for a re-import: the place's index is dropped, and a load under way is discarded when it ends. */
+  placeChanged(placeId: string): void {
+    this.#generations.set(placeId, (this.#generations.get(placeId) ?? 0) + 1);
+    const e = this.#entries.get(placeId);
+    if (e) this.#drop(e);
+  }
+
+  /** See placeSource. */
+  source(db: Queryable, place: PlaceVersion): GeoSource {
+    const placeId = place.geoDivisionId;
+    if (!this.#enabled || !place.importedAt) return sqlSource(db, placeId);
+    const e = this.#entryFor(db, place);
+    if (e?.index) {
+      this.#counters.hits++;
+      this.#lru.get(placeId); // the most recently used now
+      return e.index;
+    }
+    this.#counters.misses++;
+    return sqlSource(db, placeId);
+  }
+
+  /** See warmPlaceIndex. */
+  async warm(db: Queryable, place: PlaceVersion): Promise<PlaceIndex | null> {
+    if (!place.importedAt) return null;
+    const e = this.#entryFor(db, place);
+    if (!e) return null;
+    const ix = e.index ?? (await e.loading) ?? null;
+    if (ix) this.#lru.get(place.geoDivisionId);
+    return ix;
+  }
+
+  async #limited<T>(f: () => Promise<T>): Promise<T> {
+    if (this.#running >= MAX_CONCURRENT_LOADS) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#running++;
+    try {
+      return await f();
+    } finally {
+      this.#running--;
+      this.#waiting.shift()?.();
+    }
+  }
+
+  /** The place's entry for this version, its load started if need be; null for a record older than the entry held (read through SQL, the newer index kept). */
+  #entryFor(db: Queryable, place: PlaceVersion): Entry | null {
+    const placeId = place.geoDivisionId;
+    const version = place.importedAt!;
+    const generation = this.#generations.get(placeId) ?? 0;
+    const cur = this.#entries.get(placeId);
+    if (cur && cur.version === version && cur.generation === generation) {
+      if (cur.index || cur.loading || cur.oversize || (cur.failedAt !== undefined && Date.now() - cur.failedAt < RETRY_AFTER_FAILURE_MS)) return cur;
+    }
+    // a caller holding a catalogue record from before the import this entry was loaded for (versions are
+    // ISO timestamps of the database's clock): its reads go to SQL, and the newer index stays
+    if (cur && cur.generation === generation && version < cur.version) return null;
+    if (cur) this.#drop(cur); // another version (or failed long ago): its bytes are freed now
+    const e: Entry = { placeId, version, generation, index: null, loading: null, bytes: 0 };
+    const current = () => this.#entries.get(placeId) === e;
+    this.#entries.set(placeId, e); // before the load starts: it checks that it is still the place's entry
+    e.loading = this.#limited(() => (current() ? PlaceIndex.load(db, placeId, version) : Promise.resolve(null))).then(
+      (ix) => {
+        e.loading = null;
+        if (ix && (this.#generations.get(placeId) ?? 0) === generation && current()) {
+          this.#counters.loads++;
+          e.bytes = ix.bytes;
+          if (e.bytes > this.#budgetBytes) {
+            e.oversize = true;
+            this.#oversized.add(e);
+            this.#counters.oversize++;
+            return null;
+          }
+          e.index = ix;
+          this.#lru.set(placeId, e); // evicts from the least recently used end until the budget holds it
+        } else if (current()) this.#entries.delete(placeId); // another version: the next read tries again
+        return e.index;
+      },
+      () => {
+        e.loading = null;
+        e.failedAt = Date.now();
+        this.#counters.failures++;
+        return null;
+      },
+    );
+    return e;
+  }
+}
+
+const HOT_INDEX = cacheKind('hot index', (config) => new HotIndex(config));
+
+/** The context's hot indexes (stats, budget, on/off for the bench and tests). */
+export function hotIndexOf(ctx: Pick<AppContext, 'caches'>): HotIndex {
+  return ctx.caches.of(HOT_INDEX);
+}
+
 /**
  * The source for reads about a place: its hot index when loaded for this import version (a hit, which
  * makes it the most recently used); otherwise SQL, after starting its load (a miss).
  */
-export async function placeSource(db: Queryable, place: PlaceVersion): Promise<GeoSource> {
-  const placeId = place.geoDivisionId;
-  if (!enabled || !place.importedAt) return sqlSource(db, placeId);
-  const e = entryFor(db, place);
-  if (e?.index) {
-    counters.hits++;
-    touch(e);
-    return e.index;
-  }
-  counters.misses++;
-  return sqlSource(db, placeId);
-}
-
-/** Makes an entry the most recently used. */
-function touch(e: Entry): void {
-  if (lru.delete(e)) lru.add(e);
+export async function placeSource(ctx: Pick<AppContext, 'db' | 'caches'>, place: PlaceVersion): Promise<GeoSource> {
+  return hotIndexOf(ctx).source(ctx.db, place);
 }
 
 /** Loads (or waits for) a place's hot index; null when it cannot be loaded for this version or is larger than the budget. */
-export async function warmPlaceIndex(db: Queryable, place: PlaceVersion): Promise<PlaceIndex | null> {
-  if (!place.importedAt) return null;
-  const e = entryFor(db, place);
-  if (!e) return null;
-  const ix = e.index ?? (await e.loading) ?? null;
-  if (ix) touch(e);
-  return ix;
-}
-
-/** Removes an entry: out of the LRU (its bytes no longer held) and out of its database's map. */
-function drop(e: Entry): void {
-  if (lru.delete(e)) held -= e.bytes;
-  oversized.delete(e);
-  e.index = null;
-  if (e.perDb.get(e.placeId) === e) e.perDb.delete(e.placeId);
-}
-
-function evictOverBudget(keep: Entry | null): void {
-  for (const e of lru) {
-    if (held <= budgetBytes) break;
-    if (e === keep) continue;
-    drop(e);
-    counters.evictions++;
-  }
-}
-
-let running = 0;
-const waiting: (() => void)[] = [];
-async function limited<T>(f: () => Promise<T>): Promise<T> {
-  if (running >= MAX_CONCURRENT_LOADS) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
-  try {
-    return await f();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
-
-/** The place's entry for this version, its load started if need be; null for a record older than the entry held (read through SQL, the newer index kept). */
-function entryFor(db: Queryable, place: PlaceVersion): Entry | null {
-  let perDb = entries.get(db);
-  if (!perDb) entries.set(db, (perDb = new Map()));
-  const placeId = place.geoDivisionId;
-  const version = place.importedAt!;
-  const generation = generations.get(placeId) ?? 0;
-  const cur = perDb.get(placeId);
-  if (cur && cur.version === version && cur.generation === generation) {
-    if (cur.index || cur.loading || cur.oversize || (cur.failedAt !== undefined && Date.now() - cur.failedAt < RETRY_AFTER_FAILURE_MS)) return cur;
-  }
-  // a caller holding a catalogue record from before the import this entry was loaded for (versions are
-  // ISO timestamps of the database's clock): its reads go to SQL, and the newer index stays
-  if (cur && cur.generation === generation && version < cur.version) return null;
-  if (cur) drop(cur); // another version (or failed long ago): its bytes are freed now
-  const e: Entry = { placeId, perDb, version, generation, index: null, loading: null, bytes: 0 };
-  const map = perDb;
-  map.set(placeId, e); // before the load starts: it checks that it is still the place's entry
-  e.loading = limited(() => (map.get(placeId) === e ? PlaceIndex.load(db, placeId, version) : Promise.resolve(null))).then(
-    (ix) => {
-      e.loading = null;
-      if (ix && (generations.get(placeId) ?? 0) === generation && map.get(placeId) === e) {
-        counters.loads++;
-        e.bytes = ix.bytes;
-        if (e.bytes > budgetBytes) {
-          e.oversize = true;
-          oversized.add(e);
-          counters.oversize++;
-          return null;
-        }
-        e.index = ix;
-        lru.add(e);
-        held += e.bytes;
-        evictOverBudget(e);
-      } else if (map.get(placeId) === e) map.delete(placeId); // another version: the next read tries again
-      return e.index;
-    },
-    () => {
-      e.loading = null;
-      e.failedAt = Date.now();
-      counters.failures++;
-      return null;
-    },
-  );
-  return e;
+export function warmPlaceIndex(ctx: Pick<AppContext, 'db' | 'caches'>, place: PlaceVersion): Promise<PlaceIndex | null> {
+  return hotIndexOf(ctx).warm(ctx.db, place);
 }

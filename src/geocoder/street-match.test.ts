@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { editDistance, rankStreets, similarity, type PlaceStreets } from './street-match.ts';
+import { rankStreets, similarity, type PlaceStreets } from './street-match.ts';
+import { editDistance } from '../core/edit-distance.ts';
 import { displayStreet, streetKey, streetKeyParts } from './street-key.ts';
 
 function streetsOf(names: string[]): PlaceStreets {

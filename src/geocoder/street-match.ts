@@ -1,9 +1,11 @@
 // Fuzzy street names, in the application over the place's distinct street keys (no pg_trgm: it can
-// hang PGlite, see architecture.md). The key list is loaded once per (database, place) and cached;
-// the importer drops it through placeChanged(placeId) (src/places/place-changes.ts) after it rewrites a place.
+// hang PGlite, see architecture.md). The key list is loaded once per (context, place) and cached;
+// the importer drops it through the context's placeChanged door (src/caches.ts) after it rewrites a place.
 import type { Queryable } from '../db/database.ts';
+import type { AppContext } from '../context.ts';
+import { cacheKind, type CacheDoors } from '../caches.ts';
 import { streetKeyParts } from './street-key.ts';
-import { onPlaceChanged } from '../places/place-changes.ts';
+import { editDistance } from '../core/edit-distance.ts';
 
 export interface PlaceStreet {
   key: string;
@@ -17,40 +19,34 @@ export interface PlaceStreets {
   list: readonly PlaceStreet[];
 }
 
-/** Safety net for imports run by another process (which cannot call forgetPlaceStreets here). */
+/** Safety net for imports run by another process (which cannot open this context's placeChanged door). */
 const CACHE_TTL_MS = 5 * 60_000;
 
 interface CacheEntry {
-  generation: number;
   loadedAt: number;
   streets: Promise<PlaceStreets>;
 }
 
-const cache = new WeakMap<Queryable, Map<string, CacheEntry>>();
-const generations = new Map<string, number>();
-
-/** Drops the cached street list of a place (every database); the next lookup reloads it. */
-export function forgetPlaceStreets(placeId: string): void {
-  generations.set(placeId, (generations.get(placeId) ?? 0) + 1);
-}
-onPlaceChanged(forgetPlaceStreets);
-
-export function placeStreets(db: Queryable, placeId: string): Promise<PlaceStreets> {
-  let perDb = cache.get(db);
-  if (!perDb) {
-    perDb = new Map();
-    cache.set(db, perDb);
+/** Each place's street list in one context, dropped by the context's placeChanged door. */
+class StreetLists implements CacheDoors {
+  readonly byPlace = new Map<string, CacheEntry>();
+  placeChanged(placeId: string): void {
+    this.byPlace.delete(placeId);
   }
-  const generation = generations.get(placeId) ?? 0;
-  const hit = perDb.get(placeId);
+}
+const STREET_LISTS = cacheKind('street lists', () => new StreetLists());
+
+export function placeStreets(ctx: Pick<AppContext, 'db' | 'caches'>, placeId: string): Promise<PlaceStreets> {
+  const perPlace = ctx.caches.of(STREET_LISTS).byPlace;
+  const hit = perPlace.get(placeId);
   const now = Date.now();
-  if (hit && hit.generation === generation && now - hit.loadedAt < CACHE_TTL_MS) return hit.streets;
-  const streets = loadPlaceStreets(db, placeId);
-  const entry: CacheEntry = { generation, loadedAt: now, streets };
-  perDb.set(placeId, entry);
+  if (hit && now - hit.loadedAt < CACHE_TTL_MS) return hit.streets;
+  const streets = loadPlaceStreets(ctx.db, placeId);
+  const entry: CacheEntry = { loadedAt: now, streets };
+  perPlace.set(placeId, entry);
   // a failed load must not stay cached
   streets.catch(() => {
-    if (perDb.get(placeId) === entry) perDb.delete(placeId);
+    if (perPlace.get(placeId) === entry) perPlace.delete(placeId);
   });
   return streets;
 }
@@ -69,30 +65,6 @@ async function loadPlaceStreets(db: Queryable, placeId: string): Promise<PlaceSt
     .map((r) => ({ key: r.street_key, display: r.display, name: streetKeyParts(r.street_key).name.join(' ') }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return { byKey: new Map(list.map((s) => [s.key, s])), list };
-}
-
-/** Optimal string alignment distance (Damerau-Levenshtein without repeated edits of a substring). */
-export function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  const w = b.length + 1;
-  let prev2 = new Array<number>(w).fill(0);
-  let prev = Array.from({ length: w }, (_, j) => j);
-  let cur = new Array<number>(w).fill(0);
-  for (let i = 1; i <= a.length; i++) {
-    cur[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
-        v = Math.min(v, prev2[j - 2]! + 1);
-      }
-      cur[j] = v;
-    }
-    [prev2, prev, cur] = [prev, cur, prev2];
-  }
-  return prev[b.length]!;
 }
 
 /** 1 for equal strings, 0 for nothing in common. */

@@ -131,7 +131,7 @@ export async function answerAddresses(
     try {
       // The text a user would type, through the same two calls the snapshot makes before it loads the lot.
       parsed = parseAddress(`${g.address}, ${place.name}, ${place.region}`);
-      const got = await geocodeInPlace(ctx.db, placeId, parsed);
+      const got = await geocodeInPlace(ctx, placeId, parsed);
       if (got.kind === 'matched' && got.parcelExtId) {
         r.answeredLot = got.parcelExtId;
         r.matchType = got.matchType;
@@ -151,7 +151,7 @@ export async function answerAddresses(
       // An address that cannot be read has no held-out answer; a failing lookup stops the audit (logged).
       if (!parsed) heldOut.push(null);
       else {
-        const held = await geocodeInPlace(ctx.db, placeId, parsed, withoutAddress(sql, g.address));
+        const held = await geocodeInPlace(ctx, placeId, parsed, withoutAddress(sql, g.address));
         heldOut.push(held.kind === 'matched' && held.parcelExtId ? { matchType: held.matchType, confidence: held.confidence, right: sourceLots.includes(held.parcelExtId), far: held.band === ASSESSOR_FAR_BAND } : null);
       }
     }

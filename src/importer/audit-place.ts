@@ -151,13 +151,13 @@ function vintagesOf(place: PlaceRecord): PlaceAudit['vintages'] {
 }
 
 /** Stores the audit as the place's latest (one row per place). */
-async function savePlaceAudit(q: Queryable, a: PlaceAudit): Promise<void> {
-  await q.query(
+async function savePlaceAudit(ctx: Pick<AppContext, 'db' | 'caches'>, a: PlaceAudit): Promise<void> {
+  await ctx.db.query(
     `INSERT INTO place_audits (place_id, source_digest, generated_at, report) VALUES ($1, $2, $3, $4::json)
      ON CONFLICT (place_id) DO UPDATE SET source_digest = EXCLUDED.source_digest, generated_at = EXCLUDED.generated_at, report = EXCLUDED.report`,
     [a.placeId, a.sourceDigest ?? '', a.generatedAt, JSON.stringify(a)],
   );
-  forgetPlaceCalibration(q, a.placeId);
+  forgetPlaceCalibration(ctx, a.placeId);
 }
 
 /** The latest stored audit of every place, by place id. */
@@ -169,7 +169,7 @@ export async function loadPlaceAudits(q: Queryable): Promise<Map<string, PlaceAu
 /** Audits and stores; a place without an address table gets an audit that says so. */
 export async function auditAndSave(ctx: AppContext, slug: string, opts: AuditOptions = {}): Promise<PlaceAudit> {
   const a = await auditPlace(ctx, slug, opts);
-  await savePlaceAudit(ctx.db, a);
+  await savePlaceAudit(ctx, a);
   return a;
 }
 

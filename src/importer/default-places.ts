@@ -14,7 +14,7 @@ import { beginStartupLoad, type PlaceLoadState, type StartupLoad } from '../plac
 
 /** Upserts one catalogue row per manifest (keeps import state). Returns the number of places. */
 export async function ensureCatalogue(ctx: AppContext): Promise<number> {
-  return syncCatalogue(ctx.db, loadAllManifests(ctx.config.placesDir));
+  return syncCatalogue(ctx, loadAllManifests(ctx.config.placesDir));
 }
 
 export interface EnsureOptions {
@@ -79,7 +79,7 @@ export async function ensureDefaultPlaces(ctx: AppContext, opts: EnsureOptions =
  */
 export async function planDefaultPlaces(ctx: AppContext, opts: EnsureOptions = {}): Promise<() => Promise<ImportReport[]>> {
   const manifests = loadAllManifests(ctx.config.placesDir);
-  await syncCatalogue(ctx.db, manifests);
+  await syncCatalogue(ctx, manifests);
   const states = await defaultPlaceStates(ctx, manifests);
   // Live places first (the ones whose addresses are answered), then the others, each in manifest order.
   const todo = states.filter((p) => !p.loaded || p.stale).sort((a, b) => Number(b.manifestStatus === 'live') - Number(a.manifestStatus === 'live'));

@@ -18,7 +18,6 @@ import { joinRate, type ImportReport } from '../places/import-report.ts';
 import { describeRefusal, joinGate, placeVerdict, rulesDigests } from './place-gate.ts';
 import { auditAfterImport } from './audit-place.ts';
 import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
-import { placeChanged } from '../places/place-changes.ts';
 import { placePostcodes } from './place-postcodes.ts';
 
 /**
@@ -255,11 +254,11 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
     return report;
   });
   if (!result) {
-    placeChanged(placeId); // the place changed under this process: another instance imported it
+    ctx.caches.placeChanged(placeId); // the place changed under this process: another instance imported it
     return recordUnchanged(run, (await lastImport(ctx.db, placeId)).report!);
   }
   result.durationMs = Date.now() - run.started;
-  placeChanged(placeId); // every cache of the place's data drops it (src/places/place-changes.ts)
+  ctx.caches.placeChanged(placeId); // every cache of the place's data drops it (src/caches.ts)
   run.progress(`${slug}: import finished in ${(result.durationMs / 1000).toFixed(1)} s`);
   if (result.gate && !result.gate.passed) run.progress(`${slug}: loaded but NOT live: ${result.gate.problems.join('; ')}`);
   await auditAfterImport(ctx, slug, placeId, run.sourceDigest, opts.audit ?? 'off', run.progress, true);
@@ -301,11 +300,11 @@ async function verifyFilesAndCitations(run: ImportRun): Promise<Awaited<ReturnTy
 
 /** The place's catalogue row, and the rest of the catalogue too, so a database holding one imported place still knows the others. */
 async function catalogueEveryPlace(run: ImportRun): Promise<void> {
-  await upsertPlaceFromManifest(run.ctx.db, run.m);
+  await upsertPlaceFromManifest(run.ctx, run.m);
   for (const other of listManifestSlugs(run.placesDir)) {
     if (other === run.slug) continue;
     try {
-      await upsertPlaceFromManifest(run.ctx.db, loadManifest(other, run.placesDir));
+      await upsertPlaceFromManifest(run.ctx, loadManifest(other, run.placesDir));
     } catch (err) {
       run.progress(`${run.slug}: catalogue entry ${other} skipped: ${(err as Error).message}`);
     }

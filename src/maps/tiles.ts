@@ -2,15 +2,17 @@
 // holds: city boundaries, zoning districts (code + category), overlays (code), street centrelines
 // and parcel outlines. Each tile reads only the rows whose bbox meets it (GiST index) and is cut with
 // @maplibre/geojson-vt's single-tile path, then encoded with @maplibre/vt-pbf (the two libraries
-// MapLibre GL itself uses). Encoded tiles are kept in a byte-bounded LRU per database, keyed by the
-// import times of the places the tile touches, so a re-import is never served stale.
+// MapLibre GL itself uses). Encoded tiles are kept in a byte-bounded LRU per context (ctx.caches), keyed
+// by the import times of the places the tile touches, so a re-import is never served stale.
 // Public by construction: a feature carries only the properties named in TILE_LAYERS.
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import { geoJSONToTile, type GeoJSONVTTile } from '@maplibre/geojson-vt';
 import { fromGeojsonVt } from '@maplibre/vt-pbf';
 import type { Feature, Geometry } from 'geojson';
+import { LRUCache } from 'lru-cache';
 import type { AppContext } from '../context.ts';
+import { cacheKind, type CacheDoors } from '../caches.ts';
 import type { Queryable } from '../db/database.ts';
 import { boxLiteral, type BBox } from '../core/geo/primitives.ts';
 import { isMissingRulesFile, loadPlaceRules, RulesFileError } from '../rules/load-rules.ts';
@@ -50,7 +52,7 @@ const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) 
 async function categoriesFor(ctx: AppContext, slug: string): Promise<(code: string, name: string | null) => ZoneCategory> {
   let names: Record<string, string> = {};
   try {
-    const rules = await loadPlaceRules(slug, { placesDir: ctx.config.placesDir, sourceDir: ctx.config.sourceDir });
+    const rules = await loadPlaceRules(ctx, slug);
     names = Object.fromEntries(Object.entries(rules.districts).map(([code, d]) => [code, d.name ?? '']));
   } catch (err) {
     // A place without a rules file still gets categories from its zone names and codes. A rules file
@@ -118,46 +120,27 @@ async function placesTouching(db: Queryable, bbox: BBox): Promise<PlaceRow[]> {
   return db.query<PlaceRow>('SELECT place_id, slug, imported_at FROM places WHERE bbox && $1::box AND imported_at IS NOT NULL ORDER BY place_id', [boxLiteral(bbox)]);
 }
 
-/** A least-recently-used map bounded by total bytes (Map keeps insertion order; a hit re-inserts). */
-class ByteLru {
-  private readonly entries = new Map<string, EncodedTile>();
-  private bytes = 0;
-  constructor(private readonly maxBytes: number) {}
-  get(k: string): EncodedTile | undefined {
-    const v = this.entries.get(k);
-    if (v) {
-      this.entries.delete(k);
-      this.entries.set(k, v);
-    }
-    return v;
-  }
-  set(k: string, v: EncodedTile): void {
-    const old = this.entries.get(k);
-    if (old) this.bytes -= old.gzipped.length + k.length;
-    this.entries.delete(k);
-    this.entries.set(k, v);
-    this.bytes += v.gzipped.length + k.length;
-    while (this.bytes > this.maxBytes && this.entries.size > 1) {
-      const [oldest, tile] = this.entries.entries().next().value!;
-      this.entries.delete(oldest);
-      this.bytes -= tile.gzipped.length + oldest.length;
-    }
-  }
-  get size(): number {
-    return this.entries.size;
+const TILE_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * One context's encoded tiles, least recently used out first once their bytes (and their keys') pass
+ * TILE_CACHE_BYTES (lru-cache). Keyed by the import times of the places a tile touches, so a re-import
+ * is never served stale; the zone categories come from the rules files, so a rules reload drops them all.
+ */
+class EncodedTiles implements CacheDoors {
+  readonly lru = new LRUCache<string, EncodedTile>({ maxSize: TILE_CACHE_BYTES, sizeCalculation: (tile, key) => tile.gzipped.length + key.length });
+  rulesReloaded(): void {
+    this.lru.clear();
   }
 }
-
-const TILE_CACHE_BYTES = 64 * 1024 * 1024;
-const caches = new WeakMap<object, ByteLru>();
+const ENCODED_TILES = cacheKind('encoded tiles', () => new EncodedTiles());
 
 /** The encoded tile, from the cache when the places it touches have not been re-imported since. */
 export async function cachedTile(ctx: AppContext, key: TileKey): Promise<EncodedTile> {
   const places = await placesTouching(ctx.db, tileBBox(key, READ_MARGIN));
   const version = places.map((p) => `${p.place_id}@${new Date(p.imported_at!).getTime()}`).join(',');
   const cacheKey = `${key.z}/${key.x}/${key.y}|${version}`;
-  let lru = caches.get(ctx.db);
-  if (!lru) caches.set(ctx.db, (lru = new ByteLru(TILE_CACHE_BYTES)));
+  const lru = ctx.caches.of(ENCODED_TILES).lru;
   const hit = lru.get(cacheKey);
   if (hit) return hit;
   const raw = await buildTile(ctx, key, places);

@@ -1,6 +1,13 @@
 // Request limits counted in the database, so every instance on one PostgreSQL agrees (PGlite: one
 // process, same code). Fixed windows: one upsert per request that never counts past the limit.
-import type { AppContext } from '../context.ts';
+import type { Clock } from '../clock.ts';
+import type { Queryable } from '../db/database.ts';
+
+/** What a limit needs of the context: the database it counts in and the clock its windows follow. */
+export interface RateContext {
+  db: Queryable;
+  clock: Clock;
+}
 
 export interface RatePolicy {
   bucket: string;
@@ -25,7 +32,7 @@ export interface RateDecision {
 const SWEEP_AFTER_MS = 3_600_000;
 
 /** The policy's current fixed window for the clock's now. */
-export function rateWindow(ctx: AppContext, policy: RatePolicy): { windowStart: string; resetSeconds: number; sweepBefore: string } {
+export function rateWindow(ctx: RateContext, policy: RatePolicy): { windowStart: string; resetSeconds: number; sweepBefore: string } {
   const now = ctx.clock.now().getTime();
   const windowMs = policy.windowSeconds * 1000;
   const windowStart = Math.floor(now / windowMs) * windowMs;
@@ -41,7 +48,7 @@ export function rateWindow(ctx: AppContext, policy: RatePolicy): { windowStart: 
  * windows when this request opened a new one. Callers that count inside a larger statement (the API
  * key check) use this with rateWindow and the same upsert as takeRateLimit.
  */
-export async function rateDecision(ctx: AppContext, policy: RatePolicy, window: ReturnType<typeof rateWindow>, hits: number | undefined): Promise<RateDecision> {
+export async function rateDecision(ctx: RateContext, policy: RatePolicy, window: ReturnType<typeof rateWindow>, hits: number | undefined): Promise<RateDecision> {
   if (hits === 1) await ctx.db.query('DELETE FROM rate_limit_windows WHERE window_start < $1', [window.sweepBefore]);
   const base = { limit: policy.limit, resetSeconds: window.resetSeconds, windowSeconds: policy.windowSeconds };
   if (hits === undefined) return { allowed: false, remaining: 0, ...base };
@@ -49,7 +56,7 @@ export async function rateDecision(ctx: AppContext, policy: RatePolicy, window: 
 }
 
 /** Counts one request by subject against the policy and says whether it may proceed. */
-export async function takeRateLimit(ctx: AppContext, policy: RatePolicy, subject: string): Promise<RateDecision> {
+export async function takeRateLimit(ctx: RateContext, policy: RatePolicy, subject: string): Promise<RateDecision> {
   const window = rateWindow(ctx, policy);
   const rows = await ctx.db.query<{ hits: number }>(
     `INSERT INTO rate_limit_windows (bucket, subject, window_start, hits) VALUES ($1, $2, $3, 1)
@@ -62,7 +69,7 @@ export async function takeRateLimit(ctx: AppContext, policy: RatePolicy, subject
 }
 
 /** The LOCATION limit for one client IP (IPv4-mapped IPv6 counted as the IPv4 address). */
-export function takeLocationProbe(ctx: AppContext, ip: string): Promise<RateDecision> {
+export function takeLocationProbe(ctx: RateContext, ip: string): Promise<RateDecision> {
   return takeRateLimit(ctx, LOCATION_LIMIT, normaliseIp(ip));
 }
 

@@ -7,7 +7,8 @@
 // (it sees the service draining) and gives the claim up before the database closes.
 import os from 'node:os';
 import crypto from 'node:crypto';
-import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
 import { claimJob } from './background-claims.ts';
 
 /** A claim lives this long without renewal (an instance that died frees it after this); renewed every third. */
@@ -20,13 +21,20 @@ export interface StartupAudits {
   stop(): Promise<void>;
 }
 
-/** Audits one place, saying how it goes through `onProgress` (the importer's auditInBackground for one slug). */
-export type AuditPlace = (ctx: AppContext, slug: string, onProgress: (msg: string) => void) => Promise<void>;
+/** What the audits need of the context (ops sits in the foundation, under the context): its database, its log, and whether it drains. */
+export interface AuditsContext {
+  db: Queryable;
+  logger: Logger;
+  lifecycle?: { draining: boolean } | undefined;
+}
 
-export function startStartupAudits(
-  ctx: AppContext,
+/** Audits one place, saying how it goes through `onProgress` (the importer's auditInBackground for one slug). */
+export type AuditPlace<C extends AuditsContext = AuditsContext> = (ctx: C, slug: string, onProgress: (msg: string) => void) => Promise<void>;
+
+export function startStartupAudits<C extends AuditsContext>(
+  ctx: C,
   slugs: string[],
-  auditPlace: AuditPlace,
+  auditPlace: AuditPlace<C>,
   holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`,
 ): StartupAudits {
   const done = (async () => {

@@ -1,14 +1,12 @@
 // The catalogue of places (geo divisions): one row per manifest in `places`, with its effective
 // coverage status, layers (with licence, attribution and loaded feature counts) and last import.
 import type { AppContext } from '../context.ts';
-import type { Queryable } from '../db/database.ts';
 import type { CoverageStatus } from '../core/statuses.ts';
 import { boxLiteral, offsetM, pointInMultiPolygon, pointSegmentDistanceM, type BBox, type MultiPolygonCoords } from '../core/geo/primitives.ts';
-import { placesDirFromEnv } from '../config.ts';
-import { loadAllManifests, type Manifest, type ManifestSource } from './manifest.ts';
+import type { Manifest, ManifestSource } from './manifest.ts';
 import type { ImportReport } from './import-report.ts';
 import { foldName, lookupRegion } from './regions.ts';
-import { onPlaceChanged } from './place-changes.ts';
+import { cacheKind, type CacheDoors } from '../caches.ts';
 
 export interface PlaceLayer {
   /** What the layer is: boundary | zoning | zoning_overlay | zone_names | parcels | parcel_attributes | addresses | street_centrelines. */
@@ -143,9 +141,9 @@ function cachedRecord(r: PlaceRow): PlaceRecord {
 }
 
 /** Inserts or refreshes a place's catalogue row from its manifest; keeps its import state. */
-export async function upsertPlaceFromManifest(q: Queryable, m: Manifest): Promise<void> {
-  forgetCatalogueCache();
-  await q.query(
+export async function upsertPlaceFromManifest(ctx: Pick<AppContext, 'db' | 'caches'>, m: Manifest): Promise<void> {
+  forgetCatalogueCache(ctx);
+  await ctx.db.query(
     `INSERT INTO places (place_id, slug, name, region, country, status, aliases, bbox, manifest, name_keys)
      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::box, $9::jsonb, $11::text[])
      ON CONFLICT (place_id) DO UPDATE SET slug = EXCLUDED.slug, name = EXCLUDED.name, region = EXCLUDED.region,
@@ -168,8 +166,8 @@ export function postalCityKeys(names: readonly string[]): string[] {
 }
 
 /** Upserts every manifest under places/ (the catalogue is the manifests). */
-export async function syncCatalogue(q: Queryable, manifests: Manifest[] = loadAllManifests()): Promise<number> {
-  for (const m of manifests) await upsertPlaceFromManifest(q, m);
+export async function syncCatalogue(ctx: Pick<AppContext, 'db' | 'caches'>, manifests: Manifest[]): Promise<number> {
+  for (const m of manifests) await upsertPlaceFromManifest(ctx, m);
   return manifests.length;
 }
 
@@ -195,33 +193,38 @@ export function placeNameKey(name: string): string {
 
 /**
  * Name lookups are on every snapshot's path and the catalogue changes only when a place is imported:
- * they are cached per database for a few seconds. Writes through this module (and imports) drop the
- * cache at once; another instance sharing a PostgreSQL database sees an import within the TTL.
+ * they are cached per context for a few seconds. Writes through this module and the context's
+ * placeChanged door (an import) drop the cache at once; another instance sharing a PostgreSQL database
+ * sees an import within the TTL.
  */
 export const CATALOGUE_CACHE_TTL_MS = 5_000;
-const nameCache = new WeakMap<object, Map<string, { at: number; rows: PlaceRow[] }>>();
-let catalogueGeneration = 0;
-const cacheGeneration = new WeakMap<object, number>();
 
-/** Drops every cached catalogue lookup (called after the catalogue or a place's import changes). */
-export function forgetCatalogueCache(): void {
-  catalogueGeneration++;
-}
-onPlaceChanged(() => forgetCatalogueCache());
-
-/** Bumped by forgetCatalogueCache, so caches built on top of the catalogue and the imported data can tell. */
-export function catalogueGenerationNow(): number {
-  return catalogueGeneration;
-}
-
-async function placeRowsByNameKey(ctx: Pick<AppContext, 'db'>, key: string): Promise<PlaceRow[]> {
-  const db = ctx.db as object;
-  let byKey = nameCache.get(db);
-  if (!byKey || cacheGeneration.get(db) !== catalogueGeneration) {
-    byKey = new Map();
-    nameCache.set(db, byKey);
-    cacheGeneration.set(db, catalogueGeneration);
+class NameLookups implements CacheDoors {
+  byKey = new Map<string, { at: number; rows: PlaceRow[] }>();
+  /** Bumped at every drop, so caches built on top of the catalogue and the imported data can tell. */
+  generation = 0;
+  forget(): void {
+    this.generation++;
+    this.byKey = new Map();
   }
+  placeChanged(): void {
+    this.forget();
+  }
+}
+const NAME_LOOKUPS = cacheKind('catalogue name lookups', () => new NameLookups());
+
+/** Drops the context's cached catalogue lookups (after a catalogue write; an import opens the placeChanged door). */
+export function forgetCatalogueCache(ctx: Pick<AppContext, 'caches'>): void {
+  ctx.caches.of(NAME_LOOKUPS).forget();
+}
+
+/** The context's catalogue generation: caches built on top of the catalogue and the imported data compare it. */
+export function catalogueGeneration(ctx: Pick<AppContext, 'caches'>): number {
+  return ctx.caches.of(NAME_LOOKUPS).generation;
+}
+
+async function placeRowsByNameKey(ctx: Pick<AppContext, 'db' | 'caches'>, key: string): Promise<PlaceRow[]> {
+  const byKey = ctx.caches.of(NAME_LOOKUPS).byKey;
   const hit = byKey.get(key);
   const now = Date.now();
   if (hit && now - hit.at < CATALOGUE_CACHE_TTL_MS) return hit.rows;
@@ -231,7 +234,7 @@ async function placeRowsByNameKey(ctx: Pick<AppContext, 'db'>, key: string): Pro
 }
 
 /** Places whose name or an alias matches (case, accents and "City of" ignored), narrowed by region (code or name). */
-export async function findPlacesByName(ctx: Pick<AppContext, 'db'>, name: string, region?: string | null): Promise<PlaceRecord[]> {
+export async function findPlacesByName(ctx: Pick<AppContext, 'db' | 'caches'>, name: string, region?: string | null): Promise<PlaceRecord[]> {
   const key = placeNameKey(name);
   if (key === '') return [];
   let regionCode: { code: string; country: string } | null = null;
@@ -248,7 +251,7 @@ export async function findPlacesByName(ctx: Pick<AppContext, 'db'>, name: string
 }
 
 /** Places whose addresses are written with this postal city name (manifest postalCities), narrowed by region. */
-export async function findPlacesByPostalCity(ctx: Pick<AppContext, 'db'>, name: string, region?: string | null): Promise<PlaceRecord[]> {
+export async function findPlacesByPostalCity(ctx: Pick<AppContext, 'db' | 'caches'>, name: string, region?: string | null): Promise<PlaceRecord[]> {
   const key = placeNameKey(name);
   if (key === '') return [];
   const r = region ? lookupRegion(region) : null;

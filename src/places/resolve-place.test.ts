@@ -7,6 +7,12 @@ import { resolvePlace, postcodeCountry, candidateLabel } from './resolve-place.t
 import { listPlaces, getPlace, findPlacesByName } from './catalogue.ts';
 import { lookupGazetteer } from './gazetteer.ts';
 import { lookupRegion } from './regions.ts';
+import { loadConfig } from '../config.ts';
+import { Caches } from '../caches.ts';
+
+/** The gazetteer reads the catalogue's manifests of a context's places directory (the repository's here). */
+const config = loadConfig({ ...process.env, DATABASE_URL: '' });
+const gazetteer = { config, caches: new Caches(config) };
 
 test('catalogue: five places from the manifests, Cambridge and Somerville live_unavailable until imported, the others planned', async () => {
   const t = await createTestDb();
@@ -115,9 +121,9 @@ test('gazetteer and regions: codes, names and postcodes', () => {
   assert.equal(lookupRegion('Québec')?.code, 'QC');
   assert.equal(lookupRegion('CA')?.country, 'US'); // California, not Canada
   assert.equal(lookupRegion('US-MA')?.name, 'Massachusetts');
-  assert.equal(lookupGazetteer('Chicago')?.region, 'IL');
-  assert.equal(lookupGazetteer('Paradise', 'TX')?.name, 'Paradise'); // below GeoNames' 1,000 line: from the catalogue
-  assert.equal(lookupGazetteer('Nowhere Special', 'TX'), null);
+  assert.equal(lookupGazetteer(gazetteer, 'Chicago')?.region, 'IL');
+  assert.equal(lookupGazetteer(gazetteer, 'Paradise', 'TX')?.name, 'Paradise'); // below GeoNames' 1,000 line: from the catalogue
+  assert.equal(lookupGazetteer(gazetteer, 'Nowhere Special', 'TX'), null);
   assert.equal(postcodeCountry('02139'), 'US');
   assert.equal(postcodeCountry('V8X 2W9'), 'CA');
   assert.equal(postcodeCountry('hello'), null);
@@ -173,6 +179,6 @@ test('the largest US and Canadian cities are known places (unseeded), whatever n
     ['Toronto', 'ON'], ['Montreal', 'QC'], ['Calgary', 'AB'], ['Ottawa', 'ON'], ['Edmonton', 'AB'],
     ['Winnipeg', 'MB'], ['Mississauga', 'ON'], ['Vancouver', 'BC'], ['Brampton', 'ON'], ['Hamilton', 'ON'],
   ];
-  const unknown = big.filter(([city, region]) => !lookupGazetteer(city, region)).map(([c, r]) => `${c}, ${r}`);
+  const unknown = big.filter(([city, region]) => !lookupGazetteer(gazetteer, city, region)).map(([c, r]) => `${c}, ${r}`);
   assert.deepEqual(unknown, []);
 });

@@ -3,10 +3,10 @@
 // 2. the gazetteer (a real city we hold no data for -> the caller answers unseeded_place),
 // 3. otherwise unknown (geo_division_uncatalogued), with the reason.
 import type { AppContext } from '../context.ts';
-import { CATALOGUE_CACHE_TTL_MS, catalogueGenerationNow, findPlacesByName, findPlacesByPostalCity, getPlace, placeNameKey, type PlaceRecord } from './catalogue.ts';
+import { cacheKind, type CacheDoors } from '../caches.ts';
+import { CATALOGUE_CACHE_TTL_MS, catalogueGeneration, findPlacesByName, findPlacesByPostalCity, getPlace, placeNameKey, type PlaceRecord } from './catalogue.ts';
 import { findGazetteerCities, similarGazetteerCities } from './gazetteer.ts';
-import { lookupRegion } from './regions.ts';
-import { provincesForPostalCode, statesForZip } from '../geocoder/regions.ts';
+import { lookupRegion, provincesForPostalCode, statesForZip } from './regions.ts';
 
 export interface PlaceQuery {
   city: string | null;
@@ -37,18 +37,18 @@ export function candidateLabel(c: PlaceCandidate): string {
  * the snapshot and by cityInventory: more than one candidate -> the candidates, never a pick.
  */
 export async function placeCandidates(
-  ctx: Pick<AppContext, 'db'>,
+  ctx: Pick<AppContext, 'db' | 'caches' | 'config'>,
   city: string,
   regionCode: string | null,
   country: 'US' | 'CA' | null,
 ): Promise<readonly PlaceCandidate[]> {
   // On every snapshot's path, and a pure function of the catalogue (cached for CATALOGUE_CACHE_TTL_MS,
-  // dropped on import) and the gazetteer (static): kept for as long as the catalogue's own cache.
-  const db = ctx.db as object;
-  let memo = candidateMemo.get(db);
-  if (!memo || memo.generation !== catalogueGenerationNow()) {
-    memo = { generation: catalogueGenerationNow(), entries: new Map() };
-    candidateMemo.set(db, memo);
+  // dropped on import) and the gazetteer: kept for as long as the catalogue's own cache, per context.
+  const generation = catalogueGeneration(ctx);
+  const memo = ctx.caches.of(CANDIDATES);
+  if (memo.generation !== generation) {
+    memo.generation = generation;
+    memo.entries.clear();
   }
   const key = `${city}\u0000${regionCode ?? ''}\u0000${country ?? ''}`;
   const now = Date.now();
@@ -61,10 +61,19 @@ export async function placeCandidates(
 }
 
 const CANDIDATE_MEMO_MAX = 1_000;
-const candidateMemo = new WeakMap<object, { generation: number; entries: Map<string, { at: number; value: readonly PlaceCandidate[] }> }>();
+
+/** The candidates of one context, tagged with the catalogue generation they were computed at; the gazetteer's catalogue part is reread after a rules reload. */
+class Candidates implements CacheDoors {
+  generation = -1;
+  readonly entries = new Map<string, { at: number; value: readonly PlaceCandidate[] }>();
+  rulesReloaded(): void {
+    this.entries.clear();
+  }
+}
+const CANDIDATES = cacheKind('place candidates', () => new Candidates());
 
 async function computePlaceCandidates(
-  ctx: Pick<AppContext, 'db'>,
+  ctx: Pick<AppContext, 'db' | 'caches' | 'config'>,
   city: string,
   regionCode: string | null,
   country: 'US' | 'CA' | null,
@@ -82,7 +91,7 @@ async function computePlaceCandidates(
   // A real city of that name in a region where no catalogued place has that name. (A postal-city
   // place does not stand for the city of that name: "Victoria, BC" is Victoria or Saanich.)
   const named = new Set(byName.map((p) => `${p.country}-${p.region}`));
-  for (const g of findGazetteerCities(city, regionCode, country)) {
+  for (const g of findGazetteerCities(ctx, city, regionCode, country)) {
     const k = `${g.country}-${g.region}`;
     if (named.has(k) || seen.has(`gaz:${k}`)) continue;
     if (g.source === 'catalogue' && !byName.some((p) => p.region === g.region && p.country === g.country)) {
@@ -110,7 +119,7 @@ function normalisePostcode(postcode: string): string {
   return p;
 }
 
-async function placesByPostcode(ctx: Pick<AppContext, 'db'>, postcode: string): Promise<PlaceRecord[]> {
+async function placesByPostcode(ctx: Pick<AppContext, 'db' | 'caches' | 'config'>, postcode: string): Promise<PlaceRecord[]> {
   const rows = await ctx.db.query<{ place_id: string }>('SELECT DISTINCT place_id FROM place_postcodes WHERE postcode = $1 ORDER BY place_id', [normalisePostcode(postcode)]);
   const out: PlaceRecord[] = [];
   for (const r of rows) {
@@ -120,7 +129,7 @@ async function placesByPostcode(ctx: Pick<AppContext, 'db'>, postcode: string): 
   return out;
 }
 
-export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): Promise<PlaceResolution> {
+export async function resolvePlace(ctx: Pick<AppContext, 'db' | 'caches' | 'config'>, q: PlaceQuery): Promise<PlaceResolution> {
   const city = q.city?.trim() || null;
   const regionText = q.region?.trim() || null;
   const postcode = q.postcode?.trim() || null;
@@ -176,7 +185,7 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db'>, q: PlaceQuery): 
     if (byCode.length === 1) return { kind: 'place', place: byCode[0]! };
   }
   if (city) {
-    const similar = similarGazetteerCities(city, scopeRegion?.code ?? null, scopeRegion?.country ?? country ?? null).map((c) => `${c.name}, ${c.region}`);
+    const similar = similarGazetteerCities(ctx, city, scopeRegion?.code ?? null, scopeRegion?.country ?? country ?? null).map((c) => `${c.name}, ${c.region}`);
     return {
       kind: 'unknown',
       reason: scopeRegion ? `no city "${city}" is known in ${scopeRegion.name}` : `no city "${city}" is known in the United States or Canada`,

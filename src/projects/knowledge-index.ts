@@ -15,7 +15,7 @@ async function knowledgeIndex(ctx: AppContext): Promise<{ sections: KnowledgeSec
     // A place without a rules file has no sections: expected, not a fault.
     if (!fs.existsSync(path.join(ctx.config.placesDir, slug, 'rules.json'))) continue;
     try {
-      const rules = await loadPlaceRules(slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+      const rules = await loadPlaceRules(ctx, slug);
       sections.push(...knowledgeSectionsOf(rules));
     } catch (err) {
       // A place whose rules do not load (a document changed, a citation no longer verifies) offers no

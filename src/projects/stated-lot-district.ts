@@ -18,7 +18,7 @@ export async function withStatedDistrict(ctx: AppContext, lot: LotSnapshot, stat
   if (place.districtSource !== 'stated') {
     return { lot, warnings: said ? [`Lot ${lot.parcelExternalId}: a district was stated, but ${place.name}'s zoning map is held: the lot's district is read from it, and the stated one is not used.`] : [] };
   }
-  const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+  const rules = await loadPlaceRules(ctx, place.slug);
   const r = resolveStatedDistrict(place, rules, stated); // an unknown district or building type is bad input
   if (r.kind === 'needs') {
     return { lot, warnings: [`Lot ${lot.parcelExternalId}: ${r.choice.message} Attach it again with district (and buildingType) to apply its rules; until then the analysis has no district for it.`] };

@@ -7,7 +7,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { requestId } from '../http/errors.ts';
 import { cachedSnapshot, peekCachedSnapshot, type CachedSnapshot } from '../snapshot/answer-cache.ts';
-import { withSourcesInline } from '../places/source-catalogue.ts';
+import { withSourcesInline } from '../snapshot/source-catalogue.ts';
 import type { Snapshot } from '../core/snapshot-types.ts';
 import { SNAPSHOT_PRICE } from '../billing/credit-ledger.ts';
 import { IDEMPOTENCY_KEY_MAX } from '../billing/idempotency.ts';

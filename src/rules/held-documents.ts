@@ -1,6 +1,6 @@
 // The documents a place's citations point into: the ordinance text (or a stored copy of a page) that
 // the service itself holds, declared in the place's manifest with its sha256, edition, retrieval date
-// and licence. A held document is read once per file digest, turned into plain text (Markdown and
+// and licence. A held document is read (once per context and file digest through ctx.caches), turned into plain text (Markdown and
 // plain text as they are, HTML by its text, PDF by its text layer) and cut into sections at its
 // headings, so a citation can be checked against the words of the section it names.
 import crypto from 'node:crypto';
@@ -8,6 +8,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Parser } from 'htmlparser2';
 import { SitelineError } from '../core/errors.ts';
+import type { AppContext } from '../context.ts';
+import { cacheKind, type CacheDoors } from '../caches.ts';
 
 export type DocumentFormat = 'markdown' | 'html' | 'text' | 'pdf';
 
@@ -278,28 +280,53 @@ export async function pdfText(data: Uint8Array): Promise<string> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reading a held document (cached by absolute path and digest).
-
-const cache = new Map<string, Promise<HeldDocument>>();
+// Reading a held document: from disk each time (verification reads the files as they are), or through
+// a context's cache (by absolute path and digest), which its rulesReloaded door empties.
 
 export function sha256Of(data: Uint8Array): string {
   return crypto.createHash('sha256').update(data).digest('hex');
 }
 
+/** Where held documents are read from. */
+export interface HeldDocuments {
+  read(placeRoot: string, decl: DocumentDeclaration): Promise<HeldDocument>;
+}
+
+/** From disk, every time. */
+export const readDocuments: HeldDocuments = { read: readHeldDocument };
+
 /**
  * Reads a declared document from the place's source folder, checks its sha256 and extracts its text
  * and sections. Throws DocumentError naming the document when the file is missing or changed.
  */
-export async function readHeldDocument(placeRoot: string, decl: DocumentDeclaration): Promise<HeldDocument> {
-  const file = path.join(placeRoot, decl.file);
-  const key = `${file}\u0000${decl.sha256}\u0000${decl.format}`;
-  let p = cache.get(key);
-  if (!p) {
-    p = load(file, decl);
-    cache.set(key, p);
-    p.catch(() => cache.delete(key));
+export function readHeldDocument(placeRoot: string, decl: DocumentDeclaration): Promise<HeldDocument> {
+  return load(path.join(placeRoot, decl.file), decl);
+}
+
+class CachedDocuments implements HeldDocuments, CacheDoors {
+  readonly #docs = new Map<string, Promise<HeldDocument>>();
+  read(placeRoot: string, decl: DocumentDeclaration): Promise<HeldDocument> {
+    const file = path.join(placeRoot, decl.file);
+    const key = `${file}\u0000${decl.sha256}\u0000${decl.format}`;
+    let p = this.#docs.get(key);
+    if (!p) {
+      p = load(file, decl);
+      this.#docs.set(key, p);
+      p.catch(() => {
+        if (this.#docs.get(key) === p) this.#docs.delete(key);
+      });
+    }
+    return p;
   }
-  return p;
+  rulesReloaded(): void {
+    this.#docs.clear();
+  }
+}
+const HELD_DOCUMENTS = cacheKind('held documents', () => new CachedDocuments());
+
+/** The context's held documents, each read once until the rulesReloaded door opens (the rules' loads, the sources page). */
+export function heldDocuments(ctx: Pick<AppContext, 'caches'>): HeldDocuments {
+  return ctx.caches.of(HELD_DOCUMENTS);
 }
 
 async function load(file: string, decl: DocumentDeclaration): Promise<HeldDocument> {
@@ -350,9 +377,4 @@ export function findSection(doc: HeldDocument, section: string): DocumentSection
 /** The normalised span [from, to) of a section. */
 export function sectionSpan(doc: HeldDocument, s: DocumentSection): { from: number; to: number } {
   return { from: normalizedOffset(doc, s.start), to: normalizedOffset(doc, s.end) };
-}
-
-/** Drop cached documents (tests that rewrite a document). */
-export function clearDocumentCache(): void {
-  cache.clear();
 }

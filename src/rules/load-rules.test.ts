@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadPlaceRules, PLACES_DIR, RulesFileError } from './load-rules.ts';
+import { rulesIn } from '../../test/support/rules-context.ts';
 import { findDistrict } from '../core/rules-schema.ts';
 import type { PlaceRules } from '../core/rules-schema.ts';
 import { listManifestSlugs } from '../places/manifest.ts';
@@ -29,16 +30,16 @@ function allValues(rules: PlaceRules) {
 test('every shipped place\'s rules load and validate, and loads are cached', async () => {
   for (const named of ['cambridge-ma', 'chicago-il', 'saanich-bc', 'paradise-tx', 'somerville-ma']) assert.ok(PLACES.includes(named), named);
   for (const slug of PLACES) {
-    const r = await loadPlaceRules(slug, { sourceDir: SOURCE_DIR });
+    const r = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), slug);
     assert.equal(r.slug, slug);
     assert.ok(r.bylaw.name && r.bylaw.url && r.bylaw.date);
     assert.ok(Object.keys(r.districts).length > 0, `${slug} has districts`);
-    assert.equal(await loadPlaceRules(slug, { sourceDir: SOURCE_DIR }), r, 'same object from the cache');
+    assert.equal(await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), slug), r, 'same object from the cache');
   }
 });
 
 test('Cambridge: nothing is cited (no value was read from the ordinance); every layer district is present', async () => {
-  const r = await loadPlaceRules('cambridge-ma', { sourceDir: SOURCE_DIR });
+  const r = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'cambridge-ma');
   const values = allValues(r);
   for (const v of values) assert.ok(['unverified_default', 'not_extracted', 'site_specific_schedule'].includes(v.status), `${v.code} ${v.key}: ${v.status}`);
   const layer = JSON.parse(fs.readFileSync(path.join(SOURCE_DIR, 'cambridge-ma/CDD/Zoning_Districts/CDD_ZoningDistricts.geojson'), 'utf8')) as {
@@ -64,7 +65,7 @@ test('Cambridge: nothing is cited (no value was read from the ordinance); every 
 });
 
 test('Chicago: nothing is cited (no ordinance text is held); hand transcriptions name their section and edition; layer codes map', async () => {
-  const r = await loadPlaceRules('chicago-il', { sourceDir: SOURCE_DIR });
+  const r = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'chicago-il');
   for (const v of allValues(r)) assert.ok(!['cited', 'cited_conditional', 'no_limit_in_bylaw'].includes(v.status), `${v.code} ${v.key}: ${v.status}`);
   const far = r.districts['B1-1']!.standards.maxFar!;
   assert.deepEqual([far.status, far.value], ['unverified_default', 1.2]);
@@ -79,7 +80,7 @@ test('Chicago: nothing is cited (no ordinance text is held); hand transcriptions
 });
 
 test('Saanich: every zone TYPE of the layer, not_extracted, with its bylaw page as where to read', async () => {
-  const r = await loadPlaceRules('saanich-bc', { sourceDir: SOURCE_DIR });
+  const r = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'saanich-bc');
   assert.equal(Object.keys(r.districts).length, 155);
   const d = r.districts['RS-6']!;
   assert.equal(d.otherStandards!.status, 'not_extracted');
@@ -88,7 +89,7 @@ test('Saanich: every zone TYPE of the layer, not_extracted, with its bylaw page 
 });
 
 test('Paradise: districts come from the OZFS feed at load time, indicative (a sample feed is not the ordinance)', async () => {
-  const r = await loadPlaceRules('paradise-tx', { sourceDir: SOURCE_DIR });
+  const r = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'paradise-tx');
   assert.deepEqual(Object.keys(r.districts).sort(), ['A', 'B-1', 'I-1', 'I-2', 'MU', 'R-1', 'R-2']);
   const h = r.districts['R-1']!.standards.maxHeightFt!;
   assert.deepEqual([h.status, h.value, h.citation], ['unverified_default', 35, undefined]);
@@ -102,7 +103,7 @@ test('Paradise: districts come from the OZFS feed at load time, indicative (a sa
     for (const u of d.uses) assert.notEqual(u.permission, 'prohibited', `${u.use}`);
   const unlisted = r.districts['R-1']!.uses.find((u) => u.use === 'residential:4_plus')!;
   assert.deepEqual([unlisted.permission, unlisted.status], ['unknown', 'not_extracted']);
-  await assert.rejects(loadPlaceRules('paradise-tx', { sourceDir: fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-nosrc-')) }), (e: Error) => {
+  await assert.rejects(loadPlaceRules(rulesIn({ sourceDir: fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-nosrc-')) }), 'paradise-tx'), (e: Error) => {
     assert.ok(e instanceof RulesFileError);
     assert.match(e.message, /Paradise\.zoning/);
     return true;
@@ -124,7 +125,7 @@ test('a bad rules file fails with a message naming the path and the field', asyn
   const cited = structuredClone(good);
   cited.districts['C-1'].standards.maxHeightFt = { status: 'cited', value: 45 };
   const dir1 = tmpPlaces('cambridge-ma', cited);
-  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: dir1 }), (e: Error) => {
+  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: dir1 }), 'cambridge-ma'), (e: Error) => {
     assert.ok(e instanceof RulesFileError);
     assert.ok(e.message.includes(path.join(dir1, 'cambridge-ma', 'rules.json')), e.message);
     assert.match(e.message, /districts\.C-1\.standards\.maxHeightFt\.citation: cited needs a citation/);
@@ -133,28 +134,28 @@ test('a bad rules file fails with a message naming the path and the field', asyn
 
   const zero = structuredClone(good);
   zero.districts.BA.standards.maxFar = { status: 'not_extracted', value: 0 };
-  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: tmpPlaces('cambridge-ma', zero) }), /districts\.BA\.standards\.maxFar\.value: not_extracted carries value null/);
+  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('cambridge-ma', zero) }), 'cambridge-ma'), /districts\.BA\.standards\.maxFar\.value: not_extracted carries value null/);
 
   const typo = structuredClone(good);
   typo.districts.BA.standards.maxHieght = { status: 'not_extracted' };
-  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: tmpPlaces('cambridge-ma', typo) }), /districts\.BA\.standards.*maxHieght/);
+  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('cambridge-ma', typo) }), 'cambridge-ma'), /districts\.BA\.standards.*maxHieght/);
 
   const schedule = structuredClone(good);
   delete schedule.districts['SD-1'].governedBy;
-  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: tmpPlaces('cambridge-ma', schedule) }), /districts\.SD-1\.governedBy/);
+  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('cambridge-ma', schedule) }), 'cambridge-ma'), /districts\.SD-1\.governedBy/);
 
-  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: tmpPlaces('cambridge-ma', '{ not json') }), /is not valid JSON/);
-  await assert.rejects(loadPlaceRules('cambridge-ma', { placesDir: tmpPlaces('chicago-il', good) }), /Cannot read rules file .*cambridge-ma.*rules\.json: ENOENT/);
-  await assert.rejects(loadPlaceRules('chicago-il', { placesDir: tmpPlaces('chicago-il', good) }), /slug: "cambridge-ma" does not match the folder "chicago-il"/);
-  await assert.rejects(loadPlaceRules('../etc', {}), /Not a place slug/);
+  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('cambridge-ma', '{ not json') }), 'cambridge-ma'), /is not valid JSON/);
+  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('chicago-il', good) }), 'cambridge-ma'), /Cannot read rules file .*cambridge-ma.*rules\.json: ENOENT/);
+  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('chicago-il', good) }), 'chicago-il'), /slug: "cambridge-ma" does not match the folder "chicago-il"/);
+  await assert.rejects(loadPlaceRules(rulesIn({}), '../etc'), /Not a place slug/);
 });
 
 test('a failed load is not cached: fixing the file fixes the load', async () => {
   const good = JSON.parse(fs.readFileSync(path.join(PLACES_DIR, 'saanich-bc', 'rules.json'), 'utf8'));
   const dir = tmpPlaces('saanich-bc', '{}');
-  await assert.rejects(loadPlaceRules('saanich-bc', { placesDir: dir }), /slug/);
+  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: dir }), 'saanich-bc'), /slug/);
   fs.writeFileSync(path.join(dir, 'saanich-bc', 'rules.json'), JSON.stringify(good));
-  assert.equal((await loadPlaceRules('saanich-bc', { placesDir: dir })).slug, 'saanich-bc');
+  assert.equal((await loadPlaceRules(rulesIn({ placesDir: dir }), 'saanich-bc')).slug, 'saanich-bc');
 });
 
 test('statedNoLimit marks only an unverified no-limit: unverified_default, value null, no tiers', async () => {
@@ -168,7 +169,7 @@ test('statedNoLimit marks only an unverified no-limit: unverified_default, value
   ])
     assert.equal(ruleValueSchema.safeParse(bad).success, false, JSON.stringify(bad));
   // Cambridge's FAR and minimum lot sizes after Feb 2025 carry the source that states no limit.
-  const cambridge = await loadPlaceRules('cambridge-ma');
+  const cambridge = await loadPlaceRules(rulesIn(), 'cambridge-ma');
   const c1 = findDistrict(cambridge, 'C-1')!.district.standards;
   assert.deepEqual([c1.maxFar!.status, c1.maxFar!.value, c1.maxFar!.statedNoLimit], ['unverified_default', null, 'S1']);
   assert.equal(c1.minLotAreaSqft!.statedNoLimit, 'S1');

@@ -1,15 +1,17 @@
-// Loads and validates a place's rules file (places/<slug>/rules.json), cached per file and source
-// directory. A place whose rules come from an OZFS feed has its districts read from that feed here.
+// Loads and validates a place's rules file (places/<slug>/rules.json), cached per context (ctx.caches),
+// file and source directory until the context's rulesReloaded door opens. A place whose rules come from
+// an OZFS feed has its districts read from that feed here.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { SitelineError } from '../core/errors.ts';
-import { loadConfig, placesDirFromEnv } from '../config.ts';
+import type { AppContext } from '../context.ts';
+import { cacheKind, type CacheDoors } from '../caches.ts';
 import { placeRulesSchema, districtRulesSchema, type PlaceRules, type DistrictRules } from '../core/rules-schema.ts';
 import { ozfsToDistricts, ozfsZoningSchema } from './ozfs-rules.ts';
 import { sectionUuidOf, setKnowledgeSections, type KnowledgeSection } from './knowledge-sections.ts';
 import { citationsOfRules, describeFailures, verifyRulesCitations, type VerifyReport } from './verify-citations.ts';
-import { findSection, readHeldDocument, type DocumentDeclaration } from './held-documents.ts';
+import { findSection, heldDocuments, type DocumentDeclaration, type HeldDocuments } from './held-documents.ts';
 import { loadManifest, type Manifest } from '../places/manifest.ts';
 
 
@@ -37,14 +39,18 @@ export function isMissingRulesFile(err: unknown): boolean {
   return err instanceof RulesFileError && err.missingRulesFile;
 }
 
-export interface LoadRulesOptions {
-  /** Where place source files are read from (default: config.sourceDir). */
-  sourceDir?: string;
-  /** Where the places folders are (default: SITELINE_PLACES_DIR, else the repository's places/). */
-  placesDir?: string;
+/** One context's rules: each file's load by (slug, places directory, source directory), and the generation. */
+class RulesFiles implements CacheDoors {
+  readonly loads = new Map<string, Promise<PlaceRules>>();
+  /** Bumped at every reload, so caches built on top of the rules can tell. */
+  generation = 0;
+  readonly resolvedDirs = new Map<string, string>();
+  rulesReloaded(): void {
+    this.loads.clear();
+    this.generation++;
+  }
 }
-
-const cache = new Map<string, Promise<PlaceRules>>();
+const RULES_FILES = cacheKind('rules files', () => new RulesFiles());
 
 function describeIssues(file: string, error: z.ZodError): string {
   const lines = error.issues.slice(0, 10).map((i) => `  ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
@@ -67,10 +73,10 @@ async function readJson(file: string, isRulesFile = false): Promise<unknown> {
   }
 }
 
-async function load(slug: string, placesDir: string, sourceDir: string | undefined): Promise<PlaceRules> {
+async function load(slug: string, placesDir: string, sourceDir: string | undefined, documents: HeldDocuments): Promise<PlaceRules> {
   const rules = await readRulesFileForVerify(slug, placesDir, sourceDir);
   const file = path.join(placesDir, slug, 'rules.json');
-  await resolveCitations(rules, placesDir, sourceDir, file);
+  await resolveCitations(rules, placesDir, sourceDir, file, documents);
   return rules;
 }
 
@@ -120,13 +126,13 @@ export function sourcePageHref(place: string, document: string, section: string,
  * completes each with what a reader needs: the document's title, URL and edition, the service's page
  * for the quote, and its knowledge section.
  */
-async function resolveCitations(rules: PlaceRules, placesDir: string, sourceDir: string | undefined, file: string): Promise<void> {
+async function resolveCitations(rules: PlaceRules, placesDir: string, sourceDir: string | undefined, file: string, held: HeldDocuments): Promise<void> {
   const all = [...citationsOfRules(rules)];
   if (all.length === 0) return;
   const manifest = loadManifest(rules.slug, placesDir);
   const documents = citableDocuments(manifest);
   const placeRoot = sourceDir ? path.join(sourceDir, manifest.sourceFolder) : null;
-  const report = await verifyRulesCitations(rules, documents, placeRoot);
+  const report = await verifyRulesCitations(rules, documents, placeRoot, held);
   if (report.failures.length)
     throw new RulesFileError(file, `Rules file ${file}: ${report.failures.length} of ${report.checked} citations do not verify against the documents the place holds:\n${describeFailures(report)}`);
   const byId = new Map(documents.map((d) => [d.id, d]));
@@ -145,7 +151,7 @@ async function resolveCitations(rules: PlaceRules, placesDir: string, sourceDir:
     });
     let s = sections.get(uuid);
     if (!s) {
-      const doc = await readHeldDocument(placeRoot!, decl);
+      const doc = await held.read(placeRoot!, decl);
       const found = findSection(doc, citation.section)!;
       s = {
         sectionUuid: uuid,
@@ -167,56 +173,51 @@ async function resolveCitations(rules: PlaceRules, placesDir: string, sourceDir:
   setKnowledgeSections(rules, [...sections.values()]);
 }
 
-/** The rules of a place, validated (cached; a failed load is not cached). */
-export function loadPlaceRules(slug: string, opts: LoadRulesOptions = {}): Promise<PlaceRules> {
-  const placesDir = resolvedDir(opts.placesDir ?? placesDirFromEnv());
-  const sourceDir = opts.sourceDir ?? loadConfig().sourceDir;
+/** The rules of a place, validated (cached in the context; a failed load is not cached). */
+export function loadPlaceRules(ctx: Pick<AppContext, 'config' | 'caches'>, slug: string): Promise<PlaceRules> {
+  const files = ctx.caches.of(RULES_FILES);
+  const placesDir = resolvedDir(files, ctx.config.placesDir);
+  const sourceDir = ctx.config.sourceDir;
   const key = `${slug}\u0000${placesDir}\u0000${sourceDir ?? '\u0001'}`;
-  let p = cache.get(key);
+  let p = files.loads.get(key);
   if (!p) {
-    p = load(slug, placesDir, sourceDir);
-    cache.set(key, p);
-    p.catch(() => cache.delete(key));
+    const loads = files.loads;
+    p = load(slug, placesDir, sourceDir, heldDocuments(ctx));
+    loads.set(key, p);
+    p.catch(() => {
+      if (loads.get(key) === p) loads.delete(key);
+    });
   }
   return p;
 }
 
 // Every snapshot reads its rules through here: an absolute places directory as given -> normalised,
 // kept (path.resolve per call was a measurable share of a snapshot); a relative one depends on the
-// working directory, so it is resolved each time. Bounded by the directories a process uses.
-const resolvedDirs = new Map<string, string>();
-function resolvedDir(dir: string): string {
+// working directory, so it is resolved each time. Bounded by the directories a context uses.
+function resolvedDir(files: RulesFiles, dir: string): string {
   if (!path.isAbsolute(dir)) return path.resolve(dir);
-  let r = resolvedDirs.get(dir);
+  let r = files.resolvedDirs.get(dir);
   if (r === undefined) {
     r = path.resolve(dir);
-    if (resolvedDirs.size >= 64) resolvedDirs.clear();
-    resolvedDirs.set(dir, r);
+    if (files.resolvedDirs.size >= 64) files.resolvedDirs.clear();
+    files.resolvedDirs.set(dir, r);
   }
   return r;
 }
 
-/** Drop cached rules (tests that rewrite a rules file; a reload after editing). */
-export function clearRulesCache(): void {
-  cache.clear();
-  generation++;
+/** The context's rules generation: bumped whenever its cached rules are dropped (the rulesReloaded door). */
+export function rulesGeneration(ctx: Pick<AppContext, 'caches'>): number {
+  return ctx.caches.of(RULES_FILES).generation;
 }
-
-let generation = 0;
-/** Bumped whenever cached rules are dropped, so caches built on top of them can tell. */
-export function rulesGeneration(): number {
-  return generation;
-}
-
 
 /**
  * Verifies a place's rules file as it is on disk (the schema checks of a load, then every citation
  * against the place's held documents) without touching the loaded rules: `siteline rules verify`,
  * `data check` and `data import` call it.
  */
-export async function verifyPlaceRules(slug: string, opts: { placesDir?: string; sourceDir?: string | undefined; placeRoot?: string } = {}): Promise<VerifyReport> {
-  const placesDir = resolvedDir(opts.placesDir ?? placesDirFromEnv());
-  const sourceDir = 'sourceDir' in opts ? opts.sourceDir : loadConfig().sourceDir;
+export async function verifyPlaceRules(slug: string, opts: { placesDir: string; sourceDir: string | undefined; placeRoot?: string }): Promise<VerifyReport> {
+  const placesDir = path.resolve(opts.placesDir);
+  const sourceDir = opts.sourceDir;
   const manifest = loadManifest(slug, placesDir);
   const rules = await readRulesFileForVerify(slug, placesDir, sourceDir);
   const placeRoot = opts.placeRoot ?? (sourceDir ? path.join(sourceDir, manifest.sourceFolder) : null);

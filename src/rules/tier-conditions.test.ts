@@ -5,11 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { loadPlaceRules } from './load-rules.ts';
+import { rulesIn } from '../../test/support/rules-context.ts';
 import { conditionsOfTable, districtConditions, readStatedConditions, statedAgainstTable } from './tier-conditions.ts';
 import { SitelineError } from '../core/errors.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
-const somerville = await loadPlaceRules('somerville-ma', { sourceDir: SOURCE_DIR });
+const somerville = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'somerville-ma');
 const table = (code: string, type: string | null) => conditionsOfTable(somerville, somerville.districts[code]!, type);
 
 test("a building type's conditions are its table's sub-row families, with the rows as values and the standards they set", () => {
@@ -49,8 +50,8 @@ test("a district's choice block lists each condition once per set of values, wit
 });
 
 test('no conditions where tiers are expressions over the lot (Chicago) or there are none (Cambridge)', async () => {
-  const chicago = await loadPlaceRules('chicago-il', { sourceDir: SOURCE_DIR });
-  const cambridge = await loadPlaceRules('cambridge-ma', { sourceDir: SOURCE_DIR });
+  const chicago = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'chicago-il');
+  const cambridge = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'cambridge-ma');
   for (const rules of [chicago, cambridge]) for (const d of Object.values(rules.districts)) assert.deepEqual(districtConditions(rules, d), []);
 });
 

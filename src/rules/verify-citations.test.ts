@@ -4,8 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
-import { clearRulesCache, loadPlaceRules, RulesFileError, verifyPlaceRules } from './load-rules.ts';
-import { clearDocumentCache, findQuote, normalizeForMatch, sha256Of } from './held-documents.ts';
+import { loadPlaceRules, RulesFileError, verifyPlaceRules } from './load-rules.ts';
+import { rulesCaches, rulesIn } from '../../test/support/rules-context.ts';
+import { REPO_PLACES_DIR } from '../config.ts';
+import { findQuote, normalizeForMatch, sha256Of } from './held-documents.ts';
 import { numbersIn, statedWithUnit, unitFollows } from './citation-vocabulary.ts';
 import { labelBound } from './verify-citations.ts';
 import { knowledgeSectionsOf } from './knowledge-sections.ts';
@@ -15,17 +17,17 @@ const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
 
 test('every shipped place verifies: no value anywhere is cited without a quote found in a held document', async () => {
   for (const slug of listManifestSlugs()) {
-    const r = await verifyPlaceRules(slug, { sourceDir: SOURCE_DIR });
+    const r = await verifyPlaceRules(slug, { placesDir: REPO_PLACES_DIR, sourceDir: SOURCE_DIR });
     assert.deepEqual(r.failures, [], `${slug}: ${JSON.stringify(r.failures.slice(0, 3))}`);
   }
-  const som = await verifyPlaceRules('somerville-ma', { sourceDir: SOURCE_DIR });
+  const som = await verifyPlaceRules('somerville-ma', { placesDir: REPO_PLACES_DIR, sourceDir: SOURCE_DIR });
   assert.equal(som.checked, 297);
   assert.equal(som.verified, 297, 'Somerville: every citation verifies');
-  for (const slug of ['chicago-il', 'paradise-tx', 'cambridge-ma', 'saanich-bc']) assert.equal((await verifyPlaceRules(slug, { sourceDir: SOURCE_DIR })).checked, 0, `${slug} cites nothing`);
+  for (const slug of ['chicago-il', 'paradise-tx', 'cambridge-ma', 'saanich-bc']) assert.equal((await verifyPlaceRules(slug, { placesDir: REPO_PLACES_DIR, sourceDir: SOURCE_DIR })).checked, 0, `${slug} cites nothing`);
 });
 
 test('Somerville: NR, UR and MR3-MR6 with every building type, values conditional on the type, each with its quote', async () => {
-  const r = await loadPlaceRules('somerville-ma', { sourceDir: SOURCE_DIR });
+  const r = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'somerville-ma');
   assert.deepEqual(Object.keys(r.districts).sort(), ['MR3', 'MR4', 'MR5', 'MR6', 'NR', 'UR']);
   assert.deepEqual(Object.keys(r.districts.NR!.buildingTypes!), ['Cottage', 'Detached House', 'Semi-Detached House', 'Duplex', 'Detached Triple Decker', 'Backyard Cottage']);
   const dh = r.districts.NR!.buildingTypes!['Detached House']!;
@@ -70,8 +72,7 @@ function town(opts: { doc: string; format?: 'markdown' | 'html' | 'text' | 'pdf'
     districts: { 'R-1': { name: 'Residence 1', section: opts.section ?? '4.1', standards: opts.standards, uses: opts.uses ?? [] } },
   };
   fs.writeFileSync(path.join(places, 'testtown-ma', 'rules.json'), JSON.stringify(rules));
-  clearRulesCache();
-  clearDocumentCache();
+  rulesCaches.rulesReloaded(); // the rules files and held documents read again
   return { placesDir: places, sourceDir: src };
 }
 
@@ -115,7 +116,7 @@ test('a citation verifies when its quote is in the named section and states the 
   });
   const r = await verifyPlaceRules('testtown-ma', t);
   assert.deepEqual([r.checked, r.verified, r.failures], [4, 4, []]);
-  const loaded = await loadPlaceRules('testtown-ma', t);
+  const loaded = await loadPlaceRules(rulesIn(t), 'testtown-ma');
   assert.equal(loaded.districts['R-1']!.standards.maxHeightFt!.citation!.sourceUrl, 'https://example.org/tzb');
   assert.equal(loaded.districts['R-1']!.standards.maxHeightFt!.citation!.date, '2024-01-01');
 });
@@ -144,7 +145,7 @@ test('each kind of bad citation is refused, with value, district, document, sect
     assert.equal(r.failures.length, 1, what);
     assert.match(r.failures[0]!.why!, why, what);
     assert.equal(r.failures[0]!.district, 'R-1');
-    await assert.rejects(loadPlaceRules('testtown-ma', t), (e: Error) => e instanceof RulesFileError && why.test(e.message) && /R-1 (maxHeightFt|maxUnitsPerLot|maxHeightStoreys|minFrontYardFt|minLotAreaSqft) \(cited\): (tzb|other) § /.test(e.message), what);
+    await assert.rejects(loadPlaceRules(rulesIn(t), 'testtown-ma'), (e: Error) => e instanceof RulesFileError && why.test(e.message) && /R-1 (maxHeightFt|maxUnitsPerLot|maxHeightStoreys|minFrontYardFt|minLotAreaSqft) \(cited\): (tzb|other) § /.test(e.message), what);
   }
   // No limit, read from the bylaw: the sentence names the standard and states no number.
   const noLimit = town({ doc: DOC, standards: { minLotAreaPerUnitSqft: { status: 'no_limit_in_bylaw', value: null, citation: cite('4.1', 'There is no minimum lot area per dwelling unit in the R-1 district') } } });
@@ -240,7 +241,7 @@ test('the wrong values issue 46 lists, each applied to a copy of Somerville\'s r
     else d.buildingTypes[c.buildingType!].standards[c.standard!] = c.set;
   }
   fs.writeFileSync(file, JSON.stringify(rules));
-  clearRulesCache();
+  rulesCaches.rulesReloaded();
   const r = await verifyPlaceRules('somerville-ma', { placesDir: root, sourceDir: SOURCE_DIR });
   for (const c of fixture.cases) {
     const item = c.use ? `use:${c.use}` : c.standard;

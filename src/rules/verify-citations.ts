@@ -28,7 +28,7 @@ import {
   type RuleValue,
   type UseRule,
 } from '../core/rules-schema.ts';
-import { DocumentError, findQuote, findSection, normalizeForMatch, quoteParts, readHeldDocument, sectionSpan, type DocumentDeclaration, type DocumentSection, type HeldDocument } from './held-documents.ts';
+import { DocumentError, findQuote, findSection, normalizeForMatch, quoteParts, readDocuments, sectionSpan, type DocumentDeclaration, type DocumentSection, type HeldDocument, type HeldDocuments } from './held-documents.ts';
 import { BOUND_WORDS, foldWords, numbersIn, sameWords, statedWithUnit, UNIT_RULES, unitFollows, vocabularyOf, type Bound, type StandardVocab, type UnitKind, type Vocabulary } from './citation-vocabulary.ts';
 import { blockOf, conditionPath, isDash, leaves, RANGE_CELL, sectionTables, type SectionTables, type TableRow } from './ordinance-tables.ts';
 
@@ -546,7 +546,7 @@ export function checkItem(held: Held, vocab: Vocabulary, item: CitedItem): strin
 }
 
 /** The held documents of a place, read from `placeRoot` (missing or changed documents fail every citation into them). */
-export async function readHeld(documents: readonly DocumentDeclaration[], placeRoot: string | null): Promise<{ held: Held; reports: VerifyReport['documents'] }> {
+export async function readHeld(documents: readonly DocumentDeclaration[], placeRoot: string | null, docs: HeldDocuments = readDocuments): Promise<{ held: Held; reports: VerifyReport['documents'] }> {
   const byId = new Map<string, HeldDocument | string>();
   const reports: VerifyReport['documents'] = [];
   for (const d of documents) {
@@ -557,7 +557,7 @@ export async function readHeld(documents: readonly DocumentDeclaration[], placeR
       continue;
     }
     try {
-      byId.set(d.id, await readHeldDocument(placeRoot, d));
+      byId.set(d.id, await docs.read(placeRoot, d));
       reports.push({ id: d.id, title: d.title, sha256: d.sha256, ok: true });
     } catch (e) {
       if (!(e instanceof DocumentError)) throw e;
@@ -587,8 +587,8 @@ export function checkRules(rules: PlaceRules, held: Held, only?: (item: CitedIte
  * Verifies every citation of a place's rules against the documents its manifest declares, read from
  * `placeRoot`. Documents that are missing or whose digest changed fail every citation into them.
  */
-export async function verifyRulesCitations(rules: PlaceRules, documents: readonly DocumentDeclaration[], placeRoot: string | null): Promise<VerifyReport> {
-  const { held, reports } = await readHeld(documents, placeRoot);
+export async function verifyRulesCitations(rules: PlaceRules, documents: readonly DocumentDeclaration[], placeRoot: string | null, docs: HeldDocuments = readDocuments): Promise<VerifyReport> {
+  const { held, reports } = await readHeld(documents, placeRoot, docs);
   const checks = checkRules(rules, held);
   const failures = checks.filter((c) => !c.ok);
   return { place: rules.slug, documents: reports, checked: checks.length, verified: checks.length - failures.length, failures, checks };

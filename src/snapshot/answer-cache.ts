@@ -1,11 +1,12 @@
 // Answers to repeated snapshot questions, from memory. A snapshot is a pure function of the address
 // text, the imported data and the rules file, and agents ask about the same address again and again
 // (the tool is idempotent), so the surfaces that serve snapshots (the MCP tool, the /sites page) keep
-// recent answers per database:
+// recent answers per context (ctx.caches):
 //   - keyed by the address exactly as the caller wrote it: the snapshot echoes the input, and the
 //     parser reads separators and control characters itself, so no folding may merge two texts it
 //     would read differently ("57 inman st" and "57 Inman St" are two entries);
-//   - dropped at once when this process imports a place or reloads rules (the generations below), and
+//   - dropped at once when the context imports a place or reloads rules (its catalogue and rules
+//     generations, which the placeChanged and rulesReloaded doors move on), and
 //     after MAX_AGE_MS in any case, which bounds how long another instance's import on a shared
 //     PostgreSQL database stays unseen;
 //   - bounded to config.snapshotCacheEntries (SITELINE_SNAPSHOT_CACHE, default 2,000, at most
@@ -16,7 +17,8 @@
 // made from the data. The core function getFeasibilitySnapshot itself never caches (the CLI, the
 // tests and the latency benchmark call it directly).
 import type { AppContext } from '../context.ts';
-import { catalogueGenerationNow } from '../places/catalogue.ts';
+import { cacheKind } from '../caches.ts';
+import { catalogueGeneration } from '../places/catalogue.ts';
 import { rulesGeneration } from '../rules/load-rules.ts';
 import { getFeasibilitySnapshot } from './snapshot.ts';
 import type { StatedDistrict } from './stated-district.ts';
@@ -51,25 +53,17 @@ interface Entry {
   done?: CachedSnapshot;
 }
 
-interface PerDb {
+interface Answers {
   entries: Map<string, Entry>;
   hits: number;
   misses: number;
 }
 
-const byDb = new WeakMap<object, PerDb>();
+// No doors of its own: an entry is tagged with the generations it was computed at, which the doors move on.
+const ANSWERS = cacheKind('snapshot answers', (): Answers => ({ entries: new Map(), hits: 0, misses: 0 }));
 
-function perDb(db: object): PerDb {
-  let c = byDb.get(db);
-  if (!c) {
-    c = { entries: new Map(), hits: 0, misses: 0 };
-    byDb.set(db, c);
-  }
-  return c;
-}
-
-/** What an entry was computed against: the catalogue and the rules it read. */
-const generationNow = () => `${catalogueGenerationNow()}:${rulesGeneration()}`;
+/** What an entry was computed against: the context's catalogue and rules. */
+const generationNow = (ctx: AppContext) => `${catalogueGeneration(ctx)}:${rulesGeneration(ctx)}`;
 
 /** An entry still answers: same catalogue and rules, younger than MAX_AGE_MS (and not from the future). */
 function fresh(hit: Entry, generation: string, now: number): boolean {
@@ -77,7 +71,7 @@ function fresh(hit: Entry, generation: string, now: number): boolean {
 }
 
 /** A hit: counted, and re-inserted (the Map's order is the LRU order). */
-function touched(c: PerDb, key: string, hit: Entry): Entry {
+function touched(c: Answers, key: string, hit: Entry): Entry {
   c.entries.delete(key);
   c.entries.set(key, hit);
   c.hits++;
@@ -87,14 +81,14 @@ function touched(c: PerDb, key: string, hit: Entry): Entry {
 /** The snapshot for an address, from the cache when a fresh answer is there. */
 export async function cachedSnapshot(ctx: AppContext, address: string, stated?: StatedDistrict): Promise<CachedSnapshot> {
   const key = cacheKey(address, stated);
-  const c = perDb(ctx.db as object);
+  const c = ctx.caches.of(ANSWERS);
   const maxEntries = ctx.config.snapshotCacheEntries;
   if (maxEntries <= 0) {
     c.misses++;
     return entryOf(await getFeasibilitySnapshot(ctx, address, stated));
   }
   const now = ctx.clock.now().getTime();
-  const generation = generationNow();
+  const generation = generationNow(ctx);
   const hit = c.entries.get(key);
   if (hit && fresh(hit, generation, now)) return touched(c, key, hit).value;
   c.misses++;
@@ -117,11 +111,11 @@ export async function cachedSnapshot(ctx: AppContext, address: string, stated?: 
  */
 export function peekCachedSnapshot(ctx: AppContext, address: string, stated?: StatedDistrict): CachedSnapshot | undefined {
   if (ctx.config.snapshotCacheEntries <= 0) return undefined;
-  const c = perDb(ctx.db as object);
+  const c = ctx.caches.of(ANSWERS);
   const key = cacheKey(address, stated);
   const hit = c.entries.get(key);
   if (!hit?.done) return undefined;
-  if (!fresh(hit, generationNow(), ctx.clock.now().getTime())) return undefined;
+  if (!fresh(hit, generationNow(ctx), ctx.clock.now().getTime())) return undefined;
   return touched(c, key, hit).done;
 }
 
@@ -131,9 +125,9 @@ function cacheKey(address: string, stated: StatedDistrict | undefined): string {
   return `${address}\u0000${stated.district ?? ''}\u0000${stated.buildingType ?? ''}${stated.conditions?.length ? `\u0000${stated.conditions.join('\u0000')}` : ''}`;
 }
 
-/** Hit and miss counts for a database (tests and the benchmark read them). */
-export function snapshotCacheStats(db: object): { hits: number; misses: number; entries: number } {
-  const c = perDb(db);
+/** Hit and miss counts of a context (tests and the benchmark read them). */
+export function snapshotCacheStats(ctx: Pick<AppContext, 'caches'>): { hits: number; misses: number; entries: number } {
+  const c = ctx.caches.of(ANSWERS);
   return { hits: c.hits, misses: c.misses, entries: c.entries.size };
 }
 

@@ -191,7 +191,7 @@ async function resolvePlaces(ctx: AppContext, q: PlaceQuery): Promise<Resolved> 
   return { kind: 'none' };
 }
 
-function unmapped(q: PlaceQuery): CityUnmapped {
+function unmapped(ctx: AppContext, q: PlaceQuery): CityUnmapped {
   const query = describeQuery(q);
   // an id handed out with a candidate for a city without data: "US-MO:springfield"
   const idText = q.kind === 'id' ? q.geoDivisionId.trim() : '';
@@ -199,8 +199,8 @@ function unmapped(q: PlaceQuery): CityUnmapped {
   if (q.kind === 'name' || fromId) {
     const known =
       q.kind === 'name'
-        ? findGazetteerCities(q.city.trim(), q.region?.trim() || null)[0]
-        : findGazetteerCities(fromId![3]!.replace(/-/g, ' '), fromId![2]!, fromId![1] as 'US' | 'CA').find(
+        ? findGazetteerCities(ctx, q.city.trim(), q.region?.trim() || null)[0]
+        : findGazetteerCities(ctx, fromId![3]!.replace(/-/g, ' '), fromId![2]!, fromId![1] as 'US' | 'CA').find(
             (g) => gazetteerGeoDivisionId(g.name, g.region, g.country) === idText,
           );
     if (known) {
@@ -244,7 +244,7 @@ function candidates(q: PlaceQuery, places: PlaceSummary[]): CityCandidates {
 export async function cityInventory(ctx: AppContext, q: PlaceQuery): Promise<CityInventoryResult> {
   validatePlaceQuery(q);
   const r = await resolvePlaces(ctx, q);
-  if (r.kind === 'none') return unmapped(q);
+  if (r.kind === 'none') return unmapped(ctx, q);
   if (r.kind === 'many') return candidates(q, r.places);
   return inventoryOf(ctx, r.place, q.district);
 }
@@ -290,7 +290,7 @@ async function inventoryOf(ctx: AppContext, place: PlaceRecord, district?: strin
   let rules: PlaceRules | null = null;
   let rulesNote: string | null = null;
   try {
-    rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+    rules = await loadPlaceRules(ctx, place.slug);
   } catch (err) {
     rulesNote = `No usable rules file for this place (${err instanceof Error ? err.message.split('\n')[0] : 'unreadable'}): zoning values are not available.`;
   }
@@ -386,7 +386,7 @@ export async function probeCoverage(ctx: AppContext, q: PlaceQuery): Promise<Cov
     return { query: c.query, status: 'ambiguous', eligibilityKnown: true, candidates: c.candidates, message: c.message };
   }
   if (r.kind === 'none') {
-    const u = unmapped(q);
+    const u = unmapped(ctx, q);
     return { query: u.query, status: u.status, eligibilityKnown: u.eligibilityKnown, message: u.message };
   }
   const p = r.place;

@@ -27,7 +27,7 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
     const regions = new Set(r.candidates.map((c) => (c.kind === 'place' ? `${c.place.country}-${c.place.region}` : `${c.country}-${c.region}`)));
     for (const c of regions.size === 1 ? r.candidates : []) {
       if (c.kind !== 'place' || c.place.status !== 'live' || !c.place.importedAt) continue;
-      const g = await geocodeInPlace(ctx.db, c.place.geoDivisionId, parsed, await placeSource(ctx.db, c.place));
+      const g = await geocodeInPlace(ctx, c.place.geoDivisionId, parsed, await placeSource(ctx, c.place));
       if (g.kind === 'matched' && (g.matchType === 'address_table' || g.matchType === 'assessor_table') && g.confidence >= 0.8) holders.push(c.place);
     }
     if (holders.length === 1) {

@@ -8,9 +8,9 @@ import { placeSource } from '../geocoder/place-index.ts';
 import type { PlaceRecord } from '../places/catalogue.ts';
 
 export async function locateAddress(ctx: AppContext, place: PlaceRecord, parsed: ParsedAddress) {
-  const src = await placeSource(ctx.db, place);
-  let match = await geocodeInPlace(ctx.db, place.geoDivisionId, parsed, src);
+  const src = await placeSource(ctx, place);
+  let match = await geocodeInPlace(ctx, place.geoDivisionId, parsed, src);
   // A stand-in method's score becomes the share right the place's audit measured (src/geocoder/calibration.ts).
-  if (match.kind === 'matched' && match.matchType !== 'address_table') match = calibrateMatch(match, await placeCalibration(ctx.db, place.geoDivisionId));
+  if (match.kind === 'matched' && match.matchType !== 'address_table') match = calibrateMatch(match, await placeCalibration(ctx, place.geoDivisionId));
   return { src, match };
 }

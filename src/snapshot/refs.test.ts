@@ -7,12 +7,13 @@ import v8 from 'node:v8';
 import { buildEnvelope } from '../core/envelope.ts';
 import { citationOf, conditionOf, notesOf, referenceProvenance } from './refs.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
+import { rulesIn } from '../../test/support/rules-context.ts';
 
 const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
 const LOT = { areaSqft: 5000, frontageFt: 40, depthFt: 125, cornerLot: false, country: 'US' as const };
 
 async function referenced(slug: string, zone: string, buildingType?: string) {
-  const rules = await loadPlaceRules(slug, { sourceDir: SOURCE_DIR });
+  const rules = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), slug);
   const built = buildEnvelope({ rules, primaryZone: zone, zones: [{ code: zone, share: 1 }], overlays: [], lot: LOT, ...(buildingType ? { building: { buildingType } } : {}) });
   return { rules, built, refs: referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: built.notes, named: rules.sources ?? {} }) };
 }
@@ -49,7 +50,7 @@ test('shared notes and conditions are written once; named sources are defined; n
 
 test('a citation object changed between calls is keyed afresh (the per-object key cache re-checks its fields)', async () => {
   const { built } = await referenced('somerville-ma', 'NR', 'Detached House');
-  const rules = await loadPlaceRules('somerville-ma', { sourceDir: SOURCE_DIR });
+  const rules = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'somerville-ma');
   const [name, v] = Object.entries(built.envelope).find(([, x]) => x.citation)!;
   // Two objects with equal content name one entry...
   const p = { ...v.citation! };

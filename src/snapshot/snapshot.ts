@@ -20,7 +20,7 @@ import { buildEnvelope } from '../core/envelope.ts';
 import { areaWarning } from './lot-area-warning.ts';
 import { bulbNotes, notCornerNote, unsharedCornerNote, type NotCornerFacts } from './lot-notes.ts';
 import { referenceProvenance } from './refs.ts';
-import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from '../places/source-catalogue.ts';
+import { placeSourceCatalogue, sourceCatalogueOf, type SourceCatalogue } from './source-catalogue.ts';
 import { FT_PER_M, SQFT_PER_M2 } from '../core/geo/primitives.ts';
 import type { AddressMatch, Coverage, DistrictChoice, DistrictSource, Lot, Measure, OverlayShare, Snapshot, ZoneShare, Zones } from '../core/snapshot-types.ts';
 import type { PlaceRules } from '../core/rules-schema.ts';
@@ -244,7 +244,7 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string, s
   const parcel: ParcelRow | null = await src.lot(g.parcelExtId); // SQL or the place's hot index (src/geocoder/place-index.ts)
   if (!parcel) return geocodeFailed(ctx, place, `${place.name} is covered, but the lot this address points to (${g.parcelExtId}) is not in the parcel layer.`);
   const lot = lotOf(parcel, g.streetKey, place);
-  const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+  const rules = await loadPlaceRules(ctx, place.slug);
   // A place without a zoning map takes the caller's district, and without one answers the lot and the choices.
   const statedOutcome = place.districtSource === 'stated' ? resolveStatedDistrict(place, rules, stated) : null;
   if (statedOutcome?.kind === 'needs') return lotOnly(ctx, place, rules, address, parsed, g, cov.note, parcel, lot, statedOutcome.source, statedOutcome.choice);

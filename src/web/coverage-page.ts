@@ -158,7 +158,7 @@ export function registerCoveragePlacePage(app: HttpApp, ctx: AppContext): void {
       throw err;
     }
     if (inv.kind !== 'inventory') return htmlPage(c, 404, page('Not found', html`<p>No such place.</p>`, { signedInAs }), PAGE_HEADERS);
-    const rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir }).catch((err: Error) => {
+    const rules = await loadPlaceRules(ctx, place.slug).catch((err: Error) => {
       ctx.logger.warn({ place: place.slug, err: err.message }, 'coverage page: rules do not load');
       return null;
     });

@@ -1,10 +1,10 @@
-// GET /places/<slug>/sources.json: a place's source catalogue (src/places/source-catalogue.ts), the
+// GET /places/<slug>/sources.json: a place's source catalogue (src/snapshot/source-catalogue.ts), the
 // document a snapshot's `sourceCatalogue.url` names. Public, like the coverage page. Asked for by the
 // version the snapshot names (?v=), it never changes, so it may be cached for good.
 import type { AppContext } from '../context.ts';
 import type { HttpApp } from '../http/http-app.ts';
 import { jsonReply, errorReply } from '../http/reply.ts';
-import { loadSourceCatalogue } from '../places/source-catalogue.ts';
+import { loadSourceCatalogue } from '../snapshot/source-catalogue.ts';
 
 export function registerPlaceSources(app: HttpApp, ctx: AppContext): void {
   app.pages.get('/places/:slug/sources.json', async (c) => {

@@ -8,7 +8,7 @@ import type { HttpApp } from '../http/http-app.ts';
 import { htmlPage } from '../http/page.ts';
 import { SitelineError } from '../core/errors.ts';
 import { cachedSnapshot } from '../snapshot/answer-cache.ts';
-import { withSourcesInline } from '../places/source-catalogue.ts';
+import { withSourcesInline } from '../snapshot/source-catalogue.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
 import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';
@@ -25,7 +25,7 @@ import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
 import { statusBadge } from './status-badge.ts';
 import { formatNumber, valueWords, type WordedValue } from '../core/value-words.ts';
 import { layerLabel, oldDataNote } from './coverage-page.ts';
-import { ruleSources, type RuleSource } from './rule-sources.ts';
+import { ruleSources, type RuleSource } from '../rules/rule-sources.ts';
 import { snapshotEnvelope3d } from './envelope-3d.ts';
 import { conditionsSentence } from '../snapshot/stated-district.ts';
 
@@ -404,7 +404,7 @@ async function researchNoteSources(ctx: AppContext, s: Snapshot): Promise<Map<st
     ctx.logger.error({ place: place.slug, err: err instanceof Error ? err.message : String(err) }, 'site page: the place manifest does not load');
     throw err;
   }
-  return ruleSources(ctx.config.sourceDir, sourceFolder);
+  return ruleSources(ctx, sourceFolder);
 }
 
 function suggestionHref(s: Snapshot, suggestion: string): string {

@@ -8,7 +8,7 @@ import type { HttpApp, HttpContext } from '../http/http-app.ts';
 import { htmlPage } from '../http/page.ts';
 import { loadManifest } from '../places/manifest.ts';
 import { citableDocuments, loadPlaceRules, sourcePageHref } from '../rules/load-rules.ts';
-import { findQuote, findSection, readHeldDocument, sectionSpan, DocumentError } from '../rules/held-documents.ts';
+import { findQuote, findSection, heldDocuments, sectionSpan, DocumentError } from '../rules/held-documents.ts';
 import { knowledgeSectionsOf } from '../rules/knowledge-sections.ts';
 import { html, type Html } from '../http/html.ts';
 import { page, PAGE_HEADERS } from '../http/page.ts';
@@ -52,7 +52,7 @@ export function registerSourcesPage(app: HttpApp, ctx: AppContext): void {
     if (!ctx.config.sourceDir) return notFound(c, 'This server has no source directory configured, so it holds no document text.', signedInAs);
     let doc;
     try {
-      doc = await readHeldDocument(path.join(ctx.config.sourceDir, manifest.sourceFolder), decl);
+      doc = await heldDocuments(ctx).read(path.join(ctx.config.sourceDir, manifest.sourceFolder), decl);
     } catch (err) {
       if (!(err instanceof DocumentError)) throw err;
       ctx.logger.warn({ place, document: docId, err: err.message }, 'held document unreadable');
@@ -72,7 +72,7 @@ export function registerSourcesPage(app: HttpApp, ctx: AppContext): void {
     if (!sectionParam) {
       let cited: { section: string; title: string; href: string; districts: string[] }[] = [];
       try {
-        const rules = await loadPlaceRules(place, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+        const rules = await loadPlaceRules(ctx, place);
         cited = knowledgeSectionsOf(rules).filter((s) => s.document === decl.id);
       } catch (err) {
         ctx.logger.warn({ place, err: (err as Error).message }, 'sources page: rules do not load');

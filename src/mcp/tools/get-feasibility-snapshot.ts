@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { addressInput } from '../address-input.ts';
 import { cachedSnapshot } from '../../snapshot/answer-cache.ts';
 import { snapshotSummary } from '../../snapshot/summary.ts';
-import { withSourcesInline } from '../../places/source-catalogue.ts';
+import { withSourcesInline } from '../../snapshot/source-catalogue.ts';
 import { defineTool, noFormReason, toolError, type ToolOutcome } from '../tool-definition.ts';
 import { SitelineError } from '../../core/errors.ts';
 import { STATED_MAX_LENGTH } from '../../snapshot/stated-district.ts';

@@ -1,7 +1,7 @@
 // getProjectContext (gated, read-only): the project, its analysis and a memory digest.
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
-import { MAX_DOCUMENTS_LIMIT, MAX_EVIDENCE_LIMIT, getProjectContext as load } from '../../analysis/project-context.ts';
+import { MAX_DOCUMENTS_LIMIT, MAX_EVIDENCE_LIMIT, getProjectContext as load } from '../../reports/project-context.ts';
 import { agentStatusOutput, callerAccount, candidatesOutcome, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const getProjectContext = defineTool({

@@ -7,12 +7,12 @@ import { badInput } from '../core/errors.ts';
 import { resolveProject, summarise, type ProjectList, type ProjectRow, type TargetArgs } from '../projects/project-store.ts';
 import { lotSummary, type LotRole, type LotSnapshot, type ProjectLot } from '../projects/project-lots.ts';
 import { receiptOf, type Receipt, type ReceiptRow } from '../projects/receipts.ts';
-import type { PlaceRow } from './feasibility-analysis.ts';
-import { agentStatusOf, statusOfRun, type AgentStatus } from './agent-status.ts';
-import { RECHECK_INTERVAL_S } from './run-feasibility-analysis.ts';
-import type { RunRow } from './run-queue.ts';
-import { readAnalysisResult, type FeasibilityAnalysis } from './analysis-result.ts';
-import { exportUsage } from '../reports/export-store.ts';
+import type { PlaceRow } from '../analysis/feasibility-analysis.ts';
+import { agentStatusOf, statusOfRun, type AgentStatus } from '../analysis/agent-status.ts';
+import { RECHECK_INTERVAL_S } from '../analysis/run-feasibility-analysis.ts';
+import type { RunRow } from '../analysis/run-queue.ts';
+import { readAnalysisResult, type FeasibilityAnalysis } from '../analysis/analysis-result.ts';
+import { exportUsage } from './export-store.ts';
 
 /** Bounds of documentsLimit and evidenceLimit (both required). */
 export const MAX_DOCUMENTS_LIMIT = 50;

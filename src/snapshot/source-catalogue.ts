@@ -6,11 +6,11 @@
 // includeSources, the CLI, the web page).
 import crypto from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { getPlaceBySlug, type PlaceRecord } from './catalogue.ts';
+import { getPlaceBySlug, type PlaceRecord } from '../places/catalogue.ts';
 import { isMissingRulesFile, loadPlaceRules } from '../rules/load-rules.ts';
 import type { PlaceRules } from '../core/rules-schema.ts';
 import type { Snapshot, SourceCatalogueRef, SourceRef } from '../core/snapshot-types.ts';
-import { compareNamedSourceIds } from '../snapshot/refs.ts';
+import { compareNamedSourceIds } from './refs.ts';
 
 export interface SourceCatalogue {
   place: string;
@@ -77,7 +77,7 @@ export function sourceCatalogueOf(place: PlaceRecord, rules: Pick<PlaceRules, 'b
 export async function placeSourceCatalogue(ctx: AppContext, place: PlaceRecord): Promise<SourceCatalogue> {
   let rules: PlaceRules | null;
   try {
-    rules = await loadPlaceRules(place.slug, { sourceDir: ctx.config.sourceDir, placesDir: ctx.config.placesDir });
+    rules = await loadPlaceRules(ctx, place.slug);
   } catch (err) {
     // A place without a rules file has a catalogue of its data sources only; a broken rules file is a
     // fault the caller hears about (the place's answers cannot be given either).

@@ -1,8 +1,11 @@
 // What "S1", "S2"… in a place's rules notes are: the source table of the place's research notes
 // (RULES-FACTS.md in the place's source folder: `| S1 | title – url | date | kind |`), read once per
-// file. When the file is not there, the page still lists each id it shows, saying it is undefined.
+// file per context (ctx.caches; the rulesReloaded door reads it again). When the file is not there, the
+// site page still lists each id it shows, saying it is undefined.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { AppContext } from '../context.ts';
+import { cacheKind, type CacheDoors } from '../caches.ts';
 
 export interface RuleSource {
   id: string;
@@ -11,11 +14,21 @@ export interface RuleSource {
   date: string;
 }
 
-const cache = new Map<string, Map<string, RuleSource>>();
+/** One context's research notes, by file, until its rulesReloaded door opens. */
+class RuleSourceTables implements CacheDoors {
+  readonly byFile = new Map<string, Map<string, RuleSource>>();
+  rulesReloaded(): void {
+    this.byFile.clear();
+  }
+}
+const RULE_SOURCES = cacheKind('research notes', () => new RuleSourceTables());
 
-export function ruleSources(sourceDir: string | undefined, sourceFolder: string): Map<string, RuleSource> {
+/** The S-ids of a place's research notes (config.sourceDir/<sourceFolder>/RULES-FACTS.md); empty when it has none. */
+export function ruleSources(ctx: Pick<AppContext, 'config' | 'caches'>, sourceFolder: string): Map<string, RuleSource> {
+  const sourceDir = ctx.config.sourceDir;
   if (!sourceDir || !/^[A-Za-z0-9._-]+$/.test(sourceFolder)) return new Map();
   const file = path.join(sourceDir, sourceFolder, 'RULES-FACTS.md');
+  const cache = ctx.caches.of(RULE_SOURCES).byFile;
   const hit = cache.get(file);
   if (hit) return hit;
   const out = new Map<string, RuleSource>();
@@ -39,4 +52,3 @@ export function ruleSources(sourceDir: string | undefined, sourceFolder: string)
   cache.set(file, out);
   return out;
 }
-

@@ -1,12 +1,16 @@
 // The bounded hot index on /metrics (docs/scaling.md): this process's reads answered from memory (hit)
 // or through SQL while the place was cold or loading (miss), its loads and evictions, and the places and
-// estimated bytes it holds against its budget. Read from the index's counters at scrape time.
+// estimated bytes it holds against its budget. Read from the context's index's counters at scrape time.
 import { Counter, Gauge } from 'prom-client';
-import type { Metrics } from './metrics.ts';
-import { hotIndexStats } from '../geocoder/place-index.ts';
+import type { AppContext } from '../context.ts';
+import { hotIndexOf } from './place-index.ts';
 
-export function registerHotIndexMetrics(metrics: Metrics): void {
-  const registers = [metrics.registry];
+/** The context's hot index on its metrics registry (the service's context has one). */
+export function registerHotIndexMetrics(ctx: Pick<AppContext, 'metrics' | 'caches'>): void {
+  if (!ctx.metrics) return;
+  const index = hotIndexOf(ctx);
+  const hotIndexStats = () => index.stats();
+  const registers = [ctx.metrics.registry];
   new Counter({
     name: 'siteline_hot_index_reads_total',
     help: "Place reads by whether the place's hot index was loaded (hit) or the read went to SQL while it was cold or loading (miss).",
