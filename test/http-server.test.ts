@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from './support/harness.ts';
-import { loadAllManifests } from '../src/places/manifest.ts';
+import { loadAllManifests, PLACES_DIR } from '../src/places/manifest.ts';
 
 test('the real server answers /healthz (alive), /readyz, 404 and 405 with the error envelope', async () => {
   const svc = await startTestServer();
@@ -17,7 +17,7 @@ test('the real server answers /healthz (alive), /readyz, 404 and 405 with the er
     assert.equal(body.status, 'unavailable');
     assert.equal(body.reason, 'places_missing');
     // Every live default place is missing (derived from the manifests: a new place does not break this test).
-    assert.deepEqual(body.missing, loadAllManifests().filter((m) => m.status === 'live' && m.defaultImport).map((m) => m.slug));
+    assert.deepEqual(body.missing, loadAllManifests(PLACES_DIR).filter((m) => m.status === 'live' && m.defaultImport).map((m) => m.slug));
     assert.ok(body.missing.includes('cambridge-ma'));
     assert.ok(['pglite', 'postgres'].includes(body.database));
     assert.ok(ok.headers.get('x-request-id'));

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../src/clock.ts';
 import { startService } from '../src/service.ts';
 import { createLogger } from '../src/logger.ts';
-import { loadAllManifests } from '../src/places/manifest.ts';
+import { loadAllManifests, PLACES_DIR } from '../src/places/manifest.ts';
 import { upsertPlaceFromManifest } from '../src/places/catalogue.ts';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { connectClient } from './mcp-support.ts';
@@ -111,7 +111,7 @@ test('cityInventory: a known city without data points to recording demand and re
 test('cityInventory: several matches -> candidates with geoDivisionId; the caller picks one and calls again', async () => {
   clock.advance(60_000);
   // Cambridge, Ontario enters the catalogue as a planned place, through the importer's own upsert.
-  const ma = loadAllManifests().find((m) => m.slug === 'cambridge-ma')!;
+  const ma = loadAllManifests(PLACES_DIR).find((m) => m.slug === 'cambridge-ma')!;
   await upsertPlaceFromManifest(svc.ctx, { ...ma, geoDivisionId: 'CA-ON:cambridge', slug: 'cambridge-on', region: 'ON', country: 'CA', status: 'planned_not_live', aliases: [] });
   try {
     const r = await inventory({ city: 'Cambridge' });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createPlacesDb, testCtx, type TestDb } from './support/harness.ts';
 import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 import { upsertPlaceFromManifest } from '../src/places/catalogue.ts';
-import { loadAllManifests } from '../src/places/manifest.ts';
+import { loadAllManifests, PLACES_DIR } from '../src/places/manifest.ts';
 import type { AppContext } from '../src/context.ts';
 
 let tdb: TestDb;
@@ -89,7 +89,7 @@ test('a postal city covering several municipalities: ambiguous with candidates, 
 
   // Settled by the address data: were Cambridge's addresses also written "Boston, MA", an address
   // Cambridge's own table holds is answered there (saying why); one it does not hold stays ambiguous.
-  const cam = loadAllManifests().find((m) => m.slug === 'cambridge-ma')!;
+  const cam = loadAllManifests(PLACES_DIR).find((m) => m.slug === 'cambridge-ma')!;
   await upsertPlaceFromManifest(ctx, { ...cam, postalCities: ['Boston'] });
   try {
     const s = await getFeasibilitySnapshot(ctx, '11 Acorn St, Boston, MA');

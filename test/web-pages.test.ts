@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { loadAllManifests } from '../src/places/manifest.ts';
+import { loadAllManifests, PLACES_DIR } from '../src/places/manifest.ts';
 import { HttpApp } from '../src/http/http-app.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { installErrorPages } from '../src/web/error-pages.ts';
@@ -24,7 +24,7 @@ describe('pages around the snapshot', () => {
     const res = await getPage(`${svc.url}/coverage`, new CookieJar());
     assert.equal(res.status, 200);
     // Every place the manifests declare (derived, so adding a place does not break this test).
-    const manifests = loadAllManifests();
+    const manifests = loadAllManifests(PLACES_DIR);
     for (const m of manifests) assert.match(res.body, new RegExp(`id="place-${m.slug}"`), m.slug);
     assert.equal(res.body.match(/<section class="card place" id="place-/g)?.length, manifests.length);
     assert.match(res.body, new RegExp(`of the ${manifests.length} places it catalogues`));

@@ -36,7 +36,7 @@ export interface Command {
   /** Paragraphs shown in the command's help after the usage line. */
   description?: string;
   /** Help text that needs loading (e.g. the list of places), appended to the description. */
-  details?(): Promise<string>;
+  details?(io: Io): Promise<string>;
   flags?: Flag[];
   examples?: string[];
   /** How many positional arguments it accepts (default: none), and what to call them in errors. */
@@ -125,9 +125,9 @@ export function commandList(cmds: Command[]): string[] {
 }
 
 /** The help for one command or group; `path` is the words before it (`['data']` for `data import`). */
-export async function commandHelp(cmd: Command, path: string[]): Promise<string> {
+export async function commandHelp(cmd: Command, path: string[], io: Io): Promise<string> {
   const lines: string[] = [cmd.summary, '', 'Usage:', `  siteline ${cmd.usage}`];
-  const details = cmd.details ? await cmd.details() : '';
+  const details = cmd.details ? await cmd.details(io) : '';
   const about = [cmd.description?.trimEnd(), details.trimEnd()].filter(Boolean).join('\n');
   if (about) lines.push('', about);
   if (cmd.subcommands?.length) {

@@ -244,7 +244,10 @@ export const dataCommand: Command = {
       summary: "Import a place's sources into the local database (progress on stderr)",
       usage: 'data import <place> [--from DIR] [--force] [--json]',
       description: 'DIR defaults to SITELINE_SOURCE_DIR, else ../shared/data.',
-      details: async () => `Places: ${(await import('../places/manifest.ts')).listManifestSlugs().join(', ')}`,
+      details: async (io) => {
+        const [{ placesDirFromEnv }, { listManifestSlugs }] = await Promise.all([import('../config.ts'), import('../places/manifest.ts')]);
+        return `Places: ${listManifestSlugs(placesDirFromEnv(io.env)).join(', ')}`;
+      },
       flags: [
         { name: 'from', value: 'DIR', description: 'Directory holding the place sources' },
         { name: 'force', description: 'Import again even when the sources are unchanged' },

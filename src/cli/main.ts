@@ -52,7 +52,7 @@ async function main(argv: string[], io: Io): Promise<number> {
     if (!next) {
       if (cmd && (word === undefined || word.startsWith('-'))) break; // a group with no subcommand: its help
       const where = path.length ? `siteline ${path.join(' ')}` : 'siteline';
-      if (wantsHelp(rest) && cmd) return out(io, await commandHelp(cmd, path.slice(0, -1))), EXIT.ok;
+      if (wantsHelp(rest) && cmd) return out(io, await commandHelp(cmd, path.slice(0, -1), io)), EXIT.ok;
       err(io, `${io.errColour.red('error:')} unknown ${cmd ? 'subcommand' : 'command'} "${word}" for ${where}.\n`);
       err(io, `Commands:\n${commandList(list).join('\n')}\n\nRun \`${where} --help\` for usage.`);
       return EXIT.usage;
@@ -66,7 +66,7 @@ async function main(argv: string[], io: Io): Promise<number> {
 
   if (!cmd.run && rest.length && !wantsHelp(rest)) return usageFailure(io, path, `unknown flag ${rest[0]}`);
   if (wantsHelp(rest) || !cmd.run) {
-    out(io, await commandHelp(cmd, path.slice(0, -1)));
+    out(io, await commandHelp(cmd, path.slice(0, -1), io));
     return EXIT.ok;
   }
   let parsed;

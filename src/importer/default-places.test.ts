@@ -11,7 +11,7 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { startService } from '../service.ts';
 import { effectiveStatus, listPlaces } from '../places/catalogue.ts';
-import { loadAllManifests } from '../places/manifest.ts';
+import { loadAllManifests, PLACES_DIR } from '../places/manifest.ts';
 import { defaultPlaceStates, ensureCatalogue, ensureDefaultPlaces } from './default-places.ts';
 
 function config(sourceDir: string | undefined, dataDir: string, autoImport = true) {
@@ -34,7 +34,7 @@ test('a database where only Cambridge was imported: the next start imports the o
   const t = await createPlacesDb(['cambridge-ma']);
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test-start-'));
   try {
-    const before = await defaultPlaceStates({ db: t.db });
+    const before = await defaultPlaceStates({ db: t.db, config: config(SHARED_DATA, dataDir) });
     assert.deepEqual(before.filter((p) => p.loaded).map((p) => p.slug), ['cambridge-ma'], 'as a first start that died after Cambridge left it');
     const cambridgeAt = before.find((p) => p.slug === 'cambridge-ma')!.importedAt;
 
@@ -45,7 +45,7 @@ test('a database where only Cambridge was imported: the next start imports the o
       // Every place the manifests declare, imported when it is a default place (derived from the manifests).
       assert.deepEqual(
         places.map((p) => [p.slug, p.status, p.importedAt !== null]).sort(),
-        loadAllManifests()
+        loadAllManifests(PLACES_DIR)
           .map((m) => [m.slug, effectiveStatus(m, m.defaultImport), m.defaultImport])
           .sort(),
       );
@@ -85,7 +85,7 @@ test('start without source data: a warning names the directory, Cambridge is liv
     try {
       await svc.placesLoaded;
       const places = await listPlaces(svc.ctx);
-      assert.equal(places.length, loadAllManifests().length);
+      assert.equal(places.length, loadAllManifests(PLACES_DIR).length);
       assert.equal(places.find((p) => p.slug === 'cambridge-ma')?.status, 'live_unavailable');
       assert.ok(places.every((p) => p.importedAt === null));
 
@@ -100,7 +100,7 @@ test('start without source data: a warning names the directory, Cambridge is liv
       const body = (await health.json()) as { status: string; missing: string[]; message: string; places: Array<{ slug: string; status: string; loaded: boolean }> };
       assert.equal(body.status, 'unavailable');
       // The live default places (derived from the manifests); the planned ones never make it unhealthy.
-      const liveDefaults = loadAllManifests().filter((m) => m.status === 'live' && m.defaultImport).map((m) => m.slug);
+      const liveDefaults = loadAllManifests(PLACES_DIR).filter((m) => m.status === 'live' && m.defaultImport).map((m) => m.slug);
       assert.deepEqual(body.missing, liveDefaults, 'only the live places make it unhealthy');
       assert.ok(liveDefaults.includes('cambridge-ma'));
       for (const slug of liveDefaults) assert.match(body.message, new RegExp(`Live place .*${slug}`));
@@ -131,7 +131,7 @@ test('auto-import off: the start still warns which default places are not loaded
     await svc.close();
     const warn = log.lines().find((l) => l.level === 40 && Array.isArray(l.missing));
     assert.ok(warn, 'warned');
-    assert.deepEqual([...warn.missing].sort(), loadAllManifests().filter((m) => m.defaultImport).map((m) => m.slug).sort());
+    assert.deepEqual([...warn.missing].sort(), loadAllManifests(PLACES_DIR).filter((m) => m.defaultImport).map((m) => m.slug).sort());
     assert.ok(warn.missing.includes('cambridge-ma'));
     assert.match(warn.msg, /SITELINE_AUTO_IMPORT=0/);
   } finally {

@@ -35,7 +35,7 @@ export function howToLoad(slugs: string[]): string {
 }
 
 /** Load state of every default place (manifests marked defaultImport), in manifest order. */
-export async function defaultPlaceStates(ctx: Pick<AppContext, 'db'> & Partial<Pick<AppContext, 'config'>>, manifests: Manifest[] = loadAllManifests(ctx.config?.placesDir)): Promise<PlaceLoadState[]> {
+export async function defaultPlaceStates(ctx: Pick<AppContext, 'db' | 'config'>, manifests: Manifest[] = loadAllManifests(ctx.config.placesDir)): Promise<PlaceLoadState[]> {
   const rows = await ctx.db.query<{ slug: string; imported_at: Date | string | null; digest: string | null; gate: string | null }>(
     `SELECT slug, imported_at, import_report->>'sourceDigest' AS digest, import_report->'gate'->>'passed' AS gate FROM places`,
   );

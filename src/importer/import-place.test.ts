@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createTestDb, testCtx, SHARED_DATA, ROOT } from '../../test/support/harness.ts';
 import { importPlace } from './import-place.ts';
-import { loadAllManifests } from '../places/manifest.ts';
+import { loadAllManifests, PLACES_DIR } from '../places/manifest.ts';
 import { formatImportReport } from './import-report.ts';
 import { SitelineError } from '../core/errors.ts';
 import { getPlaceBySlug, findPlaceByPoint } from '../places/catalogue.ts';
@@ -75,7 +75,7 @@ test('importer idempotence: a second import of the same sources changes nothing'
 
     // The whole catalogue is there, not only the imported place.
     const ids = (await t.db.query<{ place_id: string }>('SELECT place_id FROM places ORDER BY place_id')).map((r) => r.place_id);
-    assert.deepEqual(ids, loadAllManifests().map((m) => m.geoDivisionId).sort());
+    assert.deepEqual(ids, loadAllManifests(PLACES_DIR).map((m) => m.geoDivisionId).sort());
     assert.ok(ids.includes('US-MA:cambridge') && ids.includes('CA-BC:saanich'));
     // The catalogue reflects the import; the place is found by a point inside its zoning.
     const place = await getPlaceBySlug(ctx, 'paradise-tx');

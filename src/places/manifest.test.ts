@@ -6,7 +6,7 @@ import { loadAllManifests, parseManifest, sourceFiles, canonicalJson, loadManife
 import { SHARED_DATA } from '../../test/support/harness.ts';
 
 test('manifests: every shipped place parses, one per folder, and every checksum agrees with the data pack SHA256SUMS', () => {
-  const ms = loadAllManifests();
+  const ms = loadAllManifests(PLACES_DIR);
   // One manifest per folder of places/, in folder order (derived: adding a place does not break this test).
   const folders = fs.readdirSync(PLACES_DIR).filter((d) => fs.existsSync(path.join(PLACES_DIR, d, 'manifest.json'))).sort();
   assert.deepEqual(ms.map((m) => m.slug), folders);
@@ -44,7 +44,7 @@ test('manifests: a bad manifest is a clear bad_input error', () => {
   const dup = structuredClone(good);
   dup.sources[1].id = dup.sources[0].id;
   assert.throws(() => parseManifest(JSON.stringify(dup), 'x.json'), /appears twice/);
-  assert.throws(() => loadManifest('No Such'), /not a place slug/);
+  assert.throws(() => loadManifest('No Such', PLACES_DIR), /not a place slug/);
 });
 
 test('manifests: the digest ignores key order', () => {

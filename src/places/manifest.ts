@@ -7,9 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { SitelineError } from '../core/errors.ts';
-import { placesDirFromEnv } from '../config.ts';
 
-/** The repository's own places/ folder. Readers default to the configured one (SITELINE_PLACES_DIR). */
+/** The repository's own places/ folder. Readers take the folder to read (the context's config.placesDir: SITELINE_PLACES_DIR, else this). */
 export const PLACES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../places');
 
 /** Defaults for the per-source import thresholds (docs/data.md, "Import thresholds"). */
@@ -290,12 +289,12 @@ export type ManifestDocument = Manifest['documents'][number];
 export type ManifestSource = Manifest['sources'][number];
 export type CodeMapping = z.infer<typeof codeMapping>;
 
-export function manifestPath(slug: string, placesDir = placesDirFromEnv()): string {
+export function manifestPath(slug: string, placesDir: string): string {
   return path.join(placesDir, slug, 'manifest.json');
 }
 
 /** Slugs of every place folder that holds a manifest, sorted. */
-export function listManifestSlugs(placesDir = placesDirFromEnv()): string[] {
+export function listManifestSlugs(placesDir: string): string[] {
   if (!fs.existsSync(placesDir)) return [];
   return fs
     .readdirSync(placesDir, { withFileTypes: true })
@@ -338,7 +337,7 @@ export function parseManifest(text: string, where: string): Manifest {
   return r.data;
 }
 
-export function loadManifest(slug: string, placesDir = placesDirFromEnv()): Manifest {
+export function loadManifest(slug: string, placesDir: string): Manifest {
   if (!/^[a-z0-9-]+$/.test(slug)) throw new SitelineError('bad_input', `"${slug}" is not a place slug (lower-case letters, digits and dashes)`);
   const file = manifestPath(slug, placesDir);
   if (!fs.existsSync(file)) {
@@ -350,7 +349,7 @@ export function loadManifest(slug: string, placesDir = placesDirFromEnv()): Mani
   return m;
 }
 
-export function loadAllManifests(placesDir = placesDirFromEnv()): Manifest[] {
+export function loadAllManifests(placesDir: string): Manifest[] {
   return listManifestSlugs(placesDir).map((s) => loadManifest(s, placesDir));
 }
 

@@ -195,7 +195,7 @@ const WHY: Record<Kind, RegExp> = {
 
 async function places(): Promise<Place[]> {
   const out: Place[] = [];
-  for (const slug of listManifestSlugs()) {
+  for (const slug of listManifestSlugs(PLACES_DIR)) {
     const rules = await readRulesFileForVerify(slug, PLACES_DIR, SOURCE_DIR);
     const m = loadManifest(slug, PLACES_DIR);
     const { held } = await readHeld(citableDocuments(m), path.join(SOURCE_DIR, m.sourceFolder));

@@ -13,7 +13,7 @@ import { createPlacesDb, ROOT, SHARED_DATA } from '../support/harness.ts';
 import { CookieJar, TEST_PASSWORD, csrfFrom, getPage, postForm } from '../support/auth-flow.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';
 import { kill9, listening, placesLoaded, startSiteline, stop, type Siteline } from '../support/siteline-process.ts';
-import { loadManifest } from '../../src/places/manifest.ts';
+import { loadManifest, PLACES_DIR } from '../../src/places/manifest.ts';
 import { importDigest } from '../../src/importer/import-place.ts';
 
 const SLUG = 'paradise-tx';
@@ -84,7 +84,7 @@ test('kill -9 during the first start\'s import: the next start imports the place
   } finally {
     await reference.close();
   }
-  assert.equal(clean.digest, importDigest(loadManifest(SLUG)));
+  assert.equal(clean.digest, importDigest(loadManifest(SLUG, PLACES_DIR)));
   assert.ok((clean.parcels as number) > 0 && (clean.zones as number) > 0);
 
   const first = startSiteline(env, work);
