@@ -116,7 +116,7 @@ async function cambridge(dir0: string) {
 async function synthetic(dir0: string, n: number) {
   const { writeSyntheticPlacesDir, loadSyntheticCity, sampleSyntheticAddresses, SYNTHETIC_PLACE_ID } = await import('./synthetic-city.ts');
   const placesDir = writeSyntheticPlacesDir(fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-bench-places-')));
-  const { ctx, dir } = await freshCtx(dir0, placesDir);
+  const { ctx } = await freshCtx(dir0, placesDir);
   await ctx.db.query('CHECKPOINT'); // each timed load starts with nothing left to write (see syntheticPg)
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();

@@ -74,7 +74,7 @@ test('the readable output states each value\'s condition and source, and never t
   assert.ok(farNote, 'the example explains its unknown FAR');
   const lines = r.stdout.split('\n');
   const at = lines.findIndex((l) => l.trimStart().startsWith('maxFar '));
-  const block = lines.slice(at + 1, lines.findIndex((l, i) => i > at && /^  \S/.test(l)));
+  const block = lines.slice(at + 1, lines.findIndex((l, i) => i > at && /^ {2}\S/.test(l)));
   assert.ok(block.includes(`      note: ${farNote}`), `maxFar's note printed under it:\n${block.join('\n')}`);
 });
 

@@ -9,10 +9,9 @@ import { COMMANDS } from '../src/cli/commands.ts';
 
 let sandbox: CliSandbox;
 let env: Record<string, string>;
-let credsFile: string;
 before(async () => {
   sandbox = await cliSandbox('cli-help');
-  ({ env, credsFile } = sandbox);
+  ({ env } = sandbox);
 });
 after(() => sandbox.remove());
 

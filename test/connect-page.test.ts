@@ -25,11 +25,11 @@ after(async () => {
   await svc?.close();
 });
 
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 function pre(id: string): string {
   const m = new RegExp(`<pre id="${id}">([\\s\\S]*?)</pre>`).exec(pageHtml);
   assert.ok(m, `the page has #${id}`);
-  return unescape(m[1]!);
+  return unescapeHtml(m[1]!);
 }
 /** Runs a command from the page in bash, with <placeholders> filled in (async: the server shares this process). */
 async function run(command: string, values: Record<string, string> = {}): Promise<string> {
@@ -48,8 +48,8 @@ test('/connect: client configurations for this server, every registry tool, link
   for (const tool of MCP_TOOLS) {
     const section = new RegExp(`<section class="tool" id="tool-${tool.name}">([\\s\\S]*?)</section>`).exec(pageHtml);
     assert.ok(section, `${tool.name} is described`);
-    assert.ok(unescape(section[1]!).includes(tool.description), `${tool.name}: its registry description`);
-    assert.ok(unescape(section[1]!).includes(tool.title));
+    assert.ok(unescapeHtml(section[1]!).includes(tool.description), `${tool.name}: its registry description`);
+    assert.ok(unescapeHtml(section[1]!).includes(tool.title));
     assert.match(section[1]!, tool.access === 'gated' ? /Needs sign-in/ : /Public: no token needed/);
   }
   const home = await (await fetch(`${svc.url}/`)).text();

@@ -71,7 +71,7 @@ test('a town adds itself: data init, data check, data import and check --local t
     // -h never acts: nothing is written.
     const help = siteline('data', 'init', 'testville-ma', '--from', town, '-h');
     assert.equal(help.code, 0);
-    assert.match(help.out, /Usage:\n  siteline data init <slug>/);
+    assert.match(help.out, /Usage:\n {2}siteline data init <slug>/);
     assert.equal(fs.existsSync(places), false);
 
     // Without provenance, init writes "TO CONFIRM" placeholders, and the one gate refuses to take them live.
@@ -84,7 +84,7 @@ test('a town adds itself: data init, data check, data import and check --local t
     assert.match(draftCheck.out, /verdict: REFUSED/);
     const draftImport = siteline('data', 'import', 'testville-ma', '--from', town);
     assert.equal(draftImport.code, 2, draftImport.err + draftImport.out);
-    assert.match(draftImport.err, /refusing to import:\n  - 12 placeholder\(s\) left[\s\S]*sources\[addresses\]\.attribution: "TO CONFIRM[\s\S]*Nothing was changed/);
+    assert.match(draftImport.err, /refusing to import:\n {2}- 12 placeholder\(s\) left[\s\S]*sources\[addresses\]\.attribution: "TO CONFIRM[\s\S]*Nothing was changed/);
     // data status lists the place with its failed import and why, and the placeholders to replace.
     const failedStatus = siteline('data', 'status');
     assert.equal(failedStatus.code, 0, failedStatus.err + failedStatus.out);

@@ -81,7 +81,7 @@ test('beyond the rejected share or the expected row count, the import is refused
     // Every eighth line loses its closing quote: 12 % rejected, over the default 10 %.
     const mangled = lines.map((l, i) => (i % 8 === 3 ? l.replace(/^(\d+),/, '$1,"') : l)).join('\n');
     await assert.rejects(importPlace(ctx, SLUG, { ...fixture(mangled), quiet: true }), (err: Error) => {
-      assert.match(err.message, /refusing to import:\n  - addresses .*rows rejected .*above the limit of 10\.0 %.*\[governed by sources\[addresses\]\.maxRejectedShare = 0\.1 \(the default\); or --force\]/);
+      assert.match(err.message, /refusing to import:\n {2}- addresses .*rows rejected .*above the limit of 10\.0 %.*\[governed by sources\[addresses\]\.maxRejectedShare = 0\.1 \(the default\); or --force\]/);
       assert.match(err.message, /previous data stays/);
       return true;
     });

@@ -66,7 +66,7 @@ test('Cambridge: every answer the source can check is on its own lot; the weak b
   const text = formatPlaceAudit(a);
   assert.match(text, /22,779 distinct addresses, a sample of 600 audited/);
   assert.match(text, /agreement with the source's own lot +[\d,]+ of [\d,]+ = 100\.00 %/);
-  assert.match(text, /confidence  answered  checked/);
+  assert.match(text, /confidence {2}answered {2}checked/);
   assert.match(text, /worst disagreements \(0 wrong in all\)/);
   assert.match(text, /parcels +FY2014 \(2014-10-16\)/);
 });

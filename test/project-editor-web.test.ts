@@ -13,7 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { connectClient } from './mcp-support.ts';
-import { CookieJar, TEST_PASSWORD, csrfFrom, getPage, getUserToken, postForm, signUpOrIn } from './support/auth-flow.ts';
+import { type CookieJar, TEST_PASSWORD, csrfFrom, getPage, getUserToken, postForm, signUpOrIn } from './support/auth-flow.ts';
 import { MCP_TOOLS } from '../src/mcp/registry.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -12,7 +12,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { chromium } from 'playwright-core';
 import { ROOT, startTestServer, type TestServer } from './support/harness.ts';
 import { connectClient } from './mcp-support.ts';
-import { CookieJar, csrfFrom, getPage, getUserToken, postForm, signUpOrIn } from './support/auth-flow.ts';
+import { csrfFrom, getPage, getUserToken, postForm, signUpOrIn } from './support/auth-flow.ts';
 import { pointInMultiPolygon, type MultiPolygonCoords } from '../src/core/geo/primitives.ts';
 import { executeRun, workerOptions } from '../src/analysis/analysis-workers.ts';
 import { claimRun } from '../src/analysis/run-queue.ts';

@@ -10,7 +10,7 @@ import { validate, compileErrors } from '@readme/openapi-parser';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { getUserToken } from './support/auth-flow.ts';
 import { SiteCheckBody } from '../src/rest/schemas.ts';
-import { COVERED, OUTSIDE, accountIdOf, api, checkPath, createKey, grant, type ApiReply } from './rest-support.ts';
+import { COVERED, OUTSIDE, accountIdOf, api, checkPath, grant, type ApiReply } from './rest-support.ts';
 
 const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020') as new (opts: Record<string, unknown>) => {
   addSchema(schema: unknown, key: string): void;

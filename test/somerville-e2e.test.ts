@@ -109,7 +109,7 @@ test('MCP 2026-07-28: the lot, then a form with the districts and conditions; NR
     assert.deepEqual(s.zones.districtSource, { kind: 'stated_by_caller', statement: STATEMENT, buildingType: 'Detached House', conditions: [FRONT] });
     assert.equal(s.districtChoice, undefined, 'nothing left to state');
     // The sources of the district and of the condition are in the first text block and the first warning.
-    assert.match(r.content[0]!.text, /NR \/ Detached House[^]*stated by the caller; the City's zoning map is not held[.;] driveway access: Front Driveway Access, stated by the caller/i);
+    assert.match(r.content[0]!.text, /NR \/ Detached House[\s\S]*stated by the caller; the City's zoning map is not held[.;] driveway access: Front Driveway Access, stated by the caller/i);
     assert.match(s.address.warnings[0], /stated by the caller; the City's zoning map is not held\. Driveway access: Front Driveway Access, stated by the caller\./);
     // The side setback by driveway access: 3 ft, the stated row named with its source; 12 ft together.
     const side = s.envelope.minSideYardFt;

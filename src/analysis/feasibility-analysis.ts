@@ -15,7 +15,6 @@ import { loadPlaceRules } from '../rules/load-rules.ts';
 import { conditionsOfTable, envelopeConditions, statedAgainstTable } from '../rules/tier-conditions.ts';
 import { conditionsSentence } from '../snapshot/stated-district.ts';
 import type { StatedLotDistrict } from '../projects/project-lots.ts';
-import type { ValueStatus } from '../core/statuses.ts';
 import { lotsOfProject, type ProjectLot } from '../projects/project-lots.ts';
 import { buildableFootprint } from './buildable-footprint.ts';
 import { propagate } from './propagation.ts';
@@ -284,13 +283,13 @@ function deriveValues(standards: Record<string, Sourced>, build: AnalysedLot[], 
     'area of (build-lot polygon minus front, side and rear yards measured from the real front lot line), capped by maxLotCoveragePct x area',
     footprintInputs,
     () => {
-      if (!inset || !inset.ok) return null;
+      if (!inset?.ok) return null;
       const cap = noLimit('maxLotCoveragePct') ? Infinity : (val('maxLotCoveragePct') / 100) * areaSqft;
       return Math.min(inset.areaSqft, cap);
     },
     inset && !inset.ok
       ? { note: `The footprint cannot be drawn: ${inset.reason}.` }
-      : inset && inset.ok
+      : inset?.ok
         ? { note: `Front lot line: ${inset.frontEdges} edge(s), ${inset.frontLineFt} ft; ${inset.sideEdges} side and ${inset.rearEdges} rear edge(s); yard-inset area ${inset.areaSqft} sqft.${side?.note ? ` ${side.note}` : ''}` }
         : {},
   );

@@ -171,7 +171,7 @@ export type CeremonyView =
   | { state: 'pending'; email: string; attemptsLeft: number; expiresAt: string };
 
 function viewOf(reg: RegistrationRow | undefined, now: Date): CeremonyView {
-  if (!reg || !reg.ceremony_id) return { state: 'not_found' };
+  if (!reg?.ceremony_id) return { state: 'not_found' };
   if (reg.account_id) return { state: 'claimed' };
   if (ms(reg.claim_expires_at) <= now.getTime()) return { state: 'claim_expired' };
   if (reg.denied_at) return { state: 'denied' };

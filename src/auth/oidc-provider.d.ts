@@ -1,6 +1,6 @@
 // oidc-provider ships no type declarations; we use a small, explicitly loose surface of it.
 declare module 'oidc-provider' {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: oidc-provider ships no types; this file declares only what siteline calls
   type Any = any;
   export default class Provider {
     constructor(issuer: string, configuration: Any);

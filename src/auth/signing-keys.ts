@@ -1,7 +1,7 @@
 // Token signing keys: created on first start, persisted in the database (every instance agrees),
 // published at the JWKS endpoint by `kid`. Rotation: add a new key and set retired_at on the old one;
 // retired keys stay published so tokens they signed verify until they expire.
-import { webcrypto } from 'node:crypto';
+import type { webcrypto } from 'node:crypto';
 import { exportJWK, generateKeyPair, calculateJwkThumbprint, importJWK, type JWK } from 'jose';
 
 type CryptoKey = webcrypto.CryptoKey;

@@ -52,6 +52,7 @@ export class GroupCommit<Req, Res> {
 }
 
 /** One queue per database object and name (two services on one Db share it; two Dbs never do). */
+// biome-ignore lint/suspicious/noExplicitAny: one map holds queues of every request and answer type; each queue is typed where it is made
 const queues = new WeakMap<object, Map<string, GroupCommit<any, any>>>();
 
 export function groupCommitFor<Req, Res>(db: object, name: string, make: () => GroupCommit<Req, Res>): GroupCommit<Req, Res> {

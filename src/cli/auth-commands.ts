@@ -52,6 +52,7 @@ export const loginCommand: Command = {
       // The account page lists this login as "CLI on <host>", so a person can tell their machines apart.
       body: JSON.stringify({ type: 'service_auth', login_hint: email, label: cliLabel() }),
     });
+    // biome-ignore lint/suspicious/noExplicitAny: the registration answer is JSON read by field names, each checked where it is used
     const reg = { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, any> }; // not JSON: the status is reported
     if (reg.status !== 201) return err(io, `siteline login: ${reg.json.error_description ?? reg.json.error ?? `HTTP ${reg.status}`}`), EXIT.usage;
     const claim = reg.json.claim as { user_code: string; verification_uri: string; interval: number; expires_in: number };

@@ -22,6 +22,7 @@ function projectRef(p: string): Record<string, string> {
   return UUID.test(p) ? { projectId: p } : { project: p };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: MCP structured content, read by the field names the tools document
 type Structured = Record<string, any>;
 
 /**

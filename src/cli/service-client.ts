@@ -68,6 +68,7 @@ export async function fetchService(url: string, base: string, init?: RequestInit
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON answer from the service, read by field names
 export async function postForm(base: string, path: string, params: Record<string, string>): Promise<{ status: number; json: Record<string, any> }> {
   const res = await fetchService(`${base}${path}`, base, {
     method: 'POST',
@@ -75,6 +76,7 @@ export async function postForm(base: string, path: string, params: Record<string
     body: new URLSearchParams(params).toString(),
   });
   // A body that is not JSON (a proxy's error page) leaves the status, which the caller reports.
+  // biome-ignore lint/suspicious/noExplicitAny: a JSON answer from the service, read by field names
   return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, any> };
 }
 
@@ -209,7 +211,7 @@ export class ServiceClient {
       if (res.status === 401) throw new AuthNeededError('The service refused your login. Run `siteline login` again.');
     }
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown ;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

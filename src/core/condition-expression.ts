@@ -170,7 +170,7 @@ class Parser {
  * never leaves this module, and an Error's stack capture was most of an envelope's cost when a rule's
  * tiers name a variable the lot lacks.
  */
-class EvalError {
+class EvaluationError {
   constructor(
     readonly reason: 'unknown_variable' | 'type_error',
     readonly message: string,
@@ -183,45 +183,45 @@ function run(n: Node, vars: Vars, used: Set<string>): ExprValue {
       return n.v;
     case 'var': {
       const v = vars[n.name];
-      if (v === undefined || v === null) throw new EvalError('unknown_variable', n.name);
+      if (v === undefined || v === null) throw new EvaluationError('unknown_variable', n.name);
       used.add(n.name);
       return v;
     }
     case 'un': {
       const a = run(n.a, vars, used);
       if (n.op === 'not') {
-        if (typeof a !== 'boolean') throw new EvalError('type_error', 'not of a non-boolean');
+        if (typeof a !== 'boolean') throw new EvaluationError('type_error', 'not of a non-boolean');
         return !a;
       }
-      if (typeof a !== 'number') throw new EvalError('type_error', 'minus of a non-number');
+      if (typeof a !== 'number') throw new EvaluationError('type_error', 'minus of a non-number');
       return -a;
     }
     case 'bin': {
       if (n.op === 'and' || n.op === 'or') {
         // A known deciding side settles the result even when the other side is unknown.
-        const side = (x: Node): boolean | EvalError => {
+        const side = (x: Node): boolean | EvaluationError => {
           try {
             const v = run(x, vars, used);
-            if (typeof v !== 'boolean') throw new EvalError('type_error', `${n.op} of a non-boolean`);
+            if (typeof v !== 'boolean') throw new EvaluationError('type_error', `${n.op} of a non-boolean`);
             return v;
           } catch (e) {
-            if (e instanceof EvalError) return e;
+            if (e instanceof EvaluationError) return e;
             throw e;
           }
         };
         const a = side(n.a);
         const b = side(n.b);
-        const decider = n.op === 'and' ? false : true;
+        const decider = n.op !== 'and';
         if (a === decider || b === decider) return decider;
-        if (a instanceof EvalError) throw a;
-        if (b instanceof EvalError) throw b;
+        if (a instanceof EvaluationError) throw a;
+        if (b instanceof EvaluationError) throw b;
         return !decider;
       }
       const a = run(n.a, vars, used);
       const b = run(n.b, vars, used);
       if (n.op === '==') return a === b;
       if (n.op === '!=') return a !== b;
-      if (typeof a !== 'number' || typeof b !== 'number') throw new EvalError('type_error', `${n.op} needs numbers`);
+      if (typeof a !== 'number' || typeof b !== 'number') throw new EvaluationError('type_error', `${n.op} needs numbers`);
       switch (n.op) {
         case '<':
           return a < b;
@@ -238,10 +238,10 @@ function run(n: Node, vars: Vars, used: Set<string>): ExprValue {
         case '*':
           return a * b;
         case '/':
-          if (b === 0) throw new EvalError('type_error', 'division by zero');
+          if (b === 0) throw new EvaluationError('type_error', 'division by zero');
           return a / b;
       }
-      throw new EvalError('type_error', `unknown operator ${n.op}`);
+      throw new EvaluationError('type_error', `unknown operator ${n.op}`);
     }
   }
 }
@@ -275,7 +275,7 @@ export function evaluateExpression(src: string, vars: Vars): EvalResult {
     const value = run(tree, vars, used);
     return { ok: true, value, usedVars: [...used] };
   } catch (e) {
-    if (e instanceof EvalError) return { ok: false, reason: e.reason, detail: e.message };
+    if (e instanceof EvaluationError) return { ok: false, reason: e.reason, detail: e.message };
     throw e;
   }
 }

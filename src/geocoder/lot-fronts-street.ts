@@ -64,7 +64,7 @@ function partsOf(geom: unknown): Position[][] {
 /** The shortest distance in metres between a lot's outline and a set of lines (0 when they cross, to within a vertex). */
 export function polygonLineDistanceM(mp: MultiPolygonCoords, lines: Position[][], origin: Position): number {
   const proj = localProjector(origin[1], origin[0]);
-  const rings = mp.flatMap((poly) => poly).map((ring) => ring.map(proj));
+  const rings = mp.flat().map((ring) => ring.map(proj));
   const paths = lines.map((line) => line.map(proj));
   let best = Infinity;
   for (const ring of rings)

@@ -90,7 +90,7 @@ export function heldOutTable(heldOut: HeldOutAnswer[]): HeldOutRow[] {
     }).filter((row) => row.answered > 0),
   );
   // Assessor's listings on lots that do not front the named street: one band of their own, whatever their score.
-  const far = heldOut.filter((h): h is NonNullable<typeof h> => h !== null && h.far);
+  const far = heldOut.filter((h): h is NonNullable<typeof h> => h?.far === true);
   if (far.length) {
     const ok = far.filter((h) => h.right).length;
     heldRows.push({ matchType: 'assessor_table', band: ASSESSOR_FAR_BAND, min: 0, max: 1, answered: far.length, right: ok, shareRight: share(ok, far.length), meanConfidence: mean(far.map((h) => h.confidence)) });

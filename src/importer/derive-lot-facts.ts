@@ -358,7 +358,7 @@ async function readLots(q: Queryable, placeId: string): Promise<LotsBuilder> {
                 WHERE place_id = $1 AND parcel_ext_id > $2 ORDER BY parcel_ext_id LIMIT ${READ_BATCH}) s`,
       [placeId, after],
     );
-    if (!row || !row.j || !row.last) break;
+    if (!row?.j || !row.last) break;
     const rows = JSON.parse(row.j) as [string, MultiPolygonCoords, number, number][];
     for (const [id, geom, lon, lat] of rows) lots.add(id, geom, lon, lat);
     after = row.last;

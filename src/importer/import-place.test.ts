@@ -132,7 +132,7 @@ test('importer: a broken field mapping (every row rejected) is refused and the l
     fs.writeFileSync(manifestFile, JSON.stringify(manifest));
     await assert.rejects(
       importPlace(ctx, 'paradise-tx', { sourceDir: SHARED_DATA, placesDir: places, quiet: true }),
-      (err: unknown) => err instanceof SitelineError && err.code === 'bad_input' && /refusing to import:\n  - zoning \([^)]+\): 7 rows read, none usable.*\[governed by sources\[zoning\]\.load = .*no_such_field/.test(err.message),
+      (err: unknown) => err instanceof SitelineError && err.code === 'bad_input' && /refusing to import:\n {2}- zoning \([^)]+\): 7 rows read, none usable.*\[governed by sources\[zoning\]\.load = .*no_such_field/.test(err.message),
     );
     assert.equal(await fingerprint(t.db, 'US-TX:paradise'), before, 'nothing lost');
   } finally {

@@ -166,7 +166,7 @@ export function importDigest(m: Manifest): string {
 async function lastImport(q: Queryable, placeId: string): Promise<{ digest: string | null; report: ImportReport | null }> {
   const r = await q.query<{ imported_at: unknown; import_report: ImportReport | null }>('SELECT imported_at, import_report FROM places WHERE place_id = $1', [placeId]);
   const row = r[0];
-  if (!row || !row.imported_at || !row.import_report) return { digest: null, report: null };
+  if (!row?.imported_at || !row.import_report) return { digest: null, report: null };
   return { digest: row.import_report.sourceDigest, report: row.import_report };
 }
 

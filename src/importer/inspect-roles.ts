@@ -111,7 +111,7 @@ export function zoneFieldOf(l: InspectedLayer, known?: Set<string>): ZoneFieldEv
     .map((f) => {
       const vals = l.features.slice(0, 2000).map((x) => str(x.properties[f.name])).filter(Boolean);
       const shapeShare = vals.length ? vals.filter((v) => ZONE_CODE.test(v)).length / vals.length : 0;
-      const ruleShare = known && known.size ? (vals.length ? vals.filter((v) => known.has(v)).length / vals.length : 0) : null;
+      const ruleShare = known?.size ? (vals.length ? vals.filter((v) => known.has(v)).length / vals.length : 0) : null;
       const fillShare = l.rows ? f.filled / l.rows : 0;
       const named = ZONE_FIELD.test(f.name) && !/name|desc/i.test(f.name);
       const score = (ruleShare ?? 0) * 2 + shapeShare * fillShare + (named ? 0.05 : 0) - (/name|desc|note|comment|date/i.test(f.name) ? 0.3 : 0) - (f.distinct < 2 && l.rows > 2 ? 0.3 : 0);

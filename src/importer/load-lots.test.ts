@@ -50,7 +50,7 @@ test('insertLotsWithFacts: a worker thread writes exactly what this thread write
       batchSize: 7,
       deriveIn: 'worker',
       onBatch: (n) => order.push(`parcels ${n}`),
-      onProgress: (m) => order.includes('progress') || order.push('progress'),
+      onProgress: (_m) => order.includes('progress') || order.push('progress'),
       meanwhile: async () => {
         order.push('meanwhile');
       },

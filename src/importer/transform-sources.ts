@@ -399,7 +399,7 @@ function readStreetAddress(
       tally.rejects.add('one-line address cannot be read', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}' (${(err as Error).message.split('\n')[0]})`);
       return null;
     }
-    if (!parsed || !parsed.number || !/^\d{1,9}$/.test(parsed.number) || (load.zeroIsNoNumber && Number(parsed.number) === 0)) {
+    if (!parsed?.number || !/^\d{1,9}$/.test(parsed.number) || (load.zeroIsNoNumber && Number(parsed.number) === 0)) {
       tally.rejects.add('one-line address has no house number', `record ${r.recordNo}: '${oneLineText.slice(0, 60)}'`);
       return null;
     }

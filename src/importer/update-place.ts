@@ -167,7 +167,7 @@ async function followRenamedColumns(
       let best: { to: string; evidence: string; score: number } | undefined;
       for (const c of fresh) {
         const vals = values(c).filter(Boolean);
-        if (known && known.size) {
+        if (known?.size) {
           const hit = vals.filter((v) => known.has(v)).length;
           const score = vals.length ? hit / vals.length : 0;
           if (score >= 0.5 && (!best || score > best.score)) best = { to: c, score, evidence: `${share(hit, vals.length)} of its values are the old column's values as loaded (e.g. ${[...new Set(vals)].slice(0, 3).join(', ')})` };

@@ -110,7 +110,7 @@ export async function buildTile(ctx: AppContext, key: TileKey, places?: PlaceRow
   for (const name of Object.keys(features) as TileLayerName[]) {
     if (!features[name].length) continue;
     const tile = geoJSONToTile({ type: 'FeatureCollection', features: features[name] }, key.z, key.x, key.y, { clip: true, extent: EXTENT, buffer: 64, maxZoom: key.z });
-    if (tile && tile.features.length) tiles[name] = tile;
+    if (tile?.features.length) tiles[name] = tile;
   }
   if (!Object.keys(tiles).length) return new Uint8Array(0);
   return fromGeojsonVt(tiles, { version: 2, extent: EXTENT });

@@ -86,7 +86,7 @@ const SELECT = `SELECT place_id, slug, name, region, country, status, aliases, b
 function parseBox(text: string | null): BBox | null {
   if (!text) return null;
   const n = text.match(/-?\d+(?:\.\d+)?(?:e-?\d+)?/gi)?.map(Number);
-  if (!n || n.length !== 4) return null;
+  if (n?.length !== 4) return null;
   const [x1, y1, x2, y2] = n as [number, number, number, number];
   return [Math.min(x1, x2), Math.min(y1, y2), Math.max(x1, x2), Math.max(y1, y2)];
 }

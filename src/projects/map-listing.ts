@@ -182,7 +182,7 @@ export async function setProjectMapListing(ctx: AppContext, accountId: string, a
   if (!args.listed) {
     if (args.preview)
       return { kind: 'result', result: { preview: true, written: false, project: summarise(project), listing: state, wouldBe: { listed: false }, warnings: state.listed ? [unshareNote()] : [] } };
-    if (!row || !row.listed)
+    if (!row?.listed)
       return { kind: 'result', result: { written: false, project: summarise(project), listing: state, note: `"${project.name}" is not listed; nothing was written and no receipt was made.` } };
     return { kind: 'result', result: await write(ctx, accountId, project, false, null) };
   }
@@ -191,7 +191,7 @@ export async function setProjectMapListing(ctx: AppContext, accountId: string, a
   const show = await wouldShow(ctx.db, project, lots);
   if (!show) throw noBuildLot(project);
   const warnings = warningsFor(project, show.pin, alreadyPublic);
-  const listedHere = row !== null && row.listed && row.pin_lat === show.pin.lat && row.pin_lng === show.pin.lng;
+  const listedHere = row?.listed && row.pin_lat === show.pin.lat && row.pin_lng === show.pin.lng;
   // Every pin that goes up is the human's decision: a first listing, a listing after an unlisting
   // (the site left the map; putting it back is a new publication) and a moved pin alike (issue 25).
   const needsHuman = !listedHere;

@@ -201,7 +201,7 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
   doc.font(fonts.bold).fontSize(9).text('N', nx - 4, ny + 19, { width: 8, align: 'center', lineBreak: false });
 
   // Legend under the frame: only what the map shows, each entry once.
-  let y = frame.y + frame.h + 6;
+  const y = frame.y + frame.h + 6;
   const shownDistricts = legendAreas(proj, frame, districts);
   const shownOverlays = legendAreas(proj, frame, overlays);
   const items: { swatch: (x: number, y: number) => void; text: string }[] = [

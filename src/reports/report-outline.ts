@@ -112,7 +112,7 @@ export function buildOutline(input: ReportInput): ReportOutline {
   const overlays = [...new Set(build.flatMap((l) => l.overlays))];
   const title = input.planName ? `${project.name}: ${input.planName}` : project.name;
   // The address usually names its place already ("30 Hubbard Ave, Cambridge, MA"): then once.
-  const where = project.address && project.address.toLowerCase().includes(project.place.toLowerCase()) ? project.address : `${project.address}, ${project.place}`;
+  const where = project.address?.toLowerCase().includes(project.place.toLowerCase()) ? project.address : `${project.address}, ${project.place}`;
   const subtitle = `${where} · ${AUDIENCE_NAMES[audience]} report, ${detail}`;
 
   const siteText =

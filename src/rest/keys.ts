@@ -4,7 +4,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey, listApiKeys, MAX_ACTIVE_KEYS, revokeApiKey } from '../billing/api-keys.ts';
 import { KeyCreateBody } from './schemas.ts';
 import { API_PREFIX, json, respond, type RestApi, type RestContext, type RestKit, bind } from './kit.ts';
-import { common401_429, json as jsonResponse, problem, ref } from './openapi-parts.ts';
+import { common401_429, json as jsonResponse, problem, } from './openapi-parts.ts';
 
 export const KEYS_PATH = `${API_PREFIX}/keys`;
 

@@ -6,6 +6,7 @@ import type { ZodObject } from 'zod';
 import { PROBLEMS, type ProblemCode } from './problem.ts';
 import { registry } from './schemas.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is open-ended JSON
 export type Json = Record<string, any>;
 
 const REQUEST_SCHEMAS = new Set(['SiteCheckRequest', 'ApiKeyCreateRequest', 'CheckoutRequest']);

@@ -14,7 +14,7 @@ import { SitelineError } from '../core/errors.ts';
 import { balanceOf, grantCredit, listStaffActions, reviewFeedback, revokeKeyForAbuse, setExportAllowance, viewFeedback, type StaffActor } from '../staff/staff-actions.ts';
 import { addStaff, listStaff, removeStaff, staffMember } from '../staff/staff-members.ts';
 import { isOperatorToken, OPERATOR_TOKEN_PREFIX } from '../staff/operator-credential.ts';
-import { type FeedbackFilter } from '../feedback/feedback-store.ts';
+import type { FeedbackFilter } from '../feedback/feedback-store.ts';
 import { FEEDBACK_CATEGORIES, type FeedbackCategory } from '../feedback/feedback-form.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };

@@ -3,7 +3,7 @@
 // words of sub-rows (driveway access, alley, abutting a district...), the words of a use's permission
 // (by right, Site Plan Approval, Special Permit) and the unit words every standard's number must carry.
 // Defaults live here; a place's rules file may add its own (`citationVocabulary`, docs/data.md).
-import { BUILDING_TYPE_STANDARD_UNITS, type BuildingTypeStandardKey, type PlaceRules } from '../core/rules-schema.ts';
+import type { BUILDING_TYPE_STANDARD_UNITS, BuildingTypeStandardKey, PlaceRules } from '../core/rules-schema.ts';
 
 export type Bound = 'min' | 'max';
 export type UnitKind = (typeof BUILDING_TYPE_STANDARD_UNITS)[BuildingTypeStandardKey];
@@ -117,7 +117,7 @@ const ANY_UNIT = /^\s*(?:ft\b|feet\b|foot\b|'|%|percent\b|sq\.?\s*ft\b|square fe
 /** Whether the text after a number carries the unit as the rule wants. */
 export function unitFollows(after: string, unit: UnitKind): boolean {
   const rule = UNIT_RULES[unit];
-  if (rule.words && rule.words.test(after)) return true;
+  if (rule.words?.test(after)) return true;
   if (rule.required) return false;
   return !ANY_UNIT.test(after);
 }

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { SitelineError } from '../core/errors.ts';
 import type { AppContext } from '../context.ts';
 import { cacheKind, type CacheDoors } from '../caches.ts';
-import { placeRulesSchema, districtRulesSchema, type PlaceRules, type DistrictRules } from '../core/rules-schema.ts';
+import { placeRulesSchema, districtRulesSchema, type PlaceRules, } from '../core/rules-schema.ts';
 import { ozfsToDistricts, ozfsZoningSchema } from './ozfs-rules.ts';
 import { sectionUuidOf, setKnowledgeSections, type KnowledgeSection } from './knowledge-sections.ts';
 import { citationsOfRules, describeFailures, verifyRulesCitations, type VerifyReport } from './verify-citations.ts';

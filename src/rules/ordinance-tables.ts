@@ -198,7 +198,7 @@ export function blockOf(t: SectionTables, seg: Segment, family: RegExp): Segment
 /** A row's path of condition labels from its head down (the head's own label excluded). */
 export function conditionPath(r: TableRow): string[] {
   const path: string[] = [];
-  for (let x: TableRow | null = r; x && x.parent; x = x.parent) path.unshift(x.seg.label);
+  for (let x: TableRow | null = r; x?.parent; x = x.parent) path.unshift(x.seg.label);
   return path;
 }
 

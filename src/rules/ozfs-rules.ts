@@ -101,7 +101,7 @@ export function ozfsToDistricts(doc: OzfsZoning, src: OzfsSource): Record<string
     const uses: UseRule[] = [];
     const allowed = p.res_types_allowed === undefined ? null : list(p.res_types_allowed);
     for (const t of OZFS_RES_TYPES) {
-      if (allowed !== null && allowed.includes(t))
+      if (allowed?.includes(t))
         uses.push({
           use: `residential:${t}`,
           permission: 'as_of_right',

@@ -42,7 +42,7 @@ export interface SuggestScope {
   bt?: BuildingType;
 }
 
-function lineOf(doc: HeldDocument, s: DocumentSection, row: TableRow): number {
+function lineOf(_doc: HeldDocument, _s: DocumentSection, row: TableRow): number {
   return row.seg.line;
 }
 

@@ -108,7 +108,7 @@ const boundWord = (b: Bound) => (b === 'min' ? 'minimum' : 'maximum');
 // ---------------------------------------------------------------------------------------------
 // Sections: the citation's section must lie in its district's (or building type's) own section.
 
-function within(doc: HeldDocument, inner: DocumentSection, outer: DocumentSection): boolean {
+function within(_doc: HeldDocument, inner: DocumentSection, outer: DocumentSection): boolean {
   return inner.start >= outer.start && inner.end <= outer.end;
 }
 

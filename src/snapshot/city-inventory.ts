@@ -11,7 +11,7 @@ import { placeCandidates, type PlaceCandidate } from '../places/resolve-place.ts
 import { findGazetteerCities } from '../places/gazetteer.ts';
 import { lookupRegion } from '../places/regions.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
-import { type PlaceRules } from '../core/rules-schema.ts';
+import type { PlaceRules } from '../core/rules-schema.ts';
 import { findDistrict } from '../core/rules-schema.ts';
 import { STANDARD_KEYS } from '../core/rules-schema.ts';
 import { citedValueCount, districtSummaries, districtView, type DistrictRulesView, type DistrictSummary } from '../rules/district-view.ts';
@@ -145,7 +145,7 @@ export function validatePlaceQuery(q: PlaceQuery): void {
   if (q.kind === 'name') {
     if (!q.city.trim()) throw badInput('The city name is empty. Pass a city name such as "Cambridge".');
     refuseSlug(q.city);
-    if (q.region !== undefined && q.region.trim() && !lookupRegion(q.region)) {
+    if (q.region?.trim() && !lookupRegion(q.region)) {
       throw badInput(`"${q.region}" is not a US state or Canadian province. Pass a code such as "MA" or "BC", or leave region out.`);
     }
   } else if (q.kind === 'id') {

@@ -35,7 +35,7 @@ export async function staffMember(ctx: AppContext, accountId: string): Promise<S
     `SELECT a.account_id, a.email, a.email_verified_at, s.account_id AS member FROM accounts a LEFT JOIN staff_members s USING (account_id) WHERE a.account_id = $1`,
     [accountId],
   );
-  if (!row || !row.email_verified_at) return undefined;
+  if (!row?.email_verified_at) return undefined;
   if (row.member) return { accountId: row.account_id, email: row.email };
   if (!ctx.config.staffEmails.includes(row.email.toLowerCase())) return undefined;
   return (await seed(ctx, row.account_id, row.email)) ? { accountId: row.account_id, email: row.email } : undefined;

@@ -3,7 +3,6 @@
 // answer carries RateLimit-* headers so a client can pace itself.
 //   ?city=Cambridge&region=MA | ?geoDivisionId=US-MA:cambridge | ?lat=42.37&lng=-71.10 (one spelling of a point: lat, lng)
 import { clientIp } from '../http/client-ip.ts';
-import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
 import type { HttpApp } from '../http/http-app.ts';
 import { rateLimitHeaders } from '../http/respond.ts';

@@ -3,7 +3,6 @@
 // machine: the default HOST is 0.0.0.0, so a loopback base URL alone would show the mail to the network.
 // The files under <dataDir>/outbox always exist.
 import { currentAccount } from './web-session.ts';
-import type { HttpContext } from '../http/http-app.ts';
 import type { AppContext } from '../context.ts';
 import type { HttpApp } from '../http/http-app.ts';
 import { errorReply } from '../http/reply.ts';

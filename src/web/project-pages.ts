@@ -108,6 +108,7 @@ async function listingSection(ctx: AppContext, accountId: string, projectId: str
 <form method="post" action="/projects/${projectId}/listing"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="listed" value="false">
 <p class="muted">Removing the pin does not un-share what was public while it was listed.</p><button type="submit">Remove from the public map</button></form>`;
   }
+  // biome-ignore lint/suspicious/noExplicitAny: the preview JSON is read by field names
   let preview: Record<string, any> | null = null;
   let refusal: string | null = null;
   try {

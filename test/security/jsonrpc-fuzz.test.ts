@@ -119,7 +119,7 @@ test(`fuzzed JSON-RPC bodies (seed ${SEED}, up to ${CASES} cases): no 5xx but a 
           let bare = false;
           try {
             const m = JSON.parse(raw.includes('data:') ? raw.split('\n').find((l) => l.startsWith('data:'))!.slice(5) : raw);
-            bare = m?.error?.code === -32603 && String(m.error.message).length < 60 && !/[\[{]/.test(String(m.error.message));
+            bare = m?.error?.code === -32603 && String(m.error.message).length < 60 && !/[[{]/.test(String(m.error.message));
           } catch {
             bare = false;
           }

@@ -175,7 +175,7 @@ function casesFor(op: Operation): Case[] {
       for (const v of sample(withControl)) add(`${p.name} with a control character`, false, (c) => setParam(c, v));
       for (const v of sample(unicodeText)) add(`${p.name} in other scripts`, false, (c) => setParam(c, v));
       // Bytes that are not UTF-8 (a lone surrogate, an overlong form): sent raw.
-      add(`${p.name} percent-encoding bytes that are not UTF-8`, p.in === 'path' ? false : false, (c) => {
+      add(`${p.name} percent-encoding bytes that are not UTF-8`, false, (c) => {
         setParam(c, 'MARK');
         c.rawPath = 'MARK';
       });

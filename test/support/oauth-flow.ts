@@ -2,7 +2,7 @@
 // sign-in (the jar's session), consent on our page, and the code on the loopback callback.
 import assert from 'node:assert/strict';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
-import { CookieJar, csrfFrom, getPage, postForm } from './auth-flow.ts';
+import { type CookieJar, csrfFrom, getPage, postForm } from './auth-flow.ts';
 import { noteSecret } from './log-capture.ts';
 
 export class MemoryOAuthClient implements OAuthClientProvider {

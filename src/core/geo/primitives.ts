@@ -146,7 +146,7 @@ export function pointOnSurface(mp: MultiPolygonCoords): Position {
       best = poly;
     }
   }
-  if (!best || !best[0] || best[0].length === 0) throw new Error('pointOnSurface: empty geometry');
+  if (!best?.[0] || best[0].length === 0) throw new Error('pointOnSurface: empty geometry');
   const c = ringCentroid(best[0]);
   if (c && pointInPolygon(c, best)) return c;
   const b = bboxOf(best);

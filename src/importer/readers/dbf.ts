@@ -59,14 +59,14 @@ export function readDbf(buf: Uint8Array, allow: readonly string[], encoding = 'u
     const rec: Record<string, unknown> = {};
     for (const f of wanted) {
       const raw = decoder.decode(buf.subarray(base + f.offset, base + f.offset + f.length)).trim();
-      rec[f.name] = valueOf(f.type, raw);
+      rec[f.name] = fieldValue(f.type, raw);
     }
     records[i] = rec;
   }
   return { fields, recordCount, records };
 }
 
-function valueOf(type: string, raw: string): unknown {
+function fieldValue(type: string, raw: string): unknown {
   if (raw === '') return null;
   switch (type) {
     case 'N':
