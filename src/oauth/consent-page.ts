@@ -140,6 +140,8 @@ function expired(c: HttpContext): Response {
   );
 }
 
+// Long because: a registrar declares one family of routes on the router, each route a short handler of its own;
+// splitting it would scatter one page's GET and POST across files.
 export function registerConsentPage(app: HttpApp, ctx: AppContext, oauth: OAuthServer): void {
   /** The provider's interaction (read on the raw request), or the expired page. */
   const details = async (c: HttpContext): Promise<InteractionDetails | Response> => {

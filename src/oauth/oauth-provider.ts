@@ -32,6 +32,8 @@ export function loopbackWithoutPort(uri: string): string | undefined {
   return u.href;
 }
 
+// Long because: oidc-provider takes its whole configuration (features, adapters, clients, hooks) as one object,
+// kept in one piece in the order the library documents it.
 async function createProvider(ctx: AppContext): Promise<Provider> {
   const resource = mcpResource(ctx.config);
   const { active } = await loadSigningKeys(ctx);

@@ -74,6 +74,8 @@ const sessionHash = (c: HttpContext): string | undefined => {
   return sid ? secretHash(sid) : undefined;
 };
 
+// Long because: a registrar declares one family of routes on the router, each route a short handler of its own;
+// splitting it would scatter one page's GET and POST across files.
 export function registerAccountSecurityPages(app: HttpApp, ctx: AppContext): void {
   // ---- Password change (signed in) ----
   const passwordPage = async (c: HttpContext, status: number, account: { accountId: string; email: string }, notice?: Html) => {

@@ -22,6 +22,8 @@ export const API_KEYS_PAGE = '/account/api-keys';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : 'never');
 
+// Long because: a registrar declares one family of routes on the router, each route a short handler of its own;
+// splitting it would scatter one page's GET and POST across files.
 export function registerApiKeysPage(app: HttpApp, ctx: AppContext): void {
   /** The signed-in account, or the redirect to sign in. */
   async function signedIn(c: HttpContext): Promise<Account | Response> {

@@ -144,6 +144,8 @@ ${error ? html`<p class="error" role="alert" id="create-error">${error}</p>` : '
 <p class="muted">The lot at the address becomes the project's build lot; agents you connect reach the same projects.</p>`;
 }
 
+// Long because: a registrar declares one family of routes on the router, each route a short handler of its own;
+// splitting it would scatter one page's GET and POST across files.
 export function registerProjectPages(app: HttpApp, ctx: AppContext): void {
   const listPage = async (c: HttpContext, account: { accountId: string; email: string }, status = 200, form?: { values: { name?: string; address?: string }; error: string }) => {
     const list = await listProjects(ctx, account.accountId);
