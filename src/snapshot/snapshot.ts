@@ -59,6 +59,17 @@ function measure(valueM: number | undefined, what: string): Measure {
   return { value: Math.round(valueM * FT_PER_M * 10) / 10, unit: 'ft', basis: 'parcel_geometry' };
 }
 
+/** The lot's id, inside point and area: the fields every lot answer opens with, in their order. */
+function lotIdentity(parcel: ParcelRow): Pick<Lot, 'parcelExternalId' | 'latitude' | 'longitude' | 'areaM2' | 'areaSqft'> {
+  return {
+    parcelExternalId: parcel.parcel_ext_id,
+    latitude: round6(parcel.inside_lat),
+    longitude: round6(parcel.inside_lon),
+    areaM2: Math.round(parcel.area_m2 * 10) / 10,
+    areaSqft: Math.round(parcel.area_m2 * SQFT_PER_M2),
+  };
+}
+
 function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
   const facts = parcel.facts ?? {};
   if (facts.unshared) return lotWithoutCentrelines(parcel, facts.unshared.sides, streetKey, place);
@@ -74,11 +85,7 @@ function lotOf(parcel: ParcelRow, streetKey: string, place: PlaceRecord): Lot {
   }
   const cornerNote = facts.cornerLot === false ? notCornerNote(facts.notCorner) : null;
   return {
-    parcelExternalId: parcel.parcel_ext_id,
-    latitude: round6(parcel.inside_lat),
-    longitude: round6(parcel.inside_lon),
-    areaM2: Math.round(parcel.area_m2 * 10) / 10,
-    areaSqft: Math.round(parcel.area_m2 * SQFT_PER_M2),
+    ...lotIdentity(parcel),
     frontageFt,
     depthFt,
     cornerLot: facts.cornerLot ?? null,
@@ -114,11 +121,7 @@ function lotWithoutCentrelines(parcel: ParcelRow, sides: readonly { lengthM: num
   }
   const parcelLayer = place.layers.find((l) => l.layer === 'parcels');
   return {
-    parcelExternalId: parcel.parcel_ext_id,
-    latitude: round6(parcel.inside_lat),
-    longitude: round6(parcel.inside_lon),
-    areaM2: Math.round(parcel.area_m2 * 10) / 10,
-    areaSqft: Math.round(parcel.area_m2 * SQFT_PER_M2),
+    ...lotIdentity(parcel),
     frontageFt,
     depthFt,
     cornerLot: front ? false : null,
