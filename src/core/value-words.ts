@@ -11,6 +11,8 @@ export interface WordedValue {
   unit?: string;
   /** The source (S-id) that states there is no limit, for a value no bylaw text confirms (docs/snapshot.md). */
   statedNoLimit?: string;
+  /** A rule's conditional tiers as a rules file states them (the rules pages show each tier's values). */
+  tiers?: { when: string[]; values: string[] }[];
 }
 
 export interface ValueWords {
@@ -69,6 +71,7 @@ export function isStatedNoLimit(v: WordedValue): boolean {
 }
 
 function says(v: WordedValue): string {
+  if (v.value === null && v.tiers?.length) return v.tiers.map((t) => `${t.when.join(' and ') || 'always'}: ${t.values.map((x) => numberWords(x, v.unit)).join(' or ')}`).join('; ');
   if (v.status === 'no_limit_in_bylaw') return 'No limit in the bylaw';
   if (isStatedNoLimit(v)) return `No limit, per ${v.statedNoLimit}`;
   if (v.value === null || STATUS_MEANINGS[v.status].unknown) return 'Unknown';

@@ -13,6 +13,7 @@ import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
 import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';
 import { getPlace } from '../places/catalogue.ts';
+import { loadPlaceRules } from '../rules/load-rules.ts';
 import { loadManifest } from '../places/manifest.ts';
 import { mapViewForLots } from '../maps/map-view.ts';
 import { CATEGORY_STYLE, zoneCategory } from '../maps/zone-category.ts';
@@ -425,12 +426,22 @@ export function notCoveredTitle(s: Snapshot): string {
   return 'Address not covered';
 }
 
-function notCoveredBody(s: Snapshot, address: string): Html {
+/** The rules page of the place an unanswered address lies in, when the place has rules to read there. */
+async function rulesPageOf(ctx: AppContext, s: Snapshot): Promise<{ href: string; name: string } | null> {
+  const id = s.coverage.geoDivisionId;
+  const place = id ? await getPlace(ctx, id) : null;
+  if (!place) return null;
+  const rules = await loadPlaceRules(ctx, place.slug).catch(() => null);
+  return rules && Object.keys(rules.districts).length ? { href: `/coverage/${place.slug}`, name: `${place.name}, ${place.region}` } : null;
+}
+
+function notCoveredBody(s: Snapshot, address: string, rulesPage: { href: string; name: string } | null): Html {
   const c = s.coverage;
   return html`<section id="coverage">
-<p>Status: <strong id="coverage-status">${statusBadge(c.status)}</strong> <span class="muted"><code>${c.status}</code></span>${c.eligibilityKnown ? '' : ' (eligibility could not be determined)'}</p>
+<p>Status: <strong id="coverage-status">${statusBadge(c.status)}</strong>${c.eligibilityKnown ? '' : ' (eligibility could not be determined)'}</p>
 <p id="coverage-message">${c.message}</p>
 <p class="muted">${STATUS_MEANINGS[c.status].meaning} See <a href="/coverage">which places are covered</a>.</p>
+${rulesPage ? html`<p id="rules-link" class="note-box">siteline holds the zoning rules of ${rulesPage.name}, district by district, each value with the bylaw's words: <a href="${rulesPage.href}">read the rules of ${rulesPage.name}</a>.</p>` : ''}
 ${
   s.suggestions?.length
     ? html`<h2>Did you mean</h2><ul id="suggestions">${s.suggestions.map((x) => html`<li><a href="${suggestionHref(s, x)}">${x}</a></li>`)}</ul>`
@@ -469,7 +480,7 @@ async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
     throw err;
   }
   if (!snapshot.answered) {
-    return htmlPage(c, 200, page(notCoveredTitle(snapshot), notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
+    return htmlPage(c, 200, page(notCoveredTitle(snapshot), notCoveredBody(snapshot, address, await rulesPageOf(ctx, snapshot)), { ...opts, wide: true }), PAGE_HEADERS);
   }
   // The page shows every source in full: the snapshot's labels with the place's catalogue inline.
   snapshot = await withSourcesInline(ctx, snapshot);
