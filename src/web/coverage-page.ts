@@ -8,7 +8,7 @@ import { htmlPage } from '../http/page.ts';
 import { listPlaces, type PlaceRecord } from '../places/catalogue.ts';
 import { isValueStatus } from '../core/statuses.ts';
 import { valueWords } from '../core/value-words.ts';
-import { forPeople, valueLabel } from '../core/value-labels.ts';
+import { forPeople, valueLabel } from '../core/value-words.ts';
 import { html, type Html } from '../http/html.ts';
 import { page, PAGE_HEADERS } from '../http/page.ts';
 import { currentAccount } from './web-session.ts';

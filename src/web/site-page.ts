@@ -11,7 +11,7 @@ import { cachedSnapshot } from '../snapshot/answer-cache.ts';
 import { withSourcesInline } from '../snapshot/source-catalogue.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
-import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';
+import { conditionOf, notesOf, primaryDistrict, snapshotInputOf, sourceOf } from '../snapshot/refs.ts';
 import { getPlace } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { loadManifest } from '../places/manifest.ts';
@@ -24,37 +24,11 @@ import { currentAccount } from './web-session.ts';
 import { SITES_PATH, addressForm, registerHomePage } from './home-page.ts';
 import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
 import { statusBadge } from './status-badge.ts';
-import { formatNumber, valueWords, type WordedValue } from '../core/value-words.ts';
+import { forPeople, formatNumber, valueLabel, valueWords, type WordedValue } from '../core/value-words.ts';
 import { layerLabel, oldDataNote } from './coverage-page.ts';
 import { ruleSources, type RuleSource } from '../rules/rule-sources.ts';
 import { snapshotEnvelope3d } from './envelope-3d.ts';
 import { conditionsSentence } from '../snapshot/stated-district.ts';
-
-/** Readable names for the envelope members (docs/envelope.md); an unlisted member shows its key. */
-const ENVELOPE_LABELS: Record<string, string> = {
-  maxHeightFt: 'Maximum height',
-  maxHeightStoreys: 'Maximum storeys',
-  maxFar: 'Maximum floor area ratio (FAR)',
-  minLotAreaSqft: 'Minimum lot area',
-  minLotAreaPerUnitSqft: 'Minimum lot area per dwelling unit',
-  minLotWidthFt: 'Minimum lot width',
-  minLotDepthFt: 'Minimum lot depth',
-  minFrontYardFt: 'Minimum front yard',
-  minSideYardFt: 'Minimum side yard',
-  minSideYardSumFt: 'Minimum sum of the side yards',
-  minStreetSideYardFt: 'Minimum street-side yard (corner lot)',
-  minRearYardFt: 'Minimum rear yard',
-  maxLotCoveragePct: 'Maximum lot coverage',
-  minOpenSpacePct: 'Minimum open space',
-  maxDensityUnitsPerAcre: 'Maximum density',
-  maxUnitsPerLot: 'Maximum units per lot',
-  maxFloorAreaSqft: 'Maximum floor area (derived)',
-  maxDwellingUnits: 'Maximum dwelling units (derived)',
-  maxDwellingUnitsByDensity: 'Maximum dwelling units by density (derived)',
-  maxFootprintSqft: 'Maximum footprint (derived)',
-  buildableWidthFt: 'Buildable width (derived)',
-  buildableDepthFt: 'Buildable depth (derived)',
-};
 
 const num = formatNumber;
 const pct = (share: number): string => `${num(share * 100)} %`;
@@ -80,7 +54,7 @@ class PageRefs {
   readonly mentioned = new Set<string>();
   constructor(
     readonly ruleSources: Map<string, RuleSource>,
-    private readonly snapshot: Pick<Snapshot, 'citations' | 'notes'>,
+    private readonly snapshot: Pick<Snapshot, 'citations' | 'notes'> & Partial<Pick<Snapshot, 'envelope' | 'lot'>>,
   ) {}
 
   /** The footnote marker of a citation, by its id in the snapshot (one number per distinct citation). */
@@ -108,8 +82,14 @@ class PageRefs {
     return html`${notesOf(this.snapshot, v).map((n) => html`<p class="muted">${this.note(n)}</p>`)}`;
   }
 
-  /** A note as text with its URLs as links and its source ids (S1…) linked to their definitions. */
-  note(text: string): Html {
+  /** A value's words (src/core/value-words.ts); a derived value that could not be worked out names why from its inputs on this page. */
+  words(v: WordedValue) {
+    return valueWords(v, (key) => snapshotInputOf(this.snapshot, key));
+  }
+
+  /** A note as text with its URLs as links and its source ids (S1…) linked to their definitions; keys read as words. */
+  note(raw: string): Html {
+    const text = forPeople(raw);
     const parts: Html[] = [];
     let last = 0;
     const re = /(https?:\/\/[^\s)]+[^\s).,;])|\b(S\d{1,3})\b/g;
@@ -138,13 +118,15 @@ function shortUrl(url: string): string {
 }
 
 function valueBlock(refs: PageRefs, key: string, label: string, v: SnapshotValue): Html {
+  const w = refs.words(v);
   return html`<div class="std" id="env-${key}"><h3>${label}</h3>
-<p><span class="value">${valueText(v)}</span> ${statusBadge(v.status)}${refs.cite(v.citation)}</p>
-<p class="analysis">${valueWords(v).analysis}</p>
+<p><span class="value">${w.says}</span> ${statusBadge(v.status)}${refs.cite(v.citation)}</p>
+${w.why ? html`<p class="why">${w.why}</p>` : ''}<p class="analysis">${w.analysis}</p>
 ${refs.condition(v)}${refs.notes(v)}${
-    v.inputs?.length ? html`<p class="muted">Worked out from: ${v.inputs.map((i) => ENVELOPE_LABELS[i] ?? i).join(', ')}.</p>` : ''
+    v.inputs?.length ? html`<p class="muted">Worked out from: ${v.inputs.map((i) => forPeople(i)).join(', ')}.</p>` : ''
   }</div>`;
 }
+
 
 function measureText(m: Measure): Html {
   if (m.value === null) return html`unknown ${statusBadge(m.status ?? 'missing')}`;
@@ -160,7 +142,7 @@ function ledeSection(s: Snapshot): Html {
   const how = MATCH_HOW[a.matchType];
   return html`${doubt ? html`<section id="match-doubt" class="note-box" role="alert" aria-labelledby="match-doubt-h"><h2 id="match-doubt-h">${doubt.headline}</h2><p>${doubt.reason}</p><p>${doubt.next}</p></section>` : ''}<section id="address" aria-label="Address match">
 <p>Matched <strong id="matched-address">${a.matchedAddress}</strong>${s.coverage.place ? html`, ${s.coverage.place.name}, ${s.coverage.place.region}` : ''}:
-${how} <span class="muted">(<code>${a.matchType}</code>)</span>, match confidence <strong id="match-confidence">${num(a.confidence)}</strong>.
+${how}, match confidence <strong id="match-confidence">${num(a.confidence)}</strong>.
 <span class="muted">You asked for: ${a.input}.</span></p>
 <p>Coverage: ${statusBadge(s.coverage.status)} <span id="coverage-message">${s.coverage.message}</span></p>
 </section>`;
@@ -182,7 +164,10 @@ ${z?.splitLot ? html`<dt>Split lot</dt><dd>${districts}</dd>` : ''}
 <dt>Lot area</dt><dd>${num(lot.areaSqft)} sq ft <span class="muted">(${num(lot.areaM2)} m²)</span></dd>
 <dt>Frontage</dt><dd>${measureText(lot.frontageFt)}</dd>
 <dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}</dd>
-${HEADLINE.filter((k) => env[k]).map((k) => html`<dt>${ENVELOPE_LABELS[k]}</dt><dd id="summary-${k}">${valueText(env[k]!)} ${statusBadge(env[k]!.status)}${refs.cite(env[k]!.citation)}</dd>`)}
+${HEADLINE.filter((k) => env[k]).map((k) => {
+  const w = refs.words(env[k]!);
+  return html`<dt>${valueLabel(k)}</dt><dd id="summary-${k}">${w.says} ${statusBadge(env[k]!.status)}${refs.cite(env[k]!.citation)}${w.why ? html`<br><small class="muted">${w.why}</small>` : ''}</dd>`;
+})}
 </dl>
 <p class="muted">Lot data: ${lotSourceText(s, lot, now)}.</p>
 </section>`;
@@ -255,20 +240,14 @@ function warningsSection(s: Snapshot, refs: PageRefs): Html {
 
 function envelopeSection(envelope: Record<string, SnapshotValue>, refs: PageRefs): Html {
   return html`<section id="envelope" aria-labelledby="envelope-h"><h2 id="envelope-h">Building envelope</h2>
-<p class="muted">Every value shows its status (see <a href="#status-legend">what the statuses mean</a>). "Unknown" is not zero and not "no limit"; "No limit in the bylaw" says the bylaw sets none; "No limit, per S1" is what a source says, not confirmed in the bylaw, and the analysis does not compute on it.</p>
-${Object.entries(envelope).map(([key, v]) => valueBlock(refs, key, ENVELOPE_LABELS[key] ?? humanise(key), v))}
+<p class="muted">Every value shows its status (see <a href="#status-legend">what the statuses mean</a>). "Unknown" is not zero and not "no limit"; "No limit in the bylaw" says the bylaw sets none; "No limit, per S1" is what a source says, not confirmed in the bylaw, and the analysis does not compute on it; "Not calculated" is a value worked out from others when one of them has no number, and says which.</p>
+${Object.entries(envelope).map(([key, v]) => valueBlock(refs, key, valueLabel(key), v))}
 </section>`;
 }
 
 /** The page's envelope section for a snapshot, as HTML (the same blocks the site page draws). */
-export function envelopeSectionHtml(s: Pick<Snapshot, 'envelope' | 'citations' | 'notes'>): string {
+export function envelopeSectionHtml(s: Pick<Snapshot, 'envelope' | 'citations' | 'notes'> & Partial<Pick<Snapshot, 'lot'>>): string {
   return envelopeSection(s.envelope ?? {}, new PageRefs(new Map(), s)).toString();
-}
-
-/** camelCase -> "Camel case", for a member the label table does not know yet. */
-function humanise(key: string): string {
-  const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function usesSection(uses: SnapshotUse[], refs: PageRefs): Html {
@@ -321,7 +300,7 @@ function statusLegend(statuses: Status[]): Html {
   const seen = [...new Set(statuses)];
   return html`<section id="status-legend" aria-labelledby="legend-h"><h2 id="legend-h">What the statuses mean</h2>
 <p class="muted">Green: read from the bylaw (or worked out from such values). Amber: indicative, check before relying on it. Grey: unknown, never zero and never "no limit". Blue: the bylaw sets no limit.</p>
-<dl class="facts">${seen.map((st) => html`<dt>${statusBadge(st)}</dt><dd>${STATUS_MEANINGS[st].meaning} <span class="muted">(<code>${st}</code>)</span></dd>`)}</dl>
+<dl class="facts">${seen.map((st) => html`<dt>${statusBadge(st)}</dt><dd>${STATUS_MEANINGS[st].meaning}</dd>`)}</dl>
 </section>`;
 }
 
