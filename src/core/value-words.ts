@@ -187,8 +187,11 @@ const lowerFirst = (t: string) => (/^[A-Z][a-z]/.test(t) ? t.charAt(0).toLowerCa
 
 // Keys as they appear in notes: the labelled ones, `buildingTypes` (a rules file's member) and status codes.
 const KEY_WORDS = new RegExp(`(?<![\\w.])(${Object.keys(VALUE_LABELS).map((k) => k.replace('.', '\\.')).join('|')})(?![\\w])`, 'g');
-const STATUS_KEYS = new RegExp(`\\b(${Object.keys(VALUE_STATUS_WORDS).join('|')})\\b`, 'g');
-const MEMBER_WORDS: Record<string, string> = { buildingTypes: 'the building types', otherStandards: 'the other standards' };
+// Only the codes (with an underscore): "cited", "missing" and "defaulted" are words already.
+const STATUS_KEYS = new RegExp(`\\b(${Object.keys(VALUE_STATUS_WORDS).filter((k) => k.includes('_')).join('|')})\\b`, 'g');
+const MEMBER_WORDS: Record<string, string> = { buildingTypes: 'the building types', otherStandards: 'the other standards', districtChoice: 'the district choice', buildingType: 'the building type' };
+// The documentation a note cites, by what it holds (the pages do not serve the repository's docs/).
+const DOC_WORDS: Record<string, string> = { 'lot-metrics': "siteline's rules for measuring lots", cli: "the command line's guide", snapshot: "the snapshot's documentation" };
 const MEMBER_KEYS = new RegExp(`\\b(${Object.keys(MEMBER_WORDS).join('|')})\\b`, 'g');
 
 /**
@@ -201,6 +204,7 @@ export function forPeople(text: string): string {
     .replace(KEY_WORDS, (k) => lowerFirst(VALUE_LABELS[k]!))
     .replace(STATUS_KEYS, (k) => VALUE_STATUS_WORDS[k as keyof typeof VALUE_STATUS_WORDS])
     .replace(MEMBER_KEYS, (k) => MEMBER_WORDS[k]!)
-    .replace(/\bRULES-FACTS\.md\b/g, "the place's research notes");
+    .replace(/\bRULES-FACTS\.md\b/g, "the place's research notes")
+    .replace(/\b(?:docs\/)?([\w-]+)\.md\b/g, (_, doc: string) => DOC_WORDS[doc] ?? 'the documentation');
 }
 

@@ -155,7 +155,7 @@ function changesSection(slug: string, vintages: VintageRecord[]): Html {
   return html`<h2 id="changes">Changes by import</h2>
 <p class="muted">Each import is kept as a dated vintage. <a href="/coverage/${slug}/changes.json">The change log as JSON</a>.</p>
 <ol class="changes">${vintages.map(
-    (v) => html`<li><strong>${v.importedAt.slice(0, 10)}</strong>: ${v.layers.map((l, i) => html`${i ? '; ' : ''}${l.name} (${l.file}) vintage ${l.vintage}`)}
+    (v) => html`<li><strong>${v.importedAt.slice(0, 10)}</strong>: ${v.layers.map((l, i) => html`${i ? '; ' : ''}${l.name}, vintage ${l.vintage}`)}
 ${v.changes ? html`<ul>${formatChangeLog(v.changes).map((line) => html`<li>${line.trim()}</li>`)}</ul>` : html`<br><small class="muted">The first import recorded (or one made by data import): no change log.</small>`}</li>`,
   )}</ol>`;
 }

@@ -227,7 +227,7 @@ ${[...conditions].map(([key, c]) => html`<label for="condition-${key}">${c.name}
     : html`<p><a href="${SITES_PATH}?${new URLSearchParams({ address }).toString()}" id="change-district">Choose another district</a></p>`;
   return html`<section id="district-choice" class="note-box" aria-labelledby="district-h"><h2 id="district-h">${primary ? 'District' : 'Which district is this lot in?'}</h2>
 <p id="district-source">${primary ? html`District <strong>${primary}</strong>${source.buildingType ? html`, building type <strong>${source.buildingType}</strong>` : ''}: ` : ''}${source.statement}.${stated.length ? html` <span id="conditions-source">${conditionsSentence(stated)}</span>` : ''}</p>
-${choice ? html`<p id="district-message">${choice.message}</p>` : ''}
+${choice ? html`<p id="district-message">${forPeople(choice.message)}</p>` : ''}
 ${form}
 </section>`;
 }
@@ -274,9 +274,9 @@ function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
 <dl class="facts">
 <dt>Lot id</dt><dd>${lot.parcelExternalId}</dd>
 <dt>Area</dt><dd>${num(lot.areaSqft)} sq ft (${num(lot.areaM2)} m²)</dd>
-<dt>Frontage</dt><dd>${measureText(lot.frontageFt)} <span class="muted">${lot.frontageFt.note ?? (lot.frontageFt.basis === 'parcel_geometry' ? 'Measured from the parcel polygon against the addressed street centreline.' : '')}</span></dd>
-<dt>Depth</dt><dd>${measureText(lot.depthFt)}${lot.depthFt.note ? html` <span class="muted">${lot.depthFt.note}</span>` : ''}</dd>
-<dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}${lot.cornerLotNote ? html` <span class="muted" id="corner-lot-note">${lot.cornerLotNote}</span>` : ''}</dd>
+<dt>Frontage</dt><dd>${measureText(lot.frontageFt)} <span class="muted">${lot.frontageFt.note ? forPeople(lot.frontageFt.note) : (lot.frontageFt.basis === 'parcel_geometry' ? 'Measured from the parcel polygon against the addressed street centreline.' : '')}</span></dd>
+<dt>Depth</dt><dd>${measureText(lot.depthFt)}${lot.depthFt.note ? html` <span class="muted">${forPeople(lot.depthFt.note)}</span>` : ''}</dd>
+<dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}${lot.cornerLotNote ? html` <span class="muted" id="corner-lot-note">${forPeople(lot.cornerLotNote)}</span>` : ''}</dd>
 <dt>Front street</dt><dd>${lot.frontStreet ?? 'unknown'}</dd>
 <dt>Point inside the lot</dt><dd>${lot.latitude}, ${lot.longitude}</dd>
 <dt>Source</dt><dd>${lotSourceText(s, lot, now)}</dd>
@@ -300,7 +300,7 @@ function statusLegend(statuses: Status[]): Html {
   const seen = [...new Set(statuses)];
   return html`<section id="status-legend" aria-labelledby="legend-h"><h2 id="legend-h">What the statuses mean</h2>
 <p class="muted">Green: read from the bylaw (or worked out from such values). Amber: indicative, check before relying on it. Grey: unknown, never zero and never "no limit". Blue: the bylaw sets no limit.</p>
-<dl class="facts">${seen.map((st) => html`<dt>${statusBadge(st)}</dt><dd>${STATUS_MEANINGS[st].meaning}</dd>`)}</dl>
+<dl class="facts">${seen.map((st) => html`<dt>${statusBadge(st)}</dt><dd>${forPeople(STATUS_MEANINGS[st].meaning)}</dd>`)}</dl>
 </section>`;
 }
 
