@@ -76,7 +76,8 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
     await workers.stop();
   }
   assert.match(done, /Status: <code class="status">current<\/code>/);
-  assert.match(done, /<tr><th>Max floor area<\/th><td>Unknown <span class="badge badge-\w+" data-status="unverified_default"[^>]*>indicative, unverified<\/span>/);
+  // A derived value without a number says why in the words of every surface (core/value-words.ts), never "Unknown" beside an amber badge.
+  assert.match(done, /<tr><th>Maximum floor area<\/th><td>Not calculated <span class="badge badge-\w+" data-status="unverified_default"[^>]*>indicative, unverified<\/span><br><small class="muted why">Not calculated: maximum floor area ratio \(FAR\) (reads “No limit, per S\d+”, which no bylaw text confirms|is not known)/);
   assert.doesNotMatch(done, /<code class="status">(unverified_default|not_extracted|cited)<\/code>/);
 
   const stranger = await signUpOrIn(svc.url, 'web-stranger@example.com');

@@ -177,12 +177,16 @@ describe('web pages: home and /sites over real HTTP', () => {
     assert.equal(res.status, 200);
     assert.match(res.body, /id="coverage-status"><span class="badge[^"]*" data-status="planned_not_live"[^>]*>planned, not live</);
     assert.match(res.body, /Chicago is planned but not live/);
+    // A place with rules but no answer links to its rules page.
+    assert.match(res.body, /id="rules-link"[\s\S]*href="\/coverage\/chicago-il"/);
     assert.match(res.body, /id="address-form"[\s\S]*value="233 S Wacker Dr, Chicago, IL"/);
     assert.doesNotMatch(res.body, /id="lot-id"/);
 
     const nowhere = await getPage(sitesUrl(svc.url, '12 Nowhere Rd, Cambridge, MA'), jar);
     assert.equal(nowhere.status, 200);
-    assert.match(nowhere.body, />geocode_failed</);
+    // The status is a badge in words; its code is an attribute, never text on the page (issue 49).
+    assert.match(nowhere.body, /data-status="geocode_failed"[^>]*>address not matched</);
+    assert.doesNotMatch(nowhere.body, />geocode_failed</);
   });
 
   test('bad input: the form again with the message, HTTP 400', async () => {

@@ -104,13 +104,16 @@ test('an input whose status counts as known but which has no number (an unverifi
   // Cambridge's FAR for some districts: unverified_default with value null.
   const r = analyseFeasibility(inputs({ ...CITED, maxFar: { status: 'unverified_default', value: null, note: 'no figure' } })) as any;
   assert.deepEqual([r.derived.maxFloorAreaSqft.value, r.derived.maxFloorAreaSqft.status], [null, 'unverified_default']);
-  assert.match(r.derived.maxFloorAreaSqft.note, /Unknown \(not zero, not unlimited\): maxFar has no value \(unverified_default\)/);
+  // Worded as every surface words it (core/value-words.ts notCalculatedWords): which input, and why.
+  assert.match(r.derived.maxFloorAreaSqft.note, /^Not calculated: maximum floor area ratio \(FAR\) is not known \(indicative, unverified\)\./);
+  const stated = analyseFeasibility(inputs({ ...CITED, maxFar: { status: 'unverified_default', value: null, statedNoLimit: 'S1', note: 'a city notice' } })) as any;
+  assert.match(stated.derived.maxFloorAreaSqft.note, /^Not calculated: maximum floor area ratio \(FAR\) reads “No limit, per S1”, which no bylaw text confirms\./);
   assert.deepEqual([r.derived.gfaEnvelopeSqft.value, r.derived.gfaEnvelopeSqft.status], [null, 'unverified_default'], 'an unknown floor area cannot be the min');
   const perUnit = analyseFeasibility(inputs({ ...CITED, minLotAreaPerUnitSqft: { status: 'unverified_default', value: null, note: 'no figure' } })) as any;
   assert.equal(perUnit.derived.maxDwellingUnits.value, null, 'not Infinity, not the cap alone');
   const yard = analyseFeasibility(inputs({ ...CITED, minRearYardFt: { status: 'unverified_default', value: null, note: 'no figure' } })) as any;
   assert.equal(yard.derived.buildableFootprintSqft.value, null, 'a rear yard without a number is not a 0 ft yard');
-  assert.match(yard.derived.buildableFootprintSqft.note, /minRearYardFt has no value/);
+  assert.match(yard.derived.buildableFootprintSqft.note, /minimum rear yard is not known/);
   assert.doesNotMatch(analysisResultText(inputs({ ...CITED, maxFar: { status: 'unverified_default', value: null, note: 'no figure' } })), /"maxFloorAreaSqft":\{[^}]*"value":0/, 'no zero floor area in the stored text');
 });
 

@@ -19,6 +19,7 @@ import { lotsOfProject, type ProjectLot } from '../projects/project-lots.ts';
 import { buildableFootprint } from './buildable-footprint.ts';
 import { propagate } from './propagation.ts';
 import type { DerivedValue, EvidenceItem, FeasibilityAnalysis } from './analysis-result.ts';
+import { notCalculatedWords } from '../core/value-words.ts';
 
 /** Bumped when the analysis itself changes: part of the inputs digest, so results never mix versions. */
 const ANALYSIS_VERSION = 'feasibility-2026-12-07';
@@ -97,14 +98,15 @@ function derived(unit: string, formula: string, inputs: { name: string; s: Sourc
   const conditions = [...new Set(inputs.filter((i) => i.s.condition).map((i) => `${i.name}: ${i.s.condition}`))];
   const base = { unit, formula, inputs: names, ...(conditions.length ? { condition: conditions.join('; ') } : {}) };
   if (!p.known) {
-    const why = inputs.filter((i) => i.s.status === p.status || ['not_extracted', 'site_specific_schedule', 'conditional_unresolved', 'missing'].includes(i.s.status)).map((i) => `${i.name} is ${i.s.status}`);
-    return { value: null, status: p.status, ...base, note: `Unknown (not zero, not unlimited): ${[...new Set(why)].join('; ')}.${opts.note ? ` ${opts.note}` : ''}` };
+    // Worded as every surface words a value (core/value-words.ts): which inputs have no number, and why.
+    const blocking = inputs.filter((i) => i.s.status === p.status || ['not_extracted', 'site_specific_schedule', 'conditional_unresolved', 'missing'].includes(i.s.status));
+    return { value: null, status: p.status, ...base, note: `${notCalculatedWords(blocking.map((i) => ({ key: i.name, value: i.s })))}${opts.note ? ` ${opts.note}` : ''}` };
   }
   // A status that counts as known (an unverified default, say) may still come without a number: then
   // the result is unknown too, never computed with the missing number as 0.
   const valueless = inputs.filter((i) => !hasValue(i.s));
   if (valueless.length) {
-    return { value: null, status: p.status, ...base, note: `Unknown (not zero, not unlimited): ${valueless.map((i) => (i.s.statedNoLimit ? `${i.name} has no value (${i.s.status}: ${i.s.statedNoLimit} states no limit, which no bylaw text confirms, so it is not computed as unlimited)` : `${i.name} has no value (${i.s.status})`)).join('; ')}.${opts.note ? ` ${opts.note}` : ''}` };
+    return { value: null, status: p.status, ...base, note: `${notCalculatedWords(valueless.map((i) => ({ key: i.name, value: { ...i.s, value: null } })))}${opts.note ? ` ${opts.note}` : ''}` };
   }
   if (opts.noLimitWhen) return { value: null, status: 'no_limit_in_bylaw', ...base, note: `No limit: the bylaw sets none for the binding input.${opts.note ? ` ${opts.note}` : ''}` };
   const v = compute();

@@ -10,7 +10,7 @@ import { err, out, progress, type Io, type Palette } from './output.ts';
 import { ServiceClient, ServiceUnreachableError } from './service-client.ts';
 import { valueWords } from '../core/value-words.ts';
 import type { Snapshot } from '../core/snapshot-types.ts';
-import { citationOf, conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';
+import { citationOf, conditionOf, notesOf, primaryDistrict, snapshotInputOf, sourceOf } from '../snapshot/refs.ts';
 
 /** The tool's `source` argument: attribution only, the payload is the same for every value. */
 const TOOL_SOURCE = 'full';
@@ -194,9 +194,10 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   for (const [name, v] of Object.entries(s.envelope ?? {})) {
     const c = citationOf(s, v);
     const cite = c ? `  [${c.section}]` : '';
-    const words = valueWords(v);
+    const words = valueWords(v, (key) => snapshotInputOf(s, key));
     out.push(`  ${name.padEnd(28)} ${words.says.padEnd(18)} ${words.status} (${status(v.status)})${cite}`);
     out.push(`      ${dim('analysis:')} ${words.analysis}`);
+    if (words.why) out.push(`      ${dim('why:')} ${words.why}`);
     // A value is never shown without what qualifies it: its condition, and the source of an indicative value.
     const condition = conditionOf(s, v);
     if (condition) out.push(`      ${dim('condition:')} ${condition}`);

@@ -101,6 +101,13 @@ dl.facts dt{color:#444}dl.facts dd{margin:0;overflow-wrap:anywhere}
 ol.footnotes{font-size:.9rem;padding-left:1.5rem}ol.footnotes li{margin:.3rem 0;overflow-wrap:anywhere}
 sup a{text-decoration:none}
 details summary{cursor:pointer}
+.rules-table th,.rules-table td,.rules-table a{overflow-wrap:normal;word-break:normal;hyphens:manual}
+.rules-table tbody th{font-weight:600;width:28%}.rules-table .value{font-weight:600}
+.rules-table blockquote{margin:0}
+@media (max-width:40rem){.rules-table thead{position:absolute;left:-9999px}.rules-table tr,.rules-table tbody th,.rules-table td{display:block;width:auto}.rules-table tr{border-bottom:1px solid #ddd;padding:.4rem 0}.rules-table tbody th,.rules-table td{border:0;padding:.1rem 0}}
+details.district{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:.5rem 0}
+details.building-type{border-top:1px solid #e3e3e3;padding:.4rem 0 .4rem .5rem}
+details.district>summary h3,details.building-type>summary h4{display:inline;font-size:1.05rem;margin:0}
 .muted{color:#555;font-size:.9rem}
 td.when,.nowrap{white-space:nowrap}
 `;

@@ -13,6 +13,8 @@ import { RECHECK_INTERVAL_S } from '../analysis/run-feasibility-analysis.ts';
 import type { RunRow } from '../analysis/run-queue.ts';
 import { readAnalysisResult, type FeasibilityAnalysis } from '../analysis/analysis-result.ts';
 import { exportUsage } from './export-store.ts';
+import { valueWords } from '../core/value-words.ts';
+import { isValueStatus } from '../core/statuses.ts';
 
 /** Bounds of documentsLimit and evidenceLimit (both required). */
 export const MAX_DOCUMENTS_LIMIT = 50;
@@ -138,11 +140,15 @@ async function loadContext(ctx: AppContext, accountId: string, projectId: string
 const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const fmt = (n: number) => NUMBER.format(n);
 
-/** A value with its status, or with its basis when it is measured rather than read from a bylaw (the lot's area). */
-function valueText(v: { value: number | null; status?: string; basis?: string; unit?: string } | undefined): string {
+/**
+ * A value worded as on every surface (core/value-words.ts: "No limit, per S1 — indicative, unverified",
+ * "Not calculated — …"), its status code after it for the model; a measured value (the lot's area) with its basis.
+ */
+function valueText(v: { value: number | null; status?: string; basis?: string; unit?: string; statedNoLimit?: string; inputs?: string[] } | undefined): string {
   if (!v) return 'not analysed';
+  if (v.status && isValueStatus(v.status)) return `${valueWords({ ...v, status: v.status }).line} (${v.status})`;
   const why = v.status ?? (v.basis === 'parcel_geometry' ? 'from the parcel geometry' : v.basis);
-  if (v.value === null) return v.status === 'no_limit_in_bylaw' ? 'no limit in the bylaw' : `unknown${why ? ` (${why})` : ''}`;
+  if (v.value === null) return `unknown${why ? ` (${why})` : ''}`;
   return `${fmt(v.value)}${v.unit ? ` ${v.unit}` : ''}${why ? ` (${why})` : ''}`;
 }
 

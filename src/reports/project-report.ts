@@ -17,7 +17,10 @@ import { composeReport } from './compose-report.ts';
 import { exportRequestKey, saveExport, type ExportUsage } from './export-store.ts';
 import { signExportUrl } from './signed-url.ts';
 import type { ReportArea, ReportAudience, ReportDetail, ReportInput, ReportLot, ReportValue } from './report-input.ts';
-import { STATUS_WORDS, type ReportOutline } from './report-outline.ts';
+import type { ReportOutline } from './report-outline.ts';
+// The analysis writes its notes for agents, naming standards and statuses by their keys
+// ("maxFar: residential", "maxUnitsPerLot is not_extracted"); a report reads them out in words.
+import { forPeople, valueLabel } from '../core/value-words.ts';
 import { readAnalysisResult } from '../analysis/analysis-result.ts';
 import type { NextStep } from '../core/next-step.ts';
 import { conditionsSentence } from '../snapshot/stated-district.ts';
@@ -25,29 +28,6 @@ import { conditionsSentence } from '../snapshot/stated-district.ts';
 /** Districts and overlays drawn around the lots, at most. */
 const MAX_REPORT_AREAS = 40;
 
-const LABELS: Record<string, string> = {
-  maxFloorAreaSqft: 'Maximum floor area',
-  maxDwellingUnits: 'Maximum dwelling units',
-  buildableFootprintSqft: 'Buildable footprint',
-  maxStoreys: 'Maximum storeys',
-  maxHeightFt: 'Maximum height',
-  gfaEnvelopeSqft: 'Gross floor area envelope',
-  maxHeightStoreys: 'Maximum height (storeys)',
-  maxFar: 'Maximum floor area ratio (FAR)',
-  minLotAreaSqft: 'Minimum lot area',
-  minLotAreaPerUnitSqft: 'Minimum lot area per unit',
-  minLotWidthFt: 'Minimum lot width',
-  minLotDepthFt: 'Minimum lot depth',
-  minFrontYardFt: 'Minimum front yard',
-  minSideYardFt: 'Minimum side yard',
-  minSideYardSumFt: 'Minimum sum of the side yards',
-  minStreetSideYardFt: 'Minimum street side yard',
-  minRearYardFt: 'Minimum rear yard',
-  maxLotCoveragePct: 'Maximum lot coverage',
-  minOpenSpacePct: 'Minimum open space',
-  maxDensityUnitsPerAcre: 'Maximum density',
-  maxUnitsPerLot: 'Maximum units per lot',
-};
 const DERIVED_KEYS = ['maxFloorAreaSqft', 'maxDwellingUnits', 'buildableFootprintSqft', 'gfaEnvelopeSqft'];
 
 export interface ReportArgs extends TargetArgs {
@@ -85,9 +65,9 @@ async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, arg
   const envelope: ReportValue[] = [];
   const derived = (analysis.derived ?? {}) as Record<string, Sourced<number | string>>;
   const standards = (analysis.standards ?? {}) as Record<string, Sourced<number | string>>;
-  for (const k of DERIVED_KEYS) if (derived[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(derived[k], ctx.config.baseUrl) });
+  for (const k of DERIVED_KEYS) if (derived[k]) envelope.push({ key: k, label: valueLabel(k), value: sourcedOf(derived[k], ctx.config.baseUrl) });
   // A building type's sum of the side yards (Somerville) beside the side yard; no other place has one.
-  for (const k of STANDARD_KEYS.flatMap((k) => (k === 'minSideYardFt' ? [k, 'minSideYardSumFt'] : [k]))) if (standards[k]) envelope.push({ key: k, label: LABELS[k] ?? k, value: sourcedOf(standards[k], ctx.config.baseUrl) });
+  for (const k of STANDARD_KEYS.flatMap((k) => (k === 'minSideYardFt' ? [k, 'minSideYardSumFt'] : [k]))) if (standards[k]) envelope.push({ key: k, label: valueLabel(k), value: sourcedOf(standards[k], ctx.config.baseUrl) });
 
   const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))].sort();
   const sources: LayerSource[] = [];
@@ -153,18 +133,9 @@ function sourcedOf(v: Sourced<number | string>, baseUrl: string): Sourced<number
   if (v.condition) out.condition = forPeople(v.condition);
   if (v.note) out.note = forPeople(v.note);
   if (v.statedNoLimit) out.statedNoLimit = v.statedNoLimit;
+  // A derived value names what it is worked out from: without a number it reads "Not calculated" (core/value-words.ts).
+  if (v.inputs?.length) out.inputs = [...v.inputs];
   return out;
-}
-
-// The analysis writes its notes for agents, naming standards and statuses by their keys
-// ("maxFar: residential", "maxUnitsPerLot is not_extracted"); a report reads them out in words.
-const KEY_WORDS = new RegExp(`\\b(${Object.keys(LABELS).join('|')}|lot\\.areaSqft)\\b`, 'g');
-const STATUS_KEYS = new RegExp(`\\b(${Object.keys(STATUS_WORDS).join('|')})\\b`, 'g');
-const lowerFirst = (t: string) => t.charAt(0).toLowerCase() + t.slice(1); // "maximum floor area ratio (FAR)"
-function forPeople(text: string): string {
-  return text
-    .replace(KEY_WORDS, (k) => (k === 'lot.areaSqft' ? 'the lot area' : lowerFirst(LABELS[k]!)))
-    .replace(STATUS_KEYS, (k) => STATUS_WORDS[k as keyof typeof STATUS_WORDS].toLowerCase());
 }
 
 /** The box the report's map covers: the lots' extent padded, with the places they lie in; null without lots. */

@@ -77,8 +77,18 @@ function pick(envelope: ReportValue[], keys: string[]): ReportValue[] {
 const AUDIENCE_NAMES: Record<ReportAudience, string> = { investor: 'Investor', owner: 'Owner', board: 'Board', resident: 'Resident' };
 
 /** One sentence a resident can read: what the zoning allows, in plain words, without status names. */
+/** Why a derived value could not be worked out: the analysis's own note when it says so, else value-words' reason. */
+function notCalculatedWhy(v: ReportValue): string | null {
+  const w = valueWords(v.value);
+  if (!w.why) return null;
+  const note = v.value.note?.startsWith('Not calculated:') ? v.value.note.split(/(?<=\.)\s/)[0]! : w.why;
+  return note.replace(/^Not calculated:\s*/, '');
+}
+
 function residentSentence(v: ReportValue): string {
   const val = formatValue(v.value);
+  const why = notCalculatedWhy(v);
+  if (why) return `${v.label} is not calculated: ${why}`;
   if (v.value.status === 'no_limit_in_bylaw') return `${v.label}: the zoning bylaw sets no limit for this.`;
   if (isStatedNoLimit(v.value)) return `${v.label}: ${formatValue(v.value).toLowerCase()}, not confirmed in the bylaw; siteline does not rely on it.`;
   if (v.value.value === null) return `${v.label}: not known from the sources siteline holds (${STATUS_WORDS[v.value.status].toLowerCase()}).`;
@@ -92,7 +102,9 @@ function unknownsOf(input: ReportInput): string[] {
   const fromValues = input.envelope
     .filter((v) => STATUS_MEANINGS[v.value.status].unknown || (v.value.value === null && v.value.status !== 'no_limit_in_bylaw'))
     .map((v) =>
-      isStatedNoLimit(v.value)
+      notCalculatedWhy(v)
+        ? `${v.label} is not calculated: ${notCalculatedWhy(v)}`
+        : isStatedNoLimit(v.value)
         ? `${v.label} is not confirmed: ${formatValue(v.value)} (${STATUS_WORDS[v.value.status].toLowerCase()}); the analysis does not compute on it.`
         : STATUS_MEANINGS[v.value.status].unknown
         ? `${v.label} is unknown: ${STATUS_MEANINGS[v.value.status].nullMeans.replace(/^Unknown[^:]*:\s*/, '')}`
@@ -128,7 +140,7 @@ export function buildOutline(input: ReportInput): ReportOutline {
 
   const allRows = input.envelope.map(row);
   const unknowns = unknownsOf(input);
-  const statusNote = 'Every value is shown with its status in words: "Cited" values were read from the bylaw with the section named; "Unknown" means unknown, never "no limit" and never zero.';
+  const statusNote = 'Every value is shown with its status in words: "Cited" values were read from the bylaw with the section named; "Unknown" means unknown, never "no limit" and never zero; "Not calculated" is a value worked out from others when one of them has no number, with the reason.';
 
   if (audience === 'investor') {
     const capacity = pick(input.envelope, CAPACITY_KEYS).map(row);

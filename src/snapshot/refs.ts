@@ -7,7 +7,8 @@
 //   a source a text names ("S1") -> snapshot.sources[id] (the text itself is the reference; its label
 //   there, the rest in the place's source catalogue)
 // Nothing is dropped: every value keeps its status, condition and a way to each of its sources.
-import type { Citation, PermittedUse, SnapshotUse, SnapshotValue, Sourced, SourceRef, ZoneShare } from '../core/snapshot-types.ts';
+import type { Citation, Lot, PermittedUse, SnapshotUse, SnapshotValue, Sourced, SourceRef, ZoneShare } from '../core/snapshot-types.ts';
+import type { WordedValue } from '../core/value-words.ts';
 
 /** The documents a place's notes name by id (the rules file's `sources`). */
 export type NamedSources = Record<string, { name: string; vintage: string; url: string }>;
@@ -208,4 +209,17 @@ export function conditionOf(snapshot: { notes?: Record<string, string> }, v: { c
 /** Every note of a value, its own and the shared ones, in full. */
 export function notesOf(snapshot: { notes?: Record<string, string> }, v: { note?: string; notes?: string[] }): string[] {
   return [...(v.notes ?? []).map((id) => snapshot.notes?.[id]).filter((t): t is string => !!t), ...(v.note ? [v.note] : [])];
+}
+
+/**
+ * What a derived value is worked out from, as a surface words it (valueWords' `inputOf`): an envelope
+ * member, or a lot measure (`lot.areaSqft`, `lot.frontageFt`, `lot.depthFt`).
+ */
+export function snapshotInputOf(s: { envelope?: Record<string, SnapshotValue> | undefined; lot?: Lot | undefined }, key: string): WordedValue | undefined {
+  if (!key.startsWith('lot.')) return s.envelope?.[key];
+  const lot = s.lot;
+  if (!lot) return undefined;
+  if (key === 'lot.areaSqft') return { value: lot.areaSqft, status: 'cited', unit: 'sqft' };
+  const m = key === 'lot.frontageFt' ? lot.frontageFt : key === 'lot.depthFt' ? lot.depthFt : undefined;
+  return m ? { value: m.value, status: m.value === null ? (m.status ?? 'missing') : 'cited', unit: 'ft' } : undefined;
 }

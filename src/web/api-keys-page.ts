@@ -46,7 +46,7 @@ export function registerApiKeysPage(app: HttpApp, ctx: AppContext): void {
 <button type="submit">Buy with Stripe Checkout</button>
 </form>`
       : html`<p id="purchasing-off">Purchasing is not set up on this service. Staff grant credit while the service runs, on
-<code>/staff</code> or with <code>siteline credits grant ${account.email} &lt;credits&gt; --reason "..."</code>; on a new installation the machine's operator first makes an account staff with <code>siteline staff add &lt;email&gt;</code> (docs/cli.md).</p>`;
+<code>/staff</code> or with <code>siteline credits grant ${account.email} &lt;credits&gt; --reason "..."</code>; on a new installation the machine's operator first makes an account staff with <code>siteline staff add &lt;email&gt;</code> (the command line's guide has the rest).</p>`;
     const rows = keys.map(
       (k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td><td>${
         k.revokedAt

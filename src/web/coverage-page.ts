@@ -8,6 +8,7 @@ import { htmlPage } from '../http/page.ts';
 import { listPlaces, type PlaceRecord } from '../places/catalogue.ts';
 import { isValueStatus } from '../core/statuses.ts';
 import { valueWords } from '../core/value-words.ts';
+import { forPeople, valueLabel } from '../core/value-words.ts';
 import { html, type Html } from '../http/html.ts';
 import { page, PAGE_HEADERS } from '../http/page.ts';
 import { currentAccount } from './web-session.ts';
@@ -53,7 +54,7 @@ function placeSection(p: PlaceRecord, now: Date, audit: PlaceAudit | undefined):
   const layers = [...p.layers].sort((a, b) => LAYER_ORDER.indexOf(a.layer) - LAYER_ORDER.indexOf(b.layer));
   return html`<section class="card place" id="place-${p.slug}" aria-labelledby="h-${p.slug}">
 <h2 id="h-${p.slug}"><a href="/coverage/${p.slug}">${p.name}, ${p.region}</a> <small class="muted">(${p.country === 'US' ? 'United States' : 'Canada'})</small></h2>
-<p>Status: ${statusBadge(p.status)} <span class="status-code muted">${p.status}</span></p>
+<p>Status: ${statusBadge(p.status)}</p>
 <p>${placeStatusWords(p.status, p.statusReason).why}</p>
 <p class="muted">${p.importedAt ? html`Data imported ${p.importedAt.slice(0, 10)}.` : 'Not imported on this server yet.'}</p>
 <div class="table-scroll"><table><caption class="muted" style="text-align:left">Data layers and their vintages</caption>
@@ -98,38 +99,54 @@ Anywhere else in the US and Canada is not covered: siteline says so rather than 
 // value with its status and, when cited, the bylaw's words with a link to check them in the text the
 // service holds. A place with many districts lists them; ?district=CODE shows one in full.
 
-const FEW_DISTRICTS = 10;
-
 function valueText(v: RuleValueView): string {
-  if (v.value !== null) return `${v.value}${v.unit === 'ft' ? ' ft' : v.unit === 'percent' ? '%' : v.unit === 'sqft' ? ' sq ft' : v.unit === 'ratio' || v.unit === 'score' || !v.unit ? '' : ` ${v.unit}`}`;
-  if (v.tiers) return v.tiers.map((t) => `${t.when.join(' and ') || 'always'}: ${t.values.join(' or ')}${v.unit === 'ft' ? ' ft' : v.unit === 'percent' ? '%' : ''}`).join('; ');
-  if (isValueStatus(v.status)) return valueWords({ value: null, status: v.status, ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}) }).says;
-  return 'Unknown';
+  if (!isValueStatus(v.status)) return valueWords({ value: null, status: 'not_extracted' }).says;
+  return valueWords({ value: v.value, status: v.status, unit: v.unit, ...(v.tiers ? { tiers: v.tiers } : {}), ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}) }).says;
 }
 
+/** The bylaw's words and where they are; the edition is stated once, in the page's list of documents. */
 function citationLine(c: Citation | undefined): Html {
   if (!c) return html``;
-  return html`<blockquote class="quote"><q>${c.quote}</q><br><small>${c.documentTitle}, § ${c.section} (edition ${c.date}) · <a href="${c.href}">check it in the text siteline holds</a></small></blockquote>`;
+  return html`<blockquote class="quote"><q>${c.quote}</q><br><small>${c.documentTitle}, § ${c.section} · <a href="${c.href}">check it in the text siteline holds</a></small></blockquote>`;
 }
 
+/** A value's condition without what its section already says ("Building type: Cottage (§3.1.7)"). */
+function conditionWords(condition: string): string {
+  const rest = condition.replace(/^Building type: [^;]*(; )?/, '');
+  return forPeople(rest.charAt(0).toUpperCase() + rest.slice(1));
+}
+
+// A table of standards: the human label, the value with its status under it, and the bylaw's words
+// with the link to check them. Words never break inside (`.rules-table`); at phone widths each row
+// stacks its cells (page.ts) instead of squeezing four columns into 360 px.
 function valuesTable(values: RuleValueView[]): Html {
   if (!values.length) return html`<p class="muted">No value stated.</p>`;
-  return html`<div class="table-scroll"><table><thead><tr><th scope="col">Standard</th><th scope="col">Value</th><th scope="col">Status</th><th scope="col">Source</th></tr></thead><tbody>
-${values.map((v) => html`<tr><td>${v.standard}</td><td>${valueText(v)}${v.condition ? html`<br><small class="muted">${v.condition}</small>` : ''}</td><td>${statusBadge(v.status as ValueStatus)}</td><td>${v.citation ? citationLine(v.citation) : html`<small class="muted">${v.note ?? ''}</small>`}</td></tr>`)}
+  return html`<div class="table-scroll"><table class="rules-table"><thead><tr><th scope="col">Standard</th><th scope="col">Value and status</th><th scope="col">The bylaw's words</th></tr></thead><tbody>
+${values.map(
+    (v) => html`<tr data-standard="${v.standard}"><th scope="row">${valueLabel(v.standard)}</th><td><span class="value">${valueText(v)}</span> ${statusBadge(v.status as ValueStatus)}${v.condition && conditionWords(v.condition) ? html`<br><small class="muted">${conditionWords(v.condition)}</small>` : ''}</td><td>${v.citation ? citationLine(v.citation) : html`<small class="muted">${forPeople(v.note ?? 'No quote: the value is not cited.')}</small>`}</td></tr>`,
+  )}
 </tbody></table></div>`;
 }
 
-function districtSection(d: DistrictRulesView): Html {
-  return html`<section class="card" id="district-${d.code}" aria-labelledby="hd-${d.code}">
-<h2 id="hd-${d.code}">${d.code} · ${d.name}</h2>
-${d.note ? html`<p>${d.note}</p>` : ''}
-<p class="muted">${d.citedValues} cited values, each verified against the held text.</p>
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+const slugOf = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+/** A district as a section the reader opens: its own standards, then each building type and the uses, each opened on its own. */
+function districtSection(d: DistrictRulesView, open: boolean): Html {
+  const counts = [plural(d.citedValues, 'cited value', 'cited values'), d.buildingTypes.length ? plural(d.buildingTypes.length, 'building type', 'building types') : '', d.uses.length ? plural(d.uses.length, 'use', 'uses') : ''].filter(Boolean).join(' · ');
+  return html`<details class="district" id="district-${d.code}"${open ? ' open' : ''}>
+<summary><h3 id="hd-${d.code}">${d.code} · ${d.name}</h3> <span class="muted">${counts}</span></summary>
+${d.note ? html`<p>${forPeople(d.note)}</p>` : ''}
 ${d.standards.length ? valuesTable(d.standards) : ''}
-${d.buildingTypes.map((t) => html`<h3>${t.name} <small class="muted">§ ${t.section}${t.allowed ? `, allowed ${t.allowed}` : ''}</small></h3>
+${d.buildingTypes.map(
+    (t) => html`<details class="building-type" id="district-${d.code}-${slugOf(t.name)}">
+<summary><h4>${t.name}</h4> <span class="muted">§ ${t.section}${t.allowed ? `, allowed ${t.allowed}` : ''} · ${plural(t.standards.length, 'standard', 'standards')}</span></summary>
 ${valuesTable(t.standards)}
-${t.notExtracted.length ? html`<p class="muted">Not extracted: ${t.notExtracted.map((n) => `${n.standard} (${n.reason})`).join('; ')}</p>` : ''}`)}
-${d.uses.length ? html`<h3>Uses</h3><ul>${d.uses.map((u) => html`<li>${u.use}: ${u.permission.replace(/_/g, ' ')} ${statusBadge(u.status as ValueStatus)}${citationLine(u.citation)}</li>`)}</ul>` : ''}
-</section>`;
+${t.notExtracted.length ? html`<p class="muted">Not extracted: ${t.notExtracted.map((n) => `${valueLabel(n.standard)} (${forPeople(n.reason)})`).join('; ')}</p>` : ''}
+</details>`,
+  )}
+${d.uses.length ? html`<details class="building-type" id="district-${d.code}-uses"><summary><h4>Uses</h4> <span class="muted">${plural(d.uses.length, 'use', 'uses')}</span></summary><ul>${d.uses.map((u) => html`<li>${u.use}: ${u.permission.replace(/_/g, ' ')} ${statusBadge(u.status as ValueStatus)}${u.condition ? html` <small class="muted">${forPeople(u.condition)}</small>` : ''}${citationLine(u.citation)}</li>`)}</ul></details>` : ''}
+</details>`;
 }
 
 /** The change log per import (place_vintages): what each republished file changed, newest first. */
@@ -138,7 +155,7 @@ function changesSection(slug: string, vintages: VintageRecord[]): Html {
   return html`<h2 id="changes">Changes by import</h2>
 <p class="muted">Each import is kept as a dated vintage. <a href="/coverage/${slug}/changes.json">The change log as JSON</a>.</p>
 <ol class="changes">${vintages.map(
-    (v) => html`<li><strong>${v.importedAt.slice(0, 10)}</strong>: ${v.layers.map((l, i) => html`${i ? '; ' : ''}${l.name} (${l.file}) vintage ${l.vintage}`)}
+    (v) => html`<li><strong>${v.importedAt.slice(0, 10)}</strong>: ${v.layers.map((l, i) => html`${i ? '; ' : ''}${l.name}, vintage ${l.vintage}`)}
 ${v.changes ? html`<ul>${formatChangeLog(v.changes).map((line) => html`<li>${line.trim()}</li>`)}</ul>` : html`<br><small class="muted">The first import recorded (or one made by data import): no change log.</small>`}</li>`,
   )}</ol>`;
 }
@@ -163,20 +180,18 @@ export function registerCoveragePlacePage(app: HttpApp, ctx: AppContext): void {
       return null;
     });
     const codes = rules ? Object.keys(rules.districts) : [];
-    const shown: DistrictRulesView[] = inv.rules.district
-      ? [inv.rules.district]
-      : rules && codes.length <= FEW_DISTRICTS
-        ? codes.map((c) => districtView(rules, c, rules.districts[c]!))
-        : [];
+    // Every district, closed; ?district=CODE shows that one alone, open (a link from an answer or an agent).
+    const shown: DistrictRulesView[] = inv.rules.district ? [inv.rules.district] : rules ? codes.map((code) => districtView(rules, code, rules.districts[code]!)) : [];
     const docs = inv.rules.documents;
-    const body = html`<p>Status: ${statusBadge(place.status)} <span class="status-code muted">${place.status}</span></p>
+    const body = html`<p>Status: ${statusBadge(place.status)}</p>
 <p>${placeStatusWords(place.status, place.statusReason).why}</p>
 <h2>Rules</h2>
 <p>${inv.rules.bylaw ? html`${inv.rules.bylaw.name} (${inv.rules.bylaw.date}).` : 'No rules file.'} <strong>${inv.rules.citedValues}</strong> values are cited, each from words found by machine in a document siteline holds.</p>
 ${docs.length ? html`<ul>${docs.map((d) => html`<li><a href="${d.href}">${d.title}</a>, edition ${d.edition}, retrieved ${d.retrieved} (${d.licence})</li>`)}</ul>` : html`<p class="muted">This place holds no document to cite from: its values are indicative or not extracted.</p>`}
-${rules && !shown.length ? html`<p>Districts: ${codes.map((c, i) => html`${i ? ', ' : ''}<a href="?district=${encodeURIComponent(c)}">${c}</a>`)}</p>` : ''}
+${shown.length ? html`<h2 id="districts">${inv.rules.district ? 'District' : plural(shown.length, 'district', 'districts')}</h2>
+<p class="muted">Open a district to read its standards, each with its status and the bylaw's words; each building type opens on its own.</p>` : ''}
 ${inv.rules.district ? html`<p><a href="/coverage/${place.slug}">All districts</a></p>` : ''}
-<div class="cards">${shown.map(districtSection)}</div>
+<div class="districts">${shown.map((d) => districtSection(d, Boolean(inv.rules.district)))}</div>
 ${changesSection(place.slug, await listVintages(ctx, place.geoDivisionId))}`;
     return htmlPage(c, 200, page(`${place.name}, ${place.region}`, body, { signedInAs, wide: true, current: 'coverage' }), PAGE_HEADERS);
   });

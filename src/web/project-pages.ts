@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import type { HttpApp } from '../http/http-app.ts';
 import { htmlPage } from '../http/page.ts';
 import { isStatus, isValueStatus } from '../core/statuses.ts';
-import { valueWords } from '../core/value-words.ts';
+import { forPeople as keysInWords, valueLabel, valueWords } from '../core/value-words.ts';
 import { statusBadge } from './status-badge.ts';
 import { SitelineError } from '../core/errors.ts';
 import { listProjects, projectById, summarise } from '../projects/project-store.ts';
@@ -71,16 +71,14 @@ function changeText(field: string, before: unknown, after: unknown): string {
   return before === null || before === undefined ? `${name}: ${value(after)}` : `${name}: ${value(before)} → ${value(after)}`;
 }
 
-function sourced(v: { value: number | null; status: string; unit?: string; statedNoLimit?: string } | undefined): Html {
+function sourced(v: { value: number | null; status: string; unit?: string; statedNoLimit?: string; inputs?: string[]; note?: string } | undefined): Html {
   if (!v) return html`—`;
-  // Worded as on every surface (src/core/value-words.ts).
-  const shown = isValueStatus(v.status)
-    ? valueWords({ ...v, status: v.status }).says
-    : v.value === null
-      ? 'Unknown'
-      : `${v.value.toLocaleString('en-US')}${v.unit ? ` ${v.unit}` : ''}`;
+  // Worded as on every surface (src/core/value-words.ts); a value the analysis could not work out says why (its note says it in those words).
+  const w = isValueStatus(v.status) ? valueWords({ ...v, status: v.status }) : null;
+  const shown = w ? w.says : v.value === null ? 'Unknown' : `${v.value.toLocaleString('en-US')}${v.unit ? ` ${v.unit}` : ''}`;
+  const why = w?.why ? keysInWords(v.note?.startsWith('Not calculated:') ? v.note : w.why) : '';
   // The worded badge the snapshot page uses (the raw code stays in its title and data for agents).
-  return html`${shown} ${isStatus(v.status) ? statusBadge(v.status) : html`<code class="status">${v.status}</code>`}`;
+  return html`${shown} ${isStatus(v.status) ? statusBadge(v.status) : html`<code class="status">${v.status}</code>`}${why ? html`<br><small class="muted why">${why}</small>` : ''}`;
 }
 
 /** The build and context lots on one map (lots of several places are merged). */
@@ -205,7 +203,7 @@ ${createForm(csrf, form?.values, form?.error)}`;
     // A form's outcome is shown once: a reload (or the page's own refresh while a run works) drops it.
     const message = takeFlash(ctx.config, c, `/projects/${project.project_id}`);
     const working = status.status === 'queued' || status.status === 'running';
-    const derived = analysis?.derived as Record<string, { value: number | null; status: string; unit?: string }> | undefined;
+    const derived = analysis?.derived as Record<string, { value: number | null; status: string; unit?: string; inputs?: string[]; note?: string }> | undefined;
     const receiptRows = receipts.map((r) => {
       const undoable = r.operation === 'project.update' && !undone.has(r.receiptId);
       return html`<tr><td class="when">${r.at.slice(0, 10)}<br>${r.at.slice(11, 16)}</td><td>${historyWhat(r)}</td><td class="note">${r.changes.map((c) => changeText(c.field, c.before, c.after)).join('; ') || 'no change'}</td>
@@ -228,12 +226,12 @@ ${derived
   ? html`<table><tbody>
 <tr><th>Combined build-lot area</th><td>${analysis!.combinedLotArea?.value?.toLocaleString('en-US') ?? '—'} sqft</td></tr>
 <tr><th>Districts</th><td>${(analysis!.governingDistricts ?? []).map((d: { code: string; areaShare: number }) => `${d.code} ${Math.round(d.areaShare * 100)}%`).join(', ')}</td></tr>
-<tr><th>Max floor area</th><td>${sourced(derived['maxFloorAreaSqft'])}</td></tr>
-<tr><th>Max dwelling units</th><td>${sourced(derived['maxDwellingUnits'])}</td></tr>
-<tr><th>Buildable footprint</th><td>${sourced(derived['buildableFootprintSqft'])}</td></tr>
-<tr><th>Max storeys</th><td>${sourced(derived['maxStoreys'])}</td></tr>
-<tr><th>Max height</th><td>${sourced(derived['maxHeightFt'])}</td></tr>
-<tr><th>GFA envelope</th><td>${sourced(derived['gfaEnvelopeSqft'])}</td></tr>
+<tr><th>${valueLabel('maxFloorAreaSqft')}</th><td>${sourced(derived['maxFloorAreaSqft'])}</td></tr>
+<tr><th>${valueLabel('maxDwellingUnits')}</th><td>${sourced(derived['maxDwellingUnits'])}</td></tr>
+<tr><th>${valueLabel('buildableFootprintSqft')}</th><td>${sourced(derived['buildableFootprintSqft'])}</td></tr>
+<tr><th>${valueLabel('maxStoreys')}</th><td>${sourced(derived['maxStoreys'])}</td></tr>
+<tr><th>${valueLabel('maxHeightFt')}</th><td>${sourced(derived['maxHeightFt'])}</td></tr>
+<tr><th>${valueLabel('gfaEnvelopeSqft')}</th><td>${sourced(derived['gfaEnvelopeSqft'])}</td></tr>
 </tbody></table>`
   : ''}
 ${projectEnvelope3d(lots, analysis)}

@@ -13,6 +13,7 @@ import { CATEGORY_STYLE, ZONE_CATEGORIES } from '../maps/zone-category.ts';
 import { MAP_HEAD } from './map-embed.ts';
 import { html } from '../http/html.ts';
 import { page, mapPageHeaders } from '../http/page.ts';
+import { lifecycleWords } from './project-editor.ts';
 
 export const PUBLIC_LISTINGS_PATH = '/api/public/listings';
 /** The pin colour (also what the browser test looks for on the canvas). */
@@ -68,7 +69,7 @@ ${ZONE_CATEGORIES.filter((c) => used.includes(c)).map((c) => html`<li><span clas
 ${list.length
   ? html`<div class="table-scroll"><table><caption>Listed projects (${String(list.length)})</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Zone category</th><th scope="col">Typology</th><th scope="col">Lifecycle status</th><th scope="col">Pin (lat, lng)</th></tr></thead>
-<tbody>${list.map((l) => html`<tr><td>${l.name}</td><td>${CATEGORY_STYLE[l.zoneCategory]?.label ?? l.zoneCategory}</td><td>${TYPOLOGY_LABEL[l.typology] ?? l.typology}</td><td>${l.lifecycleStatus}</td><td>${String(l.pin.lat)}, ${String(l.pin.lng)}</td></tr>`)}</tbody></table></div>`
+<tbody>${list.map((l) => html`<tr><td>${l.name}</td><td>${CATEGORY_STYLE[l.zoneCategory]?.label ?? l.zoneCategory}</td><td>${TYPOLOGY_LABEL[l.typology] ?? l.typology}</td><td>${lifecycleWords(l.lifecycleStatus)}</td><td>${String(l.pin.lat)}, ${String(l.pin.lng)}</td></tr>`)}</tbody></table></div>`
   : html`<p>No project is listed yet.</p>`}
 <p class="muted">The same list as JSON: <a href="${PUBLIC_LISTINGS_PATH}">${PUBLIC_LISTINGS_PATH}</a>.</p>`;
     return htmlPage(c, 200, page('Projects on the map', body, { wide: true, head: MAP_HEAD, signedInAs: account?.email ?? null, current: 'map' }), mapPageHeaders(ctx.config));

@@ -11,8 +11,9 @@ import { cachedSnapshot } from '../snapshot/answer-cache.ts';
 import { withSourcesInline } from '../snapshot/source-catalogue.ts';
 import { STATUS_MEANINGS, type Status } from '../core/statuses.ts';
 import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, SourceRef, ZoneShare, Zones } from '../core/snapshot-types.ts';
-import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';
+import { conditionOf, notesOf, primaryDistrict, snapshotInputOf, sourceOf } from '../snapshot/refs.ts';
 import { getPlace } from '../places/catalogue.ts';
+import { loadPlaceRules } from '../rules/load-rules.ts';
 import { loadManifest } from '../places/manifest.ts';
 import { mapViewForLots } from '../maps/map-view.ts';
 import { CATEGORY_STYLE, zoneCategory } from '../maps/zone-category.ts';
@@ -23,37 +24,11 @@ import { currentAccount } from './web-session.ts';
 import { SITES_PATH, addressForm, registerHomePage } from './home-page.ts';
 import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
 import { statusBadge } from './status-badge.ts';
-import { formatNumber, valueWords, type WordedValue } from '../core/value-words.ts';
+import { forPeople, formatNumber, valueLabel, valueWords, type WordedValue } from '../core/value-words.ts';
 import { layerLabel, oldDataNote } from './coverage-page.ts';
 import { ruleSources, type RuleSource } from '../rules/rule-sources.ts';
 import { snapshotEnvelope3d } from './envelope-3d.ts';
 import { conditionsSentence } from '../snapshot/stated-district.ts';
-
-/** Readable names for the envelope members (docs/envelope.md); an unlisted member shows its key. */
-const ENVELOPE_LABELS: Record<string, string> = {
-  maxHeightFt: 'Maximum height',
-  maxHeightStoreys: 'Maximum storeys',
-  maxFar: 'Maximum floor area ratio (FAR)',
-  minLotAreaSqft: 'Minimum lot area',
-  minLotAreaPerUnitSqft: 'Minimum lot area per dwelling unit',
-  minLotWidthFt: 'Minimum lot width',
-  minLotDepthFt: 'Minimum lot depth',
-  minFrontYardFt: 'Minimum front yard',
-  minSideYardFt: 'Minimum side yard',
-  minSideYardSumFt: 'Minimum sum of the side yards',
-  minStreetSideYardFt: 'Minimum street-side yard (corner lot)',
-  minRearYardFt: 'Minimum rear yard',
-  maxLotCoveragePct: 'Maximum lot coverage',
-  minOpenSpacePct: 'Minimum open space',
-  maxDensityUnitsPerAcre: 'Maximum density',
-  maxUnitsPerLot: 'Maximum units per lot',
-  maxFloorAreaSqft: 'Maximum floor area (derived)',
-  maxDwellingUnits: 'Maximum dwelling units (derived)',
-  maxDwellingUnitsByDensity: 'Maximum dwelling units by density (derived)',
-  maxFootprintSqft: 'Maximum footprint (derived)',
-  buildableWidthFt: 'Buildable width (derived)',
-  buildableDepthFt: 'Buildable depth (derived)',
-};
 
 const num = formatNumber;
 const pct = (share: number): string => `${num(share * 100)} %`;
@@ -79,7 +54,7 @@ class PageRefs {
   readonly mentioned = new Set<string>();
   constructor(
     readonly ruleSources: Map<string, RuleSource>,
-    private readonly snapshot: Pick<Snapshot, 'citations' | 'notes'>,
+    private readonly snapshot: Pick<Snapshot, 'citations' | 'notes'> & Partial<Pick<Snapshot, 'envelope' | 'lot'>>,
   ) {}
 
   /** The footnote marker of a citation, by its id in the snapshot (one number per distinct citation). */
@@ -107,8 +82,14 @@ class PageRefs {
     return html`${notesOf(this.snapshot, v).map((n) => html`<p class="muted">${this.note(n)}</p>`)}`;
   }
 
-  /** A note as text with its URLs as links and its source ids (S1…) linked to their definitions. */
-  note(text: string): Html {
+  /** A value's words (src/core/value-words.ts); a derived value that could not be worked out names why from its inputs on this page. */
+  words(v: WordedValue) {
+    return valueWords(v, (key) => snapshotInputOf(this.snapshot, key));
+  }
+
+  /** A note as text with its URLs as links and its source ids (S1…) linked to their definitions; keys read as words. */
+  note(raw: string): Html {
+    const text = forPeople(raw);
     const parts: Html[] = [];
     let last = 0;
     const re = /(https?:\/\/[^\s)]+[^\s).,;])|\b(S\d{1,3})\b/g;
@@ -137,13 +118,15 @@ function shortUrl(url: string): string {
 }
 
 function valueBlock(refs: PageRefs, key: string, label: string, v: SnapshotValue): Html {
+  const w = refs.words(v);
   return html`<div class="std" id="env-${key}"><h3>${label}</h3>
-<p><span class="value">${valueText(v)}</span> ${statusBadge(v.status)}${refs.cite(v.citation)}</p>
-<p class="analysis">${valueWords(v).analysis}</p>
+<p><span class="value">${w.says}</span> ${statusBadge(v.status)}${refs.cite(v.citation)}</p>
+${w.why ? html`<p class="why">${w.why}</p>` : ''}<p class="analysis">${w.analysis}</p>
 ${refs.condition(v)}${refs.notes(v)}${
-    v.inputs?.length ? html`<p class="muted">Worked out from: ${v.inputs.map((i) => ENVELOPE_LABELS[i] ?? i).join(', ')}.</p>` : ''
+    v.inputs?.length ? html`<p class="muted">Worked out from: ${v.inputs.map((i) => forPeople(i)).join(', ')}.</p>` : ''
   }</div>`;
 }
+
 
 function measureText(m: Measure): Html {
   if (m.value === null) return html`unknown ${statusBadge(m.status ?? 'missing')}`;
@@ -159,7 +142,7 @@ function ledeSection(s: Snapshot): Html {
   const how = MATCH_HOW[a.matchType];
   return html`${doubt ? html`<section id="match-doubt" class="note-box" role="alert" aria-labelledby="match-doubt-h"><h2 id="match-doubt-h">${doubt.headline}</h2><p>${doubt.reason}</p><p>${doubt.next}</p></section>` : ''}<section id="address" aria-label="Address match">
 <p>Matched <strong id="matched-address">${a.matchedAddress}</strong>${s.coverage.place ? html`, ${s.coverage.place.name}, ${s.coverage.place.region}` : ''}:
-${how} <span class="muted">(<code>${a.matchType}</code>)</span>, match confidence <strong id="match-confidence">${num(a.confidence)}</strong>.
+${how}, match confidence <strong id="match-confidence">${num(a.confidence)}</strong>.
 <span class="muted">You asked for: ${a.input}.</span></p>
 <p>Coverage: ${statusBadge(s.coverage.status)} <span id="coverage-message">${s.coverage.message}</span></p>
 </section>`;
@@ -181,7 +164,10 @@ ${z?.splitLot ? html`<dt>Split lot</dt><dd>${districts}</dd>` : ''}
 <dt>Lot area</dt><dd>${num(lot.areaSqft)} sq ft <span class="muted">(${num(lot.areaM2)} m²)</span></dd>
 <dt>Frontage</dt><dd>${measureText(lot.frontageFt)}</dd>
 <dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}</dd>
-${HEADLINE.filter((k) => env[k]).map((k) => html`<dt>${ENVELOPE_LABELS[k]}</dt><dd id="summary-${k}">${valueText(env[k]!)} ${statusBadge(env[k]!.status)}${refs.cite(env[k]!.citation)}</dd>`)}
+${HEADLINE.filter((k) => env[k]).map((k) => {
+  const w = refs.words(env[k]!);
+  return html`<dt>${valueLabel(k)}</dt><dd id="summary-${k}">${w.says} ${statusBadge(env[k]!.status)}${refs.cite(env[k]!.citation)}${w.why ? html`<br><small class="muted">${w.why}</small>` : ''}</dd>`;
+})}
 </dl>
 <p class="muted">Lot data: ${lotSourceText(s, lot, now)}.</p>
 </section>`;
@@ -241,7 +227,7 @@ ${[...conditions].map(([key, c]) => html`<label for="condition-${key}">${c.name}
     : html`<p><a href="${SITES_PATH}?${new URLSearchParams({ address }).toString()}" id="change-district">Choose another district</a></p>`;
   return html`<section id="district-choice" class="note-box" aria-labelledby="district-h"><h2 id="district-h">${primary ? 'District' : 'Which district is this lot in?'}</h2>
 <p id="district-source">${primary ? html`District <strong>${primary}</strong>${source.buildingType ? html`, building type <strong>${source.buildingType}</strong>` : ''}: ` : ''}${source.statement}.${stated.length ? html` <span id="conditions-source">${conditionsSentence(stated)}</span>` : ''}</p>
-${choice ? html`<p id="district-message">${choice.message}</p>` : ''}
+${choice ? html`<p id="district-message">${forPeople(choice.message)}</p>` : ''}
 ${form}
 </section>`;
 }
@@ -254,20 +240,14 @@ function warningsSection(s: Snapshot, refs: PageRefs): Html {
 
 function envelopeSection(envelope: Record<string, SnapshotValue>, refs: PageRefs): Html {
   return html`<section id="envelope" aria-labelledby="envelope-h"><h2 id="envelope-h">Building envelope</h2>
-<p class="muted">Every value shows its status (see <a href="#status-legend">what the statuses mean</a>). "Unknown" is not zero and not "no limit"; "No limit in the bylaw" says the bylaw sets none; "No limit, per S1" is what a source says, not confirmed in the bylaw, and the analysis does not compute on it.</p>
-${Object.entries(envelope).map(([key, v]) => valueBlock(refs, key, ENVELOPE_LABELS[key] ?? humanise(key), v))}
+<p class="muted">Every value shows its status (see <a href="#status-legend">what the statuses mean</a>). "Unknown" is not zero and not "no limit"; "No limit in the bylaw" says the bylaw sets none; "No limit, per S1" is what a source says, not confirmed in the bylaw, and the analysis does not compute on it; "Not calculated" is a value worked out from others when one of them has no number, and says which.</p>
+${Object.entries(envelope).map(([key, v]) => valueBlock(refs, key, valueLabel(key), v))}
 </section>`;
 }
 
 /** The page's envelope section for a snapshot, as HTML (the same blocks the site page draws). */
-export function envelopeSectionHtml(s: Pick<Snapshot, 'envelope' | 'citations' | 'notes'>): string {
+export function envelopeSectionHtml(s: Pick<Snapshot, 'envelope' | 'citations' | 'notes'> & Partial<Pick<Snapshot, 'lot'>>): string {
   return envelopeSection(s.envelope ?? {}, new PageRefs(new Map(), s)).toString();
-}
-
-/** camelCase -> "Camel case", for a member the label table does not know yet. */
-function humanise(key: string): string {
-  const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function usesSection(uses: SnapshotUse[], refs: PageRefs): Html {
@@ -294,9 +274,9 @@ function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
 <dl class="facts">
 <dt>Lot id</dt><dd>${lot.parcelExternalId}</dd>
 <dt>Area</dt><dd>${num(lot.areaSqft)} sq ft (${num(lot.areaM2)} m²)</dd>
-<dt>Frontage</dt><dd>${measureText(lot.frontageFt)} <span class="muted">${lot.frontageFt.note ?? (lot.frontageFt.basis === 'parcel_geometry' ? 'Measured from the parcel polygon against the addressed street centreline.' : '')}</span></dd>
-<dt>Depth</dt><dd>${measureText(lot.depthFt)}${lot.depthFt.note ? html` <span class="muted">${lot.depthFt.note}</span>` : ''}</dd>
-<dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}${lot.cornerLotNote ? html` <span class="muted" id="corner-lot-note">${lot.cornerLotNote}</span>` : ''}</dd>
+<dt>Frontage</dt><dd>${measureText(lot.frontageFt)} <span class="muted">${lot.frontageFt.note ? forPeople(lot.frontageFt.note) : (lot.frontageFt.basis === 'parcel_geometry' ? 'Measured from the parcel polygon against the addressed street centreline.' : '')}</span></dd>
+<dt>Depth</dt><dd>${measureText(lot.depthFt)}${lot.depthFt.note ? html` <span class="muted">${forPeople(lot.depthFt.note)}</span>` : ''}</dd>
+<dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}${lot.cornerLotNote ? html` <span class="muted" id="corner-lot-note">${forPeople(lot.cornerLotNote)}</span>` : ''}</dd>
 <dt>Front street</dt><dd>${lot.frontStreet ?? 'unknown'}</dd>
 <dt>Point inside the lot</dt><dd>${lot.latitude}, ${lot.longitude}</dd>
 <dt>Source</dt><dd>${lotSourceText(s, lot, now)}</dd>
@@ -320,7 +300,7 @@ function statusLegend(statuses: Status[]): Html {
   const seen = [...new Set(statuses)];
   return html`<section id="status-legend" aria-labelledby="legend-h"><h2 id="legend-h">What the statuses mean</h2>
 <p class="muted">Green: read from the bylaw (or worked out from such values). Amber: indicative, check before relying on it. Grey: unknown, never zero and never "no limit". Blue: the bylaw sets no limit.</p>
-<dl class="facts">${seen.map((st) => html`<dt>${statusBadge(st)}</dt><dd>${STATUS_MEANINGS[st].meaning} <span class="muted">(<code>${st}</code>)</span></dd>`)}</dl>
+<dl class="facts">${seen.map((st) => html`<dt>${statusBadge(st)}</dt><dd>${forPeople(STATUS_MEANINGS[st].meaning)}</dd>`)}</dl>
 </section>`;
 }
 
@@ -425,12 +405,22 @@ export function notCoveredTitle(s: Snapshot): string {
   return 'Address not covered';
 }
 
-function notCoveredBody(s: Snapshot, address: string): Html {
+/** The rules page of the place an unanswered address lies in, when the place has rules to read there. */
+async function rulesPageOf(ctx: AppContext, s: Snapshot): Promise<{ href: string; name: string } | null> {
+  const id = s.coverage.geoDivisionId;
+  const place = id ? await getPlace(ctx, id) : null;
+  if (!place) return null;
+  const rules = await loadPlaceRules(ctx, place.slug).catch(() => null);
+  return rules && Object.keys(rules.districts).length ? { href: `/coverage/${place.slug}`, name: `${place.name}, ${place.region}` } : null;
+}
+
+function notCoveredBody(s: Snapshot, address: string, rulesPage: { href: string; name: string } | null): Html {
   const c = s.coverage;
   return html`<section id="coverage">
-<p>Status: <strong id="coverage-status">${statusBadge(c.status)}</strong> <span class="muted"><code>${c.status}</code></span>${c.eligibilityKnown ? '' : ' (eligibility could not be determined)'}</p>
+<p>Status: <strong id="coverage-status">${statusBadge(c.status)}</strong>${c.eligibilityKnown ? '' : ' (eligibility could not be determined)'}</p>
 <p id="coverage-message">${c.message}</p>
 <p class="muted">${STATUS_MEANINGS[c.status].meaning} See <a href="/coverage">which places are covered</a>.</p>
+${rulesPage ? html`<p id="rules-link" class="note-box">siteline holds the zoning rules of ${rulesPage.name}, district by district, each value with the bylaw's words: <a href="${rulesPage.href}">read the rules of ${rulesPage.name}</a>.</p>` : ''}
 ${
   s.suggestions?.length
     ? html`<h2>Did you mean</h2><ul id="suggestions">${s.suggestions.map((x) => html`<li><a href="${suggestionHref(s, x)}">${x}</a></li>`)}</ul>`
@@ -469,7 +459,7 @@ async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
     throw err;
   }
   if (!snapshot.answered) {
-    return htmlPage(c, 200, page(notCoveredTitle(snapshot), notCoveredBody(snapshot, address), { ...opts, wide: true }), PAGE_HEADERS);
+    return htmlPage(c, 200, page(notCoveredTitle(snapshot), notCoveredBody(snapshot, address, await rulesPageOf(ctx, snapshot)), { ...opts, wide: true }), PAGE_HEADERS);
   }
   // The page shows every source in full: the snapshot's labels with the place's catalogue inline.
   snapshot = await withSourcesInline(ctx, snapshot);

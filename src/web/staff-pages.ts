@@ -16,6 +16,7 @@ import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
 import { csrfOk, csrfToken } from './web-session.ts';
 import { staffOnPage } from './staff-access.ts';
 import { addStaff, listStaff, removeStaff, type StaffListing } from '../staff/staff-members.ts';
+import { valueLabel } from '../core/value-words.ts';
 
 const ACTION_LABELS: Record<StaffActionKind, string> = {
   credit_grant: 'Credit grant',
@@ -67,7 +68,7 @@ function staffIndex(csrf: string, staff: StaffListing[], notice?: Html): Html {
 <label for="revoke-reason">Why</label><input id="revoke-reason" name="reason" type="text" maxlength="${REASON_MAX}" required>
 <button type="submit">Revoke the key</button>
 </form>
-<p><small>The same actions from a terminal, while the service runs (no restart): <code>siteline credits grant</code>, <code>siteline feedback review</code>, <code>siteline staff add|remove|revoke-key</code>, after <code>siteline login</code> as a staff account, or on the machine the service runs on as its operator (the credential the server writes into its data directory; docs/cli.md).</small></p>`;
+<p><small>The same actions from a terminal, while the service runs (no restart): <code>siteline credits grant</code>, <code>siteline feedback review</code>, <code>siteline staff add|remove|revoke-key</code>, after <code>siteline login</code> as a staff account, or on the machine the service runs on as its operator (the credential the server writes into its data directory; the command line's guide says how).</small></p>`;
 }
 
 export function registerStaffPages(app: HttpApp, ctx: AppContext): void {
@@ -134,7 +135,7 @@ export function registerStaffPages(app: HttpApp, ctx: AppContext): void {
     const actions = await listStaffActions(ctx, 500);
     const rows = actions.map(
       (a) => html`<tr><td>${a.createdAt.slice(0, 19).replace('T', ' ')}</td><td>${a.actor}${a.actorAccountId ? html`<br><small>account <code>${a.actorAccountId}</code></small>` : ''}</td><td>${a.via}</td><td>${ACTION_LABELS[a.action]}</td><td><code>${a.subject}</code></td>
-<td>${Object.entries(a.details).map(([k, v]) => `${k}: ${String(v)}`).join(', ')}</td><td class="note">${a.reason}</td></tr>`,
+<td>${Object.entries(a.details).map(([k, v]) => `${valueLabel(k)}: ${String(v)}`).join(', ')}</td><td class="note">${a.reason}</td></tr>`,
     );
     const body = html`<p>${String(actions.length)} action${actions.length === 1 ? '' : 's'}, newest first: every credit grant, feedback review, key revocation, change of staff and of export allowance, on the web, through the CLI, by the machine's operator or on the database directly. Who: the acting account's address at the time and its id (the operator and the CLI on the database are no account). <a href="/staff">Staff actions</a></p>
 <table id="staff-actions"><thead><tr><th>When (UTC)</th><th>Who</th><th>Via</th><th>What</th><th>On</th><th>Details</th><th>Why</th></tr></thead>
