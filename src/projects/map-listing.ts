@@ -11,10 +11,11 @@ import { zoneCategory, type ZoneCategory } from '../maps/zone-category.ts';
 import { lotsOfProject, type ProjectLot } from './project-lots.ts';
 import { projectById, resolveProject, summarise, type ProjectList, type ProjectRow, type TargetArgs } from './project-store.ts';
 import { insertReceipt, type Receipt } from './receipts.ts';
+import type { ProjectTypology } from './project-fields.ts';
 import type { NextStep } from '../core/next-step.ts';
 
-const TYPOLOGIES = ['single_family', 'multi_family', 'mixed_use', 'commercial', 'unknown'] as const;
-export type Typology = (typeof TYPOLOGIES)[number];
+/** The listing's typology: the owner's (PROJECT_TYPOLOGIES) when stated, else derived (single_family, multi_family, mixed_use, commercial or unknown). */
+export type Typology = ProjectTypology | 'unknown';
 
 export interface Pin {
   lat: number;
@@ -159,7 +160,9 @@ async function wouldShow(q: Queryable, p: ProjectRow, lots: ProjectLot[]): Promi
   const pin = buildLotCentroid(lots);
   if (!pin) return null;
   const category = buildZoneCategory(lots);
-  return { name: p.name, zoneCategory: category, typology: await typologyOf(q, p.project_id, category), lifecycleStatus: p.lifecycle_status, pin };
+  // The owner's typology when stated (issue 49); the derived one only when not.
+  const typology = (p.typology as Typology | null) ?? (await typologyOf(q, p.project_id, category));
+  return { name: p.name, zoneCategory: category, typology, lifecycleStatus: p.lifecycle_status, pin };
 }
 
 function noBuildLot(p: ProjectRow): SitelineError {
@@ -245,7 +248,8 @@ async function write(ctx: AppContext, accountId: string, project: ProjectRow, li
 /** Every listed project, exactly the public fields (no owner, address, externalRef or ids). */
 export async function publicListings(q: Queryable): Promise<PublicListing[]> {
   const rows = await q.query<{ name: string; lifecycle_status: string; zone_category: string; typology: string; pin_lat: number; pin_lng: number }>(
-    `SELECT p.name, p.lifecycle_status, l.zone_category, l.typology, l.pin_lat, l.pin_lng
+    // The owner's typology is read live, like the name and lifecycle status; the derived one was taken when listed.
+    `SELECT p.name, p.lifecycle_status, l.zone_category, COALESCE(p.typology, l.typology) AS typology, l.pin_lat, l.pin_lng
        FROM project_map_listings l JOIN projects p ON p.project_id = l.project_id
       WHERE l.listed ORDER BY l.first_listed_at, p.name`,
   );

@@ -211,7 +211,7 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
       return {
         project: summarise({
           project_id: projectId, owner_account_id: accountId, name, address, lat, lng, place_id: placeId,
-          lifecycle_status: DEFAULT_LIFECYCLE_STATUS, external_ref: externalRef, inputs_version: lot ? 1 : 0, created_at: now, updated_at: now,
+          lifecycle_status: DEFAULT_LIFECYCLE_STATUS, external_ref: externalRef, typology: null, inputs_version: lot ? 1 : 0, created_at: now, updated_at: now,
         }),
         lots: lot ? [{ parcelExternalId: lot.parcelExternalId, role: 'build', areaSqft: lot.areaSqft }] : [],
       };
