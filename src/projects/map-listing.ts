@@ -45,6 +45,8 @@ export interface ListingArgs extends TargetArgs {
   preview: boolean;
   /** True only when a human confirmed listing (an accepted form, or the web confirmation). */
   confirmedByHuman?: boolean;
+  /** The receipt this write reverses (an undo of a listing or an unlisting, undo-change.ts). */
+  undoes?: string;
 }
 
 export type ListingOutcome =
@@ -187,7 +189,7 @@ export async function setProjectMapListing(ctx: AppContext, accountId: string, a
       return { kind: 'result', result: { preview: true, written: false, project: summarise(project), listing: state, wouldBe: { listed: false }, warnings: state.listed ? [unshareNote()] : [] } };
     if (!row || !row.listed)
       return { kind: 'result', result: { written: false, project: summarise(project), listing: state, note: `"${project.name}" is not listed; nothing was written and no receipt was made.` } };
-    return { kind: 'result', result: await write(ctx, accountId, project, false, null) };
+    return { kind: 'result', result: await write(ctx, accountId, project, false, null, args.undoes) };
   }
 
   const lots = await lotsOfProject(ctx.db, project.project_id);
@@ -206,14 +208,14 @@ export async function setProjectMapListing(ctx: AppContext, accountId: string, a
   if (listedHere)
     return { kind: 'result', result: { written: false, project: summarise(project), listing: state, note: `"${project.name}" is already listed at this pin; nothing was written and no receipt was made.` } };
   if (args.confirmedByHuman !== true) return { kind: 'needs_confirmation', project, wouldShow: show, warnings };
-  return { kind: 'result', result: await write(ctx, accountId, project, true, show) };
+  return { kind: 'result', result: await write(ctx, accountId, project, true, show, args.undoes) };
 }
 
 function unshareNote(): string {
   return 'Unlisting removes the pin from the public map. What was public while it was listed (the pin, name, zone category, typology and lifecycle status) was not un-shared: anyone may have seen or copied it.';
 }
 
-async function write(ctx: AppContext, accountId: string, project: ProjectRow, listed: boolean, show: PublicListing | null): Promise<Record<string, unknown>> {
+async function write(ctx: AppContext, accountId: string, project: ProjectRow, listed: boolean, show: PublicListing | null, undoes?: string): Promise<Record<string, unknown>> {
   return ctx.db.transaction(async (tx) => {
     const locked = await projectById(tx, accountId, project.project_id, true);
     if (!locked) throw new SitelineError('not_found', 'The project was removed meanwhile.');
@@ -234,7 +236,7 @@ async function write(ctx: AppContext, accountId: string, project: ProjectRow, li
       { field: 'mapListing.listed', before: before.listed, after: listed },
       ...(listed ? [{ field: 'mapListing.pin', before: before.listed ? before.pin : null, after: after.pin }] : [{ field: 'mapListing.pin', before: before.pin, after: null }]),
     ];
-    const out = await insertReceipt(ctx, tx, { accountId, operation: 'project.map_listing', action: listed ? 'list' : 'unlist', projectId: project.project_id, changes }, (receipt: Receipt) => ({
+    const out = await insertReceipt(ctx, tx, { accountId, operation: 'project.map_listing', action: listed ? 'list' : 'unlist', projectId: project.project_id, changes, ...(undoes ? { undoes } : {}) }, (receipt: Receipt) => ({
       written: true,
       receipt,
       project: summarise(locked),

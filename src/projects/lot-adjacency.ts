@@ -1,0 +1,67 @@
+// Whether a project's build lots form one site (issue 49): a build lot that touches none of the
+// project's other build lots (across the street, a few doors down) is accepted, with a remark, since
+// the analysis adds the build lots up as one combined site. Touching: the outlines come within
+// TOUCH_TOLERANCE_M of each other (parcel layers leave slivers between neighbours) or overlap.
+import { bboxOf, localProjector, pointInMultiPolygon, type MultiPolygonCoords } from '../core/geo/primitives.ts';
+
+/** Two lots whose outlines come this close (metres) touch: a shared lot line, drawn with slivers. */
+export const TOUCH_TOLERANCE_M = 1;
+
+/** Shortest distance in metres between two lots' outlines (0 when they overlap). */
+export function lotGapM(a: MultiPolygonCoords, b: MultiPolygonCoords): number {
+  const [ba, bb] = [bboxOf(a), bboxOf(b)];
+  const proj = localProjector((ba[1] + bb[3]) / 2, (ba[0] + bb[2]) / 2);
+  const rings = (mp: MultiPolygonCoords) => mp.flatMap((poly) => poly.map((ring) => ring.map(proj)));
+  const [ra, rb] = [rings(a), rings(b)];
+  // One inside the other (or overlapping): a vertex of either lies in the other.
+  if (a.some((p) => p.some((r) => r.some((v) => pointInMultiPolygon(v, b)))) || b.some((p) => p.some((r) => r.some((v) => pointInMultiPolygon(v, a))))) return 0;
+  return Math.min(ringsGap(ra, rb), ringsGap(rb, ra));
+}
+
+/** The shortest distance from any vertex of rings `from` to any edge of rings `to`. */
+function ringsGap(from: [number, number][][], to: [number, number][][]): number {
+  let best = Infinity;
+  for (const ring of from)
+    for (const p of ring)
+      for (const t of to)
+        for (let i = 0; i < t.length; i++) {
+          const q0 = t[i]!;
+          const q1 = t[(i + 1) % t.length]!;
+          best = Math.min(best, pointSegment(p, q0, q1));
+        }
+  return best;
+}
+
+function pointSegment(p: [number, number], a: [number, number], b: [number, number]): number {
+  const dx = b[0] - a[0];
+  const dy = b[1] - a[1];
+  const len2 = dx * dx + dy * dy;
+  const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2));
+  return Math.hypot(p[0] - (a[0] + t * dx), p[1] - (a[1] + t * dy));
+}
+
+export interface SiteLot {
+  parcelExternalId: string;
+  polygon: MultiPolygonCoords;
+}
+
+/**
+ * Each build lot that touches no other build lot, with the gap to the nearest one (metres, rounded),
+ * when there are two or more; a project of one build lot has none.
+ */
+export function separateBuildLots(build: SiteLot[]): { parcelExternalId: string; nearestM: number }[] {
+  if (build.length < 2) return [];
+  const out: { parcelExternalId: string; nearestM: number }[] = [];
+  for (const lot of build) {
+    let nearest = Infinity;
+    for (const other of build) if (other !== lot) nearest = Math.min(nearest, lotGapM(lot.polygon, other.polygon));
+    if (nearest > TOUCH_TOLERANCE_M) out.push({ parcelExternalId: lot.parcelExternalId, nearestM: Math.round(nearest) });
+  }
+  return out;
+}
+
+/** The remark on a separate build lot, for the attach's answer and the project's page. */
+export function separateLotRemark(lot: { parcelExternalId: string; nearestM: number }): string {
+  return `Build lot ${lot.parcelExternalId} does not touch the project's other build lots (the nearest is about ${lot.nearestM.toLocaleString('en-US')} m away): the analysis adds the build lots up as one site, so check that it belongs to this one (or detach it).`;
+}
+
