@@ -46,18 +46,24 @@ export interface SiteLot {
 }
 
 /**
- * Each build lot that touches no other build lot, with the gap to the nearest one (metres, rounded),
- * when there are two or more; a project of one build lot has none.
+ * The build lots apart from the site, with the gap to the nearest other build lot (metres, rounded).
+ * The site is the first build lot (in the order given: the order they were attached) and every build
+ * lot joined to it through touching build lots; a project of one build lot, or of one joined site,
+ * has none.
  */
 export function separateBuildLots(build: SiteLot[]): { parcelExternalId: string; nearestM: number }[] {
   if (build.length < 2) return [];
-  const out: { parcelExternalId: string; nearestM: number }[] = [];
-  for (const lot of build) {
-    let nearest = Infinity;
-    for (const other of build) if (other !== lot) nearest = Math.min(nearest, lotGapM(lot.polygon, other.polygon));
-    if (nearest > TOUCH_TOLERANCE_M) out.push({ parcelExternalId: lot.parcelExternalId, nearestM: Math.round(nearest) });
+  const gap = build.map((a) => build.map((b) => (a === b ? 0 : lotGapM(a.polygon, b.polygon))));
+  const site = new Set<number>([0]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (let i = 0; i < build.length; i++)
+      if (!site.has(i) && [...site].some((k) => gap[i]![k]! <= TOUCH_TOLERANCE_M)) {
+        site.add(i);
+        grew = true;
+      }
   }
-  return out;
+  return build.flatMap((lot, i) => (site.has(i) ? [] : [{ parcelExternalId: lot.parcelExternalId, nearestM: Math.round(Math.min(...gap[i]!.filter((_, k) => k !== i))) }]));
 }
 
 /** The remark on a separate build lot, for the attach's answer and the project's page. */

@@ -274,7 +274,7 @@ async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: Sav
   if (role === 'build') {
     const becoming = new Set([...toInsert.map((l) => l.parcelExternalId), ...roleChanges.map((r) => r.id)]);
     const build = [
-      ...[...existing.values()].filter((l) => l.role === 'build').map((l) => ({ parcelExternalId: l.lot.parcelExternalId, polygon: l.lot.polygon })),
+      ...[...existing.values()].filter((l) => l.role === 'build').sort((a, b) => a.attachedAt.localeCompare(b.attachedAt)).map((l) => ({ parcelExternalId: l.lot.parcelExternalId, polygon: l.lot.polygon })),
       ...toInsert.map((l) => ({ parcelExternalId: l.parcelExternalId, polygon: l.polygon })),
       ...roleChanges.map((r) => ({ parcelExternalId: r.id, polygon: existing.get(r.id)!.lot.polygon })),
     ];

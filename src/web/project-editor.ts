@@ -265,7 +265,7 @@ ${roles.map((r) => { const st = LOT_ROLE_STYLE[r]!; return html`<li><span class=
 export async function lotsSection(ctx: AppContext, project: ProjectRow, lots: ProjectLot[], view: MapView, csrf: string): Promise<Html> {
   const id = project.project_id;
   // A build lot apart from the others keeps its remark on the page for as long as it is apart.
-  const apart = new Map(separateBuildLots(lots.filter((l) => l.role === 'build').map((l) => ({ parcelExternalId: l.lot.parcelExternalId, polygon: l.lot.polygon }))).map((a) => [a.parcelExternalId, separateLotRemark(a)]));
+  const apart = new Map(separateBuildLots(lots.filter((l) => l.role === 'build').sort((a, b) => a.attachedAt.localeCompare(b.attachedAt)).map((l) => ({ parcelExternalId: l.lot.parcelExternalId, polygon: l.lot.polygon }))).map((a) => [a.parcelExternalId, separateLotRemark(a)]));
   const rows = lots.map(lotSummary).map(
     (l) => html`<tr data-lot="${l.parcelExternalId}"><td>${l.parcelExternalId}</td><td>${roleWords(l.role)}${apart.has(l.parcelExternalId) ? html`<br><span class="warn lot-remark" role="note">${wordedForPeople(apart.get(l.parcelExternalId)!)}</span>` : ''}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft${l.warnings ? html`<br><span class="warn" role="note">${l.warnings.join(' ')}</span>` : ''}</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td>
 <td><form method="post" action="/projects/${id}/lots/detach"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="parcelExternalId" value="${l.parcelExternalId}"><button type="submit" class="nowrap" style="margin-top:0" aria-label="Detach lot ${l.parcelExternalId}">Detach</button></form></td></tr>`,
