@@ -108,6 +108,8 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
       // The spec's "string or null": advertised as a string, since LangChain's MCP adapter and single-type
       // dialects drop a string-or-null union's type (issue 47); "" clears it, and null still does (projects-mcp.test.ts).
       externalRef: { type: 'string' },
+      // The owner's typology (issue 49), advertised as a string like externalRef: "" clears it.
+      typology: { type: 'string' },
       preview: { type: 'boolean' },
       undoOperationId: { type: 'string' },
     },

@@ -49,10 +49,10 @@ async function spent() {
   );
   return row!;
 }
-async function pdfText(pdf: Uint8Array): Promise<string> {
-  const doc = await getDocument({ data: pdf, useSystemFonts: false, isEvalSupported: false }).promise;
+async function pdfText(pdf: Uint8Array, upToPage = Infinity): Promise<string> {
+  const doc = await getDocument({ data: pdf.slice(), useSystemFonts: false, isEvalSupported: false }).promise;
   const pages: string[] = [];
-  for (let i = 1; i <= doc.numPages; i++) pages.push((await (await doc.getPage(i)).getTextContent()).items.map((it) => ('str' in it ? it.str : '')).join(' '));
+  for (let i = 1; i <= Math.min(doc.numPages, upToPage); i++) pages.push((await (await doc.getPage(i)).getTextContent()).items.map((it) => ('str' in it ? it.str : '')).join(' '));
   await doc.destroy();
   return pages.join(' ').replace(/\s+/g, ' ');
 }
@@ -131,7 +131,11 @@ test('produceProjectReport: list, no-analysis refusal, preview, confirm, PDF, re
     assert.match(body, /Option B/);
     assert.match(body, /<b>capacity<\/b>/, 'the request is printed as text');
     // Cambridge ships a street layer: the map draws the streets under the lots, and its legend says so.
-    assert.match(body, /Build lot (Context lot )?Street (District|Overlay) /, 'streets on the map, in its legend');
+    // The parcels around the project are drawn too (issue 49), listed after the project's own lots.
+    assert.match(body, /Build lot (Context lot )?Neighbouring lot Street (District|Overlay) /, 'neighbouring lots and streets on the map, in its legend');
+    // Page 1 says where the district came from: Cambridge's zoning map, named with its vintage.
+    const firstPage = (await pdfText(pdf, 1));
+    assert.match(firstPage, /District [A-Z0-9.-]+: from the zoning map \([^)]+, vintage [^)]+\)\./, 'the district source on page 1');
     const statuses = new Set<string>([...Object.values(analysis.derived), ...Object.values(analysis.standards)].map((v: any) => v.status));
     assert.ok(statuses.size >= 1);
     for (const s of statuses) assert.ok(body.includes(STATUS_WORDS[s as keyof typeof STATUS_WORDS]), `status ${s} in words ("${STATUS_WORDS[s as keyof typeof STATUS_WORDS]}") is in the PDF`);

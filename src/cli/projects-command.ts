@@ -8,6 +8,7 @@
 // project; 4 login needed; 5 service unreachable.
 import { JSON_FLAG, URL_FLAG, UsageError, type Command, type CommandInput, type Flag } from './command.ts';
 import { EXIT } from './exit-codes.ts';
+import { PROJECT_TYPOLOGIES } from '../projects/project-fields.ts';
 import { err, out, type Io } from './output.ts';
 import { ServiceClient, type ToolAnswer } from './service-client.ts';
 
@@ -239,14 +240,16 @@ export const projectsCommand: Command = {
     },
     {
       name: 'update',
-      summary: "Change a project's name, lifecycle status or external ref (undo with `projects undo`)",
-      usage: 'projects update <project> [--name NAME] [--status STATUS] [--external-ref SYS:ID | --clear-external-ref] [--preview] [--json]',
-      description: `Lifecycle statuses: ${LIFECYCLE}.`,
+      summary: "Change a project's name, lifecycle status, external ref or typology (undo with `projects undo`)",
+      usage: 'projects update <project> [--name NAME] [--status STATUS] [--external-ref SYS:ID | --clear-external-ref] [--typology TYPE | --clear-typology] [--preview] [--json]',
+      description: `Lifecycle statuses: ${LIFECYCLE}. Typologies: ${PROJECT_TYPOLOGIES.join(', ')}.`,
       flags: withJsonUrl(
         { name: 'name', value: 'NAME', description: 'New name' },
         { name: 'status', value: 'STATUS', description: 'New lifecycle status' },
         { name: 'external-ref', value: 'SYS:ID', description: 'New external ref' },
         { name: 'clear-external-ref', description: 'Remove the external ref' },
+        { name: 'typology', value: 'TYPE', description: 'What is planned on the site (shown on the public map)' },
+        { name: 'clear-typology', description: 'Remove the typology' },
         PREVIEW_FLAG,
       ),
       args: { min: 1, max: 1, name: PROJECT_ARG },
@@ -258,8 +261,11 @@ export const projectsCommand: Command = {
           ...(flags.status !== undefined ? { lifecycleStatus: flags.status } : {}),
           ...(flags['external-ref'] !== undefined ? { externalRef: flags['external-ref'] } : {}),
           ...(flags['clear-external-ref'] ? { externalRef: null } : {}),
+          ...(flags.typology !== undefined ? { typology: flags.typology } : {}),
+          ...(flags['clear-typology'] ? { typology: '' } : {}),
         };
-        if (!Object.keys(changes).length) throw new UsageError('nothing to change: give --name, --status, --external-ref or --clear-external-ref');
+        if (flags.typology !== undefined && flags['clear-typology']) throw new UsageError('--typology and --clear-typology exclude each other');
+        if (!Object.keys(changes).length) throw new UsageError('nothing to change: give --name, --status, --external-ref, --clear-external-ref, --typology or --clear-typology');
         return callAndPrint(io, flags, 'updateProject', { ...projectRef(p!), ...changes, preview: flags.preview === true }, renderWrite('Updated'));
       },
     },

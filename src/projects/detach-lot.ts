@@ -52,7 +52,8 @@ export async function detachLot(ctx: AppContext, accountId: string, args: Detach
     const written = await insertReceipt(
       ctx,
       tx,
-      { accountId, operation: DETACH_RECEIPT.operation, action: DETACH_RECEIPT.action, projectId: project.project_id, changes },
+      // The lot as the project kept it, so an undo puts back the same facts (undo-change.ts).
+      { accountId, operation: DETACH_RECEIPT.operation, action: DETACH_RECEIPT.action, projectId: project.project_id, changes, prior: { lots: { [id]: { role: lot.role, snapshot: lot.lot, attachedAt: lot.attachedAt } } } },
       (receipt: Receipt) => ({
         written: true,
         receipt,

@@ -11,10 +11,11 @@ import { zoneCategory, type ZoneCategory } from '../maps/zone-category.ts';
 import { lotsOfProject, type ProjectLot } from './project-lots.ts';
 import { projectById, resolveProject, summarise, type ProjectList, type ProjectRow, type TargetArgs } from './project-store.ts';
 import { insertReceipt, type Receipt } from './receipts.ts';
+import type { ProjectTypology } from './project-fields.ts';
 import type { NextStep } from '../core/next-step.ts';
 
-const TYPOLOGIES = ['single_family', 'multi_family', 'mixed_use', 'commercial', 'unknown'] as const;
-export type Typology = (typeof TYPOLOGIES)[number];
+/** The listing's typology: the owner's (PROJECT_TYPOLOGIES) when stated, else derived (single_family, multi_family, mixed_use, commercial or unknown). */
+export type Typology = ProjectTypology | 'unknown';
 
 export interface Pin {
   lat: number;
@@ -44,6 +45,8 @@ export interface ListingArgs extends TargetArgs {
   preview: boolean;
   /** True only when a human confirmed listing (an accepted form, or the web confirmation). */
   confirmedByHuman?: boolean;
+  /** The receipt this write reverses (an undo of a listing or an unlisting, undo-change.ts). */
+  undoes?: string;
 }
 
 export type ListingOutcome =
@@ -159,7 +162,9 @@ async function wouldShow(q: Queryable, p: ProjectRow, lots: ProjectLot[]): Promi
   const pin = buildLotCentroid(lots);
   if (!pin) return null;
   const category = buildZoneCategory(lots);
-  return { name: p.name, zoneCategory: category, typology: await typologyOf(q, p.project_id, category), lifecycleStatus: p.lifecycle_status, pin };
+  // The owner's typology when stated (issue 49); the derived one only when not.
+  const typology = (p.typology as Typology | null) ?? (await typologyOf(q, p.project_id, category));
+  return { name: p.name, zoneCategory: category, typology, lifecycleStatus: p.lifecycle_status, pin };
 }
 
 function noBuildLot(p: ProjectRow): SitelineError {
@@ -184,7 +189,7 @@ export async function setProjectMapListing(ctx: AppContext, accountId: string, a
       return { kind: 'result', result: { preview: true, written: false, project: summarise(project), listing: state, wouldBe: { listed: false }, warnings: state.listed ? [unshareNote()] : [] } };
     if (!row?.listed)
       return { kind: 'result', result: { written: false, project: summarise(project), listing: state, note: `"${project.name}" is not listed; nothing was written and no receipt was made.` } };
-    return { kind: 'result', result: await write(ctx, accountId, project, false, null) };
+    return { kind: 'result', result: await write(ctx, accountId, project, false, null, args.undoes) };
   }
 
   const lots = await lotsOfProject(ctx.db, project.project_id);
@@ -203,14 +208,14 @@ export async function setProjectMapListing(ctx: AppContext, accountId: string, a
   if (listedHere)
     return { kind: 'result', result: { written: false, project: summarise(project), listing: state, note: `"${project.name}" is already listed at this pin; nothing was written and no receipt was made.` } };
   if (args.confirmedByHuman !== true) return { kind: 'needs_confirmation', project, wouldShow: show, warnings };
-  return { kind: 'result', result: await write(ctx, accountId, project, true, show) };
+  return { kind: 'result', result: await write(ctx, accountId, project, true, show, args.undoes) };
 }
 
 function unshareNote(): string {
   return 'Unlisting removes the pin from the public map. What was public while it was listed (the pin, name, zone category, typology and lifecycle status) was not un-shared: anyone may have seen or copied it.';
 }
 
-async function write(ctx: AppContext, accountId: string, project: ProjectRow, listed: boolean, show: PublicListing | null): Promise<Record<string, unknown>> {
+async function write(ctx: AppContext, accountId: string, project: ProjectRow, listed: boolean, show: PublicListing | null, undoes?: string): Promise<Record<string, unknown>> {
   return ctx.db.transaction(async (tx) => {
     const locked = await projectById(tx, accountId, project.project_id, true);
     if (!locked) throw new SitelineError('not_found', 'The project was removed meanwhile.');
@@ -231,7 +236,7 @@ async function write(ctx: AppContext, accountId: string, project: ProjectRow, li
       { field: 'mapListing.listed', before: before.listed, after: listed },
       ...(listed ? [{ field: 'mapListing.pin', before: before.listed ? before.pin : null, after: after.pin }] : [{ field: 'mapListing.pin', before: before.pin, after: null }]),
     ];
-    const out = await insertReceipt(ctx, tx, { accountId, operation: 'project.map_listing', action: listed ? 'list' : 'unlist', projectId: project.project_id, changes }, (receipt: Receipt) => ({
+    const out = await insertReceipt(ctx, tx, { accountId, operation: 'project.map_listing', action: listed ? 'list' : 'unlist', projectId: project.project_id, changes, ...(undoes ? { undoes } : {}) }, (receipt: Receipt) => ({
       written: true,
       receipt,
       project: summarise(locked),
@@ -245,7 +250,8 @@ async function write(ctx: AppContext, accountId: string, project: ProjectRow, li
 /** Every listed project, exactly the public fields (no owner, address, externalRef or ids). */
 export async function publicListings(q: Queryable): Promise<PublicListing[]> {
   const rows = await q.query<{ name: string; lifecycle_status: string; zone_category: string; typology: string; pin_lat: number; pin_lng: number }>(
-    `SELECT p.name, p.lifecycle_status, l.zone_category, l.typology, l.pin_lat, l.pin_lng
+    // The owner's typology is read live, like the name and lifecycle status; the derived one was taken when listed.
+    `SELECT p.name, p.lifecycle_status, l.zone_category, COALESCE(p.typology, l.typology) AS typology, l.pin_lat, l.pin_lng
        FROM project_map_listings l JOIN projects p ON p.project_id = l.project_id
       WHERE l.listed ORDER BY l.first_listed_at, p.name`,
   );

@@ -46,3 +46,32 @@ export function checkName(value: string): string {
   if (name.length > MAX_NAME_CHARS) throw badInput(`name is longer than ${MAX_NAME_CHARS} characters.`, { field: 'name' });
   return name;
 }
+
+/**
+ * What is planned on a site, as the project's owner states it (the spec's "typology", shown on the
+ * public map): the map listing's derived values plus the other kinds a consultant works on.
+ */
+export const PROJECT_TYPOLOGIES = ['single_family', 'two_family', 'townhouse', 'multi_family', 'mixed_use', 'commercial', 'industrial', 'institutional'] as const;
+export type ProjectTypology = (typeof PROJECT_TYPOLOGIES)[number];
+
+/** Each typology in words, for every surface that shows one to a person (web, PDF, CLI). */
+export const TYPOLOGY_WORDS: Record<ProjectTypology | 'unknown', string> = {
+  single_family: 'Single-family',
+  two_family: 'Two-family',
+  townhouse: 'Townhouses',
+  multi_family: 'Multi-family',
+  mixed_use: 'Mixed-use',
+  commercial: 'Commercial',
+  industrial: 'Industrial',
+  institutional: 'Institutional',
+  unknown: 'Not stated',
+};
+export const typologyWords = (t: string | null): string => TYPOLOGY_WORDS[(t ?? 'unknown') as ProjectTypology] ?? t ?? TYPOLOGY_WORDS.unknown;
+
+export function checkTypology(value: string): ProjectTypology {
+  if ((PROJECT_TYPOLOGIES as readonly string[]).includes(value)) return value as ProjectTypology;
+  throw badInput(`typology "${value}" is not accepted. Accepted values: ${PROJECT_TYPOLOGIES.join(', ')} (an empty string clears it).`, {
+    field: 'typology',
+    acceptedValues: [...PROJECT_TYPOLOGIES],
+  });
+}

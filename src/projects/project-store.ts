@@ -15,6 +15,8 @@ export interface ProjectRow {
   place_id: string | null;
   lifecycle_status: string;
   external_ref: string | null;
+  /** As the owner states it (null: not stated); migration 224. */
+  typology: string | null;
   inputs_version: number;
   created_at: Date | string;
   updated_at: Date | string;
@@ -28,6 +30,8 @@ export interface ProjectSummary {
   geoDivisionId: string | null;
   lifecycleStatus: string;
   externalRef: string | null;
+  /** What is planned on the site, as the owner states it (PROJECT_TYPOLOGIES), or null. */
+  typology: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -43,13 +47,14 @@ export function summarise(p: ProjectRow): ProjectSummary {
     geoDivisionId: p.place_id,
     lifecycleStatus: p.lifecycle_status,
     externalRef: p.external_ref,
+    typology: p.typology ?? null,
     createdAt: iso(p.created_at),
     updatedAt: iso(p.updated_at),
   };
 }
 
 const PROJECT_COLUMNS =
-  'project_id::text AS project_id, owner_account_id, name, address, lat, lng, place_id, lifecycle_status, external_ref, inputs_version, created_at, updated_at';
+  'project_id::text AS project_id, owner_account_id, name, address, lat, lng, place_id, lifecycle_status, external_ref, typology, inputs_version, created_at, updated_at';
 
 /** How many projects a listing shows (the rest is counted in hasMore / total). */
 const PROJECT_LIST_LIMIT = 50;

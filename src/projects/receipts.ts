@@ -15,8 +15,8 @@ export interface FieldChange {
   after: unknown;
 }
 
-/** The domain operations that write receipts (the column receipts.tool holds them; migration 150). */
-export type ReceiptOperation = 'project.save' | 'project.update' | 'project.detach' | 'project.map_listing' | 'analysis.run';
+/** The domain operations that write receipts (the column receipts.tool holds them; migration 150). project.undo: an undo of lots or references (undo-change.ts). */
+export type ReceiptOperation = 'project.save' | 'project.update' | 'project.detach' | 'project.map_listing' | 'project.undo' | 'analysis.run';
 
 export interface Receipt {
   receiptId: string;

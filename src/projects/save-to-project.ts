@@ -12,6 +12,7 @@ import { externalRefClash, externalRefHolder, projectById, resolveProject, summa
 import { lotAtPoint, parcelNear, snapshotLot, lotsOfProject, type LotRole, type LotSnapshot } from './project-lots.ts';
 import { findKnowledgeSection } from './knowledge-index.ts';
 import { withStatedDistrict } from './stated-lot-district.ts';
+import { separateBuildLots, separateLotRemark } from './lot-adjacency.ts';
 import type { NextStep } from '../core/next-step.ts';
 import { argsDigest, checkIdempotencyKey, insertReceipt, isIdempotencyRace, replayIdempotent, type FieldChange, type Receipt } from './receipts.ts';
 
@@ -211,7 +212,7 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
       return {
         project: summarise({
           project_id: projectId, owner_account_id: accountId, name, address, lat, lng, place_id: placeId,
-          lifecycle_status: DEFAULT_LIFECYCLE_STATUS, external_ref: externalRef, inputs_version: lot ? 1 : 0, created_at: now, updated_at: now,
+          lifecycle_status: DEFAULT_LIFECYCLE_STATUS, external_ref: externalRef, typology: null, inputs_version: lot ? 1 : 0, created_at: now, updated_at: now,
         }),
         lots: lot ? [{ parcelExternalId: lot.parcelExternalId, role: 'build', areaSqft: lot.areaSqft }] : [],
       };
@@ -269,6 +270,16 @@ async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: Sav
   for (const a of attached) changes.push({ field: `lots.${a.parcelExternalId}`, before: null, after: { role, areaSqft: a.areaSqft, ...(a.district ? { statedDistrict: a.district } : {}) } });
   for (const r of roleChanges) changes.push({ field: `lots.${r.id}.role`, before: existing.get(r.id)!.role, after: role });
   const warnings = [...(unchanged.length ? [`Already attached with role ${role}, unchanged (a lot keeps the facts it had when attached): ${unchanged.join(', ')}.`] : []), ...statedWarnings];
+  // A build lot that touches none of the others is accepted, with a remark (issue 49): the analysis adds the build lots up as one site.
+  if (role === 'build') {
+    const becoming = new Set([...toInsert.map((l) => l.parcelExternalId), ...roleChanges.map((r) => r.id)]);
+    const build = [
+      ...[...existing.values()].filter((l) => l.role === 'build').sort((a, b) => a.attachedAt.localeCompare(b.attachedAt)).map((l) => ({ parcelExternalId: l.lot.parcelExternalId, polygon: l.lot.polygon })),
+      ...toInsert.map((l) => ({ parcelExternalId: l.parcelExternalId, polygon: l.polygon })),
+      ...roleChanges.map((r) => ({ parcelExternalId: r.id, polygon: existing.get(r.id)!.lot.polygon })),
+    ];
+    for (const apart of separateBuildLots(build)) if (becoming.has(apart.parcelExternalId)) warnings.push(separateLotRemark(apart));
+  }
   return {
     projectId: project.project_id,
     changes,

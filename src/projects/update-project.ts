@@ -1,9 +1,9 @@
-// updateProject: patch name, lifecycleStatus and externalRef (never archive or delete); preview the
+// updateProject: patch name, lifecycleStatus, externalRef and typology (never archive or delete); preview the
 // diff; undo an earlier updateProject receipt by restoring the fields it replaced — itself a write
 // with its own receipt, refused when those fields were changed again since.
 import type { AppContext } from '../context.ts';
 import { SitelineError, badInput } from '../core/errors.ts';
-import { checkExternalRef, checkLifecycleStatus, checkName } from './project-fields.ts';
+import { checkExternalRef, checkLifecycleStatus, checkName, checkTypology } from './project-fields.ts';
 import { externalRefClash, externalRefHolder, projectById, resolveProject, summarise, type ProjectRow, type ProjectList } from './project-store.ts';
 import { insertReceipt, receiptById, receiptOf, undoneBy, type FieldChange, type Receipt } from './receipts.ts';
 import type { NextStep } from '../core/next-step.ts';
@@ -18,12 +18,14 @@ export interface UpdateArgs {
   lifecycleStatus?: string | undefined;
   /** null clears it; undefined leaves it. */
   externalRef?: string | null | undefined;
+  /** null clears it; undefined leaves it. */
+  typology?: string | null | undefined;
   preview: boolean;
   undoOperationId?: string | undefined;
 }
 
 /** The patchable fields as the tool names them, and the column behind each. */
-const FIELDS = { name: 'name', lifecycleStatus: 'lifecycle_status', externalRef: 'external_ref' } as const;
+const FIELDS = { name: 'name', lifecycleStatus: 'lifecycle_status', externalRef: 'external_ref', typology: 'typology' } as const;
 type Field = keyof typeof FIELDS;
 type Patch = Partial<Record<Field, string | null>>;
 
@@ -32,7 +34,7 @@ export type UpdateOutcome =
   | { kind: 'candidates'; query: string; candidates: { projectId: string; name: string; lifecycleStatus: string }[] }
   | { kind: 'result'; result: Record<string, unknown> };
 
-const current = (p: ProjectRow): Record<Field, string | null> => ({ name: p.name, lifecycleStatus: p.lifecycle_status, externalRef: p.external_ref });
+const current = (p: ProjectRow): Record<Field, string | null> => ({ name: p.name, lifecycleStatus: p.lifecycle_status, externalRef: p.external_ref, typology: p.typology ?? null });
 
 export async function updateProject(ctx: AppContext, accountId: string, args: UpdateArgs): Promise<UpdateOutcome> {
   const target = await resolveProject(ctx, accountId, args);
@@ -40,16 +42,17 @@ export async function updateProject(ctx: AppContext, accountId: string, args: Up
   if (target.kind === 'candidates') return { kind: 'candidates', query: target.query, candidates: target.candidates };
   const project = target.project;
   if (args.undoOperationId !== undefined) {
-    if (args.name !== undefined || args.lifecycleStatus !== undefined || args.externalRef !== undefined)
-      throw badInput('Pass either undoOperationId or the fields to change (name, lifecycleStatus, externalRef), not both.');
+    if (args.name !== undefined || args.lifecycleStatus !== undefined || args.externalRef !== undefined || args.typology !== undefined)
+      throw badInput('Pass either undoOperationId or the fields to change (name, lifecycleStatus, externalRef, typology), not both.');
     return undo(ctx, accountId, project, args.undoOperationId, args.preview);
   }
   const patch: Patch = {};
   if (args.name !== undefined) patch.name = checkName(args.name);
   if (args.lifecycleStatus !== undefined) patch.lifecycleStatus = checkLifecycleStatus(args.lifecycleStatus);
   if (args.externalRef !== undefined) patch.externalRef = args.externalRef === null ? null : checkExternalRef(args.externalRef);
+  if (args.typology !== undefined) patch.typology = args.typology === null ? null : checkTypology(args.typology);
   if (Object.keys(patch).length === 0)
-    throw badInput('Nothing to change: pass name, lifecycleStatus or externalRef (null clears it), or undoOperationId to undo an earlier update.');
+    throw badInput('Nothing to change: pass name, lifecycleStatus, externalRef or typology (null clears either), or undoOperationId to undo an earlier update.');
   return applyPatch(ctx, accountId, project, patch, args.preview, null);
 }
 
@@ -99,7 +102,7 @@ async function undo(ctx: AppContext, accountId: string, project: ProjectRow, rec
   if (!r) throw new SitelineError('not_found', `No receipt of yours has id ${receiptId}.`, { field: 'undoOperationId', next: { action: 'pick_update_receipt' } satisfies NextStep });
   if (r.tool !== UPDATE_OPERATION || !r.prior)
     throw badInput(
-      `Receipt ${receiptId} cannot be undone: only updates of a project's name, lifecycle status and external reference can be; attaching lots or references, listings and analysis runs are not reversible.`,
+      `Receipt ${receiptId} cannot be undone here: only updates of a project's name, lifecycle status, external reference and typology can be; attaching lots or references, listings and analysis runs are not reversible on this surface.`,
       { field: 'undoOperationId', receiptId: r.receipt_id, receiptOperation: r.tool, next: { action: 'not_reversible', receiptAction: r.action } satisfies NextStep },
     );
   if (r.project_id !== project.project_id)

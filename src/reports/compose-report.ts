@@ -72,6 +72,7 @@ export async function composeReport(raw: unknown): Promise<ComposedReport> {
   doc.font('bold').fontSize(18).fillColor('#111111').text(printable(outline.title), PAGE.margin, PAGE.margin, { width: CONTENT_W });
   doc.moveDown(0.2);
   doc.font('regular').fontSize(10).fillColor('#444444').text(printable(outline.subtitle), { width: CONTENT_W });
+  if (outline.districtSource) doc.moveDown(0.2).font('regular').fontSize(9.5).fillColor('#444444').text(printable(outline.districtSource), { width: CONTENT_W });
   doc.moveDown(0.8);
 
   for (const section of outline.sections) {

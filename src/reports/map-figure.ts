@@ -2,6 +2,7 @@
 // with a scale bar and a north arrow. Projection: a local equirectangular plane around the lots'
 // centre (metres), which is accurate to well under 1% across a few blocks; north is up.
 import type { LonLat, PolygonRings, ReportInput } from './report-input.ts';
+import { CATEGORY_STYLE, zoneCategory, type ZoneCategory } from '../maps/zone-category.ts';
 
 export interface Frame {
   x: number;
@@ -97,7 +98,27 @@ function legendAreas(proj: MapProjection, f: Frame, areas: ReportInput['areas'])
   return [...byCode.values()];
 }
 
-const DISTRICT_FILLS = ['#dbe9f6', '#e3f1dc', '#fbe8d3', '#efe0f3', '#f7f3d0', '#dff2f0', '#f6dede', '#e6e6e6'];
+/** The map's paper colour (under the districts). */
+export const MAP_BACKGROUND = '#fbfbf8';
+/** The web map's zoning fill opacity without a basemap (src/maps/style.ts): the PDF prints the same colour on paper. */
+export const DISTRICT_FILL_OPACITY = 0.45;
+
+/**
+ * The fill of a district category: the web map's colour for it (CATEGORY_STYLE), laid at the web's
+ * opacity over the paper and printed opaque, so a district reads the same colour on the page and on
+ * the web, and two categories never share one (each district used to take the next colour of a list,
+ * so BA-1 business and OS open space could both print pale green).
+ */
+export function categoryFill(category: ZoneCategory): string {
+  const hex = (h: string) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
+  const [fg, bg] = [hex(CATEGORY_STYLE[category].colour), hex(MAP_BACKGROUND)];
+  const mix = fg.map((c, i) => Math.round(DISTRICT_FILL_OPACITY * c + (1 - DISTRICT_FILL_OPACITY) * bg[i]!));
+  return `#${mix.map((c) => c.toString(16).padStart(2, '0')).join('')}`;
+}
+
+const categoryOf = (a: { code: string; name: string | null }): ZoneCategory => zoneCategory(a.code, a.name);
+/** Neighbouring lots: thin warm-grey outlines, under the project's own lots. */
+const NEIGHBOUR_STROKE = '#a8a29a';
 const OVERLAY_STROKES = ['#8e44ad', '#c0392b', '#16a085', '#d35400'];
 
 function ringsPath(doc: PDFKit.PDFDocument, proj: MapProjection, polygons: PolygonRings[]): void {
@@ -132,11 +153,11 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
   const proj = projectLots(input, frame);
   const districts = input.areas.filter((a) => a.kind === 'district').sort((a, b) => a.code.localeCompare(b.code));
   const overlays = input.areas.filter((a) => a.kind === 'overlay').sort((a, b) => a.code.localeCompare(b.code));
-  const fillOf = new Map(districts.map((d, i) => [d.code, DISTRICT_FILLS[i % DISTRICT_FILLS.length]!]));
+  const fillOf = new Map(districts.map((d) => [d.code, categoryFill(categoryOf(d))]));
   const strokeOf = new Map(overlays.map((o, i) => [o.code, OVERLAY_STROKES[i % OVERLAY_STROKES.length]!]));
 
   doc.save();
-  doc.rect(frame.x, frame.y, frame.w, frame.h).fill('#fbfbf8');
+  doc.rect(frame.x, frame.y, frame.w, frame.h).fill(MAP_BACKGROUND);
   doc.rect(frame.x, frame.y, frame.w, frame.h).clip();
   for (const d of districts) {
     ringsPath(doc, proj, d.polygons);
@@ -153,9 +174,13 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
       });
       doc.lineWidth(2.2).lineCap('round').stroke('#b8b8b8');
     }
+  for (const n of input.neighbours ?? []) {
+    ringsPath(doc, proj, n.polygons);
+    doc.lineWidth(0.35).stroke(NEIGHBOUR_STROKE);
+  }
   for (const lot of input.lots.filter((l) => l.role === 'context')) {
     ringsPath(doc, proj, lot.polygons);
-    doc.lineWidth(0.4).stroke('#8a8a8a');
+    doc.lineWidth(0.8).stroke('#5f5f5f');
   }
   for (const lot of input.lots.filter((l) => l.role === 'build')) {
     ringsPath(doc, proj, lot.polygons);
@@ -202,28 +227,51 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
 
   // Legend under the frame: only what the map shows, each entry once.
   const y = frame.y + frame.h + 6;
-  const shownDistricts = legendAreas(proj, frame, districts);
-  const shownOverlays = legendAreas(proj, frame, overlays);
-  const items: { swatch: (x: number, y: number) => void; text: string }[] = [
-    { swatch: (x, sy) => doc.rect(x, sy, 14, 8).fillOpacity(0.55).fillAndStroke('#f4a261', '#1d3557').fillOpacity(1), text: 'Build lot' },
-    ...(input.lots.some((l) => l.role === 'context') ? [{ swatch: (x: number, sy: number) => doc.rect(x, sy, 14, 8).lineWidth(0.4).stroke('#8a8a8a'), text: 'Context lot' }] : []),
-    ...(streetsShown(proj, frame, input) ? [{ swatch: (x: number, sy: number) => doc.moveTo(x, sy + 4).lineTo(x + 14, sy + 4).lineWidth(2.2).stroke('#b8b8b8'), text: 'Street' }] : []),
-    ...shownDistricts.map((d) => ({ swatch: (x: number, sy: number) => doc.rect(x, sy, 14, 8).fill(fillOf.get(d.code)!), text: `District ${d.code}${d.name ? ` (${d.name})` : ''}` })),
-    ...shownOverlays.map((o) => ({
-      swatch: (x: number, sy: number) => {
-        doc.lineWidth(1.2).dash(4, { space: 3 }).rect(x, sy, 14, 8).stroke(strokeOf.get(o.code)!);
-        doc.undash();
-      },
-      text: `Overlay ${o.code}${o.name ? ` (${o.name})` : ''}`,
-    })),
-  ];
+  const swatches: Record<LegendEntry['kind'], (e: LegendEntry, x: number, sy: number) => void> = {
+    build: (_e, x, sy) => doc.rect(x, sy, 14, 8).fillOpacity(0.55).fillAndStroke('#f4a261', '#1d3557').fillOpacity(1),
+    context: (_e, x, sy) => doc.rect(x, sy, 14, 8).lineWidth(0.8).stroke('#5f5f5f'),
+    neighbour: (_e, x, sy) => doc.rect(x, sy, 14, 8).lineWidth(0.35).stroke(NEIGHBOUR_STROKE),
+    street: (_e, x, sy) => doc.moveTo(x, sy + 4).lineTo(x + 14, sy + 4).lineWidth(2.2).stroke('#b8b8b8'),
+    category: (e, x, sy) => doc.rect(x, sy, 14, 8).lineWidth(0.6).fillAndStroke(categoryFill(e.category!), '#9aa5b1'),
+    overlay: (e, x, sy) => {
+      doc.lineWidth(1.2).dash(4, { space: 3 }).rect(x, sy, 14, 8).stroke(strokeOf.get(e.code!)!);
+      doc.undash();
+    },
+  };
+  const items = legendEntries(proj, frame, input);
   doc.font(fonts.regular).fontSize(7.5).fillColor('#222222');
-  for (const at of legendLayout(doc, items.map((i) => i.text), frame.x, y, frame.w).at) {
+  const layout = legendLayout(doc, items.map((i) => i.text), frame.x, y, frame.w);
+  for (const at of layout.at) {
     const item = items[at.i]!;
-    item.swatch(at.x, at.y + 1);
+    swatches[item.kind](item, at.x, at.y + 1);
     doc.fillColor('#222222').text(item.text, at.x + 18, at.y, { lineBreak: false });
   }
-  return legendLayout(doc, items.map((i) => i.text), frame.x, y, frame.w).bottom;
+  return layout.bottom;
+}
+
+interface LegendEntry {
+  kind: 'build' | 'context' | 'neighbour' | 'street' | 'category' | 'overlay';
+  text: string;
+  category?: ZoneCategory;
+  code?: string;
+}
+
+/**
+ * The legend's entries, in order: the lots, the streets, one entry per district the frame shows (in its
+ * category's colour: districts of one category share it), one per overlay.
+ */
+function legendEntries(proj: MapProjection, frame: Frame, input: ReportInput): LegendEntry[] {
+  const districts = legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'district').sort((a, b) => a.code.localeCompare(b.code)));
+  const overlays = legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'overlay').sort((a, b) => a.code.localeCompare(b.code)));
+  const neighbours = (input.neighbours ?? []).some((n) => drawnInFrame(proj, frame, n.polygons));
+  return [
+    { kind: 'build', text: 'Build lot' },
+    ...(input.lots.some((l) => l.role === 'context') ? [{ kind: 'context' as const, text: 'Context lot' }] : []),
+    ...(neighbours ? [{ kind: 'neighbour' as const, text: 'Neighbouring lot' }] : []),
+    ...(streetsShown(proj, frame, input) ? [{ kind: 'street' as const, text: 'Street' }] : []),
+    ...districts.map((d) => ({ kind: 'category' as const, category: categoryOf(d), text: `District ${d.code}${d.name ? ` (${d.name})` : ''}` })),
+    ...overlays.map((o) => ({ kind: 'overlay' as const, code: o.code, text: `Overlay ${o.code}${o.name ? ` (${o.name})` : ''}` })),
+  ];
 }
 
 /** Where each legend entry goes (rows of 12 pt, wrapping at the frame's width) and the y below the last row; in the current font. */
@@ -246,9 +294,6 @@ function legendLayout(doc: PDFKit.PDFDocument, texts: string[], x0: number, y0: 
 /** The height the map and its legend take (so the page can make room for both before drawing). */
 export function mapFigureHeight(doc: PDFKit.PDFDocument, input: ReportInput, frame: Frame, fonts: { regular: string; bold: string }): number {
   const proj = projectLots(input, frame);
-  const texts = ['Build lot', ...(input.lots.some((l) => l.role === 'context') ? ['Context lot'] : []), ...(streetsShown(proj, frame, input) ? ['Street'] : [])];
-  for (const d of legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'district').sort((a, b) => a.code.localeCompare(b.code)))) texts.push(`District ${d.code}${d.name ? ` (${d.name})` : ''}`);
-  for (const o of legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'overlay').sort((a, b) => a.code.localeCompare(b.code)))) texts.push(`Overlay ${o.code}${o.name ? ` (${o.name})` : ''}`);
   doc.font(fonts.regular).fontSize(7.5);
-  return legendLayout(doc, texts, frame.x, frame.y + frame.h + 6, frame.w).bottom - frame.y;
+  return legendLayout(doc, legendEntries(proj, frame, input).map((e) => e.text), frame.x, frame.y + frame.h + 6, frame.w).bottom - frame.y;
 }

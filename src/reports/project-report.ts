@@ -16,7 +16,7 @@ import { STANDARD_KEYS } from '../core/rules-schema.ts';
 import { composeReport } from './compose-report.ts';
 import { exportRequestKey, saveExport, type ExportUsage } from './export-store.ts';
 import { signExportUrl } from './signed-url.ts';
-import type { ReportArea, ReportAudience, ReportDetail, ReportInput, ReportLot, ReportValue } from './report-input.ts';
+import { MAX_REPORT_NEIGHBOURS, type ReportArea, type ReportAudience, type ReportDetail, type ReportInput, type ReportLot, type ReportValue } from './report-input.ts';
 import type { ReportOutline } from './report-outline.ts';
 // The analysis writes its notes for agents, naming standards and statuses by their keys
 // ("maxFar: residential", "maxUnitsPerLot is not_extracted"); a report reads them out in words.
@@ -25,6 +25,8 @@ import { readAnalysisResult } from '../analysis/analysis-result.ts';
 import type { NextStep } from '../core/next-step.ts';
 import { conditionsSentence } from '../snapshot/stated-district.ts';
 
+/** How far around the lots neighbouring parcels are read (degrees, about 80 m of latitude): the map frame's margin. */
+const NEIGHBOUR_PAD_DEG = 0.0007;
 /** Districts and overlays drawn around the lots, at most. */
 const MAX_REPORT_AREAS = 40;
 
@@ -88,6 +90,12 @@ async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, arg
     if (sources.length < 50 && !sources.some((s) => s.layer === 'lot' && s.name === name)) sources.push({ layer: 'lot', name: name.slice(0, 200), vintage: l.lot.vintage, licence: 'see the parcels layer' });
   }
 
+  // Where each build lot's district came from, printed on page 1: the zoning map (its layer, named with
+  // its vintage) or the caller's statement (a place without a zoning map).
+  const zoningLayer = sources.find((s) => s.layer === 'zoning');
+  const fromMap = `from the zoning map${zoningLayer ? ` (${zoningLayer.name}, vintage ${zoningLayer.vintage})` : ''}`;
+  for (const l of reportLots) if (!l.districtSource && l.districts.length) l.districtSource = fromMap.slice(0, 300);
+
   const unknowns: string[] = [];
   unknowns.push(`The analysis shown is the run of ${new Date(run.finished_at!).toISOString().slice(0, 10)} (run ${run.run_id}).`);
   if (status.status === 'current' && status.inputsChanged)
@@ -105,6 +113,7 @@ async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, arg
     planName: args.planName ?? null,
     lots: reportLots,
     areas: await areasAround(ctx, lots),
+    neighbours: await neighboursAround(ctx, lots),
     streets: await streetsAround(ctx, lots),
     envelope,
     sources: sources.slice(0, 50).map(clipSource),
@@ -139,12 +148,11 @@ function sourcedOf(v: Sourced<number | string>, baseUrl: string): Sourced<number
 }
 
 /** The box the report's map covers: the lots' extent padded, with the places they lie in; null without lots. */
-function mapArea(lots: ProjectLot[]): { box: BBox; placeIds: string[] } | null {
+function mapArea(lots: ProjectLot[], pad = 0.002): { box: BBox; placeIds: string[] } | null {
   const pts = lots.flatMap((l) => l.lot.polygon.flat(2));
   if (!pts.length) return null;
   const lons = pts.map((p) => p[0]);
   const lats = pts.map((p) => p[1]);
-  const pad = 0.002;
   return {
     box: [Math.min(...lons) - pad, Math.min(...lats) - pad, Math.max(...lons) + pad, Math.max(...lats) + pad],
     placeIds: [...new Set(lots.map((l) => l.lot.geoDivisionId))],
@@ -165,6 +173,32 @@ async function streetsAround(ctx: AppContext, lots: ProjectLot[]): Promise<NonNu
     const lines = (Array.isArray(g[0]?.[0]) ? (g as [number, number][][]) : [g as [number, number][]]).filter((l) => l.length >= 2).slice(0, 50);
     return { name: r.street_display ? r.street_display.slice(0, 200) : null, lines };
   }).filter((s) => s.lines.length > 0);
+}
+
+/**
+ * The parcels around the lots that the project does not hold, as the map's frame shows them (the lots'
+ * extent and about 80 m about it), at most MAX_REPORT_NEIGHBOURS, nearest boxes first.
+ */
+async function neighboursAround(ctx: AppContext, lots: ProjectLot[]): Promise<NonNullable<ReportInput['neighbours']>> {
+  const area = mapArea(lots, NEIGHBOUR_PAD_DEG);
+  if (!area) return [];
+  const { box, placeIds } = area;
+  const held = new Set(lots.map((l) => `${l.lot.geoDivisionId}|${l.lot.parcelExternalId}`));
+  const centre = `(${(box[0] + box[2]) / 2},${(box[1] + box[3]) / 2})`;
+  const rows = await ctx.db.query<{ place_id: string; parcel_ext_id: string; geom: MultiPolygonCoords | string }>(
+    `SELECT place_id, parcel_ext_id, geom FROM parcels WHERE place_id = ANY($1::text[]) AND bbox && $2::box
+      ORDER BY center(bbox) <-> $3::point, place_id, parcel_ext_id LIMIT $4`,
+    [placeIds, boxLiteral(box), centre, MAX_REPORT_NEIGHBOURS + held.size],
+  );
+  const out: NonNullable<ReportInput['neighbours']> = [];
+  for (const r of rows) {
+    if (held.has(`${r.place_id}|${r.parcel_ext_id}`) || out.length >= MAX_REPORT_NEIGHBOURS) continue;
+    const geom = (typeof r.geom === 'string' ? JSON.parse(r.geom) : r.geom) as MultiPolygonCoords;
+    // Rings of fewer than three points draw nothing (and the report input refuses them).
+    const polygons = geom.map((p) => p.filter((ring) => ring.length >= 3)).filter((p) => p.length > 0);
+    if (polygons.length) out.push({ lotId: r.parcel_ext_id.slice(0, 100), polygons });
+  }
+  return out;
 }
 
 /** The zoning districts and overlays whose boxes touch the lots (padded), as the map draws them. */

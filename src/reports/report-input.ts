@@ -68,6 +68,8 @@ export interface ReportInput {
   lots: ReportLot[];
   /** Districts and overlays to draw around the lots. */
   areas: ReportArea[];
+  /** The parcels around the project's lots (not attached to it), drawn as thin outlines for orientation. */
+  neighbours?: { lotId: string; polygons: PolygonRings[] }[];
   /** The place's street centre lines around the lots, drawn under them (absent where the place has no street layer). */
   streets?: { name: string | null; lines: LonLat[][] }[];
   /** The analysis envelope in the order to print it. */
@@ -79,6 +81,9 @@ export interface ReportInput {
   /** ISO timestamp printed on the report and in the PDF metadata; the only input allowed to vary the bytes. */
   generatedAt: string;
 }
+
+/** Neighbouring lots drawn on the map, at most. */
+export const MAX_REPORT_NEIGHBOURS = 400;
 
 const lonLat = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]);
 const polygon = z.array(z.array(lonLat).min(3)).min(1);
@@ -127,6 +132,7 @@ export const reportInputSchema = z.object({
     .min(1)
     .max(500),
   areas: z.array(z.object({ code: text(40), name: text(200).nullable(), kind: z.enum(['district', 'overlay']), polygons: z.array(polygon) })).max(500),
+  neighbours: z.array(z.object({ lotId: text(100), polygons: z.array(polygon).min(1) })).max(MAX_REPORT_NEIGHBOURS).optional(),
   streets: z.array(z.object({ name: text(200).nullable(), lines: z.array(z.array(lonLat).min(2)).max(50) })).max(400).optional(),
   envelope: z.array(z.object({ key: text(60), label: text(120), value: sourced })).max(100),
   permittedUses: z

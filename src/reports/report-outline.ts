@@ -34,6 +34,8 @@ export interface Section {
 export interface ReportOutline {
   title: string;
   subtitle: string;
+  /** Where each build lot's district came from (the zoning map, or as stated), printed under the subtitle on page 1. */
+  districtSource?: string;
   sections: Section[];
 }
 
@@ -131,9 +133,11 @@ export function buildOutline(input: ReportInput): ReportOutline {
     `${build.length === 1 ? 'One lot' : `${build.length} lots`} (${build.map((l) => l.label ?? l.lotId).join(', ')})` +
     (areaKnown ? `, ${lotArea.toLocaleString('en-US', { maximumFractionDigits: 0 })} sq ft in total` : ', total area not known for every lot') +
     `. Zoning: ${districts.length ? districts.join(', ') : 'no district found'}` +
-    (overlays.length ? `; overlays: ${overlays.join(', ')}.` : '; no overlay.') +
-    // A place without a zoning map: the district is the caller's, and the report says so beside it.
-    [...new Set(build.filter((l) => l.districtSource).map((l) => ` District ${l.districts[0] ?? ''}: ${l.districtSource}.`))].join('');
+    (overlays.length ? `; overlays: ${overlays.join(', ')}.` : '; no overlay.');
+  // Where the district came from (the zoning map, or the caller's statement where the place has no
+  // zoning map), under the title on page 1.
+  const sourced = [...new Set(build.filter((l) => l.districtSource && l.districts.length).map((l) => `District ${l.districts[0]}: ${l.districtSource}.`))];
+  const districtSource = sourced.length ? sourced.join(' ') : districts.length ? '' : 'No zoning district was found for the build lots.';
 
   const sections: Section[] = [];
   if (input.request?.trim()) sections.push({ heading: 'What was asked', blocks: [{ kind: 'quote', label: 'Request (quoted as written)', text: input.request.trim() }] });
@@ -216,5 +220,5 @@ export function buildOutline(input: ReportInput): ReportOutline {
     ],
   });
 
-  return { title, subtitle, sections };
+  return { title, subtitle, ...(districtSource ? { districtSource } : {}), sections };
 }

@@ -14,7 +14,9 @@ import { saveToProject, DEFAULT_RADIUS_M, MAX_RADIUS_M } from '../projects/save-
 import { updateProject } from '../projects/update-project.ts';
 import { detachLot } from '../projects/detach-lot.ts';
 import { lotsAround, lotAtAddress } from '../projects/lots-around.ts';
-import { LIFECYCLE_STATUSES, MAX_NAME_CHARS, type LifecycleStatus } from '../projects/project-fields.ts';
+import { LIFECYCLE_STATUSES, MAX_NAME_CHARS, PROJECT_TYPOLOGIES, TYPOLOGY_WORDS, typologyWords, type LifecycleStatus } from '../projects/project-fields.ts';
+import { separateBuildLots, separateLotRemark } from '../projects/lot-adjacency.ts';
+import { undoKindOf } from '../projects/undo-change.ts';
 import { lotSummary, type ProjectLot } from '../projects/project-lots.ts';
 import type { ProjectRow, ProjectSummary } from '../projects/project-store.ts';
 import type { FieldChange, Receipt } from '../projects/receipts.ts';
@@ -79,7 +81,7 @@ export function wordedForPeople(text: string): string {
     .replace(/\bagentStatus\b/g, 'analysis status');
 }
 
-const FIELD_WORDS: Record<string, string> = { name: 'the name', lifecycleStatus: 'the lifecycle status', externalRef: 'the external reference' };
+const FIELD_WORDS: Record<string, string> = { name: 'the name', lifecycleStatus: 'the lifecycle status', externalRef: 'the external reference', typology: 'the typology' };
 
 /** What the page says when the domain refuses: specific words for each known refusal, the worded domain text otherwise. */
 export function forPeople(err: SitelineError, asked: { radiusM?: number; parcelExternalId?: string } = {}): string {
@@ -105,6 +107,8 @@ export function forPeople(err: SitelineError, asked: { radiusM?: number; parcelE
     return 'Choose the lot to detach from the table of lots.';
   }
   if (field === 'name') return /empty/.test(err.message) ? 'Give the project a name; nothing was changed.' : `The name is longer than ${MAX_NAME_CHARS} characters; shorten it. Nothing was changed.`;
+  if (field === 'typology') return `Choose the typology from the list (${PROJECT_TYPOLOGIES.map((t) => TYPOLOGY_WORDS[t]).join(', ')}). Nothing was changed.`;
+  if (field === 'confirm') return 'Tick the box to confirm putting the site back on the public map; nothing was published.';
   if (field === 'lifecycleStatus') return `Choose the lifecycle status from the list (${LIFECYCLE_STATUSES.map(lifecycleWords).join(', ')}). Nothing was changed.`;
   if (field === 'externalRef') {
     if (typeof d['otherProjectName'] === 'string')
@@ -143,7 +147,7 @@ export function webStep(next: NextStep): string {
 const roleWords = (role: unknown) => (role === 'context' ? 'context lot' : 'build lot');
 
 /** One history entry's "What", in words: the action done, never the tool that asked for it. */
-export function historyWhat(r: Pick<Receipt, 'operation' | 'action' | 'changes'>): string {
+export function historyWhat(r: Pick<Receipt, 'operation' | 'action' | 'changes' | 'undoes'>): string {
   const fields = r.changes.map((c) => c.field);
   const lotChanges = r.changes.filter((c) => c.field.startsWith('lots.'));
   switch (`${r.operation} ${r.action}`) {
@@ -160,8 +164,9 @@ export function historyWhat(r: Pick<Receipt, 'operation' | 'action' | 'changes'>
       const words = updateWords(r.changes);
       return r.action === 'undo' ? `Undid a change (${words.toLowerCase()})` : words;
     }
-    case 'project.map_listing list': return 'Listed on the public map';
-    case 'project.map_listing unlist': return 'Removed from the public map';
+    case 'project.map_listing list': return r.undoes ? 'Put back on the public map (an undo)' : 'Listed on the public map';
+    case 'project.map_listing unlist': return r.undoes ? 'Removed from the public map (an undo)' : 'Removed from the public map';
+    case 'project.undo undo': return `Undid a change (${r.changes.map((c) => changeWords(c)).join(', ')})`;
     case 'analysis.run enqueue': return 'Queued the analysis';
     default: return fields.length ? 'Changed the project' : 'Recorded a change';
   }
@@ -172,9 +177,39 @@ function updateWords(changes: FieldChange[]): string {
     c.field === 'name' ? 'Renamed the project'
     : c.field === 'lifecycleStatus' ? 'Changed the lifecycle status'
     : c.field === 'externalRef' ? (c.after === null ? 'Cleared the external reference' : 'Set the external reference')
+    : c.field === 'typology' ? (c.after === null ? 'Cleared the typology' : 'Set the typology')
     : 'Changed the project',
   );
   return parts.length ? parts.map((p, i) => (i ? p.charAt(0).toLowerCase() + p.slice(1) : p)).join(', ') : 'Changed nothing';
+}
+
+/** One change of a receipt as a short verb phrase ("renamed to “B”", "attached lot 97-121"). */
+function changeWords(c: FieldChange): string {
+  const lot = /^lots\.(.+?)(\.role)?$/.exec(c.field);
+  if (c.field === 'name') return `renamed to “${String(c.after)}”`;
+  if (c.field === 'lifecycleStatus') return `lifecycle status set to ${lifecycleWords(String(c.after))}`;
+  if (c.field === 'externalRef') return c.after === null ? 'external reference cleared' : `external reference set to ${String(c.after)}`;
+  if (c.field === 'typology') return c.after === null ? 'typology cleared' : `typology set to ${typologyWords(String(c.after))}`;
+  if (lot?.[2]) return `lot ${lot[1]} made a ${roleWords(c.after)}`;
+  if (lot) return c.after === null ? `detached lot ${lot[1]}` : `attached lot ${lot[1]} as a ${roleWords((c.after as { role?: string }).role)}`;
+  if (c.field.startsWith('references.')) return c.after === null ? 'removed a bylaw section' : 'attached a bylaw section';
+  if (c.field === 'mapListing.listed') return c.after ? 'listed on the public map' : 'removed from the public map';
+  return 'changed the project';
+}
+
+/** The same change the other way round (what an undo of it does). */
+const reversed = (c: FieldChange): FieldChange => ({ field: c.field, before: c.after, after: c.before });
+
+/**
+ * The label of a history row's button: what pressing it does, named by the change it reverses. A row
+ * that is itself an undo is redone by its button ("Redo: renamed to “B”"): the button used to read
+ * "Undo" there and redo the change (issue 49). Null when the change cannot be undone.
+ */
+export function undoButtonLabel(r: Pick<Receipt, 'operation' | 'action' | 'changes' | 'undoes'>): string | null {
+  if (!undoKindOf(r)) return null;
+  const shown = r.changes.filter((c) => c.field !== 'mapListing.pin');
+  if (r.undoes) return `Redo: ${shown.map((c) => changeWords(reversed(c))).join(', ')}`;
+  return `Undo: ${shown.map((c) => changeWords(c)).join(', ')}`;
 }
 
 /** The outcome of a details save or an undo, in words (what the fields are now). */
@@ -184,6 +219,8 @@ function changedText(changes: FieldChange[]): string {
       c.field === 'name' ? `The name is now “${String(c.after)}”.`
       : c.field === 'lifecycleStatus' ? `The lifecycle status is now ${lifecycleWords(String(c.after))}.`
       : c.field === 'externalRef' ? (c.after === null ? 'The external reference was cleared.' : `The external reference is now ${String(c.after)}.`)
+      : c.field === 'typology' ? (c.after === null ? 'The typology was cleared.' : `The typology is now ${typologyWords(String(c.after))}.`)
+      : /^lots\.|^references\.|^mapListing\.listed$/.test(c.field) ? `${changeWords(c).charAt(0).toUpperCase()}${changeWords(c).slice(1)}.`
       : '',
     )
     .filter(Boolean)
@@ -227,8 +264,10 @@ ${roles.map((r) => { const st = LOT_ROLE_STYLE[r]!; return html`<li><span class=
 /** The Lots section: the map, the attach form (the map's click fills it), the table with a detach button per lot. */
 export async function lotsSection(ctx: AppContext, project: ProjectRow, lots: ProjectLot[], view: MapView, csrf: string): Promise<Html> {
   const id = project.project_id;
+  // A build lot apart from the others keeps its remark on the page for as long as it is apart.
+  const apart = new Map(separateBuildLots(lots.filter((l) => l.role === 'build').sort((a, b) => a.attachedAt.localeCompare(b.attachedAt)).map((l) => ({ parcelExternalId: l.lot.parcelExternalId, polygon: l.lot.polygon }))).map((a) => [a.parcelExternalId, separateLotRemark(a)]));
   const rows = lots.map(lotSummary).map(
-    (l) => html`<tr data-lot="${l.parcelExternalId}"><td>${l.parcelExternalId}</td><td>${roleWords(l.role)}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft${l.warnings ? html`<br><span class="warn" role="note">${l.warnings.join(' ')}</span>` : ''}</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td>
+    (l) => html`<tr data-lot="${l.parcelExternalId}"><td>${l.parcelExternalId}</td><td>${roleWords(l.role)}${apart.has(l.parcelExternalId) ? html`<br><span class="warn lot-remark" role="note">${wordedForPeople(apart.get(l.parcelExternalId)!)}</span>` : ''}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft${l.warnings ? html`<br><span class="warn" role="note">${l.warnings.join(' ')}</span>` : ''}</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td>
 <td><form method="post" action="/projects/${id}/lots/detach"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="parcelExternalId" value="${l.parcelExternalId}"><button type="submit" class="nowrap" style="margin-top:0" aria-label="Detach lot ${l.parcelExternalId}">Detach</button></form></td></tr>`,
   );
   return html`<h2>Lots</h2>
@@ -249,7 +288,7 @@ ${await editorMap(ctx, project, lots, view)}
 ${lots.length ? html`<table id="project-lots"><thead><tr><th>Lot</th><th>Role</th><th>Area</th><th>Districts</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>No lots attached.</p>`}`;
 }
 
-/** The details form: rename, lifecycle status, external reference (empty clears it). */
+/** The details form: rename, lifecycle status, typology, external reference (empty clears it). */
 export function detailsSection(p: ProjectSummary, csrf: string): Html {
   return html`<h2>Project details</h2>
 <form method="post" action="/projects/${p.projectId}/details" id="project-details">
@@ -258,6 +297,8 @@ export function detailsSection(p: ProjectSummary, csrf: string): Html {
 <input id="details-name" name="name" type="text" required maxlength="${MAX_NAME_CHARS}" value="${p.name}">
 <label for="details-status">Lifecycle status</label>
 <select id="details-status" name="lifecycleStatus">${LIFECYCLE_STATUSES.map((s) => html`<option value="${s}"${s === p.lifecycleStatus ? ' selected' : ''}>${LIFECYCLE_WORDS[s]}</option>`)}</select>
+<label for="details-typology">Typology (what is planned; shown on the public map when listed)</label>
+<select id="details-typology" name="typology"><option value=""${p.typology ? '' : ' selected'}>Not stated</option>${PROJECT_TYPOLOGIES.map((t) => html`<option value="${t}"${t === p.typology ? ' selected' : ''}>${TYPOLOGY_WORDS[t]}</option>`)}</select>
 <label for="details-ref">External reference (system:id, e.g. procore:12345; empty clears it)</label>
 <input id="details-ref" name="externalRef" type="text" autocomplete="off" value="${p.externalRef ?? ''}">
 <button type="submit">Save the details</button>
@@ -296,7 +337,10 @@ export function registerProjectEditor(action: EditorAction, ctx: AppContext): vo
       const changes = ((out.result['receipt'] as Receipt | undefined)?.changes ?? []) as FieldChange[];
       if (!changes.length) return `Lot ${lotId} was already attached as a ${roleWords(role)}; nothing changed.`;
       const change = changes[0]!;
-      return change.field.endsWith('.role') ? `Lot ${lotId} is now a ${roleWords(role)} (it was a ${roleWords(change.before)}).` : `Lot ${lotId} attached as a ${roleWords(role)}.`;
+      // The remarks the domain made (a build lot apart from the others, a stated district missing), in words.
+      const remarks = ((out.result['warnings'] as string[] | undefined) ?? []).map(wordedForPeople).join(' ');
+      const done = change.field.endsWith('.role') ? `Lot ${lotId} is now a ${roleWords(role)} (it was a ${roleWords(change.before)}).` : `Lot ${lotId} attached as a ${roleWords(role)}.`;
+      return remarks ? `${done} ${remarks}` : done;
     } catch (err) {
       if (err instanceof SitelineError && err.code !== 'internal') return refusal(forPeople(err, { radiusM, parcelExternalId: lotId }));
       throw err;
@@ -324,6 +368,7 @@ export function registerProjectEditor(action: EditorAction, ctx: AppContext): vo
         ...(form.name !== undefined ? { name: form.name } : {}),
         ...(form.lifecycleStatus !== undefined ? { lifecycleStatus: form.lifecycleStatus } : {}),
         externalRef: ref === '' ? null : ref,
+        ...(form.typology !== undefined ? { typology: form.typology === '' ? null : form.typology } : {}),
         preview: false,
       });
       if (out.kind !== 'result' || !out.result['written']) return 'Nothing changed: every field already had the value given.';

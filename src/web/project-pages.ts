@@ -14,9 +14,9 @@ import { SitelineError } from '../core/errors.ts';
 import { listProjects, projectById, summarise } from '../projects/project-store.ts';
 import { lotsOfProject } from '../projects/project-lots.ts';
 import { receiptOf, receiptsOfProject } from '../projects/receipts.ts';
-import { updateProject } from '../projects/update-project.ts';
+import { undoChange } from '../projects/undo-change.ts';
 import { saveToProject } from '../projects/save-to-project.ts';
-import { MAX_NAME_CHARS } from '../projects/project-fields.ts';
+import { MAX_NAME_CHARS, typologyWords } from '../projects/project-fields.ts';
 import { MAX_ADDRESS_CHARS } from '../geocoder/parse-address.ts';
 import { produceProjectReport } from '../reports/project-report.ts';
 import { REPORT_AUDIENCES, REPORT_DETAILS, type ReportAudience, type ReportDetail } from '../reports/report-input.ts';
@@ -26,7 +26,7 @@ import { latestRun, latestSucceededRun } from '../analysis/run-queue.ts';
 import { html, type Html } from '../http/html.ts';
 import { page } from '../http/page.ts';
 import { mapViewForLots, type MapView } from '../maps/map-view.ts';
-import { EDITOR_HEAD, REFUSAL_MARK, detailsSection, forPeople, historyWhat, lifecycleWords, lotsSection, refusal, registerProjectEditor, undoneText, wordedForPeople } from './project-editor.ts';
+import { EDITOR_HEAD, REFUSAL_MARK, detailsSection, forPeople, historyWhat, lifecycleWords, lotsSection, refusal, registerProjectEditor, undoButtonLabel, undoneText, wordedForPeople } from './project-editor.ts';
 import { mapPageHeaders } from '../http/page.ts';
 import { listingStateOf, setProjectMapListing } from '../projects/map-listing.ts';
 import type { ProjectLot } from '../projects/project-lots.ts';
@@ -66,7 +66,8 @@ function changeText(field: string, before: unknown, after: unknown): string {
     : lot ? (lot[2] ? `role of lot ${lot[1]}` : `lot ${lot[1]}`)
     : field.startsWith('references.') ? 'bylaw section'
     : ({ 'mapListing.listed': 'on the public map', 'mapListing.pin': 'map pin', lifecycleStatus: 'lifecycle', externalRef: 'external ref' } as Record<string, string>)[field] ?? field;
-  if (field.startsWith('references.')) return `${name} attached`;
+  if (field.startsWith('references.')) return `${name} ${after === null || after === undefined ? 'removed' : 'attached'}`;
+  if (field === 'typology') return `typology: ${typologyWords(before === undefined ? null : (before as string | null))} → ${typologyWords((after ?? null) as string | null)}`;
   if (field === 'lifecycleStatus') return before === null || before === undefined ? `${name}: ${lifecycleWords(String(after))}` : `${name}: ${lifecycleWords(String(before))} → ${lifecycleWords(String(after))}`;
   return before === null || before === undefined ? `${name}: ${value(after)}` : `${name}: ${value(before)} → ${value(after)}`;
 }
@@ -120,7 +121,7 @@ async function listingSection(ctx: AppContext, accountId: string, projectId: str
   const show = preview['wouldShow'] as { name: string; zoneCategory: string; typology: string; lifecycleStatus: string; pin: { lat: number; lng: number } };
   return html`<h2>Public map</h2>
 <p id="listing-state">Not listed${state.firstListedAt ? ' (it was listed before)' : ''}.</p>
-<p>Listing shows anyone, signed in or not, a pin at ${String(show.pin.lat)}, ${String(show.pin.lng)} (the build lot's centre) with: name “${show.name}”, zone category ${show.zoneCategory}, typology ${show.typology}, lifecycle status ${lifecycleWords(show.lifecycleStatus)}.</p>
+<p>Listing shows anyone, signed in or not, a pin at ${String(show.pin.lat)}, ${String(show.pin.lng)} (the build lot's centre) with: name “${show.name}”, zone category ${show.zoneCategory}, typology ${typologyWords(show.typology)}, lifecycle status ${lifecycleWords(show.lifecycleStatus)}.</p>
 <ul class="note-box">${(preview['warnings'] as string[]).map((w) => html`<li>${wordedForPeople(w)}</li>`)}</ul>
 <form method="post" action="/projects/${projectId}/listing"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="listed" value="true">
 <label><input type="checkbox" name="confirm" value="yes" required> Yes, make this site public on the map</label>
@@ -205,9 +206,12 @@ ${createForm(csrf, form?.values, form?.error)}`;
     const working = status.status === 'queued' || status.status === 'running';
     const derived = analysis?.derived as Record<string, { value: number | null; status: string; unit?: string; inputs?: string[]; note?: string }> | undefined;
     const receiptRows = receipts.map((r) => {
-      const undoable = r.operation === 'project.update' && !undone.has(r.receiptId);
+      // Every recorded change has its button, named by what pressing it does (an undo's row redoes).
+      const label = undone.has(r.receiptId) ? null : undoButtonLabel(r);
+      // Putting a site back on the public map publishes it: the same confirmation as listing it.
+      const relist = r.operation === 'project.map_listing' && r.action === 'unlist';
       return html`<tr><td class="when">${r.at.slice(0, 10)}<br>${r.at.slice(11, 16)}</td><td>${historyWhat(r)}</td><td class="note">${r.changes.map((c) => changeText(c.field, c.before, c.after)).join('; ') || 'no change'}</td>
-<td>${undoable ? html`<form method="post" action="/projects/${p.projectId}/undo"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="receiptId" value="${r.receiptId}"><button type="submit" class="nowrap">Undo</button></form>` : ''}</td></tr>`;
+<td>${label ? html`<form method="post" action="/projects/${p.projectId}/undo" class="undo"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="receiptId" value="${r.receiptId}">${relist ? html`<label><input type="checkbox" name="confirm" value="yes" required> Yes, make this site public again</label>` : ''}<button type="submit" class="undo-button">${label}</button></form>` : ''}</td></tr>`;
     });
     const view = await projectMapView(ctx, lots);
     const listing = await listingSection(ctx, account.accountId, project.project_id, csrf);
@@ -216,7 +220,7 @@ ${createForm(csrf, form?.values, form?.error)}`;
     const shownMessage = refused ? message!.slice(REFUSAL_MARK.length) : message;
     const hasMap = view.bounds !== null || (project.lat !== null && project.lng !== null);
     const body = html`${shownMessage ? html`<p id="page-message" class="${refused ? 'error' : 'ok'}" role="${refused ? 'alert' : 'status'}">${shownMessage}</p>` : ''}
-<p>${p.address ?? ''} · <span id="project-lifecycle">${lifecycleWords(p.lifecycleStatus)}</span>${p.externalRef ? html` · <span id="project-ref">${p.externalRef}</span>` : ''}</p>
+<p>${p.address ?? ''} · <span id="project-lifecycle">${lifecycleWords(p.lifecycleStatus)}</span>${p.typology ? html` · <span id="project-typology">${typologyWords(p.typology)}</span>` : ''}${p.externalRef ? html` · <span id="project-ref">${p.externalRef}</span>` : ''}</p>
 ${await lotsSection(ctx, project, lots, view, csrf)}
 ${detailsSection(p, csrf)}
 ${listing}
@@ -280,9 +284,10 @@ ${receipts.length ? html`<table id="history"><thead><tr><th>When (UTC)</th><th>W
       return redirect(c, outcome.location);
     });
 
+  // Undo (or redo) any recorded change by its receipt: the domain's undoChange, for every kind of change.
   action('/projects/:id/undo', async (accountId, projectId, form) => {
-    const out = await updateProject(ctx, accountId, { projectId, undoOperationId: form.receiptId ?? '', preview: false });
-    return out.kind === 'result' ? undoneText(out.result) : 'Nothing was undone.';
+    const out = await undoChange(ctx, accountId, { projectId, receiptId: form.receiptId ?? '', confirmedByHuman: form.confirm === 'yes' });
+    return undoneText(out);
   });
   // The web path of setProjectMapListing: the signed-in human ticking the box is the confirmation.
   action('/projects/:id/listing', async (accountId, projectId, form) => {

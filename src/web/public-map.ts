@@ -8,6 +8,7 @@ import type { HttpApp } from '../http/http-app.ts';
 import { jsonReply } from '../http/reply.ts';
 import { htmlPage } from '../http/page.ts';
 import { publicListings, type PublicListing } from '../projects/map-listing.ts';
+import { typologyWords } from '../projects/project-fields.ts';
 import { mapStyle } from '../maps/style.ts';
 import { CATEGORY_STYLE, ZONE_CATEGORIES } from '../maps/zone-category.ts';
 import { MAP_HEAD } from './map-embed.ts';
@@ -21,13 +22,6 @@ export const PIN_COLOUR = '#d93025';
 /** Shown when nothing is listed: the continental US and southern Canada. */
 const EMPTY_FRAME: [number, number, number, number] = [-125, 24, -66, 50];
 
-const TYPOLOGY_LABEL: Record<string, string> = {
-  single_family: 'Single-family',
-  multi_family: 'Multi-family',
-  mixed_use: 'Mixed-use',
-  commercial: 'Commercial',
-  unknown: 'Unknown',
-};
 
 function listingsGeoJson(list: PublicListing[]) {
   return {
@@ -69,7 +63,7 @@ ${ZONE_CATEGORIES.filter((c) => used.includes(c)).map((c) => html`<li><span clas
 ${list.length
   ? html`<div class="table-scroll"><table><caption>Listed projects (${String(list.length)})</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Zone category</th><th scope="col">Typology</th><th scope="col">Lifecycle status</th><th scope="col">Pin (lat, lng)</th></tr></thead>
-<tbody>${list.map((l) => html`<tr><td>${l.name}</td><td>${CATEGORY_STYLE[l.zoneCategory]?.label ?? l.zoneCategory}</td><td>${TYPOLOGY_LABEL[l.typology] ?? l.typology}</td><td>${lifecycleWords(l.lifecycleStatus)}</td><td>${String(l.pin.lat)}, ${String(l.pin.lng)}</td></tr>`)}</tbody></table></div>`
+<tbody>${list.map((l) => html`<tr><td>${l.name}</td><td>${CATEGORY_STYLE[l.zoneCategory]?.label ?? l.zoneCategory}</td><td>${typologyWords(l.typology)}</td><td>${lifecycleWords(l.lifecycleStatus)}</td><td>${String(l.pin.lat)}, ${String(l.pin.lng)}</td></tr>`)}</tbody></table></div>`
   : html`<p>No project is listed yet.</p>`}
 <p class="muted">The same list as JSON: <a href="${PUBLIC_LISTINGS_PATH}">${PUBLIC_LISTINGS_PATH}</a>.</p>`;
     return htmlPage(c, 200, page('Projects on the map', body, { wide: true, head: MAP_HEAD, signedInAs: account?.email ?? null, current: 'map' }), mapPageHeaders(ctx.config));

@@ -29,6 +29,7 @@ import { layerLabel, oldDataNote } from './coverage-page.ts';
 import { ruleSources, type RuleSource } from '../rules/rule-sources.ts';
 import { snapshotEnvelope3d } from './envelope-3d.ts';
 import { conditionsSentence } from '../snapshot/stated-district.ts';
+import { registerSaveFromSnapshot, saveToProjectSection } from './save-from-snapshot.ts';
 
 const num = formatNumber;
 const pct = (share: number): string => `${num(share * 100)} %`;
@@ -329,7 +330,7 @@ ${
 </section>`;
 }
 
-async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
+async function answeredBody(ctx: AppContext, s: Snapshot, save: Html): Promise<Html> {
   const now = ctx.clock.now();
   const refs = new PageRefs(await ruleSourcesOf(ctx, s), s);
   const envelope = s.envelope ?? {};
@@ -348,6 +349,7 @@ async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
   return html`${lede}
 ${district}
 ${above}
+${save}
 ${warnings}
 ${s.envelope ? env : ''}
 ${s.envelope ? env3d : ''}
@@ -465,11 +467,13 @@ async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
   snapshot = await withSourcesInline(ctx, snapshot);
   const place = snapshot.coverage.place;
   const title = `${snapshot.address?.matchedAddress ?? address}${place ? `, ${place.name}, ${place.region}` : ''}`;
-  return htmlPage(c, 200, page(title, await answeredBody(ctx, snapshot), { ...opts, wide: true, head: MAP_HEAD }), mapPageHeaders(ctx.config));
+  const save = await saveToProjectSection(ctx, c, account.accountId, snapshot, stated);
+  return htmlPage(c, 200, page(title, await answeredBody(ctx, snapshot, save), { ...opts, wide: true, head: MAP_HEAD }), mapPageHeaders(ctx.config));
 }
 
 /** The home page and the snapshot page (one registration line in src/auth/routes.ts). */
 export function registerSitePages(app: HttpApp, ctx: AppContext): void {
   registerHomePage(app, ctx);
   app.pages.get(SITES_PATH, (c) => showSite(ctx, c));
+  registerSaveFromSnapshot(app, ctx);
 }

@@ -1,16 +1,16 @@
-// updateProject (gated, write): patch name, lifecycleStatus, externalRef; preview; undo by receipt.
+// updateProject (gated, write): patch name, lifecycleStatus, externalRef, typology; preview; undo by receipt.
 import { MAX_NAME_CHARS } from '../../projects/project-fields.ts';
 import { z } from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { updateProject as update } from '../../projects/update-project.ts';
-import { LIFECYCLE_STATUSES } from '../../projects/project-fields.ts';
+import { LIFECYCLE_STATUSES, PROJECT_TYPOLOGIES } from '../../projects/project-fields.ts';
 import { callerAccount, candidatesOutcome, fieldChangeOutput, jsonOutcome, listedOutcome, projectChoiceOutput } from '../project-results.ts';
 
 export const updateProject = defineTool({
   name: 'updateProject',
   title: 'Update project',
   description:
-    `Patches a project's name, lifecycleStatus (one of: ${LIFECYCLE_STATUSES.join(', ')}) and externalRef ("<system>:<id>"; "" clears it). Never archives or deletes. ` +
+    `Patches a project's name, lifecycleStatus (one of: ${LIFECYCLE_STATUSES.join(', ')}), externalRef ("<system>:<id>"; "" clears it) and typology (what is planned on the site, shown on the public map: ${PROJECT_TYPOLOGIES.join(', ')}; "" clears it). Never archives or deletes. ` +
     'Identify the project by projectId or project (name; several matches list candidates and choose nothing); with neither, it lists your projects and writes nothing. ' +
     'preview=true returns the field-level diff and writes nothing. undoOperationId (the receiptId of an earlier updateProject write) restores the fields that write replaced, as a new write with its own receipt; ' +
     'it is refused, with the reason, when those fields were changed again since. With preview=true and undoOperationId, the stored receipt is returned.',
@@ -25,10 +25,14 @@ export const updateProject = defineTool({
       .preprocess((v) => (v === null ? '' : v), z.string().max(300))
       .optional()
       .describe('"<system>:<id>", unique among your projects; an empty string "" clears it (null does too).'),
+    typology: z
+      .preprocess((v) => (v === null ? '' : v), z.string().max(100))
+      .optional()
+      .describe(`What is planned on the site, shown on the public map: ${PROJECT_TYPOLOGIES.join(', ')}; an empty string "" clears it.`),
     preview: z.boolean().describe('true: return the diff (or, with undoOperationId, the stored receipt) and write nothing.'),
     undoOperationId: z.string().max(100).optional().describe('receiptId of an earlier updateProject write to undo.'),
   }),
-  purpose: "Patches a project's name, lifecycle status or external ref, or undoes an earlier update by its receipt; preview first.",
+  purpose: "Patches a project's name, lifecycle status, external ref or typology, or undoes an earlier update by its receipt; preview first.",
   output: z.looseObject({
     ...projectChoiceOutput,
     project: z.looseObject({ projectId: z.string(), name: z.string() }).optional(),
@@ -38,7 +42,7 @@ export const updateProject = defineTool({
   access: 'gated',
   async handler(args, call) {
     const accountId = callerAccount(call);
-    const out = await update(call.ctx, accountId, { ...args, ...(args.externalRef === '' ? { externalRef: null } : {}) });
+    const out = await update(call.ctx, accountId, { ...args, ...(args.externalRef === '' ? { externalRef: null } : {}), ...(args.typology === '' ? { typology: null } : {}) });
     if (out.kind === 'list') return listedOutcome('updateProject', out.list, 'nothing was written');
     if (out.kind === 'candidates') return candidatesOutcome('updateProject', out.query, out.candidates, 'nothing was written');
     const r = out.result;
