@@ -51,7 +51,8 @@ test('an allowed MCP client is listed with its name, redirect host, when allowed
     assert.equal(refused.status, 400);
     assert.equal(refused.json.error, 'invalid_grant');
     const after = await getPage(`${svc.url}/account`, jar);
-    assert.doesNotMatch(after.body, /Test MCP client/);
+    assert.doesNotMatch(after.body, /class="app-name">Test MCP client/, 'no longer listed');
+    assert.match(after.body, /id="page-message">The app &quot;Test MCP client&quot; is revoked/, 'the revoke is confirmed');
   } finally {
     await svc.close();
   }

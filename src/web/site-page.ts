@@ -21,7 +21,7 @@ import { page, PAGE_HEADERS, mapPageHeaders } from '../http/page.ts';
 import { redirect, safeNext } from '../http/forms.ts';
 import { currentAccount } from './web-session.ts';
 import { SITES_PATH, addressForm, registerHomePage } from './home-page.ts';
-import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
+import { MAP_HEAD, MAPLIBRE_VERSION, mapFigure, mapLegend } from './map-embed.ts';
 import { statusBadge } from './status-badge.ts';
 import { formatNumber, valueWords, type WordedValue } from '../core/value-words.ts';
 import { layerLabel, oldDataNote } from './coverage-page.ts';
@@ -253,10 +253,10 @@ function warningsSection(s: Snapshot, refs: PageRefs): Html {
 }
 
 function envelopeSection(envelope: Record<string, SnapshotValue>, refs: PageRefs): Html {
-  return html`<section id="envelope" aria-labelledby="envelope-h"><h2 id="envelope-h">Building envelope</h2>
+  return html`<details class="fold" id="envelope"><summary><h2 id="envelope-h">Building envelope</h2></summary>
 <p class="muted">Every value shows its status (see <a href="#status-legend">what the statuses mean</a>). "Unknown" is not zero and not "no limit"; "No limit in the bylaw" says the bylaw sets none; "No limit, per S1" is what a source says, not confirmed in the bylaw, and the analysis does not compute on it.</p>
 ${Object.entries(envelope).map(([key, v]) => valueBlock(refs, key, ENVELOPE_LABELS[key] ?? humanise(key), v))}
-</section>`;
+</details>`;
 }
 
 /** The page's envelope section for a snapshot, as HTML (the same blocks the site page draws). */
@@ -272,7 +272,7 @@ function humanise(key: string): string {
 
 function usesSection(uses: SnapshotUse[], refs: PageRefs): Html {
   const permission = (p: SnapshotUse['permission']) => (p === 'unknown' ? 'unknown' : p.replace(/_/g, ' '));
-  return html`<section id="uses" aria-labelledby="uses-h"><h2 id="uses-h">Permitted uses</h2>
+  return html`<details class="fold" id="uses"><summary><h2 id="uses-h">Permitted uses</h2></summary>
 ${
   uses.length
     ? uses.map(
@@ -280,7 +280,7 @@ ${
 ${refs.condition(u)}${refs.notes(u)}</div>`,
       )
     : html`<p>No uses listed.</p>`
-}</section>`;
+}</details>`;
 }
 
 /** The lot's source layer, named by id in the snapshot's sources (in full in the place's catalogue, inline on this page). */
@@ -290,7 +290,7 @@ function lotSourceText(s: Snapshot, lot: Lot, now: Date): Html {
 }
 
 function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
-  return html`<section id="lot" aria-labelledby="lot-h"><h2 id="lot-h">Lot</h2>
+  return html`<details class="fold" id="lot"><summary><h2 id="lot-h">Lot</h2></summary>
 <dl class="facts">
 <dt>Lot id</dt><dd>${lot.parcelExternalId}</dd>
 <dt>Area</dt><dd>${num(lot.areaSqft)} sq ft (${num(lot.areaM2)} m²)</dd>
@@ -300,11 +300,11 @@ function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
 <dt>Front street</dt><dd>${lot.frontStreet ?? 'unknown'}</dd>
 <dt>Point inside the lot</dt><dd>${lot.latitude}, ${lot.longitude}</dd>
 <dt>Source</dt><dd>${lotSourceText(s, lot, now)}</dd>
-</dl></section>`;
+</dl></details>`;
 }
 
 function zoningSection(z: Zones, refs: PageRefs): Html {
-  return html`<section id="zoning" aria-labelledby="zoning-h"><h2 id="zoning-h">Zoning</h2>
+  return html`<details class="fold" id="zoning"><summary><h2 id="zoning-h">Zoning</h2></summary>
 ${z.splitLot ? html`<p id="split-lot"><strong>Split lot:</strong> the lot lies in several districts; the envelope above uses the primary (largest) one, and each district's rules apply to its part.</p>` : ''}
 <ul>${z.districts.map((d) => html`<li>${districtName(d)}: ${pct(d.share)} of the lot <span class="muted">(${CATEGORY_STYLE[zoneCategory(d.code, d.name)].label})</span></li>`)}</ul>
 ${
@@ -312,23 +312,23 @@ ${
     ? html`<h3>Overlays</h3><ul id="overlays">${z.overlays.map((o) => html`<li>${districtName(o)}: ${pct(o.share)} of the lot${o.governingSection ? html`, governed by ${refs.note(o.governingSection)}` : ''}</li>`)}</ul>`
     : html`<p>Overlays: none.</p>`
 }
-</section>`;
+</details>`;
 }
 
 /** Every status on the page with its label and meaning; the badge look is explained once. */
 function statusLegend(statuses: Status[]): Html {
   const seen = [...new Set(statuses)];
-  return html`<section id="status-legend" aria-labelledby="legend-h"><h2 id="legend-h">What the statuses mean</h2>
+  return html`<details class="fold" id="status-legend"><summary><h2 id="legend-h">What the statuses mean</h2></summary>
 <p class="muted">Green: read from the bylaw (or worked out from such values). Amber: indicative, check before relying on it. Grey: unknown, never zero and never "no limit". Blue: the bylaw sets no limit.</p>
 <dl class="facts">${seen.map((st) => html`<dt>${statusBadge(st)}</dt><dd>${STATUS_MEANINGS[st].meaning} <span class="muted">(<code>${st}</code>)</span></dd>`)}</dl>
-</section>`;
+</details>`;
 }
 
 function citationsSection(refs: PageRefs): Html {
   if (!refs.citations.length) return html``;
-  return html`<section id="citations" aria-labelledby="citations-h"><h2 id="citations-h">Citations</h2><ol class="footnotes">
+  return html`<details class="fold" id="citations"><summary><h2 id="citations-h">Citations</h2></summary><ol class="footnotes">
 ${refs.citations.map((c, i) => html`<li id="cite-${i + 1}"><q class="quote">${c.quote}</q> ${c.documentTitle}, § ${c.section} (${link(c.sourceUrl, `edition ${c.date}`)}); <a href="${c.href}">check it in the text siteline holds</a></li>`)}
-</ol></section>`;
+</ol></details>`;
 }
 
 function sourcesSection(all: Record<string, SourceRef>, refs: PageRefs, now: Date): Html {
@@ -336,7 +336,7 @@ function sourcesSection(all: Record<string, SourceRef>, refs: PageRefs, now: Dat
   const sources = Object.entries(all).filter(([id]) => !/^S\d{1,3}$/.test(id)).map(([layer, s]) => ({ layer, ...s }));
   const mentioned = [...refs.mentioned].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   if (!sources.length && !mentioned.length) return html``;
-  return html`<section id="sources" aria-labelledby="sources-h"><h2 id="sources-h">Sources</h2>
+  return html`<details class="fold" id="sources"><summary><h2 id="sources-h">Sources</h2></summary>
 ${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage}${oldDataNote(s.vintage, now, s.layer)}${s.licence ? `, licence ${s.licence}` : ''}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
 ${
   mentioned.length
@@ -346,8 +346,21 @@ ${
       })}</dl>`
     : ''
 }
-</section>`;
+</details>`;
 }
+
+/**
+ * The sections below the summary are folded (issue 49, item 6): <details> a tap on the heading opens,
+ * so a phone shows the lede, map, summary and warnings first (13,365 px at 390 px wide before, all
+ * open). A link to something inside a closed one opens it (assets/page-folds.js).
+ */
+const FOLD_HEAD = html`<style>
+details.fold{border-top:1px solid #ddd;margin:.25rem 0}
+details.fold>summary{padding:.35rem 0}
+details.fold>summary h2{display:inline;font-size:1.3rem;margin:0}
+details.fold[open]>summary{margin-bottom:.5rem}
+</style>
+<script type="module" src="/assets/page-folds.js?v=${MAPLIBRE_VERSION}"></script>`;
 
 async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
   const now = ctx.clock.now();
@@ -475,7 +488,7 @@ async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
   snapshot = await withSourcesInline(ctx, snapshot);
   const place = snapshot.coverage.place;
   const title = `${snapshot.address?.matchedAddress ?? address}${place ? `, ${place.name}, ${place.region}` : ''}`;
-  return htmlPage(c, 200, page(title, await answeredBody(ctx, snapshot), { ...opts, wide: true, head: MAP_HEAD }), mapPageHeaders(ctx.config));
+  return htmlPage(c, 200, page(title, await answeredBody(ctx, snapshot), { ...opts, wide: true, head: html`${MAP_HEAD}${FOLD_HEAD}` }), mapPageHeaders(ctx.config));
 }
 
 /** The home page and the snapshot page (one registration line in src/auth/routes.ts). */
