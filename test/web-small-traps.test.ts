@@ -3,7 +3,9 @@
 //   the page, run by a shell twice for two addresses, answers 200 both times (one printed key gave 422);
 //   the page names no internal function and is short on a phone, its folded parts open from a link;
 // - the phone snapshot page keeps its sections folded under 8,000 px until opened, and a footnote
-//   link opens the section it points into.
+//   link opens the section it points into;
+// - a weak match (550 Memorial Dr, Cambridge at 0.45) lets the person pick the lot by its id, and the
+//   page answers for that lot, saying what the pick changed.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -12,6 +14,7 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { getUserToken, signUpOrIn } from './support/auth-flow.ts';
 import { accountIdOf, api, grant } from './rest-support.ts';
+import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -99,5 +102,51 @@ test('the phone snapshot page: under 8,000 px with its sections folded; opening 
   const opened = await page.evaluate(() => document.documentElement.scrollHeight);
   assert.ok(opened > height + 2_000, `opened, the page shows the rest (${height} -> ${opened} px)`);
   assert.equal(await page.locator('#envelope .std').first().isVisible(), true);
+  await context.close();
+});
+
+test('a weak match lets the person pick the lot by its id: the page answers for that lot and says what changed; an unknown id is refused in words', { skip }, async () => {
+  const context = await signedInPhone('lot.picker@example.com');
+  const address = '550 Memorial Dr, Cambridge, MA';
+  const page = await context.newPage();
+  await page.goto(`${svc.url}/sites?${new URLSearchParams({ address })}`);
+  const confidence = Number(await page.textContent('#match-confidence'));
+  assert.ok(confidence < 0.8, `a weak match (${confidence})`);
+  const doubt = (await page.textContent('#match-doubt')) ?? '';
+  assert.doesNotMatch(doubt, /postcode/, 'no advice that does not work');
+  const snapshot = await getFeasibilitySnapshot(svc.ctx, address);
+  const matched = snapshot.lot!.parcelExternalId;
+  // Another lot nearby: the one the person meant.
+  const [other] = await svc.ctx.db.query<{ parcel_ext_id: string }>(
+    `SELECT parcel_ext_id FROM parcels WHERE place_id = $1 AND parcel_ext_id <> $2
+      ORDER BY (inside_lat - $3) ^ 2 + (inside_lon - $4) ^ 2 LIMIT 1`,
+    [snapshot.coverage.geoDivisionId, matched, snapshot.lot!.latitude, snapshot.lot!.longitude],
+  );
+  const picked = other!.parcel_ext_id;
+
+  await page.fill('#lot-pick', picked);
+  await Promise.all([page.waitForURL(/[?&]lot=/), page.click('#lot-pick-form button[type=submit]')]);
+  assert.equal(await page.locator('#match-doubt').count(), 0, 'the person chose: no doubt box');
+  const note = (await page.textContent('#lot-picked')) ?? '';
+  assert.match(note, new RegExp(`The lot you picked: ${picked}`));
+  assert.ok(note.includes(`You picked lot ${picked}. The address alone matched lot ${matched}, with confidence ${confidence}`), note);
+  assert.equal(await page.textContent('#match-confidence'), '1');
+  assert.match((await page.locator('#lot dd').first().textContent()) ?? '', new RegExp(`^${picked}$`));
+
+  // The same domain call, with the lot: the lot is the picked one; without it, the answer is the address's as before.
+  const withPick = await getFeasibilitySnapshot(svc.ctx, address, { lotId: picked });
+  assert.equal(withPick.lot!.parcelExternalId, picked);
+  assert.equal(withPick.address!.matchType, 'lot_id');
+  const again = await getFeasibilitySnapshot(svc.ctx, address);
+  assert.deepEqual({ ...again, generatedAt: '' }, { ...snapshot, generatedAt: '' }, 'no pick, no change');
+
+  // Back to the address's own match.
+  await Promise.all([page.waitForLoadState('load'), page.click('#lot-unpick')]);
+  assert.equal(await page.locator('#match-doubt').count(), 1);
+
+  // An id the place does not hold: refused with what to do, nothing else answered.
+  const refused = await page.goto(`${svc.url}/sites?${new URLSearchParams({ address, lot: 'NO-SUCH-LOT' })}`);
+  assert.equal(refused!.status(), 400);
+  assert.match((await page.textContent('#address-error')) ?? '', /Cambridge, MA has no lot "NO-SUCH-LOT" in its parcel layer/);
   await context.close();
 });

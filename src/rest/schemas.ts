@@ -204,7 +204,7 @@ export const Snapshot = named(
           postcode: z.string().nullable(),
           country: z.enum(['US', 'CA']).nullable(),
         }),
-        matchType: z.enum(['address_table', 'assessor_table', 'street_interpolation']),
+        matchType: z.enum(['address_table', 'assessor_table', 'street_interpolation', 'lot_id']),
         confidence: z.number(),
         matchedAddress: z.string(),
         warnings: z.array(z.string()),

@@ -27,7 +27,8 @@ import { formatNumber, valueWords, type WordedValue } from '../core/value-words.
 import { layerLabel, oldDataNote } from './coverage-page.ts';
 import { ruleSources, type RuleSource } from '../rules/rule-sources.ts';
 import { snapshotEnvelope3d } from './envelope-3d.ts';
-import { conditionsSentence } from '../snapshot/stated-district.ts';
+import { conditionsSentence, type StatedDistrict } from '../snapshot/stated-district.ts';
+import { LOT_ID_MAX_LENGTH } from '../snapshot/picked-lot.ts';
 
 /** Readable names for the envelope members (docs/envelope.md); an unlisted member shows its key. */
 const ENVELOPE_LABELS: Record<string, string> = {
@@ -153,11 +154,46 @@ function measureText(m: Measure): Html {
 const cornerText = (c: boolean | null): string => (c === null ? 'unknown' : c ? 'yes' : 'no');
 const districtName = (d: ZoneShare): Html => html`<strong>${d.code}</strong>${d.name && d.name !== d.code ? html` (${d.name})` : ''}`;
 
-function ledeSection(s: Snapshot): Html {
+/** The snapshot page's own query for this answer: the address and what the person stated or picked. */
+function sitesHref(address: string, stated: StatedDistrict, lotId?: string): string {
+  const q = new URLSearchParams({ address });
+  if (stated.district) q.set('district', stated.district);
+  if (stated.buildingType) q.set('buildingType', stated.buildingType);
+  for (const c of stated.conditions ?? []) q.append('condition', c);
+  if (lotId) q.set('lot', lotId);
+  return `${SITES_PATH}?${q.toString()}`;
+}
+
+/**
+ * Picking the lot when the match is weak (issue 49, item 6): the lot id typed in (or a click on a lot
+ * of the map, assets/site-map.js fills it), asked again of the same getFeasibilitySnapshot with `lot`.
+ */
+function lotPickForm(s: Snapshot, stated: StatedDistrict): Html {
+  const a = s.address!;
+  return html`<p>Check the lot on the map and the notes below before relying on any value. <strong>Not the lot you meant?</strong> Pick it: type its lot id (as the city's assessor writes it), or click it on the map, and this page answers for that lot instead: its measurements, districts and envelope. The address stays as you wrote it.</p>
+<form method="get" action="${SITES_PATH}" id="lot-pick-form">
+<input type="hidden" name="address" value="${a.input}">
+${stated.district ? html`<input type="hidden" name="district" value="${stated.district}">` : ''}${stated.buildingType ? html`<input type="hidden" name="buildingType" value="${stated.buildingType}">` : ''}${(stated.conditions ?? []).map((c) => html`<input type="hidden" name="condition" value="${c}">`)}
+<label for="lot-pick">Lot id</label>
+<input id="lot-pick" name="lot" type="text" required maxlength="${String(LOT_ID_MAX_LENGTH)}" placeholder="${s.lot?.parcelExternalId ?? ''}" autocomplete="off">
+<button type="submit">Answer for this lot</button>
+</form>`;
+}
+
+/** After a pick: which lot, what the address alone gave, and the way back to the address's own match. */
+function lotPickedNote(s: Snapshot, stated: StatedDistrict): Html {
+  const a = s.address!;
+  const said = a.warnings.find((w) => w.startsWith('You picked lot ')) ?? `You picked lot ${s.lot?.parcelExternalId ?? ''}.`;
+  return html`<section id="lot-picked" class="note-box" role="status" aria-labelledby="lot-picked-h"><h2 id="lot-picked-h">The lot you picked: ${s.lot?.parcelExternalId ?? ''}</h2>
+<p>${said}</p>
+<p><a href="${sitesHref(a.input, stated)}" id="lot-unpick">Back to the lot the address matched</a></p></section>`;
+}
+
+function ledeSection(s: Snapshot, stated: StatedDistrict): Html {
   const a = s.address!;
   const doubt = matchDoubt(a);
   const how = MATCH_HOW[a.matchType];
-  return html`${doubt ? html`<section id="match-doubt" class="note-box" role="alert" aria-labelledby="match-doubt-h"><h2 id="match-doubt-h">${doubt.headline}</h2><p>${doubt.reason}</p><p>${doubt.next}</p></section>` : ''}<section id="address" aria-label="Address match">
+  return html`${doubt ? html`<section id="match-doubt" class="note-box" role="alert" aria-labelledby="match-doubt-h"><h2 id="match-doubt-h">${doubt.headline}</h2><p>${doubt.reason}</p>${lotPickForm(s, stated)}</section>` : ''}${a.matchType === 'lot_id' ? lotPickedNote(s, stated) : ''}<section id="address" aria-label="Address match">
 <p>Matched <strong id="matched-address">${a.matchedAddress}</strong>${s.coverage.place ? html`, ${s.coverage.place.name}, ${s.coverage.place.region}` : ''}:
 ${how} <span class="muted">(<code>${a.matchType}</code>)</span>, match confidence <strong id="match-confidence">${num(a.confidence)}</strong>.
 <span class="muted">You asked for: ${a.input}.</span></p>
@@ -362,14 +398,14 @@ details.fold[open]>summary{margin-bottom:.5rem}
 </style>
 <script type="module" src="/assets/page-folds.js?v=${MAPLIBRE_VERSION}"></script>`;
 
-async function answeredBody(ctx: AppContext, s: Snapshot): Promise<Html> {
+async function answeredBody(ctx: AppContext, s: Snapshot, stated: StatedDistrict = {}): Promise<Html> {
   const now = ctx.clock.now();
   const refs = new PageRefs(await ruleSourcesOf(ctx, s), s);
   const envelope = s.envelope ?? {};
   const uses = s.permittedUses ?? [];
   const statuses: Status[] = [s.coverage.status, ...Object.values(envelope).map((v) => v.status), ...uses.map((u) => u.status)];
   // Rendered in page order, so footnotes and source ids number from the top.
-  const lede = ledeSection(s);
+  const lede = ledeSection(s, stated);
   const district = districtSection(s);
   const above = s.lot ? html`<div class="cards above-fold">${await mapCard(ctx, s)}${summaryCard(s, refs, now)}</div>` : '';
   const warnings = warningsSection(s, refs);
@@ -470,7 +506,8 @@ async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
   if (address === null) return htmlPage(c, 200, page('Check an address', addressForm(), opts), PAGE_HEADERS);
   // A place without a zoning map: the district (and building type) the person chose on this page.
   const conditions = query.getAll('condition').filter((c) => c.trim() !== '');
-  const stated = { district: query.get('district') || undefined, buildingType: query.get('buildingType') || undefined, ...(conditions.length ? { conditions } : {}) };
+  // A picked lot (issue 49, item 6): `lot`, the lot id typed in or clicked on the map.
+  const stated = { district: query.get('district') || undefined, buildingType: query.get('buildingType') || undefined, ...(conditions.length ? { conditions } : {}), lotId: query.get('lot')?.trim() || undefined };
 
   let snapshot: Snapshot;
   try {
@@ -488,7 +525,7 @@ async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
   snapshot = await withSourcesInline(ctx, snapshot);
   const place = snapshot.coverage.place;
   const title = `${snapshot.address?.matchedAddress ?? address}${place ? `, ${place.name}, ${place.region}` : ''}`;
-  return htmlPage(c, 200, page(title, await answeredBody(ctx, snapshot), { ...opts, wide: true, head: html`${MAP_HEAD}${FOLD_HEAD}` }), mapPageHeaders(ctx.config));
+  return htmlPage(c, 200, page(title, await answeredBody(ctx, snapshot, stated), { ...opts, wide: true, head: html`${MAP_HEAD}${FOLD_HEAD}` }), mapPageHeaders(ctx.config));
 }
 
 /** The home page and the snapshot page (one registration line in src/auth/routes.ts). */
