@@ -105,7 +105,7 @@ test('the phone snapshot page: under 8,000 px with its sections folded; opening 
   await context.close();
 });
 
-test('a weak match lets the person pick the lot by its id: the page answers for that lot and says what changed; an unknown id is refused in words', { skip }, async () => {
+test('a weak match lets the person pick the lot, by a click on the map or its id: the page answers for that lot and says what changed; an unknown id is refused in words', { skip }, async () => {
   const context = await signedInPhone('lot.picker@example.com');
   const address = '550 Memorial Dr, Cambridge, MA';
   const page = await context.newPage();
@@ -117,15 +117,24 @@ test('a weak match lets the person pick the lot by its id: the page answers for 
   const snapshot = await getFeasibilitySnapshot(svc.ctx, address);
   const matched = snapshot.lot!.parcelExternalId;
   // Another lot nearby: the one the person meant.
-  const [other] = await svc.ctx.db.query<{ parcel_ext_id: string }>(
-    `SELECT parcel_ext_id FROM parcels WHERE place_id = $1 AND parcel_ext_id <> $2
+  const [other] = await svc.ctx.db.query<{ parcel_ext_id: string; inside_lat: number; inside_lon: number }>(
+    `SELECT parcel_ext_id, inside_lat, inside_lon FROM parcels WHERE place_id = $1 AND parcel_ext_id <> $2
       ORDER BY (inside_lat - $3) ^ 2 + (inside_lon - $4) ^ 2 LIMIT 1`,
     [snapshot.coverage.geoDivisionId, matched, snapshot.lot!.latitude, snapshot.lot!.longitude],
   );
   const picked = other!.parcel_ext_id;
 
-  await page.fill('#lot-pick', picked);
-  await Promise.all([page.waitForURL(/[?&]lot=/), page.click('#lot-pick-form button[type=submit]')]);
+  // A click on that lot on the map picks it (the lots around are drawn for it).
+  await page.waitForSelector('#map[data-state=ready]', { timeout: 60_000 });
+  await page.locator('#map').scrollIntoViewIfNeeded();
+  const at = await page.evaluate(([lon, lat]) => {
+    const map = (window as unknown as { sitelineMaps: { project(p: [number, number]): { x: number; y: number }; getCanvas(): HTMLCanvasElement }[] }).sitelineMaps[0]!;
+    const p = map.project([lon!, lat!]);
+    const r = map.getCanvas().getBoundingClientRect();
+    return { x: r.left + p.x, y: r.top + p.y };
+  }, [other!.inside_lon, other!.inside_lat]);
+  await Promise.all([page.waitForURL(/[?&]lot=/, { timeout: 30_000 }), page.mouse.click(at.x, at.y)]);
+  assert.equal(new URL(page.url()).searchParams.get('lot'), picked, 'the clicked lot is the one asked for');
   assert.equal(await page.locator('#match-doubt').count(), 0, 'the person chose: no doubt box');
   const note = (await page.textContent('#lot-picked')) ?? '';
   assert.match(note, new RegExp(`The lot you picked: ${picked}`));
@@ -140,9 +149,12 @@ test('a weak match lets the person pick the lot by its id: the page answers for 
   const again = await getFeasibilitySnapshot(svc.ctx, address);
   assert.deepEqual({ ...again, generatedAt: '' }, { ...snapshot, generatedAt: '' }, 'no pick, no change');
 
-  // Back to the address's own match.
+  // Back to the address's own match; typing the id gives the same answer as the click.
   await Promise.all([page.waitForLoadState('load'), page.click('#lot-unpick')]);
   assert.equal(await page.locator('#match-doubt').count(), 1);
+  await page.fill('#lot-pick', picked);
+  await Promise.all([page.waitForURL(/[?&]lot=/), page.click('#lot-pick-form button[type=submit]')]);
+  assert.equal((await page.textContent('#lot-picked-h'))?.trim(), `The lot you picked: ${picked}`);
 
   // An id the place does not hold: refused with what to do, nothing else answered.
   const refused = await page.goto(`${svc.url}/sites?${new URLSearchParams({ address, lot: 'NO-SUCH-LOT' })}`);

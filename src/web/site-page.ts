@@ -14,7 +14,7 @@ import type { Citation, Lot, Measure, Snapshot, SnapshotUse, SnapshotValue, Sour
 import { conditionOf, notesOf, primaryDistrict, sourceOf } from '../snapshot/refs.ts';
 import { getPlace } from '../places/catalogue.ts';
 import { loadManifest } from '../places/manifest.ts';
-import { mapViewForLots } from '../maps/map-view.ts';
+import { lotsNear, mapViewForLots } from '../maps/map-view.ts';
 import { CATEGORY_STYLE, zoneCategory } from '../maps/zone-category.ts';
 import { html, type Html } from '../http/html.ts';
 import { page, PAGE_HEADERS, mapPageHeaders } from '../http/page.ts';
@@ -170,7 +170,7 @@ function sitesHref(address: string, stated: StatedDistrict, lotId?: string): str
  */
 function lotPickForm(s: Snapshot, stated: StatedDistrict): Html {
   const a = s.address!;
-  return html`<p>Check the lot on the map and the notes below before relying on any value. <strong>Not the lot you meant?</strong> Pick it: type its lot id (as the city's assessor writes it), or click it on the map, and this page answers for that lot instead: its measurements, districts and envelope. The address stays as you wrote it.</p>
+  return html`<p>Check the lot on the map and the notes below before relying on any value. <strong>Not the lot you meant?</strong> Pick it: type its lot id (as the city's assessor writes it), or click it on the map (the lots around are outlined in grey), and this page answers for that lot instead: its measurements, districts and envelope. The address stays as you wrote it.</p>
 <form method="get" action="${SITES_PATH}" id="lot-pick-form">
 <input type="hidden" name="address" value="${a.input}">
 ${stated.district ? html`<input type="hidden" name="district" value="${stated.district}">` : ''}${stated.buildingType ? html`<input type="hidden" name="buildingType" value="${stated.buildingType}">` : ''}${(stated.conditions ?? []).map((c) => html`<input type="hidden" name="condition" value="${c}">`)}
@@ -232,9 +232,11 @@ async function mapCard(ctx: AppContext, s: Snapshot): Promise<Html> {
   const view = await mapViewForLots(ctx, placeId, [{ lotId: lot.parcelExternalId, role: 'lot' }]);
   const districts = s.zones?.districts ?? [];
   const categories = [...new Set(districts.map((d) => zoneCategory(d.code, d.name)))];
-  const label = `Map of lot ${lot.parcelExternalId}${s.zones?.primary ? ` in district ${s.zones.primary}` : ''}, outlined in blue, with the zoning districts around it coloured by category.`;
+  // A weak match: the lots around are drawn too, and a click on one picks it (the doubt box's form; assets/site-map.js).
+  const pickable = s.address && matchDoubt(s.address) ? await lotsNear(ctx, placeId, { lat: lot.latitude, lon: lot.longitude }, lot.parcelExternalId) : null;
+  const label = `Map of lot ${lot.parcelExternalId}${s.zones?.primary ? ` in district ${s.zones.primary}` : ''}, outlined in blue, with the zoning districts around it coloured by category${pickable ? '; the lots around it are outlined in grey, and a click on one answers for that lot' : ''}.`;
   return html`<section class="card" id="map-card" aria-labelledby="map-h"><h2 id="map-h">Map</h2>
-${mapFigure(ctx, view, { label, fallback: [lot.longitude, lot.latitude, lot.longitude, lot.latitude], units: s.coverage.place?.country === 'CA' ? 'metric' : 'imperial' })}
+${mapFigure(ctx, view, { label, fallback: [lot.longitude, lot.latitude, lot.longitude, lot.latitude], units: s.coverage.place?.country === 'CA' ? 'metric' : 'imperial', ...(pickable ? { pickable } : {}) })}
 ${mapLegend(view, categories)}
 <details><summary>All zone colours</summary>${mapLegend({ bounds: null, lots: { type: 'FeatureCollection', features: [] } })}</details>
 </section>`;
