@@ -30,7 +30,9 @@ test('an allowed MCP client is listed with its name, redirect host, when allowed
     assert.match(text, /class="app-name">Test MCP client</);
     assert.ok(text.includes(`(${clientId})`));
     assert.match(text, /returns to <code>127\.0\.0\.1:4567<\/code>/);
-    assert.match(text, new RegExp(`allowed ${today} \\d\\d:\\d\\d UTC, last used ${today}`));
+    // In people's words (issue 49, item 5), not ISO.
+    assert.match(text, /allowed (just now|\d+ minutes? ago \(\d\d:\d\d UTC\)), last used (just now|\d+ minutes? ago)/);
+    assert.ok(!text.includes(today), 'no ISO date');
 
     // CSRF, and another account: refused, nothing withdrawn.
     const revoke = `${svc.url}/account/apps/revoke`;
@@ -49,7 +51,8 @@ test('an allowed MCP client is listed with its name, redirect host, when allowed
     assert.equal(refused.status, 400);
     assert.equal(refused.json.error, 'invalid_grant');
     const after = await getPage(`${svc.url}/account`, jar);
-    assert.doesNotMatch(after.body, /Test MCP client/);
+    assert.doesNotMatch(after.body, /class="app-name">Test MCP client/, 'no longer listed');
+    assert.match(after.body, /id="page-message">The app &quot;Test MCP client&quot; is revoked/, 'the revoke is confirmed');
   } finally {
     await svc.close();
   }
@@ -74,8 +77,10 @@ test('agents are listed by their label (or kind and short id) with last use; a b
 
     const page = await getPage(`${svc.url}/account`, jar);
     const today = new Date().toISOString().slice(0, 10);
-    assert.match(page.body, new RegExp(`class="agent-name">Claude Desktop on the studio Mac</strong> \\(linked by e-mail, <code>[^<]+</code>\\), linked ${today} [^,]+, last used ${today}`));
-    assert.match(page.body, /class="agent-name">Agent [0-9a-f]{6}…[0-9a-f]{6}<\/strong> \(linked by e-mail\)/);
+    assert.match(page.body, /class="agent-name">Claude Desktop on the studio Mac<\/strong> \(linked by e-mail, <code>[^<]+<\/code>\), linked (just now|\d+ minutes? ago \([^)]+\)), last used (just now|\d+ minutes? ago)/);
+    assert.ok(!page.body.includes(`linked ${today}`), 'no ISO date');
+    // No label: what registered it (Node's fetch says "node"), with the short id beside it.
+    assert.match(page.body, /class="agent-name">Agent registered with node<\/strong> \(linked by e-mail, <code>[0-9a-f]{6}…[0-9a-f]{6}<\/code>\)/);
     assert.match(page.body, /aria-label="Revoke Claude Desktop on the studio Mac"/);
 
     for (const label of ['x'.repeat(81), 'two\nlines', '']) {

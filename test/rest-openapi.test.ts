@@ -139,7 +139,7 @@ test('the document carries info.license and examples; /docs/api gives a curl com
   }
   assert.equal((body.match(/<pre class="curl">/g) ?? []).length, ops, 'one curl example per operation');
   // Schemas read as field lists, not JSON dumps; headings are words, not raw paths.
-  assert.match(body, /<section id="schema-SiteCheckRequest" class="schema"><h3>SiteCheckRequest<\/h3><dl class="fields"><dt><code>address<\/code> <span class="muted">required<\/span><\/dt>/);
+  assert.match(body, /<details class="schema"><summary><h3>SiteCheckRequest<\/h3><\/summary><div id="schema-SiteCheckRequest"><dl class="fields"><dt><code>address<\/code> <span class="muted">required<\/span><\/dt>/);
   assert.doesNotMatch(body, /"properties":|"type": "object"/, 'no raw JSON schema on the page');
   assert.match(body, /<h2>Feasibility snapshot for one address \(paid\)<\/h2>/);
 });

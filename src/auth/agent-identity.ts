@@ -12,6 +12,23 @@ import { addSeconds, AGENT_CLIENT_ID, issueCredential, type TokenResponse } from
 
 const CLAIM_TOKEN_PREFIX = 'clm';
 
+/** What the CLI's registrations are called: "CLI on <host>" (src/cli/auth-commands.ts); the claim page and account page tell it from an agent by it. */
+export const CLI_LABEL_PREFIX = 'CLI on ';
+
+/** True for a registration the siteline CLI made (`siteline login`). */
+export const isCliRegistration = (label: string | null | undefined): boolean => Boolean(label?.startsWith(CLI_LABEL_PREFIX));
+
+/**
+ * The name of a registration that gave none (issue 49, item 5): what registered it, from its User-Agent
+ * ("Agent registered with curl 8.5.0"), so the account page does not show a bare id. Only the first
+ * product token is kept, printable and short; none at all gives null (the page then uses the date).
+ */
+export function labelFromUserAgent(userAgent: string | undefined): string | null {
+  const product = /^\s*([A-Za-z][A-Za-z0-9._+-]{0,40})(?:\/([0-9][A-Za-z0-9._-]{0,20}))?/.exec(userAgent ?? '');
+  if (!product) return null;
+  return `Agent registered with ${product[1]}${product[2] ? ` ${product[2]}` : ''}`;
+}
+
 /** label: an optional name shown on the account page (the CLI sends "CLI on <host>"). */
 export type RegistrationRequest = { type: 'anonymous'; label?: string | undefined } | { type: 'service_auth'; loginHint: string; label?: string | undefined };
 

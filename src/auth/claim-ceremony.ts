@@ -36,10 +36,11 @@ interface RegistrationRow {
   denied_at: Date | null;
   poll_interval_s: number;
   last_polled_at: Date | null;
+  label: string | null;
 }
 
 const COLUMNS = `registration_id, type, created_at, claim_expires_at, account_id, claimed_at, claim_delivered_at, ceremony_id,
-  ceremony_email, user_code_hash, ceremony_expires_at, failed_code_attempts, denied_at, poll_interval_s, last_polled_at`;
+  ceremony_email, user_code_hash, ceremony_expires_at, failed_code_attempts, denied_at, poll_interval_s, last_polled_at, label`;
 
 const ms = (d: Date | string | null) => (d === null ? NaN : new Date(d).getTime());
 const codeHash = (ceremonyId: string, code: string) => secretHash(`${ceremonyId}:${code}`);
@@ -168,7 +169,7 @@ export type CeremonyView =
   | { state: 'ceremony_expired' }
   | { state: 'locked' }
   | { state: 'denied' }
-  | { state: 'pending'; email: string; attemptsLeft: number; expiresAt: string };
+  | { state: 'pending'; email: string; attemptsLeft: number; expiresAt: string; label: string | null };
 
 function viewOf(reg: RegistrationRow | undefined, now: Date): CeremonyView {
   if (!reg?.ceremony_id) return { state: 'not_found' };
@@ -182,6 +183,8 @@ function viewOf(reg: RegistrationRow | undefined, now: Date): CeremonyView {
     email: reg.ceremony_email ?? '',
     attemptsLeft: MAX_WRONG_CODES - reg.failed_code_attempts,
     expiresAt: new Date(reg.ceremony_expires_at!).toISOString(),
+    // What registered (the CLI's "CLI on <host>", or the agent's own name), so the page says who asks.
+    label: reg.label,
   };
 }
 

@@ -54,7 +54,8 @@ export interface Coverage {
   retryAfterSeconds?: number;
 }
 
-export type MatchType = 'address_table' | 'assessor_table' | 'street_interpolation';
+/** How the lot was found; `lot_id`: the caller named the lot by its id (src/snapshot/picked-lot.ts). */
+export type MatchType = 'address_table' | 'assessor_table' | 'street_interpolation' | 'lot_id';
 
 export interface AddressMatch {
   input: string;

@@ -2,7 +2,7 @@
 // frame. Used by the snapshot page for one lot; a project page passes its build and context lots.
 import type { FeatureCollection } from 'geojson';
 import type { AppContext } from '../context.ts';
-import type { BBox, MultiPolygonCoords } from '../core/geo/primitives.ts';
+import { boxLiteral, type BBox, type MultiPolygonCoords } from '../core/geo/primitives.ts';
 
 export interface LotRef {
   lotId: string;
@@ -41,3 +41,27 @@ export async function mapViewForLots(ctx: AppContext, placeId: string, lots: Lot
   return { bounds, lots: { type: 'FeatureCollection', features } };
 }
 
+
+/** How far around a lot its neighbours are drawn for picking (half-width, metres), and at most how many. */
+const NEARBY_HALF_WIDTH_M = 60;
+const NEARBY_LIMIT = 80;
+
+/**
+ * The lots around a point of one place (the lot itself left out), nearest first: outlines a person
+ * clicks to pick the lot they meant when an address matched weakly (issue 49, item 6). Properties: lot (id).
+ */
+export async function lotsNear(ctx: AppContext, placeId: string, at: { lat: number; lon: number }, exceptLotId: string): Promise<FeatureCollection> {
+  const dLat = NEARBY_HALF_WIDTH_M / 111_320;
+  const dLon = NEARBY_HALF_WIDTH_M / (111_320 * Math.max(0.01, Math.cos((at.lat * Math.PI) / 180)));
+  const rows = await ctx.db.query<{ parcel_ext_id: string; geom: unknown }>(
+    `SELECT parcel_ext_id, geom FROM parcels
+      WHERE place_id = $1 AND parcel_ext_id <> $2 AND bbox && $3::box
+      ORDER BY (inside_lat - $4) * (inside_lat - $4) + (inside_lon - $5) * (inside_lon - $5), parcel_ext_id
+      LIMIT $6`,
+    [placeId, exceptLotId, boxLiteral([at.lon - dLon, at.lat - dLat, at.lon + dLon, at.lat + dLat]), at.lat, at.lon, NEARBY_LIMIT],
+  );
+  return {
+    type: 'FeatureCollection',
+    features: rows.map((r) => ({ type: 'Feature' as const, properties: { lot: r.parcel_ext_id }, geometry: { type: 'MultiPolygon' as const, coordinates: (typeof r.geom === 'string' ? JSON.parse(r.geom) : r.geom) as MultiPolygonCoords } })),
+  };
+}

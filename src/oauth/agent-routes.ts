@@ -8,7 +8,7 @@ import { sendJson } from '../http/respond.ts';
 import { AgentAuthError, invalidRequest } from '../auth/oauth-errors.ts';
 import { NO_STORE, sendOAuthError } from './send-oauth-error.ts';
 import { readJsonOrForm } from './request-body.ts';
-import { exchangeAssertion, registerIdentity, revokeAgentToken } from '../auth/agent-identity.ts';
+import { exchangeAssertion, labelFromUserAgent, registerIdentity, revokeAgentToken } from '../auth/agent-identity.ts';
 import { pollClaim, startClaim } from '../auth/claim-ceremony.ts';
 import { CLAIM_GRANT, JWT_BEARER_GRANT, PATHS } from '../auth/endpoints.ts';
 import { verifyBearer, wwwAuthenticate } from '../auth/verify-bearer.ts';
@@ -77,11 +77,11 @@ export function registerAgentRoutes(app: HttpApp, ctx: AppContext, otherGrants: 
       }
       const parsed = registrationBody.safeParse(body);
       if (!parsed.success) throw invalidRequest(`Invalid registration: ${issues(parsed.error)}. service_auth needs login_hint, the user's e-mail.`);
+      // No name given (the curl of /connect): what registered it, so the account page reads "Agent registered with curl 8.5.0".
+      const label = parsed.data.label ?? labelFromUserAgent(req.headers['user-agent']) ?? undefined;
       const out = await registerIdentity(
         ctx,
-        parsed.data.type === 'anonymous'
-          ? { type: 'anonymous', label: parsed.data.label }
-          : { type: 'service_auth', loginHint: parsed.data.login_hint, label: parsed.data.label },
+        parsed.data.type === 'anonymous' ? { type: 'anonymous', label } : { type: 'service_auth', loginHint: parsed.data.login_hint, label },
       );
       sendJson(res, 201, out, NO_STORE);
     }),

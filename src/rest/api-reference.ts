@@ -15,6 +15,14 @@ function bodyExample(op: Json): Json | undefined {
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/**
+ * What the examples send as Idempotency-Key (issue 49, item 6): the shell makes a new one each time the
+ * command runs (16 random bytes in hex, with tools every Unix shell has), so pasting the example again,
+ * for another address, is a new request and never the 422 of a key used with another request. One
+ * printed key would be reused by every reader who copies it.
+ */
+export const FRESH_IDEMPOTENCY_KEY = `$(od -An -tx1 -N16 /dev/urandom | tr -d ' \\n')`;
+
 /** A curl command for one operation, with the document's examples (the credential from the environment). */
 export function curlExample(base: string, method: string, path: string, op: Json): string {
   const lines: string[] = [];
@@ -26,7 +34,9 @@ export function curlExample(base: string, method: string, path: string, op: Json
   const secured = !(Array.isArray(op.security) && op.security.length === 0);
   // The keys operations take a user access token only (x-credential); the rest an API key.
   if (secured) lines.push(`  -H "Authorization: Bearer ${op['x-credential'] === 'user_token' ? '$SITELINE_USER_TOKEN' : '$SITELINE_API_KEY'}"`);
-  for (const p of params.filter((x) => x.in === 'header' && x.example !== undefined)) lines.push(`  -H ${shellQuote(`${p.name}: ${p.example}`)}`);
+  for (const p of params.filter((x) => x.in === 'header' && x.example !== undefined)) {
+    lines.push(/^idempotency-key$/i.test(p.name) ? `  -H "${p.name}: ${FRESH_IDEMPOTENCY_KEY}"` : `  -H ${shellQuote(`${p.name}: ${p.example}`)}`);
+  }
   const body = bodyExample(op);
   if (body !== undefined) {
     lines.push(`  -H 'Content-Type: application/json'`);
@@ -80,7 +90,9 @@ function fieldList(s: Json, depth = 0): Html {
 
 function schemaBlock(name: string, s: Json): Html {
   const fields = s.type === 'object' && s.properties;
-  return html`<section id="schema-${name}" class="schema"><h3>${name}</h3>${s.description ? html`<p>${s.description}</p>` : ''}${fields ? fieldList(s) : html`<p>${typeHtml(s)}</p>`}</section>`;
+  // Folded (issue 49, item 6).
+  // The id is on the folded content, not the <details>: browsers open a closed <details> only when the fragment points inside it.
+  return html`<details class="schema"><summary><h3>${name}</h3></summary><div id="schema-${name}">${s.description ? html`<p>${s.description}</p>` : ''}${fields ? fieldList(s) : html`<p>${typeHtml(s)}</p>`}</div></details>`;
 }
 
 const REFERENCE_STYLE = html`<style>
@@ -92,6 +104,9 @@ dl.fields dt{margin-top:.5rem;font-weight:600}
 dl.fields dd{margin:0 0 0 1rem;overflow-wrap:anywhere}
 dl.fields dl.fields{margin-left:.5rem;border-left:2px solid #eee;padding-left:.5rem}
 nav.toc ul{padding-left:1.2rem}
+details.schema>summary h3,details.op-fields>summary{display:inline;margin:0;font-size:1rem}
+details.schema,details.op-fields{border-top:1px solid #eee;padding:.3rem 0}
+details.op-fields>summary{font-weight:600}
 </style>`;
 
 export function renderApiReference(doc: Json, signedInAs: string | null = null): string {
@@ -110,6 +125,7 @@ export function renderApiReference(doc: Json, signedInAs: string | null = null):
 ${op.description ? html`<p>${op.description}</p>` : ''}
 <p>Example:</p>
 <pre class="curl"><code>${curlExample(base, method, path, op)}</code></pre>
+<details class="op-fields"><summary>${[params.length ? 'Parameters' : '', body ? 'request body' : '', 'answers'].filter(Boolean).join(', ').replace(/^./, (ch) => ch.toUpperCase())}</summary>
 ${params.length
   ? html`<h3>Parameters</h3><dl class="fields">${params.map(
       (p) => html`<dt><code>${p.name}</code> <span class="muted">${p.in}, ${p.required ? 'required' : 'optional'}</span></dt><dd>${typeHtml(p.schema)}${limitsText(p.schema ?? {}) ? html` <span class="muted">(${limitsText(p.schema)})</span>` : ''}${p.description ? html`<br>${p.description}` : ''}</dd>`,
@@ -121,6 +137,7 @@ ${body ? html`<h3>Request body</h3><p><code>application/json</code>: ${typeHtml(
         const content = r.content ? Object.entries(r.content as Record<string, Json>)[0] : undefined;
         return html`<dt>${status}${content ? html` <span class="muted">${content[0]}</span>` : ''}${content?.[1]?.schema ? html` ${typeHtml(content[1].schema)}` : ''}</dt><dd>${r.description}${r.headers ? html`<br><span class="muted">Headers: ${Object.keys(r.headers).join(', ')}</span>` : ''}</dd>`;
       })}</dl>
+</details>
 </section>`);
     }
   }
@@ -131,13 +148,15 @@ ${body ? html`<h3>Request body</h3><p><code>application/json</code>: ${typeHtml(
   const body = html`<p>${doc.info.summary}</p>
 <p>${doc.info.description}</p>
 <p>Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI ${doc.openapi}). Full notes: docs/rest-api.md in the repository.${doc.info.license ? html` Licence: ${doc.info.license.name}.` : ''}</p>
-<p>The examples read your API key from <code>$SITELINE_API_KEY</code>, and, for the key operations (which refuse API keys), a user access token from <code>$SITELINE_USER_TOKEN</code>.</p>
+<p>The examples read your API key from <code>$SITELINE_API_KEY</code>, and, for the key operations (which refuse API keys), a user access token from <code>$SITELINE_USER_TOKEN</code>.
+Where an operation takes an <code>Idempotency-Key</code>, the example makes a new one each time it runs (<code>${FRESH_IDEMPOTENCY_KEY}</code>); to retry one request safely, send the key it used again.</p>
 <nav class="toc" aria-label="Operations"><h2>Operations</h2><ul>${toc}<li><a href="#problems">Problem types</a></li><li><a href="#schemas">Schemas</a></li></ul></nav>
 ${ops}
 <h2 id="problems">Problem types</h2>
 <p>Every error is <code>application/problem+json</code> (RFC 9457) with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code>, <code>code</code> and <code>requestId</code>.</p>
-<dl class="fields">${problems}</dl>
+<details id="problem-list"><summary>The ${String(problems.length)} problem types</summary><dl class="fields">${problems}</dl></details>
 <h2 id="schemas">Schemas</h2>
+<p>Each opens on its name; the types above link to them.</p>
 ${schemas}`;
   return page('siteline REST API reference', body, { wide: true, signedInAs, head: REFERENCE_STYLE });
 }

@@ -204,7 +204,7 @@ export const Snapshot = named(
           postcode: z.string().nullable(),
           country: z.enum(['US', 'CA']).nullable(),
         }),
-        matchType: z.enum(['address_table', 'assessor_table', 'street_interpolation']),
+        matchType: z.enum(['address_table', 'assessor_table', 'street_interpolation', 'lot_id']),
         confidence: z.number(),
         matchedAddress: z.string(),
         warnings: z.array(z.string()),
@@ -349,7 +349,7 @@ export const UsageAnswer = named(
         remaining: z.number().int().min(0),
         resetsAt: z.string().describe('When the allowance renews (the first of next month, UTC).'),
       })
-      .describe("The account's project report export meter (produceProjectReport with confirm=true): not paid with credit."),
+      .describe("The account's project report export meter: each confirmed PDF export of a project report (from the project page, or by an agent) counts; not paid with credit."),
   }),
 );
 

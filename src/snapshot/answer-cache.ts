@@ -119,10 +119,12 @@ export function peekCachedSnapshot(ctx: AppContext, address: string, stated?: St
   return touched(c, key, hit).done;
 }
 
-/** The address alone, or with the stated district, building type and conditions (a different answer in a place without a zoning map). */
+/** The address alone, or with the stated district, building type and conditions (a different answer in a place without a zoning map), or the picked lot. */
 function cacheKey(address: string, stated: StatedDistrict | undefined): string {
-  if (!stated?.district && !stated?.buildingType && !stated?.conditions?.length) return address;
-  return `${address}\u0000${stated.district ?? ''}\u0000${stated.buildingType ?? ''}${stated.conditions?.length ? `\u0000${stated.conditions.join('\u0000')}` : ''}`;
+  if (!stated?.district && !stated?.buildingType && !stated?.conditions?.length && !stated?.lotId) return address;
+  const key = `${address}\u0000${stated.district ?? ''}\u0000${stated.buildingType ?? ''}${stated.conditions?.length ? `\u0000${stated.conditions.join('\u0000')}` : ''}`;
+  // A picked lot (src/snapshot/picked-lot.ts) is another answer; \u0001 keeps it apart from any condition.
+  return stated.lotId ? `${key}\u0001${stated.lotId}` : key;
 }
 
 /** Hit and miss counts of a context (tests and the benchmark read them). */

@@ -19,6 +19,7 @@ const HOW: Record<AddressMatch['matchType'], string> = {
   address_table: 'The address was found in the city address table, but not exactly as written or not on one lot',
   assessor_table: "The address is not tied to a lot in the city address table; the lot is the one the assessor's table lists for it",
   street_interpolation: 'The address is not tied to a lot in any table; the lot was located by its number along the street',
+  lot_id: 'You picked the lot by its id',
 };
 
 /** How the lot was found, in the words every surface uses (the page's lede, the MCP summary). */
@@ -26,6 +27,7 @@ export const MATCH_HOW: Record<AddressMatch['matchType'], string> = {
   address_table: 'found in the city address table',
   assessor_table: "found in the assessor's table of lot addresses",
   street_interpolation: 'located by interpolating along the street',
+  lot_id: 'the lot you picked by its id',
 };
 
 /** The doubt to state before anything else, or null for a sure match. */
@@ -34,6 +36,7 @@ export function matchDoubt(a: AddressMatch): MatchDoubt | null {
   return {
     headline: 'We are not sure this is the lot you meant',
     reason: `${HOW[a.matchType]} (match confidence ${a.confidence}, below ${SURE_MATCH_CONFIDENCE}).`,
-    next: 'Check the lot on the map and the notes below before relying on any value; a full address with its postcode or unit, or the lot id, gives a surer answer.',
+    // What works (issue 49, item 6): the postcode does not change a weak match; picking the lot does (src/snapshot/picked-lot.ts).
+    next: 'Check the lot on the map and the notes below before relying on any value. If it is not the lot you meant, pick the lot by its id on the snapshot page (/sites), which then answers for that lot.',
   };
 }

@@ -26,6 +26,7 @@ import type { AddressMatch, Coverage, DistrictChoice, DistrictSource, Lot, Measu
 import type { PlaceRules } from '../core/rules-schema.ts';
 import { resolveStatedDistrict, type StatedDistrict } from './stated-district.ts';
 import { refuseStatedControlCharacters } from './stated-words.ts';
+import { cleanLotId, noSuchLot, pickedMatch } from './picked-lot.ts';
 
 /** A district with at least this share of the lot counts toward a split lot (SOURCES.md uses 5 %). */
 export const SPLIT_LOT_MIN_SHARE = 0.05;
@@ -234,7 +235,12 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string, s
   const place = cov.place;
   const placeInfo = { name: place.name, region: place.region, country: place.country };
 
-  const { src, match: g } = await locateAddress(ctx, place, parsed);
+  const located = await locateAddress(ctx, place, parsed);
+  const src = located.src;
+  // A lot the caller picked answers over the address's own match (src/snapshot/picked-lot.ts).
+  const lotId = stated?.lotId ? cleanLotId(stated.lotId) : null;
+  const g = lotId ? pickedMatch(lotId, located.match, address.trim().replace(/\s+/g, ' ')) : located.match;
+  if (lotId && !(await src.lot(lotId))) throw noSuchLot(place, lotId);
   if (g.kind === 'failed' || !g.parcelExtId) {
     const reason = g.kind === 'failed' ? g.reason : 'the address matched, but no lot holds it';
     return geocodeFailed(

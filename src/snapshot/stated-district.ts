@@ -18,6 +18,8 @@ export interface StatedDistrict {
   buildingType?: string | null | undefined;
   /** Conditions of the type's table, each "Name=Value" or the value alone ("Driveway access=Front Driveway Access"). */
   conditions?: readonly string[] | null | undefined;
+  /** The lot the caller picks by its id, over the address's own match (src/snapshot/picked-lot.ts); any place. */
+  lotId?: string | null | undefined;
 }
 
 /** Longest district code or building type name a caller may state (a longer text is refused). */

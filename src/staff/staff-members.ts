@@ -41,6 +41,16 @@ export async function staffMember(ctx: AppContext, accountId: string): Promise<S
   return (await seed(ctx, row.account_id, row.email)) ? { accountId: row.account_id, email: row.email } : undefined;
 }
 
+/**
+ * Whether this installation has staff, or will as soon as a listed address is verified
+ * (SITELINE_STAFF_EMAILS): false on a fresh install, where the pages name `siteline staff add`.
+ */
+export async function hasAnyStaff(ctx: AppContext): Promise<boolean> {
+  if (ctx.config.staffEmails.length) return true;
+  const rows = await ctx.db.query('SELECT 1 FROM staff_members LIMIT 1');
+  return rows.length > 0;
+}
+
 /** Seeds one listed, verified address: once per address, ever. True when it made the account staff now. */
 async function seed(ctx: AppContext, accountId: string, email: string): Promise<boolean> {
   const now = ctx.clock.now().toISOString();

@@ -12,9 +12,10 @@ import { csrfOk, csrfToken, currentAccount, endAllSessions, endSession, startSes
 import { exportUsage } from '../reports/export-store.ts';
 
 import { PAGE_HEADERS, csrfFailure } from '../http/page.ts';
-import { linkedAgentsSection } from './linked-agents.ts';
+import { accountPageMessage, linkedAgentsSection } from './linked-agents.ts';
 import { connectedAppsSection } from './connected-apps.ts';
 import { emailStateSection } from './email-verification-page.ts';
+import { dateWords } from './time-words.ts';
 const NO_STORE = PAGE_HEADERS;
 export { PAGE_HEADERS, csrfFailure };
 
@@ -101,11 +102,11 @@ ${credentialsForm('/signup', csrf, next, 'Create account', email, 'new-password'
     if (!account) return redirect(c, '/signin?next=/account');
     const csrf = csrfToken(ctx, c);
     const usage = await exportUsage(ctx, account.accountId);
-    const body = html`<p>You are signed in as <strong id="signed-in-email">${account.email}</strong>.</p>
+    const body = html`${accountPageMessage(ctx, c)}<p>You are signed in as <strong id="signed-in-email">${account.email}</strong>.</p>
 ${await emailStateSection(ctx, account, csrf)}
 <p><a href="/account/password" id="change-password-link">Change your password</a> · <a href="/account/email" id="change-email-link">Change your e-mail address</a></p>
 <p><a href="/account/api-keys">API keys and credit</a> for the REST API.</p>
-<p id="report-exports">Project report exports this month (${usage.period}): ${String(usage.used)} of ${String(usage.allowance)} used, ${String(usage.remaining)} left; renews ${usage.resetsAt.slice(0, 10)}.</p>
+<p id="report-exports">Project report exports this month (${usage.period}): ${String(usage.used)} of ${String(usage.allowance)} used, ${String(usage.remaining)} left; renews ${dateWords(usage.resetsAt)}.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>
 <form method="post" action="/signout/everywhere"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" id="signout-everywhere">Sign out everywhere</button>
 <p>Ends everything that can act for this account: every session on every device (this one too), what MCP clients were granted through browser sign-in, every agent and CLI login (they must be linked again), every REST API key (create new ones after), and any pending change of your address. Access tokens already issued are refused at once. A password change or reset does the same (a change keeps this browser signed in).</p></form>

@@ -31,6 +31,7 @@ import { page } from '../http/page.ts';
 import { readForm, redirect } from '../http/forms.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
+import { whenWords } from './time-words.ts';
 import { csrfFailure, PAGE_HEADERS } from '../http/page.ts';
 import { SESSION_COOKIE, readCookie } from '../http/cookies.ts';
 
@@ -196,7 +197,7 @@ ${credentialList(r.ended, 'ended', 'Nothing else was signed in to the account.')
       if ('retryAfterS' in r) c.header('retry-after', String(r.retryAfterS));
       return emailPage(c, statusOf(r.reason), account.email, alert(r.message), form.new_email ?? '');
     }
-    const body = html`<p class="ok" role="status" id="email-change-sent">We sent a link to ${r.newEmail}. Open it to make it your address (until ${r.expiresAt.slice(0, 16).replace('T', ' ')} UTC); until then your address stays ${account.email}.</p><p><a href="/account">Back to your account</a></p>`;
+    const body = html`<p class="ok" role="status" id="email-change-sent">We sent a link to ${r.newEmail}. Open it to make it your address (until ${whenWords(r.expiresAt, ctx.clock.now())}); until then your address stays ${account.email}.</p><p><a href="/account">Back to your account</a></p>`;
     return htmlPage(c, 200, page('Confirm the new address', body, { signedInAs: account.email }), PAGE_HEADERS);
   });
   app.pages.get(`${EMAIL_CHANGE_PATH}/:token`, async (c) => {

@@ -17,10 +17,12 @@ import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { csrfFailure, PAGE_HEADERS } from './account-pages.ts';
 import { isEmailVerified } from '../auth/email-verification.ts';
 import { unverifiedNotice } from './email-verification-page.ts';
+import { setFlash, takeFlash } from '../http/cookies.ts';
+import { whenWords } from './time-words.ts';
+import { hasAnyStaff } from '../staff/staff-members.ts';
 
 export const API_KEYS_PAGE = '/account/api-keys';
 
-const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : 'never');
 
 // Long because: a registrar declares one family of routes on the router, each route a short handler of its own;
 // splitting it would scatter one page's GET and POST across files.
@@ -31,11 +33,28 @@ export function registerApiKeysPage(app: HttpApp, ctx: AppContext): void {
     return account ?? redirect(c, `/signin?next=${encodeURIComponent(API_KEYS_PAGE)}`);
   }
 
+  /**
+   * How credit arrives when nothing can be bought (issue 49, item 5), truthfully: staff grant it on the
+   * running service (no restart); with no staff yet (a fresh install), the one command that makes the
+   * first one, run by the machine's operator where the service runs, while it runs.
+   */
+  async function noPurchasing(account: Account): Promise<Html> {
+    const grant = html`Staff grant credit on the running service, with no restart: on <code>/staff</code>, or with <code>siteline credits grant ${account.email} &lt;credits&gt; --reason "..."</code>.`;
+    if (await hasAnyStaff(ctx)) return html`<p id="purchasing-off">Purchasing is not set up on this service. ${grant}</p>`;
+    return html`<p id="purchasing-off">Purchasing is not set up on this service. ${grant}</p>
+<p id="no-staff-yet">This installation has no staff yet. Whoever runs it makes the first staff member on the machine the service runs on, while it runs (no restart, no login; the account must have verified its e-mail address):</p>
+<pre id="staff-add-command">siteline staff add ${account.email}</pre>
+<p>That account then opens <code>/staff</code> to grant credit (docs/cli.md).</p>`;
+  }
+
   async function render(c: HttpContext, account: Account, status: number, notice?: Html): Promise<Response> {
     const csrf = csrfToken(ctx, c);
     const [keys, usage] = await Promise.all([listApiKeys(ctx, account.accountId), usageOf(ctx, account.accountId, { recent: 10 })]);
     const purchase = new URL(c.req.url).searchParams.get('purchase');
     const verified = await isEmailVerified(ctx, account.accountId);
+    const now = ctx.clock.now();
+    const when = (iso: string | null) => whenWords(iso, now);
+    const flash = takeFlash(ctx.config, c, API_KEYS_PAGE);
     const buy = purchasingEnabled(ctx.config)
       ? !verified
         ? unverifiedNotice(account, csrf, API_KEYS_PAGE)
@@ -45,8 +64,7 @@ export function registerApiKeysPage(app: HttpApp, ctx: AppContext): void {
 <input id="packs" name="packs" type="text" inputmode="numeric" value="1">
 <button type="submit">Buy with Stripe Checkout</button>
 </form>`
-      : html`<p id="purchasing-off">Purchasing is not set up on this service. Staff grant credit while the service runs, on
-<code>/staff</code> or with <code>siteline credits grant ${account.email} &lt;credits&gt; --reason "..."</code>; on a new installation the machine's operator first makes an account staff with <code>siteline staff add &lt;email&gt;</code> (the command line's guide has the rest).</p>`;
+      : await noPurchasing(account);
     const rows = keys.map(
       (k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td><td>${
         k.revokedAt
@@ -55,7 +73,7 @@ export function registerApiKeysPage(app: HttpApp, ctx: AppContext): void {
       }</td></tr>`,
     );
     const recent = usage.recent.map((e) => html`<tr><td>${when(e.at)}</td><td>${e.kind}</td><td>${e.amount}</td><td>${e.reference}</td></tr>`);
-    const body = html`${notice ?? ''}${purchase === 'done' ? html`<p class="ok">Thank you: the credit appears here as soon as the payment is confirmed.</p>` : ''}
+    const body = html`${notice ?? ''}${flash ? html`<p class="ok" role="status" id="page-message">${flash}</p>` : ''}${purchase === 'done' ? html`<p class="ok">Thank you: the credit appears here as soon as the payment is confirmed.</p>` : ''}
 <h2>Credit</h2>
 <p>Balance: <strong id="balance">${usage.balance}</strong> credits. An answered snapshot from <code>/api/v1/sites/check</code> costs ${SNAPSHOT_PRICE} credit; everything else is free.</p>
 ${buy}
@@ -103,7 +121,9 @@ ${verified
     if (!csrfOk(ctx, c, form)) return csrfFailure(c);
     const account = await signedIn(c);
     if (account instanceof Response) return account;
+    const key = (await listApiKeys(ctx, account.accountId)).find((k) => k.id === form.key_id && !k.revokedAt);
     await revokeApiKey(ctx, account.accountId, form.key_id ?? '');
+    if (key) setFlash(ctx.config, c, API_KEYS_PAGE, `The key "${key.name}" (${key.prefix}…) is revoked: requests with it are refused from now on.`);
     return redirect(c, API_KEYS_PAGE);
   });
 

@@ -14,6 +14,17 @@ import { csrfFailure, PAGE_HEADERS } from '../http/page.ts';
 import type { Account } from '../auth/accounts.ts';
 import { isEmailVerified } from '../auth/email-verification.ts';
 import { unverifiedNotice } from './email-verification-page.ts';
+import { isCliRegistration } from '../auth/agent-identity.ts';
+import { untilWords } from './time-words.ts';
+
+/**
+ * Who asks, in the page's words (issue 49, item 5): `siteline login` registers as "CLI on <host>", and
+ * signing in the CLI is not linking an agent; anything else is an agent, named by its label when it gave one.
+ */
+function asker(label: string | null): { title: string; who: Html; button: string } {
+  if (isCliRegistration(label)) return { title: 'Sign in the siteline CLI', who: html`The siteline command-line tool (<strong>${label}</strong>)`, button: 'Sign in the CLI' };
+  return { title: 'Link an agent', who: label ? html`An agent (<strong>${label}</strong>)` : html`An agent`, button: 'Link this agent' };
+}
 
 function stateMessage(outcome: ClaimOutcome): { status: number; body: Html } | undefined {
   switch (outcome.state) {
@@ -45,11 +56,13 @@ export function registerClaimPage(app: HttpApp, ctx: AppContext): void {
     // stateMessage answers every state but pending.
     if (view.state !== 'pending') throw new Error(`claim ${id}: no page for state ${view.state}`);
     const csrf = csrfToken(ctx, c);
+    const who = asker(view.label);
+    const expires = untilWords(view.expiresAt, ctx.clock.now());
     if (view.email.toLowerCase() !== account.email.toLowerCase()) {
-      const body = html`<p class="error" role="alert">You are signed in as ${account.email}, but the agent asked to be linked to a different e-mail address.
-Sign out, then sign in (or sign up) with the address you gave your agent.</p>
+      const body = html`<p class="error" role="alert">You are signed in as ${account.email}, but ${isCliRegistration(view.label) ? 'the CLI was started for' : 'the agent asked to be linked to'} a different e-mail address.
+Sign out, then sign in (or sign up) with the address you gave ${isCliRegistration(view.label) ? 'the CLI' : 'your agent'}.</p>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`;
-      return htmlPage(c, 403, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(c, 403, page(who.title, body, { signedInAs: account.email }), PAGE_HEADERS);
     }
     const denyForm = html`<form method="post" action="${PATHS.claimPage}/${id}">
 <input type="hidden" name="csrf" value="${csrf}">
@@ -58,24 +71,24 @@ Sign out, then sign in (or sign up) with the address you gave your agent.</p>
 </form>`;
     if (!(await isEmailVerified(ctx, account.accountId))) {
       // Refused until the address is verified; the code is not asked for, so no attempt is spent.
-      const body = html`<p>An agent asked to act for your account <strong>${account.email}</strong>.</p>
+      const body = html`<p>${who.who} asked to act for your account <strong>${account.email}</strong>.</p>
 ${unverifiedNotice(account, csrf, `${PATHS.claimPage}/${id}`)}
-<p>The agent keeps waiting while you do this (the code it shows expires at ${view.expiresAt}; it can restart the claim afterwards).</p>
+<p>It keeps waiting while you do this (the code it shows expires <span id="claim-expiry">${expires}</span>; it can restart afterwards).</p>
 ${denyForm}`;
-      return htmlPage(c, 403, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(c, 403, page(who.title, body, { signedInAs: account.email }), PAGE_HEADERS);
     }
-    const body = html`<p>An agent asked to act for your account <strong>${account.email}</strong>. Once linked it can call the tools that need sign-in, as you.</p>
-<p>Type the 6-digit code your agent shows you. Never tell the code to anyone else; it is only typed here.</p>
+    const body = html`<p>${who.who} asked to act for your account <strong>${account.email}</strong>. ${isCliRegistration(view.label) ? 'Once signed in it can call the service as you, from that machine.' : 'Once linked it can call the tools that need sign-in, as you.'}</p>
+<p>Type the 6-digit code ${isCliRegistration(view.label) ? 'the CLI shows' : 'your agent shows'} you. Never tell the code to anyone else; it is only typed here.</p>
 ${error ? html`<p class="error" role="alert" id="claim-error">${error}</p>` : ''}
 <form method="post" action="${PATHS.claimPage}/${id}">
 <input type="hidden" name="csrf" value="${csrf}">
 <label for="user_code">Code</label>
 <input id="user_code" name="user_code" class="code" type="text" inputmode="numeric" pattern="[0-9 ]{6,7}" maxlength="7" autocomplete="one-time-code" required>
-<button type="submit" id="confirm">Link this agent</button>
+<button type="submit" id="confirm">${who.button}</button>
 </form>
 ${denyForm}
-<p>You have ${view.attemptsLeft} attempt(s); the code expires at ${view.expiresAt}.</p>`;
-    return htmlPage(c, status, page('Link an agent', body, { signedInAs: account.email }), PAGE_HEADERS);
+<p>You have ${view.attemptsLeft} attempt(s); the code expires <span id="claim-expiry">${expires}</span>.</p>`;
+    return htmlPage(c, status, page(who.title, body, { signedInAs: account.email }), PAGE_HEADERS);
   };
 
   app.pages.get(PATHS.claimPage, async (c) => {
@@ -108,10 +121,14 @@ ${denyForm}
     }
     const code = (form.user_code ?? '').replace(/\s+/g, '');
     if (!/^\d{6}$/.test(code)) return show(c, c.req.param('id')!, account, 400, 'The code is six digits.');
+    const before = await findCeremony(ctx, c.req.param('id')!);
+    const cli = before.state === 'pending' && isCliRegistration(before.label);
     const outcome = await completeClaim(ctx, c.req.param('id')!, account, code);
     if (outcome.state === 'done') {
-      const body = html`<p class="ok" id="claim-done">Done: the agent is now linked to ${account.email}. You can close this page and return to your agent.</p>`;
-      return htmlPage(c, 200, page('Agent linked', body, { signedInAs: account.email }), PAGE_HEADERS);
+      const body = cli
+        ? html`<p class="ok" id="claim-done">Done: the CLI is now signed in as ${account.email}. You can close this page and return to your terminal.</p>`
+        : html`<p class="ok" id="claim-done">Done: the agent is now linked to ${account.email}. You can close this page and return to your agent.</p>`;
+      return htmlPage(c, 200, page(cli ? 'CLI signed in' : 'Agent linked', body, { signedInAs: account.email }), PAGE_HEADERS);
     }
     if (outcome.state === 'wrong_code') return show(c, c.req.param('id')!, account, 400, `That code is not right. ${outcome.attemptsLeft} attempt(s) left.`);
     return await show(c, c.req.param('id')!, account);

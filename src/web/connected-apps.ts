@@ -13,13 +13,14 @@ import { html, type Html } from '../http/html.ts';
 import { page, PAGE_HEADERS } from '../http/page.ts';
 import { readForm, redirect } from '../http/forms.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
+import { setFlash } from '../http/cookies.ts';
+import { whenWords } from './time-words.ts';
 
 export type ConnectedApp = AllowedClient;
 
 /** The clients this account allowed: name, redirect hosts, when allowed, last used (src/auth/account-access.ts). */
 export const connectedApps = allowedClients;
 
-const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : 'unknown');
 
 /** Revokes one client's access to this account; false when the account never granted it anything. */
 export async function revokeConnectedApp(ctx: AppContext, accountId: string, clientId: string): Promise<boolean> {
@@ -37,6 +38,8 @@ export async function revokeConnectedApp(ctx: AppContext, accountId: string, cli
 export async function connectedAppsSection(ctx: AppContext, c: HttpContext, account: Account): Promise<Html> {
   const apps = await connectedApps(ctx, account.accountId);
   const csrf = csrfToken(ctx, c);
+  const now = ctx.clock.now();
+  const when = (iso: string | null) => whenWords(iso, now, 'unknown');
   const list = apps.length
     ? html`<ul class="apps">${apps.map(
         (a) => html`<li class="app"><strong class="app-name">${a.name ?? a.clientId}</strong>${a.name ? html` <span class="muted">(${a.clientId})</span>` : ''}${a.redirectHosts.length ? html`, returns to <code>${a.redirectHosts.join(', ')}</code>` : ''}, allowed ${when(a.allowedAt)}, last used ${when(a.lastUsedAt)}.
@@ -54,10 +57,12 @@ export function registerConnectedAppRoutes(app: HttpApp, ctx: AppContext, onCsrf
     if (!csrfOk(ctx, c, form)) return onCsrfFailure(c);
     const account = await currentAccount(ctx, c);
     if (!account) return redirect(c, '/signin?next=/account');
+    const name = form.clientId ? (await connectedApps(ctx, account.accountId)).find((a) => a.clientId === form.clientId)?.name : undefined;
     const done = form.clientId ? await revokeConnectedApp(ctx, account.accountId, form.clientId) : false;
     if (!done) {
       return htmlPage(c, 404, page('App not found', html`<p class="error" role="alert">No app with that id has access to your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
     }
+    setFlash(ctx.config, c, '/account', `The app "${name ?? form.clientId}" is revoked: its access and refresh tokens are refused; it must ask you to sign in again.`);
     return redirect(c, '/account#connected-apps');
   });
 }

@@ -11,6 +11,7 @@ import { page } from '../http/page.ts';
 import { RESEND_PATH, resendForm, unverifiedNotice as notice } from '../http/account-notice.ts';
 import { readForm, redirect, safeNext } from '../http/forms.ts';
 import { csrfOk, currentAccount } from './web-session.ts';
+import { dateWords, whenWords } from './time-words.ts';
 import { csrfFailure, PAGE_HEADERS } from '../http/page.ts';
 
 /** What a refused action shows: what to do, and the resend button. */
@@ -21,7 +22,7 @@ export function unverifiedNotice(account: Account, csrf: string, next: string): 
 /** The account page's line about the address: verified (when), or not yet with the resend button. */
 export async function emailStateSection(ctx: AppContext, account: Account, csrf: string): Promise<Html> {
   const at = await emailVerifiedAt(ctx, account.accountId);
-  if (at) return html`<p id="email-state" class="ok">E-mail address verified on ${at.slice(0, 10)}.</p>`;
+  if (at) return html`<p id="email-state" class="ok">E-mail address verified on ${dateWords(at)}.</p>`;
   return html`<div id="email-state"><p><strong>E-mail address not verified yet.</strong> Open the link we sent to ${account.email} to link agents and buy credit; everything else works already.</p>${resendForm(csrf, '/account')}</div>`;
 }
 
@@ -75,7 +76,7 @@ export function registerEmailVerificationPages(app: HttpApp, ctx: AppContext): v
     const outcome = await sendVerificationMail(ctx, account);
     const back = html`<p><a href="${next}">Back</a></p>`;
     if (outcome.sent) {
-      const body = html`<p class="ok" role="status" id="verification-sent">We sent a new verification link to ${account.email}. It works once, until ${outcome.expiresAt.replace('T', ' ').slice(0, 16)} UTC.</p>${back}`;
+      const body = html`<p class="ok" role="status" id="verification-sent">We sent a new verification link to ${account.email}. It works once, until ${whenWords(outcome.expiresAt, ctx.clock.now())}.</p>${back}`;
       return htmlPage(c, 200, page('Verify your e-mail', body, { signedInAs: account.email }), PAGE_HEADERS);
     }
     if (outcome.reason === 'throttled') c.header('retry-after', String(outcome.retryAfterS));

@@ -9,7 +9,11 @@ import { DISCOVERY_PATHS } from '../http/discovery-paths.ts';
 import { listPlaces } from '../places/catalogue.ts';
 import { html, type Html } from '../http/html.ts';
 import { page, PAGE_HEADERS } from '../http/page.ts';
-import { currentAccount } from './web-session.ts';
+import { csrfToken, currentAccount } from './web-session.ts';
+import type { Account } from '../auth/accounts.ts';
+import { isEmailVerified } from '../auth/email-verification.ts';
+import { resendForm } from '../http/account-notice.ts';
+import type { HttpContext } from '../http/http-app.ts';
 
 export const SITES_PATH = '/sites';
 
@@ -28,6 +32,16 @@ export function accountLinks(email: string | undefined): Html {
   return email
     ? html`<p>Signed in as <strong>${email}</strong> · <a href="/account">Your account</a></p>`
     : html`<p><a href="/signin?next=%2F">Sign in</a> or <a href="/signup?next=%2F">sign up</a> to check addresses. · <a href="/account">Account</a></p>`;
+}
+
+/**
+ * Right after sign-up (issue 49, item 5): the address still needs its link, so the home page says to
+ * check the mail and offers a new one. Everything but linking agents and buying credit works meanwhile.
+ */
+async function checkYourEmail(ctx: AppContext, c: HttpContext, account: Account): Promise<Html> {
+  if (await isEmailVerified(ctx, account.accountId)) return html``;
+  return html`<div id="check-your-email" class="ok" role="status"><p><strong>Check your e-mail.</strong> We sent a verification link to <strong>${account.email}</strong>; open it to link agents and buy API credit.
+Checking addresses works already. Nothing arrived after a few minutes (look in the spam folder too)?</p>${resendForm(csrfToken(ctx, c), '/')}</div>`;
 }
 
 export function registerHomePage(app: HttpApp, ctx: AppContext): void {
@@ -52,7 +66,7 @@ ${accountLinks(undefined)}</section>`;
 its zoning district(s) and overlays, the permitted uses and a building envelope (height, floor area, yards, coverage and more).
 Every value carries its provenance: <em>cited</em> from the bylaw with its section, or honestly marked as unknown
 (<em>not extracted</em>) or indicative (<em>unverified default</em>). A null is never passed off as "no limit".</p>
-${account ? accountLinks(account.email) : visitor}
+${account ? html`${await checkYourEmail(ctx, c, account)}${accountLinks(account.email)}` : visitor}
 <h2>Check an address</h2>
 ${addressForm()}
 <p>Addresses can be answered today in ${live.length ? live.map((p, i) => html`${i ? ', ' : ''}<strong>${p.name}, ${p.region}</strong>`) : 'no place yet'}.

@@ -17,6 +17,9 @@ import { outboxVisible } from './outbox-page.ts';
 import { fromLoopbackPeer } from '../http/client-ip.ts';
 import { agentScope, forgetRevocations, revokeTokens } from '../auth/token-revocation.ts';
 import { REVOKED_MARK } from '../auth/end-credentials.ts';
+import { isCliRegistration } from '../auth/agent-identity.ts';
+import { setFlash, takeFlash } from '../http/cookies.ts';
+import { dateWords, whenWords } from './time-words.ts';
 
 export interface LinkedAgent {
   registrationId: string;
@@ -74,20 +77,23 @@ export async function revokeLinkedAgent(ctx: AppContext, accountId: string, regi
 
 const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 6)}…${id.slice(-6)}` : id);
 
-/** The name a person recognises: the registration's own label, else what kind of agent it is, with a short id. */
-export function agentName(a: Pick<LinkedAgent, 'label' | 'registrationId'>): string {
-  return a.label ?? `Agent ${shortId(a.registrationId)}`;
+/**
+ * The name a person recognises: the registration's own label (the CLI's "CLI on <host>", or what
+ * registered it, "Agent registered with curl 8.5.0": src/auth/agent-identity.ts), else the day it was
+ * linked; the short id is shown beside it either way.
+ */
+export function agentName(a: Pick<LinkedAgent, 'label' | 'claimedAt'>): string {
+  return a.label ?? `Agent linked on ${dateWords(a.claimedAt)}`;
 }
-
-const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') + ' UTC' : 'never');
 
 /** The account page's "Linked agents and CLI logins" section (and the development outbox link on a developer's machine). */
 export async function linkedAgentsSection(ctx: AppContext, c: HttpContext, account: Account): Promise<Html> {
   const agents = await linkedAgents(ctx, account.accountId);
   const csrf = csrfToken(ctx, c);
+  const now = ctx.clock.now();
   const list = agents.length
     ? html`<ul class="agents">${agents.map(
-        (a) => html`<li id="agent-${a.registrationId}"><strong class="agent-name">${agentName(a)}</strong> (${a.type === 'service_auth' ? 'linked by e-mail' : 'anonymous, then claimed'}${a.label ? html`, <code>${shortId(a.registrationId)}</code>` : ''}), linked ${day(a.claimedAt)}, last used ${day(a.lastUsedAt)}.
+        (a) => html`<li id="agent-${a.registrationId}"><strong class="agent-name">${agentName(a)}</strong> (${a.type === 'service_auth' ? 'linked by e-mail' : 'anonymous, then claimed'}, <code>${shortId(a.registrationId)}</code>), linked ${whenWords(a.claimedAt, now)}, last used ${whenWords(a.lastUsedAt, now)}.
 ${a.revoked ? html` <span class="badge badge-unknown">revoked</span>` : html`<form method="post" action="/account/agents/${a.registrationId}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke ${agentName(a)}">Revoke</button></form>`}</li>`,
       )}</ul>`
     : html`<p>No agent is linked to this account. An agent links itself by showing you a link and a 6-digit code.</p>`;
@@ -96,6 +102,14 @@ ${a.revoked ? html` <span class="badge badge-unknown">revoked</span>` : html`<fo
 ${list}
 <p class="muted">Revoking ends the agent's access at once: it gets no new access, and an access token it already holds is refused.</p>
 ${outbox}</section>`;
+}
+
+const ACCOUNT_PAGE = '/account';
+
+/** The account page's one-time confirmation after a revoke here or under Connected apps (set with setFlash for /account). */
+export function accountPageMessage(ctx: AppContext, c: HttpContext): Html {
+  const message = takeFlash(ctx.config, c, ACCOUNT_PAGE);
+  return message ? html`<p class="ok" role="status" id="page-message">${message}</p>` : html``;
 }
 
 export function registerLinkedAgentRoutes(app: HttpApp, ctx: AppContext, onCsrfFailure: (c: HttpContext) => Response): void {
@@ -108,6 +122,10 @@ export function registerLinkedAgentRoutes(app: HttpApp, ctx: AppContext, onCsrfF
     if (!done) {
       return htmlPage(c, 404, page('Agent not found', html`<p class="error" role="alert">No agent with that id is linked to your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
     }
+    // A confirmation on the account page (issue 49, item 5): what was revoked, by the name it is listed under.
+    const revoked = (await linkedAgents(ctx, account.accountId)).find((a) => a.registrationId === c.req.param('id'));
+    const what = revoked && isCliRegistration(revoked.label) ? `The CLI login "${agentName(revoked)}"` : `The agent "${revoked ? agentName(revoked) : c.req.param('id')}"`;
+    setFlash(ctx.config, c, ACCOUNT_PAGE, `${what} is revoked: it can no longer act for your account.`);
     return redirect(c, '/account#linked-agents');
   });
 }

@@ -3,6 +3,7 @@
 // embed one: the snapshot page for one lot, a project page for its build and context lots.
 import type { AppContext } from '../context.ts';
 import type { BBox } from '../core/geo/primitives.ts';
+import type { FeatureCollection } from 'geojson';
 import type { MapView } from '../maps/map-view.ts';
 import { mapStyle, LOT_ROLE_STYLE } from '../maps/style.ts';
 import { CATEGORY_STYLE, ZONE_CATEGORIES, type ZoneCategory } from '../maps/zone-category.ts';
@@ -23,6 +24,23 @@ export interface MapFigureOptions {
   categories?: ZoneCategory[];
   units?: 'imperial' | 'metric';
   id?: string;
+  /** Lots drawn thin under the highlighted ones, each clickable to pick it (the snapshot page's weak match; assets/site-map.js). */
+  pickable?: FeatureCollection;
+}
+
+/** Outline and fill of the lots a person may pick instead (drawn under the highlighted lot). */
+export const PICKABLE_LOT_STYLE = { line: '#5f6368', fill: '#9aa0a6' };
+
+/** The style with the pickable lots as their own source and layers, under the highlighted lots. */
+function withPickable(style: Record<string, unknown>, pickable: FeatureCollection): Record<string, unknown> {
+  const sources = style.sources as Record<string, unknown>;
+  const layers = style.layers as Record<string, unknown>[];
+  sources['pickable'] = { type: 'geojson', data: pickable };
+  const at = layers.findIndex((l) => l.id === 'lots-fill');
+  layers.splice(at < 0 ? layers.length : at, 0,
+    { id: 'pickable-fill', type: 'fill', source: 'pickable', paint: { 'fill-color': PICKABLE_LOT_STYLE.fill, 'fill-opacity': 0.15 } },
+    { id: 'pickable-line', type: 'line', source: 'pickable', paint: { 'line-color': PICKABLE_LOT_STYLE.line, 'line-width': 1 } });
+  return style;
 }
 
 export function mapLegend(view: MapView, categories: readonly ZoneCategory[] = ZONE_CATEGORIES): Html {
@@ -42,7 +60,8 @@ export function mapFigure(ctx: AppContext, view: MapView, opts: MapFigureOptions
   // A single point (or a tiny lot) still gets a frame a person can read.
   const pad = 0.0004;
   const frame: BBox = [bounds[0] - pad, bounds[1] - pad, bounds[2] + pad, bounds[3] + pad];
-  const data = JSON.stringify({ style: mapStyle({ basemapUrl: ctx.config.basemapUrl, lots: view.lots }), bounds: frame, units: opts.units ?? 'imperial' });
-  return html`<div class="map" id="${opts.id ?? 'map'}" role="region" aria-label="${opts.label}" data-map-view="${data}"></div>
+  const style = mapStyle({ basemapUrl: ctx.config.basemapUrl, lots: view.lots });
+  const data = JSON.stringify({ style: opts.pickable ? withPickable(style, opts.pickable) : style, bounds: frame, units: opts.units ?? 'imperial' });
+  return html`<div class="map" id="${opts.id ?? 'map'}" role="region" aria-label="${opts.label}" data-map-view="${data}"${opts.pickable ? html` data-lot-pick="lot-pick-form"` : ''}></div>
 <noscript><p class="muted">The map needs JavaScript; everything it shows is also written on this page.</p></noscript>`;
 }

@@ -90,6 +90,8 @@ export function registerMapRoutes(app: HttpApp, ctx: AppContext): void {
   const mapScript = staticAsset(path.join(import.meta.dirname, 'assets/site-map.js'), 'text/javascript; charset=utf-8');
   app.pages.get('/assets/site-map.js', async (c) => sendAsset(c, mapScript(), 'public, max-age=3600'));
   // The project page's editor: clicks on its map select a lot for the attach form (src/web/project-editor.ts).
+  const foldScript = staticAsset(path.join(import.meta.dirname, 'assets/page-folds.js'), 'text/javascript; charset=utf-8');
+  app.pages.get('/assets/page-folds.js', async (c) => sendAsset(c, foldScript(), 'public, max-age=3600'));
   const editorScript = staticAsset(path.join(import.meta.dirname, 'assets/project-editor.js'), 'text/javascript; charset=utf-8');
   app.pages.get('/assets/project-editor.js', async (c) => sendAsset(c, editorScript(), 'public, max-age=3600'));
 }

@@ -15,21 +15,22 @@ import { conditionOf, notesOf, primaryDistrict, snapshotInputOf, sourceOf } from
 import { getPlace } from '../places/catalogue.ts';
 import { loadPlaceRules } from '../rules/load-rules.ts';
 import { loadManifest } from '../places/manifest.ts';
-import { mapViewForLots } from '../maps/map-view.ts';
+import { lotsNear, mapViewForLots } from '../maps/map-view.ts';
 import { CATEGORY_STYLE, zoneCategory } from '../maps/zone-category.ts';
 import { html, type Html } from '../http/html.ts';
 import { page, PAGE_HEADERS, mapPageHeaders } from '../http/page.ts';
 import { redirect, safeNext } from '../http/forms.ts';
 import { currentAccount } from './web-session.ts';
 import { SITES_PATH, addressForm, registerHomePage } from './home-page.ts';
-import { MAP_HEAD, mapFigure, mapLegend } from './map-embed.ts';
+import { MAP_HEAD, MAPLIBRE_VERSION, mapFigure, mapLegend } from './map-embed.ts';
 import { statusBadge } from './status-badge.ts';
 import { forPeople, formatNumber, valueLabel, valueWords, type WordedValue } from '../core/value-words.ts';
 import { layerLabel, oldDataNote } from './coverage-page.ts';
 import { ruleSources, type RuleSource } from '../rules/rule-sources.ts';
 import { snapshotEnvelope3d } from './envelope-3d.ts';
-import { conditionsSentence } from '../snapshot/stated-district.ts';
+import { conditionsSentence, type StatedDistrict } from '../snapshot/stated-district.ts';
 import { registerSaveFromSnapshot, saveToProjectSection } from './save-from-snapshot.ts';
+import { LOT_ID_MAX_LENGTH } from '../snapshot/picked-lot.ts';
 
 const num = formatNumber;
 const pct = (share: number): string => `${num(share * 100)} %`;
@@ -137,11 +138,46 @@ function measureText(m: Measure): Html {
 const cornerText = (c: boolean | null): string => (c === null ? 'unknown' : c ? 'yes' : 'no');
 const districtName = (d: ZoneShare): Html => html`<strong>${d.code}</strong>${d.name && d.name !== d.code ? html` (${d.name})` : ''}`;
 
-function ledeSection(s: Snapshot): Html {
+/** The snapshot page's own query for this answer: the address and what the person stated or picked. */
+function sitesHref(address: string, stated: StatedDistrict, lotId?: string): string {
+  const q = new URLSearchParams({ address });
+  if (stated.district) q.set('district', stated.district);
+  if (stated.buildingType) q.set('buildingType', stated.buildingType);
+  for (const c of stated.conditions ?? []) q.append('condition', c);
+  if (lotId) q.set('lot', lotId);
+  return `${SITES_PATH}?${q.toString()}`;
+}
+
+/**
+ * Picking the lot when the match is weak (issue 49, item 6): the lot id typed in (or a click on a lot
+ * of the map, assets/site-map.js fills it), asked again of the same getFeasibilitySnapshot with `lot`.
+ */
+function lotPickForm(s: Snapshot, stated: StatedDistrict): Html {
+  const a = s.address!;
+  return html`<p>Check the lot on the map and the notes below before relying on any value. <strong>Not the lot you meant?</strong> Pick it: type its lot id (as the city's assessor writes it), or click it on the map (the lots around are outlined in grey), and this page answers for that lot instead: its measurements, districts and envelope. The address stays as you wrote it.</p>
+<form method="get" action="${SITES_PATH}" id="lot-pick-form">
+<input type="hidden" name="address" value="${a.input}">
+${stated.district ? html`<input type="hidden" name="district" value="${stated.district}">` : ''}${stated.buildingType ? html`<input type="hidden" name="buildingType" value="${stated.buildingType}">` : ''}${(stated.conditions ?? []).map((c) => html`<input type="hidden" name="condition" value="${c}">`)}
+<label for="lot-pick">Lot id</label>
+<input id="lot-pick" name="lot" type="text" required maxlength="${String(LOT_ID_MAX_LENGTH)}" placeholder="${s.lot?.parcelExternalId ?? ''}" autocomplete="off">
+<button type="submit">Answer for this lot</button>
+</form>`;
+}
+
+/** After a pick: which lot, what the address alone gave, and the way back to the address's own match. */
+function lotPickedNote(s: Snapshot, stated: StatedDistrict): Html {
+  const a = s.address!;
+  const said = a.warnings.find((w) => w.startsWith('You picked lot ')) ?? `You picked lot ${s.lot?.parcelExternalId ?? ''}.`;
+  return html`<section id="lot-picked" class="note-box" role="status" aria-labelledby="lot-picked-h"><h2 id="lot-picked-h">The lot you picked: ${s.lot?.parcelExternalId ?? ''}</h2>
+<p>${said}</p>
+<p><a href="${sitesHref(a.input, stated)}" id="lot-unpick">Back to the lot the address matched</a></p></section>`;
+}
+
+function ledeSection(s: Snapshot, stated: StatedDistrict): Html {
   const a = s.address!;
   const doubt = matchDoubt(a);
   const how = MATCH_HOW[a.matchType];
-  return html`${doubt ? html`<section id="match-doubt" class="note-box" role="alert" aria-labelledby="match-doubt-h"><h2 id="match-doubt-h">${doubt.headline}</h2><p>${doubt.reason}</p><p>${doubt.next}</p></section>` : ''}<section id="address" aria-label="Address match">
+  return html`${doubt ? html`<section id="match-doubt" class="note-box" role="alert" aria-labelledby="match-doubt-h"><h2 id="match-doubt-h">${doubt.headline}</h2><p>${doubt.reason}</p>${lotPickForm(s, stated)}</section>` : ''}${a.matchType === 'lot_id' ? lotPickedNote(s, stated) : ''}<section id="address" aria-label="Address match">
 <p>Matched <strong id="matched-address">${a.matchedAddress}</strong>${s.coverage.place ? html`, ${s.coverage.place.name}, ${s.coverage.place.region}` : ''}:
 ${how}, match confidence <strong id="match-confidence">${num(a.confidence)}</strong>.
 <span class="muted">You asked for: ${a.input}.</span></p>
@@ -183,9 +219,11 @@ async function mapCard(ctx: AppContext, s: Snapshot): Promise<Html> {
   const view = await mapViewForLots(ctx, placeId, [{ lotId: lot.parcelExternalId, role: 'lot' }]);
   const districts = s.zones?.districts ?? [];
   const categories = [...new Set(districts.map((d) => zoneCategory(d.code, d.name)))];
-  const label = `Map of lot ${lot.parcelExternalId}${s.zones?.primary ? ` in district ${s.zones.primary}` : ''}, outlined in blue, with the zoning districts around it coloured by category.`;
+  // A weak match: the lots around are drawn too, and a click on one picks it (the doubt box's form; assets/site-map.js).
+  const pickable = s.address && matchDoubt(s.address) ? await lotsNear(ctx, placeId, { lat: lot.latitude, lon: lot.longitude }, lot.parcelExternalId) : null;
+  const label = `Map of lot ${lot.parcelExternalId}${s.zones?.primary ? ` in district ${s.zones.primary}` : ''}, outlined in blue, with the zoning districts around it coloured by category${pickable ? '; the lots around it are outlined in grey, and a click on one answers for that lot' : ''}.`;
   return html`<section class="card" id="map-card" aria-labelledby="map-h"><h2 id="map-h">Map</h2>
-${mapFigure(ctx, view, { label, fallback: [lot.longitude, lot.latitude, lot.longitude, lot.latitude], units: s.coverage.place?.country === 'CA' ? 'metric' : 'imperial' })}
+${mapFigure(ctx, view, { label, fallback: [lot.longitude, lot.latitude, lot.longitude, lot.latitude], units: s.coverage.place?.country === 'CA' ? 'metric' : 'imperial', ...(pickable ? { pickable } : {}) })}
 ${mapLegend(view, categories)}
 <details><summary>All zone colours</summary>${mapLegend({ bounds: null, lots: { type: 'FeatureCollection', features: [] } })}</details>
 </section>`;
@@ -240,10 +278,10 @@ function warningsSection(s: Snapshot, refs: PageRefs): Html {
 }
 
 function envelopeSection(envelope: Record<string, SnapshotValue>, refs: PageRefs): Html {
-  return html`<section id="envelope" aria-labelledby="envelope-h"><h2 id="envelope-h">Building envelope</h2>
+  return html`<details class="fold" id="envelope"><summary><h2 id="envelope-h">Building envelope</h2></summary>
 <p class="muted">Every value shows its status (see <a href="#status-legend">what the statuses mean</a>). "Unknown" is not zero and not "no limit"; "No limit in the bylaw" says the bylaw sets none; "No limit, per S1" is what a source says, not confirmed in the bylaw, and the analysis does not compute on it; "Not calculated" is a value worked out from others when one of them has no number, and says which.</p>
 ${Object.entries(envelope).map(([key, v]) => valueBlock(refs, key, valueLabel(key), v))}
-</section>`;
+</details>`;
 }
 
 /** The page's envelope section for a snapshot, as HTML (the same blocks the site page draws). */
@@ -253,7 +291,7 @@ export function envelopeSectionHtml(s: Pick<Snapshot, 'envelope' | 'citations' |
 
 function usesSection(uses: SnapshotUse[], refs: PageRefs): Html {
   const permission = (p: SnapshotUse['permission']) => (p === 'unknown' ? 'unknown' : p.replace(/_/g, ' '));
-  return html`<section id="uses" aria-labelledby="uses-h"><h2 id="uses-h">Permitted uses</h2>
+  return html`<details class="fold" id="uses"><summary><h2 id="uses-h">Permitted uses</h2></summary>
 ${
   uses.length
     ? uses.map(
@@ -261,7 +299,7 @@ ${
 ${refs.condition(u)}${refs.notes(u)}</div>`,
       )
     : html`<p>No uses listed.</p>`
-}</section>`;
+}</details>`;
 }
 
 /** The lot's source layer, named by id in the snapshot's sources (in full in the place's catalogue, inline on this page). */
@@ -271,7 +309,7 @@ function lotSourceText(s: Snapshot, lot: Lot, now: Date): Html {
 }
 
 function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
-  return html`<section id="lot" aria-labelledby="lot-h"><h2 id="lot-h">Lot</h2>
+  return html`<details class="fold" id="lot"><summary><h2 id="lot-h">Lot</h2></summary>
 <dl class="facts">
 <dt>Lot id</dt><dd>${lot.parcelExternalId}</dd>
 <dt>Area</dt><dd>${num(lot.areaSqft)} sq ft (${num(lot.areaM2)} m²)</dd>
@@ -281,11 +319,11 @@ function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
 <dt>Front street</dt><dd>${lot.frontStreet ?? 'unknown'}</dd>
 <dt>Point inside the lot</dt><dd>${lot.latitude}, ${lot.longitude}</dd>
 <dt>Source</dt><dd>${lotSourceText(s, lot, now)}</dd>
-</dl></section>`;
+</dl></details>`;
 }
 
 function zoningSection(z: Zones, refs: PageRefs): Html {
-  return html`<section id="zoning" aria-labelledby="zoning-h"><h2 id="zoning-h">Zoning</h2>
+  return html`<details class="fold" id="zoning"><summary><h2 id="zoning-h">Zoning</h2></summary>
 ${z.splitLot ? html`<p id="split-lot"><strong>Split lot:</strong> the lot lies in several districts; the envelope above uses the primary (largest) one, and each district's rules apply to its part.</p>` : ''}
 <ul>${z.districts.map((d) => html`<li>${districtName(d)}: ${pct(d.share)} of the lot <span class="muted">(${CATEGORY_STYLE[zoneCategory(d.code, d.name)].label})</span></li>`)}</ul>
 ${
@@ -293,23 +331,23 @@ ${
     ? html`<h3>Overlays</h3><ul id="overlays">${z.overlays.map((o) => html`<li>${districtName(o)}: ${pct(o.share)} of the lot${o.governingSection ? html`, governed by ${refs.note(o.governingSection)}` : ''}</li>`)}</ul>`
     : html`<p>Overlays: none.</p>`
 }
-</section>`;
+</details>`;
 }
 
 /** Every status on the page with its label and meaning; the badge look is explained once. */
 function statusLegend(statuses: Status[]): Html {
   const seen = [...new Set(statuses)];
-  return html`<section id="status-legend" aria-labelledby="legend-h"><h2 id="legend-h">What the statuses mean</h2>
+  return html`<details class="fold" id="status-legend"><summary><h2 id="legend-h">What the statuses mean</h2></summary>
 <p class="muted">Green: read from the bylaw (or worked out from such values). Amber: indicative, check before relying on it. Grey: unknown, never zero and never "no limit". Blue: the bylaw sets no limit.</p>
 <dl class="facts">${seen.map((st) => html`<dt>${statusBadge(st)}</dt><dd>${forPeople(STATUS_MEANINGS[st].meaning)}</dd>`)}</dl>
-</section>`;
+</details>`;
 }
 
 function citationsSection(refs: PageRefs): Html {
   if (!refs.citations.length) return html``;
-  return html`<section id="citations" aria-labelledby="citations-h"><h2 id="citations-h">Citations</h2><ol class="footnotes">
+  return html`<details class="fold" id="citations"><summary><h2 id="citations-h">Citations</h2></summary><ol class="footnotes">
 ${refs.citations.map((c, i) => html`<li id="cite-${i + 1}"><q class="quote">${c.quote}</q> ${c.documentTitle}, § ${c.section} (${link(c.sourceUrl, `edition ${c.date}`)}); <a href="${c.href}">check it in the text siteline holds</a></li>`)}
-</ol></section>`;
+</ol></details>`;
 }
 
 function sourcesSection(all: Record<string, SourceRef>, refs: PageRefs, now: Date): Html {
@@ -317,7 +355,7 @@ function sourcesSection(all: Record<string, SourceRef>, refs: PageRefs, now: Dat
   const sources = Object.entries(all).filter(([id]) => !/^S\d{1,3}$/.test(id)).map(([layer, s]) => ({ layer, ...s }));
   const mentioned = [...refs.mentioned].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   if (!sources.length && !mentioned.length) return html``;
-  return html`<section id="sources" aria-labelledby="sources-h"><h2 id="sources-h">Sources</h2>
+  return html`<details class="fold" id="sources"><summary><h2 id="sources-h">Sources</h2></summary>
 ${sources.length ? html`<h3>Data</h3><ul class="sources">${sources.map((s) => html`<li><strong>${s.name}</strong> (${layerLabel(s.layer)}): ${link(s.url, s.url ? 'source' : '')}${s.url ? ', ' : ''}vintage ${s.vintage}${oldDataNote(s.vintage, now, s.layer)}${s.licence ? `, licence ${s.licence}` : ''}${s.attribution ? html`. <span class="muted">${s.attribution}</span>` : ''}</li>`)}</ul>` : ''}
 ${
   mentioned.length
@@ -327,17 +365,30 @@ ${
       })}</dl>`
     : ''
 }
-</section>`;
+</details>`;
 }
 
-async function answeredBody(ctx: AppContext, s: Snapshot, save: Html): Promise<Html> {
+/**
+ * The sections below the summary are folded (issue 49, item 6): <details> a tap on the heading opens,
+ * so a phone shows the lede, map, summary and warnings first (13,365 px at 390 px wide before, all
+ * open). A link to something inside a closed one opens it (assets/page-folds.js).
+ */
+const FOLD_HEAD = html`<style>
+details.fold{border-top:1px solid #ddd;margin:.25rem 0}
+details.fold>summary{padding:.35rem 0}
+details.fold>summary h2{display:inline;font-size:1.3rem;margin:0}
+details.fold[open]>summary{margin-bottom:.5rem}
+</style>
+<script type="module" src="/assets/page-folds.js?v=${MAPLIBRE_VERSION}"></script>`;
+
+async function answeredBody(ctx: AppContext, s: Snapshot, save: Html, stated: StatedDistrict = {}): Promise<Html> {
   const now = ctx.clock.now();
   const refs = new PageRefs(await ruleSourcesOf(ctx, s), s);
   const envelope = s.envelope ?? {};
   const uses = s.permittedUses ?? [];
   const statuses: Status[] = [s.coverage.status, ...Object.values(envelope).map((v) => v.status), ...uses.map((u) => u.status)];
   // Rendered in page order, so footnotes and source ids number from the top.
-  const lede = ledeSection(s);
+  const lede = ledeSection(s, stated);
   const district = districtSection(s);
   const above = s.lot ? html`<div class="cards above-fold">${await mapCard(ctx, s)}${summaryCard(s, refs, now)}</div>` : '';
   const warnings = warningsSection(s, refs);
@@ -449,7 +500,8 @@ async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
   if (address === null) return htmlPage(c, 200, page('Check an address', addressForm(), opts), PAGE_HEADERS);
   // A place without a zoning map: the district (and building type) the person chose on this page.
   const conditions = query.getAll('condition').filter((c) => c.trim() !== '');
-  const stated = { district: query.get('district') || undefined, buildingType: query.get('buildingType') || undefined, ...(conditions.length ? { conditions } : {}) };
+  // A picked lot (issue 49, item 6): `lot`, the lot id typed in or clicked on the map.
+  const stated = { district: query.get('district') || undefined, buildingType: query.get('buildingType') || undefined, ...(conditions.length ? { conditions } : {}), lotId: query.get('lot')?.trim() || undefined };
 
   let snapshot: Snapshot;
   try {
@@ -468,7 +520,7 @@ async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
   const place = snapshot.coverage.place;
   const title = `${snapshot.address?.matchedAddress ?? address}${place ? `, ${place.name}, ${place.region}` : ''}`;
   const save = await saveToProjectSection(ctx, c, account.accountId, snapshot, stated);
-  return htmlPage(c, 200, page(title, await answeredBody(ctx, snapshot, save), { ...opts, wide: true, head: MAP_HEAD }), mapPageHeaders(ctx.config));
+  return htmlPage(c, 200, page(title, await answeredBody(ctx, snapshot, save, stated), { ...opts, wide: true, head: html`${MAP_HEAD}${FOLD_HEAD}` }), mapPageHeaders(ctx.config));
 }
 
 /** The home page and the snapshot page (one registration line in src/auth/routes.ts). */

@@ -44,7 +44,8 @@ async function open(context: BrowserContext, url: string): Promise<{ page: Page;
 async function unreachableByKeyboard(page: Page): Promise<{ count: number; missed: string[] }> {
   const count = await page.evaluate(() => {
     const sel = 'a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select, textarea, summary, [tabindex]:not([tabindex="-1"])';
-    const els = [...document.querySelectorAll<HTMLElement>(sel)].filter((e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden');
+    // checkVisibility: also false inside a closed <details> (its content is hidden, not unlaid: getClientRects still has boxes).
+    const els = [...document.querySelectorAll<HTMLElement>(sel)].filter((e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden' && e.checkVisibility());
     els.forEach((e, i) => e.setAttribute('data-kb', String(i)));
     return els.length;
   });

@@ -3,6 +3,24 @@
 // page's origin. Served by siteline itself (no CDN); the page reads fine without it.
 import { Map as MapLibreMap, NavigationControl, ScaleControl } from '/assets/maplibre-gl/maplibre-gl.mjs';
 
+/**
+ * A weak match's map (issue 49, item 6): a click on one of the grey lots around fills the doubt box's
+ * lot id and asks the page again for that lot; the form works without this, by typing the id.
+ */
+function pickOnClick(map, form) {
+  if (!form) return;
+  const layers = ['pickable-fill'];
+  map.on('click', (e) => {
+    const hit = map.queryRenderedFeatures(e.point, { layers })[0];
+    if (!hit) return;
+    form.elements.namedItem('lot').value = String(hit.properties.lot);
+    form.requestSubmit();
+  });
+  map.on('mousemove', (e) => {
+    map.getCanvas().style.cursor = map.queryRenderedFeatures(e.point, { layers }).length ? 'pointer' : '';
+  });
+}
+
 const maps = [];
 for (const el of document.querySelectorAll('[data-map-view]')) {
   const view = JSON.parse(el.dataset.mapView);
@@ -36,6 +54,7 @@ for (const el of document.querySelectorAll('[data-map-view]')) {
   map.once('idle', () => {
     el.dataset.state = 'ready';
   });
+  if (el.dataset.lotPick) pickOnClick(map, document.getElementById(el.dataset.lotPick));
   maps.push(map);
 }
 // For the browser tests and for anyone inspecting the page from the console.
