@@ -138,7 +138,9 @@ export async function planUpdate(ctx: AppContext, slug: string, opts: { sourceDi
   const formatChanges = followCsvFormat(m, placeRoot, raw, changedSources);
   await recordedCounts(ctx, m, raw);
   const prev = await lastVintage(ctx, placeId);
-  const { renamedColumns, missingColumns } = await followRenamedColumns(ctx, m, placeRoot, raw, changedSources, prev);
+  // The renamed-column search reads the files as the candidate will (a followed delimiter included).
+  const reading = formatChanges.length ? parseManifest(JSON.stringify(raw), `the updated manifest of ${slug}`) : m;
+  const { renamedColumns, missingColumns } = await followRenamedColumns(ctx, reading, placeRoot, raw, changedSources, prev);
   const candidate = parseManifest(JSON.stringify(raw, null, 2) + '\n', `the updated manifest of ${slug}`);
   const { check, rows } = await checkManifestJoins(candidate, { sourceDir, placesDir, ...(opts.acceptShrink ? { acceptShrink: opts.acceptShrink } : {}) });
   const { lots, districts, addresses, entries } = await changesAgainstLive(ctx, placeId, rows, candidate, placesDir, prev);

@@ -58,7 +58,7 @@ export function shapefileTruncation(shp: Uint8Array, dbf: Uint8Array, label: str
 }
 
 export async function readShapefileParts(parts: ShapefileParts, encoding: string, columns?: readonly string[]): Promise<SourceFeature[]> {
-  const cut = shapefileTruncation(parts.shp, parts.dbf, parts.label);
+  const cut = shapefileTruncation(parts.shp, parts.dbf, parts.label.replace(/\.prj$/i, '.shp'));
   if (cut) throw new Error(cut);
   const xy = projectorFor(parts.prj.trim(), parts.label);
   // With an allow-list the package reads the geometry only; the listed columns come from readDbf.
