@@ -29,6 +29,7 @@ test('truncated: a CSV ending mid-record, JSON cut before its closing brace, a s
   const half = doc.slice(0, doc.length / 2);
   assert.match(jsonProblem(half, 'z.geojson', err(half)), /^z\.geojson: truncated: the file ends mid-record after \d+ bytes/);
   assert.match(jsonProblem('{"type": x}', 'z.geojson', err('{"type": x}')), /^z\.geojson: not valid JSON/);
+  assert.doesNotMatch(jsonProblem('{"owner": SMITH JOHN}', 'z.geojson', err('{"owner": SMITH JOHN}')), /SMITH/, 'the parser\'s excerpt of the text is left out');
   assert.equal(jsonProblem('  ', 'z.geojson', err('  ')), 'z.geojson: empty file (no features)');
   const shp = Buffer.alloc(200);
   shp.writeInt32BE(9994, 0);

@@ -188,7 +188,10 @@ function followCsvFormat(m: Manifest, placeRoot: string, raw: RawManifest, chang
     if (s.format !== 'csv' || !changedSources.has(s.id) || /\.tsv$/i.test(s.file)) return;
     const head = decodeText(readHead(path.join(placeRoot, s.file)), s.encoding);
     const now = guessDelimiter(head);
-    if (now === s.csv.delimiter) return;
+    // Followed only when the manifest's delimiter no longer splits the first line at all (a town that
+    // switched to semicolons): a file it still reads is left as the manifest says.
+    const first = head.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
+    if (now === s.csv.delimiter || first.split(s.csv.delimiter).length > 1 || first.split(now).length < 2) return;
     out.push({ sourceId: s.id, file: s.file, setting: 'csv.delimiter', from: s.csv.delimiter, to: now });
     raw.sources[i]!['csv'] = { ...((raw.sources[i]!['csv'] as object | undefined) ?? {}), delimiter: now };
   });

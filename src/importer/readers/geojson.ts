@@ -46,7 +46,8 @@ export function jsonProblem(text: string, where: string, err: Error): string {
   if (/Unexpected end|Unterminated|end of (JSON|data)/i.test(err.message) || !/[}\]]$/.test(body)) {
     return `${where}: truncated: the file ends mid-record after ${Buffer.byteLength(text)} bytes (its JSON stops before the closing brace); the file was cut short`;
   }
-  return `${where}: not valid JSON (${err.message})`;
+  // V8 quotes a stretch of the text in its message: left out, the file may hold people's names.
+  return `${where}: not valid JSON (${err.message.replace(/, ".*" is not valid JSON$/s, '').replace(/"[^"]*"/g, '"..."')})`;
 }
 
 /** Features reprojected to lon/lat from `crs` (none: must already be lon/lat). */
