@@ -23,11 +23,28 @@ import { JSON_FLAG } from './command.ts';
 import { dataCheckCommand, dataInitCommand } from './data-init-command.ts';
 import { err, out } from './output.ts';
 
+/** `--accept-shrink "<reason>"`: undefined when absent, '' when given without a reason (refused). */
+function acceptShrinkFlag(flags: CommandInput['flags']): string | undefined {
+  const v = flags['accept-shrink'];
+  if (v === undefined) return undefined;
+  return typeof v === 'string' ? v.trim() : '';
+}
+
+const ACCEPT_SHRINK_FLAG = {
+  name: 'accept-shrink',
+  value: 'REASON',
+  description: 'Load a layer that lost more than its maxShrinkShare (default 5 %) of its recorded rows or features; the reason is kept with the import',
+};
+
 async function runImport({ args: [slug], flags, io }: CommandInput): Promise<number> {
   const { listManifestSlugs } = await import('../places/manifest.ts');
   const { placesDirFromEnv } = await import('../config.ts');
   const known = listManifestSlugs(placesDirFromEnv(io.env));
-  const args = { slug: slug!, from: flags.from as string | undefined, force: flags.force === true, json: flags.json === true };
+  const args = { slug: slug!, from: flags.from as string | undefined, force: flags.force === true, json: flags.json === true, acceptShrink: acceptShrinkFlag(flags) };
+  if (args.acceptShrink === '') {
+    err(io, `${io.errColour.red('error:')} siteline data import: --accept-shrink needs a reason, e.g. --accept-shrink "the town removed the condominium units"`);
+    return 2;
+  }
   if (!known.includes(args.slug)) {
     err(io, `${io.errColour.red('error:')} siteline data import: no place "${args.slug}". Known places: ${known.join(', ')}`);
     return 2;
@@ -45,6 +62,7 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
       sourceDir: args.from,
       placesDir: config.placesDir,
       force: args.force,
+      ...(args.acceptShrink ? { acceptShrink: args.acceptShrink } : {}),
       quiet: true,
       audit: 'await', // the accuracy audit (siteline data audit) is rerun after the import, before the report
       onProgress: (msg) => err(io, `[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}`),
@@ -75,6 +93,11 @@ async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<num
     return 2;
   }
   const from = flags.from as string | undefined;
+  const acceptShrink = acceptShrinkFlag(flags);
+  if (acceptShrink === '') {
+    err(io, `${io.errColour.red('error:')} siteline data update: --accept-shrink needs a reason, e.g. --accept-shrink "the town removed the condominium units"`);
+    return 2;
+  }
   if (from !== undefined && !fs.existsSync(path.resolve(from))) {
     err(io, `${io.errColour.red('error:')} siteline data update: source directory ${path.resolve(from)} does not exist`);
     return 2;
@@ -88,7 +111,7 @@ async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<num
   const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });
   const json = flags.json === true;
   try {
-    const plan = await planUpdate(ctx, slug!, { ...(from ? { sourceDir: from } : {}), placesDir: config.placesDir, ...(typeof flags.vintage === 'string' ? { vintage: flags.vintage } : {}) });
+    const plan = await planUpdate(ctx, slug!, { ...(from ? { sourceDir: from } : {}), placesDir: config.placesDir, ...(typeof flags.vintage === 'string' ? { vintage: flags.vintage } : {}), ...(acceptShrink ? { acceptShrink } : {}) });
     if (plan.unchanged) {
       out(io, json ? JSON.stringify({ slug, changed: false }, null, 2) : `${slug}: no file changed since the last import; nothing to do.`);
       return 0;
@@ -129,6 +152,9 @@ async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<num
         placesDir: config.placesDir,
         quiet: true,
         changeLog: plan.changes,
+        changeEntries: plan.entries,
+        townVintage: plan.changes.vintage,
+        ...(acceptShrink ? { acceptShrink } : {}),
         onProgress: (msg) => err(io, `[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}`),
       });
       out(io, json ? JSON.stringify({ slug, changed: true, imported: true, changes: plan.changes, report }, null, 2) : formatImportReport(report));
@@ -251,6 +277,7 @@ export const dataCommand: Command = {
       flags: [
         { name: 'from', value: 'DIR', description: 'Directory holding the place sources' },
         { name: 'force', description: 'Import again even when the sources are unchanged' },
+        ACCEPT_SHRINK_FLAG,
         JSON_FLAG,
       ],
       args: { min: 1, max: 1, name: 'the place, e.g. siteline data import cambridge-ma' },
@@ -264,8 +291,10 @@ export const dataCommand: Command = {
       description:
         'Finds the files whose sha256 changed, follows a column renamed in a new file (reported as renamed),\n' +
         'checks the new files with the same gate as data check and import, and shows what would change\n' +
-        'against the live import (lots added / removed, lots whose zone or area changed, districts added,\n' +
-        'removed or whose rules changed) before anything is written. On confirmation (--yes in scripts)\n' +
+        'against the live import (rows and features per layer before and after, addresses added / removed,\n' +
+        'lots added / removed / split / merged, lots whose zone or area changed, districts added, removed or\n' +
+        'whose rules changed) before anything is written. A layer that lost more than its maxShrinkShare\n' +
+        '(default 5 %) or ends mid-record is refused (--accept-shrink "<reason>" for a real shrink). On confirmation (--yes in scripts)\n' +
         'it writes the new checksums and vintages into the manifest and imports; the previous import stays\n' +
         'live unless the new files pass the gate. Exit 0 imported or nothing changed, 1 not confirmed or\n' +
         'not passing the gate (nothing imported), 2 bad input.',
@@ -273,6 +302,7 @@ export const dataCommand: Command = {
         { name: 'from', value: 'DIR', description: 'Directory holding the place sources (default SITELINE_SOURCE_DIR)' },
         { name: 'vintage', value: 'DATE', description: 'The vintage of the changed files (default: today)' },
         { name: 'yes', description: 'Import without asking (scripts)' },
+        ACCEPT_SHRINK_FLAG,
         JSON_FLAG,
       ],
       args: { min: 1, max: 1, name: 'the place, e.g. siteline data update testville-ma --from ~/towns' },

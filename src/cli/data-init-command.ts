@@ -54,8 +54,13 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
   if (given.length === 3) ins.confirm = ins.confirm.filter((c) => !c.startsWith("each source's vintage"));
   else if (given.length) ins.confirm = ins.confirm.map((c) => (c.startsWith("each source's vintage") ? `each source's ${['vintage', 'licence', 'attribution'].filter((k) => !given.includes(k)).join(' and ')} (written as "TO CONFIRM"; a place with a placeholder cannot go live)` : c));
   else ins.confirm = ins.confirm.map((c) => (c.startsWith("each source's vintage") ? `${c}; a place with a placeholder cannot go live: pass --vintage, --licence and --attribution, or edit them` : c));
+  if (ins.refusal) {
+    out(io, formatInspection(ins));
+    err(io, `${io.errColour.red('error:')} siteline data init: ${ins.refusal}; nothing written (init never drafts another layer as the districts in its place). Mend or remove the file and run init again.`);
+    return EXIT.usage;
+  }
   const { manifest, rules } = draftPlace(ins, { slug: slug!, name, region, country, provenance });
-  const report = formatInspection(ins);
+  let report = formatInspection(ins);
   if ((manifest['sources'] as unknown[]).length === 0) {
     out(io, flags.json === true ? JSON.stringify({ written: false, manifest, rules }, null, 2) : report);
     err(io, 'siteline data init: nothing written: no zoning, parcel or address layer could be mapped (see Confirm above)');
@@ -77,6 +82,13 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
   fs.mkdirSync(target, { recursive: true });
   fs.writeFileSync(path.join(target, 'manifest.json'), manifestText);
   fs.writeFileSync(path.join(target, 'rules.json'), JSON.stringify(rules, null, 2) + '\n');
+  // What data check will say of the draft, measured now: the counts recorded, each setting the check
+  // would refuse set to the measured figure (and listed under Confirm), anything else listed.
+  const { settleDraft } = await import('../importer/settle-draft.ts');
+  const settled = await settleDraft(manifest, { dir, placesDir });
+  ins.confirm.push(...settled.confirm);
+  fs.writeFileSync(path.join(target, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  report = formatInspection(ins);
   if (flags.json === true) {
     out(io, JSON.stringify({ written: true, dir: target, manifest, rules, confirm: ins.confirm }, null, 2));
     return EXIT.ok;

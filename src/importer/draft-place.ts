@@ -70,6 +70,8 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
   const sources: Record<string, unknown>[] = [];
   const { roles } = ins;
   if (roles.boundary) sources.push({ ...sourceBase(ins, roles.boundary, 'boundary', 'Town limits', id.provenance), load: { target: 'boundary' } });
+  const kind = ins.zoneKind;
+  const oneOrList = (vs: string[]) => (vs.length === 1 ? vs[0] : vs);
   if (roles.zoning && ins.zoneField) {
     sources.push({
       ...sourceBase(ins, roles.zoning, 'zoning', 'Zoning districts', id.provenance),
@@ -77,10 +79,18 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
         target: 'zones',
         zoneLayer: 'base',
         code: { field: ins.zoneField.field },
+        // A kind field: only the base districts here; the overlays are their own source below.
+        ...(kind ? { where: { [kind.field]: oneOrList(kind.baseValues) } } : {}),
         ...(ins.zoneField.nameField ? { nameField: ins.zoneField.nameField } : {}),
         // OZFS: the residential types each district allows, kept as the shipped OZFS place keeps them.
         ...(roles.zoning.format === 'ozfs-zoning' && roles.zoning.fields.some((f) => f.name === 'res_types_allowed') ? { attrs: { resTypesAllowed: 'res_types_allowed' } } : {}),
       },
+    });
+  }
+  if (roles.zoning && ins.zoneField && kind) {
+    sources.push({
+      ...sourceBase(ins, roles.zoning, 'overlays', 'Overlay districts', id.provenance),
+      load: { target: 'zones', zoneLayer: 'overlay', code: { field: ins.zoneField.field }, ...(ins.zoneField.nameField ? { nameField: ins.zoneField.nameField } : {}), where: { [kind.field]: oneOrList(kind.overlayValues) } },
     });
   }
   if (roles.parcels && ins.parcelIdField) {
@@ -151,7 +161,7 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
     notes: [`Skeleton written by siteline data init from the zoning layer ${roles.zoning?.file ?? '(none found)'}. ${why}`],
     aliases: {},
     patterns: [],
-    overlays: {},
+    overlays: Object.fromEntries((kind?.overlayCodes ?? []).map((code) => [code, { name: names.get(code) || code, note: why }])),
     districts,
   };
   return { manifest, rules };

@@ -15,7 +15,7 @@ import { readSource, sourceColumns } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
 import { analyzePlaceTables, deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
 import { joinRate, type ImportReport } from '../places/import-report.ts';
-import { describeRefusal, joinGate, placeVerdict, rulesDigests } from './place-gate.ts';
+import { describeRefusal, isBlocking, joinGate, placeVerdict, rulesDigests } from './place-gate.ts';
 import { auditAfterImport } from './audit-place.ts';
 import { refuseUnverified, verifyPlaceCitations } from './place-citations.ts';
 import { placePostcodes } from './place-postcodes.ts';
@@ -52,6 +52,12 @@ export interface ImportOptions {
   audit?: 'await' | 'background' | 'off';
   /** The change log against the previous vintage (data update), kept with the new vintage. */
   changeLog?: unknown;
+  /** Every change of the update, one per lot or address (data update), kept in place_changes under the new vintage. */
+  changeEntries?: { kind: string; subject: string; detail: Record<string, unknown> }[];
+  /** The town's date for the files (the update's vintage), kept with each change entry. */
+  townVintage?: string;
+  /** `--accept-shrink "<reason>"`: load a layer that lost more than its maxShrinkShare; the reason is kept in the vintage's change log. */
+  acceptShrink?: string;
 }
 
 export async function sha256File(file: string): Promise<string> {
@@ -369,9 +375,9 @@ async function readSources(run: ImportRun): Promise<SourcesRead> {
 function refuseWhatTheGateRefuses(run: ImportRun, read: SourcesRead, citations: Awaited<ReturnType<typeof verifyPlaceCitations>>): ReturnType<typeof placeVerdict> {
   const { slug, m, placesDir, opts } = run;
   const { rows, tallies } = read;
-  const verdict = placeVerdict({ manifest: m, placesDir, sources: tallies.map((t) => ({ source: t.source, report: t.report() })), rows, fileProblems: [], citations, force: opts.force ?? false });
+  const verdict = placeVerdict({ manifest: m, placesDir, sources: tallies.map((t) => ({ source: t.source, report: t.report() })), rows, fileProblems: [], citations, force: opts.force ?? false, ...(opts.acceptShrink ? { acceptShrink: opts.acceptShrink } : {}) });
   if (verdict.verdict === 'refused') {
-    const blocking = verdict.refusals.filter((r) => !r.forceable || !opts.force);
+    const blocking = verdict.refusals.filter((r) => isBlocking(r, opts));
     const examples = tallies.flatMap((t) => t.rejects.list().flatMap((r) => r.examples.slice(0, 2).map((e) => `${t.source.id}: ${r.reason}: ${e}`))).slice(0, 5);
     throw new SitelineError(
       'bad_input',
@@ -456,6 +462,11 @@ async function measuredReport(run: ImportRun, tx: Queryable, read: SourcesRead, 
   };
   // The gate's numbers are the in-memory ones data check prints (place-gate.ts measureRows).
   if (verdict.gate) report.gate = verdict.gate;
+  const shrank = verdict.refusals.filter((r) => r.shrink);
+  if (shrank.length && run.opts.acceptShrink) {
+    report.acceptedShrink = { reason: run.opts.acceptShrink, problems: shrank.map((r) => r.problem) };
+    warnings.push(`accepted a shrunk layer (--accept-shrink "${run.opts.acceptShrink}"): ${shrank.map((r) => r.problem).join('; ')}`);
+  }
   return report;
 }
 
@@ -478,7 +489,7 @@ async function recordImport(run: ImportRun, tx: Queryable, report: ImportReport,
     run.sourceDigest,
     JSON.stringify(report),
   ]);
-  await tx.query('INSERT INTO place_vintages (place_id, imported_at, source_digest, layers, columns, rules_digests, changes) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7::jsonb)', [
+  const vintage = await tx.query<{ vintage_id: number }>('INSERT INTO place_vintages (place_id, imported_at, source_digest, layers, columns, rules_digests, changes) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7::jsonb) RETURNING vintage_id', [
     placeId,
     finishedAt,
     run.sourceDigest,
@@ -487,4 +498,18 @@ async function recordImport(run: ImportRun, tx: Queryable, report: ImportReport,
     JSON.stringify(rulesDigests(m, placesDir)),
     opts.changeLog === undefined ? null : JSON.stringify(opts.changeLog),
   ]);
+  await recordChangeEntries(tx, placeId, Number(vintage[0]!.vintage_id), opts.townVintage ?? finishedAt.slice(0, 10), finishedAt, opts.changeEntries ?? []);
+}
+
+/** The update's every change, one row each (place_changes), in chunks of one statement each. */
+async function recordChangeEntries(tx: Queryable, placeId: string, vintageId: number, townVintage: string, importedAt: string, entries: NonNullable<ImportOptions['changeEntries']>): Promise<void> {
+  const CHUNK = 2000;
+  for (let at = 0; at < entries.length; at += CHUNK) {
+    const rows = entries.slice(at, at + CHUNK).map((e, k) => ({ seq: at + k + 1, kind: e.kind, subject: e.subject, detail: e.detail }));
+    await tx.query(
+      `INSERT INTO place_changes (place_id, vintage_id, seq, kind, subject, detail, town_vintage, imported_at)
+       SELECT $1, $2, x.seq, x.kind, x.subject, x.detail, $3, $4 FROM jsonb_to_recordset($5::jsonb) AS x(seq int, kind text, subject text, detail jsonb)`,
+      [placeId, vintageId, townVintage, importedAt, JSON.stringify(rows)],
+    );
+  }
 }

@@ -9,8 +9,10 @@ import { bboxOf, type BBox } from '../core/geo/primitives.ts';
 import type { SourceFeature } from './readers/features.ts';
 import { decodeGeoJson, toLonLat } from './readers/geojson.ts';
 import { decodeTopoJson, topoJsonObjects } from './readers/topojson.ts';
-import { readCsvRows } from './readers/csv.ts';
+import { csvTruncation, readCsvRows } from './readers/csv.ts';
 import { parseOzfsParcels, parseOzfsZoning } from './readers/ozfs.ts';
+import { shapefileTruncation } from './readers/shapefile.ts';
+import { isPersonalColumn } from './personal-columns.ts';
 import { detectEncoding, decodeText } from './readers/text-encoding.ts';
 import { coordinateRange, crsDefinition, isLonLatCrs, looksLonLat, normaliseCrsName, projectorFor, reprojectCoords } from './readers/crs.ts';
 
@@ -92,13 +94,11 @@ function describeFields(records: Record<string, unknown>[], names?: string[]): I
       seen.add(v);
       if (/^-?\d+(\.\d+)?$/.test(v)) numeric++;
     }
-    const personal = PERSONAL.test(name);
+    // By header or by values (a header cut to 10 characters, `Property_O`, still holds owners' names).
+    const personal = isPersonalColumn(name, [...seen]);
     return { name, samples: personal ? [] : [...seen].slice(0, 3), filled, distinct: seen.size, numeric: filled > 0 && numeric / filled > 0.95, ...(personal ? { personal: true } : {}) };
   });
 }
-
-/** Columns that hold people's names or contact details (assessors' owner tables): never sampled, never printed. */
-const PERSONAL = /(owner|own_?nam|own1|own2|taxpayer|tax_?payer|mail(ing)?_?(addr|name|to|city|street)|^mail|grantor|grantee|buyer|seller|resident|occupant|contact|phone|e_?mail|first_?name|last_?name|surname|full_?name|person|care_?of|^c_?o$|in_?care)/i;
 
 function geometryCounts(features: SourceFeature[]): Record<string, number> {
   const out: Record<string, number> = {};
@@ -109,8 +109,8 @@ function geometryCounts(features: SourceFeature[]): Record<string, number> {
   return out;
 }
 
-/** CSV: the delimiter that splits the first lines into the same, largest number of fields. */
-function guessDelimiter(text: string): string {
+/** CSV: the delimiter that splits the first lines into the same, largest number of fields (data update reads a republished CSV with it too). */
+export function guessDelimiter(text: string): string {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '').slice(0, 20);
   let best = ',';
   let bestScore = 0;
@@ -145,7 +145,10 @@ function readCsvLayer(dir: string, file: string): InspectedLayer {
   const delimiter = /\.tsv$/i.test(file) ? '\t' : guessDelimiter(text);
   const probe = [...readCsvRows(text.split(/\r?\n/).slice(0, 3).join('\n'), { header: false, delimiter })].map((r) => Object.values(r.values).map(String));
   const header = guessHeader(probe[0] ?? [], probe[1]);
-  const rows = [...readCsvRows(text, { header, delimiter, file })].filter((r) => !r.problem).slice(0, MAX_ROWS);
+  const all = [...readCsvRows(text, { header, delimiter, file })];
+  const cut = csvTruncation(text, all, file);
+  if (cut) throw new Error(cut);
+  const rows = all.filter((r) => !r.problem).slice(0, MAX_ROWS);
   const names = rows[0] ? Object.keys(rows[0].values) : [];
   const fields = describeFields(rows.map((r) => r.values), names);
   let x = fields.find((f) => X_NAMES.test(f.name) && f.numeric)?.name;
@@ -190,7 +193,11 @@ async function readShapefileLayer(dir: string, file: string, files: Set<string>)
   const cpg = find('.cpg');
   const shx = find('.shx');
   const encoding = cpg ? normaliseCodePage(fs.readFileSync(path.join(dir, cpg), 'utf8')) : 'windows-1252';
-  const src = await openShapefile(fs.readFileSync(path.join(dir, file)), fs.readFileSync(path.join(dir, dbf)), { encoding });
+  const shp = fs.readFileSync(path.join(dir, file));
+  const dbfBytes = fs.readFileSync(path.join(dir, dbf));
+  const cut = shapefileTruncation(shp, dbfBytes, file);
+  if (cut) throw new Error(cut);
+  const src = await openShapefile(shp, dbfBytes, { encoding });
   const features: SourceFeature[] = [];
   for (let index = 0; index < MAX_ROWS; index++) {
     const r = await src.read();

@@ -50,7 +50,7 @@ function oneLineShare(layer: InspectedLayer, field: string): { parsed: number; t
 }
 
 export function findAddressColumns(l: InspectedLayer): AddressColumns | undefined {
-  const byName = (re: RegExp) => l.fields.find((f) => re.test(f.name) && f.filled > 0)?.name;
+  const byName = (re: RegExp) => l.fields.find((f) => re.test(f.name) && f.filled > 0 && !f.personal)?.name;
   const unit = byName(UNIT_NAMES);
   const postcode = byName(POSTCODE_NAMES);
   const number = l.fields.find((f) => NUMBER_NAMES.test(f.name) && f.numeric)?.name;
@@ -59,7 +59,8 @@ export function findAddressColumns(l: InspectedLayer): AddressColumns | undefine
     return { number, streetName, ...(unit ? { unit } : {}), ...(postcode ? { postcode } : {}), why: `header names: ${number} (house numbers, e.g. ${l.fields.find((f) => f.name === number)!.samples[0]}) and ${streetName} (e.g. ${l.fields.find((f) => f.name === streetName)!.samples[0]})`, parsed: 0, total: 0 };
   }
   // A one-line column: by header name first, then by the shape of its values.
-  const candidates = [...l.fields.filter((f) => ONE_LINE_NAMES.test(f.name)), ...l.fields.filter((f) => !ONE_LINE_NAMES.test(f.name) && !f.numeric)];
+  // Never a personal column (an owner's mailing address parses as an address too).
+  const candidates = [...l.fields.filter((f) => ONE_LINE_NAMES.test(f.name)), ...l.fields.filter((f) => !ONE_LINE_NAMES.test(f.name) && !f.numeric)].filter((f) => !f.personal);
   for (const f of candidates) {
     const s = oneLineShare(l, f.name);
     if (s.total > 0 && s.parsed / s.total >= 0.6) {
@@ -114,7 +115,9 @@ export function zoneFieldOf(l: InspectedLayer, known?: Set<string>): ZoneFieldEv
       const ruleShare = known?.size ? (vals.length ? vals.filter((v) => known.has(v)).length / vals.length : 0) : null;
       const fillShare = l.rows ? f.filled / l.rows : 0;
       const named = ZONE_FIELD.test(f.name) && !/name|desc/i.test(f.name);
-      const score = (ruleShare ?? 0) * 2 + shapeShare * fillShare + (named ? 0.05 : 0) - (/name|desc|note|comment|date/i.test(f.name) ? 0.3 : 0) - (f.distinct < 2 && l.rows > 2 ? 0.3 : 0);
+      // A kind field ("base" / "overlay") tells districts from overlays; it is not the district code.
+      const kind = f.distinct <= 6 && vals.some((v) => /overlay/i.test(v));
+      const score = (ruleShare ?? 0) * 2 + shapeShare * fillShare + (named ? 0.05 : 0) - (/name|desc|note|comment|date/i.test(f.name) ? 0.3 : 0) - (f.distinct < 2 && l.rows > 2 ? 0.3 : 0) - (kind ? 1 : 0);
       return { f, shapeShare, ruleShare, fillShare, named, score };
     });
   const qualified = scored.filter((x) => (x.ruleShare ?? 0) >= 0.5 || (x.shapeShare >= 0.6 && !x.f.numeric));
@@ -131,7 +134,7 @@ export function zoneFieldOf(l: InspectedLayer, known?: Set<string>): ZoneFieldEv
 }
 
 export function idFieldOf(l: InspectedLayer): InspectedField | undefined {
-  const unique = l.fields.filter((f) => f.filled >= l.rows * 0.9 && f.distinct >= f.filled * 0.95);
+  const unique = l.fields.filter((f) => f.filled >= l.rows * 0.9 && f.distinct >= f.filled * 0.95 && !f.personal);
   return unique.find((f) => ID_FIELD.test(f.name) && !/objectid|^fid$/i.test(f.name)) ?? unique.find((f) => ID_FIELD.test(f.name)) ?? unique[0];
 }
 
@@ -145,9 +148,9 @@ const ROW_ID = /^(objectid|object_id|fid|oid|gid|rowid|id|addr(ess)?_?id|__id)$/
 export function rankJoinKeys(addresses: InspectedLayer, parcels: InspectedLayer, exclude: Set<string>): JoinKeyCandidate[] {
   const out: JoinKeyCandidate[] = [];
   for (const f of addresses.fields) if (ROW_ID.test(f.name)) exclude.add(f.name);
-  const parcelSets = parcels.fields.filter((f) => f.distinct >= 2 && f.distinct >= f.filled * 0.8 && !ROW_ID.test(f.name)).map((f) => ({ name: f.name, values: new Set(parcels.features.map((p) => str(p.properties[f.name])).filter(Boolean)) }));
+  const parcelSets = parcels.fields.filter((f) => f.distinct >= 2 && f.distinct >= f.filled * 0.8 && !ROW_ID.test(f.name) && !f.personal).map((f) => ({ name: f.name, values: new Set(parcels.features.map((p) => str(p.properties[f.name])).filter(Boolean)) }));
   for (const af of addresses.fields) {
-    if (exclude.has(af.name) || af.distinct < 2) continue;
+    if (exclude.has(af.name) || af.distinct < 2 || af.personal) continue;
     for (const pf of parcelSets) {
       let matched = 0;
       for (const a of addresses.features) {

@@ -21,6 +21,10 @@ export interface Inspection {
   address?: AddressColumns;
   parcelIdField?: { field: string; why: string };
   zoneField?: { field: string; nameField?: string; codes: string[]; why: string; /** Sample values, fill, code-shaped and rules-matched shares, rivals. */ evidence?: string };
+  /** A field telling base districts from overlays (`kind`: "base" / "overlay"): overlay features are drafted as overlays, never as base districts. */
+  zoneKind?: { field: string; baseValues: string[]; overlayValues: string[]; overlayCodes: string[] };
+  /** Why nothing may be written: a zoning file that is broken or empty (init never drafts another layer as the districts in its place). */
+  refusal?: string;
   joinKeys: JoinKeyCandidate[];
   pointInParcel?: { matched: number; total: number; rate: number };
   /** Addresses found by both the best key and the point whose lots differ. */
@@ -41,14 +45,44 @@ export async function inspectSourceDir(dir: string, opts: { knownDistricts?: str
   const skipped: Inspection['skipped'] = [];
   const layers = await readLayers(abs, skipped);
   resolveCrs(abs, layers, new Set(listFiles(abs)));
+  const refusal = brokenZoning(layers, skipped);
   const { roles, address } = assignRoles(layers, known);
   const { zoning, parcels } = roles;
-  const zoneField = zoning ? describeZoneField(zoning, known) : undefined;
+  const zoneKind = zoning ? zoneKindOf(zoning) : undefined;
+  const zoneField = zoning ? describeZoneField(zoning, known, zoneKind) : undefined;
+  if (zoneKind && zoneField) zoneKind.overlayCodes = [...new Set(zoning!.features.filter((f) => zoneKind.overlayValues.includes(str(f.properties[zoneKind.field]))).map((f) => str(f.properties[zoneField.field])).filter(Boolean))].sort();
   const joins = roles.addresses && parcels ? measureLotJoins(roles.addresses, parcels, address) : parcels ? { joinKeys: [], parcelIdField: uniqueIdField(parcels) } : { joinKeys: [] };
   const { joinKeys, pointInParcel, disagreements, parcelIdField, lotBy } = joins as LotJoins;
-  const lotToZone = parcels && zoning && zoneField ? measureLotToZone(parcels, zoning, zoneField) : undefined;
+  const lotToZone = parcels && zoning && zoneField ? measureLotToZone(parcels, zoning, zoneField, zoneKind) : undefined;
   const { notes, confirm } = whatToConfirm(layers, roles, { address, zoneField, lotToZone, parcelIdField, lotBy, joinKeys, disagreements });
-  return { dir: abs, layers, skipped, roles, ...(address ? { address } : {}), ...(parcelIdField ? { parcelIdField } : {}), ...(zoneField ? { zoneField } : {}), joinKeys, ...(pointInParcel ? { pointInParcel } : {}), ...(disagreements !== undefined ? { disagreements } : {}), ...(lotBy ? { lotBy } : {}), ...(lotToZone ? { lotToZone } : {}), notes, confirm };
+  if (zoneKind) confirm.push(`the kind field ${zoneKind.field} of ${zoning!.file}: ${zoneKind.overlayValues.map((v) => JSON.stringify(v)).join(', ')} drafted as overlays (${zoneKind.overlayCodes.join(', ') || 'no codes'}), ${zoneKind.baseValues.map((v) => JSON.stringify(v)).join(', ')} as base districts`);
+  return { dir: abs, layers, skipped, roles, ...(refusal ? { refusal } : {}), ...(zoneKind ? { zoneKind } : {}), ...(address ? { address } : {}), ...(parcelIdField ? { parcelIdField } : {}), ...(zoneField ? { zoneField } : {}), joinKeys, ...(pointInParcel ? { pointInParcel } : {}), ...(disagreements !== undefined ? { disagreements } : {}), ...(lotBy ? { lotBy } : {}), ...(lotToZone ? { lotToZone } : {}), notes, confirm };
+}
+
+const ZONING_FILE = /zon|district/i;
+const SPATIAL_FILE = /\.(geojson|json|topojson|shp|zoning|gz)$/i;
+
+/** A spatial file named like zoning that cannot be read or holds no features: init refuses rather than draft another layer as the districts. */
+function brokenZoning(layers: InspectedLayer[], skipped: SkippedFile[]): string | undefined {
+  const broken = skipped.find((s) => ZONING_FILE.test(s.file) && SPATIAL_FILE.test(s.file));
+  if (broken) return `the zoning file ${broken.file} cannot be read (${broken.reason})`;
+  const empty = layers.find((l) => ZONING_FILE.test(`${l.file} ${l.object ?? ''}`) && l.format !== 'csv' && l.rows === 0);
+  if (empty) return `the zoning file ${empty.file}${empty.object ? ` (object ${empty.object})` : ''} holds no features`;
+  return undefined;
+}
+
+const KIND_FIELD = /^(kind|type|zone_?type|zone_?kind|layer|category|class|dist_?type|district_?type)$/i;
+
+/** A field with a few values, one of them naming overlays ("overlay", "Overlay District"): the layer mixes base districts and overlays. */
+function zoneKindOf(zoning: InspectedLayer): Inspection['zoneKind'] {
+  for (const f of zoning.fields) {
+    if (!KIND_FIELD.test(f.name) || f.distinct < 2 || f.distinct > 6) continue;
+    const values = [...new Set(zoning.features.map((z) => str(z.properties[f.name])))];
+    const overlayValues = values.filter((v) => /overlay/i.test(v)).sort();
+    if (!overlayValues.length) continue;
+    return { field: f.name, baseValues: values.filter((v) => !overlayValues.includes(v)).sort(), overlayValues, overlayCodes: [] };
+  }
+  return undefined;
 }
 
 /** Addresses: the layer with an address column and the most rows. Polygons: zoning has a district-code field; a boundary is a handful of polygons; parcels are the rest with the most features. */
@@ -64,7 +98,10 @@ function assignRoles(layers: InspectedLayer[], known: Set<string> | undefined): 
     }
   }
   const polys = layers.filter(isPolygons);
-  const zoning = polys.filter((l) => zoneFieldOf(l, known)).sort((a, b) => Number(/zon/i.test(b.file + (b.object ?? ''))) - Number(/zon/i.test(a.file + (a.object ?? ''))) || a.rows - b.rows)[0];
+  // Districts are few and lots many: a layer not named like zoning is the districts only beside a larger
+  // polygon layer (the parcels' descriptive "Zoning" column is never drafted as the district layer).
+  const largest = [...polys].sort((a, b) => b.rows - a.rows)[0];
+  const zoning = polys.filter((l) => ZONING_FILE.test(`${l.file} ${l.object ?? ''}`) || (polys.length >= 2 && l !== largest)).filter((l) => zoneFieldOf(l, known)).sort((a, b) => Number(/zon/i.test(b.file + (b.object ?? ''))) - Number(/zon/i.test(a.file + (a.object ?? ''))) || a.rows - b.rows)[0];
   if (zoning) roles.zoning = zoning;
   const boundary = polys.filter((l) => l !== zoning && l.rows <= 5).sort((a, b) => Number(/limit|bound|town|city|munic/i.test(b.file)) - Number(/limit|bound|town|city|munic/i.test(a.file)))[0];
   if (boundary) roles.boundary = boundary;
@@ -74,10 +111,11 @@ function assignRoles(layers: InspectedLayer[], known: Set<string> | undefined): 
 }
 
 /** The zoning layer's district code field, its codes and name field, with the evidence its values give. */
-function describeZoneField(zoning: InspectedLayer, known: Set<string> | undefined): NonNullable<Inspection['zoneField']> {
+function describeZoneField(zoning: InspectedLayer, known: Set<string> | undefined, kind: Inspection['zoneKind']): NonNullable<Inspection['zoneField']> {
   const ev = zoneFieldOf(zoning, known)!;
   const f = ev.field;
-  const codes = [...new Set(zoning.features.map((z) => str(z.properties[f.name])).filter(Boolean))].sort();
+  const base = zoning.features.filter((z) => !kind || !kind.overlayValues.includes(str(z.properties[kind.field])));
+  const codes = [...new Set(base.map((z) => str(z.properties[f.name])).filter(Boolean))].sort();
   const nameField = zoning.fields.find((n) => n !== f && !n.personal && /name|desc/i.test(n.name) && n.distinct <= codes.length * 1.5 && n.filled > 0)?.name;
   const how = ev.byContent ? (ev.ruleShare !== null && ev.ruleShare >= 0.5 ? 'by its values: they are districts of the rules' : 'by its values: they look like district codes') : 'by its name (no field holds values shaped like district codes)';
   const rivals = ev.rivals.length ? `; not ${ev.rivals.map((r) => `${r.name} (${pc(r.shapeShare, 1)} code-shaped${r.ruleShare !== null ? `, ${pc(r.ruleShare, 1)} in the rules` : ''})`).join(', ')}` : '';
@@ -145,8 +183,8 @@ function measureLotJoins(addresses: InspectedLayer, parcels: InspectedLayer, add
 }
 
 /** Lots whose point on the surface lies in a zoning polygon with a district code. */
-function measureLotToZone(parcels: InspectedLayer, zoning: InspectedLayer, zoneField: NonNullable<Inspection['zoneField']>): NonNullable<Inspection['lotToZone']> {
-  const zones = zoning.features.flatMap((z) => {
+function measureLotToZone(parcels: InspectedLayer, zoning: InspectedLayer, zoneField: NonNullable<Inspection['zoneField']>, kind: Inspection['zoneKind']): NonNullable<Inspection['lotToZone']> {
+  const zones = zoning.features.filter((z) => !kind || !kind.overlayValues.includes(str(z.properties[kind.field]))).flatMap((z) => {
     const mp = toMultiPolygon(z.geometry);
     return mp && str(z.properties[zoneField.field]) ? [{ id: String(z.index), geom: mp, bbox: bboxOf(mp) }] : [];
   });

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_JOIN_THRESHOLDS, DEFAULT_MAX_REJECTED_SHARE, type Manifest, type ManifestSource } from '../places/manifest.ts';
+import { DEFAULT_JOIN_THRESHOLDS, DEFAULT_MAX_REJECTED_SHARE, DEFAULT_MAX_SHRINK_SHARE, type Manifest, type ManifestSource } from '../places/manifest.ts';
 import { joinRate, type ImportReport, type JoinGate, type SourceReport } from '../places/import-report.ts';
 import { LotIndex } from './lot-index.ts';
 import type { PlaceRows } from './transform-sources.ts';
@@ -20,6 +20,8 @@ export interface GateRefusal {
   value: string;
   /** Whether `data import --force` loads the place anyway. */
   forceable: boolean;
+  /** A layer that shrank past its maxShrinkShare: only `--accept-shrink "<reason>"` lets it through (recorded in the change log). */
+  shrink?: boolean;
 }
 
 export interface PlaceVerdict {
@@ -126,6 +128,32 @@ function sourceRefusals(s: ManifestSource, r: SourceReport): GateRefusal[] {
       forceable: true,
     });
   }
+  out.push(...shrinkRefusals(s, r));
+  return out;
+}
+
+/**
+ * A layer that lost more than its maxShrinkShare of the rows or features recorded in the manifest
+ * (`counts`, written by data init and data update): a half-copied or half-published file must not go
+ * live. Growth is never refused here.
+ */
+export function shrinkRefusals(s: ManifestSource, r: Pick<SourceReport, 'rowsRead' | 'rowsLoaded'>): GateRefusal[] {
+  if (!s.counts) return [];
+  const share = s.maxShrinkShare ?? DEFAULT_MAX_SHRINK_SHARE;
+  const out: GateRefusal[] = [];
+  for (const [what, before, now] of [
+    ['rows', s.counts.rows, r.rowsRead],
+    ['features', s.counts.features, r.rowsLoaded],
+  ] as const) {
+    if (before === 0 || now >= before * (1 - share)) continue;
+    out.push({
+      problem: `${s.id} (${s.file}) shrank: ${now} ${what}, ${before} recorded (lost ${before - now}, ${pctOf(before - now, before)}), more than the ${(share * 100).toFixed(1)} % allowed`,
+      setting: `sources[${s.id}].maxShrinkShare`,
+      value: `${share}${s.maxShrinkShare === undefined ? ' (the default)' : ''}`,
+      forceable: false,
+      shrink: true,
+    });
+  }
   return out;
 }
 
@@ -160,6 +188,8 @@ export interface GateInput {
   citations: CitationVerdict;
   /** `--force`: forceable refusals do not refuse. */
   force?: boolean;
+  /** `--accept-shrink "<reason>"`: a layer that shrank does not refuse (the reason goes into the change log). */
+  acceptShrink?: string;
 }
 
 /** The verdict (see the file comment). */
@@ -188,14 +218,20 @@ export function placeVerdict(input: GateInput): PlaceVerdict {
   }
   const joinRates = measureRows(input.rows);
   const gate = joinGate(m, joinRates);
-  const blocking = refusals.filter((r) => !r.forceable || !input.force);
+  const blocking = refusals.filter((r) => isBlocking(r, input));
   const verdict: PlaceVerdict['verdict'] = blocking.length ? 'refused' : gate && !gate.passed ? 'not_live' : m.status === 'live' ? 'live' : 'planned';
   return { verdict, refusals, joinRates, ...(gate ? { gate } : {}), placeholders };
 }
 
+/** Whether a refusal still refuses given --force and --accept-shrink. */
+export function isBlocking(r: GateRefusal, opts: { force?: boolean; acceptShrink?: string }): boolean {
+  if (r.shrink) return !opts.acceptShrink;
+  return !r.forceable || !opts.force;
+}
+
 /** A refusal as one line: the problem, then the setting that governs it and its value. */
 export function describeRefusal(r: GateRefusal): string {
-  return `${r.problem} [governed by ${r.setting} = ${r.value}${r.forceable ? '; or --force' : ''}]`;
+  return `${r.problem} [governed by ${r.setting} = ${r.value}${r.forceable ? '; or --force' : ''}${r.shrink ? '; or --accept-shrink "<reason>"' : ''}]`;
 }
 
 /** The verdict's lines for a terminal (check and import print the same). */

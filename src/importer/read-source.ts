@@ -6,7 +6,7 @@ import type { SourceFeature } from './readers/features.ts';
 import { readGeoJson } from './readers/geojson.ts';
 import { readTopoJson } from './readers/topojson.ts';
 import { readShapefile, readShapefileParts, shapefilePartsFromZip } from './readers/shapefile.ts';
-import { countPhysicalLines, readCsvRows, type CsvRow } from './readers/csv.ts';
+import { countPhysicalLines, csvTruncation, readCsvRows, type CsvRow } from './readers/csv.ts';
 import { projectorFor, type Xy } from './readers/crs.ts';
 import { decodeText } from './readers/text-encoding.ts';
 import { parseOzfsParcels, parseOzfsZoning, type OzfsParcel } from './readers/ozfs.ts';
@@ -30,6 +30,8 @@ export async function readSource(placeRoot: string, s: ManifestSource): Promise<
     case 'csv': {
       const text = decodeText(fs.readFileSync(file), s.encoding);
       const rows = [...readCsvRows(text, { header: s.csv.header, columns: s.csv.columns, delimiter: s.csv.delimiter, file: s.file })];
+      const cut = csvTruncation(text, rows, s.file);
+      if (cut) throw new Error(cut);
       return { kind: 'rows', rows, physicalLines: countPhysicalLines(text), ...(s.crs ? { project: projectorFor(s.crs, s.file) } : {}) };
     }
     case 'ozfs-zoning':

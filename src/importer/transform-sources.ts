@@ -1,5 +1,6 @@
 // Source features and rows -> table rows, per load target. Every row that cannot be loaded is counted
 // with its reason; nothing is dropped silently.
+import { withoutPersonal } from './personal-columns.ts';
 import polygonClipping from 'polygon-clipping';
 import {
   bboxOf,
@@ -138,6 +139,8 @@ function transformBoundary(data: SourceData, tally: SourceTally, rows: PlaceRows
   rows.boundary = parts.length ? parts : null;
 }
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 function transformZones(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
   const load = tally.source.load;
   if (load.target !== 'zones') return;
@@ -149,13 +152,13 @@ function transformZones(data: SourceData, tally: SourceTally, rows: PlaceRows): 
   for (const f of data.features) {
     tally.rowsRead++;
     const p = f.properties;
-    if (load.where && !Object.entries(load.where).every(([k, v]) => p[k] === v)) {
+    if (load.where && !Object.entries(load.where).every(([k, v]) => (Array.isArray(v) ? v.includes(p[k] as never) : p[k] === v))) {
       tally.rowsSkipped++;
       continue;
     }
     const raw = text(p[load.code.field]);
     if (raw === '') {
-      tally.rejects.add(`no district code in ${load.code.field}`, `${featureLabel(f)} ${JSON.stringify(p).slice(0, 120)}`);
+      tally.rejects.add(`no district code in ${load.code.field}`, `${featureLabel(f)} ${JSON.stringify(withoutPersonal(p, NO_NAMES)).slice(0, 120)}`);
       continue;
     }
     let mp = polygonOf(f, tally);

@@ -65,6 +65,8 @@ export interface ImportReport {
   finishedAt: string;
   durationMs: number;
   sources: SourceReport[];
+  /** A layer that shrank past its maxShrinkShare, loaded with `--accept-shrink "<reason>"`. */
+  acceptedShrink?: { reason: string; problems: string[] };
   totals: { rowsRead: number; rowsLoaded: number; rowsSkipped: number; rowsRejected: number };
   counts: { addresses: number; parcels: number; zones: number; baseZones: number; overlayZones: number; streetSegments: number; boundaries: number; parcelZones: number; postcodes: number };
   joinRates: {

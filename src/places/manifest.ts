@@ -14,6 +14,8 @@ export const PLACES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.ur
 /** Defaults for the per-source import thresholds (docs/data.md, "Import thresholds"). */
 export const DEFAULT_MAX_REJECTED_SHARE = 0.1;
 const DEFAULT_ROW_TOLERANCE = 0.02;
+/** The share of a layer's recorded rows or features a new file may lose before check, import and update refuse it (docs/data.md, "A file that shrank"). */
+export const DEFAULT_MAX_SHRINK_SHARE = 0.05;
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 is 64 lower-case hex digits');
 const relFile = z
@@ -38,8 +40,8 @@ const zonesTarget = z.object({
   zoneLayer: z.enum(['base', 'overlay']),
   code: codeMapping,
   nameField: z.string().optional(),
-  /** Only features whose properties equal these values are loaded (others are counted as skipped). */
-  where: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  /** Only features whose properties equal these values are loaded (others are counted as skipped); a list: any of its values. */
+  where: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1)])).optional(),
   /** Source properties kept in zones.attrs, as attrName -> source field. */
   attrs: z.record(z.string(), z.string()).default({}),
   /** A property on base features that tags an overlay-like district (Cambridge PUD_TYPE): loaded as an overlay zone too. */
@@ -210,6 +212,13 @@ const sourceSchema = z
     rowTolerance: z.number().min(0).max(1).default(DEFAULT_ROW_TOLERANCE),
     /** The import refuses the place when more than this share of the source's rows is rejected. */
     maxRejectedShare: z.number().min(0).max(1).default(DEFAULT_MAX_REJECTED_SHARE),
+    /**
+     * The rows (records) and features (rows loaded) the source held when they were recorded (data init;
+     * data update records the new ones). Optional and without a default, so older manifests keep their digest.
+     */
+    counts: z.object({ rows: z.number().int().min(0), features: z.number().int().min(0) }).strict().optional(),
+    /** The share of the recorded rows or features a new file may lose (default DEFAULT_MAX_SHRINK_SHARE, 0.05); more is refused unless accepted with a reason. */
+    maxShrinkShare: z.number().min(0).max(1).optional(),
     /** The coordinates' CRS when not lon/lat and not named by the file itself: EPSG:<code>, a proj4 string or WKT. */
     crs: z.string().min(1).optional(),
     load: targetSpec,

@@ -10,7 +10,7 @@ import { resolveCoverage } from '../snapshot/coverage.ts';
 import { cityInventory, probeCoverage, type PlaceSummary } from '../snapshot/city-inventory.ts';
 import type { DistrictRulesView } from '../rules/district-view.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
-import { listVintages, type VintageRecord } from '../importer/update-place.ts';
+import { changeItemsSince, vintagesSince, type VintageRecord } from '../importer/update-place.ts';
 import { CoverageQuery } from './schemas.ts';
 import { API_PREFIX, CREDITS_CHARGED, json, type RestApi, type RestContext, type RestKit, bind } from './kit.ts';
 import { common401_429, EXAMPLE_ADDRESS, json as jsonResponse, problem, rateHeaders, withExample } from './openapi-parts.ts';
@@ -98,7 +98,13 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
     ...(probe.candidates ? { candidates: probe.candidates } : {}),
     ...(rules ? { rules } : {}),
     // Which lots changed zoning since a date: the change log of each import since then (data update).
-    ...(q.changesSince !== undefined && place ? { changes: (await listVintages(ctx, place.geoDivisionId)).filter((v) => v.importedAt.slice(0, 10) >= q.changesSince!) } : {}),
+    // By our import date (the default) or the town's vintage date (changesBy=vintage); every lot and address change, paged.
+    ...(q.changesSince !== undefined && place
+      ? {
+          changes: await vintagesSince(ctx, place.geoDivisionId, q.changesSince, q.changesBy ?? 'import'),
+          changeItems: await changeItemsSince(ctx, place.geoDivisionId, { since: q.changesSince, by: q.changesBy ?? 'import', page: q.changesPage ?? 1, pageSize: q.changesPageSize ?? 100 }),
+        }
+      : {}),
   };
 }
 

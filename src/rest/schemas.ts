@@ -97,6 +97,12 @@ export const CoverageQuery = named(
         .regex(/^\d{4}-\d{2}-\d{2}$/, 'changesSince is a date, YYYY-MM-DD')
         .optional()
         .describe('With city or geoDivisionId: the change log of every import of the place since this date (YYYY-MM-DD): lots added or removed, lots whose zone or area changed, districts whose rules changed, and the vintage of each layer.'),
+      changesBy: z
+        .enum(['import', 'vintage'])
+        .optional()
+        .describe('With changesSince: which date it reads: import (the day siteline imported the files, the default) or vintage (the date the town gave its files).'),
+      changesPage: z.coerce.number().int().min(1).max(100000).optional().describe('With changesSince: the page of changeItems (1-based, default 1).'),
+      changesPageSize: z.coerce.number().int().min(1).max(1000).optional().describe('With changesSince: changeItems per page (default 100, at most 1000).'),
     })
     .refine((q) => [q.address !== undefined, q.city !== undefined, q.geoDivisionId !== undefined, q.lat !== undefined || q.lng !== undefined].filter(Boolean).length === 1, {
       message: 'give exactly one of: address, city (optionally with region), geoDivisionId, or lat and lng',
@@ -104,7 +110,8 @@ export const CoverageQuery = named(
     .refine((q) => (q.lat === undefined) === (q.lng === undefined), { message: 'a point needs both lat and lng' })
     .refine((q) => q.region === undefined || q.city !== undefined, { message: 'region goes with city' })
     .refine((q) => q.district === undefined || q.city !== undefined || q.geoDivisionId !== undefined, { message: 'district goes with city or geoDivisionId' })
-    .refine((q) => q.changesSince === undefined || q.city !== undefined || q.geoDivisionId !== undefined, { message: 'changesSince goes with city or geoDivisionId' }),
+    .refine((q) => q.changesSince === undefined || q.city !== undefined || q.geoDivisionId !== undefined, { message: 'changesSince goes with city or geoDivisionId' })
+    .refine((q) => q.changesSince !== undefined || (q.changesBy === undefined && q.changesPage === undefined && q.changesPageSize === undefined), { message: 'changesBy, changesPage and changesPageSize go with changesSince' }),
 );
 
 export const KeyCreateBody = named(
@@ -319,6 +326,24 @@ export const CoverageAnswer = named(
       )
       .optional()
       .describe('With changesSince: the imports of the place since that date, newest first.'),
+    changeItems: z
+      .strictObject({
+        total: z.number().int(),
+        page: z.number().int(),
+        pageSize: z.number().int(),
+        items: z.array(
+          z.strictObject({
+            vintageId: z.number().int(),
+            vintage: z.string().describe("The town's date for the files that made the change."),
+            importedAt: z.string(),
+            kind: z.enum(['lot_added', 'lot_removed', 'lot_rezoned', 'lot_area_changed', 'lot_split', 'lot_merged', 'address_added', 'address_removed']),
+            subject: z.string().describe('The lot id, or the address (number, street, unit).'),
+            detail: z.record(z.string(), z.unknown()).describe('lot_rezoned: from, to; lot_split: into; lot_merged: from; lot_area_changed: fromM2, toM2.'),
+          }),
+        ),
+      })
+      .optional()
+      .describe('With changesSince: every lot and address change of those imports (complete, paged), newest import first.'),
   }),
 );
 

@@ -188,3 +188,17 @@ export function* readCsvRows(text: string, opts: CsvOptions): Generator<CsvRow> 
     yield row;
   }
 }
+
+/**
+ * A CSV cut short: its text stops without a line end inside a record that has fewer fields than the
+ * header, or inside a quoted field. (A file whose last line has no line end but is whole is not cut.)
+ */
+export function csvTruncation(text: string, rows: CsvRow[], file: string): string | null {
+  if (text === '' || /[\r\n]$/.test(text)) return null;
+  const last = rows[rows.length - 1];
+  if (!last?.problem) return null;
+  if (last.problemReason === 'wrong number of fields' || last.problemReason === 'malformed CSV record') {
+    return `${file}: truncated: the file ends mid-record at line ${last.line} (${last.problem.replace(/^.*?line \d+: /, '')}, and no line end)`;
+  }
+  return null;
+}

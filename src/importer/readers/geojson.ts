@@ -24,7 +24,7 @@ export function decodeGeoJson(text: string, where: string): { features: SourceFe
   try {
     doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
-    throw new Error(`${where}: not valid JSON (${(err as Error).message})`);
+    throw new Error(jsonProblem(text, where, err as Error));
   }
   const crsMember = doc.crs?.properties?.name;
   const list = doc.type === 'FeatureCollection' ? doc.features : doc.type === 'Feature' ? [doc] : undefined;
@@ -34,6 +34,20 @@ export function decodeGeoJson(text: string, where: string): { features: SourceFe
     return { index, properties: feat.properties ?? {}, geometry: feat.geometry ?? null };
   });
   return { features, crsMember };
+}
+
+/**
+ * Why a JSON file does not parse, naming the real fault: a file cut short (a half-copied download ends
+ * mid-record: its text stops before the closing brace) is "truncated", anything else "not valid JSON".
+ */
+export function jsonProblem(text: string, where: string, err: Error): string {
+  const body = text.trimEnd();
+  if (body === '') return `${where}: empty file (no features)`;
+  if (/Unexpected end|Unterminated|end of (JSON|data)/i.test(err.message) || !/[}\]]$/.test(body)) {
+    return `${where}: truncated: the file ends mid-record after ${Buffer.byteLength(text)} bytes (its JSON stops before the closing brace); the file was cut short`;
+  }
+  // V8 quotes a stretch of the text in its message: left out, the file may hold people's names.
+  return `${where}: not valid JSON (${err.message.replace(/, ".*" is not valid JSON$/s, '').replace(/"[^"]*"/g, '"..."')})`;
 }
 
 /** Features reprojected to lon/lat from `crs` (none: must already be lon/lat). */

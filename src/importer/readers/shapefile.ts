@@ -40,7 +40,26 @@ export function shapefilePartsFromZip(zipFile: string, member?: string): Shapefi
   return { shp: part('shp'), dbf: part('dbf'), prj: new TextDecoder().decode(part('prj')), label: `${zipFile}:${base}` };
 }
 
+/**
+ * A shapefile cut short: the .shp header states the file's length (bytes 24-27, big-endian 16-bit
+ * words) and the .dbf header its record count and size, so a half-copied file is told from a small one.
+ */
+export function shapefileTruncation(shp: Uint8Array, dbf: Uint8Array, label: string): string | null {
+  if (shp.length < 100) return `${label}: truncated: the .shp is ${shp.length} bytes, shorter than its 100-byte header`;
+  const stated = new DataView(shp.buffer, shp.byteOffset, shp.byteLength).getInt32(24, false) * 2;
+  if (shp.length < stated) return `${label}: truncated: the .shp header says ${stated} bytes, the file holds ${shp.length} (it ends mid-record)`;
+  if (dbf.length >= 32) {
+    const v = new DataView(dbf.buffer, dbf.byteOffset, dbf.byteLength);
+    const records = v.getUint32(4, true);
+    const need = v.getUint16(8, true) + records * v.getUint16(10, true);
+    if (dbf.length < need) return `${label}: truncated: the .dbf header says ${records} records (${need} bytes), the file holds ${dbf.length} (it ends mid-record)`;
+  } else return `${label}: truncated: the .dbf is ${dbf.length} bytes, shorter than its header`;
+  return null;
+}
+
 export async function readShapefileParts(parts: ShapefileParts, encoding: string, columns?: readonly string[]): Promise<SourceFeature[]> {
+  const cut = shapefileTruncation(parts.shp, parts.dbf, parts.label.replace(/\.prj$/i, '.shp'));
+  if (cut) throw new Error(cut);
   const xy = projectorFor(parts.prj.trim(), parts.label);
   // With an allow-list the package reads the geometry only; the listed columns come from readDbf.
   const table = columns ? readDbf(parts.dbf, columns, encoding) : null;

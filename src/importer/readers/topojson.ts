@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { feature } from 'topojson-client';
 import type { Topology, GeometryObject } from 'topojson-specification';
 import type { SourceFeature } from './features.ts';
-import { toLonLat } from './geojson.ts';
+import { jsonProblem, toLonLat } from './geojson.ts';
 
 function parseTopoJson(text: string, objectName: string, where: string, crs?: string): SourceFeature[] {
   return toLonLat(decodeTopoJson(text, objectName, where), crs, where);
@@ -11,7 +11,12 @@ function parseTopoJson(text: string, objectName: string, where: string, crs?: st
 
 /** The object's names in a Topology. */
 export function topoJsonObjects(text: string, where: string): string[] {
-  const topo = JSON.parse(text) as Topology;
+  let topo: Topology;
+  try {
+    topo = JSON.parse(text) as Topology;
+  } catch (err) {
+    throw new Error(jsonProblem(text, where, err as Error));
+  }
   if (topo.type !== 'Topology' || !topo.objects) throw new Error(`${where}: not a TopoJSON Topology`);
   return Object.keys(topo.objects);
 }
@@ -22,7 +27,7 @@ export function decodeTopoJson(text: string, objectName: string, where: string):
   try {
     topo = JSON.parse(text) as Topology;
   } catch (err) {
-    throw new Error(`${where}: not valid JSON (${(err as Error).message})`);
+    throw new Error(jsonProblem(text, where, err as Error));
   }
   if (topo.type !== 'Topology' || !topo.objects) throw new Error(`${where}: not a TopoJSON Topology`);
   const obj = topo.objects[objectName] as GeometryObject | undefined;
