@@ -3,12 +3,15 @@
 // table or the street interpolation must find it), counts how often each method is right in each
 // confidence band, and stores the table with the audit. Answers from those methods then report the
 // measured share instead of the method's own score, and say so. An exact address-table match keeps its
-// rule-based confidence (the audit measures it directly, docs/audit.md).
+// rule-based confidence (the audit measures it directly, docs/audit.md); one on another suffix's row of the
+// number (SIBLING_BAND) is a guess, measured in rows of its own. Interpolations for addresses neither table
+// lists (UNLISTED_BAND) are measured apart too: with the address held out of both tables. A guess whose
+// street the street layer lacks stays capped below 0.7 whatever its band measured (lot-fronts-street.ts).
 import type { AppContext } from '../context.ts';
 import { cacheKind, type CacheDoors } from '../caches.ts';
 import type { GeoSource } from './place-index.ts';
-import type { GeocodeResult, MatchType } from './geocode.ts';
-import { ASSESSOR_FAR_BAND } from './lot-fronts-street.ts';
+import { SIBLING_BAND, UNLISTED_BAND, type GeocodeResult, type MatchType } from './geocode.ts';
+import { ASSESSOR_FAR_BAND, UNCHECKED_STREET_CONFIDENCE } from './lot-fronts-street.ts';
 
 /** A band needs at least this many held-out answers before its share replaces the method's score. */
 export const MIN_CALIBRATION_SAMPLE = 30;
@@ -22,6 +25,12 @@ export interface HeldOutRow {
   right: number;
   shareRight: number | null;
   meanConfidence: number | null;
+  /**
+   * A population apart from the method's plain one: answers on another suffix's address-table row
+   * (SIBLING_BAND), or interpolations with the address held out of the assessor's table as well
+   * (UNLISTED_BAND). Absent for the plain rows (and in audits before version 5).
+   */
+  population?: typeof SIBLING_BAND | typeof UNLISTED_BAND;
 }
 
 export interface PlaceCalibration {
@@ -29,17 +38,33 @@ export interface PlaceCalibration {
   generatedAt: string;
   /** Held-out addresses answered in all. */
   heldOut: number;
+  /** Of them, answered again held out of the assessor's table too (the UNLISTED_BAND rows; audit version 5). */
+  heldOutOfBoth?: number;
   rows: HeldOutRow[];
 }
 
 /** The place's source with one address taken out of the address table (its rows, whatever their lot). */
 export function withoutAddress(src: GeoSource, fullAddress: string): GeoSource {
+  return { ...bound(src), addressRows: async (key, number) => (await src.addressRows(key, number)).filter((r) => r.full_address !== fullAddress) };
+}
+
+/**
+ * The place's source with the assessor's listings at one number of one street taken out: with
+ * withoutAddress, an address neither table lists (the UNLISTED_BAND rows' hold-out).
+ */
+export function withoutListing(src: GeoSource, streetKey: string, number: number): GeoSource {
+  return { ...bound(src), locationRows: async (key, n) => (key === streetKey && n === number ? [] : src.locationRows(key, n)) };
+}
+
+/** The source's reads as plain functions (a class instance's methods keep their object). */
+function bound(src: GeoSource): GeoSource {
   return {
     kind: src.kind,
-    addressRows: async (key, number) => (await src.addressRows(key, number)).filter((r) => r.full_address !== fullAddress),
+    addressRows: (key, number) => src.addressRows(key, number),
     locationRows: (key, number) => src.locationRows(key, number),
     neighbourRows: (key, number, gap) => src.neighbourRows(key, number, gap),
     segments: (key) => src.segments(key),
+    hasStreetLayer: () => src.hasStreetLayer(),
     parcelsInBox: (box) => src.parcelsInBox(box),
     lot: (id) => src.lot(id),
     lotHasZone: (id) => src.lotHasZone(id),
@@ -53,28 +78,48 @@ const HOW: Record<MatchType, string> = {
   street_interpolation: 'interpolated',
 };
 
+type Matched = Extract<GeocodeResult, { kind: 'matched' }>;
+type Population = HeldOutRow['population'];
+
+/** The match's calibration population and its words in a note. */
+function populationOf(g: Matched): { population: Population; how: string; heldOutOf: string } {
+  if (g.band === SIBLING_BAND) return { population: SIBLING_BAND, how: "address-table answers on another suffix's row of the number", heldOutOf: 'the address table' };
+  if (g.band === UNLISTED_BAND && g.matchType === 'street_interpolation') {
+    return { population: UNLISTED_BAND, how: 'interpolated answers for addresses neither table lists', heldOutOf: "the address table and the assessor's table" };
+  }
+  return { population: undefined, how: `${HOW[g.matchType]} answers`, heldOutOf: 'the address table' };
+}
+
 /**
  * The match with its confidence replaced by the share right the place's audit measured for its method
  * and band, with a note that says so; unchanged for an exact address-table match, a place without a
  * calibration, or a band with too few held-out answers (the note says which).
  */
-export function calibrateMatch(g: Extract<GeocodeResult, { kind: 'matched' }>, cal: PlaceCalibration | null): Extract<GeocodeResult, { kind: 'matched' }> {
-  if (g.matchType === 'address_table' || !cal) return g;
+export function calibrateMatch(g: Matched, cal: PlaceCalibration | null): Matched {
+  if ((g.matchType === 'address_table' && g.band !== SIBLING_BAND) || !cal) return g;
   const day = cal.generatedAt.slice(0, 10);
   if (g.band === ASSESSOR_FAR_BAND) return calibrateFar(g, cal, day);
-  const row = cal.rows.find((r) => r.band !== ASSESSOR_FAR_BAND && r.matchType === g.matchType && g.confidence >= r.min && (g.confidence < r.max || (r.max === 1 && g.confidence === 1)));
+  const { population, how, heldOutOf } = populationOf(g);
+  // A guess capped for an unmeasurable street is looked up by its method's score, and capped again after.
+  const score = g.streetUnchecked?.score ?? g.confidence;
+  const row = cal.rows.find((r) => r.band !== ASSESSOR_FAR_BAND && r.matchType === g.matchType && r.population === population && score >= r.min && (score < r.max || (r.max === 1 && score === 1)));
   if (!row || row.answered < MIN_CALIBRATION_SAMPLE || row.shareRight === null) {
     const n = row?.answered ?? 0;
-    return { ...g, warnings: [...g.warnings, `Confidence ${g.confidence} is the method's own score: this place's audit (${day}) held out too few ${HOW[g.matchType]} answers in this band (${n}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure it.`] };
+    return { ...g, warnings: [...g.warnings, `Confidence ${g.confidence} is the method's own score: this place's audit (${day}) held out too few ${how} in this band (${n}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure it.`] };
   }
-  const confidence = Math.round(row.shareRight * 100) / 100;
+  const measured = Math.round(row.shareRight * 100) / 100;
+  const said = `this place's audit (${day}) measured for ${how} scored ${row.band} (${row.right} of ${row.answered} addresses held out of ${heldOutOf})`;
+  if (g.streetUnchecked && measured > UNCHECKED_STREET_CONFIDENCE) {
+    return {
+      ...g,
+      confidence: UNCHECKED_STREET_CONFIDENCE,
+      warnings: [...g.warnings, `Confidence ${UNCHECKED_STREET_CONFIDENCE} is the cap for a lot whose distance from the street could not be checked; the share of right lots ${said} was ${measured}, the method's own score ${score}.`],
+    };
+  }
   return {
     ...g,
-    confidence,
-    warnings: [
-      ...g.warnings,
-      `Confidence ${confidence} is the share of right lots this place's audit (${day}) measured for ${HOW[g.matchType]} answers scored ${row.band} (${row.right} of ${row.answered} addresses held out of the address table); the method's own score was ${g.confidence}.`,
-    ],
+    confidence: measured,
+    warnings: [...g.warnings, `Confidence ${measured} is the share of right lots ${said}; the method's own score was ${score}.`],
   };
 }
 
@@ -85,7 +130,7 @@ export function calibrateMatch(g: Extract<GeocodeResult, { kind: 'matched' }>, c
  * table gives a lot, while the band answers in use are addresses it gives none (as "1 Monsignor Obrien
  * Hwy"), which no held-out answer measures. The measured share is said either way.
  */
-function calibrateFar(g: Extract<GeocodeResult, { kind: 'matched' }>, cal: PlaceCalibration, day: string): Extract<GeocodeResult, { kind: 'matched' }> {
+function calibrateFar(g: Matched, cal: PlaceCalibration, day: string): Matched {
   const row = cal.rows.find((r) => r.matchType === 'assessor_table' && r.band === ASSESSOR_FAR_BAND);
   if (!row || row.answered < MIN_CALIBRATION_SAMPLE || row.shareRight === null) {
     const n = row?.answered ?? 0;

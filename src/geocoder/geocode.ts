@@ -18,7 +18,15 @@ import {
 import type { ParsedAddress } from './parse-address.ts';
 import { sqlSource, type AddressRow, type GeoSource, type LocationRow, type SegmentRow } from './place-index.ts';
 import { displayStreet, streetKey } from './street-key.ts';
-import { ASSESSOR_FAR_BAND, lotFrontsStreet, notFrontingWarning, NOT_FRONTING_CONFIDENCE } from './lot-fronts-street.ts';
+import {
+  ASSESSOR_FAR_BAND,
+  lotFrontsStreet,
+  notFrontingWarning,
+  NOT_FRONTING_CONFIDENCE,
+  SIBLING_NOT_FRONTING_CONFIDENCE,
+  uncheckedWarning,
+  UNCHECKED_STREET_CONFIDENCE,
+} from './lot-fronts-street.ts';
 import { placeStreets, rankStreets, type StreetCandidate } from './street-match.ts';
 
 
@@ -32,6 +40,13 @@ interface At {
 
 export type MatchType = 'address_table' | 'assessor_table' | 'street_interpolation';
 
+/** An address-table answer on another suffix's row of the number ("No 377A in the address table; matched 377"): a guess, audited apart. */
+export const SIBLING_BAND = 'address_sibling';
+/** An interpolated answer for an address neither the address table nor the assessor's table lists: audited apart from one whose row lacks only its lot. */
+export const UNLISTED_BAND = 'unlisted';
+/** The calibration population of a match, when it is not its method's plain one (src/geocoder/calibration.ts). */
+export type MatchBand = typeof ASSESSOR_FAR_BAND | typeof SIBLING_BAND | typeof UNLISTED_BAND;
+
 export type GeocodeResult =
   | {
       kind: 'matched';
@@ -43,8 +58,14 @@ export type GeocodeResult =
       parcelExtId: string | null;
       point: { lon: number; lat: number } | null;
       warnings: string[];
-      /** The calibration band when it is not the confidence's: an assessor's listing on a lot that does not front the named street (src/geocoder/calibration.ts). */
-      band?: typeof ASSESSOR_FAR_BAND;
+      /**
+       * The calibration population when it is not the method's plain one (src/geocoder/calibration.ts): an
+       * assessor's listing on a lot that does not front the named street, an address-table answer on another
+       * suffix of the number, an interpolation for an address neither table lists.
+       */
+      band?: MatchBand;
+      /** The lot's distance from the named street could not be measured (no centreline): the method's score before the cap, which calibration keeps. */
+      streetUnchecked?: { score: number };
     }
   | { kind: 'failed'; reason: string; suggestions: string[] };
 
@@ -77,23 +98,33 @@ export async function geocodeInPlace(ctx: Pick<AppContext, 'db' | 'caches'>, pla
 }
 
 /**
- * A lot the assessor's table or an interpolation gives must front the street the person named. One that
- * does not is answered below 0.5, with the distance as the reason (interpolated lots far from the street
- * were wrong 8 times in 10, held out of the address table). An assessor's listing on such a lot is its
- * own calibration band (ASSESSOR_FAR_BAND), which the place's audit may lower, never raise
- * (src/geocoder/calibration.ts). An address-table row is the city's own point for the address and is not
- * second-guessed.
+ * A lot the assessor's table, an interpolation or another suffix's address-table row gives must front
+ * the street the person named. One that does not is answered below 0.5, with the distance as the reason
+ * (interpolated lots far from the street were wrong 8 times in 10, another suffix's row's lot 19 times in 27,
+ * held out of the address table). An assessor's listing on such a lot is its own calibration band
+ * (ASSESSOR_FAR_BAND), which the place's audit may lower, never raise (src/geocoder/calibration.ts). A
+ * street the place's street layer does not hold cannot be measured: said, and capped below 0.7. An
+ * address-table row of the address itself is the city's own point for it and is not second-guessed.
  */
 async function withFrontingCheck(src: GeoSource, parsed: ParsedAddress, r: GeocodeResult): Promise<GeocodeResult> {
-  if (r.kind !== 'matched' || r.matchType === 'address_table' || !r.parcelExtId) return r;
+  if (r.kind !== 'matched' || (r.matchType === 'address_table' && r.band !== SIBLING_BAND) || !r.parcelExtId) return r;
   const f = await lotFrontsStreet(src, r.parcelExtId, r.streetKey, { rearLot: normSuffix(parsed.numberSuffix) === 'R' });
+  if (f.kind === 'unchecked') {
+    return {
+      ...r,
+      confidence: Math.min(r.confidence, UNCHECKED_STREET_CONFIDENCE),
+      streetUnchecked: { score: r.confidence },
+      warnings: [...r.warnings, uncheckedWarning(r.parcelExtId, f, displayStreet(r.streetKey))],
+    };
+  }
   if (f.kind !== 'far') return r;
   const assessor = r.matchType === 'assessor_table';
+  const sibling = r.band === SIBLING_BAND;
   return {
     ...r,
-    confidence: Math.min(r.confidence, NOT_FRONTING_CONFIDENCE),
+    confidence: Math.min(r.confidence, sibling ? SIBLING_NOT_FRONTING_CONFIDENCE : NOT_FRONTING_CONFIDENCE),
     ...(assessor ? { band: ASSESSOR_FAR_BAND } : {}),
-    warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f, assessor ? 'assessor' : 'guess')],
+    warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f, assessor ? 'assessor' : sibling ? 'sibling' : 'guess')],
   };
 }
 
@@ -270,6 +301,8 @@ async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: n
       point: lon !== null && lat !== null ? { lon, lat } : null,
       warnings,
       streetKnown: true,
+      // Another suffix's row stands in for the address: a guess of its own band, checked against the street.
+      ...(exact.sibling ? { band: SIBLING_BAND } : {}),
     };
   }
   // The address's own rows (same suffix), when the table has it but not its lot.
@@ -293,10 +326,12 @@ async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: n
   const assessed = await matchLotLocation(at, parsed, key, number, own[0]?.full_address ?? null, lotMissing, locations);
   if (assessed) return assessed;
   if (lotMissing) warnings.push(`${lotMissing}; located along the street instead.`);
+  // An address neither table lists is interpolated in a calibration band of its own (docs/audit.md).
+  const unlisted: { band?: MatchBand } = lotMissing ? {} : { band: UNLISTED_BAND };
   const between = await interpolateBetweenNeighbours(at, parsed, key, number, warnings);
-  if (between) return between;
+  if (between) return { ...between, ...unlisted };
   const interp = await interpolate(at, parsed, key, number, warnings);
-  if (interp.kind === 'matched') return interp;
+  if (interp.kind === 'matched') return { ...interp, ...unlisted };
   if (rows.length > 0) {
     // The street exists (the address table has this very number): never say it does not.
     const head = lotMissing ?? `${rows[0]!.full_address} is in the address table, but not as written and not with a lot in the parcel layer`;
@@ -439,7 +474,7 @@ async function nearbyNumbers(db: Queryable, placeId: string, key: string, number
 }
 
 /** Among the rows for (street, number), the one the input names; null when none has a lot. */
-function pickAddressRow(rows: readonly AddressRow[], parsed: ParsedAddress, warnings: string[]): { row: AddressRow; confidence: number } | null {
+function pickAddressRow(rows: readonly AddressRow[], parsed: ParsedAddress, warnings: string[]): { row: AddressRow; confidence: number; sibling: boolean } | null {
   const withLot = rows.filter((r) => r.has_parcel);
   if (withLot.length === 0) return null;
   const wantSuffix = normSuffix(parsed.numberSuffix);
@@ -449,7 +484,8 @@ function pickAddressRow(rows: readonly AddressRow[], parsed: ParsedAddress, warn
   if (own.length > 0 && !own.some((r) => r.has_parcel)) return null;
   let pool = withLot.filter((r) => normSuffix(r.number_suffix) === wantSuffix);
   let confidence = 1;
-  if (pool.length === 0) {
+  const sibling = pool.length === 0;
+  if (sibling) {
     const plain = withLot.filter((r) => normSuffix(r.number_suffix) === '');
     pool = plain.length ? plain : withLot;
     warnings.push(
@@ -474,7 +510,7 @@ function pickAddressRow(rows: readonly AddressRow[], parsed: ParsedAddress, warn
     pool = pool.filter((r) => r.parcel_ext_id === chosen);
     confidence -= 0.1;
   }
-  return { row: pool[0]!, confidence };
+  return { row: pool[0]!, confidence, sibling };
 }
 
 /** Sources write "02139-4307" or "V8W1A1"; the parser gives "02139" / "V8W 1A1". */

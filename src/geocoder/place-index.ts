@@ -84,6 +84,8 @@ export interface GeoSource {
   neighbourRows(key: string, number: number, gap: number): MaybePromise<NeighbourRow[]>;
   /** The street's centreline segments, by segment id. */
   segments(key: string): MaybePromise<SegmentRow[]>;
+  /** Whether the place has a street layer at all (a centreline of any street). */
+  hasStreetLayer(): MaybePromise<boolean>;
   /** Lots whose bbox meets the box, by lot id, with their geometry. */
   parcelsInBox(box: BBox): MaybePromise<{ parcel_ext_id: string; geom: unknown }[]>;
   /** One lot as the snapshot reads it; null when the parcel layer has no such lot. */
@@ -135,6 +137,7 @@ export function sqlSource(db: Queryable, placeId: string): GeoSource {
            FROM street_segments WHERE place_id = $1 AND street_key = $2 ORDER BY segment_id`,
         [placeId, key],
       ),
+    hasStreetLayer: async () => (await db.query('SELECT 1 FROM street_segments WHERE place_id = $1 LIMIT 1', [placeId])).length > 0,
     ...sqlLots(db, placeId),
     postcodes: async () => new Set((await db.query<{ postcode: string }>('SELECT postcode FROM place_postcodes WHERE place_id = $1', [placeId])).map((r) => r.postcode)),
   };
@@ -456,6 +459,10 @@ export class PlaceIndex implements GeoSource {
 
   segments(key: string): SegmentRow[] {
     return (this.segs.get(key) ?? []).map((s) => ({ ...s }));
+  }
+
+  hasStreetLayer(): boolean {
+    return this.segs.size > 0;
   }
 
   parcelsInBox(box: BBox): MaybePromise<{ parcel_ext_id: string; geom: unknown }[]> {

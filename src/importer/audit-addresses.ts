@@ -1,16 +1,16 @@
 // The accuracy audit's first steps (src/importer/audit-place.ts): the place's distinct addresses with
 // the lots its own source gives them and their address points; each one answered through the geocoder
-// as the snapshot calls it, and again with its own rows held out (the stand-in methods' calibration);
+// as the snapshot calls it, and again with its own rows held out (the stand-in methods' calibration), and
+// held out of the assessor's table too (the interpolation of addresses neither table lists);
 // and the parcel geometry both references are checked against.
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/database.ts';
 import { SitelineError } from '../core/errors.ts';
 import { boxLiteral, pointInMultiPolygon, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
-import { geocodeInPlace, type MatchType } from '../geocoder/geocode.ts';
+import { geocodeInPlace, type GeocodeResult, type MatchBand, type MatchType } from '../geocoder/geocode.ts';
 import { sqlSource } from '../geocoder/place-index.ts';
-import { withoutAddress } from '../geocoder/calibration.ts';
-import { ASSESSOR_FAR_BAND } from '../geocoder/lot-fronts-street.ts';
+import { withoutAddress, withoutListing } from '../geocoder/calibration.ts';
 import type { PlaceRecord } from '../places/catalogue.ts';
 import type { AuditedAddress, PlaceAudit, SourceJoin } from './audit-report.ts';
 
@@ -94,8 +94,17 @@ export async function placeLots(q: Queryable, placeId: string): Promise<PlaceLot
   return { inside, geomOf };
 }
 
-/** The held-out answer of an address whose lot the source gives (null: no answer, or the address could not be read). */
-export type HeldOutAnswer = { matchType: MatchType; confidence: number; right: boolean; far: boolean } | null;
+/**
+ * The held-out answer of an address whose lot the source gives (null: no answer, or the address could not
+ * be read): its method, its score (before a cap for a street that could not be checked, which calibration
+ * keeps), its band when not the method's plain one, and whether it is the source's lot.
+ */
+export type HeldOutAnswer = { matchType: MatchType; confidence: number; right: boolean; band: MatchBand | null } | null;
+
+function heldOutAnswer(held: GeocodeResult, sourceLots: string[]): HeldOutAnswer {
+  if (held.kind !== 'matched' || !held.parcelExtId) return null;
+  return { matchType: held.matchType, confidence: held.streetUnchecked?.score ?? held.confidence, right: sourceLots.includes(held.parcelExtId), band: held.band ?? null };
+}
 
 export interface AnswerOptions {
   onProgress?: (msg: string) => void;
@@ -114,12 +123,13 @@ export async function answerAddresses(
   groups: AddressGroup[],
   lots: PlaceLots,
   opts: AnswerOptions,
-): Promise<{ results: AuditedAddress[]; heldOut: HeldOutAnswer[] }> {
+): Promise<{ results: AuditedAddress[]; heldOut: HeldOutAnswer[]; heldOutOfBoth: HeldOutAnswer[] }> {
   const placeId = place.geoDivisionId;
   const { inside } = lots;
   const results: AuditedAddress[] = [];
   const sql = sqlSource(ctx.db, placeId);
   const heldOut: HeldOutAnswer[] = [];
+  const heldOutOfBoth: HeldOutAnswer[] = [];
   let n = 0;
   for (const g of groups) {
     if (opts.pause) await opts.pause();
@@ -151,15 +161,20 @@ export async function answerAddresses(
       // An address that cannot be read has no held-out answer; a failing lookup stops the audit (logged).
       if (!parsed) heldOut.push(null);
       else {
-        const held = await geocodeInPlace(ctx, placeId, parsed, withoutAddress(sql, g.address));
-        heldOut.push(held.kind === 'matched' && held.parcelExtId ? { matchType: held.matchType, confidence: held.confidence, right: sourceLots.includes(held.parcelExtId), far: held.band === ASSESSOR_FAR_BAND } : null);
+        const without = withoutAddress(sql, g.address);
+        heldOut.push(heldOutAnswer(await geocodeInPlace(ctx, placeId, parsed, without), sourceLots));
+        // Held out of the assessor's table too, when it lists the number: an address neither table lists.
+        // When it lists nothing there, the answer is the one just measured (the same reads).
+        const number = parsed.number === null ? NaN : Number.parseInt(parsed.number, 10);
+        const listed = parsed.streetKey && Number.isFinite(number) ? (await sql.locationRows(parsed.streetKey, number)).length > 0 : false;
+        heldOutOfBoth.push(listed ? heldOutAnswer(await geocodeInPlace(ctx, placeId, parsed, withoutListing(without, parsed.streetKey!, number)), sourceLots) : heldOut[heldOut.length - 1]!);
       }
     }
     results.push(r);
     if (opts.yieldEvery && n % opts.yieldEvery === 0) await new Promise((resolve) => setImmediate(resolve));
     if (++n % 5000 === 0) opts.onProgress?.(`${place.slug}: audited ${n}/${groups.length} addresses`);
   }
-  return { results, heldOut };
+  return { results, heldOut, heldOutOfBoth };
 }
 
 /** A place's parcels whose box holds the point, asked as a box of no size ($2, boxLiteral), which the box index serves. */

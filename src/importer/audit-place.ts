@@ -42,7 +42,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   const { rows, groups: allGroups, pointsIgnored, outsideBoundary } = await addressGroups(ctx.db, placeId, place.bbox);
   const groups = sampleOf(allGroups, opts.sample);
   const lots = await placeLots(ctx.db, placeId);
-  const { results, heldOut } = await answerAddresses(ctx, place, groups, lots, opts);
+  const { results, heldOut, heldOutOfBoth } = await answerAddresses(ctx, place, groups, lots, opts);
 
   const answered = results.filter((r) => r.answeredLot);
   const verdicts = new Map(results.map((r) => [r, verdictOf(r)] as const));
@@ -52,7 +52,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   const srcPoint = await sourceLotsAgainstPoints(ctx.db, placeId, groups, results, lots, opts.pause);
   const byMatchType = byMatchTypeTable(results, verdicts);
   const calibration = calibrationTable(answered, verdicts);
-  const heldRows = heldOutTable(heldOut);
+  const heldRows = heldOutTable(heldOut, heldOutOfBoth);
   const weakBand = weakBandOf(results);
   const worst = await worstDisagreements(ctx.db, placeId, groups, results, wrong, lots.inside);
   const missedAll = results.filter((r) => r.sourceJoin === 'lot_in_layer' && !r.answeredLot);
@@ -86,7 +86,7 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
     outsideBoundary,
     byMatchType,
     calibration,
-    heldOut: { heldOut: heldOut.length, failed: heldOut.filter((h) => h === null).length, rows: heldRows },
+    heldOut: { heldOut: heldOut.length, failed: heldOut.filter((h) => h === null).length, heldOutOfBoth: heldOutOfBoth.length, failedOfBoth: heldOutOfBoth.filter((h) => h === null).length, rows: heldRows },
     weakBand,
     worstDisagreements: worst,
     missed: { count: missedAll.length, examples: missedAll.slice(0, WORST_LISTED) },

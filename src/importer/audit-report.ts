@@ -2,10 +2,11 @@
 // place_audits and served at /coverage/<slug>/audit.json, the confidence bands it counts by, and the
 // report as text for a terminal.
 import type { MatchType } from '../geocoder/geocode.ts';
-import type { PlaceCalibration } from '../geocoder/calibration.ts';
+import { MIN_CALIBRATION_SAMPLE, type HeldOutRow, type PlaceCalibration } from '../geocoder/calibration.ts';
+import { NOT_FRONTING_CONFIDENCE } from '../geocoder/lot-fronts-street.ts';
 
 /** Bumped when the audit's method or shape changes. */
-export const AUDIT_VERSION = 4; // 2: the town's own lot id as reference (source_lot_id), id-vs-point, outside the boundary; 3: the held-out calibration table; 4: its assessor_far band
+export const AUDIT_VERSION = 5; // 2: the town's own lot id as reference (source_lot_id), id-vs-point, outside the boundary; 3: the held-out calibration table; 4: its assessor_far band; 5: its address_sibling and unlisted rows
 /** Confidence bands of the calibration table, highest first: [min, max). The top band includes 1. */
 export const CONFIDENCE_BANDS: readonly (readonly [number, number])[] = [
   [0.95, 1],
@@ -110,7 +111,7 @@ export interface PlaceAudit {
    * the source gives is answered again with its own rows held out of the address table. Answers from
    * those methods report this table's share right for their band (src/geocoder/calibration.ts).
    */
-  heldOut: PlaceCalibration & { failed: number };
+  heldOut: PlaceCalibration & { failed: number; failedOfBoth?: number };
   /** Addresses whose lot is missing from the parcel layer or absent from the source: what they got. */
   weakBand: {
     addresses: number;
@@ -149,6 +150,32 @@ export function auditSummaryLine(a: PlaceAudit): string {
   return `${num(h.right)} of ${num(h.checked)} checked answers on the right lot (${pct(h.shareRight)}), ${num(h.unverifiable)} answered but not checkable, ${num(h.failed)} not answered, of ${num(a.scope.audited)} addresses`;
 }
 
+/** What a held-out row measures, in a few words: the method, and its population when not the plain one. */
+export function heldOutRowLabel(r: HeldOutRow): string {
+  if (r.band === 'assessor_far') return "assessor's table, lot off the named street";
+  if (r.population === 'address_sibling') return "address table, another suffix's row";
+  if (r.population === 'unlisted') return 'interpolation, neither table lists it';
+  return r.matchType === 'assessor_table' ? "assessor's table" : r.matchType === 'street_interpolation' ? 'interpolation' : r.matchType;
+}
+
+/** The held-out table (the calibration the answers use): band, answered, right, share right, the confidence answered. */
+function heldOutLines(a: PlaceAudit): string[] {
+  const h = a.heldOut;
+  if (!h?.rows?.length) return ['  held out: no calibration rows (answers other than exact address-table rows carry their methods\' own scores)'];
+  const L = [
+    `  held out of the address table: ${num(h.heldOut)} addresses (${num(h.failed)} not answered)${h.heldOutOfBoth !== undefined ? `; of the assessor's table too: ${num(h.heldOutOfBoth)} (${num(h.failedOfBoth ?? 0)} not answered)` : ''}`,
+    '  method                                     own score  answered    right  share right  confidence answered',
+  ];
+  for (const r of h.rows) {
+    const measured = r.answered >= MIN_CALIBRATION_SAMPLE && r.shareRight !== null;
+    const share2 = measured ? Math.round(r.shareRight! * 100) / 100 : null;
+    // The assessor_far band is a cap the audit can lower, never raise (src/geocoder/calibration.ts).
+    const answeredAt = r.band === 'assessor_far' ? (share2 !== null && share2 < NOT_FRONTING_CONFIDENCE ? share2.toFixed(2) : `${NOT_FRONTING_CONFIDENCE} (the cap)`) : share2 !== null ? share2.toFixed(2) : 'own score (too few)';
+    L.push(`  ${heldOutRowLabel(r).padEnd(42)} ${(r.band === 'assessor_far' ? 'any' : r.band).padStart(9)} ${String(r.answered).padStart(9)} ${String(r.right).padStart(8)} ${pct(r.shareRight, 1).padStart(12)}  ${answeredAt}`);
+  }
+  return L;
+}
+
 /** The audit as text for a terminal. */
 export function formatPlaceAudit(a: PlaceAudit): string {
   const L: string[] = [];
@@ -182,6 +209,8 @@ export function formatPlaceAudit(a: PlaceAudit): string {
     for (const c of a.calibration) {
       L.push(`  ${c.band.padEnd(10)} ${String(c.answered).padStart(9)} ${String(c.checked).padStart(8)} ${String(c.right).padStart(8)} ${pct(c.shareRight).padStart(12)} ${(c.meanConfidence?.toFixed(3) ?? '-').padStart(11)} ${String(c.unverifiable).padStart(14)}`);
     }
+    L.push('');
+    L.push(...heldOutLines(a));
     L.push('');
     const w = a.weakBand;
     L.push(`  weak band: ${w.note}`);

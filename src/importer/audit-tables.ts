@@ -7,6 +7,7 @@ import { distanceM, pointInMultiPolygon, type Position } from '../core/geo/primi
 import type { MatchType } from '../geocoder/geocode.ts';
 import type { HeldOutRow } from '../geocoder/calibration.ts';
 import { ASSESSOR_FAR_BAND } from '../geocoder/lot-fronts-street.ts';
+import { SIBLING_BAND, UNLISTED_BAND } from '../geocoder/geocode.ts';
 import { lotContaining, type AddressGroup, type HeldOutAnswer, type PlaceLots } from './audit-addresses.ts';
 import { bandLabel, bandOf, CONFIDENCE_BANDS, mean, share, WORST_LISTED, type AuditedAddress, type CalibrationRow, type MatchTypeRow, type PlaceAudit, type Verdict } from './audit-report.ts';
 
@@ -80,21 +81,40 @@ export function calibrationTable(answered: AuditedAddress[], verdicts: Map<Audit
   });
 }
 
-/** The held-out answers by stand-in method and band; the assessor's listings on lots off the named street in a band of their own. */
-export function heldOutTable(heldOut: HeldOutAnswer[]): HeldOutRow[] {
-  const heldRows: HeldOutRow[] = (['assessor_table', 'street_interpolation'] as const).flatMap((t) =>
-    CONFIDENCE_BANDS.map((b) => {
-      const rs = heldOut.filter((h): h is NonNullable<typeof h> => h !== null && !h.far && h.matchType === t && bandOf(h.confidence) === b);
-      const ok = rs.filter((h) => h.right).length;
-      return { matchType: t, band: bandLabel(b), min: b[0], max: b[1], answered: rs.length, right: ok, shareRight: share(ok, rs.length), meanConfidence: mean(rs.map((h) => h.confidence)) };
-    }).filter((row) => row.answered > 0),
-  );
+type Held = NonNullable<HeldOutAnswer>;
+
+/** One row per confidence band of the answers (bands with none left out). */
+function bandRows(answers: Held[], matchType: HeldOutRow['matchType'], population?: HeldOutRow['population']): HeldOutRow[] {
+  return CONFIDENCE_BANDS.map((b) => {
+    const rs = answers.filter((h) => bandOf(h.confidence) === b);
+    const ok = rs.filter((h) => h.right).length;
+    return { matchType, band: bandLabel(b), min: b[0], max: b[1], answered: rs.length, right: ok, shareRight: share(ok, rs.length), meanConfidence: mean(rs.map((h) => h.confidence)), ...(population ? { population } : {}) };
+  }).filter((row) => row.answered > 0);
+}
+
+/**
+ * The held-out answers by stand-in method and band: the assessor's listings on lots off the named street
+ * in a band of their own; the answers on another suffix's address-table row in rows of their own; and the
+ * interpolations of the addresses held out of both tables (`heldOutOfBoth`) in rows of their own. The
+ * population of an interpolation is the hold-out's, not the answer's flag: held out of the address table
+ * alone every interpolated address is one the geocoder sees listed nowhere, but the assessor's table did
+ * not list it either in the data, as in use an address whose row lacks only its lot.
+ */
+export function heldOutTable(heldOut: HeldOutAnswer[], heldOutOfBoth: HeldOutAnswer[] = []): HeldOutRow[] {
+  const held = heldOut.filter((h): h is Held => h !== null);
+  const heldRows: HeldOutRow[] = [
+    ...bandRows(held.filter((h) => h.matchType === 'assessor_table' && h.band !== ASSESSOR_FAR_BAND), 'assessor_table'),
+    ...bandRows(held.filter((h) => h.matchType === 'street_interpolation'), 'street_interpolation'),
+  ];
   // Assessor's listings on lots that do not front the named street: one band of their own, whatever their score.
-  const far = heldOut.filter((h): h is NonNullable<typeof h> => h?.far === true);
+  const far = held.filter((h) => h.band === ASSESSOR_FAR_BAND);
   if (far.length) {
     const ok = far.filter((h) => h.right).length;
     heldRows.push({ matchType: 'assessor_table', band: ASSESSOR_FAR_BAND, min: 0, max: 1, answered: far.length, right: ok, shareRight: share(ok, far.length), meanConfidence: mean(far.map((h) => h.confidence)) });
   }
+  heldRows.push(...bandRows(held.filter((h) => h.matchType === 'address_table' && h.band === SIBLING_BAND), 'address_table', SIBLING_BAND));
+  const both = heldOutOfBoth.filter((h): h is Held => h !== null && h.matchType === 'street_interpolation');
+  heldRows.push(...bandRows(both, 'street_interpolation', UNLISTED_BAND));
   return heldRows;
 }
 

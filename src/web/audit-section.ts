@@ -69,7 +69,9 @@ function heldOutTable(p: PlaceRecord, a: PlaceAudit): Html {
 ${rows.map((r) => {
   // An assessor's listing on a lot that does not front the named street is a band of its own (src/geocoder/calibration.ts).
   const far = r.band === ASSESSOR_FAR_BAND;
-  return html`<tr><td>${MATCH_LABELS[r.matchType] ?? r.matchType}</td><td>${far ? 'any, on a lot that does not front the named street' : r.band}</td><td>${num(r.answered)}</td><td>${num(r.right)} (${pct(r.shareRight)})</td><td>${r.answered >= MIN_CALIBRATION_SAMPLE && r.shareRight !== null ? conf(Math.round(r.shareRight * 100) / 100) : far ? `at most ${NOT_FRONTING_CONFIDENCE} (too few)` : 'its own score (too few)'}</td></tr>`;
+  // Answers on another suffix's address-table row, and interpolations of addresses neither table lists, are rows of their own.
+  const population = r.population === 'address_sibling' ? ", another suffix's row of the number" : r.population === 'unlisted' ? ', an address neither table lists' : '';
+  return html`<tr><td>${MATCH_LABELS[r.matchType] ?? r.matchType}${population}</td><td>${far ? 'any, on a lot that does not front the named street' : r.band}</td><td>${num(r.answered)}</td><td>${num(r.right)} (${pct(r.shareRight)})</td><td>${r.answered >= MIN_CALIBRATION_SAMPLE && r.shareRight !== null ? conf(Math.round(r.shareRight * 100) / 100) : far ? `at most ${NOT_FRONTING_CONFIDENCE} (too few)` : 'its own score (too few)'}</td></tr>`;
 })}
 </tbody></table></div>`;
 }
