@@ -734,7 +734,9 @@ export class HotIndex implements CacheDoors {
   }
 }
 
-const HOT_INDEX = cacheKind('hot index', (config) => new HotIndex(config));
+// By version: an index is loaded for one import version, from whichever copy of the database (primary or a
+// replica) asked first, and serves any caller holding that version (a lagging replica's older one reads SQL).
+const HOT_INDEX = cacheKind('hot index', (config) => new HotIndex(config), { byVersion: true });
 
 /** The context's hot indexes (stats, budget, on/off for the bench and tests). */
 export function hotIndexOf(ctx: Pick<AppContext, 'caches'>): HotIndex {
