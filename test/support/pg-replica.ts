@@ -2,7 +2,8 @@
 // PostgreSQL binaries (/usr/lib/postgresql/<version>/bin): initdb, pg_basebackup -R, pg_ctl. The server
 // refuses to run as root, so under root every command runs as the `postgres` OS user (runuser), in a temp
 // directory it owns, on free ports. Missing binaries are an error, never a skip: CI's machine has them.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +40,8 @@ export interface Cluster {
   start(): void;
   /** Stops the server: 'immediate' is a crash (no checkpoint), 'fast' a clean stop. */
   stop(mode?: 'fast' | 'immediate'): void;
+  /** Stops it as a crash would, without blocking this process's event loop (requests in flight keep going). */
+  crash(): Promise<void>;
   running(): boolean;
 }
 
@@ -62,6 +65,10 @@ function cluster(bin: string, dir: string, port: number, socketDir: string): Clu
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     start: () => void run(bin, 'pg_ctl', ['-D', dir, '-l', log, '-w', '-t', '60', '-o', `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1`, 'start']),
     stop: (mode = 'fast') => void run(bin, 'pg_ctl', ['-D', dir, '-m', mode, '-w', '-t', '60', 'stop']),
+    crash: async () => {
+      const args = ['-D', dir, '-m', 'immediate', '-w', '-t', '60', 'stop'];
+      await promisify(execFile)(asRoot ? 'runuser' : path.join(bin, 'pg_ctl'), asRoot ? ['-u', 'postgres', '--', path.join(bin, 'pg_ctl'), ...args] : args);
+    },
     running: () => {
       try {
         run(bin, 'pg_ctl', ['-D', dir, 'status']);
