@@ -57,3 +57,16 @@ export function describeOwnership(config: PlaceOwnershipConfig | undefined): str
   if (config.kind === 'named') return `the places ${config.places.join(', ')} (SITELINE_PLACES)`;
   return `its share of the places hashed over ${config.instances.join(', ')} as ${config.instance}, ${config.ownersPerPlace} owner${config.ownersPerPlace === 1 ? '' : 's'} a place`;
 }
+
+/**
+ * The proxy's map (docs/deploy.md, "Routing by place"): one line per key a request may name a place by (its
+ * slug and its place id) and the backend of its owners, `<key> <first owner>`. haproxy's map file format.
+ */
+export function placeRouteMap(places: readonly { slug: string; geoDivisionId: string }[], instances: readonly string[], owners = 1): string {
+  const lines: string[] = [];
+  for (const p of [...places].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0))) {
+    const backend = placeOwners(p.geoDivisionId, instances, owners)[0]!;
+    lines.push(`${p.slug} ${backend}`, `${p.geoDivisionId} ${backend}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
