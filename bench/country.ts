@@ -22,6 +22,7 @@
 //   SITELINE_HOT_INDEX_BUDGET_MB              the budget under test (the service's default)
 // Each phase runs in its own process (`load`, then `serve`), so the serving process's memory is its own.
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +38,7 @@ import { geocodeInPlace } from '../src/geocoder/geocode.ts';
 import { canonicalJson } from '../src/core/canonical-json.ts';
 import { DEFAULT_HOT_INDEX_BUDGET_MB, hotIndexOf, placeSource, warmPlaceIndex, type HotIndexStats, type PlaceVersion } from '../src/geocoder/place-index.ts';
 import { loadConfig } from '../src/config.ts';
+import { verdict } from './targets.ts';
 import { Caches } from '../src/caches.ts';
 
 const ZIPF_SIZE = 0.73;
@@ -161,7 +163,16 @@ const pct = (xs: number[], p: number) => {
   return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! * 1000) / 1000;
 };
 
-async function serve(db: Db, places: number, parcels: number, requests: number, budgetMb: number): Promise<Record<string, unknown>> {
+/** Short digests of the fixed sample's answers (the one-instance and the owners' runs compare them). */
+const digests = (xs: string[]) => xs.map((x) => crypto.createHash('sha256').update(x).digest('hex').slice(0, 16));
+
+/**
+ * The serving process. With `own` it is one of the instances that own places (src/places/place-ownership.ts):
+ * it keeps hot indexes only for its share of the places hashed over `own.instances`, and serves the requests
+ * of the Zipf stream that the proxy would route to it (those about its places); the fixed sample is asked of
+ * it whole (its own places from memory, the others through SQL), to compare with the one instance's answers.
+ */
+async function serve(db: Db, places: number, parcels: number, requests: number, budgetMb: number, own?: { instance: string; instances: string[] }): Promise<Record<string, unknown>> {
   const { towns } = country(places, parcels);
   const versions = new Map(
     (await db.query<{ place_id: string; imported_at: Date | string }>(`SELECT place_id, imported_at FROM places WHERE place_id = $1 OR place_id LIKE 'US-KS:country-%'`, [SYNTHETIC_PLACE_ID])).map((r) => [
@@ -171,7 +182,8 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   );
   const pv = (t: Town): PlaceVersion => ({ geoDivisionId: t.placeId, importedAt: versions.get(t.placeId)! });
   // the serving context's caches: its hot index under the budget being measured
-  const ctx = { db, caches: new Caches(loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { hotIndex: true, hotIndexBudgetMb: budgetMb })) };
+  const placeOwnership = own ? ({ kind: 'hashed', instance: own.instance, instances: own.instances, ownersPerPlace: 1 } as const) : undefined;
+  const ctx = { db, caches: new Caches(loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { hotIndex: true, hotIndexBudgetMb: budgetMb, placeOwnership })) };
   const index = hotIndexOf(ctx);
   const answer = async (t: Town, address: string): Promise<{ kind: string; json: string }> => {
     const src = await placeSource(ctx, pv(t));
@@ -205,17 +217,20 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   const rss: number[] = [];
   let answered = 0;
   let firstHalf: HotIndexStats | null = null;
+  let served = 0;
   const tMix = performance.now();
   for (let i = 0; i < requests; i++) {
     if (i === Math.floor(requests / 2)) firstHalf = index.stats();
     const t = pick();
     const a = addressIn(t, rnd);
+    if (i % 250 === 0) rss.push(process.memoryUsage().rss);
+    if (own && !index.owns({ geoDivisionId: t.placeId })) continue; // routed to the place's owner
+    served++;
     const t0 = performance.now();
     const r = await answer(t, a);
     const ms = performance.now() - t0;
     if (r.json.includes('"kind":"matched"')) answered++;
     if (i >= requests / 2) (r.kind === 'memory' ? warm : cold).push(ms);
-    if (i % 250 === 0) rss.push(process.memoryUsage().rss);
   }
   const mixMs = performance.now() - tMix;
   const end = index.stats();
@@ -230,6 +245,19 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   });
   const bounded: string[] = [];
   for (const s of sample) bounded.push((await answer(s.t, s.a)).json);
+  const mixReport = {
+    requests,
+    served,
+    seconds: Math.round(mixMs / 100) / 10,
+    answered,
+    steadyRssMb: { p50: mb(pct(steady, 50)!), max: mb(Math.max(...steady)) },
+    peakRssMbSampled: mb(Math.max(...rss)),
+    secondHalf: { ...half, hitRate: Math.round((half.hits / (half.hits + half.misses)) * 1000) / 1000 },
+    whole: { ...end, hitRate: Math.round((end.hits / (end.hits + end.misses)) * 1000) / 1000, bytesMb: mb(end.bytes) },
+    coldMs: { n: cold.length, p50: pct(cold, 50), p99: pct(cold, 99) },
+    warmMs: { n: warm.length, p50: pct(warm, 50), p99: pct(warm, 99) },
+  };
+  if (own) return { budgetMb, instance: own.instance, ownedPlaces: towns.filter((t) => index.owns({ geoDivisionId: t.placeId })).length, baseline: { rssMb: mb(base.rss) }, mix: mixReport, sample: { n: sample.length, digests: digests(bounded), unowned: index.stats().unowned } };
   index.setEnabled(false);
   const sql: string[] = [];
   for (const s of sample) sql.push((await answer(s.t, s.a)).json);
@@ -283,18 +311,8 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
       rssWithAllHeldMb: mb(heldRss),
       rows: estimate.map((e) => ({ ...e, bytes: mb(e.bytes * 10) / 10, heapDelta: mb(e.heapDelta * 10) / 10, heapOnly: mb(e.heapOnly * 10) / 10, buffers: mb(e.buffers * 10) / 10, rssDelta: mb(e.rssDelta * 10) / 10 })),
     },
-    mix: {
-      requests,
-      seconds: Math.round(mixMs / 100) / 10,
-      answered,
-      steadyRssMb: { p50: mb(pct(steady, 50)!), max: mb(Math.max(...steady)) },
-      peakRssMbSampled: mb(Math.max(...rss)),
-      secondHalf: { ...half, hitRate: Math.round((half.hits / (half.hits + half.misses)) * 1000) / 1000 },
-      whole: { ...end, hitRate: Math.round((end.hits / (end.hits + end.misses)) * 1000) / 1000, bytesMb: mb(end.bytes) },
-      coldMs: { n: cold.length, p50: pct(cold, 50), p99: pct(cold, 99) },
-      warmMs: { n: warm.length, p50: pct(warm, 50), p99: pct(warm, 99) },
-    },
-    sample: { n: sample.length, boundedVsUnbounded: same(bounded, unbounded), sqlVsUnbounded: same(sql, unbounded), unboundedFromMemory: warmKinds, matched: unbounded.filter((v) => v.includes('"kind":"matched"')).length },
+    mix: mixReport,
+    sample: { n: sample.length, digests: digests(bounded), boundedVsUnbounded: same(bounded, unbounded), sqlVsUnbounded: same(sql, unbounded), unboundedFromMemory: warmKinds, matched: unbounded.filter((v) => v.includes('"kind":"matched"')).length },
   };
 }
 
@@ -307,12 +325,13 @@ async function openTarget(target: string): Promise<Db> {
 }
 
 const direct = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
-const [phase, target, placesArg, parcelsArg, requestsArg, budgetArg] = process.argv.slice(2);
+const [phase, target, placesArg, parcelsArg, requestsArg, budgetArg, instanceArg, instancesArg] = process.argv.slice(2);
 if (!direct) {
   // imported by bench/run.ts, which calls runCountry
-} else if (phase === 'load' || phase === 'serve') {
+} else if (phase === 'load' || phase === 'serve' || phase === 'own') {
   const db = await openTarget(target!);
-  const out = phase === 'load' ? await load(db, Number(placesArg), Number(parcelsArg)) : await serve(db, Number(placesArg), Number(parcelsArg), Number(requestsArg), Number(budgetArg));
+  const own = phase === 'own' ? { instance: instanceArg!, instances: instancesArg!.split(',') } : undefined;
+  const out = phase === 'load' ? await load(db, Number(placesArg), Number(parcelsArg)) : await serve(db, Number(placesArg), Number(parcelsArg), Number(requestsArg), Number(budgetArg), own);
   await db.close();
   console.log(JSON.stringify({ ...out, peakRssMb: mb(process.resourceUsage().maxRSS * 1024) }));
 } else if (process.env['SITELINE_BENCH_COUNTRY'] === '0') {
@@ -329,6 +348,32 @@ function child(args: string[]): Record<string, any> {
   });
   if (r.status !== 0) throw new Error(`country ${args[0]} failed (exit ${r.status})`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+/**
+ * Two instances each owning half of the places (rendezvous hash over web1, web2), each serving the requests
+ * the proxy routes to it by place, against the one instance owning all (`one`, the serve phase above): each
+ * one's RSS, hit rate and cold p50, and the fixed sample's answers (every place asked of each) against the
+ * one instance's. The instances run one after the other (PGlite serves one process at a time); their
+ * figures are per process either way.
+ */
+function ownersReport(say: (s: string) => void, engine: string, url: string, places: number, parcels: number, requests: number, budget: number, one: Record<string, any>): void {
+  const instances = ['web1', 'web2'];
+  const runs = instances.map((name) => child(['own', url, String(places), String(parcels), String(requests), String(budget), name, instances.join(',')]));
+  const m1 = one['mix'];
+  say(`  two instances owning half the places each (SITELINE_INSTANCES=web1,web2; requests routed by place) against one owning all, budget ${budget} MB each, on ${engine}:`);
+  say(`    one instance: ${m1.requests} requests; steady RSS p50 ${m1.steadyRssMb.p50} MB, max ${m1.steadyRssMb.max} MB; hit rate ${m1.secondHalf.hitRate} (second half), ${m1.whole.places} places held (${m1.whole.bytesMb} MB); cold p50 ${m1.coldMs.p50} ms, p99 ${m1.coldMs.p99} ms; warm p50 ${m1.warmMs.p50} ms`);
+  let identical = 0;
+  let total = 0;
+  for (const r of runs) {
+    const m = r['mix'];
+    say(`    ${r['instance']}: owns ${r['ownedPlaces']} places, served ${m.served} of the ${m.requests} requests; steady RSS p50 ${m.steadyRssMb.p50} MB, max ${m.steadyRssMb.max} MB (process peak ${r['peakRssMb']} MB); hit rate ${m.secondHalf.hitRate} (second half; whole ${m.whole.hitRate}), ${m.whole.loads} loads, ${m.whole.evictions} evictions, ${m.whole.places} places held (${m.whole.bytesMb} MB); cold p50 ${m.coldMs.p50} ms, p99 ${m.coldMs.p99} ms (n ${m.coldMs.n}); warm p50 ${m.warmMs.p50} ms`);
+    const d: string[] = r['sample'].digests;
+    identical += d.filter((x, i) => x === one['sample'].digests[i]).length;
+    total += d.length;
+  }
+  const maxHeld = Math.max(...runs.map((r) => r['mix'].whole.bytes)) / Math.max(1, m1.whole.bytes);
+  say(`    fixed sample asked of each owner (its places from memory, the others through SQL): identical to the one instance ${identical}/${total} ${verdict('owners.identical', identical / Math.max(1, total))}; the larger owner holds ${maxHeld.toFixed(2)} of the one instance's index bytes ${verdict('owners.held', maxHeld)}`);
 }
 
 /** Runs the section (PostgreSQL when BENCH_PG_URL is set, then PGlite) and prints its report; also what bench/run.ts calls. */
@@ -383,6 +428,7 @@ export async function runCountry(say: (s: string) => void = console.log): Promis
       say(`    cold place (read through SQL while it loads): p50 ${m.coldMs.p50} ms, p99 ${m.coldMs.p99} ms (n ${m.coldMs.n}) [p50 <= 50 ms]; warm: p50 ${m.warmMs.p50} ms, p99 ${m.warmMs.p99} ms (n ${m.warmMs.n})`);
       const f = s['sample'];
       say(`  fixed sample of ${f.n} addresses over the places (${f.matched} matched): bounded = unbounded for ${f.boundedVsUnbounded}/${f.n}, SQL = unbounded for ${f.sqlVsUnbounded}/${f.n} (unbounded read from memory: ${f.unboundedFromMemory}/${f.n})`);
+      if (process.env['SITELINE_BENCH_COUNTRY_OWNERS'] !== '0') ownersReport(say, run.engine, url, places, run.parcels, requests, budget, s);
     } finally {
       await done();
     }

@@ -97,6 +97,26 @@ if (process.env['SITELINE_BENCH_COUNTRY'] === '0') say('Synthetic country: skipp
 else await (await import('./country.ts')).runCountry(say).catch((err: unknown) => ((process.exitCode = 1), say(`synthetic country bench failed: ${err instanceof Error ? err.message : String(err)}`)));
 say('');
 
+// reads from a streaming replica (bench/replicas-bench.ts): a primary and a replica made here with the
+// machine's PostgreSQL binaries; SITELINE_BENCH_REPLICAS=0 skips it
+if (process.env['SITELINE_BENCH_REPLICAS'] === '0') say('Streaming replica reads: skipped (SITELINE_BENCH_REPLICAS=0)');
+else {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, 'replicas-bench.ts')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 });
+  if (r.status !== 0) {
+    process.exitCode = 1;
+    say(`streaming replica bench failed (exit ${r.status})`);
+  } else {
+    const x = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    say(`Streaming replica reads (a primary and a pg_basebackup replica on this machine; synthetic city of ${x.parcels.toLocaleString('en-US')} parcels, replayed in ${(x.catchUpMs / 1000).toFixed(1)} s after a ${(x.loadMs / 1000).toFixed(0)} s load; ${x.requests} snapshots each way, interleaved, snapshot cache off):`);
+    for (const [label, k] of [['through SQL (hot index off)', 'sql'], ['hot index on', 'hotIndex']] as const) {
+      const m = x[k];
+      const ratio = m.replica.p50 / m.primary.p50;
+      say(`  ${label}: replica's share ${(m.share * 100).toFixed(1)} %${k === 'sql' ? ` ${verdict('replica.share', m.share)}` : ''}; p50 ${fmtMs(m.replica.p50)} on the replica vs ${fmtMs(m.primary.p50)} on the primary (${ratio.toFixed(2)}x, +${fmtMs(m.replica.p50 - m.primary.p50)})${k === 'sql' ? ` ${verdict('replica.sql.p50', ratio)}` : ''}; p99 ${fmtMs(m.replica.p99)} vs ${fmtMs(m.primary.p99)}; identical answers ${m.identical}/${x.requests}`);
+    }
+  }
+}
+say('');
+
 // First answer in seconds (issue 30, goal 2): `npm start`'s command on a clean data directory, in its own
 // process (bench/first-answer-bench.ts); SITELINE_BENCH_FIRST=0 skips it.
 if (process.env['SITELINE_BENCH_FIRST'] === '0') say('First start: skipped (SITELINE_BENCH_FIRST=0)');

@@ -45,6 +45,10 @@ export const TARGETS = {
   'payload.wire.p90': { what: 'answered Cambridge addresses: MCP result on the wire, p90', op: '<=', limit: 12, unit: 'KB' },
   'rest.paid': { what: 'paid REST (PGlite) / raw node:http echo, requests/s', op: '>=', limit: 15, unit: '%' },
   'rest.paid.postgres': { what: 'paid REST (PostgreSQL) / raw node:http echo, requests/s', op: '>=', limit: 15, unit: '%' },
+  'owners.identical': { what: 'two instances owning half the places each: fixed sample answers identical to one instance owning all (share)', op: '>=', limit: 1, unit: '' },
+  'owners.held': { what: "two instances owning half the places each: the larger owner's index bytes / one instance's", op: '<=', limit: 0.75, unit: '' },
+  'replica.share': { what: "streaming replica: share of the lookup path's operations it answers (DATABASE_READ_URL)", op: '>=', limit: 0.99, unit: '' },
+  'replica.sql.p50': { what: 'streaming replica: snapshot through SQL p50, replica / primary (same machine)', op: '<=', limit: 1.25, unit: 'x' },
 } as const satisfies Record<string, Target>;
 
 export type TargetId = keyof typeof TARGETS;

@@ -8,6 +8,10 @@
 // A kind of cache is declared beside the code that uses it (`cacheKind(name, make)`) and answers the doors
 // it cares about, so a new cache cannot be forgotten by the code that changes the data: it is dropped by
 // its own kind or not at all.
+// A read replica (src/db/read-replicas.ts) reads through a view of the caches (view(name)): its own cache of
+// each kind, since a replica's catalogue and rows may be an import behind the primary's, except the kinds made
+// `byVersion`, whose entries are tagged with the import version they were read at and so serve every copy
+// of the database (the hot index, the encoded tiles). The context's doors reach every view.
 import type { Config } from './config.ts';
 
 /** What a cache may be told. A cache answers the doors its data depends on and ignores the others (one that answers none is dropped only with its context). */
@@ -20,22 +24,37 @@ export interface CacheDoors {
 export interface CacheKind<T extends object> {
   readonly name: string;
   readonly make: (config: Config) => T;
+  /** Its entries are tagged with the import version they hold: one cache serves the primary and every replica. */
+  readonly byVersion: boolean;
 }
 
-export function cacheKind<T extends object>(name: string, make: (config: Config) => T): CacheKind<T> {
-  return Object.freeze({ name, make });
+export function cacheKind<T extends object>(name: string, make: (config: Config) => T, opts: { byVersion?: boolean } = {}): CacheKind<T> {
+  return Object.freeze({ name, make, byVersion: opts.byVersion ?? false });
 }
 
 export class Caches {
   readonly #made = new Map<CacheKind<object>, CacheDoors>();
   readonly #config: Config;
+  /** The caches this one is a view of (a replica's), if any. */
+  readonly #parent: Caches | undefined;
+  readonly #views = new Map<string, Caches>();
 
-  constructor(config: Config) {
+  constructor(config: Config, parent?: Caches) {
     this.#config = config;
+    this.#parent = parent;
+  }
+
+  /** The caches a read replica reads through (made on first use): its own of each kind but the byVersion kinds, which are these. */
+  view(name: string): Caches {
+    if (this.#parent) return this.#parent.view(name);
+    let v = this.#views.get(name);
+    if (!v) this.#views.set(name, (v = new Caches(this.#config, this)));
+    return v;
   }
 
   /** This context's cache of that kind, made on first use. */
   of<T extends object>(kind: CacheKind<T>): T {
+    if (this.#parent && kind.byVersion) return this.#parent.of(kind);
     let c = this.#made.get(kind);
     if (c === undefined) {
       c = kind.make(this.#config) as CacheDoors;
@@ -47,11 +66,13 @@ export class Caches {
   /** A place's data was rewritten: every cache of this context drops what it holds of it. */
   placeChanged(placeId: string): void {
     for (const c of this.#made.values()) c.placeChanged?.(placeId);
+    for (const v of this.#views.values()) v.placeChanged(placeId);
   }
 
   /** The rules files and what they cite may have changed: every cache built on them drops it. */
   rulesReloaded(): void {
     for (const c of this.#made.values()) c.rulesReloaded?.();
+    for (const v of this.#views.values()) v.rulesReloaded();
   }
 
   /** The kinds made so far, by name (tests). */

@@ -9,6 +9,7 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   SITELINE_BASE_URL: z.string().optional().transform((v) => v || undefined).pipe(z.string().url().optional()),
   DATABASE_URL: z.string().optional().transform((v) => v || undefined),
+  DATABASE_READ_URL: z.string().default('').transform(splitList).pipe(z.array(z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'PostgreSQL connection URLs (postgres://...), comma-separated'))),
   SITELINE_DATA_DIR: z.string().min(1).default('./.siteline'),
   SITELINE_SOURCE_DIR: z.string().optional().transform((v) => v || undefined),
   SITELINE_PLACES_DIR: z.string().optional().transform((v) => v || undefined),
@@ -18,6 +19,10 @@ const envSchema = z.object({
   SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(20_000).default(2_000),
   SITELINE_HOT_INDEX_BUDGET_MB: z.coerce.number().int().min(1).max(1_048_576).default(640),
   SITELINE_HOT_INDEX: z.enum(['0', '1']).default('1'),
+  SITELINE_PLACES: z.string().default('').transform(splitList).pipe(z.array(z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/, 'place slugs or ids, comma-separated'))),
+  SITELINE_INSTANCE: z.string().optional().transform((v) => v?.trim() || undefined),
+  SITELINE_INSTANCES: z.string().default('').transform(splitList),
+  SITELINE_OWNERS_PER_PLACE: z.coerce.number().int().min(1).max(16).default(1),
   STRIPE_SECRET_KEY: z.string().optional().transform((v) => v || undefined),
   STRIPE_WEBHOOK_SECRET: z.string().optional().transform((v) => v || undefined),
   STRIPE_API_BASE: z.string().optional().transform((v) => v || undefined).pipe(z.string().url().optional()),
@@ -45,6 +50,11 @@ const envSchema = z.object({
   SITELINE_ANALYSIS_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
   SITELINE_ANALYSIS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
 });
+
+/** A comma-separated list, trimmed, empty items dropped. */
+function splitList(v: string): string[] {
+  return v.split(',').map((s) => s.trim()).filter(Boolean);
+}
 
 /** Every variable the service's configuration reads (docs/deploy.md lists each; a test checks). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
@@ -94,6 +104,15 @@ export interface AnalysisWorkersConfig {
   pollMs: number;
 }
 
+/**
+ * The places an instance owns: named (SITELINE_PLACES: slugs or place ids), or its share of a
+ * rendezvous hash over the instances of a routing table (SITELINE_INSTANCE among SITELINE_INSTANCES,
+ * each place owned by SITELINE_OWNERS_PER_PLACE of them).
+ */
+export type PlaceOwnershipConfig =
+  | { kind: 'named'; places: string[] }
+  | { kind: 'hashed'; instance: string; instances: string[]; ownersPerPlace: number };
+
 export interface Config {
   port: number;
   host: string;
@@ -101,6 +120,11 @@ export interface Config {
   baseUrl: string;
   /** Set when the service runs on PostgreSQL; absent means embedded PGlite. */
   databaseUrl: string | undefined;
+  /**
+   * Streaming replicas of the PostgreSQL database (DATABASE_READ_URL, comma-separated): the lookup path's
+   * reads go to one of them, writes and read-after-write to databaseUrl (src/db/read-replicas.ts). Empty: none.
+   */
+  databaseReadUrls: string[];
   /** Where PGlite data, signing keys and the dev outbox live. */
   dataDir: string;
   /** Where place source files are read from (default ../shared/data when it exists). */
@@ -117,6 +141,11 @@ export interface Config {
   hotIndexBudgetMb: number;
   /** false (SITELINE_HOT_INDEX=0): every read about a place goes through SQL, no hot index is loaded. */
   hotIndex: boolean;
+  /**
+   * Which places this instance keeps hot indexes for (src/places/place-ownership.ts); the others are
+   * answered through SQL and never loaded. Absent: every place.
+   */
+  placeOwnership: PlaceOwnershipConfig | undefined;
   /** The analysis workers of this process (src/analysis/analysis-workers.ts). */
   analysisWorkers: AnalysisWorkersConfig;
   /** Stripe Checkout for buying API credit; absent: purchasing is not set up (credit is granted by the operator). apiBase: another API host (stripe-mock, tests). */
@@ -176,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: overrides.host ?? e.HOST,
     baseUrl,
     databaseUrl: 'databaseUrl' in overrides ? overrides.databaseUrl : e.DATABASE_URL,
+    databaseReadUrls: overrides.databaseReadUrls ?? readUrls(e.DATABASE_READ_URL, 'databaseUrl' in overrides ? overrides.databaseUrl : e.DATABASE_URL),
     dataDir: path.resolve(overrides.dataDir ?? e.SITELINE_DATA_DIR),
     sourceDir: overrides.sourceDir ?? (e.SITELINE_SOURCE_DIR ? path.resolve(e.SITELINE_SOURCE_DIR) : defaultSourceDir()),
     placesDir: overrides.placesDir ?? placesDirFromEnv({ SITELINE_PLACES_DIR: e.SITELINE_PLACES_DIR }),
@@ -189,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     snapshotCacheEntries: overrides.snapshotCacheEntries ?? e.SITELINE_SNAPSHOT_CACHE,
     hotIndexBudgetMb: overrides.hotIndexBudgetMb ?? e.SITELINE_HOT_INDEX_BUDGET_MB,
     hotIndex: overrides.hotIndex ?? e.SITELINE_HOT_INDEX === '1',
+    placeOwnership: 'placeOwnership' in overrides ? overrides.placeOwnership : placeOwnership(e),
     analysisWorkers: overrides.analysisWorkers ?? { concurrency: e.SITELINE_ANALYSIS_WORKERS, leaseMs: e.SITELINE_ANALYSIS_LEASE_MS, pollMs: e.SITELINE_ANALYSIS_POLL_MS },
     stripe: 'stripe' in overrides ? overrides.stripe : stripeConfig(e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_API_BASE),
     staffEmails: overrides.staffEmails ?? e.SITELINE_STAFF_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
@@ -201,6 +232,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownGraceMs: overrides.shutdownGraceMs ?? e.SITELINE_SHUTDOWN_GRACE_MS,
     prestopMs: overrides.prestopMs ?? e.SITELINE_PRESTOP_MS,
   };
+}
+
+/** Replicas need the primary: reads go to them, writes to DATABASE_URL. */
+function readUrls(urls: string[], databaseUrl: string | undefined): string[] {
+  if (urls.length > 0 && !databaseUrl) throw new ConfigError('Invalid environment:\n  DATABASE_READ_URL: set with DATABASE_URL (the primary, where writes go); replicas of an embedded PGlite database do not exist.');
+  return urls;
+}
+
+/** SITELINE_PLACES, or SITELINE_INSTANCE within SITELINE_INSTANCES; not both, and neither half alone. */
+function placeOwnership(e: z.infer<typeof envSchema>): PlaceOwnershipConfig | undefined {
+  const bad = (msg: string) => new ConfigError(`Invalid environment:\n  ${msg}`);
+  if (e.SITELINE_PLACES.length > 0) {
+    if (e.SITELINE_INSTANCE || e.SITELINE_INSTANCES.length > 0) throw bad('SITELINE_PLACES: names the places itself; do not set SITELINE_INSTANCE/SITELINE_INSTANCES with it.');
+    return { kind: 'named', places: e.SITELINE_PLACES };
+  }
+  if (!e.SITELINE_INSTANCE && e.SITELINE_INSTANCES.length === 0) return undefined;
+  if (!e.SITELINE_INSTANCE) throw bad('SITELINE_INSTANCE: required with SITELINE_INSTANCES (which of the instances this one is).');
+  if (e.SITELINE_INSTANCES.length === 0) throw bad('SITELINE_INSTANCES: required with SITELINE_INSTANCE (the routing table: every instance, comma-separated).');
+  if (!e.SITELINE_INSTANCES.includes(e.SITELINE_INSTANCE)) throw bad(`SITELINE_INSTANCE: "${e.SITELINE_INSTANCE}" is not one of SITELINE_INSTANCES (${e.SITELINE_INSTANCES.join(', ')}).`);
+  if (new Set(e.SITELINE_INSTANCES).size !== e.SITELINE_INSTANCES.length) throw bad('SITELINE_INSTANCES: an instance is named twice.');
+  return { kind: 'hashed', instance: e.SITELINE_INSTANCE, instances: e.SITELINE_INSTANCES, ownersPerPlace: Math.min(e.SITELINE_OWNERS_PER_PLACE, e.SITELINE_INSTANCES.length) };
 }
 
 function mailConfig(e: z.infer<typeof envSchema>, baseUrl: string): MailConfig {

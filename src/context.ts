@@ -9,6 +9,7 @@ import { createLogger, type Logger } from './logger.ts';
 import type { Metrics } from './ops/metrics.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { Caches } from './caches.ts';
+import { ReadReplicas } from './db/read-replicas.ts';
 
 export interface AppContext {
   config: Config;
@@ -19,6 +20,8 @@ export interface AppContext {
   mailer: Mailer;
   /** This context's caches, with one door per kind of change (src/caches.ts). Spreading a context shares them. */
   caches: Caches;
+  /** The streaming replicas the lookup path reads from (DATABASE_READ_URL); absent: every read on db. See onReadReplica. */
+  reads?: ReadReplicas;
   /** Prometheus metrics of this instance (absent in contexts built by CLI commands and unit tests). */
   metrics?: Metrics;
   /** Set once SIGTERM (or close) starts draining: /readyz answers 503, responses close their connection. */
@@ -57,5 +60,35 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
   const db = opts.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pgdata') }));
   await migrate(db, logger);
   // The one-answer context's own configuration turns its hot index off; the caller's object is left as it is.
-  return withMailer({ config: opts.hotIndex === false ? { ...config, hotIndex: false } : config, db, clock: opts.clock ?? systemClock, logger });
+  const ctx = withMailer({ config: opts.hotIndex === false ? { ...config, hotIndex: false } : config, db, clock: opts.clock ?? systemClock, logger });
+  if (config.databaseReadUrls.length > 0) ctx.reads = new ReadReplicas(config.databaseReadUrls);
+  return ctx;
+}
+
+/** Each replica's context, per primary context: the replica's database, a view of the context's caches. */
+const replicaContexts = new WeakMap<AppContext, Map<string, AppContext>>();
+
+function replicaContext(ctx: AppContext, db: Db, name: string): AppContext {
+  let byName = replicaContexts.get(ctx);
+  if (!byName) replicaContexts.set(ctx, (byName = new Map()));
+  let r = byName.get(name);
+  if (!r) byName.set(name, (r = { ...ctx, db, caches: ctx.caches.view(name) }));
+  return r;
+}
+
+/**
+ * Runs a read-only operation of the lookup path (snapshot, preview, coverage, tiles, inventory) on a
+ * streaming replica when the context has some: `fn` receives a context whose db is one replica (all of
+ * the operation's reads, the place catalogue's included, on that one) and whose caches are that replica's
+ * view; a replica that cannot be reached is skipped, and with none left `fn` runs on this context (the
+ * primary). Without replicas, `fn(ctx)`. Never for an operation that writes or reads its own writes.
+ */
+export function onReadReplica<T>(ctx: AppContext, fn: (readCtx: AppContext) => Promise<T>): Promise<T> {
+  const reads = ctx.reads;
+  if (!reads) return fn(ctx);
+  return reads.run(
+    (db, name) => fn(replicaContext(ctx, db, name)),
+    () => fn(ctx),
+    (name, err) => ctx.logger.warn({ replica: name, err: err instanceof Error ? err.message : String(err) }, 'read replica unreachable: skipped'),
+  );
 }

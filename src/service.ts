@@ -130,6 +130,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         if (!drained) ctx.logger.warn({ graceMs }, 'requests still in flight after the shutdown grace period; their connections are closed');
       }
       await background;
+      await ctx.reads?.close(); // the replicas' pools are the context's own, whoever opened the primary
       if (!opts.db) await ctx.db.close();
     },
   };

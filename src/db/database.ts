@@ -491,6 +491,19 @@ export async function openDatabase(opts: OpenOptions): Promise<Db> {
   }
 }
 
+/** How long a replica's pool waits for a connection before the read moves on (src/db/read-replicas.ts). */
+const REPLICA_CONNECT_TIMEOUT_MS = 2_000;
+
+/**
+ * A streaming replica (DATABASE_READ_URL): a pool, without the start's probe. A replica that is down at
+ * start is not a reason to refuse to start: its reads fail fast (connect timeout) and go elsewhere.
+ */
+export function openReplicaDatabase(url: string, max = 10): Db {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: REPLICA_CONNECT_TIMEOUT_MS });
+  pool.on('error', () => undefined); // a replica going away drops idle clients: the next read notices
+  return new PostgresDb(pool);
+}
+
 /** The PGlite instance behind a Db, for dumping test templates. */
 export async function dumpPglite(db: Db): Promise<Blob> {
   if (!(db instanceof PgliteDb)) throw new Error('dumpPglite needs a PGlite database');

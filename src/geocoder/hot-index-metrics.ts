@@ -13,7 +13,7 @@ export function registerHotIndexMetrics(ctx: Pick<AppContext, 'metrics' | 'cache
   const registers = [ctx.metrics.registry];
   new Counter({
     name: 'siteline_hot_index_reads_total',
-    help: "Place reads by whether the place's hot index was loaded (hit) or the read went to SQL while it was cold or loading (miss).",
+    help: "Place reads by whether the place's hot index was loaded (hit) or the read went to SQL while it was cold or loading (miss) or because this instance does not own the place (unowned).",
     labelNames: ['result'] as const,
     registers,
     collect() {
@@ -21,6 +21,7 @@ export function registerHotIndexMetrics(ctx: Pick<AppContext, 'metrics' | 'cache
       this.reset();
       this.inc({ result: 'hit' }, s.hits);
       this.inc({ result: 'miss' }, s.misses);
+      this.inc({ result: 'unowned' }, s.unowned);
     },
   });
   new Counter({

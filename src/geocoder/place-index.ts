@@ -20,6 +20,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { cacheKind, type CacheDoors } from '../caches.ts';
+import { placeOwnership, type OwnedPlace } from '../places/place-ownership.ts';
 
 
 export interface AddressRow {
@@ -542,6 +543,8 @@ export interface HotIndexStats {
   hits: number;
   /** Reads of a cold or loading place (answered through SQL). */
   misses: number;
+  /** Reads of a place this instance does not own (answered through SQL, never loaded: src/places/place-ownership.ts). */
+  unowned: number;
   /** Indexes loaded, evicted (least recently used, over the budget), and not kept for being larger than the budget. */
   loads: number;
   evictions: number;
@@ -553,7 +556,7 @@ export interface HotIndexStats {
   budgetBytes: number;
 }
 
-export interface PlaceVersion {
+export interface PlaceVersion extends OwnedPlace {
   geoDivisionId: string;
   /** The import version the caller resolved (catalogue record); null: not imported. */
   importedAt: string | null;
@@ -577,12 +580,15 @@ export class HotIndex implements CacheDoors {
   /** The loaded indexes, least recently used first, bounded by the budget. */
   #lru: LRUCache<string, Entry>;
   readonly #oversized = new Set<Entry>();
-  readonly #counters = { hits: 0, misses: 0, loads: 0, evictions: 0, oversize: 0, failures: 0 };
+  readonly #counters = { hits: 0, misses: 0, unowned: 0, loads: 0, evictions: 0, oversize: 0, failures: 0 };
+  /** Whether this instance owns a place (config.placeOwnership): a place it does not own is never loaded. */
+  readonly #owns: (place: OwnedPlace) => boolean;
   #running = 0;
   readonly #waiting: (() => void)[] = [];
 
-  constructor(config: Pick<Config, 'hotIndex' | 'hotIndexBudgetMb'>) {
+  constructor(config: Pick<Config, 'hotIndex' | 'hotIndexBudgetMb'> & Partial<Pick<Config, 'placeOwnership'>>) {
     this.#enabled = config.hotIndex;
+    this.#owns = placeOwnership(config.placeOwnership);
     this.#budgetBytes = budgetBytesOf(config.hotIndexBudgetMb);
     this.#lru = this.#newLru();
   }
@@ -635,6 +641,11 @@ export class HotIndex implements CacheDoors {
     for (const e of held) this.#lru.set(e.placeId, e);
   }
 
+  /** Whether this instance owns the place (keeps its index); every place when no ownership is configured. */
+  owns(place: OwnedPlace): boolean {
+    return this.#owns(place);
+  }
+
   /** Turns the index on or off for this context (the bench and tests compare both). */
   setEnabled(on: boolean): void {
     this.#enabled = on;
@@ -651,6 +662,10 @@ export class HotIndex implements CacheDoors {
   source(db: Queryable, place: PlaceVersion): GeoSource {
     const placeId = place.geoDivisionId;
     if (!this.#enabled || !place.importedAt) return sqlSource(db, placeId);
+    if (!this.#owns(place)) {
+      this.#counters.unowned++;
+      return sqlSource(db, placeId);
+    }
     const e = this.#entryFor(db, place);
     if (e?.index) {
       this.#counters.hits++;
@@ -663,7 +678,7 @@ export class HotIndex implements CacheDoors {
 
   /** See warmPlaceIndex. */
   async warm(db: Queryable, place: PlaceVersion): Promise<PlaceIndex | null> {
-    if (!place.importedAt) return null;
+    if (!place.importedAt || !this.#owns(place)) return null;
     const e = this.#entryFor(db, place);
     if (!e) return null;
     const ix = e.index ?? (await e.loading) ?? null;
@@ -726,7 +741,9 @@ export class HotIndex implements CacheDoors {
   }
 }
 
-const HOT_INDEX = cacheKind('hot index', (config) => new HotIndex(config));
+// By version: an index is loaded for one import version, from whichever copy of the database (primary or a
+// replica) asked first, and serves any caller holding that version (a lagging replica's older one reads SQL).
+const HOT_INDEX = cacheKind('hot index', (config) => new HotIndex(config), { byVersion: true });
 
 /** The context's hot indexes (stats, budget, on/off for the bench and tests). */
 export function hotIndexOf(ctx: Pick<AppContext, 'caches'>): HotIndex {

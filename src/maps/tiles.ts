@@ -11,7 +11,7 @@ import { geoJSONToTile, type GeoJSONVTTile } from '@maplibre/geojson-vt';
 import { fromGeojsonVt } from '@maplibre/vt-pbf';
 import type { Feature, Geometry } from 'geojson';
 import { LRUCache } from 'lru-cache';
-import type { AppContext } from '../context.ts';
+import { onReadReplica, type AppContext } from '../context.ts';
 import { cacheKind, type CacheDoors } from '../caches.ts';
 import type { Queryable } from '../db/database.ts';
 import { boxLiteral, type BBox } from '../core/geo/primitives.ts';
@@ -133,10 +133,14 @@ class EncodedTiles implements CacheDoors {
     this.lru.clear();
   }
 }
-const ENCODED_TILES = cacheKind('encoded tiles', () => new EncodedTiles());
+const ENCODED_TILES = cacheKind('encoded tiles', () => new EncodedTiles(), { byVersion: true }); // keyed by the places' import times
 
-/** The encoded tile, from the cache when the places it touches have not been re-imported since. */
-export async function cachedTile(ctx: AppContext, key: TileKey): Promise<EncodedTile> {
+/** The encoded tile, from the cache when the places it touches have not been re-imported since; read from a replica when there are some. */
+export function cachedTile(ctx: AppContext, key: TileKey): Promise<EncodedTile> {
+  return onReadReplica(ctx, (readCtx) => cachedTileOn(readCtx, key));
+}
+
+async function cachedTileOn(ctx: AppContext, key: TileKey): Promise<EncodedTile> {
   const places = await placesTouching(ctx.db, tileBBox(key, READ_MARGIN));
   const version = places.map((p) => `${p.place_id}@${new Date(p.imported_at!).getTime()}`).join(',');
   const cacheKey = `${key.z}/${key.x}/${key.y}|${version}`;

@@ -16,7 +16,7 @@
 // A hit returns the snapshot as first computed, generatedAt included: that is when the answer was
 // made from the data. The core function getFeasibilitySnapshot itself never caches (the CLI, the
 // tests and the latency benchmark call it directly).
-import type { AppContext } from '../context.ts';
+import { onReadReplica, type AppContext } from '../context.ts';
 import { cacheKind } from '../caches.ts';
 import { catalogueGeneration } from '../places/catalogue.ts';
 import { rulesGeneration } from '../rules/load-rules.ts';
@@ -78,6 +78,15 @@ function touched(c: Answers, key: string, hit: Entry): Entry {
   return hit;
 }
 
+/**
+ * The snapshot computed on a streaming replica when there are some (src/context.ts onReadReplica): the
+ * surfaces' snapshots are reads; the importer's audit and the projects (reads after their own writes) call
+ * getFeasibilitySnapshot on the primary.
+ */
+function snapshotOnReplica(ctx: AppContext, address: string, stated: StatedDistrict | undefined): Promise<Snapshot> {
+  return onReadReplica(ctx, (readCtx) => getFeasibilitySnapshot(readCtx, address, stated));
+}
+
 /** The snapshot for an address, from the cache when a fresh answer is there. */
 export async function cachedSnapshot(ctx: AppContext, address: string, stated?: StatedDistrict): Promise<CachedSnapshot> {
   const key = cacheKey(address, stated);
@@ -85,14 +94,14 @@ export async function cachedSnapshot(ctx: AppContext, address: string, stated?: 
   const maxEntries = ctx.config.snapshotCacheEntries;
   if (maxEntries <= 0) {
     c.misses++;
-    return entryOf(await getFeasibilitySnapshot(ctx, address, stated));
+    return entryOf(await snapshotOnReplica(ctx, address, stated));
   }
   const now = ctx.clock.now().getTime();
   const generation = generationNow(ctx);
   const hit = c.entries.get(key);
   if (hit && fresh(hit, generation, now)) return touched(c, key, hit).value;
   c.misses++;
-  const value = getFeasibilitySnapshot(ctx, address, stated).then((snapshot) => entryOf(deepFreeze(snapshot)));
+  const value = snapshotOnReplica(ctx, address, stated).then((snapshot) => entryOf(deepFreeze(snapshot)));
   const entry: Entry = { at: now, generation, value };
   value.then((v) => (entry.done = v)).catch(() => undefined);
   c.entries.delete(key);

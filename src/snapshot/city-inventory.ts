@@ -3,7 +3,7 @@
 // candidates to pick from; a city without data -> a pointer to recording demand (nothing is recorded).
 // Also the lighter coverage probe behind /api/geo/coverage-status. Pipeline:
 //   refuseSlug -> resolvePlaces -> (candidates | unmapped | inventory: layers, districts, rules).
-import type { AppContext } from '../context.ts';
+import { onReadReplica, type AppContext } from '../context.ts';
 import type { CoverageStatus, ValueStatus } from '../core/statuses.ts';
 import { badInput } from '../core/errors.ts';
 import { findPlaceByPoint, getPlace, type PlaceLayer, type PlaceRecord } from '../places/catalogue.ts';
@@ -243,6 +243,10 @@ function candidates(q: PlaceQuery, places: PlaceSummary[]): CityCandidates {
 /** The full grouped inventory for one city. */
 export async function cityInventory(ctx: AppContext, q: PlaceQuery): Promise<CityInventoryResult> {
   validatePlaceQuery(q);
+  return onReadReplica(ctx, (readCtx) => cityInventoryOn(readCtx, q));
+}
+
+async function cityInventoryOn(ctx: AppContext, q: PlaceQuery): Promise<CityInventoryResult> {
   const r = await resolvePlaces(ctx, q);
   if (r.kind === 'none') return unmapped(ctx, q);
   if (r.kind === 'many') return candidates(q, r.places);
@@ -380,6 +384,10 @@ export interface CoverageProbe {
 /** The light probe behind /api/geo/coverage-status: is this city (or point) covered, and how? */
 export async function probeCoverage(ctx: AppContext, q: PlaceQuery): Promise<CoverageProbe> {
   validatePlaceQuery(q);
+  return onReadReplica(ctx, (readCtx) => probeCoverageOn(readCtx, q));
+}
+
+async function probeCoverageOn(ctx: AppContext, q: PlaceQuery): Promise<CoverageProbe> {
   const r = await resolvePlaces(ctx, q);
   if (r.kind === 'many') {
     const c = candidates(q, r.places);

@@ -1,6 +1,6 @@
 // A redacted, lot-level preview: is this address covered, why or why not, and were a lot and a zone
 // found? No zoning values, no parcel id, no coordinates: it runs the snapshot pipeline's first steps only.
-import type { AppContext } from '../context.ts';
+import { onReadReplica, type AppContext } from '../context.ts';
 import { parseAddress } from '../geocoder/parse-address.ts';
 import { resolveCoverage } from './coverage.ts';
 import { locateAddress } from './locate.ts';
@@ -22,7 +22,12 @@ export interface CoveragePreview {
 
 const NEXT_COVERED = 'Call getFeasibilitySnapshot (sign-in required) for the lot, its zoning, permitted uses and the sourced envelope.';
 
-export async function previewSiteCoverage(ctx: AppContext, address: string): Promise<CoveragePreview> {
+/** The preview, read from a streaming replica when there are some (src/context.ts onReadReplica). */
+export function previewSiteCoverage(ctx: AppContext, address: string): Promise<CoveragePreview> {
+  return onReadReplica(ctx, (readCtx) => previewOn(readCtx, address));
+}
+
+async function previewOn(ctx: AppContext, address: string): Promise<CoveragePreview> {
   const input = address.trim().replace(/\s+/g, ' ');
   const parsed = parseAddress(address);
   const cov = await resolveCoverage(ctx, parsed);

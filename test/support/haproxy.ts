@@ -47,8 +47,19 @@ export interface LocalHaproxy {
   child: ChildProcess;
 }
 
-/** The documented configuration, made local: instance web1 at backends[0], web2 at backends[1]. */
-export function localConfig(dir: string, backends: [number, number], ports: { https: number; http: number; stats: number }): string {
+/** The documented routing by place (docs/deploy.md's second ```haproxy block: the frontend's lines and a backend per instance). */
+export function documentedRoutingConfig(): { frontend: string[]; backends: string } {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs/deploy.md'), 'utf8');
+  const block = [...doc.matchAll(/```haproxy\n([\s\S]*?)```/g)][1]?.[1];
+  if (!block) throw new Error('docs/deploy.md has no second ```haproxy block (routing by place)');
+  const at = block.indexOf('\nbackend web1');
+  if (at < 0) throw new Error("docs/deploy.md's routing block has no backend web1");
+  const frontend = block.slice(0, at).split('\n').filter((l) => /^\s+(http-request set-var\(txn\.place\)|use_backend)/.test(l));
+  return { frontend, backends: block.slice(at + 1) };
+}
+
+/** The documented configuration, made local: instance web1 at backends[0], web2 at backends[1]; with `placeMap`, routing by place through that map file. */
+export function localConfig(dir: string, backends: [number, number], ports: { https: number; http: number; stats: number }, placeMap?: string): string {
   const pem = path.join(dir, 'siteline.pem');
   if (!fs.existsSync(pem)) {
     const key = path.join(dir, 'key.pem');
@@ -68,6 +79,21 @@ export function localConfig(dir: string, backends: [number, number], ports: { ht
   swap('server web1 10.0.0.11:8080', `server web1 127.0.0.1:${backends[0]}`);
   swap('server web2 10.0.0.12:8080', `server web2 127.0.0.1:${backends[1]}`);
   swap('bind 127.0.0.1:8404', `bind 127.0.0.1:${ports.stats}`);
+  if (placeMap) {
+    const routing = documentedRoutingConfig();
+    if (routing.frontend.length === 0) throw new Error("docs/deploy.md's routing block has no frontend lines");
+    swap('  default_backend siteline\n', `${routing.frontend.join('\n')}\n  default_backend siteline\n`);
+    let extra = routing.backends;
+    for (const [from, to] of [
+      ['10.0.0.11:8080', `127.0.0.1:${backends[0]}`],
+      ['10.0.0.12:8080', `127.0.0.1:${backends[1]}`],
+    ] as const) {
+      if (!extra.includes(from)) throw new Error(`docs/deploy.md's routing block no longer has "${from}"`);
+      extra = extra.replaceAll(from, to);
+    }
+    cfg = `${cfg.replaceAll('/etc/haproxy/place-owners.map', placeMap)}\n${extra}`;
+    if (!cfg.includes(placeMap)) throw new Error("docs/deploy.md's routing block no longer reads /etc/haproxy/place-owners.map");
+  }
   // Dropping privileges needs root; as another user haproxy runs as that user.
   if (process.getuid?.() !== 0) {
     swap('  user haproxy\n', '');
@@ -76,11 +102,11 @@ export function localConfig(dir: string, backends: [number, number], ports: { ht
   return cfg;
 }
 
-export async function startHaproxy(dir: string, backends: [number, number]): Promise<LocalHaproxy> {
+export async function startHaproxy(dir: string, backends: [number, number], placeMap?: string): Promise<LocalHaproxy> {
   fs.mkdirSync(dir, { recursive: true });
   const ports = { https: await freePort(), http: await freePort(), stats: await freePort() };
   const file = path.join(dir, 'haproxy.cfg');
-  fs.writeFileSync(file, localConfig(dir, backends, ports));
+  fs.writeFileSync(file, localConfig(dir, backends, ports, placeMap));
   const check = spawnSync('haproxy', ['-c', '-q', '-f', file], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`haproxy -c: ${check.stdout}${check.stderr}`);
   const child = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
