@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { Db } from './database.ts';
+import { movePlacesOutOfDefault } from './place-partitions.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -63,6 +64,11 @@ export async function migrate(db: Db, log?: MigrationLog): Promise<string[]> {
       log?.info({ migration: m.name, ms: Math.round(performance.now() - started) }, `migration ${m.name} applied`);
     }
   }
+  // The rows of places without a partition (a database from before migration 250, whose tables became
+  // their default partitions) move into partitions; a few quick reads when there are none.
+  const started = performance.now();
+  const moved = await movePlacesOutOfDefault(db);
+  if (moved.length) log?.info({ places: moved.length, ms: Math.round(performance.now() - started) }, `${moved.length} place(s) moved into partitions`);
   return applied;
 }
 
