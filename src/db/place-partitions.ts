@@ -72,6 +72,21 @@ async function partitionFor(q: Queryable, placeId: string, lots: number): Promis
   return { replaces: { part: Number(fits[0].part), own: false, places: places.map((p) => p.place_id) }, own: false };
 }
 
+/**
+ * A table's columns as the parent declares them (type, NOT NULL, default), read from the catalogue:
+ * `CREATE TABLE ... (LIKE parent)` would hold a lock on the parent until the import commits, and two
+ * imports that each held one while waiting for the swap's exclusive lock would wait on each other.
+ */
+async function columnsOf(q: Queryable, table: PartitionedTable): Promise<string[]> {
+  const rows = await q.query<{ name: string; type: string; notnull: boolean; def: string | null }>(
+    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS notnull, pg_get_expr(d.adbin, d.adrelid) AS def
+       FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+      WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+    [table],
+  );
+  return rows.map((r) => `${r.name} ${r.type}${r.notnull ? ' NOT NULL' : ''}${r.def === null ? '' : ` DEFAULT ${r.def}`}`);
+}
+
 /** Each table's indexes (as the parent declares them), as statements for a table of its own. */
 async function indexStatements(q: Queryable, table: PartitionedTable, target: string): Promise<string[]> {
   const rows = await q.query<{ name: string; def: string; primary: boolean }>(
@@ -111,7 +126,7 @@ export async function beginPlaceLoad(q: Queryable, placeId: string, lots: number
   for (const table of PARTITIONED_TABLES) {
     const target = tableOf(table, part);
     tables[table] = target;
-    await q.query(`CREATE TABLE ${target} (LIKE ${table} INCLUDING DEFAULTS, CONSTRAINT ${target}_bound CHECK (place_id = ANY (ARRAY[${places.map(quote).join(', ')}]::text[])))`);
+    await q.query(`CREATE TABLE ${target} (${(await columnsOf(q, table)).join(', ')}, CONSTRAINT ${target}_bound CHECK (place_id = ANY (ARRAY[${places.map(quote).join(', ')}]::text[])))`);
     if (replaces && neighbours.length) await q.query(`INSERT INTO ${target} SELECT * FROM ${tableOf(table, replaces.part)} WHERE place_id <> $1`, [placeId]);
   }
   return { placeId, part, own, places, tables, replaces: replaces?.part ?? null };
