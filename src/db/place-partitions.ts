@@ -17,6 +17,13 @@ export const OWN_PARTITION_MIN_LOTS = 50_000;
 /** A group takes small towns until it holds this many lots (a re-import of one rewrites at most about this many neighbours' rows). */
 export const GROUP_MAX_LOTS = 100_000;
 
+/** The grouping rule's two sizes (a test lays a small database out with smaller ones). */
+export interface LayoutRule {
+  ownMinLots: number;
+  groupMaxLots: number;
+}
+const DEFAULT_RULE: LayoutRule = { ownMinLots: OWN_PARTITION_MIN_LOTS, groupMaxLots: GROUP_MAX_LOTS };
+
 /** How long a swap waits for its locks before it lets the readers through and tries again (below deadlock_timeout, 1 s). */
 const SWAP_LOCK_TIMEOUT_MS = 200;
 const SWAP_ATTEMPTS = 50;
@@ -87,6 +94,12 @@ async function columnsOf(q: Queryable, table: PartitionedTable): Promise<string[
   return rows.map((r) => `${r.name} ${r.type}${r.notnull ? ' NOT NULL' : ''}${r.def === null ? '' : ` DEFAULT ${r.def}`}`);
 }
 
+/** A new table for a partition: the parent's columns, bound by a CHECK to its places (the ATTACH then need not scan it). */
+async function createPartitionTable(q: Queryable, table: PartitionedTable, part: number, places: readonly string[]): Promise<void> {
+  const target = tableOf(table, part);
+  await q.query(`CREATE TABLE ${target} (${(await columnsOf(q, table)).join(', ')}, CONSTRAINT ${target}_bound CHECK (place_id = ANY (ARRAY[${places.map(quote).join(', ')}]::text[])))`);
+}
+
 /** Each table's indexes (as the parent declares them), as statements for a table of its own. */
 async function indexStatements(q: Queryable, table: PartitionedTable, target: string): Promise<string[]> {
   const rows = await q.query<{ name: string; def: string; primary: boolean }>(
@@ -126,7 +139,7 @@ export async function beginPlaceLoad(q: Queryable, placeId: string, lots: number
   for (const table of PARTITIONED_TABLES) {
     const target = tableOf(table, part);
     tables[table] = target;
-    await q.query(`CREATE TABLE ${target} (${(await columnsOf(q, table)).join(', ')}, CONSTRAINT ${target}_bound CHECK (place_id = ANY (ARRAY[${places.map(quote).join(', ')}]::text[])))`);
+    await createPartitionTable(q, table, part, places);
     if (replaces && neighbours.length) await q.query(`INSERT INTO ${target} SELECT * FROM ${tableOf(table, replaces.part)} WHERE place_id <> $1`, [placeId]);
   }
   return { placeId, part, own, places, tables, replaces: replaces?.part ?? null };
@@ -149,6 +162,13 @@ export async function finishPlaceLoad(q: Queryable, load: PlaceLoad): Promise<vo
  * otherwise deadlock with it (one of the two aborted); the swap instead lets go and tries again.
  */
 export async function swapPlaceLoad(q: Queryable, load: PlaceLoad): Promise<void> {
+  await lockForSwap(q);
+  for (const table of PARTITIONED_TABLES) await q.query(`DELETE FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [load.places]);
+  await attachLoad(q, load);
+}
+
+/** The parents' exclusive locks, waiting at most SWAP_LOCK_TIMEOUT_MS at a time (swapPlaceLoad). */
+async function lockForSwap(q: Queryable): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     await q.query('SAVEPOINT place_partition_swap');
     try {
@@ -163,13 +183,16 @@ export async function swapPlaceLoad(q: Queryable, load: PlaceLoad): Promise<void
     }
   }
   await q.query('RELEASE SAVEPOINT place_partition_swap');
+}
+
+/** Under the swap's locks: the replaced partition detached and dropped, the new one attached, the layout recorded. */
+async function attachLoad(q: Queryable, load: PlaceLoad): Promise<void> {
   const values = load.places.map(quote).join(', ');
   for (const table of PARTITIONED_TABLES) {
     if (load.replaces !== null) {
       await q.query(`ALTER TABLE ${table} DETACH PARTITION ${tableOf(table, load.replaces)}`);
       await q.query(`DROP TABLE ${tableOf(table, load.replaces)}`);
     }
-    await q.query(`DELETE FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [load.places]);
     await q.query(`ALTER TABLE ${table} ATTACH PARTITION ${load.tables[table]} FOR VALUES IN (${values})`);
   }
   await recordLayout(q, load);
@@ -199,34 +222,81 @@ export async function placeRelation(q: Queryable, table: PartitionedTable, place
 export const PLACES_WITH_LOTS_AT_SQL = 'SELECT place_id FROM place_partitions WHERE lots_bbox @> $1::box ORDER BY place_id';
 
 /**
- * Moves every place with rows in the default partitions into partitions (the grouping rule, places
- * in id order): the migration of a database whose tables were one heap each (migration 250 made each
- * its default partition), and any rows written since without a partition (a test's direct INSERT).
- * One transaction; a few quick reads when the default partitions are empty.
+ * Moves every place with rows in the default partitions into partitions: the migration of a database
+ * whose tables were one heap each (migration 250 made each its default partition), and rows written
+ * since without a partition (a test's direct INSERT). One transaction; a few quick reads when the
+ * default partitions are empty. The places with no partition yet are laid out together (the grouping
+ * rule, in id order, into new groups), copied out of the default in one pass per partition and attached
+ * after the default is emptied (an ATTACH beside a full default partition would scan it every time);
+ * a place that already has a partition is reloaded into a new one as an import would.
  */
-export async function movePlacesOutOfDefault(db: Db): Promise<string[]> {
+export async function movePlacesOutOfDefault(db: Db, rule: LayoutRule = DEFAULT_RULE): Promise<string[]> {
   const held = await placesInDefault(db);
-  if (held.length === 0) return [];
+  if (held.size === 0) return [];
   return db.transaction(async (tx) => {
     if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [PARTITION_LAYOUT_LOCK]);
-    const places = await placesInDefault(tx);
-    for (const placeId of places) {
-      const lots = Number((await tx.query<{ n: number | string }>('SELECT count(*) AS n FROM parcels_default WHERE place_id = $1', [placeId]))[0]!.n);
-      const load = await beginPlaceLoad(tx, placeId, lots, db.kind);
-      // From the parent: the place's rows in the default partition, and in its partition if it has one.
+    const lots = await placesInDefault(tx);
+    const placed = new Set((await tx.query<{ place_id: string }>('SELECT place_id FROM place_partitions WHERE place_id = ANY ($1::text[])', [[...lots.keys()]])).map((r) => r.place_id));
+    const fresh = [...lots.keys()].filter((p) => !placed.has(p)).sort();
+    const loads: PlaceLoad[] = [];
+    for (const places of layOut(fresh, lots, rule)) {
+      const part = Number((await tx.query<{ n: number | string }>(`SELECT nextval('place_partition_numbers') AS n`))[0]!.n);
+      const load: PlaceLoad = { placeId: places[0]!, part, own: places.length === 1 && lots.get(places[0]!)! >= rule.ownMinLots, places, tables: {} as PlaceLoad['tables'], replaces: null };
+      for (const table of PARTITIONED_TABLES) {
+        load.tables[table] = tableOf(table, part);
+        await createPartitionTable(tx, table, part, places);
+        await tx.query(`INSERT INTO ${load.tables[table]} SELECT * FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [places]);
+      }
+      await finishPlaceLoad(tx, load);
+      loads.push(load);
+    }
+    await lockForSwap(tx);
+    for (const table of PARTITIONED_TABLES) {
+      if (placed.size === 0) await tx.query(`TRUNCATE ${table}_default`);
+      else await tx.query(`DELETE FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [fresh]);
+    }
+    for (const load of loads) await attachLoad(tx, load);
+    for (const placeId of [...placed].sort()) {
+      const load = await beginPlaceLoad(tx, placeId, lots.get(placeId)!, db.kind);
+      // From the parent: the place's rows in its partition and in the default one.
       for (const table of PARTITIONED_TABLES) await tx.query(`INSERT INTO ${load.tables[table]} SELECT * FROM ${table} WHERE place_id = $1`, [placeId]);
       await finishPlaceLoad(tx, load);
       await swapPlaceLoad(tx, load);
     }
-    return places;
+    return [...lots.keys()].sort();
   });
 }
 
-async function placesInDefault(q: Queryable): Promise<string[]> {
-  const r = await q.query<{ place_id: string }>(
-    PARTITIONED_TABLES.map((t) => `SELECT DISTINCT place_id FROM ${t}_default`).join(' UNION ') + ' ORDER BY place_id',
+/** The grouping rule over places laid out together (in id order): large ones alone, small ones filling groups in turn. */
+function layOut(places: string[], lots: Map<string, number>, rule: LayoutRule): string[][] {
+  const out: string[][] = [];
+  let group: string[] = [];
+  let held = 0;
+  for (const p of places) {
+    const n = lots.get(p) ?? 0;
+    if (n >= rule.ownMinLots) {
+      out.push([p]);
+      continue;
+    }
+    if (group.length && held + n > rule.groupMaxLots) {
+      out.push(group);
+      group = [];
+      held = 0;
+    }
+    group.push(p);
+    held += n;
+  }
+  if (group.length) out.push(group);
+  return out;
+}
+
+/** Places with rows in a default partition, with their lot counts there. */
+async function placesInDefault(q: Queryable): Promise<Map<string, number>> {
+  const r = await q.query<{ place_id: string; lots: number | string }>(
+    `SELECT place_id, sum(lots) AS lots FROM (SELECT place_id, count(*) AS lots FROM parcels_default GROUP BY place_id
+      ${PARTITIONED_TABLES.filter((t) => t !== 'parcels').map((t) => `UNION ALL SELECT DISTINCT place_id, 0 FROM ${t}_default`).join(' ')}) s GROUP BY place_id ORDER BY place_id`,
   );
-  return r.map((x) => x.place_id);
+  return new Map(r.map((x) => [x.place_id, Number(x.lots)]));
 }
 
 /** The advisory lock that serialises changes to the partition layout (a group's loads, the move out of the default). */
