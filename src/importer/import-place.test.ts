@@ -50,11 +50,15 @@ test('importer idempotence: a second import of the same sources changes nothing'
     assert.ok(first.joinRates.parcelToZone.matched >= 415, `parcel -> zone ${first.joinRates.parcelToZone.matched}`);
     assert.match(formatImportReport(first), /parcel -> zone/);
     // The import gathers the planner's statistics on what it loaded (PGlite has no autovacuum to do it):
-    // without them a lookup by place and box scanned the place's whole key range.
+    // without them a lookup by place and box scanned the place's whole key range. What it loaded is
+    // the place's new partitions (src/db/place-partitions.ts), swapped in.
+    const [{ part }] = (await t.db.query<{ part: number }>(`SELECT part FROM place_partitions WHERE place_id = 'US-TX:paradise'`)) as [{ part: number }];
     const analysed = await t.db.query<{ tablename: string }>(
-      `SELECT DISTINCT tablename::text FROM pg_stats WHERE schemaname = 'public' AND attname = 'place_id' AND tablename IN ('parcels', 'zones') ORDER BY 1`,
+      `SELECT DISTINCT tablename::text FROM pg_stats WHERE schemaname = 'public' AND attname = 'place_id' AND tablename IN ($1, $2) ORDER BY 1`,
+      [`parcels_p${part}`, `zones_p${part}`],
     );
-    assert.deepEqual(analysed.map((r) => r.tablename), ['parcels', 'zones'], 'the loaded tables have statistics');
+    assert.deepEqual(analysed.map((r) => r.tablename), [`parcels_p${part}`, `zones_p${part}`], 'the loaded partitions have statistics');
+    assert.equal(Number((await t.db.query<{ n: number }>('SELECT count(*) AS n FROM parcels_default'))[0]!.n), 0, 'no row in the default partition');
     assert.ok(typeof first.timings['analyze'] === 'number', 'the report times the statistics step');
 
     const before = await fingerprint(t.db, 'US-TX:paradise');

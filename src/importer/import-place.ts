@@ -13,7 +13,8 @@ import { upsertPlaceFromManifest, effectiveStatus } from '../places/catalogue.ts
 import { canonicalJson, digestOf, listManifestSlugs, loadManifest, sourceFiles, type Manifest } from '../places/manifest.ts';
 import { readSource, sourceColumns } from './read-source.ts';
 import { emptyPlaceRows, sourcesInLoadOrder, SourceTally, transformSource, type PlaceRows } from './transform-sources.ts';
-import { analyzePlaceTables, deletePlaceRows, insertAddresses, insertLotLocations, insertStreetSegments, insertZones, withIndexesDeferred } from './load-tables.ts';
+import { analyzePlaceTables, insertAddresses, insertLotLocations, insertStreetSegments, insertZones } from './load-tables.ts';
+import { beginPlaceLoad, finishPlaceLoad, swapPlaceLoad, type PartitionedTable } from '../db/place-partitions.ts';
 import { joinRate, type ImportReport } from '../places/import-report.ts';
 import { describeRefusal, isBlocking, joinGate, placeVerdict, rulesDigests } from './place-gate.ts';
 import { auditAfterImport } from './audit-place.ts';
@@ -35,8 +36,6 @@ import { placePostcodes } from './place-postcodes.ts';
  * 01241 and 01940, Somerville 01244, 02135 and 02474).
  */
 const IMPORTER_VERSION = '9';
-/** Rows (parcels + zones + segments) from which a PGlite import rebuilds the bbox indexes instead of growing them. */
-const BULK_INDEX_THRESHOLD = 50_000;
 
 export interface ImportOptions {
   /** Where the place folders live (default: config.sourceDir, i.e. ../shared/data when it exists). */
@@ -113,30 +112,33 @@ async function count(q: Queryable, sql: string, params: unknown[]): Promise<numb
   return Number(r[0]?.n ?? 0);
 }
 
-async function measure(q: Queryable, placeId: string): Promise<Pick<ImportReport, 'counts' | 'joinRates'>> {
+/** The relations a place's rows are read from: the tables, or a load's new partitions before they are swapped in. */
+type PlaceRelations = Record<PartitionedTable, string>;
+
+async function measure(q: Queryable, placeId: string, t: PlaceRelations): Promise<Pick<ImportReport, 'counts' | 'joinRates'>> {
   const p = [placeId];
-  const addresses = await count(q, 'SELECT count(*) AS n FROM addresses WHERE place_id = $1', p);
-  const parcels = await count(q, 'SELECT count(*) AS n FROM parcels WHERE place_id = $1', p);
-  const baseZones = await count(q, `SELECT count(*) AS n FROM zones WHERE place_id = $1 AND layer = 'base'`, p);
-  const overlayZones = await count(q, `SELECT count(*) AS n FROM zones WHERE place_id = $1 AND layer = 'overlay'`, p);
-  const streetSegments = await count(q, 'SELECT count(*) AS n FROM street_segments WHERE place_id = $1', p);
+  const addresses = await count(q, `SELECT count(*) AS n FROM ${t.addresses} WHERE place_id = $1`, p);
+  const parcels = await count(q, `SELECT count(*) AS n FROM ${t.parcels} WHERE place_id = $1`, p);
+  const baseZones = await count(q, `SELECT count(*) AS n FROM ${t.zones} WHERE place_id = $1 AND layer = 'base'`, p);
+  const overlayZones = await count(q, `SELECT count(*) AS n FROM ${t.zones} WHERE place_id = $1 AND layer = 'overlay'`, p);
+  const streetSegments = await count(q, `SELECT count(*) AS n FROM ${t.street_segments} WHERE place_id = $1`, p);
   const boundaries = await count(q, 'SELECT count(*) AS n FROM place_boundaries WHERE place_id = $1', p);
-  const parcelZones = await count(q, 'SELECT coalesce(sum(json_array_length(zones)), 0) AS n FROM parcels WHERE place_id = $1', p);
+  const parcelZones = await count(q, `SELECT coalesce(sum(json_array_length(zones)), 0) AS n FROM ${t.parcels} WHERE place_id = $1`, p);
   const postcodes = await count(q, 'SELECT count(*) AS n FROM place_postcodes WHERE place_id = $1', p);
   const addrParcel = await count(
     q,
-    `SELECT count(*) AS n FROM addresses a WHERE a.place_id = $1 AND EXISTS (SELECT 1 FROM parcels p WHERE p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id)`,
+    `SELECT count(*) AS n FROM ${t.addresses} a WHERE a.place_id = $1 AND EXISTS (SELECT 1 FROM ${t.parcels} p WHERE p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id)`,
     p,
   );
-  const parcelZone = await count(q, `SELECT count(*) AS n FROM parcels WHERE place_id = $1 AND primary_zone IS NOT NULL`, p);
+  const parcelZone = await count(q, `SELECT count(*) AS n FROM ${t.parcels} WHERE place_id = $1 AND primary_zone IS NOT NULL`, p);
   const parcelOverlay = await count(
     q,
-    `SELECT count(*) AS n FROM parcels p WHERE p.place_id = $1 AND EXISTS (SELECT 1 FROM json_array_elements(p.zones) z WHERE z->>'layer' = 'overlay')`,
+    `SELECT count(*) AS n FROM ${t.parcels} p WHERE p.place_id = $1 AND EXISTS (SELECT 1 FROM json_array_elements(p.zones) z WHERE z->>'layer' = 'overlay')`,
     p,
   );
   const addrZone = await count(
     q,
-    `SELECT count(*) AS n FROM addresses a WHERE a.place_id = $1 AND EXISTS (SELECT 1 FROM parcels p WHERE p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id AND p.primary_zone IS NOT NULL)`,
+    `SELECT count(*) AS n FROM ${t.addresses} a WHERE a.place_id = $1 AND EXISTS (SELECT 1 FROM ${t.parcels} p WHERE p.place_id = a.place_id AND p.parcel_ext_id = a.parcel_ext_id AND p.primary_zone IS NOT NULL)`,
     p,
   );
   return {
@@ -253,9 +255,14 @@ async function importPlaceOnce(ctx: AppContext, slug: string, opts: ImportOption
     if (ctx.db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`siteline-import:${placeId}`]);
     // Another instance (two starting together) may have imported these very sources while this one waited.
     if (!opts.force && (await lastImport(tx, placeId)).digest === run.sourceDigest) return undefined;
-    const lots = await run.step('load', () => loadPlaceTables(run, tx, read.rows, postcodes));
-    await run.step('analyze', () => analyzePlaceTables(tx));
-    const report = await measuredReport(run, tx, read, lots, verdict);
+    // The place's rows go into new partitions beside the live ones (src/db/place-partitions.ts), indexed
+    // once loaded, measured there, and swapped in: readers see the previous import until the commit.
+    const partition = await beginPlaceLoad(tx, placeId, read.rows.parcels.size, ctx.db.kind);
+    const lots = await run.step('load', () => loadPlaceTables(run, tx, read.rows, postcodes, partition.tables));
+    await run.step('index', () => finishPlaceLoad(tx, partition));
+    await run.step('analyze', () => analyzePlaceTables(tx, ['place_boundaries', 'place_postcodes']));
+    const report = await measuredReport(run, tx, read, lots, verdict, partition.tables);
+    await run.step('swap', () => swapPlaceLoad(tx, partition));
     await recordImport(run, tx, report, bbox, read.columns);
     return report;
   });
@@ -395,52 +402,52 @@ function keptPostcodes(run: ImportRun, rows: PlaceRows): string[] {
   return held.kept;
 }
 
-/** Replaces the place's rows: boundary, zones, then the lots with their facts while the other tables load beside them. */
-async function loadPlaceTables(run: ImportRun, tx: Queryable, rows: PlaceRows, postcodes: string[]): Promise<LotsLoaded> {
-  const { ctx, slug } = run;
+/**
+ * Loads the place's rows: its boundary and postcodes (plain tables: replaced row by row), its zones, then
+ * the lots with their facts while the other tables load beside them, each into the load's new partition
+ * (`into`), which has no index yet: they are built once, after the load (finishPlaceLoad).
+ */
+async function loadPlaceTables(run: ImportRun, tx: Queryable, rows: PlaceRows, postcodes: string[], into: PlaceRelations): Promise<LotsLoaded> {
+  const { slug } = run;
   const placeId = run.m.geoDivisionId;
   const progress = run.progress;
-  // Large loads on embedded PGlite build the bbox indexes once instead of row by row.
-  const bulk = ctx.db.kind === 'pglite' && rows.parcels.size + rows.zones.length + rows.segments.length >= BULK_INDEX_THRESHOLD;
-  const load = (fn: () => Promise<void>) => (bulk ? withIndexesDeferred(tx, ['parcels', 'zones', 'street_segments', 'addresses'], fn) : fn());
-  let lots: LotsLoaded | undefined;
-  await load(async () => {
-    await deletePlaceRows(tx, placeId);
-    if (rows.boundary) {
-      await tx.query('INSERT INTO place_boundaries (place_id, geom, bbox) VALUES ($1, $2::json, $3::box)', [placeId, JSON.stringify(rows.boundary), boxLiteral(bboxOf(rows.boundary))]);
-    }
-    const z = await insertZones(tx, placeId, rows.zones);
-    progress(`${slug}: loaded ${z} zones`);
-    // Lot facts (district shares, overlays, frontage, depth, corner) are derived in memory and
-    // written with the parcels: no second pass of UPDATEs over every parcel.
-    lots = await insertLotsWithFacts(tx, placeId, { parcels: rows.parcels.values(), zones: rows.zones, streets: rows.segments }, rows.parcels.values(), {
-      onBatch: (n) => progress(`${slug}: parcels with lot facts ${n}/${rows.parcels.size}`),
-      onProgress: progress,
-      deriveIn: rows.parcels.size >= WORKER_DERIVE_MIN_PARCELS ? 'worker' : 'thread',
-      // Tables that do not need the lot facts load while the lots are indexed.
-      meanwhile: async () => {
-        const a = await insertAddresses(tx, placeId, rows.addresses, { onBatch: (n) => progress(`${slug}: addresses ${n}/${rows.addresses.length}`) });
-        progress(`${slug}: loaded ${a} addresses`);
-        const s = await insertStreetSegments(tx, placeId, rows.segments);
-        progress(`${slug}: loaded ${s} street segments`);
-        if (rows.lotLocations.length) progress(`${slug}: loaded ${await insertLotLocations(tx, placeId, rows.lotLocations)} lot locations`);
-        if (postcodes.length) {
-          await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, postcodes]);
-        }
-      },
-    });
-    progress(`${slug}: loaded ${lots.parcels} parcels and ${lots.shares} lot-district shares`);
+  await tx.query('DELETE FROM place_boundaries WHERE place_id = $1', [placeId]);
+  await tx.query('DELETE FROM place_postcodes WHERE place_id = $1', [placeId]);
+  if (rows.boundary) {
+    await tx.query('INSERT INTO place_boundaries (place_id, geom, bbox) VALUES ($1, $2::json, $3::box)', [placeId, JSON.stringify(rows.boundary), boxLiteral(bboxOf(rows.boundary))]);
+  }
+  const z = await insertZones(tx, placeId, rows.zones, { into: into.zones });
+  progress(`${slug}: loaded ${z} zones`);
+  // Lot facts (district shares, overlays, frontage, depth, corner) are derived in memory and
+  // written with the parcels: no second pass of UPDATEs over every parcel.
+  const lots = await insertLotsWithFacts(tx, placeId, { parcels: rows.parcels.values(), zones: rows.zones, streets: rows.segments }, rows.parcels.values(), {
+    into: into.parcels,
+    onBatch: (n) => progress(`${slug}: parcels with lot facts ${n}/${rows.parcels.size}`),
+    onProgress: progress,
+    deriveIn: rows.parcels.size >= WORKER_DERIVE_MIN_PARCELS ? 'worker' : 'thread',
+    // Tables that do not need the lot facts load while the lots are indexed.
+    meanwhile: async () => {
+      const a = await insertAddresses(tx, placeId, rows.addresses, { into: into.addresses, onBatch: (n) => progress(`${slug}: addresses ${n}/${rows.addresses.length}`) });
+      progress(`${slug}: loaded ${a} addresses`);
+      const s = await insertStreetSegments(tx, placeId, rows.segments, { into: into.street_segments });
+      progress(`${slug}: loaded ${s} street segments`);
+      if (rows.lotLocations.length) progress(`${slug}: loaded ${await insertLotLocations(tx, placeId, rows.lotLocations, { into: into.lot_locations })} lot locations`);
+      if (postcodes.length) {
+        await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, postcodes]);
+      }
+    },
   });
-  return lots!;
+  progress(`${slug}: loaded ${lots.parcels} parcels and ${lots.shares} lot-district shares`);
+  return lots;
 }
 
 /** The run's report: the sources' tallies, the tables' counts and join rates measured with SQL, and the gate's verdict. */
-async function measuredReport(run: ImportRun, tx: Queryable, read: SourcesRead, lots: LotsLoaded, verdict: ReturnType<typeof placeVerdict>): Promise<ImportReport> {
+async function measuredReport(run: ImportRun, tx: Queryable, read: SourcesRead, lots: LotsLoaded, verdict: ReturnType<typeof placeVerdict>, tables: PlaceRelations): Promise<ImportReport> {
   const placeId = run.m.geoDivisionId;
   const warnings: string[] = [];
   const derive = lots.derive;
   if (derive.clipFailures) warnings.push(`${derive.clipFailures} lots could not be intersected exactly with their districts; they took their inside point's district`);
-  const measured = await run.step('joinRates', () => measure(tx, placeId));
+  const measured = await run.step('joinRates', () => measure(tx, placeId, tables));
   const finishedAt = run.ctx.clock.now().toISOString();
   const sources = read.tallies.map((t) => t.report());
   const sum = (k: 'rowsRead' | 'rowsLoaded' | 'rowsSkipped' | 'rowsRejected') => sources.reduce((acc, s) => acc + s[k], 0);

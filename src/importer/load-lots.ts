@@ -92,7 +92,7 @@ export async function insertLotsWithFacts(
       at++;
       if (at === batch.facts.length) {
         shareCount += batch.shares;
-        parcelCount += await insertParcels(q, placeId, pending, { batchSize: size, pipeline }, batch);
+        parcelCount += await insertParcels(q, placeId, pending, { batchSize: size, pipeline, ...(opts.into ? { into: opts.into } : {}) }, batch);
         pending = [];
         opts.onBatch?.(parcelCount);
       }

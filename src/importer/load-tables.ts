@@ -86,6 +86,8 @@ export interface LoadOptions {
    * call drains its own before it returns.
    */
   pipeline?: CopyPipeline;
+  /** The relation to write (a place's new partition, src/db/place-partitions.ts); default the table itself. */
+  into?: string;
 }
 
 /**
@@ -136,9 +138,10 @@ type Column<R> = { name: string; type: string; cast?: string; get: (r: R, i: num
  */
 async function insertBatched<R>(q: Queryable, table: string, placeId: string, columns: Column<R>[], rows: Iterable<R>, opts: LoadOptions = {}): Promise<number> {
   const size = opts.batchSize ?? 2000;
+  const into = opts.into ?? table;
   const names = columns.map((c) => c.name);
   const sql =
-    `INSERT INTO ${table} (place_id, ${names.join(', ')}) SELECT $1, ${columns.map((c, i) => (c.cast ? `c${i}::${c.cast}` : `c${i}`)).join(', ')} ` +
+    `INSERT INTO ${into} (place_id, ${names.join(', ')}) SELECT $1, ${columns.map((c, i) => (c.cast ? `c${i}::${c.cast}` : `c${i}`)).join(', ')} ` +
     `FROM unnest(${columns.map((c, i) => `$${i + 2}::${c.type}[]`).join(', ')}) AS t(${columns.map((_, i) => `c${i}`).join(', ')})`;
   const copy = q.copyRows?.bind(q);
   let total = 0;
@@ -157,7 +160,7 @@ async function insertBatched<R>(q: Queryable, table: string, placeId: string, co
     if (copy && lines && pipeline) {
       const full = lines.detach();
       await pipeline.send(async () => {
-        await copy(table, copyColumns, full);
+        await copy(into, copyColumns, full);
         total += n;
         opts.onBatch?.(total);
       });
@@ -332,10 +335,12 @@ export async function deletePlaceRows(q: Queryable, placeId: string): Promise<vo
  * with statistics (docs/architecture.md, "Statistics after a load"). On PostgreSQL autovacuum would
  * catch up within a minute or so, and not at all when the place is a small share of a large table. ANALYZE
  * reads a sample of at most 30,000 rows a table: about a second after a million-lot load. Run in the
- * import's transaction, the statistics commit with the rows.
+ * import's transaction, the statistics commit with the rows. An import analyses its new partitions
+ * (src/db/place-partitions.ts, finishPlaceLoad) and the plain place tables it rewrote (`tables`): on a
+ * partitioned parent ANALYZE would read every partition of every place.
  */
-export async function analyzePlaceTables(q: Queryable): Promise<void> {
-  await q.query(`ANALYZE ${PLACE_TABLES.join(', ')}`);
+export async function analyzePlaceTables(q: Queryable, tables: readonly string[] = PLACE_TABLES): Promise<void> {
+  await q.query(`ANALYZE ${tables.join(', ')}`);
 }
 
 /**
@@ -356,13 +361,12 @@ export interface BulkIndex {
 const BULK_INDEXES: Record<'parcels' | 'zones' | 'street_segments' | 'addresses', readonly BulkIndex[]> = {
   parcels: [
     { index: 'parcels_bbox', drop: 'DROP INDEX IF EXISTS parcels_bbox', create: 'CREATE INDEX parcels_bbox ON parcels USING gist (bbox) WITH (buffering = on)' },
-    // The key's index is built as an index (a SHARE lock, as the box index's build takes, so on a pool the
-    // two are built side by side), then made the primary key (a moment's exclusive lock, no second build).
+    // The key is built again as the parent's constraint: on a partitioned table (migration 250) that
+    // builds each partition's key (a key cannot be made of an index built beforehand there).
     {
       index: 'parcels_pkey',
       drop: 'ALTER TABLE parcels DROP CONSTRAINT IF EXISTS parcels_pkey',
-      create: 'CREATE UNIQUE INDEX parcels_pkey ON parcels (place_id, parcel_ext_id)',
-      then: 'ALTER TABLE parcels ADD CONSTRAINT parcels_pkey PRIMARY KEY USING INDEX parcels_pkey',
+      create: 'ALTER TABLE parcels ADD CONSTRAINT parcels_pkey PRIMARY KEY (place_id, parcel_ext_id)',
     },
   ],
   zones: [{ index: 'zones_bbox', drop: 'DROP INDEX IF EXISTS zones_bbox', create: 'CREATE INDEX zones_bbox ON zones USING gist (bbox) WITH (buffering = on)' }],

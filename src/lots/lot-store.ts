@@ -7,6 +7,7 @@ import type { Queryable } from '../db/database.ts';
 import type { BBox } from '../core/geo/primitives.ts';
 import { deepFreeze } from '../core/deep-freeze.ts';
 import { CHUNK, Grow, Strings, chunkOf, cmp, grown, stringBytes, stringsBytes, tableBytes, type TypedColumn } from './columns.ts';
+import { placeRelation } from '../db/place-partitions.ts';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -173,11 +174,14 @@ export class LotStore implements LotReads {
     // whole table for it.
     const cols = `parcel_ext_id, inside_lon, inside_lat, area_m2, facts::text AS facts, attrs::text AS attrs, source, vintage, zones::text AS zones,
                 (primary_zone IS NOT NULL) AS has_zone${withGeom ? ', geom::text AS geom, bbox::text AS bbox' : ''}`;
-    const tableRows = Number((await db.query<{ n: number | string }>(`SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'parcels'::regclass`))[0]?.n ?? 0);
+    // The table is the place's partition (src/db/place-partitions.ts): a large place is alone in its own,
+    // a small town shares a group's.
+    const relation = await placeRelation(db, 'parcels', this.placeId);
+    const tableRows = Number((await db.query<{ n: number | string }>(`SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = to_regclass($1)`, [relation]))[0]?.n ?? 0);
     const placeId = this.placeId;
     const chunks = async function* (): AsyncGenerator<ParcelChunkRow[]> {
       if (n > tableRows / 2) {
-        const pages = Number((await db.query<{ n: number | string }>(`SELECT (pg_relation_size('parcels') / current_setting('block_size')::int) AS n`))[0]?.n ?? 0);
+        const pages = Number((await db.query<{ n: number | string }>(`SELECT (coalesce(pg_relation_size(to_regclass($1)), 0) / current_setting('block_size')::int) AS n`, [relation]))[0]?.n ?? 0);
         for (let page = 0; page <= pages; page += PAGES_PER_CHUNK)
           yield chunkOf<ParcelChunkRow>(db, `SELECT ${cols} FROM parcels WHERE ctid >= $2::tid AND ctid < $3::tid AND place_id = $1`, [placeId, `(${page},0)`, `(${page + PAGES_PER_CHUNK},0)`], 'parcel_ext_id');
         return;

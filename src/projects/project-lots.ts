@@ -6,6 +6,7 @@ import { areaWarning } from '../snapshot/lot-area-warning.ts';
 import { notCornerNote, unsharedCornerNote, type NotCornerFacts } from '../snapshot/lot-notes.ts';
 import { SQFT_PER_M2, pointInMultiPolygon, boxLiteral, type BBox, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import type { StatedConditionValue } from '../core/snapshot-types.ts';
+import { PLACES_WITH_LOTS_AT_SQL } from '../db/place-partitions.ts';
 
 export type LotRole = 'build' | 'context';
 
@@ -88,16 +89,25 @@ export function distanceM(a: { lat: number; lng: number }, b: { lat: number; lng
   return Math.hypot((a.lng - b.lng) * kx, (a.lat - b.lat) * 111_320);
 }
 
-/** Parcels whose box holds the point, asked as a box of no size ($1, boxLiteral), smallest first. */
-export const LOT_AT_POINT_SQL = `SELECT ${PARCEL_COLUMNS} FROM parcels WHERE bbox @> $1::box ORDER BY area_m2, place_id, parcel_ext_id LIMIT 20`;
+/**
+ * Parcels whose box holds the point, asked as a box of no size ($1, boxLiteral), smallest first: in the
+ * places whose lots' box holds it ($2, PLACES_WITH_LOTS_AT_SQL), each one partition (the others are
+ * never opened), and in the default partition (rows written outside an import: normally none).
+ */
+export const LOT_AT_POINT_SQL = `SELECT ${PARCEL_COLUMNS} FROM parcels WHERE place_id = ANY ($2::text[]) AND bbox @> $1::box
+  UNION ALL SELECT ${PARCEL_COLUMNS} FROM parcels_default WHERE bbox @> $1::box
+  ORDER BY area_m2, place_id, parcel_ext_id LIMIT 20`;
 
 /**
- * The lot whose polygon holds the point, in any loaded place (null when none does). The point is
- * asked as a box of no size: `bbox @> point` is an operator no box index serves, and every parcel of
- * every place would be read to answer it.
+ * The lot whose polygon holds the point, in any loaded place (null when none does). The places come
+ * first (docs/scaling.md): on tables partitioned by place, a box asked of every place would probe every
+ * partition's index. The point is asked as a box of no size: `bbox @> point` is an operator no box
+ * index serves, and every parcel of every place would be read to answer it.
  */
 export async function lotAtPoint(q: Queryable, lat: number, lng: number): Promise<ParcelRow | null> {
-  const rows = await q.query<ParcelRow>(LOT_AT_POINT_SQL, [boxLiteral([lng, lat, lng, lat])]);
+  const point = boxLiteral([lng, lat, lng, lat]);
+  const places = (await q.query<{ place_id: string }>(PLACES_WITH_LOTS_AT_SQL, [point])).map((r) => r.place_id);
+  const rows = await q.query<ParcelRow>(LOT_AT_POINT_SQL, [point, places]);
   return rows.find((r) => pointInMultiPolygon([lng, lat], r.geom)) ?? null;
 }
 
