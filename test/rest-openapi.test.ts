@@ -55,7 +55,7 @@ test('the document is valid OpenAPI 3.1 (maintained parser) and its request sche
   assert.deepEqual(doc.components.schemas.SiteCheckRequest.required, ['address']);
   assert.equal(doc.components.schemas.SiteCheckRequest.additionalProperties, false);
   const coverageParams = doc.paths['/api/v1/coverage'].get.parameters.map((p: { name: string }) => p.name);
-  assert.deepEqual(coverageParams, ['address', 'city', 'region', 'geoDivisionId', 'lat', 'lng', 'district', 'changesSince']);
+  assert.deepEqual(coverageParams, ['address', 'city', 'region', 'geoDivisionId', 'lat', 'lng', 'district', 'changesSince', 'changesBy', 'changesPage', 'changesPageSize']);
   assert.deepEqual(doc.paths['/api/v1/sites/check'].get.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required]), [
     ['address', true],
     ['include', false],
