@@ -146,6 +146,14 @@ test('a weak match lets the person pick the lot, by a click on the map or its id
   const withPick = await getFeasibilitySnapshot(svc.ctx, address, { lotId: picked });
   assert.equal(withPick.lot!.parcelExternalId, picked);
   assert.equal(withPick.address!.matchType, 'lot_id');
+  // REST takes the same lotId (and bills it like any answer).
+  const jwt = await getUserToken(svc.url, 'lot.picker.api@example.com');
+  const apiKey = (await api(svc.url, '/api/v1/keys', { token: jwt, body: { name: 'pick' } })).json.key as string;
+  await grant(svc.ctx, await accountIdOf(svc.ctx, 'lot.picker.api@example.com'), 5);
+  const rest = await api(svc.url, `/api/v1/sites/check?${new URLSearchParams({ address, lotId: picked })}`, { token: apiKey });
+  assert.equal(rest.status, 200, rest.text);
+  assert.equal(rest.json.lot.parcelExternalId, picked);
+  assert.equal(rest.json.address.matchType, 'lot_id');
   const again = await getFeasibilitySnapshot(svc.ctx, address);
   assert.deepEqual({ ...again, generatedAt: '' }, { ...snapshot, generatedAt: '' }, 'no pick, no change');
 
