@@ -67,6 +67,8 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
       district: { type: 'string' },
       buildingType: { type: 'string' },
       conditions: { type: 'array' },
+      // Optional: the lot the user picks when the address matched weakly (issue 49, item 6; docs/web.md).
+      lotId: { type: 'string' },
     },
     required: ['address', 'source'],
     hints: { ...READ_ONLY, openWorldHint: true },

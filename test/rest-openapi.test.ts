@@ -62,6 +62,7 @@ test('the document is valid OpenAPI 3.1 (maintained parser) and its request sche
     ['district', false],
     ['buildingType', false],
     ['conditions', false],
+    ['lotId', false],
     ['Idempotency-Key', false],
   ]);
   for (const status of ['200', '400', '401', '402', '422', '429']) assert.ok(doc.paths['/api/v1/sites/check'].post.responses[status], status);

@@ -15,6 +15,7 @@ import { startTestServer, type TestServer } from './support/harness.ts';
 import { getUserToken, signUpOrIn } from './support/auth-flow.ts';
 import { accountIdOf, api, grant } from './rest-support.ts';
 import { getFeasibilitySnapshot } from '../src/snapshot/snapshot.ts';
+import { connectClient } from './mcp-support.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -146,6 +147,27 @@ test('a weak match lets the person pick the lot, by a click on the map or its id
   const withPick = await getFeasibilitySnapshot(svc.ctx, address, { lotId: picked });
   assert.equal(withPick.lot!.parcelExternalId, picked);
   assert.equal(withPick.address!.matchType, 'lot_id');
+  // REST takes the same lotId (and bills it like any answer).
+  const jwt = await getUserToken(svc.url, 'lot.picker.api@example.com');
+  const apiKey = (await api(svc.url, '/api/v1/keys', { token: jwt, body: { name: 'pick' } })).json.key as string;
+  await grant(svc.ctx, await accountIdOf(svc.ctx, 'lot.picker.api@example.com'), 5);
+  const rest = await api(svc.url, `/api/v1/sites/check?${new URLSearchParams({ address, lotId: picked })}`, { token: apiKey });
+  assert.equal(rest.status, 200, rest.text);
+  assert.equal(rest.json.lot.parcelExternalId, picked);
+  assert.equal(rest.json.address.matchType, 'lot_id');
+  // MCP too, through the official SDK client: the same pick, and the link back opens the page on that lot.
+  const client = await connectClient(svc.url, 'modern', jwt);
+  try {
+    const r = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full', lotId: picked } });
+    assert.notEqual(r.isError, true, JSON.stringify(r.content));
+    const structured = r.structuredContent as { lot: { parcelExternalId: string }; address: { matchType: string } };
+    assert.equal(structured.lot.parcelExternalId, picked);
+    assert.equal(structured.address.matchType, 'lot_id');
+    const link = (r._meta as { 'siteline/attribution': { link: string } })['siteline/attribution'].link;
+    assert.equal(new URL(link).searchParams.get('lot'), picked);
+  } finally {
+    await client.close();
+  }
   const again = await getFeasibilitySnapshot(svc.ctx, address);
   assert.deepEqual({ ...again, generatedAt: '' }, { ...snapshot, generatedAt: '' }, 'no pick, no change');
 

@@ -70,8 +70,17 @@ const conditionsBody = z
   .max(10)
   .optional()
   .describe(`${conditionsText} E.g. ["Driveway access=Front Driveway Access"].`);
-export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address, include, district, buildingType, conditions: conditionsQuery }));
-export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address, include, district, buildingType, conditions: conditionsBody }));
+/** The lot the caller picks over the address's own match (src/snapshot/picked-lot.ts; issue 49, item 6). */
+const lotId = z
+  .string()
+  .trim()
+  .min(1)
+  .max(40)
+  .regex(/^[\x20-\x7e]+$/, 'lotId is visible ASCII characters, as the snapshot shows lot.parcelExternalId')
+  .optional()
+  .describe("A lot of the address's place, by the id the snapshot gives as lot.parcelExternalId (the assessor's id): the answer is for that lot, with address.matchType lot_id and a first warning naming the lot the address alone matched. For a weak match (confidence below 0.8). An id the place does not hold is a 400.");
+export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address, include, district, buildingType, conditions: conditionsQuery, lotId }));
+export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address, include, district, buildingType, conditions: conditionsBody, lotId }));
 
 /** A coordinate in a query: text coerced to a number (the document says number, as the query's value is read as one). */
 const coordinate = (name: string, min: number, max: number) =>

@@ -64,7 +64,7 @@ export const checkSitePost = createRoute({
 
 // ---- the handlers ----------------------------------------------------------------------------------------
 
-type Stated = { district?: string | undefined; buildingType?: string | undefined; conditions?: string | string[] | undefined };
+type Stated = { district?: string | undefined; buildingType?: string | undefined; conditions?: string | string[] | undefined; lotId?: string | undefined };
 
 export function registerSitesCheck(api: RestApi, kit: RestKit): void {
   const { ctx } = kit;
@@ -141,11 +141,11 @@ export function registerSitesCheck(api: RestApi, kit: RestKit): void {
   bind(api, { ...checkSitePost, middleware: [kit.authenticate, kit.jsonBody] }, (c) => sell(c, c.req.valid('json')), free);
 }
 
-/** The district, building type and conditions a caller stated, when any (src/snapshot/stated-district.ts); a query's conditions are separated by ";". */
-function statedOf(q: { district?: string | undefined; buildingType?: string | undefined; conditions?: string | string[] | undefined }): { district?: string; buildingType?: string; conditions?: string[] } | undefined {
+/** The district, building type, conditions and picked lot a caller stated, when any (src/snapshot/stated-district.ts); a query's conditions are separated by ";". */
+function statedOf(q: Stated): { district?: string; buildingType?: string; conditions?: string[]; lotId?: string } | undefined {
   const conditions = (typeof q.conditions === 'string' ? q.conditions.split(';') : (q.conditions ?? [])).map((c) => c.trim()).filter(Boolean);
-  if (!q.district && !q.buildingType && !conditions.length) return undefined;
-  return { ...(q.district ? { district: q.district } : {}), ...(q.buildingType ? { buildingType: q.buildingType } : {}), ...(conditions.length ? { conditions } : {}) };
+  if (!q.district && !q.buildingType && !conditions.length && !q.lotId) return undefined;
+  return { ...(q.district ? { district: q.district } : {}), ...(q.buildingType ? { buildingType: q.buildingType } : {}), ...(conditions.length ? { conditions } : {}), ...(q.lotId ? { lotId: q.lotId } : {}) };
 }
 
 /** Charged: an answered snapshot, except one that only asks for the district (a place without a zoning map): that one is free. */

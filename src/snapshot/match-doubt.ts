@@ -36,7 +36,8 @@ export function matchDoubt(a: AddressMatch): MatchDoubt | null {
   return {
     headline: 'We are not sure this is the lot you meant',
     reason: `${HOW[a.matchType]} (match confidence ${a.confidence}, below ${SURE_MATCH_CONFIDENCE}).`,
-    // What works (issue 49, item 6): the postcode does not change a weak match; picking the lot does (src/snapshot/picked-lot.ts).
-    next: 'Check the lot on the map and the notes below before relying on any value. If it is not the lot you meant, pick the lot by its id on the snapshot page (/sites), which then answers for that lot.',
+    // The CLI and MCP text keep these words (answers are compared byte for byte); the web page says its own
+    // (the lot id field and the map: src/web/site-page.ts lotPickForm), where picking the lot works.
+    next: 'Check the lot on the map and the notes below before relying on any value; a full address with its postcode or unit, or the lot id, gives a surer answer.',
   };
 }

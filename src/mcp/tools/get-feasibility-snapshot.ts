@@ -8,6 +8,7 @@ import { withSourcesInline } from '../../snapshot/source-catalogue.ts';
 import { defineTool, noFormReason, toolError, type ToolOutcome } from '../tool-definition.ts';
 import { SitelineError } from '../../core/errors.ts';
 import { STATED_MAX_LENGTH } from '../../snapshot/stated-district.ts';
+import { LOT_ID_MAX_LENGTH } from '../../snapshot/picked-lot.ts';
 import { MAX_STATED_CONDITIONS } from '../../rules/tier-conditions.ts';
 import type { ConditionOption, Snapshot } from '../../core/snapshot-types.ts';
 
@@ -51,6 +52,13 @@ export const getFeasibilitySnapshot = defineTool({
       .describe(
         'With buildingType: the conditions its table states values under, which siteline cannot read from its data (Somerville: driveway access, alley, what the lot abuts, lot in a sequence), each "Name=Value" or the value alone, e.g. ["Driveway access=Front Driveway Access"]. The answer\'s districtChoice lists each condition with its values; never guessed: without one those values stay conditional_unresolved.',
       ),
+    lotId: z
+      .string()
+      .max(LOT_ID_MAX_LENGTH)
+      .optional()
+      .describe(
+        "A lot of the address's place by the id an answer gives as lot.parcelExternalId: the answer is for that lot (address.matchType lot_id, and a first warning naming the lot the address alone matched). For a weak match (confidence below 0.8) when the user names the lot they meant. An id the place does not hold is refused.",
+      ),
   }),
   purpose: 'The full sourced snapshot for one address: lot, zoning, permitted uses and the building envelope, every value with its status.',
   output: z.looseObject({
@@ -71,8 +79,8 @@ export const getFeasibilitySnapshot = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: 'gated',
-  async handler({ address, source, includeSources, district, buildingType, conditions }, call) {
-    let stated: { district?: string | undefined; buildingType?: string | undefined; conditions?: string[] | undefined } = { district, buildingType, conditions };
+  async handler({ address, source, includeSources, district, buildingType, conditions, lotId }, call) {
+    let stated: { district?: string | undefined; buildingType?: string | undefined; conditions?: string[] | undefined; lotId?: string | undefined } = { district, buildingType, conditions, lotId };
     // A form answered by the user (2026-07-28 retry): their district, building type and conditions.
     const response = call.inputResponses?.[DISTRICT_FORM_KEY] as { action?: unknown; content?: unknown } | undefined;
     let declined: string | null = null;
@@ -82,7 +90,7 @@ export const getFeasibilitySnapshot = defineTool({
         const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
         // Each condition field answered: "<key>=<value>" (a field left empty states nothing); the form's answers replace the arguments'.
         const answered = Object.entries(content).flatMap(([k, v]) => (k.startsWith(CONDITION_FIELD) && text(v) ? [`${k.slice(CONDITION_FIELD.length)}=${text(v)}`] : []));
-        stated = { district: text(content['district']) ?? district, buildingType: text(content['buildingType']) ?? buildingType, conditions: answered.length ? answered : conditions };
+        stated = { district: text(content['district']) ?? district, buildingType: text(content['buildingType']) ?? buildingType, conditions: answered.length ? answered : conditions, lotId };
       } else declined = response.action === 'decline' ? 'declined' : 'cancelled';
     }
     let entry;
@@ -91,7 +99,7 @@ export const getFeasibilitySnapshot = defineTool({
     } catch (err) {
       // A district or building type the user chose that does not fit: ask again, saying why.
       if (response?.action === 'accept' && call.canElicit && err instanceof SitelineError && err.code === 'bad_input' && Array.isArray(err.details?.['districts'])) {
-        const again = await cachedSnapshot(call.ctx, address, { district, buildingType });
+        const again = await cachedSnapshot(call.ctx, address, { district, buildingType, lotId });
         if (again.snapshot.districtChoice) return askDistrict(again.snapshot, err.message);
       }
       throw err;
@@ -106,6 +114,7 @@ export const getFeasibilitySnapshot = defineTool({
     if (snapshot.zones?.districtSource && snapshot.zones.primary) params.push(['district', snapshot.zones.primary]);
     if (snapshot.zones?.districtSource?.buildingType) params.push(['buildingType', snapshot.zones.districtSource.buildingType]);
     for (const c of snapshot.zones?.districtSource?.conditions ?? []) params.push(['condition', `${c.key}=${c.value}`]);
+    if (snapshot.address?.matchType === 'lot_id' && snapshot.lot) params.push(['lot', snapshot.lot.parcelExternalId]);
     const link = `${call.ctx.config.baseUrl}/sites?${new URLSearchParams(params).toString()}`;
     call.ctx.logger.info({ requestId: call.requestId, tool: 'getFeasibilitySnapshot', source, answered: snapshot.answered }, 'snapshot served');
     // A one-line summary, then the whole answer as JSON text (made once per cache entry) for text-only clients.
