@@ -146,7 +146,9 @@ test('save from the snapshot, a lot across the street with a remark, typology on
     await page.selectOption('#details-typology', 'multi_family');
     await submit(page, '#project-details button[type=submit]');
     assert.deepEqual(await message(page), { kind: 'ok', text: 'Saved. The typology is now Multi-family.' });
-    assert.equal((await context(projectId)).project.typology, 'multi_family');
+    const told = await context(projectId);
+    assert.equal(told.project.typology, 'multi_family');
+    assert.match((told as { memoryDigest?: string }).memoryDigest ?? '', /typology multi_family/, "an agent's digest names it");
     await press(page, 'Undo: typology set to Multi-family');
     assert.deepEqual(await message(page), { kind: 'ok', text: 'Undone. The typology was cleared.' });
     assert.equal((await context(projectId)).project.typology, null);
