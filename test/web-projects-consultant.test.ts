@@ -10,7 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/harness.ts';
 import { connectClient } from './mcp-support.ts';
-import { TEST_PASSWORD, getUserToken } from './support/auth-flow.ts';
+import { TEST_PASSWORD, csrfFrom, getPage, getUserToken, postForm, signUpOrIn } from './support/auth-flow.ts';
 import { lotGapM } from '../src/projects/lot-adjacency.ts';
 import type { MultiPolygonCoords } from '../src/core/geo/primitives.ts';
 
@@ -146,7 +146,9 @@ test('save from the snapshot, a lot across the street with a remark, typology on
     await page.selectOption('#details-typology', 'multi_family');
     await submit(page, '#project-details button[type=submit]');
     assert.deepEqual(await message(page), { kind: 'ok', text: 'Saved. The typology is now Multi-family.' });
-    assert.equal((await context(projectId)).project.typology, 'multi_family');
+    const told = await context(projectId);
+    assert.equal(told.project.typology, 'multi_family');
+    assert.match((told as { memoryDigest?: string }).memoryDigest ?? '', /typology multi_family/, "an agent's digest names it");
     await press(page, 'Undo: typology set to Multi-family');
     assert.deepEqual(await message(page), { kind: 'ok', text: 'Undone. The typology was cleared.' });
     assert.equal((await context(projectId)).project.typology, null);
@@ -176,4 +178,52 @@ test('save from the snapshot, a lot across the street with a remark, typology on
   } finally {
     await browser.close();
   }
+});
+
+test('over plain forms: a bylaw section attached is undone and redone; creating the project has no undo, and a forged undo of it is refused in words', async () => {
+  const jar = await signUpOrIn(svc.url, EMAIL);
+  const c: Client = await connectClient(svc.url, 'modern', token);
+  let projectId: string;
+  let attachReceipt: string;
+  let createReceipt: string;
+  try {
+    const created = (await c.callTool({ name: 'saveToProject', arguments: { action: 'create', name: 'Reference Undo', lat: 42.357579, lng: -71.109315, preview: false } })) as Result;
+    projectId = created.structuredContent.project.projectId;
+    createReceipt = created.structuredContent.receipt.receiptId;
+    // As in projects-mcp.test.ts: Somerville's rules cite a held document; the project is placed there by hand.
+    await svc.ctx.db.query(`UPDATE projects SET place_id = 'US-MA:somerville' WHERE project_id = $1`, [projectId]);
+    const { loadPlaceRules } = await import('../src/rules/load-rules.ts');
+    const rules = await loadPlaceRules(svc.ctx, 'somerville-ma');
+    const cited = Object.values(rules.districts).flatMap((d) => d.uses).find((v) => v?.citation)!.citation!;
+    const r = (await c.callTool({ name: 'saveToProject', arguments: { action: 'attach_reference', projectId, sectionUuid: cited.sectionUuid, preview: false } })) as Result;
+    assert.notEqual(r.isError, true, r.content.map((x) => x.text).join('\n'));
+    attachReceipt = r.structuredContent.receipt.receiptId;
+  } finally {
+    await c.close();
+  }
+  const documents = async () => {
+    const cc: Client = await connectClient(svc.url, 'modern', token);
+    try {
+      return ((await cc.callTool({ name: 'getProjectContext', arguments: { projectId, documentsLimit: 5, evidenceLimit: 1 } })) as Result).structuredContent.documents.items.length as number;
+    } finally {
+      await cc.close();
+    }
+  };
+  assert.equal(await documents(), 1);
+  const pageRes = await getPage(`${svc.url}/projects/${projectId}`, jar);
+  assert.match(pageRes.body, /Undo: attached a bylaw section/);
+  assert.doesNotMatch(pageRes.body, new RegExp(`name="receiptId" value="${createReceipt}"`), 'no button for creating the project');
+  const undo = await postForm(`${svc.url}/projects/${projectId}/undo`, jar, { csrf: csrfFrom(pageRes.body), receiptId: attachReceipt });
+  const after = await getPage(`${svc.url}${undo.location}`, jar);
+  assert.match(after.body, /Undone\. Removed a bylaw section\./);
+  assert.equal(await documents(), 0);
+  assert.match(after.body, /Redo: attached a bylaw section/);
+  const redoReceipt = /name="receiptId" value="([0-9a-f-]{36})"><button type="submit" class="undo-button">Redo: attached a bylaw section/.exec(after.body)?.[1];
+  assert.ok(redoReceipt);
+  const redo = await postForm(`${svc.url}/projects/${projectId}/undo`, jar, { csrf: csrfFrom(after.body), receiptId: redoReceipt });
+  await getPage(`${svc.url}${redo.location}`, jar);
+  assert.equal(await documents(), 1, 'the redo attached it again');
+  const forged = await postForm(`${svc.url}/projects/${projectId}/undo`, jar, { csrf: csrfFrom(after.body), receiptId: createReceipt });
+  const refused = await getPage(`${svc.url}${forged.location}`, jar);
+  assert.match(refused.body, /class="error"[^>]*>Creating a project cannot be undone: projects are kept, never deleted\. Set its lifecycle status to Abandoned instead\. Nothing was changed\./);
 });

@@ -155,7 +155,7 @@ function valueText(v: { value: number | null; status?: string; basis?: string; u
 /** A short text a model can read: same project state -> same text (no clock, fixed order). */
 export function memoryDigest(project: ProjectRow, lots: ProjectLot[], status: AgentStatus, analysis: FeasibilityAnalysis | null, receipts: Receipt[]): string {
   const lines: string[] = [];
-  lines.push(`Project "${project.name}" (${project.lifecycle_status})${project.address ? ` at ${project.address}` : ''}${project.external_ref ? `, external ref ${project.external_ref}` : ''}.`);
+  lines.push(`Project "${project.name}" (${project.lifecycle_status})${project.address ? ` at ${project.address}` : ''}${project.external_ref ? `, external ref ${project.external_ref}` : ''}${project.typology ? `, typology ${project.typology}` : ''}.`);
   const build = lots.filter((l) => l.role === 'build');
   const context = lots.filter((l) => l.role === 'context');
   const lotText = (l: ProjectLot) => `${l.lot.parcelExternalId} (${fmt(l.lot.areaSqft)} sqft, ${l.lot.districts.filter((d) => d.layer === 'base').map((d) => d.code).join('/') || 'no district'})`;
