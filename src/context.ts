@@ -20,6 +20,8 @@ export interface AppContext {
   mailer: Mailer;
   /** This context's caches, with one door per kind of change (src/caches.ts). Spreading a context shares them. */
   caches: Caches;
+  /** On a replica's context (onReadReplica): the primary's database, for state kept per database object of this process (the start's place loading). */
+  primaryDb?: Db;
   /** The streaming replicas the lookup path reads from (DATABASE_READ_URL); absent: every read on db. See onReadReplica. */
   reads?: ReadReplicas;
   /** Prometheus metrics of this instance (absent in contexts built by CLI commands and unit tests). */
@@ -72,7 +74,7 @@ function replicaContext(ctx: AppContext, db: Db, name: string): AppContext {
   let byName = replicaContexts.get(ctx);
   if (!byName) replicaContexts.set(ctx, (byName = new Map()));
   let r = byName.get(name);
-  if (!r) byName.set(name, (r = { ...ctx, db, caches: ctx.caches.view(name) }));
+  if (!r) byName.set(name, (r = { ...ctx, db, primaryDb: ctx.db, caches: ctx.caches.view(name) }));
   return r;
 }
 

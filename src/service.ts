@@ -9,6 +9,7 @@ import { createHttpServer, drainHttpServer } from './http/server.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { registerMailMetrics } from './mail/mail-metrics.ts';
 import { registerHotIndexMetrics } from './geocoder/hot-index-metrics.ts';
+import { registerReadReplicaMetrics } from './ops/read-replica-metrics.ts';
 import { scheduleAuthSweep } from './auth/sweep.ts';
 import { writeOperatorCredential } from './staff/operator-credential.ts';
 import { startAnalysisWorkers, workerOptions as workerOptionsOf, type WorkerOptions } from './analysis/analysis-workers.ts';
@@ -59,6 +60,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   ctx.metrics = createMetrics();
   registerMailMetrics(ctx.metrics);
   registerHotIndexMetrics(ctx);
+  if (ctx.reads) registerReadReplicaMetrics(ctx.metrics, ctx.reads);
   ctx.lifecycle = { draining: false, onDrain: [] };
   const app = await buildApp(ctx);
   const server = createHttpServer(ctx, app);

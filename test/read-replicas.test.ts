@@ -202,4 +202,9 @@ test('a replica stopped while requests are in flight is skipped: the primary ans
   const back = reads();
   assert.equal(back.replicas[0]!.reads, 2 * ADDRESSES.length, `the replica serves again: ${JSON.stringify(back)}`);
   assert.equal(back.primaryReads, 0);
+  // on /metrics (loopback base URL: this machine may read it without a token)
+  const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+  assert.match(metrics, /^siteline_read_operations_total\{target="replica 1"\} [1-9]/m);
+  assert.match(metrics, /^siteline_read_replica_up\{replica="replica 1"\} 1$/m);
+  assert.ok(!metrics.includes(pgs.replica.url()), 'never the replica URL');
 });

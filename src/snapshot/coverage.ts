@@ -79,7 +79,7 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
   if (place.status === 'live' && place.importedAt) return note ? { kind: 'covered', place, note } : { kind: 'covered', place };
   if (place.status === 'live' || place.status === 'live_unavailable') {
     // Being imported by this server's start right now: it answers as soon as the import commits.
-    const loading = placeStillLoading(ctx.db, place.slug);
+    const loading = placeStillLoading(ctx.primaryDb ?? ctx.db, place.slug); // this process's start, also when read on a replica
     if (loading) return { kind: 'not_covered', place, coverage: stillLoadingCoverage(place, placeInfo, loading) };
     return {
       kind: 'not_covered',
