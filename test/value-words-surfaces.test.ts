@@ -110,6 +110,17 @@ test('Cambridge FAR and minimum lot area read "No limit, per S1 — indicative, 
     assert.ok(cli.includes(w.says) && cli.includes(w.status) && cli.includes(w.analysis), `CLI ${key}: ${cli}`);
   }
   assert.ok(summary.includes(`maxFar ${far.line}: ${mcpAnalysis(far.analysis)}`), summary);
+  // A value worked out from that FAR has no number either: it reads "Not calculated" and says why, in
+  // the FAR's own words, on the page (block and summary card) and in the CLI; never "Unknown" beside its amber badge.
+  const floor = snap.envelope!['maxFloorAreaSqft']!;
+  assert.deepEqual([floor.value, floor.status, floor.inputs], [null, 'unverified_default', ['maxFar', 'lot.areaSqft']]);
+  const why = 'Not calculated: maximum floor area ratio (FAR) reads “No limit, per S1”, which no bylaw text confirms.';
+  const floorBlock = pageBlock(page, 'maxFloorAreaSqft');
+  assert.ok(floorBlock.includes('Maximum floor area Not calculated indicative, unverified') && floorBlock.includes(why), floorBlock);
+  assert.doesNotMatch(floorBlock, /\bUnknown\b|maxFar|lot\.areaSqft/);
+  assert.match(page, /id="summary-maxFloorAreaSqft">Not calculated <span[^>]*>indicative, unverified<\/span>(<sup>.*?<\/sup>)?<br><small class="muted">Not calculated: maximum floor area ratio \(FAR\) reads “No limit, per (<a [^>]*>)?S1/);
+  const cliFloor = text.stdout.split('\n').findIndex((l) => l.startsWith('  maxFloorAreaSqft '));
+  assert.ok(text.stdout.split('\n').slice(cliFloor, cliFloor + 4).join(' ').includes(`why: ${why}`), text.stdout);
   // Never "unknown" beside a source's "No limit".
   assert.doesNotMatch(pageBlock(page, 'maxFar'), /unknown/i);
   assert.doesNotMatch(summary, /maxFar unknown/i);
