@@ -60,11 +60,17 @@ test('the readable output states each value\'s condition and source, and never t
   const condition = height.condition ?? snap.notes?.[height.conditionNote];
   assert.ok(condition, 'the example carries a condition');
   assert.ok(r.stdout.includes(`condition: ${condition}`), 'condition printed');
-  for (const [name, v] of Object.entries(snap.envelope) as [string, { value: unknown; status: string; statedNoLimit?: string }][]) {
-    const line = r.stdout.split('\n').find((l) => l.trimStart().startsWith(name + ' '))!;
+  for (const [name, v] of Object.entries(snap.envelope) as [string, { value: unknown; status: string; statedNoLimit?: string; inputs?: string[] }][]) {
+    const lines = r.stdout.split('\n');
+    const at = lines.findIndex((l) => l.trimStart().startsWith(name + ' '));
+    const line = lines[at]!;
     // A source's no-limit (unverified) names its source and never sits beside "unknown".
     if (v.statedNoLimit) assert.match(line, new RegExp(`No limit, per ${v.statedNoLimit}\\s+indicative, unverified`), name);
-    else if (v.value === null && v.status !== 'no_limit_in_bylaw') assert.match(line, /\bUnknown\b/, name);
+    // A value worked out from others says it was not calculated, and why (the line after its analysis line).
+    else if (v.value === null && v.status !== 'no_limit_in_bylaw' && v.inputs?.length) {
+      assert.match(line, /\bNot calculated\b/, name);
+      assert.match(lines.slice(at + 1, at + 3).join('\n'), /why: Not calculated: .+\./, name);
+    } else if (v.value === null && v.status !== 'no_limit_in_bylaw') assert.match(line, /\bUnknown\b/, name);
     if (!v.statedNoLimit) assert.doesNotMatch(line, /no limit/i, name);
   }
   // A value without a number keeps the note that says why (FAR: the limit was removed, per S1), as on the web page.

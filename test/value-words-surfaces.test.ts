@@ -110,6 +110,17 @@ test('Cambridge FAR and minimum lot area read "No limit, per S1 — indicative, 
     assert.ok(cli.includes(w.says) && cli.includes(w.status) && cli.includes(w.analysis), `CLI ${key}: ${cli}`);
   }
   assert.ok(summary.includes(`maxFar ${far.line}: ${mcpAnalysis(far.analysis)}`), summary);
+  // A value worked out from that FAR has no number either: it reads "Not calculated" and says why, in
+  // the FAR's own words, on the page (block and summary card) and in the CLI; never "Unknown" beside its amber badge.
+  const floor = snap.envelope!['maxFloorAreaSqft']!;
+  assert.deepEqual([floor.value, floor.status, floor.inputs], [null, 'unverified_default', ['maxFar', 'lot.areaSqft']]);
+  const why = 'Not calculated: maximum floor area ratio (FAR) reads “No limit, per S1”, which no bylaw text confirms.';
+  const floorBlock = pageBlock(page, 'maxFloorAreaSqft').replace(/ ”/g, '”'); // S1 is a link: its tag left a space
+  assert.ok(floorBlock.includes('Maximum floor area Not calculated indicative, unverified') && floorBlock.includes(why), floorBlock);
+  assert.doesNotMatch(floorBlock, /\bUnknown\b|maxFar|lot\.areaSqft/);
+  assert.match(page, /id="summary-maxFloorAreaSqft">Not calculated <span[^>]*>indicative, unverified<\/span>(<sup>.*?<\/sup>)?<br><small class="muted">Not calculated: maximum floor area ratio \(FAR\) reads “No limit, per (<a [^>]*>)?S1/);
+  const cliFloor = text.stdout.split('\n').findIndex((l) => l.startsWith('  maxFloorAreaSqft '));
+  assert.ok(text.stdout.split('\n').slice(cliFloor, cliFloor + 4).join(' ').includes(`why: ${why}`), text.stdout);
   // Never "unknown" beside a source's "No limit".
   assert.doesNotMatch(pageBlock(page, 'maxFar'), /unknown/i);
   assert.doesNotMatch(summary, /maxFar unknown/i);
@@ -122,6 +133,8 @@ function variants(): WordedValue[] {
     out.push({ value: 45, status, unit: 'ft' });
     out.push({ value: null, status });
     out.push({ value: null, status, statedNoLimit: 'S1' });
+    // a value worked out from others (a derived member) without a number: "Not calculated"
+    out.push({ value: null, status, inputs: ['maxFar', 'lot.areaSqft'] });
   }
   return out;
 }
@@ -158,7 +171,7 @@ test('every status, worded by valueWords, reads the same on the page, in the PDF
 
   // The PDF: one report holding every variant, each row read back in drawing order.
   const input = sampleReportInput();
-  input.envelope = all.map((v, i) => ({ key: `maxFar${i}`, label: `Value ${String(i).padStart(2, '0')}`, value: v.value === null ? { value: null, status: v.status, ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}) } : { value: v.value as number, status: v.status, unit: v.unit! } }));
+  input.envelope = all.map((v, i) => ({ key: `maxFar${i}`, label: `Value ${String(i).padStart(2, '0')}`, value: v.value === null ? { value: null, status: v.status, ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}), ...(v.inputs ? { inputs: [...v.inputs] } : {}) } : { value: v.value as number, status: v.status, unit: v.unit! } }));
   input.unknowns = [];
   const pdf = await pdfText((await composeReport({ ...input, detail: 'detailed' })).pdf);
   for (const [i, v] of all.entries()) {

@@ -148,6 +148,10 @@ describe('no internal names on any page, signed out and signed in', { skip: !fs.
       await Promise.all([signIn.waitForLoadState('load'), list.locator('button[type=submit]').click()]);
     }
     const projectPath = new URL(signIn.url()).pathname;
+    // The listing reads its lifecycle in words ("Prospect"), not the stored value ("prospect").
+    await signIn.goto(`${svc.url}/map`);
+    const row = (await signIn.locator('tr', { hasText: 'Acorn crawl' }).innerText()).split('\t').map((c) => c.trim());
+    assert.ok(row.includes('Prospect') && !row.includes('prospect'), row.join(' | '));
     await signIn.close();
     const signedInSeen = new Set<string>();
     found.push(...(await crawl(member, svc.url, [projectPath, ...MEMBER_SEEDS, ...PUBLIC_SEEDS], signedInSeen)));

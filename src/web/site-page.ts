@@ -123,7 +123,7 @@ function valueBlock(refs: PageRefs, key: string, label: string, v: SnapshotValue
   const w = refs.words(v);
   return html`<div class="std" id="env-${key}"><h3>${label}</h3>
 <p><span class="value">${w.says}</span> ${statusBadge(v.status)}${refs.cite(v.citation)}</p>
-${w.why ? html`<p class="why">${w.why}</p>` : ''}<p class="analysis">${w.analysis}</p>
+${w.why ? html`<p class="why">${refs.note(w.why)}</p>` : ''}<p class="analysis">${w.analysis}</p>
 ${refs.condition(v)}${refs.notes(v)}${
     v.inputs?.length ? html`<p class="muted">Worked out from: ${v.inputs.map((i) => forPeople(i)).join(', ')}.</p>` : ''
   }</div>`;
@@ -203,7 +203,7 @@ ${z?.splitLot ? html`<dt>Split lot</dt><dd>${districts}</dd>` : ''}
 <dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}</dd>
 ${HEADLINE.filter((k) => env[k]).map((k) => {
   const w = refs.words(env[k]!);
-  return html`<dt>${valueLabel(k)}</dt><dd id="summary-${k}">${w.says} ${statusBadge(env[k]!.status)}${refs.cite(env[k]!.citation)}${w.why ? html`<br><small class="muted">${w.why}</small>` : ''}</dd>`;
+  return html`<dt>${valueLabel(k)}</dt><dd id="summary-${k}">${w.says} ${statusBadge(env[k]!.status)}${refs.cite(env[k]!.citation)}${w.why ? html`<br><small class="muted">${refs.note(w.why)}</small>` : ''}</dd>`;
 })}
 </dl>
 <p class="muted">Lot data: ${lotSourceText(s, lot, now)}.</p>
