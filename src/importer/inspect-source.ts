@@ -114,7 +114,7 @@ function assignRoles(layers: InspectedLayer[], known: Set<string> | undefined): 
 function describeZoneField(zoning: InspectedLayer, known: Set<string> | undefined, kind: Inspection['zoneKind']): NonNullable<Inspection['zoneField']> {
   const ev = zoneFieldOf(zoning, known)!;
   const f = ev.field;
-  const base = zoning.features.filter((z) => !kind || !kind.overlayValues.includes(str(z.properties[kind.field])));
+  const base = zoning.features.filter((z) => !kind?.overlayValues.includes(str(z.properties[kind.field])));
   const codes = [...new Set(base.map((z) => str(z.properties[f.name])).filter(Boolean))].sort();
   const nameField = zoning.fields.find((n) => n !== f && !n.personal && /name|desc/i.test(n.name) && n.distinct <= codes.length * 1.5 && n.filled > 0)?.name;
   const how = ev.byContent ? (ev.ruleShare !== null && ev.ruleShare >= 0.5 ? 'by its values: they are districts of the rules' : 'by its values: they look like district codes') : 'by its name (no field holds values shaped like district codes)';
@@ -184,7 +184,7 @@ function measureLotJoins(addresses: InspectedLayer, parcels: InspectedLayer, add
 
 /** Lots whose point on the surface lies in a zoning polygon with a district code. */
 function measureLotToZone(parcels: InspectedLayer, zoning: InspectedLayer, zoneField: NonNullable<Inspection['zoneField']>, kind: Inspection['zoneKind']): NonNullable<Inspection['lotToZone']> {
-  const zones = zoning.features.filter((z) => !kind || !kind.overlayValues.includes(str(z.properties[kind.field]))).flatMap((z) => {
+  const zones = zoning.features.filter((z) => !kind?.overlayValues.includes(str(z.properties[kind.field]))).flatMap((z) => {
     const mp = toMultiPolygon(z.geometry);
     return mp && str(z.properties[zoneField.field]) ? [{ id: String(z.index), geom: mp, bbox: bboxOf(mp) }] : [];
   });

@@ -6,7 +6,6 @@
 // was already undone, and for the two changes that cannot be reversed: creating the project (projects are
 // never deleted) and queueing an analysis (a queued run cannot be withdrawn).
 import type { AppContext } from '../context.ts';
-import type { Queryable } from '../db/database.ts';
 import { SitelineError, badInput } from '../core/errors.ts';
 import type { NextStep } from '../core/next-step.ts';
 import { projectById, summarise } from './project-store.ts';
@@ -27,7 +26,7 @@ export function undoKindOf(r: Pick<Receipt, 'operation' | 'action' | 'changes'>)
   if (r.operation === 'project.map_listing') return r.action === 'unlist' ? 'unlist' : 'list';
   if (r.operation === 'project.save' && r.action === 'create') return null;
   if (r.operation === 'analysis.run') return null;
-  const handled = r.changes.length > 0 && r.changes.every((c) => /^(lots|references)\.[^]+$/.test(c.field));
+  const handled = r.changes.length > 0 && r.changes.every((c) => /^(lots|references)\.[\s\S]+$/.test(c.field));
   return handled ? 'lots_and_references' : null;
 }
 
