@@ -44,6 +44,10 @@ export const TARGETS = {
   'payload.structured.median': { what: 'answered Cambridge addresses: structured JSON, median', op: '<=', limit: 5, unit: 'KB', note: 'typical' },
   'payload.wire.p90': { what: 'answered Cambridge addresses: MCP result on the wire, p90', op: '<=', limit: 12, unit: 'KB' },
   'rest.paid': { what: 'paid REST (PGlite) / raw node:http echo, requests/s', op: '>=', limit: 15, unit: '%' },
+  'partitions.sample': { what: 'partitioned PostgreSQL (country): fixed sample identical to the unpartitioned tables', op: '>=', limit: 100, unit: '%' },
+  'partitions.sample.afterSwap': { what: 'partitioned PostgreSQL (country): fixed sample identical after two places swapped in', op: '>=', limit: 100, unit: '%' },
+  'partitions.swap.errors': { what: 'partitioned PostgreSQL (country): errors while places are swapped in under readers', op: '<=', limit: 0, unit: '' },
+  'partitions.swap.wrong': { what: 'partitioned PostgreSQL (country): answers different from before while places are swapped in', op: '<=', limit: 0, unit: '' },
   'rest.paid.postgres': { what: 'paid REST (PostgreSQL) / raw node:http echo, requests/s', op: '>=', limit: 15, unit: '%' },
 } as const satisfies Record<string, Target>;
 
