@@ -206,12 +206,24 @@ function fixedSample(towns: Town[], places: number): { t: Town; a: string }[] {
   });
 }
 
-async function sampleThroughSql(db: Db, places: number, parcels: number): Promise<string[]> {
+async function sampleThroughSql(db: Db, places: number, parcels: number, ms: number[] = []): Promise<string[]> {
   const { towns } = country(places, parcels);
   const { answer } = answerer(db, await placeVersions(db), false);
   const out: string[] = [];
-  for (const s of fixedSample(towns, places)) out.push((await answer(s.t, s.a)).json);
+  for (const s of fixedSample(towns, places)) {
+    const t0 = performance.now();
+    out.push((await answer(s.t, s.a)).json);
+    ms.push(performance.now() - t0);
+  }
   return out;
+}
+
+/** The fixed sample's SQL answers timed: two passes, the second's p50 and p99 (the first warms the caches). */
+async function timedSample(db: Db, places: number, parcels: number): Promise<{ p50: number | null; p99: number | null }> {
+  await sampleThroughSql(db, places, parcels);
+  const ms: number[] = [];
+  await sampleThroughSql(db, places, parcels, ms);
+  return { p50: pct(ms, 50), p99: pct(ms, 99) };
 }
 
 /**
@@ -238,12 +250,14 @@ async function partitionPhase(db: Db, places: number, parcels: number): Promise<
   const { towns } = country(places, parcels);
   const before = (await db.query<{ answer: string }>('SELECT answer FROM bench_unpartitioned_sample ORDER BY i')).map((r) => r.answer);
   const inDefault = Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM parcels_default'))[0]!.n);
+  const unpartitionedMs = inDefault ? await timedSample(db, places, parcels) : null;
   const t0 = performance.now();
   const moved = await movePlacesOutOfDefault(db);
   const moveMs = Math.round(performance.now() - t0);
   const layout = (await db.query<{ parts: number; own: number }>('SELECT count(DISTINCT part)::int AS parts, count(*) FILTER (WHERE own)::int AS own FROM place_partitions'))[0]!;
   const same = (x: string[], y: string[]) => x.filter((v, i) => v === y[i]).length;
   const partitioned = await sampleThroughSql(db, places, parcels);
+  const partitionedMs = await timedSample(db, places, parcels);
 
   // Readers answer the Zipf mix through SQL (every answer reads the partitioned tables) while two places
   // are loaded again and swapped in: the largest city (alone in its partition) and a small town (in a group).
@@ -279,7 +293,7 @@ async function partitionPhase(db: Db, places: number, parcels: number): Promise<
   const after = await sampleThroughSql(db, places, parcels);
   return {
     move: { rowsInDefault: inDefault, places: moved.length, ms: moveMs, partitions: layout.parts, own: layout.own },
-    sample: { n: before.length, partitionedVsUnpartitioned: same(partitioned, before), afterSwapsVsUnpartitioned: same(after, before) },
+    sample: { n: before.length, partitionedVsUnpartitioned: same(partitioned, before), afterSwapsVsUnpartitioned: same(after, before), unpartitionedMs, partitionedMs },
     swaps,
     readers: { ...seen, worstMs: Math.round(seen.worstMs * 10) / 10, seconds: Math.round(swapWallMs / 100) / 10 },
   };
@@ -539,6 +553,7 @@ function sayPartitions(say: (s: string) => void, p: Record<string, any>): void {
   );
   const f = p['sample'];
   say(`    fixed sample through SQL, partitioned = unpartitioned for ${f.partitionedVsUnpartitioned}/${f.n} ${verdict('partitions.sample', (100 * f.partitionedVsUnpartitioned) / f.n)}; after the swaps ${f.afterSwapsVsUnpartitioned}/${f.n} ${verdict('partitions.sample.afterSwap', (100 * f.afterSwapsVsUnpartitioned) / f.n)}`);
+  if (f.unpartitionedMs) say(`    the sample's answers through SQL (second of two passes): unpartitioned p50 ${f.unpartitionedMs.p50} ms, p99 ${f.unpartitionedMs.p99} ms; partitioned p50 ${f.partitionedMs.p50} ms, p99 ${f.partitionedMs.p99} ms`);
   for (const w of p['swaps']) say(`    ${w.placeId} (${w.lots.toLocaleString('en-US')} lots, ${w.own ? 'alone' : `a group of ${w.places}`}): loaded into new partitions in ${(w.loadMs / 1000).toFixed(1)} s, swapped in ${w.swapMs} ms (${w.lockWaitMs} ms waiting for the readers to let go, ${w.lockedMs} ms holding the tables; the commit after)`);
   const r = p['readers'];
   say(`    4 readers answering through SQL meanwhile (${r.seconds} s): ${r.reads} answers, ${r.wrong} different from before ${verdict('partitions.swap.wrong', r.wrong)}, ${r.errors} errors ${verdict('partitions.swap.errors', r.errors)}${r.firstError ? ` (${r.firstError})` : ''}; the longest answer ${r.worstMs} ms`);
