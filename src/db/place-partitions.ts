@@ -166,7 +166,14 @@ export async function swapPlaceLoad(q: Queryable, load: PlaceLoad): Promise<{ lo
   const t0 = performance.now();
   await lockForSwap(q);
   const t1 = performance.now();
-  for (const table of PARTITIONED_TABLES) await q.query(`DELETE FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [load.places]);
+  // Rows in the default partition (written outside an import: normally none): a neighbour's join it in
+  // the new partition; the place's own are replaced by the load. Read here, under the lock: a load that
+  // read the default partition would hold it, and a concurrent swap's ATTACH, which locks it, would wait.
+  const neighbours = load.places.filter((p) => p !== load.placeId);
+  for (const table of PARTITIONED_TABLES) {
+    if (neighbours.length) await q.query(`INSERT INTO ${load.tables[table]} SELECT * FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [neighbours]);
+    await q.query(`DELETE FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [load.places]);
+  }
   await attachLoad(q, load, layout);
   return { lockWaitMs: t1 - t0, lockedMs: performance.now() - t1 };
 }
