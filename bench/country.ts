@@ -20,6 +20,12 @@
 //   SITELINE_BENCH_COUNTRY_PLACES             places (1,000)
 //   SITELINE_BENCH_COUNTRY_REQUESTS           requests in the Zipf mix (20,000)
 //   SITELINE_HOT_INDEX_BUDGET_MB              the budget under test (the service's default)
+//   SITELINE_BENCH_COUNTRY_PG_DB              the PostgreSQL database's name (default as above)
+// On PostgreSQL a `partition` phase runs between the two (issue 51): the fixed sample answered through SQL
+// with every row in the default partitions (the tables as they were before migration 250, which made each
+// its default partition), the move into partitions timed, the sample again (byte-identical), then two
+// places loaded again into new partitions and swapped in while readers answer: errors, wrong answers, the
+// readers' worst wait, and the sample once more.
 // Each phase runs in its own process (`load`, then `serve`), so the serving process's memory is its own.
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -40,6 +46,7 @@ import { DEFAULT_HOT_INDEX_BUDGET_MB, hotIndexOf, placeSource, warmPlaceIndex, t
 import { loadConfig } from '../src/config.ts';
 import { verdict } from './targets.ts';
 import { Caches } from '../src/caches.ts';
+import { beginPlaceLoad, finishPlaceLoad, movePlacesOutOfDefault, PARTITIONED_TABLES, swapPlaceLoad } from '../src/db/place-partitions.ts';
 
 const ZIPF_SIZE = 0.73;
 const ZIPF_TRAFFIC = 1.0;
@@ -150,9 +157,147 @@ async function load(db: Db, places: number, parcels: number): Promise<Record<str
   });
   await db.query(`DROP TABLE bench_towns`);
   await analyzePlaceTables(db); // as an import does after its load
+  if (db.kind === 'postgres') {
+    // The fixed sample as the rows are now, every place in the default partitions (the unpartitioned
+    // layout), kept with the database: the partition phase compares its answers with these.
+    const answers = await sampleThroughSql(db, places, parcels);
+    await db.query('CREATE TABLE bench_unpartitioned_sample (i int PRIMARY KEY, answer text NOT NULL)');
+    await db.query('INSERT INTO bench_unpartitioned_sample SELECT i - 1, a FROM unnest($1::text[]) WITH ORDINALITY AS t(a, i)', [answers]);
+    say('fixed sample answered on the unpartitioned layout');
+  } else {
+    // PGlite has no partition phase: the places move into their partitions here, as migrate() would
+    // move them at the serving process's start (there the copy would count in its memory).
+    await movePlacesOutOfDefault(db);
+    say('places moved into partitions');
+  }
   const n = await db.query<{ p: string; a: string }>(`SELECT (SELECT count(*) FROM parcels)::text AS p, (SELECT count(*) FROM addresses)::text AS a`);
   say('done');
   return { reused: false, places, parcels: Number(n[0]!.p), addresses: Number(n[0]!.a), expected, templateLots: tpl.parcels, templateMs: Math.round(templateMs), loadMs: Math.round(performance.now() - t0) };
+}
+
+// ---- partition: the same answers on partitioned PostgreSQL, and a place swapped in while serving ------
+
+/** The lookup path's answer (the geocoder's match and the lot row), through this context's hot index or SQL. */
+function answerer(db: Db, versions: Map<string, string>, hotIndex: boolean) {
+  const ctx = { db, caches: new Caches(loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { hotIndex, hotIndexBudgetMb: DEFAULT_HOT_INDEX_BUDGET_MB })) };
+  const pv = (t: Town): PlaceVersion => ({ geoDivisionId: t.placeId, importedAt: versions.get(t.placeId)! });
+  return {
+    ctx,
+    pv,
+    answer: async (t: Town, address: string): Promise<{ kind: string; json: string }> => {
+      const src = await placeSource(ctx, pv(t));
+      const g = await geocodeInPlace(ctx, t.placeId, parseAddress(address), src);
+      const lot = g.kind === 'matched' && g.parcelExtId ? await src.lot(g.parcelExtId) : null;
+      return { kind: src.kind, json: canonicalJson({ g, lot }) };
+    },
+  };
+}
+
+async function placeVersions(db: Db): Promise<Map<string, string>> {
+  const rows = await db.query<{ place_id: string; imported_at: Date | string }>(`SELECT place_id, imported_at FROM places WHERE place_id = $1 OR place_id LIKE 'US-KS:country-%'`, [SYNTHETIC_PLACE_ID]);
+  return new Map(rows.map((r) => [r.place_id, new Date(r.imported_at).toISOString()]));
+}
+
+/** The fixed sample of 300 addresses over the places (as serve draws it). */
+function fixedSample(towns: Town[], places: number): { t: Town; a: string }[] {
+  const srnd = lcg(777);
+  return Array.from({ length: 300 }, () => {
+    const t = towns[Math.floor(srnd() * places)]!;
+    return { t, a: addressIn(t, srnd) };
+  });
+}
+
+async function sampleThroughSql(db: Db, places: number, parcels: number, ms: number[] = []): Promise<string[]> {
+  const { towns } = country(places, parcels);
+  const { answer } = answerer(db, await placeVersions(db), false);
+  const out: string[] = [];
+  for (const s of fixedSample(towns, places)) {
+    const t0 = performance.now();
+    out.push((await answer(s.t, s.a)).json);
+    ms.push(performance.now() - t0);
+  }
+  return out;
+}
+
+/** The fixed sample's SQL answers timed: two passes, the second's p50 and p99 (the first warms the caches). */
+async function timedSample(db: Db, places: number, parcels: number): Promise<{ p50: number | null; p99: number | null }> {
+  await sampleThroughSql(db, places, parcels);
+  const ms: number[] = [];
+  await sampleThroughSql(db, places, parcels, ms);
+  return { p50: pct(ms, 50), p99: pct(ms, 99) };
+}
+
+/**
+ * A place loaded again as an import loads it (src/db/place-partitions.ts): new partitions beside the
+ * live ones (a group's other towns copied in), its rows written set-based (its own, copied: the answers
+ * stay the same), indexed, swapped in. Returns the load's and the swap's wall times.
+ */
+async function reloadPlace(db: Db, placeId: string): Promise<{ loadMs: number; swapMs: number; lockWaitMs: number; lockedMs: number; part: number; own: boolean; places: number }> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`siteline-import:${placeId}`]);
+    const t0 = performance.now();
+    const lots = Number((await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM parcels WHERE place_id = $1', [placeId]))[0]!.n);
+    const load = await beginPlaceLoad(tx, placeId, lots, db.kind);
+    for (const table of PARTITIONED_TABLES) await tx.query(`INSERT INTO ${load.tables[table]} SELECT * FROM ${table} WHERE place_id = $1`, [placeId]);
+    await finishPlaceLoad(tx, load);
+    const t1 = performance.now();
+    const swap = await swapPlaceLoad(tx, load);
+    const ms = (x: number) => Math.round(x * 10) / 10;
+    return { loadMs: Math.round(t1 - t0), swapMs: ms(performance.now() - t1), lockWaitMs: ms(swap.lockWaitMs), lockedMs: ms(swap.lockedMs), part: load.part, own: load.own, places: load.places.length };
+  });
+}
+
+async function partitionPhase(db: Db, places: number, parcels: number): Promise<Record<string, unknown>> {
+  const { towns } = country(places, parcels);
+  const before = (await db.query<{ answer: string }>('SELECT answer FROM bench_unpartitioned_sample ORDER BY i')).map((r) => r.answer);
+  const inDefault = Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM parcels_default'))[0]!.n);
+  const unpartitionedMs = inDefault ? await timedSample(db, places, parcels) : null;
+  const t0 = performance.now();
+  const moved = await movePlacesOutOfDefault(db);
+  const moveMs = Math.round(performance.now() - t0);
+  const layout = (await db.query<{ parts: number; own: number }>('SELECT count(DISTINCT part)::int AS parts, count(*) FILTER (WHERE own)::int AS own FROM place_partitions'))[0]!;
+  const same = (x: string[], y: string[]) => x.filter((v, i) => v === y[i]).length;
+  const partitioned = await sampleThroughSql(db, places, parcels);
+  const partitionedMs = await timedSample(db, places, parcels);
+
+  // Readers answer the Zipf mix through SQL (every answer reads the partitioned tables) while two places
+  // are loaded again and swapped in: the largest city (alone in its partition) and a small town (in a group).
+  const { answer } = answerer(db, await placeVersions(db), false);
+  const rnd = lcg(99);
+  const asked = [...towns.slice(0, 20), towns[Math.floor(places / 2)]!].flatMap((t) => Array.from({ length: 10 }, () => ({ t, a: addressIn(t, rnd) })));
+  const expected = new Map<string, string>();
+  for (const q of asked) expected.set(`${q.t.placeId}|${q.a}`, (await answer(q.t, q.a)).json);
+  let stop = false;
+  const seen = { reads: 0, errors: 0, wrong: 0, worstMs: 0, firstError: '' };
+  const reader = async (k: number) => {
+    for (let i = k; !stop; i++) {
+      const q = asked[i % asked.length]!;
+      const t = performance.now();
+      try {
+        const r = await answer(q.t, q.a);
+        if (r.json !== expected.get(`${q.t.placeId}|${q.a}`)) seen.wrong++;
+        seen.reads++;
+      } catch (err) {
+        seen.errors++;
+        seen.firstError ||= String(err);
+      }
+      seen.worstMs = Math.max(seen.worstMs, performance.now() - t);
+    }
+  };
+  const readers = Array.from({ length: 4 }, (_, k) => reader(k * 37));
+  const swaps = [];
+  const tSwaps = performance.now();
+  for (const t of [towns[0]!, towns[Math.floor(places / 2)]!]) swaps.push({ placeId: t.placeId, lots: t.lots, ...(await reloadPlace(db, t.placeId)) });
+  const swapWallMs = Math.round(performance.now() - tSwaps);
+  stop = true;
+  await Promise.all(readers);
+  const after = await sampleThroughSql(db, places, parcels);
+  return {
+    move: { rowsInDefault: inDefault, places: moved.length, ms: moveMs, partitions: layout.parts, own: layout.own },
+    sample: { n: before.length, partitionedVsUnpartitioned: same(partitioned, before), afterSwapsVsUnpartitioned: same(after, before), unpartitionedMs, partitionedMs },
+    swaps,
+    readers: { ...seen, worstMs: Math.round(seen.worstMs * 10) / 10, seconds: Math.round(swapWallMs / 100) / 10 },
+  };
 }
 
 // ---- serve: the Zipf mix against the bounded index ----------------------------------------------------
@@ -328,10 +473,16 @@ const direct = process.argv[1] !== undefined && path.resolve(process.argv[1]) ==
 const [phase, target, placesArg, parcelsArg, requestsArg, budgetArg, instanceArg, instancesArg] = process.argv.slice(2);
 if (!direct) {
   // imported by bench/run.ts, which calls runCountry
-} else if (phase === 'load' || phase === 'serve' || phase === 'own') {
-  const db = await openTarget(target!);
+} else if (phase === 'load' || phase === 'serve' || phase === 'own' || phase === 'partition') {
+  // The partition phase opens the database without migrate(): it times the move out of the default partitions itself.
+  const db = phase === 'partition' ? await openDatabase({ databaseUrl: target! }) : await openTarget(target!);
   const own = phase === 'own' ? { instance: instanceArg!, instances: instancesArg!.split(',') } : undefined;
-  const out = phase === 'load' ? await load(db, Number(placesArg), Number(parcelsArg)) : await serve(db, Number(placesArg), Number(parcelsArg), Number(requestsArg), Number(budgetArg), own);
+  const out =
+    phase === 'load'
+      ? await load(db, Number(placesArg), Number(parcelsArg))
+      : phase === 'partition'
+        ? await partitionPhase(db, Number(placesArg), Number(parcelsArg))
+        : await serve(db, Number(placesArg), Number(parcelsArg), Number(requestsArg), Number(budgetArg), own);
   await db.close();
   console.log(JSON.stringify({ ...out, peakRssMb: mb(process.resourceUsage().maxRSS * 1024) }));
 } else if (process.env['SITELINE_BENCH_COUNTRY'] === '0') {
@@ -389,7 +540,7 @@ export async function runCountry(say: (s: string) => void = console.log): Promis
       engine: 'PostgreSQL',
       parcels: pgParcels,
       target: async () => {
-        const name = `siteline_bench_country_${pgParcels}_${places}`;
+        const name = process.env['SITELINE_BENCH_COUNTRY_PG_DB'] ?? `siteline_bench_country_${pgParcels}_${places}`;
         const c = new pg.Client({ connectionString: admin });
         await c.connect();
         if (!(await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) await c.query(`CREATE DATABASE ${name}`);
@@ -414,11 +565,13 @@ export async function runCountry(say: (s: string) => void = console.log): Promis
     const { url, done } = await run.target();
     try {
       const l = child(['load', url, String(places), String(run.parcels)]);
+      const p = run.engine === 'PostgreSQL' ? child(['partition', url, String(places), String(run.parcels)]) : null;
       const s = child(['serve', url, String(places), String(run.parcels), String(requests), String(budget)]);
       const c = country(places, run.parcels).towns;
       const sizes = c.map((t) => t.lots).sort((a, b) => a - b);
       say(`Synthetic country on ${run.engine}: ${places} places, ${(l['parcels'] as number).toLocaleString('en-US')} parcels (largest ${sizes.at(-1)!.toLocaleString('en-US')}, median ${sizes[sizes.length >> 1]!.toLocaleString('en-US')}, smallest ${sizes[0]!.toLocaleString('en-US')} lots; ${c.filter((t) => t.lots >= 100_000).length} over 100,000, ${c.filter((t) => t.lots <= 5_000).length} of 5,000 or fewer)`);
       say(l['reused'] ? '  load: reused the database from an earlier run' : `  load: ${(l['loadMs'] / 1000).toFixed(0)} s (template city through the importer ${(l['templateMs'] / 1000).toFixed(0)} s, then set-based copies), peak RSS ${l['peakRssMb']} MB`);
+      if (p) sayPartitions(say, p);
       const e = s['estimate'];
       say(`  size estimate vs memory: ${e.places} places, ${e.lots.toLocaleString('en-US')} lots: estimated ${e.estimatedMb} MB, heap+arrayBuffers grew ${e.heapDeltaMb} MB (measured/estimated ${e.ratioMeasuredToEstimate}); ${e.bytesPerLotEstimated} B/lot estimated, ${e.bytesPerLotMeasured} B/lot measured; RSS with them all held ${e.rssWithAllHeldMb} MB`);
       for (const r of e.rows) say(`    rank ${r.rank}: ${r.lots} lots, estimated ${r.bytes} MB, measured ${r.heapDelta} MB (heap ${r.heapOnly}, array buffers ${r.buffers}), RSS +${r.rssDelta} MB, load ${r.loadMs} ms`);
@@ -433,4 +586,20 @@ export async function runCountry(say: (s: string) => void = console.log): Promis
       await done();
     }
   }
+}
+
+/** The partition phase's report (PostgreSQL). */
+function sayPartitions(say: (s: string) => void, p: Record<string, any>): void {
+  const m = p['move'];
+  say(
+    m.places
+      ? `  partitions: ${m.rowsInDefault.toLocaleString('en-US')} parcels of ${m.places} places moved out of the default partitions (the migration's step) in ${(m.ms / 1000).toFixed(1)} s: ${m.partitions} partitions a table, ${m.own} places alone in theirs`
+      : `  partitions: already partitioned (${m.partitions} partitions a table, ${m.own} places alone in theirs)`,
+  );
+  const f = p['sample'];
+  say(`    fixed sample through SQL, partitioned = unpartitioned for ${f.partitionedVsUnpartitioned}/${f.n} ${verdict('partitions.sample', (100 * f.partitionedVsUnpartitioned) / f.n)}; after the swaps ${f.afterSwapsVsUnpartitioned}/${f.n} ${verdict('partitions.sample.afterSwap', (100 * f.afterSwapsVsUnpartitioned) / f.n)}`);
+  if (f.unpartitionedMs) say(`    the sample's answers through SQL (second of two passes): unpartitioned p50 ${f.unpartitionedMs.p50} ms, p99 ${f.unpartitionedMs.p99} ms; partitioned p50 ${f.partitionedMs.p50} ms, p99 ${f.partitionedMs.p99} ms`);
+  for (const w of p['swaps']) say(`    ${w.placeId} (${w.lots.toLocaleString('en-US')} lots, ${w.own ? 'alone' : `a group of ${w.places}`}): loaded into new partitions in ${(w.loadMs / 1000).toFixed(1)} s, swapped in ${w.swapMs} ms (${w.lockWaitMs} ms waiting for the readers to let go, ${w.lockedMs} ms holding the tables; the commit after)`);
+  const r = p['readers'];
+  say(`    4 readers answering through SQL meanwhile (${r.seconds} s): ${r.reads} answers, ${r.wrong} different from before ${verdict('partitions.swap.wrong', r.wrong)}, ${r.errors} errors ${verdict('partitions.swap.errors', r.errors)}${r.firstError ? ` (${r.firstError})` : ''}; the longest answer ${r.worstMs} ms`);
 }

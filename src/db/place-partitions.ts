@@ -161,10 +161,21 @@ export async function finishPlaceLoad(q: Queryable, load: PlaceLoad): Promise<vo
  * SWAP_LOCK_TIMEOUT_MS for them: a reader that holds one table while it waits for another would
  * otherwise deadlock with it (one of the two aborted); the swap instead lets go and tries again.
  */
-export async function swapPlaceLoad(q: Queryable, load: PlaceLoad): Promise<void> {
+export async function swapPlaceLoad(q: Queryable, load: PlaceLoad): Promise<{ lockWaitMs: number; lockedMs: number }> {
+  const layout = await layoutOf(q, load);
+  const t0 = performance.now();
   await lockForSwap(q);
-  for (const table of PARTITIONED_TABLES) await q.query(`DELETE FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [load.places]);
-  await attachLoad(q, load);
+  const t1 = performance.now();
+  // Rows in the default partition (written outside an import: normally none): a neighbour's join it in
+  // the new partition; the place's own are replaced by the load. Read here, under the lock: a load that
+  // read the default partition would hold it, and a concurrent swap's ATTACH, which locks it, would wait.
+  const neighbours = load.places.filter((p) => p !== load.placeId);
+  for (const table of PARTITIONED_TABLES) {
+    if (neighbours.length) await q.query(`INSERT INTO ${load.tables[table]} SELECT * FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [neighbours]);
+    await q.query(`DELETE FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [load.places]);
+  }
+  await attachLoad(q, load, layout);
+  return { lockWaitMs: t1 - t0, lockedMs: performance.now() - t1 };
 }
 
 /** The parents' exclusive locks, waiting at most SWAP_LOCK_TIMEOUT_MS at a time (swapPlaceLoad). */
@@ -186,7 +197,7 @@ async function lockForSwap(q: Queryable): Promise<void> {
 }
 
 /** Under the swap's locks: the replaced partition detached and dropped, the new one attached, the layout recorded. */
-async function attachLoad(q: Queryable, load: PlaceLoad): Promise<void> {
+async function attachLoad(q: Queryable, load: PlaceLoad, layout: PlaceLayout[]): Promise<void> {
   const values = load.places.map(quote).join(', ');
   for (const table of PARTITIONED_TABLES) {
     if (load.replaces !== null) {
@@ -195,20 +206,35 @@ async function attachLoad(q: Queryable, load: PlaceLoad): Promise<void> {
     }
     await q.query(`ALTER TABLE ${table} ATTACH PARTITION ${load.tables[table]} FOR VALUES IN (${values})`);
   }
-  await recordLayout(q, load);
+  await recordLayout(q, load, layout);
 }
 
-/** The layout after a swap: each place of the new partition with its lot count and the box of its lots. */
-async function recordLayout(q: Queryable, load: PlaceLoad): Promise<void> {
-  await q.query('DELETE FROM place_partitions WHERE place_id = ANY ($1::text[]) OR part = $2', [load.places, load.replaces ?? -1]);
-  await q.query(
-    `INSERT INTO place_partitions (place_id, part, own, lots, lots_bbox)
-     SELECT p.place_id, $2, $3, coalesce(l.lots, 0), l.lots_bbox
+/** A place of a new partition: its lot count and the box of its lots. */
+interface PlaceLayout {
+  place_id: string;
+  lots: number;
+  lots_bbox: string | null;
+}
+
+/** Each place of a load's new partition with its lots, read before the swap (the new tables are the load's own until then). */
+async function layoutOf(q: Queryable, load: PlaceLoad): Promise<PlaceLayout[]> {
+  return q.query<PlaceLayout>(
+    `SELECT p.place_id, coalesce(l.lots, 0) AS lots, l.lots_bbox::text AS lots_bbox
        FROM unnest($1::text[]) AS p(place_id)
        LEFT JOIN (SELECT place_id, count(*)::int AS lots,
                          box(point(min((bbox[1])[0]), min((bbox[1])[1])), point(max((bbox[0])[0]), max((bbox[0])[1]))) AS lots_bbox
                     FROM ${load.tables.parcels} GROUP BY place_id) l ON l.place_id = p.place_id`,
-    [load.places, load.part, load.own],
+    [load.places],
+  );
+}
+
+/** The layout after a swap: each place of the new partition with its lot count and the box of its lots. */
+async function recordLayout(q: Queryable, load: PlaceLoad, layout: PlaceLayout[]): Promise<void> {
+  await q.query('DELETE FROM place_partitions WHERE place_id = ANY ($1::text[]) OR part = $2', [load.places, load.replaces ?? -1]);
+  await q.query(
+    `INSERT INTO place_partitions (place_id, part, own, lots, lots_bbox)
+     SELECT place_id, $2, $3, lots, lots_bbox::box FROM json_populate_recordset(NULL::place_partitions, $1::json)`,
+    [JSON.stringify(layout.map((l) => ({ place_id: l.place_id, lots: Number(l.lots), lots_bbox: l.lots_bbox }))), load.part, load.own],
   );
 }
 
@@ -250,12 +276,14 @@ export async function movePlacesOutOfDefault(db: Db, rule: LayoutRule = DEFAULT_
       await finishPlaceLoad(tx, load);
       loads.push(load);
     }
+    const layouts = [];
+    for (const load of loads) layouts.push(await layoutOf(tx, load));
     await lockForSwap(tx);
     for (const table of PARTITIONED_TABLES) {
       if (placed.size === 0) await tx.query(`TRUNCATE ${table}_default`);
       else await tx.query(`DELETE FROM ${table}_default WHERE place_id = ANY ($1::text[])`, [fresh]);
     }
-    for (const load of loads) await attachLoad(tx, load);
+    for (const [i, load] of loads.entries()) await attachLoad(tx, load, layouts[i]!);
     for (const placeId of [...placed].sort()) {
       const load = await beginPlaceLoad(tx, placeId, lots.get(placeId)!, db.kind);
       // From the parent: the place's rows in its partition and in the default one.
