@@ -282,17 +282,14 @@ test("calibration: the held-out table is measured and stored, and an interpolate
   const { forgetPlaceCalibration } = await import('../src/geocoder/calibration.ts');
   const before = await getFeasibilitySnapshot(svc.ctx, '57 Inman St, Cambridge, MA');
   const measured = { ...interp!, answered: 745, right: 518, shareRight: 518 / 745 };
-  // 57 Inman St is in neither table: its band is the one measured with the address held out of both (audit version 5).
-  const unlisted = held.rows.find((r) => r.matchType === 'street_interpolation' && r.population === 'unlisted' && r.band === '0.50-0.60');
-  assert.ok(unlisted, JSON.stringify(held.rows));
-  const measuredUnlisted = { ...unlisted, answered: 2287, right: 1256, shareRight: 1256 / 2287 };
-  const rows = held.rows.map((r) => (r === interp ? measured : r === unlisted ? measuredUnlisted : r));
+  // 57 Inman St is in the address table without a lot: the plain interpolation rows measure it (not the unlisted ones).
+  const rows = held.rows.map((r) => (r === interp ? measured : r));
   await svc.ctx.db.query(`UPDATE place_audits SET report = $2::json WHERE place_id = $1`, [cambridge.placeId, JSON.stringify({ ...cambridge, heldOut: { ...held, rows } })]);
   forgetPlaceCalibration(svc.ctx, cambridge.placeId);
   const after = await getFeasibilitySnapshot(svc.ctx, '57 Inman St, Cambridge, MA');
   assert.equal(after.address!.matchType, 'street_interpolation');
-  assert.equal(after.address!.confidence, 0.55, `${before.address!.confidence} -> ${after.address!.confidence}`);
-  assert.ok(after.address!.warnings.some((w) => /^Confidence 0\.55 is the share of right lots this place's audit \(\d{4}-\d\d-\d\d\) measured for interpolated answers for addresses neither table lists scored 0\.50-0\.60 \(1256 of 2287 addresses held out of the address table and the assessor's table\); the method's own score was 0\.5\.$/.test(w)), after.address!.warnings.join(' | '));
+  assert.equal(after.address!.confidence, 0.7, `${before.address!.confidence} -> ${after.address!.confidence}`);
+  assert.ok(after.address!.warnings.some((w) => /^Confidence 0\.7 is the share of right lots this place's audit \(\d{4}-\d\d-\d\d\) measured for interpolated answers scored 0\.50-0\.60 \(518 of 745 addresses held out of the address table\); the method's own score was 0\.5\.$/.test(w)), after.address!.warnings.join(' | '));
   // An exact address-table answer is not touched.
   const exact = await getFeasibilitySnapshot(svc.ctx, '11 Acorn St, Cambridge, MA');
   assert.equal(exact.address!.confidence, 1);

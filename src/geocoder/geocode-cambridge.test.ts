@@ -253,14 +253,14 @@ test("an address the town's table places in a street or public way (MapLot ROAD-
 test("another suffix's address-table row is a guess of its own band, and its lot must front the named street (issue 50: 180 Fawcett St held out took 180-A's lot at 0.8)", async () => {
   // The audit's hold-out (src/geocoder/calibration.ts): 180 Fawcett St's own rows taken out of the address table.
   const held = matched(await geocodeInPlace((ctx ??= testCtx(tdb.db)), placeId, parseAddress('180 Fawcett St, Cambridge, MA'), withoutAddress(sqlSource(tdb.db, placeId), '180 Fawcett St')));
-  assert.deepEqual([held.matchType, held.band, held.parcelExtId, held.confidence], ['address_table', 'address_sibling', '267.4-295', 0.3]);
+  assert.deepEqual([held.matchType, held.band, held.parcelExtId, held.confidence], ['address_table', 'address_sibling', '267.4-295', 0.45]);
   assert.deepEqual(held.warnings, [
     'No plain number 180 in the address table; matched 180-A Fawcett St.',
-    "Lot 267.4-295 does not front Fawcett St: it is about 250 ft from the street's centreline, so it is probably not this address's lot (confidence at most 0.3). Check the lot before relying on it.",
+    "Lot 267.4-295 does not front Fawcett St: it is about 250 ft from the street's centreline, so it is probably not this address's lot (confidence at most 0.45). Check the lot before relying on it.",
   ]);
   // As typed by a person: a suffix the table lacks, on a number whose lot lies 170 ft off the street.
   const albany = matched(await geocode('130-Z Albany St, Cambridge, MA'));
-  assert.deepEqual([albany.band, albany.parcelExtId, albany.confidence], ['address_sibling', '56-9', 0.3]);
+  assert.deepEqual([albany.band, albany.parcelExtId, albany.confidence], ['address_sibling', '56-9', 0.45]);
   assert.match(albany.warnings.join(' | '), /^No 130Z in the address table; matched 130 Albany St\. \| Lot 56-9 does not front Albany St: it is about 170 ft/);
   // On a lot that fronts the street it keeps its score (the audit's band then says what it measured); the exact row is untouched.
   const acorn = matched(await geocode('11-Z Acorn St, Cambridge, MA'));

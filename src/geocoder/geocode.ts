@@ -23,7 +23,6 @@ import {
   lotFrontsStreet,
   notFrontingWarning,
   NOT_FRONTING_CONFIDENCE,
-  SIBLING_NOT_FRONTING_CONFIDENCE,
   uncheckedWarning,
   UNCHECKED_STREET_CONFIDENCE,
 } from './lot-fronts-street.ts';
@@ -100,7 +99,7 @@ export async function geocodeInPlace(ctx: Pick<AppContext, 'db' | 'caches'>, pla
 /**
  * A lot the assessor's table, an interpolation or another suffix's address-table row gives must front
  * the street the person named. One that does not is answered below 0.5, with the distance as the reason
- * (interpolated lots far from the street were wrong 8 times in 10, another suffix's row's lot 19 times in 27,
+ * (interpolated lots far from the street were wrong 8 times in 10, another suffix's row's lot 6 times in 14,
  * held out of the address table). An assessor's listing on such a lot is its own calibration band
  * (ASSESSOR_FAR_BAND), which the place's audit may lower, never raise (src/geocoder/calibration.ts). A
  * street the place's street layer does not hold cannot be measured: said, and capped below 0.7. An
@@ -119,12 +118,11 @@ async function withFrontingCheck(src: GeoSource, parsed: ParsedAddress, r: Geoco
   }
   if (f.kind !== 'far') return r;
   const assessor = r.matchType === 'assessor_table';
-  const sibling = r.band === SIBLING_BAND;
   return {
     ...r,
-    confidence: Math.min(r.confidence, sibling ? SIBLING_NOT_FRONTING_CONFIDENCE : NOT_FRONTING_CONFIDENCE),
+    confidence: Math.min(r.confidence, NOT_FRONTING_CONFIDENCE),
     ...(assessor ? { band: ASSESSOR_FAR_BAND } : {}),
-    warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f, assessor ? 'assessor' : sibling ? 'sibling' : 'guess')],
+    warnings: [...r.warnings, notFrontingWarning(r.parcelExtId, f, assessor ? 'assessor' : 'guess')],
   };
 }
 

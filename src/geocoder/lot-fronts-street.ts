@@ -13,12 +13,6 @@ import type { GeoSource } from './place-index.ts';
 /** A lot the assessor's table or an interpolation gives that does not front the named street is answered below 0.5, with the reason. */
 export const NOT_FRONTING_CONFIDENCE = 0.45;
 /**
- * Another suffix's address-table row on a lot that does not front the named street: right 8 times in 27
- * held out of Cambridge's address table (docs/audit.md), too few for the audit to calibrate, so the
- * method's own score is set near that share.
- */
-export const SIBLING_NOT_FRONTING_CONFIDENCE = 0.3;
-/**
  * The calibration band of an assessor's-table answer whose lot does not front the named street: its
  * confidence is NOT_FRONTING_CONFIDENCE unless the place's held-out audit measured this band
  * (src/geocoder/calibration.ts).
@@ -64,11 +58,10 @@ export async function lotFrontsStreet(src: GeoSource, parcelExtId: string, stree
   return d <= (opts.rearLot ? REAR_LOT_MAX_M : FACING_MAX_M) ? { kind: 'fronts' } : { kind: 'far', distanceM: d, street: segments[0]!.street_display };
 }
 
-/** The sentence a lot far from the named street carries: an interpolation's guess, another suffix's row, or the assessor's listing. */
-export function notFrontingWarning(parcelExtId: string, f: Extract<Fronting, { kind: 'far' }>, from: 'guess' | 'sibling' | 'assessor'): string {
+/** The sentence a lot far from the named street carries: a guess (an interpolation, another suffix's row), or the assessor's listing. */
+export function notFrontingWarning(parcelExtId: string, f: Extract<Fronting, { kind: 'far' }>, from: 'guess' | 'assessor'): string {
   const ft = Math.round((f.distanceM * FT_PER_M) / 10) * 10;
   const where = `Lot ${parcelExtId} does not front ${f.street}: it is about ${ft.toLocaleString('en-US')} ft from the street's centreline`;
-  if (from === 'sibling') return `${where}, so it is probably not this address's lot (confidence at most ${SIBLING_NOT_FRONTING_CONFIDENCE}). Check the lot before relying on it.`;
   return from === 'guess'
     ? `${where}, so it is probably not this address's lot (confidence at most ${NOT_FRONTING_CONFIDENCE}). Check the lot before relying on it.`
     : `${where}. The assessor's table lists the address on it (a large lot or one behind another often is), but a listing on a lot that does not front the named street is answered with confidence at most ${NOT_FRONTING_CONFIDENCE}; check the lot before relying on it.`;

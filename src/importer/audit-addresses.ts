@@ -99,11 +99,23 @@ export async function placeLots(q: Queryable, placeId: string): Promise<PlaceLot
  * be read): its method, its score (before a cap for a street that could not be checked, which calibration
  * keeps), its band when not the method's plain one, and whether it is the source's lot.
  */
-export type HeldOutAnswer = { matchType: MatchType; confidence: number; right: boolean; band: MatchBand | null } | null;
+export type HeldOutAnswer = { matchType: MatchType; confidence: number; right: boolean; band: MatchBand | null; lotShared: boolean } | null;
 
-function heldOutAnswer(held: GeocodeResult, sourceLots: string[]): HeldOutAnswer {
+function heldOutAnswer(held: GeocodeResult, sourceLots: string[], sharedLots: ReadonlySet<string>): HeldOutAnswer {
   if (held.kind !== 'matched' || !held.parcelExtId) return null;
-  return { matchType: held.matchType, confidence: held.streetUnchecked?.score ?? held.confidence, right: sourceLots.includes(held.parcelExtId), band: held.band ?? null };
+  const lotShared = sourceLots.some((id) => sharedLots.has(id));
+  return { matchType: held.matchType, confidence: held.streetUnchecked?.score ?? held.confidence, right: sourceLots.includes(held.parcelExtId), band: held.band ?? null, lotShared };
+}
+
+/**
+ * The lots the address table gives more than one distinct address. Another suffix's row can stand in for
+ * a held-out address only if the table still knows the address's lot through another address; held out
+ * from a lot it names once (every lot of Somerville's table), the row is another lot by construction.
+ */
+export function lotsWithSeveralAddresses(groups: readonly AddressGroup[]): Set<string> {
+  const seen = new Map<string, number>();
+  for (const g of groups) for (const id of g.lots) seen.set(id, (seen.get(id) ?? 0) + 1);
+  return new Set([...seen].filter(([, n]) => n > 1).map(([id]) => id));
 }
 
 export interface AnswerOptions {
@@ -123,6 +135,7 @@ export async function answerAddresses(
   groups: AddressGroup[],
   lots: PlaceLots,
   opts: AnswerOptions,
+  sharedLots: ReadonlySet<string> = lotsWithSeveralAddresses(groups),
 ): Promise<{ results: AuditedAddress[]; heldOut: HeldOutAnswer[]; heldOutOfBoth: HeldOutAnswer[] }> {
   const placeId = place.geoDivisionId;
   const { inside } = lots;
@@ -162,12 +175,12 @@ export async function answerAddresses(
       if (!parsed) heldOut.push(null);
       else {
         const without = withoutAddress(sql, g.address);
-        heldOut.push(heldOutAnswer(await geocodeInPlace(ctx, placeId, parsed, without), sourceLots));
+        heldOut.push(heldOutAnswer(await geocodeInPlace(ctx, placeId, parsed, without), sourceLots, sharedLots));
         // Held out of the assessor's table too, when it lists the number: an address neither table lists.
         // When it lists nothing there, the answer is the one just measured (the same reads).
         const number = parsed.number === null ? NaN : Number.parseInt(parsed.number, 10);
         const listed = parsed.streetKey && Number.isFinite(number) ? (await sql.locationRows(parsed.streetKey, number)).length > 0 : false;
-        heldOutOfBoth.push(listed ? heldOutAnswer(await geocodeInPlace(ctx, placeId, parsed, withoutListing(without, parsed.streetKey!, number)), sourceLots) : heldOut[heldOut.length - 1]!);
+        heldOutOfBoth.push(listed ? heldOutAnswer(await geocodeInPlace(ctx, placeId, parsed, withoutListing(without, parsed.streetKey!, number)), sourceLots, sharedLots) : heldOut[heldOut.length - 1]!);
       }
     }
     results.push(r);

@@ -17,7 +17,7 @@ import { SitelineError } from '../core/errors.ts';
 import { forgetPlaceCalibration } from '../geocoder/calibration.ts';
 import { getPlaceBySlug, type PlaceRecord } from '../places/catalogue.ts';
 import { canonicalJson, digestOf } from '../places/manifest.ts';
-import { addressGroups, answerAddresses, placeLots, sampleOf } from './audit-addresses.ts';
+import { addressGroups, answerAddresses, lotsWithSeveralAddresses, placeLots, sampleOf } from './audit-addresses.ts';
 import { byMatchTypeTable, calibrationTable, heldOutTable, sourceLotsAgainstPoints, verdictOf, weakBandOf, worstDisagreements } from './audit-tables.ts';
 import { AUDIT_VERSION, SNAPSHOT_CROSS_CHECK, WORST_LISTED, auditSummaryLine, rate, share, type AuditedAddress, type PlaceAudit } from './audit-report.ts';
 
@@ -42,7 +42,8 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   const { rows, groups: allGroups, pointsIgnored, outsideBoundary } = await addressGroups(ctx.db, placeId, place.bbox);
   const groups = sampleOf(allGroups, opts.sample);
   const lots = await placeLots(ctx.db, placeId);
-  const { results, heldOut, heldOutOfBoth } = await answerAddresses(ctx, place, groups, lots, opts);
+  // Lots with several addresses, over the whole table (a sample would undercount them).
+  const { results, heldOut, heldOutOfBoth } = await answerAddresses(ctx, place, groups, lots, opts, lotsWithSeveralAddresses(allGroups));
 
   const answered = results.filter((r) => r.answeredLot);
   const verdicts = new Map(results.map((r) => [r, verdictOf(r)] as const));

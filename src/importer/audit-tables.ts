@@ -94,7 +94,9 @@ function bandRows(answers: Held[], matchType: HeldOutRow['matchType'], populatio
 
 /**
  * The held-out answers by stand-in method and band: the assessor's listings on lots off the named street
- * in a band of their own; the answers on another suffix's address-table row in rows of their own; and the
+ * in a band of their own; the answers on another suffix's address-table row in rows of their own (for an
+ * address whose lot the table gives another address too: held out from a lot it names once, the row is
+ * another lot by construction, which says nothing of a missing address on a lot the table knows); and the
  * interpolations of the addresses held out of both tables (`heldOutOfBoth`) in rows of their own. The
  * population of an interpolation is the hold-out's, not the answer's flag: held out of the address table
  * alone every interpolated address is one the geocoder sees listed nowhere, but the assessor's table did
@@ -112,7 +114,8 @@ export function heldOutTable(heldOut: HeldOutAnswer[], heldOutOfBoth: HeldOutAns
     const ok = far.filter((h) => h.right).length;
     heldRows.push({ matchType: 'assessor_table', band: ASSESSOR_FAR_BAND, min: 0, max: 1, answered: far.length, right: ok, shareRight: share(ok, far.length), meanConfidence: mean(far.map((h) => h.confidence)) });
   }
-  heldRows.push(...bandRows(held.filter((h) => h.matchType === 'address_table' && h.band === SIBLING_BAND), 'address_table', SIBLING_BAND));
+  // Another suffix's row, for addresses whose lot the table still gives through another address (lotsWithSeveralAddresses).
+  heldRows.push(...bandRows(held.filter((h) => h.matchType === 'address_table' && h.band === SIBLING_BAND && h.lotShared), 'address_table', SIBLING_BAND));
   const both = heldOutOfBoth.filter((h): h is Held => h !== null && h.matchType === 'street_interpolation');
   heldRows.push(...bandRows(both, 'street_interpolation', UNLISTED_BAND));
   return heldRows;
