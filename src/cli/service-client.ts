@@ -68,16 +68,18 @@ export async function fetchService(url: string, base: string, init?: RequestInit
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a JSON answer from the service, read by field names
-export async function postForm(base: string, path: string, params: Record<string, string>): Promise<{ status: number; json: Record<string, any> }> {
+/** A JSON answer from the service, read by field names (each checked where it is used). */
+// biome-ignore lint/suspicious/noExplicitAny: open-ended JSON
+type ServiceJson = Record<string, any>;
+
+export async function postForm(base: string, path: string, params: Record<string, string>): Promise<{ status: number; json: ServiceJson }> {
   const res = await fetchService(`${base}${path}`, base, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(params).toString(),
   });
   // A body that is not JSON (a proxy's error page) leaves the status, which the caller reports.
-  // biome-ignore lint/suspicious/noExplicitAny: a JSON answer from the service, read by field names
-  return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, any> };
+  return { status: res.status, json: (await res.json().catch(() => ({}))) as ServiceJson };
 }
 
 /** What a tools/call answered: the structured payload, the text, and whether it is a tool error. */
