@@ -42,11 +42,15 @@ const TEST = '\\.test\\.ts$';
  */
 const climbs = ORDER.flatMap(([row, rooms], i) => {
   if (row === 'core' || row === 'foundation' || row === 'root') return [];
-  const above = ORDER.slice(i + 1).filter(([r]) => row === 'surfaces' || r !== 'surfaces').flatMap(([, rs]) => rs);
+  const above = ORDER.slice(i + 1)
+    .filter(([r]) => row === 'surfaces' || r !== 'surfaces')
+    .flatMap(([, rs]) => rs);
   return [
     {
       name: `${row}-rooms-import-nothing-above`,
-      comment: `A room of ${row} (${rooms.join(', ')}) imports only rooms of the rows below it (${ORDER.slice(0, i).map(([r]) => r).join(', ')}): move what is shared down, or pass what is needed in.`,
+      comment: `A room of ${row} (${rooms.join(', ')}) imports only rooms of the rows below it (${ORDER.slice(0, i)
+        .map(([r]) => r)
+        .join(', ')}): move what is shared down, or pass what is needed in.`,
       severity: 'error',
       from: { path: anyOf(rooms), pathNot: TEST },
       to: { path: anyOf(above) },
@@ -82,14 +86,16 @@ module.exports = {
     },
     {
       name: 'foundation-knows-no-room',
-      comment: 'Configuration, clock, logger, the database, metrics and limits, mail, the caches and the context, the HTTP plumbing sit under every room: they import only each other and src/core/.',
+      comment:
+        'Configuration, clock, logger, the database, metrics and limits, mail, the caches and the context, the HTTP plumbing sit under every room: they import only each other and src/core/.',
       severity: 'error',
       from: { path: FOUNDATION, pathNot: TEST },
       to: { path: '^src/', pathNot: `^src/core/|${FOUNDATION}` },
     },
     {
       name: 'domain-knows-no-surface',
-      comment: 'A domain room knows no HTTP, MCP, web page or CLI: every surface adapts the same domain call (move the code to the surface, or pass what it needs in).',
+      comment:
+        'A domain room knows no HTTP, MCP, web page or CLI: every surface adapts the same domain call (move the code to the surface, or pass what it needs in).',
       severity: 'error',
       from: { path: DOMAIN, pathNot: TEST },
       to: { path: SURFACES },

@@ -97,7 +97,12 @@ function lcg(seed: number): () => number {
 }
 
 async function columns(db: Db, table: string): Promise<string[]> {
-  return (await db.query<{ c: string }>(`SELECT column_name AS c FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`, [table])).map((r) => r.c);
+  return (
+    await db.query<{ c: string }>(
+      `SELECT column_name AS c FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+      [table],
+    )
+  ).map((r) => r.c);
 }
 
 // ---- load: the country into one database ------------------------------------------------------------
@@ -151,7 +156,11 @@ async function load(db: Db, places: number, parcels: number): Promise<Record<str
   await withIndexesDeferred(db, ['parcels', 'zones', 'street_segments', 'addresses'], async () => {
     await copy('parcels', byBx, inRect);
     await copy('addresses', byBx, inRect, 'row_no');
-    await copy('street_segments', `((regexp_match(t.street_key, '(\\d+)'))[1]::int / 2) AS by_, (regexp_match(t.segment_id, '-(\\d+)$'))[1]::int AS bx_`, inRect);
+    await copy(
+      'street_segments',
+      `((regexp_match(t.street_key, '(\\d+)'))[1]::int / 2) AS by_, (regexp_match(t.segment_id, '-(\\d+)$'))[1]::int AS bx_`,
+      inRect,
+    );
     await copy('zones', '0 AS by_, 0 AS bx_', 'true');
     say('rebuilding indexes');
   });
@@ -172,14 +181,26 @@ async function load(db: Db, places: number, parcels: number): Promise<Record<str
   }
   const n = await db.query<{ p: string; a: string }>(`SELECT (SELECT count(*) FROM parcels)::text AS p, (SELECT count(*) FROM addresses)::text AS a`);
   say('done');
-  return { reused: false, places, parcels: Number(n[0]!.p), addresses: Number(n[0]!.a), expected, templateLots: tpl.parcels, templateMs: Math.round(templateMs), loadMs: Math.round(performance.now() - t0) };
+  return {
+    reused: false,
+    places,
+    parcels: Number(n[0]!.p),
+    addresses: Number(n[0]!.a),
+    expected,
+    templateLots: tpl.parcels,
+    templateMs: Math.round(templateMs),
+    loadMs: Math.round(performance.now() - t0),
+  };
 }
 
 // ---- partition: the same answers on partitioned PostgreSQL, and a place swapped in while serving ------
 
 /** The lookup path's answer (the geocoder's match and the lot row), through this context's hot index or SQL. */
 function answerer(db: Db, versions: Map<string, string>, hotIndex: boolean) {
-  const ctx = { db, caches: new Caches(loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { hotIndex, hotIndexBudgetMb: DEFAULT_HOT_INDEX_BUDGET_MB })) };
+  const ctx = {
+    db,
+    caches: new Caches(loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { hotIndex, hotIndexBudgetMb: DEFAULT_HOT_INDEX_BUDGET_MB })),
+  };
   const pv = (t: Town): PlaceVersion => ({ geoDivisionId: t.placeId, importedAt: versions.get(t.placeId)! });
   return {
     ctx,
@@ -194,7 +215,10 @@ function answerer(db: Db, versions: Map<string, string>, hotIndex: boolean) {
 }
 
 async function placeVersions(db: Db): Promise<Map<string, string>> {
-  const rows = await db.query<{ place_id: string; imported_at: Date | string }>(`SELECT place_id, imported_at FROM places WHERE place_id = $1 OR place_id LIKE 'US-KS:country-%'`, [SYNTHETIC_PLACE_ID]);
+  const rows = await db.query<{ place_id: string; imported_at: Date | string }>(
+    `SELECT place_id, imported_at FROM places WHERE place_id = $1 OR place_id LIKE 'US-KS:country-%'`,
+    [SYNTHETIC_PLACE_ID],
+  );
   return new Map(rows.map((r) => [r.place_id, new Date(r.imported_at).toISOString()]));
 }
 
@@ -232,7 +256,10 @@ async function timedSample(db: Db, places: number, parcels: number): Promise<{ p
  * live ones (a group's other towns copied in), its rows written set-based (its own, copied: the answers
  * stay the same), indexed, swapped in. Returns the load's and the swap's wall times.
  */
-async function reloadPlace(db: Db, placeId: string): Promise<{ loadMs: number; swapMs: number; lockWaitMs: number; lockedMs: number; part: number; own: boolean; places: number }> {
+async function reloadPlace(
+  db: Db,
+  placeId: string,
+): Promise<{ loadMs: number; swapMs: number; lockWaitMs: number; lockedMs: number; part: number; own: boolean; places: number }> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`siteline-import:${placeId}`]);
     const t0 = performance.now();
@@ -243,7 +270,15 @@ async function reloadPlace(db: Db, placeId: string): Promise<{ loadMs: number; s
     const t1 = performance.now();
     const swap = await swapPlaceLoad(tx, load);
     const ms = (x: number) => Math.round(x * 10) / 10;
-    return { loadMs: Math.round(t1 - t0), swapMs: ms(performance.now() - t1), lockWaitMs: ms(swap.lockWaitMs), lockedMs: ms(swap.lockedMs), part: load.part, own: load.own, places: load.places.length };
+    return {
+      loadMs: Math.round(t1 - t0),
+      swapMs: ms(performance.now() - t1),
+      lockWaitMs: ms(swap.lockWaitMs),
+      lockedMs: ms(swap.lockedMs),
+      part: load.part,
+      own: load.own,
+      places: load.places.length,
+    };
   });
 }
 
@@ -255,7 +290,9 @@ async function partitionPhase(db: Db, places: number, parcels: number): Promise<
   const t0 = performance.now();
   const moved = await movePlacesOutOfDefault(db);
   const moveMs = Math.round(performance.now() - t0);
-  const layout = (await db.query<{ parts: number; own: number }>('SELECT count(DISTINCT part)::int AS parts, count(*) FILTER (WHERE own)::int AS own FROM place_partitions'))[0]!;
+  const layout = (
+    await db.query<{ parts: number; own: number }>('SELECT count(DISTINCT part)::int AS parts, count(*) FILTER (WHERE own)::int AS own FROM place_partitions')
+  )[0]!;
   const same = (x: string[], y: string[]) => x.filter((v, i) => v === y[i]).length;
   const partitioned = await sampleThroughSql(db, places, parcels);
   const partitionedMs = await timedSample(db, places, parcels);
@@ -294,7 +331,13 @@ async function partitionPhase(db: Db, places: number, parcels: number): Promise<
   const after = await sampleThroughSql(db, places, parcels);
   return {
     move: { rowsInDefault: inDefault, places: moved.length, ms: moveMs, partitions: layout.parts, own: layout.own },
-    sample: { n: before.length, partitionedVsUnpartitioned: same(partitioned, before), afterSwapsVsUnpartitioned: same(after, before), unpartitionedMs, partitionedMs },
+    sample: {
+      n: before.length,
+      partitionedVsUnpartitioned: same(partitioned, before),
+      afterSwapsVsUnpartitioned: same(after, before),
+      unpartitionedMs,
+      partitionedMs,
+    },
     swaps,
     readers: { ...seen, worstMs: Math.round(seen.worstMs * 10) / 10, seconds: Math.round(swapWallMs / 100) / 10 },
   };
@@ -317,18 +360,30 @@ const digests = (xs: string[]) => xs.map((x) => crypto.createHash('sha256').upda
  * of the Zipf stream that the proxy would route to it (those about its places); the fixed sample is asked of
  * it whole (its own places from memory, the others through SQL), to compare with the one instance's answers.
  */
-async function serve(db: Db, places: number, parcels: number, requests: number, budgetMb: number, own?: { instance: string; instances: string[] }): Promise<Record<string, unknown>> {
+async function serve(
+  db: Db,
+  places: number,
+  parcels: number,
+  requests: number,
+  budgetMb: number,
+  own?: { instance: string; instances: string[] },
+): Promise<Record<string, unknown>> {
   const { towns } = country(places, parcels);
   const versions = new Map(
-    (await db.query<{ place_id: string; imported_at: Date | string }>(`SELECT place_id, imported_at FROM places WHERE place_id = $1 OR place_id LIKE 'US-KS:country-%'`, [SYNTHETIC_PLACE_ID])).map((r) => [
-      r.place_id,
-      new Date(r.imported_at).toISOString(),
-    ]),
+    (
+      await db.query<{ place_id: string; imported_at: Date | string }>(
+        `SELECT place_id, imported_at FROM places WHERE place_id = $1 OR place_id LIKE 'US-KS:country-%'`,
+        [SYNTHETIC_PLACE_ID],
+      )
+    ).map((r) => [r.place_id, new Date(r.imported_at).toISOString()]),
   );
   const pv = (t: Town): PlaceVersion => ({ geoDivisionId: t.placeId, importedAt: versions.get(t.placeId)! });
   // the serving context's caches: its hot index under the budget being measured
   const placeOwnership = own ? ({ kind: 'hashed', instance: own.instance, instances: own.instances, ownersPerPlace: 1 } as const) : undefined;
-  const ctx = { db, caches: new Caches(loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { hotIndex: true, hotIndexBudgetMb: budgetMb, placeOwnership })) };
+  const ctx = {
+    db,
+    caches: new Caches(loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { hotIndex: true, hotIndexBudgetMb: budgetMb, placeOwnership })),
+  };
   const index = hotIndexOf(ctx);
   const answer = async (t: Town, address: string): Promise<{ kind: string; json: string }> => {
     const src = await placeSource(ctx, pv(t));
@@ -379,7 +434,12 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   }
   const mixMs = performance.now() - tMix;
   const end = index.stats();
-  const half = { hits: end.hits - firstHalf!.hits, misses: end.misses - firstHalf!.misses, loads: end.loads - firstHalf!.loads, evictions: end.evictions - firstHalf!.evictions };
+  const half = {
+    hits: end.hits - firstHalf!.hits,
+    misses: end.misses - firstHalf!.misses,
+    loads: end.loads - firstHalf!.loads,
+    evictions: end.evictions - firstHalf!.evictions,
+  };
   const steady = rss.slice(Math.floor(rss.length / 2));
 
   // 2. a fixed sample: bounded (as the mix left it), SQL alone, unbounded (every sampled place warm)
@@ -402,7 +462,15 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
     coldMs: { n: cold.length, p50: pct(cold, 50), p99: pct(cold, 99) },
     warmMs: { n: warm.length, p50: pct(warm, 50), p99: pct(warm, 99) },
   };
-  if (own) return { budgetMb, instance: own.instance, ownedPlaces: towns.filter((t) => index.owns({ geoDivisionId: t.placeId })).length, baseline: { rssMb: mb(base.rss) }, mix: mixReport, sample: { n: sample.length, digests: digests(bounded), unowned: index.stats().unowned } };
+  if (own)
+    return {
+      budgetMb,
+      instance: own.instance,
+      ownedPlaces: towns.filter((t) => index.owns({ geoDivisionId: t.placeId })).length,
+      baseline: { rssMb: mb(base.rss) },
+      mix: mixReport,
+      sample: { n: sample.length, digests: digests(bounded), unowned: index.stats().unowned },
+    };
   index.setEnabled(false);
   const sql: string[] = [];
   for (const s of sample) sql.push((await answer(s.t, s.a)).json);
@@ -420,7 +488,9 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
   // (unbounded, after everything above is dropped; last, so that the mix's RSS is not this phase's)
   for (const t of towns) index.placeChanged(t.placeId);
   gc();
-  const probe = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 200, 260, 330, 400, 480, 550, 630, 700, 780, 850, 920, 960, places].filter((r, i, a) => r <= places && a.indexOf(r) === i);
+  const probe = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 200, 260, 330, 400, 480, 550, 630, 700, 780, 850, 920, 960, places].filter(
+    (r, i, a) => r <= places && a.indexOf(r) === i,
+  );
   const estimate: { rank: number; lots: number; bytes: number; heapDelta: number; heapOnly: number; buffers: number; rssDelta: number; loadMs: number }[] = [];
   for (const r of probe) {
     const t = towns[r - 1]!;
@@ -431,7 +501,16 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
     const loadMs = performance.now() - t0;
     gc();
     const m1 = process.memoryUsage();
-    estimate.push({ rank: r, lots: t.lots, bytes: ix!.bytes, heapDelta: m1.heapUsed + m1.arrayBuffers - m0.heapUsed - m0.arrayBuffers, heapOnly: m1.heapUsed - m0.heapUsed, buffers: m1.arrayBuffers - m0.arrayBuffers, rssDelta: m1.rss - m0.rss, loadMs: Math.round(loadMs) });
+    estimate.push({
+      rank: r,
+      lots: t.lots,
+      bytes: ix!.bytes,
+      heapDelta: m1.heapUsed + m1.arrayBuffers - m0.heapUsed - m0.arrayBuffers,
+      heapOnly: m1.heapUsed - m0.heapUsed,
+      buffers: m1.arrayBuffers - m0.arrayBuffers,
+      rssDelta: m1.rss - m0.rss,
+      loadMs: Math.round(loadMs),
+    });
   }
   const sumBytes = estimate.reduce((s, e) => s + e.bytes, 0);
   const sumHeap = estimate.reduce((s, e) => s + e.heapDelta, 0);
@@ -454,10 +533,24 @@ async function serve(db: Db, places: number, parcels: number, requests: number, 
       bytesPerLotEstimated: Math.round(sumBytes / sumLots),
       bytesPerLotMeasured: Math.round(sumHeap / sumLots),
       rssWithAllHeldMb: mb(heldRss),
-      rows: estimate.map((e) => ({ ...e, bytes: mb(e.bytes * 10) / 10, heapDelta: mb(e.heapDelta * 10) / 10, heapOnly: mb(e.heapOnly * 10) / 10, buffers: mb(e.buffers * 10) / 10, rssDelta: mb(e.rssDelta * 10) / 10 })),
+      rows: estimate.map((e) => ({
+        ...e,
+        bytes: mb(e.bytes * 10) / 10,
+        heapDelta: mb(e.heapDelta * 10) / 10,
+        heapOnly: mb(e.heapOnly * 10) / 10,
+        buffers: mb(e.buffers * 10) / 10,
+        rssDelta: mb(e.rssDelta * 10) / 10,
+      })),
     },
     mix: mixReport,
-    sample: { n: sample.length, digests: digests(bounded), boundedVsUnbounded: same(bounded, unbounded), sqlVsUnbounded: same(sql, unbounded), unboundedFromMemory: warmKinds, matched: unbounded.filter((v) => v.includes('"kind":"matched"')).length },
+    sample: {
+      n: sample.length,
+      digests: digests(bounded),
+      boundedVsUnbounded: same(bounded, unbounded),
+      sqlVsUnbounded: same(sql, unbounded),
+      unboundedFromMemory: warmKinds,
+      matched: unbounded.filter((v) => v.includes('"kind":"matched"')).length,
+    },
   };
 }
 
@@ -508,23 +601,40 @@ function child(args: string[]): Record<string, any> {
  * one instance's. The instances run one after the other (PGlite serves one process at a time); their
  * figures are per process either way.
  */
-function ownersReport(say: (s: string) => void, engine: string, url: string, places: number, parcels: number, requests: number, budget: number, one: Record<string, any>): void {
+function ownersReport(
+  say: (s: string) => void,
+  engine: string,
+  url: string,
+  places: number,
+  parcels: number,
+  requests: number,
+  budget: number,
+  one: Record<string, any>,
+): void {
   const instances = ['web1', 'web2'];
   const runs = instances.map((name) => child(['own', url, String(places), String(parcels), String(requests), String(budget), name, instances.join(',')]));
   const m1 = one['mix'];
-  say(`  two instances owning half the places each (SITELINE_INSTANCES=web1,web2; requests routed by place) against one owning all, budget ${budget} MB each, on ${engine}:`);
-  say(`    one instance: ${m1.requests} requests; steady RSS p50 ${m1.steadyRssMb.p50} MB, max ${m1.steadyRssMb.max} MB; hit rate ${m1.secondHalf.hitRate} (second half), ${m1.whole.places} places held (${m1.whole.bytesMb} MB); cold p50 ${m1.coldMs.p50} ms, p99 ${m1.coldMs.p99} ms; warm p50 ${m1.warmMs.p50} ms`);
+  say(
+    `  two instances owning half the places each (SITELINE_INSTANCES=web1,web2; requests routed by place) against one owning all, budget ${budget} MB each, on ${engine}:`,
+  );
+  say(
+    `    one instance: ${m1.requests} requests; steady RSS p50 ${m1.steadyRssMb.p50} MB, max ${m1.steadyRssMb.max} MB; hit rate ${m1.secondHalf.hitRate} (second half), ${m1.whole.places} places held (${m1.whole.bytesMb} MB); cold p50 ${m1.coldMs.p50} ms, p99 ${m1.coldMs.p99} ms; warm p50 ${m1.warmMs.p50} ms`,
+  );
   let identical = 0;
   let total = 0;
   for (const r of runs) {
     const m = r['mix'];
-    say(`    ${r['instance']}: owns ${r['ownedPlaces']} places, served ${m.served} of the ${m.requests} requests; steady RSS p50 ${m.steadyRssMb.p50} MB, max ${m.steadyRssMb.max} MB (process peak ${r['peakRssMb']} MB); hit rate ${m.secondHalf.hitRate} (second half; whole ${m.whole.hitRate}), ${m.whole.loads} loads, ${m.whole.evictions} evictions, ${m.whole.places} places held (${m.whole.bytesMb} MB); cold p50 ${m.coldMs.p50} ms, p99 ${m.coldMs.p99} ms (n ${m.coldMs.n}); warm p50 ${m.warmMs.p50} ms`);
+    say(
+      `    ${r['instance']}: owns ${r['ownedPlaces']} places, served ${m.served} of the ${m.requests} requests; steady RSS p50 ${m.steadyRssMb.p50} MB, max ${m.steadyRssMb.max} MB (process peak ${r['peakRssMb']} MB); hit rate ${m.secondHalf.hitRate} (second half; whole ${m.whole.hitRate}), ${m.whole.loads} loads, ${m.whole.evictions} evictions, ${m.whole.places} places held (${m.whole.bytesMb} MB); cold p50 ${m.coldMs.p50} ms, p99 ${m.coldMs.p99} ms (n ${m.coldMs.n}); warm p50 ${m.warmMs.p50} ms`,
+    );
     const d: string[] = r['sample'].digests;
     identical += d.filter((x, i) => x === one['sample'].digests[i]).length;
     total += d.length;
   }
   const maxHeld = Math.max(...runs.map((r) => r['mix'].whole.bytes)) / Math.max(1, m1.whole.bytes);
-  say(`    fixed sample asked of each owner (its places from memory, the others through SQL): identical to the one instance ${identical}/${total} ${verdict('owners.identical', identical / Math.max(1, total))}; the larger owner holds ${maxHeld.toFixed(2)} of the one instance's index bytes ${verdict('owners.held', maxHeld)}`);
+  say(
+    `    fixed sample asked of each owner (its places from memory, the others through SQL): identical to the one instance ${identical}/${total} ${verdict('owners.identical', identical / Math.max(1, total))}; the larger owner holds ${maxHeld.toFixed(2)} of the one instance's index bytes ${verdict('owners.held', maxHeld)}`,
+  );
 }
 
 /** Runs the section (PostgreSQL when BENCH_PG_URL is set, then PGlite) and prints its report; also what bench/run.ts calls. */
@@ -569,18 +679,37 @@ export async function runCountry(say: (s: string) => void = console.log): Promis
       const s = child(['serve', url, String(places), String(run.parcels), String(requests), String(budget)]);
       const c = country(places, run.parcels).towns;
       const sizes = c.map((t) => t.lots).sort((a, b) => a - b);
-      say(`Synthetic country on ${run.engine}: ${places} places, ${(l['parcels'] as number).toLocaleString('en-US')} parcels (largest ${sizes.at(-1)!.toLocaleString('en-US')}, median ${sizes[sizes.length >> 1]!.toLocaleString('en-US')}, smallest ${sizes[0]!.toLocaleString('en-US')} lots; ${c.filter((t) => t.lots >= 100_000).length} over 100,000, ${c.filter((t) => t.lots <= 5_000).length} of 5,000 or fewer)`);
-      say(l['reused'] ? '  load: reused the database from an earlier run' : `  load: ${(l['loadMs'] / 1000).toFixed(0)} s (template city through the importer ${(l['templateMs'] / 1000).toFixed(0)} s, then set-based copies), peak RSS ${l['peakRssMb']} MB`);
+      say(
+        `Synthetic country on ${run.engine}: ${places} places, ${(l['parcels'] as number).toLocaleString('en-US')} parcels (largest ${sizes.at(-1)!.toLocaleString('en-US')}, median ${sizes[sizes.length >> 1]!.toLocaleString('en-US')}, smallest ${sizes[0]!.toLocaleString('en-US')} lots; ${c.filter((t) => t.lots >= 100_000).length} over 100,000, ${c.filter((t) => t.lots <= 5_000).length} of 5,000 or fewer)`,
+      );
+      say(
+        l['reused']
+          ? '  load: reused the database from an earlier run'
+          : `  load: ${(l['loadMs'] / 1000).toFixed(0)} s (template city through the importer ${(l['templateMs'] / 1000).toFixed(0)} s, then set-based copies), peak RSS ${l['peakRssMb']} MB`,
+      );
       if (p) sayPartitions(say, p);
       const e = s['estimate'];
-      say(`  size estimate vs memory: ${e.places} places, ${e.lots.toLocaleString('en-US')} lots: estimated ${e.estimatedMb} MB, heap+arrayBuffers grew ${e.heapDeltaMb} MB (measured/estimated ${e.ratioMeasuredToEstimate}); ${e.bytesPerLotEstimated} B/lot estimated, ${e.bytesPerLotMeasured} B/lot measured; RSS with them all held ${e.rssWithAllHeldMb} MB`);
-      for (const r of e.rows) say(`    rank ${r.rank}: ${r.lots} lots, estimated ${r.bytes} MB, measured ${r.heapDelta} MB (heap ${r.heapOnly}, array buffers ${r.buffers}), RSS +${r.rssDelta} MB, load ${r.loadMs} ms`);
+      say(
+        `  size estimate vs memory: ${e.places} places, ${e.lots.toLocaleString('en-US')} lots: estimated ${e.estimatedMb} MB, heap+arrayBuffers grew ${e.heapDeltaMb} MB (measured/estimated ${e.ratioMeasuredToEstimate}); ${e.bytesPerLotEstimated} B/lot estimated, ${e.bytesPerLotMeasured} B/lot measured; RSS with them all held ${e.rssWithAllHeldMb} MB`,
+      );
+      for (const r of e.rows)
+        say(
+          `    rank ${r.rank}: ${r.lots} lots, estimated ${r.bytes} MB, measured ${r.heapDelta} MB (heap ${r.heapOnly}, array buffers ${r.buffers}), RSS +${r.rssDelta} MB, load ${r.loadMs} ms`,
+        );
       const m = s['mix'];
-      say(`  Zipf mix, budget ${s['budgetMb']} MB: ${m.requests} requests in ${m.seconds} s (${m.answered} matched); steady RSS p50 ${m.steadyRssMb.p50} MB, max ${m.steadyRssMb.max} MB (baseline ${s['baseline'].rssMb} MB; process peak ${s['peakRssMb']} MB)`);
-      say(`    second half: hit rate ${m.secondHalf.hitRate} (${m.secondHalf.hits} hits, ${m.secondHalf.misses} misses), ${m.secondHalf.loads} loads, ${m.secondHalf.evictions} evictions; whole run: hit rate ${m.whole.hitRate}, ${m.whole.loads} loads, ${m.whole.evictions} evictions, ${m.whole.oversize} over budget; held at the end ${m.whole.places} places, ${m.whole.bytesMb} MB estimated`);
-      say(`    cold place (read through SQL while it loads): p50 ${m.coldMs.p50} ms, p99 ${m.coldMs.p99} ms (n ${m.coldMs.n}) [p50 <= 50 ms]; warm: p50 ${m.warmMs.p50} ms, p99 ${m.warmMs.p99} ms (n ${m.warmMs.n})`);
+      say(
+        `  Zipf mix, budget ${s['budgetMb']} MB: ${m.requests} requests in ${m.seconds} s (${m.answered} matched); steady RSS p50 ${m.steadyRssMb.p50} MB, max ${m.steadyRssMb.max} MB (baseline ${s['baseline'].rssMb} MB; process peak ${s['peakRssMb']} MB)`,
+      );
+      say(
+        `    second half: hit rate ${m.secondHalf.hitRate} (${m.secondHalf.hits} hits, ${m.secondHalf.misses} misses), ${m.secondHalf.loads} loads, ${m.secondHalf.evictions} evictions; whole run: hit rate ${m.whole.hitRate}, ${m.whole.loads} loads, ${m.whole.evictions} evictions, ${m.whole.oversize} over budget; held at the end ${m.whole.places} places, ${m.whole.bytesMb} MB estimated`,
+      );
+      say(
+        `    cold place (read through SQL while it loads): p50 ${m.coldMs.p50} ms, p99 ${m.coldMs.p99} ms (n ${m.coldMs.n}) [p50 <= 50 ms]; warm: p50 ${m.warmMs.p50} ms, p99 ${m.warmMs.p99} ms (n ${m.warmMs.n})`,
+      );
       const f = s['sample'];
-      say(`  fixed sample of ${f.n} addresses over the places (${f.matched} matched): bounded = unbounded for ${f.boundedVsUnbounded}/${f.n}, SQL = unbounded for ${f.sqlVsUnbounded}/${f.n} (unbounded read from memory: ${f.unboundedFromMemory}/${f.n})`);
+      say(
+        `  fixed sample of ${f.n} addresses over the places (${f.matched} matched): bounded = unbounded for ${f.boundedVsUnbounded}/${f.n}, SQL = unbounded for ${f.sqlVsUnbounded}/${f.n} (unbounded read from memory: ${f.unboundedFromMemory}/${f.n})`,
+      );
       if (process.env['SITELINE_BENCH_COUNTRY_OWNERS'] !== '0') ownersReport(say, run.engine, url, places, run.parcels, requests, budget, s);
     } finally {
       await done();
@@ -597,9 +726,19 @@ function sayPartitions(say: (s: string) => void, p: Record<string, any>): void {
       : `  partitions: already partitioned (${m.partitions} partitions a table, ${m.own} places alone in theirs)`,
   );
   const f = p['sample'];
-  say(`    fixed sample through SQL, partitioned = unpartitioned for ${f.partitionedVsUnpartitioned}/${f.n} ${verdict('partitions.sample', (100 * f.partitionedVsUnpartitioned) / f.n)}; after the swaps ${f.afterSwapsVsUnpartitioned}/${f.n} ${verdict('partitions.sample.afterSwap', (100 * f.afterSwapsVsUnpartitioned) / f.n)}`);
-  if (f.unpartitionedMs) say(`    the sample's answers through SQL (second of two passes): unpartitioned p50 ${f.unpartitionedMs.p50} ms, p99 ${f.unpartitionedMs.p99} ms; partitioned p50 ${f.partitionedMs.p50} ms, p99 ${f.partitionedMs.p99} ms`);
-  for (const w of p['swaps']) say(`    ${w.placeId} (${w.lots.toLocaleString('en-US')} lots, ${w.own ? 'alone' : `a group of ${w.places}`}): loaded into new partitions in ${(w.loadMs / 1000).toFixed(1)} s, swapped in ${w.swapMs} ms (${w.lockWaitMs} ms waiting for the readers to let go, ${w.lockedMs} ms holding the tables; the commit after)`);
+  say(
+    `    fixed sample through SQL, partitioned = unpartitioned for ${f.partitionedVsUnpartitioned}/${f.n} ${verdict('partitions.sample', (100 * f.partitionedVsUnpartitioned) / f.n)}; after the swaps ${f.afterSwapsVsUnpartitioned}/${f.n} ${verdict('partitions.sample.afterSwap', (100 * f.afterSwapsVsUnpartitioned) / f.n)}`,
+  );
+  if (f.unpartitionedMs)
+    say(
+      `    the sample's answers through SQL (second of two passes): unpartitioned p50 ${f.unpartitionedMs.p50} ms, p99 ${f.unpartitionedMs.p99} ms; partitioned p50 ${f.partitionedMs.p50} ms, p99 ${f.partitionedMs.p99} ms`,
+    );
+  for (const w of p['swaps'])
+    say(
+      `    ${w.placeId} (${w.lots.toLocaleString('en-US')} lots, ${w.own ? 'alone' : `a group of ${w.places}`}): loaded into new partitions in ${(w.loadMs / 1000).toFixed(1)} s, swapped in ${w.swapMs} ms (${w.lockWaitMs} ms waiting for the readers to let go, ${w.lockedMs} ms holding the tables; the commit after)`,
+    );
   const r = p['readers'];
-  say(`    4 readers answering through SQL meanwhile (${r.seconds} s): ${r.reads} answers, ${r.wrong} different from before ${verdict('partitions.swap.wrong', r.wrong)}, ${r.errors} errors ${verdict('partitions.swap.errors', r.errors)}${r.firstError ? ` (${r.firstError})` : ''}; the longest answer ${r.worstMs} ms`);
+  say(
+    `    4 readers answering through SQL meanwhile (${r.seconds} s): ${r.reads} answers, ${r.wrong} different from before ${verdict('partitions.swap.wrong', r.wrong)}, ${r.errors} errors ${verdict('partitions.swap.errors', r.errors)}${r.firstError ? ` (${r.firstError})` : ''}; the longest answer ${r.worstMs} ms`,
+  );
 }

@@ -23,7 +23,19 @@ const PASS = Number(process.env.BENCH_FIRST_PASS ?? 150);
 const FIRST = '11 Acorn St, Cambridge, MA';
 
 function cambridgeAddresses(n: number): string[] {
-  const columns = ['address_id', 'street_number', 'street_number_suffix', 'street_name', 'street_suffix', 'dir_suffix', 'full_address', 'poi_name', 'poi_type_desc', 'MapLot', 'BldgID'];
+  const columns = [
+    'address_id',
+    'street_number',
+    'street_number_suffix',
+    'street_name',
+    'street_suffix',
+    'dir_suffix',
+    'full_address',
+    'poi_name',
+    'poi_type_desc',
+    'MapLot',
+    'BldgID',
+  ];
   const file = path.join(SHARED_DATA, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv');
   const all = [...new Set([...readCsvRows(fs.readFileSync(file, 'utf8'), { header: false, columns })].map((r) => r.values['full_address']!).filter(Boolean))];
   const step = Math.max(1, Math.floor(all.length / n));
@@ -131,15 +143,28 @@ async function main(): Promise<void> {
     await client.close();
 
     const ratio = during.length ? median(during) / median(after) : NaN;
-    console.log(`First start on a clean data directory (node dist/main.js, PGlite, all default places, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}):`);
-    console.log(`  npm start on a fresh clone: the build (prestart) ${sec(buildMs)}, then from the spawn: listening ${sec(marks.listening)}; Cambridge imported ${sec(marks['loaded cambridge-ma'])}; first Cambridge answer ${sec(marks.firstAnswer)} (${sec(buildMs + marks.firstAnswer!)} with the build) ${verdict('first.answer', (buildMs + marks.firstAnswer!) / 1000)} (${refusedWhileLoading} asks told "still loading" before it); every place loaded ${sec(marks.allLoaded)}; audit done ${sec(marks.auditDone)}`);
+    console.log(
+      `First start on a clean data directory (node dist/main.js, PGlite, all default places, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}):`,
+    );
+    console.log(
+      `  npm start on a fresh clone: the build (prestart) ${sec(buildMs)}, then from the spawn: listening ${sec(marks.listening)}; Cambridge imported ${sec(marks['loaded cambridge-ma'])}; first Cambridge answer ${sec(marks.firstAnswer)} (${sec(buildMs + marks.firstAnswer!)} with the build) ${verdict('first.answer', (buildMs + marks.firstAnswer!) / 1000)} (${refusedWhileLoading} asks told "still loading" before it); every place loaded ${sec(marks.allLoaded)}; audit done ${sec(marks.auditDone)}`,
+    );
     console.log(
       during.length
         ? `  answer latency during the background audit: median ${median(during).toFixed(1)} ms, mean ${mean(during).toFixed(1)} ms over ${during.length} addresses; after it: median ${median(after).toFixed(1)} ms, mean ${mean(after).toFixed(1)} ms; ratio ${ratio.toFixed(2)} ${verdict('first.auditLatency', ratio)}`
         : `  the audit finished before the measured pass began (${auditRunningAtStart ? 'during the pass' : 'during the warm-up'}): nothing to compare`,
     );
     console.log(JSON.stringify({ targets: measurements() }));
-    console.log(JSON.stringify({ buildMs, marks, refusedWhileLoading, during: during.length ? { median: median(during), mean: mean(during), n: during.length } : null, after: { median: median(after), mean: mean(after), n: after.length }, ratio }));
+    console.log(
+      JSON.stringify({
+        buildMs,
+        marks,
+        refusedWhileLoading,
+        during: during.length ? { median: median(during), mean: mean(during), n: during.length } : null,
+        after: { median: median(after), mean: mean(after), n: after.length },
+        ratio,
+      }),
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));

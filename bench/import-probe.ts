@@ -60,5 +60,6 @@ console.log(
     databaseMs: Math.round([...spent.values()].reduce((t, e) => t + e.ms, 0)),
   }),
 );
-for (const [text, e] of [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12)) console.log(`${e.ms.toFixed(0).padStart(7)} ms ${String(e.calls).padStart(5)} x  ${text}`);
+for (const [text, e] of [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12))
+  console.log(`${e.ms.toFixed(0).padStart(7)} ms ${String(e.calls).padStart(5)} x  ${text}`);
 await db.close();

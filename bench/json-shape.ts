@@ -43,6 +43,10 @@ export function jsonShape(answers: readonly Snapshot[]): JsonShape {
   const older = built.map(olderShape);
   const rounds: [number, number, number][] = [];
   for (let r = 0; r < ROUNDS; r++) rounds.push([timeAll(built), timeAll(copies), timeAll(older)]);
-  const median = (i: number) => percentile(rounds.map((x) => x[i]!).sort((a, b) => a - b), 50);
+  const median = (i: number) =>
+    percentile(
+      rounds.map((x) => x[i]!).sort((a, b) => a - b),
+      50,
+    );
   return { answers: built.length, builtUs: median(0), parsedCopyUs: median(1), olderShapeUs: median(2) };
 }

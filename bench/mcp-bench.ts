@@ -135,7 +135,9 @@ async function serveSiteline(snapshotCacheEntries?: number, databaseUrl?: string
       sourceDir: SHARED_DATA,
       autoImport: false,
       dataDir,
-      databaseUrl, ...(snapshotCacheEntries === undefined ? {} : { snapshotCacheEntries }) },
+      databaseUrl,
+      ...(snapshotCacheEntries === undefined ? {} : { snapshotCacheEntries }),
+    },
   );
   const svc = await startService(config, { ...(testDb ? { db: testDb.db } : {}), logger: createLogger('silent') });
   const own = `http://127.0.0.1:${(svc.server.address() as AddressInfo).port}`;
@@ -184,7 +186,10 @@ const childOutput = new WeakMap<ChildProcess, () => string>();
 async function startChild(kind: string, env?: Record<string, string>): Promise<{ child: ChildProcess; served: Served }> {
   // BENCH_CHILD_NODE_ARGS: extra node flags for the server children, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', import.meta.filename, 'serve', kind], { stdio: ['ignore', 'pipe', 'inherit'], ...(env ? { env: { ...process.env, ...env } } : {}) });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', import.meta.filename, 'serve', kind], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    ...(env ? { env: { ...process.env, ...env } } : {}),
+  });
   let buf = '';
   childOutput.set(child, () => buf);
   const served = await new Promise<Served>((resolve, reject) => {
@@ -192,7 +197,10 @@ async function startChild(kind: string, env?: Record<string, string>): Promise<{
       buf += c.toString('utf8');
       // BENCH_CHILD_LOG_DIR: keep each server child's stdout (e.g. with BENCH_CHILD_NODE_ARGS=--trace-gc)
       if (process.env.BENCH_CHILD_LOG_DIR) appendFileSync(`${process.env.BENCH_CHILD_LOG_DIR}/${kind}-${child.pid}.log`, c);
-      const line = buf.split('\n').slice(0, -1).find((l) => l.startsWith('SERVED ')); // complete lines only: the address list is long
+      const line = buf
+        .split('\n')
+        .slice(0, -1)
+        .find((l) => l.startsWith('SERVED ')); // complete lines only: the address list is long
       if (line) resolve(JSON.parse(line.slice(7)) as Served);
     });
     child.once('exit', (code) => reject(new Error(`bench server "${kind}" exited (${code}) before serving`)));
@@ -228,7 +236,15 @@ function distinctRequests(tool: string, addresses: string[], token: string | und
   let next = 0;
   const base = modernCall(tool, { address: addresses[0]!, ...args }, 1, token);
   return {
-    requests: [{ ...base, setupRequest: (req: CannonRequest) => ({ ...req, body: modernCall(tool, { address: addresses[next % addresses.length]!, ...args }, ++next, token).body }) }],
+    requests: [
+      {
+        ...base,
+        setupRequest: (req: CannonRequest) => ({
+          ...req,
+          body: modernCall(tool, { address: addresses[next % addresses.length]!, ...args }, ++next, token).body,
+        }),
+      },
+    ],
     used: () => ({ requests: next, distinct: Math.min(next, addresses.length) }),
   };
 }
@@ -253,7 +269,13 @@ async function warm(url: string, requests: Requests, connections = CONNECTIONS):
 }
 
 /** A measured run (after the warm-up unless warmup is false): DURATION_S seconds, or `amount` requests. */
-async function load(url: string, requests: Requests, connections = CONNECTIONS, serverPid?: number, opts: { warmup?: boolean; amount?: number } = {}): Promise<CannonResult> {
+async function load(
+  url: string,
+  requests: Requests,
+  connections = CONNECTIONS,
+  serverPid?: number,
+  opts: { warmup?: boolean; amount?: number } = {},
+): Promise<CannonResult> {
   if (opts.warmup !== false) await warm(url, requests, connections);
   const cannon = cannonOf(url, requests, connections);
   const cpu0 = serverPid ? cpuMs(serverPid) : undefined;
@@ -280,7 +302,15 @@ function threadCpuMs(pid: number): Map<string, { name: string; ms: number }> | u
     const out = new Map<string, { name: string; ms: number }>();
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = tid === String(pid) ? 'main' : process.env.BENCH_THREAD_IDS ? `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}` : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '').trim();
+      const name =
+        tid === String(pid)
+          ? 'main'
+          : process.env.BENCH_THREAD_IDS
+            ? `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}`
+            : stat
+                .slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+                .replace(/[0-9]+$/, '')
+                .trim();
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       out.set(tid, { name, ms: ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS });
     }
@@ -309,13 +339,23 @@ const rps = (r: CannonResult) => r.requests.average;
 const line = (label: string, r: CannonResult) =>
   `  ${label.padEnd(46)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(4)} ms` +
   (r.cpuMsPerRequest !== undefined ? `   server CPU ${r.cpuMsPerRequest.toFixed(3)} ms/req` : '') +
-  (r.threadMsPerRequest ? ` (${[...r.threadMsPerRequest].filter(([, ms]) => ms >= 0.005).sort((a, b) => b[1] - a[1]).map(([n, ms]) => `${n} ${ms.toFixed(3)}`).join(', ')})` : '') +
+  (r.threadMsPerRequest
+    ? ` (${[...r.threadMsPerRequest]
+        .filter(([, ms]) => ms >= 0.005)
+        .sort((a, b) => b[1] - a[1])
+        .map(([n, ms]) => `${n} ${ms.toFixed(3)}`)
+        .join(', ')})`
+    : '') +
   (r.non2xx || r.errors || r.timeouts ? `   (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})` : '');
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)} %`;
 
 const PARTS = new Set((process.env.BENCH_MCP_PARTS ?? 'echo,sdk,payload,guide,cached,cold,preview,build,scaleout').split(',').map((x) => x.trim()));
 
-async function withChild<T>(kind: string, fn: (served: Served, child: ChildProcess) => Promise<T>, env?: Record<string, string>): Promise<{ r: T; stats: string }> {
+async function withChild<T>(
+  kind: string,
+  fn: (served: Served, child: ChildProcess) => Promise<T>,
+  env?: Record<string, string>,
+): Promise<{ r: T; stats: string }> {
   const c = await startChild(kind, env);
   try {
     const r = await fn(c.served, c.child);
@@ -381,10 +421,14 @@ function medianRound<R = Round>(rounds: readonly R[], ratio: (r: R) => number = 
 }
 
 const usedNote = (u: { requests: number; distinct: number }, of: number) =>
-  u.requests <= of ? `${u.requests.toLocaleString('en-US')} requests, no address repeated` : `${u.requests.toLocaleString('en-US')} requests over ${of.toLocaleString('en-US')} distinct addresses (repeats: the list ran out)`;
+  u.requests <= of
+    ? `${u.requests.toLocaleString('en-US')} requests, no address repeated`
+    : `${u.requests.toLocaleString('en-US')} requests over ${of.toLocaleString('en-US')} distinct addresses (repeats: the list ran out)`;
 
 export async function runMcpBench(): Promise<string[]> {
-  const out: string[] = [`MCP endpoint, autocannon on loopback, ${CONNECTIONS} connections, ${DURATION_S} s per target after ${WARMUP_REQUESTS.toLocaleString('en-US')} warm-up requests, each server in its own process`];
+  const out: string[] = [
+    `MCP endpoint, autocannon on loopback, ${CONNECTIONS} connections, ${DURATION_S} s per target after ${WARMUP_REQUESTS.toLocaleString('en-US')} warm-up requests, each server in its own process`,
+  ];
   const constantReq = modernCall('getFeasibilitySnapshot', { address: '57 Inman St, Cambridge, MA', source: 'full' }, 1);
   const results: string[] = [];
 
@@ -520,7 +564,10 @@ export async function runMcpBench(): Promise<string[]> {
     results.push(
       `  snapshot / SDK-constant = ${pct(rps(snapR), rps(sdkR))} ${verdict('mcp.cached', (100 * rps(snapR)) / rps(sdkR))}${echoR ? `   snapshot / echo = ${pct(rps(snapR), rps(echoR))}   SDK-constant / echo = ${pct(rps(sdkR), rps(echoR))}` : ''}`,
     );
-    if (payloadR) results.push(`  snapshot / SDK with the same-sized constant answer = ${pct(rps(snapR), rps(payloadR))} (the rest of the gap to the constant tool is the answer's size)`);
+    if (payloadR)
+      results.push(
+        `  snapshot / SDK with the same-sized constant answer = ${pct(rps(snapR), rps(payloadR))} (the rest of the gap to the constant tool is the answer's size)`,
+      );
     results.push(`  (cache during the cached run: ${cacheStats || 'no stats'})   ${answered}/${sampled} checked addresses answered before the run`);
   }
   if (cold) {
@@ -536,14 +583,23 @@ export async function runMcpBench(): Promise<string[]> {
         `    against the tiny constant tool's ${DURATION_S} s run above (minutes earlier; the rest of that gap is the answer's size): ${pct(rps(cold.snapR), rps(sdkR))}` +
           (payloadR ? `; the same-sized constant's ${DURATION_S} s run above / the tiny one's = ${pct(rps(payloadR), rps(sdkR))}` : ''),
       );
-    } else results.push(`  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(cold.snapR), rps(sdkR))} ${verdict('mcp.cacheOff', (100 * rps(cold.snapR)) / rps(sdkR))}   (${usedNote(cold.snapUsed, cold.addresses)})`);
-    results.push(`  previewSiteCoverage / SDK-constant = ${pct(rps(cold.prevR), rps(sdkR))} ${verdict('mcp.preview', (100 * rps(cold.prevR)) / rps(sdkR))}   (${usedNote(cold.prevUsed, cold.addresses)})`);
+    } else
+      results.push(
+        `  cache off: getFeasibilitySnapshot / SDK-constant = ${pct(rps(cold.snapR), rps(sdkR))} ${verdict('mcp.cacheOff', (100 * rps(cold.snapR)) / rps(sdkR))}   (${usedNote(cold.snapUsed, cold.addresses)})`,
+      );
+    results.push(
+      `  previewSiteCoverage / SDK-constant = ${pct(rps(cold.prevR), rps(sdkR))} ${verdict('mcp.preview', (100 * rps(cold.prevR)) / rps(sdkR))}   (${usedNote(cold.prevUsed, cold.addresses)})`,
+    );
     const c = sdkR.cpuMsPerRequest;
     const cpuRatios = rounds.filter((r) => r.sdk.cpuMsPerRequest && r.snap.cpuMsPerRequest).map((r) => r.sdk.cpuMsPerRequest! / r.snap.cpuMsPerRequest!);
     if (c && cold.snapR.cpuMsPerRequest && cold.prevR.cpuMsPerRequest) {
       // the same ratios from the server's own CPU time per request (the rate a core would serve), steady under others' load
-      const snapCpu = cpuRatios.length ? `${pct(cpuRatios.sort((a, b) => a - b)[Math.floor(cpuRatios.length / 2)]!, 1)} (median of the rounds)` : pct(c, cold.snapR.cpuMsPerRequest);
-      results.push(`  by server CPU per request: snapshot / same-sized SDK constant = ${snapCpu}   preview / SDK-constant = ${pct(c, cold.prevR.cpuMsPerRequest)}`);
+      const snapCpu = cpuRatios.length
+        ? `${pct(cpuRatios.sort((a, b) => a - b)[Math.floor(cpuRatios.length / 2)]!, 1)} (median of the rounds)`
+        : pct(c, cold.snapR.cpuMsPerRequest);
+      results.push(
+        `  by server CPU per request: snapshot / same-sized SDK constant = ${snapCpu}   preview / SDK-constant = ${pct(c, cold.prevR.cpuMsPerRequest)}`,
+      );
     }
   }
   if (build) results.push(...build);
@@ -581,18 +637,37 @@ async function compiledAgainstTsx(addresses: string[]): Promise<string[]> {
     const places = await createPlacesEnv(['cambridge-ma']);
     const [port] = await freePorts(1);
     const t0 = performance.now();
-    const env = { ...process.env, ...places.env, PORT: String(port), HOST: '127.0.0.1', SITELINE_SNAPSHOT_CACHE: '0', SITELINE_ANALYSIS_WORKERS: '0', LOG_LEVEL: 'warn' };
+    const env = {
+      ...process.env,
+      ...places.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SITELINE_SNAPSHOT_CACHE: '0',
+      SITELINE_ANALYSIS_WORKERS: '0',
+      LOG_LEVEL: 'warn',
+    };
     const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
     const base = `http://127.0.0.1:${port}`;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`siteline (${label}) exited (${child.exitCode}) before listening`);
-      const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const listeningMs = performance.now() - t0;
     const token = await getUserToken(base, `bench-build-${label}-${process.pid}@example.com`);
-    return { label, child, url: `${base}/api/mcp`, token, listeningMs, places, snap: distinctRequests('getFeasibilitySnapshot', addresses, token, { source: 'full' }) };
+    return {
+      label,
+      child,
+      url: `${base}/api/mcp`,
+      token,
+      listeningMs,
+      places,
+      snap: distinctRequests('getFeasibilitySnapshot', addresses, token, { source: 'full' }),
+    };
   };
   const stop = async (s: Awaited<ReturnType<typeof start>>) => {
     await stopChild(s.child);
@@ -604,7 +679,12 @@ async function compiledAgainstTsx(addresses: string[]): Promise<string[]> {
     try {
       const both = [tsx, dist];
       for (const s of both) {
-        await check(s.url, modernCall('getFeasibilitySnapshot', { address: addresses[0]!, source: 'full' }, 1, s.token), (b) => b.includes('"answered":true'), `siteline ${s.label}`);
+        await check(
+          s.url,
+          modernCall('getFeasibilitySnapshot', { address: addresses[0]!, source: 'full' }, 1, s.token),
+          (b) => b.includes('"answered":true'),
+          `siteline ${s.label}`,
+        );
         await warm(s.url, s.snap.requests);
       }
       const rounds: { tsx: CannonResult; dist: CannonResult }[] = [];
@@ -652,10 +732,14 @@ async function serveRoundRobin(): Promise<Served> {
 /** n free loopback ports (listened on and released). */
 async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<http.Server>((r) => {
-      const s = http.createServer();
-      s.listen(0, '127.0.0.1', () => r(s));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<http.Server>((r) => {
+          const s = http.createServer();
+          s.listen(0, '127.0.0.1', () => r(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -667,7 +751,11 @@ const PAYLOAD_ADDRESS = '11 Acorn St, Cambridge, MA';
 /** How many distinct Cambridge addresses the payload line samples (every n-th of the address table). */
 const PAYLOAD_SAMPLE = Number(process.env.BENCH_PAYLOAD_SAMPLE ?? 300);
 
-async function snapshotBytes(url: string, token: string, args: Record<string, unknown>): Promise<{ answered: boolean; structured: number; text: number; wire: number }> {
+async function snapshotBytes(
+  url: string,
+  token: string,
+  args: Record<string, unknown>,
+): Promise<{ answered: boolean; structured: number; text: number; wire: number }> {
   const req = modernCall('getFeasibilitySnapshot', { source: 'full', ...args }, 1, token);
   const res = await fetch(url, { method: 'POST', headers: req.headers, body: req.body });
   const raw = await res.text();
@@ -726,14 +814,14 @@ if (process.argv[2] === 'serve') {
         : kind === 'sdk-payload'
           ? await serveSdkConstant(true)
           : kind === 'siteline'
-          ? await serveSiteline()
-          : kind === 'siteline-cold'
-            ? await serveSiteline(0)
-            : kind === 'siteline-pg'
-              ? await serveSiteline(0, process.env.BENCH_CHILD_DB)
-              : kind === 'round-robin'
-                ? await serveRoundRobin()
-                : null;
+            ? await serveSiteline()
+            : kind === 'siteline-cold'
+              ? await serveSiteline(0)
+              : kind === 'siteline-pg'
+                ? await serveSiteline(0, process.env.BENCH_CHILD_DB)
+                : kind === 'round-robin'
+                  ? await serveRoundRobin()
+                  : null;
   if (!served) throw new Error(`unknown bench server ${kind}`);
   process.stdout.write(`SERVED ${JSON.stringify(served)}\n`);
   process.once('SIGTERM', () => {

@@ -45,7 +45,9 @@ const ctx = withMailer({ config, db, clock: systemClock, logger: createLogger('s
 const addrs = cambridgeAddresses(2400, process.env.PROBE_VARIANTS === '1');
 const t0 = performance.now();
 const ix = await warmPlaceIndex({ db: raw, caches: ctx.caches }, (await getPlace(ctx, 'US-MA:cambridge'))!);
-console.log(`${raw.constructor.name}: hot index loaded in ${(performance.now() - t0).toFixed(0)} ms ${JSON.stringify(ix?.loadMs)}, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
+console.log(
+  `${raw.constructor.name}: hot index loaded in ${(performance.now() - t0).toFixed(0)} ms ${JSON.stringify(ix?.loadMs)}, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`,
+);
 for (const a of addrs.slice(0, 300)) await getFeasibilitySnapshot(ctx, a);
 const measured = addrs.slice(300, 2300);
 for (const [name, fn, hot] of [
@@ -59,7 +61,9 @@ for (const [name, fn, hot] of [
   queryMs = 0;
   sqlMs.clear();
   const r = await timeEach(measured, fn);
-  console.log(`${name}: n ${r.n}  p50 ${fmtMs(r.p50)}  p99 ${fmtMs(r.p99)}  mean ${fmtMs(r.mean)}   queries/call ${(queries / r.n).toFixed(2)}, query ms/call ${(queryMs / r.n).toFixed(3)}`);
+  console.log(
+    `${name}: n ${r.n}  p50 ${fmtMs(r.p50)}  p99 ${fmtMs(r.p99)}  mean ${fmtMs(r.mean)}   queries/call ${(queries / r.n).toFixed(2)}, query ms/call ${(queryMs / r.n).toFixed(3)}`,
+  );
   for (const [k, v] of [...sqlMs].sort((a, b) => b[1].ms - a[1].ms).slice(0, 6)) console.log(`    ${(v.ms / r.n).toFixed(3)} ms/call  ${v.n}x  ${k}`);
 }
 const sel = await timeEach(measured, () => raw.query('SELECT 1'));

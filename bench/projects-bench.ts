@@ -30,13 +30,22 @@ export async function runProjectsBench(): Promise<string[]> {
   const ctx: AppContext = withMailer({ config, db, clock: systemClock, logger: createLogger('silent') });
   const { importPlace } = await import('../src/importer/import-place.ts');
   await importPlace(ctx, 'cambridge-ma', { sourceDir, quiet: true });
-  const addresses = ['11 Acorn St, Cambridge, MA', '13 Acorn St, Cambridge, MA', '17 Acorn St, Cambridge, MA', '21 Acorn St, Cambridge, MA', '23 Acorn St, Cambridge, MA'];
+  const addresses = [
+    '11 Acorn St, Cambridge, MA',
+    '13 Acorn St, Cambridge, MA',
+    '17 Acorn St, Cambridge, MA',
+    '21 Acorn St, Cambridge, MA',
+    '23 Acorn St, Cambridge, MA',
+  ];
   const projectIds: string[] = [];
   for (const [i, address] of addresses.entries()) {
     const out = await saveToProject(ctx, ACCOUNT, { action: 'create', name: `Bench ${i}`, address, preview: false });
-    projectIds.push(((out as unknown as { result: { project: { projectId: string } } }).result.project.projectId));
+    projectIds.push((out as unknown as { result: { project: { projectId: string } } }).result.project.projectId);
   }
-  const select1 = await timeEach(Array.from({ length: 500 }, (_, i) => i), () => db.query('SELECT 1'));
+  const select1 = await timeEach(
+    Array.from({ length: 500 }, (_, i) => i),
+    () => db.query('SELECT 1'),
+  );
   const opts = workerOptions(ctx.config, { concurrency: 2, pollMs: 500 });
 
   // 1. enqueue -> current, one run at a time on an idle service.
@@ -58,7 +67,8 @@ export async function runProjectsBench(): Promise<string[]> {
   await workers.stop();
 
   // 2. drain 1,000 queued runs.
-  for (let i = 0; i < 1000; i++) await insertRun(ctx, db, { projectId: projectIds[i % projectIds.length]!, accountId: ACCOUNT, receiptId: '00000000-0000-4000-8000-000000000000' });
+  for (let i = 0; i < 1000; i++)
+    await insertRun(ctx, db, { projectId: projectIds[i % projectIds.length]!, accountId: ACCOUNT, receiptId: '00000000-0000-4000-8000-000000000000' });
   const t0 = process.hrtime.bigint();
   workers = startAnalysisWorkers(ctx, opts);
   notifyEnqueued(ctx);
@@ -73,8 +83,9 @@ export async function runProjectsBench(): Promise<string[]> {
 
   // 3. getProjectContext on a project whose analysis is current (no run in the re-check interval).
   await db.query(`UPDATE analysis_runs SET enqueued_at = enqueued_at - interval '1 minute'`);
-  const ctxTimes = await timeEach(Array.from({ length: 300 }, (_, i) => i), (i) =>
-    getProjectContext(ctx, ACCOUNT, { projectId: projectIds[i % projectIds.length]!, documentsLimit: 10, evidenceLimit: 20 }),
+  const ctxTimes = await timeEach(
+    Array.from({ length: 300 }, (_, i) => i),
+    (i) => getProjectContext(ctx, ACCOUNT, { projectId: projectIds[i % projectIds.length]!, documentsLimit: 10, evidenceLimit: 20 }),
   );
   await db.close();
   const p50 = percentile(lat, 50);

@@ -9,7 +9,13 @@ const RUNS = Number(process.env.BENCH_REPORT_RUNS ?? 20);
 export async function runReportBench(): Promise<string[]> {
   const detailed = sampleReportInput({ audience: 'investor', detail: 'detailed' });
   const full = sampleReportInput();
-  const minimal = sampleReportInput({ detail: 'brief', request: null, lots: [full.lots.find((l) => l.role === 'build')!], areas: [], envelope: full.envelope.slice(0, 1) });
+  const minimal = sampleReportInput({
+    detail: 'brief',
+    request: null,
+    lots: [full.lots.find((l) => l.role === 'build')!],
+    areas: [],
+    envelope: full.envelope.slice(0, 1),
+  });
   await composeReport(detailed); // load fonts and code once before timing
   const runs = Array.from({ length: RUNS }, (_, i) => i);
   const base = await timeEach(runs, () => composeReport(minimal));

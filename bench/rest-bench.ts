@@ -84,7 +84,10 @@ async function serveSiteline(): Promise<Served> {
   closeDb = () => testDb.close();
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'bench-'));
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir });
+  const config = loadConfig(
+    { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
+    { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir },
+  );
   const svc = await startService(config, { db: testDb.db, logger: createLogger('silent') });
   // Every statement the server runs is counted (by its first words) with its time and batch size, so
   // the bench can say what the paid run cost the database (reset before the run, read after it).
@@ -98,7 +101,7 @@ async function serveSiteline(): Promise<Served> {
   };
   const db = svc.ctx.db as { query: typeof svc.ctx.db.query; prepared: typeof svc.ctx.db.prepared };
   const dbQuery = db.query.bind(db);
-  db.query = async <T,>(sql: string, params?: readonly unknown[]): Promise<T[]> => {
+  db.query = async <T>(sql: string, params?: readonly unknown[]): Promise<T[]> => {
     const t0 = process.hrtime.bigint();
     try {
       return await dbQuery<T>(sql, params);
@@ -107,7 +110,7 @@ async function serveSiteline(): Promise<Served> {
     }
   };
   const dbPrepared = db.prepared.bind(db);
-  db.prepared = <T,>(sql: string) => {
+  db.prepared = <T>(sql: string) => {
     const run = dbPrepared<T>(sql);
     return async (params: readonly unknown[]): Promise<T[]> => {
       const t0 = process.hrtime.bigint();
@@ -126,7 +129,11 @@ async function serveSiteline(): Promise<Served> {
     const t = await getUserToken(svc.url, email);
     if (a === 0) token = t;
     for (let i = 0; i < KEYS_PER_ACCOUNT; i++) {
-      const res = await fetch(`${svc.url}/api/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `bench ${i}` }) });
+      const res = await fetch(`${svc.url}/api/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `bench ${i}` }),
+      });
       keys.push(((await res.json()) as { key: string }).key);
     }
     accountId = (await svc.ctx.db.query<{ account_id: string }>('SELECT account_id FROM accounts WHERE email = $1', [email]))[0]!.account_id;
@@ -149,7 +156,9 @@ async function serveSiteline(): Promise<Served> {
       selectOne: await time(n, () => ctx.db.query('SELECT 1')),
       keyLookup: await time(n, (i) => lookupApiKey(ctx, keys[i % KEYS]!)),
       keyLookupCounted: await time(n, (i) => lookupApiKey(ctx, keys[i % KEYS]!, { ...API_RATE_LIMIT, bucket: 'bench_steps', limit: 1e9 })),
-      keyLookupCharged: await time(n, (i) => lookupApiKey(ctx, keys[i % KEYS]!, { ...API_RATE_LIMIT, bucket: 'bench_steps3', limit: 1e9 }, { charge: true, reference: 'bench step' })),
+      keyLookupCharged: await time(n, (i) =>
+        lookupApiKey(ctx, keys[i % KEYS]!, { ...API_RATE_LIMIT, bucket: 'bench_steps3', limit: 1e9 }, { charge: true, reference: 'bench step' }),
+      ),
       rateLimit: await time(n, (i) => takeRateLimit(ctx, { ...API_RATE_LIMIT, bucket: 'bench_steps2' }, `key:${i % KEYS}`)),
       snapshotCached: await time(n, () => cachedSnapshot(ctx, addresses[0]!)),
       snapshotPipeline: await time(100, (i) => getFeasibilitySnapshot(ctx, addresses[i % addresses.length]!)),
@@ -211,7 +220,10 @@ async function childCommand(child: ChildProcess, line: string, answer: string): 
   child.stdin!.write(`${line}\n`);
   return new Promise((resolve) => {
     const poll = setInterval(() => {
-      const l = (childOutput.get(child)?.() ?? '').slice(seen).split('\n').find((x) => x.startsWith(`${answer} `));
+      const l = (childOutput.get(child)?.() ?? '')
+        .slice(seen)
+        .split('\n')
+        .find((x) => x.startsWith(`${answer} `));
       if (l) {
         clearInterval(poll);
         resolve(l.slice(answer.length + 1));
@@ -224,7 +236,9 @@ async function childCommand(child: ChildProcess, line: string, answer: string): 
 async function warm(origin: string, requests: CannonRequest[]): Promise<void> {
   for (let i = 0; i < requests.length; i += CONNECTIONS) {
     await Promise.all(
-      requests.slice(i, i + CONNECTIONS).map(async (r) => (await fetch(`${origin}${r.path}`, { method: r.method, headers: r.headers, ...(r.body ? { body: r.body } : {}) })).arrayBuffer()),
+      requests
+        .slice(i, i + CONNECTIONS)
+        .map(async (r) => (await fetch(`${origin}${r.path}`, { method: r.method, headers: r.headers, ...(r.body ? { body: r.body } : {}) })).arrayBuffer()),
     );
   }
 }
@@ -269,14 +283,17 @@ const checkPath = (a: string) => `/api/v1/sites/check?${new URLSearchParams({ ad
 const paidRequests = ({ keys, addresses }: Required<Served>): CannonRequest[] =>
   addresses.map((a, i) => ({ method: 'GET', path: checkPath(a), headers: { authorization: `Bearer ${keys[i % keys.length]}` } }));
 /** A paid answer: charged, or free because the address is not answered. */
-const paidOk = (status: number, body: string, headers: Headers) => status === 200 && (body.includes('"answered":false') || headers.get('siteline-credits-charged') === '1');
+const paidOk = (status: number, body: string, headers: Headers) =>
+  status === 200 && (body.includes('"answered":false') || headers.get('siteline-credits-charged') === '1');
 
 /**
  * `pgUrl` (BENCH_PG_URL in bench/run.ts): the paid run once more with the server's database on
  * PostgreSQL, as a public deployment runs it (docs/deploy.md), against the same echo run.
  */
 export async function runRestBench(opts: { pgUrl?: string | undefined } = {}): Promise<string[]> {
-  const out: string[] = [`REST API /api/v1, autocannon on loopback, ${CONNECTIONS} connections, ${DURATION_S} s per target (2 s warm-up), each server in its own process`];
+  const out: string[] = [
+    `REST API /api/v1, autocannon on loopback, ${CONNECTIONS} connections, ${DURATION_S} s per target (2 s warm-up), each server in its own process`,
+  ];
 
   const echo = await startChild('echo');
   let echoR: CannonResult & { cpuUsPerRequest: number };
@@ -316,7 +333,8 @@ export async function runRestBench(opts: { pgUrl?: string | undefined } = {}): P
     await childCommand(site.child, 'statements-reset', 'STATEMENTS');
     paidR = await loadWithCpu(site.child, origin, paid);
     paidStatements = JSON.parse(await childCommand(site.child, 'statements', 'STATEMENTS')) as typeof paidStatements;
-    if (PROFILE_DIR) out.push(`  CPU profile of the server during the paid run: ${(JSON.parse(await childCommand(site.child, 'profile-stop', 'PROFILED')) as Profiled).file}`);
+    if (PROFILE_DIR)
+      out.push(`  CPU profile of the server during the paid run: ${(JSON.parse(await childCommand(site.child, 'profile-stop', 'PROFILED')) as Profiled).file}`);
     charged = before - (await balances());
     // Where the time goes: the same load again for a few seconds under the CPU profiler (which slows it).
     await childCommand(site.child, 'profile-start', 'PROFILING');
@@ -338,7 +356,11 @@ export async function runRestBench(opts: { pgUrl?: string | undefined } = {}): P
         jsonrpc: '2.0',
         id: i + 1,
         method: 'tools/call',
-        params: { name: 'getFeasibilitySnapshot', arguments: { address: a, source: 'full' }, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
+        params: {
+          name: 'getFeasibilitySnapshot',
+          arguments: { address: a, source: 'full' },
+          _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
+        },
       }),
     }));
     await check(origin, mcp[0]!, (s, b) => s === 200 && !b.includes('"isError":true'), 'mcp snapshot');
@@ -368,16 +390,22 @@ export async function runRestBench(opts: { pgUrl?: string | undefined } = {}): P
   out.push(line('siteline GET /api/v1/openapi.json (static)', staticR));
   out.push(line(`siteline paid GET /api/v1/sites/check (${site.served.addresses!.length} addresses, ${KEYS} keys)`, paidR));
   out.push(line('siteline MCP getFeasibilitySnapshot, same addresses', mcpR));
-  out.push(`  paid REST / echo = ${pct(rps(paidR), rps(echoR))} ${verdict('rest.paid', (100 * rps(paidR)) / rps(echoR))}   paid REST / MCP tool = ${(rps(paidR) / rps(mcpR)).toFixed(2)}x   static / echo = ${pct(rps(staticR), rps(echoR))}`);
+  out.push(
+    `  paid REST / echo = ${pct(rps(paidR), rps(echoR))} ${verdict('rest.paid', (100 * rps(paidR)) / rps(echoR))}   paid REST / MCP tool = ${(rps(paidR) / rps(mcpR)).toFixed(2)}x   static / echo = ${pct(rps(staticR), rps(echoR))}`,
+  );
   out.push(
     `  server CPU per request over the measured runs: echo ${echoR.cpuUsPerRequest.toFixed(0)} µs, paid REST ${paidR.cpuUsPerRequest.toFixed(0)} µs ` +
       `(echo / paid = ${pct(echoR.cpuUsPerRequest, paidR.cpuUsPerRequest)}: the throughput ratio if each server had a core to itself, whatever the machine's load)`,
   );
-  out.push(`  credits charged during the paid run (incl. autocannon's warm-up): ${charged.toLocaleString('en-US')} (answered:false addresses are free); snapshots served from the cache (warmed first)`);
+  out.push(
+    `  credits charged during the paid run (incl. autocannon's warm-up): ${charged.toLocaleString('en-US')} (answered:false addresses are free); snapshots served from the cache (warmed first)`,
+  );
   const top = paidStatements.sort((a, b) => b[1].ms - a[1].ms).slice(0, 4);
   out.push(
     `  database statements during the paid run (incl. warm-up), by total time: ` +
-      top.map(([k, v]) => `${k.trim()}: ${v.n.toLocaleString('en-US')} x ${(v.ms / v.n).toFixed(2)} ms, ${(v.items / v.n).toFixed(1)} requests each`).join('; '),
+      top
+        .map(([k, v]) => `${k.trim()}: ${v.n.toLocaleString('en-US')} x ${(v.ms / v.n).toFixed(2)} ms, ${(v.items / v.n).toFixed(1)} requests each`)
+        .join('; '),
   );
   if (pgPaid) {
     const [name, st] = pgPaid.statements.sort((a, b) => b[1].ms - a[1].ms)[0] ?? ['(none)', { n: 1, ms: 0, items: 0 }];
@@ -441,10 +469,22 @@ function cpuBreakdown(profile: CpuProfile): { totalMs: number; categories: Recor
     const stack: { functionName: string; url: string }[] = [];
     for (let x: number | undefined = id; x !== undefined; x = parent.get(x)) stack.push(byId.get(x)!.callFrame);
     if (stack.some((f) => f.url === 'node:inspector')) return 'profiler'; // starting and stopping the profile itself
-    if (stack.some((f) => f.url.includes('@electric-sql') || f.url.includes('/src/db/') || f.functionName.startsWith('wasm-') || f.url.startsWith('wasm:'))) return 'database (PGlite)';
-    if (stack.some((f) => f.functionName === 'writev' || f.functionName === 'writevGeneric' || f.functionName === 'writeGeneric' || f.functionName === 'writeUtf8String' || f.functionName === 'writeBuffer')) return 'socket writes';
+    if (stack.some((f) => f.url.includes('@electric-sql') || f.url.includes('/src/db/') || f.functionName.startsWith('wasm-') || f.url.startsWith('wasm:')))
+      return 'database (PGlite)';
+    if (
+      stack.some(
+        (f) =>
+          f.functionName === 'writev' ||
+          f.functionName === 'writevGeneric' ||
+          f.functionName === 'writeGeneric' ||
+          f.functionName === 'writeUtf8String' ||
+          f.functionName === 'writeBuffer',
+      )
+    )
+      return 'socket writes';
     for (const f of stack) {
-      if (f.url.startsWith('node:_http') || f.url === 'node:_http_common' || (f.url === '' && f.functionName === 'parse')) return 'node:http parsing and framing';
+      if (f.url.startsWith('node:_http') || f.url === 'node:_http_common' || (f.url === '' && f.functionName === 'parse'))
+        return 'node:http parsing and framing';
       if (f.url.includes('/src/')) return 'siteline code (routing, token check, headers)';
     }
     return 'event loop, promises, timers';

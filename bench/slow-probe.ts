@@ -32,7 +32,9 @@ const db = new Proxy(raw, {
 }) as Db;
 const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED_DATA, autoImport: false });
 const ctx = withMailer({ config, db, clock: systemClock, logger: createLogger('silent') });
-const text = fs.readFileSync(path.join(SHARED_DATA, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8').replace(/^\uFEFF/, '');
+const text = fs
+  .readFileSync(path.join(SHARED_DATA, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8')
+  .replace(/^\uFEFF/, '');
 const rows = text.split('\n').filter(Boolean);
 const step = Math.max(1, Math.floor(rows.length / 2000));
 const sample: string[] = [];
@@ -56,10 +58,19 @@ for (let round = 0; round < 2; round++) {
   const sorted = [...rec].sort((x, y) => x.ms - y.ms);
   const pct = (p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!.ms.toFixed(3);
   const total = rec.reduce((s, r) => s + r.ms, 0);
-  console.log(`round ${round}: p50 ${pct(50)} p90 ${pct(90)} p99 ${pct(99)} mean ${(total / rec.length).toFixed(3)}; with queries: ${rec.filter((r) => r.q.length).length}, unanswered: ${rec.filter((r) => !r.answered).length}`);
+  console.log(
+    `round ${round}: p50 ${pct(50)} p90 ${pct(90)} p99 ${pct(99)} mean ${(total / rec.length).toFixed(3)}; with queries: ${rec.filter((r) => r.q.length).length}, unanswered: ${rec.filter((r) => !r.answered).length}`,
+  );
   const slow = sorted.slice(-25).reverse();
   const slowTotal = sorted.slice(-40).reduce((s, r) => s + r.ms, 0);
-  console.log(`  slowest 40 take ${((100 * slowTotal) / total).toFixed(0)} % of the time; ${gcs.length} GCs in the loop (${gcs.reduce((x, g) => x + g.ms, 0).toFixed(1)} ms); of the 20 slowest calls ${sorted.slice(-20).filter((r) => gcIn(r).length).length} hold a GC`);
-  for (const r of slow) console.log(`  ${r.ms.toFixed(2).padStart(7)} ms ${r.answered ? 'A' : '-'} ${r.a}  ${r.q.length} q ${r.q.slice(0, 2).join(' | ')}${gcIn(r).map((g) => ` [GC kind ${g.kind} ${g.ms.toFixed(1)} ms]`).join('')}`);
+  console.log(
+    `  slowest 40 take ${((100 * slowTotal) / total).toFixed(0)} % of the time; ${gcs.length} GCs in the loop (${gcs.reduce((x, g) => x + g.ms, 0).toFixed(1)} ms); of the 20 slowest calls ${sorted.slice(-20).filter((r) => gcIn(r).length).length} hold a GC`,
+  );
+  for (const r of slow)
+    console.log(
+      `  ${r.ms.toFixed(2).padStart(7)} ms ${r.answered ? 'A' : '-'} ${r.a}  ${r.q.length} q ${r.q.slice(0, 2).join(' | ')}${gcIn(r)
+        .map((g) => ` [GC kind ${g.kind} ${g.ms.toFixed(1)} ms]`)
+        .join('')}`,
+    );
 }
 await close();

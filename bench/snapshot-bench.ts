@@ -29,13 +29,18 @@ const SHARED = path.resolve(import.meta.dirname, '../../shared/data');
 async function freshCtx(dir: string, placesDir?: string): Promise<{ ctx: AppContext; dir: string }> {
   const db = await openDatabase({ pgliteDir: path.join(dir, 'pgdata') });
   await migrate(db);
-  const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' }, { sourceDir: SHARED, dataDir: dir, autoImport: false, ...(placesDir ? { placesDir } : {}) });
+  const config = loadConfig(
+    { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
+    { sourceDir: SHARED, dataDir: dir, autoImport: false, ...(placesDir ? { placesDir } : {}) },
+  );
   return { ctx: withMailer({ config, db, clock: systemClock, logger: createLogger('silent') }), dir };
 }
 
 /** Every n-th address of the Cambridge address table, as a person would type it. */
 function cambridgeSample(n: number, offset = 0): string[] {
-  const text = fs.readFileSync(path.join(SHARED, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8').replace(/^\uFEFF/, '');
+  const text = fs
+    .readFileSync(path.join(SHARED, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8')
+    .replace(/^\uFEFF/, '');
   const rows = text.split('\n').filter(Boolean);
   const step = Math.max(1, Math.floor(rows.length / n));
   const out: string[] = [];
@@ -56,7 +61,14 @@ async function lookups(ctx: AppContext, placeId: string, sample: string[], warmU
   const before = memoryMb();
   const t0 = performance.now();
   const ix = await warmPlaceIndex(ctx, place!);
-  const index = { loadMs: performance.now() - t0, ...(ix?.counts ?? {}), rssAfterMb: process.memoryUsage().rss / 2 ** 20, memoryBefore: before, memoryAfter: memoryMb(), loadPartsMs: ix?.loadMs };
+  const index = {
+    loadMs: performance.now() - t0,
+    ...(ix?.counts ?? {}),
+    rssAfterMb: process.memoryUsage().rss / 2 ** 20,
+    memoryBefore: before,
+    memoryAfter: memoryMb(),
+    loadPartsMs: ix?.loadMs,
+  };
   let answered = 0;
   // Warm-up over other addresses than the measured ones (2,000: JIT tiering and the index load's
   // garbage are past before the measured loop; 200 left the compiler busy inside it under load).
@@ -90,7 +102,10 @@ function memoryMb(): Record<string, number> {
 }
 
 async function baselineSelect1(ctx: AppContext, n: number) {
-  return timeEach(Array.from({ length: n }, (_, i) => i), () => ctx.db.query('SELECT 1'));
+  return timeEach(
+    Array.from({ length: n }, (_, i) => i),
+    () => ctx.db.query('SELECT 1'),
+  );
 }
 
 async function init(dir: string) {
@@ -136,13 +151,29 @@ async function synthetic(dir0: string, n: number) {
   // The yardstick: a raw COPY of the same rows into bare tables of the same database (bench/raw-copy.ts).
   await ctx.db.query('CHECKPOINT');
   const rawCopy = await rawCopyBaseline(ctx.db, SYNTHETIC_PLACE_ID);
-  process.stderr.write(`  synthetic: raw COPY of the same rows ${(rawCopy.ms / 1000).toFixed(1)} s, CPU ${(rawCopy.cpuMs / 1000).toFixed(1)} s (${JSON.stringify(rawCopy.rows)})\n`);
+  process.stderr.write(
+    `  synthetic: raw COPY of the same rows ${(rawCopy.ms / 1000).toFixed(1)} s, CPU ${(rawCopy.cpuMs / 1000).toFixed(1)} s (${JSON.stringify(rawCopy.rows)})\n`,
+  );
   await ctx.db.query('CHECKPOINT');
   const rawCopyIndexed = await rawCopyBaseline(ctx.db, SYNTHETIC_PLACE_ID, { indexed: true });
   process.stderr.write(`  synthetic: raw COPY of the same rows with the tables' indexes ${(rawCopyIndexed.ms / 1000).toFixed(1)} s\n`);
   await ctx.db.close();
   fs.rmSync(placesDir, { recursive: true, force: true });
-  return { scenario: 'synthetic', parcels: counts.parcels, phases: counts.phases, importMs, importCpuMs, rawCopy, rawCopyIndexed, boxIndex, addresses: sample.length, ...l, select1: base, importPeakRssMb, peakRssMb: scenarioPeakRssMb };
+  return {
+    scenario: 'synthetic',
+    parcels: counts.parcels,
+    phases: counts.phases,
+    importMs,
+    importCpuMs,
+    rawCopy,
+    rawCopyIndexed,
+    boxIndex,
+    addresses: sample.length,
+    ...l,
+    select1: base,
+    importPeakRssMb,
+    peakRssMb: scenarioPeakRssMb,
+  };
 }
 
 /**
@@ -177,8 +208,21 @@ async function syntheticPg(adminUrl: string, n: number) {
       await db.query('CHECKPOINT');
       const rawCopyIndexed = await rawCopyBaseline(db, SYNTHETIC_PLACE_ID, { indexed: true });
       const boxIndex = await compareBoxIndexBuilds(db, SYNTHETIC_PLACE_ID);
-      process.stderr.write(`  synthetic (PostgreSQL): import ${(importMs / 1000).toFixed(1)} s, raw COPY of the same rows ${(rawCopy.ms / 1000).toFixed(1)} s (bare tables), ${(rawCopyIndexed.ms / 1000).toFixed(1)} s (with the tables' indexes)\n`);
-      return { scenario: 'synthetic-pg', parcels: counts.parcels, phases: counts.phases, importMs, importCpuMs: (cpu.user + cpu.system) / 1000, rawCopy, rawCopyIndexed, boxIndex, importPeakRssMb, peakRssMb: peakRssMb() };
+      process.stderr.write(
+        `  synthetic (PostgreSQL): import ${(importMs / 1000).toFixed(1)} s, raw COPY of the same rows ${(rawCopy.ms / 1000).toFixed(1)} s (bare tables), ${(rawCopyIndexed.ms / 1000).toFixed(1)} s (with the tables' indexes)\n`,
+      );
+      return {
+        scenario: 'synthetic-pg',
+        parcels: counts.parcels,
+        phases: counts.phases,
+        importMs,
+        importCpuMs: (cpu.user + cpu.system) / 1000,
+        rawCopy,
+        rawCopyIndexed,
+        boxIndex,
+        importPeakRssMb,
+        peakRssMb: peakRssMb(),
+      };
     } finally {
       await db.close();
     }
@@ -191,5 +235,11 @@ async function syntheticPg(adminUrl: string, n: number) {
 const [which, dir, arg] = process.argv.slice(2);
 if (!dir) throw new Error('usage: snapshot-bench.ts init|cambridge|synthetic <dir> [parcels]');
 const result =
-  which === 'init' ? await init(dir) : which === 'synthetic' ? await synthetic(dir, Number(arg ?? 1_000_000)) : which === 'synthetic-pg' ? await syntheticPg(dir, Number(arg ?? 1_000_000)) : await cambridge(dir);
+  which === 'init'
+    ? await init(dir)
+    : which === 'synthetic'
+      ? await synthetic(dir, Number(arg ?? 1_000_000))
+      : which === 'synthetic-pg'
+        ? await syntheticPg(dir, Number(arg ?? 1_000_000))
+        : await cambridge(dir);
 process.stdout.write(JSON.stringify(result) + '\n');

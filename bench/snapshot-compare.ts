@@ -45,7 +45,9 @@ if (mode === 'dump') {
   if (afterFile) fs.writeFileSync(afterFile, JSON.stringify(Object.fromEntries(got)));
   let same = 0;
   const diff: string[] = [];
-  for (const [a, v] of got) (before.get(a) === v ? same++ : diff.push(a));
-  console.log(`${same}/${got.size} answers identical (canonical JSON of snapshot + MCP summary + preview)${diff.length ? `; differ: ${diff.slice(0, 10).join(' | ')}` : ''}`);
+  for (const [a, v] of got) before.get(a) === v ? same++ : diff.push(a);
+  console.log(
+    `${same}/${got.size} answers identical (canonical JSON of snapshot + MCP summary + preview)${diff.length ? `; differ: ${diff.slice(0, 10).join(' | ')}` : ''}`,
+  );
   if (diff.length) process.exitCode = 1;
 }

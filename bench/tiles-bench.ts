@@ -39,7 +39,10 @@ async function measure(dir: string) {
     bytes += (await cachedTile(ctx, t)).gzipped.length;
   });
   const cached = await timeEach(tiles, (t) => cachedTile(ctx, t));
-  const select1 = await timeEach(Array.from({ length: 2000 }, (_, i) => i), () => db.query('SELECT 1'));
+  const select1 = await timeEach(
+    Array.from({ length: 2000 }, (_, i) => i),
+    () => db.query('SELECT 1'),
+  );
   await db.close();
   return { tiles: tiles.length, meanKb: bytes / tiles.length / 1024, cold, cached, select1, peakRssMb: peakRssMb() };
 }
@@ -48,7 +51,11 @@ async function measure(dir: string) {
 export function runTilesBench(): string[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-tiles-bench-'));
   try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'measure', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'measure', dir], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 16 * 1024 * 1024,
+    });
     if (r.status !== 0) throw new Error(`tiles bench failed (exit ${r.status})`);
     const m = JSON.parse(r.stdout.trim().split('\n').pop()!);
     return [

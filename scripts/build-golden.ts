@@ -51,7 +51,10 @@ const DATA = path.resolve(import.meta.dirname, '../../shared/data/cambridge-ma')
 const OUT = process.env.GOLDEN_OUT ?? path.resolve(import.meta.dirname, '../test/golden/cambridge-addresses.json'); // GOLDEN_OUT: a test rebuilds it elsewhere
 
 const csv = fs.readFileSync(path.join(DATA, 'Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8').replace(/^\uFEFF/, '');
-const rows = csv.split('\n').filter(Boolean).map((l) => l.split(','));
+const rows = csv
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => l.split(','));
 
 const topo = JSON.parse(fs.readFileSync(path.join(DATA, 'Assessing/FY2014/FY2014_Parcels/ASSESSING_ParcelsFY2014.topojson'), 'utf8'));
 const fc = feature(topo, topo.objects.ASSESSING_ParcelsFY2014) as unknown as { features: { properties: { ML?: string }; geometry: never }[] };
@@ -62,7 +65,9 @@ for (const f of fc.features) {
   if (!ml || !mp) continue;
   parcels.set(ml, [...(parcels.get(ml) ?? []), mp]);
 }
-const zoning = JSON.parse(fs.readFileSync(path.join(DATA, 'CDD/Zoning_Districts/CDD_ZoningDistricts.geojson'), 'utf8')) as { features: { properties: { ZONE_TYPE: string }; geometry: never }[] };
+const zoning = JSON.parse(fs.readFileSync(path.join(DATA, 'CDD/Zoning_Districts/CDD_ZoningDistricts.geojson'), 'utf8')) as {
+  features: { properties: { ZONE_TYPE: string }; geometry: never }[];
+};
 const districts = zoning.features.map((f) => ({ code: f.properties.ZONE_TYPE, mp: toMultiPolygon(f.geometry)! }));
 
 function zoneHoldingAll(vertices: Position[]): string | null {
@@ -97,5 +102,16 @@ for (let i = 0; i < rows.length && golden.length < 80; i += 97) {
   golden.push({ address: `${full}, Cambridge, MA`, parcelExternalId: ml, zone });
 }
 fs.mkdirSync(path.dirname(OUT), { recursive: true });
-fs.writeFileSync(OUT, JSON.stringify({ builtBy: 'scripts/build-golden.ts', from: 'Address table (MapLot) + FY2014 parcels + 2026 zoning districts, without siteline code paths', addresses: golden }, null, 2) + '\n');
+fs.writeFileSync(
+  OUT,
+  JSON.stringify(
+    {
+      builtBy: 'scripts/build-golden.ts',
+      from: 'Address table (MapLot) + FY2014 parcels + 2026 zoning districts, without siteline code paths',
+      addresses: golden,
+    },
+    null,
+    2,
+  ) + '\n',
+);
 console.log(`wrote ${golden.length} golden addresses to ${path.relative(process.cwd(), OUT)}`);

@@ -105,7 +105,10 @@ export function build({ ifStale = false, log = (msg) => process.stderr.write(msg
     log('siteline: compiling src/ to dist/ ...\n');
     const out = path.join(ROOT, `.dist-build-${process.pid}`);
     fs.rmSync(out, { recursive: true, force: true });
-    const tsc = spawnSync(process.execPath, [TSC, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    const tsc = spawnSync(process.execPath, [TSC, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     if (tsc.status !== 0) {
       fs.rmSync(out, { recursive: true, force: true });
       throw new Error(`the build failed (tsc above, exit ${tsc.status})`);

@@ -75,7 +75,13 @@ async function authorizeAsPerson(authorizationUrl: string): Promise<void> {
 const reg = await fetch(`${base}/api/auth/oauth/register`, {
   method: 'POST',
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ client_name: 'MCP conformance suite', redirect_uris: [`${callbackOrigin}/callback`], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+  body: JSON.stringify({
+    client_name: 'MCP conformance suite',
+    redirect_uris: [`${callbackOrigin}/callback`],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+  }),
 });
 const client = (await reg.json()) as { client_id?: string };
 if (reg.status !== 201 || !client.client_id) {
@@ -84,7 +90,9 @@ if (reg.status !== 201 || !client.client_id) {
 }
 await signUp();
 
-const child = spawn(node22, [suite, 'authorization', '--url', base, '--client-id', client.client_id, '--port', portArg, '--resource', `${base}/api/mcp`], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(node22, [suite, 'authorization', '--url', base, '--client-id', client.client_id, '--port', portArg, '--resource', `${base}/api/mcp`], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 let driving: Promise<void> | undefined;
 let pending = '';
 child.stdout.on('data', (chunk: Buffer) => {

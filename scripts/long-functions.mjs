@@ -19,7 +19,15 @@ function files(dir, out = []) {
   return out;
 }
 
-const FUNCTION_KINDS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression', 'ClassMethod', 'PrivateMethod', 'MethodProperty', 'Constructor']);
+const FUNCTION_KINDS = new Set([
+  'FunctionDeclaration',
+  'FunctionExpression',
+  'ArrowFunctionExpression',
+  'ClassMethod',
+  'PrivateMethod',
+  'MethodProperty',
+  'Constructor',
+]);
 const long = [];
 for (const file of files(path.join(ROOT, 'src'))) {
   const text = fs.readFileSync(file, 'utf8');
@@ -46,7 +54,8 @@ for (const file of files(path.join(ROOT, 'src'))) {
     let here = name;
     if (node.type === 'FunctionDeclaration') here = node.identifier?.value;
     else if (node.type === 'VariableDeclarator' && node.id?.type === 'Identifier') here = node.id.value;
-    else if (node.key && (node.type === 'ClassMethod' || node.type === 'PrivateMethod' || node.type === 'MethodProperty' || node.type === 'KeyValueProperty')) here = node.key.value ?? node.key.id?.value ?? name;
+    else if (node.key && (node.type === 'ClassMethod' || node.type === 'PrivateMethod' || node.type === 'MethodProperty' || node.type === 'KeyValueProperty'))
+      here = node.key.value ?? node.key.id?.value ?? name;
     if (FUNCTION_KINDS.has(node.type) && node.span) {
       const first = lineOf(node.span.start - base);
       const last = lineOf(node.span.end - base - 1);

@@ -8,7 +8,10 @@ import { placesDirFromEnv } from '../src/config.ts';
 import { listManifestSlugs, manifestPath, parseManifest } from '../src/places/manifest.ts';
 import { placeRouteMap } from '../src/places/place-ownership.ts';
 
-const instances = (process.env['SITELINE_INSTANCES'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const instances = (process.env['SITELINE_INSTANCES'] ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 if (instances.length === 0) {
   console.error('SITELINE_INSTANCES: required (the routing table: every instance, comma-separated, as the instances are given it)');
   process.exit(2);

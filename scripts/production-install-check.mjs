@@ -38,7 +38,10 @@ try {
   // The machine's environment (its certificates, npm cache), less what would point the copy at another service or database.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SITELINE_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$|npm_)/.test(k)));
   // Nor the clone's own node_modules/.bin: the copy's Node must be the one its install pinned.
-  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((p) => !path.resolve(p).startsWith(ROOT + path.sep)).join(path.delimiter);
+  env.PATH = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((p) => !path.resolve(p).startsWith(ROOT + path.sep))
+    .join(path.delimiter);
   // --prefer-offline: the packages come from the npm cache the clone's own install filled (the lockfile's integrity is checked all the same).
   const ci = spawnSync(npm, ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, env, stdio: 'inherit' });
   if (ci.status !== 0) throw new Error(`npm ci --omit=dev exited ${ci.status}`);
@@ -60,7 +63,14 @@ try {
   step('npm start (no place data: it starts, warns and serves)');
   child = spawn(npm, ['start', '--silent'], {
     cwd: dir,
-    env: { ...env, HOST: '127.0.0.1', PORT: '0', SITELINE_SOURCE_DIR: path.join(dir, 'no-place-data'), SITELINE_ANALYSIS_WORKERS: '0', SITELINE_PRESTOP_MS: '0' },
+    env: {
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SITELINE_SOURCE_DIR: path.join(dir, 'no-place-data'),
+      SITELINE_ANALYSIS_WORKERS: '0',
+      SITELINE_PRESTOP_MS: '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -90,7 +90,15 @@ async function client(base: string, stopAt: () => boolean, t: Tally): Promise<vo
     jsonrpc: '2.0',
     id: 1,
     method: 'tools/call',
-    params: { name: 'getServiceMcpGuide', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'rolling-restart', version: '1' } } },
+    params: {
+      name: 'getServiceMcpGuide',
+      arguments: {},
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 'rolling-restart', version: '1' },
+      },
+    },
   });
   const mix: Array<{ method: string; path: string; body?: string; headers?: Record<string, string> }> = [
     { method: 'GET', path: '/' },
@@ -98,7 +106,13 @@ async function client(base: string, stopAt: () => boolean, t: Tally): Promise<vo
       method: 'POST',
       path: '/api/mcp',
       body: mcp,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'getServiceMcpGuide' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'getServiceMcpGuide',
+      },
     },
     { method: 'GET', path: '/map' }, // reads the database (the public listings)
     { method: 'GET', path: '/healthz' },
@@ -107,11 +121,15 @@ async function client(base: string, stopAt: () => boolean, t: Tally): Promise<vo
     const r = mix[i % mix.length]!;
     t.sent++;
     const outcome = await new Promise<string>((resolve) => {
-      const req = https.request(`${base}${r.path}`, { method: r.method, agent, headers: { host: HOST, ...(r.headers ?? {}), ...(r.body ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode === 200 ? 'ok' : `${r.method} ${r.path.split('?')[0]} -> ${res.statusCode}`));
-        res.on('error', (err) => resolve(`${r.method} ${r.path.split('?')[0]} response ${(err as NodeJS.ErrnoException).code ?? err.message}`));
-      });
+      const req = https.request(
+        `${base}${r.path}`,
+        { method: r.method, agent, headers: { host: HOST, ...(r.headers ?? {}), ...(r.body ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode === 200 ? 'ok' : `${r.method} ${r.path.split('?')[0]} -> ${res.statusCode}`));
+          res.on('error', (err) => resolve(`${r.method} ${r.path.split('?')[0]} response ${(err as NodeJS.ErrnoException).code ?? err.message}`));
+        },
+      );
       req.setTimeout(30_000, () => req.destroy(new Error('timeout')));
       req.on('error', (err: NodeJS.ErrnoException) => resolve(`${r.method} ${r.path.split('?')[0]} ${err.code ?? err.message}`));
       req.end(r.body);
@@ -190,7 +208,9 @@ async function main(): Promise<number> {
       instances[i] = again;
       await proxy.waitForServers({ [`web${inst.n}`]: 'UP' });
       const stopped = inst.lines.some((l) => l.msg === 'stopped');
-      restarts.push(`instance ${inst.n}: npm start exited ${code} ${((tDown - t0) / 1000).toFixed(1)} s after SIGTERM (${stopped ? 'stopped itself' : 'NO stop line'}), UP again ${((Date.now() - tDown) / 1000).toFixed(1)} s later; ${tally.sent - before} requests meanwhile`);
+      restarts.push(
+        `instance ${inst.n}: npm start exited ${code} ${((tDown - t0) / 1000).toFixed(1)} s after SIGTERM (${stopped ? 'stopped itself' : 'NO stop line'}), UP again ${((Date.now() - tDown) / 1000).toFixed(1)} s later; ${tally.sent - before} requests meanwhile`,
+      );
       if (code !== 0 || !stopped) tally.failures.set(`instance ${inst.n} did not stop cleanly (exit ${code})`, 1);
     }
     await new Promise((r) => setTimeout(r, 2000));
@@ -201,7 +221,9 @@ async function main(): Promise<number> {
     const failed = [...tally.failures.values()].reduce((a, b) => a + b, 0);
     const answeredByProxy = proxy.lines.filter((l) => / (GET|POST) \//.test(l));
     const proxy5xx = answeredByProxy.filter((l) => / 5\d\d \d+ /.test(l)).length;
-    say(`${tally.sent} requests through haproxy on ${CLIENTS} kept-alive connections, ${tally.ok} answered 200, ${failed} failed${failed ? `: ${JSON.stringify(Object.fromEntries(tally.failures))}` : ''}; haproxy logged ${answeredByProxy.length} requests, ${proxy5xx} with a 5xx; ${seconds.toFixed(1)} s in all`);
+    say(
+      `${tally.sent} requests through haproxy on ${CLIENTS} kept-alive connections, ${tally.ok} answered 200, ${failed} failed${failed ? `: ${JSON.stringify(Object.fromEntries(tally.failures))}` : ''}; haproxy logged ${answeredByProxy.length} requests, ${proxy5xx} with a 5xx; ${seconds.toFixed(1)} s in all`,
+    );
     return failed === 0 && proxy5xx === 0 ? 0 : 1;
   } finally {
     clearTimeout(bound);

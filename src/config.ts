@@ -7,43 +7,104 @@ import { parseTrustedProxies } from './trusted-proxies.ts';
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
-  SITELINE_BASE_URL: z.string().optional().transform((v) => v || undefined).pipe(z.string().url().optional()),
-  DATABASE_URL: z.string().optional().transform((v) => v || undefined),
-  DATABASE_READ_URL: z.string().default('').transform(splitList).pipe(z.array(z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'PostgreSQL connection URLs (postgres://...), comma-separated'))),
+  SITELINE_BASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined)
+    .pipe(z.string().url().optional()),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
+  DATABASE_READ_URL: z
+    .string()
+    .default('')
+    .transform(splitList)
+    .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'PostgreSQL connection URLs (postgres://...), comma-separated'))),
   SITELINE_DATA_DIR: z.string().min(1).default('./.siteline'),
-  SITELINE_SOURCE_DIR: z.string().optional().transform((v) => v || undefined),
-  SITELINE_PLACES_DIR: z.string().optional().transform((v) => v || undefined),
+  SITELINE_SOURCE_DIR: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
+  SITELINE_PLACES_DIR: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
   SITELINE_AUTO_IMPORT: z.enum(['0', '1']).default('1'),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   SITELINE_SNAPSHOT_CACHE: z.coerce.number().int().min(0).max(20_000).default(2_000),
   SITELINE_HOT_INDEX_BUDGET_MB: z.coerce.number().int().min(1).max(1_048_576).default(640),
   SITELINE_HOT_INDEX: z.enum(['0', '1']).default('1'),
-  SITELINE_PLACES: z.string().default('').transform(splitList).pipe(z.array(z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/, 'place slugs or ids, comma-separated'))),
-  SITELINE_INSTANCE: z.string().optional().transform((v) => v?.trim() || undefined),
+  SITELINE_PLACES: z
+    .string()
+    .default('')
+    .transform(splitList)
+    .pipe(z.array(z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/, 'place slugs or ids, comma-separated'))),
+  SITELINE_INSTANCE: z
+    .string()
+    .optional()
+    .transform((v) => v?.trim() || undefined),
   SITELINE_INSTANCES: z.string().default('').transform(splitList),
   SITELINE_OWNERS_PER_PLACE: z.coerce.number().int().min(1).max(16).default(1),
-  STRIPE_SECRET_KEY: z.string().optional().transform((v) => v || undefined),
-  STRIPE_WEBHOOK_SECRET: z.string().optional().transform((v) => v || undefined),
-  STRIPE_API_BASE: z.string().optional().transform((v) => v || undefined).pipe(z.string().url().optional()),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
+  STRIPE_API_BASE: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined)
+    .pipe(z.string().url().optional()),
   SITELINE_STAFF_EMAILS: z.string().default(''),
-  SITELINE_BASEMAP_URL: z.string().optional().transform((v) => v || undefined)
-    .pipe(z.string().regex(/^https?:\/\/[^\s]+$/, 'an http(s) raster tile URL template').refine((v) => ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must contain {z}, {x} and {y}').optional()),
+  SITELINE_BASEMAP_URL: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined)
+    .pipe(
+      z
+        .string()
+        .regex(/^https?:\/\/[^\s]+$/, 'an http(s) raster tile URL template')
+        .refine((v) => ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), 'must contain {z}, {x} and {y}')
+        .optional(),
+    ),
   SITELINE_TRUSTED_PROXIES: z.string().default(''),
   SITELINE_SIGNUPS_PER_CLIENT_HOURLY: z.coerce.number().int().min(1).default(30),
   SITELINE_SIGNUPS_HOURLY: z.coerce.number().int().min(1).default(300),
-  SITELINE_SMTP_URL: z.string().optional().transform((v) => v?.trim() || undefined).pipe(
-    z.string().refine(smtpUrlOk, 'not an SMTP server URL: use smtp://user:password@host:587 (STARTTLS when offered) or smtps://user:password@host:465').optional(),
-  ),
-  SITELINE_MAIL_FROM: z.string().optional().transform((v) => v?.trim() || undefined).pipe(
-    z.string().regex(/^[^\r\n]*<?[^\s@<>]+@[^\s@<>]+>?$/, 'a sender address, e.g. siteline@example.org or "siteline <siteline@example.org>"').optional(),
-  ),
+  SITELINE_SMTP_URL: z
+    .string()
+    .optional()
+    .transform((v) => v?.trim() || undefined)
+    .pipe(
+      z
+        .string()
+        .refine(smtpUrlOk, 'not an SMTP server URL: use smtp://user:password@host:587 (STARTTLS when offered) or smtps://user:password@host:465')
+        .optional(),
+    ),
+  SITELINE_MAIL_FROM: z
+    .string()
+    .optional()
+    .transform((v) => v?.trim() || undefined)
+    .pipe(
+      z
+        .string()
+        .regex(/^[^\r\n]*<?[^\s@<>]+@[^\s@<>]+>?$/, 'a sender address, e.g. siteline@example.org or "siteline <siteline@example.org>"')
+        .optional(),
+    ),
   SITELINE_MAIL_OUTBOX: z.enum(['0', '1']).default('0'),
   SITELINE_MAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
   SITELINE_MAIL_RETRY_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
   SITELINE_MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(15),
   SITELINE_MAIL_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
-  SITELINE_METRICS_TOKEN: z.string().optional().transform((v) => v || undefined).pipe(z.string().min(16, 'at least 16 characters (a bearer secret)').optional()),
+  SITELINE_METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined)
+    .pipe(z.string().min(16, 'at least 16 characters (a bearer secret)').optional()),
   SITELINE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
   SITELINE_PRESTOP_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   SITELINE_ANALYSIS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
@@ -53,7 +114,10 @@ const envSchema = z.object({
 
 /** A comma-separated list, trimmed, empty items dropped. */
 function splitList(v: string): string[] {
-  return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Every variable the service's configuration reads (docs/deploy.md lists each; a test checks). */
@@ -109,9 +173,7 @@ export interface AnalysisWorkersConfig {
  * rendezvous hash over the instances of a routing table (SITELINE_INSTANCE among SITELINE_INSTANCES,
  * each place owned by SITELINE_OWNERS_PER_PLACE of them).
  */
-export type PlaceOwnershipConfig =
-  | { kind: 'named'; places: string[] }
-  | { kind: 'hashed'; instance: string; instances: string[]; ownersPerPlace: number };
+export type PlaceOwnershipConfig = { kind: 'named'; places: string[] } | { kind: 'hashed'; instance: string; instances: string[]; ownersPerPlace: number };
 
 export interface Config {
   port: number;
@@ -220,9 +282,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     hotIndexBudgetMb: overrides.hotIndexBudgetMb ?? e.SITELINE_HOT_INDEX_BUDGET_MB,
     hotIndex: overrides.hotIndex ?? e.SITELINE_HOT_INDEX === '1',
     placeOwnership: 'placeOwnership' in overrides ? overrides.placeOwnership : placeOwnership(e),
-    analysisWorkers: overrides.analysisWorkers ?? { concurrency: e.SITELINE_ANALYSIS_WORKERS, leaseMs: e.SITELINE_ANALYSIS_LEASE_MS, pollMs: e.SITELINE_ANALYSIS_POLL_MS },
+    analysisWorkers: overrides.analysisWorkers ?? {
+      concurrency: e.SITELINE_ANALYSIS_WORKERS,
+      leaseMs: e.SITELINE_ANALYSIS_LEASE_MS,
+      pollMs: e.SITELINE_ANALYSIS_POLL_MS,
+    },
     stripe: 'stripe' in overrides ? overrides.stripe : stripeConfig(e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_API_BASE),
-    staffEmails: overrides.staffEmails ?? e.SITELINE_STAFF_EMAILS.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+    staffEmails:
+      overrides.staffEmails ??
+      e.SITELINE_STAFF_EMAILS.split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean),
     basemapUrl: 'basemapUrl' in overrides ? overrides.basemapUrl : e.SITELINE_BASEMAP_URL,
     trustedProxies,
     signUpsPerClientHourly: overrides.signUpsPerClientHourly ?? e.SITELINE_SIGNUPS_PER_CLIENT_HOURLY,
@@ -236,7 +306,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 
 /** Replicas need the primary: reads go to them, writes to DATABASE_URL. */
 function readUrls(urls: string[], databaseUrl: string | undefined): string[] {
-  if (urls.length > 0 && !databaseUrl) throw new ConfigError('Invalid environment:\n  DATABASE_READ_URL: set with DATABASE_URL (the primary, where writes go); replicas of an embedded PGlite database do not exist.');
+  if (urls.length > 0 && !databaseUrl)
+    throw new ConfigError(
+      'Invalid environment:\n  DATABASE_READ_URL: set with DATABASE_URL (the primary, where writes go); replicas of an embedded PGlite database do not exist.',
+    );
   return urls;
 }
 
@@ -244,15 +317,22 @@ function readUrls(urls: string[], databaseUrl: string | undefined): string[] {
 function placeOwnership(e: z.infer<typeof envSchema>): PlaceOwnershipConfig | undefined {
   const bad = (msg: string) => new ConfigError(`Invalid environment:\n  ${msg}`);
   if (e.SITELINE_PLACES.length > 0) {
-    if (e.SITELINE_INSTANCE || e.SITELINE_INSTANCES.length > 0) throw bad('SITELINE_PLACES: names the places itself; do not set SITELINE_INSTANCE/SITELINE_INSTANCES with it.');
+    if (e.SITELINE_INSTANCE || e.SITELINE_INSTANCES.length > 0)
+      throw bad('SITELINE_PLACES: names the places itself; do not set SITELINE_INSTANCE/SITELINE_INSTANCES with it.');
     return { kind: 'named', places: e.SITELINE_PLACES };
   }
   if (!e.SITELINE_INSTANCE && e.SITELINE_INSTANCES.length === 0) return undefined;
   if (!e.SITELINE_INSTANCE) throw bad('SITELINE_INSTANCE: required with SITELINE_INSTANCES (which of the instances this one is).');
   if (e.SITELINE_INSTANCES.length === 0) throw bad('SITELINE_INSTANCES: required with SITELINE_INSTANCE (the routing table: every instance, comma-separated).');
-  if (!e.SITELINE_INSTANCES.includes(e.SITELINE_INSTANCE)) throw bad(`SITELINE_INSTANCE: "${e.SITELINE_INSTANCE}" is not one of SITELINE_INSTANCES (${e.SITELINE_INSTANCES.join(', ')}).`);
+  if (!e.SITELINE_INSTANCES.includes(e.SITELINE_INSTANCE))
+    throw bad(`SITELINE_INSTANCE: "${e.SITELINE_INSTANCE}" is not one of SITELINE_INSTANCES (${e.SITELINE_INSTANCES.join(', ')}).`);
   if (new Set(e.SITELINE_INSTANCES).size !== e.SITELINE_INSTANCES.length) throw bad('SITELINE_INSTANCES: an instance is named twice.');
-  return { kind: 'hashed', instance: e.SITELINE_INSTANCE, instances: e.SITELINE_INSTANCES, ownersPerPlace: Math.min(e.SITELINE_OWNERS_PER_PLACE, e.SITELINE_INSTANCES.length) };
+  return {
+    kind: 'hashed',
+    instance: e.SITELINE_INSTANCE,
+    instances: e.SITELINE_INSTANCES,
+    ownersPerPlace: Math.min(e.SITELINE_OWNERS_PER_PLACE, e.SITELINE_INSTANCES.length),
+  };
 }
 
 function mailConfig(e: z.infer<typeof envSchema>, baseUrl: string): MailConfig {
@@ -282,6 +362,9 @@ export function assertMailConfigured(config: Config): void {
 
 function stripeConfig(secretKey: string | undefined, webhookSecret: string | undefined, apiBase: string | undefined): Config['stripe'] {
   if (!secretKey && !webhookSecret) return undefined;
-  if (!secretKey || !webhookSecret) throw new ConfigError('Invalid environment:\n  STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together (one without the other cannot take payments safely).');
+  if (!secretKey || !webhookSecret)
+    throw new ConfigError(
+      'Invalid environment:\n  STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together (one without the other cannot take payments safely).',
+    );
   return { secretKey, webhookSecret, ...(apiBase ? { apiBase } : {}) };
 }

@@ -21,9 +21,7 @@ const REDACTED_PATHS = [
 
 /** Removes credentials that error messages can carry: passwords in URLs, bearer tokens. */
 export function scrubSecrets(text: string): string {
-  return text
-    .replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]*@/gi, '$1[redacted]@')
-    .replace(/(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]');
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]*@/gi, '$1[redacted]@').replace(/(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]');
 }
 
 /**

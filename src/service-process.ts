@@ -20,7 +20,10 @@ const SERVICE_EXIT = { stopped: 0, failure: 1, config: 2, databaseUnreachable: 5
  */
 function startFailure(err: unknown, logger: Logger, config: { port: number; host: string }): number | undefined {
   if (err instanceof DatabaseUnreachableError) {
-    logger.fatal({ variable: err.variable, host: err.host, port: err.port, database: err.database, reason: err.reason }, `siteline cannot start: ${err.message}`);
+    logger.fatal(
+      { variable: err.variable, host: err.host, port: err.port, database: err.database, reason: err.reason },
+      `siteline cannot start: ${err.message}`,
+    );
     return SERVICE_EXIT.databaseUnreachable;
   }
   if (err instanceof MigrationError) {
@@ -29,7 +32,10 @@ function startFailure(err: unknown, logger: Logger, config: { port: number; host
   }
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-    logger.fatal({ variable: 'PORT', port: config.port, host: config.host, code }, `siteline cannot start: cannot listen on ${config.host}:${config.port} (PORT, HOST): ${code === 'EADDRINUSE' ? 'another process listens there' : code}`);
+    logger.fatal(
+      { variable: 'PORT', port: config.port, host: config.host, code },
+      `siteline cannot start: cannot listen on ${config.host}:${config.port} (PORT, HOST): ${code === 'EADDRINUSE' ? 'another process listens there' : code}`,
+    );
     return SERVICE_EXIT.failure;
   }
   return undefined;
@@ -70,10 +76,13 @@ export async function runServiceProcess(opts: StartOptions = {}): Promise<void> 
     const prestopMs = prestop ? config.prestopMs : 0;
     logger.info({ signal: why, prestopMs, graceMs: config.shutdownGraceMs }, 'shutting down');
     // A last bound: whatever hangs past the grace period and closing the database, the process still ends.
-    setTimeout(() => {
-      logger.error({ signal: why }, 'shutdown did not finish in time; exiting');
-      process.exit(SERVICE_EXIT.failure);
-    }, prestopMs + config.shutdownGraceMs + 15_000).unref();
+    setTimeout(
+      () => {
+        logger.error({ signal: why }, 'shutdown did not finish in time; exiting');
+        process.exit(SERVICE_EXIT.failure);
+      },
+      prestopMs + config.shutdownGraceMs + 15_000,
+    ).unref();
     await running.close({ graceMs: config.shutdownGraceMs, prestopMs });
     logger.info({}, 'stopped');
     process.exit(SERVICE_EXIT.stopped);

@@ -77,7 +77,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   // The machine's operator may act as staff through this process (`siteline staff add` on a fresh install): src/staff/operator-credential.ts.
   writeOperatorCredential(ctx, port);
   // build: the compiled dist/ (`npm start`) or the TypeScript source under tsx (tests, `npm run dev`).
-  ctx.logger.info({ url, baseUrl: config.baseUrl, database: ctx.db.kind, build: import.meta.url.endsWith('.js') ? 'dist' : 'source', node: process.version }, 'listening');
+  ctx.logger.info(
+    { url, baseUrl: config.baseUrl, database: ctx.db.kind, build: import.meta.url.endsWith('.js') ? 'dist' : 'source', node: process.version },
+    'listening',
+  );
   // Every start, once listening: default places missing (a first start that died half-way) or stale
   // are imported one at a time, each answering as soon as it is loaded (/readyz lists them); then the
   // accuracy audits of the places just imported (a minute or more for Cambridge) run in the
@@ -90,7 +93,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   let audits: StartupAudits | undefined;
   void placesLoaded.then((imported) => {
     if (autoImport) ctx.logger.info({ imported: imported.map((r) => r.slug) }, 'default places loaded');
-    if (imported.length && !ctx.lifecycle!.draining) audits = startStartupAudits(ctx, imported.map((r) => r.slug), auditOnePlace);
+    if (imported.length && !ctx.lifecycle!.draining)
+      audits = startStartupAudits(
+        ctx,
+        imported.map((r) => r.slug),
+        auditOnePlace,
+      );
   });
   const stopSweep = await scheduleAuthSweep(ctx);
   const workers = startAnalysisWorkers(ctx, workerOptions);

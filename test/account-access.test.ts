@@ -6,7 +6,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { auth } from '@modelcontextprotocol/client';
 import { startTestServer } from './support/harness.ts';
-import { CLAIM_GRANT, CookieJar, JWT_BEARER_GRANT, confirmClaimOnPage, csrfFrom, getPage, postForm, postJson, signUpOrIn, tokenRequest } from './support/auth-flow.ts';
+import {
+  CLAIM_GRANT,
+  CookieJar,
+  JWT_BEARER_GRANT,
+  confirmClaimOnPage,
+  csrfFrom,
+  getPage,
+  postForm,
+  postJson,
+  signUpOrIn,
+  tokenRequest,
+} from './support/auth-flow.ts';
 import { authorizeWithConsent } from './support/oauth-flow.ts';
 
 test('an allowed MCP client is listed with its name, redirect host, when allowed and last used; revoking ends its refresh', async () => {
@@ -77,7 +88,10 @@ test('agents are listed by their label (or kind and short id) with last use; a b
 
     const page = await getPage(`${svc.url}/account`, jar);
     const today = new Date().toISOString().slice(0, 10);
-    assert.match(page.body, /class="agent-name">Claude Desktop on the studio Mac<\/strong> \(linked by e-mail, <code>[^<]+<\/code>\), linked (just now|\d+ minutes? ago \([^)]+\)), last used (just now|\d+ minutes? ago)/);
+    assert.match(
+      page.body,
+      /class="agent-name">Claude Desktop on the studio Mac<\/strong> \(linked by e-mail, <code>[^<]+<\/code>\), linked (just now|\d+ minutes? ago \([^)]+\)), last used (just now|\d+ minutes? ago)/,
+    );
     assert.ok(!page.body.includes(`linked ${today}`), 'no ISO date');
     // No label: what registered it (Node's fetch says "node"), with the short id beside it.
     assert.match(page.body, /class="agent-name">Agent registered with node<\/strong> \(linked by e-mail, <code>[0-9a-f]{6}…[0-9a-f]{6}<\/code>\)/);

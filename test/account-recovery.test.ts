@@ -99,7 +99,11 @@ test('reset by e-mail: the same answer for any address, a single-use link that e
     const unknown = await submit(svc, '/reset-password', new CookieJar(), { email: 'nobody-here@siteline.test' });
     assert.equal(known.status, 200);
     assert.equal(unknown.status, 200);
-    assert.equal(known.body.replace(email, ''), unknown.body.replace('nobody-here@siteline.test', ''), 'the same answer whether or not the address has an account');
+    assert.equal(
+      known.body.replace(email, ''),
+      unknown.body.replace('nobody-here@siteline.test', ''),
+      'the same answer whether or not the address has an account',
+    );
     const [, resetMail] = await smtp.waitFor(email, 2);
     assert.equal(resetMail!.subject, RESET_MAIL_SUBJECT);
     assert.ok(resetMail!.html.includes('<a href="'), 'the HTML part has the link');
@@ -108,8 +112,9 @@ test('reset by e-mail: the same answer for any address, a single-use link that e
     assert.equal(stored.length, 1);
     assert.ok(!link.includes(stored[0]!.token_hash), 'the token is stored hashed');
     const token = link.slice(link.lastIndexOf('/') + 1);
-    await until('the sent reset mail leaves no copy of its link in the queue', async () =>
-      (await svc.ctx.db.query(`SELECT 1 FROM mail_queue WHERE strpos(text_body, $1) > 0 OR strpos(html_body, $1) > 0`, [token])).length === 0,
+    await until(
+      'the sent reset mail leaves no copy of its link in the queue',
+      async () => (await svc.ctx.db.query(`SELECT 1 FROM mail_queue WHERE strpos(text_body, $1) > 0 OR strpos(html_body, $1) > 0`, [token])).length === 0,
     );
 
     // Forged links: a page that says so.

@@ -9,7 +9,20 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { auth } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { CLAIM_GRANT, CookieJar, JWT_BEARER_GRANT, TEST_PASSWORD, confirmClaimOnPage, csrfFrom, getPage, newestMail, postForm, postJson, signUpOrIn, tokenRequest } from './support/auth-flow.ts';
+import {
+  CLAIM_GRANT,
+  CookieJar,
+  JWT_BEARER_GRANT,
+  TEST_PASSWORD,
+  confirmClaimOnPage,
+  csrfFrom,
+  getPage,
+  newestMail,
+  postForm,
+  postJson,
+  signUpOrIn,
+  tokenRequest,
+} from './support/auth-flow.ts';
 import { authorizeWithConsent } from './support/oauth-flow.ts';
 import { noteSecret } from './support/log-capture.ts';
 import { EMAIL_CHANGE_MAIL_SUBJECT, RESET_MAIL_SUBJECT } from '../src/auth/account-recovery.ts';
@@ -30,7 +43,11 @@ after(async () => {
 });
 
 /** A page's text with the entities the pages escape put back (quotes in names and sentences). */
-const decoded = (body: string) => body.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+const decoded = (body: string) =>
+  body
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 const onServer = (link: string) => `${svc.url}${new URL(link).pathname}`;
 
 function linkIn(text: string, path: string): string {
@@ -70,7 +87,10 @@ async function assertCancelled(link: string): Promise<void> {
   const jar = new CookieJar();
   const shown = await getPage(link, jar);
   assert.equal(shown.status, 410, shown.body.slice(0, 300));
-  assert.match(decoded(shown.body), /id="link-refused">This e-mail change link was cancelled: the account's password was reset or changed, or it was signed out everywhere/);
+  assert.match(
+    decoded(shown.body),
+    /id="link-refused">This e-mail change link was cancelled: the account's password was reset or changed, or it was signed out everywhere/,
+  );
   const withCsrf = await getPage(`${svc.url}/signin`, jar);
   const pressed = await postForm(link, jar, { csrf: csrfFrom(withCsrf.body) });
   assert.equal(pressed.status, 410);
@@ -105,18 +125,25 @@ test('a pending move to another address dies when the owner resets the password,
   assert.equal(reset.status, 200, reset.body.slice(0, 300));
   await assertCancelled(move1);
   assert.equal((await signInWith(owner, RESET_PW)).status, 303, 'the account answers to its own address');
-  assert.equal((await signInWith('thief-1@example.net', RESET_PW)).status, 401, 'and not to the thief\'s');
+  assert.equal((await signInWith('thief-1@example.net', RESET_PW)).status, 401, "and not to the thief's");
   assert.equal((await getPage(`${svc.url}/account`, thief)).status, 303, "the thief's session ended");
   // What the owner read: the warning says a reset cancels the move, the reset page listed it.
   assert.match(warning.text, /The reset cancels this change/);
-  assert.match(decoded(resetPage.body), /<li>Pending change of the account's address to thief-1@example\.net \(cancelled: its confirmation link no longer works\)<\/li>/);
+  assert.match(
+    decoded(resetPage.body),
+    /<li>Pending change of the account's address to thief-1@example\.net \(cancelled: its confirmation link no longer works\)<\/li>/,
+  );
 
   // 2. A signed-in password change (the thief learned the new password too).
   const thief2 = await signedIn(owner, RESET_PW);
   const move2 = await askToMove(thief2, 'thief-2@example.net', RESET_PW);
   const owner2 = await signedIn(owner, RESET_PW);
   const form = await getPage(`${svc.url}/account/password`, owner2);
-  assert.match(decoded(form.body), /id="will-end"[\s\S]*<li>\d+ other browser sessions? \(signed out\)<\/li>[\s\S]*thief-2@example\.net/, 'the page says what the change ends');
+  assert.match(
+    decoded(form.body),
+    /id="will-end"[\s\S]*<li>\d+ other browser sessions? \(signed out\)<\/li>[\s\S]*thief-2@example\.net/,
+    'the page says what the change ends',
+  );
   const changed = await postForm(`${svc.url}/account/password`, owner2, { csrf: csrfFrom(form.body), current_password: RESET_PW, new_password: CHANGED_PW });
   assert.equal(changed.status, 200, changed.body.slice(0, 300));
   assert.match(decoded(changed.body), /id="ended"[\s\S]*Pending change of the account's address to thief-2@example\.net/);
@@ -178,7 +205,11 @@ test('a password reset ends every credential: agent and CLI logins (tokens and a
   const exchange = await tokenRequest(svc.url, { grant_type: JWT_BEARER_GRANT, assertion });
   assert.equal(exchange.status, 400, "the CLI's 90-day identity assertion gets no new token");
   assert.equal(exchange.json.error, 'invalid_grant');
-  assert.equal((await tokenRequest(svc.url, { grant_type: CLAIM_GRANT, claim_token: reg.json.claim_token })).json.error, 'invalid_grant', 'nor does a repeat of the claim poll');
+  assert.equal(
+    (await tokenRequest(svc.url, { grant_type: CLAIM_GRANT, claim_token: reg.json.claim_token })).json.error,
+    'invalid_grant',
+    'nor does a repeat of the claim poll',
+  );
   assert.equal(await bearer('/api/auth/me', oauthAccess), 401, "the OAuth client's access token is refused");
   const renewed = await tokenRequest(svc.url, { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.info.client_id });
   assert.equal(renewed.status, 400, 'its refresh token is dead');
@@ -188,7 +219,13 @@ test('a password reset ends every credential: agent and CLI logins (tokens and a
   // The reset mail said it would, the page listed each by name before, and the mail after says what ended.
   assert.match(resetMail.text, /ends every app, agent, CLI login and API key/);
   const willEnd = /<ul id="will-end">([\s\S]*?)<\/ul>/.exec(decoded(page.body))?.[1] ?? '';
-  for (const named of [/browser sessions? \(signed out\)/, /Connected apps[^<]*Test MCP client/, /Linked agents and CLI logins[^<]*CLI on build-box/, /REST API keys[^<]*"production" \(sl_live_/]) assert.match(willEnd, named);
+  for (const named of [
+    /browser sessions? \(signed out\)/,
+    /Connected apps[^<]*Test MCP client/,
+    /Linked agents and CLI logins[^<]*CLI on build-box/,
+    /REST API keys[^<]*"production" \(sl_live_/,
+  ])
+    assert.match(willEnd, named);
   const told = await newestMail(svc.url, email, 'Your siteline password was reset');
   for (const named of [/Test MCP client/, /CLI on build-box/, /"production" \(sl_live_/]) assert.match(told.text, named);
   const revoked = await getPage(`${svc.url}/account/api-keys`, await signedIn(email, LATER_PW));
@@ -212,7 +249,11 @@ test('a completed move mails the old address a link that moves the account back,
   const form = await getPage(undo, jar);
   assert.equal(form.status, 200, form.body.slice(0, 300));
   assert.match(form.body, /now uses <strong>taker@example\.net<\/strong> back to <strong id="undo-to">mover@example\.com<\/strong>/);
-  assert.equal((await postForm(undo, jar, { csrf: csrfFrom(form.body), new_password: 'password123' })).status, 400, 'a weak password is refused, the link still works');
+  assert.equal(
+    (await postForm(undo, jar, { csrf: csrfFrom(form.body), new_password: 'password123' })).status,
+    400,
+    'a weak password is refused, the link still works',
+  );
   const undone = await postForm(undo, jar, { csrf: csrfFrom(form.body), new_password: UNDO_PW });
   assert.equal(undone.status, 200, undone.body.slice(0, 300));
   assert.match(undone.body, /id="email-change-undone">The account uses mover@example\.com again/);
@@ -221,7 +262,10 @@ test('a completed move mails the old address a link that moves the account back,
   assert.equal((await signInWith(old, THIEF_PW)).status, 401, "the thief's password is gone");
   assert.equal((await getPage(`${svc.url}/account`, thief)).status, 303, "the thief's session ended");
   assert.equal((await getPage(undo, new CookieJar())).status, 410, 'the link works once');
-  assert.match((await newestMail(svc.url, 'taker@example.net', 'This address no longer belongs to a siteline account')).text, /moved back to its previous address/);
+  assert.match(
+    (await newestMail(svc.url, 'taker@example.net', 'This address no longer belongs to a siteline account')).text,
+    /moved back to its previous address/,
+  );
   assert.match(moved.body, /was told, with a link that undoes the change for 7 days/);
 
   // After 7 days the link no longer moves anything.

@@ -17,7 +17,6 @@ import { agentStatusOf } from '../src/analysis/agent-status.ts';
 import { analysisResultText } from '../src/analysis/feasibility-analysis.ts';
 import type { RunAnalysis } from '../src/analysis/analysis-workers.ts';
 
-
 test('a run whose worker dies on every attempt ends failed with the reason after max_attempts; agentStatus failed', async () => {
   const tdb = await createTestDb();
   try {
@@ -26,7 +25,10 @@ test('a run whose worker dies on every attempt ends failed with the reason after
     const projectId = (created as unknown as { result: { project: { projectId: string } } }).result.project.projectId;
     // This database has no places, so no lot lies under the point: a build lot row stands in (the analysis
     // refuses a project without one; this test is about the queue's leases, and no run here is executed).
-    await tdb.db.query(`INSERT INTO project_lots (project_id, place_id, parcel_ext_id, role, snapshot, attached_at) VALUES ($1, 'XX-AA:test', 'L-1', 'build', '{}', now())`, [projectId]);
+    await tdb.db.query(
+      `INSERT INTO project_lots (project_id, place_id, parcel_ext_id, role, snapshot, attached_at) VALUES ($1, 'XX-AA:test', 'L-1', 'build', '{}', now())`,
+      [projectId],
+    );
     const q = await runFeasibilityAnalysis(ctx, 'acct-q', { projectId });
     const runId = (q as unknown as { result: { runId: string } }).result.runId;
     for (let attempt = 1; attempt <= 3; attempt++) {
@@ -51,7 +53,10 @@ test('a run whose worker dies on every attempt ends failed with the reason after
   }
 });
 
-test('two server instances on one PostgreSQL database drain 200 queued runs: each runs once', { skip: !process.env.DATABASE_URL, timeout: 300_000 }, async () => {
+test('two server instances on one PostgreSQL database drain 200 queued runs: each runs once', {
+  skip: !process.env.DATABASE_URL,
+  timeout: 300_000,
+}, async () => {
   const placesEnv = await createPlacesEnv(['cambridge-ma']);
   const dirs: string[] = [];
   const services: Awaited<ReturnType<typeof startService>>[] = [];
@@ -65,7 +70,8 @@ test('two server instances on one PostgreSQL database drain 200 queued runs: eac
       projectIds.push((c as unknown as { result: { project: { projectId: string } } }).result.project.projectId);
     }
     // Queued before any worker runs, so both instances start on a full queue.
-    for (let i = 0; i < 200; i++) await insertRun(ctx, setupDb, { projectId: projectIds[i % 4]!, accountId: 'acct-pg', receiptId: '00000000-0000-4000-8000-000000000000' });
+    for (let i = 0; i < 200; i++)
+      await insertRun(ctx, setupDb, { projectId: projectIds[i % 4]!, accountId: 'acct-pg', receiptId: '00000000-0000-4000-8000-000000000000' });
     await setupDb.close();
     // Each instance's run step counts the runs it was handed. The first instance's runs wait until the
     // second has begun one, so both take part whatever their start times; the 200th run begun is the
@@ -86,8 +92,13 @@ test('two server instances on one PostgreSQL database drain 200 queued runs: eac
     for (let i = 0; i < 2; i++) {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-drain-'));
       dirs.push(dataDir);
-      const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir });
-      services.push(await startService(config, { logger: createLogger('silent'), analysisWorkers: { concurrency: 2, pollMs: 20, leaseMs: 30_000, analyse: stepOf(i) } }));
+      const config = loadConfig(
+        { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' },
+        { port: 0, host: '127.0.0.1', sourceDir: SHARED_DATA, autoImport: false, dataDir },
+      );
+      services.push(
+        await startService(config, { logger: createLogger('silent'), analysisWorkers: { concurrency: 2, pollMs: 20, leaseMs: 30_000, analyse: stepOf(i) } }),
+      );
     }
     await allHanded;
     // Closing waits for the runs in hand to be stored.
@@ -95,8 +106,14 @@ test('two server instances on one PostgreSQL database drain 200 queued runs: eac
     const db = await openDatabase({ databaseUrl: url });
     const rows = await db.query<{ status: string; attempts: number; worker_id: string }>('SELECT status, attempts, worker_id FROM analysis_runs');
     assert.equal(rows.length, 200);
-    assert.ok(rows.every((r) => r.status === 'succeeded'), 'all succeeded');
-    assert.ok(rows.every((r) => r.attempts === 1), 'each run was claimed (and executed) exactly once');
+    assert.ok(
+      rows.every((r) => r.status === 'succeeded'),
+      'all succeeded',
+    );
+    assert.ok(
+      rows.every((r) => r.attempts === 1),
+      'each run was claimed (and executed) exactly once',
+    );
     const perWorker = new Map<string, number>();
     for (const r of rows) perWorker.set(r.worker_id, (perWorker.get(r.worker_id) ?? 0) + 1);
     assert.equal(perWorker.size, 2, `both instances drained runs: ${JSON.stringify([...perWorker])}`);

@@ -16,7 +16,9 @@ import { claimRun } from '../src/analysis/run-queue.ts';
 const HELD_RUN_PROCESS = path.join(ROOT, 'test/support/held-run-process.ts');
 
 async function openEnvDb(env: Record<string, string>) {
-  const db = env.DATABASE_URL ? await openDatabase({ databaseUrl: env.DATABASE_URL }) : await openDatabase({ pgliteDir: path.join(env.SITELINE_DATA_DIR!, 'pgdata') });
+  const db = env.DATABASE_URL
+    ? await openDatabase({ databaseUrl: env.DATABASE_URL })
+    : await openDatabase({ pgliteDir: path.join(env.SITELINE_DATA_DIR!, 'pgdata') });
   await migrate(db);
   return db;
 }
@@ -31,7 +33,7 @@ test('a worker killed with SIGKILL mid-run: the run is claimed again after the l
       const ctx = testCtx(db);
       const created = await saveToProject(ctx, 'acct-kill', { action: 'create', name: 'Kill Test', address: '11 Acorn St, Cambridge, MA', preview: false });
       assert.equal(created.kind, 'written');
-      const projectId = ((created as unknown as { result: { project: { projectId: string } } }).result.project.projectId);
+      const projectId = (created as unknown as { result: { project: { projectId: string } } }).result.project.projectId;
       const q = await runFeasibilityAnalysis(ctx, 'acct-kill', { projectId });
       assert.equal(q.kind, 'queued');
       runId = (q as unknown as { result: { runId: string } }).result.runId;
@@ -64,7 +66,10 @@ test('a worker killed with SIGKILL mid-run: the run is claimed again after the l
 
     db = await openEnvDb(placesEnv.env);
     try {
-      const [claimed] = await db.query<{ status: string; attempts: number; worker_id: string }>('SELECT status, attempts, worker_id FROM analysis_runs WHERE run_id = $1', [runId]);
+      const [claimed] = await db.query<{ status: string; attempts: number; worker_id: string }>(
+        'SELECT status, attempts, worker_id FROM analysis_runs WHERE run_id = $1',
+        [runId],
+      );
       assert.deepEqual([claimed!.status, claimed!.attempts], ['running', 1], 'the killed worker had claimed the run');
       const ctx = testCtx(db);
       // The killed worker's lease passes (moved into the past rather than waited for); until then no
@@ -75,7 +80,10 @@ test('a worker killed with SIGKILL mid-run: the run is claimed again after the l
       const again = await claimRun(ctx, w.workerId, w.leaseMs);
       assert.equal(again?.run_id, runId, 'claimed again after the lease');
       await executeRun(ctx, again!, w);
-      const [row] = await db.query<{ status: string; attempts: number; worker_id: string; result: string | null }>('SELECT status, attempts, worker_id, result FROM analysis_runs WHERE run_id = $1', [runId]);
+      const [row] = await db.query<{ status: string; attempts: number; worker_id: string; result: string | null }>(
+        'SELECT status, attempts, worker_id, result FROM analysis_runs WHERE run_id = $1',
+        [runId],
+      );
       assert.equal(row!.status, 'succeeded', 'completed after the lease');
       assert.equal(row!.attempts, 2);
       assert.equal(row!.worker_id, w.workerId);
@@ -89,7 +97,9 @@ test('a worker killed with SIGKILL mid-run: the run is claimed again after the l
   }
 });
 
-test('a worker stopped with SIGTERM mid-run hands the run back at SITELINE_SHUTDOWN_GRACE_MS and exits 0; the attempt is not counted', { timeout: 300_000 }, async () => {
+test('a worker stopped with SIGTERM mid-run hands the run back at SITELINE_SHUTDOWN_GRACE_MS and exits 0; the attempt is not counted', {
+  timeout: 300_000,
+}, async () => {
   const placesEnv = await createPlacesEnv(['cambridge-ma']);
   try {
     let db = await openEnvDb(placesEnv.env);
@@ -127,7 +137,10 @@ test('a worker stopped with SIGTERM mid-run hands the run back at SITELINE_SHUTD
     assert.match(out, /handed back to the queue/);
     db = await openEnvDb(placesEnv.env);
     try {
-      const [row] = await db.query<{ status: string; attempts: number; worker_id: string | null }>('SELECT status, attempts, worker_id FROM analysis_runs WHERE run_id = $1', [runId]);
+      const [row] = await db.query<{ status: string; attempts: number; worker_id: string | null }>(
+        'SELECT status, attempts, worker_id FROM analysis_runs WHERE run_id = $1',
+        [runId],
+      );
       assert.deepEqual([row!.status, row!.attempts, row!.worker_id], ['queued', 0, null]);
     } finally {
       await db.close();

@@ -79,7 +79,11 @@ test('registration: refused identity_assertion type, validation, the fields of e
     const garbage = await fetch(`${svc.url}/api/auth/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
     assert.equal(garbage.status, 400);
     assert.equal(((await garbage.json()) as { error: string }).error, 'invalid_request');
-    const huge = await fetch(`${svc.url}/api/auth/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'x'.repeat(100_000) }) });
+    const huge = await fetch(`${svc.url}/api/auth/agent/identity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'x'.repeat(100_000) }),
+    });
     assert.equal(huge.status, 413);
 
     const anon = await postJson(`${svc.url}/api/auth/agent/identity`, { type: 'anonymous' });

@@ -52,7 +52,10 @@ test('CLI: login (verification URL + code, polling), whoami, logout revokes; a r
 
     // The account page names this login by its machine, with its last use (the exchange just now).
     const account = await getPage(`${svc.url}/account`, jar);
-    assert.match(account.body, new RegExp(`class="agent-name">CLI on ${os.hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}<[^\n]*last used (just now|\\d+ minutes? ago)`));
+    assert.match(
+      account.body,
+      new RegExp(`class="agent-name">CLI on ${os.hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}<[^\n]*last used (just now|\\d+ minutes? ago)`),
+    );
 
     // Revoked elsewhere: the exchange answers invalid_grant and the user is told to log in again.
     const saved = JSON.parse(fs.readFileSync(file, 'utf8'));

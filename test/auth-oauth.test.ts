@@ -246,7 +246,12 @@ test('consent waits for a verified e-mail: the page says so without Allow, a for
     // Sign up through the form, and do not open the verification link yet.
     const jar = new CookieJar();
     const form = await getPage(`${svc.url}/signup`, jar);
-    const up = await postForm(`${svc.url}/signup`, jar, { csrf: csrfFrom(form.body), email: 'unverified.oauth@example.com', password: TEST_PASSWORD, next: '/account' });
+    const up = await postForm(`${svc.url}/signup`, jar, {
+      csrf: csrfFrom(form.body),
+      email: 'unverified.oauth@example.com',
+      password: TEST_PASSWORD,
+      next: '/account',
+    });
     assert.equal(up.status, 303);
     const client = new MemoryClient('http://127.0.0.1:7788/cb');
     assert.equal(await auth(client, { serverUrl }), 'REDIRECT');
@@ -290,7 +295,13 @@ test('issue 25: no scope gets the documented default (mcp) and a code; an unknow
     assert.equal(DEFAULT_AUTHORIZATION_SCOPE, 'mcp');
     const jar = await signUpOrIn(base, 'noscope@example.com');
     const redirect = 'http://127.0.0.1:4444/cb';
-    const reg = await register(svc.url, { client_name: 'Claude Desktop (official)', redirect_uris: [redirect], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' });
+    const reg = await register(svc.url, {
+      client_name: 'Claude Desktop (official)',
+      redirect_uris: [redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    });
     assert.equal(reg.status, 201, JSON.stringify(reg.json));
     const clientId = reg.json.client_id as string;
     const crypto = await import('node:crypto');
@@ -326,7 +337,13 @@ test('issue 25: no scope gets the documented default (mcp) and a code; an unknow
     const tok = await fetch(`${svc.url}/api/auth/mcp/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: redirect, code_verifier: verifier, client_id: clientId }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: code!,
+        redirect_uri: redirect,
+        code_verifier: verifier,
+        client_id: clientId,
+      }).toString(),
     });
     assert.equal(tok.status, 200);
     assert.equal(tok.headers.get('cache-control'), 'no-store');
@@ -340,7 +357,10 @@ test('issue 25: no scope gets the documented default (mcp) and a code; an unknow
     const plain = await register(svc.url, { client_name: 'Acme site tool', redirect_uris: ['http://127.0.0.1:4545/cb'], token_endpoint_auth_method: 'none' });
     const plainConsent = await browse(
       `${base}/api/auth/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: plain.json.client_id, redirect_uri: 'http://127.0.0.1:4545/cb', scope: 'mcp.public', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
-      jar, svc.url, base, 'http://127.0.0.1:4545/',
+      jar,
+      svc.url,
+      base,
+      'http://127.0.0.1:4545/',
     );
     assert.equal(plainConsent.status, 200);
     assert.doesNotMatch(plainConsent.body, /unverified-client/);

@@ -85,7 +85,11 @@ test('sign up, account page, sign out: HttpOnly SameSite cookies, CSRF on every 
     // Bad input on the forms never crashes the server.
     const junk = await fetch(`${svc.url}/signin`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '\u0000\u0001' });
     assert.equal(junk.status, 403);
-    const big = await fetch(`${svc.url}/signin`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a='.padEnd(100_000, 'x') });
+    const big = await fetch(`${svc.url}/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a='.padEnd(100_000, 'x'),
+    });
     assert.equal(big.status, 413);
   } finally {
     await svc.close();
@@ -118,7 +122,11 @@ test('failed sign-ins are throttled per e-mail, then allowed again after the win
       redirect: 'manual',
     });
     assert.equal(owner.status, 303, 'five failures from one address do not lock the account everywhere');
-    assert.equal((await postForm(`${svc.url}/signin`, other, { csrf, email: 'b@example.com', password: TEST_PASSWORD })).status, 429, 'the guessing address still waits');
+    assert.equal(
+      (await postForm(`${svc.url}/signin`, other, { csrf, email: 'b@example.com', password: TEST_PASSWORD })).status,
+      429,
+      'the guessing address still waits',
+    );
     clock.advance(15 * 60_000 + 1000);
     const ok = await postForm(`${svc.url}/signin`, other, { csrf, email: 'B@example.com', password: TEST_PASSWORD });
     assert.equal(ok.status, 303);

@@ -43,11 +43,16 @@ const urls = () => [svc.url, ...(second ? [second.svc.url] : [])];
 const sign = (payload: string, secret = WEBHOOK_SECRET) => new Stripe('sk_test_unused').webhooks.generateTestHeaderString({ payload, secret });
 
 async function deliver(payload: string, signature = sign(payload), baseUrl = svc.url): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${baseUrl}/api/billing/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+  const res = await fetch(`${baseUrl}/api/billing/stripe/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    body: payload,
+  });
   return { status: res.status, json: await res.json() };
 }
 
-const event = (id: string, type: string, object: Record<string, unknown>) => JSON.stringify({ id, object: 'event', api_version: '2025-01-27.acacia', type, data: { object } });
+const event = (id: string, type: string, object: Record<string, unknown>) =>
+  JSON.stringify({ id, object: 'event', api_version: '2025-01-27.acacia', type, data: { object } });
 const completed = (id: string, accountId: string, credits: number, paymentIntent: string | null, cents = credits) =>
   event(id, 'checkout.session.completed', {
     id: `cs_${id}`,
@@ -58,9 +63,25 @@ const completed = (id: string, accountId: string, credits: number, paymentIntent
     metadata: { siteline_account: accountId, siteline_credits: String(credits) },
   });
 const refunded = (id: string, paymentIntent: string, amount: number, amountRefunded: number, metadata: Record<string, string> = {}) =>
-  event(id, 'charge.refunded', { id: `ch_${paymentIntent}`, object: 'charge', payment_intent: paymentIntent, amount, amount_refunded: amountRefunded, refunded: amountRefunded === amount, metadata });
+  event(id, 'charge.refunded', {
+    id: `ch_${paymentIntent}`,
+    object: 'charge',
+    payment_intent: paymentIntent,
+    amount,
+    amount_refunded: amountRefunded,
+    refunded: amountRefunded === amount,
+    metadata,
+  });
 const disputed = (id: string, type: string, paymentIntent: string, amount: number) =>
-  event(id, type, { id: `dp_${paymentIntent}`, object: 'dispute', charge: `ch_${paymentIntent}`, payment_intent: paymentIntent, amount, reason: 'fraudulent', status: 'needs_response' });
+  event(id, type, {
+    id: `dp_${paymentIntent}`,
+    object: 'dispute',
+    charge: `ch_${paymentIntent}`,
+    payment_intent: paymentIntent,
+    amount,
+    reason: 'fraudulent',
+    status: 'needs_response',
+  });
 
 async function usage(key: string): Promise<{ balance: number; kinds: string[] }> {
   const r = await api(svc.url, '/api/v1/usage', { token: key });
@@ -69,9 +90,11 @@ async function usage(key: string): Promise<{ balance: number; kinds: string[] }>
 }
 const paidCall = (key: string) => api(svc.url, '/api/v1/sites/check', { token: key, body: { address: COVERED } });
 const row = async (accountId: string) =>
-  (await svc.ctx.db.query<{ balance: string | number; owed: string | number }>('SELECT balance, owed FROM credit_accounts WHERE account_id = $1', [accountId])).map((r) => ({ balance: Number(r.balance), owed: Number(r.owed) }))[0];
+  (
+    await svc.ctx.db.query<{ balance: string | number; owed: string | number }>('SELECT balance, owed FROM credit_accounts WHERE account_id = $1', [accountId])
+  ).map((r) => ({ balance: Number(r.balance), owed: Number(r.owed) }))[0];
 
-test('a refund takes the purchase\'s credit back in proportion, once per event; past the balance it is owed, paid calls answer 402, and the next purchase pays it first', async () => {
+test("a refund takes the purchase's credit back in proportion, once per event; past the balance it is owed, paid calls answer 402, and the next purchase pays it first", async () => {
   const email = 'refunded@example.com';
   const jwt = await getUserToken(svc.url, email);
   const accountId = await accountIdOf(svc.ctx, email);
@@ -85,15 +108,27 @@ test('a refund takes the purchase\'s credit back in proportion, once per event; 
   const partial = refunded('evt_refund_1', 'pi_one', 1000, 250);
   const replies = [];
   for (let i = 0; i < 3; i++) replies.push(await deliver(partial));
-  assert.deepEqual(replies.map((r) => r.status), [200, 200, 200]);
-  assert.deepEqual(replies.map((r) => r.json.clawedBack.kind), ['clawed', 'duplicate_event', 'duplicate_event']);
+  assert.deepEqual(
+    replies.map((r) => r.status),
+    [200, 200, 200],
+  );
+  assert.deepEqual(
+    replies.map((r) => r.json.clawedBack.kind),
+    ['clawed', 'duplicate_event', 'duplicate_event'],
+  );
   assert.equal(replies[0]!.json.clawedBack.credits, 250);
   assert.equal((await usage(key)).balance, 747);
 
   // The rest is refunded (amount_refunded is cumulative): 750 more, 747 from the balance, 3 owed.
   const full = await deliver(refunded('evt_refund_2', 'pi_one', 1000, 1000));
   assert.deepEqual(
-    { kind: full.json.clawedBack.kind, credits: full.json.clawedBack.credits, fromBalance: full.json.clawedBack.fromBalance, owed: full.json.clawedBack.owed, balance: full.json.clawedBack.balance },
+    {
+      kind: full.json.clawedBack.kind,
+      credits: full.json.clawedBack.credits,
+      fromBalance: full.json.clawedBack.fromBalance,
+      owed: full.json.clawedBack.owed,
+      balance: full.json.clawedBack.balance,
+    },
     { kind: 'clawed', credits: 750, fromBalance: 747, owed: 3, balance: -3 },
   );
   assert.deepEqual(await row(accountId), { balance: 0, owed: 3 }, 'the balance row never goes below zero');
@@ -141,7 +176,7 @@ test('a dispute takes the disputed share back once (created, then funds withdraw
   assert.equal(await ledgerSum(svc.ctx.db, accountId), 0);
 });
 
-test('a refund of a purchase whose session event carried no payment id is still found through the charge\'s own metadata', async () => {
+test("a refund of a purchase whose session event carried no payment id is still found through the charge's own metadata", async () => {
   const email = 'legacy-refund@example.com';
   const jwt = await getUserToken(svc.url, email);
   const accountId = await accountIdOf(svc.ctx, email);
@@ -162,11 +197,17 @@ test('the same refund and dispute events racing (20 deliveries each, across both
   const dispute = disputed('evt_race_dispute', 'charge.dispute.created', 'pi_race', 3000);
   const all = [refund, refund2, dispute];
   const deliveries = await Promise.all(Array.from({ length: 60 }, (_, i) => deliver(all[i % 3]!, undefined, urls()[i % urls().length])));
-  assert.ok(deliveries.every((d) => d.status === 200), JSON.stringify(deliveries.find((d) => d.status !== 200)));
+  assert.ok(
+    deliveries.every((d) => d.status === 200),
+    JSON.stringify(deliveries.find((d) => d.status !== 200)),
+  );
   // Whatever the order, the whole purchase is taken back exactly once: 3000 credits, no more.
   assert.deepEqual(await row(accountId), { balance: 0, owed: 0 });
   assert.equal(await ledgerSum(svc.ctx.db, accountId), 0);
-  const taken = await svc.ctx.db.query<{ n: number; total: string | number }>(`SELECT count(*)::int AS n, sum(amount) AS total FROM credit_ledger WHERE account_id = $1 AND kind = 'clawback'`, [accountId]);
+  const taken = await svc.ctx.db.query<{ n: number; total: string | number }>(
+    `SELECT count(*)::int AS n, sum(amount) AS total FROM credit_ledger WHERE account_id = $1 AND kind = 'clawback'`,
+    [accountId],
+  );
   assert.equal(Number(taken[0]!.total), -3000);
   assert.ok(taken[0]!.n <= 3, 'at most one entry per event');
 });

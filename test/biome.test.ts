@@ -25,7 +25,10 @@ test('biome refuses a misformatted file and a lint error, under the repository c
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-biome-'));
   try {
     fs.copyFileSync(path.join(ROOT, 'biome.jsonc'), path.join(dir, 'biome.jsonc'));
-    fs.writeFileSync(path.join(dir, 'biome.jsonc'), fs.readFileSync(path.join(dir, 'biome.jsonc'), 'utf8').replace('"vcs": { "enabled": true', '"vcs": { "enabled": false'));
+    fs.writeFileSync(
+      path.join(dir, 'biome.jsonc'),
+      fs.readFileSync(path.join(dir, 'biome.jsonc'), 'utf8').replace('"vcs": { "enabled": true', '"vcs": { "enabled": false'),
+    );
     fs.writeFileSync(path.join(dir, 'format.ts'), 'export const a = {b:1,   c: "two"}\n');
     const format = biome(['format', '--config-path', dir, path.join(dir, 'format.ts')], dir);
     assert.notEqual(format.status, 0, format.out);

@@ -33,8 +33,14 @@ test('cityInventory for Somerville, MA: a live place (not imported into this dat
   assert.equal(inv.isError, false, inv.text);
   assert.equal(inv.s.place.status, 'live_unavailable');
   assert.ok(inv.s.rules.citedValues >= 150, `${inv.s.rules.citedValues} cited values`);
-  assert.deepEqual(inv.s.rules.documents.map((d: any) => [d.id, d.href]), [['szo', '/sources/somerville-ma/szo']]);
-  assert.deepEqual(inv.s.rules.districts.map((d: any) => d.code), ['NR', 'UR', 'MR3', 'MR4', 'MR5', 'MR6']);
+  assert.deepEqual(
+    inv.s.rules.documents.map((d: any) => [d.id, d.href]),
+    [['szo', '/sources/somerville-ma/szo']],
+  );
+  assert.deepEqual(
+    inv.s.rules.districts.map((d: any) => d.code),
+    ['NR', 'UR', 'MR3', 'MR4', 'MR5', 'MR6'],
+  );
   assert.equal(inv.s.rules.district, undefined, 'in full only when asked');
 
   const nr = await tool(client, 'cityInventory', { geoDivisionId: 'US-MA:somerville', district: 'NR' });
@@ -68,7 +74,7 @@ test('the /sources page: the quote highlighted in its section; a quote not in th
   const body = await ok.text();
   assert.equal(ok.status, 200);
   assert.match(body, /<mark id="quote">Number of Stories \(max\) \| 2\.5<\/mark>/);
-  assert.match(body, /4fff5d66b823f2bccde6783db74144e4112c13f7b5526e68d3c0bea28afb9ac6/, 'the held copy\'s digest is shown');
+  assert.match(body, /4fff5d66b823f2bccde6783db74144e4112c13f7b5526e68d3c0bea28afb9ac6/, "the held copy's digest is shown");
   const wrong = await (await fetch(`${svc.url}/sources/somerville-ma/szo?section=3.1.7&quote=${encodeURIComponent('Number of Stories (max) | 2.5')}`)).text();
   assert.match(wrong, /The quote is not in this section of the held text/);
   const index = await (await fetch(`${svc.url}/sources/somerville-ma/szo`)).text();
@@ -98,14 +104,17 @@ test('REST coverage lookup: with a district, its rules in full, each cited value
   assert.equal(r.json.placeStatus, 'live_unavailable');
   const ur = r.json.rules;
   assert.equal(ur.code, 'UR');
-  const quotes = ur.buildingTypes.flatMap((t: any) => t.standards).filter((v: any) => v.status === 'cited_conditional').map((v: any) => v.citation.quote);
+  const quotes = ur.buildingTypes
+    .flatMap((t: any) => t.standards)
+    .filter((v: any) => v.status === 'cited_conditional')
+    .map((v: any) => v.citation.quote);
   assert.ok(quotes.length > 20 && quotes.every((q: string) => q.length > 3));
   const noDistrict = await api(svc.url, '/api/v1/coverage?lat=42.39&lng=-71.1&district=UR', { token: key });
   assert.equal(noDistrict.status, 400);
   assert.match(noDistrict.text, /district goes with city or geoDivisionId/);
 });
 
-test('attach_reference: a section of Somerville\'s bylaw is refused on a Cambridge project, with the reason; attached where it belongs', async () => {
+test("attach_reference: a section of Somerville's bylaw is refused on a Cambridge project, with the reason; attached where it belongs", async () => {
   const c = await connectClient(svc.url, 'modern', token);
   try {
     const nr = await tool(c, 'cityInventory', { city: 'Somerville', region: 'MA', district: 'NR' });
@@ -123,7 +132,10 @@ test('attach_reference: a section of Somerville\'s bylaw is refused on a Cambrid
     assert.equal(attached.isError, false, attached.text);
     assert.equal(attached.s.reference.section, '3.1.8');
     const ctxt = await tool(c, 'getProjectContext', { projectId: p.s.project.projectId, documentsLimit: 5, evidenceLimit: 0 });
-    assert.deepEqual(ctxt.s.documents.items.map((d: any) => d.sectionUuid), [uuid]);
+    assert.deepEqual(
+      ctxt.s.documents.items.map((d: any) => d.sectionUuid),
+      [uuid],
+    );
     assert.match(ctxt.s.documents.items[0].excerpt ?? '', /Detached House|3\.1\.8/);
   } finally {
     await c.close();

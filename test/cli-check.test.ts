@@ -7,7 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createPlacesEnv, ROOT } from './support/harness.ts';
 
-const golden = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/golden/cambridge-addresses.json'), 'utf8')).addresses as { address: string; parcelExternalId: string; zone: string }[];
+const golden = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/golden/cambridge-addresses.json'), 'utf8')).addresses as {
+  address: string;
+  parcelExternalId: string;
+  zone: string;
+}[];
 
 let env: { env: Record<string, string>; close(): Promise<void> };
 before(async () => {
@@ -51,7 +55,7 @@ test('check prints a readable snapshot for a person', () => {
   assert.match(r.stdout, /not_extracted|unverified_default|site_specific_schedule/);
 });
 
-test('the readable output states each value\'s condition and source, and never turns unknown into a number', () => {
+test("the readable output states each value's condition and source, and never turns unknown into a number", () => {
   const r = siteline('check', '--local', '11 Acorn St, Cambridge, MA');
   assert.equal(r.status, 0, r.stderr);
   const snap = JSON.parse(siteline('check', '--local', '11 Acorn St, Cambridge, MA', '--json').stdout);
@@ -80,7 +84,10 @@ test('the readable output states each value\'s condition and source, and never t
   assert.ok(farNote, 'the example explains its unknown FAR');
   const lines = r.stdout.split('\n');
   const at = lines.findIndex((l) => l.trimStart().startsWith('maxFar '));
-  const block = lines.slice(at + 1, lines.findIndex((l, i) => i > at && /^ {2}\S/.test(l)));
+  const block = lines.slice(
+    at + 1,
+    lines.findIndex((l, i) => i > at && /^ {2}\S/.test(l)),
+  );
   assert.ok(block.includes(`      note: ${farNote}`), `maxFar's note printed under it:\n${block.join('\n')}`);
 });
 
@@ -101,7 +108,10 @@ test('an answer that is not sure of its lot is exit 6: the answer on stdout, the
   const snap = JSON.parse(r.stdout);
   assert.equal(snap.answered, true);
   assert.equal(snap.address.confidence, 0.5);
-  assert.match(r.stderr, /We are not sure this is the lot you meant\. The address is not tied to a lot in any table; the lot was located by its number along the street \(match confidence 0\.5, below 0\.8\)/);
+  assert.match(
+    r.stderr,
+    /We are not sure this is the lot you meant\. The address is not tied to a lot in any table; the lot was located by its number along the street \(match confidence 0\.5, below 0\.8\)/,
+  );
   // A sure one stays exit 0 with nothing on stderr.
   const sure = siteline('check', '--local', '11 Acorn St, Cambridge, MA', '--json');
   assert.equal(sure.status, 0);

@@ -38,4 +38,3 @@ test('-h and --help on every command and subcommand print its help on stdout, ex
   assert.equal(viaHelp.stdout, (await runSiteline(['logout', '--help'], env)).stdout);
   untouched();
 });
-

@@ -74,7 +74,7 @@ test('logged in: check asks the service as the user and answers exactly what --l
   try {
     // The CLI asks for the place's sources inline (docs/snapshot.md, "Sources").
     const res = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full', includeSources: true } });
-    assert.deepEqual(withoutTime(remote.stdout), withoutTime(JSON.stringify(res.structuredContent)), 'exactly the tool\'s structuredContent');
+    assert.deepEqual(withoutTime(remote.stdout), withoutTime(JSON.stringify(res.structuredContent)), "exactly the tool's structuredContent");
   } finally {
     await client.close();
   }
@@ -100,7 +100,9 @@ test('not covered is exit 3 and bad input exit 2, remote as --local', async () =
 test('a cached token the service refuses is renewed once through the jwt-bearer exchange', async () => {
   const file = path.join(configDir, 'credentials.json');
   const creds = JSON.parse(fs.readFileSync(file, 'utf8'));
-  fs.writeFileSync(file, JSON.stringify({ ...creds, access_token: 'not-a-token', access_token_expires_at: new Date(Date.now() + 3_600_000).toISOString() }), { mode: 0o600 });
+  fs.writeFileSync(file, JSON.stringify({ ...creds, access_token: 'not-a-token', access_token_expires_at: new Date(Date.now() + 3_600_000).toISOString() }), {
+    mode: 0o600,
+  });
   const r = await runSiteline(['check', '11 Acorn St, Cambridge, MA', '--json'], remoteEnv);
   assert.equal(r.code, 0, r.stderr);
   assert.notEqual(JSON.parse(fs.readFileSync(file, 'utf8')).access_token, 'not-a-token', 'the renewed token is stored');

@@ -34,7 +34,9 @@ after(async () => {
 test('siteline usage: report exports used this month and the credit balance, in text and --json', async () => {
   const email = 'usage-cli@example.com';
   const { identityAssertion } = await claimUserIdentity(svc.url, email);
-  fs.writeFileSync(path.join(configDir, 'credentials.json'), JSON.stringify({ server: svc.url, email, identity_assertion: identityAssertion }), { mode: 0o600 });
+  fs.writeFileSync(path.join(configDir, 'credentials.json'), JSON.stringify({ server: svc.url, email, identity_assertion: identityAssertion }), {
+    mode: 0o600,
+  });
   const accountId = (await svc.ctx.db.query<{ account_id: string }>('SELECT account_id FROM accounts WHERE email = $1', [email]))[0]!.account_id;
 
   const fresh = await runSiteline(['usage', '--json'], env);
@@ -67,9 +69,19 @@ test('siteline usage: report exports used this month and the credit balance, in 
 
   const text = await runSiteline(['usage'], env);
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, new RegExp(`^Report exports \\(records\\.exports\\), ${period}: 2 of ${REPORT_EXPORTS_PER_MONTH} used, ${REPORT_EXPORTS_PER_MONTH - 2} left; renews \\d{4}-\\d{2}-01\\.$`, 'm'));
+  assert.match(
+    text.stdout,
+    new RegExp(
+      `^Report exports \\(records\\.exports\\), ${period}: 2 of ${REPORT_EXPORTS_PER_MONTH} used, ${REPORT_EXPORTS_PER_MONTH - 2} left; renews \\d{4}-\\d{2}-01\\.$`,
+      'm',
+    ),
+  );
   assert.match(text.stdout, /^REST API credit: 7 credits; 0 charged today \(UTC\)\./m);
-  assert.equal((await svc.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND kind = 'spend'`, [accountId]))[0]!.n, 0, 'looking is free');
+  assert.equal(
+    (await svc.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND kind = 'spend'`, [accountId]))[0]!.n,
+    0,
+    'looking is free',
+  );
 });
 
 test('siteline usage without a login: exit 4, says to log in, touches nothing', async () => {
@@ -85,7 +97,7 @@ test('siteline usage without a login: exit 4, says to log in, touches nothing', 
   }
 });
 
-test('staff raise or lower an account\'s monthly export allowance on the running service, recorded; usage, the account page and getProjectContext show it, and the meter spends up to it', async () => {
+test("staff raise or lower an account's monthly export allowance on the running service, recorded; usage, the account page and getProjectContext show it, and the meter spends up to it", async () => {
   const email = 'allowance@example.com';
   const { identityAssertion, accessToken, jar } = await claimUserIdentity(svc.url, email);
   const own = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'allowance-cli-'));
@@ -105,24 +117,45 @@ test('staff raise or lower an account\'s monthly export allowance on the running
     // The meter spends up to the account's own allowance, then refuses with nothing spent.
     const report = await composeReport(sampleReportInput());
     for (const n of [1, 2]) await saveExport(svc.ctx, { accountId, request: exportRequestKey({ n }), title: `Report ${n}`, report });
-    await assert.rejects(saveExport(svc.ctx, { accountId, request: exportRequestKey({ n: 3 }), title: 'Report 3', report }), (e: unknown) => e instanceof SitelineError && /used its 2 report exports/.test(e.message));
+    await assert.rejects(
+      saveExport(svc.ctx, { accountId, request: exportRequestKey({ n: 3 }), title: 'Report 3', report }),
+      (e: unknown) => e instanceof SitelineError && /used its 2 report exports/.test(e.message),
+    );
 
     const raised = await staff('staff', 'export-allowance', email, '40', '--reason', 'pilot customer');
     assert.equal(raised.code, 0, raised.stderr);
     assert.equal(raised.stdout, `${email} may export 40 project reports a month (was 2).\n`);
     const usage = JSON.parse((await runSiteline(['usage', '--json'], { ...env, SITELINE_CONFIG_DIR: own })).stdout);
     assert.deepEqual([usage.reportExports.used, usage.reportExports.allowance, usage.reportExports.remaining], [2, 40, 38]);
-    assert.match((await getPage(`${svc.url}/account`, jar)).body, /id="report-exports">Project report exports this month \(\d{4}-\d{2}\): 2 of 40 used, 38 left/);
+    assert.match(
+      (await getPage(`${svc.url}/account`, jar)).body,
+      /id="report-exports">Project report exports this month \(\d{4}-\d{2}\): 2 of 40 used, 38 left/,
+    );
     const mcp = await connectClient(svc.url, 'modern', accessToken);
     try {
-      const created = (await mcp.callTool({ name: 'saveToProject', arguments: { action: 'create', name: 'Allowance check', lat: 42.38, lng: -71.12, preview: false } })) as { isError?: boolean };
+      const created = (await mcp.callTool({
+        name: 'saveToProject',
+        arguments: { action: 'create', name: 'Allowance check', lat: 42.38, lng: -71.12, preview: false },
+      })) as { isError?: boolean };
       assert.notEqual(created.isError, true, JSON.stringify(created));
-      const context = (await mcp.callTool({ name: 'getProjectContext', arguments: { project: 'Allowance check', documentsLimit: 0, evidenceLimit: 0 } })) as { structuredContent: { exports: Record<string, unknown> } };
-      assert.deepEqual({ ...context.structuredContent.exports, period: 'p', resetsAt: 'r' }, { meter: 'records.exports', period: 'p', used: 2, allowance: 40, remaining: 38, resetsAt: 'r' });
+      const context = (await mcp.callTool({ name: 'getProjectContext', arguments: { project: 'Allowance check', documentsLimit: 0, evidenceLimit: 0 } })) as {
+        structuredContent: { exports: Record<string, unknown> };
+      };
+      assert.deepEqual(
+        { ...context.structuredContent.exports, period: 'p', resetsAt: 'r' },
+        { meter: 'records.exports', period: 'p', used: 2, allowance: 40, remaining: 38, resetsAt: 'r' },
+      );
     } finally {
       await mcp.close();
     }
-    const actions = JSON.parse((await staff('staff', 'actions', '--json')).stdout) as Array<{ action: string; via: string; actor: string; subject: string; details: Record<string, unknown>; reason: string }>;
+    const actions = JSON.parse((await staff('staff', 'actions', '--json')).stdout) as Array<{
+      action: string;
+      via: string;
+      actor: string;
+      subject: string;
+      details: Record<string, unknown>;
+      reason: string;
+    }>;
     assert.deepEqual(
       actions.filter((a) => a.action === 'export_allowance').map((a) => [a.via, a.subject, a.details, a.reason]),
       [

@@ -73,7 +73,14 @@ test('npm start builds dist/ when stale and runs the compiled service; a second 
     assert.ok(closed, `the service still runs 30 s after SIGTERM to npm start:\n${out.slice(-1500)}`);
     assert.equal(await exited, 0, 'npm start exits 0 once the service stopped');
     assert.match(out, /"msg":"stopped"/, 'the service stopped itself');
-    assert.equal(await fetch(`${url}/healthz`).then(() => 'answered', (e: Error) => (e.cause as NodeJS.ErrnoException | undefined)?.code ?? e.message), 'ECONNREFUSED', 'nothing listens on its port');
+    assert.equal(
+      await fetch(`${url}/healthz`).then(
+        () => 'answered',
+        (e: Error) => (e.cause as NodeJS.ErrnoException | undefined)?.code ?? e.message,
+      ),
+      'ECONNREFUSED',
+      'nothing listens on its port',
+    );
   } finally {
     try {
       process.kill(-child.pid!, 'SIGKILL'); // whatever is left of the group
@@ -86,7 +93,9 @@ test('npm start builds dist/ when stale and runs the compiled service; a second 
   }
 });
 
-test('the compiled importer (dist/) derives the same lot facts on its worker thread as on its own thread, over the copied migrations', { timeout: 300_000 }, async () => {
+test('the compiled importer (dist/) derives the same lot facts on its worker thread as on its own thread, over the copied migrations', {
+  timeout: 300_000,
+}, async () => {
   const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(build.status, 0, build.stderr);
   // Every module from dist/ (one copy of each class): the database, its migrations (the copied SQL), the importer.
@@ -117,7 +126,8 @@ test('the compiled importer (dist/) derives the same lot facts on its worker thr
     const onWorker = await compiled.insertLotsWithFacts(t.db, 'T:worker', { parcels: lots, zones, streets }, lots, { batchSize: 4, deriveIn: 'worker' });
     assert.equal(onWorker.parcels, 6);
     assert.deepEqual({ ...onWorker, derive: { ...onWorker.derive, ms: 0 } }, { ...onThread, derive: { ...onThread.derive, ms: 0 } });
-    const rows = (placeId: string) => t.db.query(`SELECT parcel_ext_id, facts::text AS facts, zones::text AS zones FROM parcels WHERE place_id = $1 ORDER BY parcel_ext_id`, [placeId]);
+    const rows = (placeId: string) =>
+      t.db.query(`SELECT parcel_ext_id, facts::text AS facts, zones::text AS zones FROM parcels WHERE place_id = $1 ORDER BY parcel_ext_id`, [placeId]);
     assert.deepEqual(await rows('T:worker'), await rows('T:thread'));
   } finally {
     await t.close();

@@ -25,7 +25,13 @@ after(async () => {
   await svc?.close();
 });
 
-const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeHtml = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 function pre(id: string): string {
   const m = new RegExp(`<pre id="${id}">([\\s\\S]*?)</pre>`).exec(pageHtml);
   assert.ok(m, `the page has #${id}`);
@@ -54,7 +60,9 @@ test('/connect: client configurations for this server, every registry tool, link
   }
   const home = await (await fetch(`${svc.url}/`)).text();
   assert.match(home, /<a href="\/connect" id="connect-link">/);
-  const catalog = (await (await fetch(`${svc.url}/.well-known/api-catalog`)).json()) as { linkset: Array<Record<string, Array<{ href: string; type: string }>>> };
+  const catalog = (await (await fetch(`${svc.url}/.well-known/api-catalog`)).json()) as {
+    linkset: Array<Record<string, Array<{ href: string; type: string }>>>;
+  };
   assert.ok(catalog.linkset[0]!['service-doc']!.some((l) => l.href === `${svc.ctx.config.baseUrl}/connect` && l.type === 'text/html'));
   assert.match(await (await fetch(`${svc.url}/docs/mcp`)).text(), /\{base_url\}\/connect/);
 });
@@ -91,7 +99,10 @@ test('server card: the authentication note and "required" come from the tools ac
     { name: 'alpha', access: 'public' as const },
     { name: 'beta', access: 'gated' as const },
   ];
-  assert.deepEqual(authenticationSummary(tools), { required: false, note: 'tools/list and the public tools (alpha) are open; beta needs a bearer token with scope mcp (a 401 starts OAuth).' });
+  assert.deepEqual(authenticationSummary(tools), {
+    required: false,
+    note: 'tools/list and the public tools (alpha) are open; beta needs a bearer token with scope mcp (a 401 starts OAuth).',
+  });
   const allGated = authenticationSummary(tools.map((t) => ({ ...t, access: 'gated' as const })));
   assert.equal(allGated.required, true);
   assert.match(allGated.note, /alpha, beta need a bearer token/);

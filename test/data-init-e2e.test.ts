@@ -20,7 +20,13 @@ const Y0 = 4_690_000;
 const STREETS = ['ELM ST', 'T C TRL', 'CAFÉ RD'];
 
 type Ring = [number, number][];
-const rect = (x: number, y: number, w: number, h: number): Ring => [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]];
+const rect = (x: number, y: number, w: number, h: number): Ring => [
+  [x, y],
+  [x + w, y],
+  [x + w, y + h],
+  [x, y + h],
+  [x, y],
+];
 const pin = (s: number, i: number) => `25${String(s * 100 + i).padStart(8, '0')}`;
 
 /** Writes the town's files: 3 streets x 10 lots of 20 m x 40 m, two districts split at the fifth lot. */
@@ -33,7 +39,11 @@ function writeTown(dir: string): void {
     for (let i = 0; i < 10; i++) {
       const x = X0 + i * 20;
       const y = Y0 + s * 100;
-      parcels.push({ type: 'Feature', properties: { PIN: pin(s, i), TAX_PIN: String(4_000_000 + s * 100 + i), LOT_AREA: 800 }, geometry: { type: 'Polygon', coordinates: [rect(x, y, 20, 40)] } });
+      parcels.push({
+        type: 'Feature',
+        properties: { PIN: pin(s, i), TAX_PIN: String(4_000_000 + s * 100 + i), LOT_AREA: 800 },
+        geometry: { type: 'Polygon', coordinates: [rect(x, y, 20, 40)] },
+      });
       id++;
       let mapPin = pin(s, i);
       let py = y + 20.5;
@@ -45,11 +55,24 @@ function writeTown(dir: string): void {
   }
   const crs = { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::26919' } };
   fs.writeFileSync(path.join(dir, 'parcels.geojson'), JSON.stringify({ type: 'FeatureCollection', crs, features: parcels }));
-  const zone = (code: string, name: string, x: number) => ({ type: 'Feature', properties: { ZONE: code, ZONE_NAME: name }, geometry: { type: 'Polygon', coordinates: [rect(x, Y0 - 10, 100, 260)] } });
-  fs.writeFileSync(path.join(dir, 'zoning.geojson'), JSON.stringify({ type: 'FeatureCollection', crs, features: [zone('R-1', 'Residence 1', X0), zone('B-2', 'Business 2', X0 + 100)] }));
+  const zone = (code: string, name: string, x: number) => ({
+    type: 'Feature',
+    properties: { ZONE: code, ZONE_NAME: name },
+    geometry: { type: 'Polygon', coordinates: [rect(x, Y0 - 10, 100, 260)] },
+  });
+  fs.writeFileSync(
+    path.join(dir, 'zoning.geojson'),
+    JSON.stringify({ type: 'FeatureCollection', crs, features: [zone('R-1', 'Residence 1', X0), zone('B-2', 'Business 2', X0 + 100)] }),
+  );
   const toLonLat = proj4(UTM19N, 'EPSG:4326');
   const limits = rect(X0 - 20, Y0 - 20, 240, 280).map((p) => toLonLat.forward(p));
-  fs.writeFileSync(path.join(dir, 'town-limits.geojson'), JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { TOWN: 'TESTVILLE' }, geometry: { type: 'Polygon', coordinates: [limits] } }] }));
+  fs.writeFileSync(
+    path.join(dir, 'town-limits.geojson'),
+    JSON.stringify({
+      type: 'FeatureCollection',
+      features: [{ type: 'Feature', properties: { TOWN: 'TESTVILLE' }, geometry: { type: 'Polygon', coordinates: [limits] } }],
+    }),
+  );
   fs.writeFileSync(path.join(dir, 'addresses.csv'), Buffer.from(rows.join('\r\n') + '\r\n', 'latin1')); // Windows-1252 bytes: É is 0xC9
 }
 
@@ -59,7 +82,16 @@ test('a town adds itself: data init, data check, data import and check --local t
     const town = path.join(tmp, 'testville-ma');
     const places = path.join(tmp, 'places');
     writeTown(town);
-    const env = { ...process.env, DATABASE_URL: '', SITELINE_DATA_DIR: path.join(tmp, 'data'), SITELINE_PLACES_DIR: places, SITELINE_SOURCE_DIR: tmp, SITELINE_AUTO_IMPORT: '0', LOG_LEVEL: 'warn', NO_COLOR: '1' };
+    const env = {
+      ...process.env,
+      DATABASE_URL: '',
+      SITELINE_DATA_DIR: path.join(tmp, 'data'),
+      SITELINE_PLACES_DIR: places,
+      SITELINE_SOURCE_DIR: tmp,
+      SITELINE_AUTO_IMPORT: '0',
+      LOG_LEVEL: 'warn',
+      NO_COLOR: '1',
+    };
     const timings: string[] = [];
     const siteline = (...args: string[]) => {
       const t = Date.now();
@@ -77,18 +109,30 @@ test('a town adds itself: data init, data check, data import and check --local t
     // Without provenance, init writes "TO CONFIRM" placeholders, and the one gate refuses to take them live.
     const draft = siteline('data', 'init', 'testville-ma', '--from', town, '--name', 'Testville', '--region', 'MA', '--country', 'US');
     assert.equal(draft.code, 0, draft.err + draft.out);
-    assert.match(draft.out, /Confirm:[\s\S]*each source's vintage, licence and attribution \(written as "TO CONFIRM"\); a place with a placeholder cannot go live/);
+    assert.match(
+      draft.out,
+      /Confirm:[\s\S]*each source's vintage, licence and attribution \(written as "TO CONFIRM"\); a place with a placeholder cannot go live/,
+    );
     const draftCheck = siteline('data', 'check', 'testville-ma', '--from', town);
     assert.equal(draftCheck.code, 1, draftCheck.err + draftCheck.out);
-    assert.match(draftCheck.out, /REFUSED: an import would be refused[\s\S]*12 placeholder\(s\) left in a place whose manifest says live:\n\s+manifest\.json sources\[boundary\]\.vintage: "TO CONFIRM: the date the town published town-limits\.geojson"/);
+    assert.match(
+      draftCheck.out,
+      /REFUSED: an import would be refused[\s\S]*12 placeholder\(s\) left in a place whose manifest says live:\n\s+manifest\.json sources\[boundary\]\.vintage: "TO CONFIRM: the date the town published town-limits\.geojson"/,
+    );
     assert.match(draftCheck.out, /verdict: REFUSED/);
     const draftImport = siteline('data', 'import', 'testville-ma', '--from', town);
     assert.equal(draftImport.code, 2, draftImport.err + draftImport.out);
-    assert.match(draftImport.err, /refusing to import:\n {2}- 12 placeholder\(s\) left[\s\S]*sources\[addresses\]\.attribution: "TO CONFIRM[\s\S]*Nothing was changed/);
+    assert.match(
+      draftImport.err,
+      /refusing to import:\n {2}- 12 placeholder\(s\) left[\s\S]*sources\[addresses\]\.attribution: "TO CONFIRM[\s\S]*Nothing was changed/,
+    );
     // data status lists the place with its failed import and why, and the placeholders to replace.
     const failedStatus = siteline('data', 'status');
     assert.equal(failedStatus.code, 0, failedStatus.err + failedStatus.out);
-    assert.match(failedStatus.out, /testville-ma\s+US-MA:testville\s+live_unavailable\s+not imported\n[\s\S]*LAST IMPORT FAILED at \S+:\n\s+testville-ma: refusing to import:\n\s+- 12 placeholder\(s\)/);
+    assert.match(
+      failedStatus.out,
+      /testville-ma\s+US-MA:testville\s+live_unavailable\s+not imported\n[\s\S]*LAST IMPORT FAILED at \S+:\n\s+testville-ma: refusing to import:\n\s+- 12 placeholder\(s\)/,
+    );
     assert.match(failedStatus.out, /12 placeholder\(s\) to replace before it can go live, e\.g\. manifest\.json sources\[boundary\]\.vintage/);
     // A manifest that does not load is listed too, with why.
     fs.mkdirSync(path.join(places, 'broken-ma'));
@@ -100,7 +144,26 @@ test('a town adds itself: data init, data check, data import and check --local t
     assert.match(listed.find((p) => p.slug === 'testville-ma')!.lastImportFailed!.reason, /12 placeholder/);
     fs.rmSync(path.join(places, 'broken-ma'), { recursive: true });
 
-    const init = siteline('data', 'init', 'testville-ma', '--from', town, '--name', 'Testville', '--region', 'MA', '--country', 'US', '--force', '--vintage', '2026-03-01', '--licence', 'Public domain (town open data)', '--attribution', 'Town of Testville GIS');
+    const init = siteline(
+      'data',
+      'init',
+      'testville-ma',
+      '--from',
+      town,
+      '--name',
+      'Testville',
+      '--region',
+      'MA',
+      '--country',
+      'US',
+      '--force',
+      '--vintage',
+      '2026-03-01',
+      '--licence',
+      'Public domain (town open data)',
+      '--attribution',
+      'Town of Testville GIS',
+    );
     assert.equal(init.code, 0, init.err + init.out);
     assert.doesNotMatch(init.out, /TO CONFIRM/);
     assert.match(init.out, /parcels\.geojson: geojson; 30 rows .* -> PARCELS/);
@@ -159,18 +222,27 @@ test('a town adds itself: data init, data check, data import and check --local t
     fs.writeFileSync(path.join(places, 'testville-ma', 'manifest.json'), JSON.stringify(manifest, null, 2));
     const bad = siteline('data', 'import', 'testville-ma', '--from', town);
     assert.equal(bad.code, 1, bad.err + bad.out);
-    assert.match(bad.out, /NOT LIVE: the place stays planned_not_live[\s\S]*address -> lot is 0\.00 % \(0 of 30\), below 90 % \(manifest joinThresholds\.addressToLot = 0\.9 \(the default\)\)/);
+    assert.match(
+      bad.out,
+      /NOT LIVE: the place stays planned_not_live[\s\S]*address -> lot is 0\.00 % \(0 of 30\), below 90 % \(manifest joinThresholds\.addressToLot = 0\.9 \(the default\)\)/,
+    );
     // data check said the same before: one gate, the same verdict and numbers.
     const badCheck = siteline('data', 'check', 'testville-ma', '--from', town);
     assert.equal(badCheck.code, 1, badCheck.err + badCheck.out);
-    assert.match(badCheck.out, /address -> lot is 0\.00 % \(0 of 30\), below 90 % \(manifest joinThresholds\.addressToLot = 0\.9 \(the default\)\)[\s\S]*verdict: NOT LIVE/);
+    assert.match(
+      badCheck.out,
+      /address -> lot is 0\.00 % \(0 of 30\), below 90 % \(manifest joinThresholds\.addressToLot = 0\.9 \(the default\)\)[\s\S]*verdict: NOT LIVE/,
+    );
     assert.match(bad.err, /testville-ma was loaded but is NOT live/);
     const refused = siteline('check', '--local', '--json', '4 Elm St, Testville, MA');
     assert.equal(refused.code, 3, refused.err + refused.out);
     const not = JSON.parse(refused.out);
     assert.equal(not.answered, false);
     assert.equal(not.coverage.status, 'planned_not_live');
-    assert.match(not.coverage.message, /Testville is not live: its data is imported but joins too poorly to answer addresses: address -> lot is 0\.00 % \(0 of 30\)/);
+    assert.match(
+      not.coverage.message,
+      /Testville is not live: its data is imported but joins too poorly to answer addresses: address -> lot is 0\.00 % \(0 of 30\)/,
+    );
 
     // One gate: a zoning file where a third of the polygons have no district code. data check and data
     // import give the same verdict with the same numbers, naming the manifest setting and its value.
@@ -182,7 +254,8 @@ test('a town adds itself: data init, data check, data import and check --local t
     fs.writeFileSync(zoningFile, JSON.stringify(zoningDoc));
     byId.zoning.sha256 = crypto.createHash('sha256').update(fs.readFileSync(zoningFile)).digest('hex');
     fs.writeFileSync(path.join(places, 'testville-ma', 'manifest.json'), JSON.stringify(manifest, null, 2));
-    const refusal = 'zoning (zoning.geojson): 1 of 3 rows rejected (33.3 %), above the limit of 10.0 %; most: 1 x no district code in ZONE [governed by sources[zoning].maxRejectedShare = 0.1 (the default); or --force]';
+    const refusal =
+      'zoning (zoning.geojson): 1 of 3 rows rejected (33.3 %), above the limit of 10.0 %; most: 1 x no district code in ZONE [governed by sources[zoning].maxRejectedShare = 0.1 (the default); or --force]';
     const gateCheck = siteline('data', 'check', 'testville-ma', '--from', town);
     assert.equal(gateCheck.code, 1, gateCheck.err + gateCheck.out);
     assert.ok(gateCheck.out.includes(`REFUSED: an import would be refused, nothing imported, for:\n    - ${refusal}`), gateCheck.out);

@@ -53,7 +53,8 @@ function tileAtPin(z: number): Promise<Response> {
   return fetch(`${svc.url}/tiles/${z}/${x}/${y}.pbf`);
 }
 const TILE_WARNING = 'tiles: the rules do not load; zone categories from zone names only';
-const previewAtPin = () => saveToProject(svc.ctx, 'acct-surfaced', { action: 'create', name: 'Surfaced', address: '11 Acorn St, Cambridge, MA', ...pin, preview: true });
+const previewAtPin = () =>
+  saveToProject(svc.ctx, 'acct-surfaced', { action: 'create', name: 'Surfaced', address: '11 Acorn St, Cambridge, MA', ...pin, preview: true });
 
 test('no rules file: the catalogue and the knowledge index carry on without rules, and nothing is logged as a fault', async () => {
   setRules(null);

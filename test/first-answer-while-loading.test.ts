@@ -81,7 +81,9 @@ async function readyzUntil(url: string, until: (r: Awaited<ReturnType<typeof rea
 
 const loadingOf = (r: Readyz) => Object.fromEntries(r.places.map((p) => [p.slug, [p.ready, p.loading]]));
 
-test('a first start on a fresh data directory answers a Cambridge address while the next place is still importing; an address in a place still loading is told to ask again', { timeout: 900_000 }, async () => {
+test('a first start on a fresh data directory answers a Cambridge address while the next place is still importing; an address in a place still loading is told to ask again', {
+  timeout: 900_000,
+}, async () => {
   const work = fs.mkdtempSync(path.join(ROOT, '.siteline-test-first-answer-'));
   try {
     // Two default places: Cambridge (live, imported first) and Paradise (planned, after it).
@@ -111,7 +113,11 @@ test('a first start on a fresh data directory answers a Cambridge address while 
       const token = await getUserToken(svc.url, 'first-answer@example.com');
       const client = await connectClient(svc.url, 'modern', token);
       try {
-        const ask = async () => (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: CAMBRIDGE, source: 'full' } })).structuredContent as Record<string, any>;
+        const ask = async () =>
+          (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: CAMBRIDGE, source: 'full' } })).structuredContent as Record<
+            string,
+            any
+          >;
         const early = await ask();
         assert.equal(early.answered, false);
         assert.equal(early.coverage.status, 'live_unavailable');
@@ -141,7 +147,11 @@ test('a first start on a fresh data directory answers a Cambridge address while 
 
       await paradisePipe.release();
       const imported = await svc.placesLoaded;
-      assert.deepEqual(imported.map((r) => r.slug), ['cambridge-ma', 'paradise-tx'], 'one at a time, the live place first');
+      assert.deepEqual(
+        imported.map((r) => r.slug),
+        ['cambridge-ma', 'paradise-tx'],
+        'one at a time, the live place first',
+      );
       const last = await readyz(svc.url);
       assert.equal(last.status, 200);
       assert.equal(last.body.loading, undefined);

@@ -14,11 +14,20 @@ const GOLDEN = path.join(ROOT, 'test/golden/cambridge-addresses.json');
 
 test('the golden addresses are rebuilt, without siteline code, exactly as committed', () => {
   const imports = [...fs.readFileSync(SCRIPT, 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]!);
-  assert.deepEqual(imports.filter((i) => i.startsWith('.')), [], 'the script imports no code of ours');
+  assert.deepEqual(
+    imports.filter((i) => i.startsWith('.')),
+    [],
+    'the script imports no code of ours',
+  );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-golden-'));
   try {
     const out = path.join(dir, 'golden.json');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', SCRIPT], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, GOLDEN_OUT: out }, timeout: 240_000 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', SCRIPT], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, GOLDEN_OUT: out },
+      timeout: 240_000,
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(fs.readFileSync(out, 'utf8'), fs.readFileSync(GOLDEN, 'utf8'));
     assert.ok((JSON.parse(fs.readFileSync(out, 'utf8')) as { addresses: unknown[] }).addresses.length >= 40);

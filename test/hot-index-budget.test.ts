@@ -41,7 +41,10 @@ before(async () => {
     [PLACES[0]],
   );
   assert.equal(rows.length, 8);
-  sample.set(PLACES[0]!, rows.map((r) => `${r.full_address}, ${cambridge.name}, ${cambridge.region}`));
+  sample.set(
+    PLACES[0]!,
+    rows.map((r) => `${r.full_address}, ${cambridge.name}, ${cambridge.region}`),
+  );
   sample.set(PLACES[1]!, sampleSyntheticAddresses(SYNTHETIC_PARCELS, 8));
 });
 after(async () => {
@@ -88,7 +91,10 @@ test('under a budget that holds one place, places are evicted and reloaded, and 
   // unbounded: both places held
   index.setBudget(1_000_000);
   const sizes = await Promise.all(PLACES.map(async (id) => (await warm(id))!.bytes));
-  assert.ok(sizes.every((b) => b > 100_000), `estimated sizes ${sizes.join(', ')}`);
+  assert.ok(
+    sizes.every((b) => b > 100_000),
+    `estimated sizes ${sizes.join(', ')}`,
+  );
   index.resetStats();
   const unbounded = await answersInterleaved();
   assert.deepEqual(unbounded, truth);
@@ -132,10 +138,12 @@ test('a re-import while the place is warm, or after it was evicted, never leaves
   const address = sample.get(id)![0]!;
   const place = (await getPlace({ db: t.db }, id))!;
   assert.ok(await warm(id));
-  const row = (await t.db.query<{ row_no: number; street_key: string; number: number; full_address: string }>(
-    `SELECT row_no, street_key, number, full_address FROM addresses WHERE place_id = $1 AND full_address || ', ' || $2 || ', ' || $3 = $4`,
-    [id, place.name, place.region, address],
-  ))[0]!;
+  const row = (
+    await t.db.query<{ row_no: number; street_key: string; number: number; full_address: string }>(
+      `SELECT row_no, street_key, number, full_address FROM addresses WHERE place_id = $1 AND full_address || ', ' || $2 || ', ' || $3 = $4`,
+      [id, place.name, place.region, address],
+    )
+  )[0]!;
   assert.ok(row, 'the sampled address is a row');
   const src = await placeSource(ctx, place);
   assert.equal(src.kind, 'memory');
@@ -182,7 +190,7 @@ test('a re-import while the place is warm, or after it was evicted, never leaves
   });
   ctx.caches.placeChanged(id);
   const back = (await warm(id))!;
-  assert.equal((back.addressRows(row.street_key, row.number)).find((r) => r.row_no === row.row_no)!.parcel_ext_id, lotBefore);
+  assert.equal(back.addressRows(row.street_key, row.number).find((r) => r.row_no === row.row_no)!.parcel_ext_id, lotBefore);
   assert.equal(await answer(address), warmAnswer, 'the first answer again, from the reloaded index');
 });
 

@@ -17,7 +17,12 @@ test('the real server answers /healthz (alive), /readyz, 404 and 405 with the er
     assert.equal(body.status, 'unavailable');
     assert.equal(body.reason, 'places_missing');
     // Every live default place is missing (derived from the manifests: a new place does not break this test).
-    assert.deepEqual(body.missing, loadAllManifests(PLACES_DIR).filter((m) => m.status === 'live' && m.defaultImport).map((m) => m.slug));
+    assert.deepEqual(
+      body.missing,
+      loadAllManifests(PLACES_DIR)
+        .filter((m) => m.status === 'live' && m.defaultImport)
+        .map((m) => m.slug),
+    );
     assert.ok(body.missing.includes('cambridge-ma'));
     assert.ok(['pglite', 'postgres'].includes(body.database));
     assert.ok(ok.headers.get('x-request-id'));

@@ -49,8 +49,14 @@ test('an unterminated quote rejects one line, named by file and line; 15 Acorn S
     assert.equal(malformed?.count, 1, JSON.stringify(src.rejects));
     assert.match(malformed!.examples[0]!, new RegExp(`Master_Address_Database_with_MapLot_and_BldgID\\.csv line ${ACORN_15}: `));
     const acorn = await t.db.query<{ parcel_ext_id: string }>(`SELECT parcel_ext_id FROM addresses WHERE full_address = '15 Acorn St'`);
-    assert.deepEqual(acorn.map((r) => r.parcel_ext_id), ['97-128']);
-    assert.ok(src.notes.some((n) => n.startsWith(`${lines.length - (original.endsWith('\n') ? 1 : 0)} physical lines`)), src.notes.join('; '));
+    assert.deepEqual(
+      acorn.map((r) => r.parcel_ext_id),
+      ['97-128'],
+    );
+    assert.ok(
+      src.notes.some((n) => n.startsWith(`${lines.length - (original.endsWith('\n') ? 1 : 0)} physical lines`)),
+      src.notes.join('; '),
+    );
   } finally {
     await t.close();
   }
@@ -81,13 +87,19 @@ test('beyond the rejected share or the expected row count, the import is refused
     // Every eighth line loses its closing quote: 12 % rejected, over the default 10 %.
     const mangled = lines.map((l, i) => (i % 8 === 3 ? l.replace(/^(\d+),/, '$1,"') : l)).join('\n');
     await assert.rejects(importPlace(ctx, SLUG, { ...fixture(mangled), quiet: true }), (err: Error) => {
-      assert.match(err.message, /refusing to import:\n {2}- addresses .*rows rejected .*above the limit of 10\.0 %.*\[governed by sources\[addresses\]\.maxRejectedShare = 0\.1 \(the default\); or --force\]/);
+      assert.match(
+        err.message,
+        /refusing to import:\n {2}- addresses .*rows rejected .*above the limit of 10\.0 %.*\[governed by sources\[addresses\]\.maxRejectedShare = 0\.1 \(the default\); or --force\]/,
+      );
       assert.match(err.message, /previous data stays/);
       return true;
     });
     // A truncated file: within the rejected share, but far from the manifest's expected rows.
     const truncated = lines.slice(0, 12_000).join('\n');
-    await assert.rejects(importPlace(ctx, SLUG, { ...fixture(truncated, { expectedRows: 24_099 }), quiet: true }), /12000 rows read, the manifest expects 24099/);
+    await assert.rejects(
+      importPlace(ctx, SLUG, { ...fixture(truncated, { expectedRows: 24_099 }), quiet: true }),
+      /12000 rows read, the manifest expects 24099/,
+    );
     const after = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM addresses');
     assert.equal(after[0]!.n, before[0]!.n, 'the previous addresses are all still there');
     // The same file passes when the manifest says so.

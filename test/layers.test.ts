@@ -60,31 +60,31 @@ test('each rule fails, by name, on an import that breaks it', async () => {
     imports('src/reports/r2.ts', '../staff/s.ts'); // reports < staff
     imports('src/service.ts', './main.ts'); // service < service-process < main
     const rules = new Set((await violations(dir)).map((v) => v.split(':')[0]));
-    assert.deepEqual(
-      [...rules].sort(),
-      [
-        'answers-rooms-import-nothing-above',
-        'answers-rooms-in-order',
-        'back-rooms-import-nothing-above',
-        'back-rooms-in-order',
-        'core-imports-nothing-above-it',
-        'domain-knows-no-surface',
-        'foundation-knows-no-room',
-        'foundation-rooms-in-order',
-        'http-plumbing-imports-no-surface',
-        'no-circular',
-        'root-rooms-in-order',
-        'sources-rooms-import-nothing-above',
-        'sources-rooms-in-order',
-        'surfaces-are-mounted-in-one-place',
-        'surfaces-import-no-other-surface',
-        'surfaces-rooms-import-nothing-above',
-        'work-rooms-import-nothing-above',
-        'work-rooms-in-order',
-      ],
-    );
+    assert.deepEqual([...rules].sort(), [
+      'answers-rooms-import-nothing-above',
+      'answers-rooms-in-order',
+      'back-rooms-import-nothing-above',
+      'back-rooms-in-order',
+      'core-imports-nothing-above-it',
+      'domain-knows-no-surface',
+      'foundation-knows-no-room',
+      'foundation-rooms-in-order',
+      'http-plumbing-imports-no-surface',
+      'no-circular',
+      'root-rooms-in-order',
+      'sources-rooms-import-nothing-above',
+      'sources-rooms-in-order',
+      'surfaces-are-mounted-in-one-place',
+      'surfaces-import-no-other-surface',
+      'surfaces-rooms-import-nothing-above',
+      'work-rooms-import-nothing-above',
+      'work-rooms-in-order',
+    ]);
     // every rule of the configuration is among those that fired
-    assert.deepEqual([...new Set((config.forbidden as { name: string }[]).map((r) => r.name))].filter((n) => !rules.has(n)), []);
+    assert.deepEqual(
+      [...new Set((config.forbidden as { name: string }[]).map((r) => r.name))].filter((n) => !rules.has(n)),
+      [],
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -12,7 +12,16 @@ import { ROOT } from './support/harness.ts';
 import { loadConfig } from '../src/config.ts';
 
 function envFor(dir: string, extra: Record<string, string>): Record<string, string> {
-  return { PATH: process.env['PATH'] ?? '', HOME: dir, SITELINE_DATA_DIR: path.join(dir, 'data'), SITELINE_AUTO_IMPORT: '0', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
+  return {
+    PATH: process.env['PATH'] ?? '',
+    HOME: dir,
+    SITELINE_DATA_DIR: path.join(dir, 'data'),
+    SITELINE_AUTO_IMPORT: '0',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
 }
 
 for (const [why, extra] of [
@@ -32,7 +41,11 @@ for (const [why, extra] of [
       assert.match(stderr, /\bSITELINE_SMTP_URL\b/);
       assert.doesNotMatch(stderr, /hunter2/, 'the password in the URL is not repeated');
       assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
-      assert.equal(s.lines.find((l) => l['msg'] === 'listening'), undefined, 'never listened');
+      assert.equal(
+        s.lines.find((l) => l['msg'] === 'listening'),
+        undefined,
+        'never listened',
+      );
       assert.equal(fs.existsSync(path.join(dir, 'data', 'pgdata')), false, 'no database was opened');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

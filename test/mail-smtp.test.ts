@@ -80,7 +80,10 @@ test('a mail server down at start, then down again mid-test: every message waits
     const first = 'first-down@siteline.test';
     await signUpOrIn(svc.url, first, new CookieJar()); // sign-up answers although no mail can leave
     const queued = await until('a failed attempt is recorded and the message stays queued', async () => {
-      const rows = await svc.ctx.db.query<{ status: string; attempts: number; last_error: string | null }>('SELECT status, attempts, last_error FROM mail_queue WHERE to_address = $1', [first]);
+      const rows = await svc.ctx.db.query<{ status: string; attempts: number; last_error: string | null }>(
+        'SELECT status, attempts, last_error FROM mail_queue WHERE to_address = $1',
+        [first],
+      );
       return rows[0] && rows[0].attempts >= 2 && rows[0].status === 'queued' ? rows[0] : undefined;
     });
     assert.match(queued.last_error ?? '', /ECONNREFUSED|ESOCKET|ECONNECTION/);
@@ -102,7 +105,10 @@ test('a mail server down at start, then down again mid-test: every message waits
     await new Promise((r) => setTimeout(r, 400)); // a duplicate would arrive within a retry period
     assert.equal(smtp.received.length, 2, 'each message arrived exactly once');
     const rows = await svc.ctx.db.query<{ status: string }>('SELECT status FROM mail_queue ORDER BY id');
-    assert.deepEqual(rows.map((r) => r.status), ['sent', 'sent']);
+    assert.deepEqual(
+      rows.map((r) => r.status),
+      ['sent', 'sent'],
+    );
   } finally {
     await svc.close();
     await smtp.stop();
@@ -116,7 +122,9 @@ test('a permanent refusal (550) is recorded as failed after one attempt and show
   try {
     await signUpOrIn(svc.url, 'nobody@siteline.test', new CookieJar());
     const failed = await until('the refused message is failed', async () => {
-      const rows = await svc.ctx.db.query<{ status: string; attempts: number; last_error: string }>(`SELECT status, attempts, last_error FROM mail_queue WHERE to_address = 'nobody@siteline.test'`);
+      const rows = await svc.ctx.db.query<{ status: string; attempts: number; last_error: string }>(
+        `SELECT status, attempts, last_error FROM mail_queue WHERE to_address = 'nobody@siteline.test'`,
+      );
       return rows[0]?.status === 'failed' ? rows[0] : undefined;
     });
     assert.equal(failed.attempts, 1, 'a 5xx answer is not retried');
@@ -144,12 +152,19 @@ test('a permanent refusal (550) is recorded as failed after one attempt and show
     smtp.refuse.clear();
     const id = /action="\/staff\/mail\/(\d+)\/retry"/.exec(pageRes.body)?.[1];
     assert.ok(id, 'a send-again button');
-    assert.equal((await postForm(`${svc.url}/staff/mail/${id}/retry`, member, { csrf: csrfFrom((await getPage(`${svc.url}/account`, member)).body) })).status, 403, 'not for members');
+    assert.equal(
+      (await postForm(`${svc.url}/staff/mail/${id}/retry`, member, { csrf: csrfFrom((await getPage(`${svc.url}/account`, member)).body) })).status,
+      403,
+      'not for members',
+    );
     const again = await postForm(`${svc.url}/staff/mail/${id}/retry`, staff, { csrf: csrfFrom(pageRes.body) });
     assert.equal(again.status, 303);
     const [arrived] = await smtp.waitFor('nobody@siteline.test');
     assert.match(arrived!.text, LINK);
-    await until('the row is sent', async () => (await svc.ctx.db.query<{ status: string }>(`SELECT status FROM mail_queue WHERE id = $1`, [Number(id)]))[0]?.status === 'sent');
+    await until(
+      'the row is sent',
+      async () => (await svc.ctx.db.query<{ status: string }>(`SELECT status FROM mail_queue WHERE id = $1`, [Number(id)]))[0]?.status === 'sent',
+    );
     const cleared = await getPage(`${svc.url}/staff/mail`, staff);
     assert.match(cleared.body, /failed: <strong>0<\/strong>/);
     const [body] = await svc.ctx.db.query<{ text_body: string }>('SELECT text_body FROM mail_queue WHERE id = $1', [Number(id)]);
@@ -177,7 +192,10 @@ test('two workers draining one queue send each message once (FOR UPDATE SKIP LOC
     assert.equal(new Set(subjects).size, 24, 'no message twice');
     assert.equal(smtp.received.length, 24);
     const counts = await t.db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM mail_queue GROUP BY status');
-    assert.deepEqual(counts.map((c) => ({ ...c })), [{ status: 'sent', n: 24 }]);
+    assert.deepEqual(
+      counts.map((c) => ({ ...c })),
+      [{ status: 'sent', n: 24 }],
+    );
     await a.stop();
     await b.stop();
   } finally {
@@ -222,7 +240,9 @@ test('a message whose worker died mid-send is taken again after its lease; on it
     await mailer.drain();
     const [m] = await smtp.waitFor('retaken@siteline.test');
     assert.equal(m!.subject, 'Left behind');
-    const rows = await t.db.query<{ to_address: string; status: string; attempts: number; last_error: string | null }>('SELECT to_address, status, attempts, last_error FROM mail_queue ORDER BY id');
+    const rows = await t.db.query<{ to_address: string; status: string; attempts: number; last_error: string | null }>(
+      'SELECT to_address, status, attempts, last_error FROM mail_queue ORDER BY id',
+    );
     assert.deepEqual({ ...rows[0] }, { to_address: 'retaken@siteline.test', status: 'sent', attempts: 2, last_error: null });
     assert.equal(rows[1]!.status, 'failed');
     assert.match(rows[1]!.last_error ?? '', /stopped before the mail server answered, on each of 3 attempts/);

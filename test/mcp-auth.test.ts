@@ -23,7 +23,9 @@ after(async () => {
 
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 const snapshotCall = (leg: Leg, args: Record<string, unknown>) =>
-  leg === 'modern' ? modernRequest('tools/call', { name: 'getFeasibilitySnapshot', arguments: args }) : legacyRequest('tools/call', { name: 'getFeasibilitySnapshot', arguments: args });
+  leg === 'modern'
+    ? modernRequest('tools/call', { name: 'getFeasibilitySnapshot', arguments: args })
+    : legacyRequest('tools/call', { name: 'getFeasibilitySnapshot', arguments: args });
 const listCall = (leg: Leg) => (leg === 'modern' ? modernRequest('tools/list') : legacyRequest('tools/list'));
 
 /**
@@ -35,7 +37,13 @@ const listCall = (leg: Leg) => (leg === 'modern' ? modernRequest('tools/list') :
  * 12,537 B. The budget for any one answer is 12,750 B.
  */
 const MCP_SNAPSHOT_WIRE_BUDGET = 12_750;
-const BUDGET_ADDRESSES = ['11 Acorn St, Cambridge, MA', '57 Inman St, Cambridge, MA', '71 Fulkerson St, Cambridge, MA', '224 Albany St, Cambridge, MA', '10 Garden St, Cambridge, MA'];
+const BUDGET_ADDRESSES = [
+  '11 Acorn St, Cambridge, MA',
+  '57 Inman St, Cambridge, MA',
+  '71 Fulkerson St, Cambridge, MA',
+  '224 Albany St, Cambridge, MA',
+  '10 Garden St, Cambridge, MA',
+];
 
 for (const leg of ['modern', 'legacy'] as Leg[]) {
   test(`${leg}: an answered Cambridge snapshot is under 12.75 KB on the wire, the JSON text block included`, async () => {
@@ -45,7 +53,8 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       const result = r.message!.result;
       assert.equal(result.structuredContent.answered, true, address);
       const bytes = Buffer.byteLength(r.raw);
-      if (process.env['SITELINE_PRINT_WIRE_SIZES']) console.log(`wire ${leg} ${address}: ${bytes} bytes; without the JSON block ${bytes - Buffer.byteLength(JSON.stringify(result.content[1])) - 1}`);
+      if (process.env['SITELINE_PRINT_WIRE_SIZES'])
+        console.log(`wire ${leg} ${address}: ${bytes} bytes; without the JSON block ${bytes - Buffer.byteLength(JSON.stringify(result.content[1])) - 1}`);
       assert.ok(bytes < MCP_SNAPSHOT_WIRE_BUDGET, `${address}: ${bytes} bytes on the wire (budget ${MCP_SNAPSHOT_WIRE_BUDGET})`);
       assert.equal(result.content.length, 2, 'a summary, then the answer as JSON');
       assert.ok(!result.content[0].text.includes('\n'), 'the summary is one line');
@@ -104,7 +113,10 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
     const { newApiKey } = await import('../src/billing/api-keys.ts');
     const withKey = await postRpc(svc.url, listCall(leg), bearer(newApiKey()));
     assert.equal(withKey.status, 401);
-    assert.match(withKey.message!.error!.message, /^API keys \(sl_live_\.\.\.\) open the REST API under \/api\/v1 only; the MCP endpoint takes OAuth access tokens\. An MCP client signs in with OAuth \(\S+\/connect shows how\)/);
+    assert.match(
+      withKey.message!.error!.message,
+      /^API keys \(sl_live_\.\.\.\) open the REST API under \/api\/v1 only; the MCP endpoint takes OAuth access tokens\. An MCP client signs in with OAuth \(\S+\/connect shows how\)/,
+    );
     assert.doesNotMatch(withKey.message!.error!.message, /Renew the token/);
   });
 
@@ -135,7 +147,11 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
         assert.equal(attribution.source, source);
         assert.match(attribution.link, new RegExp(`ref=mcp-${source}`));
       }
-      const first = results[0]!.structuredContent as { answered: boolean; lot: { parcelExternalId: string; latitude: number; longitude: number }; envelope: Record<string, { status: string }> };
+      const first = results[0]!.structuredContent as {
+        answered: boolean;
+        lot: { parcelExternalId: string; latitude: number; longitude: number };
+        envelope: Record<string, { status: string }>;
+      };
       assert.equal(first.answered, true);
       assert.ok(first.lot.parcelExternalId);
       assert.ok(Math.abs(first.lot.latitude - 42.37) < 0.05 && Math.abs(first.lot.longitude + 71.1) < 0.05);
@@ -149,7 +165,12 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       // 57 Inman St is not in the address table: the text alone says the lot is a guess, as the structure does.
       const match = (first as unknown as { address: { matchType: string; confidence: number } }).address;
       assert.notEqual(match.matchType, 'address_table');
-      assert.ok(summary.includes('We are not sure this is the lot you meant.') && summary.includes(`(match confidence ${match.confidence}, below 0.8)`) && summary.includes('Check the lot on the map'), summary);
+      assert.ok(
+        summary.includes('We are not sure this is the lot you meant.') &&
+          summary.includes(`(match confidence ${match.confidence}, below 0.8)`) &&
+          summary.includes('Check the lot on the map'),
+        summary,
+      );
       const exact = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: '11 Acorn St, Cambridge, MA', source: 'full' } });
       const exactMatch = (exact.structuredContent as { address: { matchType: string; confidence: number; warnings: string[] } }).address;
       assert.deepEqual([exactMatch.matchType, exactMatch.confidence], ['address_table', 1]);

@@ -75,7 +75,10 @@ test('cityInventory refuses slugs and malformed queries with a sentence, without
   assert.equal((await inventory({ city: 'Cambridge', lat: 42.37, lng: -71.1 })).isError, true);
   assert.equal((await inventory({ lat: 42.37 })).isError, true);
   // One spelling of a point (issue 25): another one is refused by name, not dropped.
-  for (const [args, right] of [[{ latitude: 42.3736, longitude: -71.1097 }, /"latitude" is spelled "lat".*"longitude" is spelled "lng"/], [{ lat: 42.3736, lon: -71.1097 }, /"lon" is spelled "lng"/]] as const) {
+  for (const [args, right] of [
+    [{ latitude: 42.3736, longitude: -71.1097 }, /"latitude" is spelled "lat".*"longitude" is spelled "lng"/],
+    [{ lat: 42.3736, lon: -71.1097 }, /"lon" is spelled "lng"/],
+  ] as const) {
     const wrong = await inventory(args);
     assert.equal(wrong.isError, true);
     assert.match(wrong.text, right);
@@ -87,7 +90,7 @@ test('cityInventory refuses slugs and malformed queries with a sentence, without
 
 test('cityInventory: a known city without data points to recording demand and records nothing; an unknown name says so', async () => {
   clock.advance(60_000);
-  const countTables = async () => (await svc.ctx.db.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM places")).at(0)!.n;
+  const countTables = async () => (await svc.ctx.db.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM places')).at(0)!.n;
   const before = await countTables();
   const springfield = await inventory({ city: 'Springfield', region: 'IL' });
   assert.equal(springfield.s.kind, 'unmapped');
@@ -112,14 +115,26 @@ test('cityInventory: several matches -> candidates with geoDivisionId; the calle
   clock.advance(60_000);
   // Cambridge, Ontario enters the catalogue as a planned place, through the importer's own upsert.
   const ma = loadAllManifests(PLACES_DIR).find((m) => m.slug === 'cambridge-ma')!;
-  await upsertPlaceFromManifest(svc.ctx, { ...ma, geoDivisionId: 'CA-ON:cambridge', slug: 'cambridge-on', region: 'ON', country: 'CA', status: 'planned_not_live', aliases: [] });
+  await upsertPlaceFromManifest(svc.ctx, {
+    ...ma,
+    geoDivisionId: 'CA-ON:cambridge',
+    slug: 'cambridge-on',
+    region: 'ON',
+    country: 'CA',
+    status: 'planned_not_live',
+    aliases: [],
+  });
   try {
     const r = await inventory({ city: 'Cambridge' });
     assert.equal(r.s.kind, 'candidates');
     // the catalogued places, and the Cambridges the service knows without data (one rule for ambiguity)
     const ids = r.s.candidates.map((c: { geoDivisionId: string }) => c.geoDivisionId);
     assert.ok(ids.includes('CA-ON:cambridge') && ids.includes('US-MA:cambridge'), JSON.stringify(ids));
-    assert.ok(r.s.candidates.filter((c: { geoDivisionId: string }) => !['CA-ON:cambridge', 'US-MA:cambridge'].includes(c.geoDivisionId)).every((c: { status: string }) => c.status === 'unseeded_place'));
+    assert.ok(
+      r.s.candidates
+        .filter((c: { geoDivisionId: string }) => !['CA-ON:cambridge', 'US-MA:cambridge'].includes(c.geoDivisionId))
+        .every((c: { status: string }) => c.status === 'unseeded_place'),
+    );
     assert.match(r.text, /geoDivisionId/);
     const picked = await inventory({ geoDivisionId: 'CA-ON:cambridge' });
     assert.equal(picked.s.kind, 'inventory');
@@ -184,7 +199,10 @@ test('the LOCATION limit: 30 per minute per IP shared by cityInventory and /api/
 
 test('the LOCATION limit lives in the database: a second instance on the same database sees the same budget', async () => {
   clock.advance(60_000);
-  const second = await startService({ ...svc.ctx.config, port: 0, host: '127.0.0.1' }, { db: svc.ctx.db, clock, logger: createLogger('silent'), skipAutoImport: true });
+  const second = await startService(
+    { ...svc.ctx.config, port: 0, host: '127.0.0.1' },
+    { db: svc.ctx.db, clock, logger: createLogger('silent'), skipAutoImport: true },
+  );
   try {
     for (let i = 0; i < 15; i++) assert.equal((await fetch(`${svc.url}/api/geo/coverage-status?city=Cambridge&region=MA`)).status, 200);
     for (let i = 0; i < 15; i++) assert.equal((await fetch(`${second.url}/api/geo/coverage-status?city=Cambridge&region=MA`)).status, 200);
@@ -205,7 +223,10 @@ test('/api/geo/coverage-status: bad queries are 400 with a clear message', async
     assert.ok(body.error.message.length > 20);
   }
   // One spelling of a point (issue 25): lat and lng; latitude, longitude and lon are refused by name.
-  for (const [q, right] of [['?lat=42.37&lon=-71.11', /"lon" is spelled "lng"/], ['?latitude=42.37&longitude=-71.11', /"latitude" is spelled "lat"/]] as const) {
+  for (const [q, right] of [
+    ['?lat=42.37&lon=-71.11', /"lon" is spelled "lng"/],
+    ['?latitude=42.37&longitude=-71.11', /"latitude" is spelled "lat"/],
+  ] as const) {
     const r = await fetch(`${svc.url}/api/geo/coverage-status${q}`);
     assert.equal(r.status, 400, q);
     const body = (await r.json()) as { error: { code: string; message: string } };

@@ -50,7 +50,12 @@ test('the api-catalog is an RFC 9727 linkset pointing at the endpoint, the card,
   const mcp = linkset.find((l) => l.anchor === `${base}/api/mcp`)!;
   assert.ok(mcp, 'the MCP endpoint is an anchor');
   const hrefs = [...mcp['service-desc'], ...mcp['service-doc'], ...mcp['service-meta']].map((l: { href: string }) => l.href);
-  for (const path of ['/.well-known/mcp/server-card.json', '/docs/mcp', '/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-authorization-server']) {
+  for (const path of [
+    '/.well-known/mcp/server-card.json',
+    '/docs/mcp',
+    '/.well-known/oauth-protected-resource/api/mcp',
+    '/.well-known/oauth-authorization-server',
+  ]) {
     const href = `${base}${path}`;
     assert.ok(hrefs.includes(href), `links ${path}`);
     const linked = await fetch(`${svc.url}${path}`);

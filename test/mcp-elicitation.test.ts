@@ -61,7 +61,10 @@ after(async () => {
 });
 
 test('2026-07-28: the form travels as input_required; the SDK client answers it and the retry completes', async () => {
-  const client = new Client({ name: 'elicit-test', version: '1' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'elicit-test', version: '1' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   const asked: string[] = [];
   client.setRequestHandler('elicitation/create', async (req) => {
     asked.push(String((req.params as { message?: string }).message));

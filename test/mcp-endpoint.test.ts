@@ -22,12 +22,26 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       assert.equal(client.getServerVersion()?.version, pkg.version);
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
-      for (const n of ['getServiceMcpGuide', 'explainFeasibilityStatus', 'saveToProject', 'getProjectContext', 'runFeasibilityAnalysis', 'updateProject', 'submitServiceFeedback', 'produceProjectReport', 'setProjectMapListing']) assert.ok(names.includes(n), `${n} listed`);
+      for (const n of [
+        'getServiceMcpGuide',
+        'explainFeasibilityStatus',
+        'saveToProject',
+        'getProjectContext',
+        'runFeasibilityAnalysis',
+        'updateProject',
+        'submitServiceFeedback',
+        'produceProjectReport',
+        'setProjectMapListing',
+      ])
+        assert.ok(names.includes(n), `${n} listed`);
 
       const first = await client.callTool({ name: 'getServiceMcpGuide', arguments: {} });
       assert.notEqual(first.isError, true);
       const s1 = first.structuredContent as { firstContactQuestions: { param: string }[]; advice: string[] };
-      assert.deepEqual(s1.firstContactQuestions.map((q) => q.param), ['role', 'market', 'scale']);
+      assert.deepEqual(
+        s1.firstContactQuestions.map((q) => q.param),
+        ['role', 'market', 'scale'],
+      );
       assert.equal(s1.advice.length, 0);
       const blocks = first.content as { type: string; text: string }[];
       assert.equal(blocks.length, 2, 'a summary, then the guide as JSON');
@@ -80,10 +94,14 @@ test('modern leg: server/discover answers with the versions, tools capability an
   assert.equal(r.headers.get('mcp-session-id'), null, 'stateless: no session id');
   // The instructions are built from the registry: every tool with its purpose, and the write rules (issue 25).
   const { MCP_TOOLS } = await import('../src/mcp/registry.ts');
-  for (const t of MCP_TOOLS) assert.ok(result.instructions.includes(`${t.name}`) && result.instructions.includes(t.purpose), `server/discover instructions name ${t.name}`);
+  for (const t of MCP_TOOLS)
+    assert.ok(result.instructions.includes(`${t.name}`) && result.instructions.includes(t.purpose), `server/discover instructions name ${t.name}`);
   assert.match(result.instructions, /Preview first/);
   assert.match(result.instructions, /Never list a private site without the human/);
-  const init = await postRpc(svc.url, legacyRequest('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }));
+  const init = await postRpc(
+    svc.url,
+    legacyRequest('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }),
+  );
   assert.equal(init.message!.result.instructions, result.instructions, 'initialize on the 2025 leg gives the same instructions');
 });
 
@@ -114,7 +132,10 @@ test('modern leg: tools/list carries ttlMs and a public cacheScope (same catalog
 });
 
 test('legacy leg: initialize with 2025-06-18, ping, and an unknown tool', async () => {
-  const init = await postRpc(svc.url, legacyRequest('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }));
+  const init = await postRpc(
+    svc.url,
+    legacyRequest('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }),
+  );
   assert.equal(init.status, 200);
   assert.equal(init.message!.result.protocolVersion, '2025-06-18');
   assert.equal(init.message!.result.serverInfo.name, 'siteline');

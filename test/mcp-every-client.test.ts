@@ -38,24 +38,88 @@ interface Refusal {
 
 /** At least one refusal per tool in the registry; several for the five whose refusals were lost. */
 const REFUSALS: Refusal[] = [
-  { tool: 'getServiceMcpGuide', args: () => ({ role: 'ceo' }), code: 'invalid_arguments', says: /^Invalid arguments for getServiceMcpGuide: .*role\. Fix them and call again\.$/, schemaInvalid: true },
-  { tool: 'explainFeasibilityStatus', args: () => ({}), code: 'invalid_arguments', says: /^Invalid arguments for explainFeasibilityStatus: .*status\. Fix them and call again\.$/, schemaInvalid: true },
-  { tool: 'cityInventory', args: () => ({ city: 'cambridge-ma' }), code: 'bad_input', says: /"cambridge-ma" looks like an internal slug, which is not accepted\. Pass the city name/ },
+  {
+    tool: 'getServiceMcpGuide',
+    args: () => ({ role: 'ceo' }),
+    code: 'invalid_arguments',
+    says: /^Invalid arguments for getServiceMcpGuide: .*role\. Fix them and call again\.$/,
+    schemaInvalid: true,
+  },
+  {
+    tool: 'explainFeasibilityStatus',
+    args: () => ({}),
+    code: 'invalid_arguments',
+    says: /^Invalid arguments for explainFeasibilityStatus: .*status\. Fix them and call again\.$/,
+    schemaInvalid: true,
+  },
+  {
+    tool: 'cityInventory',
+    args: () => ({ city: 'cambridge-ma' }),
+    code: 'bad_input',
+    says: /"cambridge-ma" looks like an internal slug, which is not accepted\. Pass the city name/,
+  },
   { tool: 'cityInventory', args: () => ({}), code: 'tool_error', says: /^Give exactly one of: city/ },
-  { tool: 'cityInventory', args: () => ({ city: 'Cambridge', latitude: 42.37 }), code: 'invalid_arguments', says: /"latitude" is spelled "lat" here\. Fix them and call again\./ },
+  {
+    tool: 'cityInventory',
+    args: () => ({ city: 'Cambridge', latitude: 42.37 }),
+    code: 'invalid_arguments',
+    says: /"latitude" is spelled "lat" here\. Fix them and call again\./,
+  },
   // The budget is used up in before(): every counted lookup is refused with the wait.
   { tool: 'cityInventory', args: () => ({ city: 'Cambridge', region: 'MA' }), code: 'rate_limited', says: /Wait \d+ seconds, then retry\.$/ },
-  { tool: 'previewSiteCoverage', args: () => ({ address: '' }), code: 'invalid_arguments', says: /^Invalid arguments for previewSiteCoverage: .*The address is empty\./, schemaInvalid: true },
+  {
+    tool: 'previewSiteCoverage',
+    args: () => ({ address: '' }),
+    code: 'invalid_arguments',
+    says: /^Invalid arguments for previewSiteCoverage: .*The address is empty\./,
+    schemaInvalid: true,
+  },
   { tool: 'previewSiteCoverage', args: () => ({ address: '!!!' }), code: 'bad_input', says: /^The address has no street\.$/ },
-  { tool: 'getFeasibilitySnapshot', args: () => ({ address: '10 Garden St, Cambridge, MA', source: 'nope' }), code: 'invalid_arguments', says: /^Invalid arguments for getFeasibilitySnapshot: .*source\. Fix them and call again\.$/, schemaInvalid: true },
+  {
+    tool: 'getFeasibilitySnapshot',
+    args: () => ({ address: '10 Garden St, Cambridge, MA', source: 'nope' }),
+    code: 'invalid_arguments',
+    says: /^Invalid arguments for getFeasibilitySnapshot: .*source\. Fix them and call again\.$/,
+    schemaInvalid: true,
+  },
   { tool: 'getFeasibilitySnapshot', args: () => ({ address: '!!!', source: 'full' }), code: 'bad_input', says: /^The address has no street\.$/ },
-  { tool: 'submitServiceFeedback', args: () => ({}), code: 'elicitation_unavailable', says: /nothing was sent or stored\. The user can send it on the web at http:\/\/\S+\/feedback/ },
-  { tool: 'saveToProject', args: () => ({ action: 'attach_parcels', projectId, parcelExternalIds: ['nope'], preview: true }), code: 'bad_input', says: /Parcel nope is not a known lot in US-MA:cambridge\. Nothing was attached\. Copy parcelExternalId from a getFeasibilitySnapshot answer/ },
-  { tool: 'updateProject', args: () => ({ projectId, undoOperationId: 'nope', preview: true }), code: 'not_found', says: /^No receipt of yours has id nope\. Pass the receiptId an updateProject write returned\.$/ },
+  {
+    tool: 'submitServiceFeedback',
+    args: () => ({}),
+    code: 'elicitation_unavailable',
+    says: /nothing was sent or stored\. The user can send it on the web at http:\/\/\S+\/feedback/,
+  },
+  {
+    tool: 'saveToProject',
+    args: () => ({ action: 'attach_parcels', projectId, parcelExternalIds: ['nope'], preview: true }),
+    code: 'bad_input',
+    says: /Parcel nope is not a known lot in US-MA:cambridge\. Nothing was attached\. Copy parcelExternalId from a getFeasibilitySnapshot answer/,
+  },
+  {
+    tool: 'updateProject',
+    args: () => ({ projectId, undoOperationId: 'nope', preview: true }),
+    code: 'not_found',
+    says: /^No receipt of yours has id nope\. Pass the receiptId an updateProject write returned\.$/,
+  },
   { tool: 'runFeasibilityAnalysis', args: () => ({ projectId: NO_SUCH_PROJECT }), code: 'not_found', says: /^No project of yours has projectId 0{8}-/ },
-  { tool: 'getProjectContext', args: () => ({ projectId: NO_SUCH_PROJECT, documentsLimit: 1, evidenceLimit: 1 }), code: 'not_found', says: /^No project of yours has projectId 0{8}-/ },
-  { tool: 'produceProjectReport', args: () => ({ projectId, audience: 'owner', detail: 'brief', preview: true, confirm: false }), code: 'bad_input', says: /has no finished feasibility analysis yet.*Call runFeasibilityAnalysis for it/ },
-  { tool: 'setProjectMapListing', args: () => ({ projectId, listed: true, preview: false }), code: 'elicitation_unavailable', says: /Nothing was published\. The user can confirm on the web project page/ },
+  {
+    tool: 'getProjectContext',
+    args: () => ({ projectId: NO_SUCH_PROJECT, documentsLimit: 1, evidenceLimit: 1 }),
+    code: 'not_found',
+    says: /^No project of yours has projectId 0{8}-/,
+  },
+  {
+    tool: 'produceProjectReport',
+    args: () => ({ projectId, audience: 'owner', detail: 'brief', preview: true, confirm: false }),
+    code: 'bad_input',
+    says: /has no finished feasibility analysis yet.*Call runFeasibilityAnalysis for it/,
+  },
+  {
+    tool: 'setProjectMapListing',
+    args: () => ({ projectId, listed: true, preview: false }),
+    code: 'elicitation_unavailable',
+    says: /Nothing was published\. The user can confirm on the web project page/,
+  },
 ];
 
 before(async () => {
@@ -63,7 +127,10 @@ before(async () => {
   svc = await startTestServer({ places: ['cambridge-ma'], clock: new ManualClock(Date.now()), analysisWorkers: { concurrency: 0 } });
   token = await getUserToken(svc.url, 'refusals@example.com');
   const client = await connectClient(svc.url, 'modern', token);
-  const created = (await client.callTool({ name: 'saveToProject', arguments: { action: 'create', name: 'Refusals', address: '10 Garden St, Cambridge, MA', preview: false } })) as { structuredContent: Record<string, any> };
+  const created = (await client.callTool({
+    name: 'saveToProject',
+    arguments: { action: 'create', name: 'Refusals', address: '10 Garden St, Cambridge, MA', preview: false },
+  })) as { structuredContent: Record<string, any> };
   projectId = created.structuredContent.project?.projectId;
   assert.ok(projectId, JSON.stringify(created.structuredContent));
   await client.close();
@@ -168,7 +235,8 @@ test("LangChain's adapter keeps every argument's type, updateProject's externalR
     const tools = await loadMcpTools('siteline', client as never);
     for (const t of tools) {
       const props = (t.schema as { properties: Record<string, { type?: unknown; enum?: unknown }> }).properties;
-      for (const [name, p] of Object.entries(props)) assert.ok(p.type !== undefined || p.enum !== undefined, `${t.name}.${name} lost its type in the adapter: ${JSON.stringify(p)}`);
+      for (const [name, p] of Object.entries(props))
+        assert.ok(p.type !== undefined || p.enum !== undefined, `${t.name}.${name} lost its type in the adapter: ${JSON.stringify(p)}`);
     }
     const update = tools.find((t) => t.name === 'updateProject')!;
     assert.equal((update.schema as { properties: Record<string, { type?: string }> }).properties['externalRef']!.type, 'string');
@@ -217,7 +285,11 @@ test('item 4, last: with the database gone (the bearer check fails), /api/mcp an
   await svc.testDb.db.close(); // the database goes away under the running service
   const from = logLines.length;
   const bearer = { authorization: `Bearer ${fresh}` };
-  for (const req of [modernRequest('tools/list', {}, 'list-47'), legacyRequest('tools/list', undefined, 47), legacyRequest('tools/call', { name: 'getServiceMcpGuide', arguments: {} }, 'call-47')]) {
+  for (const req of [
+    modernRequest('tools/list', {}, 'list-47'),
+    legacyRequest('tools/list', undefined, 47),
+    legacyRequest('tools/call', { name: 'getServiceMcpGuide', arguments: {} }, 'call-47'),
+  ]) {
     const r = await postRpc(svc.url, req, bearer);
     // Before issue 47: HTTP 500 with the router's plain {error: {code: "internal"}}, no jsonrpc, no id.
     assert.equal(r.status, 200, r.raw);
@@ -231,7 +303,10 @@ test('item 4, last: with the database gone (the bearer check fails), /api/mcp an
   }
   // The SDK clients read it as the answer to their own request (an HTTP error would be a transport failure to them).
   const v1 = new ClientV1({ name: 'sdk-v1', version: '1.0.0' });
-  await assert.rejects(v1.connect(new TransportV1(new URL(`${svc.url}/api/mcp`), { requestInit: { headers: bearer } })), (err: { code?: number }) => err.code === -32603);
+  await assert.rejects(
+    v1.connect(new TransportV1(new URL(`${svc.url}/api/mcp`), { requestInit: { headers: bearer } })),
+    (err: { code?: number }) => err.code === -32603,
+  );
   for (const [leg, v2] of v2s) {
     try {
       await assert.rejects(v2.callTool({ name: 'getServiceMcpGuide', arguments: {} }), (err: { code?: number }) => err.code === -32603, leg);

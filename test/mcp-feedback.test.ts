@@ -154,7 +154,7 @@ test('a bad answer is asked again with what the user typed kept; the corrected a
   }
 });
 
-test('the same submissionId twice: the retry answers duplicate without showing the form again (on either leg), one row; another account\'s id is refused before any form', async () => {
+test("the same submissionId twice: the retry answers duplicate without showing the form again (on either leg), one row; another account's id is refused before any form", async () => {
   const id = 'a3e0f7a4-2b6c-4f0e-9b7d-51c2e0d3f4a1';
   const content = { category: 'suggestion', message: 'Show the lot frontage in feet and metres.' };
   // One form scripted: a second one would fail the call (issue 47: the human was asked again before "duplicate").
@@ -200,7 +200,10 @@ test('an unknown affectedToolName is refused with the list of tools, before any 
     assert.equal(r.isError, true);
     assert.equal(asked.length, 0, 'no form was shown');
     const names = (await client.listTools()).tools.map((t) => t.name);
-    assert.equal(textOf(r), `affectedToolName "nope" is not a tool of this service; nothing was sent or stored. Call submitServiceFeedback again with one of: ${names.join(', ')}, or without affectedToolName.`);
+    assert.equal(
+      textOf(r),
+      `affectedToolName "nope" is not a tool of this service; nothing was sent or stored. Call submitServiceFeedback again with one of: ${names.join(', ')}, or without affectedToolName.`,
+    );
     assert.equal(structured(r).error.code, 'invalid_arguments');
     assert.deepEqual(structured(r).error.acceptedToolNames, names);
   } finally {

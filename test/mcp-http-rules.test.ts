@@ -236,11 +236,15 @@ test('an unexpected tool failure is -32603 with no detail, logged with the reque
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     for (const leg of ['modern', 'legacy'] as const) {
-      const req = leg === 'modern' ? modernRequest('tools/call', { name: 'boom', arguments: {} }) : legacyRequest('tools/call', { name: 'boom', arguments: {} });
+      const req =
+        leg === 'modern' ? modernRequest('tools/call', { name: 'boom', arguments: {} }) : legacyRequest('tools/call', { name: 'boom', arguments: {} });
       const r = await raw(url, { headers: { ...req.headers, 'x-request-id': `req-${leg}-boom` }, body: JSON.stringify(req.body) });
       assert.equal(r.message!.error!.code, -32603, r.body);
       assert.doesNotMatch(r.body, /secret|postgres/);
-      assert.ok(lines.some((l) => l.includes(`req-${leg}-boom`) && l.includes('secret internal detail')), 'logged with the request id');
+      assert.ok(
+        lines.some((l) => l.includes(`req-${leg}-boom`) && l.includes('secret internal detail')),
+        'logged with the request id',
+      );
 
       const client = await connectClient(url, leg);
       try {

@@ -8,10 +8,7 @@ export type Leg = 'modern' | 'legacy';
 
 /** The SDK client connected to /api/mcp on one leg, with an optional bearer token. */
 export async function connectClient(baseUrl: string, leg: Leg, token?: string): Promise<Client> {
-  const client = new Client(
-    { name: 'siteline-test', version: '1.0.0' },
-    { versionNegotiation: { mode: leg === 'modern' ? { pin: MODERN } : 'legacy' } },
-  );
+  const client = new Client({ name: 'siteline-test', version: '1.0.0' }, { versionNegotiation: { mode: leg === 'modern' ? { pin: MODERN } : 'legacy' } });
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/mcp`), {
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
   });
@@ -59,7 +56,11 @@ export interface RpcReply {
   raw: string;
 }
 
-export async function postRpc(baseUrl: string, req: { body: unknown; headers: Record<string, string> }, extraHeaders: Record<string, string> = {}): Promise<RpcReply> {
+export async function postRpc(
+  baseUrl: string,
+  req: { body: unknown; headers: Record<string, string> },
+  extraHeaders: Record<string, string> = {},
+): Promise<RpcReply> {
   const res = await fetch(`${baseUrl}/api/mcp`, { method: 'POST', headers: { ...req.headers, ...extraHeaders }, body: JSON.stringify(req.body) });
   const raw = await res.text();
   return { status: res.status, headers: res.headers, message: parseRpcBody(raw, res.headers.get('content-type')), raw };

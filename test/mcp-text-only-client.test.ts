@@ -37,7 +37,10 @@ function textOnly(r: Result): unknown {
 /** A client that declares form elicitation (2026-07-28) and answers each form from a script, keeping the schemas it was shown. */
 async function formClient(answers: Record<string, unknown>[]) {
   const forms: { message: string; requestedSchema: any }[] = [];
-  const client = new Client({ name: 'text-only-forms', version: '1' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'text-only-forms', version: '1' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   client.setRequestHandler('elicitation/create', async (req) => {
     forms.push(req.params as never);
     const next = answers.shift();
@@ -115,7 +118,18 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
 }
 
 test('modern, with forms: the feedback form declares the tool-name rule it enforces; the accepted answer comes back whole in the text', async () => {
-  const { client, forms } = await formClient([{ action: 'accept', content: { category: 'suggestion', message: 'Please add Somerville.', affectedToolName: 'cityInventory', contactConsent: false, shareStreetAddresses: false } }]);
+  const { client, forms } = await formClient([
+    {
+      action: 'accept',
+      content: {
+        category: 'suggestion',
+        message: 'Please add Somerville.',
+        affectedToolName: 'cityInventory',
+        contactConsent: false,
+        shareStreetAddresses: false,
+      },
+    },
+  ]);
   try {
     const r = (await client.callTool({ name: 'submitServiceFeedback', arguments: { affectedToolName: 'cityInventory' } })) as Result;
     assert.notEqual(r.isError, true, r.content.map((c) => c.text).join(' | '));
@@ -127,7 +141,11 @@ test('modern, with forms: the feedback form declares the tool-name rule it enfor
     assert.deepEqual(field.enum, names, 'the form states the rule');
     assert.equal(field.default, 'cityInventory', 'the prefill is one of the choices');
     for (const v of ['getFeasibilitySnapshot', 'cityInventory', 'city inventory', 'getWeather', 'x'.repeat(65)]) {
-      assert.equal(checkAnswer({ category: 'other', message: 'hello there', affectedToolName: v }, names).ok, field.enum.includes(v), `"${v}": the schema and the check agree`);
+      assert.equal(
+        checkAnswer({ category: 'other', message: 'hello there', affectedToolName: v }, names).ok,
+        field.enum.includes(v),
+        `"${v}": the schema and the check agree`,
+      );
     }
     // The tool's own argument is held to the same rule, so a prefill can never break the form.
     const badArg = (await client.callTool({ name: 'submitServiceFeedback', arguments: { affectedToolName: 'city inventory' } })) as Result;

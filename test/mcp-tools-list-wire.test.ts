@@ -48,7 +48,14 @@ const EXPECTED: Record<string, { props: Record<string, { type: string; enum?: re
     hints: { ...READ_ONLY, openWorldHint: false },
   },
   cityInventory: {
-    props: { city: { type: 'string' }, region: { type: 'string' }, geoDivisionId: { type: 'string' }, lat: { type: 'number' }, lng: { type: 'number' }, district: { type: 'string' } },
+    props: {
+      city: { type: 'string' },
+      region: { type: 'string' },
+      geoDivisionId: { type: 'string' },
+      lat: { type: 'number' },
+      lng: { type: 'number' },
+      district: { type: 'string' },
+    },
     required: [],
     hints: { ...READ_ONLY, openWorldHint: false },
   },
@@ -202,7 +209,10 @@ for (const [leg, req] of [
     assert.equal(prop('saveToProject', 'name')['maxLength'], MAX_NAME_CHARS);
     assert.equal(prop('updateProject', 'name')['maxLength'], MAX_NAME_CHARS);
     assert.deepEqual([prop('saveToProject', 'radiusM')['minimum'], prop('saveToProject', 'radiusM')['maximum']], [1, MAX_RADIUS_M]);
-    assert.deepEqual([prop('getProjectContext', 'documentsLimit')['minimum'], prop('getProjectContext', 'documentsLimit')['maximum']], [0, MAX_DOCUMENTS_LIMIT]);
+    assert.deepEqual(
+      [prop('getProjectContext', 'documentsLimit')['minimum'], prop('getProjectContext', 'documentsLimit')['maximum']],
+      [0, MAX_DOCUMENTS_LIMIT],
+    );
     assert.deepEqual([prop('getProjectContext', 'evidenceLimit')['minimum'], prop('getProjectContext', 'evidenceLimit')['maximum']], [0, MAX_EVIDENCE_LIMIT]);
   });
 }

@@ -22,7 +22,9 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-backgro
 const skip = !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`;
 
 /** The client's loopback callback: records every request's query and answers a small page. */
-async function loopbackCallback(host = '127.0.0.1'): Promise<{ url: string; hits: URLSearchParams[]; next(): Promise<URLSearchParams>; close(): Promise<void> }> {
+async function loopbackCallback(
+  host = '127.0.0.1',
+): Promise<{ url: string; hits: URLSearchParams[]; next(): Promise<URLSearchParams>; close(): Promise<void> }> {
   const hits: URLSearchParams[] = [];
   let waiting: ((p: URLSearchParams) => void) | undefined;
   const server = http.createServer((req, res) => {
@@ -92,12 +94,19 @@ async function verifyFromConsent(page: Page, email: string, svcUrl: string, cons
 }
 
 /** Clicks a consent button and returns the query the browser brings to the redirect_uri, or fails after 15 s naming what it saw. */
-async function answerConsent(page: Page, button: '#allow' | '#deny', callback: { next(): Promise<URLSearchParams> }, consoleErrors: string[]): Promise<URLSearchParams> {
+async function answerConsent(
+  page: Page,
+  button: '#allow' | '#deny',
+  callback: { next(): Promise<URLSearchParams> },
+  consoleErrors: string[],
+): Promise<URLSearchParams> {
   const landed = callback.next();
   await page.click(button);
   return Promise.race([
     landed,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the browser never reached the redirect_uri; console: ${consoleErrors.join(' | ')}; at ${page.url()}`)), 15_000)),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`the browser never reached the redirect_uri; console: ${consoleErrors.join(' | ')}; at ${page.url()}`)), 15_000),
+    ),
   ]);
 }
 
@@ -141,7 +150,11 @@ test('Chromium: SDK OAuth client, sign-up, consent Allow, loopback callback, tok
     const code = params.get('code');
     assert.ok(code, `no code in ${params}`);
     assert.equal(params.get('iss'), svc.ctx.config.baseUrl);
-    assert.deepEqual(consoleErrors.filter((e) => /Content Security Policy|form-action/i.test(e)), [], 'no CSP violation');
+    assert.deepEqual(
+      consoleErrors.filter((e) => /Content Security Policy|form-action/i.test(e)),
+      [],
+      'no CSP violation',
+    );
     assert.deepEqual(consoleErrors, [], 'no console errors');
     await context.close();
 

@@ -24,7 +24,17 @@ function viaProxy(base: string, p: string, headers: Record<string, string> = {})
   return new Promise((resolve, reject) => {
     const req = https.request(
       // From 127.0.0.2: the client address haproxy forwards differs from its own (127.0.0.1).
-      { host: u.hostname, port: u.port, path: p, method: 'GET', servername: HOST, rejectUnauthorized: false, localAddress: '127.0.0.2', agent: false, headers: { host: HOST, ...headers } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: p,
+        method: 'GET',
+        servername: HOST,
+        rejectUnauthorized: false,
+        localAddress: '127.0.0.2',
+        agent: false,
+        headers: { host: HOST, ...headers },
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -37,7 +47,10 @@ function viaProxy(base: string, p: string, headers: Record<string, string> = {})
   });
 }
 
-test('behind the documented haproxy: no token in its log, /metrics refused in every spelling, the client address forwarded, /readyz probed (out while still serving on SIGTERM)', { skip: !haproxyInstalled() && 'haproxy is not installed (apt-get install haproxy; .ci/run does)', timeout: 300_000 }, async () => {
+test('behind the documented haproxy: no token in its log, /metrics refused in every spelling, the client address forwarded, /readyz probed (out while still serving on SIGTERM)', {
+  skip: !haproxyInstalled() && 'haproxy is not installed (apt-get install haproxy; .ci/run does)',
+  timeout: 300_000,
+}, async () => {
   const dbEnv = await createPlacesEnv([]);
   const work = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'proxy-'));
   const port = await freePort();
@@ -74,8 +87,14 @@ test('behind the documented haproxy: no token in its log, /metrics refused in ev
     await viaProxy(proxy.url, '/healthz', { 'x-request-id': 'via-proxy-1' });
     await new Promise((r) => setTimeout(r, 300)); // haproxy writes a request's line when it ends
     const access = proxy.lines.filter((l) => / GET \//.test(l));
-    assert.ok(access.some((l) => l.endsWith(' GET /verify-email/...')), `the verification link is logged without its token:\n${access.join('\n')}`);
-    assert.ok(access.some((l) => l.endsWith(' GET /reports/exports/00000000-0000-0000-0000-000000000000.pdf')), 'the signed link is logged without its query string');
+    assert.ok(
+      access.some((l) => l.endsWith(' GET /verify-email/...')),
+      `the verification link is logged without its token:\n${access.join('\n')}`,
+    );
+    assert.ok(
+      access.some((l) => l.endsWith(' GET /reports/exports/00000000-0000-0000-0000-000000000000.pdf')),
+      'the signed link is logged without its query string',
+    );
     for (const secret of secrets) assert.ok(!proxy.lines.some((l) => l.includes(secret)), `haproxy's log holds ${secret}`);
     for (const secret of secrets) assert.ok(!s.lines.some((l) => JSON.stringify(l).includes(secret)), `siteline's log holds ${secret}`);
 
@@ -98,7 +117,10 @@ test('behind the documented haproxy: no token in its log, /metrics refused in ev
     s.child.kill('SIGTERM');
     await proxy.waitForServers({ web1: 'DOWN' }, 20_000);
     const outAfter = Date.now() - t0;
-    const stillServing = await fetch(`${url}/healthz`).then((r) => r.status, (e: Error) => e.message);
+    const stillServing = await fetch(`${url}/healthz`).then(
+      (r) => r.status,
+      (e: Error) => e.message,
+    );
     console.log(`# haproxy took the instance out ${outAfter} ms after SIGTERM; the instance then answered ${stillServing}`);
     assert.equal(stillServing, 200, 'out of rotation before the listener closed');
     assert.ok(!s.lines.some((l) => l.msg === 'stopped'));

@@ -20,7 +20,9 @@ import { REPO_PLACES_DIR } from '../src/config.ts';
 const HELD_RUN_PROCESS = path.join(ROOT, 'test/support/held-run-process.ts');
 
 async function openEnvDb(env: Record<string, string>) {
-  const db = env.DATABASE_URL ? await openDatabase({ databaseUrl: env.DATABASE_URL }) : await openDatabase({ pgliteDir: path.join(env.SITELINE_DATA_DIR!, 'pgdata') });
+  const db = env.DATABASE_URL
+    ? await openDatabase({ databaseUrl: env.DATABASE_URL })
+    : await openDatabase({ pgliteDir: path.join(env.SITELINE_DATA_DIR!, 'pgdata') });
   await migrate(db);
   return db;
 }
@@ -39,7 +41,10 @@ function heldRequest(url: string): Pending {
   let answer!: Promise<{ status: number; body: string; connection: string | undefined }>;
   let req!: http.ClientRequest;
   const accepted = new Promise<void>((resolve, reject) => {
-    req = http.request(`${url}/api/mcp`, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(text)), expect: '100-continue' } });
+    req = http.request(`${url}/api/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(text)), expect: '100-continue' },
+    });
     answer = new Promise((res2, rej2) => {
       req.on('response', (res) => {
         let data = '';
@@ -99,7 +104,9 @@ function newConnectionServed(url: string): Promise<boolean> {
   });
 }
 
-test('SIGTERM: accepted requests all get full answers, new connections are refused, an unfinished analysis run is handed back, exit 0; a restart serves and finishes it', { timeout: 600_000 }, async () => {
+test('SIGTERM: accepted requests all get full answers, new connections are refused, an unfinished analysis run is handed back, exit 0; a restart serves and finishes it', {
+  timeout: 600_000,
+}, async () => {
   const placesEnv = await createPlacesEnv(['cambridge-ma']);
   // The catalogue holds Cambridge alone, the one place this database holds, so that the instance is
   // ready (/readyz 200) before SIGTERM: every live default place must be loaded, and Somerville is one.
@@ -164,7 +171,10 @@ test('SIGTERM: accepted requests all get full answers, new connections are refus
 
     db = await openEnvDb(placesEnv.env);
     try {
-      const [row] = await db.query<{ status: string; attempts: number; worker_id: string | null }>('SELECT status, attempts, worker_id FROM analysis_runs WHERE run_id = $1', [runId]);
+      const [row] = await db.query<{ status: string; attempts: number; worker_id: string | null }>(
+        'SELECT status, attempts, worker_id FROM analysis_runs WHERE run_id = $1',
+        [runId],
+      );
       assert.deepEqual([row!.status, row!.attempts, row!.worker_id], ['queued', 0, null], 'queued again, the interrupted attempt not counted');
     } finally {
       await db.close();

@@ -26,7 +26,11 @@ const adminUrl = process.env.DATABASE_URL || undefined;
 async function freshDatabase(work: string): Promise<{ env: Record<string, string>; open(): ReturnType<typeof openDatabase>; drop(): Promise<void> }> {
   if (!adminUrl) {
     const dir = path.join(work, 'data');
-    return { env: { SITELINE_DATA_DIR: dir, DATABASE_URL: '' }, open: () => openDatabase({ pgliteDir: path.join(dir, 'pgdata') }), drop: async () => undefined };
+    return {
+      env: { SITELINE_DATA_DIR: dir, DATABASE_URL: '' },
+      open: () => openDatabase({ pgliteDir: path.join(dir, 'pgdata') }),
+      drop: async () => undefined,
+    };
   }
   const name = `siteline_t_ops_${crypto.randomBytes(5).toString('hex')}`;
   const admin = async (sql: string) => {
@@ -41,7 +45,11 @@ async function freshDatabase(work: string): Promise<{ env: Record<string, string
   await admin(`CREATE DATABASE ${name}`);
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
-  return { env: { SITELINE_DATA_DIR: path.join(work, 'data'), DATABASE_URL: u.toString() }, open: () => openDatabase({ databaseUrl: u.toString() }), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return {
+    env: { SITELINE_DATA_DIR: path.join(work, 'data'), DATABASE_URL: u.toString() },
+    open: () => openDatabase({ databaseUrl: u.toString() }),
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
 }
 
 function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
@@ -57,7 +65,9 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
   });
 }
 
-test('a fresh database: each migration applied is logged by file; requests log the client address through trusted proxies; /metrics/ is not served; a failing migration is one line naming its file, exit 1', { timeout: 300_000 }, async () => {
+test('a fresh database: each migration applied is logged by file; requests log the client address through trusted proxies; /metrics/ is not served; a failing migration is one line naming its file, exit 1', {
+  timeout: 300_000,
+}, async () => {
   const work = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'start-'));
   const fresh = await freshDatabase(work);
   const env = {
@@ -77,7 +87,11 @@ test('a fresh database: each migration applied is logged by file; requests log t
     try {
       const url = await listening(s);
       const applied = s.lines.filter((l) => l.msg === `migration ${l.migration} applied`).map((l) => l.migration as string);
-      assert.deepEqual(applied, listMigrations().map((m) => m.name), 'one line per migration file, in order');
+      assert.deepEqual(
+        applied,
+        listMigrations().map((m) => m.name),
+        'one line per migration file, in order',
+      );
 
       // The client address in the request log: the peer, or behind a trusted proxy the forwarded client.
       assert.equal((await get(`${url}/healthz`, { 'x-request-id': 'direct-1' })).status, 200);
@@ -91,7 +105,8 @@ test('a fresh database: each migration applied is logged by file; requests log t
       const metrics = await get(`${url}/metrics`);
       assert.equal(metrics.status, 200);
       assert.match(metrics.body, /# TYPE siteline_http_request_duration_seconds/);
-      for (const p of ['/metrics/', '/metrics//', '//metrics', '/./metrics/']) assert.doesNotMatch((await get(`${url}${p}`)).body, /# TYPE siteline_/, `${p} is not metrics`);
+      for (const p of ['/metrics/', '/metrics//', '//metrics', '/./metrics/'])
+        assert.doesNotMatch((await get(`${url}${p}`)).body, /# TYPE siteline_/, `${p} is not metrics`);
       assert.equal((await get(`${url}/metrics/`)).status, 404);
     } finally {
       await stop(s);
@@ -118,7 +133,9 @@ test('a fresh database: each migration applied is logged by file; requests log t
   }
 });
 
-test('a PostgreSQL server that cannot be reached at start: one log line naming its host and DATABASE_URL, exit 5, no stack trace, no password', { timeout: 120_000 }, async () => {
+test('a PostgreSQL server that cannot be reached at start: one log line naming its host and DATABASE_URL, exit 5, no stack trace, no password', {
+  timeout: 120_000,
+}, async () => {
   // A port nothing listens on: taken, then freed.
   const port = await new Promise<number>((resolve) => {
     const srv = net.createServer().listen(0, '127.0.0.1', () => {
@@ -142,7 +159,10 @@ test('a PostgreSQL server that cannot be reached at start: one log line naming i
   assert.equal(line.variable, 'DATABASE_URL');
   assert.equal(line.host, '127.0.0.1');
   assert.equal(line.port, port);
-  assert.match(String(line.msg), new RegExp(`cannot connect to the PostgreSQL database "siteline" at 127\\.0\\.0\\.1:${port} \\(DATABASE_URL\\): ECONNREFUSED`));
+  assert.match(
+    String(line.msg),
+    new RegExp(`cannot connect to the PostgreSQL database "siteline" at 127\\.0\\.0\\.1:${port} \\(DATABASE_URL\\): ECONNREFUSED`),
+  );
   assert.equal(err, '', 'nothing on stderr (no stack trace)');
   assert.doesNotMatch(out, /hunter2|\n\s+at /, 'no password, no stack');
   assert.equal(code, 5);

@@ -65,7 +65,9 @@ async function keptAliveClient(url: string, sigtermAt: () => number | undefined)
   return t;
 }
 
-test('SIGTERM with kept-alive clients: /readyz 503 while still serving, then every request answered (Connection: close), none reset, idle connections closed by FIN, the audit stopped cleanly, exit 0', { timeout: 300_000 }, async () => {
+test('SIGTERM with kept-alive clients: /readyz 503 while still serving, then every request answered (Connection: close), none reset, idle connections closed by FIN, the audit stopped cleanly, exit 0', {
+  timeout: 300_000,
+}, async () => {
   const dbEnv = await createPlacesEnv([]);
   const work = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'stop-'));
   try {
@@ -134,10 +136,18 @@ test('SIGTERM with kept-alive clients: /readyz 503 while still serving, then eve
       const answered = tallies.reduce((n, t) => n + t.answered, 0);
       const afterSigterm = tallies.reduce((n, t) => n + t.answeredAfterSigterm, 0);
       const shuttingDown = probes.filter((p) => p.status === 503);
-      console.log(`# ${answered} requests answered on ${CLIENTS} kept-alive connections (${afterSigterm} after SIGTERM), ${failures.length} reset or cut; /readyz: ${probes.length} probes, ${shuttingDown.length} answered 503 while the listener served, then ${String(probes.at(-1)?.status)}; idle connection: ${idleOutcome}`);
+      console.log(
+        `# ${answered} requests answered on ${CLIENTS} kept-alive connections (${afterSigterm} after SIGTERM), ${failures.length} reset or cut; /readyz: ${probes.length} probes, ${shuttingDown.length} answered 503 while the listener served, then ${String(probes.at(-1)?.status)}; idle connection: ${idleOutcome}`,
+      );
       assert.deepEqual(failures, [], 'no request reset or cut');
-      assert.ok(tallies.every((t) => t.refused), 'each client ends on a refused connection (the listener closed), not a failure');
-      assert.ok(tallies.every((t) => t.lastConnection === 'close'), `the last answer on each connection said Connection: close: ${tallies.map((t) => t.lastConnection).join(', ')}`);
+      assert.ok(
+        tallies.every((t) => t.refused),
+        'each client ends on a refused connection (the listener closed), not a failure',
+      );
+      assert.ok(
+        tallies.every((t) => t.lastConnection === 'close'),
+        `the last answer on each connection said Connection: close: ${tallies.map((t) => t.lastConnection).join(', ')}`,
+      );
       assert.ok(afterSigterm > CLIENTS, 'the listener kept serving after SIGTERM');
       assert.ok(shuttingDown.length >= 3, `/readyz answered 503 while the listener still served: ${JSON.stringify(probes.slice(-8))}`);
       assert.ok(shuttingDown[0]!.at - sigtermAt! < PRESTOP_MS, '503 from the start of the pre-stop period');
@@ -192,9 +202,18 @@ test('npx siteline worker: SIGTERM to the npx process stops the worker (exit 0, 
     child.kill('SIGTERM'); // the npx process only, as an operator's `kill <pid>` or systemd's main-process signal
     const closed = await Promise.race([outputClosed.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000).unref())]);
     assert.ok(closed, `the worker still runs 30 s after SIGTERM to npx:\n${out.slice(-1500)}`);
-    const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.ok(lines.some((l) => l.msg === 'shutting down'), 'the worker logged its stop');
-    assert.ok(lines.some((l) => l.msg === 'stopped'), 'the worker stopped');
+    const lines = out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(
+      lines.some((l) => l.msg === 'shutting down'),
+      'the worker logged its stop',
+    );
+    assert.ok(
+      lines.some((l) => l.msg === 'stopped'),
+      'the worker stopped',
+    );
   } finally {
     try {
       process.kill(-child.pid!, 'SIGKILL');

@@ -53,9 +53,18 @@ test('Cambridge: every answer the source can check is on its own lot; the weak b
   assert.ok(w.byMatchType.every((m) => m.meanConfidence === null || m.meanConfidence < 1));
   assert.match(w.note, /cannot be checked against the source's join; with no address points, they are not checked at all/);
   // Calibration: one row per band; everything checkable is right; the unverifiable answers are the weak band's.
-  assert.deepEqual(a.calibration.map((c) => [c.min, c.max]), CONFIDENCE_BANDS.map((b) => [...b]));
-  assert.equal(a.calibration.reduce((s, c) => s + c.answered, 0), a.headline.answered);
-  assert.equal(a.calibration.reduce((s, c) => s + c.unverifiable, 0), w.answered);
+  assert.deepEqual(
+    a.calibration.map((c) => [c.min, c.max]),
+    CONFIDENCE_BANDS.map((b) => [...b]),
+  );
+  assert.equal(
+    a.calibration.reduce((s, c) => s + c.answered, 0),
+    a.headline.answered,
+  );
+  assert.equal(
+    a.calibration.reduce((s, c) => s + c.unverifiable, 0),
+    w.answered,
+  );
   for (const c of a.calibration) assert.equal(c.right, c.checked, c.band);
   assert.ok(a.calibration[0]!.checked > SAMPLE * 0.9);
   // Vintages and the cross-check through the whole snapshot.
@@ -88,7 +97,27 @@ test('reproducible: the same data and code give the same result digest', async (
   assert.equal(one.resultDigest, two.resultDigest);
   assert.notEqual(one.resultDigest, cambridge.resultDigest);
   const json = JSON.parse(JSON.stringify(one)) as Record<string, unknown>;
-  for (const k of ['auditVersion', 'slug', 'placeId', 'generatedAt', 'sourceDigest', 'importedAt', 'resultDigest', 'method', 'scope', 'sourceJoin', 'headline', 'agreement', 'byMatchType', 'calibration', 'weakBand', 'worstDisagreements', 'missed', 'snapshotCrossCheck', 'vintages']) {
+  for (const k of [
+    'auditVersion',
+    'slug',
+    'placeId',
+    'generatedAt',
+    'sourceDigest',
+    'importedAt',
+    'resultDigest',
+    'method',
+    'scope',
+    'sourceJoin',
+    'headline',
+    'agreement',
+    'byMatchType',
+    'calibration',
+    'weakBand',
+    'worstDisagreements',
+    'missed',
+    'snapshotCrossCheck',
+    'vintages',
+  ]) {
     assert.ok(k in json, k);
   }
 });
@@ -114,7 +143,13 @@ function smallPlace(): { placesDir: string; sourceDir: string; slug: string } {
     const x = lon0 + (i - 1) * dLon;
     return {
       id: `L${i}`,
-      ring: [[x, lat0], [x + dLon, lat0], [x + dLon, lat0 + dLat], [x, lat0 + dLat], [x, lat0]],
+      ring: [
+        [x, lat0],
+        [x + dLon, lat0],
+        [x + dLon, lat0 + dLat],
+        [x, lat0 + dLat],
+        [x, lat0],
+      ],
       centre: [x + dLon / 2, lat0 + dLat / 2] as [number, number],
     };
   });
@@ -153,7 +188,15 @@ function smallPlace(): { placesDir: string; sourceDir: string; slug: string } {
       rulesFile: 'rules.json',
       defaultImport: false,
       sources: [
-        { id: 'parcels', name: 'Parcels', file: 'parcels.geojson', sha256: sha(parcels), format: 'geojson', ...common, load: { target: 'parcels', idField: 'LOT' } },
+        {
+          id: 'parcels',
+          name: 'Parcels',
+          file: 'parcels.geojson',
+          sha256: sha(parcels),
+          format: 'geojson',
+          ...common,
+          load: { target: 'parcels', idField: 'LOT' },
+        },
         {
           id: 'addresses',
           name: 'Address points',
@@ -226,14 +269,22 @@ test('/coverage shows the audit of each place that has one, and /coverage/<slug>
   const section = /id="place-cambridge-ma"[\s\S]*?<\/section>/.exec(body)![0];
   assert.match(section, /<h3 id="audit-cambridge-ma">Accuracy audit<\/h3>/);
   const h = cambridge.headline;
-  assert.match(section, new RegExp(`${h.right.toLocaleString('en-US')} of ${h.checked.toLocaleString('en-US')} answers that could be checked are on the right lot \\(100\\.00 %\\)`));
+  assert.match(
+    section,
+    new RegExp(
+      `${h.right.toLocaleString('en-US')} of ${h.checked.toLocaleString('en-US')} answers that could be checked are on the right lot \\(100\\.00 %\\)`,
+    ),
+  );
   assert.match(section, /a sample of 600/);
   assert.match(section, /Weak band: \d+ address\(es\) have no lot of the parcel layer/);
   assert.match(section, /Calibration: share on the right lot per confidence band/);
   assert.match(section, /<td>0\.95-1\.00<\/td><td>[\d,]+<\/td><td>[\d,]+<\/td><td>100\.00 %<\/td>/);
   assert.match(section, /No checked answer disagrees with the source\./);
   // The held-out calibration the answers use is on the page.
-  assert.match(section, new RegExp(`id="calibration-cambridge-ma"[\\s\\S]*Confidence as answered: ${cambridge.heldOut.heldOut.toLocaleString('en-US')} addresses held out`));
+  assert.match(
+    section,
+    new RegExp(`id="calibration-cambridge-ma"[\\s\\S]*Confidence as answered: ${cambridge.heldOut.heldOut.toLocaleString('en-US')} addresses held out`),
+  );
   assert.match(section, /href="\/coverage\/cambridge-ma\/audit\.json"/);
   // A place catalogued but not imported here shows no audit section.
   const saanich = /id="place-saanich-bc"[\s\S]*?<\/section>/.exec(body)?.[0];
@@ -272,7 +323,7 @@ test('siteline data audit: the real command on a database holding Cambridge (a s
   }
 });
 
-test("calibration: the held-out table is measured and stored, and an interpolated answer reports the share right its band measured, with a note", async () => {
+test('calibration: the held-out table is measured and stored, and an interpolated answer reports the share right its band measured, with a note', async () => {
   const held = cambridge.heldOut;
   assert.ok(held.heldOut > SAMPLE * 0.9, JSON.stringify(held));
   const interp = held.rows.find((r) => r.matchType === 'street_interpolation' && r.band === '0.50-0.60');
@@ -284,12 +335,22 @@ test("calibration: the held-out table is measured and stored, and an interpolate
   const measured = { ...interp!, answered: 745, right: 518, shareRight: 518 / 745 };
   // 57 Inman St is in the address table without a lot: the plain interpolation rows measure it (not the unlisted ones).
   const rows = held.rows.map((r) => (r === interp ? measured : r));
-  await svc.ctx.db.query(`UPDATE place_audits SET report = $2::json WHERE place_id = $1`, [cambridge.placeId, JSON.stringify({ ...cambridge, heldOut: { ...held, rows } })]);
+  await svc.ctx.db.query(`UPDATE place_audits SET report = $2::json WHERE place_id = $1`, [
+    cambridge.placeId,
+    JSON.stringify({ ...cambridge, heldOut: { ...held, rows } }),
+  ]);
   forgetPlaceCalibration(svc.ctx, cambridge.placeId);
   const after = await getFeasibilitySnapshot(svc.ctx, '57 Inman St, Cambridge, MA');
   assert.equal(after.address!.matchType, 'street_interpolation');
   assert.equal(after.address!.confidence, 0.7, `${before.address!.confidence} -> ${after.address!.confidence}`);
-  assert.ok(after.address!.warnings.some((w) => /^Confidence 0\.7 is the share of right lots this place's audit \(\d{4}-\d\d-\d\d\) measured for interpolated answers scored 0\.50-0\.60 \(518 of 745 addresses held out of the address table\); the method's own score was 0\.5\.$/.test(w)), after.address!.warnings.join(' | '));
+  assert.ok(
+    after.address!.warnings.some((w) =>
+      /^Confidence 0\.7 is the share of right lots this place's audit \(\d{4}-\d\d-\d\d\) measured for interpolated answers scored 0\.50-0\.60 \(518 of 745 addresses held out of the address table\); the method's own score was 0\.5\.$/.test(
+        w,
+      ),
+    ),
+    after.address!.warnings.join(' | '),
+  );
   // An exact address-table answer is not touched.
   const exact = await getFeasibilitySnapshot(svc.ctx, '11 Acorn St, Cambridge, MA');
   assert.equal(exact.address!.confidence, 1);
@@ -319,24 +380,51 @@ test("calibration (audit version 5): another suffix's row and addresses neither 
   const { getFeasibilitySnapshot } = await import('../src/snapshot/snapshot.ts');
   const { forgetPlaceCalibration } = await import('../src/geocoder/calibration.ts');
   const row = (matchType: string, band: string, right: number, n: number, population?: string) => ({
-    matchType, band, min: Number(band.slice(0, 4)), max: Number(band.slice(5)), answered: n, right, shareRight: right / n, meanConfidence: null, ...(population ? { population } : {}),
+    matchType,
+    band,
+    min: Number(band.slice(0, 4)),
+    max: Number(band.slice(5)),
+    answered: n,
+    right,
+    shareRight: right / n,
+    meanConfidence: null,
+    ...(population ? { population } : {}),
   });
-  const full = [row('assessor_table', '0.90-0.95', 10960, 11023), row('address_table', '0.80-0.90', 1942, 2239, 'address_sibling'), row('street_interpolation', '0.70-0.80', 11819, 15352, 'unlisted'), row('street_interpolation', '0.70-0.80', 3460, 4360)];
-  await svc.ctx.db.query(`UPDATE place_audits SET report = $2::json WHERE place_id = $1`, [cambridge.placeId, JSON.stringify({ ...cambridge, heldOut: { ...held, rows: full } })]);
+  const full = [
+    row('assessor_table', '0.90-0.95', 10960, 11023),
+    row('address_table', '0.80-0.90', 1942, 2239, 'address_sibling'),
+    row('street_interpolation', '0.70-0.80', 11819, 15352, 'unlisted'),
+    row('street_interpolation', '0.70-0.80', 3460, 4360),
+  ];
+  await svc.ctx.db.query(`UPDATE place_audits SET report = $2::json WHERE place_id = $1`, [
+    cambridge.placeId,
+    JSON.stringify({ ...cambridge, heldOut: { ...held, rows: full } }),
+  ]);
   forgetPlaceCalibration(svc.ctx, cambridge.placeId);
   try {
     const notes = (s: Awaited<ReturnType<typeof getFeasibilitySnapshot>>) => s.address!.warnings.join(' | ');
     const sib = await getFeasibilitySnapshot(svc.ctx, '11-Z Acorn St, Cambridge, MA');
     assert.equal(sib.address!.confidence, 0.87, notes(sib));
-    assert.ok(sib.address!.warnings.includes(`Confidence 0.87 is the share of right lots this place's audit (${held.generatedAt.slice(0, 10)}) measured for address-table answers on another suffix's row of the number scored 0.80-0.90 (1942 of 2239 addresses held out of the address table); the method's own score was 0.8.`), notes(sib));
+    assert.ok(
+      sib.address!.warnings.includes(
+        `Confidence 0.87 is the share of right lots this place's audit (${held.generatedAt.slice(0, 10)}) measured for address-table answers on another suffix's row of the number scored 0.80-0.90 (1942 of 2239 addresses held out of the address table); the method's own score was 0.8.`,
+      ),
+      notes(sib),
+    );
     const between = await getFeasibilitySnapshot(svc.ctx, '59 Inman St, Cambridge, MA');
     assert.equal(between.address!.confidence, 0.77, notes(between));
-    assert.match(notes(between), /Confidence 0\.77 is the share of right lots this place's audit \([\d-]+\) measured for interpolated answers for addresses neither table lists scored 0\.70-0\.80 \(11819 of 15352 addresses held out of the address table and the assessor's table\); the method's own score was 0\.7\./);
+    assert.match(
+      notes(between),
+      /Confidence 0\.77 is the share of right lots this place's audit \([\d-]+\) measured for interpolated answers for addresses neither table lists scored 0\.70-0\.80 \(11819 of 15352 addresses held out of the address table and the assessor's table\); the method's own score was 0\.7\./,
+    );
     // Measured 0.99 for the assessor's band, but the distance to Cambridge Ctr cannot be checked: 0.65, both said.
     const ctr = await getFeasibilitySnapshot(svc.ctx, '1 Cambridge Ctr, Cambridge, MA');
     assert.equal(ctr.address!.confidence, 0.65, notes(ctr));
     assert.match(notes(ctr), /Lot 44-100 could not be checked against Cambridge Ctr: this place's street layer does not hold the street/);
-    assert.match(notes(ctr), /Confidence 0\.65 is the cap for a lot whose distance from the street could not be checked; the share of right lots this place's audit \([\d-]+\) measured for assessor's-table answers scored 0\.90-0\.95 \(10960 of 11023 addresses held out of the address table\) was 0\.99, the method's own score 0\.9\./);
+    assert.match(
+      notes(ctr),
+      /Confidence 0\.65 is the cap for a lot whose distance from the street could not be checked; the share of right lots this place's audit \([\d-]+\) measured for assessor's-table answers scored 0\.90-0\.95 \(10960 of 11023 addresses held out of the address table\) was 0\.99, the method's own score 0\.9\./,
+    );
     // The exact row of the same number is the city's own and is not touched.
     const exact = await getFeasibilitySnapshot(svc.ctx, '11 Acorn St, Cambridge, MA');
     assert.equal(exact.address!.confidence, 1);

@@ -24,8 +24,18 @@ let otherClient: Client;
 before(async () => {
   // The owner names Cambridge; the other instance owns another place only.
   [owner, other] = await Promise.all([
-    startTestServer({ places: ['cambridge-ma'], env: { SITELINE_PLACES: 'cambridge-ma' }, config: { metricsToken: TOKEN }, analysisWorkers: { concurrency: 0 } }),
-    startTestServer({ places: ['cambridge-ma'], env: { SITELINE_PLACES: 'somerville-ma' }, config: { metricsToken: TOKEN }, analysisWorkers: { concurrency: 0 } }),
+    startTestServer({
+      places: ['cambridge-ma'],
+      env: { SITELINE_PLACES: 'cambridge-ma' },
+      config: { metricsToken: TOKEN },
+      analysisWorkers: { concurrency: 0 },
+    }),
+    startTestServer({
+      places: ['cambridge-ma'],
+      env: { SITELINE_PLACES: 'somerville-ma' },
+      config: { metricsToken: TOKEN },
+      analysisWorkers: { concurrency: 0 },
+    }),
   ]);
   ownerClient = await connectClient(owner.url, 'modern', await getUserToken(owner.url, 'owner@example.com'));
   otherClient = await connectClient(other.url, 'modern', await getUserToken(other.url, 'other@example.com'));
@@ -59,20 +69,30 @@ test('the owner loads its place and answers from memory; the other instance answ
   assert.equal(await metric(owner, 'siteline_hot_index_places'), 1, 'the owner holds Cambridge');
   const hitsBefore = await metric(owner, 'siteline_hot_index_reads_total{result="hit"}');
   for (const address of ADDRESSES) {
-    for (const [tool, args] of [['getFeasibilitySnapshot', { address, source: 'full' }], ['previewSiteCoverage', { address }]] as const) {
+    for (const [tool, args] of [
+      ['getFeasibilitySnapshot', { address, source: 'full' }],
+      ['previewSiteCoverage', { address }],
+    ] as const) {
       const mine = await answer(ownerClient, tool, args);
       const theirs = await answer(otherClient, tool, args);
       assert.equal(theirs, mine, `${tool} ${address}: the same bytes from the owner (memory) and the other instance (SQL)`);
     }
   }
-  assert.equal(await answer(otherClient, 'cityInventory', { geoDivisionId: CAMBRIDGE }), await answer(ownerClient, 'cityInventory', { geoDivisionId: CAMBRIDGE }));
+  assert.equal(
+    await answer(otherClient, 'cityInventory', { geoDivisionId: CAMBRIDGE }),
+    await answer(ownerClient, 'cityInventory', { geoDivisionId: CAMBRIDGE }),
+  );
   assert.ok((await metric(owner, 'siteline_hot_index_reads_total{result="hit"}')) > hitsBefore, 'the owner answered from its index');
   // give a load that the other instance might have started time to finish, then look: none
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(await metric(other, 'siteline_hot_index_events_total{event="load"}'), 0, 'the other instance loaded nothing');
   assert.equal(await metric(other, 'siteline_hot_index_places'), 0);
   assert.equal(await metric(other, 'siteline_hot_index_reads_total{result="hit"}'), 0);
-  assert.equal(await metric(other, 'siteline_hot_index_reads_total{result="miss"}'), 0, 'no read of an unowned place is counted as a miss (a miss starts a load)');
+  assert.equal(
+    await metric(other, 'siteline_hot_index_reads_total{result="miss"}'),
+    0,
+    'no read of an unowned place is counted as a miss (a miss starts a load)',
+  );
   assert.ok((await metric(other, 'siteline_hot_index_reads_total{result="unowned"}')) > 0, 'its reads of Cambridge are counted as unowned');
   assert.equal(await metric(owner, 'siteline_hot_index_reads_total{result="unowned"}'), 0);
 });
@@ -83,7 +103,10 @@ test('hashed ownership: every instance computes the same table, each place has i
   const owns = two.map((instance) => placeOwnership({ kind: 'hashed', instance, instances: two, ownersPerPlace: 1 }));
   const shares = owns.map((o) => ids.filter((id) => o({ geoDivisionId: id })).length);
   assert.equal(shares[0]! + shares[1]!, 1000, 'each place has exactly one owner');
-  assert.ok(shares.every((n) => n > 400 && n < 600), `about half each: ${shares.join(', ')}`);
+  assert.ok(
+    shares.every((n) => n > 400 && n < 600),
+    `about half each: ${shares.join(', ')}`,
+  );
   // a third instance takes about a third, and every place that moves moves to it
   const three = [...two, 'web3'];
   let moved = 0;
@@ -101,7 +124,11 @@ test('hashed ownership: every instance computes the same table, each place has i
   assert.ok(ids.every((id) => both.every((o) => o({ geoDivisionId: id }))));
   // named: by slug or by id
   const named = placeOwnership({ kind: 'named', places: ['cambridge-ma', 'US-TX:paradise'] });
-  assert.ok(named({ geoDivisionId: CAMBRIDGE, slug: 'cambridge-ma' }) && named({ geoDivisionId: 'US-TX:paradise' }) && !named({ geoDivisionId: 'US-MA:somerville', slug: 'somerville-ma' }));
+  assert.ok(
+    named({ geoDivisionId: CAMBRIDGE, slug: 'cambridge-ma' }) &&
+      named({ geoDivisionId: 'US-TX:paradise' }) &&
+      !named({ geoDivisionId: 'US-MA:somerville', slug: 'somerville-ma' }),
+  );
 });
 
 test('the configuration: SITELINE_PLACES or SITELINE_INSTANCE within SITELINE_INSTANCES, refused when half-said', () => {
@@ -114,7 +141,10 @@ test('the configuration: SITELINE_PLACES or SITELINE_INSTANCE within SITELINE_IN
     instances: ['web1', 'web2', 'web3'],
     ownersPerPlace: 2,
   });
-  assert.throws(() => env({ SITELINE_INSTANCE: 'web4', SITELINE_INSTANCES: 'web1,web2' }), (e: Error) => e instanceof ConfigError && /SITELINE_INSTANCE: "web4" is not one of/.test(e.message));
+  assert.throws(
+    () => env({ SITELINE_INSTANCE: 'web4', SITELINE_INSTANCES: 'web1,web2' }),
+    (e: Error) => e instanceof ConfigError && /SITELINE_INSTANCE: "web4" is not one of/.test(e.message),
+  );
   assert.throws(() => env({ SITELINE_INSTANCES: 'web1,web2' }), /SITELINE_INSTANCE: required/);
   assert.throws(() => env({ SITELINE_INSTANCE: 'web1' }), /SITELINE_INSTANCES: required/);
   assert.throws(() => env({ SITELINE_PLACES: 'cambridge-ma', SITELINE_INSTANCE: 'web1', SITELINE_INSTANCES: 'web1' }), /SITELINE_PLACES/);

@@ -49,17 +49,27 @@ async function freshDb(): Promise<{ db: Db; close(): Promise<void> }> {
 async function fingerprint(q: Queryable, placeId: string): Promise<string> {
   const parts: string[] = [];
   for (const table of PARTITIONED_TABLES) {
-    const r = await q.query<{ h: string | null; n: number }>(`SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS h, count(*)::int AS n FROM ${table} t WHERE place_id = $1`, [placeId]);
+    const r = await q.query<{ h: string | null; n: number }>(
+      `SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS h, count(*)::int AS n FROM ${table} t WHERE place_id = $1`,
+      [placeId],
+    );
     parts.push(`${table}:${r[0]?.n}:${r[0]?.h}`);
   }
   return parts.join('\n');
 }
 
 const partitionsOf = async (q: Queryable, table: string) =>
-  (await q.query<{ name: string; bound: string }>(`SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY c.relname`, [table]));
+  await q.query<{ name: string; bound: string }>(
+    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY c.relname`,
+    [table],
+  );
 
 const layout = async (q: Queryable) =>
-  Object.fromEntries((await q.query<{ place_id: string; part: number; own: boolean; lots: number }>('SELECT place_id, part, own, lots FROM place_partitions ORDER BY place_id')).map((r) => [r.place_id, { part: Number(r.part), own: r.own, lots: Number(r.lots) }]));
+  Object.fromEntries(
+    (
+      await q.query<{ place_id: string; part: number; own: boolean; lots: number }>('SELECT place_id, part, own, lots FROM place_partitions ORDER BY place_id')
+    ).map((r) => [r.place_id, { part: Number(r.part), own: r.own, lots: Number(r.lots) }]),
+  );
 
 const defaultRows = async (q: Queryable) => {
   let n = 0;
@@ -81,9 +91,18 @@ async function writePlace(q: Queryable, placeId: string, lots: number, x0: numbe
      SELECT $1, i, i + 1, 'main st', 'Main St', (i + 1) || ' Main St', 'L-' || i FROM generate_series(0, $2::int - 1) AS i`,
     [placeId, lots],
   );
-  await q.query(`INSERT INTO zones (place_id, zone_id, layer, code, geom, bbox) VALUES ($1, 'z1', 'base', 'R-1', '[]', box(point($2, 0), point($2 + 1, 1)))`, [placeId, x0]);
-  await q.query(`INSERT INTO street_segments (place_id, segment_id, street_key, street_display, geom, bbox) VALUES ($1, 's1', 'main st', 'Main St', '[]', box(point($2, 0), point($2 + 1, 1)))`, [placeId, x0]);
-  await q.query(`INSERT INTO lot_locations (place_id, street_key, number_lo, number_hi, parcel_ext_id, location, source) VALUES ($1, 'main st', 1, 1, 'L-0', '1 Main St', 'test')`, [placeId]);
+  await q.query(`INSERT INTO zones (place_id, zone_id, layer, code, geom, bbox) VALUES ($1, 'z1', 'base', 'R-1', '[]', box(point($2, 0), point($2 + 1, 1)))`, [
+    placeId,
+    x0,
+  ]);
+  await q.query(
+    `INSERT INTO street_segments (place_id, segment_id, street_key, street_display, geom, bbox) VALUES ($1, 's1', 'main st', 'Main St', '[]', box(point($2, 0), point($2 + 1, 1)))`,
+    [placeId, x0],
+  );
+  await q.query(
+    `INSERT INTO lot_locations (place_id, street_key, number_lo, number_hi, parcel_ext_id, location, source) VALUES ($1, 'main st', 1, 1, 'L-0', '1 Main St', 'test')`,
+    [placeId],
+  );
 }
 
 test('partitions: after migrate the place tables are PARTITION BY LIST (place_id), each with its default partition; the catalogue-like tables stay plain', async () => {
@@ -95,19 +114,32 @@ test('partitions: after migrate the place tables are PARTITION BY LIST (place_id
          JOIN pg_attribute a ON a.attrelid = pt.partrelid AND a.attnum = pt.partattrs[0]
         ORDER BY c.relname`,
     );
-    assert.deepEqual(parted, [...PARTITIONED_TABLES].sort().map((name) => ({ name, strategy: 'l', key: 'place_id' })));
+    assert.deepEqual(
+      parted,
+      [...PARTITIONED_TABLES].sort().map((name) => ({ name, strategy: 'l', key: 'place_id' })),
+    );
     for (const table of PARTITIONED_TABLES) assert.deepEqual(await partitionsOf(t.db, table), [{ name: `${table}_default`, bound: 'DEFAULT' }], table);
-    const plain = await t.db.query<{ relname: string; relkind: string }>(`SELECT relname, relkind::text FROM pg_class WHERE relname IN ('places', 'place_boundaries', 'place_postcodes', 'place_partitions') ORDER BY relname`);
-    assert.deepEqual(plain.map((r) => r.relkind), ['r', 'r', 'r', 'r']);
+    const plain = await t.db.query<{ relname: string; relkind: string }>(
+      `SELECT relname, relkind::text FROM pg_class WHERE relname IN ('places', 'place_boundaries', 'place_postcodes', 'place_partitions') ORDER BY relname`,
+    );
+    assert.deepEqual(
+      plain.map((r) => r.relkind),
+      ['r', 'r', 'r', 'r'],
+    );
     // The parent's keys and indexes are declared as before (the partitions' are attached to them).
-    const indexes = await t.db.query<{ name: string }>(`SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'parcels'::regclass ORDER BY 1`);
-    assert.deepEqual(indexes.map((r) => r.name), ['parcels_bbox', 'parcels_pkey']);
+    const indexes = await t.db.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'parcels'::regclass ORDER BY 1`,
+    );
+    assert.deepEqual(
+      indexes.map((r) => r.name),
+      ['parcels_bbox', 'parcels_pkey'],
+    );
   } finally {
     await t.close();
   }
 });
 
-test('partitions: the migration moves an existing database\'s rows into partitions (a large place alone, small towns grouped), every row kept', async () => {
+test("partitions: the migration moves an existing database's rows into partitions (a large place alone, small towns grouped), every row kept", async () => {
   const f = await freshDb();
   try {
     await migrate(f.db, undefined, { before: '250_place_partitions.sql' });
@@ -118,13 +150,21 @@ test('partitions: the migration moves an existing database\'s rows into partitio
     await writePlace(f.db, 'XX-AA:small-2', 80, 1);
     const before = { big: await fingerprint(f.db, 'XX-AA:big'), s1: await fingerprint(f.db, 'XX-AA:small-1'), s2: await fingerprint(f.db, 'XX-AA:small-2') };
     // The lot under a point as the unpartitioned statement found it (every place's box index at once).
-    const lotBefore = (await f.db.query<{ place_id: string; parcel_ext_id: string }>(`SELECT place_id, parcel_ext_id FROM parcels WHERE bbox @> '(1.00025,0.00025),(1.00025,0.00025)'::box ORDER BY area_m2, place_id, parcel_ext_id LIMIT 1`))[0];
+    const lotBefore = (
+      await f.db.query<{ place_id: string; parcel_ext_id: string }>(
+        `SELECT place_id, parcel_ext_id FROM parcels WHERE bbox @> '(1.00025,0.00025),(1.00025,0.00025)'::box ORDER BY area_m2, place_id, parcel_ext_id LIMIT 1`,
+      )
+    )[0];
     assert.deepEqual({ ...lotBefore }, { place_id: 'XX-AA:small-2', parcel_ext_id: 'L-0' });
 
     const applied = await migrate(f.db);
     assert.ok(applied.includes('250_place_partitions.sql'), applied.join(', '));
     assert.equal(await defaultRows(f.db), 0, 'no row left in the default partitions');
-    assert.deepEqual({ big: await fingerprint(f.db, 'XX-AA:big'), s1: await fingerprint(f.db, 'XX-AA:small-1'), s2: await fingerprint(f.db, 'XX-AA:small-2') }, before, 'every row kept');
+    assert.deepEqual(
+      { big: await fingerprint(f.db, 'XX-AA:big'), s1: await fingerprint(f.db, 'XX-AA:small-1'), s2: await fingerprint(f.db, 'XX-AA:small-2') },
+      before,
+      'every row kept',
+    );
     const l = await layout(f.db);
     assert.deepEqual(l['XX-AA:big'], { part: l['XX-AA:big']!.part, own: true, lots: OWN_PARTITION_MIN_LOTS });
     assert.equal(l['XX-AA:small-1']!.own, false);
@@ -145,11 +185,17 @@ test('partitions: the migration moves an existing database\'s rows into partitio
     }
     assert.equal(Number((await f.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM parcels_p${l['XX-AA:big']!.part}`))[0]!.n), OWN_PARTITION_MIN_LOTS);
     // A lookup by place reads that place's partition only.
-    const plan = (await f.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT * FROM parcels WHERE place_id = 'XX-AA:small-1' AND parcel_ext_id = 'L-3'`)).map((r) => r['QUERY PLAN']).join('\n');
+    const plan = (await f.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT * FROM parcels WHERE place_id = 'XX-AA:small-1' AND parcel_ext_id = 'L-3'`))
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
     assert.match(plan, new RegExp(`parcels_p${l['XX-AA:small-1']!.part}\\b`), plan);
     assert.doesNotMatch(plan, /parcels_default|parcels_p\d+ .*parcels_p\d+/, plan);
     const lotAfter = await lotAtPoint(f.db, 0.00025, 1 + 0.00025);
-    assert.deepEqual({ place_id: lotAfter?.place_id, parcel_ext_id: lotAfter?.parcel_ext_id }, { ...lotBefore }, 'the lot under a point: the same lot, its place found first');
+    assert.deepEqual(
+      { place_id: lotAfter?.place_id, parcel_ext_id: lotAfter?.parcel_ext_id },
+      { ...lotBefore },
+      'the lot under a point: the same lot, its place found first',
+    );
     // Run again, nothing moves.
     assert.deepEqual(await migrate(f.db), []);
     assert.deepEqual(await layout(f.db), l);
@@ -158,7 +204,7 @@ test('partitions: the migration moves an existing database\'s rows into partitio
   }
 });
 
-test('partitions: a re-import swaps the place\'s partition while readers read: full answers throughout, the neighbours untouched', async (tc) => {
+test("partitions: a re-import swaps the place's partition while readers read: full answers throughout, the neighbours untouched", async (tc) => {
   const t = await createTestDb();
   try {
     const ctx = testCtx(t.db);
@@ -171,14 +217,23 @@ test('partitions: a re-import swaps the place\'s partition while readers read: f
     assert.equal(before['US-TX:paradise']!.part, before['CA-BC:saanich']!.part, 'two small towns: one group');
     assert.equal(before['XX-AA:big']!.own, true);
     const bigRelation = async () =>
-      (await t.db.query<{ r: string }>(`SELECT string_agg(relname || ':' || relfilenode || ':' || pg_relation_size(oid), ',' ORDER BY relname) AS r FROM pg_class WHERE relname LIKE $1`, [`%_p${before['XX-AA:big']!.part}%`]))[0]!.r;
+      (
+        await t.db.query<{ r: string }>(
+          `SELECT string_agg(relname || ':' || relfilenode || ':' || pg_relation_size(oid), ',' ORDER BY relname) AS r FROM pg_class WHERE relname LIKE $1`,
+          [`%_p${before['XX-AA:big']!.part}%`],
+        )
+      )[0]!.r;
     const bigBefore = await bigRelation();
     const expected = {
       paradise: await fingerprint(t.db, 'US-TX:paradise'),
       saanich: await fingerprint(t.db, 'CA-BC:saanich'),
       big: await fingerprint(t.db, 'XX-AA:big'),
     };
-    const lot = (await t.db.query<{ parcel_ext_id: string; inside_lon: number; inside_lat: number }>(`SELECT parcel_ext_id, inside_lon, inside_lat FROM parcels WHERE place_id = 'US-TX:paradise' ORDER BY parcel_ext_id LIMIT 1`))[0]!;
+    const lot = (
+      await t.db.query<{ parcel_ext_id: string; inside_lon: number; inside_lat: number }>(
+        `SELECT parcel_ext_id, inside_lon, inside_lat FROM parcels WHERE place_id = 'US-TX:paradise' ORDER BY parcel_ext_id LIMIT 1`,
+      )
+    )[0]!;
 
     // Readers, each statement on its own (on PostgreSQL, on the pool's other connections): a place's
     // parcels and zones counted and digested in one statement, and the lot under a point.
@@ -224,7 +279,7 @@ test('partitions: a re-import swaps the place\'s partition while readers read: f
     assert.notEqual(after['US-TX:paradise']!.part, before['US-TX:paradise']!.part, 'the place is in new partitions');
     assert.equal(after['CA-BC:saanich']!.part, after['US-TX:paradise']!.part, 'its group moved with it');
     assert.deepEqual(after['XX-AA:big'], before['XX-AA:big']);
-    assert.equal(await bigRelation(), bigBefore, 'the large neighbour\'s partition is the same relation, the same size: not rewritten');
+    assert.equal(await bigRelation(), bigBefore, "the large neighbour's partition is the same relation, the same size: not rewritten");
     assert.deepEqual(
       { paradise: await fingerprint(t.db, 'US-TX:paradise'), saanich: await fingerprint(t.db, 'CA-BC:saanich'), big: await fingerprint(t.db, 'XX-AA:big') },
       expected,

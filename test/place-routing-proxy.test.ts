@@ -23,16 +23,22 @@ const INSTANCES = ['web1', 'web2'];
 function viaProxy(base: string, p: string): Promise<number> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: u.hostname, port: u.port, path: p, method: 'GET', servername: HOST, rejectUnauthorized: false, agent: false, headers: { host: HOST } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = https.request(
+      { host: u.hostname, port: u.port, path: p, method: 'GET', servername: HOST, rejectUnauthorized: false, agent: false, headers: { host: HOST } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
-test('the documented proxy sends a request naming its place to the instance that owns it; others go round-robin', { skip: !haproxyInstalled() && 'haproxy is not installed (apt-get install haproxy; .ci/run does)', timeout: 300_000 }, async () => {
+test('the documented proxy sends a request naming its place to the instance that owns it; others go round-robin', {
+  skip: !haproxyInstalled() && 'haproxy is not installed (apt-get install haproxy; .ci/run does)',
+  timeout: 300_000,
+}, async () => {
   const places = listManifestSlugs(REPO_PLACES_DIR).map((slug) => parseManifest(fs.readFileSync(manifestPath(slug, REPO_PLACES_DIR), 'utf8'), slug));
   const ownerOf = (id: string) => placeOwners(id, INSTANCES)[0]!;
   const byOwner = new Set(places.map((p) => ownerOf(p.geoDivisionId)));
@@ -57,7 +63,13 @@ test('the documented proxy sends a request naming its place to the instance that
     }
     // the instances compute the map's owners themselves
     for (const p of places) {
-      INSTANCES.forEach((name, i) => assert.equal(hotIndexOf(servers[i]!.ctx).owns({ geoDivisionId: p.geoDivisionId, slug: p.slug }), ownerOf(p.geoDivisionId) === name, `${p.slug} on ${name}`));
+      INSTANCES.forEach((name, i) =>
+        assert.equal(
+          hotIndexOf(servers[i]!.ctx).owns({ geoDivisionId: p.geoDivisionId, slug: p.slug }),
+          ownerOf(p.geoDivisionId) === name,
+          `${p.slug} on ${name}`,
+        ),
+      );
     }
     const ports = servers.map((s) => Number(new URL(s.url).port)) as [number, number];
     proxy = await startHaproxy(path.join(work, 'haproxy'), ports, map);

@@ -77,7 +77,9 @@ async function drawn(page: Page, layer: string): Promise<Record<string, string>>
 /** Text of the page without its tags (the HTTP-only checks). */
 const visible = (body: string) => body.replace(/<(script|style)[\s\S]*?<\/\1>/g, '').replace(/<[^>]+>/g, ' ');
 
-test('the project page edits the project in Chromium: click a lot on the map to attach it, detach, rename, status, external ref, undo, refusals in words', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+test('the project page edits the project in Chromium: click a lot on the map to attach it, detach, rename, status, external ref, undo, refusals in words', {
+  skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`,
+}, async () => {
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
@@ -115,13 +117,18 @@ test('the project page edits the project in Chromium: click a lot on the map to 
     );
     let target: { id: string; x: number; y: number } | null = null;
     for (const c of candidates) {
-      const at = await page.evaluate(({ lng, lat, id }) => {
-        const m = (window as any).sitelineMaps[0];
-        const p = m.project([lng, lat]);
-        const r = m.getCanvas().getBoundingClientRect();
-        const hits = m.queryRenderedFeatures([p.x, p.y], { layers: ['lots-fill', 'neighbours-fill'] });
-        return hits[0]?.properties.lot === id && p.x > 20 && p.y > 20 && p.x < r.width - 20 && p.y < r.height - 20 ? { x: r.left + p.x, y: r.top + p.y } : null;
-      }, { lng: c.inside_lon, lat: c.inside_lat, id: c.parcel_ext_id });
+      const at = await page.evaluate(
+        ({ lng, lat, id }) => {
+          const m = (window as any).sitelineMaps[0];
+          const p = m.project([lng, lat]);
+          const r = m.getCanvas().getBoundingClientRect();
+          const hits = m.queryRenderedFeatures([p.x, p.y], { layers: ['lots-fill', 'neighbours-fill'] });
+          return hits[0]?.properties.lot === id && p.x > 20 && p.y > 20 && p.x < r.width - 20 && p.y < r.height - 20
+            ? { x: r.left + p.x, y: r.top + p.y }
+            : null;
+        },
+        { lng: c.inside_lon, lat: c.inside_lat, id: c.parcel_ext_id },
+      );
       if (at) {
         target = { id: c.parcel_ext_id, ...at };
         break;
@@ -184,9 +191,16 @@ test('the project page edits the project in Chromium: click a lot on the map to 
     await page.selectOption('#details-status', 'due_diligence');
     await page.fill('#details-ref', 'procore:4711');
     await submit(page, '#project-details button[type=submit]');
-    assert.deepEqual(await message(page), { kind: 'ok', text: 'Saved. The lifecycle status is now Due diligence. The external reference is now procore:4711.' });
+    assert.deepEqual(await message(page), {
+      kind: 'ok',
+      text: 'Saved. The lifecycle status is now Due diligence. The external reference is now procore:4711.',
+    });
     let seen = (await context(projectId)).project;
-    assert.deepEqual([seen.name, seen.lifecycleStatus, seen.externalRef], ['Editor Renamed', 'due_diligence', 'procore:4711'], 'the tools see the details the page saved');
+    assert.deepEqual(
+      [seen.name, seen.lifecycleStatus, seen.externalRef],
+      ['Editor Renamed', 'due_diligence', 'procore:4711'],
+      'the tools see the details the page saved',
+    );
 
     // An external reference out of form: refused in words, nothing changed.
     await page.fill('#details-ref', `crm:${'x'.repeat(250)}`);
@@ -208,7 +222,11 @@ test('the project page edits the project in Chromium: click a lot on the map to 
     seen = (await context(projectId)).project;
     assert.deepEqual([seen.name, seen.lifecycleStatus, seen.externalRef], ['Editor Acorn', 'due_diligence', 'procore:4711'], 'the tools see the undo');
     assert.match(await page.innerText('#history'), /Undid a change \(renamed the project\)/);
-    assert.equal(await page.$$eval('#history tr:has-text("Renamed the project") button', (b) => b.length), 1, 'only the undo itself is offered (the undone rename is not)');
+    assert.equal(
+      await page.$$eval('#history tr:has-text("Renamed the project") button', (b) => b.length),
+      1,
+      'only the undo itself is offered (the undone rename is not)',
+    );
     await noToolNames(page, 'the edited project page');
     await page.goto(`${svc.url}/projects`);
     await noToolNames(page, 'the project list');
@@ -278,7 +296,10 @@ test('the editor over plain HTTP forms: attach by address, stale undo, long name
   const other = await postForm(`${svc.url}/projects`, jar, { csrf, name: 'Forms Other', address: '11 Acorn St, Cambridge, MA' });
   await postForm(`${svc.url}${other.location}/details`, jar, { csrf, name: 'Forms Other', lifecycleStatus: 'prospect', externalRef: 'crm:77' });
   const clash = await send('/details', { name: 'Forms Acorn', lifecycleStatus: 'prospect', externalRef: 'crm:77' });
-  assert.deepEqual(clash, { kind: 'error', text: 'The external reference is already used by your project “Forms Other”; each of your projects needs its own. Clear it on that project first, or use another. Nothing was changed.' });
+  assert.deepEqual(clash, {
+    kind: 'error',
+    text: 'The external reference is already used by your project “Forms Other”; each of your projects needs its own. Clear it on that project first, or use another. Nothing was changed.',
+  });
 
   // A stale undo: rename twice, then undo the first rename.
   await send('/details', { name: 'Forms One', lifecycleStatus: 'prospect', externalRef: '' });
@@ -297,13 +318,18 @@ test('the editor over plain HTTP forms: attach by address, stale undo, long name
   // The history says what was done, never which tool.
   const pageBody = (await getPage(`${svc.url}${path}`, jar)).body;
   const history = visible(pageBody.slice(pageBody.indexOf('id="history"')));
-  for (const what of ['Created the project', 'Attached a context lot', 'Changed the role of a lot', 'Detached a build lot', 'Renamed the project']) assert.ok(history.includes(what), `history: ${what}`);
+  for (const what of ['Created the project', 'Attached a context lot', 'Changed the role of a lot', 'Detached a build lot', 'Renamed the project'])
+    assert.ok(history.includes(what), `history: ${what}`);
   assert.doesNotMatch(history, TOOL_NAMES);
 
   // Another account: no page, no change.
   const stranger = await signUpOrIn(svc.url, 'editor-stranger@example.com');
   const strangerCsrf = csrfFrom((await getPage(`${svc.url}/projects`, stranger)).body);
-  for (const [action, fields] of [['/details', { name: 'Taken' }], ['/lots', { parcelExternalId: '97-120', role: 'build' }], ['/lots/detach', { parcelExternalId: attachedId! }]] as const) {
+  for (const [action, fields] of [
+    ['/details', { name: 'Taken' }],
+    ['/lots', { parcelExternalId: '97-120', role: 'build' }],
+    ['/lots/detach', { parcelExternalId: attachedId! }],
+  ] as const) {
     const r = await postForm(`${svc.url}${path}${action}`, stranger, { csrf: strangerCsrf, ...fields });
     assert.equal(r.status, 404, action);
     assert.match(r.body, /No project of yours has this address/);

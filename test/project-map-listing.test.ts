@@ -47,7 +47,10 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
 /** A 2026-07-28 client that answers forms from a script and records every form it was shown. */
 async function formClient(token: string, answers: FormAnswer[]): Promise<{ client: Client; asked: { message: string; schema: any }[] }> {
   const asked: { message: string; schema: any }[] = [];
-  const client = new Client({ name: 'listing-test', version: '1' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'listing-test', version: '1' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   client.setRequestHandler('elicitation/create', async (req) => {
     const p = req.params as unknown as { message: string; requestedSchema: unknown };
     asked.push({ message: p.message, schema: p.requestedSchema });
@@ -75,14 +78,20 @@ async function publicJson(): Promise<{ raw: string; body: any }> {
 
 /** The test's own area-weighted centroid of a lot's polygon (shoelace), to 6 decimals. */
 function centroidOf(mp: MultiPolygonCoords): { lat: number; lng: number } {
-  let a = 0, cx = 0, cy = 0;
+  let a = 0,
+    cx = 0,
+    cy = 0;
   const [ox, oy] = mp[0]![0]![0]!;
   for (const poly of mp)
     poly.forEach((ring, i) => {
-      let ra = 0, rx = 0, ry = 0;
+      let ra = 0,
+        rx = 0,
+        ry = 0;
       for (let k = 0; k + 1 < ring.length; k++) {
-        const x0 = ring[k]![0] - ox, y0 = ring[k]![1] - oy;
-        const x1 = ring[k + 1]![0] - ox, y1 = ring[k + 1]![1] - oy;
+        const x0 = ring[k]![0] - ox,
+          y0 = ring[k]![1] - oy;
+        const x1 = ring[k + 1]![0] - ox,
+          y1 = ring[k + 1]![1] - oy;
         const c = x0 * y1 - x1 * y0;
         ra += c;
         rx += (x0 + x1) * c;
@@ -105,12 +114,27 @@ let listedProjectId = '';
 
 test('listing flow over MCP: list, refusal without a build lot, preview, form (decline, accept), 2025 leg, unlist', async () => {
   const legacy = await connectClient(svc.url, 'legacy', tokenA);
-  const { client: modern, asked } = await formClient(tokenA, [{ action: 'decline' }, { action: 'accept', content: { confirm: true } }, { action: 'accept', content: { confirm: true } }]);
+  const { client: modern, asked } = await formClient(tokenA, [
+    { action: 'decline' },
+    { action: 'accept', content: { confirm: true } },
+    { action: 'accept', content: { confirm: true } },
+  ]);
   try {
-    const created = ok(await call(legacy, 'saveToProject', { action: 'create', name: 'Acorn Listing', address: '11 Acorn St, Cambridge, MA', externalRef: 'crm:secret-77', preview: false }));
+    const created = ok(
+      await call(legacy, 'saveToProject', {
+        action: 'create',
+        name: 'Acorn Listing',
+        address: '11 Acorn St, Cambridge, MA',
+        externalRef: 'crm:secret-77',
+        preview: false,
+      }),
+    );
     const projectId: string = created.project.projectId;
     listedProjectId = projectId;
-    assert.deepEqual(created.lots.map((l: any) => [l.parcelExternalId, l.role]), [['97-120', 'build']]);
+    assert.deepEqual(
+      created.lots.map((l: any) => [l.parcelExternalId, l.role]),
+      [['97-120', 'build']],
+    );
 
     // Neither id nor name: the caller's projects, nothing published.
     let before0 = await counts();
@@ -197,7 +221,13 @@ test('listing flow over MCP: list, refusal without a build lot, preview, form (d
       assert.deepEqual(Object.keys(l).sort(), ['lifecycleStatus', 'name', 'pin', 'typology', 'zoneCategory']);
       assert.deepEqual(Object.keys(l.pin).sort(), ['lat', 'lng']);
     }
-    assert.deepEqual(pub.body.listings[0], { name: 'Acorn Listing', zoneCategory: 'residential', typology: 'unknown', lifecycleStatus: 'prospect', pin: pv.pin });
+    assert.deepEqual(pub.body.listings[0], {
+      name: 'Acorn Listing',
+      zoneCategory: 'residential',
+      typology: 'unknown',
+      lifecycleStatus: 'prospect',
+      pin: pv.pin,
+    });
     for (const secret of ['Acorn St', 'crm:secret-77', projectId, OWNER, 'lister', '97-120', 'owner', 'account'])
       assert.ok(!pub.raw.includes(secret), `the public endpoint leaks ${secret}`);
 
@@ -245,9 +275,20 @@ test('project page: the build and context lots on a map, the listing state, and 
   }
   const pageRes = await getPage(`${svc.url}/projects/${projectId}`, jar);
   assert.equal(pageRes.status, 200);
-  const view = JSON.parse(/data-map-view="([^"]*)"/.exec(pageRes.body)![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
+  const view = JSON.parse(
+    /data-map-view="([^"]*)"/
+      .exec(pageRes.body)![1]!
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>'),
+  );
   const roles = view.style.sources.lots.data.features.map((f: any) => [f.properties.lot, f.properties.role]).sort();
-  assert.deepEqual(roles, [['97-120', 'build'], ['97-127', 'context']]);
+  assert.deepEqual(roles, [
+    ['97-120', 'build'],
+    ['97-127', 'context'],
+  ]);
   assert.match(pageRes.body, /id="listing-state">Not listed\./);
   assert.match(pageRes.body, /name="confirm" value="yes"/);
 
@@ -268,15 +309,20 @@ test('project page: the build and context lots on a map, the listing state, and 
   assert.ok((await publicJson()).body.listings.some((l: any) => l.name === 'Web Listing'));
 
   const stranger = await signUpOrIn(svc.url, 'web-stranger-l@example.com');
-  const foreign = await postForm(`${svc.url}/projects/${projectId}/listing`, stranger, { csrf: csrfFrom((await getPage(`${svc.url}/account`, stranger)).body), listed: 'false' });
-  assert.equal(foreign.status, 404, "another account cannot unlist it");
+  const foreign = await postForm(`${svc.url}/projects/${projectId}/listing`, stranger, {
+    csrf: csrfFrom((await getPage(`${svc.url}/account`, stranger)).body),
+    listed: 'false',
+  });
+  assert.equal(foreign.status, 404, 'another account cannot unlist it');
 
   const un = await postForm(`${svc.url}/projects/${projectId}/listing`, jar, { csrf: csrfFrom(after.body), listed: 'false' });
   assert.match((await getPage(`${svc.url}${un.location}`, jar)).body, /not un-shared/);
   assert.ok(!(await publicJson()).body.listings.some((l: any) => l.name === 'Web Listing'));
 });
 
-test('/map renders signed out in headless Chromium: the pins drawn, the table of allowed fields, no console errors', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+test('/map renders signed out in headless Chromium: the pins drawn, the table of allowed fields, no console errors', {
+  skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`,
+}, async () => {
   assert.ok(listedProjectId, 'the MCP test listed a project');
   const html = await (await fetch(`${svc.url}/map`)).text();
   assert.ok(html.includes('<td>Acorn Listing</td>'), 'the table names the listed project');
@@ -292,7 +338,9 @@ test('/map renders signed out in headless Chromium: the pins drawn, the table of
     await page.goto(`${svc.url}/map`);
     await page.waitForSelector('[data-map-view][data-state=ready]', { timeout: 60_000 });
     const drawn = await page.evaluate(() => {
-      const m = (window as unknown as { sitelineMaps: { getCanvas(): HTMLCanvasElement; queryRenderedFeatures(o: object): { properties: Record<string, unknown> }[] }[] }).sitelineMaps[0]!;
+      const m = (
+        window as unknown as { sitelineMaps: { getCanvas(): HTMLCanvasElement; queryRenderedFeatures(o: object): { properties: Record<string, unknown> }[] }[] }
+      ).sitelineMaps[0]!;
       const canvas = m.getCanvas();
       const off = document.createElement('canvas');
       off.width = canvas.width;
@@ -303,7 +351,10 @@ test('/map renders signed out in headless Chromium: the pins drawn, the table of
       let pin = 0;
       // The pin colour #d93025 (217, 48, 37), with a little tolerance for antialiasing.
       for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i]! - 217) < 14 && Math.abs(data[i + 1]! - 48) < 14 && Math.abs(data[i + 2]! - 37) < 14) pin++;
-      return { pin, names: m.queryRenderedFeatures({ layers: ['listings-pin'] }).map((f) => [String(f.properties.name), Object.keys(f.properties).sort().join(',')]) };
+      return {
+        pin,
+        names: m.queryRenderedFeatures({ layers: ['listings-pin'] }).map((f) => [String(f.properties.name), Object.keys(f.properties).sort().join(',')]),
+      };
     });
     assert.ok(drawn.pin > 20, `the pin is drawn (${drawn.pin} pixels)`);
     assert.deepEqual(drawn.names, [['Acorn Listing', 'lifecycleStatus,name,typology,zoneCategory']]);
@@ -328,7 +379,9 @@ test('typology: a commercial zone names itself; otherwise the latest succeeded a
     const run = await claimRun(typed.ctx, worker.workerId, 30_000);
     assert.ok(run, 'the run was queued');
     await executeRun(typed.ctx, run, worker);
-    const [row] = await typed.ctx.db.query<{ status: string; result: string | null }>(`SELECT status, result FROM analysis_runs WHERE run_id = $1`, [run.run_id]);
+    const [row] = await typed.ctx.db.query<{ status: string; result: string | null }>(`SELECT status, result FROM analysis_runs WHERE run_id = $1`, [
+      run.run_id,
+    ]);
     assert.equal(row!.status, 'succeeded');
     const result = JSON.parse(row!.result!);
     return { units: result.derived.maxDwellingUnits?.value as number | null, areaSqft: result.combinedLotArea.value as number };

@@ -38,16 +38,26 @@ async function refusal(p: Promise<unknown>): Promise<SitelineError> {
 }
 
 test('a project refusal: the domain names no tool and carries next; MCP words it with the tool, the page with its buttons', async () => {
-  const [{ account_id: accountId }] = (await svc.ctx.db.query<{ account_id: string }>('SELECT account_id FROM accounts WHERE lower(email) = $1', [EMAIL])) as [{ account_id: string }];
+  const [{ account_id: accountId }] = (await svc.ctx.db.query<{ account_id: string }>('SELECT account_id FROM accounts WHERE lower(email) = $1', [EMAIL])) as [
+    { account_id: string },
+  ];
   const c = await connectClient(svc.url, 'modern', token);
   try {
-    const created = (await c.callTool({ name: 'saveToProject', arguments: { action: 'create', name: 'Next Acorn', address: '11 Acorn St, Cambridge, MA', externalRef: 'crm:next-1', preview: false } })) as any;
+    const created = (await c.callTool({
+      name: 'saveToProject',
+      arguments: { action: 'create', name: 'Next Acorn', address: '11 Acorn St, Cambridge, MA', externalRef: 'crm:next-1', preview: false },
+    })) as any;
     const projectId: string = created.structuredContent.project.projectId;
-    const other = (await c.callTool({ name: 'saveToProject', arguments: { action: 'create', name: 'Next Other', address: '11 Acorn St, Cambridge, MA', preview: false } })) as any;
+    const other = (await c.callTool({
+      name: 'saveToProject',
+      arguments: { action: 'create', name: 'Next Other', address: '11 Acorn St, Cambridge, MA', preview: false },
+    })) as any;
     const otherId: string = other.structuredContent.project.projectId;
 
     // Domain: the sentences, and the steps as data.
-    const unknown = await refusal(saveToProject(svc.ctx, accountId, { action: 'attach_parcels', projectId, parcelExternalIds: ['no-such-lot'], preview: false }));
+    const unknown = await refusal(
+      saveToProject(svc.ctx, accountId, { action: 'attach_parcels', projectId, parcelExternalIds: ['no-such-lot'], preview: false }),
+    );
     assert.deepEqual(unknown.details?.['next'], { action: 'look_up_lot' });
     const clash = await refusal(updateProject(svc.ctx, accountId, { projectId: otherId, externalRef: 'crm:next-1', preview: false }));
     assert.deepEqual(clash.details?.['next'], { action: 'clear_external_ref', projectId });
@@ -71,7 +81,10 @@ test('a project refusal: the domain names no tool and carries next; MCP words it
     const mClash = await call('updateProject', { projectId: otherId, externalRef: 'crm:next-1', preview: false });
     assert.equal(mClash.text, `${clash.message} Clear it there first (updateProject externalRef: "") or use another.`);
     const mUndo = await call('updateProject', { projectId, undoOperationId: createReceipt, preview: false });
-    assert.equal(mUndo.text, `Receipt ${createReceipt} is a saveToProject create receipt; only updateProject writes can be undone (saveToProject writes are not reversible on this surface).`);
+    assert.equal(
+      mUndo.text,
+      `Receipt ${createReceipt} is a saveToProject create receipt; only updateProject writes can be undone (saveToProject writes are not reversible on this surface).`,
+    );
     const mPin = await call('setProjectMapListing', { projectId: otherId, listed: true, preview: true });
     assert.equal(mPin.text, `${noPin.message} Attach a build lot with saveToProject action attach_parcels (role build), then call setProjectMapListing again.`);
   } finally {
@@ -85,19 +98,29 @@ test('a project refusal: the domain names no tool and carries next; MCP words it
   const acorn = ids.find(([n]) => n === 'Acorn')![1];
   const otherPage = ids.find(([n]) => n === 'Other')![1];
   const shown = await getPage(`${svc.url}/projects/${otherPage}`, jar);
-  assert.match(shown.body, /<p id="listing-state">Not listed\. “?[^<]*has no build lot, so it has no pin to show[^<]*Attach a build lot under Lots \(“Attach as build lot”\) first, then list it again\.<\/p>/);
+  assert.match(
+    shown.body,
+    /<p id="listing-state">Not listed\. “?[^<]*has no build lot, so it has no pin to show[^<]*Attach a build lot under Lots \(“Attach as build lot”\) first, then list it again\.<\/p>/,
+  );
   const csrf = csrfFrom(shown.body);
   await postForm(`${svc.url}/projects/${otherPage}/details`, jar, { csrf, name: 'Next Other', lifecycleStatus: 'prospect', externalRef: 'crm:next-1' });
   const after = (await getPage(`${svc.url}/projects/${otherPage}`, jar)).body;
-  assert.match(after, /<p id="page-message" class="error" role="alert">The external reference is already used by your project “Next Acorn”; each of your projects needs its own\. Clear it on that project first, or use another\. Nothing was changed\.<\/p>/);
-  for (const body of [shown.body, after, (await getPage(`${svc.url}/projects/${acorn}`, jar)).body]) assert.doesNotMatch(body.replace(/<[^>]+>/g, ' '), TOOL_NAMES);
+  assert.match(
+    after,
+    /<p id="page-message" class="error" role="alert">The external reference is already used by your project “Next Acorn”; each of your projects needs its own\. Clear it on that project first, or use another\. Nothing was changed\.<\/p>/,
+  );
+  for (const body of [shown.body, after, (await getPage(`${svc.url}/projects/${acorn}`, jar)).body])
+    assert.doesNotMatch(body.replace(/<[^>]+>/g, ' '), TOOL_NAMES);
 });
 
-test('no sentence in src/projects names an MCP tool (the bare names left are the receipts\' stored records)', () => {
+test("no sentence in src/projects names an MCP tool (the bare names left are the receipts' stored records)", () => {
   const dir = path.join(import.meta.dirname, '../src/projects');
   const found: string[] = [];
   for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
-    const code = fs.readFileSync(path.join(dir, f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const code = fs
+      .readFileSync(path.join(dir, f), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
     for (const m of code.matchAll(/'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|"(?:[^"\\\n]|\\.)*"/g)) {
       const literal = m[0];
       if (TOOL_NAMES.test(literal) && !/^['"`]\w+['"`]$/.test(literal)) found.push(`${f}: ${literal.slice(0, 120)}`);

@@ -52,7 +52,8 @@ async function spent() {
 async function pdfText(pdf: Uint8Array, upToPage = Infinity): Promise<string> {
   const doc = await getDocument({ data: pdf.slice(), useSystemFonts: false, isEvalSupported: false }).promise;
   const pages: string[] = [];
-  for (let i = 1; i <= Math.min(doc.numPages, upToPage); i++) pages.push((await (await doc.getPage(i)).getTextContent()).items.map((it) => ('str' in it ? it.str : '')).join(' '));
+  for (let i = 1; i <= Math.min(doc.numPages, upToPage); i++)
+    pages.push((await (await doc.getPage(i)).getTextContent()).items.map((it) => ('str' in it ? it.str : '')).join(' '));
   await doc.destroy();
   return pages.join(' ').replace(/\s+/g, ' ');
 }
@@ -87,7 +88,10 @@ test('produceProjectReport: list, no-analysis refusal, preview, confirm, PDF, re
     // Neither identifier: the caller's projects, nothing composed or spent.
     const listed = ok(await call(a, 'produceProjectReport', { ...base, preview: false, confirm: true }));
     assert.equal(listed.action, 'listed');
-    assert.deepEqual(listed.projects.map((p: any) => p.projectId), [projectId]);
+    assert.deepEqual(
+      listed.projects.map((p: any) => p.projectId),
+      [projectId],
+    );
     assert.deepEqual(await spent(), { e: 0, used: 0 });
 
     // No analysis yet: refused, told to run it, nothing spent.
@@ -116,7 +120,10 @@ test('produceProjectReport: list, no-analysis refusal, preview, confirm, PDF, re
     assert.equal(ex.action, 'exported');
     assert.equal(ex.spent, true);
     assert.match(ex.url, /\/reports\/exports\/[0-9a-f-]{36}\.pdf\?expires=\d+&sig=/);
-    assert.ok(first.content.every((c) => c.type === 'text' && !c.text.includes('%PDF')), 'no PDF bytes in the result');
+    assert.ok(
+      first.content.every((c) => c.type === 'text' && !c.text.includes('%PDF')),
+      'no PDF bytes in the result',
+    );
     assert.deepEqual(await spent(), { e: 1, used: 1 });
     assert.equal(ex.usage.used, 1);
     assert.equal(ex.usage.remaining, REPORT_EXPORTS_PER_MONTH - 1);
@@ -134,11 +141,15 @@ test('produceProjectReport: list, no-analysis refusal, preview, confirm, PDF, re
     // The parcels around the project are drawn too (issue 49), listed after the project's own lots.
     assert.match(body, /Build lot (Context lot )?Neighbouring lot Street (District|Overlay) /, 'neighbouring lots and streets on the map, in its legend');
     // Page 1 says where the district came from: Cambridge's zoning map, named with its vintage.
-    const firstPage = (await pdfText(pdf, 1));
+    const firstPage = await pdfText(pdf, 1);
     assert.match(firstPage, /District [A-Z0-9.-]+: from the zoning map \([^)]+, vintage [^)]+\)\./, 'the district source on page 1');
     const statuses = new Set<string>([...Object.values(analysis.derived), ...Object.values(analysis.standards)].map((v: any) => v.status));
     assert.ok(statuses.size >= 1);
-    for (const s of statuses) assert.ok(body.includes(STATUS_WORDS[s as keyof typeof STATUS_WORDS]), `status ${s} in words ("${STATUS_WORDS[s as keyof typeof STATUS_WORDS]}") is in the PDF`);
+    for (const s of statuses)
+      assert.ok(
+        body.includes(STATUS_WORDS[s as keyof typeof STATUS_WORDS]),
+        `status ${s} in words ("${STATUS_WORDS[s as keyof typeof STATUS_WORDS]}") is in the PDF`,
+      );
     for (const l of analysis.buildLots) assert.ok(body.includes(l.parcelExternalId), `build lot ${l.parcelExternalId} is named`);
     // The analysis names standards and statuses by their keys for agents; the PDF reads them out in words.
     assert.doesNotMatch(body, /\b(maxFar|maxUnitsPerLot|maxDensityUnitsPerAcre|minLotAreaPerUnitSqft|not_extracted|unverified_default|derived_from_cited)\b/);
@@ -177,7 +188,10 @@ test('produceProjectReport: list, no-analysis refusal, preview, confirm, PDF, re
 
     // Meter used up (the rest of the month's allowance consumed): a clear tool error, nothing spent.
     await svc.ctx.db.query('UPDATE report_export_meter SET used = $1', [REPORT_EXPORTS_PER_MONTH]);
-    fails(await call(a, 'produceProjectReport', { ...args, planName: 'Option C' }), new RegExp(`used its ${REPORT_EXPORTS_PER_MONTH} report exports.*nothing was spent`));
+    fails(
+      await call(a, 'produceProjectReport', { ...args, planName: 'Option C' }),
+      new RegExp(`used its ${REPORT_EXPORTS_PER_MONTH} report exports.*nothing was spent`),
+    );
     assert.deepEqual(await spent(), { e: 1, used: REPORT_EXPORTS_PER_MONTH });
     // A preview stays free.
     ok(await call(a, 'produceProjectReport', { ...args, planName: 'Option C', preview: true, confirm: false }));
@@ -200,7 +214,10 @@ test("a lot whose polygon and assessor areas disagree: the warning travels from 
     assert.match(context.memoryDigest, /Lot 151-77: The lot polygon measures 166 sq ft/, 'the digest a text-only reader gets says it too');
 
     const analysis = await analysed(c, projectId);
-    assert.ok(analysis.notes.some((n: string) => /^Lot 151-77: The lot polygon measures 166 sq ft/.test(n)), JSON.stringify(analysis.notes));
+    assert.ok(
+      analysis.notes.some((n: string) => /^Lot 151-77: The lot polygon measures 166 sq ft/.test(n)),
+      JSON.stringify(analysis.notes),
+    );
 
     const ex = ok(await call(c, 'produceProjectReport', { audience: 'investor', detail: 'detailed', projectId, preview: false, confirm: true }));
     const body = await pdfText(new Uint8Array(await (await fetch(onServer(svc.url, ex.url))).arrayBuffer()));

@@ -109,25 +109,66 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       const created = ok(await call(a, 'saveToProject', { action: 'create', name: n('Acorn Infill'), address: '11 Acorn St, Cambridge, MA', preview: false }));
       assert.match(created.project.projectId, /^[0-9a-f-]{36}$/);
       assert.equal(created.project.lifecycleStatus, 'prospect');
-      assert.deepEqual(created.lots.map((l: any) => [l.parcelExternalId, l.role]), [['97-120', 'build']]);
+      assert.deepEqual(
+        created.lots.map((l: any) => [l.parcelExternalId, l.role]),
+        [['97-120', 'build']],
+      );
       assert.ok(created.receipt.receiptId);
       assert.equal(created.receipt.operation, 'project.save');
       assert.equal(created.receipt.projectId, created.project.projectId);
       assert.ok(Math.abs(created.project.location.lat - 42.357676) < 1e-5);
 
       // An address that does not exist with coordinates of 13 Acorn St: the point decides, the address is kept as written.
-      const byPoint = ok(await call(a, 'saveToProject', { action: 'create', name: n('By Point'), address: '999 Nowhere Rd, Cambridge, MA', lat: 42.357579, lng: -71.109315, preview: false }));
-      assert.deepEqual(byPoint.lots.map((l: any) => l.parcelExternalId), ['97-128']);
+      const byPoint = ok(
+        await call(a, 'saveToProject', {
+          action: 'create',
+          name: n('By Point'),
+          address: '999 Nowhere Rd, Cambridge, MA',
+          lat: 42.357579,
+          lng: -71.109315,
+          preview: false,
+        }),
+      );
+      assert.deepEqual(
+        byPoint.lots.map((l: any) => l.parcelExternalId),
+        ['97-128'],
+      );
       assert.equal(byPoint.project.address, '999 Nowhere Rd, Cambridge, MA');
       assert.deepEqual(byPoint.project.location, { lat: 42.357579, lng: -71.109315 });
       // A real address far from the supplied point: the point still decides, and the disagreement is said.
-      const apart = ok(await call(a, 'saveToProject', { action: 'create', name: n('Apart'), address: '57 Inman St, Cambridge, MA', lat: 42.357579, lng: -71.109315, preview: true }));
-      assert.ok(apart.warnings.some((w: string) => /The address "57 Inman St, Cambridge, MA" matches lot \S+, about [\d,]+ m from the supplied point; the point was used/.test(w)), JSON.stringify(apart.warnings));
-      const near = ok(await call(a, 'saveToProject', { action: 'create', name: n('Near'), address: '13 Acorn St, Cambridge, MA', lat: 42.357579, lng: -71.109315, preview: true }));
+      const apart = ok(
+        await call(a, 'saveToProject', {
+          action: 'create',
+          name: n('Apart'),
+          address: '57 Inman St, Cambridge, MA',
+          lat: 42.357579,
+          lng: -71.109315,
+          preview: true,
+        }),
+      );
+      assert.ok(
+        apart.warnings.some((w: string) =>
+          /The address "57 Inman St, Cambridge, MA" matches lot \S+, about [\d,]+ m from the supplied point; the point was used/.test(w),
+        ),
+        JSON.stringify(apart.warnings),
+      );
+      const near = ok(
+        await call(a, 'saveToProject', {
+          action: 'create',
+          name: n('Near'),
+          address: '13 Acorn St, Cambridge, MA',
+          lat: 42.357579,
+          lng: -71.109315,
+          preview: true,
+        }),
+      );
       assert.ok(!(near.warnings ?? []).some((w: string) => /from the supplied point/.test(w)), JSON.stringify(near.warnings));
 
       const mid = await counts();
-      const bad = fails(await call(a, 'saveToProject', { action: 'create', name: n('Nowhere'), address: '999 Nowhere Rd, Cambridge, MA', preview: false }), /could not be placed: geocode_failed/);
+      const bad = fails(
+        await call(a, 'saveToProject', { action: 'create', name: n('Nowhere'), address: '999 Nowhere Rd, Cambridge, MA', preview: false }),
+        /could not be placed: geocode_failed/,
+      );
       assert.equal(bad.error.coverageStatus, 'geocode_failed');
       fails(await call(a, 'saveToProject', { action: 'create', name: n('Out'), address: '1 Main St, Springfield, IL', preview: false }), /could not be placed/);
       fails(await call(a, 'saveToProject', { action: 'create', name: n('Half'), lat: 42.3, preview: false }), /both lat and lng/);
@@ -144,36 +185,86 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       const projectId = p.project.projectId;
       const before = await counts();
       const pv = ok(await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-128'], preview: true }));
-      assert.deepEqual(pv.changes.map((c: any) => c.field), ['lots.97-128']);
+      assert.deepEqual(
+        pv.changes.map((c: any) => c.field),
+        ['lots.97-128'],
+      );
       assert.deepEqual(await counts(), before);
 
-      const far = fails(await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-128', '267.2-261'], preview: false }), /267\.2-261.*larger radiusM/);
+      const far = fails(
+        await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-128', '267.2-261'], preview: false }),
+        /267\.2-261.*larger radiusM/,
+      );
       assert.equal(far.error.parcelExternalId, '267.2-261');
-      fails(await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['no-such-lot'], preview: false }), /no-such-lot is not a known lot/);
+      fails(
+        await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['no-such-lot'], preview: false }),
+        /no-such-lot is not a known lot/,
+      );
       assert.deepEqual(await counts(), before, 'a refused attach attaches nothing, not even the good id');
 
-      const first = ok(await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-128'], idempotencyKey: `${leg}-k1`, preview: false }));
-      assert.deepEqual(first.lots.map((l: any) => [l.parcelExternalId, l.role]).sort(), [['97-120', 'build'], ['97-128', 'build']]);
+      const first = ok(
+        await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-128'], idempotencyKey: `${leg}-k1`, preview: false }),
+      );
+      assert.deepEqual(first.lots.map((l: any) => [l.parcelExternalId, l.role]).sort(), [
+        ['97-120', 'build'],
+        ['97-128', 'build'],
+      ]);
       const afterFirst = await counts();
-      const retry = ok(await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-128'], idempotencyKey: `${leg}-k1`, preview: false }));
+      const retry = ok(
+        await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-128'], idempotencyKey: `${leg}-k1`, preview: false }),
+      );
       assert.equal(retry.receipt.receiptId, first.receipt.receiptId, 'the first receipt comes back');
       assert.equal(retry.idempotentReplay, true);
       assert.deepEqual(await counts(), afterFirst, 'the retry wrote nothing');
-      const clash = fails(await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-127'], idempotencyKey: `${leg}-k1`, preview: false }), /already used for a different call/);
+      const clash = fails(
+        await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-127'], idempotencyKey: `${leg}-k1`, preview: false }),
+        /already used for a different call/,
+      );
       assert.equal(clash.error.receiptId, first.receipt.receiptId);
       assert.deepEqual(await counts(), afterFirst);
 
       // The build lot attached again as context (a neighbour whose address resolves to it) is refused with the reason, in preview too; nothing changes.
       for (const preview of [true, false]) {
-        const demote = fails(await call(a, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-127', '97-120'], role: 'context', radiusM: 5000, preview }), /97-120 is already this project's build lot/);
+        const demote = fails(
+          await call(a, 'saveToProject', {
+            action: 'attach_parcels',
+            projectId,
+            parcelExternalIds: ['97-127', '97-120'],
+            role: 'context',
+            radiusM: 5000,
+            preview,
+          }),
+          /97-120 is already this project's build lot/,
+        );
         assert.deepEqual([demote.error.code, demote.error.currentRole, demote.error.parcelExternalId], ['bad_input', 'build', '97-120']);
       }
       assert.deepEqual(await counts(), afterFirst, 'a refused demotion writes nothing');
       const still = ok(await call(a, 'getProjectContext', { projectId, documentsLimit: 0, evidenceLimit: 0 }));
-      assert.deepEqual(still.lots.map((l: any) => [l.parcelExternalId, l.role]).sort(), [['97-120', 'build'], ['97-128', 'build']], 'the build lot keeps its role');
+      assert.deepEqual(
+        still.lots.map((l: any) => [l.parcelExternalId, l.role]).sort(),
+        [
+          ['97-120', 'build'],
+          ['97-128', 'build'],
+        ],
+        'the build lot keeps its role',
+      );
 
-      const ctxLot = ok(await call(a, 'saveToProject', { action: 'attach_parcels', project: n('attach site'), parcelExternalIds: ['97-127', '267.2-261'], role: 'context', radiusM: 5000, preview: false }));
-      assert.deepEqual(ctxLot.lots.map((l: any) => [l.parcelExternalId, l.role]).sort(), [['267.2-261', 'context'], ['97-120', 'build'], ['97-127', 'context'], ['97-128', 'build']]);
+      const ctxLot = ok(
+        await call(a, 'saveToProject', {
+          action: 'attach_parcels',
+          project: n('attach site'),
+          parcelExternalIds: ['97-127', '267.2-261'],
+          role: 'context',
+          radiusM: 5000,
+          preview: false,
+        }),
+      );
+      assert.deepEqual(ctxLot.lots.map((l: any) => [l.parcelExternalId, l.role]).sort(), [
+        ['267.2-261', 'context'],
+        ['97-120', 'build'],
+        ['97-127', 'context'],
+        ['97-128', 'build'],
+      ]);
 
       // Facts as attached: a later change to the parcel row does not reach the project.
       await svc.ctx.db.query(`UPDATE parcels SET area_m2 = area_m2 * 2 WHERE parcel_ext_id = '97-127'`);
@@ -192,7 +283,8 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
   test(`${leg}: name matching is case-insensitive, exact beats partial, several matches list candidates and choose nothing`, async () => {
     const a = await connectClient(svc.url, leg, tokenA);
     try {
-      for (const name of ['Inman', 'Inman Square East', 'Inman Square West']) ok(await call(a, 'saveToProject', { action: 'create', name: n(name), lat: 42.357579, lng: -71.109315, preview: false }));
+      for (const name of ['Inman', 'Inman Square East', 'Inman Square West'])
+        ok(await call(a, 'saveToProject', { action: 'create', name: n(name), lat: 42.357579, lng: -71.109315, preview: false }));
       const exact = ok(await call(a, 'getProjectContext', { project: n('INMAN').toUpperCase(), documentsLimit: 0, evidenceLimit: 0 }));
       assert.equal(exact.project.name, n('Inman'));
       const partial = ok(await call(a, 'getProjectContext', { project: n('inman square e'), documentsLimit: 0, evidenceLimit: 0 }));
@@ -210,10 +302,16 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       const wet = ok(await call(a, 'saveToProject', { action: 'create', name: n('At Sea'), lat: 0, lng: 0, preview: false }));
       assert.ok(wet.warnings.some((w: string) => /No loaded lot lies under the supplied point/.test(w)));
       const queuedBefore = await svc.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM analysis_runs WHERE project_id = $1', [wet.project.projectId]);
-      fails(await call(a, 'runFeasibilityAnalysis', { projectId: wet.project.projectId }), /has no build lot, so there is nothing to analyse; nothing was queued\. Attach a build lot with saveToProject/);
+      fails(
+        await call(a, 'runFeasibilityAnalysis', { projectId: wet.project.projectId }),
+        /has no build lot, so there is nothing to analyse; nothing was queued\. Attach a build lot with saveToProject/,
+      );
       assert.deepEqual(await svc.ctx.db.query('SELECT count(*)::int AS n FROM analysis_runs WHERE project_id = $1', [wet.project.projectId]), queuedBefore);
       // A long bad id is quoted back cut short, not whole.
-      const longId = fails(await call(a, 'getProjectContext', { projectId: 'x'.repeat(5000), documentsLimit: 0, evidenceLimit: 0 }), /projectId "x{77}\.\.\." is not a UUID/);
+      const longId = fails(
+        await call(a, 'getProjectContext', { projectId: 'x'.repeat(5000), documentsLimit: 0, evidenceLimit: 0 }),
+        /projectId "x{77}\.\.\." is not a UUID/,
+      );
       assert.ok(JSON.stringify(longId).length < 1000, 'the error does not repeat the 5,000 characters');
     } finally {
       await a.close();
@@ -223,16 +321,32 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
   test(`${leg}: updateProject patches fields, rejects unknown lifecycle values and bad or clashing externalRefs, previews, undoes and refuses a stale undo`, async () => {
     const a = await connectClient(svc.url, leg, tokenA);
     try {
-      const p = ok(await call(a, 'saveToProject', { action: 'create', name: n('Update Me'), lat: 42.357579, lng: -71.109315, externalRef: `crm:${leg}-1`, preview: false }));
+      const p = ok(
+        await call(a, 'saveToProject', {
+          action: 'create',
+          name: n('Update Me'),
+          lat: 42.357579,
+          lng: -71.109315,
+          externalRef: `crm:${leg}-1`,
+          preview: false,
+        }),
+      );
       const other = ok(await call(a, 'saveToProject', { action: 'create', name: n('Other'), lat: 42.357579, lng: -71.109315, preview: false }));
       const projectId = p.project.projectId;
       const bad = fails(await call(a, 'updateProject', { projectId, lifecycleStatus: 'finished', preview: false }), /not accepted/);
       assert.deepEqual(bad.error.acceptedValues, [...LIFECYCLE_STATUSES]);
-      for (const v of LIFECYCLE_STATUSES) assert.match(text(await call(a, 'updateProject', { projectId, lifecycleStatus: 'nope', preview: true })), new RegExp(v));
+      for (const v of LIFECYCLE_STATUSES)
+        assert.match(text(await call(a, 'updateProject', { projectId, lifecycleStatus: 'nope', preview: true })), new RegExp(v));
       fails(await call(a, 'updateProject', { projectId, externalRef: 'no-colon', preview: false }), /<system>:<id>/);
-      const clash = fails(await call(a, 'updateProject', { projectId: other.project.projectId, externalRef: `crm:${leg}-1`, preview: false }), /already used by your project/);
+      const clash = fails(
+        await call(a, 'updateProject', { projectId: other.project.projectId, externalRef: `crm:${leg}-1`, preview: false }),
+        /already used by your project/,
+      );
       assert.equal(clash.error.otherProjectId, projectId);
-      fails(await call(a, 'saveToProject', { action: 'create', name: n('Third'), lat: 42.357579, lng: -71.109315, externalRef: `crm:${leg}-1`, preview: false }), new RegExp(projectId));
+      fails(
+        await call(a, 'saveToProject', { action: 'create', name: n('Third'), lat: 42.357579, lng: -71.109315, externalRef: `crm:${leg}-1`, preview: false }),
+        new RegExp(projectId),
+      );
 
       const before = await counts();
       const pv = ok(await call(a, 'updateProject', { projectId, name: n('Renamed'), lifecycleStatus: 'due_diligence', preview: true }));
@@ -262,7 +376,10 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       ok(await call(a, 'updateProject', { projectId, name: n('Third'), preview: false }));
       const pvRefused = ok(await call(a, 'updateProject', { projectId, undoOperationId: r2.receipt.receiptId, preview: true }));
       assert.equal(pvRefused.undoable, false);
-      fails(await call(a, 'updateProject', { projectId, undoOperationId: r2.receipt.receiptId, preview: false }), /Refused: name is now .*Third.*changed again since/);
+      fails(
+        await call(a, 'updateProject', { projectId, undoOperationId: r2.receipt.receiptId, preview: false }),
+        /Refused: name is now .*Third.*changed again since/,
+      );
       const ctx = ok(await call(a, 'getProjectContext', { projectId, documentsLimit: 0, evidenceLimit: 0 }));
       assert.equal(ctx.project.name, n('Third'));
       const saveReceipt = p.receipt.receiptId;
@@ -276,7 +393,15 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
     const a = await connectClient(svc.url, leg, tokenA);
     const b = await connectClient(svc.url, leg, tokenB);
     try {
-      const p = ok(await call(a, 'saveToProject', { action: 'create', name: n('Private Site'), address: '11 Acorn St, Cambridge, MA', externalRef: `erp:${leg}-private`, preview: false }));
+      const p = ok(
+        await call(a, 'saveToProject', {
+          action: 'create',
+          name: n('Private Site'),
+          address: '11 Acorn St, Cambridge, MA',
+          externalRef: `erp:${leg}-private`,
+          preview: false,
+        }),
+      );
       const projectId = p.project.projectId;
       const r = ok(await call(a, 'updateProject', { projectId, lifecycleStatus: 'design', preview: false }));
       const listB = ok(await call(b, 'getProjectContext', { documentsLimit: 1, evidenceLimit: 1 }));
@@ -288,10 +413,19 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       fails(await call(b, 'runFeasibilityAnalysis', { projectId }), /No project of yours/);
       fails(await call(b, 'saveToProject', { action: 'attach_parcels', projectId, parcelExternalIds: ['97-128'], preview: false }), /No project of yours/);
       // B's own project cannot undo A's receipt, and B may reuse A's externalRef (unique per creator).
-      const mine = ok(await call(b, 'saveToProject', { action: 'create', name: n('Private Site'), lat: 42.357579, lng: -71.109315, externalRef: `erp:${leg}-private`, preview: false }));
+      const mine = ok(
+        await call(b, 'saveToProject', {
+          action: 'create',
+          name: n('Private Site'),
+          lat: 42.357579,
+          lng: -71.109315,
+          externalRef: `erp:${leg}-private`,
+          preview: false,
+        }),
+      );
       fails(await call(b, 'updateProject', { projectId: mine.project.projectId, undoOperationId: r.receipt.receiptId, preview: true }), /No receipt of yours/);
       const after = await counts();
-      assert.equal(after.p, before.p + 1, 'only B\'s own project was written');
+      assert.equal(after.p, before.p + 1, "only B's own project was written");
       const still = ok(await call(a, 'getProjectContext', { projectId, documentsLimit: 1, evidenceLimit: 1 }));
       assert.equal(still.project.name, n('Private Site'));
       assert.equal(still.project.lifecycleStatus, 'design');
@@ -310,19 +444,39 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
       await svc.ctx.db.query(`UPDATE projects SET place_id = 'US-MA:somerville' WHERE project_id = $1`, [p.project.projectId]);
       const { loadPlaceRules } = await import('../src/rules/load-rules.ts');
       const rules = await loadPlaceRules(svc.ctx, 'somerville-ma');
-      const cited = Object.values(rules.districts).flatMap((d) => d.uses).find((v) => v?.citation)!.citation!;
+      const cited = Object.values(rules.districts)
+        .flatMap((d) => d.uses)
+        .find((v) => v?.citation)!.citation!;
       assert.equal(cited.sectionUuid, sectionUuidOf('somerville-ma', cited.document, cited.section), 'every citation carries its sectionUuid');
-      const r = ok(await call(a, 'saveToProject', { action: 'attach_reference', projectId: p.project.projectId, sectionUuid: cited.sectionUuid, preview: false }));
+      const r = ok(
+        await call(a, 'saveToProject', { action: 'attach_reference', projectId: p.project.projectId, sectionUuid: cited.sectionUuid, preview: false }),
+      );
       assert.equal(r.reference.section, cited.section);
-      const again = ok(await call(a, 'saveToProject', { action: 'attach_reference', projectId: p.project.projectId, sectionUuid: cited.sectionUuid, preview: false }));
+      const again = ok(
+        await call(a, 'saveToProject', { action: 'attach_reference', projectId: p.project.projectId, sectionUuid: cited.sectionUuid, preview: false }),
+      );
       assert.equal(again.written, false);
       const c = ok(await call(a, 'getProjectContext', { projectId: p.project.projectId, documentsLimit: 5, evidenceLimit: 5 }));
-      assert.deepEqual(c.documents.items.map((d: any) => d.sectionUuid), [cited.sectionUuid]);
+      assert.deepEqual(
+        c.documents.items.map((d: any) => d.sectionUuid),
+        [cited.sectionUuid],
+      );
       const none = ok(await call(a, 'getProjectContext', { projectId: p.project.projectId, documentsLimit: 0, evidenceLimit: 0 }));
       assert.deepEqual(none.documents.items, []);
       assert.equal(none.documents.hasMore, true);
-      fails(await call(a, 'getProjectContext', { projectId: p.project.projectId, documentsLimit: 51, evidenceLimit: 0 }), /documentsLimit must be an integer from 0 to 50/);
-      fails(await call(a, 'saveToProject', { action: 'attach_reference', projectId: p.project.projectId, sectionUuid: '00000000-0000-5000-8000-000000000000', preview: false }), /No knowledge section/);
+      fails(
+        await call(a, 'getProjectContext', { projectId: p.project.projectId, documentsLimit: 51, evidenceLimit: 0 }),
+        /documentsLimit must be an integer from 0 to 50/,
+      );
+      fails(
+        await call(a, 'saveToProject', {
+          action: 'attach_reference',
+          projectId: p.project.projectId,
+          sectionUuid: '00000000-0000-5000-8000-000000000000',
+          preview: false,
+        }),
+        /No knowledge section/,
+      );
     } finally {
       await a.close();
     }
@@ -331,7 +485,15 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
   test(`${leg}: runFeasibilityAnalysis enqueues and returns at once; the re-check interval; current; deterministic byte-identical results; inputsChanged`, async () => {
     const a = await connectClient(svc.url, leg, tokenA);
     try {
-      const p = ok(await call(a, 'saveToProject', { action: 'create', name: n('Analysis Site'), address: '11 Acorn St, Cambridge, MA', externalRef: `crm:${leg}-analysis`, preview: false }));
+      const p = ok(
+        await call(a, 'saveToProject', {
+          action: 'create',
+          name: n('Analysis Site'),
+          address: '11 Acorn St, Cambridge, MA',
+          externalRef: `crm:${leg}-analysis`,
+          preview: false,
+        }),
+      );
       const projectId = p.project.projectId;
       const none = ok(await call(a, 'getProjectContext', { projectId, documentsLimit: 5, evidenceLimit: 5 }));
       assert.deepEqual(none.agentStatus, { status: 'none' });
@@ -359,7 +521,10 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
           'SELECT result, inputs_digest, status FROM analysis_runs WHERE project_id = $1 ORDER BY enqueued_at',
           [projectId],
         );
-        assert.deepEqual(runs.map((r) => r.status), ['succeeded', 'succeeded']);
+        assert.deepEqual(
+          runs.map((r) => r.status),
+          ['succeeded', 'succeeded'],
+        );
         assert.equal(runs[0]!.result, runs[1]!.result, 'two runs on the same inputs: byte-identical results');
         assert.equal(runs[0]!.inputs_digest, runs[1]!.inputs_digest);
 
@@ -368,7 +533,10 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
         assert.equal(c.external_ref, `crm:${leg}-analysis`);
         const an = c.analysis;
         assert.deepEqual(an.combinedLotArea, { value: 1994, unit: 'sqft', basis: 'parcel_geometry' });
-        assert.deepEqual(an.governingDistricts.map((d: any) => d.code), ['C-1']);
+        assert.deepEqual(
+          an.governingDistricts.map((d: any) => d.code),
+          ['C-1'],
+        );
         // Cambridge's C-1 values are unverified_default: indicative, never cited.
         assert.equal(an.standards.maxHeightFt.status, 'unverified_default');
         assert.deepEqual([an.derived.maxHeightFt.value, an.derived.maxHeightFt.status], [45, 'unverified_default']);
@@ -376,7 +544,10 @@ for (const leg of ['modern', 'legacy'] as Leg[]) {
         // FAR has no value (unverified_default, null) and coverage is not_extracted: unknown, never zero.
         for (const k of ['buildableFootprintSqft', 'gfaEnvelopeSqft']) {
           assert.equal(an.derived[k].value, null, k);
-          assert.ok(['not_extracted', 'conditional_unresolved', 'missing', 'site_specific_schedule'].includes(an.derived[k].status), `${k}: ${an.derived[k].status}`);
+          assert.ok(
+            ['not_extracted', 'conditional_unresolved', 'missing', 'site_specific_schedule'].includes(an.derived[k].status),
+            `${k}: ${an.derived[k].status}`,
+          );
         }
         assert.match(c.memoryDigest, /Analysis Site/);
         assert.match(c.memoryDigest, /97-120/);

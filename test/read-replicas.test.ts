@@ -49,7 +49,10 @@ before(async () => {
   v1 = syntheticPlace(path.join(work, 'v1'), 4, SLUG);
   v2 = syntheticPlace(path.join(work, 'v2'), 6, SLUG);
   const primaryUrl = pgs.primary.url();
-  importer = await openContext(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: primaryUrl }, { placesDir: v1.placesDir, sourceDir: v1.sourceDir, autoImport: false }), { logger: testLogger() });
+  importer = await openContext(
+    loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: primaryUrl }, { placesDir: v1.placesDir, sourceDir: v1.sourceDir, autoImport: false }),
+    { logger: testLogger() },
+  );
   await importPlace(importer, SLUG, { sourceDir: v1.sourceDir, quiet: true });
   await pgs.caughtUp();
   const config = loadConfig(
@@ -78,7 +81,9 @@ const withoutTime = (v: unknown): string => {
 async function served(): Promise<string[]> {
   const out: string[] = [];
   for (const address of ADDRESSES) {
-    const snap = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full' } })) as { structuredContent?: Record<string, unknown> };
+    const snap = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full' } })) as {
+      structuredContent?: Record<string, unknown>;
+    };
     const preview = (await client.callTool({ name: 'previewSiteCoverage', arguments: { address } })) as { structuredContent?: Record<string, unknown> };
     assert.ok(snap.structuredContent && preview.structuredContent, address);
     out.push(withoutTime(snap.structuredContent), withoutTime(preview.structuredContent));
@@ -96,7 +101,9 @@ async function onPrimary(): Promise<string[]> {
 
 /** The import version the service's inventory of the place says it answers from. */
 async function servedImportedAt(): Promise<string> {
-  const r = (await client.callTool({ name: 'cityInventory', arguments: { geoDivisionId: PLACE_ID } })) as { structuredContent?: { place?: { importedAt?: string } } };
+  const r = (await client.callTool({ name: 'cityInventory', arguments: { geoDivisionId: PLACE_ID } })) as {
+    structuredContent?: { place?: { importedAt?: string } };
+  };
   return r.structuredContent!.place!.importedAt!;
 }
 
@@ -116,7 +123,7 @@ function tilePath(): string {
 
 let firstImport: { importedAt: string; answers: string[] };
 
-test('the lookup path reads from the replica; the answers are the primary\'s, byte for byte', async () => {
+test("the lookup path reads from the replica; the answers are the primary's, byte for byte", async () => {
   svc.ctx.reads!.resetStats();
   const answers = await served();
   assert.deepEqual(answers, await onPrimary(), 'the same bytes as the primary computes');
@@ -136,10 +143,13 @@ test('the lookup path reads from the replica; the answers are the primary\'s, by
 
 test('a re-import while the replica lags: the previous import, whole, until the replica catches up', async () => {
   await pgs.pauseReplay();
-  const reimport = await openContext(loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: pgs.primary.url() }, { placesDir: v2.placesDir, sourceDir: v2.sourceDir, autoImport: false }), {
-    logger: testLogger(),
-    db: importer.db,
-  });
+  const reimport = await openContext(
+    loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: pgs.primary.url() }, { placesDir: v2.placesDir, sourceDir: v2.sourceDir, autoImport: false }),
+    {
+      logger: testLogger(),
+      db: importer.db,
+    },
+  );
   await importPlace(reimport, SLUG, { sourceDir: v2.sourceDir, quiet: true });
   const second = (await getPlace(importer, PLACE_ID))!.importedAt!;
   assert.notEqual(second, firstImport.importedAt, 'the primary holds the second import');
@@ -149,7 +159,7 @@ test('a re-import while the replica lags: the previous import, whole, until the 
   await new Promise((r) => setTimeout(r, 5_500));
   for (let round = 0; round < 2; round++) {
     assert.deepEqual(await served(), firstImport.answers, `round ${round}: every answer is the first import's, byte for byte`);
-    assert.equal(await servedImportedAt(), firstImport.importedAt, 'the catalogue the answers came with is the first import\'s');
+    assert.equal(await servedImportedAt(), firstImport.importedAt, "the catalogue the answers came with is the first import's");
   }
   await pgs.resumeReplay();
   await pgs.caughtUp();
@@ -165,7 +175,9 @@ test('a replica stopped while requests are in flight is skipped: the primary ans
   const truth = await onPrimary();
   svc.ctx.reads!.resetStats();
   const ask = async (address: string) => {
-    const r = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full' } })) as { structuredContent?: Record<string, unknown> };
+    const r = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full' } })) as {
+      structuredContent?: Record<string, unknown>;
+    };
     return withoutTime(r.structuredContent);
   };
   const want = new Map(ADDRESSES.map((a, i) => [a, truth[2 * i]!]));

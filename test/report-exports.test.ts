@@ -27,10 +27,16 @@ after(async () => {
 });
 
 const onServer = (url: string) => url.replace(svc.ctx.config.baseUrl, svc.url);
-const exportsCount = async () => (await svc.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM report_exports WHERE account_id = $1', [accountId]))[0]!.n;
+const exportsCount = async () =>
+  (await svc.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM report_exports WHERE account_id = $1', [accountId]))[0]!.n;
 
 test('the signed link downloads the stored PDF; altered links are refused; an expired link answers 410', async () => {
-  const saved = await saveExport(svc.ctx, { accountId, request: exportRequestKey({ projectId: 'p1', audience: 'investor' }), title: 'Inman Square infill', report });
+  const saved = await saveExport(svc.ctx, {
+    accountId,
+    request: exportRequestKey({ projectId: 'p1', audience: 'investor' }),
+    title: 'Inman Square infill',
+    report,
+  });
   const link = await signExportUrl(svc.ctx, saved.exportId);
   assert.equal(new Date(link.expiresAt).getTime() - clock.now().getTime(), EXPORT_URL_TTL_S * 1000);
   const ok = await fetch(onServer(link.url));
@@ -66,7 +72,12 @@ test('the same request again (same arguments inside the window, or the same expl
   const args = { projectId: 'p2', audience: 'board', detail: 'brief' };
   const first = await saveExport(svc.ctx, { accountId, request: exportRequestKey(args), title: 'Board brief', report });
   // Same arguments, other key order: the same request.
-  const again = await saveExport(svc.ctx, { accountId, request: exportRequestKey({ detail: 'brief', audience: 'board', projectId: 'p2' }), title: 'Board brief', report });
+  const again = await saveExport(svc.ctx, {
+    accountId,
+    request: exportRequestKey({ detail: 'brief', audience: 'board', projectId: 'p2' }),
+    title: 'Board brief',
+    report,
+  });
   assert.equal(again.exportId, first.exportId);
   assert.equal(again.duplicate, true);
   assert.equal(again.usage.used, before.used + 1);
@@ -92,7 +103,10 @@ test('the monthly meter: the export past the allowance is refused with nothing s
   await assert.rejects(
     saveExport(svc.ctx, { accountId, request: exportRequestKey({ n: 'one too many' }), title: 'Too many', report }),
     (err: unknown) =>
-      err instanceof SitelineError && err.code === 'rate_limited' && /used its 25 report exports for 2026-11; nothing was spent/.test(err.message) && err.details?.['resetsAt'] === '2026-12-01T00:00:00.000Z',
+      err instanceof SitelineError &&
+      err.code === 'rate_limited' &&
+      /used its 25 report exports for 2026-11; nothing was spent/.test(err.message) &&
+      err.details?.['resetsAt'] === '2026-12-01T00:00:00.000Z',
   );
   assert.equal(await exportsCount(), rowsBefore);
   assert.equal((await exportUsage(svc.ctx, accountId)).used, REPORT_EXPORTS_PER_MONTH);

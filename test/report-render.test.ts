@@ -92,13 +92,11 @@ function categoryInput(withNeighbours: boolean) {
       { code: 'B', name: 'Residence B', kind: 'district', polygons: [rect(100, -40, 125, 110)] },
       { code: 'IB', name: 'Industry B', kind: 'district', polygons: [rect(125, -40, 220, 110)] },
     ],
-    ...(withNeighbours
-      ? { neighbours: [0, 1, 2, 3, 4, 5].map((i) => ({ lotId: `170-${i}`, polygons: [rect(i * 20 + 1, 65, i * 20 + 19, 76)] })) }
-      : {}),
+    ...(withNeighbours ? { neighbours: [0, 1, 2, 3, 4, 5].map((i) => ({ lotId: `170-${i}`, polygons: [rect(i * 20 + 1, 65, i * 20 + 19, 76)] })) } : {}),
   });
 }
 
-test('each district category prints in the web map\'s colour, shared within a category and distinct between categories; neighbouring lots are drawn', async () => {
+test("each district category prints in the web map's colour, shared within a category and distinct between categories; neighbouring lots are drawn", async () => {
   const report = await composeReport(categoryInput(true));
   const pages = await pagePixels(report.pdf);
   const mapPage = pages.findIndex((h) => (h.get(printed('open_space')) ?? 0) > 0);
@@ -123,20 +121,30 @@ test('each district category prints in the web map\'s colour, shared within a ca
   const drawn = hist.get(NEIGHBOUR) ?? 0;
   assert.ok(drawn > 200, `the neighbouring lots' outlines are drawn (${drawn} pixels)`);
   const without = await pagePixels((await composeReport(categoryInput(false))).pdf);
-  assert.equal(without.reduce((s, h) => s + (h.get(NEIGHBOUR) ?? 0), 0), 0, 'without neighbours, nothing of their colour');
+  assert.equal(
+    without.reduce((s, h) => s + (h.get(NEIGHBOUR) ?? 0), 0),
+    0,
+    'without neighbours, nothing of their colour',
+  );
 });
 
 test('page 1 says where the district came from: the zoning map, or as stated', async () => {
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const firstPage = async (pdf: Buffer) => {
     const doc = await getDocument({ data: new Uint8Array(pdf), useSystemFonts: false, isEvalSupported: false }).promise;
-    const text = (await (await doc.getPage(1)).getTextContent()).items.map((it) => ('str' in it ? it.str : '')).join(' ').replace(/\s+/g, ' ');
+    const text = (await (await doc.getPage(1)).getTextContent()).items
+      .map((it) => ('str' in it ? it.str : ''))
+      .join(' ')
+      .replace(/\s+/g, ' ');
     await doc.destroy();
     return text;
   };
   const input = sampleReportInput();
   const mapped = { ...input, lots: input.lots.map((l) => ({ ...l, districtSource: 'from the zoning map (Cambridge zoning districts, vintage 2024-06)' })) };
   assert.match(await firstPage((await composeReport(mapped)).pdf), /District C-1: from the zoning map \(Cambridge zoning districts, vintage 2024-06\)\./);
-  const stated = { ...input, lots: input.lots.map((l) => ({ ...l, districts: ['NR'], districtSource: "stated by the caller; the City's zoning map is not held" })) };
+  const stated = {
+    ...input,
+    lots: input.lots.map((l) => ({ ...l, districts: ['NR'], districtSource: "stated by the caller; the City's zoning map is not held" })),
+  };
   assert.match(await firstPage((await composeReport(stated)).pdf), /District NR: stated by the caller; the City's zoning map is not held\./);
 });

@@ -139,7 +139,11 @@ test('the priced unit: same JSON as the MCP tool, one credit per answered snapsh
   assert.deepEqual(long.json.errors, [{ path: 'address', message: 'The address is 5000 characters long; the limit is 300.' }]);
   assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: COVERED, extra: 1 } }), 400, 'bad_request');
   assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: '{nope' }), 400, 'bad_request');
-  assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: 'address=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
+  assertProblem(
+    await api(svc.url, '/api/v1/sites/check', { token: key.key, body: 'address=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+    415,
+    'unsupported_media_type',
+  );
   assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: 'x'.repeat(20_000) } }), 413, 'payload_too_large');
   // Input the core refuses (two street addresses): a free 400, and its Idempotency-Key stays usable.
   const two = { address: '10 Ware St, 57 Inman St, Cambridge, MA' };
@@ -174,11 +178,17 @@ test('Idempotency-Key: a retry replays without a second charge, another body is 
   assert.equal(await creditBalance(svc.ctx.db, accountId), before - 1);
   const other = await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: COVERED_2 }, headers: { 'idempotency-key': 'order-1' } });
   assertProblem(other, 422, 'idempotency_key_reused');
-  assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: COVERED }, headers: { 'idempotency-key': 'bad key with spaces' } }), 400, 'bad_request');
+  assertProblem(
+    await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: COVERED }, headers: { 'idempotency-key': 'bad key with spaces' } }),
+    400,
+    'bad_request',
+  );
 
   // 20 concurrent requests with one new key: one charge, every answer the same snapshot.
   const burst = await Promise.all(
-    Array.from({ length: 20 }, () => api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: COVERED_2 }, headers: { 'idempotency-key': 'order-2' } })),
+    Array.from({ length: 20 }, () =>
+      api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: COVERED_2 }, headers: { 'idempotency-key': 'order-2' } }),
+    ),
   );
   assert.deepEqual([...new Set(burst.map((r) => r.status))], [200]);
   assert.equal(new Set(burst.map((r) => r.text)).size, 1);
@@ -188,7 +198,11 @@ test('Idempotency-Key: a retry replays without a second charge, another body is 
   // A 402 is not stored: after buying credit the same key is answered afresh.
   const spend = (await creditBalance(svc.ctx.db, accountId)) as number;
   for (let i = 0; i < spend; i++) assert.equal((await api(svc.url, checkPath(COVERED), { token: key.key })).status, 200);
-  assertProblem(await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: COVERED }, headers: { 'idempotency-key': 'order-3' } }), 402, 'out_of_credit');
+  assertProblem(
+    await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: COVERED }, headers: { 'idempotency-key': 'order-3' } }),
+    402,
+    'out_of_credit',
+  );
   await grant(svc.ctx, accountId, 1);
   const paid = await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: COVERED }, headers: { 'idempotency-key': 'order-3' } });
   assert.equal(paid.status, 200);
@@ -202,9 +216,7 @@ test('300 concurrent paid calls from 3 keys of an account holding 100 credits: e
   const id = await accountIdOf(svc.ctx, email);
   const keys = await Promise.all([1, 2, 3].map((i) => createKey(svc.url, userJwt, `burst ${i}`)));
   await grant(svc.ctx, id, 100);
-  const replies = await Promise.all(
-    Array.from({ length: 300 }, (_, i) => api(svc.url, checkPath(i % 2 ? COVERED : COVERED_2), { token: keys[i % 3]!.key })),
-  );
+  const replies = await Promise.all(Array.from({ length: 300 }, (_, i) => api(svc.url, checkPath(i % 2 ? COVERED : COVERED_2), { token: keys[i % 3]!.key })));
   assert.equal(replies.filter((r) => r.status === 200).length, 100);
   assert.equal(replies.filter((r) => r.status === 402).length, 200);
   assert.equal(await creditBalance(svc.ctx.db, id), 0);
@@ -236,7 +248,11 @@ test('300 concurrent paid calls whose answers are cached (key, limit and charge 
   assert.equal(paid.filter((r) => r.status === 402).length, 200);
   assert.ok(paid.filter((r) => r.status === 200).every((r) => r.headers.get('siteline-credits-charged') === '1' && r.headers.get('ratelimit-limit') !== null));
   const remaining = paid.filter((r) => r.status === 200).map((r) => Number(r.headers.get('siteline-credits-remaining')));
-  assert.deepEqual([...remaining].sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i), 'each credit spent once: balances 99..0');
+  assert.deepEqual(
+    [...remaining].sort((a, b) => a - b),
+    Array.from({ length: 100 }, (_, i) => i),
+    'each credit spent once: balances 99..0',
+  );
   assert.ok(paid.filter((r) => r.status === 402).every((r) => r.json.code === 'out_of_credit' && r.headers.get('siteline-credits-charged') === '0'));
   const free = replies.slice(300, 330);
   assert.ok(free.every((r) => r.status === 200 && r.json.answered === false && r.headers.get('siteline-credits-charged') === '0'));
@@ -271,7 +287,10 @@ test('free lookups: coverage for an address, a city and a point; usage with rece
   assertProblem(await api(svc.url, '/api/v1/coverage?lat=1', { token: key.key }), 400, 'bad_request');
   assertProblem(await api(svc.url, '/api/v1/coverage?lat=100&lng=2', { token: key.key }), 400, 'bad_request');
   // One spelling of a point (issue 25): latitude/longitude/lon are refused, naming lat and lng.
-  for (const [q, right] of [['latitude=42.3736&longitude=-71.1097', /latitude: .*"lat"/], ['lat=42.3736&lon=-71.1097', /lon: .*"lng"/]] as const) {
+  for (const [q, right] of [
+    ['latitude=42.3736&longitude=-71.1097', /latitude: .*"lat"/],
+    ['lat=42.3736&lon=-71.1097', /lon: .*"lng"/],
+  ] as const) {
     const wrong = await api(svc.url, `/api/v1/coverage?${q}`, { token: key.key });
     assertProblem(wrong, 400, 'bad_request');
     assert.match(wrong.json.detail, right);

@@ -55,7 +55,11 @@ function signedEvent(payload: string, secret = WEBHOOK_SECRET): string {
 }
 
 async function deliver(baseUrl: string, payload: string, signature: string): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${baseUrl}/api/billing/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+  const res = await fetch(`${baseUrl}/api/billing/stripe/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    body: payload,
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -64,7 +68,14 @@ function completedEvent(eventId: string, sessionId: string, accountId: string, c
     id: eventId,
     object: 'event',
     type: 'checkout.session.completed',
-    data: { object: { id: sessionId, object: 'checkout.session', payment_status: paymentStatus, metadata: { siteline_account: accountId, siteline_credits: String(credits) } } },
+    data: {
+      object: {
+        id: sessionId,
+        object: 'checkout.session',
+        payment_status: paymentStatus,
+        metadata: { siteline_account: accountId, siteline_credits: String(credits) },
+      },
+    },
   });
 }
 
@@ -97,8 +108,14 @@ test('buying: the page starts Stripe Checkout for the account; the webhook, deli
   const payload = completedEvent('evt_paid_1', 'cs_test_1', id, 2000);
   const replies = [];
   for (let i = 0; i < 3; i++) replies.push(await deliver(withStripe.url, payload, signedEvent(payload)));
-  assert.deepEqual(replies.map((r) => r.status), [200, 200, 200]);
-  assert.deepEqual(replies.map((r) => r.json.credited), [true, false, false]);
+  assert.deepEqual(
+    replies.map((r) => r.status),
+    [200, 200, 200],
+  );
+  assert.deepEqual(
+    replies.map((r) => r.json.credited),
+    [true, false, false],
+  );
   assert.equal(await creditBalance(withStripe.ctx.db, id), 2000);
   assert.equal(await ledgerSum(withStripe.ctx.db, id), 2000);
   const entries = await withStripe.ctx.db.query<{ kind: string; event_id: string }>('SELECT kind, event_id FROM credit_ledger WHERE account_id = $1', [id]);

@@ -30,7 +30,9 @@ async function serve(dataDir: string) {
   return startService(config, { logger: createLogger('silent') });
 }
 
-test('siteline credits grant: the operator grants credit that the account then spends; bad usage exits 2', { skip: process.env.DATABASE_URL ? 'PGlite data directory test' : false }, async () => {
+test('siteline credits grant: the operator grants credit that the account then spends; bad usage exits 2', {
+  skip: process.env.DATABASE_URL ? 'PGlite data directory test' : false,
+}, async () => {
   fs.mkdirSync(path.join(ROOT, '.siteline-test'), { recursive: true });
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'credits-cli-'));
   try {
@@ -81,7 +83,11 @@ test('siteline keys create|list|revoke with the logged-in identity: the key is p
   // Asynchronous: the server under test runs in this process and must keep answering.
   const keys = (...args: string[]) =>
     new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), 'keys', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), 'keys', ...args], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       child.stdout.on('data', (d) => (out += String(d)));
@@ -94,7 +100,9 @@ test('siteline keys create|list|revoke with the logged-in identity: the key is p
     // What `siteline login` stores, earned through the real claim flow.
     const email = 'keys-cli@example.com';
     const { identityAssertion } = await claimUserIdentity(svc.url, email);
-    fs.writeFileSync(path.join(configDir, 'credentials.json'), JSON.stringify({ server: svc.url, email, identity_assertion: identityAssertion }), { mode: 0o600 });
+    fs.writeFileSync(path.join(configDir, 'credentials.json'), JSON.stringify({ server: svc.url, email, identity_assertion: identityAssertion }), {
+      mode: 0o600,
+    });
 
     const created = await keys('create', 'laptop');
     assert.equal(created.code, 0, created.err);

@@ -12,7 +12,9 @@ import { getUserToken } from './support/auth-flow.ts';
 import { SiteCheckBody } from '../src/rest/schemas.ts';
 import { COVERED, OUTSIDE, accountIdOf, api, checkPath, grant, type ApiReply } from './rest-support.ts';
 
-const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020') as new (opts: Record<string, unknown>) => {
+const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020') as new (
+  opts: Record<string, unknown>,
+) => {
   addSchema(schema: unknown, key: string): void;
   getSchema(ref: string): ((data: unknown) => boolean) & { errors?: unknown[] | null };
 };
@@ -55,16 +57,31 @@ test('the document is valid OpenAPI 3.1 (maintained parser) and its request sche
   assert.deepEqual(doc.components.schemas.SiteCheckRequest.required, ['address']);
   assert.equal(doc.components.schemas.SiteCheckRequest.additionalProperties, false);
   const coverageParams = doc.paths['/api/v1/coverage'].get.parameters.map((p: { name: string }) => p.name);
-  assert.deepEqual(coverageParams, ['address', 'city', 'region', 'geoDivisionId', 'lat', 'lng', 'district', 'changesSince', 'changesBy', 'changesPage', 'changesPageSize']);
-  assert.deepEqual(doc.paths['/api/v1/sites/check'].get.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required]), [
-    ['address', true],
-    ['include', false],
-    ['district', false],
-    ['buildingType', false],
-    ['conditions', false],
-    ['lotId', false],
-    ['Idempotency-Key', false],
+  assert.deepEqual(coverageParams, [
+    'address',
+    'city',
+    'region',
+    'geoDivisionId',
+    'lat',
+    'lng',
+    'district',
+    'changesSince',
+    'changesBy',
+    'changesPage',
+    'changesPageSize',
   ]);
+  assert.deepEqual(
+    doc.paths['/api/v1/sites/check'].get.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required]),
+    [
+      ['address', true],
+      ['include', false],
+      ['district', false],
+      ['buildingType', false],
+      ['conditions', false],
+      ['lotId', false],
+      ['Idempotency-Key', false],
+    ],
+  );
   for (const status of ['200', '400', '401', '402', '422', '429']) assert.ok(doc.paths['/api/v1/sites/check'].post.responses[status], status);
 });
 
@@ -72,7 +89,10 @@ test('real responses match the document: snapshots (answered or not), coverage, 
   // The checker can fail: wrong shapes are refused.
   assert.equal(ajv.getSchema('openapi.json#/components/schemas/Snapshot')!({ answered: 'yes', coverage: {}, sources: [], generatedAt: 'x' }), false);
   assert.equal(ajv.getSchema('openapi.json#/components/schemas/Problem')!({ title: 'x' }), false);
-  assert.equal(ajv.getSchema('openapi.json#/components/schemas/Usage')!({ balance: 1.5, recent: [], perDay: [], purchasing: { enabled: false, how: '' } }), false);
+  assert.equal(
+    ajv.getSchema('openapi.json#/components/schemas/Usage')!({ balance: 1.5, recent: [], perDay: [], purchasing: { enabled: false, how: '' } }),
+    false,
+  );
   const email = 'openapi@example.com';
   const jwt = await getUserToken(svc.url, email);
   const created = await api(svc.url, '/api/v1/keys', { token: jwt, body: { name: 'spec' } });
@@ -87,7 +107,11 @@ test('real responses match the document: snapshots (answered or not), coverage, 
   const notAnswered = await api(svc.url, '/api/v1/sites/check', { token: key, body: { address: OUTSIDE }, headers: { 'idempotency-key': 'spec-1' } });
   assert.equal(notAnswered.json.answered, false);
   conforms('/api/v1/sites/check', 'post', notAnswered);
-  conforms('/api/v1/sites/check', 'post', await api(svc.url, '/api/v1/sites/check', { token: key, body: { address: COVERED }, headers: { 'idempotency-key': 'spec-1' } }));
+  conforms(
+    '/api/v1/sites/check',
+    'post',
+    await api(svc.url, '/api/v1/sites/check', { token: key, body: { address: COVERED }, headers: { 'idempotency-key': 'spec-1' } }),
+  );
   conforms('/api/v1/sites/check', 'post', await api(svc.url, '/api/v1/sites/check', { token: key, body: { address: '' } }));
   conforms('/api/v1/sites/check', 'post', await api(svc.url, '/api/v1/sites/check', { token: key, body: 'x=1', headers: { 'content-type': 'text/plain' } }));
   conforms('/api/v1/sites/check', 'get', await api(svc.url, checkPath(COVERED)));
@@ -125,12 +149,18 @@ test('the document carries info.license and examples; /docs/api gives a curl com
   assert.equal(doc.paths['/api/v1/coverage'].get.parameters.find((p: { name: string }) => p.name === 'address').example, '11 Acorn St, Cambridge, MA');
   const body = await (await fetch(`${svc.url}/docs/api`)).text();
   let ops = 0;
-  for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { operationId: string; security?: unknown[]; requestBody?: unknown }>>)) {
+  for (const [path, methods] of Object.entries(
+    doc.paths as Record<string, Record<string, { operationId: string; security?: unknown[]; requestBody?: unknown }>>,
+  )) {
     for (const [method, op] of Object.entries(methods)) {
       ops++;
       const section = new RegExp(`<section id="${op.operationId}"[^>]*>([\\s\\S]*?)</section>`).exec(body)?.[1];
       assert.ok(section, op.operationId);
-      const curl = /<pre class="curl"><code>([\s\S]*?)<\/code><\/pre>/.exec(section)?.[1]?.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+      const curl = /<pre class="curl"><code>([\s\S]*?)<\/code><\/pre>/
+        .exec(section)?.[1]
+        ?.replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&');
       assert.ok(curl, `${op.operationId}: a curl example`);
       assert.match(curl, new RegExp(`^curl -sS${method === 'get' ? '' : ` -X ${method.toUpperCase()}`}`), op.operationId);
       assert.ok(curl.includes(`'${doc.servers[0].url}${path.replace(/\{id\}/, 'key_')}`), `${op.operationId}: ${curl}`);
@@ -140,7 +170,10 @@ test('the document carries info.license and examples; /docs/api gives a curl com
   }
   assert.equal((body.match(/<pre class="curl">/g) ?? []).length, ops, 'one curl example per operation');
   // Schemas read as field lists, not JSON dumps; headings are words, not raw paths.
-  assert.match(body, /<details class="schema"><summary><h3>SiteCheckRequest<\/h3><\/summary><div id="schema-SiteCheckRequest"><dl class="fields"><dt><code>address<\/code> <span class="muted">required<\/span><\/dt>/);
+  assert.match(
+    body,
+    /<details class="schema"><summary><h3>SiteCheckRequest<\/h3><\/summary><div id="schema-SiteCheckRequest"><dl class="fields"><dt><code>address<\/code> <span class="muted">required<\/span><\/dt>/,
+  );
   assert.doesNotMatch(body, /"properties":|"type": "object"/, 'no raw JSON schema on the page');
   assert.match(body, /<h2>Feasibility snapshot for one address \(paid\)<\/h2>/);
 });
@@ -149,13 +182,22 @@ test('the curl examples for coverage and the key list, run as printed by a shell
   // Asynchronously: the server answering the command runs in this process.
   const { execFile } = await import('node:child_process');
   const run = (cmd: string, env: Record<string, string>) =>
-    new Promise<{ stdout: string; stderr: string }>((resolve) => execFile('sh', ['-c', cmd], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } }, (_e, stdout, stderr) => resolve({ stdout, stderr })));
+    new Promise<{ stdout: string; stderr: string }>((resolve) =>
+      execFile('sh', ['-c', cmd], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } }, (_e, stdout, stderr) => resolve({ stdout, stderr })),
+    );
   const curlOf = (body: string, id: string) =>
-    new RegExp(`<section id="${id}"[\\s\\S]*?<pre class="curl"><code>([\\s\\S]*?)</code></pre>`).exec(body)![1]!.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    new RegExp(`<section id="${id}"[\\s\\S]*?<pre class="curl"><code>([\\s\\S]*?)</code></pre>`)
+      .exec(body)![1]!
+      .replace(/&#39;/g, "'")
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&');
   const body = await (await fetch(`${svc.url}/docs/api`)).text();
   const jwt = await getUserToken(svc.url, 'openapi.curl@example.com');
   const key = (await api(svc.url, '/api/v1/keys', { token: jwt, body: { name: 'curl' } })).json.key as string;
-  for (const [id, env] of [['coverage', { SITELINE_API_KEY: key }], ['listKeys', { SITELINE_USER_TOKEN: jwt }]] as const) {
+  for (const [id, env] of [
+    ['coverage', { SITELINE_API_KEY: key }],
+    ['listKeys', { SITELINE_USER_TOKEN: jwt }],
+  ] as const) {
     const cmd = `${curlOf(body, id)} -o /dev/null -w '%{http_code}'`;
     const r = await run(cmd, env);
     assert.equal(r.stdout, '200', `${id}: ${cmd}\n${r.stderr}`);

@@ -56,7 +56,11 @@ test('300 concurrent paid calls over two instances and 3 keys, 100 credits: exac
   assert.equal(replies.filter((r) => r.status === 402).length, 200);
   assert.ok(replies.filter((r) => r.status === 200).every((r) => r.headers.get('siteline-credits-charged') === '1'));
   const remaining = replies.filter((r) => r.status === 200).map((r) => Number(r.headers.get('siteline-credits-remaining')));
-  assert.deepEqual([...remaining].sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i), 'each credit spent once: balances 99..0');
+  assert.deepEqual(
+    [...remaining].sort((a, b) => a - b),
+    Array.from({ length: 100 }, (_, i) => i),
+    'each credit spent once: balances 99..0',
+  );
   assert.equal(await creditBalance(one.ctx.db, id), 0);
   assert.equal(await ledgerSum(one.ctx.db, id), 0, 'the ledger sums to the balance');
   const spends = await one.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND kind = 'spend'`, [id]);
@@ -80,7 +84,11 @@ test('the same burst with every answer already cached (key, limit and charge in 
   assert.equal(replies.filter((r) => r.status === 200).length, 100);
   assert.equal(replies.filter((r) => r.status === 402).length, 200);
   const remaining = replies.filter((r) => r.status === 200).map((r) => Number(r.headers.get('siteline-credits-remaining')));
-  assert.deepEqual([...remaining].sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i), 'each credit spent once: balances 99..0');
+  assert.deepEqual(
+    [...remaining].sort((a, b) => a - b),
+    Array.from({ length: 100 }, (_, i) => i),
+    'each credit spent once: balances 99..0',
+  );
   assert.equal(await creditBalance(one.ctx.db, id), 0);
   assert.equal(await ledgerSum(one.ctx.db, id), 0, 'the ledger sums to the balance');
   const spends = await one.ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM credit_ledger WHERE account_id = $1 AND kind = 'spend'`, [id]);
@@ -96,7 +104,9 @@ test('idempotent retries racing on both instances charge once and answer the sam
   const urls = [one.url, two.url];
   for (const idem of ['race-a', 'race-b']) {
     const replies = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => api(urls[i % 2]!, '/api/v1/sites/check', { token: key.key, body: { address: COVERED }, headers: { 'idempotency-key': idem } })),
+      Array.from({ length: 30 }, (_, i) =>
+        api(urls[i % 2]!, '/api/v1/sites/check', { token: key.key, body: { address: COVERED }, headers: { 'idempotency-key': idem } }),
+      ),
     );
     assert.deepEqual([...new Set(replies.map((r) => r.status))], [200]);
     assert.equal(new Set(replies.map((r) => r.text)).size, 1);
@@ -124,7 +134,10 @@ test('a webhook event delivered 3 times, to both instances at once, credits once
       body: payload,
     });
   const replies = await Promise.all([deliver(one.url), deliver(two.url), deliver(one.url)]);
-  assert.deepEqual(replies.map((r) => r.status), [200, 200, 200]);
+  assert.deepEqual(
+    replies.map((r) => r.status),
+    [200, 200, 200],
+  );
   const bodies = await Promise.all(replies.map((r) => r.json() as Promise<{ credited: boolean }>));
   assert.equal(bodies.filter((b) => b.credited).length, 1);
   assert.equal(await creditBalance(one.ctx.db, id), 1000);

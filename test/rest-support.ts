@@ -24,7 +24,7 @@ export async function api(
   }
   const res = await fetch(`${baseUrl}${path}`, { method: opts.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
   const text = await res.text();
-  let json: any ;
+  let json: any;
   try {
     json = text ? JSON.parse(text) : undefined;
   } catch {

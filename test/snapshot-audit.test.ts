@@ -64,7 +64,10 @@ test('a district piece under 5 % but >= 1,000 sq ft is listed as a minor share, 
   for (const z of minor) {
     assert.equal(z.minorShare!.rule, 'area_at_least_1000_sqft');
     assert.ok(z.share < 0.05 && z.minorShare!.areaSqft >= 1000);
-    assert.ok(s.address!.warnings.some((w) => w.includes(`minor share of the lot`) && w.includes(z.code)), JSON.stringify(s.address!.warnings));
+    assert.ok(
+      s.address!.warnings.some((w) => w.includes(`minor share of the lot`) && w.includes(z.code)),
+      JSON.stringify(s.address!.warnings),
+    );
   }
   assert.ok(!s.zones!.districts.some((d) => d.code === s.zones!.primary && d.minorShare), 'a minor share is never the primary district');
   assert.equal(s.zones!.splitLot, s.zones!.districts.filter((z) => !z.minorShare && z.share >= 0.05).length > 1);
@@ -85,7 +88,10 @@ test('a postal city covering several municipalities: ambiguous with candidates, 
   // "1 Main St, Portland" (no state) was read as Portland, OR
   const portland = await getFeasibilitySnapshot(ctx, '1 Main St, Portland');
   assert.equal(portland.coverage.status, 'geo_division_uncatalogued');
-  assert.ok(portland.suggestions?.includes('1 Main St, Portland, OR') && portland.suggestions.includes('1 Main St, Portland, ME'), JSON.stringify(portland.suggestions));
+  assert.ok(
+    portland.suggestions?.includes('1 Main St, Portland, OR') && portland.suggestions.includes('1 Main St, Portland, ME'),
+    JSON.stringify(portland.suggestions),
+  );
 
   // Settled by the address data: were Cambridge's addresses also written "Boston, MA", an address
   // Cambridge's own table holds is answered there (saying why); one it does not hold stays ambiguous.

@@ -58,7 +58,11 @@ describe('snapshot cache', () => {
   test('texts the parser reads differently never share an entry', async () => {
     const plain = await cachedSnapshot(ctx, '57 Inman St Cambridge, MA');
     assert.equal(plain.snapshot.answered, true);
-    await assert.rejects(cachedSnapshot(ctx, '57 Inman St\vCambridge, MA'), (e: unknown) => e instanceof SitelineError && e.code === 'bad_input', 'a control character is refused even after a look-alike was cached');
+    await assert.rejects(
+      cachedSnapshot(ctx, '57 Inman St\vCambridge, MA'),
+      (e: unknown) => e instanceof SitelineError && e.code === 'bad_input',
+      'a control character is refused even after a look-alike was cached',
+    );
     const spaced = await cachedSnapshot(ctx, '57  Inman St Cambridge, MA');
     assert.notEqual(spaced, plain, 'another text is another entry');
   });

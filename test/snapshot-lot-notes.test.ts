@@ -35,7 +35,11 @@ after(async () => {
 
 /** The MCP tool's answer: its text blocks (a summary line, then the answer as JSON) and the structured content. */
 async function viaMcp(address: string): Promise<{ text: string; snapshot: Snapshot }> {
-  const r = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full' } })) as { isError?: boolean; structuredContent?: Snapshot; content: { type: string; text: string }[] };
+  const r = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address, source: 'full' } })) as {
+    isError?: boolean;
+    structuredContent?: Snapshot;
+    content: { type: string; text: string }[];
+  };
   assert.ok(!r.isError && r.structuredContent, `${address}: ${r.content.map((c) => c.text).join(' | ')}`);
   const text = r.content.map((c) => c.text).join('\n');
   assert.deepEqual(JSON.parse(r.content.at(-1)!.text), r.structuredContent, 'the JSON text block is the structured content');
@@ -54,7 +58,8 @@ async function storedFacts(lot: string): Promise<Record<string, any>> {
   return (typeof row.facts === 'string' ? JSON.parse(row.facts) : row.facts) as Record<string, any>;
 }
 
-const NOT_CORNER = /^Faces Bedford St and Porter St, but is not a corner lot: its two street faces come no closer than (\d+) ft \(a corner lot's must meet, within (\d+) ft; docs\/lot-metrics\.md\)\.$/;
+const NOT_CORNER =
+  /^Faces Bedford St and Porter St, but is not a corner lot: its two street faces come no closer than (\d+) ft \(a corner lot's must meet, within (\d+) ft; docs\/lot-metrics\.md\)\.$/;
 
 test('a lot facing two streets whose faces do not meet (35 Porter St, lot 36-64) says why it is not a corner lot, on the snapshot, the MCP text and the CLI text', async () => {
   const { text, snapshot } = await viaMcp('35 Porter St, Cambridge, MA');
@@ -95,7 +100,7 @@ test('a true corner lot (224 River St, at Rockwell St) and a lot on one street c
   assert.equal(plain.frontageFt.note, undefined);
 });
 
-test('a cul-de-sac lot (3 Potter Pk) says its frontage runs along the bulb\'s arc and which direction its depth is taken across', async () => {
+test("a cul-de-sac lot (3 Potter Pk) says its frontage runs along the bulb's arc and which direction its depth is taken across", async () => {
   const { text, snapshot } = await viaMcp('3 Potter Pk, Cambridge, MA');
   const lot = snapshot.lot!;
   const front = (await storedFacts(lot.parcelExternalId))['frontByStreet']['POTTER PARK'];
@@ -105,7 +110,10 @@ test('a cul-de-sac lot (3 Potter Pk) says its frontage runs along the bulb\'s ar
     lot.frontageFt.note,
     `Measured along the lot line; ${Math.round(front.bulbM * FT_PER_M)} ft of it curves around the end of Potter Park (a cul-de-sac's bulb) and is measured along the arc, not the chord (docs/lot-metrics.md).`,
   );
-  assert.match(lot.depthFt.note ?? '', /^The lot's deepest extent across the direction of its front: the street's direction along it, weighted by length with the bulb's tangent around the end of Potter Park/);
+  assert.match(
+    lot.depthFt.note ?? '',
+    /^The lot's deepest extent across the direction of its front: the street's direction along it, weighted by length with the bulb's tangent around the end of Potter Park/,
+  );
   assert.ok(text.includes(lot.frontageFt.note!));
 });
 
@@ -117,7 +125,10 @@ test('"1 Monsignor Obrien Hwy": the assessor lists it on parkland far from the r
   assert.equal(snapshot.lot!.parcelExternalId, '1A-62');
   assert.ok(a.confidence < 0.5, String(a.confidence));
   const far = a.warnings.find((w) => /does not front/.test(w));
-  assert.match(far ?? '', /^Lot 1A-62 does not front Msgr Obrien Hwy: it is about 1,040 ft from the street's centreline\. The assessor's table lists the address on it .*confidence at most 0\.45/);
+  assert.match(
+    far ?? '',
+    /^Lot 1A-62 does not front Msgr Obrien Hwy: it is about 1,040 ft from the street's centreline\. The assessor's table lists the address on it .*confidence at most 0\.45/,
+  );
   assert.ok(text.includes(far!), 'the MCP text carries the reason');
 
   // With a held-out audit stored, the band is looked up on its own: too few answers keep the cap, said as such ...
@@ -136,17 +147,38 @@ test('"1 Monsignor Obrien Hwy": the assessor lists it on parkland far from the r
     await store(MIN_CALIBRATION_SAMPLE - 1, MIN_CALIBRATION_SAMPLE - 1);
     const few = (await getFeasibilitySnapshot(svc.ctx, address)).address!;
     assert.equal(few.confidence, 0.45);
-    assert.ok(few.warnings.some((w) => w === `Confidence 0.45 is the cap for an assessor's listing on a lot that does not front the named street: this place's audit (2026-11-01) held out too few such answers (${MIN_CALIBRATION_SAMPLE - 1}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure them.`), few.warnings.join(' | '));
+    assert.ok(
+      few.warnings.some(
+        (w) =>
+          w ===
+          `Confidence 0.45 is the cap for an assessor's listing on a lot that does not front the named street: this place's audit (2026-11-01) held out too few such answers (${MIN_CALIBRATION_SAMPLE - 1}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure them.`,
+      ),
+      few.warnings.join(' | '),
+    );
     // ... a measured band above the cap does not raise it (the held-out addresses are not the ones the band
     // answers in use), and says so; one below the cap lowers it.
     await store(40, 34);
     const measured = (await getFeasibilitySnapshot(svc.ctx, address)).address!;
     assert.equal(measured.confidence, 0.45);
-    assert.ok(measured.warnings.some((w) => /^Confidence 0\.45 is the cap for an assessor's listing on a lot that does not front the named street\. This place's audit \(2026-11-01\) found such listings right for 34 of 40 addresses held out of the address table, but those are addresses the table gives a lot/.test(w)), measured.warnings.join(' | '));
+    assert.ok(
+      measured.warnings.some((w) =>
+        /^Confidence 0\.45 is the cap for an assessor's listing on a lot that does not front the named street\. This place's audit \(2026-11-01\) found such listings right for 34 of 40 addresses held out of the address table, but those are addresses the table gives a lot/.test(
+          w,
+        ),
+      ),
+      measured.warnings.join(' | '),
+    );
     await store(40, 12);
     const lower = (await getFeasibilitySnapshot(svc.ctx, address)).address!;
     assert.equal(lower.confidence, 0.3);
-    assert.ok(lower.warnings.some((w) => /^Confidence 0\.3 is the share of right lots this place's audit \(2026-11-01\) measured .* \(12 of 40 addresses held out of the address table\), below the band's cap of 0\.45\./.test(w)), lower.warnings.join(' | '));
+    assert.ok(
+      lower.warnings.some((w) =>
+        /^Confidence 0\.3 is the share of right lots this place's audit \(2026-11-01\) measured .* \(12 of 40 addresses held out of the address table\), below the band's cap of 0\.45\./.test(
+          w,
+        ),
+      ),
+      lower.warnings.join(' | '),
+    );
     // An assessor's answer on a lot that fronts its street does not use that band.
     const near = (await getFeasibilitySnapshot(svc.ctx, '9-4 Bellis Cir, Cambridge, MA')).address!;
     assert.equal(near.matchType, 'assessor_table');

@@ -86,7 +86,10 @@ describe('snapshot on the real Cambridge import', () => {
     assert.equal(s.sourceCatalogue?.url, catalogue.ref.url);
     assert.match(s.sourceCatalogue!.url, /^\/places\/cambridge-ma\/sources\.json\?v=[0-9a-f]{12}$/);
     assert.equal(s.sourceCatalogue!.sources, undefined, 'the catalogue is not inline unless asked for');
-    assert.ok(Object.values(catalogue.sources).some((x) => /PDDL|Public Domain/i.test(x.licence ?? '')), 'Cambridge licence named in the catalogue');
+    assert.ok(
+      Object.values(catalogue.sources).some((x) => /PDDL|Public Domain/i.test(x.licence ?? '')),
+      'Cambridge licence named in the catalogue',
+    );
     assert.equal(s.attribution, undefined, 'a public-domain dedication asks for no attribution statement');
     assert.equal(s.sources[lot.source], catalogue.sources[lot.source]!.label, 'the lot names its source layer by id, with its label');
     for (const [name, v] of Object.entries(s.envelope!)) {
@@ -132,7 +135,8 @@ describe('snapshot on the real Cambridge import', () => {
     assert.deepEqual(full.sourceCatalogue, { url: s.sourceCatalogue!.url, sources: catalogue.sources });
     assert.deepEqual({ ...full, sourceCatalogue: undefined }, { ...s, sourceCatalogue: undefined });
     for (const id of Object.keys(s.sources)) assert.equal(full.sourceCatalogue!.sources![id]!.label, s.sources[id], `${id}: the label is the catalogue's`);
-    for (const layer of ['parcels', 'zoning', 'addresses']) assert.match(full.sourceCatalogue!.sources![layer]!.attribution ?? '', /Public Domain Dedication/, `${layer}: attribution kept in the catalogue`);
+    for (const layer of ['parcels', 'zoning', 'addresses'])
+      assert.match(full.sourceCatalogue!.sources![layer]!.attribution ?? '', /Public Domain Dedication/, `${layer}: attribution kept in the catalogue`);
     assert.match(full.sourceCatalogue!.sources!['rules']!.url ?? '', /^https:\/\/cambridgema\.gov\//);
   });
 
@@ -151,7 +155,12 @@ describe('snapshot on the real Cambridge import', () => {
   test('the same address typed differently gives the same lot', async () => {
     const g = golden.addresses.find((x) => /\bSt\b/.test(x.address))!;
     const [num, ...rest] = g.address.split(',')[0]!.split(' ');
-    const variants = [g.address, `${num} ${rest.join(' ').replace(/\bSt$/, 'Street')}, cambridge ma`, `  ${g.address.toUpperCase()}  `, `${g.address.split(',')[0]} Cambridge MA 02139`];
+    const variants = [
+      g.address,
+      `${num} ${rest.join(' ').replace(/\bSt$/, 'Street')}, cambridge ma`,
+      `  ${g.address.toUpperCase()}  `,
+      `${g.address.split(',')[0]} Cambridge MA 02139`,
+    ];
     for (const v of variants) {
       const s = await getFeasibilitySnapshot(ctx, v);
       assert.equal(s.lot?.parcelExternalId, g.parcelExternalId, v);
@@ -216,13 +225,17 @@ describe('snapshot on the real Cambridge import', () => {
   test('bad input is a clear bad_input error, never a crash', async () => {
     const bad = ['', '   ', 'x'.repeat(10_240), '12 Main St\u0000, Cambridge, MA', '\u0007\u0008'];
     for (const b of bad) {
-      await assert.rejects(getFeasibilitySnapshot(ctx, b), (e: unknown) => e instanceof SitelineError && e.code === 'bad_input' && e.message.length > 10, JSON.stringify(b.slice(0, 20)));
+      await assert.rejects(
+        getFeasibilitySnapshot(ctx, b),
+        (e: unknown) => e instanceof SitelineError && e.code === 'bad_input' && e.message.length > 10,
+        JSON.stringify(b.slice(0, 20)),
+      );
     }
   });
 
   test('hostile but printable input is answered honestly (not covered or not matched)', async () => {
     const odd = [
-      "1; DROP TABLE parcels; --, Cambridge, MA",
+      '1; DROP TABLE parcels; --, Cambridge, MA',
       "12 Main St' OR '1'='1, Cambridge, MA",
       '12 Главная ул, Cambridge, MA',
       '12 中山路, Cambridge, MA',

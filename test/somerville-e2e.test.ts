@@ -48,7 +48,8 @@ function ownerProbes(): string[] {
   const owner = fields.find((f) => f.name === 'Owner')!;
   const address = fields.find((f) => f.name === 'Address')!;
   const dec = new TextDecoder();
-  const cell = (i: number, f: typeof owner) => dec.decode(dbf.subarray(headerLength + i * recordLength + f.offset, headerLength + i * recordLength + f.offset + f.length)).trim();
+  const cell = (i: number, f: typeof owner) =>
+    dec.decode(dbf.subarray(headerLength + i * recordLength + f.offset, headerLength + i * recordLength + f.offset + f.length)).trim();
   const addresses = new Set<string>();
   for (let i = 0; i < recordCount; i++) addresses.add(cell(i, address).toUpperCase());
   const all = [...addresses].join('\n');
@@ -78,8 +79,14 @@ after(async () => {
 type Result = { isError?: boolean; structuredContent?: any; content: { type: string; text: string }[] };
 const textOf = (r: Result) => r.content.map((c) => c.text).join('\n');
 
-async function modernClient(answer: (schema: any) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }, asked: any[]): Promise<Client> {
-  const client = new Client({ name: 'somerville-e2e', version: '1' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+async function modernClient(
+  answer: (schema: any) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> },
+  asked: any[],
+): Promise<Client> {
+  const client = new Client(
+    { name: 'somerville-e2e', version: '1' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   client.setRequestHandler('elicitation/create', async (req) => {
     asked.push(req.params);
     return answer((req.params as { requestedSchema?: unknown }).requestedSchema) as never;
@@ -90,7 +97,10 @@ async function modernClient(answer: (schema: any) => { action: 'accept' | 'decli
 
 test('MCP 2026-07-28: the lot, then a form with the districts and conditions; NR / Detached House / front driveway access answers cited values with their quotes and the sources first', async () => {
   const asked: any[] = [];
-  const client = await modernClient(() => ({ action: 'accept', content: { district: 'NR', buildingType: 'Detached House', condition_driveway: 'Front Driveway Access' } }), asked);
+  const client = await modernClient(
+    () => ({ action: 'accept', content: { district: 'NR', buildingType: 'Detached House', condition_driveway: 'Front Driveway Access' } }),
+    asked,
+  );
   try {
     const r = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: ADDRESS, source: 'full' } })) as Result;
     assert.notEqual(r.isError, true, textOf(r));
@@ -109,8 +119,14 @@ test('MCP 2026-07-28: the lot, then a form with the districts and conditions; NR
     assert.deepEqual(s.zones.districtSource, { kind: 'stated_by_caller', statement: STATEMENT, buildingType: 'Detached House', conditions: [FRONT] });
     assert.equal(s.districtChoice, undefined, 'nothing left to state');
     // The sources of the district and of the condition are in the first text block and the first warning.
-    assert.match(r.content[0]!.text, /NR \/ Detached House[\s\S]*stated by the caller; the City's zoning map is not held[.;] driveway access: Front Driveway Access, stated by the caller/i);
-    assert.match(s.address.warnings[0], /stated by the caller; the City's zoning map is not held\. Driveway access: Front Driveway Access, stated by the caller\./);
+    assert.match(
+      r.content[0]!.text,
+      /NR \/ Detached House[\s\S]*stated by the caller; the City's zoning map is not held[.;] driveway access: Front Driveway Access, stated by the caller/i,
+    );
+    assert.match(
+      s.address.warnings[0],
+      /stated by the caller; the City's zoning map is not held\. Driveway access: Front Driveway Access, stated by the caller\./,
+    );
     // The side setback by driveway access: 3 ft, the stated row named with its source; 12 ft together.
     const side = s.envelope.minSideYardFt;
     assert.deepEqual([side.value, side.status], [3, 'cited_conditional']);
@@ -174,7 +190,10 @@ test('MCP: a declined form answers the lot alone; a district that does not exist
   const onlyConditions: any[] = [];
   const cond = await modernClient(() => ({ action: 'accept', content: { condition_driveway: 'Side or Rear Driveway Access' } }), onlyConditions);
   try {
-    const r = (await cond.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: ADDRESS, source: 'full', district: 'NR', buildingType: 'Detached House' } })) as Result;
+    const r = (await cond.callTool({
+      name: 'getFeasibilitySnapshot',
+      arguments: { address: ADDRESS, source: 'full', district: 'NR', buildingType: 'Detached House' },
+    })) as Result;
     assert.notEqual(r.isError, true, textOf(r));
     assert.deepEqual(Object.keys(onlyConditions[0].requestedSchema.properties), ['condition_driveway']);
     assert.match(onlyConditions[0].message, /The Detached House table states minLotWidthFt, minSideYardFt, minSideYardSumFt by driveway access/);
@@ -191,10 +210,16 @@ test('MCP 2025 leg and a client without elicitation: a structured refusal naming
       const r = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: ADDRESS, source: 'full' } })) as Result;
       assert.equal(r.isError, true, `${leg}: ${textOf(r)}`);
       assert.equal(r.structuredContent.error.code, 'district_required');
-      assert.deepEqual(r.structuredContent.error.districts.map((d: any) => d.code), ['NR', 'UR', 'MR3', 'MR4', 'MR5', 'MR6']);
+      assert.deepEqual(
+        r.structuredContent.error.districts.map((d: any) => d.code),
+        ['NR', 'UR', 'MR3', 'MR4', 'MR5', 'MR6'],
+      );
       assert.equal(r.structuredContent.lot.parcelExternalId, 'F_758877_2968529');
       assert.match(r.content[0]!.text, /district set to one of NR, UR, MR3, MR4, MR5, MR6/);
-      const ok = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: ADDRESS, source: 'full', district: 'NR', buildingType: 'Detached House' } })) as Result;
+      const ok = (await client.callTool({
+        name: 'getFeasibilitySnapshot',
+        arguments: { address: ADDRESS, source: 'full', district: 'NR', buildingType: 'Detached House' },
+      })) as Result;
       assert.notEqual(ok.isError, true, textOf(ok));
       assert.equal(ok.structuredContent.envelope.maxHeightStoreys.status, 'cited_conditional');
       assert.match(ok.content[0]!.text, /stated by the caller/);
@@ -202,7 +227,10 @@ test('MCP 2025 leg and a client without elicitation: a structured refusal naming
       const side = ok.structuredContent.envelope.minSideYardFt;
       assert.deepEqual([side.value, side.status], [null, 'conditional_unresolved']);
       assert.equal(ok.structuredContent.districtChoice.needs, 'conditions');
-      assert.deepEqual(ok.structuredContent.districtChoice.districts[0].conditions.map((c: any) => [c.name, c.values]), [['Driveway access', ['No Driveway Access', 'Side or Rear Driveway Access', 'Front Driveway Access']]]);
+      assert.deepEqual(
+        ok.structuredContent.districtChoice.districts[0].conditions.map((c: any) => [c.name, c.values]),
+        [['Driveway access', ['No Driveway Access', 'Side or Rear Driveway Access', 'Front Driveway Access']]],
+      );
       const bad = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: ADDRESS, source: 'full', district: 'ZZ' } })) as Result;
       assert.equal(bad.isError, true);
       assert.match(textOf(bad), /"ZZ" is not a district of Somerville's zoning rules/);
@@ -220,7 +248,10 @@ test('REST: without a district the lot and districtChoice, free; with NR / Detac
   assert.equal(ask.headers.get('credits-charged') ?? ask.headers.get('x-credits-charged') ?? '0', '0');
   assert.equal(ask.json.districtChoice.needs, 'district');
   assert.equal(ask.json.lot.parcelExternalId, 'F_758877_2968529');
-  const r = await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: ADDRESS, district: 'NR', buildingType: 'Detached House', conditions: ['Driveway access=Front Driveway Access'] } });
+  const r = await api(svc.url, '/api/v1/sites/check', {
+    token: key.key,
+    body: { address: ADDRESS, district: 'NR', buildingType: 'Detached House', conditions: ['Driveway access=Front Driveway Access'] },
+  });
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.zones.districtSource.statement, STATEMENT);
   assert.deepEqual(r.json.zones.districtSource.conditions, [FRONT]);
@@ -232,13 +263,23 @@ test('REST: without a district the lot and districtChoice, free; with NR / Detac
   const bad = await api(svc.url, '/api/v1/sites/check', { token: key.key, body: { address: ADDRESS, district: 'NR', buildingType: 'Tower' } });
   assert.equal(bad.status, 400, bad.text);
   assert.match(bad.text, /not a building type of district NR/);
-  const badCondition = await api(svc.url, `/api/v1/sites/check?${new URLSearchParams({ address: ADDRESS, district: 'NR', buildingType: 'Detached House', conditions: 'Driveway access=Back' })}`, { token: key.key });
+  const badCondition = await api(
+    svc.url,
+    `/api/v1/sites/check?${new URLSearchParams({ address: ADDRESS, district: 'NR', buildingType: 'Detached House', conditions: 'Driveway access=Back' })}`,
+    { token: key.key },
+  );
   assert.equal(badCondition.status, 400, badCondition.text);
-  assert.match(badCondition.json.detail, /^"Back" is not a value of Driveway access in the Detached House table of district NR\. Its values: No Driveway Access, Side or Rear Driveway Access, Front Driveway Access\.$/);
+  assert.match(
+    badCondition.json.detail,
+    /^"Back" is not a value of Driveway access in the Detached House table of district NR\. Its values: No Driveway Access, Side or Rear Driveway Access, Front Driveway Access\.$/,
+  );
   assert.equal(owners(ask.text + r.text), 0);
   // The place's postcodes are the ones a real share of its addresses carry: a stray assessor row's 02135 (Brighton) is not Somerville's.
   const held = await svc.ctx.db.query<{ postcode: string }>(`SELECT postcode FROM place_postcodes WHERE place_id = 'US-MA:somerville' ORDER BY postcode`);
-  assert.deepEqual(held.map((p) => p.postcode), ['02143', '02144', '02145']);
+  assert.deepEqual(
+    held.map((p) => p.postcode),
+    ['02143', '02144', '02145'],
+  );
   const brighton = await api(svc.url, `/api/v1/sites/check?${new URLSearchParams({ address: '11 Windom St, MA 02135' })}`, { token: key.key });
   assert.equal(brighton.status, 200, brighton.text);
   assert.equal(brighton.json.answered, false, 'ZIP 02135 alone does not lead to Somerville');
@@ -253,11 +294,25 @@ test('a project keeps the stated district and driveway access: analysis on cited
     return r.structuredContent;
   };
   try {
-    const created = await call('saveToProject', { action: 'create', name: 'Windom', address: ADDRESS, district: 'NR', buildingType: 'Detached House', conditions: ['Driveway access=Front Driveway Access'], preview: false });
+    const created = await call('saveToProject', {
+      action: 'create',
+      name: 'Windom',
+      address: ADDRESS,
+      district: 'NR',
+      buildingType: 'Detached House',
+      conditions: ['Driveway access=Front Driveway Access'],
+      preview: false,
+    });
     projectId = created.projectId ?? created.project?.projectId;
     const [lotRow] = await svc.ctx.db.query<{ snapshot: string | Record<string, any> }>('SELECT snapshot FROM project_lots WHERE project_id = $1', [projectId]);
     const lot = typeof lotRow!.snapshot === 'string' ? JSON.parse(lotRow!.snapshot) : lotRow!.snapshot;
-    assert.deepEqual(lot.statedDistrict, { code: 'NR', name: 'Neighborhood Residence', buildingType: 'Detached House', statement: STATEMENT, conditions: [FRONT] });
+    assert.deepEqual(lot.statedDistrict, {
+      code: 'NR',
+      name: 'Neighborhood Residence',
+      buildingType: 'Detached House',
+      statement: STATEMENT,
+      conditions: [FRONT],
+    });
 
     const analysed = async (id: string) => {
       const run = await call('runFeasibilityAnalysis', { projectId: id });
@@ -276,13 +331,22 @@ test('a project keeps the stated district and driveway access: analysis on cited
       return JSON.parse(stored!.result);
     };
     const analysis = await analysed(projectId);
-    assert.deepEqual(analysis.governingDistricts.map((d: any) => d.code), ['NR']);
-    assert.match(analysis.notes[0], /District NR \(Neighborhood Residence\), building type Detached House, stated by the caller; the City's zoning map is not held\. Driveway access: Front Driveway Access, stated by the caller\./);
+    assert.deepEqual(
+      analysis.governingDistricts.map((d: any) => d.code),
+      ['NR'],
+    );
+    assert.match(
+      analysis.notes[0],
+      /District NR \(Neighborhood Residence\), building type Detached House, stated by the caller; the City's zoning map is not held\. Driveway access: Front Driveway Access, stated by the caller\./,
+    );
     assert.equal(analysis.standards.maxHeightStoreys.status, 'cited_conditional');
     assert.equal(analysis.standards.maxHeightStoreys.citation.section, '3.1.8');
     assert.equal(analysis.standards.minFrontYardFt.value, 10);
     assert.equal(analysis.derived.maxStoreys.value, 2.5);
-    assert.deepEqual([analysis.standards.minSideYardFt.value, analysis.standards.minSideYardFt.status, analysis.standards.minSideYardSumFt.value], [3, 'cited_conditional', 12]);
+    assert.deepEqual(
+      [analysis.standards.minSideYardFt.value, analysis.standards.minSideYardFt.status, analysis.standards.minSideYardSumFt.value],
+      [3, 'cited_conditional', 12],
+    );
     // The buildable footprint: the real lot (50 ft along its one unshared side, about 76 ft deep) less 10 ft in front, 20 ft
     // behind and 6 ft a side (half the 12 ft the side setbacks take together), from cited values, inputs and the stated condition named.
     const fp = analysis.derived.buildableFootprintSqft;
@@ -294,7 +358,10 @@ test('a project keeps the stated district and driveway access: analysis on cited
     footprintSqft = fp.value;
 
     // attach_reference: a real section of the held ordinance, by the citation's sectionUuid.
-    const snap = (await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: ADDRESS, source: 'full', district: 'NR', buildingType: 'Detached House' } })) as Result;
+    const snap = (await client.callTool({
+      name: 'getFeasibilitySnapshot',
+      arguments: { address: ADDRESS, source: 'full', district: 'NR', buildingType: 'Detached House' },
+    })) as Result;
     const cited = snap.structuredContent.citations[snap.structuredContent.envelope.maxHeightStoreys.citation];
     const ref = await call('saveToProject', { action: 'attach_reference', projectId, sectionUuid: cited.sectionUuid, preview: false });
     assert.match(JSON.stringify(ref), /3\.1\.8/);
@@ -303,7 +370,8 @@ test('a project keeps the stated district and driveway access: analysis on cited
     const pdf = new Uint8Array(await (await fetch(ex.url.startsWith('http') ? ex.url : `${svc.url}${ex.url}`)).arrayBuffer());
     const doc = await getDocument({ data: pdf, useSystemFonts: false, isEvalSupported: false }).promise;
     const pages: string[] = [];
-    for (let i = 1; i <= doc.numPages; i++) pages.push((await (await doc.getPage(i)).getTextContent()).items.map((it) => ('str' in it ? it.str : '')).join(' '));
+    for (let i = 1; i <= doc.numPages; i++)
+      pages.push((await (await doc.getPage(i)).getTextContent()).items.map((it) => ('str' in it ? it.str : '')).join(' '));
     await doc.destroy();
     const text = pages.join(' ').replace(/\s+/g, ' ');
     assert.match(text, /stated by the caller; the City's zoning map is not held; Driveway access: Front Driveway Access, stated by the caller/);
@@ -320,7 +388,11 @@ test('a project keeps the stated district and driveway access: analysis on cited
 
 test('the web page in headless Chromium: the lot, a choice of district, type and driveway access, then cited values with the sources stated and the 3D envelope on the real lot; the project page draws it from the analysis', async () => {
   const webEmail = EMAIL; // the account that owns the project made above
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'], headless: true });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu'],
+    headless: true,
+  });
   try {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -329,27 +401,30 @@ test('the web page in headless Chromium: the lot, a choice of district, type and
     await page.fill('#password', TEST_PASSWORD);
     await Promise.all([page.waitForURL(/\/account$/), page.click('#content button[type=submit]')]);
     await page.goto(`${svc.url}/sites?${new URLSearchParams({ address: ADDRESS })}`);
-    assert.match(await page.textContent('#district-choice') ?? '', /stated by the caller; the City's zoning map is not held/);
+    assert.match((await page.textContent('#district-choice')) ?? '', /stated by the caller; the City's zoning map is not held/);
     assert.equal(await page.locator('#envelope').count(), 0, 'no envelope before a district is stated');
     await page.selectOption('#district', 'NR');
     await page.selectOption('#buildingType', 'Detached House');
     await page.selectOption('#condition-driveway', 'driveway=Front Driveway Access');
     await Promise.all([page.waitForURL(/district=NR/), page.click('#district-form button')]);
-    assert.match(await page.textContent('#district-source') ?? '', /District NR, building type Detached House: stated by the caller; the City's zoning map is not held\. Driveway access: Front Driveway Access, stated by the caller\./);
-    assert.match(await page.textContent('#envelope') ?? '', /Number of Stories \(max\) \| 2\.5|2\.5 storeys/);
-    assert.match(await page.textContent('#env-minSideYardFt') ?? '', /3 ft[\s\S]*Front Driveway Access \(driveway access, stated by the caller\)/);
-    assert.match(await page.textContent('#citations') ?? '', /Number of Stories \(max\) \| 2\.5/);
+    assert.match(
+      (await page.textContent('#district-source')) ?? '',
+      /District NR, building type Detached House: stated by the caller; the City's zoning map is not held\. Driveway access: Front Driveway Access, stated by the caller\./,
+    );
+    assert.match((await page.textContent('#envelope')) ?? '', /Number of Stories \(max\) \| 2\.5|2\.5 storeys/);
+    assert.match((await page.textContent('#env-minSideYardFt')) ?? '', /3 ft[\s\S]*Front Driveway Access \(driveway access, stated by the caller\)/);
+    assert.match((await page.textContent('#citations')) ?? '', /Number of Stories \(max\) \| 2\.5/);
     // The 3D envelope draws on the real lot: the footprint the setbacks leave, on the ground (the NR table limits storeys, not feet).
     const solid = JSON.parse((await page.locator('#envelope-3d [data-envelope-3d]').getAttribute('data-envelope-3d'))!);
     assert.deepEqual([solid.lot, solid.heightFt, solid.heightStoreys], ['F_758877_2968529', null, 2.5]);
     assert.equal(solid.areaSqft, Math.round(footprintSqft), 'the same cut as the analysis footprint');
-    assert.match(await page.textContent('#envelope-3d') ?? '', /6 ft on each side: half the minimum sum of the side setbacks \(12 ft\)/);
+    assert.match((await page.textContent('#envelope-3d')) ?? '', /6 ft on each side: half the minimum sum of the side setbacks \(12 ft\)/);
     assert.equal(owners(await page.content()), 0);
     // The project page draws the same solid from the analysis's standards (the lot as the project keeps it).
     await page.goto(`${svc.url}/projects/${projectId}`);
     const fromAnalysis = JSON.parse((await page.locator('#envelope-3d [data-envelope-3d]').getAttribute('data-envelope-3d'))!);
     assert.deepEqual([fromAnalysis.heightStoreys, fromAnalysis.areaSqft], [2.5, solid.areaSqft]);
-    assert.match(await page.textContent('#envelope-3d') ?? '', /Front Driveway Access \(driveway access, stated by the caller\)/);
+    assert.match((await page.textContent('#envelope-3d')) ?? '', /Front Driveway Access \(driveway access, stated by the caller\)/);
   } finally {
     await browser.close();
   }
@@ -382,8 +457,23 @@ test('CLI: data check and audit, check asks for the district (exit 2), check --d
     assert.equal(asks.status, 2, asks.stderr);
     assert.match(asks.stdout, /Zoning not stated/);
     assert.match(asks.stdout, /NR\s+Neighborhood Residence: Cottage, Detached House/);
-    assert.match(asks.stdout, /Driveway access \(Cottage, Detached House, [^)]*\): "No Driveway Access", "Side or Rear Driveway Access", "Front Driveway Access"/);
-    const answers = await run(env.env, 'check', '--local', ADDRESS, '--district', 'NR', '--building-type', 'Detached House', '--condition', 'Driveway access=Front Driveway Access', '--json');
+    assert.match(
+      asks.stdout,
+      /Driveway access \(Cottage, Detached House, [^)]*\): "No Driveway Access", "Side or Rear Driveway Access", "Front Driveway Access"/,
+    );
+    const answers = await run(
+      env.env,
+      'check',
+      '--local',
+      ADDRESS,
+      '--district',
+      'NR',
+      '--building-type',
+      'Detached House',
+      '--condition',
+      'Driveway access=Front Driveway Access',
+      '--json',
+    );
     outputs.push(answers);
     assert.equal(answers.status, 0, answers.stderr);
     const s = JSON.parse(answers.stdout);
@@ -408,6 +498,11 @@ test('CLI: data check and audit, check asks for the district (exit 2), check --d
   );
   assert.ok(rows.length > 26_000);
   assert.equal(owners(rows.map((r) => r.t).join('\n')), 0, 'no owner value in the database');
-  const attrs = await svc.ctx.db.query<{ k: string }>(`SELECT DISTINCT json_object_keys(attrs) AS k FROM parcels WHERE place_id = 'US-MA:somerville' ORDER BY 1`);
-  assert.deepEqual(attrs.map((r) => r.k), ['assessorSqft', 'useCodes', 'useDesc']);
+  const attrs = await svc.ctx.db.query<{ k: string }>(
+    `SELECT DISTINCT json_object_keys(attrs) AS k FROM parcels WHERE place_id = 'US-MA:somerville' ORDER BY 1`,
+  );
+  assert.deepEqual(
+    attrs.map((r) => r.k),
+    ['assessorSqft', 'useCodes', 'useDesc'],
+  );
 });

@@ -7,7 +7,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { CookieJar, TEST_PASSWORD, csrfFrom, followVerificationLink, getPage, newestMail, postForm, signUpOrIn, verificationLinkFromOutbox } from './support/auth-flow.ts';
+import {
+  CookieJar,
+  TEST_PASSWORD,
+  csrfFrom,
+  followVerificationLink,
+  getPage,
+  newestMail,
+  postForm,
+  signUpOrIn,
+  verificationLinkFromOutbox,
+} from './support/auth-flow.ts';
 import { EMAIL_CHANGE_MAIL_SUBJECT } from '../src/auth/account-recovery.ts';
 
 const BOSS = 'boss@example.com';
@@ -39,7 +49,14 @@ async function assertNoStaffPage(jar: CookieJar, who: string): Promise<void> {
 }
 
 const balance = async (email: string) =>
-  Number((await svc.ctx.db.query<{ b: string }>('SELECT COALESCE(sum(l.amount), 0) AS b FROM credit_ledger l JOIN accounts a USING (account_id) WHERE a.email = $1', [email]))[0]!.b);
+  Number(
+    (
+      await svc.ctx.db.query<{ b: string }>(
+        'SELECT COALESCE(sum(l.amount), 0) AS b FROM credit_ledger l JOIN accounts a USING (account_id) WHERE a.email = $1',
+        [email],
+      )
+    )[0]!.b,
+  );
 
 test('an unverified sign-up with a listed staff address gets no staff page and grants nothing; once the address is verified it is staff, seeded once and recorded', async () => {
   const intruder = await signUpUnverified(BOSS);
@@ -61,19 +78,40 @@ test('the staff log records the acting account id and its address at the time; s
   const bossId = (await svc.ctx.db.query<{ account_id: string }>('SELECT account_id FROM accounts WHERE email = $1', [BOSS]))[0]!.account_id;
   await signUpOrIn(svc.url, 'customer@example.com');
   const form = await getPage(`${svc.url}/staff`, bossJar);
-  const granted = await postForm(`${svc.url}/staff/credit-grants`, bossJar, { csrf: csrfFrom(form.body), email: 'customer@example.com', credits: '7', reason: 'pilot' });
+  const granted = await postForm(`${svc.url}/staff/credit-grants`, bossJar, {
+    csrf: csrfFrom(form.body),
+    email: 'customer@example.com',
+    credits: '7',
+    reason: 'pilot',
+  });
   assert.equal(granted.status, 200, granted.body.slice(0, 300));
 
   // The staff member moves to another address (the new address confirms; the old one is told).
-  const asked = await postForm(`${svc.url}/account/email`, bossJar, { csrf: csrfFrom((await getPage(`${svc.url}/account/email`, bossJar)).body), new_email: 'boss.moved@example.com', current_password: TEST_PASSWORD });
+  const asked = await postForm(`${svc.url}/account/email`, bossJar, {
+    csrf: csrfFrom((await getPage(`${svc.url}/account/email`, bossJar)).body),
+    new_email: 'boss.moved@example.com',
+    current_password: TEST_PASSWORD,
+  });
   assert.equal(asked.status, 200);
-  const confirm = /https?:\/\/\S+\/confirm-email-change\/[A-Za-z0-9_-]+/.exec((await newestMail(svc.url, 'boss.moved@example.com', EMAIL_CHANGE_MAIL_SUBJECT)).text)![0];
+  const confirm = /https?:\/\/\S+\/confirm-email-change\/[A-Za-z0-9_-]+/.exec(
+    (await newestMail(svc.url, 'boss.moved@example.com', EMAIL_CHANGE_MAIL_SUBJECT)).text,
+  )![0];
   const confirmUrl = `${svc.url}${new URL(confirm).pathname}`;
   const shown = await getPage(confirmUrl, bossJar);
   assert.equal((await postForm(confirmUrl, bossJar, { csrf: csrfFrom(shown.body) })).status, 200);
   const after = await getPage(`${svc.url}/staff`, bossJar);
   assert.equal(after.status, 200, 'still staff at the new address: the rights belong to the account');
-  assert.equal((await postForm(`${svc.url}/staff/credit-grants`, bossJar, { csrf: csrfFrom(after.body), email: 'customer@example.com', credits: '3', reason: 'after the move' })).status, 200);
+  assert.equal(
+    (
+      await postForm(`${svc.url}/staff/credit-grants`, bossJar, {
+        csrf: csrfFrom(after.body),
+        email: 'customer@example.com',
+        credits: '3',
+        reason: 'after the move',
+      })
+    ).status,
+    200,
+  );
 
   // Someone takes the old listed address, even verified: no staff page.
   const newcomer = await signUpOrIn(svc.url, BOSS);

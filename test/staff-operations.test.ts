@@ -55,7 +55,10 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
     assert.match(added.stdout, /first\.staff@example\.com is staff now/);
     assert.equal((await getPage(`${url}/staff`, firstJar)).status, 200, 'the staff pages open at once');
     const listedStaff = JSON.parse((await asOperator('staff', 'list', '--json')).stdout) as Array<{ email: string; addedBy: string }>;
-    assert.deepEqual(listedStaff.map((m) => m.email), [first]);
+    assert.deepEqual(
+      listedStaff.map((m) => m.email),
+      [first],
+    );
     assert.match(listedStaff[0]!.addedBy, /^operator:.+@.+/);
     // An account that never opened its verification link cannot be made staff.
     const unverified = 'never.opened@example.com';
@@ -107,7 +110,11 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
 
     // Feedback: the customer sends a report on the web; staff list and review it through the CLI.
     const fbPage = await getPage(`${url}/feedback`, customer.jar);
-    const sent = await postForm(`${url}/feedback`, customer.jar, { csrf: csrfFrom(fbPage.body), category: 'wrong_data', message: 'The FAR for 11 Acorn St looks wrong.' });
+    const sent = await postForm(`${url}/feedback`, customer.jar, {
+      csrf: csrfFrom(fbPage.body),
+      category: 'wrong_data',
+      message: 'The FAR for 11 Acorn St looks wrong.',
+    });
     assert.equal(sent.status, 200, sent.body.slice(0, 300));
     const listed = await staffCli('feedback', 'list', '--json');
     assert.equal(listed.code, 0, listed.stderr);
@@ -134,7 +141,12 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
     // The web forms: a grant on /staff; a non-staff account gets 403 and no form.
     const staffPage = await getPage(`${url}/staff`, staff.jar);
     assert.equal(staffPage.status, 200);
-    const webGrant = await postForm(`${url}/staff/credit-grants`, staff.jar, { csrf: csrfFrom(staffPage.body), email: CUSTOMER, credits: '2', reason: 'apology for downtime' });
+    const webGrant = await postForm(`${url}/staff/credit-grants`, staff.jar, {
+      csrf: csrfFrom(staffPage.body),
+      email: CUSTOMER,
+      credits: '2',
+      reason: 'apology for downtime',
+    });
     assert.equal(webGrant.status, 200);
     assert.match(webGrant.body, /Granted 2 credits to customer@example\.com; balance 42\./);
     const webBad = await postForm(`${url}/staff/credit-grants`, staff.jar, { csrf: csrfFrom(staffPage.body), email: CUSTOMER, credits: '2', reason: '' });
@@ -142,11 +154,17 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
     assert.match(webBad.body, /a reason is required[\s\S]*Nothing was changed/);
     // The web review form on /staff/feedback: a second report, reviewed on the page.
     const fbPage2 = await getPage(`${url}/feedback`, customer.jar);
-    assert.equal((await postForm(`${url}/feedback`, customer.jar, { csrf: csrfFrom(fbPage2.body), category: 'city_request', message: 'Please cover Somerville.' })).status, 200);
+    assert.equal(
+      (await postForm(`${url}/feedback`, customer.jar, { csrf: csrfFrom(fbPage2.body), category: 'city_request', message: 'Please cover Somerville.' })).status,
+      200,
+    );
     const staffFeedback = await getPage(`${url}/staff/feedback`, staff.jar);
     const formAction = /action="\/staff\/feedback\/([0-9a-f-]{36})\/review"/.exec(staffFeedback.body);
     assert.ok(formAction, 'the unreviewed report has a review form');
-    const webReview = await postForm(`${url}/staff/feedback/${formAction[1]}/review`, staff.jar, { csrf: csrfFrom(staffFeedback.body), note: 'added to the city list' });
+    const webReview = await postForm(`${url}/staff/feedback/${formAction[1]}/review`, staff.jar, {
+      csrf: csrfFrom(staffFeedback.body),
+      note: 'added to the city list',
+    });
     assert.equal(webReview.status, 200);
     assert.match(webReview.body, /marked reviewed/);
     const forged = await postForm(`${url}/staff/feedback/${report!.submissionId}/review`, staff.jar, { csrf: 'not-the-token', note: 'x' });
@@ -154,7 +172,11 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
     // The staff API refuses the customer's own user token (403), as the CLI showed.
     const { tokenRequest, JWT_BEARER_GRANT } = await import('./support/auth-flow.ts');
     const customerToken = (await tokenRequest(url, { grant_type: JWT_BEARER_GRANT, assertion: customer.identityAssertion })).json.access_token as string;
-    const asCustomer = await fetch(`${url}/staff/api/credit-grants`, { method: 'POST', headers: { authorization: `Bearer ${customerToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: CUSTOMER, credits: 5, reason: 'x' }) });
+    const asCustomer = await fetch(`${url}/staff/api/credit-grants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${customerToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: CUSTOMER, credits: 5, reason: 'x' }),
+    });
     assert.equal(asCustomer.status, 403);
     assert.equal((await getPage(`${url}/staff`, customer.jar)).status, 403);
     assert.equal((await getPage(`${url}/staff/actions`, customer.jar)).status, 403);
@@ -162,16 +184,30 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
     // The record: every action with who, how and why, on the page and through the CLI.
     const record = await getPage(`${url}/staff/actions`, staff.jar);
     assert.equal(record.status, 200);
-    for (const why of ['pilot customer', 'checked the rules file; value is right', 'scraping beyond the terms', 'apology for downtime']) assert.ok(record.body.includes(why), why);
+    for (const why of ['pilot customer', 'checked the rules file; value is right', 'scraping beyond the terms', 'apology for downtime'])
+      assert.ok(record.body.includes(why), why);
     assert.doesNotMatch(record.body, /free money/, 'the refused grant left no record');
-    const actions = JSON.parse((await staffCli('staff', 'actions', '--json')).stdout) as Array<{ actor: string; via: string; action: string; subject: string; reason: string; details: Record<string, unknown> }>;
+    const actions = JSON.parse((await staffCli('staff', 'actions', '--json')).stdout) as Array<{
+      actor: string;
+      via: string;
+      action: string;
+      subject: string;
+      reason: string;
+      details: Record<string, unknown>;
+    }>;
     assert.deepEqual(
       actions.map((a) => [a.action, /^operator:.+@.+$/.test(a.actor) ? 'operator:<os user>@<host>' : a.actor, a.via, a.subject, a.reason]).reverse(),
       [
         ['staff_add', 'operator:<os user>@<host>', 'operator', 'first.staff@example.com', 'first staff of this install'],
         ['staff_remove', 'operator:<os user>@<host>', 'operator', 'first.staff@example.com', 'test over'],
         // The listed, verified staff address is seeded at its first staff check (the grant below), once.
-        ['staff_add', 'SITELINE_STAFF_EMAILS', 'config', STAFF, 'listed in SITELINE_STAFF_EMAILS; seeded once, when a staff check met the account with this address verified'],
+        [
+          'staff_add',
+          'SITELINE_STAFF_EMAILS',
+          'config',
+          STAFF,
+          'listed in SITELINE_STAFF_EMAILS; seeded once, when a staff check met the account with this address verified',
+        ],
         ['credit_grant', STAFF, 'api', CUSTOMER, 'pilot customer'],
         // Reading the reports is recorded too: the CLI's list, twice, and the staff page (the customer's refused list is not).
         ['feedback_view', STAFF, 'api', 'all', VIEW_REASON],
@@ -190,10 +226,17 @@ test('staff actions on a running service: CLI and /staff forms, recorded with wh
   }
   try {
     // No server: the same command works on the database directly, recorded as the OS user.
-    const direct = await runSiteline(['credits', 'grant', CUSTOMER, '3', '--reason', 'offline grant'], { ...dbEnv.env, SITELINE_CONFIG_DIR: path.join(work, 'nobody'), SITELINE_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'warn' });
+    const direct = await runSiteline(['credits', 'grant', CUSTOMER, '3', '--reason', 'offline grant'], {
+      ...dbEnv.env,
+      SITELINE_CONFIG_DIR: path.join(work, 'nobody'),
+      SITELINE_URL: 'http://127.0.0.1:9',
+      LOG_LEVEL: 'warn',
+    });
     assert.equal(direct.code, 0, direct.stderr);
     assert.match(direct.stdout, /balance 45\./);
-    const actions = JSON.parse((await runSiteline(['staff', 'actions', '--json'], { ...dbEnv.env, SITELINE_CONFIG_DIR: path.join(work, 'nobody'), LOG_LEVEL: 'warn' })).stdout) as Array<{ actor: string; via: string; reason: string }>;
+    const actions = JSON.parse(
+      (await runSiteline(['staff', 'actions', '--json'], { ...dbEnv.env, SITELINE_CONFIG_DIR: path.join(work, 'nobody'), LOG_LEVEL: 'warn' })).stdout,
+    ) as Array<{ actor: string; via: string; reason: string }>;
     assert.equal(actions[0]!.reason, 'offline grant');
     assert.equal(actions[0]!.via, 'cli');
     assert.match(actions[0]!.actor, /^cli:.+@.+/);

@@ -20,7 +20,15 @@ for (const [name, value] of [
   test(`${name}=${value}: exit 2 with the variable named, before anything listens`, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-config-'));
     try {
-      const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOME: dir, SITELINE_DATA_DIR: path.join(dir, 'data'), SITELINE_AUTO_IMPORT: '0', PORT: '0', LOG_LEVEL: 'info', [name]: value };
+      const env: Record<string, string> = {
+        PATH: process.env['PATH'] ?? '',
+        HOME: dir,
+        SITELINE_DATA_DIR: path.join(dir, 'data'),
+        SITELINE_AUTO_IMPORT: '0',
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        [name]: value,
+      };
       const s = startSiteline(env, ROOT);
       let stderr = '';
       s.child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
@@ -29,7 +37,11 @@ for (const [name, value] of [
       assert.match(stderr, /^Invalid environment:/);
       assert.match(stderr, new RegExp(`\\b${name}\\b`));
       assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
-      assert.equal(s.lines.find((l) => l['msg'] === 'listening'), undefined, 'never listened');
+      assert.equal(
+        s.lines.find((l) => l['msg'] === 'listening'),
+        undefined,
+        'never listened',
+      );
       assert.equal(fs.existsSync(path.join(dir, 'data', 'pgdata')), false, 'no database was opened');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

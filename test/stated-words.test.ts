@@ -36,14 +36,22 @@ const BAD: [key: 'district' | 'buildingType', text: string, words: RegExp][] = [
 
 const sites = (address: string, stated: Record<string, string>) => `${svc.url}/sites?${new URLSearchParams({ address, ...stated })}`;
 
-test('the domain call, a project\'s lot, the MCP tool and the web page refuse stated words with control characters, in a place with a zoning map and outside coverage', async () => {
+test("the domain call, a project's lot, the MCP tool and the web page refuse stated words with control characters, in a place with a zoning map and outside coverage", async () => {
   for (const [key, text, words] of BAD) {
     const stated = { district: 'C-1', [key]: text };
     for (const address of [COVERED, OUTSIDE]) {
-      await assert.rejects(getFeasibilitySnapshot(svc.ctx, address, stated), (e: unknown) => e instanceof SitelineError && e.code === 'bad_input' && words.test(e.message), `${address} ${JSON.stringify(text)}`);
+      await assert.rejects(
+        getFeasibilitySnapshot(svc.ctx, address, stated),
+        (e: unknown) => e instanceof SitelineError && e.code === 'bad_input' && words.test(e.message),
+        `${address} ${JSON.stringify(text)}`,
+      );
     }
     // A project's lot, attached with the words (saveToProject's preview writes nothing).
-    await assert.rejects(saveToProject(svc.ctx, 'acct-stated-words', { action: 'create', name: 'Stated words', address: COVERED, preview: true, ...stated }), (e: unknown) => e instanceof SitelineError && e.code === 'bad_input' && words.test(e.message), `project ${JSON.stringify(text)}`);
+    await assert.rejects(
+      saveToProject(svc.ctx, 'acct-stated-words', { action: 'create', name: 'Stated words', address: COVERED, preview: true, ...stated }),
+      (e: unknown) => e instanceof SitelineError && e.code === 'bad_input' && words.test(e.message),
+      `project ${JSON.stringify(text)}`,
+    );
     const r = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: COVERED, source: 'full', ...stated } });
     const said = (r.content as { text: string }[])[0]!.text;
     assert.equal(r.isError, true, `MCP ${JSON.stringify(text)}: ${said.slice(0, 200)}`);
@@ -59,7 +67,10 @@ test('the same words without them are answered, saying the zoning map gives the 
   const stated = { district: 'C-1', buildingType: 'Detached House' };
   const s = await getFeasibilitySnapshot(svc.ctx, COVERED, stated);
   assert.equal(s.answered, true);
-  assert.ok(s.address?.warnings.some((w) => /was stated, but Cambridge's zoning map is held/.test(w)), JSON.stringify(s.address?.warnings));
+  assert.ok(
+    s.address?.warnings.some((w) => /was stated, but Cambridge's zoning map is held/.test(w)),
+    JSON.stringify(s.address?.warnings),
+  );
   const r = await client.callTool({ name: 'getFeasibilitySnapshot', arguments: { address: COVERED, source: 'full', ...stated } });
   assert.notEqual(r.isError, true);
   assert.equal((await getPage(sites(COVERED, stated), jar)).status, 200);

@@ -24,7 +24,11 @@ const parse = (v: string): V => {
 const cmp = (a: V, b: V) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 function satisfies(v: V, range: string): boolean {
   return range.split('||').some((part) => {
-    const tokens = part.trim().replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1').split(/\s+/).filter(Boolean);
+    const tokens = part
+      .trim()
+      .replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1')
+      .split(/\s+/)
+      .filter(Boolean);
     return tokens.every((t) => {
       const m = /^(>=|<=|>|<|\^|~|=)?v?(.*)$/.exec(t)!;
       const op = m[1] ?? '=';
@@ -94,10 +98,14 @@ function files(dir: string, out: string[] = []): string[] {
   }
   return out;
 }
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(type\s+)?[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]|require(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)|import\.meta\.resolve\(\s*['"]([^'"]+)['"]/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s+(type\s+)?[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]|require(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)|import\.meta\.resolve\(\s*['"]([^'"]+)['"]/g;
 /** Imports a runtime file may make of a dev dependency, with the reason. */
 const DEV_ONLY_AT_RUNTIME: Record<string, { pkg: string; why: string }> = {
-  'src/importer/load-lots.ts': { pkg: 'tsx', why: "the worker's loader when the source runs under tsx (tests, npm run dev); the compiled build starts the .js worker" },
+  'src/importer/load-lots.ts': {
+    pkg: 'tsx',
+    why: "the worker's loader when the source runs under tsx (tests, npm run dev); the compiled build starts the .js worker",
+  },
 };
 
 test('every package the code imports is declared: the runtime (src/, bin/) in dependencies, tests, benches and scripts in either', () => {
@@ -108,7 +116,10 @@ test('every package the code imports is declared: the runtime (src/, bin/) in de
     for (const f of files(path.join(ROOT, area))) {
       const rel = path.relative(ROOT, f).split(path.sep).join('/');
       const runtime = (rel.startsWith('src/') && !rel.endsWith('.test.ts')) || rel.startsWith('bin/');
-      const text = fs.readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      const text = fs
+        .readFileSync(f, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
       for (const m of text.matchAll(IMPORT)) {
         const spec = m[2] ?? m[3] ?? m[4] ?? m[5] ?? m[6];
         if (!spec || spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!)) continue;
@@ -129,10 +140,24 @@ test('the CLI runs the compiled build (dist/), built when stale by the same step
   // A resolve hook in the CLI's process names every module it loads from this repository.
   const hook = `import { registerHooks } from 'node:module';
 registerHooks({ resolve(s, c, next) { const r = next(s, c); if (r.url.startsWith(${JSON.stringify(pathToFileURL(ROOT).href)}) || /tsx/.test(r.url)) process.stderr.write('loaded ' + r.url + '\\n'); return r; } });`;
-  const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, path.join(ROOT, 'bin/siteline.mjs'), '--version'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+  const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, path.join(ROOT, 'bin/siteline.mjs'), '--version'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^siteline \d/);
-  const loaded = r.stderr.split('\n').filter((l) => l.startsWith('loaded ')).map((l) => l.slice('loaded '.length));
-  assert.ok(loaded.some((u) => u.endsWith('/dist/cli/main.js')), `dist/cli/main.js was loaded: ${loaded.join(', ')}`);
-  assert.deepEqual(loaded.filter((u) => u.endsWith('.ts') || /tsx/.test(u)), [], 'no TypeScript source and no tsx');
+  const loaded = r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('loaded '))
+    .map((l) => l.slice('loaded '.length));
+  assert.ok(
+    loaded.some((u) => u.endsWith('/dist/cli/main.js')),
+    `dist/cli/main.js was loaded: ${loaded.join(', ')}`,
+  );
+  assert.deepEqual(
+    loaded.filter((u) => u.endsWith('.ts') || /tsx/.test(u)),
+    [],
+    'no TypeScript source and no tsx',
+  );
 });

@@ -26,14 +26,31 @@ const X0 = 330_000;
 const Y0 = 4_690_000;
 const STREETS = ['ELM ST', 'OAK AVE', 'MILL RD'];
 /** Owners' surnames: none may appear in any command's output. */
-const SURNAMES = ['ZABRISKIE', 'QUORNDON', 'HOLLOWAYNE', 'PENDERGRASTY', 'MCFADZEAN', 'WOJCIECHOWSKA', 'FEATHERSTONHAUGH', 'OYELARAN', 'KITTREDGEMORE', 'VANDERSLOOTEN'];
+const SURNAMES = [
+  'ZABRISKIE',
+  'QUORNDON',
+  'HOLLOWAYNE',
+  'PENDERGRASTY',
+  'MCFADZEAN',
+  'WOJCIECHOWSKA',
+  'FEATHERSTONHAUGH',
+  'OYELARAN',
+  'KITTREDGEMORE',
+  'VANDERSLOOTEN',
+];
 const owner = (n: number) => {
   const s = SURNAMES[n % SURNAMES.length]!;
   return [`${s} JOHN & MARY`, `${s} FAMILY TRUST`, `${s} HOLDINGS LLC`, `${s} PATRICK ETAL`, `${s} ANNA`][n % 5]!;
 };
 
 type Ring = [number, number][];
-const rect = (x: number, y: number, w: number, h: number): Ring => [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]];
+const rect = (x: number, y: number, w: number, h: number): Ring => [
+  [x, y],
+  [x + w, y],
+  [x + w, y + h],
+  [x, y + h],
+  [x, y],
+];
 const pin = (s: number, i: number) => `T-${s}${String(i).padStart(2, '0')}`;
 const CRS = { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::26919' } };
 
@@ -46,7 +63,12 @@ interface Address {
 }
 
 function addressesCsv(rows: Address[], delimiter = ','): string {
-  return ['ADDR_ID', 'FULL_ADDRESS', 'MAP_PIN', 'X', 'Y', 'Property_O'].join(delimiter) + '\n' + rows.map((a) => [a.id, a.text, a.pin, a.x.toFixed(1), a.y.toFixed(1), owner(a.id)].join(delimiter)).join('\n') + '\n';
+  return (
+    ['ADDR_ID', 'FULL_ADDRESS', 'MAP_PIN', 'X', 'Y', 'Property_O'].join(delimiter) +
+    '\n' +
+    rows.map((a) => [a.id, a.text, a.pin, a.x.toFixed(1), a.y.toFixed(1), owner(a.id)].join(delimiter)).join('\n') +
+    '\n'
+  );
 }
 
 /** The parcels shapefile; republished: lot T-000 split in two, lots T-108 and T-109 merged. */
@@ -58,7 +80,8 @@ function writeParcels(dir: string, republished = false): void {
       const y = Y0 + s * 100;
       const n = s * 10 + i;
       const props = (id: string) => ({ PIN: id, Property_O: owner(n), Zoning: i < 5 ? 'Residential' : 'Business', ACRES: 0.2 });
-      if (republished && pin(s, i) === pin(0, 0)) records.push({ ring: rect(x, y, 10, 40), props: props('T-000A') }, { ring: rect(x + 10, y, 10, 40), props: props('T-000B') });
+      if (republished && pin(s, i) === pin(0, 0))
+        records.push({ ring: rect(x, y, 10, 40), props: props('T-000A') }, { ring: rect(x + 10, y, 10, 40), props: props('T-000B') });
       else if (republished && pin(s, i) === pin(1, 8)) records.push({ ring: rect(x, y, 40, 40), props: props('T-108M') });
       else if (republished && pin(s, i) === pin(1, 9)) continue;
       else records.push({ ring: rect(x, y, 20, 40), props: props(pin(s, i)) });
@@ -72,10 +95,15 @@ function writeTown(dir: string): Address[] {
   fs.mkdirSync(dir, { recursive: true });
   const addresses: Address[] = [];
   for (let s = 0; s < STREETS.length; s++) {
-    for (let i = 0; i < 10; i++) addresses.push({ id: s * 10 + i + 1, text: `${2 * i + 2} ${STREETS[s]}`, pin: pin(s, i), x: X0 + i * 20 + 10.5, y: Y0 + s * 100 + 20.5 });
+    for (let i = 0; i < 10; i++)
+      addresses.push({ id: s * 10 + i + 1, text: `${2 * i + 2} ${STREETS[s]}`, pin: pin(s, i), x: X0 + i * 20 + 10.5, y: Y0 + s * 100 + 20.5 });
   }
   writeParcels(dir);
-  const zone = (code: string, kind: string, ring: Ring) => ({ type: 'Feature', properties: { ZONE: code, KIND: kind }, geometry: { type: 'Polygon', coordinates: [ring] } });
+  const zone = (code: string, kind: string, ring: Ring) => ({
+    type: 'Feature',
+    properties: { ZONE: code, KIND: kind },
+    geometry: { type: 'Polygon', coordinates: [ring] },
+  });
   const zoning = [
     zone('R-1', 'base', rect(X0, Y0 - 10, 100, 260)),
     zone('B-2', 'base', rect(X0 + 100, Y0 - 10, 100, 260)),
@@ -87,7 +115,13 @@ function writeTown(dir: string): Address[] {
   fs.writeFileSync(path.join(dir, 'zoning.geojson'), JSON.stringify({ type: 'FeatureCollection', crs: CRS, features: zoning }));
   const toLonLat = proj4(UTM19N, 'EPSG:4326');
   const limits = rect(X0 - 80, Y0 - 20, 360, 280).map((p) => toLonLat.forward(p));
-  fs.writeFileSync(path.join(dir, 'town-limits.geojson'), JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { TOWN: 'TRUSTVILLE' }, geometry: { type: 'Polygon', coordinates: [limits] } }] }));
+  fs.writeFileSync(
+    path.join(dir, 'town-limits.geojson'),
+    JSON.stringify({
+      type: 'FeatureCollection',
+      features: [{ type: 'Feature', properties: { TOWN: 'TRUSTVILLE' }, geometry: { type: 'Polygon', coordinates: [limits] } }],
+    }),
+  );
   fs.writeFileSync(path.join(dir, 'addresses.csv'), addressesCsv(addresses));
   return addresses;
 }
@@ -101,13 +135,24 @@ function sitelineRunner(env: Record<string, string | undefined>) {
 
 const halve = (file: string) => fs.writeFileSync(file, fs.readFileSync(file).subarray(0, Math.floor(fs.statSync(file).size / 2)));
 
-test('a town whose files cannot shrink silently and whose owners are never printed: init, check, import, update through the real binary', { timeout: 590_000 }, async () => {
+test('a town whose files cannot shrink silently and whose owners are never printed: init, check, import, update through the real binary', {
+  timeout: 590_000,
+}, async () => {
   const tmp = fs.mkdtempSync(path.join(ROOT, '.siteline-test-trust-'));
   try {
     const town = path.join(tmp, 'trustville-ma');
     const places = path.join(tmp, 'places');
     const addresses = writeTown(town);
-    const env = { ...process.env, DATABASE_URL: '', SITELINE_DATA_DIR: path.join(tmp, 'data'), SITELINE_PLACES_DIR: places, SITELINE_SOURCE_DIR: tmp, SITELINE_AUTO_IMPORT: '0', LOG_LEVEL: 'warn', NO_COLOR: '1' };
+    const env = {
+      ...process.env,
+      DATABASE_URL: '',
+      SITELINE_DATA_DIR: path.join(tmp, 'data'),
+      SITELINE_PLACES_DIR: places,
+      SITELINE_SOURCE_DIR: tmp,
+      SITELINE_AUTO_IMPORT: '0',
+      LOG_LEVEL: 'warn',
+      NO_COLOR: '1',
+    };
     const run = sitelineRunner(env);
     const printed: string[] = [];
     const siteline = (...args: string[]) => {
@@ -118,18 +163,39 @@ test('a town whose files cannot shrink silently and whose owners are never print
     const manifestFile = path.join(places, 'trustville-ma', 'manifest.json');
 
     // init then check: 0 hand edits.
-    const init = siteline('data', 'init', 'trustville-ma', '--from', town, '--name', 'Trustville', '--region', 'MA', '--country', 'US', '--vintage', '2026-01-15', '--licence', 'Public domain', '--attribution', 'Town of Trustville GIS');
+    const init = siteline(
+      'data',
+      'init',
+      'trustville-ma',
+      '--from',
+      town,
+      '--name',
+      'Trustville',
+      '--region',
+      'MA',
+      '--country',
+      'US',
+      '--vintage',
+      '2026-01-15',
+      '--licence',
+      'Public domain',
+      '--attribution',
+      'Town of Trustville GIS',
+    );
     assert.equal(init.code, 0, init.err + init.out);
     assert.match(init.out, /parcels\.shp: shapefile, windows-1252; 30 rows .* -> PARCELS/);
     assert.match(init.out, /Property_O\s+\d+ distinct\s+\(personal data: values not shown\)/, 'the cut owner header is found');
     assert.match(init.out, /personal data \(names, contacts\) not shown and not loaded: .*addresses\.csv: Property_O.*parcels\.shp: Property_O/);
     assert.match(init.out, /zoning\.geojson: geojson; 5 rows .* -> ZONING/);
-    assert.match(init.out, /Confirm:[\s\S]*- sources\[zoning\]\.maxRejectedShare written as 0\.41, measured: 2 of 4 rows of zoning\.geojson rejected|Confirm:[\s\S]*- sources\[zoning\]\.maxRejectedShare written as 0\.41, measured: 2 of 5 rows of zoning\.geojson rejected \(40\.0 %; most: 2 x no district code in ZONE\), above the default 0\.1/);
+    assert.match(
+      init.out,
+      /Confirm:[\s\S]*- sources\[zoning\]\.maxRejectedShare written as 0\.41, measured: 2 of 4 rows of zoning\.geojson rejected|Confirm:[\s\S]*- sources\[zoning\]\.maxRejectedShare written as 0\.41, measured: 2 of 5 rows of zoning\.geojson rejected \(40\.0 %; most: 2 x no district code in ZONE\), above the default 0\.1/,
+    );
     assert.match(init.out, /Confirm:[\s\S]*- the kind field KIND of zoning\.geojson: "overlay" drafted as overlays \(HOD\), "base" as base districts/);
     const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
     const byId = Object.fromEntries(manifest.sources.map((s: { id: string }) => [s.id, s]));
     assert.deepEqual(Object.keys(byId).sort(), ['addresses', 'boundary', 'overlays', 'parcels', 'zoning']);
-    assert.equal(byId.zoning.load.code.field, 'ZONE', 'the parcels\' descriptive Zoning column is not the district layer');
+    assert.equal(byId.zoning.load.code.field, 'ZONE', "the parcels' descriptive Zoning column is not the district layer");
     assert.deepEqual(byId.zoning.load.where, { KIND: 'base' });
     assert.deepEqual(byId.overlays.load.where, { KIND: 'overlay' });
     assert.equal(byId.overlays.load.zoneLayer, 'overlay');
@@ -183,7 +249,9 @@ test('a town whose files cannot shrink silently and whose owners are never print
     const shrunk = siteline('data', 'update', 'trustville-ma', '--from', town, '--yes');
     assert.equal(shrunk.code, 1, shrunk.out + shrunk.err);
     assert.ok(
-      shrunk.out.includes('addresses (addresses.csv) shrank: 15 rows, 30 recorded (lost 15, 50.0 %), more than the 5.0 % allowed [governed by sources[addresses].maxShrinkShare = 0.05 (the default); or --accept-shrink "<reason>"]'),
+      shrunk.out.includes(
+        'addresses (addresses.csv) shrank: 15 rows, 30 recorded (lost 15, 50.0 %), more than the 5.0 % allowed [governed by sources[addresses].maxShrinkShare = 0.05 (the default); or --accept-shrink "<reason>"]',
+      ),
       shrunk.out,
     );
     assert.match(shrunk.out, /addresses\s+rows 30 -> 15, features 30 -> 15 {2}\(addresses\.csv\)/);
@@ -214,20 +282,42 @@ test('a town whose files cannot shrink silently and whose owners are never print
 
     // A real shrink, accepted with its reason: recorded in the change log.
     fs.writeFileSync(path.join(town, 'addresses.csv'), addressesCsv(moved.slice(0, 20), ';'));
-    const accepted = siteline('data', 'update', 'trustville-ma', '--from', town, '--vintage', '2026-07-01', '--yes', '--accept-shrink', 'the town dropped MILL RD from its table');
+    const accepted = siteline(
+      'data',
+      'update',
+      'trustville-ma',
+      '--from',
+      town,
+      '--vintage',
+      '2026-07-01',
+      '--yes',
+      '--accept-shrink',
+      'the town dropped MILL RD from its table',
+    );
     assert.equal(accepted.code, 0, accepted.out + accepted.err);
-    assert.match(accepted.out, /ACCEPTED a shrunk layer \(--accept-shrink "the town dropped MILL RD from its table"\): addresses \(addresses\.csv\) shrank: 20 rows, 30 recorded/);
-    assert.deepEqual(JSON.parse(fs.readFileSync(manifestFile, 'utf8')).sources.find((s: { id: string }) => s.id === 'addresses').counts, { rows: 20, features: 20 });
+    assert.match(
+      accepted.out,
+      /ACCEPTED a shrunk layer \(--accept-shrink "the town dropped MILL RD from its table"\): addresses \(addresses\.csv\) shrank: 20 rows, 30 recorded/,
+    );
+    assert.deepEqual(JSON.parse(fs.readFileSync(manifestFile, 'utf8')).sources.find((s: { id: string }) => s.id === 'addresses').counts, {
+      rows: 20,
+      features: 20,
+    });
     const svc = await startService(loadConfig({ ...env, LOG_LEVEL: 'silent' } as NodeJS.ProcessEnv, { port: 0, host: '127.0.0.1', autoImport: false }));
     try {
-      const log = (await (await fetch(`${svc.url}/coverage/trustville-ma/changes.json`)).json()) as { vintages: { changes: { acceptedShrink?: { reason: string } } | null }[] };
+      const log = (await (await fetch(`${svc.url}/coverage/trustville-ma/changes.json`)).json()) as {
+        vintages: { changes: { acceptedShrink?: { reason: string } } | null }[];
+      };
       assert.equal(log.vintages[0]!.changes!.acceptedShrink!.reason, 'the town dropped MILL RD from its table');
       // changesSince by the town's vintage date or by our import date; every change, paged.
       const key = await createKey(svc.url, await getUserToken(svc.url, 'clerk@trustville.example'), 'changes');
       const since = async (query: string) => {
         const r = await api(svc.url, `/api/v1/coverage?geoDivisionId=${encodeURIComponent('US-MA:trustville')}&${query}`, { token: key.key });
         assert.equal(r.status, 200, r.text);
-        return r.json as { changes: { vintageId: number }[]; changeItems: { total: number; page: number; items: { kind: string; subject: string; vintage: string; detail: Record<string, unknown> }[] } };
+        return r.json as {
+          changes: { vintageId: number }[];
+          changeItems: { total: number; page: number; items: { kind: string; subject: string; vintage: string; detail: Record<string, unknown> }[] };
+        };
       };
       const july = await since('changesSince=2026-06-15&changesBy=vintage&changesPageSize=1000');
       assert.equal(july.changes.length, 1, 'the 2026-07-01 vintage only');
@@ -263,22 +353,42 @@ test('a town whose files cannot shrink silently and whose owners are never print
 
     // No owner's name in anything any command printed.
     const all = printed.join('\n');
-    for (const s of SURNAMES) assert.ok(!all.includes(s), `${s} printed:\n${all.split('\n').filter((l) => l.includes(s)).slice(0, 3).join('\n')}`);
-
+    for (const s of SURNAMES)
+      assert.ok(
+        !all.includes(s),
+        `${s} printed:\n${all
+          .split('\n')
+          .filter((l) => l.includes(s))
+          .slice(0, 3)
+          .join('\n')}`,
+      );
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
 
-test('data init refuses a broken or empty zoning file and writes nothing (never the parcels\' Zoning column instead)', () => {
+test("data init refuses a broken or empty zoning file and writes nothing (never the parcels' Zoning column instead)", () => {
   const tmp = fs.mkdtempSync(path.join(ROOT, '.siteline-test-trust-init-'));
   try {
     const places = path.join(tmp, 'places');
-    const siteline = sitelineRunner({ ...process.env, DATABASE_URL: '', SITELINE_DATA_DIR: path.join(tmp, 'data'), SITELINE_PLACES_DIR: places, SITELINE_SOURCE_DIR: tmp, SITELINE_AUTO_IMPORT: '0', LOG_LEVEL: 'warn', NO_COLOR: '1' });
+    const siteline = sitelineRunner({
+      ...process.env,
+      DATABASE_URL: '',
+      SITELINE_DATA_DIR: path.join(tmp, 'data'),
+      SITELINE_PLACES_DIR: places,
+      SITELINE_SOURCE_DIR: tmp,
+      SITELINE_AUTO_IMPORT: '0',
+      LOG_LEVEL: 'warn',
+      NO_COLOR: '1',
+    });
     // A broken or empty zoning file: init refuses, nothing written (never the parcels' Zoning column instead).
     for (const [label, write, fault] of [
       ['broken', (f: string) => halve(f), /the zoning file zoning\.geojson cannot be read \(.*truncated/],
-      ['empty', (f: string) => fs.writeFileSync(f, JSON.stringify({ type: 'FeatureCollection', crs: CRS, features: [] })), /the zoning file zoning\.geojson holds no features/],
+      [
+        'empty',
+        (f: string) => fs.writeFileSync(f, JSON.stringify({ type: 'FeatureCollection', crs: CRS, features: [] })),
+        /the zoning file zoning\.geojson holds no features/,
+      ],
     ] as const) {
       const other = path.join(tmp, `other-${label}`, 'trustville-ma');
       writeTown(other);

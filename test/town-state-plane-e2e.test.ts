@@ -20,13 +20,46 @@ import { api, createKey } from './rest-support.ts';
 import { pointInMultiPolygon, toMultiPolygon, type MultiPolygonCoords } from '../src/core/geo/primitives.ts';
 
 /** EPSG:2276 as epsg.io publishes it, written here so the test does not read the registry the product reads. */
-const TX_NORTH_CENTRAL_FTUS = '+proj=lcc +lat_1=33.96666666666667 +lat_2=32.13333333333333 +lat_0=31.66666666666667 +lon_0=-98.5 +x_0=600000 +y_0=2000000.0001016 +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=us-ft +no_defs';
+const TX_NORTH_CENTRAL_FTUS =
+  '+proj=lcc +lat_1=33.96666666666667 +lat_2=32.13333333333333 +lat_0=31.66666666666667 +lon_0=-98.5 +x_0=600000 +y_0=2000000.0001016 +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=us-ft +no_defs';
 const CRS = { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::2276' } };
-const STREETS = ['MAIN ST', 'OAK AVE', 'PECAN DR', 'CEDAR LN', 'HILL RD', 'RANCH RD', 'FM 1810', 'MILL ST', 'ELM ST', 'PARK AVE', 'BOIS D ARC ST', 'SCHOOL ST', 'LAKE DR', 'CREEK RD', 'POST OAK RD', 'CHURCH ST', 'WALNUT ST', 'MAPLE AVE', 'RIDGE RD', 'COTTON LN', 'PRAIRIE DR', 'BRAZOS ST', 'MESA DR', 'FORT ST'];
+const STREETS = [
+  'MAIN ST',
+  'OAK AVE',
+  'PECAN DR',
+  'CEDAR LN',
+  'HILL RD',
+  'RANCH RD',
+  'FM 1810',
+  'MILL ST',
+  'ELM ST',
+  'PARK AVE',
+  'BOIS D ARC ST',
+  'SCHOOL ST',
+  'LAKE DR',
+  'CREEK RD',
+  'POST OAK RD',
+  'CHURCH ST',
+  'WALNUT ST',
+  'MAPLE AVE',
+  'RIDGE RD',
+  'COTTON LN',
+  'PRAIRIE DR',
+  'BRAZOS ST',
+  'MESA DR',
+  'FORT ST',
+];
 
 type Ring = [number, number][];
-const rect = (x: number, y: number, w: number, h: number): Ring => [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]];
-const reproject = (c: unknown, f: (p: [number, number]) => [number, number]): unknown => (typeof (c as unknown[])[0] === 'number' ? f(c as [number, number]) : (c as unknown[]).map((k) => reproject(k, f)));
+const rect = (x: number, y: number, w: number, h: number): Ring => [
+  [x, y],
+  [x + w, y],
+  [x + w, y + h],
+  [x, y + h],
+  [x, y],
+];
+const reproject = (c: unknown, f: (p: [number, number]) => [number, number]): unknown =>
+  typeof (c as unknown[])[0] === 'number' ? f(c as [number, number]) : (c as unknown[]).map((k) => reproject(k, f));
 
 export interface StatePlaneTown {
   /** district code per lot PIN (what the answers must say). */
@@ -47,11 +80,18 @@ export interface StatePlaneTown {
 export function writeStatePlaneTown(dir: string): StatePlaneTown {
   fs.mkdirSync(dir, { recursive: true });
   const toFeet = proj4('EPSG:4326', TX_NORTH_CENTRAL_FTUS);
-  const ozfs = JSON.parse(fs.readFileSync(path.join(SHARED_DATA, 'paradise-tx-ozfs/Paradise.zoning'), 'utf8')) as { features: { properties: Record<string, unknown>; geometry: { type: string; coordinates: unknown } }[] };
+  const ozfs = JSON.parse(fs.readFileSync(path.join(SHARED_DATA, 'paradise-tx-ozfs/Paradise.zoning'), 'utf8')) as {
+    features: { properties: Record<string, unknown>; geometry: { type: string; coordinates: unknown } }[];
+  };
   const notes = ['2019-04-02', 'Rezoned per Ord. 2019-07', '', '2021-11-15', 'See case Z-2020-3', '', '2023-01-09'];
   const zoning = ozfs.features.map((f, i) => ({
     type: 'Feature',
-    properties: { OBJECTID: i + 1, REZONING: notes[i % notes.length], BASE_DISTR: String(f.properties['dist_abbr']), ZONE_DESC: String(f.properties['dist_name']) },
+    properties: {
+      OBJECTID: i + 1,
+      REZONING: notes[i % notes.length],
+      BASE_DISTR: String(f.properties['dist_abbr']),
+      ZONE_DESC: String(f.properties['dist_name']),
+    },
     geometry: { type: f.geometry.type, coordinates: reproject(f.geometry.coordinates, (p) => toFeet.forward(p) as [number, number]) },
   }));
   fs.writeFileSync(path.join(dir, 'zoning.geojson'), JSON.stringify({ type: 'FeatureCollection', crs: CRS, features: zoning }));
@@ -72,7 +112,11 @@ export function writeStatePlaneTown(dir: string): StatePlaneTown {
       n++;
       const pin = `R${String(100000 + n)}`;
       zoneOf.set(pin, d.code);
-      parcels.push({ type: 'Feature', properties: { PIN: pin, OWNER_NAME: `SMITHERSON JOHN ${n}`, ACRES: 0.34 }, geometry: { type: 'Polygon', coordinates: [rect(x, y, 100, 150)] } });
+      parcels.push({
+        type: 'Feature',
+        properties: { PIN: pin, OWNER_NAME: `SMITHERSON JOHN ${n}`, ACRES: 0.34 },
+        geometry: { type: 'Polygon', coordinates: [rect(x, y, 100, 150)] },
+      });
       const address = `${100 + gx * 10} ${STREETS[gy % STREETS.length]}`;
       // Every 25th address names the previous lot by id while its point is in its own: an id-vs-point
       // disagreement; every 20th has no id, so the point join wins (lotBy point).
@@ -88,7 +132,13 @@ export function writeStatePlaneTown(dir: string): StatePlaneTown {
   // The town limits (lon/lat) stop at y = 7,105,000 ft: the addresses north of it are outside.
   const toLonLat = proj4(TX_NORTH_CENTRAL_FTUS, 'EPSG:4326');
   const limits = rect(2_213_000, 7_097_800, 7_300, 7_200).map((p) => toLonLat.forward(p) as [number, number]);
-  fs.writeFileSync(path.join(dir, 'town-limits.geojson'), JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { CITY: 'TESTBURG' }, geometry: { type: 'Polygon', coordinates: [limits] } }] }));
+  fs.writeFileSync(
+    path.join(dir, 'town-limits.geojson'),
+    JSON.stringify({
+      type: 'FeatureCollection',
+      features: [{ type: 'Feature', properties: { CITY: 'TESTBURG' }, geometry: { type: 'Polygon', coordinates: [limits] } }],
+    }),
+  );
   const outside = rows.slice(1).filter((r) => Number(r.split(',')[4]) > 7_105_000).length;
   return { zoneOf, sample, zoning, disagreeing, outside, addressOf };
 }
@@ -108,17 +158,53 @@ test('a State Plane town with a misleading district field goes live with no hand
     const t = writeStatePlaneTown(town);
     assert.ok(t.zoneOf.size >= 60, `lots: ${t.zoneOf.size}`);
     assert.ok(new Set(t.zoneOf.values()).size >= 3, 'lots in several districts');
-    const env = { ...process.env, DATABASE_URL: '', SITELINE_DATA_DIR: path.join(tmp, 'data'), SITELINE_PLACES_DIR: places, SITELINE_SOURCE_DIR: tmp, SITELINE_AUTO_IMPORT: '0', LOG_LEVEL: 'warn', NO_COLOR: '1' };
+    const env = {
+      ...process.env,
+      DATABASE_URL: '',
+      SITELINE_DATA_DIR: path.join(tmp, 'data'),
+      SITELINE_PLACES_DIR: places,
+      SITELINE_SOURCE_DIR: tmp,
+      SITELINE_AUTO_IMPORT: '0',
+      LOG_LEVEL: 'warn',
+      NO_COLOR: '1',
+    };
     const siteline = sitelineRunner(env);
 
-    const init = siteline('data', 'init', 'testburg-tx', '--from', town, '--name', 'Testburg', '--region', 'TX', '--country', 'US', '--vintage', '2024-08-14', '--licence', 'MIT (zoneR sample)', '--attribution', 'zoneR authors');
+    const init = siteline(
+      'data',
+      'init',
+      'testburg-tx',
+      '--from',
+      town,
+      '--name',
+      'Testburg',
+      '--region',
+      'TX',
+      '--country',
+      'US',
+      '--vintage',
+      '2024-08-14',
+      '--licence',
+      'MIT (zoneR sample)',
+      '--attribution',
+      'zoneR authors',
+    );
     assert.equal(init.code, 0, init.err + init.out);
     // Every EPSG code by number: the State Plane CRS is read from the file's crs member, no proj4 string pasted.
     assert.match(init.out, /zoning\.geojson: geojson; 7 rows .* -> ZONING\n\s+CRS: EPSG:2276 \(the file's crs member names urn:ogc:def:crs:EPSG::2276\)/);
     // Field choice by content: BASE_DISTR (codes), not REZONING (dates and notes, named more like zoning).
-    assert.match(init.out, /district code: \(by its values: they look like district codes\) field BASE_DISTR: 7 distinct values \(e\.g\. A, B-1, I-1, I-2, MU\), on 100\.0 % of 7 polygons, 100\.0 % shaped like district codes; not REZONING \(0\.0 % code-shaped\)/);
-    assert.match(init.out, /Confirm:[\s\S]*- the district code field BASE_DISTR of zoning\.geojson: 7 distinct values \(e\.g\. A, B-1, I-1, I-2, MU\)[^\n]*; lot -> zone 100\.0 %/);
-    assert.match(init.out, /Confirm:[\s\S]*- the parcel id field PIN of parcels\.geojson: the parcel field the best join key matches \(PARCEL_ID -> PIN: 9\d\.\d % of addresses\)/);
+    assert.match(
+      init.out,
+      /district code: \(by its values: they look like district codes\) field BASE_DISTR: 7 distinct values \(e\.g\. A, B-1, I-1, I-2, MU\), on 100\.0 % of 7 polygons, 100\.0 % shaped like district codes; not REZONING \(0\.0 % code-shaped\)/,
+    );
+    assert.match(
+      init.out,
+      /Confirm:[\s\S]*- the district code field BASE_DISTR of zoning\.geojson: 7 distinct values \(e\.g\. A, B-1, I-1, I-2, MU\)[^\n]*; lot -> zone 100\.0 %/,
+    );
+    assert.match(
+      init.out,
+      /Confirm:[\s\S]*- the parcel id field PIN of parcels\.geojson: the parcel field the best join key matches \(PARCEL_ID -> PIN: 9\d\.\d % of addresses\)/,
+    );
     assert.match(init.out, /Confirm:[\s\S]*- lots found by point: the point join \(100\.0 %\) beats the best id join/);
     assert.match(init.out, /Confirm:[\s\S]*- \d+ addresses name one lot by id but their point lies in another/);
     assert.match(init.out, /Confirm:[\s\S]*- that SITE_ADDR is the street address \(not a mailing address\): one-line address column SITE_ADDR/);
@@ -130,7 +216,7 @@ test('a State Plane town with a misleading district field goes live with no hand
     const byId = Object.fromEntries(manifest.sources.map((s: { id: string }) => [s.id, s]));
     assert.equal(byId.zoning.load.code.field, 'BASE_DISTR');
     assert.equal(byId.zoning.load.nameField, 'ZONE_DESC');
-    assert.equal(byId.addresses.crs, 'EPSG:2276', 'the CSV borrows the parcels\' CRS, by number');
+    assert.equal(byId.addresses.crs, 'EPSG:2276', "the CSV borrows the parcels' CRS, by number");
     assert.doesNotMatch(JSON.stringify(manifest), /TO CONFIRM/);
     // The bbox is Paradise's, so the State Plane feet were read as such.
     const [w, s, e, n] = manifest.bbox as number[];
@@ -162,7 +248,10 @@ test('a State Plane town with a misleading district field goes live with no hand
 
     // The town republishes its zoning: the code column renamed (BASE_DISTR -> BASE_ZONE) and one district rezoned to MU.
     const rezoned = [...new Set(t.zoneOf.values())].includes('R-2') ? 'R-2' : 'B-1';
-    const lotsRezoned = [...t.zoneOf].filter(([, z]) => z === rezoned).map(([pin]) => pin).sort();
+    const lotsRezoned = [...t.zoneOf]
+      .filter(([, z]) => z === rezoned)
+      .map(([pin]) => pin)
+      .sort();
     assert.ok(lotsRezoned.length > 0);
     const republished = t.zoning.map((f) => {
       const { BASE_DISTR, ...rest } = f.properties as { BASE_DISTR: string };
@@ -222,12 +311,20 @@ test('a State Plane town with a misleading district field goes live with no hand
       assert.match(pageHtml, /renamed column: zoning\.geojson: BASE_DISTR -&gt; BASE_ZONE/);
       const logRes = await fetch(`${svc.url}/coverage/testburg-tx/changes.json`);
       assert.equal(logRes.status, 200);
-      const log = (await logRes.json()) as { vintages: { layers: { id: string; vintage: string }[]; changes: { lots: { zoneChanged: { count: number; examples: { lot: string }[] } }; renamedColumns: { to: string }[] } | null }[] };
+      const log = (await logRes.json()) as {
+        vintages: {
+          layers: { id: string; vintage: string }[];
+          changes: { lots: { zoneChanged: { count: number; examples: { lot: string }[] } }; renamedColumns: { to: string }[] } | null;
+        }[];
+      };
       assert.equal(log.vintages.length, 2, 'the first import and the update');
       assert.equal(log.vintages[0]!.layers.find((l) => l.id === 'zoning')!.vintage, '2026-11-01');
       assert.equal(log.vintages[1]!.layers.find((l) => l.id === 'zoning')!.vintage, '2024-08-14');
       assert.equal(log.vintages[0]!.changes!.lots.zoneChanged.count, lotsRezoned.length);
-      assert.deepEqual(log.vintages[0]!.changes!.lots.zoneChanged.examples.map((e) => e.lot), lotsRezoned.slice(0, 25));
+      assert.deepEqual(
+        log.vintages[0]!.changes!.lots.zoneChanged.examples.map((e) => e.lot),
+        lotsRezoned.slice(0, 25),
+      );
       assert.equal(log.vintages[0]!.changes!.renamedColumns[0]!.to, 'BASE_ZONE');
       assert.equal(log.vintages[1]!.changes, null);
       // The REST coverage lookup: which lots changed zoning since a date.
@@ -254,10 +351,35 @@ test('data init on an OZFS directory (Paradise, TX) makes the place the shipped 
   const tmp = fs.mkdtempSync(path.join(ROOT, '.siteline-test-ozfs-init-'));
   try {
     const places = path.join(tmp, 'places');
-    const env = { ...process.env, DATABASE_URL: '', SITELINE_DATA_DIR: path.join(tmp, 'data'), SITELINE_PLACES_DIR: places, SITELINE_SOURCE_DIR: SHARED_DATA, SITELINE_AUTO_IMPORT: '0', LOG_LEVEL: 'warn', NO_COLOR: '1' };
+    const env = {
+      ...process.env,
+      DATABASE_URL: '',
+      SITELINE_DATA_DIR: path.join(tmp, 'data'),
+      SITELINE_PLACES_DIR: places,
+      SITELINE_SOURCE_DIR: SHARED_DATA,
+      SITELINE_AUTO_IMPORT: '0',
+      LOG_LEVEL: 'warn',
+      NO_COLOR: '1',
+    };
     const siteline = sitelineRunner(env);
     const dir = path.join(SHARED_DATA, 'paradise-tx-ozfs');
-    const init = siteline('data', 'init', 'paradise-again-tx', '--from', dir, '--name', 'Paradise', '--region', 'TX', '--country', 'US', '--licence', 'MIT', '--attribution', 'zoneR authors');
+    const init = siteline(
+      'data',
+      'init',
+      'paradise-again-tx',
+      '--from',
+      dir,
+      '--name',
+      'Paradise',
+      '--region',
+      'TX',
+      '--country',
+      'US',
+      '--licence',
+      'MIT',
+      '--attribution',
+      'zoneR authors',
+    );
     assert.equal(init.code, 0, init.err + init.out);
     assert.match(init.out, /Paradise\.parcel: ozfs-parcel; \d+ rows \(\d+ Polygon\) -> PARCELS/);
     assert.match(init.out, /Paradise\.zoning: ozfs-zoning; 7 rows .* -> ZONING/);
@@ -271,11 +393,18 @@ test('data init on an OZFS directory (Paradise, TX) makes the place the shipped 
     assert.equal(drafted.geoDivisionId, shipped.geoDivisionId);
     assert.equal(drafted.status, 'planned_not_live', 'no address table: not live, as shipped');
     assert.equal(drafted.sources.find((s: { id: string }) => s.id === 'zoning').vintage, '2024-08-14');
-    assert.deepEqual(drafted.documents.map((d: { file: string }) => d.file), ['LICENSE', 'LICENSE.md']);
+    assert.deepEqual(
+      drafted.documents.map((d: { file: string }) => d.file),
+      ['LICENSE', 'LICENSE.md'],
+    );
     // The parcels read and join to the districts as the shipped place's do.
     const check = siteline('data', 'check', 'paradise-again-tx', '--from', dir);
     const shippedCheck = sitelineRunner({ ...env, SITELINE_PLACES_DIR: path.join(ROOT, 'places') })('data', 'check', 'paradise-tx');
-    const rates = (out: string) => out.split('\n').filter((l) => /^\s+(parcels|zoning)\s|lot -> zone/.test(l)).join('\n');
+    const rates = (out: string) =>
+      out
+        .split('\n')
+        .filter((l) => /^\s+(parcels|zoning)\s|lot -> zone/.test(l))
+        .join('\n');
     assert.match(check.out, /parcels\s+parcels\s+\d+ read, \d+ usable/);
     assert.equal(rates(check.out), rates(shippedCheck.out), check.out + shippedCheck.out);
   } finally {

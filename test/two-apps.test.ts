@@ -56,13 +56,17 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-test('an import in one app drops its own caches and leaves the other app\'s caches and answers untouched', async () => {
+test("an import in one app drops its own caches and leaves the other app's caches and answers untouched", async () => {
   const entries = async (svc: TestServer) => Promise.all([CAMBRIDGE, SYNTHETIC].map((x) => cachedSnapshot(svc.ctx, x)));
   const [aCambridge] = await entries(a);
   const bBefore = await entries(b);
-  assert.ok(bBefore.every((e) => e.snapshot.answered), 'both addresses are answered');
+  assert.ok(
+    bBefore.every((e) => e.snapshot.answered),
+    'both addresses are answered',
+  );
   // both places' hot indexes loaded in both apps (no load left running in the background)
-  for (const svc of [a, b]) for (const id of ['US-MA:cambridge', synthetic.placeId]) assert.ok(await warmPlaceIndex(svc.ctx, await place(svc.ctx, id)), `${id}'s hot index is held`);
+  for (const svc of [a, b])
+    for (const id of ['US-MA:cambridge', synthetic.placeId]) assert.ok(await warmPlaceIndex(svc.ctx, await place(svc.ctx, id)), `${id}'s hot index is held`);
   const bIndex = await placeSource(b.ctx, await place(b.ctx, synthetic.placeId));
   assert.equal(bIndex.kind, 'memory');
   const bStats = hotIndexOf(b.ctx).stats();
@@ -72,21 +76,28 @@ test('an import in one app drops its own caches and leaves the other app\'s cach
   assert.equal(report.changed, true);
 
   // A's caches of the place were dropped: its hot index reloads, its answers are made again
-  assert.equal((await placeSource(a.ctx, await place(a.ctx, synthetic.placeId))).kind, 'sql', 'A reads the re-imported place through SQL while its index reloads');
+  assert.equal(
+    (await placeSource(a.ctx, await place(a.ctx, synthetic.placeId))).kind,
+    'sql',
+    'A reads the re-imported place through SQL while its index reloads',
+  );
   assert.notEqual(await cachedSnapshot(a.ctx, CAMBRIDGE), aCambridge, 'A answers again after its import');
 
   // B holds what it held: the same answer entries, the same index, nothing loaded or evicted since
   const bAfter = await entries(b);
-  assert.equal(bAfter[0], bBefore[0], 'B\'s cached Cambridge answer is the one it had');
-  assert.equal(bAfter[1], bBefore[1], 'B\'s cached answer in the place A imported is the one it had');
-  assert.equal(await placeSource(b.ctx, await place(b.ctx, synthetic.placeId)), bIndex, 'B\'s hot index of the place is the one it had');
+  assert.equal(bAfter[0], bBefore[0], "B's cached Cambridge answer is the one it had");
+  assert.equal(bAfter[1], bBefore[1], "B's cached answer in the place A imported is the one it had");
+  assert.equal(await placeSource(b.ctx, await place(b.ctx, synthetic.placeId)), bIndex, "B's hot index of the place is the one it had");
   const s = hotIndexOf(b.ctx).stats();
-  assert.deepEqual({ loads: s.loads, evictions: s.evictions, places: s.places, bytes: s.bytes }, { loads: bStats.loads, evictions: bStats.evictions, places: bStats.places, bytes: bStats.bytes });
+  assert.deepEqual(
+    { loads: s.loads, evictions: s.evictions, places: s.places, bytes: s.bytes },
+    { loads: bStats.loads, evictions: bStats.evictions, places: bStats.places, bytes: bStats.bytes },
+  );
   // and its answers, made afresh, are those it gave before
   for (const [i, x] of [CAMBRIDGE, SYNTHETIC].entries()) assert.equal(answer(await getFeasibilitySnapshot(b.ctx, x)), answer(bBefore[i]!.snapshot));
 });
 
-test('a rules reload in one app reads its changed rules file and leaves the other app\'s rules and answers untouched', async () => {
+test("a rules reload in one app reads its changed rules file and leaves the other app's rules and answers untouched", async () => {
   const bRules = await loadPlaceRules(b.ctx, 'cambridge-ma');
   const bCached = await cachedSnapshot(b.ctx, CAMBRIDGE);
   const before = await getFeasibilitySnapshot(a.ctx, CAMBRIDGE);
@@ -101,7 +112,7 @@ test('a rules reload in one app reads its changed rules file and leaves the othe
   assert.equal((await getFeasibilitySnapshot(a.ctx, CAMBRIDGE)).envelope!.maxHeightFt!.value, height, 'until the reload, A answers from the rules it read');
   a.ctx.caches.rulesReloaded();
   assert.equal((await getFeasibilitySnapshot(a.ctx, CAMBRIDGE)).envelope!.maxHeightFt!.value, height + 1, 'A answers from its changed rules');
-  assert.equal((await cachedSnapshot(a.ctx, CAMBRIDGE)).snapshot.envelope!.maxHeightFt!.value, height + 1, 'A\'s cached answers were dropped');
+  assert.equal((await cachedSnapshot(a.ctx, CAMBRIDGE)).snapshot.envelope!.maxHeightFt!.value, height + 1, "A's cached answers were dropped");
 
   // B: the same rules object, the same cached answer, the same fresh answer
   assert.equal(await loadPlaceRules(b.ctx, 'cambridge-ma'), bRules);

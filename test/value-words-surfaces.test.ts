@@ -78,7 +78,10 @@ test('Cambridge FAR and minimum lot area read "No limit, per S1 — indicative, 
   for (const key of ['maxFar', 'minLotAreaSqft']) {
     const v = snap.envelope![key]!;
     assert.deepEqual([v.value, v.status, v.statedNoLimit], [null, 'unverified_default', 'S1'], `${key} carries the source that states no limit`);
-    assert.ok(snap.sourceCatalogue?.sources?.['S1'] ?? (snap as unknown as { sources?: Record<string, unknown> }).sources?.['S1'], 'S1 is defined in the answer');
+    assert.ok(
+      snap.sourceCatalogue?.sources?.['S1'] ?? (snap as unknown as { sources?: Record<string, unknown> }).sources?.['S1'],
+      'S1 is defined in the answer',
+    );
   }
   const far = valueWords(snap.envelope!['maxFar']!);
   assert.equal(far.line, 'No limit, per S1 — indicative, unverified');
@@ -106,7 +109,10 @@ test('Cambridge FAR and minimum lot area read "No limit, per S1 — indicative, 
     assert.ok(block.includes(w.says) && block.includes(w.status) && block.includes(w.analysis), `page ${key}: ${block}`);
     const row = text.stdout.split('\n').findIndex((l) => l.startsWith(`  ${key} `));
     assert.ok(row >= 0, `CLI row for ${key}`);
-    const cli = text.stdout.split('\n').slice(row, row + 2).join(' ');
+    const cli = text.stdout
+      .split('\n')
+      .slice(row, row + 2)
+      .join(' ');
     assert.ok(cli.includes(w.says) && cli.includes(w.status) && cli.includes(w.analysis), `CLI ${key}: ${cli}`);
   }
   assert.ok(summary.includes(`maxFar ${far.line}: ${mcpAnalysis(far.analysis)}`), summary);
@@ -118,9 +124,19 @@ test('Cambridge FAR and minimum lot area read "No limit, per S1 — indicative, 
   const floorBlock = pageBlock(page, 'maxFloorAreaSqft').replace(/ ”/g, '”'); // S1 is a link: its tag left a space
   assert.ok(floorBlock.includes('Maximum floor area Not calculated indicative, unverified') && floorBlock.includes(why), floorBlock);
   assert.doesNotMatch(floorBlock, /\bUnknown\b|maxFar|lot\.areaSqft/);
-  assert.match(page, /id="summary-maxFloorAreaSqft">Not calculated <span[^>]*>indicative, unverified<\/span>(<sup>.*?<\/sup>)?<br><small class="muted">Not calculated: maximum floor area ratio \(FAR\) reads “No limit, per (<a [^>]*>)?S1/);
+  assert.match(
+    page,
+    /id="summary-maxFloorAreaSqft">Not calculated <span[^>]*>indicative, unverified<\/span>(<sup>.*?<\/sup>)?<br><small class="muted">Not calculated: maximum floor area ratio \(FAR\) reads “No limit, per (<a [^>]*>)?S1/,
+  );
   const cliFloor = text.stdout.split('\n').findIndex((l) => l.startsWith('  maxFloorAreaSqft '));
-  assert.ok(text.stdout.split('\n').slice(cliFloor, cliFloor + 4).join(' ').includes(`why: ${why}`), text.stdout);
+  assert.ok(
+    text.stdout
+      .split('\n')
+      .slice(cliFloor, cliFloor + 4)
+      .join(' ')
+      .includes(`why: ${why}`),
+    text.stdout,
+  );
   // Never "unknown" beside a source's "No limit".
   assert.doesNotMatch(pageBlock(page, 'maxFar'), /unknown/i);
   assert.doesNotMatch(summary, /maxFar unknown/i);
@@ -171,7 +187,14 @@ test('every status, worded by valueWords, reads the same on the page, in the PDF
 
   // The PDF: one report holding every variant, each row read back in drawing order.
   const input = sampleReportInput();
-  input.envelope = all.map((v, i) => ({ key: `maxFar${i}`, label: `Value ${String(i).padStart(2, '0')}`, value: v.value === null ? { value: null, status: v.status, ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}), ...(v.inputs ? { inputs: [...v.inputs] } : {}) } : { value: v.value as number, status: v.status, unit: v.unit! } }));
+  input.envelope = all.map((v, i) => ({
+    key: `maxFar${i}`,
+    label: `Value ${String(i).padStart(2, '0')}`,
+    value:
+      v.value === null
+        ? { value: null, status: v.status, ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}), ...(v.inputs ? { inputs: [...v.inputs] } : {}) }
+        : { value: v.value as number, status: v.status, unit: v.unit! },
+  }));
   input.unknowns = [];
   const pdf = await pdfText((await composeReport({ ...input, detail: 'detailed' })).pdf);
   for (const [i, v] of all.entries()) {

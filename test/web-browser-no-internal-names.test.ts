@@ -20,7 +20,20 @@ const EMAIL = 'names.crawler@example.com';
 const MAX_PAGES = 70;
 
 const sites = (address: string) => `/sites?${new URLSearchParams({ address })}`;
-const PUBLIC_SEEDS = ['/', '/coverage', '/coverage/somerville-ma', '/coverage/cambridge-ma', '/map', '/feedback', '/signin', '/signup', '/reset-password', '/docs/api', '/connect', '/no-such-page'];
+const PUBLIC_SEEDS = [
+  '/',
+  '/coverage',
+  '/coverage/somerville-ma',
+  '/coverage/cambridge-ma',
+  '/map',
+  '/feedback',
+  '/signin',
+  '/signup',
+  '/reset-password',
+  '/docs/api',
+  '/connect',
+  '/no-such-page',
+];
 const MEMBER_SEEDS = [
   sites('11 Acorn St, Cambridge, MA'),
   sites('57 Inman St, Cambridge, MA'),
@@ -91,7 +104,13 @@ async function crawl(context: BrowserContext, base: string, seeds: string[], see
     if (names.length) found.push({ path, names });
     for (const href of links) {
       const u = new URL(href);
-      if (u.origin !== base || /^\/(signout|sources\/|assets\/|dev\/|api\/|\.well-known)/.test(u.pathname) || /\.(json|pdf|js|css|png)$/.test(u.pathname) || /\/(report|export)/.test(u.pathname)) continue;
+      if (
+        u.origin !== base ||
+        /^\/(signout|sources\/|assets\/|dev\/|api\/|\.well-known)/.test(u.pathname) ||
+        /\.(json|pdf|js|css|png)$/.test(u.pathname) ||
+        /\/(report|export)/.test(u.pathname)
+      )
+        continue;
       queue.push(`${u.pathname}${u.search}`);
     }
   }
@@ -108,7 +127,10 @@ describe('no internal names on any page, signed out and signed in', { skip: !fs.
     // A project with a finished analysis: its page shows the derived values and the analysis's notes.
     const client = await connectClient(svc.url, 'modern', await getUserToken(svc.url, EMAIL));
     try {
-      const created = (await client.callTool({ name: 'saveToProject', arguments: { action: 'create', name: 'Acorn crawl', address: '11 Acorn St, Cambridge, MA', preview: false } })) as { structuredContent: { project: { projectId: string } } };
+      const created = (await client.callTool({
+        name: 'saveToProject',
+        arguments: { action: 'create', name: 'Acorn crawl', address: '11 Acorn St, Cambridge, MA', preview: false },
+      })) as { structuredContent: { project: { projectId: string } } };
       await client.callTool({ name: 'runFeasibilityAnalysis', arguments: { projectId: created.structuredContent.project.projectId } });
     } finally {
       await client.close();
@@ -128,7 +150,7 @@ describe('no internal names on any page, signed out and signed in', { skip: !fs.
     await svc?.close();
   });
 
-  test('the crawler finds no camelCase key, snake_case code or file name in any page\'s text', async () => {
+  test("the crawler finds no camelCase key, snake_case code or file name in any page's text", async () => {
     const seen = new Set<string>();
     const signedOut = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const found = await crawl(signedOut, svc.url, PUBLIC_SEEDS, seen);
@@ -166,6 +188,11 @@ describe('no internal names on any page, signed out and signed in', { skip: !fs.
     assert.deepEqual(internalNames('Status: live planned_not_live'), ['planned_not_live']);
     assert.deepEqual(internalNames('Worked out from: minSideYardFt, lot.areaSqft.'), ['minSideYardFt', 'lot.areaSqft']);
     assert.deepEqual(internalNames("defined in this place's notes (RULES-FACTS.md)"), ['RULES-FACTS.md']);
-    assert.deepEqual(internalNames('Maximum floor area ratio (FAR): No limit, per S1 — indicative, unverified. See https://x.example/a_b.json or ask a.b_c@example.com; published on enCodePlus.'), []);
+    assert.deepEqual(
+      internalNames(
+        'Maximum floor area ratio (FAR): No limit, per S1 — indicative, unverified. See https://x.example/a_b.json or ask a.b_c@example.com; published on enCodePlus.',
+      ),
+      [],
+    );
   });
 });

@@ -19,7 +19,12 @@ const EMAIL = 'rules.reader@example.com';
 const CLOSED_LIMIT_PX = 15_000;
 
 /** The page's height and width as the browser lays it out. */
-const size = (page: Page) => page.evaluate(() => ({ height: document.documentElement.scrollHeight, scrollWidth: document.documentElement.scrollWidth, width: document.documentElement.clientWidth }));
+const size = (page: Page) =>
+  page.evaluate(() => ({
+    height: document.documentElement.scrollHeight,
+    scrollWidth: document.documentElement.scrollWidth,
+    width: document.documentElement.clientWidth,
+  }));
 
 /**
  * Every rules table cell that may break a word or does not fit: a cell whose style lets a word break
@@ -31,12 +36,15 @@ function brokenCells(page: Page): Promise<string[]> {
     const out: string[] = [];
     for (const table of document.querySelectorAll<HTMLTableElement>('table.rules-table')) {
       const box = table.parentElement!;
-      if (table.getBoundingClientRect().width > box.clientWidth + 1) out.push(`table in ${table.closest('details')?.id}: ${table.getBoundingClientRect().width} px in a ${box.clientWidth} px box`);
+      if (table.getBoundingClientRect().width > box.clientWidth + 1)
+        out.push(`table in ${table.closest('details')?.id}: ${table.getBoundingClientRect().width} px in a ${box.clientWidth} px box`);
       for (const cell of table.querySelectorAll<HTMLElement>('th, td, td *')) {
         const st = getComputedStyle(cell);
         const text = (cell.textContent ?? '').trim().slice(0, 40);
-        if (st.overflowWrap === 'anywhere' || st.overflowWrap === 'break-word' || st.wordBreak === 'break-all' || st.wordBreak === 'break-word') out.push(`"${text}": ${st.overflowWrap} / ${st.wordBreak}`);
-        if ((cell.tagName === 'TD' || cell.tagName === 'TH') && cell.scrollWidth > cell.clientWidth + 1) out.push(`"${text}": ${cell.scrollWidth} > ${cell.clientWidth}`);
+        if (st.overflowWrap === 'anywhere' || st.overflowWrap === 'break-word' || st.wordBreak === 'break-all' || st.wordBreak === 'break-word')
+          out.push(`"${text}": ${st.overflowWrap} / ${st.wordBreak}`);
+        if ((cell.tagName === 'TD' || cell.tagName === 'TH') && cell.scrollWidth > cell.clientWidth + 1)
+          out.push(`"${text}": ${cell.scrollWidth} > ${cell.clientWidth}`);
       }
     }
     return out;
@@ -86,15 +94,19 @@ describe('rules pages in headless Chromium at 1280 and 390 px', { skip: !fs.exis
         );
         if (rows.length < 20) problems.push(`${slug}: ${rows.length} rows`);
         for (const r of rows) {
-          if (!/^[A-Z][a-z]+( [a-z-]+| \(?[A-Za-z-]+\)?)*$/.test(r.label) || /[a-z][A-Z]/.test(r.label)) problems.push(`${slug}: label "${r.label}" is not words`);
-          if (r.status.startsWith('cited') && (!r.quote || !r.link.startsWith('/sources/'))) problems.push(`${slug}: ${r.label} (${r.status}) without its quote and link`);
+          if (!/^[A-Z][a-z]+( [a-z-]+| \(?[A-Za-z-]+\)?)*$/.test(r.label) || /[a-z][A-Z]/.test(r.label))
+            problems.push(`${slug}: label "${r.label}" is not words`);
+          if (r.status.startsWith('cited') && (!r.quote || !r.link.startsWith('/sources/')))
+            problems.push(`${slug}: ${r.label} (${r.status}) without its quote and link`);
         }
         const cited = rows.filter((r) => r.status.startsWith('cited')).length;
         if (slug === 'somerville-ma' && cited < 250) problems.push(`${slug}: ${cited} cited rows with quotes`);
         if (width === 390) {
           await page.evaluate(AXE_SOURCE);
           const axe = await page.evaluate(async () => {
-            const r = await (window as unknown as { axe: { run: (d: Document, o: object) => Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run(document, { resultTypes: ['violations'] });
+            const r = await (
+              window as unknown as { axe: { run: (d: Document, o: object) => Promise<{ violations: { id: string; impact: string }[] }> } }
+            ).axe.run(document, { resultTypes: ['violations'] });
             return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
           });
           if (axe.length) problems.push(`${slug}: axe ${axe.join(', ')}`);

@@ -30,10 +30,15 @@ test('a cited value has a footnote marker; the footnote quotes the words, names 
   for (const address of sampleSyntheticAddresses(PARCELS, 10)) {
     const res = await getPage(`${svc.url}/sites?${new URLSearchParams({ address })}`, jar);
     assert.equal(res.status, 200, address);
-    const cited = /<div class="std" id="env-(\w+)"><h3>[^<]*<\/h3>\s*<p><span class="value">[^<]*<\/span> <span class="badge badge-authoritative" data-status="cited"[^>]*>cited from the bylaw<\/span><sup><a href="#cite-(\d+)"/.exec(res.body);
+    const cited =
+      /<div class="std" id="env-(\w+)"><h3>[^<]*<\/h3>\s*<p><span class="value">[^<]*<\/span> <span class="badge badge-authoritative" data-status="cited"[^>]*>cited from the bylaw<\/span><sup><a href="#cite-(\d+)"/.exec(
+        res.body,
+      );
     if (!cited) continue;
     const n = cited[2]!;
-    const note = new RegExp(`<li id="cite-${n}"><q class="quote">([^<]+)</q> Somerville Zoning Ordinance, § 3\\.1\\.8 \\(<a href="(https://[^"]+)" rel="noopener noreferrer">edition ([^<]+)</a>\\); <a href="(/sources/[^"]+)">check it in the text siteline holds</a>`).exec(res.body);
+    const note = new RegExp(
+      `<li id="cite-${n}"><q class="quote">([^<]+)</q> Somerville Zoning Ordinance, § 3\\.1\\.8 \\(<a href="(https://[^"]+)" rel="noopener noreferrer">edition ([^<]+)</a>\\); <a href="(/sources/[^"]+)">check it in the text siteline holds</a>`,
+    ).exec(res.body);
     assert.ok(note, `${address}: footnote ${n} for ${cited[1]}`);
     const check = await getPage(`${svc.url}${note[4]!.replace(/&amp;/g, '&')}`, jar);
     assert.equal(check.status, 200);

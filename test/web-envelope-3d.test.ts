@@ -125,11 +125,16 @@ describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.exi
       assert.equal(await section.count(), 1, 'the 3D section is on the page');
       assert.equal(await section.locator('h2').textContent(), 'Envelope in 3D');
       const statement = (await section.locator('.envelope-3d-statement').textContent()) ?? '';
-      assert.equal(statement, 'No 3D envelope: the maximum height, the front setback, the side setback and the rear setback are indicative, unverified, so they are not drawn as if known.');
+      assert.equal(
+        statement,
+        'No 3D envelope: the maximum height, the front setback, the side setback and the rear setback are indicative, unverified, so they are not drawn as if known.',
+      );
       assert.equal(await section.locator('[data-map-view]').count(), 0, 'no 3D map is drawn');
       assert.equal(await section.locator('[data-envelope-3d]').count(), 0);
       // The legend states each needed value with its status badge (statuses stay visible).
-      const rows = await section.locator('.envelope-3d-legend dd').evaluateAll((dds) => dds.map((d) => [d.getAttribute('data-member'), d.querySelector('.badge')?.getAttribute('data-status'), d.textContent]));
+      const rows = await section
+        .locator('.envelope-3d-legend dd')
+        .evaluateAll((dds) => dds.map((d) => [d.getAttribute('data-member'), d.querySelector('.badge')?.getAttribute('data-status'), d.textContent]));
       assert.deepEqual(rows.map((r) => r[0]).sort(), ['maxHeightFt', 'minFrontYardFt', 'minRearYardFt', 'minSideYardFt']);
       const height = rows.find((r) => r[0] === 'maxHeightFt')!;
       assert.equal(height[1], 'unverified_default');
@@ -179,7 +184,12 @@ describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.exi
       page.on('request', (r) => requests.push(r.url()));
       await page.goto(`${svc.url}${sites(address)}`);
       await page.waitForSelector('#envelope-3d-map[data-state=ready]', { timeout: 60_000 });
-      const stated = JSON.parse((await page.locator('#envelope-3d [data-envelope-3d]').getAttribute('data-envelope-3d'))!) as { heightFt: number; heightM: number; areaSqft: number; footprint: { type: string; coordinates: MultiPolygonCoords } };
+      const stated = JSON.parse((await page.locator('#envelope-3d [data-envelope-3d]').getAttribute('data-envelope-3d'))!) as {
+        heightFt: number;
+        heightM: number;
+        areaSqft: number;
+        footprint: { type: string; coordinates: MultiPolygonCoords };
+      };
       assert.equal(stated.heightFt, 38);
       assert.ok(Math.abs(stated.heightM - 38 / FT_PER_M) < 0.01, `height ${stated.heightM} m`);
       // A 15 m x 30 m lot less 5 ft on each side, 10 ft in front and 20 ft behind.
@@ -218,10 +228,16 @@ describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.exi
       assert.ok(drawn.rendered > 0, 'the extrusion is rendered in view');
       assert.ok(drawn.lots > 0, 'the lot outline is on the ground');
       // Only our own sources: the tiles from this origin and GeoJSON; no basemap.
-      for (const [id, type, tiles] of drawn.sources) assert.ok(type === 'geojson' || (type === 'vector' && String(tiles).startsWith(svc.url)), `source ${id}: ${type} ${tiles}`);
-      assert.ok(requests.every((u) => u.startsWith(svc.url) || u.startsWith('data:') || u.startsWith('blob:')), `requests elsewhere: ${requests.filter((u) => !u.startsWith(svc.url)).join(', ')}`);
+      for (const [id, type, tiles] of drawn.sources)
+        assert.ok(type === 'geojson' || (type === 'vector' && String(tiles).startsWith(svc.url)), `source ${id}: ${type} ${tiles}`);
+      assert.ok(
+        requests.every((u) => u.startsWith(svc.url) || u.startsWith('data:') || u.startsWith('blob:')),
+        `requests elsewhere: ${requests.filter((u) => !u.startsWith(svc.url)).join(', ')}`,
+      );
 
-      const legend = await page.locator('#envelope-3d .envelope-3d-legend dd[data-member]').evaluateAll((dds) => dds.map((d) => [d.getAttribute('data-member'), d.querySelector('.badge')?.getAttribute('data-status'), d.textContent?.trim()]));
+      const legend = await page
+        .locator('#envelope-3d .envelope-3d-legend dd[data-member]')
+        .evaluateAll((dds) => dds.map((d) => [d.getAttribute('data-member'), d.querySelector('.badge')?.getAttribute('data-status'), d.textContent?.trim()]));
       assert.deepEqual(legend, [
         ['maxHeightFt', 'cited', '38 ft cited from the bylaw'],
         ['minFrontYardFt', 'cited', '10 ft cited from the bylaw'],
@@ -257,13 +273,25 @@ describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.exi
       await page.goto(`${svc.url}${projectPath}`);
       await page.waitForSelector('#envelope-3d-map-1[data-state=ready]', { timeout: 60_000 });
       assert.equal(await page.locator('#envelope-3d [data-envelope-3d]').count(), 1, 'one view for the one build lot');
-      const stated = JSON.parse((await page.locator('#envelope-3d [data-envelope-3d]').getAttribute('data-envelope-3d'))!) as { lot: string; heightFt: number; heightM: number; footprint: unknown };
+      const stated = JSON.parse((await page.locator('#envelope-3d [data-envelope-3d]').getAttribute('data-envelope-3d'))!) as {
+        lot: string;
+        heightFt: number;
+        heightM: number;
+        footprint: unknown;
+      };
       assert.equal(stated.heightFt, 38);
       assert.equal(await page.locator('#envelope-3d h3').textContent(), `Lot ${stated.lot}`);
       const drawn = await page.evaluate(() => {
-        type M = { getContainer(): HTMLElement; getPaintProperty(id: string, p: string): unknown; getSource(id: string): { serialize(): { data: { features: { geometry: unknown }[] } } } | undefined };
+        type M = {
+          getContainer(): HTMLElement;
+          getPaintProperty(id: string, p: string): unknown;
+          getSource(id: string): { serialize(): { data: { features: { geometry: unknown }[] } } } | undefined;
+        };
         const m = (window as unknown as { sitelineMaps: M[] }).sitelineMaps.find((x) => x.getContainer().id === 'envelope-3d-map-1')!;
-        return { height: m.getPaintProperty('envelope-extrusion', 'fill-extrusion-height'), geometry: m.getSource('envelope')?.serialize().data.features[0]?.geometry };
+        return {
+          height: m.getPaintProperty('envelope-extrusion', 'fill-extrusion-height'),
+          geometry: m.getSource('envelope')?.serialize().data.features[0]?.geometry,
+        };
       });
       assert.equal(drawn.height, stated.heightM);
       assert.deepEqual(drawn.geometry, stated.footprint);
@@ -297,7 +325,11 @@ describe('the envelope in 3D on the snapshot and project pages', { skip: !fs.exi
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(`${svc.url}${sites(address)}`);
       await page.waitForSelector('#envelope-3d-map[data-state=ready]', { timeout: 60_000 });
-      const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth, map: document.getElementById('envelope-3d-map')!.getBoundingClientRect().width }));
+      const scroll = await page.evaluate(() => ({
+        sw: document.documentElement.scrollWidth,
+        cw: document.documentElement.clientWidth,
+        map: document.getElementById('envelope-3d-map')!.getBoundingClientRect().width,
+      }));
       assert.ok(scroll.sw <= scroll.cw, `horizontal scroll ${scroll.sw} > ${scroll.cw}`);
       assert.ok(scroll.map > 300 && scroll.map <= scroll.cw, `the 3D map is ${scroll.map} px wide`);
       await context.close();

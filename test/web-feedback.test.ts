@@ -52,7 +52,9 @@ test('/feedback: a report is scrubbed, stored once per submissionId, and shown b
   const again = await postForm(`${svc.url}/feedback`, jar, fields);
   assert.equal(again.status, 200);
   assert.equal(await count(), before + 1);
-  const rows = await svc.ctx.db.query<{ message: string; channel: string }>('SELECT message, channel FROM service_feedback WHERE submission_id = $1', [fields.submissionId]);
+  const rows = await svc.ctx.db.query<{ message: string; channel: string }>('SELECT message, channel FROM service_feedback WHERE submission_id = $1', [
+    fields.submissionId,
+  ]);
   assert.deepEqual(rows, [{ message: 'The map is blank. My number is [removed: phone] and password=[removed: secret]', channel: 'web' }]);
 });
 

@@ -23,7 +23,11 @@ const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
 /** What `curl -H 'content-type: application/json' -d '{...}'` sends: its own User-Agent, no label. */
 async function register(url: string, body: Record<string, unknown>, userAgent: string) {
-  const res = await fetch(`${url}/api/auth/agent/identity`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': userAgent }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/api/auth/agent/identity`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': userAgent },
+    body: JSON.stringify(body),
+  });
   assert.equal(res.status, 201);
   return (await res.json()) as { claim: { verification_uri: string; user_code: string } };
 }
@@ -38,7 +42,10 @@ async function claimInBrowser(page: Page, link: string, code: string): Promise<{
   return { title, main, expiry, done: (await page.textContent('#claim-done')) ?? '' };
 }
 
-test('an operator\'s first run in Chromium: check your e-mail, the first staff by `siteline staff add` without a restart, labels, times in words, a confirmation after every revoke', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`, timeout: 300_000 }, async () => {
+test("an operator's first run in Chromium: check your e-mail, the first staff by `siteline staff add` without a restart, labels, times in words, a confirmation after every revoke", {
+  skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`,
+  timeout: 300_000,
+}, async () => {
   const svc = await startTestServer();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {
@@ -53,7 +60,10 @@ test('an operator\'s first run in Chromium: check your e-mail, the first staff b
     assert.match((await page.textContent('#check-your-email')) ?? '', /Check your e-mail\.[\s\S]*first\.operator@example\.com/);
     await Promise.all([page.waitForLoadState('load'), page.click('#check-your-email #resend-verification')]);
     // Sign-up has just sent one, so the resend says when another may be asked for.
-    assert.match((await page.textContent('#verification-not-sent')) ?? '', /A verification e-mail was sent recently\. Check your mailbox, or ask for a new one in /);
+    assert.match(
+      (await page.textContent('#verification-not-sent')) ?? '',
+      /A verification e-mail was sent recently\. Check your mailbox, or ask for a new one in /,
+    );
     const link = await verificationLinkFromOutbox(svc.url, EMAIL);
     assert.ok(link);
     await page.goto(link);
@@ -67,7 +77,12 @@ test('an operator\'s first run in Chromium: check your e-mail, the first staff b
     const command = ((await page.textContent('#staff-add-command')) ?? '').trim();
     assert.equal(command, `siteline staff add ${EMAIL}`);
     assert.equal((await page.goto(`${svc.url}/staff`))!.status(), 403);
-    const operatorEnv = { SITELINE_DATA_DIR: svc.ctx.config.dataDir, DATABASE_URL: '', SITELINE_CONFIG_DIR: path.join(svc.ctx.config.dataDir, 'operator-cli'), LOG_LEVEL: 'warn' };
+    const operatorEnv = {
+      SITELINE_DATA_DIR: svc.ctx.config.dataDir,
+      DATABASE_URL: '',
+      SITELINE_CONFIG_DIR: path.join(svc.ctx.config.dataDir, 'operator-cli'),
+      LOG_LEVEL: 'warn',
+    };
     const added = await runSiteline([...command.split(' ').slice(1), '--operator'], operatorEnv);
     assert.equal(added.code, 0, added.stderr);
     assert.match(added.stdout, /is staff now \(no restart needed/);

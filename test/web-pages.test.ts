@@ -9,7 +9,18 @@ import { loadAllManifests, PLACES_DIR } from '../src/places/manifest.ts';
 import { HttpApp } from '../src/http/http-app.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { installErrorPages } from '../src/web/error-pages.ts';
-import { CLAIM_GRANT, JWT_BEARER_GRANT, CookieJar, claimUserIdentity, csrfFrom, getPage, postForm, signUpOrIn, tokenRequest, postJson } from './support/auth-flow.ts';
+import {
+  CLAIM_GRANT,
+  JWT_BEARER_GRANT,
+  CookieJar,
+  claimUserIdentity,
+  csrfFrom,
+  getPage,
+  postForm,
+  signUpOrIn,
+  tokenRequest,
+  postJson,
+} from './support/auth-flow.ts';
 
 describe('pages around the snapshot', () => {
   let svc: TestServer;
@@ -132,7 +143,10 @@ describe('pages around the snapshot', () => {
     const jar = await signUpOrIn(svc.url, email);
     const reg = await postJson(`${svc.url}/api/auth/agent/identity`, { type: 'service_auth', login_hint: email });
     const claimPage = await getPage(reg.json.claim.verification_uri.replace(/^https?:\/\/[^/]+/, svc.url), jar);
-    await postForm(reg.json.claim.verification_uri.replace(/^https?:\/\/[^/]+/, svc.url), jar, { csrf: csrfFrom(claimPage.body), user_code: reg.json.claim.user_code });
+    await postForm(reg.json.claim.verification_uri.replace(/^https?:\/\/[^/]+/, svc.url), jar, {
+      csrf: csrfFrom(claimPage.body),
+      user_code: reg.json.claim.user_code,
+    });
     const account = await getPage(`${svc.url}/account`, jar);
     const id = /action="\/account\/agents\/([^/"]+)\/revoke"/.exec(account.body)![1]!;
     assert.equal((await postForm(`${svc.url}/account/agents/${id}/revoke`, jar, { csrf: csrfFrom(account.body) })).status, 303);

@@ -66,7 +66,11 @@ async function press(page: Page, label: string): Promise<void> {
 /** An address on Acorn St whose lot touches neither 97-120 nor its lot lines: across the street. */
 async function acrossTheStreet(): Promise<{ address: string; lotId: string }> {
   const parcel = async (id: string) =>
-    (await svc.ctx.db.query<{ geom: MultiPolygonCoords | string }>("SELECT geom FROM parcels WHERE parcel_ext_id = $1 AND place_id LIKE 'US-MA%' LIMIT 1", [id]))[0]!.geom;
+    (
+      await svc.ctx.db.query<{ geom: MultiPolygonCoords | string }>("SELECT geom FROM parcels WHERE parcel_ext_id = $1 AND place_id LIKE 'US-MA%' LIMIT 1", [
+        id,
+      ])
+    )[0]!.geom;
   const shape = (g: MultiPolygonCoords | string) => (typeof g === 'string' ? (JSON.parse(g) as MultiPolygonCoords) : g);
   const site = shape(await parcel('97-120'));
   const rows = await svc.ctx.db.query<{ full_address: string; parcel_ext_id: string }>(
@@ -79,7 +83,9 @@ async function acrossTheStreet(): Promise<{ address: string; lotId: string }> {
   throw new Error(`no Acorn St lot across the street among ${rows.length} addresses`);
 }
 
-test('save from the snapshot, a lot across the street with a remark, typology on the public map, undo and redo of every change', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+test('save from the snapshot, a lot across the street with a remark, typology on the public map, undo and redo of every change', {
+  skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`,
+}, async () => {
   const across = await acrossTheStreet();
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {
@@ -116,13 +122,26 @@ test('save from the snapshot, a lot across the street with a remark, typology on
     assert.match(page.url(), new RegExp(`/projects/${projectId}$`));
     const saved = await message(page);
     assert.equal(saved?.kind, 'ok');
-    assert.match(saved!.text, new RegExp(`^Lot ${across.lotId} saved to this project as a build lot\\. Build lot ${across.lotId} does not touch the project's other build lots \\(the nearest is about \\d+ m away\\)`));
+    assert.match(
+      saved!.text,
+      new RegExp(
+        `^Lot ${across.lotId} saved to this project as a build lot\\. Build lot ${across.lotId} does not touch the project's other build lots \\(the nearest is about \\d+ m away\\)`,
+      ),
+    );
     assert.deepEqual(await lotsOf(projectId), ['97-120 build', `${across.lotId} build`].sort());
     const remark = await page.innerText(`#project-lots tr[data-lot="${across.lotId}"] .lot-remark`);
     assert.match(remark, /does not touch the project's other build lots/);
     await page.reload();
-    assert.match(await page.innerText(`#project-lots tr[data-lot="${across.lotId}"]`), /does not touch/, 'the remark is kept on the page, not only in the one-time message');
-    assert.equal(await page.$('#project-lots tr[data-lot="97-120"] .lot-remark'), null, 'the site (the first build lot) carries no remark; the lot apart from it does');
+    assert.match(
+      await page.innerText(`#project-lots tr[data-lot="${across.lotId}"]`),
+      /does not touch/,
+      'the remark is kept on the page, not only in the one-time message',
+    );
+    assert.equal(
+      await page.$('#project-lots tr[data-lot="97-120"] .lot-remark'),
+      null,
+      'the site (the first build lot) carries no remark; the lot apart from it does',
+    );
 
     // 3. Undo the attachment: the button names it; the undo's own row then redoes it, and says so.
     await press(page, `Undo: attached lot ${across.lotId} as a build lot`);
@@ -187,15 +206,23 @@ test('over plain forms: a bylaw section attached is undone and redone; creating 
   let attachReceipt: string;
   let createReceipt: string;
   try {
-    const created = (await c.callTool({ name: 'saveToProject', arguments: { action: 'create', name: 'Reference Undo', lat: 42.357579, lng: -71.109315, preview: false } })) as Result;
+    const created = (await c.callTool({
+      name: 'saveToProject',
+      arguments: { action: 'create', name: 'Reference Undo', lat: 42.357579, lng: -71.109315, preview: false },
+    })) as Result;
     projectId = created.structuredContent.project.projectId;
     createReceipt = created.structuredContent.receipt.receiptId;
     // As in projects-mcp.test.ts: Somerville's rules cite a held document; the project is placed there by hand.
     await svc.ctx.db.query(`UPDATE projects SET place_id = 'US-MA:somerville' WHERE project_id = $1`, [projectId]);
     const { loadPlaceRules } = await import('../src/rules/load-rules.ts');
     const rules = await loadPlaceRules(svc.ctx, 'somerville-ma');
-    const cited = Object.values(rules.districts).flatMap((d) => d.uses).find((v) => v?.citation)!.citation!;
-    const r = (await c.callTool({ name: 'saveToProject', arguments: { action: 'attach_reference', projectId, sectionUuid: cited.sectionUuid, preview: false } })) as Result;
+    const cited = Object.values(rules.districts)
+      .flatMap((d) => d.uses)
+      .find((v) => v?.citation)!.citation!;
+    const r = (await c.callTool({
+      name: 'saveToProject',
+      arguments: { action: 'attach_reference', projectId, sectionUuid: cited.sectionUuid, preview: false },
+    })) as Result;
     assert.notEqual(r.isError, true, r.content.map((x) => x.text).join('\n'));
     attachReceipt = r.structuredContent.receipt.receiptId;
   } finally {
@@ -204,7 +231,8 @@ test('over plain forms: a bylaw section attached is undone and redone; creating 
   const documents = async () => {
     const cc: Client = await connectClient(svc.url, 'modern', token);
     try {
-      return ((await cc.callTool({ name: 'getProjectContext', arguments: { projectId, documentsLimit: 5, evidenceLimit: 1 } })) as Result).structuredContent.documents.items.length as number;
+      return ((await cc.callTool({ name: 'getProjectContext', arguments: { projectId, documentsLimit: 5, evidenceLimit: 1 } })) as Result).structuredContent
+        .documents.items.length as number;
     } finally {
       await cc.close();
     }
@@ -225,5 +253,8 @@ test('over plain forms: a bylaw section attached is undone and redone; creating 
   assert.equal(await documents(), 1, 'the redo attached it again');
   const forged = await postForm(`${svc.url}/projects/${projectId}/undo`, jar, { csrf: csrfFrom(after.body), receiptId: createReceipt });
   const refused = await getPage(`${svc.url}${forged.location}`, jar);
-  assert.match(refused.body, /class="error"[^>]*>Creating a project cannot be undone: projects are kept, never deleted\. Set its lifecycle status to Abandoned instead\. Nothing was changed\./);
+  assert.match(
+    refused.body,
+    /class="error"[^>]*>Creating a project cannot be undone: projects are kept, never deleted\. Set its lifecycle status to Abandoned instead\. Nothing was changed\./,
+  );
 });

@@ -22,7 +22,10 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
   let projectId: string;
   let updateReceipt: string;
   try {
-    const created = (await client.callTool({ name: 'saveToProject', arguments: { action: 'create', name: 'Acorn <Web>', address: '11 Acorn St, Cambridge, MA', preview: false } })) as any;
+    const created = (await client.callTool({
+      name: 'saveToProject',
+      arguments: { action: 'create', name: 'Acorn <Web>', address: '11 Acorn St, Cambridge, MA', preview: false },
+    })) as any;
     projectId = created.structuredContent.project.projectId;
     const upd = (await client.callTool({ name: 'updateProject', arguments: { projectId, name: 'Acorn Renamed', preview: false } })) as any;
     updateReceipt = upd.structuredContent.receipt.receiptId;
@@ -77,14 +80,20 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
   }
   assert.match(done, /Status: <code class="status">current<\/code>/);
   // A derived value without a number says why in the words of every surface (core/value-words.ts), never "Unknown" beside an amber badge.
-  assert.match(done, /<tr><th>Maximum floor area<\/th><td>Not calculated <span class="badge badge-\w+" data-status="unverified_default"[^>]*>indicative, unverified<\/span><br><small class="muted why">Not calculated: maximum floor area ratio \(FAR\) (reads “No limit, per S\d+”, which no bylaw text confirms|is not known)/);
+  assert.match(
+    done,
+    /<tr><th>Maximum floor area<\/th><td>Not calculated <span class="badge badge-\w+" data-status="unverified_default"[^>]*>indicative, unverified<\/span><br><small class="muted why">Not calculated: maximum floor area ratio \(FAR\) (reads “No limit, per S\d+”, which no bylaw text confirms|is not known)/,
+  );
   assert.doesNotMatch(done, /<code class="status">(unverified_default|not_extracted|cited)<\/code>/);
 
   const stranger = await signUpOrIn(svc.url, 'web-stranger@example.com');
   assert.equal((await getPage(`${svc.url}/projects/${projectId}`, stranger)).status, 404);
   const strangerList = await getPage(`${svc.url}/projects`, stranger);
   assert.doesNotMatch(strangerList.body, new RegExp(projectId));
-  const forged = await postForm(`${svc.url}/projects/${projectId}/undo`, stranger, { csrf: csrfFrom(strangerList.body.includes('csrf') ? strangerList.body : (await getPage(`${svc.url}/account`, stranger)).body), receiptId: updateReceipt });
+  const forged = await postForm(`${svc.url}/projects/${projectId}/undo`, stranger, {
+    csrf: csrfFrom(strangerList.body.includes('csrf') ? strangerList.body : (await getPage(`${svc.url}/account`, stranger)).body),
+    receiptId: updateReceipt,
+  });
   assert.equal(forged.status, 404);
   assert.doesNotMatch((await getPage(`${svc.url}/projects/${projectId}`, jar)).body, /Undone[\s\S]*Undone/);
 });
@@ -92,7 +101,12 @@ test('project list and page: lots, self-refreshing status, history with undo; ot
 test('a person without an agent: the menu leads to projects, a project is created from a form, analysed, and its PDF report exported', async () => {
   const jar = await signUpOrIn(svc.url, 'web-maker@example.com');
   const account = await getPage(`${svc.url}/account`, jar);
-  for (const [href, label] of [['/projects', 'Projects'], ['/map', 'Map'], ['/feedback', 'Feedback']]) assert.match(account.body, new RegExp(`<a href="${href}"[^>]*>${label}</a>`), `the menu links ${href}`);
+  for (const [href, label] of [
+    ['/projects', 'Projects'],
+    ['/map', 'Map'],
+    ['/feedback', 'Feedback'],
+  ])
+    assert.match(account.body, new RegExp(`<a href="${href}"[^>]*>${label}</a>`), `the menu links ${href}`);
   assert.doesNotMatch((await getPage(`${svc.url}/sites`, new CookieJar())).body, /href="\/projects"/, 'no Projects link when signed out');
 
   const list = await getPage(`${svc.url}/projects`, jar);
@@ -100,7 +114,10 @@ test('a person without an agent: the menu leads to projects, a project is create
   // A bad address is refused on the form, with the service's reason and what was typed kept.
   const bad = await postForm(`${svc.url}/projects`, jar, { csrf: csrfFrom(list.body), name: 'Nowhere', address: '999 Nowhere Rd, Cambridge, MA' });
   assert.equal(bad.status, 400);
-  assert.match(bad.body, /id="create-error">The address &quot;999 Nowhere Rd, Cambridge, MA&quot; could not be placed: geocode_failed: .*No approximate location is given in its place\. Correct the address/);
+  assert.match(
+    bad.body,
+    /id="create-error">The address &quot;999 Nowhere Rd, Cambridge, MA&quot; could not be placed: geocode_failed: .*No approximate location is given in its place\. Correct the address/,
+  );
   assert.doesNotMatch(bad.body, /No approximate location is used/, 'said once');
   assert.match(bad.body, /value="999 Nowhere Rd, Cambridge, MA"/);
   const made = await postForm(`${svc.url}/projects`, jar, { csrf: csrfFrom(list.body), name: 'Acorn by hand', address: '11 Acorn St, Cambridge, MA' });
@@ -119,7 +136,11 @@ test('a person without an agent: the menu leads to projects, a project is create
   assert.equal(early.status, 303);
   assert.equal(early.location, `/projects/${projectId}`);
   const refusedPage = (await getPage(`${svc.url}/projects/${projectId}`, jar)).body;
-  assert.match(refusedPage, /<p id="page-message" class="error" role="alert">[^<]*Run the analysis, wait until its status is current/, 'a refusal is shown as one, in words');
+  assert.match(
+    refusedPage,
+    /<p id="page-message" class="error" role="alert">[^<]*Run the analysis, wait until its status is current/,
+    'a refusal is shown as one, in words',
+  );
   assert.doesNotMatch(refusedPage, /runFeasibilityAnalysis|getProjectContext|produceProjectReport/, 'no tool names on the page');
 
   // "Analysis queued." is said once: the next load shows it, a reload (or the page's own refresh) does not.
@@ -145,7 +166,12 @@ test('a person without an agent: the menu leads to projects, a project is create
     const pdf = await fetch(`${svc.url}${exported.location}`);
     assert.equal(pdf.status, 200);
     assert.equal(pdf.headers.get('content-type'), 'application/pdf');
-    assert.equal(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+    assert.equal(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+      '%PDF-',
+    );
   } finally {
     await workers.stop();
   }

@@ -19,7 +19,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const sitesUrl = (base: string, address: string, ref?: string) => `${base}/sites?${new URLSearchParams(ref ? { address, ref } : { address }).toString()}`;
-const unescapeAttr = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescapeAttr = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 /** Each envelope row of the page: member key, the value cell's text and the status shown. */
 const DERIVED = new Set(['maxFloorAreaSqft', 'maxDwellingUnits', 'maxDwellingUnitsByDensity', 'maxFootprintSqft', 'buildableWidthFt', 'buildableDepthFt']);
@@ -84,7 +90,12 @@ describe('web pages: home and /sites over real HTTP', () => {
     const next = unescapeAttr(/name="next" value="([^"]*)"/.exec(signin.body)![1]!);
     assert.equal(next, here);
     const signupPage = await getPage(`${svc.url}/signup?next=${encodeURIComponent(next)}`, jar);
-    const up = await postForm(`${svc.url}/signup`, jar, { csrf: csrfFrom(signupPage.body), email: 'returning.visitor@example.com', password: TEST_PASSWORD, next });
+    const up = await postForm(`${svc.url}/signup`, jar, {
+      csrf: csrfFrom(signupPage.body),
+      email: 'returning.visitor@example.com',
+      password: TEST_PASSWORD,
+      next,
+    });
     assert.equal(up.status, 303);
     assert.equal(up.location, here);
     const back = await getPage(`${svc.url}${up.location}`, jar);
@@ -111,18 +122,27 @@ describe('web pages: home and /sites over real HTTP', () => {
     assert.match(acorn.body, /unknown: not extracted from the bylaw/, 'not_extracted reads as a readable badge');
     const rows = envelopeRows(acorn.body);
     assert.equal(rows.length, 21, 'every envelope member has a row');
-    assert.deepEqual(rows.find((r) => r.key === 'maxHeightFt'), { key: 'maxHeightFt', value: '45 ft', status: 'unverified_default' });
+    assert.deepEqual(
+      rows.find((r) => r.key === 'maxHeightFt'),
+      { key: 'maxHeightFt', value: '45 ft', status: 'unverified_default' },
+    );
     assert.match(acorn.body, /<strong>Condition:<\/strong> residential developments/);
     assert.match(acorn.body, /id="warnings"/);
     assert.match(acorn.body, /Lot<\/h2>[\s\S]*Parcels FY2014, FY2014 \(2014-10-16\) \(ODC-PDDL-1\.0\)/);
     assert.match(acorn.body, /id="uses"[\s\S]*multifamily dwelling[\s\S]*as of right/);
-    assert.match(acorn.body, /id="sources"[\s\S]*Public Domain Dedication and License[\s\S]*href="https:\/\/cambridgema\.gov\/CDD\/zoninganddevelopment\/Zoning\/Ordinance"/);
+    assert.match(
+      acorn.body,
+      /id="sources"[\s\S]*Public Domain Dedication and License[\s\S]*href="https:\/\/cambridgema\.gov\/CDD\/zoninganddevelopment\/Zoning\/Ordinance"/,
+    );
 
     // A sure match opens with the lot; an unsure one (57 Inman St: interpolated, 0.5) with the doubt, before anything else.
     assert.doesNotMatch(acorn.body, /id="match-doubt"/);
     const inman = await getPage(sitesUrl(svc.url, '57 Inman St, Cambridge, MA'), jar);
     assert.match(inman.body, /id="match-confidence">0\.5</);
-    assert.match(inman.body, /<section id="match-doubt"[^>]*role="alert"[\s\S]*We are not sure this is the lot you meant[\s\S]*located by its number along the street \(match confidence 0\.5, below 0\.8\)/);
+    assert.match(
+      inman.body,
+      /<section id="match-doubt"[^>]*role="alert"[\s\S]*We are not sure this is the lot you meant[\s\S]*located by its number along the street \(match confidence 0\.5, below 0\.8\)/,
+    );
     assert.ok(inman.body.indexOf('id="match-doubt"') < inman.body.indexOf('id="address"'), 'the doubt comes first');
 
     // The notes' sources in full on the page (the snapshot carries their labels; the page inlines the catalogue).
@@ -139,7 +159,12 @@ describe('web pages: home and /sites over real HTTP', () => {
     const unversioned = await fetch(`${svc.url}/places/cambridge-ma/sources.json`);
     assert.equal(unversioned.status, 200);
     assert.equal(unversioned.headers.get('cache-control'), 'no-cache');
-    const doc = (await unversioned.json()) as { place: string; version: string; sources: Record<string, { label: string; name: string; vintage: string; licence?: string; url?: string }>; attribution: string[] };
+    const doc = (await unversioned.json()) as {
+      place: string;
+      version: string;
+      sources: Record<string, { label: string; name: string; vintage: string; licence?: string; url?: string }>;
+      attribution: string[];
+    };
     assert.equal(doc.place, 'cambridge-ma');
     assert.equal(doc.sources['parcels']!.licence, 'ODC-PDDL-1.0');
     assert.match(doc.sources['S1']!.url ?? '', /^https:\/\/cambridgema\.gov\//);
@@ -211,7 +236,11 @@ describe('web pages: home and /sites over real HTTP', () => {
 
   test('HTML in the address or ref is escaped everywhere', async () => {
     const jar = await signUpOrIn(svc.url, 'sites.injection@example.com');
-    const evil = ['"><script>alert(1)</script> 11 Acorn St, Cambridge, MA', "11 Acorn St <img src=x onerror=alert(1)>, Cambridge, MA", '<b>PO Box 1</b>, Cambridge, MA'];
+    const evil = [
+      '"><script>alert(1)</script> 11 Acorn St, Cambridge, MA',
+      '11 Acorn St <img src=x onerror=alert(1)>, Cambridge, MA',
+      '<b>PO Box 1</b>, Cambridge, MA',
+    ];
     for (const address of evil) {
       const res = await getPage(sitesUrl(svc.url, address, '"><script>alert(2)</script>'), jar);
       assert.ok([200, 400].includes(res.status), `${address}: ${res.status}`);
@@ -227,7 +256,9 @@ describe('web pages: home and /sites over real HTTP', () => {
     assert.doesNotMatch(signin.body, /<script|<b>/);
   });
 
-  test('headless Chromium, JavaScript off: sign in, submit the home page form, read the snapshot', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+  test('headless Chromium, JavaScript off: sign in, submit the home page form, read the snapshot', {
+    skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`,
+  }, async () => {
     await signUpOrIn(svc.url, 'sites.browser@example.com');
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
     try {

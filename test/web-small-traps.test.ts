@@ -49,9 +49,13 @@ async function signedInPhone(email: string): Promise<BrowserContext> {
 }
 
 const run = (cmd: string, env: Record<string, string>) =>
-  new Promise<{ stdout: string; stderr: string }>((resolve) => execFile('sh', ['-c', cmd], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } }, (_e, stdout, stderr) => resolve({ stdout, stderr })));
+  new Promise<{ stdout: string; stderr: string }>((resolve) =>
+    execFile('sh', ['-c', cmd], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } }, (_e, stdout, stderr) => resolve({ stdout, stderr })),
+  );
 
-test('/docs/api on a phone: the Idempotency-Key example, pasted twice for two addresses, answers 200 twice; no internal name; short until opened', { skip }, async () => {
+test('/docs/api on a phone: the Idempotency-Key example, pasted twice for two addresses, answers 200 twice; no internal name; short until opened', {
+  skip,
+}, async () => {
   const context = await browser.newContext({ viewport: PHONE });
   const { page, height } = await pageHeight(context, `${svc.url}/docs/api`);
   assert.ok(height < PHONE_PAGE_MAX_PX, `/docs/api is ${height} px tall at 390 px (at most ${PHONE_PAGE_MAX_PX} until opened)`);
@@ -81,7 +85,9 @@ test('/docs/api on a phone: the Idempotency-Key example, pasted twice for two ad
   await context.close();
 });
 
-test('the phone snapshot page: under 8,000 px with its sections folded; opening them shows everything; a footnote link opens its section', { skip }, async () => {
+test('the phone snapshot page: under 8,000 px with its sections folded; opening them shows everything; a footnote link opens its section', {
+  skip,
+}, async () => {
   const context = await signedInPhone('phone.folds@example.com');
   const url = `${svc.url}/sites?${new URLSearchParams({ address: '11 Acorn St, Cambridge, MA' })}`;
   const { page, height } = await pageHeight(context, url);
@@ -106,7 +112,9 @@ test('the phone snapshot page: under 8,000 px with its sections folded; opening 
   await context.close();
 });
 
-test('a weak match lets the person pick the lot, by a click on the map or its id: the page answers for that lot and says what changed; an unknown id is refused in words', { skip }, async () => {
+test('a weak match lets the person pick the lot, by a click on the map or its id: the page answers for that lot and says what changed; an unknown id is refused in words', {
+  skip,
+}, async () => {
   const context = await signedInPhone('lot.picker@example.com');
   const address = '550 Memorial Dr, Cambridge, MA';
   const page = await context.newPage();
@@ -128,12 +136,16 @@ test('a weak match lets the person pick the lot, by a click on the map or its id
   // A click on that lot on the map picks it (the lots around are drawn for it).
   await page.waitForSelector('#map[data-state=ready]', { timeout: 60_000 });
   await page.locator('#map').scrollIntoViewIfNeeded();
-  const at = await page.evaluate(([lon, lat]) => {
-    const map = (window as unknown as { sitelineMaps: { project(p: [number, number]): { x: number; y: number }; getCanvas(): HTMLCanvasElement }[] }).sitelineMaps[0]!;
-    const p = map.project([lon!, lat!]);
-    const r = map.getCanvas().getBoundingClientRect();
-    return { x: r.left + p.x, y: r.top + p.y };
-  }, [other!.inside_lon, other!.inside_lat]);
+  const at = await page.evaluate(
+    ([lon, lat]) => {
+      const map = (window as unknown as { sitelineMaps: { project(p: [number, number]): { x: number; y: number }; getCanvas(): HTMLCanvasElement }[] })
+        .sitelineMaps[0]!;
+      const p = map.project([lon!, lat!]);
+      const r = map.getCanvas().getBoundingClientRect();
+      return { x: r.left + p.x, y: r.top + p.y };
+    },
+    [other!.inside_lon, other!.inside_lat],
+  );
   await Promise.all([page.waitForURL(/[?&]lot=/, { timeout: 30_000 }), page.mouse.click(at.x, at.y)]);
   assert.equal(new URL(page.url()).searchParams.get('lot'), picked, 'the clicked lot is the one asked for');
   assert.equal(await page.locator('#match-doubt').count(), 0, 'the person chose: no doubt box');

@@ -105,7 +105,8 @@ describe('vector tiles', () => {
     const script = await fetch(`${svc.url}/assets/site-map.js`);
     assert.equal(script.status, 200);
     assert.match(await script.text(), /from '\/assets\/maplibre-gl\/maplibre-gl\.mjs'/);
-    for (const f of ['package.json', '..%2Fpackage.json', 'maplibre-gl.mjs.map']) assert.equal((await fetch(`${svc.url}/assets/maplibre-gl/${f}`)).status, 404, f);
+    for (const f of ['package.json', '..%2Fpackage.json', 'maplibre-gl.mjs.map'])
+      assert.equal((await fetch(`${svc.url}/assets/maplibre-gl/${f}`)).status, 404, f);
   });
 });
 

@@ -64,7 +64,10 @@ export interface FeasibilityAnalysis {
 /** Reads a stored result; a text that is not an analysis result (a damaged row) is an error that names what is missing. */
 export function readAnalysisResult(text: string): FeasibilityAnalysis {
   const r = JSON.parse(text) as Partial<FeasibilityAnalysis> | null;
-  const missing = (['analysisVersion', 'inputsDigest', 'combinedLotArea', 'governingDistricts', 'standards', 'derived', 'evidence', 'notes'] as const).filter((k) => r?.[k] === undefined);
-  if (!r || typeof r !== 'object' || missing.length) throw new Error(`The stored analysis result is not an analysis: it lacks ${missing.join(', ') || 'everything'}.`);
+  const missing = (['analysisVersion', 'inputsDigest', 'combinedLotArea', 'governingDistricts', 'standards', 'derived', 'evidence', 'notes'] as const).filter(
+    (k) => r?.[k] === undefined,
+  );
+  if (!r || typeof r !== 'object' || missing.length)
+    throw new Error(`The stored analysis result is not an analysis: it lacks ${missing.join(', ') || 'everything'}.`);
   return r as FeasibilityAnalysis;
 }

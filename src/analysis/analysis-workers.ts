@@ -51,13 +51,19 @@ export interface RunningWorkers {
 
 /** Executes one claimed run: inputs -> deterministic result -> stored (fenced by the claim). */
 export async function executeRun(ctx: AppContext, run: RunRow, opts: WorkerOptions, signal?: AbortSignal): Promise<void> {
-  const heartbeat = setInterval(() => {
-    // A renewal that fails is retried at the next beat; if the lease passes meanwhile, the result is
-    // fenced out (completeRun says so). Each failure is logged, not dropped.
-    renewLease(ctx, run, opts.workerId, opts.leaseMs).catch((err) =>
-      ctx.logger.warn({ runId: run.run_id, workerId: opts.workerId, err: err instanceof Error ? err.message : String(err) }, 'analysis run: the lease could not be renewed'),
-    );
-  }, Math.max(50, Math.floor(opts.leaseMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      // A renewal that fails is retried at the next beat; if the lease passes meanwhile, the result is
+      // fenced out (completeRun says so). Each failure is logged, not dropped.
+      renewLease(ctx, run, opts.workerId, opts.leaseMs).catch((err) =>
+        ctx.logger.warn(
+          { runId: run.run_id, workerId: opts.workerId, err: err instanceof Error ? err.message : String(err) },
+          'analysis run: the lease could not be renewed',
+        ),
+      );
+    },
+    Math.max(50, Math.floor(opts.leaseMs / 3)),
+  );
   try {
     ctx.logger.info({ runId: run.run_id, attempt: run.attempts, workerId: opts.workerId }, 'analysis run started');
     const inputs = await loadAnalysisInputs(ctx, ctx.db, run.project_id);
@@ -138,7 +144,10 @@ export function startAnalysisWorkers(ctx: AppContext, opts: WorkerOptions): Runn
       if (finished) return;
       const released = await releaseLeases(ctx, opts.workerId).catch((err) => {
         // Not handed back now: the runs return to the queue when their leases pass.
-        ctx.logger.error({ workerId: opts.workerId, err: err instanceof Error ? err.message : String(err) }, 'analysis workers: the runs in hand could not be handed back; they return when their leases pass');
+        ctx.logger.error(
+          { workerId: opts.workerId, err: err instanceof Error ? err.message : String(err) },
+          'analysis workers: the runs in hand could not be handed back; they return when their leases pass',
+        );
         return 0;
       });
       handBack.abort(); // after the release, so the interrupted run's own failure write is fenced out

@@ -38,10 +38,12 @@ export type FootprintResult =
 type XY = [number, number];
 
 function dist2PointSeg(p: XY, a: XY, b: XY): number {
-  const dx = b[0] - a[0], dy = b[1] - a[1];
+  const dx = b[0] - a[0],
+    dy = b[1] - a[1];
   const len2 = dx * dx + dy * dy;
   const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2));
-  const x = a[0] + t * dx - p[0], y = a[1] + t * dy - p[1];
+  const x = a[0] + t * dx - p[0],
+    y = a[1] + t * dy - p[1];
   return x * x + y * y;
 }
 
@@ -79,10 +81,14 @@ function edgesCross(set: PolygonSet, item: number): boolean {
   const edges: number[][] = []; // [minX, maxX, ax, ay, bx, by]
   for (let p = set.itemPoly[item]!; p < set.itemPoly[item + 1]!; p++) {
     for (let r = set.polyRing[p]!; r < set.polyRing[p + 1]!; r++) {
-      const from = set.ringVert[r]!, to = set.ringVert[r + 1]!;
+      const from = set.ringVert[r]!,
+        to = set.ringVert[r + 1]!;
       for (let v = from; v < to; v++) {
         const w = v + 1 < to ? v + 1 : from;
-        const ax = set.xy[2 * v]!, ay = set.xy[2 * v + 1]!, bx = set.xy[2 * w]!, by = set.xy[2 * w + 1]!;
+        const ax = set.xy[2 * v]!,
+          ay = set.xy[2 * v + 1]!,
+          bx = set.xy[2 * w]!,
+          by = set.xy[2 * w + 1]!;
         edges.push([Math.min(ax, bx), Math.max(ax, bx), ax, ay, bx, by]);
       }
     }
@@ -122,6 +128,7 @@ export function insetOverreachM2(shape: PcMulti, strips: PcPoly[], inset: PcMult
   return overreach;
 }
 
+// Long because: the yards cut from the lot in the order the bylaw states them (front, sides, rear) on one shared polygon.
 export function buildableFootprint(lots: MultiPolygonCoords[], streetLines: Position[][], yards: Yards): FootprintResult {
   if (lots.length === 0) return { ok: false, reason: 'no build lot' };
   if (streetLines.length === 0) return { ok: false, reason: 'no front street centreline was found near the lot, so its front lot line is not known' };
@@ -141,27 +148,41 @@ export function buildableFootprint(lots: MultiPolygonCoords[], streetLines: Posi
     const xy = line.map((p) => proj(p));
     for (let i = 1; i < xy.length; i++) segs.push([xy[i - 1]!, xy[i]!]);
   }
-  interface Edge { a: XY; b: XY; n: XY; len: number; dist: number; angleOk: boolean }
+  interface Edge {
+    a: XY;
+    b: XY;
+    n: XY;
+    len: number;
+    dist: number;
+    angleOk: boolean;
+  }
   const edges: Edge[] = [];
   for (const poly of shape) {
     const outer = poly[0]!.slice();
     if (outer.length > 1 && outer[0]![0] === outer[outer.length - 1]![0] && outer[0]![1] === outer[outer.length - 1]![1]) outer.pop();
     const ccw = signedRingArea(outer) > 0;
     for (let i = 0; i < outer.length; i++) {
-      const a = outer[i]! as XY, b = outer[(i + 1) % outer.length]! as XY;
-      const dx = b[0] - a[0], dy = b[1] - a[1];
+      const a = outer[i]! as XY,
+        b = outer[(i + 1) % outer.length]! as XY;
+      const dx = b[0] - a[0],
+        dy = b[1] - a[1];
       const len = Math.hypot(dx, dy);
       if (len < 0.05) continue;
       const n: XY = ccw ? [-dy / len, dx / len] : [dy / len, -dx / len]; // inward normal
       const mid: XY = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
-      let best = Infinity, bestSeg: [XY, XY] | null = null;
+      let best = Infinity,
+        bestSeg: [XY, XY] | null = null;
       for (const s of segs) {
         const d = dist2PointSeg(mid, s[0], s[1]);
-        if (d < best) { best = d; bestSeg = s; }
+        if (d < best) {
+          best = d;
+          bestSeg = s;
+        }
       }
       let angleOk = false;
       if (bestSeg) {
-        const sx = bestSeg[1][0] - bestSeg[0][0], sy = bestSeg[1][1] - bestSeg[0][1];
+        const sx = bestSeg[1][0] - bestSeg[0][0],
+          sy = bestSeg[1][1] - bestSeg[0][1];
         const cos = Math.abs(dx * sx + dy * sy) / (len * Math.hypot(sx, sy) || 1);
         angleOk = cos >= Math.cos((FRONT_MAX_ANGLE_DEG * Math.PI) / 180);
       }
@@ -172,20 +193,32 @@ export function buildableFootprint(lots: MultiPolygonCoords[], streetLines: Posi
   if (candidates.length === 0) return { ok: false, reason: 'no lot edge faces the front street, so the front lot line is not known' };
   const nearest = Math.min(...candidates.map((e) => e.dist));
   const front = new Set(candidates.filter((e) => e.dist <= nearest + FRONT_DISTANCE_SLACK_M));
-  let fx = 0, fy = 0;
-  for (const e of front) { fx += e.n[0] * e.len; fy += e.n[1] * e.len; }
+  let fx = 0,
+    fy = 0;
+  for (const e of front) {
+    fx += e.n[0] * e.len;
+    fy += e.n[1] * e.len;
+  }
   const fl = Math.hypot(fx, fy) || 1;
-  fx /= fl; fy /= fl;
+  fx /= fl;
+  fy /= fl;
   const m = (ft: number) => ft / FT_PER_M;
   const strips: PcPoly[] = [];
-  let rear = 0, side = 0;
+  let rear = 0,
+    side = 0;
   for (const e of edges) {
     let s: number;
     if (front.has(e)) s = m(yards.frontFt);
-    else if (e.n[0] * fx + e.n[1] * fy < -0.5) { s = m(yards.rearFt); rear++; }
-    else { s = m(yards.sideFt); side++; }
+    else if (e.n[0] * fx + e.n[1] * fy < -0.5) {
+      s = m(yards.rearFt);
+      rear++;
+    } else {
+      s = m(yards.sideFt);
+      side++;
+    }
     if (s <= 0) continue;
-    const a = e.a, b = e.b; // at a convex corner the strips of the two edges overlap: no sliver is left
+    const a = e.a,
+      b = e.b; // at a convex corner the strips of the two edges overlap: no sliver is left
     strips.push([[a, b, [b[0] + e.n[0] * s, b[1] + e.n[1] * s], [a[0] + e.n[0] * s, a[1] + e.n[1] * s], a]]);
   }
   let inset: PcMulti;

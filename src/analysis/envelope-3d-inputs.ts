@@ -5,7 +5,15 @@ import type { Queryable } from '../db/database.ts';
 import type { Snapshot, Sourced } from '../core/snapshot-types.ts';
 import { conditionOf } from '../snapshot/refs.ts';
 import { parcelNear, snapshotLot, type LotSnapshot } from '../projects/project-lots.ts';
-import { ENVELOPE_3D_MEMBERS, ENVELOPE_3D_OPTIONAL, envelope3d, type Envelope3d, type Envelope3dMember, type Envelope3dOptional, type Envelope3dValue } from './envelope-3d.ts';
+import {
+  ENVELOPE_3D_MEMBERS,
+  ENVELOPE_3D_OPTIONAL,
+  envelope3d,
+  type Envelope3d,
+  type Envelope3dMember,
+  type Envelope3dOptional,
+  type Envelope3dValue,
+} from './envelope-3d.ts';
 
 /** How far from the snapshot's inside point the lot is looked for (it lies inside the lot). */
 const LOT_SEARCH_M = 500;
@@ -15,7 +23,9 @@ export interface Envelope3dOfLot {
   solid: Envelope3d;
 }
 
-function values(get: (m: Envelope3dMember | Envelope3dOptional) => Envelope3dValue | undefined): Partial<Record<Envelope3dMember | Envelope3dOptional, Envelope3dValue>> {
+function values(
+  get: (m: Envelope3dMember | Envelope3dOptional) => Envelope3dValue | undefined,
+): Partial<Record<Envelope3dMember | Envelope3dOptional, Envelope3dValue>> {
   const out: Partial<Record<Envelope3dMember | Envelope3dOptional, Envelope3dValue>> = {};
   for (const m of [...ENVELOPE_3D_MEMBERS, ...ENVELOPE_3D_OPTIONAL]) {
     const v = get(m);
@@ -42,7 +52,13 @@ export async function envelope3dOfSnapshot(q: Queryable, s: Snapshot): Promise<E
       const v = env[m];
       if (!v) return undefined;
       const condition = conditionOf(s, v);
-      return { value: v.value, status: v.status, unit: v.unit ?? 'ft', ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}), ...(condition ? { condition } : {}) };
+      return {
+        value: v.value,
+        status: v.status,
+        unit: v.unit ?? 'ft',
+        ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}),
+        ...(condition ? { condition } : {}),
+      };
     }),
   });
   return { lot, solid };
@@ -57,7 +73,13 @@ export function envelope3dOfProjectLot(lot: LotSnapshot, standards: Record<strin
     values: values((m) => {
       const v = standards[m];
       if (!v) return undefined;
-      return { value: v.value ?? null, status: v.status, unit: v.unit ?? 'ft', ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}), ...(v.condition ? { condition: v.condition } : {}) };
+      return {
+        value: v.value ?? null,
+        status: v.status,
+        unit: v.unit ?? 'ft',
+        ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}),
+        ...(v.condition ? { condition: v.condition } : {}),
+      };
     }),
   });
   return { lot, solid };

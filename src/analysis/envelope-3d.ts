@@ -139,27 +139,49 @@ function reasonParts(unknown: Envelope3dUnknown[]): string[] {
 
 function judge(member: Envelope3dMember, v: Envelope3dValue | undefined): { ok: Envelope3dBasis } | { no: Envelope3dUnknown } {
   const label = ENVELOPE_3D_LABELS[member];
-  if (!v) return { no: { member, label, status: 'missing', says: 'Unknown', statusWords: VALUE_STATUS_WORDS.missing, reason: `${label} is not in the envelope` } };
+  if (!v)
+    return { no: { member, label, status: 'missing', says: 'Unknown', statusWords: VALUE_STATUS_WORDS.missing, reason: `${label} is not in the envelope` } };
   const words = valueWords(v);
   const isYard = member !== 'maxHeightFt';
   const base = { member, label, status: v.status, unit: 'ft', words: words.line, ...(v.condition ? { condition: v.condition } : {}) };
   if (v.status === 'no_limit_in_bylaw') {
     if (isYard) return { ok: { ...base, value: 0, usedAs: '0 ft: the bylaw sets no minimum' } };
-    return { no: { member, label, status: v.status, says: words.says, statusWords: VALUE_STATUS_WORDS[v.status], reason: 'the bylaw sets no maximum height, so there is no height to raise the footprint to' } };
+    return {
+      no: {
+        member,
+        label,
+        status: v.status,
+        says: words.says,
+        statusWords: VALUE_STATUS_WORDS[v.status],
+        reason: 'the bylaw sets no maximum height, so there is no height to raise the footprint to',
+      },
+    };
   }
   const n = typeof v.value === 'number' && Number.isFinite(v.value) ? v.value : null;
   if (!DRAWABLE_STATUSES.includes(v.status) || n === null || n < 0) {
     return { no: { member, label, status: v.status, says: words.says, statusWords: VALUE_STATUS_WORDS[v.status], reason: statusReason([label], v.status) } };
   }
-  if (member === 'maxHeightFt' && n === 0) return { no: { member, label, status: v.status, says: words.says, statusWords: VALUE_STATUS_WORDS[v.status], reason: 'the maximum height is 0 ft: there is nothing to raise' } };
+  if (member === 'maxHeightFt' && n === 0)
+    return {
+      no: {
+        member,
+        label,
+        status: v.status,
+        says: words.says,
+        statusWords: VALUE_STATUS_WORDS[v.status],
+        reason: 'the maximum height is 0 ft: there is nothing to raise',
+      },
+    };
   return { ok: { ...base, value: n, usedAs: `${words.says}` } };
 }
 
 /** Why the yards cannot be placed on this lot (null when they can). */
 function placementDoubt(input: Envelope3dInput): string | null {
   if (input.lots.length === 0 || input.lots.every((mp) => mp.length === 0)) return 'the lot has no polygon';
-  if (input.cornerLot === null || input.frontStreetLines.length === 0) return 'no front street was found for the lot, so its front lot line (and so its rear) is not known';
-  if (input.cornerLot) return 'it is a corner lot: which street line is its front, and so which edges take the street-side and rear yards, depends on how the bylaw defines the front of a corner lot, which is not encoded';
+  if (input.cornerLot === null || input.frontStreetLines.length === 0)
+    return 'no front street was found for the lot, so its front lot line (and so its rear) is not known';
+  if (input.cornerLot)
+    return 'it is a corner lot: which street line is its front, and so which edges take the street-side and rear yards, depends on how the bylaw defines the front of a corner lot, which is not encoded';
   if (input.throughLot) return 'it is a through lot (it fronts streets on opposite sides): whether its far side takes a rear or a front yard is not determined';
   return null;
 }
@@ -177,7 +199,16 @@ function storeysOnly(input: Envelope3dInput): Envelope3dBasis | null {
   if (!st || (ft && !NOT_STATED.includes(ft.status))) return null;
   if (!DRAWABLE_STATUSES.includes(st.status) || typeof st.value !== 'number' || !(st.value > 0)) return null;
   const words = valueWords(st);
-  return { member: 'maxHeightStoreys', label: 'the maximum number of storeys', value: st.value, unit: 'storeys', status: st.status, words: words.line, ...(st.condition ? { condition: st.condition } : {}), usedAs: `${words.says}: with no height in feet known, the footprint is drawn on the ground, not raised` };
+  return {
+    member: 'maxHeightStoreys',
+    label: 'the maximum number of storeys',
+    value: st.value,
+    unit: 'storeys',
+    status: st.status,
+    words: words.line,
+    ...(st.condition ? { condition: st.condition } : {}),
+    usedAs: `${words.says}: with no height in feet known, the footprint is drawn on the ground, not raised`,
+  };
 }
 
 /**
@@ -190,13 +221,35 @@ function sideWithSum(side: Envelope3dBasis, sum: Envelope3dValue | undefined): {
   const words = valueWords(sum);
   if (sum.status === 'no_limit_in_bylaw') return { ok: side };
   if (!DRAWABLE_STATUSES.includes(sum.status) || typeof sum.value !== 'number') {
-    return { no: { member: 'minSideYardFt', label: 'the side setback', status: sum.status, says: words.says, statusWords: VALUE_STATUS_WORDS[sum.status], reason: `the side setbacks' minimum sum is ${VALUE_STATUS_WORDS[sum.status]}${INDICATIVE.includes(sum.status) ? ', so it is not drawn as if known' : ''}` } };
+    return {
+      no: {
+        member: 'minSideYardFt',
+        label: 'the side setback',
+        status: sum.status,
+        says: words.says,
+        statusWords: VALUE_STATUS_WORDS[sum.status],
+        reason: `the side setbacks' minimum sum is ${VALUE_STATUS_WORDS[sum.status]}${INDICATIVE.includes(sum.status) ? ', so it is not drawn as if known' : ''}`,
+      },
+    };
   }
-  const sumBasis: Envelope3dBasis = { member: 'minSideYardSumFt', label: 'the sum of the side setbacks', value: sum.value, unit: 'ft', status: sum.status, words: words.line, ...(sum.condition ? { condition: sum.condition } : {}), usedAs: words.says };
+  const sumBasis: Envelope3dBasis = {
+    member: 'minSideYardSumFt',
+    label: 'the sum of the side setbacks',
+    value: sum.value,
+    unit: 'ft',
+    status: sum.status,
+    words: words.line,
+    ...(sum.condition ? { condition: sum.condition } : {}),
+    usedAs: words.says,
+  };
   if (sum.value <= 2 * side.value!) return { ok: side, sum: sumBasis };
   const each = r2(sum.value / 2);
   return {
-    ok: { ...side, value: each, usedAs: `${each} ft on each side: half the minimum sum of the side setbacks (${words.says}), which is more than twice the minimum (${side.usedAs}); drawn with the building centred` },
+    ok: {
+      ...side,
+      value: each,
+      usedAs: `${each} ft on each side: half the minimum sum of the side setbacks (${words.says}), which is more than twice the minimum (${side.usedAs}); drawn with the building centred`,
+    },
     sum: { ...sumBasis, usedAs: `${words.says} (with ${side.usedAs} at least on each side)` },
   };
 }
@@ -226,7 +279,11 @@ export function envelope3d(input: Envelope3dInput): Envelope3d {
   };
   if (unknown.length || geometryDoubt) return refuse(geometryDoubt);
   const ft = (m: Envelope3dMember) => basis.find((b) => b.member === m)!.value!;
-  const inset = buildableFootprint(input.lots, input.frontStreetLines, { frontFt: ft('minFrontYardFt'), sideFt: ft('minSideYardFt'), rearFt: ft('minRearYardFt') });
+  const inset = buildableFootprint(input.lots, input.frontStreetLines, {
+    frontFt: ft('minFrontYardFt'),
+    sideFt: ft('minSideYardFt'),
+    rearFt: ft('minRearYardFt'),
+  });
   if (!inset.ok) return refuse(inset.reason);
   if (inset.areaSqft <= 0 || inset.footprint.length === 0) return refuse('the yards leave no buildable footprint on this lot');
   const heightFt = storeys ? null : ft('maxHeightFt');

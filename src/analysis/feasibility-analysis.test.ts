@@ -8,7 +8,8 @@ import { propagate } from './propagation.ts';
 import { metresPerDegree } from '../core/geo/primitives.ts';
 import type { LotSnapshot } from '../projects/project-lots.ts';
 
-const LAT0 = 42, LNG0 = -71;
+const LAT0 = 42,
+  LNG0 = -71;
 // The same local metres-per-degree (WGS 84 ellipsoid) that lot geometry is measured with.
 const { kx, ky } = metresPerDegree(LAT0);
 const ft = (x: number) => x * 0.3048;
@@ -68,8 +69,16 @@ test('cited inputs: derived values are derived_from_cited, the footprint is the 
   const r = analyseFeasibility(inputs(CITED)) as any;
   assert.deepEqual(r.combinedLotArea, { value: 6000, unit: 'sqft', basis: 'parcel_geometry' });
   assert.deepEqual([r.derived.maxFloorAreaSqft.value, r.derived.maxFloorAreaSqft.status], [3000, 'derived_from_cited']);
-  assert.deepEqual([r.derived.maxDwellingUnits.value, r.derived.maxDwellingUnits.status], [3, 'derived_from_cited'], 'min(6 by area, cap 3); density has no limit');
-  assert.deepEqual([r.derived.buildableFootprintSqft.value, r.derived.buildableFootprintSqft.status], [3000, 'derived_from_cited'], 'inset 3500 capped at 50 % coverage');
+  assert.deepEqual(
+    [r.derived.maxDwellingUnits.value, r.derived.maxDwellingUnits.status],
+    [3, 'derived_from_cited'],
+    'min(6 by area, cap 3); density has no limit',
+  );
+  assert.deepEqual(
+    [r.derived.buildableFootprintSqft.value, r.derived.buildableFootprintSqft.status],
+    [3000, 'derived_from_cited'],
+    'inset 3500 capped at 50 % coverage',
+  );
   assert.match(r.derived.buildableFootprintSqft.note, /yard-inset area 350[01] sqft/);
   assert.match(r.derived.buildableFootprintSqft.note, /Front lot line: 1 edge\(s\), 60 ft; 2 side and 1 rear/);
   assert.deepEqual([r.derived.gfaEnvelopeSqft.value, r.derived.gfaEnvelopeSqft.status], [3000, 'derived_from_cited'], 'min(FAR 3000, 3000 x 3 storeys)');
@@ -97,7 +106,11 @@ test('a not_extracted input makes the result unknown (null, never zero); unverif
   assert.match(ind.derived.buildableFootprintSqft.note, /Indicative only/);
   const noLimit = analyseFeasibility(inputs({ ...CITED, maxFar: { status: 'no_limit_in_bylaw', citation: cite } })) as any;
   assert.deepEqual([noLimit.derived.maxFloorAreaSqft.value, noLimit.derived.maxFloorAreaSqft.status], [null, 'no_limit_in_bylaw']);
-  assert.deepEqual([noLimit.derived.gfaEnvelopeSqft.value, noLimit.derived.gfaEnvelopeSqft.status], [9000, 'derived_from_cited'], 'the no-limit FAR term drops out of the min');
+  assert.deepEqual(
+    [noLimit.derived.gfaEnvelopeSqft.value, noLimit.derived.gfaEnvelopeSqft.status],
+    [9000, 'derived_from_cited'],
+    'the no-limit FAR term drops out of the min',
+  );
 });
 
 test('an input whose status counts as known but which has no number (an unverified default without a value) leaves the result unknown, never 0', () => {
@@ -106,15 +119,28 @@ test('an input whose status counts as known but which has no number (an unverifi
   assert.deepEqual([r.derived.maxFloorAreaSqft.value, r.derived.maxFloorAreaSqft.status], [null, 'unverified_default']);
   // Worded as every surface words it (core/value-words.ts notCalculatedWords): which input, and why.
   assert.match(r.derived.maxFloorAreaSqft.note, /^Not calculated: maximum floor area ratio \(FAR\) is not known \(indicative, unverified\)\./);
-  const stated = analyseFeasibility(inputs({ ...CITED, maxFar: { status: 'unverified_default', value: null, statedNoLimit: 'S1', note: 'a city notice' } })) as any;
-  assert.match(stated.derived.maxFloorAreaSqft.note, /^Not calculated: maximum floor area ratio \(FAR\) reads “No limit, per S1”, which no bylaw text confirms\./);
-  assert.deepEqual([r.derived.gfaEnvelopeSqft.value, r.derived.gfaEnvelopeSqft.status], [null, 'unverified_default'], 'an unknown floor area cannot be the min');
+  const stated = analyseFeasibility(
+    inputs({ ...CITED, maxFar: { status: 'unverified_default', value: null, statedNoLimit: 'S1', note: 'a city notice' } }),
+  ) as any;
+  assert.match(
+    stated.derived.maxFloorAreaSqft.note,
+    /^Not calculated: maximum floor area ratio \(FAR\) reads “No limit, per S1”, which no bylaw text confirms\./,
+  );
+  assert.deepEqual(
+    [r.derived.gfaEnvelopeSqft.value, r.derived.gfaEnvelopeSqft.status],
+    [null, 'unverified_default'],
+    'an unknown floor area cannot be the min',
+  );
   const perUnit = analyseFeasibility(inputs({ ...CITED, minLotAreaPerUnitSqft: { status: 'unverified_default', value: null, note: 'no figure' } })) as any;
   assert.equal(perUnit.derived.maxDwellingUnits.value, null, 'not Infinity, not the cap alone');
   const yard = analyseFeasibility(inputs({ ...CITED, minRearYardFt: { status: 'unverified_default', value: null, note: 'no figure' } })) as any;
   assert.equal(yard.derived.buildableFootprintSqft.value, null, 'a rear yard without a number is not a 0 ft yard');
   assert.match(yard.derived.buildableFootprintSqft.note, /minimum rear yard is not known/);
-  assert.doesNotMatch(analysisResultText(inputs({ ...CITED, maxFar: { status: 'unverified_default', value: null, note: 'no figure' } })), /"maxFloorAreaSqft":\{[^}]*"value":0/, 'no zero floor area in the stored text');
+  assert.doesNotMatch(
+    analysisResultText(inputs({ ...CITED, maxFar: { status: 'unverified_default', value: null, note: 'no figure' } })),
+    /"maxFloorAreaSqft":\{[^}]*"value":0/,
+    'no zero floor area in the stored text',
+  );
 });
 
 test('the propagation table: unknown beats indicative beats cited', () => {
@@ -134,7 +160,8 @@ test('context lots are summarised, not analysed; the same inputs give byte-ident
 });
 
 test("a build lot whose area is in conflict with the assessor's: its warning is in the notes and every figure computed from the area says it is uncertain", () => {
-  const warning = 'The lot polygon measures 6,000 sq ft, but the assessor table gives 9,000 sq ft of land (33 % apart): the polygon may be a piece of the lot or of another date, so values that depend on lot area are uncertain.';
+  const warning =
+    'The lot polygon measures 6,000 sq ft, but the assessor table gives 9,000 sq ft of land (33 % apart): the polygon may be a piece of the lot or of another date, so values that depend on lot area are uncertain.';
   const doubted = { ...lot, warnings: [warning] };
   const r = analyseFeasibility(inputs(CITED, { lots: [{ role: 'build', attachedAt: 'x', lot: doubted }] })) as any;
   assert.ok(r.notes.includes(`Lot T-1: ${warning}`), JSON.stringify(r.notes));
@@ -151,8 +178,11 @@ test("a build lot whose area is in conflict with the assessor's: its warning is 
 });
 
 test('a build lot on two streets that is not a corner lot carries its note into the analysis notes (and so the report); a corner lot does not', () => {
-  const note = 'Faces Main St and Side St, but is not a corner lot: its two street faces come no closer than 44 ft (a corner lot\'s must meet, within 33 ft; docs/lot-metrics.md).';
-  const one = analyseFeasibility(inputs(CITED, { lots: [{ role: 'build', attachedAt: '2026-01-01T00:00:00.000Z', lot: { ...lot, cornerLotNote: note } }] })) as any;
+  const note =
+    "Faces Main St and Side St, but is not a corner lot: its two street faces come no closer than 44 ft (a corner lot's must meet, within 33 ft; docs/lot-metrics.md).";
+  const one = analyseFeasibility(
+    inputs(CITED, { lots: [{ role: 'build', attachedAt: '2026-01-01T00:00:00.000Z', lot: { ...lot, cornerLotNote: note } }] }),
+  ) as any;
   assert.ok(one.notes.includes(note), JSON.stringify(one.notes));
   const two = analyseFeasibility(
     inputs(CITED, {

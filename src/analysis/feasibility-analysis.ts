@@ -41,7 +41,6 @@ export interface AnalysisInputs {
   digest: string;
 }
 
-
 const rulesDigests = new WeakMap<PlaceRules, string>();
 function rulesDigest(rules: PlaceRules): string {
   let d = rulesDigests.get(rules);
@@ -64,12 +63,19 @@ export interface PlaceRow {
  * The analysis inputs of a project: its lots as attached and the rules of their places. Callers that
  * already read the lots (and the place rows of those lots, ordered by place_id) pass them in.
  */
-export async function loadAnalysisInputs(ctx: AppContext, q: Queryable, projectId: string, preloaded?: ProjectLot[], placeRows?: PlaceRow[]): Promise<AnalysisInputs> {
+export async function loadAnalysisInputs(
+  ctx: AppContext,
+  q: Queryable,
+  projectId: string,
+  preloaded?: ProjectLot[],
+  placeRows?: PlaceRow[],
+): Promise<AnalysisInputs> {
   const lots = preloaded ?? (await lotsOfProject(q, projectId));
   const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))].sort();
   const places: PlaceInput[] = [];
   if (placeIds.length) {
-    const rows = placeRows ?? (await q.query<PlaceRow>('SELECT place_id, slug, country FROM places WHERE place_id = ANY($1::text[]) ORDER BY place_id', [placeIds]));
+    const rows =
+      placeRows ?? (await q.query<PlaceRow>('SELECT place_id, slug, country FROM places WHERE place_id = ANY($1::text[]) ORDER BY place_id', [placeIds]));
     for (const r of rows) {
       const rules = await loadPlaceRules(ctx, r.slug);
       places.push({ geoDivisionId: r.place_id, slug: r.slug, country: r.country === 'CA' ? 'CA' : 'US', rules, rulesDigest: rulesDigest(rules) });
@@ -92,23 +98,47 @@ function citationOf(s: Sourced | undefined): Citation | undefined {
 }
 
 /** A limit derived from standards: rule 2 (no limit binds) per formula, then the table. */
-function derived(unit: string, formula: string, inputs: { name: string; s: Sourced }[], compute: () => number | null, opts: { noLimitWhen?: boolean; note?: string } = {}): DerivedValue {
+function derived(
+  unit: string,
+  formula: string,
+  inputs: { name: string; s: Sourced }[],
+  compute: () => number | null,
+  opts: { noLimitWhen?: boolean; note?: string } = {},
+): DerivedValue {
   const names = inputs.map((i) => i.name);
   const p = propagate(inputs.map((i) => i.s.status));
   const conditions = [...new Set(inputs.filter((i) => i.s.condition).map((i) => `${i.name}: ${i.s.condition}`))];
   const base = { unit, formula, inputs: names, ...(conditions.length ? { condition: conditions.join('; ') } : {}) };
   if (!p.known) {
     // Worded as every surface words a value (core/value-words.ts): which inputs have no number, and why.
-    const blocking = inputs.filter((i) => i.s.status === p.status || ['not_extracted', 'site_specific_schedule', 'conditional_unresolved', 'missing'].includes(i.s.status));
-    return { value: null, status: p.status, ...base, note: `${notCalculatedWords(blocking.map((i) => ({ key: i.name, value: i.s })))}${opts.note ? ` ${opts.note}` : ''}` };
+    const blocking = inputs.filter(
+      (i) => i.s.status === p.status || ['not_extracted', 'site_specific_schedule', 'conditional_unresolved', 'missing'].includes(i.s.status),
+    );
+    return {
+      value: null,
+      status: p.status,
+      ...base,
+      note: `${notCalculatedWords(blocking.map((i) => ({ key: i.name, value: i.s })))}${opts.note ? ` ${opts.note}` : ''}`,
+    };
   }
   // A status that counts as known (an unverified default, say) may still come without a number: then
   // the result is unknown too, never computed with the missing number as 0.
   const valueless = inputs.filter((i) => !hasValue(i.s));
   if (valueless.length) {
-    return { value: null, status: p.status, ...base, note: `${notCalculatedWords(valueless.map((i) => ({ key: i.name, value: { ...i.s, value: null } })))}${opts.note ? ` ${opts.note}` : ''}` };
+    return {
+      value: null,
+      status: p.status,
+      ...base,
+      note: `${notCalculatedWords(valueless.map((i) => ({ key: i.name, value: { ...i.s, value: null } })))}${opts.note ? ` ${opts.note}` : ''}`,
+    };
   }
-  if (opts.noLimitWhen) return { value: null, status: 'no_limit_in_bylaw', ...base, note: `No limit: the bylaw sets none for the binding input.${opts.note ? ` ${opts.note}` : ''}` };
+  if (opts.noLimitWhen)
+    return {
+      value: null,
+      status: 'no_limit_in_bylaw',
+      ...base,
+      note: `No limit: the bylaw sets none for the binding input.${opts.note ? ` ${opts.note}` : ''}`,
+    };
   const v = compute();
   if (v === null) return { value: null, status: 'missing', ...base, note: opts.note ?? 'The lot data this value needs is missing.' };
   const weak = inputs.filter((i) => i.s.status === 'unverified_default' || i.s.status === 'defaulted').map((i) => `${i.name} is ${i.s.status}`);
@@ -132,14 +162,34 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
   const build = inputs.lots.filter((l) => l.role === 'build');
   const base = { analysisVersion: ANALYSIS_VERSION, inputsDigest: inputs.digest, contextLots: contextLotsOf(inputs.lots.filter((l) => l.role === 'context')) };
   if (build.length === 0)
-    return { ...base, buildLots: [], combinedLotArea: { value: null, unit: 'sqft', status: 'missing' }, governingDistricts: [], standards: {}, derived: {}, evidence: [], notes: ['No build lot is attached: attach one as a build lot.'] };
+    return {
+      ...base,
+      buildLots: [],
+      combinedLotArea: { value: null, unit: 'sqft', status: 'missing' },
+      governingDistricts: [],
+      standards: {},
+      derived: {},
+      evidence: [],
+      notes: ['No build lot is attached: attach one as a build lot.'],
+    };
 
   const { areaSqft, districts, overlays, governingDistricts } = districtsOf(build);
   const notes: string[] = [];
   const placeIds = [...new Set(build.map((l) => l.lot.geoDivisionId))];
-  if (placeIds.length > 1) notes.push(`The build lots lie in several places (${placeIds.join(', ')}); the rules of ${build[0]!.lot.geoDivisionId} are applied.`);
+  if (placeIds.length > 1)
+    notes.push(`The build lots lie in several places (${placeIds.join(', ')}); the rules of ${build[0]!.lot.geoDivisionId} are applied.`);
   const place = inputs.places.find((p) => p.geoDivisionId === build[0]!.lot.geoDivisionId);
-  if (!place) return { ...base, buildLots: build.map((l) => l.lot.parcelExternalId), combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' }, governingDistricts, standards: {}, derived: {}, evidence: [], notes: ['The place of the build lot is no longer catalogued; no rules could be applied.'] };
+  if (!place)
+    return {
+      ...base,
+      buildLots: build.map((l) => l.lot.parcelExternalId),
+      combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' },
+      governingDistricts,
+      standards: {},
+      derived: {},
+      evidence: [],
+      notes: ['The place of the build lot is no longer catalogued; no rules could be applied.'],
+    };
 
   const site = siteOf(build);
   const standards = standardsOf(place, build, { areaSqft, districts, overlays }, site, notes);
@@ -148,10 +198,21 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
   const evidence = evidenceOf(standards);
   return {
     ...base,
-    buildLots: build.map((l) => ({ parcelExternalId: l.lot.parcelExternalId, geoDivisionId: l.lot.geoDivisionId, areaSqft: l.lot.areaSqft, vintage: l.lot.vintage, ...(l.lot.warnings?.length ? { warnings: l.lot.warnings } : {}) })),
+    buildLots: build.map((l) => ({
+      parcelExternalId: l.lot.parcelExternalId,
+      geoDivisionId: l.lot.geoDivisionId,
+      areaSqft: l.lot.areaSqft,
+      vintage: l.lot.vintage,
+      ...(l.lot.warnings?.length ? { warnings: l.lot.warnings } : {}),
+    })),
     combinedLotArea: { value: areaSqft, unit: 'sqft', basis: 'parcel_geometry' },
     lot: site,
-    place: { geoDivisionId: place.geoDivisionId, bylaw: place.rules.bylaw.name, bylawDate: place.rules.bylaw.date, ...namedSourcesOf(place.rules.sources ?? {}, standards, notes) },
+    place: {
+      geoDivisionId: place.geoDivisionId,
+      bylaw: place.rules.bylaw.name,
+      bylawDate: place.rules.bylaw.date,
+      ...namedSourcesOf(place.rules.sources ?? {}, standards, notes),
+    },
     governingDistricts,
     splitSite: governingDistricts.filter((d) => d.areaShare >= SPLIT_MIN_SHARE).length > 1,
     standards,
@@ -194,7 +255,11 @@ function districtsOf(build: AnalysedLot[]) {
     }
   }
   const districts = [...byCode.values()].sort((a, b) => b.areaSqft - a.areaSqft || a.code.localeCompare(b.code));
-  const governingDistricts = districts.map((d) => ({ code: d.code, name: d.name, areaShare: areaSqft > 0 ? Math.round((d.areaSqft / areaSqft) * 1000) / 1000 : 0 }));
+  const governingDistricts = districts.map((d) => ({
+    code: d.code,
+    name: d.name,
+    areaShare: areaSqft > 0 ? Math.round((d.areaSqft / areaSqft) * 1000) / 1000 : 0,
+  }));
   return { areaSqft, districts, overlays, governingDistricts };
 }
 
@@ -223,7 +288,10 @@ function standardsOf(
   const statedOf = stated.find((x) => x.code === districts[0]?.code);
   for (const l of build) {
     const sd = l.lot.statedDistrict;
-    if (sd) notes.push(`${build.length > 1 ? `Lot ${l.lot.parcelExternalId}: d` : 'D'}istrict ${sd.code} (${sd.name})${sd.buildingType ? `, building type ${sd.buildingType},` : ''} ${sd.statement}.${sd.conditions?.length ? ` ${conditionsSentence(sd.conditions)}` : ''}`);
+    if (sd)
+      notes.push(
+        `${build.length > 1 ? `Lot ${l.lot.parcelExternalId}: d` : 'D'}istrict ${sd.code} (${sd.name})${sd.buildingType ? `, building type ${sd.buildingType},` : ''} ${sd.statement}.${sd.conditions?.length ? ` ${conditionsSentence(sd.conditions)}` : ''}`,
+      );
   }
   const env = buildEnvelope({
     rules: place.rules,
@@ -235,7 +303,9 @@ function standardsOf(
   });
   if (env.districtNote) notes.push(env.districtNote);
   // A build lot on two streets that is not a corner lot says why (docs/lot-metrics.md), as its snapshot does.
-  if (cornerLot === false) for (const l of build) if (l.lot.cornerLotNote) notes.push(build.length > 1 ? `Lot ${l.lot.parcelExternalId}: ${l.lot.cornerLotNote}` : l.lot.cornerLotNote);
+  if (cornerLot === false)
+    for (const l of build)
+      if (l.lot.cornerLotNote) notes.push(build.length > 1 ? `Lot ${l.lot.parcelExternalId}: ${l.lot.cornerLotNote}` : l.lot.cornerLotNote);
   notes.push(...env.notes);
   const standards: Record<string, Sourced> = {};
   for (const k of STANDARD_KEYS) {
@@ -253,7 +323,9 @@ function deriveValues(standards: Record<string, Sourced>, build: AnalysedLot[], 
   const noLimit = (k: StandardKey) => standards[k]!.status === 'no_limit_in_bylaw';
   const val = (k: StandardKey) => standards[k]!.value as number;
 
-  const maxFloorAreaSqft = derived('sqft', 'maxFar x combined build-lot area', [s('maxFar'), lotArea], () => val('maxFar') * areaSqft, { noLimitWhen: noLimit('maxFar') });
+  const maxFloorAreaSqft = derived('sqft', 'maxFar x combined build-lot area', [s('maxFar'), lotArea], () => val('maxFar') * areaSqft, {
+    noLimitWhen: noLimit('maxFar'),
+  });
 
   const unitTerms: { key: StandardKey; compute: () => number }[] = [
     { key: 'minLotAreaPerUnitSqft', compute: () => (val('minLotAreaPerUnitSqft') > 0 ? Math.floor(areaSqft / val('minLotAreaPerUnitSqft') + 1e-9) : Infinity) },
@@ -275,7 +347,13 @@ function deriveValues(standards: Record<string, Sourced>, build: AnalysedLot[], 
   // Where the table states a minimum sum of the side setbacks, each side yard is cut at the larger of the
   // minimum and half the sum: the building centred between its side lot lines (sideYardWithSum).
   const sideSum = standards['minSideYardSumFt'];
-  const yardInputs = [s('minFrontYardFt'), s('minSideYardFt'), ...(sideSum ? [{ name: 'minSideYardSumFt', s: sideSum }] : []), s('minRearYardFt'), s('maxLotCoveragePct')];
+  const yardInputs = [
+    s('minFrontYardFt'),
+    s('minSideYardFt'),
+    ...(sideSum ? [{ name: 'minSideYardSumFt', s: sideSum }] : []),
+    s('minRearYardFt'),
+    s('maxLotCoveragePct'),
+  ];
   const yardsKnown = propagate(yardInputs.map((i) => i.s.status)).known && yardInputs.every((i) => hasValue(i.s));
   const side = yardsKnown ? sideYardWithSum(yard('minSideYardFt'), sideSum) : null;
   const inset = yardsKnown ? buildableFootprint(lotsPolys, lines, { frontFt: yard('minFrontYardFt'), sideFt: side!.ft, rearFt: yard('minRearYardFt') }) : null;
@@ -292,7 +370,9 @@ function deriveValues(standards: Record<string, Sourced>, build: AnalysedLot[], 
     inset && !inset.ok
       ? { note: `The footprint cannot be drawn: ${inset.reason}.` }
       : inset?.ok
-        ? { note: `Front lot line: ${inset.frontEdges} edge(s), ${inset.frontLineFt} ft; ${inset.sideEdges} side and ${inset.rearEdges} rear edge(s); yard-inset area ${inset.areaSqft} sqft.${side?.note ? ` ${side.note}` : ''}` }
+        ? {
+            note: `Front lot line: ${inset.frontEdges} edge(s), ${inset.frontLineFt} ft; ${inset.sideEdges} side and ${inset.rearEdges} rear edge(s); yard-inset area ${inset.areaSqft} sqft.${side?.note ? ` ${side.note}` : ''}`,
+          }
         : {},
   );
   const maxStoreys = { ...standards['maxHeightStoreys']!, formula: 'maxHeightStoreys (as the bylaw states it)', inputs: ['maxHeightStoreys'] };
@@ -322,7 +402,7 @@ function noteAreaDoubts(build: AnalysedLot[], derived: ReturnType<typeof deriveV
   const areaDoubts = build.flatMap((l) => (l.lot.warnings ?? []).map((w) => `Lot ${l.lot.parcelExternalId}: ${w}`));
   if (areaDoubts.length) {
     notes.push(...areaDoubts);
-    const doubt = `Uncertain: computed from a lot area in conflict with the assessor's (${areaDoubts.length === 1 ? 'see the lot\'s warning' : 'see the lots\' warnings'}).`;
+    const doubt = `Uncertain: computed from a lot area in conflict with the assessor's (${areaDoubts.length === 1 ? "see the lot's warning" : "see the lots' warnings"}).`;
     for (const v of [maxFloorAreaSqft, maxDwellingUnits, buildableFootprintSqft, gfaEnvelopeSqft] as Sourced[])
       if (v.status !== 'no_limit_in_bylaw' && v.value !== null) v.note = v.note ? `${v.note} ${doubt}` : doubt;
   }
@@ -358,7 +438,10 @@ function evidenceOf(standards: Record<string, Sourced>): EvidenceItem[] {
 function sideYardWithSum(sideFt: number, sum: Sourced | undefined): { ft: number; note?: string } {
   const total = sum && sum.status !== 'no_limit_in_bylaw' && typeof sum.value === 'number' ? sum.value : null;
   if (total === null || total <= 2 * sideFt) return { ft: sideFt };
-  return { ft: total / 2, note: `Side yards: ${total / 2} ft each, half the minimum sum of the side setbacks (${total} ft), which is more than twice the minimum side setback (${sideFt} ft): the building centred between its side lot lines.` };
+  return {
+    ft: total / 2,
+    note: `Side yards: ${total / 2} ft each, half the minimum sum of the side setbacks (${total} ft), which is more than twice the minimum side setback (${sideFt} ft): the building centred between its side lot lines.`,
+  };
 }
 
 /** The stated conditions of a lot's district as the envelope takes them (made whole against the table as it is now). */

@@ -20,4 +20,3 @@ export function propagate(inputs: readonly ValueStatus[]): Propagated {
   if (indicative.length) return { known: true, status: weakestStatus(indicative) };
   return { known: true, status: 'derived_from_cited' };
 }
-

@@ -42,7 +42,11 @@ export function notifyEnqueued(ctx: AppContext): void {
   for (const w of wakers.get(ctx.db) ?? []) w();
 }
 
-export async function insertRun(ctx: AppContext, q: Queryable, r: { projectId: string; accountId: string; receiptId: string; runId?: string; maxAttempts?: number }): Promise<string> {
+export async function insertRun(
+  ctx: AppContext,
+  q: Queryable,
+  r: { projectId: string; accountId: string; receiptId: string; runId?: string; maxAttempts?: number },
+): Promise<string> {
   const runId = r.runId ?? crypto.randomUUID();
   await q.query(
     `INSERT INTO analysis_runs (run_id, project_id, account_id, receipt_id, status, attempts, max_attempts, enqueued_at) VALUES ($1, $2, $3, $4, 'queued', 0, $5, $6)`,
@@ -131,10 +135,8 @@ export async function latestRun(q: Queryable, projectId: string): Promise<RunRow
 }
 
 export async function latestSucceededRun(q: Queryable, projectId: string): Promise<RunRow | null> {
-  const rows = await q.query<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM analysis_runs WHERE project_id = $1 AND status = 'succeeded' ORDER BY seq DESC LIMIT 1`,
-    [projectId],
-  );
+  const rows = await q.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM analysis_runs WHERE project_id = $1 AND status = 'succeeded' ORDER BY seq DESC LIMIT 1`, [
+    projectId,
+  ]);
   return rows[0] ?? null;
 }
-

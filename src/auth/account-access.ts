@@ -18,7 +18,8 @@ export interface AllowedClient {
 
 type Json = Record<string, unknown>;
 const parse = (p: unknown): Json => (typeof p === 'string' ? (JSON.parse(p) as Json) : ((p ?? {}) as Json));
-const fromEpoch = (s: unknown): string | null => (typeof s === 'number' || (typeof s === 'string' && /^\d+$/.test(s)) ? new Date(Number(s) * 1000).toISOString() : null);
+const fromEpoch = (s: unknown): string | null =>
+  typeof s === 'number' || (typeof s === 'string' && /^\d+$/.test(s)) ? new Date(Number(s) * 1000).toISOString() : null;
 
 function hostOf(uri: string): string {
   try {

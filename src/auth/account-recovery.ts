@@ -36,7 +36,9 @@ const TOKEN = (prefix: string) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{43}$`);
 /** Where a single-use link stands (`cancelled`: an address change ended by a recovery since it was asked for). */
 export type LinkState = 'valid' | 'invalid' | 'expired' | 'used' | 'cancelled';
 
-export type Refusal = { ok: false; reason: 'wrong_password' | 'weak_password' | 'bad_email' | 'same_email' | 'email_taken'; message: string } | { ok: false; reason: 'throttled' | 'busy'; message: string; retryAfterS: number };
+export type Refusal =
+  | { ok: false; reason: 'wrong_password' | 'weak_password' | 'bad_email' | 'same_email' | 'email_taken'; message: string }
+  | { ok: false; reason: 'throttled' | 'busy'; message: string; retryAfterS: number };
 
 /** The lines of a mail that say what ended (or that nothing else could act for the account). */
 function endedText(ended: Credentials, thisBrowser: boolean): string {
@@ -114,10 +116,19 @@ export async function signOutEverywhere(ctx: AppContext, account: Account): Prom
  * unknown addresses cost the same work, so the answer's timing tells nothing either: one token drawn and
  * hashed, one INSERT … SELECT that writes a row only for an account, one message queued (issue 45).
  */
-export async function requestPasswordReset(ctx: AppContext, emailIn: string, ip: string): Promise<{ ok: true } | { ok: false; reason: 'throttled'; message: string; retryAfterS: number }> {
+export async function requestPasswordReset(
+  ctx: AppContext,
+  emailIn: string,
+  ip: string,
+): Promise<{ ok: true } | { ok: false; reason: 'throttled'; message: string; retryAfterS: number }> {
   const byClient = await takeRateLimit(ctx, { bucket: 'reset-client', limit: PASSWORD_RESETS_PER_CLIENT_HOURLY, windowSeconds: 3600 }, normaliseIp(ip));
   if (!byClient.allowed) {
-    return { ok: false, reason: 'throttled', message: `Too many reset requests from your network. Try again in ${Math.ceil(byClient.resetSeconds / 60)} minute(s).`, retryAfterS: byClient.resetSeconds };
+    return {
+      ok: false,
+      reason: 'throttled',
+      message: `Too many reset requests from your network. Try again in ${Math.ceil(byClient.resetSeconds / 60)} minute(s).`,
+      retryAfterS: byClient.resetSeconds,
+    };
   }
   const email = validEmail(emailIn);
   if (!email) return { ok: true };
@@ -146,7 +157,10 @@ export async function requestPasswordReset(ctx: AppContext, emailIn: string, ip:
         `To create an account with this address: ${ctx.config.baseUrl}/signup\n` +
         `If you did not ask for this, ignore this message.\n`,
   });
-  ctx.logger.info(account ? { accountId: account.account_id } : {}, account ? 'password reset link sent' : 'password reset asked for an address with no account');
+  ctx.logger.info(
+    account ? { accountId: account.account_id } : {},
+    account ? 'password reset link sent' : 'password reset asked for an address with no account',
+  );
   return { ok: true };
 }
 
@@ -202,7 +216,9 @@ export async function completePasswordReset(
   const ended = await credentialsOf(ctx, row!.account_id);
   // The link is used under a row lock: two submissions at once change the password once.
   const outcome = await ctx.db.transaction(async (tx) => {
-    const [locked] = await tx.query<TokenRow>('SELECT token_hash, account_id, expires_at, used_at FROM password_resets WHERE token_hash = $1 FOR UPDATE', [row!.token_hash]);
+    const [locked] = await tx.query<TokenRow>('SELECT token_hash, account_id, expires_at, used_at FROM password_resets WHERE token_hash = $1 FOR UPDATE', [
+      row!.token_hash,
+    ]);
     const state = stateOf(ctx, locked);
     if (state !== 'valid') return state;
     // Every reset link of the account ends with this one; following the mailed link proves the address too.
@@ -231,7 +247,13 @@ export async function completePasswordReset(
 }
 
 /** Starts an e-mail address change: the new address gets a link, the old one a notice. */
-export async function requestEmailChange(ctx: AppContext, account: Account, newEmailIn: string, password: string, ip: string): Promise<{ ok: true; newEmail: string; expiresAt: string } | Refusal> {
+export async function requestEmailChange(
+  ctx: AppContext,
+  account: Account,
+  newEmailIn: string,
+  password: string,
+  ip: string,
+): Promise<{ ok: true; newEmail: string; expiresAt: string } | Refusal> {
   const newEmail = validEmail(newEmailIn);
   if (!newEmail) return { ok: false, reason: 'bad_email', message: 'Enter a valid e-mail address.' };
   if (newEmail === account.email) return { ok: false, reason: 'same_email', message: 'That is already your address.' };
@@ -239,7 +261,12 @@ export async function requestEmailChange(ctx: AppContext, account: Account, newE
   if (wrong) return wrong;
   const limit = await takeRateLimit(ctx, { bucket: 'email-change', limit: EMAIL_CHANGES_PER_ACCOUNT_HOURLY, windowSeconds: 3600 }, account.accountId);
   if (!limit.allowed) {
-    return { ok: false, reason: 'throttled', message: `Too many address changes asked for. Try again in ${Math.ceil(limit.resetSeconds / 60)} minute(s).`, retryAfterS: limit.resetSeconds };
+    return {
+      ok: false,
+      reason: 'throttled',
+      message: `Too many address changes asked for. Try again in ${Math.ceil(limit.resetSeconds / 60)} minute(s).`,
+      retryAfterS: limit.resetSeconds,
+    };
   }
   // Told only to someone who knows this account's password.
   const taken = await ctx.db.query('SELECT 1 FROM accounts WHERE email = $1', [newEmail]);
@@ -281,7 +308,10 @@ interface ChangeRow extends TokenRow {
 
 export async function inspectEmailChange(ctx: AppContext, token: string): Promise<{ state: LinkState; newEmail?: string }> {
   if (!TOKEN(EMAIL_CHANGE_PREFIX).test(token)) return { state: 'invalid' };
-  const [row] = await ctx.db.query<ChangeRow>('SELECT token_hash, account_id, expires_at, used_at, cancelled_at, old_email, new_email FROM email_changes WHERE token_hash = $1', [secretHash(token)]);
+  const [row] = await ctx.db.query<ChangeRow>(
+    'SELECT token_hash, account_id, expires_at, used_at, cancelled_at, old_email, new_email FROM email_changes WHERE token_hash = $1',
+    [secretHash(token)],
+  );
   const state = stateOf(ctx, row);
   return state === 'valid' ? { state, newEmail: row!.new_email } : { state };
 }
@@ -290,13 +320,19 @@ export async function inspectEmailChange(ctx: AppContext, token: string): Promis
  * Uses an e-mail change link: the account's address becomes the new one, verified. The old address is
  * told, with a link that moves the account back for EMAIL_CHANGE_UNDO_TTL_S (see undoEmailChange).
  */
-export async function completeEmailChange(ctx: AppContext, token: string): Promise<{ ok: true; oldEmail: string; newEmail: string } | { ok: false; reason: LinkState | 'email_taken'; message: string }> {
+export async function completeEmailChange(
+  ctx: AppContext,
+  token: string,
+): Promise<{ ok: true; oldEmail: string; newEmail: string } | { ok: false; reason: LinkState | 'email_taken'; message: string }> {
   if (!TOKEN(EMAIL_CHANGE_PREFIX).test(token)) return { ok: false, reason: 'invalid', message: 'This link is not valid.' };
   const now = ctx.clock.now().toISOString();
   const undoToken = newSecret(EMAIL_UNDO_PREFIX);
   const undoExpires = new Date(ctx.clock.now().getTime() + EMAIL_CHANGE_UNDO_TTL_S * 1000).toISOString();
   const outcome = await ctx.db.transaction(async (tx) => {
-    const [row] = await tx.query<ChangeRow>('SELECT token_hash, account_id, expires_at, used_at, cancelled_at, old_email, new_email FROM email_changes WHERE token_hash = $1 FOR UPDATE', [secretHash(token)]);
+    const [row] = await tx.query<ChangeRow>(
+      'SELECT token_hash, account_id, expires_at, used_at, cancelled_at, old_email, new_email FROM email_changes WHERE token_hash = $1 FOR UPDATE',
+      [secretHash(token)],
+    );
     const state = stateOf(ctx, row);
     if (state !== 'valid') return { state } as const;
     const taken = await tx.query('SELECT 1 FROM accounts WHERE email = $1', [row!.new_email]);
@@ -321,7 +357,8 @@ export async function completeEmailChange(ctx: AppContext, token: string): Promi
     return { state: 'done', row: row! } as const;
   });
   if (outcome.state === 'email_taken') return { ok: false, reason: 'email_taken', message: 'Another account took that address in the meantime.' };
-  if (outcome.state !== 'done') return { ok: false, reason: outcome.state, message: `This link is ${outcome.state === 'invalid' ? 'not valid' : outcome.state}.` };
+  if (outcome.state !== 'done')
+    return { ok: false, reason: outcome.state, message: `This link is ${outcome.state === 'invalid' ? 'not valid' : outcome.state}.` };
   const { old_email: oldEmail, new_email: newEmail, account_id: accountId } = outcome.row;
   ctx.logger.info({ accountId }, 'e-mail address changed');
   await ctx.mailer.send({
@@ -376,18 +413,31 @@ export async function undoEmailChange(
   const now = ctx.clock.now().toISOString();
   const ended = await credentialsOf(ctx, row!.account_id);
   const outcome = await ctx.db.transaction(async (tx) => {
-    const [locked] = await tx.query<UndoRow>('SELECT token_hash, account_id, expires_at, used_at, old_email, new_email FROM email_change_undos WHERE token_hash = $1 FOR UPDATE', [row!.token_hash]);
+    const [locked] = await tx.query<UndoRow>(
+      'SELECT token_hash, account_id, expires_at, used_at, old_email, new_email FROM email_change_undos WHERE token_hash = $1 FOR UPDATE',
+      [row!.token_hash],
+    );
     const state = stateOf(ctx, locked);
     if (state !== 'valid') return state;
     const taken = await tx.query('SELECT 1 FROM accounts WHERE email = $1 AND account_id <> $2', [row!.old_email, row!.account_id]);
     if (taken.length) return 'email_taken' as const;
     const [moved] = await tx.query<{ email: string }>('SELECT email FROM accounts WHERE account_id = $1 FOR UPDATE', [row!.account_id]);
-    await tx.query('UPDATE accounts SET email = $2, email_verified_at = $3, password_hash = $4 WHERE account_id = $1', [row!.account_id, row!.old_email, now, hashed]);
+    await tx.query('UPDATE accounts SET email = $2, email_verified_at = $3, password_hash = $4 WHERE account_id = $1', [
+      row!.account_id,
+      row!.old_email,
+      now,
+      hashed,
+    ]);
     await tx.query('UPDATE email_change_undos SET used_at = $2 WHERE token_hash = $1', [row!.token_hash, now]);
     await endEveryCredential(ctx, tx, row!.account_id, { reason: 'e-mail change undone' });
     return { movedFrom: moved!.email };
   });
-  if (outcome === 'email_taken') return { ok: false, reason: 'email_taken', message: `Another account uses ${row!.old_email} now, so the account cannot move back to it. Contact the people running siteline.` };
+  if (outcome === 'email_taken')
+    return {
+      ok: false,
+      reason: 'email_taken',
+      message: `Another account uses ${row!.old_email} now, so the account cannot move back to it. Contact the people running siteline.`,
+    };
   if (typeof outcome === 'string') return { ok: false, reason: outcome, message: `This link is ${outcome === 'invalid' ? 'not valid' : outcome}.` };
   afterCommit(ctx, row!.account_id);
   ctx.logger.info({ accountId: row!.account_id }, 'e-mail change undone; every credential ended');

@@ -30,11 +30,13 @@ export function passwordProblem(password: string, email = ''): string | undefine
   if (/\u0000/.test(password)) return 'A password cannot contain a NUL character.';
   const lower = password.toLowerCase();
   commonPasswords ??= new Set(commonDictionary['passwords-common'].map((p) => String(p).toLowerCase()));
-  if (commonPasswords.has(lower) || commonPasswords.has(lower.trim())) return 'That password is on a list of commonly used (breached) passwords. Choose another one; a few unrelated words make a good password.';
+  if (commonPasswords.has(lower) || commonPasswords.has(lower.trim()))
+    return 'That password is on a list of commonly used (breached) passwords. Choose another one; a few unrelated words make a good password.';
   if (new Set(chars).size === 1) return 'A password cannot be one character repeated.';
   const codes = chars.map((c) => c.codePointAt(0)!);
   const step = codes[1]! - codes[0]!;
-  if (Math.abs(step) === 1 && codes.every((c, i) => i === 0 || c - codes[i - 1]! === step)) return 'A password cannot be a simple sequence (like 1234567890 or abcdefghij).';
+  if (Math.abs(step) === 1 && codes.every((c, i) => i === 0 || c - codes[i - 1]! === step))
+    return 'A password cannot be a simple sequence (like 1234567890 or abcdefghij).';
   const e = normaliseEmail(email);
   if (e && (lower === e || lower === e.split('@')[0])) return 'A password cannot be your e-mail address.';
   return undefined;
@@ -132,7 +134,12 @@ export async function createAccount(ctx: AppContext, emailIn: string, password: 
     if (!d.allowed) {
       ctx.logger.warn({ throttle: policy.bucket }, 'sign-up throttled');
       const who = policy === policies.all ? ' right now' : ' from your network';
-      return { ok: false, reason: 'throttled', message: `Too many sign-ups${who}. Try again in ${Math.ceil(d.resetSeconds / 60)} minute(s).`, retryAfterS: d.resetSeconds };
+      return {
+        ok: false,
+        reason: 'throttled',
+        message: `Too many sign-ups${who}. Try again in ${Math.ceil(d.resetSeconds / 60)} minute(s).`,
+        retryAfterS: d.resetSeconds,
+      };
     }
   }
   const accountId = crypto.randomUUID();
@@ -164,10 +171,12 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
   // Counted before verifying, atomically: this attempt is recorded as a failure first, then the window
   // is counted with it. Parallel attempts each see at least their own rank, so no more than the limit
   // ever reach the password check, however many arrive at once.
-  const mine = await ctx.db.query<{ id: number }>(
-    'INSERT INTO sign_in_failures (throttle_key, failed_at) VALUES ($1, $4), ($2, $4), ($3, $4) RETURNING id',
-    [keys.pair, keys.ip, keys.email, now.toISOString()],
-  );
+  const mine = await ctx.db.query<{ id: number }>('INSERT INTO sign_in_failures (throttle_key, failed_at) VALUES ($1, $4), ($2, $4), ($3, $4) RETURNING id', [
+    keys.pair,
+    keys.ip,
+    keys.email,
+    now.toISOString(),
+  ]);
   const myIds = mine.map((r) => Number(r.id));
   const forget = () => ctx.db.query('DELETE FROM sign_in_failures WHERE id = ANY($1::bigint[])', [myIds]);
   const counts = await ctx.db.query<{ throttle_key: string; n: number; oldest: Date }>(
@@ -192,7 +201,10 @@ export async function signIn(ctx: AppContext, emailIn: string, password: string,
   // password. It is logged and the sign-in fails as an error, not as "wrong password".
   const good = await argonSlots.run(() =>
     verify(stored, password).catch((err) => {
-      ctx.logger.error({ accountId: row?.account_id, err: err instanceof Error ? err.message : String(err) }, 'sign-in: the stored password hash cannot be read');
+      ctx.logger.error(
+        { accountId: row?.account_id, err: err instanceof Error ? err.message : String(err) },
+        'sign-in: the stored password hash cannot be read',
+      );
       throw new SitelineError('internal', 'The password could not be checked.');
     }),
   );

@@ -32,9 +32,13 @@ export async function issueCredential(
 ): Promise<string> {
   const secret = newSecret(kind === 'assertion' ? ASSERTION_PREFIX : OPAQUE_ACCESS_PREFIX);
   const now = ctx.clock.now();
-  await db.query(
-    `INSERT INTO agent_credentials (token_hash, kind, registration_id, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [secretHash(secret), kind, registrationId, scopes.join(' '), now.toISOString(), addSeconds(now, ttlS)],
-  );
+  await db.query(`INSERT INTO agent_credentials (token_hash, kind, registration_id, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    secretHash(secret),
+    kind,
+    registrationId,
+    scopes.join(' '),
+    now.toISOString(),
+    addSeconds(now, ttlS),
+  ]);
   return secret;
 }

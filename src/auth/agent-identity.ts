@@ -51,7 +51,15 @@ export async function registerIdentity(ctx: AppContext, req: RegistrationRequest
   await ctx.db.query(
     `INSERT INTO agent_registrations (registration_id, type, claim_token_hash, login_hint, created_at, claim_expires_at, label)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [registrationId, req.type, secretHash(claimToken), req.type === 'service_auth' ? req.loginHint : null, now.toISOString(), addSeconds(now, CLAIM_TTL_S), req.label ?? null],
+    [
+      registrationId,
+      req.type,
+      secretHash(claimToken),
+      req.type === 'service_auth' ? req.loginHint : null,
+      now.toISOString(),
+      addSeconds(now, CLAIM_TTL_S),
+      req.label ?? null,
+    ],
   );
   ctx.logger.info({ registrationId, type: req.type }, 'agent registered');
   if (req.type === 'anonymous') {
@@ -89,7 +97,11 @@ export async function exchangeAssertion(ctx: AppContext, assertion: string, requ
     return userToken(row.account_id);
   }
   if (wanted.some((s) => s !== SCOPE_PUBLIC)) {
-    throw new AgentAuthError(400, 'invalid_scope', `This identity is not claimed yet: it can only receive ${SCOPE_PUBLIC}. A human must claim it for ${SCOPE_MCP}.`);
+    throw new AgentAuthError(
+      400,
+      'invalid_scope',
+      `This identity is not claimed yet: it can only receive ${SCOPE_PUBLIC}. A human must claim it for ${SCOPE_MCP}.`,
+    );
   }
   // The claim revokes every pre-claim token of the registration. Issuing one must not slip past it:
   // the registration row is share-locked (the claim holds it FOR UPDATE), so either this token is
@@ -97,11 +109,14 @@ export async function exchangeAssertion(ctx: AppContext, assertion: string, requ
   const registrationId = row.registration_id;
   const issued = await ctx.db.transaction(async (tx): Promise<{ kind: 'claimed'; accountId: string } | { kind: 'issued'; token: string }> => {
     // The assertion again, share-locked: a revocation committed since the first read wins.
-    const [cred] = await tx.query<{ revoked_at: Date | null }>(`SELECT revoked_at FROM agent_credentials WHERE token_hash = $1 AND kind = 'assertion' FOR SHARE`, [
-      secretHash(assertion),
-    ]);
+    const [cred] = await tx.query<{ revoked_at: Date | null }>(
+      `SELECT revoked_at FROM agent_credentials WHERE token_hash = $1 AND kind = 'assertion' FOR SHARE`,
+      [secretHash(assertion)],
+    );
     if (!cred || cred.revoked_at) throw invalidGrant(`The identity assertion has been revoked. ${restart}`);
-    const [reg] = await tx.query<{ account_id: string | null }>('SELECT account_id FROM agent_registrations WHERE registration_id = $1 FOR SHARE', [registrationId]);
+    const [reg] = await tx.query<{ account_id: string | null }>('SELECT account_id FROM agent_registrations WHERE registration_id = $1 FOR SHARE', [
+      registrationId,
+    ]);
     if (reg?.account_id) return { kind: 'claimed', accountId: reg.account_id };
     return { kind: 'issued', token: await issueCredential(tx, ctx, registrationId, 'access', [SCOPE_PUBLIC], PRE_CLAIM_TOKEN_TTL_S) };
   });
@@ -121,7 +136,8 @@ export async function revokeAgentToken(ctx: AppContext, token: string): Promise<
     return {
       revoked: false,
       token_type: 'jwt',
-      message: 'Post-claim JWT access tokens are not revocable; they expire on their own within one hour. Revoke the identity assertion to stop new ones being minted.',
+      message:
+        'Post-claim JWT access tokens are not revocable; they expire on their own within one hour. Revoke the identity assertion to stop new ones being minted.',
     };
   }
   const now = ctx.clock.now().toISOString();
@@ -143,6 +159,10 @@ export async function revokeAgentToken(ctx: AppContext, token: string): Promise<
   }
   ctx.logger.info({ kind, alsoRevoked: minted }, 'agent credential revoked');
   return kind === 'assertion'
-    ? { revoked: true, token_type: 'identity_assertion', message: `The identity assertion is revoked; the jwt-bearer exchange no longer accepts it, and the opaque access tokens minted from it are revoked too${minted ? ` (${minted})` : ''}.` }
+    ? {
+        revoked: true,
+        token_type: 'identity_assertion',
+        message: `The identity assertion is revoked; the jwt-bearer exchange no longer accepts it, and the opaque access tokens minted from it are revoked too${minted ? ` (${minted})` : ''}.`,
+      }
     : { revoked: true, token_type: 'access_token', message: 'The pre-claim access token is revoked.' };
 }

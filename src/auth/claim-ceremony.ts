@@ -9,7 +9,16 @@ import type { AppContext } from '../context.ts';
 import { AgentAuthError, invalidGrant } from './oauth-errors.ts';
 import { secretHash, sixDigitCode } from './secrets.ts';
 import { PATHS, SCOPE_MCP, url } from './endpoints.ts';
-import { CEREMONY_TTL_S, CLAIM_MAX_DELIVERIES, CLAIM_POLL_INTERVAL_S, CLAIM_REDELIVERY_S, CLAIMED_ASSERTION_TTL_S, MAILS_PER_ADDRESS_PER_HOUR, MAX_WRONG_CODES, SLOW_DOWN_STEP_S } from './lifetimes.ts';
+import {
+  CEREMONY_TTL_S,
+  CLAIM_MAX_DELIVERIES,
+  CLAIM_POLL_INTERVAL_S,
+  CLAIM_REDELIVERY_S,
+  CLAIMED_ASSERTION_TTL_S,
+  MAILS_PER_ADDRESS_PER_HOUR,
+  MAX_WRONG_CODES,
+  SLOW_DOWN_STEP_S,
+} from './lifetimes.ts';
 import { issueCredential, AGENT_CLIENT_ID, type TokenResponse } from './agent-credentials.ts';
 import { mintUserJwt } from './user-jwt.ts';
 
@@ -64,14 +73,15 @@ export async function startCeremony(ctx: AppContext, registrationId: string, ema
   // Anyone can name any address: at most MAILS_PER_ADDRESS_PER_HOUR notices per address, so the claim
   // endpoint cannot be used to flood a mailbox. The ceremony itself does not depend on the mail.
   const recent = await ctx.mailer.countSince(email, CLAIM_NOTICE_SUBJECT, new Date(now.getTime() - 3600_000));
-  if (recent < MAILS_PER_ADDRESS_PER_HOUR) await ctx.mailer.send({
-    to: email,
-    subject: CLAIM_NOTICE_SUBJECT,
-    text:
-      `An agent asked to act for the siteline account ${email}.\n\n` +
-      `If that was you, open ${verificationUri}, sign in (or sign up) with this address, and type the 6-digit code your agent shows you.\n` +
-      `The request expires at ${expires.toISOString()}. If you did not ask for this, ignore this message: nothing happens without the code.\n`,
-  });
+  if (recent < MAILS_PER_ADDRESS_PER_HOUR)
+    await ctx.mailer.send({
+      to: email,
+      subject: CLAIM_NOTICE_SUBJECT,
+      text:
+        `An agent asked to act for the siteline account ${email}.\n\n` +
+        `If that was you, open ${verificationUri}, sign in (or sign up) with this address, and type the 6-digit code your agent shows you.\n` +
+        `The request expires at ${expires.toISOString()}. If you did not ask for this, ignore this message: nothing happens without the code.\n`,
+    });
   return { user_code: code, verification_uri: verificationUri, interval: CLAIM_POLL_INTERVAL_S, expires_in: CEREMONY_TTL_S };
 }
 
@@ -96,9 +106,7 @@ export async function pollClaim(ctx: AppContext, claimToken: string): Promise<To
   const now = ctx.clock.now();
   // The JWT is signed after the transaction: PGlite has one connection, so no ctx.db call may run inside it.
   const claimed = await ctx.db.transaction(async (tx) => {
-    const rows = await tx.query<RegistrationRow>(`SELECT ${COLUMNS} FROM agent_registrations WHERE claim_token_hash = $1 FOR UPDATE`, [
-      secretHash(claimToken),
-    ]);
+    const rows = await tx.query<RegistrationRow>(`SELECT ${COLUMNS} FROM agent_registrations WHERE claim_token_hash = $1 FOR UPDATE`, [secretHash(claimToken)]);
     const reg = rows[0];
     if (!reg) throw invalidGrant('The claim_token is unknown. Restart at registration.');
     if (reg.account_id) {
@@ -116,10 +124,15 @@ export async function pollClaim(ctx: AppContext, claimToken: string): Promise<To
           [reg.registration_id, SCOPE_MCP, new Date(reg.claim_delivered_at).toISOString()],
         );
         if (delivered!.n >= CLAIM_MAX_DELIVERIES) {
-          throw invalidGrant(`This claim's tokens were already delivered ${delivered!.n} times. Use an identity assertion delivered then, or restart at registration.`);
+          throw invalidGrant(
+            `This claim's tokens were already delivered ${delivered!.n} times. Use an identity assertion delivered then, or restart at registration.`,
+          );
         }
       } else {
-        await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2, last_used_at = $2 WHERE registration_id = $1', [reg.registration_id, now.toISOString()]);
+        await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2, last_used_at = $2 WHERE registration_id = $1', [
+          reg.registration_id,
+          now.toISOString(),
+        ]);
       }
       const assertion = await issueCredential(tx, ctx, reg.registration_id, 'assertion', [SCOPE_MCP], CLAIMED_ASSERTION_TTL_S);
       return { accountId: reg.account_id, assertion, registrationId: reg.registration_id };
@@ -135,9 +148,14 @@ export async function pollClaim(ctx: AppContext, claimToken: string): Promise<To
     // Returned, not thrown: a throw would roll back the poll time just recorded.
     if (tooSoon) return new AgentAuthError(400, 'slow_down', `Polling too fast: wait at least ${interval} seconds between polls.`, { interval });
     if (!reg.ceremony_id) {
-      return new AgentAuthError(400, 'authorization_pending', 'No claim ceremony has started: call the claim endpoint with this claim_token and the human\'s e-mail.', {
-        interval,
-      });
+      return new AgentAuthError(
+        400,
+        'authorization_pending',
+        "No claim ceremony has started: call the claim endpoint with this claim_token and the human's e-mail.",
+        {
+          interval,
+        },
+      );
     }
     if (reg.denied_at) {
       return new AgentAuthError(400, 'access_denied', 'The human refused this claim on the claim page. Call the claim endpoint again only if they ask you to.');
@@ -146,12 +164,21 @@ export async function pollClaim(ctx: AppContext, claimToken: string): Promise<To
       return new AgentAuthError(400, 'expired_token', 'The claim ceremony expired. Call the claim endpoint again with the same claim_token.');
     }
     if (reg.failed_code_attempts >= MAX_WRONG_CODES) {
-      return new AgentAuthError(400, 'expired_token', 'The claim ceremony was locked after too many wrong codes. Call the claim endpoint again with the same claim_token.');
+      return new AgentAuthError(
+        400,
+        'expired_token',
+        'The claim ceremony was locked after too many wrong codes. Call the claim endpoint again with the same claim_token.',
+      );
     }
     return new AgentAuthError(400, 'authorization_pending', 'The human has not completed the claim yet.', { interval });
   });
   if (claimed instanceof AgentAuthError) throw claimed;
-  const { token, expiresIn } = await mintUserJwt(ctx, { accountId: claimed.accountId, scopes: [SCOPE_MCP], clientId: AGENT_CLIENT_ID, registrationId: claimed.registrationId });
+  const { token, expiresIn } = await mintUserJwt(ctx, {
+    accountId: claimed.accountId,
+    scopes: [SCOPE_MCP],
+    clientId: AGENT_CLIENT_ID,
+    registrationId: claimed.registrationId,
+  });
   return {
     access_token: token,
     token_type: 'Bearer',
@@ -194,7 +221,13 @@ export async function findCeremony(ctx: AppContext, ceremonyId: string): Promise
   return viewOf(rows[0], ctx.clock.now());
 }
 
-export type ClaimOutcome = CeremonyView | { state: 'email_mismatch' } | { state: 'email_unverified' } | { state: 'wrong_code'; attemptsLeft: number } | { state: 'done' } | { state: 'refused' };
+export type ClaimOutcome =
+  | CeremonyView
+  | { state: 'email_mismatch' }
+  | { state: 'email_unverified' }
+  | { state: 'wrong_code'; attemptsLeft: number }
+  | { state: 'done' }
+  | { state: 'refused' };
 
 /** The human says the request was not theirs: the agent's polls get access_denied. */
 export async function denyClaim(ctx: AppContext, ceremonyId: string, account: { email: string }): Promise<ClaimOutcome> {

@@ -56,7 +56,12 @@ export async function sendVerificationMail(ctx: AppContext, account: { accountId
       ),
     );
     const wait = retryAfterS >= 120 ? `${Math.ceil(retryAfterS / 60)} minutes` : `${retryAfterS} seconds`;
-    return { sent: false, reason: 'throttled', message: `A verification e-mail was sent recently. Check your mailbox, or ask for a new one in ${wait}.`, retryAfterS };
+    return {
+      sent: false,
+      reason: 'throttled',
+      message: `A verification e-mail was sent recently. Check your mailbox, or ask for a new one in ${wait}.`,
+      retryAfterS,
+    };
   }
   const linkId = crypto.randomBytes(16).toString('base64url');
   const expires = Math.floor(now.getTime() / 1000) + EMAIL_VERIFY_LINK_TTL_S;
@@ -82,9 +87,7 @@ export async function sendVerificationMail(ctx: AppContext, account: { accountId
   return { sent: true, expiresAt };
 }
 
-export type LinkState =
-  | { state: 'valid'; accountId: string; email: string }
-  | { state: 'invalid' | 'expired' | 'used' };
+export type LinkState = { state: 'valid'; accountId: string; email: string } | { state: 'invalid' | 'expired' | 'used' };
 
 interface LinkRow {
   link_id: string;
@@ -110,7 +113,11 @@ async function checkToken(ctx: AppContext, token: string, rowOf: (linkId: string
 
 /** What a link is worth, without using it (the page that shows the confirm button). */
 export async function inspectVerificationLink(ctx: AppContext, token: string): Promise<LinkState> {
-  const s = await checkToken(ctx, token, async (id) => (await ctx.db.query<LinkRow>('SELECT link_id, account_id, email, used_at FROM email_verification_links WHERE link_id = $1', [id]))[0]);
+  const s = await checkToken(
+    ctx,
+    token,
+    async (id) => (await ctx.db.query<LinkRow>('SELECT link_id, account_id, email, used_at FROM email_verification_links WHERE link_id = $1', [id]))[0],
+  );
   return s.state === 'valid' ? { state: 'valid', accountId: s.accountId, email: s.email } : { state: s.state };
 }
 
@@ -122,15 +129,15 @@ export async function useVerificationLink(ctx: AppContext, token: string): Promi
     const s = await checkToken(
       ctx,
       token,
-      async (id) => (await tx.query<LinkRow>('SELECT link_id, account_id, email, used_at FROM email_verification_links WHERE link_id = $1 FOR UPDATE', [id]))[0],
+      async (id) =>
+        (await tx.query<LinkRow>('SELECT link_id, account_id, email, used_at FROM email_verification_links WHERE link_id = $1 FOR UPDATE', [id]))[0],
     );
     if (s.state !== 'valid') return { state: s.state };
     await tx.query('UPDATE email_verification_links SET used_at = $2 WHERE link_id = $1', [s.row!.link_id, now]);
-    const verified = await tx.query('UPDATE accounts SET email_verified_at = COALESCE(email_verified_at, $3) WHERE account_id = $1 AND email = $2 RETURNING 1', [
-      s.accountId,
-      s.email,
-      now,
-    ]);
+    const verified = await tx.query(
+      'UPDATE accounts SET email_verified_at = COALESCE(email_verified_at, $3) WHERE account_id = $1 AND email = $2 RETURNING 1',
+      [s.accountId, s.email, now],
+    );
     if (verified.length === 0) return { state: 'invalid' };
     ctx.logger.info({ accountId: s.accountId }, 'e-mail address verified');
     return { state: 'valid', accountId: s.accountId, email: s.email };

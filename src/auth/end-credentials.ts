@@ -36,7 +36,11 @@ export async function credentialsOf(ctx: AppContext, accountId: string, keepSess
   const iso = now.toISOString();
   const redelivery = new Date(now.getTime() - CLAIM_REDELIVERY_S * 1000).toISOString();
   const [sessions, apps, agents, apiKeys, emailChanges] = await Promise.all([
-    ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM web_sessions WHERE account_id = $1 AND expires_at > $2 AND session_hash IS DISTINCT FROM $3', [accountId, iso, keepSessionHash ?? null]),
+    ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM web_sessions WHERE account_id = $1 AND expires_at > $2 AND session_hash IS DISTINCT FROM $3', [
+      accountId,
+      iso,
+      keepSessionHash ?? null,
+    ]),
     allowedClients(ctx, accountId),
     ctx.db.query<{ registration_id: string; label: string | null }>(
       `SELECT r.registration_id, r.label FROM agent_registrations r
@@ -46,8 +50,14 @@ export async function credentialsOf(ctx: AppContext, accountId: string, keepSess
         ORDER BY r.claimed_at, r.registration_id`,
       [accountId, REVOKED_MARK, redelivery, iso],
     ),
-    ctx.db.query<{ key_id: string; name: string; display_prefix: string }>('SELECT key_id, name, display_prefix FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, key_id', [accountId]),
-    ctx.db.query<{ new_email: string }>('SELECT new_email FROM email_changes WHERE account_id = $1 AND used_at IS NULL AND cancelled_at IS NULL AND expires_at > $2 ORDER BY created_at', [accountId, iso]),
+    ctx.db.query<{ key_id: string; name: string; display_prefix: string }>(
+      'SELECT key_id, name, display_prefix FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, key_id',
+      [accountId],
+    ),
+    ctx.db.query<{ new_email: string }>(
+      'SELECT new_email FROM email_changes WHERE account_id = $1 AND used_at IS NULL AND cancelled_at IS NULL AND expires_at > $2 ORDER BY created_at',
+      [accountId, iso],
+    ),
   ]);
   return {
     webSessions: sessions[0]?.n ?? 0,
@@ -72,7 +82,10 @@ export async function endEveryCredential(
   const now = ctx.clock.now().toISOString();
   // Every JWT access token issued so far (OAuth apps, agents, CLI logins) is refused from now on.
   await revokeTokens(ctx, accountId, ALL_TOKENS, opts.reason, tx);
-  const sessions = await tx.query('DELETE FROM web_sessions WHERE account_id = $1 AND session_hash IS DISTINCT FROM $2 RETURNING 1', [accountId, opts.keepSessionHash ?? null]);
+  const sessions = await tx.query('DELETE FROM web_sessions WHERE account_id = $1 AND session_hash IS DISTINCT FROM $2 RETURNING 1', [
+    accountId,
+    opts.keepSessionHash ?? null,
+  ]);
   // Login sessions, grants, refresh tokens, codes: an OAuth client must ask the person again.
   const oauth = await tx.query(`DELETE FROM oidc_models WHERE payload->>'accountId' = $1 RETURNING 1`, [accountId]);
   // Agents and CLI logins: their assertions cannot be exchanged any more, and a claim confirmed but not
@@ -86,7 +99,10 @@ export async function endEveryCredential(
     [accountId, now],
   );
   const keys = await tx.query('UPDATE api_keys SET revoked_at = $2 WHERE account_id = $1 AND revoked_at IS NULL RETURNING 1', [accountId, now]);
-  const changes = await tx.query('UPDATE email_changes SET cancelled_at = $2 WHERE account_id = $1 AND used_at IS NULL AND cancelled_at IS NULL RETURNING 1', [accountId, now]);
+  const changes = await tx.query('UPDATE email_changes SET cancelled_at = $2 WHERE account_id = $1 AND used_at IS NULL AND cancelled_at IS NULL RETURNING 1', [
+    accountId,
+    now,
+  ]);
   await tx.query('UPDATE password_resets SET used_at = $2 WHERE account_id = $1 AND used_at IS NULL', [accountId, now]);
   return { webSessions: sessions.length, oauthRecords: oauth.length, agents: agents.length, apiKeys: keys.length, emailChanges: changes.length };
 }
@@ -100,10 +116,20 @@ export function afterCommit(ctx: AppContext, accountId: string): void {
 export function describeCredentials(c: Credentials, opts: { thisBrowser?: boolean } = {}): string[] {
   const lines: string[] = [];
   const s = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-  if (c.webSessions) lines.push(`${s(c.webSessions, opts.thisBrowser ? 'other browser session' : 'browser session', opts.thisBrowser ? 'other browser sessions' : 'browser sessions')} (signed out)`);
+  if (c.webSessions)
+    lines.push(
+      `${s(c.webSessions, opts.thisBrowser ? 'other browser session' : 'browser session', opts.thisBrowser ? 'other browser sessions' : 'browser sessions')} (signed out)`,
+    );
   if (c.apps.length) lines.push(`Connected apps (MCP clients; they must be allowed again): ${c.apps.map((a) => a.name ?? a.clientId).join(', ')}`);
-  if (c.agents.length) lines.push(`Linked agents and CLI logins (they must be linked again): ${c.agents.map((a) => a.label ?? `Agent ${a.registrationId.slice(0, 6)}…`).join(', ')}`);
-  if (c.apiKeys.length) lines.push(`REST API keys (revoked; create new ones on the account page): ${c.apiKeys.map((k) => `"${k.name}" (${k.prefix}…)`).join(', ')}`);
-  if (c.emailChanges.length) lines.push(`Pending change of the account's address to ${c.emailChanges.map((e) => e.newEmail).join(', ')} (cancelled: its confirmation link no longer works)`);
+  if (c.agents.length)
+    lines.push(
+      `Linked agents and CLI logins (they must be linked again): ${c.agents.map((a) => a.label ?? `Agent ${a.registrationId.slice(0, 6)}…`).join(', ')}`,
+    );
+  if (c.apiKeys.length)
+    lines.push(`REST API keys (revoked; create new ones on the account page): ${c.apiKeys.map((k) => `"${k.name}" (${k.prefix}…)`).join(', ')}`);
+  if (c.emailChanges.length)
+    lines.push(
+      `Pending change of the account's address to ${c.emailChanges.map((e) => e.newEmail).join(', ')} (cancelled: its confirmation link no longer works)`,
+    );
   return lines;
 }

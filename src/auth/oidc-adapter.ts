@@ -42,24 +42,31 @@ export function dbAdapterClass(db: Db, hooks: AdapterHooks = {}) {
       if (this.model !== 'Client' && typeof payload.clientId === 'string' && expiresIn) {
         const until = new Date(Date.now() + (expiresIn + CLIENT_UNUSED_TTL_S) * 1000).toISOString();
         await storage('Client', 'extend', () =>
-          db.query(`UPDATE oidc_models SET expires_at = $2 WHERE model = 'Client' AND id = $1 AND expires_at IS NOT NULL AND expires_at < $2`, [payload.clientId, until]),
+          db.query(`UPDATE oidc_models SET expires_at = $2 WHERE model = 'Client' AND id = $1 AND expires_at IS NOT NULL AND expires_at < $2`, [
+            payload.clientId,
+            until,
+          ]),
         );
       }
-      await storage(this.model, 'upsert', () => db.query(
-        `INSERT INTO oidc_models (model, id, payload, grant_id, user_code, uid, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+      await storage(this.model, 'upsert', () =>
+        db.query(
+          `INSERT INTO oidc_models (model, id, payload, grant_id, user_code, uid, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code,
            uid = EXCLUDED.uid, expires_at = EXCLUDED.expires_at`,
-        [this.model, id, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresAt],
-      ));
+          [this.model, id, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresAt],
+        ),
+      );
     }
 
     private async one(where: string, value: string): Promise<Record<string, unknown> | undefined> {
       // A NUL can be in no stored id or code (PostgreSQL text cannot hold one): not found, not a storage error.
       if (typeof value !== 'string' || value.includes('\u0000')) return undefined;
-      const rows = await storage(this.model, `find by ${where}`, () => db.query<{ payload: Record<string, unknown> | string }>(
-        `SELECT payload FROM oidc_models WHERE model = $1 AND ${where} = $2 AND (expires_at IS NULL OR expires_at > $3) LIMIT 1`,
-        [this.model, value, new Date().toISOString()],
-      ));
+      const rows = await storage(this.model, `find by ${where}`, () =>
+        db.query<{ payload: Record<string, unknown> | string }>(
+          `SELECT payload FROM oidc_models WHERE model = $1 AND ${where} = $2 AND (expires_at IS NULL OR expires_at > $3) LIMIT 1`,
+          [this.model, value, new Date().toISOString()],
+        ),
+      );
       const p = rows[0]?.payload;
       return p === undefined ? undefined : typeof p === 'string' ? JSON.parse(p) : p;
     }
@@ -75,11 +82,13 @@ export function dbAdapterClass(db: Db, hooks: AdapterHooks = {}) {
     }
 
     async consume(id: string): Promise<void> {
-      await storage(this.model, 'consume', () => db.query(`UPDATE oidc_models SET payload = payload || jsonb_build_object('consumed', $3::bigint) WHERE model = $1 AND id = $2`, [
-        this.model,
-        id,
-        Math.floor(Date.now() / 1000),
-      ]));
+      await storage(this.model, 'consume', () =>
+        db.query(`UPDATE oidc_models SET payload = payload || jsonb_build_object('consumed', $3::bigint) WHERE model = $1 AND id = $2`, [
+          this.model,
+          id,
+          Math.floor(Date.now() / 1000),
+        ]),
+      );
     }
 
     async destroy(id: string): Promise<void> {
@@ -95,7 +104,8 @@ export function dbAdapterClass(db: Db, hooks: AdapterHooks = {}) {
       const holders = new Map<string, GrantHolder>();
       for (const row of gone) {
         const p = typeof row.payload === 'string' ? (JSON.parse(row.payload) as Record<string, unknown>) : row.payload;
-        if (typeof p.accountId === 'string' && typeof p.clientId === 'string') holders.set(`${p.accountId} ${p.clientId}`, { accountId: p.accountId, clientId: p.clientId });
+        if (typeof p.accountId === 'string' && typeof p.clientId === 'string')
+          holders.set(`${p.accountId} ${p.clientId}`, { accountId: p.accountId, clientId: p.clientId });
       }
       if (holders.size && hooks.onGrantRevoked) await hooks.onGrantRevoked(grantId, [...holders.values()]);
     }

@@ -12,10 +12,33 @@ const SAFE_FETCH_TIMEOUT_MS = 2500;
 
 const NON_PUBLIC = new net.BlockList();
 for (const [a, p] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-  ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NON_PUBLIC.addSubnet(a, p, 'ipv4');
-for (const [a, p] of [['::', 128], ['::1', 128], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  NON_PUBLIC.addSubnet(a, p, 'ipv4');
+for (const [a, p] of [
+  ['::', 128],
+  ['::1', 128],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
   NON_PUBLIC.addSubnet(a, p, 'ipv6');
 }
 
@@ -43,7 +66,10 @@ export function safeFetch(policy: SafeFetchOptions = {}) {
   const allow = policy.allowAddress ?? isPublicAddress;
   const maxBytes = policy.maxBytes ?? SAFE_FETCH_MAX_BYTES;
   const timeoutMs = policy.timeoutMs ?? SAFE_FETCH_TIMEOUT_MS;
-  return async (input: string | URL, init: { method?: string; headers?: ConstructorParameters<typeof Headers>[0]; signal?: AbortSignal } = {}): Promise<Response> => {
+  return async (
+    input: string | URL,
+    init: { method?: string; headers?: ConstructorParameters<typeof Headers>[0]; signal?: AbortSignal } = {},
+  ): Promise<Response> => {
     const url = new URL(String(input));
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SafeFetchError(`refusing to fetch a ${url.protocol} URL`);
     const host = url.hostname.replace(/^\[|\]$/g, '');

@@ -57,10 +57,13 @@ async function createSigningKey(ctx: AppContext, retireOthers = false, onlyIfNon
       }
     }
     if (retireOthers) await tx.query('UPDATE auth_signing_keys SET retired_at = $1 WHERE retired_at IS NULL', [now]);
-    await tx.query(
-      'INSERT INTO auth_signing_keys (kid, alg, public_jwk, private_jwk, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (kid) DO NOTHING',
-      [kid, SIGNING_ALG, JSON.stringify({ ...pub, kid, alg: SIGNING_ALG, use: 'sig' }), JSON.stringify({ ...priv, kid, alg: SIGNING_ALG, use: 'sig' }), now],
-    );
+    await tx.query('INSERT INTO auth_signing_keys (kid, alg, public_jwk, private_jwk, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (kid) DO NOTHING', [
+      kid,
+      SIGNING_ALG,
+      JSON.stringify({ ...pub, kid, alg: SIGNING_ALG, use: 'sig' }),
+      JSON.stringify({ ...priv, kid, alg: SIGNING_ALG, use: 'sig' }),
+      now,
+    ]);
   });
   return created;
 }

@@ -27,20 +27,43 @@ test('expired auth rows are swept after their grace period, live ones never', as
       'long',
       at(20 * DAY),
     ]);
-    await t.db.query(`INSERT INTO oidc_models (model, id, payload, expires_at) VALUES ('AuthorizationCode', 'c1', '{}', $1), ('Session', 's1', '{}', $2)`, [at(60_000), at(30 * DAY)]);
+    await t.db.query(`INSERT INTO oidc_models (model, id, payload, expires_at) VALUES ('AuthorizationCode', 'c1', '{}', $1), ('Session', 's1', '{}', $2)`, [
+      at(60_000),
+      at(30 * DAY),
+    ]);
     // A reset link (1 hour) that the second sweep removes; the sign-up's verification mail is the sent mail.
-    assert.deepEqual((await requestPasswordReset(ctx, 'sweep@example.com', '192.0.2.1')), { ok: true });
+    assert.deepEqual(await requestPasswordReset(ctx, 'sweep@example.com', '192.0.2.1'), { ok: true });
     const count = async (table: string) => (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n;
 
-    assert.deepEqual(await sweepExpiredAuthRows(ctx), { webSessions: 0, oauthArtefacts: 0, agentCredentials: 0, agentRegistrations: 0, accountLinks: 0, sentMail: 0 });
+    assert.deepEqual(await sweepExpiredAuthRows(ctx), {
+      webSessions: 0,
+      oauthArtefacts: 0,
+      agentCredentials: 0,
+      agentRegistrations: 0,
+      accountLinks: 0,
+      sentMail: 0,
+    });
     clock.advance(4 * DAY);
-    assert.deepEqual(await sweepExpiredAuthRows(ctx), { webSessions: 1, oauthArtefacts: 1, agentCredentials: 0, agentRegistrations: 0, accountLinks: 1, sentMail: 0 }, 'a day past expiry');
+    assert.deepEqual(
+      await sweepExpiredAuthRows(ctx),
+      { webSessions: 1, oauthArtefacts: 1, agentCredentials: 0, agentRegistrations: 0, accountLinks: 1, sentMail: 0 },
+      'a day past expiry',
+    );
     clock.advance(4 * DAY);
-    assert.deepEqual(await sweepExpiredAuthRows(ctx), { webSessions: 0, oauthArtefacts: 0, agentCredentials: 1, agentRegistrations: 0, accountLinks: 0, sentMail: 0 }, 'the access token, a week past expiry');
+    assert.deepEqual(
+      await sweepExpiredAuthRows(ctx),
+      { webSessions: 0, oauthArtefacts: 0, agentCredentials: 1, agentRegistrations: 0, accountLinks: 0, sentMail: 0 },
+      'the access token, a week past expiry',
+    );
     assert.equal(await count('agent_registrations'), 1, 'kept while its assertion lives');
     clock.advance(30 * DAY);
-    assert.deepEqual(await sweepExpiredAuthRows(ctx), { webSessions: 1, oauthArtefacts: 1, agentCredentials: 1, agentRegistrations: 1, accountLinks: 0, sentMail: 2 }, 'the verification and reset mails, a month after they were sent');
-    for (const table of ['web_sessions', 'oidc_models', 'agent_credentials', 'agent_registrations', 'password_resets', 'mail_queue']) assert.equal(await count(table), 0, table);
+    assert.deepEqual(
+      await sweepExpiredAuthRows(ctx),
+      { webSessions: 1, oauthArtefacts: 1, agentCredentials: 1, agentRegistrations: 1, accountLinks: 0, sentMail: 2 },
+      'the verification and reset mails, a month after they were sent',
+    );
+    for (const table of ['web_sessions', 'oidc_models', 'agent_credentials', 'agent_registrations', 'password_resets', 'mail_queue'])
+      assert.equal(await count(table), 0, table);
     assert.equal(await count('accounts'), 1, 'accounts are never swept');
   } finally {
     await t.close();

@@ -23,7 +23,8 @@ export async function sweepExpiredAuthRows(ctx: AppContext): Promise<SweepReport
   const now = ctx.clock.now().getTime();
   const dayAgo = new Date(now - DAY_MS).toISOString();
   const weekAgo = new Date(now - 7 * DAY_MS).toISOString();
-  const count = async (sql: string, params: unknown[]) => (await ctx.db.query<{ n: number }>(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, params))[0]!.n;
+  const count = async (sql: string, params: unknown[]) =>
+    (await ctx.db.query<{ n: number }>(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, params))[0]!.n;
   const report: SweepReport = {
     webSessions: await count('DELETE FROM web_sessions WHERE expires_at < $1', [dayAgo]),
     oauthArtefacts: await count('DELETE FROM oidc_models WHERE expires_at < $1', [dayAgo]),

@@ -65,7 +65,10 @@ async function revocationsOf(ctx: AppContext, accountId: string): Promise<Map<st
 }
 
 /** True when a JWT with these claims falls under a revocation of its account, client or agent. */
-export async function isRevoked(ctx: AppContext, claims: { accountId: string; iatS: number; clientId?: string | undefined; registrationId?: string | undefined }): Promise<boolean> {
+export async function isRevoked(
+  ctx: AppContext,
+  claims: { accountId: string; iatS: number; clientId?: string | undefined; registrationId?: string | undefined },
+): Promise<boolean> {
   const before = await revocationsOf(ctx, claims.accountId);
   if (before.size === 0) return false;
   const hits = (scope: string) => {

@@ -16,7 +16,11 @@ export async function mintUserJwt(
 ): Promise<{ token: string; expiresIn: number }> {
   const { kid, alg, key } = await activeSigningKey(ctx);
   const now = Math.floor(ctx.clock.now().getTime() / 1000);
-  const token = await new SignJWT({ scope: opts.scopes.join(' '), client_id: opts.clientId, ...(opts.registrationId ? { [AGENT_REGISTRATION_CLAIM]: opts.registrationId } : {}) })
+  const token = await new SignJWT({
+    scope: opts.scopes.join(' '),
+    client_id: opts.clientId,
+    ...(opts.registrationId ? { [AGENT_REGISTRATION_CLAIM]: opts.registrationId } : {}),
+  })
     .setProtectedHeader({ alg, kid, typ: 'at+jwt' })
     .setIssuer(issuer(ctx.config))
     .setSubject(opts.accountId)

@@ -51,7 +51,14 @@ test('verifyBearer: none, malformed, valid JWT, expiry, audience, foreign key, r
     const { key, kid, alg } = await activeSigningKey(ctx);
     const now = Math.floor(clock.now().getTime() / 1000);
     const sign = (aud: string, k = key, iss = 'https://siteline.example') =>
-      new SignJWT({ scope: 'mcp' }).setProtectedHeader({ alg, kid }).setIssuer(iss).setSubject('acc-2').setAudience(aud).setIssuedAt(now).setExpirationTime(now + 60).sign(k);
+      new SignJWT({ scope: 'mcp' })
+        .setProtectedHeader({ alg, kid })
+        .setIssuer(iss)
+        .setSubject('acc-2')
+        .setAudience(aud)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 60)
+        .sign(k);
     assert.equal((await verifyBearer(ctx, `Bearer ${await sign(mcpResource(ctx.config) + '/')}`)).kind, 'valid');
     assert.equal((await verifyBearer(ctx, `Bearer ${await sign('https://other.example/api/mcp')}`)).kind, 'invalid');
     assert.equal((await verifyBearer(ctx, `Bearer ${await sign(mcpResource(ctx.config), key, 'https://evil.example')}`)).kind, 'invalid');

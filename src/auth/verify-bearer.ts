@@ -34,7 +34,10 @@ const SCOPE_API = 'api';
 
 /** `rate`: the decision of a per-key rate limit counted with the key check; `charge`: its bill (see VerifyOptions). */
 /** `wrongKind`: a credential of another kind than this surface takes (an API key on MCP): renewing it would not help. */
-export type BearerCheck = { kind: 'none' } | { kind: 'valid'; caller: Caller; rate?: RateDecision; charge?: ChargeOutcome } | { kind: 'invalid'; reason: string; wrongKind?: true };
+export type BearerCheck =
+  | { kind: 'none' }
+  | { kind: 'valid'; caller: Caller; rate?: RateDecision; charge?: ChargeOutcome }
+  | { kind: 'invalid'; reason: string; wrongKind?: true };
 
 export interface VerifyOptions {
   /** For API keys: count this request against the policy in the same statement as the key lookup. */
@@ -48,15 +51,26 @@ export const OPAQUE_ACCESS_PREFIX = 'slpt';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-export async function verifyBearer(ctx: AppContext, authorization: string | undefined, surface: BearerSurface = 'mcp', opts: VerifyOptions = {}): Promise<BearerCheck> {
+export async function verifyBearer(
+  ctx: AppContext,
+  authorization: string | undefined,
+  surface: BearerSurface = 'mcp',
+  opts: VerifyOptions = {},
+): Promise<BearerCheck> {
   if (authorization === undefined) return { kind: 'none' };
   // A header that is present but empty or only whitespace is a malformed bearer, not an anonymous call.
-  if (authorization.trim() === '') return { kind: 'invalid', reason: 'The Authorization header is empty; send "Bearer <token>" or no Authorization header at all.' };
+  if (authorization.trim() === '')
+    return { kind: 'invalid', reason: 'The Authorization header is empty; send "Bearer <token>" or no Authorization header at all.' };
   const m = BEARER.exec(authorization);
   if (!m) return { kind: 'invalid', reason: 'The Authorization header is not of the form "Bearer <token>".' };
   const token = m[1]!;
   if (token.startsWith(API_KEY_PREFIX)) {
-    if (surface !== 'rest') return { kind: 'invalid', wrongKind: true, reason: 'API keys (sl_live_...) open the REST API under /api/v1 only; the MCP endpoint takes OAuth access tokens.' };
+    if (surface !== 'rest')
+      return {
+        kind: 'invalid',
+        wrongKind: true,
+        reason: 'API keys (sl_live_...) open the REST API under /api/v1 only; the MCP endpoint takes OAuth access tokens.',
+      };
     const key = await lookupApiKey(ctx, token, opts.keyRateLimit, opts.keyCharge);
     if (key.kind === 'invalid') return key;
     const caller: Caller = { subject: key.accountId, accountId: key.accountId, scopes: [SCOPE_API], tokenType: 'api_key', keyId: key.keyId };
@@ -76,7 +90,8 @@ export async function verifyBearer(ctx: AppContext, authorization: string | unde
     if (surface === 'rest') {
       return {
         kind: 'invalid',
-        reason: 'A pre-claim token (scope mcp.public) opens the public MCP tools only. The REST API takes an API key (sl_live_...) or a claimed user token with scope mcp.',
+        reason:
+          'A pre-claim token (scope mcp.public) opens the public MCP tools only. The REST API takes an API key (sl_live_...) or a claimed user token with scope mcp.',
       };
     }
     return verifyOpaque(ctx, token);
@@ -157,7 +172,14 @@ async function verifyJwt(ctx: AppContext, token: string): Promise<BearerCheck> {
     const iatS = typeof payload.iat === 'number' ? payload.iat : 0;
     if (await isRevoked(ctx, { accountId: caller.subject, iatS, clientId, registrationId })) return { kind: 'invalid', reason: REVOKED };
     remembered.delete(cacheKey);
-    remembered.set(cacheKey, { at: Date.now(), expMs: payload.exp! * 1000, nbfMs: (payload.nbf ?? 0) * 1000, iatS, registrationId, caller: { ...caller, scopes: [...scopes] } });
+    remembered.set(cacheKey, {
+      at: Date.now(),
+      expMs: payload.exp! * 1000,
+      nbfMs: (payload.nbf ?? 0) * 1000,
+      iatS,
+      registrationId,
+      caller: { ...caller, scopes: [...scopes] },
+    });
     if (remembered.size > VERIFIED_CACHE_MAX) remembered.delete(remembered.keys().next().value!);
     return { kind: 'valid', caller };
   } catch (err) {

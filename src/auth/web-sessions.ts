@@ -9,7 +9,9 @@ import { WEB_SESSION_TTL_S } from './lifetimes.ts';
 /** The account of a live session, or undefined (no id, unknown, or expired). */
 export async function accountForWebSession(ctx: AppContext, sessionId: string | undefined): Promise<Account | undefined> {
   if (!sessionId) return undefined;
-  const rows = await ctx.db.query<{ account_id: string; expires_at: Date }>('SELECT account_id, expires_at FROM web_sessions WHERE session_hash = $1', [secretHash(sessionId)]);
+  const rows = await ctx.db.query<{ account_id: string; expires_at: Date }>('SELECT account_id, expires_at FROM web_sessions WHERE session_hash = $1', [
+    secretHash(sessionId),
+  ]);
   const row = rows[0];
   if (!row || new Date(row.expires_at).getTime() <= ctx.clock.now().getTime()) return undefined;
   return accountById(ctx, row.account_id);

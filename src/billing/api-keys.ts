@@ -22,7 +22,7 @@ const DISPLAY_CHARS = API_KEY_PREFIX.length + 4;
 export const MAX_ACTIVE_KEYS = 25;
 export const KEY_NAME_MAX = 80;
 const KEY_NEEDS_VERIFIED =
-  'No API key was created: this account\'s e-mail address is not verified yet. Open the link mailed to it at sign-up (the account page sends a new one), then create the key.';
+  "No API key was created: this account's e-mail address is not verified yet. Open the link mailed to it at sign-up (the account page sends a new one), then create the key.";
 
 function base62(n: number, width: number): string {
   let out = '';
@@ -87,7 +87,8 @@ function info(r: KeyRow): ApiKeyInfo {
  */
 export async function createApiKey(ctx: AppContext, accountId: string, nameIn: string): Promise<ApiKeyInfo & { key: string }> {
   const name = nameIn.trim().replace(/\s+/g, ' ');
-  if (name === '' || name.length > KEY_NAME_MAX) throw new SitelineError('bad_input', `A key needs a name of 1 to ${KEY_NAME_MAX} characters (e.g. "production").`);
+  if (name === '' || name.length > KEY_NAME_MAX)
+    throw new SitelineError('bad_input', `A key needs a name of 1 to ${KEY_NAME_MAX} characters (e.g. "production").`);
   if (!(await accountVerified(ctx, accountId))) throw new SitelineError('forbidden', KEY_NEEDS_VERIFIED);
   const key = newApiKey();
   const id = `key_${crypto.randomBytes(12).toString('base64url')}`;
@@ -155,10 +156,21 @@ export async function lookupApiKey(ctx: AppContext, key: string, rate?: RatePoli
     const keyHash = apiKeyHash(key);
     const checked = await (charge ? paidChecks(ctx, rate).submit({ keyHash, ...charge }) : countedChecks(ctx, rate).submit({ keyHash }));
     found = checked.keyId
-      ? { keyId: checked.keyId, accountId: checked.accountId!, revoked: checked.revoked, ...(checked.rate ? { rate: checked.rate } : {}), ...(checked.charge ? { charge: checked.charge } : {}) }
+      ? {
+          keyId: checked.keyId,
+          accountId: checked.accountId!,
+          revoked: checked.revoked,
+          ...(checked.rate ? { rate: checked.rate } : {}),
+          ...(checked.charge ? { charge: checked.charge } : {}),
+        }
       : undefined;
   } else {
-    const row = (await ctx.db.query<{ key_id: string; account_id: string; revoked_at: Date | null }>('SELECT key_id, account_id, revoked_at FROM api_keys WHERE key_hash = $1', [apiKeyHash(key)]))[0];
+    const row = (
+      await ctx.db.query<{ key_id: string; account_id: string; revoked_at: Date | null }>(
+        'SELECT key_id, account_id, revoked_at FROM api_keys WHERE key_hash = $1',
+        [apiKeyHash(key)],
+      )
+    )[0];
     found = row ? { keyId: row.key_id, accountId: row.account_id, revoked: row.revoked_at !== null } : undefined;
   }
   if (!found) return { kind: 'invalid', reason: 'The API key is unknown.' };
@@ -176,7 +188,13 @@ export async function countApiRequest(ctx: AppContext, rate: RatePolicy, subject
 }
 
 /** countApiRequest, settling a paid call's bill in the same statement (see ChargeRequest). */
-export async function countPaidApiRequest(ctx: AppContext, rate: RatePolicy, accountId: string, subject: string, charge: ChargeRequest): Promise<{ rate: RateDecision; charge: ChargeOutcome }> {
+export async function countPaidApiRequest(
+  ctx: AppContext,
+  rate: RatePolicy,
+  accountId: string,
+  subject: string,
+  charge: ChargeRequest,
+): Promise<{ rate: RateDecision; charge: ChargeOutcome }> {
   const r = await paidChecks(ctx, rate).submit({ subject, accountId, ...charge });
   return { rate: r.rate!, charge: r.charge! };
 }
@@ -194,11 +212,19 @@ interface CheckRes {
 }
 
 function countedChecks(ctx: AppContext, rate: RatePolicy): GroupCommit<CheckReq, CheckRes> {
-  return groupCommitFor(ctx.db, `api-key-check:${rate.bucket}:${rate.limit}:${rate.windowSeconds}`, () => new GroupCommit((batch) => checkBatch(ctx, rate, batch)));
+  return groupCommitFor(
+    ctx.db,
+    `api-key-check:${rate.bucket}:${rate.limit}:${rate.windowSeconds}`,
+    () => new GroupCommit((batch) => checkBatch(ctx, rate, batch)),
+  );
 }
 
 function paidChecks(ctx: AppContext, rate: RatePolicy): GroupCommit<PaidReq, CheckRes> {
-  return groupCommitFor(ctx.db, `api-paid-check:${rate.bucket}:${rate.limit}:${rate.windowSeconds}`, () => new GroupCommit((batch) => paidCheckBatch(ctx, rate, batch)));
+  return groupCommitFor(
+    ctx.db,
+    `api-paid-check:${rate.bucket}:${rate.limit}:${rate.windowSeconds}`,
+    () => new GroupCommit((batch) => paidCheckBatch(ctx, rate, batch)),
+  );
 }
 
 /** The decision for the request numbered `number` in its window (counted even when over the limit). */
@@ -225,9 +251,22 @@ const PAID_BATCH_SQL = 'SELECT * FROM api_paid_call_batch($1::text[], $2::text[]
  */
 async function checkBatch(ctx: AppContext, rate: RatePolicy, batch: CheckReq[]): Promise<CheckRes[]> {
   const window = rateWindow(ctx, rate);
-  type Row = { o_ord: number; o_key_id: string | null; o_account_id: string | null; o_revoked: boolean | null; o_subject: string | null; o_hits: number | null; o_n: number | null };
+  type Row = {
+    o_ord: number;
+    o_key_id: string | null;
+    o_account_id: string | null;
+    o_revoked: boolean | null;
+    o_subject: string | null;
+    o_hits: number | null;
+    o_n: number | null;
+  };
   // A function (its plan prepared once per session), called as a prepared statement (no parse per call).
-  const rows = await ctx.db.prepared<Row>(CHECK_BATCH_SQL)([batch.map((b) => b.keyHash ?? null), batch.map((b) => b.subject ?? null), rate.bucket, window.windowStart]);
+  const rows = await ctx.db.prepared<Row>(CHECK_BATCH_SQL)([
+    batch.map((b) => b.keyHash ?? null),
+    batch.map((b) => b.subject ?? null),
+    rate.bucket,
+    window.windowStart,
+  ]);
   const seen = new Map<string, number>();
   let opened = false;
   const out = rows.map((r): CheckRes => {
@@ -253,7 +292,15 @@ async function checkBatch(ctx: AppContext, rate: RatePolicy, batch: CheckReq[]):
  */
 async function paidCheckBatch(ctx: AppContext, rate: RatePolicy, batch: PaidReq[]): Promise<CheckRes[]> {
   const window = rateWindow(ctx, rate);
-  type Row = { o_key_id: string | null; o_account_id: string | null; o_revoked: boolean | null; o_number: number | null; o_charged: boolean; o_balance: number; o_entries: number };
+  type Row = {
+    o_key_id: string | null;
+    o_account_id: string | null;
+    o_revoked: boolean | null;
+    o_number: number | null;
+    o_charged: boolean;
+    o_balance: number;
+    o_entries: number;
+  };
   const rows = await ctx.db.prepared<Row>(PAID_BATCH_SQL)([
     batch.map((b) => b.keyHash ?? null),
     batch.map((b) => b.subject ?? null),
@@ -270,7 +317,11 @@ async function paidCheckBatch(ctx: AppContext, rate: RatePolicy, batch: PaidReq[
   let opened = false;
   let charged = 0;
   const out = rows.map((r): CheckRes => {
-    const res: CheckRes = { revoked: r.o_revoked === true, ...(r.o_key_id ? { keyId: r.o_key_id } : {}), ...(r.o_account_id ? { accountId: r.o_account_id } : {}) };
+    const res: CheckRes = {
+      revoked: r.o_revoked === true,
+      ...(r.o_key_id ? { keyId: r.o_key_id } : {}),
+      ...(r.o_account_id ? { accountId: r.o_account_id } : {}),
+    };
     if (r.o_number === null) return res;
     const number = Number(r.o_number);
     if (number === 1) opened = true;

@@ -43,7 +43,11 @@ export async function spendCredit(ctx: AppContext, req: SpendRequest): Promise<S
   const cost = req.cost ?? SNAPSHOT_PRICE;
   if (!Number.isSafeInteger(cost) || cost < 1) throw new SitelineError('bad_input', 'A spend costs a whole number of credits, at least 1.');
   if (!req.idempotency) {
-    const q = groupCommitFor(ctx.db, `spend:${req.accountId}:${cost}`, () => new GroupCommit<SpendRequest, SpendResult>((batch) => spendBatch(ctx, req.accountId, cost, batch)));
+    const q = groupCommitFor(
+      ctx.db,
+      `spend:${req.accountId}:${cost}`,
+      () => new GroupCommit<SpendRequest, SpendResult>((batch) => spendBatch(ctx, req.accountId, cost, batch)),
+    );
     return q.submit(req);
   }
   const now = ctx.clock.now().toISOString();
@@ -76,14 +80,9 @@ async function spendBatch(ctx: AppContext, accountId: string, cost: number, batc
   // The statement is credit_spend_batch (migration 091): a function, so its plan is prepared once per
   // session, called as a prepared statement (no parse per call).
   const rows = (
-    await ctx.db.prepared<{ o_before: number | null; o_balance: number | null; o_taken: number | null; o_entries: number }>('SELECT * FROM credit_spend_batch($1, $2, $3, $4, $5::text[], $6::text[])')([
-      accountId,
-      cost,
-      batch.length,
-      now,
-      batch.map((b) => b.reference),
-      batch.map((b) => b.keyId),
-    ])
+    await ctx.db.prepared<{ o_before: number | null; o_balance: number | null; o_taken: number | null; o_entries: number }>(
+      'SELECT * FROM credit_spend_batch($1, $2, $3, $4, $5::text[], $6::text[])',
+    )([accountId, cost, batch.length, now, batch.map((b) => b.reference), batch.map((b) => b.keyId)])
   ).map((r) => ({ before: r.o_before, balance: r.o_balance, taken: r.o_taken, entries: r.o_entries }));
   const r = rows[0];
   const taken = Number(r?.taken ?? 0);

@@ -33,11 +33,7 @@ export interface StoredResponse {
   creditsRemaining: number | null;
 }
 
-export type Claim =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; response: StoredResponse }
-  | { kind: 'mismatch' }
-  | { kind: 'in_flight' };
+export type Claim = { kind: 'claimed' } | { kind: 'replay'; response: StoredResponse } | { kind: 'mismatch' } | { kind: 'in_flight' };
 
 interface Row {
   request_digest: string;

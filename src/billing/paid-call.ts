@@ -67,7 +67,10 @@ export async function sellAnswer<A extends SellableAnswer>(ctx: AppContext, req:
     // to release is logged, and the original error is the one the caller sees.
     if (idem) {
       await releaseIdempotencyKey(ctx, req.accountId, idem.key).catch((releaseErr: unknown) =>
-        ctx.logger.error({ err: releaseErr instanceof Error ? releaseErr.message : String(releaseErr), key: idem.key }, 'could not release an idempotency key after a failed answer; it is taken over after IN_FLIGHT_TAKEOVER_MS'),
+        ctx.logger.error(
+          { err: releaseErr instanceof Error ? releaseErr.message : String(releaseErr), key: idem.key },
+          'could not release an idempotency key after a failed answer; it is taken over after IN_FLIGHT_TAKEOVER_MS',
+        ),
       );
     }
     throw err;

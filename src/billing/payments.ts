@@ -30,7 +30,9 @@ function stripeClient(config: Config): Stripe {
       maxNetworkRetries: 1,
       timeout: 20_000,
       telemetry: false,
-      ...(base ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol === 'http:' ? 'http' : 'https' } : {}),
+      ...(base
+        ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol === 'http:' ? 'http' : 'https' }
+        : {}),
     });
     clients.set(s, client);
   }
@@ -42,8 +44,13 @@ export function purchasingEnabled(config: Config): boolean {
 }
 
 /** Creates a Checkout Session for `packs` packs; returns the URL to send the buyer to. */
-export async function createCheckout(ctx: AppContext, account: { accountId: string; email: string }, packs: number): Promise<{ url: string; sessionId: string }> {
-  if (!Number.isInteger(packs) || packs < 1 || packs > MAX_PACKS) throw new SitelineError('bad_input', `Buy 1 to ${MAX_PACKS} packs of ${PACK_CREDITS} credits at a time.`);
+export async function createCheckout(
+  ctx: AppContext,
+  account: { accountId: string; email: string },
+  packs: number,
+): Promise<{ url: string; sessionId: string }> {
+  if (!Number.isInteger(packs) || packs < 1 || packs > MAX_PACKS)
+    throw new SitelineError('bad_input', `Buy 1 to ${MAX_PACKS} packs of ${PACK_CREDITS} credits at a time.`);
   if (!(await accountVerified(ctx, account.accountId))) throw new SitelineError('forbidden', UNVERIFIED_MESSAGE);
   const stripe = stripeClient(ctx.config);
   const credits = packs * PACK_CREDITS;
@@ -55,7 +62,11 @@ export async function createCheckout(ctx: AppContext, account: { accountId: stri
     line_items: [
       {
         quantity: packs,
-        price_data: { currency: 'usd', unit_amount: PACK_PRICE_CENTS, product_data: { name: `siteline API credits (${PACK_CREDITS.toLocaleString('en-US')} snapshots)` } },
+        price_data: {
+          currency: 'usd',
+          unit_amount: PACK_PRICE_CENTS,
+          product_data: { name: `siteline API credits (${PACK_CREDITS.toLocaleString('en-US')} snapshots)` },
+        },
       },
     ],
     metadata: { siteline_account: account.accountId, siteline_credits: String(credits) },
@@ -110,7 +121,10 @@ async function checkoutCompleted(ctx: AppContext, event: Stripe.Event, session: 
   return { kind: 'credited', accountId, credits, result };
 }
 
-async function recordPurchase(ctx: AppContext, p: { paymentIntent: string; accountId: string; sessionId: string | null; credits: number; amountCents: number }): Promise<void> {
+async function recordPurchase(
+  ctx: AppContext,
+  p: { paymentIntent: string; accountId: string; sessionId: string | null; credits: number; amountCents: number },
+): Promise<void> {
   await ctx.db.query(
     `INSERT INTO stripe_purchases (payment_intent, account_id, session_id, credits, amount_cents, created_at) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (payment_intent) DO NOTHING`,
@@ -119,7 +133,10 @@ async function recordPurchase(ctx: AppContext, p: { paymentIntent: string; accou
 }
 
 /** A purchase the charge's own metadata names (set through payment_intent_data), recorded if it was not. */
-async function purchaseFromCharge(ctx: AppContext, charge: { payment_intent: string | { id: string } | null; metadata?: Stripe.Metadata | null; amount: number }): Promise<string | undefined> {
+async function purchaseFromCharge(
+  ctx: AppContext,
+  charge: { payment_intent: string | { id: string } | null; metadata?: Stripe.Metadata | null; amount: number },
+): Promise<string | undefined> {
   const paymentIntent = idOf(charge.payment_intent);
   if (!paymentIntent) return undefined;
   const accountId = charge.metadata?.siteline_account;
@@ -135,7 +152,12 @@ async function refunded(ctx: AppContext, event: Stripe.Event, charge: Stripe.Cha
   const paymentIntent = await purchaseFromCharge(ctx, charge);
   if (!paymentIntent) return { kind: 'ignored', reason: 'the charge names no payment' };
   // amount_refunded is cumulative: a second partial refund takes only the difference.
-  const result = await clawBackCredit(ctx, { paymentIntent, takenCents: charge.amount_refunded, reference: `stripe refund of ${charge.id}`, eventId: `stripe:${event.id}` });
+  const result = await clawBackCredit(ctx, {
+    paymentIntent,
+    takenCents: charge.amount_refunded,
+    reference: `stripe refund of ${charge.id}`,
+    eventId: `stripe:${event.id}`,
+  });
   return clawOutcome(ctx, event, result);
 }
 
@@ -143,7 +165,12 @@ async function disputed(ctx: AppContext, event: Stripe.Event, dispute: Stripe.Di
   const charge = typeof dispute.charge === 'object' && dispute.charge ? dispute.charge : null;
   const paymentIntent = charge ? await purchaseFromCharge(ctx, charge) : idOf(dispute.payment_intent);
   if (!paymentIntent) return { kind: 'ignored', reason: 'the dispute names no payment' };
-  const result = await clawBackCredit(ctx, { paymentIntent, takenCents: dispute.amount, reference: `stripe dispute ${dispute.id} (${dispute.reason})`, eventId: `stripe:${event.id}` });
+  const result = await clawBackCredit(ctx, {
+    paymentIntent,
+    takenCents: dispute.amount,
+    reference: `stripe dispute ${dispute.id} (${dispute.reason})`,
+    eventId: `stripe:${event.id}`,
+  });
   return clawOutcome(ctx, event, result);
 }
 
@@ -153,4 +180,5 @@ function clawOutcome(ctx: AppContext, event: Stripe.Event, result: ClawbackResul
   return { kind: 'clawed_back', result };
 }
 
-const idOf = (v: string | { id: string } | null | undefined): string | undefined => (typeof v === 'string' ? v : v && typeof v.id === 'string' ? v.id : undefined);
+const idOf = (v: string | { id: string } | null | undefined): string | undefined =>
+  typeof v === 'string' ? v : v && typeof v.id === 'string' ? v.id : undefined;

@@ -27,7 +27,11 @@ async function askEmail(io: Io): Promise<string | undefined> {
 
 /** "CLI on <host name>", as the account page shows this login. */
 function cliLabel(hostname = os.hostname()): string {
-  const host = hostname.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim().slice(0, 64) || 'an unnamed machine';
+  const host =
+    hostname
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+      .trim()
+      .slice(0, 64) || 'an unnamed machine';
   return `CLI on ${host}`;
 }
 
@@ -44,7 +48,7 @@ export const loginCommand: Command = {
   async run({ flags, io }) {
     const server = resolveServiceUrl(flags.url as string | undefined, io.env);
     const email = (flags.email as string | undefined) ?? (await askEmail(io));
-    if (!email) return err(io, 'siteline login: pass --email <your account e-mail>.'), EXIT.usage;
+    if (!email) return (err(io, 'siteline login: pass --email <your account e-mail>.'), EXIT.usage);
 
     const res = await fetchService(`${server}/api/auth/agent/identity`, server, {
       method: 'POST',
@@ -54,10 +58,13 @@ export const loginCommand: Command = {
     });
     // biome-ignore lint/suspicious/noExplicitAny: the registration answer is JSON read by field names, each checked where it is used
     const reg = { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, any> }; // not JSON: the status is reported
-    if (reg.status !== 201) return err(io, `siteline login: ${reg.json.error_description ?? reg.json.error ?? `HTTP ${reg.status}`}`), EXIT.usage;
+    if (reg.status !== 201) return (err(io, `siteline login: ${reg.json.error_description ?? reg.json.error ?? `HTTP ${reg.status}`}`), EXIT.usage);
     const claim = reg.json.claim as { user_code: string; verification_uri: string; interval: number; expires_in: number };
     const b = io.errColour.bold;
-    err(io, `To link this machine to ${email}, open:\n\n  ${b(claim.verification_uri)}\n\nsign in (or sign up) as ${email}, and type this code there:\n\n  ${b(claim.user_code)}\n`);
+    err(
+      io,
+      `To link this machine to ${email}, open:\n\n  ${b(claim.verification_uri)}\n\nsign in (or sign up) as ${email}, and type this code there:\n\n  ${b(claim.user_code)}\n`,
+    );
 
     let interval = Math.max(1, Number(claim.interval) || 5);
     const waiting = progress(io, 'Waiting for you to confirm in the browser (Ctrl-C to stop)...', { plainLine: true });
@@ -67,7 +74,10 @@ export const loginCommand: Command = {
         const poll = await postForm(server, '/api/auth/mcp/token', { grant_type: CLAIM_GRANT, claim_token: reg.json.claim_token });
         if (poll.status === 200) {
           const expiresAt = new Date(Date.now() + (Number(poll.json.expires_in) || 3600) * 1000).toISOString();
-          saveCredentials({ server, email, identity_assertion: poll.json.identity_assertion, access_token: poll.json.access_token, access_token_expires_at: expiresAt }, io.env);
+          saveCredentials(
+            { server, email, identity_assertion: poll.json.identity_assertion, access_token: poll.json.access_token, access_token_expires_at: expiresAt },
+            io.env,
+          );
           waiting.stop();
           out(io, `Logged in as ${email} on ${server}. Credentials stored in ${credentialsFile(io.env)}.`);
           return EXIT.ok;
@@ -79,9 +89,10 @@ export const loginCommand: Command = {
           continue;
         }
         waiting.stop();
-        if (error === 'expired_token' || poll.status === 410) return err(io, 'The code expired before it was confirmed. Run `siteline login` again.'), EXIT.authNeeded;
-        if (error === 'access_denied') return err(io, 'The request was refused on the claim page. Nothing was linked.'), EXIT.authNeeded;
-        return err(io, `siteline login failed: ${poll.json.error_description ?? error ?? `HTTP ${poll.status}`}`), EXIT.failure;
+        if (error === 'expired_token' || poll.status === 410)
+          return (err(io, 'The code expired before it was confirmed. Run `siteline login` again.'), EXIT.authNeeded);
+        if (error === 'access_denied') return (err(io, 'The request was refused on the claim page. Nothing was linked.'), EXIT.authNeeded);
+        return (err(io, `siteline login failed: ${poll.json.error_description ?? error ?? `HTTP ${poll.status}`}`), EXIT.failure);
       }
     } finally {
       waiting.stop();
@@ -109,7 +120,7 @@ export const logoutCommand: Command = {
   usage: 'logout',
   async run({ io }) {
     const creds = loadCredentials(io.env);
-    if (!creds) return out(io, 'Not logged in.'), EXIT.ok;
+    if (!creds) return (out(io, 'Not logged in.'), EXIT.ok);
     let revoked = false;
     try {
       const res = await postForm(creds.server, '/api/auth/agent/revoke', { token: creds.identity_assertion, token_type_hint: 'identity_assertion' });
@@ -118,7 +129,7 @@ export const logoutCommand: Command = {
       revoked = false;
     }
     deleteCredentials(io.env);
-    if (!revoked) return err(io, `Could not reach ${creds.server} to revoke the identity; the local credentials are deleted.`), EXIT.failure;
+    if (!revoked) return (err(io, `Could not reach ${creds.server} to revoke the identity; the local credentials are deleted.`), EXIT.failure);
     out(io, `Logged out${creds.email ? ` ${creds.email}` : ''}: the identity is revoked and the local credentials are deleted.`);
     return EXIT.ok;
   },

@@ -29,7 +29,13 @@ async function remoteSnapshot(io: Io, address: string, url: string | undefined, 
     if (!answer.isError && answer.structured) return { snapshot: answer.structured as unknown as Snapshot };
     const code = (answer.structured?.error as { code?: string } | undefined)?.code;
     // No district stated in a place without a zoning map: the lot and the choices, as a local answer gives them.
-    if (code === 'district_required') return { error: { code: 'district_required', message: `${answer.text.replace(/ Ask the user \(.*$/, '')} Run again with --district D${/buildingType/.test(answer.text) ? ' (and --building-type T)' : ''}.` } };
+    if (code === 'district_required')
+      return {
+        error: {
+          code: 'district_required',
+          message: `${answer.text.replace(/ Ask the user \(.*$/, '')} Run again with --district D${/buildingType/.test(answer.text) ? ' (and --building-type T)' : ''}.`,
+        },
+      };
     // bad_input from the core, or the tool's own argument validation: both are the caller's input.
     if (code === 'bad_input' || /^Invalid arguments/.test(answer.text)) return { error: { code: 'bad_input', message: answer.text } };
     return { error: { code: code ?? 'tool_error', message: answer.text } };
@@ -83,9 +89,9 @@ export const checkCommand: Command = {
     'answer is computed in this process on the local database instead (no login; stop the server\n' +
     'first when it uses the same embedded database).\n\n' +
     'In a place without a zoning map (Somerville, MA) the district is never guessed: give it with\n' +
-    '--district (and --building-type where the district zones by building type), as the City\'s\n' +
+    "--district (and --building-type where the district zones by building type), as the City's\n" +
     'official zoning map shows it; without it the answer gives the lot and lists the districts.\n' +
-    'Where the building type\'s table states values under conditions siteline cannot read from its\n' +
+    "Where the building type's table states values under conditions siteline cannot read from its\n" +
     'data (driveway access, alley, ...), give each with --condition "NAME=VALUE" (repeatable; the\n' +
     'value alone will do), as the answer lists them; without one those values stay unresolved.\n\n' +
     'Exit 0 answered, 6 answered but not sure it is the lot meant (confidence below 0.8), 3 not covered\n' +
@@ -94,9 +100,18 @@ export const checkCommand: Command = {
     JSON_FLAG,
     URL_FLAG,
     { name: 'local', description: 'Answer in-process from the local database (SITELINE_DATA_DIR or DATABASE_URL), not the service' },
-    { name: 'district', value: 'D', description: "The lot's zoning district, in a place without a zoning map (Somerville: NR, UR, ...); stated by you, and said so" },
+    {
+      name: 'district',
+      value: 'D',
+      description: "The lot's zoning district, in a place without a zoning map (Somerville: NR, UR, ...); stated by you, and said so",
+    },
     { name: 'building-type', value: 'T', description: 'With --district, where the district zones by building type (e.g. "Detached House")' },
-    { name: 'condition', value: 'NAME=VALUE', repeatable: true, description: 'With --building-type, a condition its table states values under (e.g. "Driveway access=Front Driveway Access"); repeatable' },
+    {
+      name: 'condition',
+      value: 'NAME=VALUE',
+      repeatable: true,
+      description: 'With --building-type, a condition its table states values under (e.g. "Driveway access=Front Driveway Access"); repeatable',
+    },
   ],
   args: { min: 1, max: 64, name: 'the address, e.g. siteline check "11 Acorn St, Cambridge, MA"' },
   examples: [
@@ -142,7 +157,8 @@ export const checkCommand: Command = {
 export function renderSnapshot(s: Snapshot, c?: Palette): string {
   const bold = c?.bold ?? ((x: string) => x);
   const dim = c?.dim ?? ((x: string) => x);
-  const status = (st: string) => (!c ? st : st === 'cited' || st === 'derived_from_cited' ? c.green(st) : st === 'not_extracted' || st === 'missing' ? c.yellow(st) : st);
+  const status = (st: string) =>
+    !c ? st : st === 'cited' || st === 'derived_from_cited' ? c.green(st) : st === 'not_extracted' || st === 'missing' ? c.yellow(st) : st;
   const out: string[] = [];
   if (!s.answered) {
     out.push(`Not covered (${s.coverage.status}): ${s.coverage.message}`);
@@ -159,7 +175,9 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   out.push('');
   out.push(`${bold('Lot')} ${lot.parcelExternalId}  at ${lot.latitude}, ${lot.longitude}`);
   out.push(`  area ${lot.areaSqft.toLocaleString('en-US')} sq ft (${lot.areaM2.toLocaleString('en-US')} m²)`);
-  out.push(`  frontage ${lot.frontageFt.value ?? 'unknown'}${lot.frontageFt.value !== null ? ' ft' : ''}, depth ${lot.depthFt.value ?? 'unknown'}${lot.depthFt.value !== null ? ' ft' : ''}${lot.cornerLot ? ', corner lot' : ''}`);
+  out.push(
+    `  frontage ${lot.frontageFt.value ?? 'unknown'}${lot.frontageFt.value !== null ? ' ft' : ''}, depth ${lot.depthFt.value ?? 'unknown'}${lot.depthFt.value !== null ? ' ft' : ''}${lot.cornerLot ? ', corner lot' : ''}`,
+  );
   for (const n of [lot.frontageFt.note, lot.depthFt.note, lot.cornerLotNote]) if (n) out.push(`  note: ${n}`);
   const lotSource = sourceOf(s, lot.source);
   out.push(`  source ${lotSource ? `${lotSource.name} (${lotSource.vintage})` : (s.sources[lot.source] ?? lot.source)}`);
@@ -168,13 +186,19 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   if (s.districtChoice) {
     // A place without a zoning map: what to state, never a guessed district.
     out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not stated'}`);
-    if (z.districtSource) out.push(`  district source: ${primary ? `${primary.code}${z.districtSource.buildingType ? ` / ${z.districtSource.buildingType}` : ''} ` : ''}${z.districtSource.statement}`);
+    if (z.districtSource)
+      out.push(
+        `  district source: ${primary ? `${primary.code}${z.districtSource.buildingType ? ` / ${z.districtSource.buildingType}` : ''} ` : ''}${z.districtSource.statement}`,
+      );
     for (const c of z.districtSource?.conditions ?? []) out.push(`  ${c.name}: ${c.value} (stated by the caller)`);
     out.push(`  ${s.districtChoice.message}`);
     const needsConditions = s.districtChoice.needs === 'conditions';
     for (const d of s.districtChoice.districts) {
       if (!needsConditions) out.push(`    ${d.code.padEnd(6)} ${d.name}${d.buildingTypes?.length ? `: ${d.buildingTypes.join(', ')}` : ''}`);
-      for (const c of d.conditions ?? []) out.push(`    ${needsConditions ? '' : '  '}${c.name}${c.buildingTypes?.length && !needsConditions ? ` (${c.buildingTypes.join(', ')})` : ''}: ${c.values.map((v) => `"${v}"`).join(', ')}`);
+      for (const c of d.conditions ?? [])
+        out.push(
+          `    ${needsConditions ? '' : '  '}${c.name}${c.buildingTypes?.length && !needsConditions ? ` (${c.buildingTypes.join(', ')})` : ''}: ${c.values.map((v) => `"${v}"`).join(', ')}`,
+        );
     }
     out.push(
       needsConditions
@@ -185,9 +209,14 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
     out.push('');
   } else if (z.districtSource) {
     out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not stated'}`);
-    out.push(`  district source: ${primary?.code ?? ''}${z.districtSource.buildingType ? ` / ${z.districtSource.buildingType}` : ''} ${z.districtSource.statement}`);
+    out.push(
+      `  district source: ${primary?.code ?? ''}${z.districtSource.buildingType ? ` / ${z.districtSource.buildingType}` : ''} ${z.districtSource.statement}`,
+    );
     for (const c of z.districtSource.conditions ?? []) out.push(`  ${c.name}: ${c.value} (stated by the caller)`);
-  } else out.push(`${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not found'}${z.splitLot ? '  (split lot: ' + z.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ') + ')' : ''}`);
+  } else
+    out.push(
+      `${bold('Zoning')} ${primary ? `${primary.code}${primary.name ? ' — ' + primary.name : ''}` : 'not found'}${z.splitLot ? '  (split lot: ' + z.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ') + ')' : ''}`,
+    );
   for (const o of z.overlays) out.push(`  overlay ${o.name ?? o.code}${o.governingSection ? ` (${o.governingSection})` : ''}`);
   out.push('');
   out.push(bold('Envelope'));
@@ -217,7 +246,9 @@ export function renderSnapshot(s: Snapshot, c?: Palette): string {
   out.push(bold('Sources'));
   // Every source of the place when its catalogue is inline (the CLI asks for it), else the labels the answer names.
   const full = s.sourceCatalogue?.sources;
-  if (full) for (const [id, src] of Object.entries(full)) out.push(`  ${id}: ${src.name} (${[src.vintage, src.licence].filter(Boolean).join('; ')})${src.url ? ` ${src.url}` : ''}`);
+  if (full)
+    for (const [id, src] of Object.entries(full))
+      out.push(`  ${id}: ${src.name} (${[src.vintage, src.licence].filter(Boolean).join('; ')})${src.url ? ` ${src.url}` : ''}`);
   else for (const [id, label] of Object.entries(s.sources)) out.push(`  ${id}: ${label}`);
   if (s.sourceCatalogue && !full) out.push(`  all sources in full: ${s.sourceCatalogue.url}`);
   for (const a of s.attribution ?? []) out.push(`  ${a}`);

@@ -9,7 +9,10 @@ const cmd: Command = {
   name: 'demo',
   summary: 'demo',
   usage: 'demo <a> [flags]',
-  flags: [{ name: 'json', description: '' }, { name: 'url', short: 'u', value: 'URL', description: '' }],
+  flags: [
+    { name: 'json', description: '' },
+    { name: 'url', short: 'u', value: 'URL', description: '' },
+  ],
   args: { min: 1, max: 2, name: 'the thing' },
 };
 
@@ -22,10 +25,18 @@ test('flags: --x, --x=v, --x v, short forms, and -- ends the flags', () => {
 });
 
 test('usage errors: unknown flag, missing value, value on a switch, argument counts', () => {
-  const fails = (argv: string[], re: RegExp) => assert.throws(() => parseArgs(cmd, argv), (e: unknown) => e instanceof UsageError && re.test(e.message), argv.join(' '));
+  const fails = (argv: string[], re: RegExp) =>
+    assert.throws(
+      () => parseArgs(cmd, argv),
+      (e: unknown) => e instanceof UsageError && re.test(e.message),
+      argv.join(' '),
+    );
   fails(['a', '--bogus'], /unknown flag --bogus/);
   fails(['a', '-x'], /unknown flag -x/);
-  const pointCmd = { ...cmd, flags: [...(cmd.flags ?? []), { name: 'lat', value: 'N', description: 'Latitude' }, { name: 'lng', value: 'N', description: 'Longitude' }] };
+  const pointCmd = {
+    ...cmd,
+    flags: [...(cmd.flags ?? []), { name: 'lat', value: 'N', description: 'Latitude' }, { name: 'lng', value: 'N', description: 'Longitude' }],
+  };
   assert.throws(() => parseArgs(pointCmd, ['a', '--latitude', '42']), /unknown flag --latitude: a point is given as --lat and --lng \(use --lat\)/);
   assert.throws(() => parseArgs(pointCmd, ['a', '--lon', '-71']), /use --lng/);
   fails(['a', '--url'], /--url needs a value/);

@@ -52,7 +52,11 @@ const HELP_FLAG: Flag = { name: 'help', short: 'h', description: 'Show this help
 const NO_COLOR_FLAG: Flag = { name: 'no-color', description: 'No colour (also: NO_COLOR=1, or when output is not a terminal)' };
 /** Shared flags commands can list. */
 export const JSON_FLAG: Flag = { name: 'json', description: 'Print the answer as JSON on stdout (messages stay on stderr)' };
-export const URL_FLAG: Flag = { name: 'url', value: 'URL', description: 'The siteline service (default: $SITELINE_URL, else the one you logged in to, else http://localhost:8080)' };
+export const URL_FLAG: Flag = {
+  name: 'url',
+  value: 'URL',
+  description: 'The siteline service (default: $SITELINE_URL, else the one you logged in to, else http://localhost:8080)',
+};
 
 /** True when `-h`/`--help` appears before a `--`: help wins over everything else on the line. */
 export function wantsHelp(argv: string[]): boolean {
@@ -98,7 +102,8 @@ export function parseArgs(cmd: Command, argv: string[]): { args: string[]; flags
     }
     if (flag.value) {
       const v = inline ?? argv[++i];
-      if (v === undefined || v === '' || (inline === undefined && v.startsWith('-') && v.length > 1)) throw new UsageError(`--${flag.name} needs a value (${flag.value})`);
+      if (v === undefined || v === '' || (inline === undefined && v.startsWith('-') && v.length > 1))
+        throw new UsageError(`--${flag.name} needs a value (${flag.value})`);
       const before = flags[flag.name];
       flags[flag.name] = flag.repeatable && typeof before === 'string' ? `${before}\n${v}` : v;
     } else {
@@ -109,7 +114,10 @@ export function parseArgs(cmd: Command, argv: string[]): { args: string[]; flags
   const min = cmd.args?.min ?? 0;
   const max = cmd.args?.max ?? 0;
   if (args.length < min) throw new UsageError(`missing ${cmd.args?.name ?? `argument${min === 1 ? '' : 's'}`}`);
-  if (args.length > max) throw new UsageError(max === 0 ? `unexpected argument "${args[0]}"` : `too many arguments (got ${args.length}, at most ${max}): quote an argument that has spaces`);
+  if (args.length > max)
+    throw new UsageError(
+      max === 0 ? `unexpected argument "${args[0]}"` : `too many arguments (got ${args.length}, at most ${max}): quote an argument that has spaces`,
+    );
   return { args, flags };
 }
 

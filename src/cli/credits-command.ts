@@ -31,7 +31,8 @@ async function runGrant({ args: [email, amount], flags, io }: CommandInput): Pro
 
 async function runBalance({ args: [email], flags, io }: CommandInput): Promise<number> {
   return runStaff(io, flags, 'credits balance', {
-    service: (client) => client.requestJson<{ email: string; balance: number; ledgerSum: number }>('GET', `/staff/api/credits?email=${encodeURIComponent(email!)}`),
+    service: (client) =>
+      client.requestJson<{ email: string; balance: number; ledgerSum: number }>('GET', `/staff/api/credits?email=${encodeURIComponent(email!)}`),
     database: async (ctx) => (await import('../staff/staff-actions.ts')).balanceOf(ctx, email!),
     print: (b) => {
       if (flags.json) out(io, JSON.stringify(b, null, 2));
@@ -56,7 +57,10 @@ export const creditsCommand: Command = {
       description: `The account must exist (the person signs up on the web first). The reason is kept on the ledger entry and in the staff actions (/staff/actions). ${WHERE}`,
       flags: [{ name: 'reason', value: 'TEXT', description: 'Why the credit is given (required)' }, URL_FLAG, OPERATOR_FLAG, JSON_FLAG],
       args: { min: 2, max: 2, name: 'the e-mail and the number of credits, e.g. siteline credits grant ann@example.com 100 --reason "pilot"' },
-      examples: ['siteline credits grant ann@example.com 100 --reason "pilot customer"', 'siteline credits grant ann@example.com 100 --reason "pilot" --url https://siteline.example.com'],
+      examples: [
+        'siteline credits grant ann@example.com 100 --reason "pilot customer"',
+        'siteline credits grant ann@example.com 100 --reason "pilot" --url https://siteline.example.com',
+      ],
       run: runGrant,
     },
     {

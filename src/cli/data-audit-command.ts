@@ -11,16 +11,17 @@ async function runAudit({ args: [slug], flags, io }: CommandInput): Promise<numb
   const sample = flags.sample === undefined ? undefined : Number(flags.sample);
   if (sample !== undefined && (!Number.isSafeInteger(sample) || sample < 1)) throw new UsageError('--sample needs a whole number of addresses, at least 1');
   const missing = (await import('./local-database.ts')).missingDatabase(io.env);
-  if (missing) return err(io, `${io.errColour.red('error:')} siteline data audit: ${missing}`), 2;
-  const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { auditPlace, auditAndSave }, { formatPlaceAudit }, { ensureCatalogue }] = await Promise.all([
-    import('../config.ts'),
-    import('../logger.ts'),
-    import('../context.ts'),
-    import('../core/errors.ts'),
-    import('../importer/audit-place.ts'),
-    import('../importer/audit-report.ts'),
-    import('../importer/default-places.ts'),
-  ]);
+  if (missing) return (err(io, `${io.errColour.red('error:')} siteline data audit: ${missing}`), 2);
+  const [{ loadConfig }, { createLogger }, { openContext }, { SitelineError }, { auditPlace, auditAndSave }, { formatPlaceAudit }, { ensureCatalogue }] =
+    await Promise.all([
+      import('../config.ts'),
+      import('../logger.ts'),
+      import('../context.ts'),
+      import('../core/errors.ts'),
+      import('../importer/audit-place.ts'),
+      import('../importer/audit-report.ts'),
+      import('../importer/default-places.ts'),
+    ]);
   const ctx = await openContext(loadConfig(io.env), { logger: createLogger('warn', io.stderr) });
   try {
     await ensureCatalogue(ctx);
@@ -54,7 +55,7 @@ export const dataAuditCommand: Command = {
     "Every distinct address of the place's address table goes through the geocoder as the snapshot calls it; the lot it answers is checked " +
     "against the source's own address -> lot join and, where the address has a point, the point-in-lot test. Prints rates by match type, " +
     'share right per confidence band, the addresses that cannot be checked, the worst disagreements and the data vintages, and stores the ' +
-    'report as the place\'s latest audit (shown on /coverage). Imports rerun it. See docs/audit.md.',
+    "report as the place's latest audit (shown on /coverage). Imports rerun it. See docs/audit.md.",
   flags: [
     { name: 'sample', value: 'N', description: 'Audit N addresses spread evenly over the list instead of all (a quick look, not stored)' },
     { name: 'out', value: 'FILE', description: 'Also write the JSON report to FILE' },

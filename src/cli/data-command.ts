@@ -40,9 +40,18 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
   const { listManifestSlugs } = await import('../places/manifest.ts');
   const { placesDirFromEnv } = await import('../config.ts');
   const known = listManifestSlugs(placesDirFromEnv(io.env));
-  const args = { slug: slug!, from: flags.from as string | undefined, force: flags.force === true, json: flags.json === true, acceptShrink: acceptShrinkFlag(flags) };
+  const args = {
+    slug: slug!,
+    from: flags.from as string | undefined,
+    force: flags.force === true,
+    json: flags.json === true,
+    acceptShrink: acceptShrinkFlag(flags),
+  };
   if (args.acceptShrink === '') {
-    err(io, `${io.errColour.red('error:')} siteline data import: --accept-shrink needs a reason, e.g. --accept-shrink "the town removed the condominium units"`);
+    err(
+      io,
+      `${io.errColour.red('error:')} siteline data import: --accept-shrink needs a reason, e.g. --accept-shrink "the town removed the condominium units"`,
+    );
     return 2;
   }
   if (!known.includes(args.slug)) {
@@ -69,7 +78,10 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
     });
     out(io, args.json ? JSON.stringify(report, null, 2) : formatImportReport(report));
     if (report.gate && !report.gate.passed) {
-      err(io, `${io.errColour.red('error:')} siteline data import: ${args.slug} was loaded but is NOT live (planned_not_live): ${report.gate.problems.join('; ')}. Fix the joins (docs/data.md, "Going live") or lower the manifest's joinThresholds knowingly.`);
+      err(
+        io,
+        `${io.errColour.red('error:')} siteline data import: ${args.slug} was loaded but is NOT live (planned_not_live): ${report.gate.problems.join('; ')}. Fix the joins (docs/data.md, "Going live") or lower the manifest's joinThresholds knowingly.`,
+      );
       return 1;
     }
     return 0;
@@ -84,6 +96,7 @@ async function runImport({ args: [slug], flags, io }: CommandInput): Promise<num
   }
 }
 
+// Long because: the update's steps in order (read the files, compare, preview, confirm, import), each refusal exiting before anything changes.
 async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<number> {
   const { listManifestSlugs, manifestPath } = await import('../places/manifest.ts');
   const { placesDirFromEnv } = await import('../config.ts');
@@ -95,7 +108,10 @@ async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<num
   const from = flags.from as string | undefined;
   const acceptShrink = acceptShrinkFlag(flags);
   if (acceptShrink === '') {
-    err(io, `${io.errColour.red('error:')} siteline data update: --accept-shrink needs a reason, e.g. --accept-shrink "the town removed the condominium units"`);
+    err(
+      io,
+      `${io.errColour.red('error:')} siteline data update: --accept-shrink needs a reason, e.g. --accept-shrink "the town removed the condominium units"`,
+    );
     return 2;
   }
   if (from !== undefined && !fs.existsSync(path.resolve(from))) {
@@ -103,7 +119,7 @@ async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<num
     return 2;
   }
   const missing = (await import('./local-database.ts')).missingDatabase(io.env);
-  if (missing) return err(io, `${io.errColour.red('error:')} siteline data update: ${missing}`), 2;
+  if (missing) return (err(io, `${io.errColour.red('error:')} siteline data update: ${missing}`), 2);
   const { loadConfig, createLogger, openContext, SitelineError, importPlace, formatImportReport } = await databaseModules();
   const { planUpdate, formatChangeLog } = await import('../importer/update-place.ts');
   const { formatVerdict } = await import('../importer/place-gate.ts');
@@ -111,18 +127,30 @@ async function runUpdate({ args: [slug], flags, io }: CommandInput): Promise<num
   const ctx = await openContext(config, { logger: createLogger('warn', io.stderr) });
   const json = flags.json === true;
   try {
-    const plan = await planUpdate(ctx, slug!, { ...(from ? { sourceDir: from } : {}), placesDir: config.placesDir, ...(typeof flags.vintage === 'string' ? { vintage: flags.vintage } : {}), ...(acceptShrink ? { acceptShrink } : {}) });
+    const plan = await planUpdate(ctx, slug!, {
+      ...(from ? { sourceDir: from } : {}),
+      placesDir: config.placesDir,
+      ...(typeof flags.vintage === 'string' ? { vintage: flags.vintage } : {}),
+      ...(acceptShrink ? { acceptShrink } : {}),
+    });
     if (plan.unchanged) {
       out(io, json ? JSON.stringify({ slug, changed: false }, null, 2) : `${slug}: no file changed since the last import; nothing to do.`);
       return 0;
     }
-    const text = [`Update ${slug} (files in ${plan.check.placeRoot}); nothing is written until you confirm:`, ...formatChangeLog(plan.changes), ...formatVerdict(plan.check.verdict, 'check')].join('\n');
+    const text = [
+      `Update ${slug} (files in ${plan.check.placeRoot}); nothing is written until you confirm:`,
+      ...formatChangeLog(plan.changes),
+      ...formatVerdict(plan.check.verdict, 'check'),
+    ].join('\n');
     const verdict = plan.check.verdict.verdict;
     const passes = verdict === 'live' || verdict === 'planned';
     if (!json) out(io, text);
     if (!passes) {
       if (json) err(io, text); // --json with a failure: nothing on stdout, the changes and the reason on stderr
-      err(io, `${io.errColour.red('error:')} siteline data update: ${slug}: the new files do not pass the gate (${verdict === 'refused' ? 'refused' : 'the joins are below the thresholds'}); nothing was imported and the previous import stays live.`);
+      err(
+        io,
+        `${io.errColour.red('error:')} siteline data update: ${slug}: the new files do not pass the gate (${verdict === 'refused' ? 'refused' : 'the joins are below the thresholds'}); nothing was imported and the previous import stays live.`,
+      );
       return 1;
     }
     let yes = flags.yes === true;
@@ -180,7 +208,7 @@ async function runStatus({ flags, io }: CommandInput): Promise<number> {
   const json = flags.json === true;
   // Never a new, empty database: status reads one that exists (issue 47); `data import` creates one.
   const missing = (await import('./local-database.ts')).missingDatabase(io.env);
-  if (missing) return err(io, `${io.errColour.red('error:')} siteline data status: ${missing}`), 2;
+  if (missing) return (err(io, `${io.errColour.red('error:')} siteline data status: ${missing}`), 2);
   const { loadConfig, createLogger, openContext, listPlaces } = await databaseModules();
   const { listManifestSlugs, loadManifest } = await import('../places/manifest.ts');
   const { syncCatalogue } = await import('../places/catalogue.ts');
@@ -210,7 +238,9 @@ async function runStatus({ flags, io }: CommandInput): Promise<number> {
       'SELECT r.place_id, r.source_digest, r.finished_at, r.report FROM import_runs r WHERE r.run_id = (SELECT max(run_id) FROM import_runs x WHERE x.place_id = r.place_id)',
     );
     const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
-    const failed = new Map(runs.filter((r) => r.source_digest === FAILED_RUN).map((r) => [r.place_id, { at: iso(r.finished_at), reason: r.report?.reason ?? 'unknown' }]));
+    const failed = new Map(
+      runs.filter((r) => r.source_digest === FAILED_RUN).map((r) => [r.place_id, { at: iso(r.finished_at), reason: r.report?.reason ?? 'unknown' }]),
+    );
     const bySlug = new Map(manifests.map((m) => [m.slug, m]));
     const placeholders = new Map(places.map((p) => [p.slug, bySlug.get(p.slug) ? placePlaceholders(bySlug.get(p.slug)!, config.placesDir) : []]));
     if (json) {
@@ -236,7 +266,10 @@ async function runStatus({ flags, io }: CommandInput): Promise<number> {
     for (const p of places) {
       const c = byId.get(p.geoDivisionId)?.counts;
       lines.push(`${p.slug.padEnd(14)} ${p.geoDivisionId.padEnd(18)} ${p.status.padEnd(17)} ${p.importedAt ? `imported ${p.importedAt}` : 'not imported'}`);
-      if (c) lines.push(`${''.padEnd(15)}${c['addresses'] ?? 0} addresses, ${c['parcels'] ?? 0} parcels, ${c['zones'] ?? 0} zones, ${c['streetSegments'] ?? 0} street segments`);
+      if (c)
+        lines.push(
+          `${''.padEnd(15)}${c['addresses'] ?? 0} addresses, ${c['parcels'] ?? 0} parcels, ${c['zones'] ?? 0} zones, ${c['streetSegments'] ?? 0} street segments`,
+        );
       if (p.statusReason) lines.push(`${''.padEnd(15)}${p.statusReason}`);
       const f = failed.get(p.geoDivisionId);
       if (f) {

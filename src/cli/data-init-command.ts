@@ -9,13 +9,14 @@ import { JSON_FLAG, UsageError } from './command.ts';
 import { EXIT } from './exit-codes.ts';
 import { err, out } from './output.ts';
 
+// Long because: the init's steps in order (inspect, draft, settle, write), each refusal exiting before anything is written.
 async function runInit({ args: [slug], flags, io }: CommandInput): Promise<number> {
   const from = flags.from as string | undefined;
   const name = flags.name as string | undefined;
   const region = (flags.region as string | undefined)?.toUpperCase();
   const country = (flags.country as string | undefined)?.toUpperCase();
   if (!/^[a-z0-9-]+$/.test(slug!)) throw new UsageError(`"${slug}" is not a place slug (lower-case letters, digits and dashes, e.g. hopkinton-ma)`);
-  if (!from) throw new UsageError('--from DIR is required (the folder holding the town\'s files)');
+  if (!from) throw new UsageError("--from DIR is required (the folder holding the town's files)");
   if (!name) throw new UsageError('--name "<Town>" is required');
   if (!region || !/^[A-Z]{2}$/.test(region)) throw new UsageError('--region is the two-letter state or province code (e.g. MA, BC)');
   if (country !== 'US' && country !== 'CA') throw new UsageError('--country is US or CA');
@@ -28,7 +29,10 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
   const placesDir = placesDirFromEnv(io.env);
   const target = path.join(placesDir, slug!);
   if (fs.existsSync(path.join(target, 'manifest.json')) && flags.force !== true) {
-    err(io, `${io.errColour.red('error:')} siteline data init: ${path.join(target, 'manifest.json')} exists; pass --force to overwrite it (and its rules.json)`);
+    err(
+      io,
+      `${io.errColour.red('error:')} siteline data init: ${path.join(target, 'manifest.json')} exists; pass --force to overwrite it (and its rules.json)`,
+    );
     return EXIT.usage;
   }
   const { inspectSourceDir } = await import('../importer/inspect-source.ts');
@@ -52,11 +56,22 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
   };
   const given = Object.keys(provenance);
   if (given.length === 3) ins.confirm = ins.confirm.filter((c) => !c.startsWith("each source's vintage"));
-  else if (given.length) ins.confirm = ins.confirm.map((c) => (c.startsWith("each source's vintage") ? `each source's ${['vintage', 'licence', 'attribution'].filter((k) => !given.includes(k)).join(' and ')} (written as "TO CONFIRM"; a place with a placeholder cannot go live)` : c));
-  else ins.confirm = ins.confirm.map((c) => (c.startsWith("each source's vintage") ? `${c}; a place with a placeholder cannot go live: pass --vintage, --licence and --attribution, or edit them` : c));
+  else if (given.length)
+    ins.confirm = ins.confirm.map((c) =>
+      c.startsWith("each source's vintage")
+        ? `each source's ${['vintage', 'licence', 'attribution'].filter((k) => !given.includes(k)).join(' and ')} (written as "TO CONFIRM"; a place with a placeholder cannot go live)`
+        : c,
+    );
+  else
+    ins.confirm = ins.confirm.map((c) =>
+      c.startsWith("each source's vintage") ? `${c}; a place with a placeholder cannot go live: pass --vintage, --licence and --attribution, or edit them` : c,
+    );
   if (ins.refusal) {
     out(io, formatInspection(ins));
-    err(io, `${io.errColour.red('error:')} siteline data init: ${ins.refusal}; nothing written (init never drafts another layer as the districts in its place). Mend or remove the file and run init again.`);
+    err(
+      io,
+      `${io.errColour.red('error:')} siteline data init: ${ins.refusal}; nothing written (init never drafts another layer as the districts in its place). Mend or remove the file and run init again.`,
+    );
     return EXIT.usage;
   }
   const { manifest, rules } = draftPlace(ins, { slug: slug!, name, region, country, provenance });
@@ -94,7 +109,10 @@ async function runInit({ args: [slug], flags, io }: CommandInput): Promise<numbe
     return EXIT.ok;
   }
   out(io, report);
-  out(io, `Wrote ${path.join(target, 'manifest.json')} and rules.json (${Object.keys(rules['districts'] as object).length} districts, every value not_extracted).`);
+  out(
+    io,
+    `Wrote ${path.join(target, 'manifest.json')} and rules.json (${Object.keys(rules['districts'] as object).length} districts, every value not_extracted).`,
+  );
   out(io, `Next: edit what is listed under "Confirm", then\n  siteline data check ${slug} --from ${dir}\n  siteline data import ${slug} --from ${dir}`);
   return EXIT.ok;
 }
@@ -106,7 +124,10 @@ async function runCheck({ args: [slug], flags, io }: CommandInput): Promise<numb
   const { checkPlaceJoins, formatJoinCheck } = await import('../importer/check-joins.ts');
   const placesDir = placesDirFromEnv(io.env);
   if (!listManifestSlugs(placesDir).includes(slug!)) {
-    err(io, `${io.errColour.red('error:')} siteline data check: no place "${slug}" in ${placesDir}. Known places: ${listManifestSlugs(placesDir).join(', ') || '(none)'}`);
+    err(
+      io,
+      `${io.errColour.red('error:')} siteline data check: no place "${slug}" in ${placesDir}. Known places: ${listManifestSlugs(placesDir).join(', ') || '(none)'}`,
+    );
     return EXIT.usage;
   }
   const from = (flags.from as string | undefined) ?? loadConfig(io.env).sourceDir;
@@ -127,19 +148,20 @@ async function runCheck({ args: [slug], flags, io }: CommandInput): Promise<numb
 export const dataInitCommand: Command = {
   name: 'init',
   summary: "Draft a place's manifest and rules skeleton from a folder of the town's files",
-  usage: 'data init <slug> --from DIR --name "<Town>" --region <ST> --country <US|CA> [--vintage DATE] [--licence TEXT] [--attribution TEXT] [--force] [--json]',
+  usage:
+    'data init <slug> --from DIR --name "<Town>" --region <ST> --country <US|CA> [--vintage DATE] [--licence TEXT] [--attribution TEXT] [--force] [--json]',
   description:
     'Reads every GeoJSON, TopoJSON, CSV and shapefile in DIR (formats, layers, fields with samples, the CRS\n' +
     'from a .prj, a GeoJSON crs member or the coordinate ranges, address columns, join keys ranked by\n' +
     'measured overlap, the point-in-parcel join) and writes <places dir>/<slug>/manifest.json and\n' +
-    'rules.json (SITELINE_PLACES_DIR, else the repository\'s places/). Prints each guess, why, and what to\n' +
+    "rules.json (SITELINE_PLACES_DIR, else the repository's places/). Prints each guess, why, and what to\n" +
     'confirm. Writes no database. Exit 0 written, 2 bad input or nothing loadable found.',
   flags: [
     { name: 'from', value: 'DIR', description: "The folder holding the town's files (becomes the manifest's sourceFolder)" },
     { name: 'name', value: 'TOWN', description: 'The place name, e.g. "Hopkinton"' },
     { name: 'region', value: 'ST', description: 'Two-letter state or province code' },
     { name: 'country', value: 'US|CA', description: 'US or CA' },
-    { name: 'vintage', value: 'DATE', description: 'When the town published the files (written as every source\'s vintage)' },
+    { name: 'vintage', value: 'DATE', description: "When the town published the files (written as every source's vintage)" },
     { name: 'licence', value: 'TEXT', description: 'The files\' licence, e.g. "Public domain (town open data)"' },
     { name: 'attribution', value: 'TEXT', description: 'The attribution the town requires, e.g. "Town of Testville GIS"' },
     { name: 'force', description: 'Overwrite an existing manifest.json and rules.json' },
@@ -156,7 +178,7 @@ export const dataCheckCommand: Command = {
   usage: 'data check <slug> [--from DIR] [--json]',
   description:
     'Reads the sources as the import would and prints address -> lot (by id and by point, and where they\n' +
-    'disagree), lot -> zone and lot -> overlay, and whether the place would go live under its manifest\'s\n' +
+    "disagree), lot -> zone and lot -> overlay, and whether the place would go live under its manifest's\n" +
     'joinThresholds. Exit 0 passes, 1 a checksum mismatch or joins below the thresholds, 2 bad input.',
   flags: [{ name: 'from', value: 'DIR', description: 'Directory holding the place folder, or the folder itself (default SITELINE_SOURCE_DIR)' }, JSON_FLAG],
   args: { min: 1, max: 1, name: 'the place, e.g. siteline data check hopkinton-ma --from ~/data' },

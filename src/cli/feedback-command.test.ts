@@ -36,7 +36,13 @@ test('siteline feedback list: newest first, filters, JSON, and clear usage error
       await submitFeedback(ctx, {
         accountId,
         channel: 'mcp',
-        answer: { ...base, category: 'problem', message: 'Snapshot failed; call me at 617-555-0123.', affectedToolName: 'getFeasibilitySnapshot', contactConsent: true },
+        answer: {
+          ...base,
+          category: 'problem',
+          message: 'Snapshot failed; call me at 617-555-0123.',
+          affectedToolName: 'getFeasibilitySnapshot',
+          contactConsent: true,
+        },
       });
     } finally {
       await ctx.db.close();
@@ -54,7 +60,10 @@ test('siteline feedback list: newest first, filters, JSON, and clear usage error
     const json = siteline(['feedback', 'list', '--json', '--category', 'city_request'], dir);
     assert.equal(json.code, 0, json.err);
     const items = JSON.parse(json.out) as { category: string; message: string; contactEmail: string | null }[];
-    assert.deepEqual(items.map((i) => [i.category, i.message, i.contactEmail]), [['city_request', 'Please cover Springfield, IL.', null]]);
+    assert.deepEqual(
+      items.map((i) => [i.category, i.message, i.contactEmail]),
+      [['city_request', 'Please cover Springfield, IL.', null]],
+    );
 
     const none = siteline(['feedback', 'list', '--since', '2999-01-01'], dir);
     assert.equal(none.out, 'No feedback.\n');

@@ -17,7 +17,8 @@ function filterOf(flags: CommandInput['flags']): FeedbackFilter {
     filter.limit = n;
   }
   if (flags.category !== undefined) {
-    if (!(FEEDBACK_CATEGORIES as readonly string[]).includes(String(flags.category))) throw new UsageError(`--category must be one of ${FEEDBACK_CATEGORIES.join(', ')}`);
+    if (!(FEEDBACK_CATEGORIES as readonly string[]).includes(String(flags.category)))
+      throw new UsageError(`--category must be one of ${FEEDBACK_CATEGORIES.join(', ')}`);
     filter.category = flags.category as FeedbackCategory;
   }
   if (flags.since !== undefined) {
@@ -66,7 +67,8 @@ async function runReview({ args: [id], flags, io }: CommandInput): Promise<numbe
   const note = typeof flags.note === 'string' ? flags.note.trim() : '';
   if (!note) throw new UsageError('say what was done about it with --note "..." (kept with the review and in the staff actions)');
   return runStaff(io, flags, 'feedback review', {
-    service: (client) => client.requestJson<{ submissionId: string; reviewedAt: string }>('POST', `/staff/api/feedback/${encodeURIComponent(id!)}/review`, { note }),
+    service: (client) =>
+      client.requestJson<{ submissionId: string; reviewedAt: string }>('POST', `/staff/api/feedback/${encodeURIComponent(id!)}/review`, { note }),
     database: async (ctx, actor) => (await import('../staff/staff-actions.ts')).reviewFeedback(ctx, actor, { submissionId: id!, note }),
     print: (r) => {
       if (flags.json) out(io, JSON.stringify({ submissionId: r.submissionId, reviewedAt: r.reviewedAt }, null, 2));

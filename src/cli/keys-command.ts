@@ -62,7 +62,10 @@ const runList = ({ flags, io }: CommandInput) =>
     else if (keys.length === 0) out(io, 'No keys yet. Create one with `siteline keys create <name>`.');
     else {
       for (const k of keys) {
-        out(io, `${k.id}  ${`${k.prefix}…`.padEnd(14)} ${k.name.padEnd(20)} created ${when(k.createdAt)}  last used ${when(k.lastUsedAt)}${k.revokedAt ? `  revoked ${when(k.revokedAt)}` : ''}`);
+        out(
+          io,
+          `${k.id}  ${`${k.prefix}…`.padEnd(14)} ${k.name.padEnd(20)} created ${when(k.createdAt)}  last used ${when(k.lastUsedAt)}${k.revokedAt ? `  revoked ${when(k.revokedAt)}` : ''}`,
+        );
       }
     }
     return EXIT.ok;
@@ -80,7 +83,7 @@ export const keysCommand: Command = {
   name: 'keys',
   summary: 'REST API keys of your account: create, list, revoke',
   usage: 'keys <command> [flags]',
-  description: 'Uses your login (`siteline login` first) and the service\'s /api/v1/keys routes.',
+  description: "Uses your login (`siteline login` first) and the service's /api/v1/keys routes.",
   subcommands: [
     {
       name: 'create',
@@ -93,7 +96,7 @@ export const keysCommand: Command = {
     },
     {
       name: 'list',
-      summary: "Your keys: id, prefix, name, created, last used, revoked",
+      summary: 'Your keys: id, prefix, name, created, last used, revoked',
       usage: 'keys list [--json]',
       flags: [JSON_FLAG, URL_FLAG],
       run: runList,

@@ -33,11 +33,11 @@ Run \`siteline <command> --help\` for a command's flags. More: docs/cli.md.
 
 async function main(argv: string[], io: Io): Promise<number> {
   const [first] = argv;
-  if (first === '--version' || first === 'version') return out(io, `siteline ${cliVersion()}`), EXIT.ok;
-  if (first === undefined || first === '-h' || first === '--help') return out(io, topHelp()), EXIT.ok;
+  if (first === '--version' || first === 'version') return (out(io, `siteline ${cliVersion()}`), EXIT.ok);
+  if (first === undefined || first === '-h' || first === '--help') return (out(io, topHelp()), EXIT.ok);
   if (first === 'help') return main([...argv.slice(1), '--help'], io);
   if (first.startsWith('-') && argv.every((a) => a.startsWith('-'))) {
-    if (wantsHelp(argv)) return out(io, topHelp()), EXIT.ok;
+    if (wantsHelp(argv)) return (out(io, topHelp()), EXIT.ok);
     return usageFailure(io, [], `unknown flag ${first}`);
   }
 
@@ -52,7 +52,7 @@ async function main(argv: string[], io: Io): Promise<number> {
     if (!next) {
       if (cmd && (word === undefined || word.startsWith('-'))) break; // a group with no subcommand: its help
       const where = path.length ? `siteline ${path.join(' ')}` : 'siteline';
-      if (wantsHelp(rest) && cmd) return out(io, await commandHelp(cmd, path.slice(0, -1), io)), EXIT.ok;
+      if (wantsHelp(rest) && cmd) return (out(io, await commandHelp(cmd, path.slice(0, -1), io)), EXIT.ok);
       err(io, `${io.errColour.red('error:')} unknown ${cmd ? 'subcommand' : 'command'} "${word}" for ${where}.\n`);
       err(io, `Commands:\n${commandList(list).join('\n')}\n\nRun \`${where} --help\` for usage.`);
       return EXIT.usage;
@@ -84,10 +84,10 @@ async function main(argv: string[], io: Io): Promise<number> {
     return await cmd.run({ ...parsed, io });
   } catch (e) {
     if (e instanceof UsageError) return usageFailure(io, path, e.message);
-    if (e instanceof AuthNeededError) return err(io, `${io.errColour.red('error:')} ${e.message}`), EXIT.authNeeded;
-    if (e instanceof ServiceUnreachableError) return err(io, `${io.errColour.red('error:')} ${e.message}`), EXIT.unreachable;
+    if (e instanceof AuthNeededError) return (err(io, `${io.errColour.red('error:')} ${e.message}`), EXIT.authNeeded);
+    if (e instanceof ServiceUnreachableError) return (err(io, `${io.errColour.red('error:')} ${e.message}`), EXIT.unreachable);
     if (e instanceof ServiceError && e.code === 'bad_url') return usageFailure(io, path, e.message);
-    if (e instanceof ServiceError) return err(io, `${io.errColour.red('error:')} ${e.message}`), EXIT.failure;
+    if (e instanceof ServiceError) return (err(io, `${io.errColour.red('error:')} ${e.message}`), EXIT.failure);
     throw e;
   }
 }

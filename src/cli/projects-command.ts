@@ -31,7 +31,13 @@ type Structured = Record<string, any>;
  * A tool error goes to stderr (its JSON, if any, on stdout under --json): exit 2 when the caller's
  * argument is at fault (bad_input, not_found, invalid arguments), else 1. Candidates: exit 2.
  */
-async function callAndPrint(io: Io, flags: CommandInput['flags'], tool: string, args: Record<string, unknown>, render: (s: Structured) => string): Promise<number> {
+async function callAndPrint(
+  io: Io,
+  flags: CommandInput['flags'],
+  tool: string,
+  args: Record<string, unknown>,
+  render: (s: Structured) => string,
+): Promise<number> {
   const client = ServiceClient.forUser({ url: flags.url as string | undefined, env: io.env });
   let answer: ToolAnswer;
   try {
@@ -48,7 +54,10 @@ async function callAndPrint(io: Io, flags: CommandInput['flags'], tool: string, 
   }
   if (s.action === 'candidates') {
     if (!flags.json) {
-      err(io, `${io.errColour.red('error:')} "${s.query}" matches ${s.candidates.length} of your projects; none was chosen. Pass the projectId of the one you mean:`);
+      err(
+        io,
+        `${io.errColour.red('error:')} "${s.query}" matches ${s.candidates.length} of your projects; none was chosen. Pass the projectId of the one you mean:`,
+      );
       for (const c of s.candidates) err(io, `  ${c.projectId}  ${c.name}  (${c.lifecycleStatus})`);
     }
     return EXIT.usage;
@@ -99,7 +108,10 @@ function renderListed(s: Structured): string {
 function renderContext(s: Structured): string {
   const status = s.agentStatus?.status ?? 'unknown';
   if (s.recheck) return [`${s.project.name} (${s.project.projectId})`, `Analysis: ${status}. ${s.note}`].join('\n');
-  const lines: string[] = [projectLine(s.project), `Analysis: ${status}${s.agentStatus?.inputsChanged ? ' (the inputs changed since: run `siteline projects analyze` again)' : ''}`];
+  const lines: string[] = [
+    projectLine(s.project),
+    `Analysis: ${status}${s.agentStatus?.inputsChanged ? ' (the inputs changed since: run `siteline projects analyze` again)' : ''}`,
+  ];
   if (s.agentStatus?.error) lines.push(`  error: ${s.agentStatus.error}`);
   if (s.memoryDigest) lines.push('', String(s.memoryDigest));
   for (const d of (s.documents?.items ?? []) as Structured[]) lines.push(`reference: ${d.title} (${d.sectionUuid}) ${d.sourceUrl ?? ''}`);
@@ -130,7 +142,7 @@ export const projectsCommand: Command = {
   description:
     'Through the MCP project tools on the service, as the logged-in user (`siteline login` first).\n' +
     '<project> is a projectId or a name (case-insensitive, exact beats partial); a name matching several\n' +
-    'projects lists the candidates and chooses nothing (exit 2). --json prints the tool\'s JSON unchanged.\n\n' +
+    "projects lists the candidates and chooses nothing (exit 2). --json prints the tool's JSON unchanged.\n\n" +
     'Exit 0 ok, 1 refused by the service (e.g. an undo in conflict), 2 bad argument or unknown/ambiguous\n' +
     'project, 4 login needed, 5 service unreachable.',
   subcommands: [
@@ -189,12 +201,19 @@ export const projectsCommand: Command = {
       ),
       args: { min: 1, max: 1, name: PROJECT_ARG },
       run: ({ args: [p], flags, io }) =>
-        callAndPrint(io, flags, 'getProjectContext', { ...projectRef(p!), documentsLimit: limit(flags, 'documents', 10, 50), evidenceLimit: limit(flags, 'evidence', 20, 100) }, renderContext),
+        callAndPrint(
+          io,
+          flags,
+          'getProjectContext',
+          { ...projectRef(p!), documentsLimit: limit(flags, 'documents', 10, 50), evidenceLimit: limit(flags, 'evidence', 20, 100) },
+          renderContext,
+        ),
     },
     {
       name: 'attach',
       summary: 'Attach lots (parcel ids from `siteline check`) or a bylaw section to a project',
-      usage: 'projects attach <project> <parcelId>... [--role build|context] [--radius M] [--preview] [--json]\n  siteline projects attach <project> --reference <sectionUuid> [--preview] [--json]',
+      usage:
+        'projects attach <project> <parcelId>... [--role build|context] [--radius M] [--preview] [--json]\n  siteline projects attach <project> --reference <sectionUuid> [--preview] [--json]',
       description: 'Lots must lie within --radius metres (default 150, at most 5000) of the project location; at most 50 per call.',
       flags: withJsonUrl(
         { name: 'role', value: 'ROLE', description: 'build (the lot being developed, default) or context (surrounding land)' },
@@ -206,9 +225,14 @@ export const projectsCommand: Command = {
       args: { min: 1, max: 51, name: PROJECT_ARG },
       examples: ['siteline projects attach "Acorn St" 166-20', 'siteline projects attach "Acorn St" 166-21 --role context'],
       run: ({ args: [p, ...ids], flags, io }) => {
-        const common = { ...projectRef(p!), preview: flags.preview === true, ...(flags['idempotency-key'] !== undefined ? { idempotencyKey: flags['idempotency-key'] } : {}) };
+        const common = {
+          ...projectRef(p!),
+          preview: flags.preview === true,
+          ...(flags['idempotency-key'] !== undefined ? { idempotencyKey: flags['idempotency-key'] } : {}),
+        };
         if (flags.reference !== undefined) {
-          if (ids.length || flags.role !== undefined || flags.radius !== undefined) throw new UsageError('--reference attaches a section: no parcel ids, --role or --radius with it');
+          if (ids.length || flags.role !== undefined || flags.radius !== undefined)
+            throw new UsageError('--reference attaches a section: no parcel ids, --role or --radius with it');
           return callAndPrint(io, flags, 'saveToProject', { action: 'attach_reference', sectionUuid: flags.reference, ...common }, renderWrite('Attached'));
         }
         if (!ids.length) throw new UsageError('name at least one parcel id (lot.parcelExternalId in `siteline check --json`), or --reference');
@@ -222,7 +246,13 @@ export const projectsCommand: Command = {
           io,
           flags,
           'saveToProject',
-          { action: 'attach_parcels', parcelExternalIds: ids, ...(flags.role ? { role: flags.role } : {}), ...(radiusM !== undefined ? { radiusM } : {}), ...common },
+          {
+            action: 'attach_parcels',
+            parcelExternalIds: ids,
+            ...(flags.role ? { role: flags.role } : {}),
+            ...(radiusM !== undefined ? { radiusM } : {}),
+            ...common,
+          },
           renderWrite('Attached'),
         );
       },
@@ -235,13 +265,18 @@ export const projectsCommand: Command = {
       args: { min: 1, max: 1, name: PROJECT_ARG },
       run: ({ args: [p], flags, io }) =>
         callAndPrint(io, flags, 'runFeasibilityAnalysis', projectRef(p!), (s) =>
-          [`Analysis queued: run ${s.runId}`, `Receipt ${s.receiptId}`, `Check with \`siteline projects show ${shellWord(p!)}\` in ${s.recheckAfterSeconds ?? 15} s.`].join('\n'),
+          [
+            `Analysis queued: run ${s.runId}`,
+            `Receipt ${s.receiptId}`,
+            `Check with \`siteline projects show ${shellWord(p!)}\` in ${s.recheckAfterSeconds ?? 15} s.`,
+          ].join('\n'),
         ),
     },
     {
       name: 'update',
       summary: "Change a project's name, lifecycle status, external ref or typology (undo with `projects undo`)",
-      usage: 'projects update <project> [--name NAME] [--status STATUS] [--external-ref SYS:ID | --clear-external-ref] [--typology TYPE | --clear-typology] [--preview] [--json]',
+      usage:
+        'projects update <project> [--name NAME] [--status STATUS] [--external-ref SYS:ID | --clear-external-ref] [--typology TYPE | --clear-typology] [--preview] [--json]',
       description: `Lifecycle statuses: ${LIFECYCLE}. Typologies: ${PROJECT_TYPOLOGIES.join(', ')}.`,
       flags: withJsonUrl(
         { name: 'name', value: 'NAME', description: 'New name' },
@@ -255,7 +290,8 @@ export const projectsCommand: Command = {
       args: { min: 1, max: 1, name: PROJECT_ARG },
       examples: ['siteline projects update "Acorn St" --status due_diligence'],
       run: ({ args: [p], flags, io }) => {
-        if (flags['external-ref'] !== undefined && flags['clear-external-ref']) throw new UsageError('--external-ref and --clear-external-ref exclude each other');
+        if (flags['external-ref'] !== undefined && flags['clear-external-ref'])
+          throw new UsageError('--external-ref and --clear-external-ref exclude each other');
         const changes = {
           ...(flags.name !== undefined ? { name: flags.name } : {}),
           ...(flags.status !== undefined ? { lifecycleStatus: flags.status } : {}),
@@ -265,7 +301,8 @@ export const projectsCommand: Command = {
           ...(flags['clear-typology'] ? { typology: '' } : {}),
         };
         if (flags.typology !== undefined && flags['clear-typology']) throw new UsageError('--typology and --clear-typology exclude each other');
-        if (!Object.keys(changes).length) throw new UsageError('nothing to change: give --name, --status, --external-ref, --clear-external-ref, --typology or --clear-typology');
+        if (!Object.keys(changes).length)
+          throw new UsageError('nothing to change: give --name, --status, --external-ref, --clear-external-ref, --typology or --clear-typology');
         return callAndPrint(io, flags, 'updateProject', { ...projectRef(p!), ...changes, preview: flags.preview === true }, renderWrite('Updated'));
       },
     },

@@ -18,7 +18,10 @@ export class AuthNeededError extends Error {}
 
 /** Nothing answered at the URL (exit 5). */
 export class ServiceUnreachableError extends Error {
-  constructor(readonly url: string, cause: unknown) {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
     const why = describeNetworkError(cause);
     super(
       `cannot reach the siteline service at ${url}${why ? ` (${why})` : ''}.\n` +
@@ -113,7 +116,8 @@ export class ServiceClient {
     const creds = loadCredentials(env);
     const url = resolveServiceUrl(opts.url, env, creds);
     if (!creds) throw new AuthNeededError(`Not logged in. Run \`siteline login --email <you>${url === DEFAULT_URL ? '' : ` --url ${url}`}\` first.`);
-    if (creds.server !== url) throw new AuthNeededError(`You are logged in to ${creds.server}, not ${url}. Run \`siteline login --url ${url}\` to use that service.`);
+    if (creds.server !== url)
+      throw new AuthNeededError(`You are logged in to ${creds.server}, not ${url}. Run \`siteline login --url ${url}\` to use that service.`);
     return new ServiceClient(url, creds, env);
   }
 
@@ -129,7 +133,12 @@ export class ServiceClient {
     const res = await postForm(this.url, '/api/auth/mcp/token', { grant_type: JWT_BEARER_GRANT, assertion: c.identity_assertion });
     if (res.status !== 200) {
       if (res.json.error === 'invalid_grant') throw new AuthNeededError('Your login has expired or was revoked. Run `siteline login` again.');
-      throw new ServiceError(`token exchange failed: ${res.json.error_description ?? res.json.error ?? `HTTP ${res.status}`}`, res.status, res.json.error, res.json);
+      throw new ServiceError(
+        `token exchange failed: ${res.json.error_description ?? res.json.error ?? `HTTP ${res.status}`}`,
+        res.status,
+        res.json.error,
+        res.json,
+      );
     }
     const expiresAt = new Date(Date.now() + (Number(res.json.expires_in) || 3600) * 1000).toISOString();
     this.creds = { ...c, access_token: res.json.access_token, access_token_expires_at: expiresAt };
@@ -213,7 +222,7 @@ export class ServiceClient {
       if (res.status === 401) throw new AuthNeededError('The service refused your login. Run `siteline login` again.');
     }
     const text = await res.text();
-    let parsed: unknown ;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

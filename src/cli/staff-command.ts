@@ -20,7 +20,13 @@ async function runAdd({ args: [email], flags, io }: CommandInput): Promise<numbe
     database: async (ctx, actor) => (await import('../staff/staff-members.ts')).addStaff(ctx, actor, request),
     print: (r) => {
       if (flags.json) out(io, JSON.stringify(r, null, 2));
-      else out(io, r.changed ? `${r.email} is staff now (no restart needed: the running service checks at every request).` : `${r.email} was already staff; nothing changed.`);
+      else
+        out(
+          io,
+          r.changed
+            ? `${r.email} is staff now (no restart needed: the running service checks at every request).`
+            : `${r.email} was already staff; nothing changed.`,
+        );
       return EXIT.ok;
     },
   });
@@ -41,7 +47,8 @@ async function runRemove({ args: [email], flags, io }: CommandInput): Promise<nu
 
 async function runAllowance({ args: [email, amount], flags, io }: CommandInput): Promise<number> {
   const { MAX_EXPORTS_PER_MONTH } = await import('../reports/export-store.ts');
-  if (!/^\d+$/.test(amount!) || Number(amount) > MAX_EXPORTS_PER_MONTH) throw new UsageError(`the allowance must be a whole number of exports a month from 0 to ${MAX_EXPORTS_PER_MONTH}`);
+  if (!/^\d+$/.test(amount!) || Number(amount) > MAX_EXPORTS_PER_MONTH)
+    throw new UsageError(`the allowance must be a whole number of exports a month from 0 to ${MAX_EXPORTS_PER_MONTH}`);
   const reason = typeof flags.reason === 'string' ? flags.reason.trim() : '';
   if (!reason) throw new UsageError('say why with --reason "..." (kept in the staff actions)');
   const request = { email: email!, allowance: Number(amount), reason };
@@ -63,7 +70,9 @@ async function runList({ flags, io }: CommandInput): Promise<number> {
     print: (staff) => {
       if (flags.json) out(io, JSON.stringify(staff, null, 2));
       else if (staff.length === 0) out(io, 'No staff yet. On the machine the service runs on: siteline staff add <email>');
-      else for (const m of staff) out(io, `${m.email}  since ${m.addedAt.slice(0, 16).replace('T', ' ')} UTC, by ${m.addedBy}${m.verified ? '' : ' (address not verified)'}`);
+      else
+        for (const m of staff)
+          out(io, `${m.email}  since ${m.addedAt.slice(0, 16).replace('T', ' ')} UTC, by ${m.addedBy}${m.verified ? '' : ' (address not verified)'}`);
       return EXIT.ok;
     },
   });
@@ -73,7 +82,10 @@ async function runRevokeKey({ args: [keyId], flags, io }: CommandInput): Promise
   const reason = typeof flags.reason === 'string' ? flags.reason.trim() : '';
   if (!reason) throw new UsageError('say why with --reason "..." (kept in the staff actions)');
   return runStaff(io, flags, 'staff revoke-key', {
-    service: (client) => client.requestJson<{ keyId: string; accountEmail: string; revokedAt: string }>('POST', `/staff/api/keys/${encodeURIComponent(keyId!)}/revoke`, { reason }),
+    service: (client) =>
+      client.requestJson<{ keyId: string; accountEmail: string; revokedAt: string }>('POST', `/staff/api/keys/${encodeURIComponent(keyId!)}/revoke`, {
+        reason,
+      }),
     database: async (ctx, actor) => (await import('../staff/staff-actions.ts')).revokeKeyForAbuse(ctx, actor, { keyId: keyId!, reason }),
     print: (r) => {
       if (flags.json) out(io, JSON.stringify({ keyId: r.keyId, account: r.accountEmail, revokedAt: r.revokedAt }, null, 2));
@@ -92,7 +104,12 @@ async function runActions({ flags, io }: CommandInput): Promise<number> {
     print: (actions) => {
       if (flags.json) out(io, JSON.stringify(actions, null, 2));
       else if (actions.length === 0) out(io, 'No staff actions yet.');
-      else for (const a of actions) out(io, `${a.createdAt.slice(0, 19).replace('T', ' ')}  ${a.actor} (${a.via})  ${a.action} ${a.subject}${Object.keys(a.details).length ? ` ${JSON.stringify(a.details)}` : ''}: ${a.reason}`);
+      else
+        for (const a of actions)
+          out(
+            io,
+            `${a.createdAt.slice(0, 19).replace('T', ' ')}  ${a.actor} (${a.via})  ${a.action} ${a.subject}${Object.keys(a.details).length ? ` ${JSON.stringify(a.details)}` : ''}: ${a.reason}`,
+          );
       return EXIT.ok;
     },
   });
@@ -109,7 +126,7 @@ export const staffCommand: Command = {
       summary: 'Make an account staff (its e-mail address must be verified), recorded',
       usage: 'staff add <email> [--reason "..."] [--url URL] [--operator] [--json]',
       description:
-        'Staff rights belong to the account, not the address: they stay when it changes its address. On a new installation, run this on the machine the service runs on (no login needed: it acts as the machine\'s operator), after the person signed up and opened the verification link; the service needs no restart.',
+        "Staff rights belong to the account, not the address: they stay when it changes its address. On a new installation, run this on the machine the service runs on (no login needed: it acts as the machine's operator), after the person signed up and opened the verification link; the service needs no restart.",
       flags: [{ name: 'reason', value: 'TEXT', description: 'Why (kept in the staff actions; default "made staff")' }, URL_FLAG, OPERATOR_FLAG, JSON_FLAG],
       args: { min: 1, max: 1, name: 'the e-mail of the account' },
       examples: ['siteline staff add ann@example.com', 'siteline staff add ann@example.com --reason "runs support" --url https://siteline.example.com'],

@@ -29,12 +29,13 @@ export type StaffTarget = { kind: 'service'; client: StaffClient; why: string } 
 
 export const OPERATOR_FLAG: Flag = {
   name: 'operator',
-  description: "Act as this machine's operator: through the server running on this data directory (SITELINE_DATA_DIR), with the credential it wrote there; no login needed",
+  description:
+    "Act as this machine's operator: through the server running on this data directory (SITELINE_DATA_DIR), with the credential it wrote there; no login needed",
 };
 
 /** Where a staff command acts, for its help. */
 export const STAFF_WHERE =
-  'Where it acts: with --url, through that service as your staff account (`siteline login` first). On the machine the service runs on (its embedded data directory held), through that server: as your login when it belongs to that server, else as the machine\'s operator (the credential the server writes into its data directory; --operator forces it), which needs no account and is how the first staff member is made. With DATABASE_URL, or a data directory no server holds, on that database directly. Else SITELINE_URL or your login\'s service. With none of these it refuses and creates nothing.';
+  "Where it acts: with --url, through that service as your staff account (`siteline login` first). On the machine the service runs on (its embedded data directory held), through that server: as your login when it belongs to that server, else as the machine's operator (the credential the server writes into its data directory; --operator forces it), which needs no account and is how the first staff member is made. With DATABASE_URL, or a data directory no server holds, on that database directly. Else SITELINE_URL or your login's service. With none of these it refuses and creates nothing.";
 
 async function staffTarget(io: Io, flags: CommandInput['flags']): Promise<StaffTarget> {
   const env = io.env;
@@ -49,7 +50,11 @@ async function staffTarget(io: Io, flags: CommandInput['flags']): Promise<StaffT
   };
   if (flags.operator) {
     const file = operator();
-    if (!file) return { kind: 'none', message: `--operator: no running siteline server wrote an operator credential this user can read at ${operatorFilePath(dataDir)} (start the service with this SITELINE_DATA_DIR, as this user)` };
+    if (!file)
+      return {
+        kind: 'none',
+        message: `--operator: no running siteline server wrote an operator credential this user can read at ${operatorFilePath(dataDir)} (start the service with this SITELINE_DATA_DIR, as this user)`,
+      };
     return { kind: 'service', client: new OperatorClient(file), why: `as the operator of ${file.url}` };
   }
   const login = (why: string, at?: string): StaffTarget => {

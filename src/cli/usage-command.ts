@@ -34,7 +34,8 @@ export const usageCommand: Command = {
       const today = new Date().toISOString().slice(0, 10);
       const charges = u.perDay.find((d) => d.day === today)?.charges ?? 0;
       out(io, `Report exports (${e.meter}), ${e.period}: ${e.used} of ${e.allowance} used, ${e.remaining} left; renews ${e.resetsAt.slice(0, 10)}.`);
-      if (e.remaining === 0) out(io, '  The allowance is used up: produceProjectReport with confirm=true is refused until it renews (preview=true stays free).');
+      if (e.remaining === 0)
+        out(io, '  The allowance is used up: produceProjectReport with confirm=true is refused until it renews (preview=true stays free).');
       out(io, `REST API credit: ${u.balance} credits; ${charges} charged today (UTC). ${u.purchasing.how}`);
       return EXIT.ok;
     } finally {

@@ -23,7 +23,15 @@ async function runWorker({ flags, io }: CommandInput): Promise<number> {
  * SIGTERM/SIGINT.
  */
 export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>): Promise<number> {
-  const [{ loadConfig }, { createLogger }, { openContext }, { startAnalysisWorkers, workerOptions }, { DatabaseUnreachableError }, { MigrationError }, { watchLauncher }] = await Promise.all([
+  const [
+    { loadConfig },
+    { createLogger },
+    { openContext },
+    { startAnalysisWorkers, workerOptions },
+    { DatabaseUnreachableError },
+    { MigrationError },
+    { watchLauncher },
+  ] = await Promise.all([
     import('../config.ts'),
     import('../logger.ts'),
     import('../context.ts'),
@@ -40,7 +48,10 @@ export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>
   } catch (err) {
     // One line that says what to mend, as the service process does (src/service-process.ts).
     if (err instanceof DatabaseUnreachableError) {
-      logger.fatal({ variable: err.variable, host: err.host, port: err.port, database: err.database, reason: err.reason }, `siteline worker cannot start: ${err.message}`);
+      logger.fatal(
+        { variable: err.variable, host: err.host, port: err.port, database: err.database, reason: err.reason },
+        `siteline worker cannot start: ${err.message}`,
+      );
       return EXIT.unreachable;
     }
     if (err instanceof MigrationError) {

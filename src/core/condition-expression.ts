@@ -49,11 +49,7 @@ function tokenize(src: string): Token[] | null {
   return out;
 }
 
-type Node =
-  | { t: 'lit'; v: ExprValue }
-  | { t: 'var'; name: string }
-  | { t: 'un'; op: string; a: Node }
-  | { t: 'bin'; op: string; a: Node; b: Node };
+type Node = { t: 'lit'; v: ExprValue } | { t: 'var'; name: string } | { t: 'un'; op: string; a: Node } | { t: 'bin'; op: string; a: Node; b: Node };
 
 class Parser {
   private i = 0;

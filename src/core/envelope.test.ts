@@ -19,8 +19,22 @@ const SOURCE_DIR = path.resolve(import.meta.dirname, '../../../shared/data');
  */
 function asIfCited(r: PlaceRules): PlaceRules {
   const copy = structuredClone(r);
-  const section = (note: string | undefined) => /Transcribed by hand from Sec\. (\S+) /.exec(note ?? '')?.[1] ?? /Feed constraint (\S+) (\S+):/.exec(note ?? '')?.slice(1).join(' constraints.');
-  const cite = (sec: string) => ({ document: 'test', documentTitle: 'Test text', section: sec, quote: `(test) ${sec}`, sourceUrl: 'https://example.org/', date: '2020', href: '/sources/test', sectionUuid: sec });
+  const section = (note: string | undefined) =>
+    /Transcribed by hand from Sec\. (\S+) /.exec(note ?? '')?.[1] ??
+    /Feed constraint (\S+) (\S+):/
+      .exec(note ?? '')
+      ?.slice(1)
+      .join(' constraints.');
+  const cite = (sec: string) => ({
+    document: 'test',
+    documentTitle: 'Test text',
+    section: sec,
+    quote: `(test) ${sec}`,
+    sourceUrl: 'https://example.org/',
+    date: '2020',
+    href: '/sources/test',
+    sectionUuid: sec,
+  });
   for (const d of Object.values(copy.districts))
     for (const [k, v] of Object.entries(d.standards)) {
       const sec = v && v.status === 'unverified_default' ? section(v.note) : undefined;
@@ -241,7 +255,10 @@ test('a split lot uses the primary (largest share) district and says so; overlay
       { code: 'BA', share: 0.3 },
       { code: 'C-1', share: 0.7 },
     ],
-    overlays: [{ code: 'PUD-KS/PUD-7', name: null }, { code: 'Harvard Square', name: 'Harvard Square' }],
+    overlays: [
+      { code: 'PUD-KS/PUD-7', name: null },
+      { code: 'Harvard Square', name: 'Harvard Square' },
+    ],
     lot: LOT,
   });
   assert.equal(out.envelope.maxHeightFt!.value, 45, 'C-1 values');
@@ -251,7 +268,10 @@ test('a split lot uses the primary (largest share) district and says so; overlay
   // What overlays may do is said once, in one sentence naming each (with its section and note).
   const overlayNotes = out.notes.filter((n) => /may modify these values/.test(n));
   assert.equal(overlayNotes.length, 1, JSON.stringify(out.notes));
-  assert.match(overlayNotes[0]!, /^Overlays Planned Unit Development PUD-KS, Arts\. 12\.000 .*; Planned Unit Development PUD-7, Sec\. 13\.90 .*; Harvard Square Overlay District, Sec\. 20\.50 may modify these values; their rules are not applied here\.$/);
+  assert.match(
+    overlayNotes[0]!,
+    /^Overlays Planned Unit Development PUD-KS, Arts\. 12\.000 .*; Planned Unit Development PUD-7, Sec\. 13\.90 .*; Harvard Square Overlay District, Sec\. 20\.50 may modify these values; their rules are not applied here\.$/,
+  );
 });
 
 test('every status path is reachable through the real rules files', async () => {
@@ -308,7 +328,7 @@ test('the invariant check catches what it is for', () => {
   assert.throws(() => assertEnvelopeInvariants({ a: { value: 0, status: 'missing' } }), /missing carries value 0/);
 });
 
-test('zoning by building type (Somerville NR): the named type\'s verified values; without a type, unresolved with each type\'s value', async () => {
+test("zoning by building type (Somerville NR): the named type's verified values; without a type, unresolved with each type's value", async () => {
   const r = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), 'somerville-ma');
   const typed = env(r, 'NR', {}, { building: { buildingType: 'Detached House' } }).envelope;
   assert.deepEqual([typed.maxLotCoveragePct!.status, typed.maxLotCoveragePct!.value], ['cited_conditional', 60]);
@@ -332,7 +352,12 @@ test('stated conditions (Somerville): the stated row resolves its values, named 
   const { conditionsOfTable, readStatedConditions, envelopeConditions } = await import('../rules/tier-conditions.ts');
   const withConditions = (code: string, type: string, said: string[], lot: Partial<EnvelopeLot> = {}) => {
     const table = conditionsOfTable(r, r.districts[code]!, type);
-    return env(r, code, { cornerLot: false, ...lot }, { building: { buildingType: type, conditions: envelopeConditions(table, readStatedConditions(said, table, type)) } }).envelope;
+    return env(
+      r,
+      code,
+      { cornerLot: false, ...lot },
+      { building: { buildingType: type, conditions: envelopeConditions(table, readStatedConditions(said, table, type)) } },
+    ).envelope;
   };
   // Front driveway access: 3 ft a side, 12 ft together, 34 ft of lot width; each cited_conditional with the stated row named.
   const front = withConditions('NR', 'Detached House', ['Driveway access=Front Driveway Access'], { frontageFt: 50 });

@@ -3,7 +3,16 @@
 // docs/envelope.md for the member names, units and derivation rules.
 import type { PermittedUse, Sourced } from './snapshot-types.ts';
 import { UNKNOWN_VALUE_STATUSES, weakestStatus, type ValueStatus } from './statuses.ts';
-import { BUILDING_TYPE_STANDARD_UNITS, STANDARD_KEYS, STANDARD_UNITS, type BuildingTypeStandardKey, type PlaceRules, type RuleValue, type StandardKey, type DistrictRules } from './rules-schema.ts';
+import {
+  BUILDING_TYPE_STANDARD_UNITS,
+  STANDARD_KEYS,
+  STANDARD_UNITS,
+  type BuildingTypeStandardKey,
+  type PlaceRules,
+  type RuleValue,
+  type StandardKey,
+  type DistrictRules,
+} from './rules-schema.ts';
 import { findDistrict } from './rules-schema.ts';
 import { evaluateExpression, type Vars } from './condition-expression.ts';
 
@@ -57,7 +66,12 @@ export const CONDITION_SOURCE = 'stated by the caller';
 
 /** A tier word as compared with a stated one: case, spaces and dashes folded. */
 export function conditionWordKey(w: string): string {
-  return w.normalize('NFKC').replace(/[\u2010-\u2015\u2212]/g, '-').replace(/\s+/g, ' ').trim().toLowerCase();
+  return w
+    .normalize('NFKC')
+    .replace(/[\u2010-\u2015\u2212]/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
 }
 
 /** What the stated conditions say of each tier word: true (stated), false (another value stated). */
@@ -205,7 +219,10 @@ function resolveTiers(rv: RuleValue & { tiers: NonNullable<RuleValue['tiers']> }
       return unresolved('Several rows apply, with different values, each for a part of the building (such as its storeys): no one value can be given.');
     if (applicable.length === possible.length) return unresolved('The tier that applies states its value in words or needs an input this lot does not have.');
     // A condition of the table the caller may state (driveway access, alley, ...): named, with how to resolve it.
-    const open = openConditionsOf(possible.map((j) => j.t), ctx);
+    const open = openConditionsOf(
+      possible.map((j) => j.t),
+      ctx,
+    );
     return unresolved(
       open.length
         ? `Depends on ${open.join(' and ').toLowerCase()}, which ${open.length > 1 ? 'were' : 'was'} not stated: state ${open.length > 1 ? 'them' : 'it'} (the answer's districtChoice lists the values) to resolve this value.`
@@ -218,8 +235,7 @@ function resolveTiers(rv: RuleValue & { tiers: NonNullable<RuleValue['tiers']> }
   const tierCondition = candidates.map((j) => (j.t.when.length ? whenText(j.t.when, ctx) : 'always')).join(' or ');
   const condition = rv.condition ? `${rv.condition}; ${tierCondition}` : tierCondition;
   const sameNote = candidates.length > 1 ? ' Every tier that may apply gives the same value.' : '';
-  if (rv.status === 'unverified_default')
-    return { value, status: 'unverified_default', unit, condition, note: `${rv.note ?? ''}${sameNote}`.trim() };
+  if (rv.status === 'unverified_default') return { value, status: 'unverified_default', unit, condition, note: `${rv.note ?? ''}${sameNote}`.trim() };
   const status: ValueStatus = conditional ? 'cited_conditional' : usedLot ? 'derived_from_cited' : 'cited';
   return {
     value,
@@ -237,7 +253,14 @@ function resolveTiers(rv: RuleValue & { tiers: NonNullable<RuleValue['tiers']> }
  * names the type; otherwise conditional_unresolved listing each type's value (the standard depends on
  * a choice the service does not know). Null when the district does not set the standard per type.
  */
-function byBuildingType(d: DistrictRules, key: BuildingTypeStandardKey, unit: string, buildingType: string | null | undefined, vars: Vars, ctx: TierContext): Sourced | null {
+function byBuildingType(
+  d: DistrictRules,
+  key: BuildingTypeStandardKey,
+  unit: string,
+  buildingType: string | null | undefined,
+  vars: Vars,
+  ctx: TierContext,
+): Sourced | null {
   const types = d.buildingTypes;
   if (!types || (d.standards as Partial<Record<BuildingTypeStandardKey, RuleValue>>)[key]) return null;
   const chosen = buildingType ? types[buildingType] : undefined;
@@ -251,7 +274,8 @@ function byBuildingType(d: DistrictRules, key: BuildingTypeStandardKey, unit: st
   }
   const stated = Object.values(types).filter((t) => t.standards[key]);
   if (stated.length === 0) return null;
-  const text = (rv: RuleValue) => (rv.value !== undefined && rv.value !== null ? String(rv.value) : (rv.tiers ?? []).map((t) => `${t.when.join(' and ')} ${t.values.join(' or ')}`).join(', '));
+  const text = (rv: RuleValue) =>
+    rv.value !== undefined && rv.value !== null ? String(rv.value) : (rv.tiers ?? []).map((t) => `${t.when.join(' and ')} ${t.values.join(' or ')}`).join(', ');
   return {
     value: null,
     status: 'conditional_unresolved',
@@ -282,13 +306,20 @@ function plainValue(rv: RuleValue, unit: string): Sourced {
   return out;
 }
 
-function resolveStandard(rules: PlaceRules, code: string, d: DistrictRules, key: StandardKey, vars: Vars, buildingType: string | null | undefined, ctx: TierContext): Sourced {
+function resolveStandard(
+  rules: PlaceRules,
+  code: string,
+  d: DistrictRules,
+  key: StandardKey,
+  vars: Vars,
+  buildingType: string | null | undefined,
+  ctx: TierContext,
+): Sourced {
   const unit = STANDARD_UNITS[key];
   const typed = byBuildingType(d, key, unit, buildingType, vars, ctx);
   if (typed) return typed;
   const rv = d.standards[key] ?? d.otherStandards;
-  if (!rv)
-    return { value: null, status: 'not_extracted', unit, note: `Not extracted for district ${code}; read ${whereToRead(rules, d)}.` };
+  if (!rv) return { value: null, status: 'not_extracted', unit, note: `Not extracted for district ${code}; read ${whereToRead(rules, d)}.` };
   if (rv.tiers) return resolveTiers({ ...rv, tiers: rv.tiers }, unit, vars, ctx);
   const out: Sourced = { value: rv.value ?? null, status: rv.status, unit };
   if (rv.citation) out.citation = rv.citation;
@@ -326,15 +357,51 @@ function recipe(unit: string, rules: RuleInput[], lot: LotMeasure, compute: Reci
 }
 const RECIPES = {
   maxFloorAreaSqft: recipe('sqft', [{ member: 'maxFar', noLimit: 'propagates' }], 'areaSqft', (far, _, a) => far * a),
-  maxDwellingUnits: recipe('units', [{ member: 'minLotAreaPerUnitSqft', noLimit: 'propagates' }], 'areaSqft', (per, _, a) => (per > 0 ? Math.floor(a / per) : 0)),
-  maxDwellingUnitsByDensity: recipe('units', [{ member: 'maxDensityUnitsPerAcre', noLimit: 'propagates' }], 'areaSqft', (d, _, a) => Math.floor((d * a) / SQFT_PER_ACRE + 1e-9)),
+  maxDwellingUnits: recipe('units', [{ member: 'minLotAreaPerUnitSqft', noLimit: 'propagates' }], 'areaSqft', (per, _, a) =>
+    per > 0 ? Math.floor(a / per) : 0,
+  ),
+  maxDwellingUnitsByDensity: recipe('units', [{ member: 'maxDensityUnitsPerAcre', noLimit: 'propagates' }], 'areaSqft', (d, _, a) =>
+    Math.floor((d * a) / SQFT_PER_ACRE + 1e-9),
+  ),
   maxFootprintSqft: recipe('sqft', [{ member: 'maxLotCoveragePct', noLimit: 'propagates' }], 'areaSqft', (pct, _, a) => (pct / 100) * a),
   // the street side of a corner lot keeps its street side yard; an interior lot has two side yards
-  buildableWidthFtInterior: recipe('ft', [{ member: 'minSideYardFt', noLimit: 0 }, { member: 'minSideYardFt', noLimit: 0 }], 'frontageFt', (a, b, w) => w - a - b),
-  buildableWidthFtCorner: recipe('ft', [{ member: 'minSideYardFt', noLimit: 0 }, { member: 'minStreetSideYardFt', noLimit: 0 }], 'frontageFt', (a, b, w) => w - a - b),
+  buildableWidthFtInterior: recipe(
+    'ft',
+    [
+      { member: 'minSideYardFt', noLimit: 0 },
+      { member: 'minSideYardFt', noLimit: 0 },
+    ],
+    'frontageFt',
+    (a, b, w) => w - a - b,
+  ),
+  buildableWidthFtCorner: recipe(
+    'ft',
+    [
+      { member: 'minSideYardFt', noLimit: 0 },
+      { member: 'minStreetSideYardFt', noLimit: 0 },
+    ],
+    'frontageFt',
+    (a, b, w) => w - a - b,
+  ),
   // a table that states the minimum sum of the side setbacks: the two side yards are each at least the minimum and together at least the sum
-  buildableWidthFtInteriorSum: recipe('ft', [{ member: 'minSideYardFt', noLimit: 0 }, { member: 'minSideYardSumFt', noLimit: 0 }], 'frontageFt', (a, sum, w) => w - Math.max(2 * a, sum)),
-  buildableDepthFt: recipe('ft', [{ member: 'minFrontYardFt', noLimit: 0 }, { member: 'minRearYardFt', noLimit: 0 }], 'depthFt', (f, b, d) => d - f - b),
+  buildableWidthFtInteriorSum: recipe(
+    'ft',
+    [
+      { member: 'minSideYardFt', noLimit: 0 },
+      { member: 'minSideYardSumFt', noLimit: 0 },
+    ],
+    'frontageFt',
+    (a, sum, w) => w - Math.max(2 * a, sum),
+  ),
+  buildableDepthFt: recipe(
+    'ft',
+    [
+      { member: 'minFrontYardFt', noLimit: 0 },
+      { member: 'minRearYardFt', noLimit: 0 },
+    ],
+    'depthFt',
+    (f, b, d) => d - f - b,
+  ),
 } as const;
 const INTERIOR_ASSUMED = 'an interior lot (whether the lot is a corner lot is not known), so both side yards are interior side yards';
 
@@ -418,7 +485,8 @@ const FLAG_LOT_FRONTAGE_SHARE = 0.5;
  * (docs/lot-geometry.md, "Buildable width").
  */
 function buildableWidth(env: Record<string, Sourced>, lot: EnvelopeLot): Sourced {
-  let recipe: Recipe = lot.cornerLot === true ? RECIPES.buildableWidthFtCorner : env['minSideYardSumFt'] ? RECIPES.buildableWidthFtInteriorSum : RECIPES.buildableWidthFtInterior;
+  let recipe: Recipe =
+    lot.cornerLot === true ? RECIPES.buildableWidthFtCorner : env['minSideYardSumFt'] ? RECIPES.buildableWidthFtInteriorSum : RECIPES.buildableWidthFtInterior;
   const assumptions = lot.cornerLot === null ? [INTERIOR_ASSUMED] : [];
   let width = lot.frontageFt;
   if (width !== null && lot.areaSqft !== null && lot.depthFt !== null && lot.depthFt > 0) {
@@ -446,7 +514,9 @@ export function buildEnvelope(input: EnvelopeInput): EnvelopeResult {
   const distinct = new Set(input.zones.map((z) => z.code));
   if (distinct.size > 1 && primary !== null) {
     const shares = byShare.map((z) => `${z.code} ${Math.round(z.share * 100)}%`).join(', ');
-    notes.push(`Split lot (${shares}): the envelope uses the primary (largest share) district ${primary}; the other districts' rules also apply to their parts of the lot.`);
+    notes.push(
+      `Split lot (${shares}): the envelope uses the primary (largest share) district ${primary}; the other districts' rules also apply to their parts of the lot.`,
+    );
   }
 
   const envelope: Record<string, Sourced> = {};
@@ -487,7 +557,10 @@ export function buildEnvelope(input: EnvelopeInput): EnvelopeResult {
   const overlays: string[] = [];
   for (const o of input.overlays) {
     // Layers combine overlays in one code ("PUD-KS/PUD-7", "Parkway / AOD-5"): describe each part.
-    const parts = o.code.split('/').map((p) => p.trim()).filter(Boolean);
+    const parts = o.code
+      .split('/')
+      .map((p) => p.trim())
+      .filter(Boolean);
     for (const part of parts.length > 1 ? parts : [o.code]) {
       const known = rules.overlays[part];
       const name = known?.name ?? (parts.length > 1 ? part : (o.name ?? part));
@@ -520,8 +593,7 @@ export function envelopeInvariantViolations(envelope: Record<string, Sourced>): 
   for (const [name, s] of Object.entries(envelope)) {
     if (UNKNOWN_VALUE_STATUSES.includes(s.status)) {
       if (s.value !== null) out.push(`${name}: ${s.status} carries value ${String(s.value)}`);
-      if (s.note && /^no limit/i.test(s.note))
-        out.push(`${name}: ${s.status} is described as no limit`);
+      if (s.note && /^no limit/i.test(s.note)) out.push(`${name}: ${s.status} is described as no limit`);
     }
     if (s.status === 'no_limit_in_bylaw' && s.value !== null) out.push(`${name}: no_limit_in_bylaw carries value ${String(s.value)}`);
     if ((s.status === 'cited' || s.status === 'cited_conditional' || s.status === 'derived_from_cited') && (s.value === null || !Number.isFinite(s.value)))

@@ -105,7 +105,10 @@ export const ruleValueSchema = z
     /** Multiplier from the tier expressions' unit to the standard's unit (OZFS acres -> sq ft: 43560). */
     scale: z.number().positive().optional(),
     /** The source id (S1...) that states there is no limit, where no bylaw text verifies it: unverified_default, value null. */
-    statedNoLimit: z.string().regex(/^S\d{1,3}$/).optional(),
+    statedNoLimit: z
+      .string()
+      .regex(/^S\d{1,3}$/)
+      .optional(),
     /**
      * How an ambiguous row is read (a row with two numbers under a "(max)" or "(min)" label, which a
      * flattened table can give for a shifted cell or two sub-types): `columns: "min/max"` reads the
@@ -128,7 +131,10 @@ export const ruleValueSchema = z
       if (hasValue) bad('value', 'a rule with tiers takes its value from the tiers, not from value');
     }
     if (r.statedNoLimit !== undefined && (r.status !== 'unverified_default' || hasValue || r.tiers))
-      bad('statedNoLimit', 'statedNoLimit marks an unverified no-limit: status unverified_default, value null, no tiers (a no-limit read from the bylaw is no_limit_in_bylaw)');
+      bad(
+        'statedNoLimit',
+        'statedNoLimit marks an unverified no-limit: status unverified_default, value null, no tiers (a no-limit read from the bylaw is no_limit_in_bylaw)',
+      );
     switch (r.status) {
       case 'cited':
       case 'cited_conditional':
@@ -167,7 +173,8 @@ const useRuleSchema = z
   .superRefine((u, ctx) => {
     if ((u.status === 'cited' || u.status === 'cited_conditional') && !u.citation)
       ctx.addIssue({ code: 'custom', path: ['citation'], message: `${u.status} needs a citation` });
-    if (u.status === 'unverified_default' && !u.note) ctx.addIssue({ code: 'custom', path: ['note'], message: 'unverified_default needs a note naming its source' });
+    if (u.status === 'unverified_default' && !u.note)
+      ctx.addIssue({ code: 'custom', path: ['note'], message: 'unverified_default needs a note naming its source' });
   });
 
 const standardsShape = Object.fromEntries(STANDARD_KEYS.map((k) => [k, ruleValueSchema.optional()])) as Record<
@@ -243,7 +250,10 @@ export const placeRulesSchema = z
     bylaw: z
       .object({ name: z.string().min(1), url: z.string().url().optional(), date: z.string().min(1), note: z.string().min(1).optional() })
       .strict()
-      .refine((b) => b.url !== undefined || b.note !== undefined, { message: 'a bylaw without a url needs a note saying why (e.g. "No ordinance text was read")', path: ['note'] }),
+      .refine((b) => b.url !== undefined || b.note !== undefined, {
+        message: 'a bylaw without a url needs a note saying why (e.g. "No ordinance text was read")',
+        path: ['note'],
+      }),
     notes: z.array(z.string().min(1)).default([]),
     /**
      * The documents the notes and conditions name by id (e.g. "S1" of Cambridge's RULES-FACTS.md),
@@ -274,9 +284,14 @@ export const placeRulesSchema = z
      */
     citationVocabulary: z
       .object({
-        labels: z.partialRecord(z.enum(BUILDING_TYPE_STANDARD_KEYS as [BuildingTypeStandardKey, ...BuildingTypeStandardKey[]]), z.array(z.string().min(1))).optional(),
+        labels: z
+          .partialRecord(z.enum(BUILDING_TYPE_STANDARD_KEYS as [BuildingTypeStandardKey, ...BuildingTypeStandardKey[]]), z.array(z.string().min(1)))
+          .optional(),
         variants: z
-          .partialRecord(z.enum(BUILDING_TYPE_STANDARD_KEYS as [BuildingTypeStandardKey, ...BuildingTypeStandardKey[]]), z.array(z.object({ label: z.string().min(1), condition: z.string().min(1) }).strict()))
+          .partialRecord(
+            z.enum(BUILDING_TYPE_STANDARD_KEYS as [BuildingTypeStandardKey, ...BuildingTypeStandardKey[]]),
+            z.array(z.object({ label: z.string().min(1), condition: z.string().min(1) }).strict()),
+          )
           .optional(),
         conditions: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), z.array(z.string().min(1))).optional(),
         /** A name for each condition family a caller may state (`"sequence": "Lot in a sequence"`), beside the defaults. */

@@ -65,7 +65,8 @@ test('strength order covers every value status; the weakest input wins', () => {
   assert.equal(weakestStatus(['site_specific_schedule', 'conditional_unresolved']), 'site_specific_schedule');
   // Every unknown status is weaker than every known one.
   const idx = (s: (typeof VALUE_STATUSES)[number]) => VALUE_STATUS_STRENGTH.indexOf(s);
-  for (const u of UNKNOWN_VALUE_STATUSES) for (const k of VALUE_STATUSES.filter((s) => !UNKNOWN_VALUE_STATUSES.includes(s))) assert.ok(idx(u) > idx(k), `${u} weaker than ${k}`);
+  for (const u of UNKNOWN_VALUE_STATUSES)
+    for (const k of VALUE_STATUSES.filter((s) => !UNKNOWN_VALUE_STATUSES.includes(s))) assert.ok(idx(u) > idx(k), `${u} weaker than ${k}`);
 });
 
 test('guards', () => {

@@ -83,7 +83,8 @@ function notCalculated(v: WordedValue): boolean {
 
 function says(v: WordedValue): string {
   if (notCalculated(v)) return 'Not calculated';
-  if (v.value === null && v.tiers?.length) return v.tiers.map((t) => `${t.when.join(' and ') || 'always'}: ${t.values.map((x) => numberWords(x, v.unit)).join(' or ')}`).join('; ');
+  if (v.value === null && v.tiers?.length)
+    return v.tiers.map((t) => `${t.when.join(' and ') || 'always'}: ${t.values.map((x) => numberWords(x, v.unit)).join(' or ')}`).join('; ');
   if (v.status === 'no_limit_in_bylaw') return 'No limit in the bylaw';
   if (isStatedNoLimit(v)) return `No limit, per ${v.statedNoLimit}`;
   if (v.value === null || STATUS_MEANINGS[v.status].unknown) return 'Unknown';
@@ -124,7 +125,10 @@ export function notCalculatedWords(inputs: { key: string; value: WordedValue | u
     if (!value || value.status === 'no_limit_in_bylaw') continue;
     const name = lowerFirst(valueLabel(key));
     if (isStatedNoLimit(value)) reasons.push(`${name} reads “${says(value)}”, which no bylaw text confirms`);
-    else if (value.value === null || STATUS_MEANINGS[value.status].unknown) reasons.push(`${name} is ${STATUS_MEANINGS[value.status].unknown ? VALUE_STATUS_WORDS[value.status] : `not known (${VALUE_STATUS_WORDS[value.status]})`}`);
+    else if (value.value === null || STATUS_MEANINGS[value.status].unknown)
+      reasons.push(
+        `${name} is ${STATUS_MEANINGS[value.status].unknown ? VALUE_STATUS_WORDS[value.status] : `not known (${VALUE_STATUS_WORDS[value.status]})`}`,
+      );
   }
   const needs = inputs.map((i) => lowerFirst(valueLabel(i.key)));
   const why = reasons.length ? [...new Set(reasons)].join('; ') : `it needs ${needs.join(' and ')}, and one of them has no value`;
@@ -174,7 +178,11 @@ export const VALUE_LABELS: Readonly<Record<string, string>> = {
 
 /** "maxSideYardFt" → "Max side yard ft": a key no table names still reads as words. */
 function humanise(key: string): string {
-  const words = key.replace(/^lot\./, 'lot ').replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
+  const words = key
+    .replace(/^lot\./, 'lot ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -186,12 +194,31 @@ export function valueLabel(key: string): string {
 const lowerFirst = (t: string) => (/^[A-Z][a-z]/.test(t) ? t.charAt(0).toLowerCase() + t.slice(1) : t); // keeps "FAR"
 
 // Keys as they appear in notes: the labelled ones, `buildingTypes` (a rules file's member) and status codes.
-const KEY_WORDS = new RegExp(`(?<![\\w.])(${Object.keys(VALUE_LABELS).map((k) => k.replace('.', '\\.')).join('|')})(?![\\w])`, 'g');
+const KEY_WORDS = new RegExp(
+  `(?<![\\w.])(${Object.keys(VALUE_LABELS)
+    .map((k) => k.replace('.', '\\.'))
+    .join('|')})(?![\\w])`,
+  'g',
+);
 // Only the codes (with an underscore): "cited", "missing" and "defaulted" are words already.
-const STATUS_KEYS = new RegExp(`\\b(${Object.keys(VALUE_STATUS_WORDS).filter((k) => k.includes('_')).join('|')})\\b`, 'g');
-const MEMBER_WORDS: Record<string, string> = { buildingTypes: 'the building types', otherStandards: 'the other standards', districtChoice: 'the district choice', buildingType: 'the building type' };
+const STATUS_KEYS = new RegExp(
+  `\\b(${Object.keys(VALUE_STATUS_WORDS)
+    .filter((k) => k.includes('_'))
+    .join('|')})\\b`,
+  'g',
+);
+const MEMBER_WORDS: Record<string, string> = {
+  buildingTypes: 'the building types',
+  otherStandards: 'the other standards',
+  districtChoice: 'the district choice',
+  buildingType: 'the building type',
+};
 // The documentation a note cites, by what it holds (the pages do not serve the repository's docs/).
-const DOC_WORDS: Record<string, string> = { 'lot-metrics': "siteline's rules for measuring lots", cli: "the command line's guide", snapshot: "the snapshot's documentation" };
+const DOC_WORDS: Record<string, string> = {
+  'lot-metrics': "siteline's rules for measuring lots",
+  cli: "the command line's guide",
+  snapshot: "the snapshot's documentation",
+};
 const MEMBER_KEYS = new RegExp(`\\b(${Object.keys(MEMBER_WORDS).join('|')})\\b`, 'g');
 
 /**
@@ -207,4 +234,3 @@ export function forPeople(text: string): string {
     .replace(/\bRULES-FACTS\.md\b/g, "the place's research notes")
     .replace(/\b(?:docs\/)?([\w-]+)\.md\b/g, (_, doc: string) => DOC_WORDS[doc] ?? 'the documentation');
 }
-

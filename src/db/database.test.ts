@@ -41,7 +41,9 @@ test('bulk rows round-trip exactly through copyRows (PGlite) or are refused for 
       return;
     }
     assert.equal(await db.copyRows('t', ['id', 's', 'j', 'b', 'f'], rows), 3);
-    const back = await db.query<{ id: number; s: string | null; j: unknown; b: string | null; f: number | null }>('SELECT id, s, j, b::text AS b, f FROM t ORDER BY id');
+    const back = await db.query<{ id: number; s: string | null; j: unknown; b: string | null; f: number | null }>(
+      'SELECT id, s, j, b::text AS b, f FROM t ORDER BY id',
+    );
     assert.equal(back.length, 3);
     assert.equal(back[1]!.s, rows[1]![1]);
     assert.deepEqual(back[1]!.j, { s: 'x\\y\n' });
@@ -77,7 +79,10 @@ test('CopyLines: batches encoded as UTF-8 round-trip exactly, across the buffer 
     assert.equal(await db.copyRows('t', ['id', 's', 'j'], lines), 1);
     assert.equal(await db.copyRows('t', ['id', 's', 'j'], lines), 0, 'an empty batch writes nothing');
     const back = await db.query<{ id: number; s: string; j: unknown }>('SELECT id, s, j FROM t ORDER BY id');
-    assert.deepEqual(back.map((r) => r.id), [1, 2, 3]);
+    assert.deepEqual(
+      back.map((r) => r.id),
+      [1, 2, 3],
+    );
     assert.equal(back[0]!.s, first[0]![1]);
     assert.deepEqual(back[0]!.j, { a: 'ü' });
     assert.equal(back[1]!.s, big);
@@ -96,7 +101,10 @@ test('a PGlite data directory is held by one process at a time; a stale lock is 
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-lock-')), 'pgdata');
   try {
     const first = await openDatabase({ pgliteDir: dir });
-    await assert.rejects(openDatabase({ pgliteDir: dir }), (e: unknown) => e instanceof SitelineError && e.code === 'unavailable' && /in use by another siteline process/.test(e.message));
+    await assert.rejects(
+      openDatabase({ pgliteDir: dir }),
+      (e: unknown) => e instanceof SitelineError && e.code === 'unavailable' && /in use by another siteline process/.test(e.message),
+    );
     await first.close();
     // A lock naming a process that no longer runs (pid 2^22 + 1 is above Linux's pid_max default).
     fs.writeFileSync(`${dir}.lock`, String(4_194_305));
@@ -121,11 +129,14 @@ test('a prepared statement answers as query() does (arrays, NULLs, types), again
     const at = '2026-11-22T10:00:00.000Z';
     const first = await run([[1, 2], 7, at, ['a', null]]);
     const second = await run([[3], 8, at, ["it's"]]);
-    assert.deepEqual([...first, ...second].map((r) => [r.id, r.s, Number(r.n), new Date(r.at).toISOString()]), [
-      [1, 'a', 7, at],
-      [2, null, 7, at],
-      [3, "it's", 8, at],
-    ]);
+    assert.deepEqual(
+      [...first, ...second].map((r) => [r.id, r.s, Number(r.n), new Date(r.at).toISOString()]),
+      [
+        [1, 'a', 7, at],
+        [2, null, 7, at],
+        [3, "it's", 8, at],
+      ],
+    );
     const viaQuery = await db.query('SELECT id, s, n, at FROM p ORDER BY id');
     assert.deepEqual(await db.prepared('SELECT id, s, n, at FROM p ORDER BY id')([]), viaQuery);
     await assert.rejects(run([[1], 9, at, ['dup']]), (err: Error) => err.name === 'DbQueryError' && /23505/.test(err.message));
@@ -135,7 +146,7 @@ test('a prepared statement answers as query() does (arrays, NULLs, types), again
   }
 });
 
-test('a prepared statement never runs inside another caller\'s open transaction', async () => {
+test("a prepared statement never runs inside another caller's open transaction", async () => {
   const { db, close } = await createTestDb();
   try {
     await db.exec('CREATE TABLE q (id integer PRIMARY KEY)');

@@ -134,12 +134,18 @@ async function pgliteCopy(
 }
 
 /** COPY FROM STDIN on PostgreSQL (src/db/pg-copy.ts): the same lines PGlite reads from its blob. */
-async function pgCopy(client: pg.PoolClient, table: string, columns: readonly string[], rows: readonly (readonly unknown[] | string)[] | CopyLines): Promise<number> {
+async function pgCopy(
+  client: pg.PoolClient,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly unknown[] | string)[] | CopyLines,
+): Promise<number> {
   const ident = /^[a-z_][a-z0-9_]*$/;
   if (!ident.test(table) || !columns.every((c) => ident.test(c))) throw new Error(`copyRows: bad identifier in ${table}(${columns.join(', ')})`);
   const count = rows instanceof CopyLines ? rows.rows : rows.length;
   if (count === 0) return 0;
-  const data = rows instanceof CopyLines ? rows.takeBuffer() : Buffer.from(`${rows.map((r) => (typeof r === 'string' ? r : copyTextLine(r))).join('\n')}\n`, 'utf8');
+  const data =
+    rows instanceof CopyLines ? rows.takeBuffer() : Buffer.from(`${rows.map((r) => (typeof r === 'string' ? r : copyTextLine(r))).join('\n')}\n`, 'utf8');
   await copyFromBuffer(client, `COPY ${table} (${columns.join(', ')}) FROM STDIN`, data);
   return count;
 }
@@ -235,7 +241,11 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 let preparedNo = 0;
 
 /** One prepared statement per text, kept for the Db's life (only the paid call's few fixed texts). */
-function statementFor<T>(statements: Map<string, PreparedStatement<unknown>>, sql: string, prepare: (sql: string) => PreparedStatement<unknown>): PreparedStatement<T> {
+function statementFor<T>(
+  statements: Map<string, PreparedStatement<unknown>>,
+  sql: string,
+  prepare: (sql: string) => PreparedStatement<unknown>,
+): PreparedStatement<T> {
   let p = statements.get(sql);
   if (!p) statements.set(sql, (p = prepare(sql)));
   return p as PreparedStatement<T>;
@@ -257,12 +267,14 @@ class PgliteDb implements Db {
     const name = `siteline_prepared_${++preparedNo}`;
     let shape: { paramTypes: number[]; rowDescription: Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number] | undefined } | undefined;
     // Under both of PGlite's locks, as query() runs: never between the statements of a transaction.
-    const exclusive = <R,>(fn: () => Promise<R>) => pg._runExclusiveTransaction(() => pg._runExclusiveQuery(fn));
+    const exclusive = <R>(fn: () => Promise<R>) => pg._runExclusiveTransaction(() => pg._runExclusiveQuery(fn));
     return (params) =>
       guarded(sql, () =>
         exclusive(async () => {
           if (!shape) {
-            const described = await pg.execProtocol(concatBytes([serialize.parse({ name, text: sql }), serialize.describe({ type: 'S', name }), serialize.sync()]));
+            const described = await pg.execProtocol(
+              concatBytes([serialize.parse({ name, text: sql }), serialize.describe({ type: 'S', name }), serialize.sync()]),
+            );
             shape = {
               paramTypes: pgliteParse.parseDescribeStatementResults(described.messages),
               rowDescription: described.messages.find((m) => m.name === 'rowDescription'),
@@ -290,7 +302,8 @@ class PgliteDb implements Db {
     return this.pg.transaction(async (tx) =>
       fn({
         query: <R>(sql: string, params: readonly unknown[] = []) => guarded(sql, async () => (await tx.query<R>(sql, params as unknown[])).rows),
-        copyRows: (table, columns, rows) => guarded(`COPY ${table}`, () => pgliteCopy((sql, params, opts) => tx.query(sql, params, opts), table, columns, rows)),
+        copyRows: (table, columns, rows) =>
+          guarded(`COPY ${table}`, () => pgliteCopy((sql, params, opts) => tx.query(sql, params, opts), table, columns, rows)),
       }),
     );
   }
@@ -463,7 +476,12 @@ async function probePostgres(databaseUrl: string): Promise<void> {
     await client.query('SELECT 1');
   } catch (err) {
     const e = err as { code?: string; message?: string };
-    const reason = e.code && /^[A-Z]+$/.test(e.code) ? `${e.code} (${e.message ?? ''})` : e.code ? `${e.message ?? 'refused'} (SQLSTATE ${e.code})` : (e.message ?? String(err));
+    const reason =
+      e.code && /^[A-Z]+$/.test(e.code)
+        ? `${e.code} (${e.message ?? ''})`
+        : e.code
+          ? `${e.message ?? 'refused'} (SQLSTATE ${e.code})`
+          : (e.message ?? String(err));
     throw new DatabaseUnreachableError(where.host, where.port, where.database, scrubSecrets(reason));
   } finally {
     await client.end().catch(() => undefined);

@@ -23,7 +23,9 @@ export class MigrationError extends Error {
     readonly file: string,
     cause: unknown,
   ) {
-    super(`migration ${file} failed: ${cause instanceof Error ? cause.message : String(cause)}; nothing of it was applied (its transaction rolled back), and the migrations after it were not run`);
+    super(
+      `migration ${file} failed: ${cause instanceof Error ? cause.message : String(cause)}; nothing of it was applied (its transaction rolled back), and the migrations after it were not run`,
+    );
   }
 }
 

@@ -97,7 +97,9 @@ async function columnsOf(q: Queryable, table: PartitionedTable): Promise<string[
 /** A new table for a partition: the parent's columns, bound by a CHECK to its places (the ATTACH then need not scan it). */
 async function createPartitionTable(q: Queryable, table: PartitionedTable, part: number, places: readonly string[]): Promise<void> {
   const target = tableOf(table, part);
-  await q.query(`CREATE TABLE ${target} (${(await columnsOf(q, table)).join(', ')}, CONSTRAINT ${target}_bound CHECK (place_id = ANY (ARRAY[${places.map(quote).join(', ')}]::text[])))`);
+  await q.query(
+    `CREATE TABLE ${target} (${(await columnsOf(q, table)).join(', ')}, CONSTRAINT ${target}_bound CHECK (place_id = ANY (ARRAY[${places.map(quote).join(', ')}]::text[])))`,
+  );
 }
 
 /** Each table's indexes (as the parent declares them), as statements for a table of its own. */
@@ -262,12 +264,23 @@ export async function movePlacesOutOfDefault(db: Db, rule: LayoutRule = DEFAULT_
   return db.transaction(async (tx) => {
     if (db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [PARTITION_LAYOUT_LOCK]);
     const lots = await placesInDefault(tx);
-    const placed = new Set((await tx.query<{ place_id: string }>('SELECT place_id FROM place_partitions WHERE place_id = ANY ($1::text[])', [[...lots.keys()]])).map((r) => r.place_id));
+    const placed = new Set(
+      (await tx.query<{ place_id: string }>('SELECT place_id FROM place_partitions WHERE place_id = ANY ($1::text[])', [[...lots.keys()]])).map(
+        (r) => r.place_id,
+      ),
+    );
     const fresh = [...lots.keys()].filter((p) => !placed.has(p)).sort();
     const loads: PlaceLoad[] = [];
     for (const places of layOut(fresh, lots, rule)) {
       const part = Number((await tx.query<{ n: number | string }>(`SELECT nextval('place_partition_numbers') AS n`))[0]!.n);
-      const load: PlaceLoad = { placeId: places[0]!, part, own: places.length === 1 && lots.get(places[0]!)! >= rule.ownMinLots, places, tables: {} as PlaceLoad['tables'], replaces: null };
+      const load: PlaceLoad = {
+        placeId: places[0]!,
+        part,
+        own: places.length === 1 && lots.get(places[0]!)! >= rule.ownMinLots,
+        places,
+        tables: {} as PlaceLoad['tables'],
+        replaces: null,
+      };
       for (const table of PARTITIONED_TABLES) {
         load.tables[table] = tableOf(table, part);
         await createPartitionTable(tx, table, part, places);
@@ -322,7 +335,9 @@ function layOut(places: string[], lots: Map<string, number>, rule: LayoutRule): 
 async function placesInDefault(q: Queryable): Promise<Map<string, number>> {
   const r = await q.query<{ place_id: string; lots: number | string }>(
     `SELECT place_id, sum(lots) AS lots FROM (SELECT place_id, count(*) AS lots FROM parcels_default GROUP BY place_id
-      ${PARTITIONED_TABLES.filter((t) => t !== 'parcels').map((t) => `UNION ALL SELECT DISTINCT place_id, 0 FROM ${t}_default`).join(' ')}) s GROUP BY place_id ORDER BY place_id`,
+      ${PARTITIONED_TABLES.filter((t) => t !== 'parcels')
+        .map((t) => `UNION ALL SELECT DISTINCT place_id, 0 FROM ${t}_default`)
+        .join(' ')}) s GROUP BY place_id ORDER BY place_id`,
   );
   return new Map(r.map((x) => [x.place_id, Number(x.lots)]));
 }

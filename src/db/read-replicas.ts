@@ -37,7 +37,12 @@ export function databaseUnreachable(err: unknown): boolean {
   if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|ECONNABORTED)$/.test(code)) return true;
   // 08: connection exception; 57P01-03: admin shutdown, crash shutdown, cannot connect now; 40001 on a replica: conflict with recovery
   if (/^(08...|57P0[123]|40001)$/.test(code)) return true;
-  return typeof e.message === 'string' && /Connection terminated|timeout exceeded when trying to connect|connection (is )?closed|Client has encountered a connection error|Connection ended/i.test(e.message);
+  return (
+    typeof e.message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|connection (is )?closed|Client has encountered a connection error|Connection ended/i.test(
+      e.message,
+    )
+  );
 }
 
 export class ReadReplicas {
@@ -86,7 +91,10 @@ export class ReadReplicas {
 
   stats(): ReadReplicaStats {
     const now = Date.now();
-    return { replicas: this.#replicas.map((r) => ({ name: r.name, reads: r.reads, failures: r.failures, up: r.downUntil <= now })), primaryReads: this.#primaryReads };
+    return {
+      replicas: this.#replicas.map((r) => ({ name: r.name, reads: r.reads, failures: r.failures, up: r.downUntil <= now })),
+      primaryReads: this.#primaryReads,
+    };
   }
 
   /** Zeroes the counts (the bench measures one phase at a time). */

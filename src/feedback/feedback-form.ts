@@ -52,11 +52,15 @@ export function checkAnswer(raw: unknown, toolNames?: readonly string[]): Answer
   if (!(FEEDBACK_CATEGORIES as readonly string[]).includes(a.category)) problems.push(`Choose a category (one of ${FEEDBACK_CATEGORIES.join(', ')}).`);
   // Control characters other than line breaks and tabs never belong in a message.
   // eslint-disable-next-line no-control-regex
-  const message = a.message.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '').trim();
+  const message = a.message
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
+    .trim();
   if (message.length < MESSAGE_MIN) problems.push(`Write a message of at least ${MESSAGE_MIN} characters.`);
   if (message.length > MESSAGE_MAX) problems.push(`Keep the message under ${MESSAGE_MAX} characters (it has ${message.length}).`);
   const tool = a.affectedToolName?.trim() || null;
-  if (tool !== null && !TOOL_NAME.test(tool)) problems.push('The tool name should be a tool name such as getFeasibilitySnapshot (letters, digits, _ . -), or left empty.');
+  if (tool !== null && !TOOL_NAME.test(tool))
+    problems.push('The tool name should be a tool name such as getFeasibilitySnapshot (letters, digits, _ . -), or left empty.');
   else if (tool !== null && toolNames && !toolNames.includes(tool)) problems.push(`The tool name should be one of ${toolNames.join(', ')}, or left empty.`);
   if (problems.length > 0) return { ok: false, problems };
   return {
@@ -86,7 +90,8 @@ export interface FormPrefill {
  * pattern, so the tool name is an enum of the tools (toolNames) rather than free text.
  */
 export function feedbackFormSchema(prefill: FormPrefill = {}, toolNames: readonly string[] = []) {
-  const withDefault = <T extends Record<string, unknown>>(schema: T, value: unknown): T => (value === undefined || value === null || value === '' ? schema : { ...schema, default: value });
+  const withDefault = <T extends Record<string, unknown>>(schema: T, value: unknown): T =>
+    value === undefined || value === null || value === '' ? schema : { ...schema, default: value };
   return {
     type: 'object' as const,
     properties: {

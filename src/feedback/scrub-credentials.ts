@@ -48,7 +48,8 @@ const AUTH_HEADER =
 // curl -u user:pass, --user user:pass, --proxy-user user:pass.
 const CLI_USER = /((?:^|\s)(?:-u|--user|--proxy-user)(?:\s+|=))(["']?)([^\s:"']+):(?!\[removed)([^\s"']+)\2/g;
 // --password x, --token=x, --api-key x ...
-const CLI_FLAG = /((?:^|\s)--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|access-token|auth-token)(?:\s+|=))(["']?)(?!\[removed)([^\s"']+)\2/gi;
+const CLI_FLAG =
+  /((?:^|\s)--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|access-token|auth-token)(?:\s+|=))(["']?)(?!\[removed)([^\s"']+)\2/gi;
 // mysql -pSECRET (no space: `-p` alone asks for it), sshpass -p SECRET.
 const CLI_INLINE_P = /(\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p|\bsshpass\s+-p\s*)(?!\[removed)([^\s"'-][^\s"']*)/g;
 
@@ -107,10 +108,43 @@ const SETTING = new RegExp(
   'gi',
 );
 const SECRET_WORDS = new Set([
-  'password', 'passwd', 'pwd', 'pw', 'pass', 'passphrase', 'passcode', 'secret', 'secrets', 'token', 'credential', 'credentials',
-  'apikey', 'accesskey', 'privatekey', 'accountkey', 'authtoken', 'sas', 'passwort', 'kennwort', 'senha', 'wachtwoord',
+  'password',
+  'passwd',
+  'pwd',
+  'pw',
+  'pass',
+  'passphrase',
+  'passcode',
+  'secret',
+  'secrets',
+  'token',
+  'credential',
+  'credentials',
+  'apikey',
+  'accesskey',
+  'privatekey',
+  'accountkey',
+  'authtoken',
+  'sas',
+  'passwort',
+  'kennwort',
+  'senha',
+  'wachtwoord',
 ]);
-const KEY_PAIRS = new Set(['api key', 'access key', 'private key', 'secret key', 'account key', 'signing key', 'master key', 'encryption key', 'license key', 'subscription key', 'access signature', 'client secret']);
+const KEY_PAIRS = new Set([
+  'api key',
+  'access key',
+  'private key',
+  'secret key',
+  'account key',
+  'signing key',
+  'master key',
+  'encryption key',
+  'license key',
+  'subscription key',
+  'access signature',
+  'client secret',
+]);
 
 /** The words of an identifier: DB_PASSWORD -> db password; authToken -> auth token; AccountKey -> account key. */
 function identifierWords(id: string): string[] {
@@ -135,14 +169,81 @@ function namesASecret(id: string): boolean {
 // est …", "minha senha é …", "пароль: …", "密码是…". The word after the verb is kept when it describes the
 // secret rather than being it ("is wrong", "es incorrecta", "ist falsch", "n'est pas"); otherwise removed.
 const PROSE_WORDS = [
-  'pass ?words?', 'passwd', 'pwd', 'pw', 'passcode', 'passphrase', 'api key', 'secret key', 'access key', 'access token', 'auth token', 'token', 'secret',
-  'contraseña', 'contrasena', 'clave', 'senha', 'mot de passe', 'mdp', 'passwort', 'kennwort', 'wachtwoord', 'hasło', 'haslo', 'parola',
-  'lösenord', 'losenord', 'passord', 'adgangskode', 'salasana', 'heslo', 'jelszó', 'jelszo', 'şifre', 'sifre', 'пароль', 'пароля',
-  '密码', '密碼', 'パスワード', '비밀번호',
+  'pass ?words?',
+  'passwd',
+  'pwd',
+  'pw',
+  'passcode',
+  'passphrase',
+  'api key',
+  'secret key',
+  'access key',
+  'access token',
+  'auth token',
+  'token',
+  'secret',
+  'contraseña',
+  'contrasena',
+  'clave',
+  'senha',
+  'mot de passe',
+  'mdp',
+  'passwort',
+  'kennwort',
+  'wachtwoord',
+  'hasło',
+  'haslo',
+  'parola',
+  'lösenord',
+  'losenord',
+  'passord',
+  'adgangskode',
+  'salasana',
+  'heslo',
+  'jelszó',
+  'jelszo',
+  'şifre',
+  'sifre',
+  'пароль',
+  'пароля',
+  '密码',
+  '密碼',
+  'パスワード',
+  '비밀번호',
 ].join('|');
 const PROSE_VERBS = [
-  'is', 'was', 'are', 'would be', 'reads', 'of', 'es', 'era', 'fue', 'est', 'était', 'etait', 'ist', 'war', 'lautet', 'é', 'e', 'è', 'foi',
-  'jest', 'był', 'było', 'är', 'var', 'er', 'oli', 'je', 'bylo', 'это', 'был', 'была', 'было',
+  'is',
+  'was',
+  'are',
+  'would be',
+  'reads',
+  'of',
+  'es',
+  'era',
+  'fue',
+  'est',
+  'était',
+  'etait',
+  'ist',
+  'war',
+  'lautet',
+  'é',
+  'e',
+  'è',
+  'foi',
+  'jest',
+  'był',
+  'było',
+  'är',
+  'var',
+  'er',
+  'oli',
+  'je',
+  'bylo',
+  'это',
+  'был',
+  'была',
+  'было',
 ].join('|');
 const PROSE_ADVERBS = 'now|still|just|ahora|todavía|maintenant|toujours|jetzt|noch|agora|ainda|ora|ancora|nu|nog|teraz|сейчас|теперь|еще|ещё';
 const PASSWORD_PROSE = new RegExp(
@@ -232,8 +333,7 @@ export const CREDENTIAL_RULES: Rule<CredentialKind>[] = [
     kind: 'password',
     pattern: SETTING,
     // "Token: expired" in a sentence says something about the token; "TOKEN=expired" is a value.
-    replace: (_m, [key, sep, value]) =>
-      !namesASecret(key!) || (/:\s/.test(sep!) && PROSE_NOT_SECRET.test(value!)) ? null : `${key}${sep}[removed: secret]`,
+    replace: (_m, [key, sep, value]) => (!namesASecret(key!) || (/:\s/.test(sep!) && PROSE_NOT_SECRET.test(value!)) ? null : `${key}${sep}[removed: secret]`),
   },
   {
     kind: 'password',

@@ -18,9 +18,24 @@ const cases: { name: string; input: string; output: string; kind: string }[] = [
     output: 'My house at [removed: street address] shows no lot.',
     kind: 'street_address',
   },
-  { name: 'street address, lower case', input: 'the lot at 57 inman street is wrong', output: 'the lot at [removed: street address] is wrong', kind: 'street_address' },
-  { name: 'Canadian address with postal code', input: 'See 350 Queen St, Toronto, ON M5V 2A2 please', output: 'See [removed: street address] please', kind: 'street_address' },
-  { name: 'bearer token', input: 'I sent Authorization: Bearer abc123DEF456ghi789.jkl', output: 'I sent Authorization: Bearer [removed: token]', kind: 'bearer_token' },
+  {
+    name: 'street address, lower case',
+    input: 'the lot at 57 inman street is wrong',
+    output: 'the lot at [removed: street address] is wrong',
+    kind: 'street_address',
+  },
+  {
+    name: 'Canadian address with postal code',
+    input: 'See 350 Queen St, Toronto, ON M5V 2A2 please',
+    output: 'See [removed: street address] please',
+    kind: 'street_address',
+  },
+  {
+    name: 'bearer token',
+    input: 'I sent Authorization: Bearer abc123DEF456ghi789.jkl',
+    output: 'I sent Authorization: Bearer [removed: token]',
+    kind: 'bearer_token',
+  },
   {
     name: 'JWT',
     input: 'token eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJhY2N0XzEyMyIsInNjb3BlIjoibWNwIn0.MEUCIQDx4m-sig_value here',
@@ -64,8 +79,36 @@ test('scrub: an ordinary report comes through unchanged', () => {
 
 // Street types (road, street) are left out: a number, a word and "road" is an address shape.
 const WORDS = [
-  'the', 'lot', 'zoning', 'district', 'height', 'setback', 'is', 'wrong', 'envelope', 'shows', 'ft', 'FAR', 'section', 'bylaw', 'Cambridge',
-  'Austin', 'parcel', 'corner', 'frontage', 'on', 'way', 'near', 'please', 'add', 'thanks', 'C-2', 'R-3', 'overlay', 'map', 'great',
+  'the',
+  'lot',
+  'zoning',
+  'district',
+  'height',
+  'setback',
+  'is',
+  'wrong',
+  'envelope',
+  'shows',
+  'ft',
+  'FAR',
+  'section',
+  'bylaw',
+  'Cambridge',
+  'Austin',
+  'parcel',
+  'corner',
+  'frontage',
+  'on',
+  'way',
+  'near',
+  'please',
+  'add',
+  'thanks',
+  'C-2',
+  'R-3',
+  'overlay',
+  'map',
+  'great',
 ];
 const token = fc.oneof(
   fc.constantFrom(...WORDS),
@@ -135,7 +178,7 @@ for (const n of NEGATIVES) {
   });
 }
 
-test('scrub: secretlint\'s recommended rules run in process and catch what our own patterns do not (a Linear key)', async () => {
+test("scrub: secretlint's recommended rules run in process and catch what our own patterns do not (a Linear key)", async () => {
   const input = 'linear lin_api_abcdefghijklmnopqrstuvwxyz0123456789AB here';
   assert.equal(scrubText(input).text, input, 'our own rules alone keep it');
   const r = await scrubFeedbackText(input);

@@ -65,15 +65,32 @@ const SIN_CONTEXT = /\b(?:SIN|NAS|social insurance)\b[^\d]{0,24}$/i;
 // North American (617) 555-0123 / 617-555-0123 / 617.555.0123 (optional +1), or international +CC groups.
 // A North American shape inside a longer grouped number (17-04-123-456-0000, 17 04 123 456 0000) is
 // part of that number, not a phone.
-const PHONE =
-  /(?<!\d[\s.-]|[\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])\d{3}[\s.-]\d{4}\b(?![.-]?\d)|\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,5}\d/g;
+const PHONE = /(?<!\d[\s.-]|[\d-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.-])\d{3}[\s.-]\d{4}\b(?![.-]?\d)|\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,5}\d/g;
 // Ten digits in one run that fit the North American plan (area code and exchange start 2-9), with an optional leading 1.
 const PHONE_BARE = /(?<![\d.,-])(?:\+?1)?[2-9]\d{2}[2-9]\d{6}(?![\d]|[.,]\d)/g;
 // Street words match as written, Capitalised or UPPER case (so "way" inside a sentence is left alone).
 const anyCase = (words: string[]) => words.flatMap((w) => [w, w[0]!.toUpperCase() + w.slice(1), w.toUpperCase()]).join('|');
-const SUFFIX_FULL = anyCase(['street', 'avenue', 'road', 'boulevard', 'drive', 'lane', 'terrace', 'parkway', 'highway', 'court', 'square', 'circle', 'crescent']);
+const SUFFIX_FULL = anyCase([
+  'street',
+  'avenue',
+  'road',
+  'boulevard',
+  'drive',
+  'lane',
+  'terrace',
+  'parkway',
+  'highway',
+  'court',
+  'square',
+  'circle',
+  'crescent',
+]);
 const SUFFIX_CAPITAL = 'Way|WAY|Place|PLACE|St|ST|Ave|AVE|Av|Rd|RD|Blvd|BLVD|Dr|DR|Ln|LN|Ter|Pkwy|Hwy|Ct|Pl|Sq|Cir|Cres';
-const STOP = anyCase('the a an on in at of to for and or by from with this that these those my our your their its is are was were be per each every all some no not than then lot lots'.split(' '));
+const STOP = anyCase(
+  'the a an on in at of to for and or by from with this that these those my our your their its is are was were be per each every all some no not than then lot lots'.split(
+    ' ',
+  ),
+);
 const NAME_WORD = `(?!(?:${STOP})\\b)[A-Za-z0-9][A-Za-z0-9'.-]*`;
 // "12 Main Street", "1200 N. Lamar Blvd, Unit 4, Austin, TX 78701": a house number, up to four name
 // words (at least one with a letter: "5th", not "0"), a street type, then an optional unit, city, state/province and postal code.

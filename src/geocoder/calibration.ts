@@ -83,9 +83,14 @@ type Population = HeldOutRow['population'];
 
 /** The match's calibration population and its words in a note. */
 function populationOf(g: Matched): { population: Population; how: string; heldOutOf: string } {
-  if (g.band === SIBLING_BAND) return { population: SIBLING_BAND, how: "address-table answers on another suffix's row of the number", heldOutOf: 'the address table' };
+  if (g.band === SIBLING_BAND)
+    return { population: SIBLING_BAND, how: "address-table answers on another suffix's row of the number", heldOutOf: 'the address table' };
   if (g.band === UNLISTED_BAND && g.matchType === 'street_interpolation') {
-    return { population: UNLISTED_BAND, how: 'interpolated answers for addresses neither table lists', heldOutOf: "the address table and the assessor's table" };
+    return {
+      population: UNLISTED_BAND,
+      how: 'interpolated answers for addresses neither table lists',
+      heldOutOf: "the address table and the assessor's table",
+    };
   }
   return { population: undefined, how: `${HOW[g.matchType]} answers`, heldOutOf: 'the address table' };
 }
@@ -102,10 +107,23 @@ export function calibrateMatch(g: Matched, cal: PlaceCalibration | null): Matche
   const { population, how, heldOutOf } = populationOf(g);
   // A guess capped for an unmeasurable street is looked up by its method's score, and capped again after.
   const score = g.streetUnchecked?.score ?? g.confidence;
-  const row = cal.rows.find((r) => r.band !== ASSESSOR_FAR_BAND && r.matchType === g.matchType && r.population === population && score >= r.min && (score < r.max || (r.max === 1 && score === 1)));
+  const row = cal.rows.find(
+    (r) =>
+      r.band !== ASSESSOR_FAR_BAND &&
+      r.matchType === g.matchType &&
+      r.population === population &&
+      score >= r.min &&
+      (score < r.max || (r.max === 1 && score === 1)),
+  );
   if (!row || row.answered < MIN_CALIBRATION_SAMPLE || row.shareRight === null) {
     const n = row?.answered ?? 0;
-    return { ...g, warnings: [...g.warnings, `Confidence ${g.confidence} is the method's own score: this place's audit (${day}) held out too few ${how} in this band (${n}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure it.`] };
+    return {
+      ...g,
+      warnings: [
+        ...g.warnings,
+        `Confidence ${g.confidence} is the method's own score: this place's audit (${day}) held out too few ${how} in this band (${n}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure it.`,
+      ],
+    };
   }
   const measured = Math.round(row.shareRight * 100) / 100;
   const said = `this place's audit (${day}) measured for ${how} scored ${row.band} (${row.right} of ${row.answered} addresses held out of ${heldOutOf})`;
@@ -113,7 +131,10 @@ export function calibrateMatch(g: Matched, cal: PlaceCalibration | null): Matche
     return {
       ...g,
       confidence: UNCHECKED_STREET_CONFIDENCE,
-      warnings: [...g.warnings, `Confidence ${UNCHECKED_STREET_CONFIDENCE} is the cap for a lot whose distance from the street could not be checked; the share of right lots ${said} was ${measured}, the method's own score ${score}.`],
+      warnings: [
+        ...g.warnings,
+        `Confidence ${UNCHECKED_STREET_CONFIDENCE} is the cap for a lot whose distance from the street could not be checked; the share of right lots ${said} was ${measured}, the method's own score ${score}.`,
+      ],
     };
   }
   return {
@@ -134,7 +155,13 @@ function calibrateFar(g: Matched, cal: PlaceCalibration, day: string): Matched {
   const row = cal.rows.find((r) => r.matchType === 'assessor_table' && r.band === ASSESSOR_FAR_BAND);
   if (!row || row.answered < MIN_CALIBRATION_SAMPLE || row.shareRight === null) {
     const n = row?.answered ?? 0;
-    return { ...g, warnings: [...g.warnings, `Confidence ${g.confidence} is the cap for an assessor's listing on a lot that does not front the named street: this place's audit (${day}) held out too few such answers (${n}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure them.`] };
+    return {
+      ...g,
+      warnings: [
+        ...g.warnings,
+        `Confidence ${g.confidence} is the cap for an assessor's listing on a lot that does not front the named street: this place's audit (${day}) held out too few such answers (${n}, fewer than ${MIN_CALIBRATION_SAMPLE}) to measure them.`,
+      ],
+    };
   }
   const measured = Math.round(row.shareRight * 100) / 100;
   if (measured < g.confidence) {
@@ -172,7 +199,9 @@ export async function placeCalibration(ctx: Pick<AppContext, 'db' | 'caches'>, p
   const perPlace = ctx.caches.of(CALIBRATIONS).byPlace;
   const hit = perPlace.get(placeId);
   if (hit && now - hit.at < TTL_MS) return hit.cal;
-  const [row] = await ctx.db.query<{ cal: PlaceCalibration | string | null }>(`SELECT report->'heldOut' AS cal FROM place_audits WHERE place_id = $1`, [placeId]);
+  const [row] = await ctx.db.query<{ cal: PlaceCalibration | string | null }>(`SELECT report->'heldOut' AS cal FROM place_audits WHERE place_id = $1`, [
+    placeId,
+  ]);
   const raw = row?.cal ?? null;
   const cal = typeof raw === 'string' ? (JSON.parse(raw) as PlaceCalibration | null) : raw;
   perPlace.set(placeId, { at: now, cal: cal && Array.isArray(cal.rows) ? cal : null });

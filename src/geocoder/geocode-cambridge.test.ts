@@ -105,7 +105,7 @@ test('wrong lot with confidence: addresses whose table row has no FY2014 lot', a
   /** "22 FAIRMONT AVE" / "10-16 FAIRMONT AVE #12" / "22.5 FAIRMONT AVE" -> ML per (street, number, suffix). */
   const assessorLots = new Map<string, Set<string>>();
   const add = (k: string, ml: string) => assessorLots.set(k, (assessorLots.get(k) ?? new Set()).add(ml));
-  const rows = [...parseCsvRecords(fs.readFileSync(TAX_CSV, "utf8"))];
+  const rows = [...parseCsvRecords(fs.readFileSync(TAX_CSV, 'utf8'))];
   const header = rows[0]!.map((h) => h.replace(/^\uFEFF/, ''));
   const iML = header.indexOf('ML');
   const iLoc = header.indexOf('Location');
@@ -158,7 +158,9 @@ test('wrong lot with confidence: addresses whose table row has no FY2014 lot', a
 test('an address missing from the table is interpolated on the centreline to a lot', async () => {
   const full = '1350 Massachusetts Ave';
   await tdb.db.query(`DELETE FROM addresses WHERE place_id = $1 AND full_address = $2`, [placeId, full]);
-  await tdb.db.query(`DELETE FROM lot_locations WHERE place_id = $1 AND street_key = 'MASSACHUSETTS AVE' AND number_lo <= 1350 AND number_hi >= 1350`, [placeId]);
+  await tdb.db.query(`DELETE FROM lot_locations WHERE place_id = $1 AND street_key = 'MASSACHUSETTS AVE' AND number_lo <= 1350 AND number_hi >= 1350`, [
+    placeId,
+  ]);
   const r = matched(await geocode(`${full}, Cambridge, MA`));
   assert.equal(r.matchType, 'street_interpolation');
   assert.ok(r.parcelExtId && parcels.has(r.parcelExtId));
@@ -189,7 +191,12 @@ test("a lot from an interpolation or the assessor's table must front the street 
     assert.ok(r.confidence < 0.5, `${address}: ${r.confidence}`);
     const w = r.warnings.find((x) => /does not front/.test(x));
     assert.ok(w, `${address}: ${r.warnings.join(' | ')}`);
-    assert.match(w, new RegExp(`^Lot ${lot} does not front .*: it is about ${ft.toLocaleString('en-US')} ft from the street's centreline, so it is probably not this address's lot`));
+    assert.match(
+      w,
+      new RegExp(
+        `^Lot ${lot} does not front .*: it is about ${ft.toLocaleString('en-US')} ft from the street's centreline, so it is probably not this address's lot`,
+      ),
+    );
   }
   // The assessor's own listing on parkland 1,040 ft from the road: its own calibration band, below 0.5 with the distance said
   // (until a held-out audit measures the band: test/snapshot-lot-notes.test.ts).
@@ -197,7 +204,10 @@ test("a lot from an interpolation or the assessor's table must front the street 
   assert.ok(park.kind === 'matched' && park.parcelExtId === '1A-62' && park.matchType === 'assessor_table');
   assert.equal(park.band, 'assessor_far');
   assert.ok(park.confidence < 0.5, String(park.confidence));
-  assert.match(park.warnings.join(' '), /Lot 1A-62 does not front Msgr Obrien Hwy: it is about 1,040 ft from the street's centreline\. The assessor's table lists the address on it/);
+  assert.match(
+    park.warnings.join(' '),
+    /Lot 1A-62 does not front Msgr Obrien Hwy: it is about 1,040 ft from the street's centreline\. The assessor's table lists the address on it/,
+  );
   // A guessed lot on the street keeps its confidence; so does a rear lot ("-R") just behind it, and an exact table row.
   for (const address of ['11-A Walden St, Cambridge, MA', '247-R Bent St, Cambridge, MA', '11 Acorn St, Cambridge, MA']) {
     const r = await geocode(address);
@@ -243,7 +253,11 @@ test("an address the town's table places in a street or public way (MapLot ROAD-
   for (const address of ['446 Concord Ave', '23 Brattle St', '91 Foster St', '311 Fresh Pond Pkwy', '313 Fresh Pond Pkwy']) {
     const r = await geocode(`${address}, Cambridge, MA`);
     assert.equal(r.kind, 'failed', `${address}: ${JSON.stringify(r)}`);
-    if (r.kind === 'failed') assert.match(r.reason, new RegExp(`^${address} is in the address table as a place in a street or public way .*, not on a lot, so no lot is answered for it$`));
+    if (r.kind === 'failed')
+      assert.match(
+        r.reason,
+        new RegExp(`^${address} is in the address table as a place in a street or public way .*, not on a lot, so no lot is answered for it$`),
+      );
   }
   // Its neighbour on a lot is answered as before.
   const lot = await geocode('450 Concord Ave, Cambridge, MA');
@@ -252,7 +266,14 @@ test("an address the town's table places in a street or public way (MapLot ROAD-
 
 test("another suffix's address-table row is a guess of its own band, and its lot must front the named street (issue 50: 180 Fawcett St held out took 180-A's lot at 0.8)", async () => {
   // The audit's hold-out (src/geocoder/calibration.ts): 180 Fawcett St's own rows taken out of the address table.
-  const held = matched(await geocodeInPlace((ctx ??= testCtx(tdb.db)), placeId, parseAddress('180 Fawcett St, Cambridge, MA'), withoutAddress(sqlSource(tdb.db, placeId), '180 Fawcett St')));
+  const held = matched(
+    await geocodeInPlace(
+      (ctx ??= testCtx(tdb.db)),
+      placeId,
+      parseAddress('180 Fawcett St, Cambridge, MA'),
+      withoutAddress(sqlSource(tdb.db, placeId), '180 Fawcett St'),
+    ),
+  );
   assert.deepEqual([held.matchType, held.band, held.parcelExtId, held.confidence], ['address_table', 'address_sibling', '267.4-295', 0.45]);
   assert.deepEqual(held.warnings, [
     'No plain number 180 in the address table; matched 180-A Fawcett St.',
@@ -264,7 +285,10 @@ test("another suffix's address-table row is a guess of its own band, and its lot
   assert.match(albany.warnings.join(' | '), /^No 130Z in the address table; matched 130 Albany St\. \| Lot 56-9 does not front Albany St: it is about 170 ft/);
   // On a lot that fronts the street it keeps its score (the audit's band then says what it measured); the exact row is untouched.
   const acorn = matched(await geocode('11-Z Acorn St, Cambridge, MA'));
-  assert.deepEqual([acorn.band, acorn.parcelExtId, acorn.confidence, acorn.warnings], ['address_sibling', '97-120', 0.8, ['No 11Z in the address table; matched 11 Acorn St.']]);
+  assert.deepEqual(
+    [acorn.band, acorn.parcelExtId, acorn.confidence, acorn.warnings],
+    ['address_sibling', '97-120', 0.8, ['No 11Z in the address table; matched 11 Acorn St.']],
+  );
   const exact = matched(await geocode('11 Acorn St, Cambridge, MA'));
   assert.deepEqual([exact.band, exact.confidence, exact.warnings], [undefined, 1, []]);
 });

@@ -19,9 +19,7 @@ const M_PER_DEG_LON = M_PER_DEG_LAT * Math.cos((LAT0 * Math.PI) / 180);
 
 /** Local metres (x east, y north) about (LON0, LAT0) -> lon/lat. */
 const at = (x: number, y: number): Position => [LON0 + x / M_PER_DEG_LON, LAT0 + y / M_PER_DEG_LAT];
-const rect = (x0: number, y0: number, x1: number, y1: number): MultiPolygonCoords => [
-  [[at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1), at(x0, y0)]],
-];
+const rect = (x0: number, y0: number, x1: number, y1: number): MultiPolygonCoords => [[[at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1), at(x0, y0)]]];
 
 // Elm St runs east along y = 0 from x = 0 to x = 80: odd numbers 1-19 on the left (north), even 2-20 on the right.
 const LOTS: Record<string, MultiPolygonCoords> = {
@@ -84,7 +82,15 @@ async function insertLocation(place: string, location: string, parcel: string) {
   );
 }
 
-async function insertSegment(place: string, id: string, street: string, line: Position[], l: [number, number] | null, r: [number, number] | null, zip = '02139') {
+async function insertSegment(
+  place: string,
+  id: string,
+  street: string,
+  line: Position[],
+  l: [number, number] | null,
+  r: [number, number] | null,
+  zip = '02139',
+) {
   await tdb.db.query(
     `INSERT INTO street_segments (place_id, segment_id, street_key, street_display, l_from, l_to, r_from, r_to, zip_left, zip_right, geom, bbox)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10::jsonb, $11::box)`,
@@ -224,7 +230,10 @@ test('a number missing from the table is placed between its known neighbours', a
   // and the answer capped at 0.65; the method's own scores stay apart for calibration.
   assert.ok(between.streetUnchecked!.score < same.streetUnchecked!.score && same.streetUnchecked!.score < 1);
   assert.deepEqual([same.confidence, between.confidence], [0.65, 0.65]);
-  assert.match(same.warnings.at(-1)!, /^Lot C1 could not be checked against Cedar St: this place's street layer does not hold the street, so the distance from the lot to the street is unknown \(confidence at most 0\.65\)\./);
+  assert.match(
+    same.warnings.at(-1)!,
+    /^Lot C1 could not be checked against Cedar St: this place's street layer does not hold the street, so the distance from the lot to the street is unknown \(confidence at most 0\.65\)\./,
+  );
   // odd numbers have no neighbours on this side, and Cedar St has no centreline
   failed(await geocode('5 Cedar St'));
 });
@@ -240,7 +249,10 @@ test('a number outside every range fails, with real addresses nearby as suggesti
   const r = failed(await geocode('250 Elm St'));
   assert.match(r.reason, /250/);
   assert.ok(r.suggestions.length > 0 && r.suggestions.length <= 5);
-  assert.ok(r.suggestions.every((s) => s.endsWith('Elm St')), JSON.stringify(r.suggestions));
+  assert.ok(
+    r.suggestions.every((s) => s.endsWith('Elm St')),
+    JSON.stringify(r.suggestions),
+  );
 });
 
 test('interpolated point beside no lot fails: never a street position as a site', async () => {
@@ -298,7 +310,7 @@ test('hostile text is plain text: it fails to match and changes nothing', async 
   assert.equal(row?.n, Object.keys(LOTS).length + 1);
 });
 
-test('the importer\'s placeChanged door makes a newly imported street visible to the fuzzy matcher', async () => {
+test("the importer's placeChanged door makes a newly imported street visible to the fuzzy matcher", async () => {
   failed(await geocode('3 Brich St')); // caches the street list
   await insertParcel(PLACE, 'B1', rect(1000, 6, 1020, 40));
   await insertAddress(PLACE, 3, '', 'Birch St', 'B1');
@@ -309,7 +321,7 @@ test('the importer\'s placeChanged door makes a newly imported street visible to
 });
 
 // Issue 8 item 5: a wrong lot said with confidence is the worst failure.
-test('an address whose own row has no lot in the parcel layer is never answered by another number\'s row', async () => {
+test("an address whose own row has no lot in the parcel layer is never answered by another number's row", async () => {
   // 24's row names a lot the parcel layer lacks; 24-1/2 has one. The old answer was 24-1/2's lot at
   // confidence 0.8 with the false warning "No plain number 24 in the address table".
   const r = await geocode('24 Fair Ave');

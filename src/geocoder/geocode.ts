@@ -6,15 +6,7 @@
 // Nothing credible -> failed with suggestions. Never a street or city centroid.
 import type { Queryable } from '../db/database.ts';
 import type { AppContext } from '../context.ts';
-import {
-  bboxOf,
-  distanceM,
-  pointAlongLine,
-  offsetM,
-  pointInMultiPolygon,
-  type MultiPolygonCoords,
-  type Position,
-} from '../core/geo/primitives.ts';
+import { bboxOf, distanceM, pointAlongLine, offsetM, pointInMultiPolygon, type MultiPolygonCoords, type Position } from '../core/geo/primitives.ts';
 import type { ParsedAddress } from './parse-address.ts';
 import { sqlSource, type AddressRow, type GeoSource, type LocationRow, type SegmentRow } from './place-index.ts';
 import { displayStreet, streetKey } from './street-key.ts';
@@ -27,7 +19,6 @@ import {
   UNCHECKED_STREET_CONFIDENCE,
 } from './lot-fronts-street.ts';
 import { placeStreets, rankStreets, type StreetCandidate } from './street-match.ts';
-
 
 /** Where a geocode reads: the database (fuzzy names, suggestions) and the place's source (SQL or its hot index). */
 interface At {
@@ -90,7 +81,12 @@ const CENTRELINE_CONFIDENCE = 0.5;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Geocodes a parsed address inside one place (every query filters by placeId). Never throws for unmatched input. */
-export async function geocodeInPlace(ctx: Pick<AppContext, 'db' | 'caches'>, placeId: string, parsed: ParsedAddress, src: GeoSource = sqlSource(ctx.db, placeId)): Promise<GeocodeResult> {
+export async function geocodeInPlace(
+  ctx: Pick<AppContext, 'db' | 'caches'>,
+  placeId: string,
+  parsed: ParsedAddress,
+  src: GeoSource = sqlSource(ctx.db, placeId),
+): Promise<GeocodeResult> {
   const r = await geocodeReadings({ ctx, db: ctx.db, placeId, src }, parsed);
   if (r.kind !== 'matched') return r;
   return withFrontingCheck(src, parsed, parsed.postcode ? await withPostcodeCheck(src, parsed.postcode, r) : r);
@@ -143,7 +139,10 @@ async function withPostcodeCheck(src: GeoSource, postcode: string, r: Extract<Ge
   return {
     ...r,
     confidence: round3(r.confidence - POSTCODE_MISMATCH_PENALTY),
-    warnings: [...r.warnings, `The postcode ${postcode.toUpperCase()} is not one this place's data holds (${shown}); the city named was followed. If the postcode's town was meant, name that town instead.`],
+    warnings: [
+      ...r.warnings,
+      `The postcode ${postcode.toUpperCase()} is not one this place's data holds (${shown}); the city named was followed. If the postcode's town was meant, name that town instead.`,
+    ],
   };
 }
 
@@ -187,7 +186,13 @@ async function geocodeReading(at: At, parsed: ParsedAddress): Promise<GeocodeRes
     const joined = streetKey(`${parsed.numberSuffix} ${parsed.streetKey}`);
     const r = await matchStreet(at, { ...parsed, numberSuffix: null, streetKey: joined }, joined, number);
     if (r.kind === 'matched') {
-      return { ...stripMatched(r), warnings: [`Read "${parsed.numberSuffix}" as part of the street name ${r.matchedAddress.replace(/^\S+\s+/, '')}, not as a suffix of number ${parsed.number}.`, ...r.warnings] };
+      return {
+        ...stripMatched(r),
+        warnings: [
+          `Read "${parsed.numberSuffix}" as part of the street name ${r.matchedAddress.replace(/^\S+\s+/, '')}, not as a suffix of number ${parsed.number}.`,
+          ...r.warnings,
+        ],
+      };
     }
     if (r.streetKnown) return strip(r);
   }
@@ -262,7 +267,6 @@ function stripMatched(r: Matched & { streetKnown: true }): Matched {
   const { streetKnown: _known, ...rest } = r;
   return rest;
 }
-
 
 /** Address table, then interpolation, for one street key. */
 async function matchStreet(at: At, parsed: ParsedAddress, key: string, number: number): Promise<StreetOutcome> {
@@ -373,7 +377,6 @@ const LOCATION_PLAIN_FOR_SUFFIX_CONFIDENCE = 0.75;
 /** The assessor lists the number on several lots: one is chosen, and the answer says it is a guess. */
 const LOCATION_SEVERAL_LOTS_CONFIDENCE = 0.6;
 
-
 /**
  * The lot a parcel-attribute source (Cambridge: the FY2014 assessor table) lists at this address, for
  * addresses the address table cannot tie to a lot of the parcel layer. Same vintage as the parcels, so
@@ -472,7 +475,11 @@ async function nearbyNumbers(db: Queryable, placeId: string, key: string, number
 }
 
 /** Among the rows for (street, number), the one the input names; null when none has a lot. */
-function pickAddressRow(rows: readonly AddressRow[], parsed: ParsedAddress, warnings: string[]): { row: AddressRow; confidence: number; sibling: boolean } | null {
+function pickAddressRow(
+  rows: readonly AddressRow[],
+  parsed: ParsedAddress,
+  warnings: string[],
+): { row: AddressRow; confidence: number; sibling: boolean } | null {
   const withLot = rows.filter((r) => r.has_parcel);
   if (withLot.length === 0) return null;
   const wantSuffix = normSuffix(parsed.numberSuffix);
@@ -563,10 +570,7 @@ async function interpolateBetweenNeighbours(
     point = found.point;
     confidence = NEIGHBOURS_BETWEEN_CONFIDENCE;
   }
-  const w = [
-    ...warnings,
-    `Not in the address table; located between ${lo.number} and ${hi.number} ${lo.street_display}, whose lots are known.`,
-  ];
+  const w = [...warnings, `Not in the address table; located between ${lo.number} and ${hi.number} ${lo.street_display}, whose lots are known.`];
   return {
     kind: 'matched',
     matchType: 'street_interpolation',
@@ -580,7 +584,6 @@ async function interpolateBetweenNeighbours(
   };
 }
 
-
 interface SideHit {
   seg: SegmentRow;
   side: 'L' | 'R';
@@ -592,13 +595,7 @@ type InterpOutcome =
   | (Extract<GeocodeResult, { kind: 'matched' }> & { streetKnown: true })
   | { kind: 'failed'; reason: string; suggestions: string[]; streetKnown: boolean };
 
-async function interpolate(
-  at: At,
-  parsed: ParsedAddress,
-  key: string,
-  number: number,
-  warnings: string[],
-): Promise<InterpOutcome> {
+async function interpolate(at: At, parsed: ParsedAddress, key: string, number: number, warnings: string[]): Promise<InterpOutcome> {
   const segs = await at.src.segments(key);
   const display = segs[0]?.street_display ?? displayStreet(key);
   if (segs.length === 0) return { kind: 'failed', reason: `no street "${displayStreet(key)}" in this place`, suggestions: [], streetKnown: false };

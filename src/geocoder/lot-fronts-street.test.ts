@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { metresPerDegree, type Position } from '../core/geo/primitives.ts';
 import { polygonLineDistanceM } from './lot-fronts-street.ts';
 
-const LAT0 = 42.37, LNG0 = -71.11;
+const LAT0 = 42.37,
+  LNG0 = -71.11;
 const { kx, ky } = metresPerDegree(LAT0);
 const at = (xM: number, yM: number): Position => [LNG0 + xM / kx, LAT0 + yM / ky];
 // A 20 m x 30 m lot with its south-west corner at the origin.
@@ -16,5 +17,16 @@ test('polygonLineDistanceM: a street 12 m south, a street 100 m east, a street t
   // A line whose vertices are all far but whose segment passes a lot corner: measured from the corner.
   assert.ok(Math.abs(polygonLineDistanceM(lot, [[at(-100, 35), at(100, 35)]], at(10, 15)) - 5) < 0.01);
   // Several lines: the nearest counts.
-  assert.ok(Math.abs(polygonLineDistanceM(lot, [[at(120, -40), at(120, 80)], [at(-8, -40), at(-8, 80)]], at(10, 15)) - 8) < 0.01);
+  assert.ok(
+    Math.abs(
+      polygonLineDistanceM(
+        lot,
+        [
+          [at(120, -40), at(120, 80)],
+          [at(-8, -40), at(-8, 80)],
+        ],
+        at(10, 15),
+      ) - 8,
+    ) < 0.01,
+  );
 });

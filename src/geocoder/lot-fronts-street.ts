@@ -86,8 +86,10 @@ export function polygonLineDistanceM(mp: MultiPolygonCoords, lines: Position[][]
   let best = Infinity;
   for (const ring of rings)
     for (const path of paths) {
-      for (const [px, py] of ring) for (let i = 1; i < path.length; i++) best = Math.min(best, pointSegmentDist2(px, py, path[i - 1]![0], path[i - 1]![1], path[i]![0], path[i]![1]));
-      for (const [px, py] of path) for (let i = 1; i < ring.length; i++) best = Math.min(best, pointSegmentDist2(px, py, ring[i - 1]![0], ring[i - 1]![1], ring[i]![0], ring[i]![1]));
+      for (const [px, py] of ring)
+        for (let i = 1; i < path.length; i++) best = Math.min(best, pointSegmentDist2(px, py, path[i - 1]![0], path[i - 1]![1], path[i]![0], path[i]![1]));
+      for (const [px, py] of path)
+        for (let i = 1; i < ring.length; i++) best = Math.min(best, pointSegmentDist2(px, py, ring[i - 1]![0], ring[i - 1]![1], ring[i]![0], ring[i]![1]));
     }
   return Math.sqrt(best);
 }

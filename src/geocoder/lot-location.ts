@@ -21,7 +21,11 @@ const LOCATION_RE = new RegExp(String.raw`^(\d{1,6})(${HALF}|[A-Z](?![A-Z]))?(?:
 
 /** Parses one location; null when it has no house number or no street. */
 export function parseLotLocation(text: string): LotLocation | null {
-  const t = text.toUpperCase().replace(/\s+#.*$/, '').replace(/\s+/g, ' ').trim();
+  const t = text
+    .toUpperCase()
+    .replace(/\s+#.*$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   const m = LOCATION_RE.exec(t);
   if (!m) return null;
   const lo = Number.parseInt(m[1]!, 10);

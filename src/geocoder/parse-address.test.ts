@@ -88,7 +88,13 @@ test('Canadian civic forms', () => {
 });
 
 test('units in their usual places', () => {
-  for (const s of ['100 Main St Apt 4B, Boston, MA', '100 Main St, Apt 4B, Boston, MA', 'Apt 4B, 100 Main St, Boston, MA', '100 Main St #4B Boston MA', '100 Main St Unit # 4B, Boston MA']) {
+  for (const s of [
+    '100 Main St Apt 4B, Boston, MA',
+    '100 Main St, Apt 4B, Boston, MA',
+    'Apt 4B, 100 Main St, Boston, MA',
+    '100 Main St #4B Boston MA',
+    '100 Main St Unit # 4B, Boston MA',
+  ]) {
     const p = parseAddress(s);
     assert.equal(p.unit, '4B', s);
     assert.equal(p.number, '100', s);
@@ -104,12 +110,18 @@ test('dashed numbers: number and suffix in the US, unit and number in Canada, bo
   assert.deepEqual([us.number, us.numberSuffix, us.unit, us.alternatives], ['101', '103', null, undefined]);
   const cambridge = parseAddress('20-1B Prescott St, Cambridge, MA');
   assert.deepEqual([cambridge.number, cambridge.numberSuffix], ['20', '1B']);
-  assert.deepEqual([parseAddress('343-1/2-R Broadway, Cambridge, MA').number, parseAddress('343-1/2-R Broadway, Cambridge, MA').numberSuffix], ['343', '1/2-R']);
+  assert.deepEqual(
+    [parseAddress('343-1/2-R Broadway, Cambridge, MA').number, parseAddress('343-1/2-R Broadway, Cambridge, MA').numberSuffix],
+    ['343', '1/2-R'],
+  );
   const ca = parseAddress('4-123 Main St, Victoria, BC');
   assert.deepEqual([ca.number, ca.numberSuffix, ca.unit, ca.alternatives], ['123', null, '4', undefined]);
   const unknown = parseAddress('4-123 Main St, Victoria');
   assert.deepEqual([unknown.number, unknown.numberSuffix, unknown.unit], ['4', '123', null]);
-  assert.deepEqual(unknown.alternatives?.map((a) => [a.number, a.numberSuffix, a.unit]), [['123', null, '4']]);
+  assert.deepEqual(
+    unknown.alternatives?.map((a) => [a.number, a.numberSuffix, a.unit]),
+    [['123', null, '4']],
+  );
   // a letter unit can only be a unit
   const letter = parseAddress('B-12 Elm St, Cambridge, MA');
   assert.deepEqual([letter.number, letter.unit], ['12', 'B']);
@@ -158,7 +170,8 @@ test('unusable input is bad_input with a clear sentence', () => {
   assert.match(badInputMessage('PO Box 12, Cambridge, MA 02139'), /post office box/);
   assert.match(badInputMessage('1234567890 Main St'), /too long/);
   // a postcode alone is named as one (it read "a house number (2138) but no street name")
-  for (const pc of ['02138', '02138-1234', 'V8X 2W9', 'v8x2w9']) assert.match(badInputMessage(pc), new RegExp(`^"${pc}" is only a postcode: give a street address`));
+  for (const pc of ['02138', '02138-1234', 'V8X 2W9', 'v8x2w9'])
+    assert.match(badInputMessage(pc), new RegExp(`^"${pc}" is only a postcode: give a street address`));
 });
 
 test('mixed scripts and SQL-looking text parse as plain text', () => {

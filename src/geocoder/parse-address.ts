@@ -59,23 +59,93 @@ export const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u00
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const COUNTRY_NAMES: ReadonlyMap<string, Country> = new Map([
-  ['US', 'US'], ['USA', 'US'], ['CA', 'CA'], ['UNITEDSTATES', 'US'], ['UNITEDSTATESOFAMERICA', 'US'], ['ETATSUNIS', 'US'],
-  ['CANADA', 'CA'], ['CAN', 'CA'],
+  ['US', 'US'],
+  ['USA', 'US'],
+  ['CA', 'CA'],
+  ['UNITEDSTATES', 'US'],
+  ['UNITEDSTATESOFAMERICA', 'US'],
+  ['ETATSUNIS', 'US'],
+  ['CANADA', 'CA'],
+  ['CAN', 'CA'],
 ]);
 
-const UNIT_WORDS: ReadonlySet<string> = new Set([
-  'APT', 'APARTMENT', 'UNIT', 'SUITE', 'STE', 'BUREAU', 'APP', 'APPT', 'APPARTEMENT', 'LOGEMENT', 'RM', 'ROOM',
-]);
+const UNIT_WORDS: ReadonlySet<string> = new Set(['APT', 'APARTMENT', 'UNIT', 'SUITE', 'STE', 'BUREAU', 'APP', 'APPT', 'APPARTEMENT', 'LOGEMENT', 'RM', 'ROOM']);
 
 /** Street-type words that end a street in comma-less input ("123 Main St Cambridge MA"). */
 const TRAILING_TYPE_WORDS: ReadonlySet<string> = new Set([
-  'ST', 'STREET', 'AVE', 'AV', 'AVENUE', 'RD', 'ROAD', 'DR', 'DRIVE', 'LN', 'LANE', 'CT', 'COURT', 'PL', 'PLACE', 'BLVD',
-  'BOULEVARD', 'TER', 'TERRACE', 'WAY', 'PKWY', 'PARKWAY', 'HWY', 'HIGHWAY', 'SQ', 'SQUARE', 'CIR', 'CIRCLE', 'PARK',
-  'ROW', 'PATH', 'WALK', 'CRES', 'CRESCENT', 'GDNS', 'GARDENS', 'GRN', 'GREEN', 'ALY', 'ALLEY', 'PLZ', 'PLAZA',
-  'EXT', 'TRL', 'TRAIL', 'LOOP', 'MEWS', 'CRT', 'CSWY', 'CAUSEWAY', 'HL', 'HILL', 'HTS', 'HEIGHTS', 'XING', 'CV', 'MALL',
+  'ST',
+  'STREET',
+  'AVE',
+  'AV',
+  'AVENUE',
+  'RD',
+  'ROAD',
+  'DR',
+  'DRIVE',
+  'LN',
+  'LANE',
+  'CT',
+  'COURT',
+  'PL',
+  'PLACE',
+  'BLVD',
+  'BOULEVARD',
+  'TER',
+  'TERRACE',
+  'WAY',
+  'PKWY',
+  'PARKWAY',
+  'HWY',
+  'HIGHWAY',
+  'SQ',
+  'SQUARE',
+  'CIR',
+  'CIRCLE',
+  'PARK',
+  'ROW',
+  'PATH',
+  'WALK',
+  'CRES',
+  'CRESCENT',
+  'GDNS',
+  'GARDENS',
+  'GRN',
+  'GREEN',
+  'ALY',
+  'ALLEY',
+  'PLZ',
+  'PLAZA',
+  'EXT',
+  'TRL',
+  'TRAIL',
+  'LOOP',
+  'MEWS',
+  'CRT',
+  'CSWY',
+  'CAUSEWAY',
+  'HL',
+  'HILL',
+  'HTS',
+  'HEIGHTS',
+  'XING',
+  'CV',
+  'MALL',
 ]);
 /** Street types that lead a French street name ("10 rue Principale"). */
-const LEADING_TYPE_WORDS: ReadonlySet<string> = new Set(['RUE', 'CHEMIN', 'CH', 'BOULEVARD', 'BLVD', 'AVENUE', 'AVE', 'ROUTE', 'RTE', 'PLACE', 'MONTEE', 'RANG']);
+const LEADING_TYPE_WORDS: ReadonlySet<string> = new Set([
+  'RUE',
+  'CHEMIN',
+  'CH',
+  'BOULEVARD',
+  'BLVD',
+  'AVENUE',
+  'AVE',
+  'ROUTE',
+  'RTE',
+  'PLACE',
+  'MONTEE',
+  'RANG',
+]);
 
 /**
  * A segment that is itself a street address: a house number, then a name with a street type
@@ -89,7 +159,23 @@ function looksLikeStreetAddress(seg: readonly Tok[]): boolean {
 }
 
 const DIRECTION_WORDS: ReadonlySet<string> = new Set([
-  'N', 'S', 'E', 'W', 'NE', 'NW', 'SE', 'SW', 'NORTH', 'SOUTH', 'EAST', 'WEST', 'NORD', 'SUD', 'EST', 'OUEST', 'O',
+  'N',
+  'S',
+  'E',
+  'W',
+  'NE',
+  'NW',
+  'SE',
+  'SW',
+  'NORTH',
+  'SOUTH',
+  'EAST',
+  'WEST',
+  'NORD',
+  'SUD',
+  'EST',
+  'OUEST',
+  'O',
 ]);
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -488,10 +574,7 @@ function readNumber(f: string): NumberToken | null {
 }
 
 /** A trailing postcode: ZIP 5 / ZIP+4, or Canadian "A1A 1A1" / "A1A1A1". */
-function takePostcode(
-  toks: readonly Tok[],
-  warnings: string[],
-): { postcode: string | null; country: Country; tokens: number } | null {
+function takePostcode(toks: readonly Tok[], warnings: string[]): { postcode: string | null; country: Country; tokens: number } | null {
   const n = toks.length;
   if (n < 2) return null;
   const last = toks[n - 1]!.f;

@@ -65,7 +65,7 @@ test('the hot index answers each read exactly as SQL does', async () => {
   assert.deepEqual(ix.addressRows('NO SUCH ST', 1), []);
 });
 
-test('a new import version or the importer\'s placeChanged door reloads the index; a stale version is never loaded', async () => {
+test("a new import version or the importer's placeChanged door reloads the index; a stale version is never loaded", async () => {
   const before = (await getPlace({ db: t.db }, PLACE))!;
   await warmPlaceIndex(ctx, before);
   const first = await placeSource(ctx, before);
@@ -73,7 +73,12 @@ test('a new import version or the importer\'s placeChanged door reloads the inde
   assert.equal(await placeSource(ctx, before), first, 'the same version reuses the index');
 
   // a record older than the database (another instance imported meanwhile): not loaded, SQL answers
-  const row = (await t.db.query<{ street_key: string; number: number; row_no: number }>(`SELECT street_key, number, row_no FROM addresses WHERE place_id = $1 AND row_no = 100`, [PLACE]))[0]!;
+  const row = (
+    await t.db.query<{ street_key: string; number: number; row_no: number }>(
+      `SELECT street_key, number, row_no FROM addresses WHERE place_id = $1 AND row_no = 100`,
+      [PLACE],
+    )
+  )[0]!;
   await t.db.query(`UPDATE addresses SET full_address = 'CHANGED BY TEST' WHERE place_id = $1 AND row_no = $2`, [PLACE, row.row_no]);
   await t.db.query(`UPDATE places SET imported_at = imported_at + interval '1 second' WHERE place_id = $1`, [PLACE]);
   assert.equal(await PlaceIndex.load(t.db, PLACE, before.importedAt!), null);

@@ -22,7 +22,6 @@ import type { AppContext } from '../context.ts';
 import { cacheKind, type CacheDoors } from '../caches.ts';
 import { placeOwnership, type OwnedPlace } from '../places/place-ownership.ts';
 
-
 export interface AddressRow {
   number: number;
   number_suffix: string;
@@ -140,7 +139,8 @@ export function sqlSource(db: Queryable, placeId: string): GeoSource {
       ),
     hasStreetLayer: async () => (await db.query('SELECT 1 FROM street_segments WHERE place_id = $1 LIMIT 1', [placeId])).length > 0,
     ...sqlLots(db, placeId),
-    postcodes: async () => new Set((await db.query<{ postcode: string }>('SELECT postcode FROM place_postcodes WHERE place_id = $1', [placeId])).map((r) => r.postcode)),
+    postcodes: async () =>
+      new Set((await db.query<{ postcode: string }>('SELECT postcode FROM place_postcodes WHERE place_id = $1', [placeId])).map((r) => r.postcode)),
   };
 }
 
@@ -234,6 +234,7 @@ export class PlaceIndex implements GeoSource {
     return ix;
   }
 
+  // Long because: one chunked read into typed columns and one sort over them, with no row object per address.
   private async loadAddresses(db: Queryable): Promise<void> {
     // Read in chunks into columns (no row objects kept), then ordered by street key, number, row_no.
     const strings = new Strings();
@@ -254,7 +255,9 @@ export class PlaceIndex implements GeoSource {
     const rightOfWay = new Set<number>();
     let n = 0;
     // Chunks by row_no range (the primary key): bounded reads whatever the planner knows.
-    const span = (await db.query<{ lo: number | null; hi: number | null }>('SELECT min(row_no) AS lo, max(row_no) AS hi FROM addresses WHERE place_id = $1', [this.placeId]))[0];
+    const span = (
+      await db.query<{ lo: number | null; hi: number | null }>('SELECT min(row_no) AS lo, max(row_no) AS hi FROM addresses WHERE place_id = $1', [this.placeId])
+    )[0];
     for (let from = span?.lo ?? 0, to = span?.hi ?? -1; from <= to; from += CHUNK) {
       const chunk = await chunkOf<AddressChunkRow>(
         db,
@@ -302,7 +305,9 @@ export class PlaceIndex implements GeoSource {
     Int32Array.from(keyText.keys())
       .sort((x, y) => cmp(keyText[x]!, keyText[y]!))
       .forEach((k, r) => (keyRank[k] = r));
-    const order = Int32Array.from({ length: n }, (_, i) => i).sort((x, y) => keyRank[key[x]!]! - keyRank[key[y]!]! || num[x]! - num[y]! || rowNo[x]! - rowNo[y]!);
+    const order = Int32Array.from({ length: n }, (_, i) => i).sort(
+      (x, y) => keyRank[key[x]!]! - keyRank[key[y]!]! || num[x]! - num[y]! || rowNo[x]! - rowNo[y]!,
+    );
     const take = <T extends Float64Array | Int32Array>(a: T): T => {
       const b = new (a.constructor as new (n: number) => T)(n);
       for (let j = 0; j < n; j++) b[j] = a[order[j]!]!;
@@ -335,7 +340,15 @@ export class PlaceIndex implements GeoSource {
   }
 
   private async loadLocations(db: Queryable): Promise<void> {
-    const rows = await chunkOf<{ street_key: string; number_lo: number; number_hi: number; number_suffix: string; parcel_ext_id: string; location: string; source: string }>(
+    const rows = await chunkOf<{
+      street_key: string;
+      number_lo: number;
+      number_hi: number;
+      number_suffix: string;
+      parcel_ext_id: string;
+      location: string;
+      source: string;
+    }>(
       db,
       `SELECT street_key, number_lo, number_hi, number_suffix, parcel_ext_id, location, source FROM lot_locations WHERE place_id = $1`,
       [this.placeId],
@@ -431,7 +444,13 @@ export class PlaceIndex implements GeoSource {
     const parity = number % 2;
     const row = (i: number): NeighbourRow => {
       const p = this.aParcel[i]!;
-      return { number: this.aNum[i]!, parcel_ext_id: this.lots.idOf(p), inside_lon: this.lots.lonAt(p), inside_lat: this.lots.latAt(p), street_display: this.strings[this.aDisplay[i]!]! };
+      return {
+        number: this.aNum[i]!,
+        parcel_ext_id: this.lots.idOf(p),
+        inside_lon: this.lots.lonAt(p),
+        inside_lat: this.lots.latAt(p),
+        street_display: this.strings[this.aDisplay[i]!]!,
+      };
     };
     const out: NeighbourRow[] = [];
     const at = this.lowerBound(s.start, s.end, number);
@@ -486,7 +505,8 @@ export class PlaceIndex implements GeoSource {
   /** Approximate heap bytes held: the lot store's, the address columns, the strings and the street tables. */
   private estimateBytes(): number {
     let n = this.lots.bytes();
-    for (const a of [this.aRow, this.aNum, this.aParcel, this.aSuffix, this.aUnit, this.aPostcode, this.aDisplay, this.aLon, this.aLat]) if (a) n += a.byteLength + 64;
+    for (const a of [this.aRow, this.aNum, this.aParcel, this.aSuffix, this.aUnit, this.aPostcode, this.aDisplay, this.aLon, this.aLat])
+      if (a) n += a.byteLength + 64;
     n += stringsBytes(this.aFull) + stringsBytes(this.strings);
     n += tableBytes(this.aExtMissing.size) + tableBytes(this.aRightOfWay.size);
     for (const v of this.aExtMissing.values()) n += stringBytes(v);

@@ -25,7 +25,11 @@ const EXTRA_NAMES: Readonly<Record<string, readonly string[]>> = {
 };
 
 // The states, provinces and territories themselves come from the one table in src/places/regions.ts.
-const REGIONS: readonly RegionInfo[] = REGION_TABLE.map((r) => ({ code: r.code, country: r.country, names: [foldName(r.name), ...(EXTRA_NAMES[r.code] ?? [])] }));
+const REGIONS: readonly RegionInfo[] = REGION_TABLE.map((r) => ({
+  code: r.code,
+  country: r.country,
+  names: [foldName(r.name), ...(EXTRA_NAMES[r.code] ?? [])],
+}));
 
 /** Older or informal codes still seen in the wild. */
 const CODE_ALIASES: ReadonlyMap<string, string> = new Map([

@@ -13,4 +13,3 @@ export function resendForm(csrf: string, next: string): Html {
 export function unverifiedNotice(message: string, account: { email: string }, csrf: string, next: string): Html {
   return html`<div class="error" role="alert" id="email-unverified"><p>${message}</p><p>The link goes to ${account.email}.</p>${resendForm(csrf, next)}</div>`;
 }
-

@@ -56,7 +56,10 @@ export function clientIp(req: IncomingMessage, config: TrustedProxies): string {
   let current = normalise(raw) ?? raw;
   if (!isTrustedProxy(current, config)) return current;
   const header = req.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = normalise(hops[i]!);
     if (!hop) return current;

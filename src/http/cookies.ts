@@ -21,7 +21,13 @@ export function readCookie(c: Context, name: string): string | undefined {
 
 /** Sets a cookie on the answer (Max-Age 0 clears it); the answer's other Set-Cookie headers stay. */
 export function writeCookie(c: Context, config: Pick<Config, 'baseUrl'>, name: string, value: string, maxAgeS: number): void {
-  setCookie(c, name, value, { path: '/', httpOnly: true, sameSite: 'Lax', maxAge: maxAgeS, ...(config.baseUrl.startsWith('https://') ? { secure: true } : {}) });
+  setCookie(c, name, value, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'Lax',
+    maxAge: maxAgeS,
+    ...(config.baseUrl.startsWith('https://') ? { secure: true } : {}),
+  });
 }
 
 /** A one-time message for a page a form redirects to: set with the redirect, shown once, then cleared. */

@@ -14,9 +14,14 @@ export class Html {
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0]!;
   values.forEach((v, i) => {
-    const piece = Array.isArray(v) ? v.map((x) => (x instanceof Html ? x.value : esc(String(x)))).join('') : v instanceof Html ? v.value : v == null || v === false ? '' : esc(String(v));
+    const piece = Array.isArray(v)
+      ? v.map((x) => (x instanceof Html ? x.value : esc(String(x)))).join('')
+      : v instanceof Html
+        ? v.value
+        : v == null || v === false
+          ? ''
+          : esc(String(v));
     out += piece + strings[i + 1]!;
   });
   return new Html(out);
 }
-

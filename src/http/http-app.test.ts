@@ -18,7 +18,11 @@ let server: http.Server;
 let base: string;
 
 /** A second wire format, as a surface registers one (REST's problem+json is the real one). */
-const plainText: ErrorFormat = (_req, status, code, message, headers = {}) => ({ status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, body: `${code}: ${message}` });
+const plainText: ErrorFormat = (_req, status, code, message, headers = {}) => ({
+  status,
+  headers: { 'content-type': 'text/plain; charset=utf-8', ...headers },
+  body: `${code}: ${message}`,
+});
 
 before(async () => {
   const config = loadConfig({ DATABASE_URL: '', LOG_LEVEL: 'silent' }, { port: 0, host: '127.0.0.1', autoImport: false });
@@ -99,5 +103,8 @@ test('the metrics label is the route pattern, the mount pattern, or unmatched', 
   await (await fetch(`${base}/mounted/x`)).text();
   await (await fetch(`${base}/no/such/path`)).text();
   await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual(observed.map((o) => `${o.route} ${o.status}`), ['/things/:id 200', '/mounted/* 200', 'unmatched 404']);
+  assert.deepEqual(
+    observed.map((o) => `${o.route} ${o.status}`),
+    ['/things/:id 200', '/mounted/* 200', 'unmatched 404'],
+  );
 });

@@ -52,7 +52,11 @@ export class HttpApp extends Hono<HttpEnv> {
       const allowed = this.methodsOf(c.req.path);
       const format = this.errors.for(c.req.path);
       if (allowed.length > 0) {
-        return answer(format(c.env.incoming, 405, 'method_not_allowed', `Method ${method} is not allowed here. Allowed: ${allowed.join(', ')}.`, { allow: allowed.join(', ') }));
+        return answer(
+          format(c.env.incoming, 405, 'method_not_allowed', `Method ${method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
+            allow: allowed.join(', '),
+          }),
+        );
       }
       return answer(format(c.env.incoming, 404, 'not_found', `No route for ${method} ${c.req.path}.`));
     });
@@ -89,7 +93,9 @@ export class HttpApp extends Hono<HttpEnv> {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       const allowed = this.methodsOf(path);
       if (allowed.length > 0) {
-        const a = this.errors.for(path)(req, 405, 'method_not_allowed', `Method ${req.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, { allow: allowed.join(', ') });
+        const a = this.errors.for(path)(req, 405, 'method_not_allowed', `Method ${req.method} is not allowed here. Allowed: ${allowed.join(', ')}.`, {
+          allow: allowed.join(', '),
+        });
         res.writeHead(a.status, a.headers);
         res.end(a.body);
         return;

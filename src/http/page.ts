@@ -117,9 +117,7 @@ function navItem(href: string, label: string, current: boolean): string {
 }
 
 export function page(title: string, body: Html, opts: PageOptions = {}): string {
-  const account = opts.signedInAs
-    ? `<span class="who">Signed in as ${esc(opts.signedInAs)}</span>`
-    : '';
+  const account = opts.signedInAs ? `<span class="who">Signed in as ${esc(opts.signedInAs)}</span>` : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -161,5 +159,13 @@ export function htmlPage(c: Context, status: number, body: string, headers: Reco
 
 /** The answer to a form whose CSRF check failed. */
 export function csrfFailure(c: Context): Response {
-  return htmlPage(c, 403, page('Form expired', html`<p class="error">This form could not be verified (it expired or came from another site). Go back, reload the page and try again.</p>`), PAGE_HEADERS);
+  return htmlPage(
+    c,
+    403,
+    page(
+      'Form expired',
+      html`<p class="error">This form could not be verified (it expired or came from another site). Go back, reload the page and try again.</p>`,
+    ),
+    PAGE_HEADERS,
+  );
 }

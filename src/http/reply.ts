@@ -8,7 +8,13 @@ export function jsonReply(c: Context, status: number, body: unknown, headers: Re
   return c.body(JSON.stringify(body), status as 200, { 'content-type': 'application/json; charset=utf-8', ...headers });
 }
 
-export function errorReply(c: Context<{ Bindings: HttpBindings }>, status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+export function errorReply(
+  c: Context<{ Bindings: HttpBindings }>,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   const a = jsonErrorFormat(c.env.incoming, status, code, message, headers);
   return c.body(a.body, a.status as 200, a.headers);
 }

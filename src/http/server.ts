@@ -53,7 +53,9 @@ export function createHttpServer(ctx: ServerDeps, app: HttpApp): http.Server {
     overrideGlobalObjects: true,
     // A request the adapter cannot turn into a Request (an absolute URL it refuses, a backslash in the path): a 400 in the path's format.
     errorHandler: (err) => {
-      const body = JSON.stringify({ error: { code: 'bad_input', message: `The request could not be read: ${err instanceof Error ? err.message : 'bad request'}.`, requestId: '' } });
+      const body = JSON.stringify({
+        error: { code: 'bad_input', message: `The request could not be read: ${err instanceof Error ? err.message : 'bad request'}.`, requestId: '' },
+      });
       return new Response(body, { status: 400, headers: { 'content-type': 'application/json; charset=utf-8' } });
     },
   });
@@ -125,7 +127,10 @@ export async function drainHttpServer(server: http.Server, deadline: number): Pr
   const timer = setInterval(sweep, 50);
   let cut: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([closed.then(() => true), new Promise<boolean>((r) => (cut = setTimeout(() => r(false), Math.max(0, deadline - performance.now()))))]);
+    return await Promise.race([
+      closed.then(() => true),
+      new Promise<boolean>((r) => (cut = setTimeout(() => r(false), Math.max(0, deadline - performance.now())))),
+    ]);
   } finally {
     clearInterval(timer);
     clearTimeout(cut);
@@ -159,7 +164,17 @@ async function handle(
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     // The metrics label: the matched route pattern, never the raw path (ids and tokens would explode it).
     ctx.metrics?.observeRequest(routeLabel(req), req.method ?? 'GET', res.statusCode, ms / 1000);
-    ctx.logger.info({ requestId: id, client: clientIp(req, ctx.config), method: req.method, path: pathname.replace(SECRET_IN_PATH, '$1…'), status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+    ctx.logger.info(
+      {
+        requestId: id,
+        client: clientIp(req, ctx.config),
+        method: req.method,
+        path: pathname.replace(SECRET_IN_PATH, '$1…'),
+        status: res.statusCode,
+        ms: Math.round(ms * 100) / 100,
+      },
+      'request',
+    );
   });
   // A NUL byte (raw or %00) in the path or query is never part of a valid resource or parameter here.
   if (/%00|\u0000/i.test(req.url ?? '')) {
@@ -169,7 +184,15 @@ async function handle(
   // server must not read it (the dev outbox, the account pages). A trusted proxy may name the host.
   const host = forwardedHeader(req, 'x-forwarded-host', ctx.config) ?? req.headers.host;
   if (!ANY_HOST_PATHS.has(pathname) && !hostAllowed(host, allowedHosts())) {
-    return write(res, app.errors.for(pathname)(req, 403, 'forbidden', `Host "${String(host ?? '').slice(0, 100)}" is not this service's host; request refused (DNS-rebinding protection).`));
+    return write(
+      res,
+      app.errors.for(pathname)(
+        req,
+        403,
+        'forbidden',
+        `Host "${String(host ?? '').slice(0, 100)}" is not this service's host; request refused (DNS-rebinding protection).`,
+      ),
+    );
   }
   try {
     await listener(req, res);

@@ -33,8 +33,13 @@ export async function addressGroups(
     'SELECT full_address, source_lot_id, lon, lat FROM addresses WHERE place_id = $1 ORDER BY row_no',
     [placeId],
   );
-  const [boundary] = await q.query<{ geom: MultiPolygonCoords | { type: string; coordinates: unknown } }>('SELECT geom FROM place_boundaries WHERE place_id = $1', [placeId]);
-  const limits = boundary ? ((Array.isArray(boundary.geom) ? boundary.geom : (boundary.geom as { coordinates: MultiPolygonCoords }).coordinates) as MultiPolygonCoords) : null;
+  const [boundary] = await q.query<{ geom: MultiPolygonCoords | { type: string; coordinates: unknown } }>(
+    'SELECT geom FROM place_boundaries WHERE place_id = $1',
+    [placeId],
+  );
+  const limits = boundary
+    ? ((Array.isArray(boundary.geom) ? boundary.geom : (boundary.geom as { coordinates: MultiPolygonCoords }).coordinates) as MultiPolygonCoords)
+    : null;
   const outsideBoundary: PlaceAudit['outsideBoundary'] = { boundary: limits !== null, withPoint: 0, outside: 0, examples: [] };
   const byAddress = new Map<string, AddressGroup>();
   let pointsIgnored = 0;
@@ -104,7 +109,13 @@ export type HeldOutAnswer = { matchType: MatchType; confidence: number; right: b
 function heldOutAnswer(held: GeocodeResult, sourceLots: string[], sharedLots: ReadonlySet<string>): HeldOutAnswer {
   if (held.kind !== 'matched' || !held.parcelExtId) return null;
   const lotShared = sourceLots.some((id) => sharedLots.has(id));
-  return { matchType: held.matchType, confidence: held.streetUnchecked?.score ?? held.confidence, right: sourceLots.includes(held.parcelExtId), band: held.band ?? null, lotShared };
+  return {
+    matchType: held.matchType,
+    confidence: held.streetUnchecked?.score ?? held.confidence,
+    right: sourceLots.includes(held.parcelExtId),
+    band: held.band ?? null,
+    lotShared,
+  };
 }
 
 /**
@@ -149,7 +160,16 @@ export async function answerAddresses(
     const sourceLots = g.lots.filter((id) => inside.has(id));
     const missingLots = g.lots.filter((id) => !inside.has(id));
     const sourceJoin: SourceJoin = sourceLots.length ? 'lot_in_layer' : missingLots.length ? 'lot_missing_from_layer' : 'no_lot_in_source';
-    const r: AuditedAddress = { address: g.address, sourceJoin, sourceLots, missingLots, answeredLot: null, matchType: null, confidence: null, pointInLot: null };
+    const r: AuditedAddress = {
+      address: g.address,
+      sourceJoin,
+      sourceLots,
+      missingLots,
+      answeredLot: null,
+      matchType: null,
+      confidence: null,
+      pointInLot: null,
+    };
     let parsed: ReturnType<typeof parseAddress> | null = null;
     try {
       // The text a user would type, through the same two calls the snapshot makes before it loads the lot.
@@ -180,7 +200,11 @@ export async function answerAddresses(
         // When it lists nothing there, the answer is the one just measured (the same reads).
         const number = parsed.number === null ? NaN : Number.parseInt(parsed.number, 10);
         const listed = parsed.streetKey && Number.isFinite(number) ? (await sql.locationRows(parsed.streetKey, number)).length > 0 : false;
-        heldOutOfBoth.push(listed ? heldOutAnswer(await geocodeInPlace(ctx, placeId, parsed, withoutListing(without, parsed.streetKey!, number)), sourceLots, sharedLots) : heldOut[heldOut.length - 1]!);
+        heldOutOfBoth.push(
+          listed
+            ? heldOutAnswer(await geocodeInPlace(ctx, placeId, parsed, withoutListing(without, parsed.streetKey!, number)), sourceLots, sharedLots)
+            : heldOut[heldOut.length - 1]!,
+        );
       }
     }
     results.push(r);
@@ -202,4 +226,3 @@ export async function lotContaining(q: Queryable, placeId: string, p: Position):
   }
   return null;
 }
-

@@ -60,7 +60,14 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
   const snapshotCrossCheck = await crossCheckThroughSnapshot(ctx, place, results, opts);
 
   const body = {
-    scope: { addressRows: rows, distinctAddresses: allGroups.length, audited: groups.length, sampled: groups.length < allGroups.length, withPoint: groups.filter((g) => g.point).length, pointsOutsidePlace: pointsIgnored },
+    scope: {
+      addressRows: rows,
+      distinctAddresses: allGroups.length,
+      audited: groups.length,
+      sampled: groups.length < allGroups.length,
+      withPoint: groups.filter((g) => g.point).length,
+      pointsOutsidePlace: pointsIgnored,
+    },
     sourceJoin: {
       lot_in_layer: results.filter((r) => r.sourceJoin === 'lot_in_layer').length,
       lot_missing_from_layer: weakBand.lotMissingFromLayer,
@@ -87,7 +94,13 @@ export async function auditPlace(ctx: AppContext, slug: string, opts: AuditOptio
     outsideBoundary,
     byMatchType,
     calibration,
-    heldOut: { heldOut: heldOut.length, failed: heldOut.filter((h) => h === null).length, heldOutOfBoth: heldOutOfBoth.length, failedOfBoth: heldOutOfBoth.filter((h) => h === null).length, rows: heldRows },
+    heldOut: {
+      heldOut: heldOut.length,
+      failed: heldOut.filter((h) => h === null).length,
+      heldOutOfBoth: heldOutOfBoth.length,
+      failedOfBoth: heldOutOfBoth.filter((h) => h === null).length,
+      rows: heldRows,
+    },
     weakBand,
     worstDisagreements: worst,
     missed: { count: missedAll.length, examples: missedAll.slice(0, WORST_LISTED) },
@@ -126,7 +139,12 @@ async function importedPlace(ctx: AppContext, slug: string): Promise<{ place: Pl
 }
 
 /** The same addresses through the whole snapshot (resolution of the place, the lot row): the lot it answers is the one audited. */
-async function crossCheckThroughSnapshot(ctx: AppContext, place: PlaceRecord, results: AuditedAddress[], opts: AuditOptions): Promise<PlaceAudit['snapshotCrossCheck']> {
+async function crossCheckThroughSnapshot(
+  ctx: AppContext,
+  place: PlaceRecord,
+  results: AuditedAddress[],
+  opts: AuditOptions,
+): Promise<PlaceAudit['snapshotCrossCheck']> {
   const nCheck = opts.snapshotCheck ?? SNAPSHOT_CROSS_CHECK;
   if (!(nCheck > 0 && place.status === 'live' && results.length > 0)) return null;
   const { getFeasibilitySnapshot } = await import('../snapshot/snapshot.ts');
@@ -190,7 +208,10 @@ export async function auditAfterImport(
   if (mode === 'off') return;
   const run = async () => {
     if (!always) {
-      const [have] = await ctx.db.query<{ source_digest: string; v: string | null }>(`SELECT source_digest, report->>'auditVersion' AS v FROM place_audits WHERE place_id = $1`, [placeId]);
+      const [have] = await ctx.db.query<{ source_digest: string; v: string | null }>(
+        `SELECT source_digest, report->>'auditVersion' AS v FROM place_audits WHERE place_id = $1`,
+        [placeId],
+      );
       if (have && have.source_digest === sourceDigest && Number(have.v) === AUDIT_VERSION) return;
     }
     // In the background the audit gives way to requests now and then (one PGlite connection is shared).
@@ -222,4 +243,3 @@ export async function auditInBackground(ctx: AppContext, slugs: string[], onProg
     ctx.logger.warn({ places: slugs, err: (err as Error).message }, 'place audit stopped; the imports stand (`siteline data audit <place>` makes one)');
   }
 }
-

@@ -129,7 +129,11 @@ export interface PlaceAudit {
   /** Addresses the source ties to a lot in the layer that the pipeline did not answer. */
   missed: { count: number; examples: AuditedAddress[] };
   /** A sample also run through getFeasibilitySnapshot: the lot it answers is the one audited. */
-  snapshotCrossCheck: { checked: number; sameLot: number; differences: { address: string; audited: string | null; snapshot: string | null; error?: string }[] } | null;
+  snapshotCrossCheck: {
+    checked: number;
+    sameLot: number;
+    differences: { address: string; audited: string | null; snapshot: string | null; error?: string }[];
+  } | null;
   vintages: { layer: string; name: string; vintage: string }[];
 }
 
@@ -161,7 +165,7 @@ export function heldOutRowLabel(r: HeldOutRow): string {
 /** The held-out table (the calibration the answers use): band, answered, right, share right, the confidence answered. */
 function heldOutLines(a: PlaceAudit): string[] {
   const h = a.heldOut;
-  if (!h?.rows?.length) return ['  held out: no calibration rows (answers other than exact address-table rows carry their methods\' own scores)'];
+  if (!h?.rows?.length) return ["  held out: no calibration rows (answers other than exact address-table rows carry their methods' own scores)"];
   const L = [
     `  held out of the address table: ${num(h.heldOut)} addresses (${num(h.failed)} not answered)${h.heldOutOfBoth !== undefined ? `; of the assessor's table too: ${num(h.heldOutOfBoth)} (${num(h.failedOfBoth ?? 0)} not answered)` : ''}`,
     '  method                                     own score  answered    right  share right  confidence answered',
@@ -170,8 +174,17 @@ function heldOutLines(a: PlaceAudit): string[] {
     const measured = r.answered >= MIN_CALIBRATION_SAMPLE && r.shareRight !== null;
     const share2 = measured ? Math.round(r.shareRight! * 100) / 100 : null;
     // The assessor_far band is a cap the audit can lower, never raise (src/geocoder/calibration.ts).
-    const answeredAt = r.band === 'assessor_far' ? (share2 !== null && share2 < NOT_FRONTING_CONFIDENCE ? share2.toFixed(2) : `${NOT_FRONTING_CONFIDENCE} (the cap)`) : share2 !== null ? share2.toFixed(2) : 'own score (too few)';
-    L.push(`  ${heldOutRowLabel(r).padEnd(42)} ${(r.band === 'assessor_far' ? 'any' : r.band).padStart(9)} ${String(r.answered).padStart(9)} ${String(r.right).padStart(8)} ${pct(r.shareRight, 1).padStart(12)}  ${answeredAt}`);
+    const answeredAt =
+      r.band === 'assessor_far'
+        ? share2 !== null && share2 < NOT_FRONTING_CONFIDENCE
+          ? share2.toFixed(2)
+          : `${NOT_FRONTING_CONFIDENCE} (the cap)`
+        : share2 !== null
+          ? share2.toFixed(2)
+          : 'own score (too few)';
+    L.push(
+      `  ${heldOutRowLabel(r).padEnd(42)} ${(r.band === 'assessor_far' ? 'any' : r.band).padStart(9)} ${String(r.answered).padStart(9)} ${String(r.right).padStart(8)} ${pct(r.shareRight, 1).padStart(12)}  ${answeredAt}`,
+    );
   }
   return L;
 }
@@ -179,13 +192,19 @@ function heldOutLines(a: PlaceAudit): string[] {
 /** The audit as text for a terminal. */
 export function formatPlaceAudit(a: PlaceAudit): string {
   const L: string[] = [];
-  L.push(`Audit ${a.slug} (${a.name}), ${a.generatedAt} in ${(a.durationMs / 1000).toFixed(1)} s; import ${a.importedAt ?? '?'} (sources ${(a.sourceDigest ?? '').slice(0, 16)}), result digest ${a.resultDigest.slice(0, 16)}`);
+  L.push(
+    `Audit ${a.slug} (${a.name}), ${a.generatedAt} in ${(a.durationMs / 1000).toFixed(1)} s; import ${a.importedAt ?? '?'} (sources ${(a.sourceDigest ?? '').slice(0, 16)}), result digest ${a.resultDigest.slice(0, 16)}`,
+  );
   if (a.scope.distinctAddresses === 0) {
     L.push('  This place has no address table: nothing to audit. Its addresses cannot be answered from a table of its own.');
   } else {
     const s = a.scope;
-    L.push(`  ${num(s.addressRows)} address rows, ${num(s.distinctAddresses)} distinct addresses${s.sampled ? `, a sample of ${num(s.audited)} audited` : ', all audited'}; ${num(s.withPoint)} with an address point`);
-    L.push(`  source join: ${num(a.sourceJoin.lot_in_layer)} with their lot in the parcel layer, ${num(a.sourceJoin.lot_missing_from_layer)} whose lot is missing from it, ${num(a.sourceJoin.no_lot_in_source)} with no lot in the source`);
+    L.push(
+      `  ${num(s.addressRows)} address rows, ${num(s.distinctAddresses)} distinct addresses${s.sampled ? `, a sample of ${num(s.audited)} audited` : ', all audited'}; ${num(s.withPoint)} with an address point`,
+    );
+    L.push(
+      `  source join: ${num(a.sourceJoin.lot_in_layer)} with their lot in the parcel layer, ${num(a.sourceJoin.lot_missing_from_layer)} whose lot is missing from it, ${num(a.sourceJoin.no_lot_in_source)} with no lot in the source`,
+    );
     L.push(`  result: ${auditSummaryLine(a)}`);
     const r = (x: Rate) => (x.rate === null ? 'n/a (nothing to check)' : `${num(x.agree)} of ${num(x.checked)} = ${pct(x.rate)}`);
     L.push(`  agreement with the source's own lot     ${r(a.agreement.sourceJoin)}`);
@@ -193,21 +212,40 @@ export function formatPlaceAudit(a: PlaceAudit): string {
     L.push(`  source's lot contains its point        ${r(a.agreement.sourceLotContainsPoint)}`);
     if (a.idVsPoint) {
       const iv = a.idVsPoint;
-      L.push(`  town's lot id vs its address point     ${iv.checked ? `${num(iv.disagree)} of ${num(iv.checked)} disagree${iv.examples.length ? ` (e.g. ${iv.examples.slice(0, 3).map((e) => `${e.address}: id ${e.ownLots.join('/')}, point in ${e.pointLot ?? 'no lot'}`).join('; ')})` : ''}` : 'n/a (no lot id column, or no points)'}`);
+      L.push(
+        `  town's lot id vs its address point     ${
+          iv.checked
+            ? `${num(iv.disagree)} of ${num(iv.checked)} disagree${
+                iv.examples.length
+                  ? ` (e.g. ${iv.examples
+                      .slice(0, 3)
+                      .map((e) => `${e.address}: id ${e.ownLots.join('/')}, point in ${e.pointLot ?? 'no lot'}`)
+                      .join('; ')})`
+                  : ''
+              }`
+            : 'n/a (no lot id column, or no points)'
+        }`,
+      );
     }
     if (a.outsideBoundary) {
       const ob = a.outsideBoundary;
-      L.push(`  address points outside the boundary    ${ob.boundary ? `${num(ob.outside)} of ${num(ob.withPoint)}${ob.examples.length ? ` (e.g. ${ob.examples.slice(0, 3).join('; ')})` : ''}` : 'n/a (the place has no boundary layer)'}`);
+      L.push(
+        `  address points outside the boundary    ${ob.boundary ? `${num(ob.outside)} of ${num(ob.withPoint)}${ob.examples.length ? ` (e.g. ${ob.examples.slice(0, 3).join('; ')})` : ''}` : 'n/a (the place has no boundary layer)'}`,
+      );
     }
     L.push('');
     L.push('  match type             addresses  checked    right  share right  mean conf.');
     for (const m of a.byMatchType) {
-      L.push(`  ${m.matchType.padEnd(22)} ${String(m.addresses).padStart(9)} ${String(m.checked).padStart(8)} ${String(m.right).padStart(8)} ${pct(m.shareRight).padStart(12)} ${(m.meanConfidence?.toFixed(3) ?? '-').padStart(11)}`);
+      L.push(
+        `  ${m.matchType.padEnd(22)} ${String(m.addresses).padStart(9)} ${String(m.checked).padStart(8)} ${String(m.right).padStart(8)} ${pct(m.shareRight).padStart(12)} ${(m.meanConfidence?.toFixed(3) ?? '-').padStart(11)}`,
+      );
     }
     L.push('');
     L.push('  confidence  answered  checked    right  share right  mean conf.  not checkable');
     for (const c of a.calibration) {
-      L.push(`  ${c.band.padEnd(10)} ${String(c.answered).padStart(9)} ${String(c.checked).padStart(8)} ${String(c.right).padStart(8)} ${pct(c.shareRight).padStart(12)} ${(c.meanConfidence?.toFixed(3) ?? '-').padStart(11)} ${String(c.unverifiable).padStart(14)}`);
+      L.push(
+        `  ${c.band.padEnd(10)} ${String(c.answered).padStart(9)} ${String(c.checked).padStart(8)} ${String(c.right).padStart(8)} ${pct(c.shareRight).padStart(12)} ${(c.meanConfidence?.toFixed(3) ?? '-').padStart(11)} ${String(c.unverifiable).padStart(14)}`,
+      );
     }
     L.push('');
     L.push(...heldOutLines(a));
@@ -215,19 +253,33 @@ export function formatPlaceAudit(a: PlaceAudit): string {
     const w = a.weakBand;
     L.push(`  weak band: ${w.note}`);
     if (w.addresses) {
-      L.push(`    ${num(w.answered)} answered, ${num(w.failed)} not answered; ${w.byMatchType.map((m) => `${m.matchType} ${m.addresses}${m.meanConfidence !== null ? ` (mean ${m.meanConfidence.toFixed(2)})` : ''}`).join(', ')}`);
-      L.push(`    by confidence: ${w.byBand.filter((b) => b.answered).map((b) => `${b.band} ${b.answered}`).join(', ') || 'none answered'}`);
+      L.push(
+        `    ${num(w.answered)} answered, ${num(w.failed)} not answered; ${w.byMatchType.map((m) => `${m.matchType} ${m.addresses}${m.meanConfidence !== null ? ` (mean ${m.meanConfidence.toFixed(2)})` : ''}`).join(', ')}`,
+      );
+      L.push(
+        `    by confidence: ${
+          w.byBand
+            .filter((b) => b.answered)
+            .map((b) => `${b.band} ${b.answered}`)
+            .join(', ') || 'none answered'
+        }`,
+      );
     }
     L.push('');
-    L.push(`  worst disagreements (${a.headline.wrong} wrong in all${a.worstDisagreements.length < a.headline.wrong ? `, ${a.worstDisagreements.length} listed` : ''}):`);
+    L.push(
+      `  worst disagreements (${a.headline.wrong} wrong in all${a.worstDisagreements.length < a.headline.wrong ? `, ${a.worstDisagreements.length} listed` : ''}):`,
+    );
     for (const d of a.worstDisagreements) {
-      L.push(`    ${d.address}: lot ${d.answeredLot} by ${d.matchType} at ${d.confidence}; the source says ${d.sourceLots.join(', ') || (d.pointLot ? `the point is in ${d.pointLot}` : 'the point is in no lot')}${d.distanceM != null ? ` (${d.distanceM} m away)` : ''}`);
+      L.push(
+        `    ${d.address}: lot ${d.answeredLot} by ${d.matchType} at ${d.confidence}; the source says ${d.sourceLots.join(', ') || (d.pointLot ? `the point is in ${d.pointLot}` : 'the point is in no lot')}${d.distanceM != null ? ` (${d.distanceM} m away)` : ''}`,
+      );
     }
     if (a.missed.count) {
       L.push(`  not answered although the source has the lot: ${a.missed.count}`);
       for (const d of a.missed.examples.slice(0, 5)) L.push(`    ${d.address} (lot ${d.sourceLots.join(', ')}): ${d.reason ?? ''}`);
     }
-    if (a.snapshotCrossCheck) L.push(`  cross-check through getFeasibilitySnapshot: ${a.snapshotCrossCheck.sameLot} of ${a.snapshotCrossCheck.checked} the same lot`);
+    if (a.snapshotCrossCheck)
+      L.push(`  cross-check through getFeasibilitySnapshot: ${a.snapshotCrossCheck.sameLot} of ${a.snapshotCrossCheck.checked} the same lot`);
   }
   L.push('  data vintages:');
   for (const v of a.vintages) L.push(`    ${v.layer.padEnd(18)} ${v.vintage.padEnd(28)} ${v.name}`);

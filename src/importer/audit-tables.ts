@@ -9,7 +9,19 @@ import type { HeldOutRow } from '../geocoder/calibration.ts';
 import { ASSESSOR_FAR_BAND } from '../geocoder/lot-fronts-street.ts';
 import { SIBLING_BAND, UNLISTED_BAND } from '../geocoder/geocode.ts';
 import { lotContaining, type AddressGroup, type HeldOutAnswer, type PlaceLots } from './audit-addresses.ts';
-import { bandLabel, bandOf, CONFIDENCE_BANDS, mean, share, WORST_LISTED, type AuditedAddress, type CalibrationRow, type MatchTypeRow, type PlaceAudit, type Verdict } from './audit-report.ts';
+import {
+  bandLabel,
+  bandOf,
+  CONFIDENCE_BANDS,
+  mean,
+  share,
+  WORST_LISTED,
+  type AuditedAddress,
+  type CalibrationRow,
+  type MatchTypeRow,
+  type PlaceAudit,
+  type Verdict,
+} from './audit-report.ts';
 
 const TYPE_ORDER: (MatchType | 'failed')[] = ['address_table', 'assessor_table', 'street_interpolation', 'failed'];
 
@@ -47,7 +59,8 @@ export async function sourceLotsAgainstPoints(
         break;
       }
     }
-    if (!agrees && examples.length < 10) examples.push({ address: g.address, ownLots: r.sourceLots, pointLot: await lotContaining(q, placeId, g.point), answeredLot: r.answeredLot });
+    if (!agrees && examples.length < 10)
+      examples.push({ address: g.address, ownLots: r.sourceLots, pointLot: await lotContaining(q, placeId, g.point), answeredLot: r.answeredLot });
   }
   return { checked, agree, examples };
 }
@@ -57,7 +70,14 @@ export function byMatchTypeTable(results: AuditedAddress[], verdicts: Map<Audite
     const rs = results.filter((r) => (r.matchType ?? 'failed') === t);
     const ck = rs.filter((r) => verdicts.get(r) !== 'unverifiable');
     const ok = ck.filter((r) => verdicts.get(r) === 'right').length;
-    return { matchType: t, addresses: rs.length, checked: ck.length, right: ok, shareRight: share(ok, ck.length), meanConfidence: mean(rs.flatMap((r) => (r.confidence === null ? [] : [r.confidence]))) };
+    return {
+      matchType: t,
+      addresses: rs.length,
+      checked: ck.length,
+      right: ok,
+      shareRight: share(ok, ck.length),
+      meanConfidence: mean(rs.flatMap((r) => (r.confidence === null ? [] : [r.confidence]))),
+    };
   }).filter((row) => row.addresses > 0);
 }
 
@@ -88,7 +108,17 @@ function bandRows(answers: Held[], matchType: HeldOutRow['matchType'], populatio
   return CONFIDENCE_BANDS.map((b) => {
     const rs = answers.filter((h) => bandOf(h.confidence) === b);
     const ok = rs.filter((h) => h.right).length;
-    return { matchType, band: bandLabel(b), min: b[0], max: b[1], answered: rs.length, right: ok, shareRight: share(ok, rs.length), meanConfidence: mean(rs.map((h) => h.confidence)), ...(population ? { population } : {}) };
+    return {
+      matchType,
+      band: bandLabel(b),
+      min: b[0],
+      max: b[1],
+      answered: rs.length,
+      right: ok,
+      shareRight: share(ok, rs.length),
+      meanConfidence: mean(rs.map((h) => h.confidence)),
+      ...(population ? { population } : {}),
+    };
   }).filter((row) => row.answered > 0);
 }
 
@@ -105,17 +135,38 @@ function bandRows(answers: Held[], matchType: HeldOutRow['matchType'], populatio
 export function heldOutTable(heldOut: HeldOutAnswer[], heldOutOfBoth: HeldOutAnswer[] = []): HeldOutRow[] {
   const held = heldOut.filter((h): h is Held => h !== null);
   const heldRows: HeldOutRow[] = [
-    ...bandRows(held.filter((h) => h.matchType === 'assessor_table' && h.band !== ASSESSOR_FAR_BAND), 'assessor_table'),
-    ...bandRows(held.filter((h) => h.matchType === 'street_interpolation'), 'street_interpolation'),
+    ...bandRows(
+      held.filter((h) => h.matchType === 'assessor_table' && h.band !== ASSESSOR_FAR_BAND),
+      'assessor_table',
+    ),
+    ...bandRows(
+      held.filter((h) => h.matchType === 'street_interpolation'),
+      'street_interpolation',
+    ),
   ];
   // Assessor's listings on lots that do not front the named street: one band of their own, whatever their score.
   const far = held.filter((h) => h.band === ASSESSOR_FAR_BAND);
   if (far.length) {
     const ok = far.filter((h) => h.right).length;
-    heldRows.push({ matchType: 'assessor_table', band: ASSESSOR_FAR_BAND, min: 0, max: 1, answered: far.length, right: ok, shareRight: share(ok, far.length), meanConfidence: mean(far.map((h) => h.confidence)) });
+    heldRows.push({
+      matchType: 'assessor_table',
+      band: ASSESSOR_FAR_BAND,
+      min: 0,
+      max: 1,
+      answered: far.length,
+      right: ok,
+      shareRight: share(ok, far.length),
+      meanConfidence: mean(far.map((h) => h.confidence)),
+    });
   }
   // Another suffix's row, for addresses whose lot the table still gives through another address (lotsWithSeveralAddresses).
-  heldRows.push(...bandRows(held.filter((h) => h.matchType === 'address_table' && h.band === SIBLING_BAND && h.lotShared), 'address_table', SIBLING_BAND));
+  heldRows.push(
+    ...bandRows(
+      held.filter((h) => h.matchType === 'address_table' && h.band === SIBLING_BAND && h.lotShared),
+      'address_table',
+      SIBLING_BAND,
+    ),
+  );
   const both = heldOutOfBoth.filter((h): h is Held => h !== null && h.matchType === 'street_interpolation');
   heldRows.push(...bandRows(both, 'street_interpolation', UNLISTED_BAND));
   return heldRows;
@@ -149,10 +200,20 @@ export function weakBandOf(results: AuditedAddress[]): PlaceAudit['weakBand'] {
 }
 
 /** Worst first: the most confident wrong answers, then the farthest from the source's lot; each told the lot its point lies in. */
-export async function worstDisagreements(q: Queryable, placeId: string, groups: AddressGroup[], results: AuditedAddress[], wrong: AuditedAddress[], inside: Map<string, Position>): Promise<AuditedAddress[]> {
+export async function worstDisagreements(
+  q: Queryable,
+  placeId: string,
+  groups: AddressGroup[],
+  results: AuditedAddress[],
+  wrong: AuditedAddress[],
+  inside: Map<string, Position>,
+): Promise<AuditedAddress[]> {
   for (const r of wrong) {
     const a = inside.get(r.answeredLot!);
-    const dists = r.sourceLots.map((id) => inside.get(id)).filter((p): p is Position => !!p && !!a).map((p) => distanceM(a!, p));
+    const dists = r.sourceLots
+      .map((id) => inside.get(id))
+      .filter((p): p is Position => !!p && !!a)
+      .map((p) => distanceM(a!, p));
     r.distanceM = dists.length ? Math.round(Math.min(...dists)) : null;
   }
   const worst = [...wrong]

@@ -32,7 +32,10 @@ export async function checkPlaceJoins(slug: string, opts: { sourceDir: string | 
 }
 
 /** The join check of a manifest given as an object (data update checks a candidate before writing it), with the rows read. */
-export async function checkManifestJoins(m: Manifest, opts: { sourceDir: string | undefined; placesDir: string; acceptShrink?: string }): Promise<{ check: JoinCheck; rows: PlaceRows; columns: Record<string, string[]> }> {
+export async function checkManifestJoins(
+  m: Manifest,
+  opts: { sourceDir: string | undefined; placesDir: string; acceptShrink?: string },
+): Promise<{ check: JoinCheck; rows: PlaceRows; columns: Record<string, string[]> }> {
   const slug = m.slug;
   const { placeRoot } = placeRootFor(opts.sourceDir, m);
   const fileProblems: string[] = [];
@@ -59,9 +62,27 @@ export async function checkManifestJoins(m: Manifest, opts: { sourceDir: string 
     pairs.push({ source: s, report: tally.report() });
   }
   const citations = await verifyPlaceCitations(slug, { placesDir: opts.placesDir, sourceDir: opts.sourceDir, placeRoot });
-  const verdict = placeVerdict({ manifest: m, placesDir: opts.placesDir, sources: pairs, rows, fileProblems, citations, ...(opts.acceptShrink ? { acceptShrink: opts.acceptShrink } : {}) });
+  const verdict = placeVerdict({
+    manifest: m,
+    placesDir: opts.placesDir,
+    sources: pairs,
+    rows,
+    fileProblems,
+    citations,
+    ...(opts.acceptShrink ? { acceptShrink: opts.acceptShrink } : {}),
+  });
   const { joinRates, gate } = verdict;
-  const check: JoinCheck = { slug, placeRoot, fileProblems, sources, joinRates, ...(rows.addressLots ? { addressLots: rows.addressLots } : {}), ...(gate ? { gate } : {}), citations, verdict };
+  const check: JoinCheck = {
+    slug,
+    placeRoot,
+    fileProblems,
+    sources,
+    joinRates,
+    ...(rows.addressLots ? { addressLots: rows.addressLots } : {}),
+    ...(gate ? { gate } : {}),
+    citations,
+    verdict,
+  };
   return { check, rows, columns };
 }
 

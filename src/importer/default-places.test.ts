@@ -27,7 +27,15 @@ function capturedLogger(): { logger: ReturnType<typeof createLogger>; lines: () 
       done();
     },
   });
-  return { logger: createLogger('info', sink), lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+  return {
+    logger: createLogger('info', sink),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+  };
 }
 
 test('a database where only Cambridge was imported: the next start imports the others; a stale place is re-imported; nothing else is', async () => {
@@ -35,7 +43,11 @@ test('a database where only Cambridge was imported: the next start imports the o
   const dataDir = fs.mkdtempSync(path.join(ROOT, '.siteline-test-start-'));
   try {
     const before = await defaultPlaceStates({ db: t.db, config: config(SHARED_DATA, dataDir) });
-    assert.deepEqual(before.filter((p) => p.loaded).map((p) => p.slug), ['cambridge-ma'], 'as a first start that died after Cambridge left it');
+    assert.deepEqual(
+      before.filter((p) => p.loaded).map((p) => p.slug),
+      ['cambridge-ma'],
+      'as a first start that died after Cambridge left it',
+    );
     const cambridgeAt = before.find((p) => p.slug === 'cambridge-ma')!.importedAt;
 
     const svc = await startService(config(SHARED_DATA, dataDir), { db: t.db, logger: createLogger('silent') });
@@ -50,22 +62,39 @@ test('a database where only Cambridge was imported: the next start imports the o
           .sort(),
       );
       const status = new Map(places.map((p) => [p.slug, p.status]));
-      assert.deepEqual(['cambridge-ma', 'chicago-il', 'paradise-tx', 'saanich-bc'].map((s) => status.get(s)), ['live', 'planned_not_live', 'planned_not_live', 'planned_not_live']);
+      assert.deepEqual(
+        ['cambridge-ma', 'chicago-il', 'paradise-tx', 'saanich-bc'].map((s) => status.get(s)),
+        ['live', 'planned_not_live', 'planned_not_live', 'planned_not_live'],
+      );
       assert.equal(places.find((p) => p.slug === 'cambridge-ma')!.importedAt, cambridgeAt, 'Cambridge was not imported again');
       const health = await fetch(`${svc.url}/readyz`);
       assert.equal(health.status, 200);
       const body = (await health.json()) as { status: string; places: Array<{ slug: string; loaded: boolean; stale: boolean }> };
       assert.equal(body.status, 'ok');
-      assert.ok(body.places.every((p) => p.loaded && !p.stale), JSON.stringify(body.places));
+      assert.ok(
+        body.places.every((p) => p.loaded && !p.stale),
+        JSON.stringify(body.places),
+      );
 
       // Nothing missing or stale: nothing is imported.
       assert.deepEqual(await ensureDefaultPlaces(svc.ctx), []);
       // An import from another manifest or importer version is stale: that place alone is imported again.
-      await svc.ctx.db.query(`UPDATE places SET import_report = jsonb_set(import_report, '{sourceDigest}', '"from-an-older-manifest"') WHERE slug = 'paradise-tx'`);
-      assert.deepEqual((await defaultPlaceStates(svc.ctx)).filter((p) => p.stale).map((p) => p.slug), ['paradise-tx']);
+      await svc.ctx.db.query(
+        `UPDATE places SET import_report = jsonb_set(import_report, '{sourceDigest}', '"from-an-older-manifest"') WHERE slug = 'paradise-tx'`,
+      );
+      assert.deepEqual(
+        (await defaultPlaceStates(svc.ctx)).filter((p) => p.stale).map((p) => p.slug),
+        ['paradise-tx'],
+      );
       const again = await ensureDefaultPlaces(svc.ctx);
-      assert.deepEqual(again.map((r) => [r.slug, r.changed]), [['paradise-tx', true]]);
-      assert.deepEqual((await defaultPlaceStates(svc.ctx)).filter((p) => p.stale || !p.loaded), []);
+      assert.deepEqual(
+        again.map((r) => [r.slug, r.changed]),
+        [['paradise-tx', true]],
+      );
+      assert.deepEqual(
+        (await defaultPlaceStates(svc.ctx)).filter((p) => p.stale || !p.loaded),
+        [],
+      );
     } finally {
       await svc.close();
     }
@@ -97,15 +126,25 @@ test('start without source data: a warning names the directory, Cambridge is liv
 
       const health = await fetch(`${svc.url}/readyz`);
       assert.equal(health.status, 503);
-      const body = (await health.json()) as { status: string; missing: string[]; message: string; places: Array<{ slug: string; status: string; loaded: boolean }> };
+      const body = (await health.json()) as {
+        status: string;
+        missing: string[];
+        message: string;
+        places: Array<{ slug: string; status: string; loaded: boolean }>;
+      };
       assert.equal(body.status, 'unavailable');
       // The live default places (derived from the manifests); the planned ones never make it unhealthy.
-      const liveDefaults = loadAllManifests(PLACES_DIR).filter((m) => m.status === 'live' && m.defaultImport).map((m) => m.slug);
+      const liveDefaults = loadAllManifests(PLACES_DIR)
+        .filter((m) => m.status === 'live' && m.defaultImport)
+        .map((m) => m.slug);
       assert.deepEqual(body.missing, liveDefaults, 'only the live places make it unhealthy');
       assert.ok(liveDefaults.includes('cambridge-ma'));
       for (const slug of liveDefaults) assert.match(body.message, new RegExp(`Live place .*${slug}`));
       assert.match(body.message, liveDefaults.length === 1 ? /siteline data import cambridge-ma --from DIR/ : /siteline data import <place> --from DIR/);
-      assert.deepEqual(body.places.find((p) => p.slug === 'cambridge-ma'), { slug: 'cambridge-ma', status: 'live_unavailable', ready: false, loading: null, loaded: false, stale: false, importedAt: null });
+      assert.deepEqual(
+        body.places.find((p) => p.slug === 'cambridge-ma'),
+        { slug: 'cambridge-ma', status: 'live_unavailable', ready: false, loading: null, loaded: false, stale: false, importedAt: null },
+      );
 
       // What a user asking about an address there is told: what to run, not "try again later".
       const { getFeasibilitySnapshot } = await import('../snapshot/snapshot.ts');
@@ -131,7 +170,13 @@ test('auto-import off: the start still warns which default places are not loaded
     await svc.close();
     const warn = log.lines().find((l) => l.level === 40 && Array.isArray(l.missing));
     assert.ok(warn, 'warned');
-    assert.deepEqual([...warn.missing].sort(), loadAllManifests(PLACES_DIR).filter((m) => m.defaultImport).map((m) => m.slug).sort());
+    assert.deepEqual(
+      [...warn.missing].sort(),
+      loadAllManifests(PLACES_DIR)
+        .filter((m) => m.defaultImport)
+        .map((m) => m.slug)
+        .sort(),
+    );
     assert.ok(warn.missing.includes('cambridge-ma'));
     assert.match(warn.msg, /SITELINE_AUTO_IMPORT=0/);
   } finally {
@@ -149,8 +194,14 @@ test('SITELINE_PLACES_DIR is the set of places: the catalogue and the start-up s
     assert.equal(config.placesDir, placesDir);
     const ctx = testCtx(t.db, { placesDir: config.placesDir });
     assert.equal(await ensureCatalogue(ctx), 1);
-    assert.deepEqual((await defaultPlaceStates(ctx)).map((p) => p.slug), ['paradise-tx']);
-    assert.deepEqual((await t.db.query<{ slug: string }>('SELECT slug FROM places')).map((r) => r.slug), ['paradise-tx']);
+    assert.deepEqual(
+      (await defaultPlaceStates(ctx)).map((p) => p.slug),
+      ['paradise-tx'],
+    );
+    assert.deepEqual(
+      (await t.db.query<{ slug: string }>('SELECT slug FROM places')).map((r) => r.slug),
+      ['paradise-tx'],
+    );
   } finally {
     fs.rmSync(placesDir, { recursive: true, force: true });
     await t.close();

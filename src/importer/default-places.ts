@@ -22,7 +22,6 @@ export interface EnsureOptions {
   onProgress?: (msg: string) => void;
 }
 
-
 /** The command that loads a place, for every message that says a place is not loaded. */
 function importCommand(slug: string): string {
   return `siteline data import ${slug} --from DIR`;
@@ -35,7 +34,10 @@ export function howToLoad(slugs: string[]): string {
 }
 
 /** Load state of every default place (manifests marked defaultImport), in manifest order. */
-export async function defaultPlaceStates(ctx: Pick<AppContext, 'db' | 'config'>, manifests: Manifest[] = loadAllManifests(ctx.config.placesDir)): Promise<PlaceLoadState[]> {
+export async function defaultPlaceStates(
+  ctx: Pick<AppContext, 'db' | 'config'>,
+  manifests: Manifest[] = loadAllManifests(ctx.config.placesDir),
+): Promise<PlaceLoadState[]> {
   const rows = await ctx.db.query<{ slug: string; imported_at: Date | string | null; digest: string | null; gate: string | null }>(
     `SELECT slug, imported_at, import_report->>'sourceDigest' AS digest, import_report->'gate'->>'passed' AS gate FROM places`,
   );
@@ -90,7 +92,11 @@ export async function planDefaultPlaces(ctx: AppContext, opts: EnsureOptions = {
     return async () => [];
   }
   // One place at a time; each answers as soon as its import commits (place-loading.ts, /readyz).
-  const load = beginStartupLoad(ctx.db, states, todo.map((p) => p.slug));
+  const load = beginStartupLoad(
+    ctx.db,
+    states,
+    todo.map((p) => p.slug),
+  );
   return () => importQueued(ctx, load, todo, dir, opts);
 }
 
@@ -104,12 +110,21 @@ async function importQueued(ctx: AppContext, load: StartupLoad, todo: PlaceLoadS
       entry.startedAt = new Date().toISOString();
       ctx.logger.info({ place: p.slug, sourceDir: dir, reason: p.loaded ? 'stale' : 'missing' }, 'importing default place');
       try {
-        const r = await importPlace(ctx, p.slug, { sourceDir: dir, placesDir: ctx.config.placesDir, quiet: true, onProgress: opts.onProgress ?? ((msg) => ctx.logger.info({ place: p.slug }, msg)) });
-        ctx.logger.info({ place: p.slug, report: { counts: r.counts, joinRates: r.joinRates, durationMs: r.durationMs } }, formatImportReport(r).split('\n')[0]!);
+        const r = await importPlace(ctx, p.slug, {
+          sourceDir: dir,
+          placesDir: ctx.config.placesDir,
+          quiet: true,
+          onProgress: opts.onProgress ?? ((msg) => ctx.logger.info({ place: p.slug }, msg)),
+        });
+        ctx.logger.info(
+          { place: p.slug, report: { counts: r.counts, joinRates: r.joinRates, durationMs: r.durationMs } },
+          formatImportReport(r).split('\n')[0]!,
+        );
         reports.push(r);
         Object.assign(p, { loaded: true, stale: false, importedAt: r.finishedAt, joinsTooPoor: Boolean(r.gate && !r.gate.passed) });
         entry.state = 'ready';
-        if (r.gate && !r.gate.passed) ctx.logger.warn({ place: p.slug, problems: r.gate.problems }, `${p.slug} is loaded but not live: its join rates are below the manifest's thresholds`);
+        if (r.gate && !r.gate.passed)
+          ctx.logger.warn({ place: p.slug, problems: r.gate.problems }, `${p.slug} is loaded but not live: its join rates are below the manifest's thresholds`);
       } catch (err) {
         entry.state = 'failed';
         entry.error = (err as Error).message;

@@ -22,15 +22,14 @@ const PLACE = 'US-MA:testville';
 const OTHER = 'US-MA:elsewhere';
 const origin: Position = [-71.1, 42.37];
 const at = (x: number, y: number): Position => offsetM(origin, x, y);
-const rect = (x0: number, y0: number, x1: number, y1: number): MultiPolygonCoords => [
-  [[at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1), at(x0, y0)]],
-];
+const rect = (x0: number, y0: number, x1: number, y1: number): MultiPolygonCoords => [[[at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1), at(x0, y0)]]];
 
 async function insertPlace(db: Db, placeId: string, slug: string): Promise<void> {
-  await db.query(
-    `INSERT INTO places (place_id, slug, name, region, country, status, manifest) VALUES ($1, $2, $3, 'MA', 'US', 'live', '{}')`,
-    [placeId, slug, slug],
-  );
+  await db.query(`INSERT INTO places (place_id, slug, name, region, country, status, manifest) VALUES ($1, $2, $3, 'MA', 'US', 'live', '{}')`, [
+    placeId,
+    slug,
+    slug,
+  ]);
 }
 
 async function insertLot(db: Db, placeId: string, id: string, geom: MultiPolygonCoords): Promise<void> {
@@ -44,17 +43,25 @@ async function insertLot(db: Db, placeId: string, id: string, geom: MultiPolygon
 }
 
 async function insertZone(db: Db, zoneId: string, layer: string, code: string, geom: MultiPolygonCoords): Promise<void> {
-  await db.query(
-    `INSERT INTO zones (place_id, zone_id, layer, code, name, geom, bbox) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::box)`,
-    [PLACE, zoneId, layer, code, `${code} district`, JSON.stringify(geom), boxLiteral(bboxOf(geom))],
-  );
+  await db.query(`INSERT INTO zones (place_id, zone_id, layer, code, name, geom, bbox) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::box)`, [
+    PLACE,
+    zoneId,
+    layer,
+    code,
+    `${code} district`,
+    JSON.stringify(geom),
+    boxLiteral(bboxOf(geom)),
+  ]);
 }
 
 async function insertStreet(db: Db, segmentId: string, key: string, line: Position[]): Promise<void> {
-  await db.query(
-    `INSERT INTO street_segments (place_id, segment_id, street_key, street_display, geom, bbox) VALUES ($1, $2, $3, $3, $4::jsonb, $5::box)`,
-    [PLACE, segmentId, key, JSON.stringify(line), boxLiteral(bboxOf(line))],
-  );
+  await db.query(`INSERT INTO street_segments (place_id, segment_id, street_key, street_display, geom, bbox) VALUES ($1, $2, $3, $3, $4::jsonb, $5::box)`, [
+    PLACE,
+    segmentId,
+    key,
+    JSON.stringify(line),
+    boxLiteral(bboxOf(line)),
+  ]);
 }
 
 async function buildBlock(db: Db): Promise<void> {
@@ -102,6 +109,7 @@ async function factsOf(db: Db, placeId: string, id: string): Promise<ParcelFacts
 const near = (actual: number | undefined, expected: number, tol: number, what: string) =>
   assert.ok(actual !== undefined && Math.abs(actual - expected) <= tol, `${what}: ${actual} (expected ${expected} ± ${tol})`);
 
+// Long because: one hand-built block, each of its lots' facts checked against a hand measurement.
 test('derivePlaceLotFacts: zone shares, overlays, frontage, depth and corner on a hand-built block', async () => {
   const t = await createTestDb();
   try {
@@ -120,7 +128,13 @@ test('derivePlaceLotFacts: zone shares, overlays, frontage, depth and corner on 
 
     // L2: 70 % R-1 (primary), 30 % C-1.
     const l2 = await zoneRows(db, 'L2');
-    assert.deepEqual(l2.map((r) => [r.layer, r.code]), [['base', 'R-1'], ['base', 'C-1']]);
+    assert.deepEqual(
+      l2.map((r) => [r.layer, r.code]),
+      [
+        ['base', 'R-1'],
+        ['base', 'C-1'],
+      ],
+    );
     near(l2[0]!.share, 0.7, 0.002, 'L2 R-1 share');
     near(l2[1]!.share, 0.3, 0.002, 'L2 C-1 share');
     assert.equal(l2[0]!.attrs.primary, true);
@@ -130,18 +144,34 @@ test('derivePlaceLotFacts: zone shares, overlays, frontage, depth and corner on 
 
     // L3: wholly C-1, and in overlay HSQ whose edges run along its lot lines.
     const l3 = await zoneRows(db, 'L3');
-    assert.deepEqual(l3.map((r) => [r.layer, r.code, r.share]), [['base', 'C-1', 1], ['overlay', 'HSQ', 1]]);
+    assert.deepEqual(
+      l3.map((r) => [r.layer, r.code, r.share]),
+      [
+        ['base', 'C-1', 1],
+        ['overlay', 'HSQ', 1],
+      ],
+    );
 
     // L4: split 34/26 by x = 42; 40 % in FLOOD.
     const l4 = await zoneRows(db, 'L4');
-    assert.deepEqual(l4.map((r) => [r.layer, r.code]), [['base', 'R-1'], ['base', 'C-1'], ['overlay', 'FLOOD']]);
+    assert.deepEqual(
+      l4.map((r) => [r.layer, r.code]),
+      [
+        ['base', 'R-1'],
+        ['base', 'C-1'],
+        ['overlay', 'FLOOD'],
+      ],
+    );
     near(l4[0]!.share, 34 / 60, 0.002, 'L4 R-1 share');
     near(l4[1]!.share, 26 / 60, 0.002, 'L4 C-1 share');
     near(l4[2]!.share, 0.4, 0.002, 'L4 FLOOD share');
 
     // L1: wholly R-1; the TINY overlay sliver (3.3 %) is dropped.
     const l1 = await zoneRows(db, 'L1');
-    assert.deepEqual(l1.map((r) => [r.layer, r.code, r.share]), [['base', 'R-1', 1]]);
+    assert.deepEqual(
+      l1.map((r) => [r.layer, r.code, r.share]),
+      [['base', 'R-1', 1]],
+    );
 
     // Frontage and depth.
     const f1 = await factsOf(db, PLACE, 'L1');
@@ -196,9 +226,13 @@ test('computeLotFacts on rows in memory agrees with derivePlaceLotFacts on the d
     await buildBlock(db);
     const stored = await derivePlaceLotFacts(db, PLACE);
     const parcels = await db.query<{ parcel_ext_id: string; geom: MultiPolygonCoords; inside_lon: number; inside_lat: number }>(
-      'SELECT parcel_ext_id, geom, inside_lon, inside_lat FROM parcels WHERE place_id = $1 ORDER BY parcel_ext_id', [PLACE]);
+      'SELECT parcel_ext_id, geom, inside_lon, inside_lat FROM parcels WHERE place_id = $1 ORDER BY parcel_ext_id',
+      [PLACE],
+    );
     const zones = await db.query<{ zone_id: string; layer: string; code: string; name: string | null; geom: MultiPolygonCoords }>(
-      'SELECT zone_id, layer, code, name, geom FROM zones WHERE place_id = $1', [PLACE]);
+      'SELECT zone_id, layer, code, name, geom FROM zones WHERE place_id = $1',
+      [PLACE],
+    );
     const streets = await db.query<{ street_key: string; geom: Position[] }>('SELECT street_key, geom FROM street_segments WHERE place_id = $1', [PLACE]);
     const got = new Map<string, { facts: ParcelFacts; zones: LotZoneRow[] }>();
     const report = computeLotFacts(
@@ -287,7 +321,10 @@ test('derivePlaceLotFacts: a lot in two parts gets the districts of both parts',
     const report = await derivePlaceLotFacts(db, PLACE);
     assert.equal(report.splitLots, 1);
     const rows = await zoneRows(db, 'M1');
-    assert.deepEqual(rows.map((r) => r.code), ['R-1', 'C-1']);
+    assert.deepEqual(
+      rows.map((r) => r.code),
+      ['R-1', 'C-1'],
+    );
     near(rows[0]!.share, 0.75, 0.002, 'R-1 share');
     near(rows[1]!.share, 0.25, 0.002, 'C-1 share');
   } finally {
@@ -336,9 +373,21 @@ test('derivePlaceLotFacts: a place with no lots reports zeros', async () => {
     const db = t.db;
     await insertPlace(db, PLACE, 'testville');
     const report = await derivePlaceLotFacts(db, PLACE);
-    assert.deepEqual({ ...report, ms: 0 }, {
-      parcels: 0, parcelsWithBaseZone: 0, splitLots: 0, parcelsWithOverlay: 0, parcelsWithFrontage: 0, cornerLots: 0, ms: 0, clippedLots: 0, clipFailures: 0, lotsWithMinorShares: 0,
-    });
+    assert.deepEqual(
+      { ...report, ms: 0 },
+      {
+        parcels: 0,
+        parcelsWithBaseZone: 0,
+        splitLots: 0,
+        parcelsWithOverlay: 0,
+        parcelsWithFrontage: 0,
+        cornerLots: 0,
+        ms: 0,
+        clippedLots: 0,
+        clipFailures: 0,
+        lotsWithMinorShares: 0,
+      },
+    );
     const [count] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${LOT_ZONES} WHERE place_id = $1`, [PLACE]);
     assert.equal(count!.n, 0);
   } finally {
@@ -371,9 +420,19 @@ test('a district piece under 5 % of the lot is kept as a minor share when it is 
     (id, _facts, zones) => zonesOf.set(id, zones),
   );
   const lot = zonesOf.get('LOT')!;
-  assert.deepEqual(lot.map((z) => [z.layer, z.code]), [['base', 'R-1'], ['base', 'C-1'], ['overlay', 'BIG']]);
+  assert.deepEqual(
+    lot.map((z) => [z.layer, z.code]),
+    [
+      ['base', 'R-1'],
+      ['base', 'C-1'],
+      ['overlay', 'BIG'],
+    ],
+  );
   near(lot[1]!.share, 0.025, 0.001, 'C-1 share');
-  assert.deepEqual({ minor: lot[1]!.attrs.minor, rule: lot[1]!.attrs.rule, primary: lot[1]!.attrs.primary }, { minor: true, rule: 'area_at_least_1000_sqft', primary: false });
+  assert.deepEqual(
+    { minor: lot[1]!.attrs.minor, rule: lot[1]!.attrs.rule, primary: lot[1]!.attrs.primary },
+    { minor: true, rule: 'area_at_least_1000_sqft', primary: false },
+  );
   assert.equal(lot[0]!.attrs.primary, true);
   assert.equal(lot[0]!.attrs.minor, undefined);
   assert.equal(lot[2]!.attrs.minor, true);
@@ -381,7 +440,10 @@ test('a district piece under 5 % of the lot is kept as a minor share when it is 
   assert.equal(report.splitLots, 0, 'a minor share does not make a split lot');
   assert.equal(report.lotsWithMinorShares, 1);
   assert.equal(report.parcelsWithOverlay, 0, 'a lot with only a minor overlay piece is not counted as in the overlay');
-  assert.deepEqual(zonesOf.get('SMALLLOT')!.map((z) => z.code), ['C-1']);
+  assert.deepEqual(
+    zonesOf.get('SMALLLOT')!.map((z) => z.code),
+    ['C-1'],
+  );
 });
 
 // Issue 8 item 5: lot areas on the ellipsoid. The independent computation is proj4's transverse
@@ -392,7 +454,12 @@ test('lot areas from the place frame agree with proj4 (transverse Mercator on th
   const got = new Map<string, number>();
   computeLotFacts(
     {
-      parcels: lots.map((g, i) => ({ parcelExtId: `L${i}`, geom: g, insideLon: (g[0]![0]![0]![0] + g[0]![0]![2]![0]) / 2, insideLat: (g[0]![0]![0]![1] + g[0]![0]![2]![1]) / 2 })),
+      parcels: lots.map((g, i) => ({
+        parcelExtId: `L${i}`,
+        geom: g,
+        insideLon: (g[0]![0]![0]![0] + g[0]![0]![2]![0]) / 2,
+        insideLat: (g[0]![0]![0]![1] + g[0]![0]![2]![1]) / 2,
+      })),
       zones: [{ zoneId: 'all', layer: 'base', code: 'R-1', name: null, geom: rect(-20_000, -20_000, 20_000, 20_000) }],
       streets: [],
     },
@@ -447,7 +514,15 @@ test('cul-de-sac: the lot lines around the bulb are fronts, measured along the a
     lots[`P${k}`] = [...inner, ...outer.reverse()];
     arcLen[`P${k}`] = inner.slice(1).reduce((s, p, i) => s + Math.hypot(p[0] - inner[i]![0], p[1] - inner[i]![1]), 0);
   }
-  const f = factsFor(lots, [{ key: 'BULB ST', line: [[0, -300], [0, 0]] }]);
+  const f = factsFor(lots, [
+    {
+      key: 'BULB ST',
+      line: [
+        [0, -300],
+        [0, 0],
+      ],
+    },
+  ]);
   for (const id of ['P1', 'P2', 'P3', 'P4']) {
     const front = f.get(id)!.frontByStreet['BULB ST'];
     assert.ok(front, `${id} fronts Bulb St: ${JSON.stringify(f.get(id))}`);
@@ -465,13 +540,44 @@ test('a lot on two streets whose fronts do not meet records why it is not a corn
   // around behind it (an L shape): it fronts Main St east of C and Side St north of C, and its two
   // fronts are C's depth and width apart, with C between them.
   const lots: Record<string, XY[]> = {
-    C: [[8, 8], [20, 8], [20, 22], [8, 22]],
-    L: [[20, 8], [40, 8], [40, 40], [8, 40], [8, 22], [20, 22]],
-    N: [[40, 8], [60, 8], [60, 40], [40, 40]],
+    C: [
+      [8, 8],
+      [20, 8],
+      [20, 22],
+      [8, 22],
+    ],
+    L: [
+      [20, 8],
+      [40, 8],
+      [40, 40],
+      [8, 40],
+      [8, 22],
+      [20, 22],
+    ],
+    N: [
+      [40, 8],
+      [60, 8],
+      [60, 40],
+      [40, 40],
+    ],
   };
   const f = factsFor(lots, [
-    { key: 'MAIN ST', line: [[-300, 0], [0, 0], [300, 0]] },
-    { key: 'SIDE ST', line: [[0, -300], [0, 0], [0, 300]] },
+    {
+      key: 'MAIN ST',
+      line: [
+        [-300, 0],
+        [0, 0],
+        [300, 0],
+      ],
+    },
+    {
+      key: 'SIDE ST',
+      line: [
+        [0, -300],
+        [0, 0],
+        [0, 300],
+      ],
+    },
   ]);
   const l = f.get('L')!;
   assert.deepEqual(l.streets.slice().sort(), ['MAIN ST', 'SIDE ST'], JSON.stringify(l));
@@ -497,8 +603,21 @@ test('a lot on two streets whose fronts do not meet records why it is not a corn
 function wedgeLot(deg: number, side: 'obtuse' | 'acute', chamfer = 4): { lots: Record<string, XY[]>; streets: { key: string; line: XY[] }[] } {
   const u: XY = [Math.cos(rad(deg)), Math.sin(rad(deg))];
   const streets = [
-    { key: 'MAIN ST', line: [[-300, 0], [0, 0], [300, 0]] as XY[] },
-    { key: 'SIDE ST', line: [[0, 0], [300 * u[0], 300 * u[1]]] as XY[] },
+    {
+      key: 'MAIN ST',
+      line: [
+        [-300, 0],
+        [0, 0],
+        [300, 0],
+      ] as XY[],
+    },
+    {
+      key: 'SIDE ST',
+      line: [
+        [0, 0],
+        [300 * u[0], 300 * u[1]],
+      ] as XY[],
+    },
   ];
   // the lot's corner: 8 m above Main St and 8 m from Side St, on the side the lot lies
   const n: XY = side === 'obtuse' ? [-u[1], u[0]] : [u[1], -u[0]]; // left of Side St for the obtuse angle, right for the acute one
@@ -514,7 +633,7 @@ function wedgeLot(deg: number, side: 'obtuse' | 'acute', chamfer = 4): { lots: R
   return { lots: { W: [p2, pa, pb, p4, p3] }, streets };
 }
 
-test('corner lots: the streets\' angle decides, not a chamfer; a sharp corner is a corner, not a through lot', () => {
+test("corner lots: the streets' angle decides, not a chamfer; a sharp corner is a corner, not a through lot", () => {
   // interior angle 130° (streets turn by 50°): a corner lot, with or without a chamfer at its corner
   for (const chamfer of [0.01, 4, 6]) {
     const w = wedgeLot(50, 'obtuse', chamfer);

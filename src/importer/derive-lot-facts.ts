@@ -9,7 +9,15 @@
 // Rules and thresholds: docs/lot-geometry.md.
 import type { Queryable } from '../db/database.ts';
 import type { MultiPolygonCoords, Position } from '../core/geo/primitives.ts';
-import { PlaceFrame, PolygonSetBuilder, indexItems, itemFrameArea, itemVertexCount, type PolygonSet, type PolygonSetSizeHint } from '../core/geo/polygon-set.ts';
+import {
+  PlaceFrame,
+  PolygonSetBuilder,
+  indexItems,
+  itemFrameArea,
+  itemVertexCount,
+  type PolygonSet,
+  type PolygonSetSizeHint,
+} from '../core/geo/polygon-set.ts';
 import { splitIntoPieces } from '../core/geo/lot-pieces.ts';
 import { GrowableF64 } from '../core/geo/planar-ops.ts';
 import { ZoneLayer, type RawZoneShare, type ZoneRecord, type ZoneShareStats } from '../core/geo/zone-shares.ts';
@@ -126,8 +134,14 @@ export async function derivePlaceLotFacts(q: Queryable, placeId: string, opts: D
   );
   const engine = new LotFactsEngine(
     lots.finish(),
-    zoneLayers(zoneRows.map((r) => ({ zoneId: r.zone_id, layer: r.layer, code: r.code, name: r.name, geom: parseJson(r.geom) as MultiPolygonCoords })), frame),
-    streetIndex(streetRows.map((r) => ({ streetKey: r.street_key, geom: parseJson(r.geom) as Position[] })), frame),
+    zoneLayers(
+      zoneRows.map((r) => ({ zoneId: r.zone_id, layer: r.layer, code: r.code, name: r.name, geom: parseJson(r.geom) as MultiPolygonCoords })),
+      frame,
+    ),
+    streetIndex(
+      streetRows.map((r) => ({ streetKey: r.street_key, geom: parseJson(r.geom) as Position[] })),
+      frame,
+    ),
     progress,
   );
 
@@ -149,7 +163,18 @@ export async function derivePlaceLotFacts(q: Queryable, placeId: string, opts: D
 }
 
 function emptyReport(parcels: number): DeriveReport {
-  return { parcels, parcelsWithBaseZone: 0, splitLots: 0, parcelsWithOverlay: 0, parcelsWithFrontage: 0, cornerLots: 0, ms: 0, clippedLots: 0, clipFailures: 0, lotsWithMinorShares: 0 };
+  return {
+    parcels,
+    parcelsWithBaseZone: 0,
+    splitLots: 0,
+    parcelsWithOverlay: 0,
+    parcelsWithFrontage: 0,
+    cornerLots: 0,
+    ms: 0,
+    clippedLots: 0,
+    clipFailures: 0,
+    lotsWithMinorShares: 0,
+  };
 }
 
 interface LoadedLots {
@@ -174,9 +199,7 @@ class LotFactsEngine {
   ) {
     this.count = lots.ids.length;
     this.fabric = new LotFabric(lots.set, indexItems(lots.set), streets, lots.frame);
-    progress?.(
-      `lot facts: ${layers.base.zones.length} base districts, ${layers.overlay.zones.length} overlays, ${streets.edgeCount} street edges indexed`,
-    );
+    progress?.(`lot facts: ${layers.base.zones.length} base districts, ${layers.overlay.zones.length} overlays, ${streets.edgeCount} street edges indexed`);
   }
 
   derive(i: number, report: DeriveReport): { id: string; facts: ParcelFacts; zones: LotZoneRow[] } {

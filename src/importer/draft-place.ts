@@ -61,11 +61,13 @@ function sourceBase(ins: Inspection, l: InspectedLayer, id: string, name: string
     if (l.companions!.shx) s['shx'] = ref(l.companions!.shx);
   }
   // The CRS goes into the manifest when the file does not name it itself (a GeoJSON crs member, a .prj).
-  if (l.format !== 'shapefile' && l.crs && !isLonLatCrs(l.crs) && !(l.format === 'geojson' && l.crsReason.startsWith("the file's crs member"))) s['crs'] = l.crs;
+  if (l.format !== 'shapefile' && l.crs && !isLonLatCrs(l.crs) && !(l.format === 'geojson' && l.crsReason.startsWith("the file's crs member")))
+    s['crs'] = l.crs;
   return s;
 }
 
 /** The manifest and rules skeleton for an inspection (plain JSON, validated by the caller). */
+// Long because: the manifest and the rules skeleton written field by field, in the order the files list them.
 export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Record<string, unknown>; rules: Record<string, unknown> } {
   const sources: Record<string, unknown>[] = [];
   const { roles } = ins;
@@ -83,14 +85,22 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
         ...(kind ? { where: { [kind.field]: oneOrList(kind.baseValues) } } : {}),
         ...(ins.zoneField.nameField ? { nameField: ins.zoneField.nameField } : {}),
         // OZFS: the residential types each district allows, kept as the shipped OZFS place keeps them.
-        ...(roles.zoning.format === 'ozfs-zoning' && roles.zoning.fields.some((f) => f.name === 'res_types_allowed') ? { attrs: { resTypesAllowed: 'res_types_allowed' } } : {}),
+        ...(roles.zoning.format === 'ozfs-zoning' && roles.zoning.fields.some((f) => f.name === 'res_types_allowed')
+          ? { attrs: { resTypesAllowed: 'res_types_allowed' } }
+          : {}),
       },
     });
   }
   if (roles.zoning && ins.zoneField && kind) {
     sources.push({
       ...sourceBase(ins, roles.zoning, 'overlays', 'Overlay districts', id.provenance),
-      load: { target: 'zones', zoneLayer: 'overlay', code: { field: ins.zoneField.field }, ...(ins.zoneField.nameField ? { nameField: ins.zoneField.nameField } : {}), where: { [kind.field]: oneOrList(kind.overlayValues) } },
+      load: {
+        target: 'zones',
+        zoneLayer: 'overlay',
+        code: { field: ins.zoneField.field },
+        ...(ins.zoneField.nameField ? { nameField: ins.zoneField.nameField } : {}),
+        where: { [kind.field]: oneOrList(kind.overlayValues) },
+      },
     });
   }
   if (roles.parcels && ins.parcelIdField) {
@@ -117,9 +127,15 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
     });
   }
   const boxes = [roles.boundary, roles.zoning, roles.parcels, roles.addresses].map((l) => l?.lonLatBBox).filter((b): b is BBox => Boolean(b));
-  const bbox: BBox = boxes.length ? [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))] : [0, 0, 0, 0];
+  const bbox: BBox = boxes.length
+    ? [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))]
+    : [0, 0, 0, 0];
   const round = (x: number) => Math.round(x * 1e5) / 1e5;
-  const missing = [!sources.some((s) => s['id'] === 'addresses') && 'address table', !sources.some((s) => s['id'] === 'parcels') && 'parcels', !sources.some((s) => s['id'] === 'zoning') && 'zoning layer'].filter((x): x is string => Boolean(x));
+  const missing = [
+    !sources.some((s) => s['id'] === 'addresses') && 'address table',
+    !sources.some((s) => s['id'] === 'parcels') && 'parcels',
+    !sources.some((s) => s['id'] === 'zoning') && 'zoning layer',
+  ].filter((x): x is string => Boolean(x));
   const manifest = {
     slug: id.slug,
     geoDivisionId: `${id.country}-${id.region}:${nameKey(id.name)}`,
@@ -145,7 +161,8 @@ export function draftPlace(ins: Inspection, id: PlaceIdentity): { manifest: Reco
   const why = `No ordinance was read for ${id.name}: every value is not_extracted until someone reads the zoning ordinance and cites it (docs/data.md, "The rules file").`;
   const districts: Record<string, unknown> = {};
   const names = new Map<string, string>();
-  if (roles.zoning && ins.zoneField?.nameField) for (const f of roles.zoning.features) names.set(str(f.properties[ins.zoneField.field]), str(f.properties[ins.zoneField.nameField]));
+  if (roles.zoning && ins.zoneField?.nameField)
+    for (const f of roles.zoning.features) names.set(str(f.properties[ins.zoneField.field]), str(f.properties[ins.zoneField.nameField]));
   for (const code of ins.zoneField?.codes ?? []) {
     districts[code] = {
       name: names.get(code) || code,
@@ -172,11 +189,19 @@ export function formatInspection(ins: Inspection): string {
   const L: string[] = [`Inspected ${ins.dir}: ${ins.layers.length} layer(s)`];
   for (const l of ins.layers) {
     const role = Object.entries(ins.roles).find(([, v]) => v === l)?.[0];
-    const geom = Object.entries(l.geometry).map(([k, n]) => `${n} ${k}`).join(', ');
-    L.push('', `  ${l.file}${l.object ? ` (object ${l.object})` : ''}: ${l.format}${l.encoding ? `, ${l.encoding}` : ''}${l.csv ? `, ${l.csv.header ? 'header row' : 'no header (columns numbered 1..n)'}, delimiter ${JSON.stringify(l.csv.delimiter)}` : ''}; ${l.rows} rows (${geom})${role ? ` -> ${role.toUpperCase()}` : ' -> not used'}`);
+    const geom = Object.entries(l.geometry)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
+    L.push(
+      '',
+      `  ${l.file}${l.object ? ` (object ${l.object})` : ''}: ${l.format}${l.encoding ? `, ${l.encoding}` : ''}${l.csv ? `, ${l.csv.header ? 'header row' : 'no header (columns numbered 1..n)'}, delimiter ${JSON.stringify(l.csv.delimiter)}` : ''}; ${l.rows} rows (${geom})${role ? ` -> ${role.toUpperCase()}` : ' -> not used'}`,
+    );
     L.push(`    CRS: ${l.crs ? shortCrs(l.crs) : 'lon/lat'}${l.crsReason ? ` (${l.crsReason})` : ''}`);
     if (l.xy) L.push(`    coordinates: x = ${l.xy.x}, y = ${l.xy.y}`);
-    for (const f of l.fields.slice(0, 25)) L.push(`    ${f.name.padEnd(22)} ${String(f.distinct).padStart(6)} distinct  ${f.personal ? '(personal data: values not shown)' : `e.g. ${f.samples.map((s) => JSON.stringify(s.slice(0, 40))).join(', ')}`}`);
+    for (const f of l.fields.slice(0, 25))
+      L.push(
+        `    ${f.name.padEnd(22)} ${String(f.distinct).padStart(6)} distinct  ${f.personal ? '(personal data: values not shown)' : `e.g. ${f.samples.map((s) => JSON.stringify(s.slice(0, 40))).join(', ')}`}`,
+      );
     if (l.fields.length > 25) L.push(`    ... and ${l.fields.length - 25} more fields`);
   }
   for (const s of ins.skipped) L.push(`  skipped ${s.file}: ${s.reason}`);
@@ -188,10 +213,16 @@ export function formatInspection(ins: Inspection): string {
     L.push('  address -> lot join keys, by measured overlap:');
     for (const k of ins.joinKeys) L.push(`    ${k.addressField} -> ${k.parcelField}: ${k.matched} of ${k.total} = ${pc(k.matched, k.total)}`);
   } else if (ins.roles.addresses && ins.roles.parcels) L.push('  address -> lot join keys: no address column matches a parcel field');
-  if (ins.pointInParcel) L.push(`  address point inside a parcel: ${ins.pointInParcel.matched} of ${ins.pointInParcel.total} = ${pc(ins.pointInParcel.matched, ins.pointInParcel.total)}`);
+  if (ins.pointInParcel)
+    L.push(
+      `  address point inside a parcel: ${ins.pointInParcel.matched} of ${ins.pointInParcel.total} = ${pc(ins.pointInParcel.matched, ins.pointInParcel.total)}`,
+    );
   if (ins.disagreements !== undefined) L.push(`  best key and point disagree on ${ins.disagreements} addresses`);
   if (ins.lotBy) L.push(`  lots found by: ${ins.lotBy.mode} (${ins.lotBy.why})`);
-  if (ins.lotToZone) L.push(`  lot -> zone (a point inside each lot in a district): ${ins.lotToZone.matched} of ${ins.lotToZone.total} = ${pc(ins.lotToZone.matched, ins.lotToZone.total)}`);
+  if (ins.lotToZone)
+    L.push(
+      `  lot -> zone (a point inside each lot in a district): ${ins.lotToZone.matched} of ${ins.lotToZone.total} = ${pc(ins.lotToZone.matched, ins.lotToZone.total)}`,
+    );
   for (const n of ins.notes) L.push(`  note: ${n}`);
   L.push('', 'Confirm:');
   for (const c of ins.confirm) L.push(`  - ${c}`);

@@ -21,7 +21,10 @@ async function fingerprint(db: Db, placeId: string, rowsOnly = false): Promise<s
     ['addresses', 'row_no'],
     ['street_segments', 'segment_id'],
   ] as const) {
-    const r = await db.query<{ h: string | null; n: number }>(`SELECT md5(string_agg(t::text, '|' ORDER BY ${order})) AS h, count(*)::int AS n FROM ${table} t WHERE place_id = $1`, [placeId]);
+    const r = await db.query<{ h: string | null; n: number }>(
+      `SELECT md5(string_agg(t::text, '|' ORDER BY ${order})) AS h, count(*)::int AS n FROM ${table} t WHERE place_id = $1`,
+      [placeId],
+    );
     parts.push(`${table}:${r[0]?.n}:${r[0]?.h}`);
   }
   if (rowsOnly) return parts.join('\n');
@@ -38,7 +41,10 @@ test('importer idempotence: a second import of the same sources changes nothing'
     const first = await importPlace(ctx, 'paradise-tx', { sourceDir: SHARED_DATA, quiet: true, onProgress: (m) => progress.push(m) });
     assert.equal(first.changed, true);
     assert.equal(first.placeId, 'US-TX:paradise');
-    assert.ok(progress.some((m) => /files verified/.test(m)), 'progress reported');
+    assert.ok(
+      progress.some((m) => /files verified/.test(m)),
+      'progress reported',
+    );
     // SOURCES.md: 7 districts, 421 parcels (centroid + labelled edges), 2,382 features.
     assert.equal(first.counts.baseZones, 7);
     assert.equal(first.counts.parcels, 421);
@@ -57,7 +63,11 @@ test('importer idempotence: a second import of the same sources changes nothing'
       `SELECT DISTINCT tablename::text FROM pg_stats WHERE schemaname = 'public' AND attname = 'place_id' AND tablename IN ($1, $2) ORDER BY 1`,
       [`parcels_p${part}`, `zones_p${part}`],
     );
-    assert.deepEqual(analysed.map((r) => r.tablename), [`parcels_p${part}`, `zones_p${part}`], 'the loaded partitions have statistics');
+    assert.deepEqual(
+      analysed.map((r) => r.tablename),
+      [`parcels_p${part}`, `zones_p${part}`],
+      'the loaded partitions have statistics',
+    );
     assert.equal(Number((await t.db.query<{ n: number }>('SELECT count(*) AS n FROM parcels_default'))[0]!.n), 0, 'no row in the default partition');
     assert.ok(typeof first.timings['analyze'] === 'number', 'the report times the statistics step');
 
@@ -69,7 +79,10 @@ test('importer idempotence: a second import of the same sources changes nothing'
     assert.deepEqual(second.counts, first.counts);
     assert.equal(await fingerprint(t.db, 'US-TX:paradise'), before);
     const runs = await t.db.query<{ changed: boolean }>('SELECT changed FROM import_runs WHERE place_id = $1 ORDER BY run_id', ['US-TX:paradise']);
-    assert.deepEqual(runs.map((r) => r.changed), [true, false]);
+    assert.deepEqual(
+      runs.map((r) => r.changed),
+      [true, false],
+    );
 
     // --force rewrites the rows and lands on the same content.
     const forced = await importPlace(ctx, 'paradise-tx', { sourceDir: SHARED_DATA, quiet: true, force: true });
@@ -79,14 +92,21 @@ test('importer idempotence: a second import of the same sources changes nothing'
 
     // The whole catalogue is there, not only the imported place.
     const ids = (await t.db.query<{ place_id: string }>('SELECT place_id FROM places ORDER BY place_id')).map((r) => r.place_id);
-    assert.deepEqual(ids, loadAllManifests(PLACES_DIR).map((m) => m.geoDivisionId).sort());
+    assert.deepEqual(
+      ids,
+      loadAllManifests(PLACES_DIR)
+        .map((m) => m.geoDivisionId)
+        .sort(),
+    );
     assert.ok(ids.includes('US-MA:cambridge') && ids.includes('CA-BC:saanich'));
     // The catalogue reflects the import; the place is found by a point inside its zoning.
     const place = await getPlaceBySlug(ctx, 'paradise-tx');
     assert.equal(place?.status, 'planned_not_live');
     assert.ok(place?.importedAt);
     assert.equal(place?.layers.find((l) => l.layer === 'parcels')?.features, 2382);
-    const lot = await t.db.query<{ inside_lon: number; inside_lat: number }>('SELECT inside_lon, inside_lat FROM parcels WHERE place_id = $1 LIMIT 1', ['US-TX:paradise']);
+    const lot = await t.db.query<{ inside_lon: number; inside_lat: number }>('SELECT inside_lon, inside_lat FROM parcels WHERE place_id = $1 LIMIT 1', [
+      'US-TX:paradise',
+    ]);
     const found = await findPlaceByPoint(ctx, lot[0]!.inside_lon, lot[0]!.inside_lat);
     assert.equal(found?.geoDivisionId, 'US-TX:paradise');
     assert.equal(await findPlaceByPoint(ctx, -90, 30), null);
@@ -136,7 +156,10 @@ test('importer: a broken field mapping (every row rejected) is refused and the l
     fs.writeFileSync(manifestFile, JSON.stringify(manifest));
     await assert.rejects(
       importPlace(ctx, 'paradise-tx', { sourceDir: SHARED_DATA, placesDir: places, quiet: true }),
-      (err: unknown) => err instanceof SitelineError && err.code === 'bad_input' && /refusing to import:\n {2}- zoning \([^)]+\): 7 rows read, none usable.*\[governed by sources\[zoning\]\.load = .*no_such_field/.test(err.message),
+      (err: unknown) =>
+        err instanceof SitelineError &&
+        err.code === 'bad_input' &&
+        /refusing to import:\n {2}- zoning \([^)]+\): 7 rows read, none usable.*\[governed by sources\[zoning\]\.load = .*no_such_field/.test(err.message),
     );
     assert.equal(await fingerprint(t.db, 'US-TX:paradise'), before, 'nothing lost');
   } finally {
@@ -149,7 +172,10 @@ test('importer: an unknown place or a missing source directory is a clear error'
   const t = await createTestDb();
   try {
     const ctx = testCtx(t.db);
-    await assert.rejects(importPlace(ctx, 'atlantis-xx', { sourceDir: SHARED_DATA, quiet: true }), (err: unknown) => err instanceof SitelineError && err.code === 'not_found' && /Known places: .*cambridge-ma/.test(err.message));
+    await assert.rejects(
+      importPlace(ctx, 'atlantis-xx', { sourceDir: SHARED_DATA, quiet: true }),
+      (err: unknown) => err instanceof SitelineError && err.code === 'not_found' && /Known places: .*cambridge-ma/.test(err.message),
+    );
     await assert.rejects(importPlace(ctx, '../etc', { sourceDir: SHARED_DATA, quiet: true }), /not a place slug/);
     await assert.rejects(importPlace(ctx, 'paradise-tx', { sourceDir: '/nonexistent/siteline', quiet: true }), /does not exist/);
   } finally {
@@ -165,7 +191,10 @@ test('importer: Saanich (shapefile, EPSG:3157) loads every coded district and is
     assert.equal(r.counts.baseZones, 1812);
     const zoning = r.sources[0]!;
     assert.equal(zoning.rowsRead, 1813);
-    assert.deepEqual(zoning.rejects.map((x) => [x.reason, x.count]), [['no district code in TYPE', 1]]);
+    assert.deepEqual(
+      zoning.rejects.map((x) => [x.reason, x.count]),
+      [['no district code in TYPE', 1]],
+    );
     const z = await t.db.query<{ attrs: { bylawUrl?: string } }>(`SELECT attrs FROM zones WHERE place_id = $1 AND code = 'RS-6' LIMIT 1`, ['CA-BC:saanich']);
     assert.match(z[0]!.attrs.bylawUrl ?? '', /zone8200\.pdf#page=\d+/);
     const place = await findPlaceByPoint(ctx, -123.37, 48.48);

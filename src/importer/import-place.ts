@@ -86,7 +86,11 @@ export async function verifySourceFiles(m: Manifest, placeRoot: string): Promise
     }),
   );
   if (problems.length) {
-    throw new SitelineError('bad_input', `${m.slug}: ${problems.length} source file(s) failed verification in ${placeRoot}:\n  ${problems.sort().join('\n  ')}`, { problems });
+    throw new SitelineError(
+      'bad_input',
+      `${m.slug}: ${problems.length} source file(s) failed verification in ${placeRoot}:\n  ${problems.sort().join('\n  ')}`,
+      { problems },
+    );
   }
   return files.length;
 }
@@ -172,7 +176,9 @@ export function importDigest(m: Manifest): string {
 }
 
 async function lastImport(q: Queryable, placeId: string): Promise<{ digest: string | null; report: ImportReport | null }> {
-  const r = await q.query<{ imported_at: unknown; import_report: ImportReport | null }>('SELECT imported_at, import_report FROM places WHERE place_id = $1', [placeId]);
+  const r = await q.query<{ imported_at: unknown; import_report: ImportReport | null }>('SELECT imported_at, import_report FROM places WHERE place_id = $1', [
+    placeId,
+  ]);
   const row = r[0];
   if (!row?.imported_at || !row.import_report) return { digest: null, report: null };
   return { digest: row.import_report.sourceDigest, report: row.import_report };
@@ -208,7 +214,10 @@ export async function importPlace(ctx: AppContext, slug: string, opts: ImportOpt
           ])
           // The refusal itself is rethrown below; only its record is lost, and that is logged.
           .catch((recordErr) =>
-            ctx.logger.error({ place: slug, err: recordErr instanceof Error ? recordErr.message : String(recordErr) }, 'the refused import could not be recorded in import_runs'),
+            ctx.logger.error(
+              { place: slug, err: recordErr instanceof Error ? recordErr.message : String(recordErr) },
+              'the refused import could not be recorded in import_runs',
+            ),
           );
       }
     }
@@ -328,7 +337,15 @@ async function catalogueEveryPlace(run: ImportRun): Promise<void> {
 async function recordUnchanged(run: ImportRun, lastReport: ImportReport): Promise<ImportReport> {
   const { ctx, slug, m, sourceDigest } = run;
   const finishedAt = ctx.clock.now().toISOString();
-  const report: ImportReport = { ...lastReport, changed: false, sourceDir: run.sourceDir, startedAt: run.startedAt, finishedAt, durationMs: Date.now() - run.started, timings: run.timings };
+  const report: ImportReport = {
+    ...lastReport,
+    changed: false,
+    sourceDir: run.sourceDir,
+    startedAt: run.startedAt,
+    finishedAt,
+    durationMs: Date.now() - run.started,
+    timings: run.timings,
+  };
   await ctx.db.query('INSERT INTO import_runs (place_id, started_at, finished_at, source_digest, changed, report) VALUES ($1, $2, $3, $4, false, $5::jsonb)', [
     m.geoDivisionId,
     run.startedAt,
@@ -367,7 +384,9 @@ async function readSources(run: ImportRun): Promise<SourcesRead> {
       columns[s.id] = sourceColumns(data);
       transformSource(data, tally, rows);
       tallies.push(tally);
-      run.progress(`${slug}: read ${s.id} (${s.format}): ${tally.rowsRead} rows, ${tally.rowsLoaded} usable, ${tally.rejects.total} rejected, ${Date.now() - t} ms`);
+      run.progress(
+        `${slug}: read ${s.id} (${s.format}): ${tally.rowsRead} rows, ${tally.rowsLoaded} usable, ${tally.rejects.total} rejected, ${Date.now() - t} ms`,
+      );
     }
   });
   return { rows, tallies, columns };
@@ -379,13 +398,28 @@ async function readSources(run: ImportRun): Promise<SourcesRead> {
  * a live place's files: refused before the place's current data is replaced, each refusal naming the
  * manifest setting that governs it. The join thresholds are measured on the same rows in memory.
  */
-function refuseWhatTheGateRefuses(run: ImportRun, read: SourcesRead, citations: Awaited<ReturnType<typeof verifyPlaceCitations>>): ReturnType<typeof placeVerdict> {
+function refuseWhatTheGateRefuses(
+  run: ImportRun,
+  read: SourcesRead,
+  citations: Awaited<ReturnType<typeof verifyPlaceCitations>>,
+): ReturnType<typeof placeVerdict> {
   const { slug, m, placesDir, opts } = run;
   const { rows, tallies } = read;
-  const verdict = placeVerdict({ manifest: m, placesDir, sources: tallies.map((t) => ({ source: t.source, report: t.report() })), rows, fileProblems: [], citations, force: opts.force ?? false, ...(opts.acceptShrink ? { acceptShrink: opts.acceptShrink } : {}) });
+  const verdict = placeVerdict({
+    manifest: m,
+    placesDir,
+    sources: tallies.map((t) => ({ source: t.source, report: t.report() })),
+    rows,
+    fileProblems: [],
+    citations,
+    force: opts.force ?? false,
+    ...(opts.acceptShrink ? { acceptShrink: opts.acceptShrink } : {}),
+  });
   if (verdict.verdict === 'refused') {
     const blocking = verdict.refusals.filter((r) => isBlocking(r, opts));
-    const examples = tallies.flatMap((t) => t.rejects.list().flatMap((r) => r.examples.slice(0, 2).map((e) => `${t.source.id}: ${r.reason}: ${e}`))).slice(0, 5);
+    const examples = tallies
+      .flatMap((t) => t.rejects.list().flatMap((r) => r.examples.slice(0, 2).map((e) => `${t.source.id}: ${r.reason}: ${e}`)))
+      .slice(0, 5);
     throw new SitelineError(
       'bad_input',
       `${slug}: refusing to import:\n  - ${blocking.map(describeRefusal).join('\n  - ')}${examples.length ? `\n  For example: ${examples.join('; ')}.` : ''}\nNothing was changed; the previous data stays.${blocking.some((r) => r.forceable) ? ' Mend the files or the manifest setting named (or use --force to load it anyway).' : ''}`,
@@ -398,7 +432,10 @@ function refuseWhatTheGateRefuses(run: ImportRun, read: SourcesRead, citations: 
 /** Only the postcodes a real share of the place's records carry (place-postcodes.ts): never a stray row's. */
 function keptPostcodes(run: ImportRun, rows: PlaceRows): string[] {
   const held = placePostcodes(rows.addresses, rows.segments);
-  if (held.left.length) run.progress(`${run.slug}: postcodes left out (too few of the ${held.records} records carrying one): ${held.left.map((l) => `${l.postcode} (${l.records})`).join(', ')}`);
+  if (held.left.length)
+    run.progress(
+      `${run.slug}: postcodes left out (too few of the ${held.records} records carrying one): ${held.left.map((l) => `${l.postcode} (${l.records})`).join(', ')}`,
+    );
   return held.kept;
 }
 
@@ -414,7 +451,11 @@ async function loadPlaceTables(run: ImportRun, tx: Queryable, rows: PlaceRows, p
   await tx.query('DELETE FROM place_boundaries WHERE place_id = $1', [placeId]);
   await tx.query('DELETE FROM place_postcodes WHERE place_id = $1', [placeId]);
   if (rows.boundary) {
-    await tx.query('INSERT INTO place_boundaries (place_id, geom, bbox) VALUES ($1, $2::json, $3::box)', [placeId, JSON.stringify(rows.boundary), boxLiteral(bboxOf(rows.boundary))]);
+    await tx.query('INSERT INTO place_boundaries (place_id, geom, bbox) VALUES ($1, $2::json, $3::box)', [
+      placeId,
+      JSON.stringify(rows.boundary),
+      boxLiteral(bboxOf(rows.boundary)),
+    ]);
   }
   const z = await insertZones(tx, placeId, rows.zones, { into: into.zones });
   progress(`${slug}: loaded ${z} zones`);
@@ -427,13 +468,20 @@ async function loadPlaceTables(run: ImportRun, tx: Queryable, rows: PlaceRows, p
     deriveIn: rows.parcels.size >= WORKER_DERIVE_MIN_PARCELS ? 'worker' : 'thread',
     // Tables that do not need the lot facts load while the lots are indexed.
     meanwhile: async () => {
-      const a = await insertAddresses(tx, placeId, rows.addresses, { into: into.addresses, onBatch: (n) => progress(`${slug}: addresses ${n}/${rows.addresses.length}`) });
+      const a = await insertAddresses(tx, placeId, rows.addresses, {
+        into: into.addresses,
+        onBatch: (n) => progress(`${slug}: addresses ${n}/${rows.addresses.length}`),
+      });
       progress(`${slug}: loaded ${a} addresses`);
       const s = await insertStreetSegments(tx, placeId, rows.segments, { into: into.street_segments });
       progress(`${slug}: loaded ${s} street segments`);
-      if (rows.lotLocations.length) progress(`${slug}: loaded ${await insertLotLocations(tx, placeId, rows.lotLocations, { into: into.lot_locations })} lot locations`);
+      if (rows.lotLocations.length)
+        progress(`${slug}: loaded ${await insertLotLocations(tx, placeId, rows.lotLocations, { into: into.lot_locations })} lot locations`);
       if (postcodes.length) {
-        await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [placeId, postcodes]);
+        await tx.query(`INSERT INTO place_postcodes (place_id, postcode, source) SELECT $1, pc, 'street_segments' FROM unnest($2::text[]) AS t(pc)`, [
+          placeId,
+          postcodes,
+        ]);
       }
     },
   });
@@ -442,11 +490,19 @@ async function loadPlaceTables(run: ImportRun, tx: Queryable, rows: PlaceRows, p
 }
 
 /** The run's report: the sources' tallies, the tables' counts and join rates measured with SQL, and the gate's verdict. */
-async function measuredReport(run: ImportRun, tx: Queryable, read: SourcesRead, lots: LotsLoaded, verdict: ReturnType<typeof placeVerdict>, tables: PlaceRelations): Promise<ImportReport> {
+async function measuredReport(
+  run: ImportRun,
+  tx: Queryable,
+  read: SourcesRead,
+  lots: LotsLoaded,
+  verdict: ReturnType<typeof placeVerdict>,
+  tables: PlaceRelations,
+): Promise<ImportReport> {
   const placeId = run.m.geoDivisionId;
   const warnings: string[] = [];
   const derive = lots.derive;
-  if (derive.clipFailures) warnings.push(`${derive.clipFailures} lots could not be intersected exactly with their districts; they took their inside point's district`);
+  if (derive.clipFailures)
+    warnings.push(`${derive.clipFailures} lots could not be intersected exactly with their districts; they took their inside point's district`);
   const measured = await run.step('joinRates', () => measure(tx, placeId, tables));
   const finishedAt = run.ctx.clock.now().toISOString();
   const sources = read.tallies.map((t) => t.report());
@@ -496,20 +552,30 @@ async function recordImport(run: ImportRun, tx: Queryable, report: ImportReport,
     run.sourceDigest,
     JSON.stringify(report),
   ]);
-  const vintage = await tx.query<{ vintage_id: number }>('INSERT INTO place_vintages (place_id, imported_at, source_digest, layers, columns, rules_digests, changes) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7::jsonb) RETURNING vintage_id', [
-    placeId,
-    finishedAt,
-    run.sourceDigest,
-    JSON.stringify(m.sources.map((s) => ({ id: s.id, name: s.name, file: s.file, sha256: s.sha256, vintage: s.vintage }))),
-    JSON.stringify(columns),
-    JSON.stringify(rulesDigests(m, placesDir)),
-    opts.changeLog === undefined ? null : JSON.stringify(opts.changeLog),
-  ]);
+  const vintage = await tx.query<{ vintage_id: number }>(
+    'INSERT INTO place_vintages (place_id, imported_at, source_digest, layers, columns, rules_digests, changes) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7::jsonb) RETURNING vintage_id',
+    [
+      placeId,
+      finishedAt,
+      run.sourceDigest,
+      JSON.stringify(m.sources.map((s) => ({ id: s.id, name: s.name, file: s.file, sha256: s.sha256, vintage: s.vintage }))),
+      JSON.stringify(columns),
+      JSON.stringify(rulesDigests(m, placesDir)),
+      opts.changeLog === undefined ? null : JSON.stringify(opts.changeLog),
+    ],
+  );
   await recordChangeEntries(tx, placeId, Number(vintage[0]!.vintage_id), opts.townVintage ?? finishedAt.slice(0, 10), finishedAt, opts.changeEntries ?? []);
 }
 
 /** The update's every change, one row each (place_changes), in chunks of one statement each. */
-async function recordChangeEntries(tx: Queryable, placeId: string, vintageId: number, townVintage: string, importedAt: string, entries: NonNullable<ImportOptions['changeEntries']>): Promise<void> {
+async function recordChangeEntries(
+  tx: Queryable,
+  placeId: string,
+  vintageId: number,
+  townVintage: string,
+  importedAt: string,
+  entries: NonNullable<ImportOptions['changeEntries']>,
+): Promise<void> {
   const CHUNK = 2000;
   for (let at = 0; at < entries.length; at += CHUNK) {
     const rows = entries.slice(at, at + CHUNK).map((e, k) => ({ seq: at + k + 1, kind: e.kind, subject: e.subject, detail: e.detail }));

@@ -20,15 +20,18 @@ export class RejectCounter {
   }
 }
 
-
-export const pct = (j: JoinRate) => (j.rate === null ? 'n/a (nothing to join)' : `${j.matched.toLocaleString('en-US')} of ${j.total.toLocaleString('en-US')} = ${(j.rate * 100).toFixed(2)} %`);
+export const pct = (j: JoinRate) =>
+  j.rate === null ? 'n/a (nothing to join)' : `${j.matched.toLocaleString('en-US')} of ${j.total.toLocaleString('en-US')} = ${(j.rate * 100).toFixed(2)} %`;
 
 /** The address -> lot lines (by id, by point, disagreements). */
 export function formatAddressLots(a: AddressLotJoin): string[] {
   const lines = [`    address -> lot by id       ${a.byId ? pct(a.byId) : 'n/a (no parcel id column)'}${a.lotBy === 'id' ? '   (used)' : ''}`];
   lines.push(`    address -> lot by point    ${a.byPoint ? pct(a.byPoint) : 'n/a (no address points)'}${a.lotBy === 'point' ? '   (used)' : ''}`);
   if (a.lotBy === 'id_then_point') lines.push('    (used: the id, else the point)');
-  if (a.byId && a.byPoint) lines.push(`    id and point disagree      ${a.disagreements.toLocaleString('en-US')}${a.examples.length ? ` (e.g. ${a.examples.slice(0, 3).join('; ')})` : ''}`);
+  if (a.byId && a.byPoint)
+    lines.push(
+      `    id and point disagree      ${a.disagreements.toLocaleString('en-US')}${a.examples.length ? ` (e.g. ${a.examples.slice(0, 3).join('; ')})` : ''}`,
+    );
   return lines;
 }
 
@@ -44,7 +47,9 @@ function formatGate(g: JoinGate): string[] {
 /** The report as text for a terminal. */
 export function formatImportReport(r: ImportReport): string {
   const lines: string[] = [];
-  lines.push(`Import ${r.slug} (${r.placeId}): ${r.changed ? 'loaded' : 'unchanged (same sources as the last import; nothing rewritten)'} in ${(r.durationMs / 1000).toFixed(1)} s`);
+  lines.push(
+    `Import ${r.slug} (${r.placeId}): ${r.changed ? 'loaded' : 'unchanged (same sources as the last import; nothing rewritten)'} in ${(r.durationMs / 1000).toFixed(1)} s`,
+  );
   lines.push(`  sources from ${r.sourceDir}, digest ${r.sourceDigest.slice(0, 16)}`);
   lines.push('');
   lines.push('  source                 target             read   loaded  skipped rejected');
@@ -55,10 +60,14 @@ export function formatImportReport(r: ImportReport): string {
     for (const rej of s.rejects) lines.push(`      rejected ${rej.count} x ${rej.reason} (e.g. ${rej.examples.slice(0, 3).join('; ')})`);
     for (const n of s.notes) lines.push(`      note: ${n}`);
   }
-  lines.push(`  total                                     ${String(r.totals.rowsRead).padStart(6)} ${String(r.totals.rowsLoaded).padStart(8)} ${String(r.totals.rowsSkipped).padStart(8)} ${String(r.totals.rowsRejected).padStart(8)}`);
+  lines.push(
+    `  total                                     ${String(r.totals.rowsRead).padStart(6)} ${String(r.totals.rowsLoaded).padStart(8)} ${String(r.totals.rowsSkipped).padStart(8)} ${String(r.totals.rowsRejected).padStart(8)}`,
+  );
   lines.push('');
   const c = r.counts;
-  lines.push(`  tables: ${c.addresses} addresses, ${c.parcels} parcels, ${c.zones} zones (${c.baseZones} base, ${c.overlayZones} overlay), ${c.streetSegments} street segments, ${c.boundaries} boundary, ${c.parcelZones} lot-district shares, ${c.postcodes} postcodes`);
+  lines.push(
+    `  tables: ${c.addresses} addresses, ${c.parcels} parcels, ${c.zones} zones (${c.baseZones} base, ${c.overlayZones} overlay), ${c.streetSegments} street segments, ${c.boundaries} boundary, ${c.parcelZones} lot-district shares, ${c.postcodes} postcodes`,
+  );
   lines.push('  join rates:');
   lines.push(`    address -> parcel          ${pct(r.joinRates.addressToParcel)}`);
   lines.push(`    parcel -> zone             ${pct(r.joinRates.parcelToZone)}`);

@@ -96,7 +96,14 @@ function describeFields(records: Record<string, unknown>[], names?: string[]): I
     }
     // By header or by values (a header cut to 10 characters, `Property_O`, still holds owners' names).
     const personal = isPersonalColumn(name, [...seen]);
-    return { name, samples: personal ? [] : [...seen].slice(0, 3), filled, distinct: seen.size, numeric: filled > 0 && numeric / filled > 0.95, ...(personal ? { personal: true } : {}) };
+    return {
+      name,
+      samples: personal ? [] : [...seen].slice(0, 3),
+      filled,
+      distinct: seen.size,
+      numeric: filled > 0 && numeric / filled > 0.95,
+      ...(personal ? { personal: true } : {}),
+    };
   });
 }
 
@@ -111,7 +118,10 @@ function geometryCounts(features: SourceFeature[]): Record<string, number> {
 
 /** CSV: the delimiter that splits the first lines into the same, largest number of fields (data update reads a republished CSV with it too). */
 export function guessDelimiter(text: string): string {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '').slice(0, 20);
+  const lines = text
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '')
+    .slice(0, 20);
   let best = ',';
   let bestScore = 0;
   for (const d of [',', ';', '\t', '|']) {
@@ -150,7 +160,10 @@ function readCsvLayer(dir: string, file: string): InspectedLayer {
   if (cut) throw new Error(cut);
   const rows = all.filter((r) => !r.problem).slice(0, MAX_ROWS);
   const names = rows[0] ? Object.keys(rows[0].values) : [];
-  const fields = describeFields(rows.map((r) => r.values), names);
+  const fields = describeFields(
+    rows.map((r) => r.values),
+    names,
+  );
   let x = fields.find((f) => X_NAMES.test(f.name) && f.numeric)?.name;
   let y = fields.find((f) => Y_NAMES.test(f.name) && f.numeric)?.name;
   if (!x || !y) {
@@ -164,7 +177,11 @@ function readCsvLayer(dir: string, file: string): InspectedLayer {
   const features: SourceFeature[] = rows.map((r, index) => {
     const px = x ? Number(r.values[x]) : NaN;
     const py = y ? Number(r.values[y]) : NaN;
-    return { index, properties: r.values, geometry: Number.isFinite(px) && Number.isFinite(py) && (px !== 0 || py !== 0) ? { type: 'Point', coordinates: [px, py] } : null };
+    return {
+      index,
+      properties: r.values,
+      geometry: Number.isFinite(px) && Number.isFinite(py) && (px !== 0 || py !== 0) ? { type: 'Point', coordinates: [px, py] } : null,
+    };
   });
   return {
     file,
@@ -202,7 +219,11 @@ async function readShapefileLayer(dir: string, file: string, files: Set<string>)
   for (let index = 0; index < MAX_ROWS; index++) {
     const r = await src.read();
     if (r.done) break;
-    features.push({ index, properties: r.value.properties ?? {}, geometry: r.value.geometry ? ({ type: r.value.geometry.type, coordinates: r.value.geometry.coordinates } as SourceFeature['geometry']) : null });
+    features.push({
+      index,
+      properties: r.value.properties ?? {},
+      geometry: r.value.geometry ? ({ type: r.value.geometry.type, coordinates: r.value.geometry.coordinates } as SourceFeature['geometry']) : null,
+    });
   }
   const layer: InspectedLayer = {
     file,
@@ -251,7 +272,19 @@ export async function readLayers(dir: string, skipped: SkippedFile[]): Promise<I
             properties: { parcel_id: p.parcelId, ...(p.lotAreaAcres !== null ? { lot_area_acres: p.lotAreaAcres } : {}) },
             geometry: p.ring ? { type: 'Polygon', coordinates: [p.ring] } : null,
           }));
-          layers.push({ file, format: 'ozfs-parcel', rows: features.length, geometry: geometryCounts(features), fields: describeFields(features.map((f) => f.properties)), crs: null, crsReason: 'OZFS: lon/lat', crsToConfirm: false, rawRange: null, lonLatBBox: null, features });
+          layers.push({
+            file,
+            format: 'ozfs-parcel',
+            rows: features.length,
+            geometry: geometryCounts(features),
+            fields: describeFields(features.map((f) => f.properties)),
+            crs: null,
+            crsReason: 'OZFS: lon/lat',
+            crsToConfirm: false,
+            rawRange: null,
+            lonLatBBox: null,
+            features,
+          });
         } else if (/\.zoning$/i.test(file) && !gzip) {
           const doc = parseOzfsZoning(text, file);
           const date = (JSON.parse(text) as { date?: unknown }).date;
@@ -272,7 +305,20 @@ export async function readLayers(dir: string, skipped: SkippedFile[]): Promise<I
         } else if (/"type"\s*:\s*"Topology"/.test(head) || /\.topojson$/i.test(file)) {
           for (const object of topoJsonObjects(text, file)) {
             const features = decodeTopoJson(text, object, file);
-            layers.push({ file, format: 'topojson', object, rows: features.length, geometry: geometryCounts(features), fields: describeFields(features.map((f) => f.properties)), crs: null, crsReason: '', crsToConfirm: false, rawRange: null, lonLatBBox: null, features });
+            layers.push({
+              file,
+              format: 'topojson',
+              object,
+              rows: features.length,
+              geometry: geometryCounts(features),
+              fields: describeFields(features.map((f) => f.properties)),
+              crs: null,
+              crsReason: '',
+              crsToConfirm: false,
+              rawRange: null,
+              lonLatBBox: null,
+              features,
+            });
           }
         } else {
           const { features, crsMember } = decodeGeoJson(text, file);
@@ -320,7 +366,17 @@ export function resolveCrs(dir: string, layers: InspectedLayer[], files: Set<str
   for (const l of layers) {
     if (l.crs || !l.rawRange || looksLonLat(l.rawRange)) continue;
     const r = l.rawRange;
-    const host = layers.find((o) => o !== l && o.crs && !isLonLatCrs(o.crs) && o.rawRange && r.minX >= o.rawRange.minX - (o.rawRange.maxX - o.rawRange.minX) && r.maxX <= o.rawRange.maxX + (o.rawRange.maxX - o.rawRange.minX) && r.minY >= o.rawRange.minY - (o.rawRange.maxY - o.rawRange.minY) && r.maxY <= o.rawRange.maxY + (o.rawRange.maxY - o.rawRange.minY));
+    const host = layers.find(
+      (o) =>
+        o !== l &&
+        o.crs &&
+        !isLonLatCrs(o.crs) &&
+        o.rawRange &&
+        r.minX >= o.rawRange.minX - (o.rawRange.maxX - o.rawRange.minX) &&
+        r.maxX <= o.rawRange.maxX + (o.rawRange.maxX - o.rawRange.minX) &&
+        r.minY >= o.rawRange.minY - (o.rawRange.maxY - o.rawRange.minY) &&
+        r.maxY <= o.rawRange.maxY + (o.rawRange.maxY - o.rawRange.minY),
+    );
     if (host) {
       l.crs = host.crs;
       l.crsReason = `no CRS named; its coordinates fall within the extent of ${host.file}${host.object ? ` (${host.object})` : ''}, so assumed the same (${shortCrs(host.crs!)}): CONFIRM`;
@@ -344,7 +400,8 @@ export function resolveCrs(dir: string, layers: InspectedLayer[], files: Set<str
     try {
       if (l.crs && !isLonLatCrs(l.crs)) {
         const xy = projectorFor(l.crs, l.file);
-        for (const f of l.features) if (f.geometry) f.geometry = { ...f.geometry, coordinates: reprojectCoords(f.geometry.coordinates, xy) } as SourceFeature['geometry'];
+        for (const f of l.features)
+          if (f.geometry) f.geometry = { ...f.geometry, coordinates: reprojectCoords(f.geometry.coordinates, xy) } as SourceFeature['geometry'];
         if (!l.crsReason) l.crsReason = `named ${shortCrs(l.crs)}`;
       } else toLonLat(l.features, l.crs ?? undefined, l.file);
       l.lonLatBBox = bboxOf(l.features.map((f) => f.geometry?.coordinates).filter(Boolean));

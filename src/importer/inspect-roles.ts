@@ -25,7 +25,8 @@ export interface AddressColumns {
   total: number;
 }
 
-const ONE_LINE_NAMES = /^(full_?addr(ess)?|address|addr|site_?addr(ess)?|situs(_?addr(ess)?)?|location|loc_?addr|street_?address|address_?1|addr_?line_?1|fulladd|prop_?addr(ess)?)$/i;
+const ONE_LINE_NAMES =
+  /^(full_?addr(ess)?|address|addr|site_?addr(ess)?|situs(_?addr(ess)?)?|location|loc_?addr|street_?address|address_?1|addr_?line_?1|fulladd|prop_?addr(ess)?)$/i;
 const NUMBER_NAMES = /^(add?r?_?num(ber)?|house_?(num|no|number)|st(reet)?_?(num|no|number)|number|civic(_?(num|no|number))?|hse_?num|addno)$/i;
 const STREET_NAMES = /^(st(reet)?_?name|street|road|str_?name|full_?street(_?name)?|st_?nm|streetname)$/i;
 const UNIT_NAMES = /^(unit|apt|suite|unit_?(num|no|number))$/i;
@@ -56,11 +57,21 @@ export function findAddressColumns(l: InspectedLayer): AddressColumns | undefine
   const number = l.fields.find((f) => NUMBER_NAMES.test(f.name) && f.numeric)?.name;
   const streetName = byName(STREET_NAMES);
   if (number && streetName) {
-    return { number, streetName, ...(unit ? { unit } : {}), ...(postcode ? { postcode } : {}), why: `header names: ${number} (house numbers, e.g. ${l.fields.find((f) => f.name === number)!.samples[0]}) and ${streetName} (e.g. ${l.fields.find((f) => f.name === streetName)!.samples[0]})`, parsed: 0, total: 0 };
+    return {
+      number,
+      streetName,
+      ...(unit ? { unit } : {}),
+      ...(postcode ? { postcode } : {}),
+      why: `header names: ${number} (house numbers, e.g. ${l.fields.find((f) => f.name === number)!.samples[0]}) and ${streetName} (e.g. ${l.fields.find((f) => f.name === streetName)!.samples[0]})`,
+      parsed: 0,
+      total: 0,
+    };
   }
   // A one-line column: by header name first, then by the shape of its values.
   // Never a personal column (an owner's mailing address parses as an address too).
-  const candidates = [...l.fields.filter((f) => ONE_LINE_NAMES.test(f.name)), ...l.fields.filter((f) => !ONE_LINE_NAMES.test(f.name) && !f.numeric)].filter((f) => !f.personal);
+  const candidates = [...l.fields.filter((f) => ONE_LINE_NAMES.test(f.name)), ...l.fields.filter((f) => !ONE_LINE_NAMES.test(f.name) && !f.numeric)].filter(
+    (f) => !f.personal,
+  );
   for (const f of candidates) {
     const s = oneLineShare(l, f.name);
     if (s.total > 0 && s.parsed / s.total >= 0.6) {
@@ -110,14 +121,23 @@ export function zoneFieldOf(l: InspectedLayer, known?: Set<string>): ZoneFieldEv
   const scored = l.fields
     .filter((f) => few(f) && !f.personal && !(f.numeric && !known) && f.name !== '__id')
     .map((f) => {
-      const vals = l.features.slice(0, 2000).map((x) => str(x.properties[f.name])).filter(Boolean);
+      const vals = l.features
+        .slice(0, 2000)
+        .map((x) => str(x.properties[f.name]))
+        .filter(Boolean);
       const shapeShare = vals.length ? vals.filter((v) => ZONE_CODE.test(v)).length / vals.length : 0;
       const ruleShare = known?.size ? (vals.length ? vals.filter((v) => known.has(v)).length / vals.length : 0) : null;
       const fillShare = l.rows ? f.filled / l.rows : 0;
       const named = ZONE_FIELD.test(f.name) && !/name|desc/i.test(f.name);
       // A kind field ("base" / "overlay") tells districts from overlays; it is not the district code.
       const kind = f.distinct <= 6 && vals.some((v) => /overlay/i.test(v));
-      const score = (ruleShare ?? 0) * 2 + shapeShare * fillShare + (named ? 0.05 : 0) - (/name|desc|note|comment|date/i.test(f.name) ? 0.3 : 0) - (f.distinct < 2 && l.rows > 2 ? 0.3 : 0) - (kind ? 1 : 0);
+      const score =
+        (ruleShare ?? 0) * 2 +
+        shapeShare * fillShare +
+        (named ? 0.05 : 0) -
+        (/name|desc|note|comment|date/i.test(f.name) ? 0.3 : 0) -
+        (f.distinct < 2 && l.rows > 2 ? 0.3 : 0) -
+        (kind ? 1 : 0);
       return { f, shapeShare, ruleShare, fillShare, named, score };
     });
   const qualified = scored.filter((x) => (x.ruleShare ?? 0) >= 0.5 || (x.shapeShare >= 0.6 && !x.f.numeric));
@@ -125,11 +145,25 @@ export function zoneFieldOf(l: InspectedLayer, known?: Set<string>): ZoneFieldEv
   // A layer counts as zoning when it is named so, or one of its code-shaped fields is named like a district.
   const pool = layerNamed || (known && qualified.some((x) => (x.ruleShare ?? 0) >= 0.5)) ? qualified : qualified.filter((x) => x.named);
   const best = [...pool].sort((a, b) => b.score - a.score || b.f.filled - a.f.filled)[0];
-  const rivals = (chosen: InspectedField) => scored.filter((x) => x.f !== chosen && (x.named || x.shapeShare > 0)).sort((a, b) => b.score - a.score).slice(0, 3).map((x) => ({ name: x.f.name, shapeShare: x.shapeShare, ruleShare: x.ruleShare }));
-  if (best) return { field: best.f, shapeShare: best.shapeShare, fillShare: best.fillShare, ruleShare: best.ruleShare, rivals: rivals(best.f), byContent: true };
+  const rivals = (chosen: InspectedField) =>
+    scored
+      .filter((x) => x.f !== chosen && (x.named || x.shapeShare > 0))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 3)
+      .map((x) => ({ name: x.f.name, shapeShare: x.shapeShare, ruleShare: x.ruleShare }));
+  if (best)
+    return { field: best.f, shapeShare: best.shapeShare, fillShare: best.fillShare, ruleShare: best.ruleShare, rivals: rivals(best.f), byContent: true };
   // No field's values look like codes: the old rule, by name (codes like "Residential A").
   const byName = scored.filter((x) => x.named).sort((a, b) => b.f.filled - a.f.filled)[0];
-  if (byName) return { field: byName.f, shapeShare: byName.shapeShare, fillShare: byName.fillShare, ruleShare: byName.ruleShare, rivals: rivals(byName.f), byContent: false };
+  if (byName)
+    return {
+      field: byName.f,
+      shapeShare: byName.shapeShare,
+      fillShare: byName.fillShare,
+      ruleShare: byName.ruleShare,
+      rivals: rivals(byName.f),
+      byContent: false,
+    };
   return undefined;
 }
 
@@ -148,7 +182,9 @@ const ROW_ID = /^(objectid|object_id|fid|oid|gid|rowid|id|addr(ess)?_?id|__id)$/
 export function rankJoinKeys(addresses: InspectedLayer, parcels: InspectedLayer, exclude: Set<string>): JoinKeyCandidate[] {
   const out: JoinKeyCandidate[] = [];
   for (const f of addresses.fields) if (ROW_ID.test(f.name)) exclude.add(f.name);
-  const parcelSets = parcels.fields.filter((f) => f.distinct >= 2 && f.distinct >= f.filled * 0.8 && !ROW_ID.test(f.name) && !f.personal).map((f) => ({ name: f.name, values: new Set(parcels.features.map((p) => str(p.properties[f.name])).filter(Boolean)) }));
+  const parcelSets = parcels.fields
+    .filter((f) => f.distinct >= 2 && f.distinct >= f.filled * 0.8 && !ROW_ID.test(f.name) && !f.personal)
+    .map((f) => ({ name: f.name, values: new Set(parcels.features.map((p) => str(p.properties[f.name])).filter(Boolean)) }));
   for (const af of addresses.fields) {
     if (exclude.has(af.name) || af.distinct < 2 || af.personal) continue;
     for (const pf of parcelSets) {

@@ -20,7 +20,13 @@ export interface Inspection {
   roles: { addresses?: InspectedLayer; parcels?: InspectedLayer; zoning?: InspectedLayer; boundary?: InspectedLayer };
   address?: AddressColumns;
   parcelIdField?: { field: string; why: string };
-  zoneField?: { field: string; nameField?: string; codes: string[]; why: string; /** Sample values, fill, code-shaped and rules-matched shares, rivals. */ evidence?: string };
+  zoneField?: {
+    field: string;
+    nameField?: string;
+    codes: string[];
+    why: string /** Sample values, fill, code-shaped and rules-matched shares, rivals. */;
+    evidence?: string;
+  };
   /** A field telling base districts from overlays (`kind`: "base" / "overlay"): overlay features are drafted as overlays, never as base districts. */
   zoneKind?: { field: string; baseValues: string[]; overlayValues: string[]; overlayCodes: string[] };
   /** Why nothing may be written: a zoning file that is broken or empty (init never drafts another layer as the districts in its place). */
@@ -50,13 +56,46 @@ export async function inspectSourceDir(dir: string, opts: { knownDistricts?: str
   const { zoning, parcels } = roles;
   const zoneKind = zoning ? zoneKindOf(zoning) : undefined;
   const zoneField = zoning ? describeZoneField(zoning, known, zoneKind) : undefined;
-  if (zoneKind && zoneField) zoneKind.overlayCodes = [...new Set(zoning!.features.filter((f) => zoneKind.overlayValues.includes(str(f.properties[zoneKind.field]))).map((f) => str(f.properties[zoneField.field])).filter(Boolean))].sort();
-  const joins = roles.addresses && parcels ? measureLotJoins(roles.addresses, parcels, address) : parcels ? { joinKeys: [], parcelIdField: uniqueIdField(parcels) } : { joinKeys: [] };
+  if (zoneKind && zoneField)
+    zoneKind.overlayCodes = [
+      ...new Set(
+        zoning!.features
+          .filter((f) => zoneKind.overlayValues.includes(str(f.properties[zoneKind.field])))
+          .map((f) => str(f.properties[zoneField.field]))
+          .filter(Boolean),
+      ),
+    ].sort();
+  const joins =
+    roles.addresses && parcels
+      ? measureLotJoins(roles.addresses, parcels, address)
+      : parcels
+        ? { joinKeys: [], parcelIdField: uniqueIdField(parcels) }
+        : { joinKeys: [] };
   const { joinKeys, pointInParcel, disagreements, parcelIdField, lotBy } = joins as LotJoins;
   const lotToZone = parcels && zoning && zoneField ? measureLotToZone(parcels, zoning, zoneField, zoneKind) : undefined;
   const { notes, confirm } = whatToConfirm(layers, roles, { address, zoneField, lotToZone, parcelIdField, lotBy, joinKeys, disagreements });
-  if (zoneKind) confirm.push(`the kind field ${zoneKind.field} of ${zoning!.file}: ${zoneKind.overlayValues.map((v) => JSON.stringify(v)).join(', ')} drafted as overlays (${zoneKind.overlayCodes.join(', ') || 'no codes'}), ${zoneKind.baseValues.map((v) => JSON.stringify(v)).join(', ')} as base districts`);
-  return { dir: abs, layers, skipped, roles, ...(refusal ? { refusal } : {}), ...(zoneKind ? { zoneKind } : {}), ...(address ? { address } : {}), ...(parcelIdField ? { parcelIdField } : {}), ...(zoneField ? { zoneField } : {}), joinKeys, ...(pointInParcel ? { pointInParcel } : {}), ...(disagreements !== undefined ? { disagreements } : {}), ...(lotBy ? { lotBy } : {}), ...(lotToZone ? { lotToZone } : {}), notes, confirm };
+  if (zoneKind)
+    confirm.push(
+      `the kind field ${zoneKind.field} of ${zoning!.file}: ${zoneKind.overlayValues.map((v) => JSON.stringify(v)).join(', ')} drafted as overlays (${zoneKind.overlayCodes.join(', ') || 'no codes'}), ${zoneKind.baseValues.map((v) => JSON.stringify(v)).join(', ')} as base districts`,
+    );
+  return {
+    dir: abs,
+    layers,
+    skipped,
+    roles,
+    ...(refusal ? { refusal } : {}),
+    ...(zoneKind ? { zoneKind } : {}),
+    ...(address ? { address } : {}),
+    ...(parcelIdField ? { parcelIdField } : {}),
+    ...(zoneField ? { zoneField } : {}),
+    joinKeys,
+    ...(pointInParcel ? { pointInParcel } : {}),
+    ...(disagreements !== undefined ? { disagreements } : {}),
+    ...(lotBy ? { lotBy } : {}),
+    ...(lotToZone ? { lotToZone } : {}),
+    notes,
+    confirm,
+  };
 }
 
 const ZONING_FILE = /zon|district/i;
@@ -101,9 +140,14 @@ function assignRoles(layers: InspectedLayer[], known: Set<string> | undefined): 
   // Districts are few and lots many: a layer not named like zoning is the districts only beside a larger
   // polygon layer (the parcels' descriptive "Zoning" column is never drafted as the district layer).
   const largest = [...polys].sort((a, b) => b.rows - a.rows)[0];
-  const zoning = polys.filter((l) => ZONING_FILE.test(`${l.file} ${l.object ?? ''}`) || (polys.length >= 2 && l !== largest)).filter((l) => zoneFieldOf(l, known)).sort((a, b) => Number(/zon/i.test(b.file + (b.object ?? ''))) - Number(/zon/i.test(a.file + (a.object ?? ''))) || a.rows - b.rows)[0];
+  const zoning = polys
+    .filter((l) => ZONING_FILE.test(`${l.file} ${l.object ?? ''}`) || (polys.length >= 2 && l !== largest))
+    .filter((l) => zoneFieldOf(l, known))
+    .sort((a, b) => Number(/zon/i.test(b.file + (b.object ?? ''))) - Number(/zon/i.test(a.file + (a.object ?? ''))) || a.rows - b.rows)[0];
   if (zoning) roles.zoning = zoning;
-  const boundary = polys.filter((l) => l !== zoning && l.rows <= 5).sort((a, b) => Number(/limit|bound|town|city|munic/i.test(b.file)) - Number(/limit|bound|town|city|munic/i.test(a.file)))[0];
+  const boundary = polys
+    .filter((l) => l !== zoning && l.rows <= 5)
+    .sort((a, b) => Number(/limit|bound|town|city|munic/i.test(b.file)) - Number(/limit|bound|town|city|munic/i.test(a.file)))[0];
   if (boundary) roles.boundary = boundary;
   const parcels = polys.filter((l) => l !== zoning && l !== boundary).sort((a, b) => b.rows - a.rows)[0];
   if (parcels) roles.parcels = parcels;
@@ -117,8 +161,14 @@ function describeZoneField(zoning: InspectedLayer, known: Set<string> | undefine
   const base = zoning.features.filter((z) => !kind?.overlayValues.includes(str(z.properties[kind.field])));
   const codes = [...new Set(base.map((z) => str(z.properties[f.name])).filter(Boolean))].sort();
   const nameField = zoning.fields.find((n) => n !== f && !n.personal && /name|desc/i.test(n.name) && n.distinct <= codes.length * 1.5 && n.filled > 0)?.name;
-  const how = ev.byContent ? (ev.ruleShare !== null && ev.ruleShare >= 0.5 ? 'by its values: they are districts of the rules' : 'by its values: they look like district codes') : 'by its name (no field holds values shaped like district codes)';
-  const rivals = ev.rivals.length ? `; not ${ev.rivals.map((r) => `${r.name} (${pc(r.shapeShare, 1)} code-shaped${r.ruleShare !== null ? `, ${pc(r.ruleShare, 1)} in the rules` : ''})`).join(', ')}` : '';
+  const how = ev.byContent
+    ? ev.ruleShare !== null && ev.ruleShare >= 0.5
+      ? 'by its values: they are districts of the rules'
+      : 'by its values: they look like district codes'
+    : 'by its name (no field holds values shaped like district codes)';
+  const rivals = ev.rivals.length
+    ? `; not ${ev.rivals.map((r) => `${r.name} (${pc(r.shapeShare, 1)} code-shaped${r.ruleShare !== null ? `, ${pc(r.ruleShare, 1)} in the rules` : ''})`).join(', ')}`
+    : '';
   const evidence = `${codes.length} distinct values (e.g. ${codes.slice(0, 5).join(', ')}), on ${pc(ev.fillShare, 1)} of ${zoning.rows} polygons, ${pc(ev.shapeShare, 1)} shaped like district codes${ev.ruleShare !== null ? `, ${pc(ev.ruleShare, 1)} districts of the rules` : ''}${rivals}`;
   return { field: f.name, ...(nameField ? { nameField } : {}), codes, why: `(${how}) field ${f.name}: ${evidence}`, evidence };
 }
@@ -157,7 +207,10 @@ function measureLotJoins(addresses: InspectedLayer, parcels: InspectedLayer, add
   }
   const best = joinKeys[0] && joinKeys[0].rate >= 0.2 ? joinKeys[0] : undefined;
   if (best) {
-    parcelIdField = { field: best.parcelField, why: `the parcel field the best join key matches (${best.addressField} -> ${best.parcelField}: ${pc(best.matched, best.total)} of addresses)` };
+    parcelIdField = {
+      field: best.parcelField,
+      why: `the parcel field the best join key matches (${best.addressField} -> ${best.parcelField}: ${pc(best.matched, best.total)} of addresses)`,
+    };
     if (pointInParcel) {
       const byValue = new Map<string, number[]>();
       parcels.features.forEach((p) => {
@@ -173,21 +226,46 @@ function measureLotJoins(addresses: InspectedLayer, parcels: InspectedLayer, add
     }
   } else {
     const f = idFieldOf(parcels);
-    if (f) parcelIdField = { field: f.name, why: `no address column matches a parcel field well (best: ${joinKeys[0] ? `${joinKeys[0].addressField} -> ${joinKeys[0].parcelField} ${pc(joinKeys[0].matched, joinKeys[0].total)}` : 'none'}); ${f.name} is the parcel field with unique values (e.g. ${f.samples[0]})` };
+    if (f)
+      parcelIdField = {
+        field: f.name,
+        why: `no address column matches a parcel field well (best: ${joinKeys[0] ? `${joinKeys[0].addressField} -> ${joinKeys[0].parcelField} ${pc(joinKeys[0].matched, joinKeys[0].total)}` : 'none'}); ${f.name} is the parcel field with unique values (e.g. ${f.samples[0]})`,
+      };
   }
   const idRate = best?.rate ?? 0;
   const ptRate = pointInParcel?.rate ?? 0;
-  if (best && idRate >= ptRate) lotBy = { mode: pointInParcel ? 'id_then_point' : 'id', why: `the id join (${pc(best.matched, best.total)}) is at least as good as the point join (${pointInParcel ? pc(pointInParcel.matched, pointInParcel.total) : 'no points'})${pointInParcel ? '; addresses without a matching id fall back to their point' : ''}` };
-  else if (pointInParcel) lotBy = { mode: 'point', why: `the point join (${pc(pointInParcel.matched, pointInParcel.total)}) beats the best id join (${best ? pc(best.matched, best.total) : 'none found'})` };
-  return { joinKeys, ...(pointInParcel ? { pointInParcel } : {}), ...(disagreements !== undefined ? { disagreements } : {}), ...(parcelIdField ? { parcelIdField } : {}), ...(lotBy ? { lotBy } : {}) };
+  if (best && idRate >= ptRate)
+    lotBy = {
+      mode: pointInParcel ? 'id_then_point' : 'id',
+      why: `the id join (${pc(best.matched, best.total)}) is at least as good as the point join (${pointInParcel ? pc(pointInParcel.matched, pointInParcel.total) : 'no points'})${pointInParcel ? '; addresses without a matching id fall back to their point' : ''}`,
+    };
+  else if (pointInParcel)
+    lotBy = {
+      mode: 'point',
+      why: `the point join (${pc(pointInParcel.matched, pointInParcel.total)}) beats the best id join (${best ? pc(best.matched, best.total) : 'none found'})`,
+    };
+  return {
+    joinKeys,
+    ...(pointInParcel ? { pointInParcel } : {}),
+    ...(disagreements !== undefined ? { disagreements } : {}),
+    ...(parcelIdField ? { parcelIdField } : {}),
+    ...(lotBy ? { lotBy } : {}),
+  };
 }
 
 /** Lots whose point on the surface lies in a zoning polygon with a district code. */
-function measureLotToZone(parcels: InspectedLayer, zoning: InspectedLayer, zoneField: NonNullable<Inspection['zoneField']>, kind: Inspection['zoneKind']): NonNullable<Inspection['lotToZone']> {
-  const zones = zoning.features.filter((z) => !kind?.overlayValues.includes(str(z.properties[kind.field]))).flatMap((z) => {
-    const mp = toMultiPolygon(z.geometry);
-    return mp && str(z.properties[zoneField.field]) ? [{ id: String(z.index), geom: mp, bbox: bboxOf(mp) }] : [];
-  });
+function measureLotToZone(
+  parcels: InspectedLayer,
+  zoning: InspectedLayer,
+  zoneField: NonNullable<Inspection['zoneField']>,
+  kind: Inspection['zoneKind'],
+): NonNullable<Inspection['lotToZone']> {
+  const zones = zoning.features
+    .filter((z) => !kind?.overlayValues.includes(str(z.properties[kind.field])))
+    .flatMap((z) => {
+      const mp = toMultiPolygon(z.geometry);
+      return mp && str(z.properties[zoneField.field]) ? [{ id: String(z.index), geom: mp, bbox: bboxOf(mp) }] : [];
+    });
   const zi = new LotIndex(zones);
   let matched = 0;
   let total = 0;
@@ -211,22 +289,35 @@ function whatToConfirm(
   const notes: string[] = [];
   const confirm: string[] = [];
   for (const l of layers) if (l.crsToConfirm && Object.values(roles).includes(l)) confirm.push(`the CRS of ${l.file}: ${l.crsReason}`);
-  if (!roles.addresses) confirm.push('no address table found (a CSV or point layer with a one-line address column, or house number + street columns): the place cannot go live without one');
+  if (!roles.addresses)
+    confirm.push(
+      'no address table found (a CSV or point layer with a one-line address column, or house number + street columns): the place cannot go live without one',
+    );
   if (!parcels) confirm.push('no parcel layer found (polygons with an id per lot)');
   if (!zoning) confirm.push('no zoning layer found (polygons with a district code field such as ZONE or DISTRICT)');
   if (address?.oneLine) confirm.push(`that ${address.oneLine} is the street address (not a mailing address): ${address.why}`);
   else if (address) confirm.push(`the address columns: ${address.why}`);
-  if (zoneField) confirm.push(`the district code field ${zoneField.field} of ${zoning!.file}: ${zoneField.evidence ?? zoneField.why}${lotToZone ? `; lot -> zone ${pc(lotToZone.matched, lotToZone.total)}` : ''}`);
+  if (zoneField)
+    confirm.push(
+      `the district code field ${zoneField.field} of ${zoning!.file}: ${zoneField.evidence ?? zoneField.why}${lotToZone ? `; lot -> zone ${pc(lotToZone.matched, lotToZone.total)}` : ''}`,
+    );
   if (parcelIdField) confirm.push(`the parcel id field ${parcelIdField.field} of ${parcels!.file}: ${parcelIdField.why}`);
   if (lotBy) confirm.push(`lots found by ${lotBy.mode}: ${lotBy.why}`);
-  for (const l of [roles.boundary, roles.zoning, roles.parcels, roles.addresses]) if (l?.dateStated) confirm.push(`the vintage of ${l.file}: ${l.dateStated}, the date the file itself states`);
+  for (const l of [roles.boundary, roles.zoning, roles.parcels, roles.addresses])
+    if (l?.dateStated) confirm.push(`the vintage of ${l.file}: ${l.dateStated}, the date the file itself states`);
   const personal = layers.flatMap((l) => l.fields.filter((f) => f.personal).map((f) => `${l.file}: ${f.name}`));
   if (personal.length) notes.push(`personal data (names, contacts) not shown and not loaded: ${personal.join(', ')}`);
-  if (lotBy?.mode !== 'point' && joinKeys[0] && joinKeys[0].rate < DEFAULT_JOIN_THRESHOLDS.addressToLot) confirm.push(`the join key ${joinKeys[0].addressField} -> ${joinKeys[0].parcelField} matches only ${pc(joinKeys[0].matched, joinKeys[0].total)} of addresses`);
-  if (disagreements) confirm.push(`${disagreements} addresses name one lot by id but their point lies in another: check which the town trusts (manifest lotBy)`);
-  if (!roles.addresses || !parcels || !zoning) confirm.push('status: written as planned_not_live (a place answers addresses only with addresses, parcels and zoning)');
+  if (lotBy?.mode !== 'point' && joinKeys[0] && joinKeys[0].rate < DEFAULT_JOIN_THRESHOLDS.addressToLot)
+    confirm.push(
+      `the join key ${joinKeys[0].addressField} -> ${joinKeys[0].parcelField} matches only ${pc(joinKeys[0].matched, joinKeys[0].total)} of addresses`,
+    );
+  if (disagreements)
+    confirm.push(`${disagreements} addresses name one lot by id but their point lies in another: check which the town trusts (manifest lotBy)`);
+  if (!roles.addresses || !parcels || !zoning)
+    confirm.push('status: written as planned_not_live (a place answers addresses only with addresses, parcels and zoning)');
   confirm.push('each source\'s vintage, licence and attribution (written as "TO CONFIRM")');
   confirm.push('rules.json: no ordinance was read, so every value is not_extracted; cite the ordinance to give values');
-  if (roles.addresses && roles.parcels && roles.zoning) notes.push('status is "live": the import keeps the place planned_not_live unless address -> lot >= 90 % and lot -> zone >= 95 % (joinThresholds)');
+  if (roles.addresses && roles.parcels && roles.zoning)
+    notes.push('status is "live": the import keeps the place planned_not_live unless address -> lot >= 90 % and lot -> zone >= 95 % (joinThresholds)');
   return { notes, confirm };
 }

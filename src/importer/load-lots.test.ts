@@ -21,7 +21,16 @@ function place() {
     for (let i = 0; i < 30; i++) {
       const geom = rect(i * 20, 10 + row * 30, 20, 30);
       const inside = offsetM(ORIGIN, i * 20 + 10, 10 + row * 30 + 15);
-      lots.push({ parcelExtId: `L-${row}-${String(i).padStart(2, '0')}`, geom, bbox: bboxOf(geom), insideLon: inside[0], insideLat: inside[1], areaM2: 600, source: 't', vintage: 't' });
+      lots.push({
+        parcelExtId: `L-${row}-${String(i).padStart(2, '0')}`,
+        geom,
+        bbox: bboxOf(geom),
+        insideLon: inside[0],
+        insideLat: inside[1],
+        areaM2: 600,
+        source: 't',
+        vintage: 't',
+      });
     }
   const zones = [
     { zoneId: 'z1', layer: 'base', code: 'R-1', name: 'Residence', geom: rect(-10, 0, 200, 90) },
@@ -37,7 +46,9 @@ function place() {
 }
 
 async function stored(db: Db, placeId: string) {
-  return db.query(`SELECT parcel_ext_id, facts::text AS facts, zones::text AS zones, primary_zone FROM parcels WHERE place_id = $1 ORDER BY parcel_ext_id`, [placeId]);
+  return db.query(`SELECT parcel_ext_id, facts::text AS facts, zones::text AS zones, primary_zone FROM parcels WHERE place_id = $1 ORDER BY parcel_ext_id`, [
+    placeId,
+  ]);
 }
 
 test('insertLotsWithFacts: a worker thread writes exactly what this thread writes, in small batches, after `meanwhile`', async () => {

@@ -152,7 +152,8 @@ async function* deriveOnWorker(
   });
   const send = (m: ToWorker, transfer: ArrayBuffer[] = []) => worker.postMessage(m, transfer);
   try {
-    for (const flat of flatten(index.parcels, ids)) send(flat, [flat.inside.buffer, flat.coords.buffer, flat.ringEnd.buffer, flat.polyEnd.buffer, flat.lotEnd.buffer] as ArrayBuffer[]);
+    for (const flat of flatten(index.parcels, ids))
+      send(flat, [flat.inside.buffer, flat.coords.buffer, flat.ringEnd.buffer, flat.polyEnd.buffer, flat.lotEnd.buffer] as ArrayBuffer[]);
     send({ type: 'zones', zones: [...index.zones].map((z) => ({ zoneId: z.zoneId, layer: z.layer, code: z.code, name: z.name, geom: z.geom })) });
     send({ type: 'streets', streets: [...index.streets].map((s) => ({ streetKey: s.streetKey, geom: s.geom })) });
     send({ type: 'derive', batchSize: size, ahead: AHEAD });

@@ -136,7 +136,14 @@ type Column<R> = { name: string; type: string; cast?: string; get: (r: R, i: num
  * INSERT ... SELECT FROM unnest per batch. Returns the number of rows written (with the caller's
  * pipeline: sent, written once the caller has drained it).
  */
-async function insertBatched<R>(q: Queryable, table: string, placeId: string, columns: Column<R>[], rows: Iterable<R>, opts: LoadOptions = {}): Promise<number> {
+async function insertBatched<R>(
+  q: Queryable,
+  table: string,
+  placeId: string,
+  columns: Column<R>[],
+  rows: Iterable<R>,
+  opts: LoadOptions = {},
+): Promise<number> {
   const size = opts.batchSize ?? 2000;
   const into = opts.into ?? table;
   const names = columns.map((c) => c.name);
@@ -360,7 +367,11 @@ export interface BulkIndex {
 }
 const BULK_INDEXES: Record<'parcels' | 'zones' | 'street_segments' | 'addresses', readonly BulkIndex[]> = {
   parcels: [
-    { index: 'parcels_bbox', drop: 'DROP INDEX IF EXISTS parcels_bbox', create: 'CREATE INDEX parcels_bbox ON parcels USING gist (bbox) WITH (buffering = on)' },
+    {
+      index: 'parcels_bbox',
+      drop: 'DROP INDEX IF EXISTS parcels_bbox',
+      create: 'CREATE INDEX parcels_bbox ON parcels USING gist (bbox) WITH (buffering = on)',
+    },
     // The key is built again as the parent's constraint: on a partitioned table (migration 250) that
     // builds each partition's key (a key cannot be made of an index built beforehand there).
     {
@@ -370,13 +381,27 @@ const BULK_INDEXES: Record<'parcels' | 'zones' | 'street_segments' | 'addresses'
     },
   ],
   zones: [{ index: 'zones_bbox', drop: 'DROP INDEX IF EXISTS zones_bbox', create: 'CREATE INDEX zones_bbox ON zones USING gist (bbox) WITH (buffering = on)' }],
-  street_segments: [{ index: 'street_segments_bbox', drop: 'DROP INDEX IF EXISTS street_segments_bbox', create: 'CREATE INDEX street_segments_bbox ON street_segments USING gist (bbox) WITH (buffering = on)' }],
-  addresses: [{ index: 'addresses_street_number', drop: 'DROP INDEX IF EXISTS addresses_street_number', create: 'CREATE INDEX addresses_street_number ON addresses (place_id, street_key, number)' }],
+  street_segments: [
+    {
+      index: 'street_segments_bbox',
+      drop: 'DROP INDEX IF EXISTS street_segments_bbox',
+      create: 'CREATE INDEX street_segments_bbox ON street_segments USING gist (bbox) WITH (buffering = on)',
+    },
+  ],
+  addresses: [
+    {
+      index: 'addresses_street_number',
+      drop: 'DROP INDEX IF EXISTS addresses_street_number',
+      create: 'CREATE INDEX addresses_street_number ON addresses (place_id, street_key, number)',
+    },
+  ],
 };
 
 /** One of the indexes a bulk load rebuilds, with its statements (the bench builds the parcels' box index with them). */
 export function bulkIndex(index: string): BulkIndex {
-  const found = Object.values(BULK_INDEXES).flat().find((b) => b.index === index);
+  const found = Object.values(BULK_INDEXES)
+    .flat()
+    .find((b) => b.index === index);
   if (!found) throw new Error(`${index} is not an index a bulk load rebuilds`);
   return found;
 }

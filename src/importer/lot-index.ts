@@ -16,7 +16,10 @@ export class LotIndex {
 
   constructor(lots: Iterable<IndexedLot>) {
     const list = [...lots];
-    const ext = list.reduce<BBox>((b, l) => [Math.min(b[0], l.bbox[0]), Math.min(b[1], l.bbox[1]), Math.max(b[2], l.bbox[2]), Math.max(b[3], l.bbox[3])], [Infinity, Infinity, -Infinity, -Infinity]);
+    const ext = list.reduce<BBox>(
+      (b, l) => [Math.min(b[0], l.bbox[0]), Math.min(b[1], l.bbox[1]), Math.max(b[2], l.bbox[2]), Math.max(b[3], l.bbox[3])],
+      [Infinity, Infinity, -Infinity, -Infinity],
+    );
     this.x0 = Number.isFinite(ext[0]) ? ext[0] : 0;
     this.y0 = Number.isFinite(ext[1]) ? ext[1] : 0;
     // About one lot per cell on average.

@@ -6,7 +6,16 @@ import { isPersonalColumn, isPersonalHeader, valuesLookPersonal, withoutPersonal
 test('personal columns: cut headers, and values that name owners under any header', () => {
   for (const h of ['OWNER', 'Owner_Name', 'Property_O', 'PROP_OWNER', 'OWN_ADDR', 'TAXPAYER_N', 'MAIL_ADDR', 'CO_OWN']) assert.ok(isPersonalHeader(h), h);
   for (const h of ['PIN', 'ZONE', 'ZONE_NAME', 'FULL_ADDRESS', 'TOWN', 'ACRES', 'Zoning', 'LAND_USE']) assert.ok(!isPersonalHeader(h), h);
-  const owners = ['SMITH JOHN & MARY', 'ELM STREET REALTY TRUST', 'ACME HOLDINGS LLC', "O'BRIEN PATRICK ETAL", 'NGUYEN ANNA', 'KOWALSKI JAN', 'BAYVIEW INC', 'GARCIA MARIA'];
+  const owners = [
+    'SMITH JOHN & MARY',
+    'ELM STREET REALTY TRUST',
+    'ACME HOLDINGS LLC',
+    "O'BRIEN PATRICK ETAL",
+    'NGUYEN ANNA',
+    'KOWALSKI JAN',
+    'BAYVIEW INC',
+    'GARCIA MARIA',
+  ];
   assert.ok(valuesLookPersonal(owners));
   assert.ok(isPersonalColumn('FIELD_7', owners), 'by values under a header no list names');
   assert.ok(!valuesLookPersonal(['ELM ST', 'OAK AVE', 'MILL RD', 'MAIN ST']), 'street names');

@@ -9,7 +9,8 @@ const PERSONAL_HEADER =
   /(owner|own_?nam|own1|own2|^own_|_own(er?)?$|^ownr|prop(erty)?_?o(w(ne?)?)?$|taxpayer|tax_?payer|^taxpaye|mail(ing)?_?(addr|name|to|city|street)|^mail|grantor|grantee|buyer|seller|resident|occupant|contact|phone|e_?mail|first_?name|last_?name|surname|full_?name|person|care_?of|^c_?o$|in_?care)/i;
 
 /** Words and signs that mark an owner's name: a couple ("&"), a company or trust, "et al". */
-const OWNER_MARK = /(\s&\s|\bL\.?L\.?C\b|\bTRUST(EE)?S?\b|\bTRS?\b|\bINC\b|\bCORP(ORATION)?\b|\bET\s?AL\b|\bETUX\b|\bETVIR\b|\bESTATE OF\b|\bL\.?T\.?D\b|\bL\.?L\.?P\b|\bREVOCABLE\b|\bLIVING TR)/i;
+const OWNER_MARK =
+  /(\s&\s|\bL\.?L\.?C\b|\bTRUST(EE)?S?\b|\bTRS?\b|\bINC\b|\bCORP(ORATION)?\b|\bET\s?AL\b|\bETUX\b|\bETVIR\b|\bESTATE OF\b|\bL\.?T\.?D\b|\bL\.?L\.?P\b|\bREVOCABLE\b|\bLIVING TR)/i;
 
 /** A person's name as assessors write it: two to four words of letters ("SMITH JOHN A", "O'BRIEN, MARY"). */
 const PERSON_NAME = /^[A-Z][A-Z'’.-]+,?(\s+[A-Z][A-Z'’.-]*){1,3}$/i;
@@ -42,5 +43,7 @@ export function isPersonalColumn(name: string, values: readonly string[]): boole
 
 /** A record's properties with every personal column dropped (for an example in a message). */
 export function withoutPersonal(props: Record<string, unknown>, personal: ReadonlySet<string>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(props).filter(([k, v]) => !personal.has(k) && !isPersonalHeader(k) && !(typeof v === 'string' && OWNER_MARK.test(v))));
+  return Object.fromEntries(
+    Object.entries(props).filter(([k, v]) => !personal.has(k) && !isPersonalHeader(k) && !(typeof v === 'string' && OWNER_MARK.test(v))),
+  );
 }

@@ -16,7 +16,10 @@ export interface CitationVerdict {
   text: string;
 }
 
-export async function verifyPlaceCitations(slug: string, opts: { placesDir: string; sourceDir: string | undefined; placeRoot: string }): Promise<CitationVerdict> {
+export async function verifyPlaceCitations(
+  slug: string,
+  opts: { placesDir: string; sourceDir: string | undefined; placeRoot: string },
+): Promise<CitationVerdict> {
   if (!fs.existsSync(path.join(opts.placesDir, slug, 'rules.json'))) return { checked: 0, verified: 0, failures: [], rulesProblem: 'no rules.json', text: '' };
   try {
     const r = await verifyPlaceRules(slug, { placesDir: opts.placesDir, sourceDir: opts.sourceDir, placeRoot: opts.placeRoot });
@@ -38,8 +41,14 @@ export function formatCitationVerdict(v: CitationVerdict): string[] {
 /** Throws (bad input, nothing changed) when a cited value does not verify. */
 export function refuseUnverified(slug: string, v: CitationVerdict): void {
   if (v.failures.length === 0 && !(v.rulesProblem && v.rulesProblem !== 'no rules.json')) return;
-  const what = v.failures.length ? `${v.failures.length} of ${v.checked} cited values do not verify against the documents the place holds:\n${v.text}` : `its rules file does not load: ${v.rulesProblem}`;
-  throw new SitelineError('bad_input', `${slug}: refusing to import: ${what}\nNothing was changed. Mend the citations (siteline rules verify ${slug}; siteline rules suggest / cite) and import again.`, {
-    problems: v.failures.map((f) => `${f.district}${f.buildingType ? ` / ${f.buildingType}` : ''} ${f.item}: ${f.why}`),
-  });
+  const what = v.failures.length
+    ? `${v.failures.length} of ${v.checked} cited values do not verify against the documents the place holds:\n${v.text}`
+    : `its rules file does not load: ${v.rulesProblem}`;
+  throw new SitelineError(
+    'bad_input',
+    `${slug}: refusing to import: ${what}\nNothing was changed. Mend the citations (siteline rules verify ${slug}; siteline rules suggest / cite) and import again.`,
+    {
+      problems: v.failures.map((f) => `${f.district}${f.buildingType ? ` / ${f.buildingType}` : ''} ${f.item}: ${f.why}`),
+    },
+  );
 }

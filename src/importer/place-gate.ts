@@ -76,7 +76,8 @@ function findPlaceholders(value: unknown, where: string): string[] {
   else if (value && typeof value === 'object') {
     // Sources are named by id, not index: sources[zoning].vintage.
     for (const [k, x] of Object.entries(value as Record<string, unknown>)) {
-      if ((k === 'sources' || k === 'documents') && Array.isArray(x)) x.forEach((s, i) => walk(s, `${k}[${(s as { id?: string; file?: string })?.id ?? (s as { file?: string })?.file ?? i}]`));
+      if ((k === 'sources' || k === 'documents') && Array.isArray(x))
+        x.forEach((s, i) => walk(s, `${k}[${(s as { id?: string; file?: string })?.id ?? (s as { file?: string })?.file ?? i}]`));
       else walk(x, k);
     }
   }
@@ -109,7 +110,12 @@ function sourceRefusals(s: ManifestSource, r: SourceReport): GateRefusal[] {
   if (r.rowsRead > 0 && r.rowsLoaded === 0) {
     const mapping = JSON.stringify(Object.fromEntries(Object.entries(s.load).filter(([k]) => !['target', 'attrs', 'map', 'patterns'].includes(k))));
     const why = r.rejects[0] ? ` (${r.rejects[0].count} x ${r.rejects[0].reason}, e.g. ${r.rejects[0].examples.slice(0, 2).join('; ')})` : '';
-    out.push({ problem: `${s.id} (${s.file}): ${r.rowsRead} rows read, none usable${why}: a renamed field or a wrong id column`, setting: `sources[${s.id}].load`, value: mapping, forceable: true });
+    out.push({
+      problem: `${s.id} (${s.file}): ${r.rowsRead} rows read, none usable${why}: a renamed field or a wrong id column`,
+      setting: `sources[${s.id}].load`,
+      value: mapping,
+      forceable: true,
+    });
   }
   if (r.rowsRead > 0 && r.rowsRejected / r.rowsRead > s.maxRejectedShare) {
     const top = r.rejects[0] ? `; most: ${r.rejects[0].count} x ${r.rejects[0].reason}` : '';
@@ -160,12 +166,17 @@ export function shrinkRefusals(s: ManifestSource, r: Pick<SourceReport, 'rowsRea
 /** The join thresholds of a live manifest against measured rates; each problem names its setting and value. */
 export function joinGate(m: Manifest, rates: ImportReport['joinRates']): JoinGate | undefined {
   if (m.status !== 'live') return undefined;
-  const thresholds = { addressToLot: m.joinThresholds?.addressToLot ?? DEFAULT_JOIN_THRESHOLDS.addressToLot, lotToZone: m.joinThresholds?.lotToZone ?? DEFAULT_JOIN_THRESHOLDS.lotToZone };
+  const thresholds = {
+    addressToLot: m.joinThresholds?.addressToLot ?? DEFAULT_JOIN_THRESHOLDS.addressToLot,
+    lotToZone: m.joinThresholds?.lotToZone ?? DEFAULT_JOIN_THRESHOLDS.lotToZone,
+  };
   const problems: string[] = [];
-  const setting = (k: 'addressToLot' | 'lotToZone') => `manifest joinThresholds.${k} = ${thresholds[k]}${m.joinThresholds?.[k] === undefined ? ' (the default)' : ''}`;
+  const setting = (k: 'addressToLot' | 'lotToZone') =>
+    `manifest joinThresholds.${k} = ${thresholds[k]}${m.joinThresholds?.[k] === undefined ? ' (the default)' : ''}`;
   const check = (label: string, j: ImportReport['joinRates']['addressToParcel'], k: 'addressToLot' | 'lotToZone', none: string) => {
     if (j.rate === null) problems.push(`${label}: ${none}`);
-    else if (j.rate < thresholds[k]) problems.push(`${label} is ${(j.rate * 100).toFixed(2)} % (${j.matched} of ${j.total}), below ${(thresholds[k] * 100).toFixed(0)} % (${setting(k)})`);
+    else if (j.rate < thresholds[k])
+      problems.push(`${label} is ${(j.rate * 100).toFixed(2)} % (${j.matched} of ${j.total}), below ${(thresholds[k] * 100).toFixed(0)} % (${setting(k)})`);
   };
   check('address -> lot', rates.addressToParcel, 'addressToLot', 'no addresses were loaded, so no address can find its lot');
   // A place without a zoning map (districtSource stated) takes each answer's district from its caller: no lot -> zone join to pass.
@@ -199,13 +210,24 @@ export function placeVerdict(input: GateInput): PlaceVerdict {
   for (const p of input.fileProblems) {
     const file = p.replace(/^(missing|checksum mismatch): /, '').split(' ')[0]!;
     const s = m.sources.find((x) => x.file === file);
-    refusals.push({ problem: p, setting: s ? `sources[${s.id}].sha256` : `the sha256 of ${file}`, value: s ? s.sha256 : '(see the manifest)', forceable: false });
+    refusals.push({
+      problem: p,
+      setting: s ? `sources[${s.id}].sha256` : `the sha256 of ${file}`,
+      value: s ? s.sha256 : '(see the manifest)',
+      forceable: false,
+    });
   }
   for (const { source, report } of input.sources) refusals.push(...sourceRefusals(source, report));
   const c = input.citations;
-  if (c.rulesProblem && c.rulesProblem !== 'no rules.json') refusals.push({ problem: `the rules file does not load: ${c.rulesProblem}`, setting: 'rulesFile', value: m.rulesFile ?? 'rules.json', forceable: false });
+  if (c.rulesProblem && c.rulesProblem !== 'no rules.json')
+    refusals.push({ problem: `the rules file does not load: ${c.rulesProblem}`, setting: 'rulesFile', value: m.rulesFile ?? 'rules.json', forceable: false });
   for (const f of c.failures) {
-    refusals.push({ problem: `cited value ${f.district}${f.buildingType ? ` / ${f.buildingType}` : ''} ${f.item} does not verify: ${f.why}`, setting: `${m.rulesFile ?? 'rules.json'} districts.${f.district}`, value: f.item, forceable: false });
+    refusals.push({
+      problem: `cited value ${f.district}${f.buildingType ? ` / ${f.buildingType}` : ''} ${f.item} does not verify: ${f.why}`,
+      setting: `${m.rulesFile ?? 'rules.json'} districts.${f.district}`,
+      value: f.item,
+      forceable: false,
+    });
   }
   const placeholders = m.status === 'live' ? placePlaceholders(m, input.placesDir) : [];
   if (placeholders.length) {
@@ -249,7 +271,12 @@ export function formatVerdict(v: PlaceVerdict, mode: 'check' | 'import'): string
     if (v.gate.passed) L.push(`  joins: the join rates pass the thresholds (${t})`);
     else L.push(`  joins: below the thresholds (${t}); the place would stay planned_not_live:`, ...v.gate.problems.map((p) => `    - ${p}`));
   }
-  const word = { refused: 'REFUSED (nothing would be imported)', not_live: 'NOT LIVE (loaded, kept planned_not_live)', live: 'LIVE', planned: 'planned_not_live (the manifest says so)' }[v.verdict];
+  const word = {
+    refused: 'REFUSED (nothing would be imported)',
+    not_live: 'NOT LIVE (loaded, kept planned_not_live)',
+    live: 'LIVE',
+    planned: 'planned_not_live (the manifest says so)',
+  }[v.verdict];
   L.push(`  verdict: ${word}`);
   return L;
 }
@@ -257,9 +284,29 @@ export function formatVerdict(v: PlaceVerdict, mode: 'check' | 'import'): string
 /** A digest of each district's rules in the place's rules file (what changed between two imports). */
 export function rulesDigests(m: Manifest, placesDir: string): Record<string, string> {
   try {
-    const rules = JSON.parse(fs.readFileSync(path.join(placesDir, m.slug, path.basename(m.rulesFile ?? 'rules.json')), 'utf8')) as { districts?: Record<string, unknown> };
-    const sorted = (v: unknown): unknown => (Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v);
-    return Object.fromEntries(Object.entries(rules.districts ?? {}).map(([code, d]) => [code, crypto.createHash('sha256').update(JSON.stringify(sorted(d))).digest('hex').slice(0, 16)]));
+    const rules = JSON.parse(fs.readFileSync(path.join(placesDir, m.slug, path.basename(m.rulesFile ?? 'rules.json')), 'utf8')) as {
+      districts?: Record<string, unknown>;
+    };
+    const sorted = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(sorted)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.keys(v)
+                .sort()
+                .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    return Object.fromEntries(
+      Object.entries(rules.districts ?? {}).map(([code, d]) => [
+        code,
+        crypto
+          .createHash('sha256')
+          .update(JSON.stringify(sorted(d)))
+          .digest('hex')
+          .slice(0, 16),
+      ]),
+    );
   } catch {
     return {}; // no rules file, or one that does not parse: no digests to compare (the rules check reports a broken file)
   }

@@ -6,10 +6,23 @@ const rows = (pc: string, n: number) => Array.from({ length: n }, () => ({ postc
 
 test('a postcode joins its place only when a real share of its records carry it: one stray assessor row does not', () => {
   // Somerville's shape: three real ZIPs, and one row each typed with Brighton's 02135 and two others'.
-  const addresses = [...rows('02143', 436), ...rows('02144', 624), ...rows('02145', 419), ...rows('02135', 1), ...rows('01244', 1), ...rows('02474', 1), { postcode: '' }, {}];
+  const addresses = [
+    ...rows('02143', 436),
+    ...rows('02144', 624),
+    ...rows('02145', 419),
+    ...rows('02135', 1),
+    ...rows('01244', 1),
+    ...rows('02474', 1),
+    { postcode: '' },
+    {},
+  ];
   const p = placePostcodes(addresses, []);
   assert.deepEqual(p.kept, ['02143', '02144', '02145']);
-  assert.deepEqual(p.left, [{ postcode: '01244', records: 1 }, { postcode: '02135', records: 1 }, { postcode: '02474', records: 1 }]);
+  assert.deepEqual(p.left, [
+    { postcode: '01244', records: 1 },
+    { postcode: '02135', records: 1 },
+    { postcode: '02474', records: 1 },
+  ]);
   assert.equal(p.records, 1482);
 });
 

@@ -25,7 +25,10 @@ export interface PlacePostcodes {
  * The place's postcodes from its address rows and its street segments' left and right ZIPs: each
  * record (an address row, a segment side) counts once for its postcode.
  */
-export function placePostcodes(addresses: Iterable<{ postcode?: string | null }>, segments: Iterable<{ zipLeft?: string | null; zipRight?: string | null }>): PlacePostcodes {
+export function placePostcodes(
+  addresses: Iterable<{ postcode?: string | null }>,
+  segments: Iterable<{ zipLeft?: string | null; zipRight?: string | null }>,
+): PlacePostcodes {
   const counts = new Map<string, number>();
   let records = 0;
   const add = (z: string | null | undefined) => {

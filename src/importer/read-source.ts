@@ -13,7 +13,7 @@ import { parseOzfsParcels, parseOzfsZoning, type OzfsParcel } from './readers/oz
 
 export type SourceData =
   | { kind: 'features'; features: SourceFeature[] }
-  | { kind: 'rows'; rows: CsvRow[]; physicalLines?: number; /** Projects the row's x/y columns to lon/lat (the source's `crs`). */ project?: Xy }
+  | { kind: 'rows'; rows: CsvRow[]; physicalLines?: number /** Projects the row's x/y columns to lon/lat (the source's `crs`). */; project?: Xy }
   | { kind: 'ozfs-parcels'; parcels: OzfsParcel[]; featuresRead: number; strayFeatures: number };
 
 export async function readSource(placeRoot: string, s: ManifestSource): Promise<SourceData> {
@@ -24,7 +24,10 @@ export async function readSource(placeRoot: string, s: ManifestSource): Promise<
     case 'topojson':
       return { kind: 'features', features: readTopoJson(file, s.object, s.crs) };
     case 'shapefile':
-      return { kind: 'features', features: await readShapefile(file, path.join(placeRoot, s.dbf.file), path.join(placeRoot, s.prj.file), s.encoding, s.columns) };
+      return {
+        kind: 'features',
+        features: await readShapefile(file, path.join(placeRoot, s.dbf.file), path.join(placeRoot, s.prj.file), s.encoding, s.columns),
+      };
     case 'shapefile-zip':
       return { kind: 'features', features: await readShapefileParts(shapefilePartsFromZip(file, s.member), s.encoding, s.columns) };
     case 'csv': {

@@ -38,6 +38,7 @@ export async function settleDraft(manifest: Record<string, unknown>, opts: { dir
       );
     } else if (!/placeholder/.test(refusal.problem)) confirm.push(`data check would refuse: ${refusal.problem} [${refusal.setting} = ${refusal.value}]`);
   }
-  if (check.verdict.gate && !check.verdict.gate.passed) confirm.push(`data check: the joins are below the thresholds, the place would stay planned_not_live: ${check.verdict.gate.problems.join('; ')}`);
+  if (check.verdict.gate && !check.verdict.gate.passed)
+    confirm.push(`data check: the joins are below the thresholds, the place would stay planned_not_live: ${check.verdict.gate.problems.join('; ')}`);
   return { confirm };
 }

@@ -100,9 +100,7 @@ function pickAttrs(props: Record<string, unknown>, spec: Record<string, string>)
 
 /** Drops rings with fewer than 4 positions and polygons without an outer ring. */
 function cleanMultiPolygon(mp: MultiPolygonCoords): MultiPolygonCoords {
-  return mp
-    .map((poly) => poly.filter((ring) => Array.isArray(ring) && ring.length >= 4))
-    .filter((poly) => poly.length > 0);
+  return mp.map((poly) => poly.filter((ring) => Array.isArray(ring) && ring.length >= 4)).filter((poly) => poly.length > 0);
 }
 
 /** Self-intersecting rings made valid (the union of a polygon with itself resolves the crossings). */
@@ -189,7 +187,15 @@ function transformZones(data: SourceData, tally: SourceTally, rows: PlaceRows): 
     if (load.overlayTagField) {
       const tag = text(p[load.overlayTagField]);
       if (tag !== '') {
-        rows.zones.push({ zoneId: `${zoneId}:tag`, layer: 'overlay', code: tag, name: null, geom: mp, bbox, attrs: { taggedOn: code, tagField: load.overlayTagField } });
+        rows.zones.push({
+          zoneId: `${zoneId}:tag`,
+          layer: 'overlay',
+          code: tag,
+          name: null,
+          geom: mp,
+          bbox,
+          attrs: { taggedOn: code, tagField: load.overlayTagField },
+        });
         tags++;
       }
     }
@@ -234,7 +240,17 @@ function transformZoneNames(data: SourceData, tally: SourceTally, rows: PlaceRow
 
 function parcelRow(id: string, mp: MultiPolygonCoords, inside: Position | null, attrs: Record<string, unknown>, source: ManifestSource): ParcelRow {
   const p = inside && pointInMultiPolygon(inside, mp) ? inside : pointOnSurface(mp);
-  return { parcelExtId: id, geom: mp, bbox: bboxOf(mp), insideLon: p[0], insideLat: p[1], areaM2: multiPolygonAreaM2(mp), attrs, source: source.id, vintage: source.vintage };
+  return {
+    parcelExtId: id,
+    geom: mp,
+    bbox: bboxOf(mp),
+    insideLon: p[0],
+    insideLat: p[1],
+    areaM2: multiPolygonAreaM2(mp),
+    attrs,
+    source: source.id,
+    vintage: source.vintage,
+  };
 }
 
 function transformParcels(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
@@ -354,7 +370,9 @@ function transformParcelAttributes(data: SourceData, tally: SourceTally, rows: P
   }
   tally.notes.push(`${acc.size} of ${rows.parcels.size} parcels have ${load.as} values (numbers: maximum over rows; text: first value)`);
   if (load.locationField) {
-    tally.notes.push(`${locations.size} distinct lot locations read from ${load.locationField} for the geocoder${locationsUnread ? `; ${locationsUnread} rows have a ${load.locationField} without a house number or street, not indexed` : ''}`);
+    tally.notes.push(
+      `${locations.size} distinct lot locations read from ${load.locationField} for the geocoder${locationsUnread ? `; ${locationsUnread} rows have a ${load.locationField} without a house number or street, not indexed` : ''}`,
+    );
   }
 }
 
@@ -385,7 +403,12 @@ function readStreetAddress(
       tally.rejects.add('no street name', `record ${r.recordNo}`);
       return null;
     }
-    key = streetKeyFromParts({ name, type: fm.streetType ? text(v[fm.streetType]) : null, predir: fm.predir ? text(v[fm.predir]) : null, postdir: fm.postdir ? text(v[fm.postdir]) : null });
+    key = streetKeyFromParts({
+      name,
+      type: fm.streetType ? text(v[fm.streetType]) : null,
+      predir: fm.predir ? text(v[fm.predir]) : null,
+      postdir: fm.postdir ? text(v[fm.postdir]) : null,
+    });
     if (key === '') {
       tally.rejects.add('street name has no letters or digits', `record ${r.recordNo}: '${name}'`);
       return null;
@@ -412,13 +435,14 @@ function readStreetAddress(
     }
     numText = parsed.number;
     key = parsed.streetKey;
-    suffix = (fm.numberSuffix ? text(v[fm.numberSuffix]) : parsed.numberSuffix ?? '').toUpperCase();
+    suffix = (fm.numberSuffix ? text(v[fm.numberSuffix]) : (parsed.numberSuffix ?? '')).toUpperCase();
     unit = fm.unit ? text(v[fm.unit]) : (parsed.unit ?? '');
     postcode = fm.postcode ? text(v[fm.postcode]) : /^\d{5}$/.test(partPostcode) ? partPostcode : (parsed.postcode ?? '');
   }
   return { numText, suffix, key, unit, postcode };
 }
 
+// Long because: one pass over the address rows, each column parsed in turn with its own rejection reason.
 function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRows): void {
   const load = tally.source.load;
   if (load.target !== 'addresses') return;
@@ -431,7 +455,18 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
   let expanded = 0;
   let extraRows = 0;
   const records: { recordNo: number; values: Record<string, unknown>; problem?: string | undefined; problemReason?: string | undefined }[] =
-    data.kind === 'rows' ? data.rows : data.kind === 'features' ? data.features.map((f) => ({ recordNo: f.index + 1, values: { ...f.properties, __lon: (f.geometry?.coordinates as number[] | undefined)?.[0], __lat: (f.geometry?.coordinates as number[] | undefined)?.[1] } })) : [];
+    data.kind === 'rows'
+      ? data.rows
+      : data.kind === 'features'
+        ? data.features.map((f) => ({
+            recordNo: f.index + 1,
+            values: {
+              ...f.properties,
+              __lon: (f.geometry?.coordinates as number[] | undefined)?.[0],
+              __lat: (f.geometry?.coordinates as number[] | undefined)?.[1],
+            },
+          }))
+        : [];
   if (data.kind === 'ozfs-parcels') throw new Error(`${tally.source.id}: addresses need a table or points`);
   const project = data.kind === 'rows' ? data.project : undefined;
   const lotIndex = new LotIndex([...rows.parcels.values()].map((p) => ({ id: p.parcelExtId, geom: p.geom, bbox: p.bbox })));
@@ -474,23 +509,25 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
       suffix = '';
     }
     const numbers = range ?? [Number.parseInt(numText, 10)];
-    for (let k = 0; k < numbers.length; k++) rows.addresses.push({
-      // A range's further numbers get row numbers after the source's last record (row_no is the table's key).
-      rowNo: k === 0 ? r.recordNo : records.length + ++extraRows,
-      number: numbers[k]!,
-      addressId: fm.addressId ? text(v[fm.addressId]) || null : null,
-      numberSuffix: suffix,
-      streetKey: key,
-      streetDisplay: display,
-      unit,
-      postcode,
-      fullAddress: (fm.fullAddress ? text(v[fm.fullAddress]) : '') || oneLineText.replace(/\s+/g, ' ') || `${numText}${suffix ? `-${suffix}` : ''} ${display}`,
-      parcelExtId,
-      sourceLotId: idLot,
-      inRightOfWay: rightOfWay.has(parcelRaw),
-      lon: hasPoint ? x : null,
-      lat: hasPoint ? y : null,
-    });
+    for (let k = 0; k < numbers.length; k++)
+      rows.addresses.push({
+        // A range's further numbers get row numbers after the source's last record (row_no is the table's key).
+        rowNo: k === 0 ? r.recordNo : records.length + ++extraRows,
+        number: numbers[k]!,
+        addressId: fm.addressId ? text(v[fm.addressId]) || null : null,
+        numberSuffix: suffix,
+        streetKey: key,
+        streetDisplay: display,
+        unit,
+        postcode,
+        fullAddress:
+          (fm.fullAddress ? text(v[fm.fullAddress]) : '') || oneLineText.replace(/\s+/g, ' ') || `${numText}${suffix ? `-${suffix}` : ''} ${display}`,
+        parcelExtId,
+        sourceLotId: idLot,
+        inRightOfWay: rightOfWay.has(parcelRaw),
+        lon: hasPoint ? x : null,
+        lat: hasPoint ? y : null,
+      });
     tally.rowsLoaded++;
   }
   const total = tally.rowsLoaded;
@@ -501,10 +538,18 @@ function transformAddresses(data: SourceData, tally: SourceTally, rows: PlaceRow
     disagreements: join.disagreements,
     examples: join.examples,
   };
-  if (fm.parcelId && noParcel && lotBy === 'id') tally.notes.push(`${noParcel} addresses have no parcel id (empty, or a road / placeholder id): loaded without a lot`);
-  if (lotBy !== 'id' && noParcel) tally.notes.push(`${noParcel} addresses found no lot (${lotBy === 'point' ? 'their point is in no parcel' : 'no matching parcel id and their point is in no parcel'}): loaded without a lot`);
-  if (expanded) tally.notes.push(`${expanded} addresses write a range of numbers (e.g. 26-28): loaded as each number of the range on its side of the street, every row naming the same lot`);
-  if (join.disagreements) tally.notes.push(`${join.disagreements} addresses name one lot by id but their point lies in another (e.g. ${join.examples.slice(0, 2).join('; ')})`);
+  if (fm.parcelId && noParcel && lotBy === 'id')
+    tally.notes.push(`${noParcel} addresses have no parcel id (empty, or a road / placeholder id): loaded without a lot`);
+  if (lotBy !== 'id' && noParcel)
+    tally.notes.push(
+      `${noParcel} addresses found no lot (${lotBy === 'point' ? 'their point is in no parcel' : 'no matching parcel id and their point is in no parcel'}): loaded without a lot`,
+    );
+  if (expanded)
+    tally.notes.push(
+      `${expanded} addresses write a range of numbers (e.g. 26-28): loaded as each number of the range on its side of the street, every row naming the same lot`,
+    );
+  if (join.disagreements)
+    tally.notes.push(`${join.disagreements} addresses name one lot by id but their point lies in another (e.g. ${join.examples.slice(0, 2).join('; ')})`);
 }
 
 /** "26" with suffix "28" (the parser's reading of "26-28"): 26, 28; null when the suffix is not a higher number of the same parity within 20. */
@@ -536,7 +581,9 @@ function transformStreetSegments(data: SourceData, tally: SourceTally, rows: Pla
       continue;
     }
     const p = f.properties;
-    const streetText = fm.street ? text(p[fm.street]) : [fm.streetName ? text(p[fm.streetName]) : '', fm.streetType ? text(p[fm.streetType]) : ''].join(' ').trim();
+    const streetText = fm.street
+      ? text(p[fm.street])
+      : [fm.streetName ? text(p[fm.streetName]) : '', fm.streetType ? text(p[fm.streetType]) : ''].join(' ').trim();
     const key = streetKey(streetText);
     if (key === '') {
       tally.rejects.add('no street name', featureLabel(f));

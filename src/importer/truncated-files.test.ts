@@ -29,7 +29,7 @@ test('truncated: a CSV ending mid-record, JSON cut before its closing brace, a s
   const half = doc.slice(0, doc.length / 2);
   assert.match(jsonProblem(half, 'z.geojson', err(half)), /^z\.geojson: truncated: the file ends mid-record after \d+ bytes/);
   assert.match(jsonProblem('{"type": x}', 'z.geojson', err('{"type": x}')), /^z\.geojson: not valid JSON/);
-  assert.doesNotMatch(jsonProblem('{"owner": SMITH JOHN}', 'z.geojson', err('{"owner": SMITH JOHN}')), /SMITH/, 'the parser\'s excerpt of the text is left out');
+  assert.doesNotMatch(jsonProblem('{"owner": SMITH JOHN}', 'z.geojson', err('{"owner": SMITH JOHN}')), /SMITH/, "the parser's excerpt of the text is left out");
   assert.equal(jsonProblem('  ', 'z.geojson', err('  ')), 'z.geojson: empty file (no features)');
   const shp = Buffer.alloc(200);
   shp.writeInt32BE(9994, 0);
@@ -45,8 +45,29 @@ test('truncated: a CSV ending mid-record, JSON cut before its closing brace, a s
 
 function source(extra: Record<string, unknown>): ManifestSource {
   const m = manifestSchema.parse({
-    slug: 't', geoDivisionId: 'US-MA:t', name: 'T', region: 'MA', country: 'US', status: 'planned_not_live', bbox: [0, 0, 1, 1], sourceFolder: 't', rulesFile: 'rules.json',
-    sources: [{ id: 'addresses', name: 'A', file: 'a.csv', sha256: 'a'.repeat(64), vintage: 'v', licence: 'l', attribution: 'a', format: 'csv', load: { target: 'addresses', fields: { oneLine: 'ADDR' } }, ...extra }],
+    slug: 't',
+    geoDivisionId: 'US-MA:t',
+    name: 'T',
+    region: 'MA',
+    country: 'US',
+    status: 'planned_not_live',
+    bbox: [0, 0, 1, 1],
+    sourceFolder: 't',
+    rulesFile: 'rules.json',
+    sources: [
+      {
+        id: 'addresses',
+        name: 'A',
+        file: 'a.csv',
+        sha256: 'a'.repeat(64),
+        vintage: 'v',
+        licence: 'l',
+        attribution: 'a',
+        format: 'csv',
+        load: { target: 'addresses', fields: { oneLine: 'ADDR' } },
+        ...extra,
+      },
+    ],
   });
   return m.sources[0]!;
 }
@@ -56,7 +77,10 @@ test('shrink: beyond maxShrinkShare of the recorded rows or features is refused,
   assert.deepEqual(shrinkRefusals(s, { rowsRead: 96, rowsLoaded: 86 }), [], 'within 5 %');
   assert.deepEqual(shrinkRefusals(s, { rowsRead: 500, rowsLoaded: 500 }), [], 'growth');
   const [rows, features] = shrinkRefusals(s, { rowsRead: 50, rowsLoaded: 40 });
-  assert.equal(describeRefusal(rows!), 'addresses (a.csv) shrank: 50 rows, 100 recorded (lost 50, 50.0 %), more than the 5.0 % allowed [governed by sources[addresses].maxShrinkShare = 0.05 (the default); or --accept-shrink "<reason>"]');
+  assert.equal(
+    describeRefusal(rows!),
+    'addresses (a.csv) shrank: 50 rows, 100 recorded (lost 50, 50.0 %), more than the 5.0 % allowed [governed by sources[addresses].maxShrinkShare = 0.05 (the default); or --accept-shrink "<reason>"]',
+  );
   assert.match(features!.problem, /40 features, 90 recorded \(lost 50, 55\.6 %\)/);
   assert.ok(isBlocking(rows!, { force: true }), '--force does not override a shrink');
   assert.ok(!isBlocking(rows!, { acceptShrink: 'the town dropped a street' }));

@@ -96,7 +96,8 @@ function mappedColumns(s: ManifestSource): [string, string][] {
   const l = s.load as Record<string, unknown>;
   const out: [string, string][] = [];
   const walk = (v: unknown, p: string) => {
-    if (typeof v === 'string' && /(^|\.)(field|idField|nameField|codeField|descriptionField|locationField|overlayTagField)$|^load\.fields\.[a-zA-Z]+$/.test(p)) out.push([p, v]);
+    if (typeof v === 'string' && /(^|\.)(field|idField|nameField|codeField|descriptionField|locationField|overlayTagField)$|^load\.fields\.[a-zA-Z]+$/.test(p))
+      out.push([p, v]);
     else if (v && typeof v === 'object' && !Array.isArray(v) && !/\.(map|where)$/.test(p)) for (const [k, x] of Object.entries(v)) walk(x, `${p}.${k}`);
   };
   for (const [k, v] of Object.entries(l)) if (k !== 'target') walk(v, `load.${k}`);
@@ -114,7 +115,10 @@ const share = (n: number, d: number) => (d ? `${((n / d) * 100).toFixed(1)} %` :
 
 /** The previous vintage's record of the place (columns, rules digests), if it has one. */
 async function lastVintage(ctx: AppContext, placeId: string): Promise<{ columns: Record<string, string[]>; rules: Record<string, string> } | null> {
-  const r = await ctx.db.query<{ columns: Record<string, string[]>; rules_digests: Record<string, string> }>('SELECT columns, rules_digests FROM place_vintages WHERE place_id = $1 ORDER BY vintage_id DESC LIMIT 1', [placeId]);
+  const r = await ctx.db.query<{ columns: Record<string, string[]>; rules_digests: Record<string, string> }>(
+    'SELECT columns, rules_digests FROM place_vintages WHERE place_id = $1 ORDER BY vintage_id DESC LIMIT 1',
+    [placeId],
+  );
   return r[0] ? { columns: r[0].columns ?? {}, rules: r[0].rules_digests ?? {} } : null;
 }
 
@@ -125,7 +129,11 @@ type RawManifest = { sources: Record<string, unknown>[] };
  * checksums and vintages in the raw manifest); which mapped columns a new file renamed (followed) or
  * lost; the one gate on the candidate manifest; what changes against the live import.
  */
-export async function planUpdate(ctx: AppContext, slug: string, opts: { sourceDir?: string; placesDir?: string; vintage?: string; acceptShrink?: string } = {}): Promise<UpdatePlan> {
+export async function planUpdate(
+  ctx: AppContext,
+  slug: string,
+  opts: { sourceDir?: string; placesDir?: string; vintage?: string; acceptShrink?: string } = {},
+): Promise<UpdatePlan> {
   const placesDir = opts.placesDir ?? ctx.config.placesDir;
   const m = loadManifest(slug, placesDir);
   const sourceDir = opts.sourceDir ?? ctx.config.sourceDir;
@@ -148,7 +156,12 @@ export async function planUpdate(ctx: AppContext, slug: string, opts: { sourceDi
   const layers: LayerCounts[] = candidate.sources.map((s, i) => {
     const r = check.sources.find((x) => x.id === s.id)!;
     raw.sources[i]!['counts'] = { rows: r.rowsRead, features: r.rowsLoaded };
-    return { sourceId: s.id, file: s.file, rows: { before: s.counts?.rows ?? null, after: r.rowsRead }, features: { before: s.counts?.features ?? null, after: r.rowsLoaded } };
+    return {
+      sourceId: s.id,
+      file: s.file,
+      rows: { before: s.counts?.rows ?? null, after: r.rowsRead },
+      features: { before: s.counts?.features ?? null, after: r.rowsLoaded },
+    };
   });
   const shrank = check.verdict.refusals.filter((r) => r.shrink);
   const manifestText = JSON.stringify(raw, null, 2) + '\n';
@@ -164,7 +177,16 @@ export async function planUpdate(ctx: AppContext, slug: string, opts: { sourceDi
     addresses,
     districts,
   };
-  return { slug, placeId, entries, unchanged: files.length === 0, changes, manifest: parseManifest(manifestText, `the updated manifest of ${slug}`), manifestText, check };
+  return {
+    slug,
+    placeId,
+    entries,
+    unchanged: files.length === 0,
+    changes,
+    manifest: parseManifest(manifestText, `the updated manifest of ${slug}`),
+    manifestText,
+    check,
+  };
 }
 
 /**
@@ -173,7 +195,10 @@ export async function planUpdate(ctx: AppContext, slug: string, opts: { sourceDi
  */
 async function recordedCounts(ctx: AppContext, m: Manifest, raw: RawManifest): Promise<void> {
   if (m.sources.every((s) => s.counts)) return;
-  const r = await ctx.db.query<{ report: { sources?: { id: string; rowsRead: number; rowsLoaded: number }[] } | null }>('SELECT import_report AS report FROM places WHERE place_id = $1', [m.geoDivisionId]);
+  const r = await ctx.db.query<{ report: { sources?: { id: string; rowsRead: number; rowsLoaded: number }[] } | null }>(
+    'SELECT import_report AS report FROM places WHERE place_id = $1',
+    [m.geoDivisionId],
+  );
   const last = new Map((r[0]?.report?.sources ?? []).map((x) => [x.id, x]));
   m.sources.forEach((s, i) => {
     const l = last.get(s.id);
@@ -211,7 +236,12 @@ function readHead(file: string): Buffer {
 }
 
 /** Which files changed (sha256): the raw manifest takes their new checksums, and each changed source the update's vintage. */
-async function changedFiles(m: Manifest, placeRoot: string, raw: RawManifest, vintage: string): Promise<{ files: ChangeLog['files']; changedSources: Set<string> }> {
+async function changedFiles(
+  m: Manifest,
+  placeRoot: string,
+  raw: RawManifest,
+  vintage: string,
+): Promise<{ files: ChangeLog['files']; changedSources: Set<string> }> {
   const files: ChangeLog['files'] = [];
   const changedSources = new Set<string>();
   for (const [i, s] of m.sources.entries()) {
@@ -245,9 +275,14 @@ async function followRenamedColumns(
   const renamedColumns: RenamedColumn[] = [];
   const missingColumns: ChangeLog['missingColumns'] = [];
   const dbValues = async (s: ManifestSource, setting: string): Promise<Set<string> | null> => {
-    if (s.load.target === 'zones' && setting === 'load.code.field') return new Set((await ctx.db.query<{ code: string }>('SELECT DISTINCT code FROM zones WHERE place_id = $1', [placeId])).map((r) => r.code));
-    if (s.load.target === 'zones' && setting === 'load.nameField') return new Set((await ctx.db.query<{ name: string }>('SELECT DISTINCT name FROM zones WHERE place_id = $1 AND name IS NOT NULL', [placeId])).map((r) => r.name));
-    if (setting.endsWith('idField') || setting === 'load.fields.parcelId') return new Set((await ctx.db.query<{ id: string }>('SELECT parcel_ext_id AS id FROM parcels WHERE place_id = $1', [placeId])).map((r) => r.id));
+    if (s.load.target === 'zones' && setting === 'load.code.field')
+      return new Set((await ctx.db.query<{ code: string }>('SELECT DISTINCT code FROM zones WHERE place_id = $1', [placeId])).map((r) => r.code));
+    if (s.load.target === 'zones' && setting === 'load.nameField')
+      return new Set(
+        (await ctx.db.query<{ name: string }>('SELECT DISTINCT name FROM zones WHERE place_id = $1 AND name IS NOT NULL', [placeId])).map((r) => r.name),
+      );
+    if (setting.endsWith('idField') || setting === 'load.fields.parcelId')
+      return new Set((await ctx.db.query<{ id: string }>('SELECT parcel_ext_id AS id FROM parcels WHERE place_id = $1', [placeId])).map((r) => r.id));
     return null;
   };
   for (const [i, s] of m.sources.entries()) {
@@ -260,11 +295,19 @@ async function followRenamedColumns(
     }
     const count = data.kind === 'rows' ? data.rows.filter((r) => !r.problem).length : data.kind === 'features' ? data.features.length : data.parcels.length;
     // An empty file is "no features", not a missing column for every setting.
-    if (count === 0) throw new SitelineError('bad_input', `${m.slug}: ${s.file} (${s.id}) has no features (0 ${data.kind === 'rows' ? 'rows' : 'features'} read); nothing was changed.`);
+    if (count === 0)
+      throw new SitelineError(
+        'bad_input',
+        `${m.slug}: ${s.file} (${s.id}) has no features (0 ${data.kind === 'rows' ? 'rows' : 'features'} read); nothing was changed.`,
+      );
     const now = sourceColumns(data);
     const before = prev?.columns[s.id];
     const values = (c: string): string[] =>
-      data.kind === 'rows' ? data.rows.slice(0, 5000).map((r) => String(r.values[c] ?? '').trim()) : data.kind === 'features' ? data.features.slice(0, 5000).map((f) => String(f.properties[c] ?? '').trim()) : [];
+      data.kind === 'rows'
+        ? data.rows.slice(0, 5000).map((r) => String(r.values[c] ?? '').trim())
+        : data.kind === 'features'
+          ? data.features.slice(0, 5000).map((f) => String(f.properties[c] ?? '').trim())
+          : [];
     // A personal column (owners' names, by header or by values) is never followed nor quoted as evidence.
     const fresh = now.filter((c) => !(before ?? []).includes(c) && !mappedColumns(s).some(([, col]) => col === c) && !isPersonalColumn(c, values(c)));
     for (const [setting, col] of mappedColumns(s)) {
@@ -276,7 +319,12 @@ async function followRenamedColumns(
         if (known?.size) {
           const hit = vals.filter((v) => known.has(v)).length;
           const score = vals.length ? hit / vals.length : 0;
-          if (score >= 0.5 && (!best || score > best.score)) best = { to: c, score, evidence: `${share(hit, vals.length)} of its values are the old column's values as loaded (e.g. ${[...new Set(vals)].slice(0, 3).join(', ')})` };
+          if (score >= 0.5 && (!best || score > best.score))
+            best = {
+              to: c,
+              score,
+              evidence: `${share(hit, vals.length)} of its values are the old column's values as loaded (e.g. ${[...new Set(vals)].slice(0, 3).join(', ')})`,
+            };
         } else if (fresh.length === 1 && before) {
           best = { to: c, score: 1, evidence: `the only new column of ${s.file} since the last import (e.g. ${[...new Set(vals)].slice(0, 3).join(', ')})` };
         }
@@ -300,8 +348,14 @@ async function changesAgainstLive(
   placesDir: string,
   prev: Awaited<ReturnType<typeof lastVintage>>,
 ): Promise<Pick<ChangeLog, 'lots' | 'districts'> & { addresses: NonNullable<ChangeLog['addresses']>; entries: ChangeEntry[] }> {
-  const oldLots = await ctx.db.query<{ id: string; lon: number; lat: number; area: number; geom: MultiPolygonCoords }>('SELECT parcel_ext_id AS id, inside_lon AS lon, inside_lat AS lat, area_m2 AS area, geom FROM parcels WHERE place_id = $1', [placeId]);
-  const oldZones = await ctx.db.query<{ zone_id: string; code: string; geom: MultiPolygonCoords }>(`SELECT zone_id, code, geom FROM zones WHERE place_id = $1 AND layer = 'base'`, [placeId]);
+  const oldLots = await ctx.db.query<{ id: string; lon: number; lat: number; area: number; geom: MultiPolygonCoords }>(
+    'SELECT parcel_ext_id AS id, inside_lon AS lon, inside_lat AS lat, area_m2 AS area, geom FROM parcels WHERE place_id = $1',
+    [placeId],
+  );
+  const oldZones = await ctx.db.query<{ zone_id: string; code: string; geom: MultiPolygonCoords }>(
+    `SELECT zone_id, code, geom FROM zones WHERE place_id = $1 AND layer = 'base'`,
+    [placeId],
+  );
   const oldIndex = new LotIndex(oldZones.map((z) => ({ id: z.zone_id, geom: z.geom, bbox: bboxOf(z.geom) })));
   const oldCode = new Map(oldZones.map((z) => [z.zone_id, z.code]));
   const newBase = rows.zones.filter((z) => z.layer === 'base');
@@ -324,9 +378,13 @@ async function changesAgainstLive(
     const from = zoneAt(oldIndex, oldCode, [o.lon, o.lat]);
     const to = zoneAt(newIndex, newCode, [p.insideLon, p.insideLat]);
     if (from !== to) zoneChanged.push({ lot: p.parcelExtId, from, to });
-    if (Math.abs(p.areaM2 - o.area) > Math.max(1, o.area * 0.01)) areaChanged.push({ lot: p.parcelExtId, fromM2: Math.round(o.area), toM2: Math.round(p.areaM2) });
+    if (Math.abs(p.areaM2 - o.area) > Math.max(1, o.area * 0.01))
+      areaChanged.push({ lot: p.parcelExtId, fromM2: Math.round(o.area), toM2: Math.round(p.areaM2) });
   }
-  const removed = oldLots.map((l) => l.id).filter((id) => !rows.parcels.has(id)).sort();
+  const removed = oldLots
+    .map((l) => l.id)
+    .filter((id) => !rows.parcels.has(id))
+    .sort();
   const oldDistricts = new Set(oldZones.map((z) => z.code));
   const newDistricts = new Set(newBase.map((z) => z.code));
   const rulesNow = rulesDigests(candidate, placesDir);
@@ -346,7 +404,16 @@ async function changesAgainstLive(
   ];
   return {
     entries,
-    lots: { before: oldLots.length, after: rows.parcels.size, added: ex(added), removed: ex(removed), zoneChanged: ex(zoneChanged), areaChanged: ex(areaChanged), split: ex(split), merged: ex(merged) },
+    lots: {
+      before: oldLots.length,
+      after: rows.parcels.size,
+      added: ex(added),
+      removed: ex(removed),
+      zoneChanged: ex(zoneChanged),
+      areaChanged: ex(areaChanged),
+      split: ex(split),
+      merged: ex(merged),
+    },
     addresses: { before: addressDiff.before, after: addressDiff.after, added: ex(addressDiff.added), removed: ex(addressDiff.removed) },
     districts: {
       added: [...newDistricts].filter((c) => !oldDistricts.has(c)).sort(),
@@ -373,8 +440,14 @@ function splitsAndMerges(
   for (const p of newLots) for (const o of goneIndex.lotsAt([p.insideLon, p.insideLat])) into.set(o, [...(into.get(o) ?? []), p.parcelExtId]);
   const from = new Map<string, string[]>();
   for (const l of goneLots) for (const n of newIndex.lotsAt([l.lon, l.lat])) from.set(n, [...(from.get(n) ?? []), l.id]);
-  const split = [...into].filter(([, to]) => to.length >= 2).map(([o, to]) => ({ from: o, to: to.sort() })).sort((a, b) => (a.from < b.from ? -1 : 1));
-  const merged = [...from].filter(([, fs]) => fs.length >= 2).map(([n, fs]) => ({ from: fs.sort(), to: n })).sort((a, b) => (a.to < b.to ? -1 : 1));
+  const split = [...into]
+    .filter(([, to]) => to.length >= 2)
+    .map(([o, to]) => ({ from: o, to: to.sort() }))
+    .sort((a, b) => (a.from < b.from ? -1 : 1));
+  const merged = [...from]
+    .filter(([, fs]) => fs.length >= 2)
+    .map(([n, fs]) => ({ from: fs.sort(), to: n }))
+    .sort((a, b) => (a.to < b.to ? -1 : 1));
   return { split, merged };
 }
 
@@ -382,13 +455,19 @@ function splitsAndMerges(
 const addressKey = (a: { number: number; suffix: string; street: string; unit: string }) => `${a.number}${a.suffix} ${a.street}${a.unit ? ` #${a.unit}` : ''}`;
 
 /** Addresses added and removed against the live import, by number, street and unit. */
-async function addressChanges(ctx: AppContext, placeId: string, rows: Awaited<ReturnType<typeof checkManifestJoins>>['rows']): Promise<{ before: number; after: number; added: string[]; removed: string[] }> {
+async function addressChanges(
+  ctx: AppContext,
+  placeId: string,
+  rows: Awaited<ReturnType<typeof checkManifestJoins>>['rows'],
+): Promise<{ before: number; after: number; added: string[]; removed: string[] }> {
   const old = await ctx.db.query<{ number: number; suffix: string; street: string; unit: string; full: string }>(
     'SELECT number, number_suffix AS suffix, street_display AS street, unit, full_address AS "full" FROM addresses WHERE place_id = $1',
     [placeId],
   );
   const oldKeys = new Map(old.map((a) => [addressKey(a), a.full]));
-  const newKeys = new Map(rows.addresses.map((a) => [addressKey({ number: a.number, suffix: a.numberSuffix, street: a.streetDisplay, unit: a.unit }), a.fullAddress]));
+  const newKeys = new Map(
+    rows.addresses.map((a) => [addressKey({ number: a.number, suffix: a.numberSuffix, street: a.streetDisplay, unit: a.unit }), a.fullAddress]),
+  );
   const added = [...newKeys.keys()].filter((k) => !oldKeys.has(k)).sort();
   const removed = [...oldKeys.keys()].filter((k) => !newKeys.has(k)).sort();
   return { before: old.length, after: rows.addresses.length, added, removed };
@@ -400,23 +479,74 @@ export function formatChangeLog(c: ChangeLog): string[] {
   L.push(`  changed files (${c.files.length}):`);
   for (const f of c.files) L.push(`    ${f.file} (${f.sourceId}): sha256 ${f.before.slice(0, 12)}... -> ${f.after.slice(0, 12)}...`);
   for (const r of c.renamedColumns) L.push(`  renamed column: ${r.file}: ${r.from} -> ${r.to} (${r.evidence}); the manifest's ${r.setting} follows it`);
-  for (const r of c.missingColumns) L.push(`  MISSING column: ${r.file} has no column ${r.column} (the manifest's ${r.setting}) and no new column holds its values`);
-  for (const f of c.formatChanges ?? []) L.push(`  format changed: ${f.file}: ${f.setting} ${JSON.stringify(f.from)} -> ${JSON.stringify(f.to)} (read as data init reads it); the manifest follows it`);
+  for (const r of c.missingColumns)
+    L.push(`  MISSING column: ${r.file} has no column ${r.column} (the manifest's ${r.setting}) and no new column holds its values`);
+  for (const f of c.formatChanges ?? [])
+    L.push(
+      `  format changed: ${f.file}: ${f.setting} ${JSON.stringify(f.from)} -> ${JSON.stringify(f.to)} (read as data init reads it); the manifest follows it`,
+    );
   if (c.layers?.length) {
     L.push('  per layer (rows read, features loaded; before = the counts recorded in the manifest or the last import):');
     const n = (v: number | null) => (v === null ? '?' : String(v));
-    for (const x of c.layers) L.push(`    ${x.sourceId.padEnd(12)} rows ${n(x.rows.before)} -> ${x.rows.after}, features ${n(x.features.before)} -> ${x.features.after}  (${x.file})`);
+    for (const x of c.layers)
+      L.push(`    ${x.sourceId.padEnd(12)} rows ${n(x.rows.before)} -> ${x.rows.after}, features ${n(x.features.before)} -> ${x.features.after}  (${x.file})`);
   }
-  if (c.addresses) L.push(`  addresses: ${c.addresses.before} before, ${c.addresses.after} after; ${c.addresses.added.count} added${c.addresses.added.count ? ` (e.g. ${c.addresses.added.examples.slice(0, 5).join(', ')})` : ''}, ${c.addresses.removed.count} removed${c.addresses.removed.count ? ` (e.g. ${c.addresses.removed.examples.slice(0, 5).join(', ')})` : ''}`);
-  if (c.acceptedShrink) L.push(`  ACCEPTED a shrunk layer (--accept-shrink ${JSON.stringify(c.acceptedShrink.reason)}): ${c.acceptedShrink.problems.join('; ')}`);
+  if (c.addresses)
+    L.push(
+      `  addresses: ${c.addresses.before} before, ${c.addresses.after} after; ${c.addresses.added.count} added${c.addresses.added.count ? ` (e.g. ${c.addresses.added.examples.slice(0, 5).join(', ')})` : ''}, ${c.addresses.removed.count} removed${c.addresses.removed.count ? ` (e.g. ${c.addresses.removed.examples.slice(0, 5).join(', ')})` : ''}`,
+    );
+  if (c.acceptedShrink)
+    L.push(`  ACCEPTED a shrunk layer (--accept-shrink ${JSON.stringify(c.acceptedShrink.reason)}): ${c.acceptedShrink.problems.join('; ')}`);
   const l = c.lots;
-  L.push(`  lots: ${l.before} before, ${l.after} after; ${l.added.count} added${l.added.count ? ` (e.g. ${l.added.examples.slice(0, 5).join(', ')})` : ''}, ${l.removed.count} removed${l.removed.count ? ` (e.g. ${l.removed.examples.slice(0, 5).join(', ')})` : ''}`);
-  L.push(`  lots whose zone changed: ${l.zoneChanged.count}${l.zoneChanged.count ? ` (e.g. ${l.zoneChanged.examples.slice(0, 5).map((z) => `${z.lot}: ${z.from ?? 'none'} -> ${z.to ?? 'none'}`).join('; ')})` : ''}`);
-  if (l.split) L.push(`  lots split: ${l.split.count}${l.split.count ? ` (e.g. ${l.split.examples.slice(0, 5).map((x) => `${x.from} -> ${x.to.join(' + ')}`).join('; ')})` : ''}`);
-  if (l.merged) L.push(`  lots merged: ${l.merged.count}${l.merged.count ? ` (e.g. ${l.merged.examples.slice(0, 5).map((x) => `${x.from.join(' + ')} -> ${x.to}`).join('; ')})` : ''}`);
-  L.push(`  lots whose area changed: ${l.areaChanged.count}${l.areaChanged.count ? ` (e.g. ${l.areaChanged.examples.slice(0, 5).map((a) => `${a.lot}: ${a.fromM2} -> ${a.toM2} m2`).join('; ')})` : ''}`);
+  L.push(
+    `  lots: ${l.before} before, ${l.after} after; ${l.added.count} added${l.added.count ? ` (e.g. ${l.added.examples.slice(0, 5).join(', ')})` : ''}, ${l.removed.count} removed${l.removed.count ? ` (e.g. ${l.removed.examples.slice(0, 5).join(', ')})` : ''}`,
+  );
+  L.push(
+    `  lots whose zone changed: ${l.zoneChanged.count}${
+      l.zoneChanged.count
+        ? ` (e.g. ${l.zoneChanged.examples
+            .slice(0, 5)
+            .map((z) => `${z.lot}: ${z.from ?? 'none'} -> ${z.to ?? 'none'}`)
+            .join('; ')})`
+        : ''
+    }`,
+  );
+  if (l.split)
+    L.push(
+      `  lots split: ${l.split.count}${
+        l.split.count
+          ? ` (e.g. ${l.split.examples
+              .slice(0, 5)
+              .map((x) => `${x.from} -> ${x.to.join(' + ')}`)
+              .join('; ')})`
+          : ''
+      }`,
+    );
+  if (l.merged)
+    L.push(
+      `  lots merged: ${l.merged.count}${
+        l.merged.count
+          ? ` (e.g. ${l.merged.examples
+              .slice(0, 5)
+              .map((x) => `${x.from.join(' + ')} -> ${x.to}`)
+              .join('; ')})`
+          : ''
+      }`,
+    );
+  L.push(
+    `  lots whose area changed: ${l.areaChanged.count}${
+      l.areaChanged.count
+        ? ` (e.g. ${l.areaChanged.examples
+            .slice(0, 5)
+            .map((a) => `${a.lot}: ${a.fromM2} -> ${a.toM2} m2`)
+            .join('; ')})`
+        : ''
+    }`,
+  );
   const d = c.districts;
-  L.push(`  districts: added ${d.added.join(', ') || 'none'}; removed ${d.removed.join(', ') || 'none'}; rules changed ${d.rulesChanged.join(', ') || 'none'}${d.rulesNote ? ` (${d.rulesNote})` : ''}`);
+  L.push(
+    `  districts: added ${d.added.join(', ') || 'none'}; removed ${d.removed.join(', ') || 'none'}; rules changed ${d.rulesChanged.join(', ') || 'none'}${d.rulesNote ? ` (${d.rulesNote})` : ''}`,
+  );
   return L;
 }
 
@@ -433,7 +563,12 @@ export async function listVintages(ctx: Pick<AppContext, 'db'>, placeId: string)
     'SELECT vintage_id, imported_at, layers, changes FROM place_vintages WHERE place_id = $1 ORDER BY vintage_id DESC',
     [placeId],
   );
-  return r.map((v) => ({ vintageId: Number(v.vintage_id), importedAt: v.imported_at instanceof Date ? v.imported_at.toISOString() : new Date(String(v.imported_at)).toISOString(), layers: v.layers, changes: v.changes }));
+  return r.map((v) => ({
+    vintageId: Number(v.vintage_id),
+    importedAt: v.imported_at instanceof Date ? v.imported_at.toISOString() : new Date(String(v.imported_at)).toISOString(),
+    layers: v.layers,
+    changes: v.changes,
+  }));
 }
 
 /** Which date changesSince reads: the town's date for the files (the vintage) or the day we imported them. */
@@ -441,7 +576,14 @@ export type ChangesBy = 'vintage' | 'import';
 
 /** A vintage's town date: its change log's vintage (data update), else the latest vintage of its layers (a first import). */
 export function townVintageOf(v: VintageRecord): string {
-  return v.changes?.vintage ?? v.layers.map((l) => l.vintage).sort().at(-1) ?? v.importedAt.slice(0, 10);
+  return (
+    v.changes?.vintage ??
+    v.layers
+      .map((l) => l.vintage)
+      .sort()
+      .at(-1) ??
+    v.importedAt.slice(0, 10)
+  );
 }
 
 /** The imports of a place since a date (YYYY-MM-DD), by the town's vintage date or by our import date, newest first. */
@@ -466,11 +608,33 @@ export async function changeItemsSince(
   const pageSize = Math.min(1000, Math.max(1, opts.pageSize ?? 100));
   // Town vintages are ISO dates as written; ours a timestamp compared from the day's start.
   const where = opts.by === 'vintage' ? 'place_id = $1 AND town_vintage >= $2' : 'place_id = $1 AND imported_at >= $2::date';
-  const total = Number((await ctx.db.query<{ n: number | string }>(`SELECT count(*) AS n FROM place_changes WHERE ${where}`, [placeId, opts.since]))[0]?.n ?? 0);
-  const rows = await ctx.db.query<{ vintage_id: number; seq: number; kind: ChangeEntry['kind']; subject: string; detail: Record<string, unknown>; town_vintage: string; imported_at: unknown }>(
+  const total = Number(
+    (await ctx.db.query<{ n: number | string }>(`SELECT count(*) AS n FROM place_changes WHERE ${where}`, [placeId, opts.since]))[0]?.n ?? 0,
+  );
+  const rows = await ctx.db.query<{
+    vintage_id: number;
+    seq: number;
+    kind: ChangeEntry['kind'];
+    subject: string;
+    detail: Record<string, unknown>;
+    town_vintage: string;
+    imported_at: unknown;
+  }>(
     `SELECT vintage_id, seq, kind, subject, detail, town_vintage, imported_at FROM place_changes WHERE ${where} ORDER BY vintage_id DESC, seq LIMIT $3 OFFSET $4`,
     [placeId, opts.since, pageSize, (page - 1) * pageSize],
   );
   const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
-  return { total, page, pageSize, items: rows.map((r) => ({ vintageId: Number(r.vintage_id), vintage: r.town_vintage, importedAt: iso(r.imported_at), kind: r.kind, subject: r.subject, detail: r.detail })) };
+  return {
+    total,
+    page,
+    pageSize,
+    items: rows.map((r) => ({
+      vintageId: Number(r.vintage_id),
+      vintage: r.town_vintage,
+      importedAt: iso(r.imported_at),
+      kind: r.kind,
+      subject: r.subject,
+      detail: r.detail,
+    })),
+  };
 }

@@ -40,10 +40,10 @@ const boxLiteral = (b: BBox) => `(${b[0]},${b[1]}),(${b[2]},${b[3]})`;
 export function sqlLots(db: Queryable, placeId: string): LotReads {
   return {
     parcelsInBox: (box) =>
-      db.query<{ parcel_ext_id: string; geom: unknown }>(`SELECT parcel_ext_id, geom FROM parcels WHERE place_id = $1 AND bbox && $2::box ORDER BY parcel_ext_id`, [
-        placeId,
-        boxLiteral(box),
-      ]),
+      db.query<{ parcel_ext_id: string; geom: unknown }>(
+        `SELECT parcel_ext_id, geom FROM parcels WHERE place_id = $1 AND bbox && $2::box ORDER BY parcel_ext_id`,
+        [placeId, boxLiteral(box)],
+      ),
     lot: async (id) =>
       (
         await db.query<LotRow>(
@@ -54,8 +54,12 @@ export function sqlLots(db: Queryable, placeId: string): LotReads {
         )
       )[0] ?? null,
     lotHasZone: async (id) =>
-      (await db.query<{ has_zone: boolean }>(`SELECT (p.primary_zone IS NOT NULL) AS has_zone FROM parcels p WHERE p.place_id = $1 AND p.parcel_ext_id = $2`, [placeId, id]))[0]
-        ?.has_zone ?? null,
+      (
+        await db.query<{ has_zone: boolean }>(`SELECT (p.primary_zone IS NOT NULL) AS has_zone FROM parcels p WHERE p.place_id = $1 AND p.parcel_ext_id = $2`, [
+          placeId,
+          id,
+        ])
+      )[0]?.has_zone ?? null,
   };
 }
 
@@ -177,13 +181,26 @@ export class LotStore implements LotReads {
     // The table is the place's partition (src/db/place-partitions.ts): a large place is alone in its own,
     // a small town shares a group's.
     const relation = await placeRelation(db, 'parcels', this.placeId);
-    const tableRows = Number((await db.query<{ n: number | string }>(`SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = to_regclass($1)`, [relation]))[0]?.n ?? 0);
+    const tableRows = Number(
+      (await db.query<{ n: number | string }>(`SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = to_regclass($1)`, [relation]))[0]?.n ?? 0,
+    );
     const placeId = this.placeId;
     const chunks = async function* (): AsyncGenerator<ParcelChunkRow[]> {
       if (n > tableRows / 2) {
-        const pages = Number((await db.query<{ n: number | string }>(`SELECT (coalesce(pg_relation_size(to_regclass($1)), 0) / current_setting('block_size')::int) AS n`, [relation]))[0]?.n ?? 0);
+        const pages = Number(
+          (
+            await db.query<{ n: number | string }>(`SELECT (coalesce(pg_relation_size(to_regclass($1)), 0) / current_setting('block_size')::int) AS n`, [
+              relation,
+            ])
+          )[0]?.n ?? 0,
+        );
         for (let page = 0; page <= pages; page += PAGES_PER_CHUNK)
-          yield chunkOf<ParcelChunkRow>(db, `SELECT ${cols} FROM parcels WHERE ctid >= $2::tid AND ctid < $3::tid AND place_id = $1`, [placeId, `(${page},0)`, `(${page + PAGES_PER_CHUNK},0)`], 'parcel_ext_id');
+          yield chunkOf<ParcelChunkRow>(
+            db,
+            `SELECT ${cols} FROM parcels WHERE ctid >= $2::tid AND ctid < $3::tid AND place_id = $1`,
+            [placeId, `(${page},0)`, `(${page + PAGES_PER_CHUNK},0)`],
+            'parcel_ext_id',
+          );
         return;
       }
       let after: string | null = null;
@@ -357,7 +374,11 @@ export class LotStore implements LotReads {
         (typeof f['frontByStreet'] === 'object' &&
           f['frontByStreet'] !== null &&
           Object.values(f['frontByStreet'] as Record<string, unknown>).every(
-            (v) => v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>)['frontageM'] === 'number' && typeof (v as Record<string, unknown>)['depthM'] === 'number',
+            (v) =>
+              v !== null &&
+              typeof v === 'object' &&
+              typeof (v as Record<string, unknown>)['frontageM'] === 'number' &&
+              typeof (v as Record<string, unknown>)['depthM'] === 'number',
           )));
     if (!plain) {
       factsOf[i] = this.factsTexts.length;
@@ -425,7 +446,13 @@ export class LotStore implements LotReads {
     for (const c of cellsOf(box[0], box[1], box[2], box[3])) {
       for (const i of grid.get(c) ?? []) {
         if (hit.has(i)) continue;
-        if (bb[i * 4]! <= box[2] + PG_EPSILON && box[0] <= bb[i * 4 + 2]! + PG_EPSILON && bb[i * 4 + 1]! <= box[3] + PG_EPSILON && box[1] <= bb[i * 4 + 3]! + PG_EPSILON) hit.add(i);
+        if (
+          bb[i * 4]! <= box[2] + PG_EPSILON &&
+          box[0] <= bb[i * 4 + 2]! + PG_EPSILON &&
+          bb[i * 4 + 1]! <= box[3] + PG_EPSILON &&
+          box[1] <= bb[i * 4 + 3]! + PG_EPSILON
+        )
+          hit.add(i);
       }
     }
     return [...hit].sort((a, b) => a - b).map((i) => ({ parcel_ext_id: this.idOf(i), geom: JSON.parse(geom[i]!) as unknown }));
@@ -489,7 +516,22 @@ export class LotStore implements LotReads {
    */
   bytes(): number {
     let n = stringBytes(this.idText);
-    for (const a of [this.idStart, this.inLon, this.inLat, this.area, this.zonesOf, this.hasZone, this.src, this.vintage, this.corner, this.frontStart, this.frontKey, this.frontage, this.depth, this.factsOf])
+    for (const a of [
+      this.idStart,
+      this.inLon,
+      this.inLat,
+      this.area,
+      this.zonesOf,
+      this.hasZone,
+      this.src,
+      this.vintage,
+      this.corner,
+      this.frontStart,
+      this.frontKey,
+      this.frontage,
+      this.depth,
+      this.factsOf,
+    ])
       n += a.byteLength + 64;
     n += stringsBytes(this.zoneTexts) + stringsBytes(this.factsTexts) + stringsBytes(this.strings);
     n += tableBytes(this.zoneShared.size) + tableBytes(this.frontNull.size);
@@ -517,4 +559,3 @@ function cellsOf(x0: number, y0: number, x1: number, y1: number): number[] {
   for (let x = cx0; x <= cx1; x++) for (let y = cy0; y <= cy1; y++) out.push(x * 1_000_003 + y);
   return out;
 }
-

@@ -17,10 +17,12 @@ type OutboxCtx = Pick<MailContext, 'db' | 'clock' | 'config' | 'logger'>;
 
 export async function writeToOutbox(ctx: OutboxCtx, msg: { to: string; subject: string; body: string }): Promise<number> {
   const at = ctx.clock.now();
-  const rows = await ctx.db.query<{ id: number }>(
-    'INSERT INTO dev_outbox (to_address, subject, body, created_at) VALUES ($1, $2, $3, $4) RETURNING id',
-    [msg.to, msg.subject, msg.body, at.toISOString()],
-  );
+  const rows = await ctx.db.query<{ id: number }>('INSERT INTO dev_outbox (to_address, subject, body, created_at) VALUES ($1, $2, $3, $4) RETURNING id', [
+    msg.to,
+    msg.subject,
+    msg.body,
+    at.toISOString(),
+  ]);
   const id = Number(rows[0]!.id);
   try {
     const dir = path.join(ctx.config.dataDir, 'outbox');

@@ -67,7 +67,16 @@ export async function enqueueMail(ctx: QueueCtx, msg: MailMessage & { html: stri
     `INSERT INTO mail_queue (to_address, subject, text_body, html_body, status, attempts, next_attempt_at, created_at, sent_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) RETURNING id`,
     // A sent message keeps no body: it may hold a single-use link (reset, e-mail change) that the database must not keep readable.
-    [msg.to, msg.subject, status === 'sent' ? '' : msg.text, status === 'sent' ? '' : msg.html, status, status === 'sent' ? 1 : 0, now, status === 'sent' ? now : null],
+    [
+      msg.to,
+      msg.subject,
+      status === 'sent' ? '' : msg.text,
+      status === 'sent' ? '' : msg.html,
+      status,
+      status === 'sent' ? 1 : 0,
+      now,
+      status === 'sent' ? now : null,
+    ],
   );
   return Number(rows[0]!.id);
 }
@@ -102,16 +111,14 @@ export async function failAbandoned(ctx: QueueCtx, maxAttempts: number): Promise
   return rows.length;
 }
 
-const fence = 'WHERE id = $1 AND worker_id = $2 AND attempts = $3 AND status = \'sending\'';
+const fence = "WHERE id = $1 AND worker_id = $2 AND attempts = $3 AND status = 'sending'";
 
 export async function markSent(ctx: QueueCtx, mail: QueuedMail, workerId: string): Promise<boolean> {
   // The body goes once sent (it may hold a single-use link); to, subject and times stay as the record.
-  const rows = await ctx.db.query(`UPDATE mail_queue SET status = 'sent', sent_at = $4, lease_until = NULL, last_error = NULL, text_body = '', html_body = '' ${fence} RETURNING id`, [
-    mail.id,
-    workerId,
-    mail.attempts,
-    ctx.clock.now().toISOString(),
-  ]);
+  const rows = await ctx.db.query(
+    `UPDATE mail_queue SET status = 'sent', sent_at = $4, lease_until = NULL, last_error = NULL, text_body = '', html_body = '' ${fence} RETURNING id`,
+    [mail.id, workerId, mail.attempts, ctx.clock.now().toISOString()],
+  );
   return rows.length > 0;
 }
 

@@ -89,7 +89,10 @@ export function createMailer(ctx: MailerCtx): Mailer {
       } else {
         const delay = retryDelayMs(config, mail.attempts);
         await markRetry(ctx, mail, workerId, reason, delay);
-        ctx.logger.warn({ mailId: mail.id, attempts: mail.attempts, retryInMs: delay, error: reason, server: smtpServerName(config.smtpUrl!) }, 'mail not sent yet: will retry');
+        ctx.logger.warn(
+          { mailId: mail.id, attempts: mail.attempts, retryInMs: delay, error: reason, server: smtpServerName(config.smtpUrl!) },
+          'mail not sent yet: will retry',
+        );
       }
     }
   }

@@ -36,11 +36,14 @@ export async function mapViewForLots(ctx: AppContext, placeId: string, lots: Lot
         bounds = bounds ? [Math.min(bounds[0], lon), Math.min(bounds[1], lat), Math.max(bounds[2], lon), Math.max(bounds[3], lat)] : [lon, lat, lon, lat];
       }
     }
-    return { type: 'Feature' as const, properties: { lot: r.parcel_ext_id, role: role.get(r.parcel_ext_id) ?? 'lot' }, geometry: { type: 'MultiPolygon' as const, coordinates: mp } };
+    return {
+      type: 'Feature' as const,
+      properties: { lot: r.parcel_ext_id, role: role.get(r.parcel_ext_id) ?? 'lot' },
+      geometry: { type: 'MultiPolygon' as const, coordinates: mp },
+    };
   });
   return { bounds, lots: { type: 'FeatureCollection', features } };
 }
-
 
 /** How far around a lot its neighbours are drawn for picking (half-width, metres), and at most how many. */
 const NEARBY_HALF_WIDTH_M = 60;
@@ -62,6 +65,10 @@ export async function lotsNear(ctx: AppContext, placeId: string, at: { lat: numb
   );
   return {
     type: 'FeatureCollection',
-    features: rows.map((r) => ({ type: 'Feature' as const, properties: { lot: r.parcel_ext_id }, geometry: { type: 'MultiPolygon' as const, coordinates: (typeof r.geom === 'string' ? JSON.parse(r.geom) : r.geom) as MultiPolygonCoords } })),
+    features: rows.map((r) => ({
+      type: 'Feature' as const,
+      properties: { lot: r.parcel_ext_id },
+      geometry: { type: 'MultiPolygon' as const, coordinates: (typeof r.geom === 'string' ? JSON.parse(r.geom) : r.geom) as MultiPolygonCoords },
+    })),
   };
 }

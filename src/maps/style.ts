@@ -38,12 +38,29 @@ export function mapStyle(opts: { basemapUrl?: string | undefined; lots?: Feature
     { id: 'zoning-line', type: 'line', source: 'siteline', 'source-layer': 'zoning', paint: { 'line-color': '#6b6b6b', 'line-width': 1 } },
     { id: 'parcels-line', type: 'line', source: 'siteline', 'source-layer': 'parcels', minzoom: 14, paint: { 'line-color': '#8a8a8a', 'line-width': 0.6 } },
     { id: 'streets-line', type: 'line', source: 'siteline', 'source-layer': 'streets', minzoom: 14, paint: { 'line-color': '#ffffff', 'line-width': 3 } },
-    { id: 'overlays-line', type: 'line', source: 'siteline', 'source-layer': 'overlays', paint: { 'line-color': '#6a1b9a', 'line-width': 2, 'line-dasharray': [2, 1] } },
-    { id: 'boundary-line', type: 'line', source: 'siteline', 'source-layer': 'boundary', paint: { 'line-color': '#222222', 'line-width': 2, 'line-dasharray': [4, 2] } },
+    {
+      id: 'overlays-line',
+      type: 'line',
+      source: 'siteline',
+      'source-layer': 'overlays',
+      paint: { 'line-color': '#6a1b9a', 'line-width': 2, 'line-dasharray': [2, 1] },
+    },
+    {
+      id: 'boundary-line',
+      type: 'line',
+      source: 'siteline',
+      'source-layer': 'boundary',
+      paint: { 'line-color': '#222222', 'line-width': 2, 'line-dasharray': [4, 2] },
+    },
   );
   if (opts.lots) {
     sources.lots = { type: 'geojson', data: opts.lots };
-    const byRole = (key: 'line' | 'fill') => ['match', ['get', 'role'], ...Object.entries(LOT_ROLE_STYLE).flatMap(([r, st]) => [r, st[key]]), LOT_ROLE_STYLE.lot![key]];
+    const byRole = (key: 'line' | 'fill') => [
+      'match',
+      ['get', 'role'],
+      ...Object.entries(LOT_ROLE_STYLE).flatMap(([r, st]) => [r, st[key]]),
+      LOT_ROLE_STYLE.lot![key],
+    ];
     layers.push(
       { id: 'lots-fill', type: 'fill', source: 'lots', paint: { 'fill-color': byRole('fill'), 'fill-opacity': 0.35 } },
       { id: 'lots-line', type: 'line', source: 'lots', paint: { 'line-color': byRole('line'), 'line-width': 3 } },

@@ -85,7 +85,11 @@ async function readLayers(ctx: AppContext, db: Queryable, place: PlaceRow, key: 
     for (const r of await db.query<{ geom: unknown }>('SELECT geom FROM street_segments WHERE place_id = $1 AND bbox && $2::box', p)) {
       const g = parseJson<unknown[]>(r.geom);
       const nested = Array.isArray(g[0]) && Array.isArray((g[0] as unknown[])[0]);
-      out.streets.push({ type: 'Feature', properties: {}, geometry: nested ? { type: 'MultiLineString', coordinates: g as never } : { type: 'LineString', coordinates: g as never } });
+      out.streets.push({
+        type: 'Feature',
+        properties: {},
+        geometry: nested ? { type: 'MultiLineString', coordinates: g as never } : { type: 'LineString', coordinates: g as never },
+      });
     }
   }
   if (key.z >= TILE_LAYERS.parcels.minZoom) {
@@ -109,7 +113,12 @@ export async function buildTile(ctx: AppContext, key: TileKey, places?: PlaceRow
   const tiles: Record<string, GeoJSONVTTile> = {};
   for (const name of Object.keys(features) as TileLayerName[]) {
     if (!features[name].length) continue;
-    const tile = geoJSONToTile({ type: 'FeatureCollection', features: features[name] }, key.z, key.x, key.y, { clip: true, extent: EXTENT, buffer: 64, maxZoom: key.z });
+    const tile = geoJSONToTile({ type: 'FeatureCollection', features: features[name] }, key.z, key.x, key.y, {
+      clip: true,
+      extent: EXTENT,
+      buffer: 64,
+      maxZoom: key.z,
+    });
     if (tile?.features.length) tiles[name] = tile;
   }
   if (!Object.keys(tiles).length) return new Uint8Array(0);
@@ -117,7 +126,9 @@ export async function buildTile(ctx: AppContext, key: TileKey, places?: PlaceRow
 }
 
 async function placesTouching(db: Queryable, bbox: BBox): Promise<PlaceRow[]> {
-  return db.query<PlaceRow>('SELECT place_id, slug, imported_at FROM places WHERE bbox && $1::box AND imported_at IS NOT NULL ORDER BY place_id', [boxLiteral(bbox)]);
+  return db.query<PlaceRow>('SELECT place_id, slug, imported_at FROM places WHERE bbox && $1::box AND imported_at IS NOT NULL ORDER BY place_id', [
+    boxLiteral(bbox),
+  ]);
 }
 
 const TILE_CACHE_BYTES = 64 * 1024 * 1024;

@@ -93,7 +93,15 @@ export function buildMcpServer(ctx: AppContext, tools: readonly McpToolDefinitio
     if (outcome.formRequest) {
       const { key, message, requestedSchema } = outcome.formRequest;
       if (call.canElicit) {
-        return inputRequired({ inputRequests: { [key]: inputRequired.elicit({ mode: 'form', message, requestedSchema: requestedSchema as Parameters<typeof inputRequired.elicit>[0]['requestedSchema'] }) } });
+        return inputRequired({
+          inputRequests: {
+            [key]: inputRequired.elicit({
+              mode: 'form',
+              message,
+              requestedSchema: requestedSchema as Parameters<typeof inputRequired.elicit>[0]['requestedSchema'],
+            }),
+          },
+        });
       }
       return toCallToolResult(noFormAnswer(tool.name, era));
     }
@@ -153,7 +161,8 @@ async function runTool(tool: McpToolDefinition, args: unknown, call: ToolCallCon
  * Tools with a web page for the same step say so themselves (submitServiceFeedback, setProjectMapListing).
  */
 function noFormAnswer(toolName: string, era: 'modern' | 'legacy'): ToolOutcome {
-  const why = era === 'legacy' ? 'this 2025-era connection cannot carry (it is stateless)' : 'this client cannot show (it did not declare the elicitation capability)';
+  const why =
+    era === 'legacy' ? 'this 2025-era connection cannot carry (it is stateless)' : 'this client cannot show (it did not declare the elicitation capability)';
   return {
     text:
       `${toolName} needs a form answered by the user, which ${why}. ` +

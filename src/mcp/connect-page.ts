@@ -41,13 +41,27 @@ function duration(s: number): string {
 
 /** The input parameters of a tool, from its zod schema: name, required, description. */
 function toolInputs(tool: McpToolDefinition): Array<{ name: string; required: boolean; description: string }> {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { description?: string }>; required?: string[] };
-  return Object.entries(schema.properties ?? {}).map(([name, p]) => ({ name, required: (schema.required ?? []).includes(name), description: p.description ?? '' }));
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as {
+    properties?: Record<string, { description?: string }>;
+    required?: string[];
+  };
+  return Object.entries(schema.properties ?? {}).map(([name, p]) => ({
+    name,
+    required: (schema.required ?? []).includes(name),
+    description: p.description ?? '',
+  }));
 }
 
 function toolSection(tool: McpToolDefinition): Html {
   const a = tool.annotations;
-  const hints = [a.readOnlyHint ? 'read-only' : 'writes', a.destructiveHint ? 'destructive' : '', a.idempotentHint ? 'idempotent' : '', a.openWorldHint ? 'open world' : ''].filter(Boolean).join(', ');
+  const hints = [
+    a.readOnlyHint ? 'read-only' : 'writes',
+    a.destructiveHint ? 'destructive' : '',
+    a.idempotentHint ? 'idempotent' : '',
+    a.openWorldHint ? 'open world' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   const inputs = toolInputs(tool);
   return html`<section class="tool" id="tool-${tool.name}">
 <h3><code>${tool.name}</code> · ${tool.title}</h3>
@@ -58,7 +72,9 @@ ${inputs.length ? html`<ul>${inputs.map((i) => html`<li><code>${i.name}</code>${
 }
 
 /** The shell commands of the agent registration flow, with <placeholders> for values from earlier steps. */
-export function agentCurlSteps(baseUrl: string): Record<'registerAnonymous' | 'exchangeAnonymous' | 'registerServiceAuth' | 'pollClaim' | 'exchangeClaimed' | 'callTool' | 'revoke', string> {
+export function agentCurlSteps(
+  baseUrl: string,
+): Record<'registerAnonymous' | 'exchangeAnonymous' | 'registerServiceAuth' | 'pollClaim' | 'exchangeClaimed' | 'callTool' | 'revoke', string> {
   const mcp = `${baseUrl}/api/mcp`;
   return {
     registerAnonymous: `curl -s -X POST ${baseUrl}${PATHS.identity} -H 'content-type: application/json' -d '{"type":"anonymous"}'`,

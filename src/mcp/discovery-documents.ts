@@ -12,7 +12,6 @@ import { MCP_TOOLS } from './registry.ts';
 import type { McpToolDefinition } from './tool-definition.ts';
 import { DISCOVERY_PATHS } from '../http/discovery-paths.ts';
 
-
 const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 const LINKSET_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
 

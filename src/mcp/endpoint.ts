@@ -13,15 +13,7 @@ import type { McpToolDefinition, McpCaller } from './tool-definition.ts';
 import { MCP_TOOLS } from './registry.ts';
 import { buildMcpServer, type ExchangeInfo } from './build-server.ts';
 import { ServerPool } from './server-pool.ts';
-import {
-  MCP_MAX_BODY_BYTES,
-  acceptsJsonAndSse,
-  allowedHostnames,
-  allowedOrigins,
-  hostAllowed,
-  isJsonContentType,
-  originAllowed,
-} from './http-rules.ts';
+import { MCP_MAX_BODY_BYTES, acceptsJsonAndSse, allowedHostnames, allowedOrigins, hostAllowed, isJsonContentType, originAllowed } from './http-rules.ts';
 
 /** JSON-RPC code for a missing, malformed, expired or invalid bearer token (spec: Errors). */
 export const AUTH_ERROR_CODE = -32010;
@@ -69,7 +61,13 @@ export function createMcpEndpoint(ctx: AppContext, opts: McpEndpointOptions = {}
     }
     const origin = req.headers.origin;
     if (!originAllowed(origin, origins, req.headers.host)) {
-      return reject(req, res, 403, -32000, `Origin "${origin}" is not allowed to call this endpoint. Allowed origins are the service's own and MCP_ALLOWED_ORIGINS.`);
+      return reject(
+        req,
+        res,
+        403,
+        -32000,
+        `Origin "${origin}" is not allowed to call this endpoint. Allowed origins are the service's own and MCP_ALLOWED_ORIGINS.`,
+      );
     }
     if (origin) {
       res.setHeader('access-control-allow-origin', origin);
@@ -248,7 +246,8 @@ function initializeParamsProblem(body: unknown): string | undefined {
     if (typeof p.protocolVersion !== 'string') return 'protocolVersion must be a string';
     if (!p.capabilities || typeof p.capabilities !== 'object' || Array.isArray(p.capabilities)) return 'capabilities must be an object';
     const info = p.clientInfo as Record<string, unknown> | undefined;
-    if (!info || typeof info !== 'object' || typeof info.name !== 'string' || typeof info.version !== 'string') return 'clientInfo must be an object with string name and version';
+    if (!info || typeof info !== 'object' || typeof info.name !== 'string' || typeof info.version !== 'string')
+      return 'clientInfo must be an object with string name and version';
   }
   return undefined;
 }

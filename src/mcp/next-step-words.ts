@@ -22,7 +22,9 @@ export function mcpRefusalText(err: SitelineError): string {
         `Attach a build lot with saveToProject action attach_parcels (role build)${next.then === 'list_on_map' ? ', then call setProjectMapListing again' : next.then === 'run_analysis' ? ', then call runFeasibilityAnalysis again' : ''}.`,
       );
     case 'run_analysis':
-      return then(`Call runFeasibilityAnalysis for it, wait until getProjectContext shows agentStatus current${next.then === 'produce_report' ? ', then call produceProjectReport again' : ''}.`);
+      return then(
+        `Call runFeasibilityAnalysis for it, wait until getProjectContext shows agentStatus current${next.then === 'produce_report' ? ', then call produceProjectReport again' : ''}.`,
+      );
     case 'look_up_lot':
       return then('Copy parcelExternalId from a getFeasibilitySnapshot answer (lot.parcelExternalId).');
     case 'look_up_citation':

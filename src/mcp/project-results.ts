@@ -24,7 +24,12 @@ export function listedOutcome(tool: string, list: ProjectList, nothing: string):
   return { text: `${structured.note} Your projects (${list.total}): ${names || 'none yet; create one with saveToProject action create'}.`, structured };
 }
 
-export function candidatesOutcome(tool: string, query: string, candidates: { projectId: string; name: string; lifecycleStatus: string }[], nothing: string): ToolOutcome {
+export function candidatesOutcome(
+  tool: string,
+  query: string,
+  candidates: { projectId: string; name: string; lifecycleStatus: string }[],
+  nothing: string,
+): ToolOutcome {
   const structured = {
     action: 'candidates',
     written: false,

@@ -45,9 +45,34 @@ test('one file per tool under tools/, named after it, and every file is register
 
 test('the catalogue holds the issue-4 tools, the project tools (issue 9) and produceProjectReport (issue 12), no stubs for the later ones', () => {
   assert.deepEqual(MCP_TOOLS.map((t) => t.name).sort(), [
-    'cityInventory', 'explainFeasibilityStatus', 'getFeasibilitySnapshot', 'getProjectContext', 'getServiceMcpGuide', 'previewSiteCoverage', 'produceProjectReport', 'runFeasibilityAnalysis', 'saveToProject', 'setProjectMapListing', 'submitServiceFeedback', 'updateProject',
+    'cityInventory',
+    'explainFeasibilityStatus',
+    'getFeasibilitySnapshot',
+    'getProjectContext',
+    'getServiceMcpGuide',
+    'previewSiteCoverage',
+    'produceProjectReport',
+    'runFeasibilityAnalysis',
+    'saveToProject',
+    'setProjectMapListing',
+    'submitServiceFeedback',
+    'updateProject',
   ]);
-  assert.deepEqual(MCP_TOOLS.filter((t) => t.access === 'gated').map((t) => t.name).sort(), ['getFeasibilitySnapshot', 'getProjectContext', 'produceProjectReport', 'runFeasibilityAnalysis', 'saveToProject', 'setProjectMapListing', 'submitServiceFeedback', 'updateProject']);
+  assert.deepEqual(
+    MCP_TOOLS.filter((t) => t.access === 'gated')
+      .map((t) => t.name)
+      .sort(),
+    [
+      'getFeasibilitySnapshot',
+      'getProjectContext',
+      'produceProjectReport',
+      'runFeasibilityAnalysis',
+      'saveToProject',
+      'setProjectMapListing',
+      'submitServiceFeedback',
+      'updateProject',
+    ],
+  );
   const hints = (n: string) => findTool(n)!.annotations;
   assert.equal(hints('getProjectContext').readOnlyHint, true);
   for (const n of ['saveToProject', 'updateProject', 'runFeasibilityAnalysis']) assert.equal(hints(n).readOnlyHint, false, `${n} writes`);
@@ -86,7 +111,11 @@ test('the guide and the server instructions are built from the registry: every t
     return out.structured as { surface: { tools: { name: string; access: string; purpose: string; writes: boolean }[]; writeRules: string[] } };
   };
   const guide = await guideOf(MCP_TOOLS);
-  assert.deepEqual(guide.surface.tools.map((t) => t.name), MCP_TOOLS.map((t) => t.name), 'every tool in the registry has a guide entry');
+  assert.deepEqual(
+    guide.surface.tools.map((t) => t.name),
+    MCP_TOOLS.map((t) => t.name),
+    'every tool in the registry has a guide entry',
+  );
   for (const t of MCP_TOOLS) {
     const entry = guide.surface.tools.find((g) => g.name === t.name)!;
     assert.equal(entry.access, t.access);
@@ -94,7 +123,10 @@ test('the guide and the server instructions are built from the registry: every t
     assert.equal(entry.writes, !t.annotations.readOnlyHint);
   }
   for (const rule of [/preview/i, /confirm.*spend|spend.*confirm/i, /never list a private site/i, /feedback only when the user asks/i]) {
-    assert.ok(guide.surface.writeRules.some((r) => rule.test(r)), `write rule ${rule}`);
+    assert.ok(
+      guide.surface.writeRules.some((r) => rule.test(r)),
+      `write rule ${rule}`,
+    );
   }
   const instructions = serverInstructions(MCP_TOOLS);
   for (const t of MCP_TOOLS) assert.ok(instructions.includes(`${t.name}`) && instructions.includes(t.purpose), `instructions name ${t.name} and its purpose`);

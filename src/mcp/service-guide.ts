@@ -40,7 +40,7 @@ export const WRITE_RULES = [
   'Preview first: call a write tool with preview=true, show the user what would change, and write only after they agree.',
   'Confirm before a meter spend: produceProjectReport with confirm=true spends one export of the monthly allowance; ask the user first, every time.',
   'Never list a private site without the human: setProjectMapListing makes a site public to anyone; call it only when the user asked, and let the user answer its confirmation form themselves.',
-  'Feedback only when the user asks: submitServiceFeedback sends the user\'s own words through a form they fill; never call it on your own initiative.',
+  "Feedback only when the user asks: submitServiceFeedback sends the user's own words through a form they fill; never call it on your own initiative.",
   'Writes return a receipt; quote its receiptId to the user. Only updateProject can be undone (undoOperationId).',
 ] as const;
 
@@ -58,8 +58,14 @@ export function serverInstructions(tools: readonly McpToolDefinition[]): string 
     const list = guideTools(tools);
     text = [
       'Sourced site intelligence for US and Canadian street addresses. Call getServiceMcpGuide first.',
-      `Public tools (no token): ${list.filter((t) => t.access === 'public').map(line).join(' ')}`,
-      `Gated tools (sign-in; calling one without a token starts OAuth): ${list.filter((t) => t.access === 'gated').map(line).join(' ')}`,
+      `Public tools (no token): ${list
+        .filter((t) => t.access === 'public')
+        .map(line)
+        .join(' ')}`,
+      `Gated tools (sign-in; calling one without a token starts OAuth): ${list
+        .filter((t) => t.access === 'gated')
+        .map(line)
+        .join(' ')}`,
       'Report every value with its status: not_extracted is unknown, not "no limit".',
       `Rules for writes: ${WRITE_RULES.join(' ')}`,
     ].join('\n');

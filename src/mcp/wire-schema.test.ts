@@ -15,9 +15,11 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 /** Keywords that say something about the instance (a schema with none of them accepts anything). */
 const CONSTRAINING = new Set(
-  ('type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength minLength pattern format contentMediaType contentEncoding contentSchema ' +
+  (
+    'type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength minLength pattern format contentMediaType contentEncoding contentSchema ' +
     'maxItems minItems uniqueItems maxContains minContains maxProperties minProperties required dependentRequired allOf anyOf oneOf not items prefixItems contains ' +
-    'additionalItems unevaluatedItems properties patternProperties additionalProperties unevaluatedProperties propertyNames dependentSchemas dependencies $ref $dynamicRef $recursiveRef').split(' '),
+    'additionalItems unevaluatedItems properties patternProperties additionalProperties unevaluatedProperties propertyNames dependentSchemas dependencies $ref $dynamicRef $recursiveRef'
+  ).split(' '),
 );
 const MAY_BE_BOOLEAN = new Set(['additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems']);
 const ONE = ['items', 'contains', 'not', 'propertyNames', 'if', 'then', 'else', 'contentSchema', ...MAY_BE_BOOLEAN];
@@ -33,7 +35,8 @@ function portabilityFindings(node: unknown, path = '', keyword?: string): string
   if (typeof node['$ref'] === 'string' && node['$ref'] !== '' && !node['$ref'].startsWith('#')) out.push(`${path}: a remote $ref`);
   const constrains = Object.keys(node).some((k) => CONSTRAINING.has(k)) || ('if' in node && ('then' in node || 'else' in node));
   if (!constrains && keyword !== 'not') out.push(`${path}: a schema with no validation keyword`);
-  for (const k of MAPS) if (isObject(node[k])) for (const [name, sub] of Object.entries(node[k])) out.push(...portabilityFindings(sub, `${path}.${k}.${name}`, k));
+  for (const k of MAPS)
+    if (isObject(node[k])) for (const [name, sub] of Object.entries(node[k])) out.push(...portabilityFindings(sub, `${path}.${k}.${name}`, k));
   for (const k of LISTS) if (Array.isArray(node[k])) (node[k] as unknown[]).forEach((sub, i) => out.push(...portabilityFindings(sub, `${path}.${k}[${i}]`, k)));
   for (const k of ONE) {
     if (!(k in node)) continue;
@@ -51,12 +54,21 @@ test('every tool schema on the wire passes the portability rules of the Inspecto
   assert.deepEqual(findings, []);
   // The rules do find what zod writes on its own: an open object, a nullable string, an unknown value.
   const raw = z.toJSONSchema(z.object({ a: z.looseObject({}), b: z.string().nullable(), c: z.unknown() }), { io: 'output' });
-  assert.deepEqual(portabilityFindings(raw, 'raw').sort(), ['raw.properties.a.additionalProperties: a schema with no validation keyword', 'raw.properties.b: type is an array', 'raw.properties.c: a schema with no validation keyword']);
+  assert.deepEqual(portabilityFindings(raw, 'raw').sort(), [
+    'raw.properties.a.additionalProperties: a schema with no validation keyword',
+    'raw.properties.b: type is an array',
+    'raw.properties.c: a schema with no validation keyword',
+  ]);
 });
 
-test('the portable spellings accept exactly what zod\'s spellings accept', () => {
+test("the portable spellings accept exactly what zod's spellings accept", () => {
   const ajv = new Ajv2020({ strict: false });
-  const source = z.object({ open: z.looseObject({ n: z.number() }), name: z.string().max(3).nullable(), ref: z.string().nullable(), map: z.record(z.string(), z.unknown()) });
+  const source = z.object({
+    open: z.looseObject({ n: z.number() }),
+    name: z.string().max(3).nullable(),
+    ref: z.string().nullable(),
+    map: z.record(z.string(), z.unknown()),
+  });
   const zodSchema = z.toJSONSchema(source, { io: 'output' });
   const ours = portableSchema(zodSchema as Json);
   assert.deepEqual(portabilityFindings(ours), []);
@@ -77,7 +89,10 @@ test('every outputSchema has a refusal branch: {error: {code}} validates, an ans
   for (const t of wireCatalogue(MCP_TOOLS)) {
     const check = ajv.compile(t.outputSchema);
     assert.equal(t.outputSchema.type, 'object', t.name);
-    assert.ok(check({ error: { code: 'invalid_arguments', message: 'Invalid arguments. Fix them and call again.' } }), `${t.name}: ${ajv.errorsText(check.errors)}`);
+    assert.ok(
+      check({ error: { code: 'invalid_arguments', message: 'Invalid arguments. Fix them and call again.' } }),
+      `${t.name}: ${ajv.errorsText(check.errors)}`,
+    );
     assert.ok(!check({ error: { message: 'no code' } }), `${t.name}: a refusal names its code`);
     const answerRequired = (t.outputSchema.anyOf as { required: string[] }[] | undefined)?.[0]?.required ?? [];
     if (answerRequired.length) assert.ok(!check({}), `${t.name}: neither an answer nor a refusal`);

@@ -27,7 +27,8 @@ export function portableSchema(node: Json): Json {
     if (BOOLEAN_VALUED.has(key) && isObject(value) && Object.keys(value).length === 0) out[key] = true;
     else if (SCHEMA_VALUED.has(key) && isObject(value)) out[key] = portableSchema(value);
     else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map((v) => (isObject(v) ? portableSchema(v) : v));
-    else if (SCHEMA_MAPS.has(key) && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isObject(v) ? portableSchema(v) : v]));
+    else if (SCHEMA_MAPS.has(key) && isObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isObject(v) ? portableSchema(v) : v]));
     else out[key] = value;
   }
   if (Array.isArray(out['type'])) {
@@ -48,7 +49,9 @@ const refusalOutput = z
   .looseObject({
     code: z
       .string()
-      .describe('invalid_arguments, unauthorized, elicitation_unavailable, rate_limited, tool_error, or a domain code such as bad_input, not_found or conflict.'),
+      .describe(
+        'invalid_arguments, unauthorized, elicitation_unavailable, rate_limited, tool_error, or a domain code such as bad_input, not_found or conflict.',
+      ),
     message: z.string().optional().describe('The refusal in a sentence (the first text block says it too).'),
     next: z.looseObject({ action: z.string() }).optional().describe("A project refusal's next step as data (look_up_lot, widen_radius, ...)."),
     retryAfterSeconds: z.number().optional().describe('rate_limited: wait this long, then retry.'),

@@ -135,10 +135,15 @@ export function registerAgentRoutes(app: HttpApp, ctx: AppContext, otherGrants: 
     const check = await verifyBearer(ctx, req.headers.authorization);
     if (check.kind !== 'valid') {
       const reason = check.kind === 'invalid' ? check.reason : 'A bearer token is required.';
-      return sendJson(res, 401, { error: 'invalid_token', error_description: reason }, {
-        ...NO_STORE,
-        'www-authenticate': wwwAuthenticate(ctx, check.kind === 'invalid' ? { error: 'invalid_token' } : {}),
-      });
+      return sendJson(
+        res,
+        401,
+        { error: 'invalid_token', error_description: reason },
+        {
+          ...NO_STORE,
+          'www-authenticate': wwwAuthenticate(ctx, check.kind === 'invalid' ? { error: 'invalid_token' } : {}),
+        },
+      );
     }
     const c = check.caller;
     let emailAddr: string | null = null;
@@ -146,6 +151,11 @@ export function registerAgentRoutes(app: HttpApp, ctx: AppContext, otherGrants: 
       const rows = await ctx.db.query<{ email: string }>('SELECT email FROM accounts WHERE account_id = $1', [c.accountId]);
       emailAddr = rows[0]?.email ?? null;
     }
-    sendJson(res, 200, { subject: c.subject, account_id: c.accountId, email: emailAddr, scopes: c.scopes, token_type: c.tokenType, client_id: c.clientId ?? null }, NO_STORE);
+    sendJson(
+      res,
+      200,
+      { subject: c.subject, account_id: c.accountId, email: emailAddr, scopes: c.scopes, token_type: c.tokenType, client_id: c.clientId ?? null },
+      NO_STORE,
+    );
   });
 }

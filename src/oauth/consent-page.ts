@@ -84,12 +84,36 @@ export const SCOPE_WORDS: Record<string, string> = {
  * (Cyrillic С), "ＣｈａｔＧＰＴ", "0penAI", "Cur\u200bsor" and "ClaudeDesktop" count as well.
  */
 const CLAIMED_ANYWHERE = [
-  'claude', 'anthropic', 'chatgpt', 'openai', 'cursor', 'copilot', 'github', 'vscode', 'visualstudio', 'gemini', 'google', 'microsoft',
-  'windsurf', 'siteline', 'official', 'verified', 'certified', 'trusted', 'authentic', 'genuine',
+  'claude',
+  'anthropic',
+  'chatgpt',
+  'openai',
+  'cursor',
+  'copilot',
+  'github',
+  'vscode',
+  'visualstudio',
+  'gemini',
+  'google',
+  'microsoft',
+  'windsurf',
+  'siteline',
+  'official',
+  'verified',
+  'certified',
+  'trusted',
+  'authentic',
+  'genuine',
 ];
 /** Short names that are also parts of ordinary words: they count only as whole words. */
 const CLAIMED_AS_WORD = /(?:^| )(?:gpt(?: ?\d[\w.]*)?|zed|vs code)(?: |$)/;
-const skeleton = (s: string) => unhomoglyph(s.normalize('NFKD').replace(/[\p{M}\p{Cf}]/gu, '').toLowerCase()).toLowerCase();
+const skeleton = (s: string) =>
+  unhomoglyph(
+    s
+      .normalize('NFKD')
+      .replace(/[\p{M}\p{Cf}]/gu, '')
+      .toLowerCase(),
+  ).toLowerCase();
 const CLAIMED_SKELETONS = CLAIMED_ANYWHERE.map(skeleton);
 
 export function namesKnownProduct(clientName: string): boolean {
@@ -174,7 +198,8 @@ export function registerConsentPage(app: HttpApp, ctx: AppContext, oauth: OAuthS
     const client = await provider.Client.find(d.params.client_id);
     const clientName: string = client?.clientName ?? d.params.client_id;
     const headers = consentHeaders(d, client);
-    if (!(await isEmailVerified(ctx, account.accountId))) return unverified(c, account, clientNamed(clientName, redirectHost(redirectUriOf(d, client)), d.params.client_id), here, headers);
+    if (!(await isEmailVerified(ctx, account.accountId)))
+      return unverified(c, account, clientNamed(clientName, redirectHost(redirectUriOf(d, client)), d.params.client_id), here, headers);
     const scopes = [...new Set([...(d.prompt.details.missingOIDCScope ?? []), ...Object.values(d.prompt.details.missingResourceScopes ?? {}).flat()])];
     const resources = Object.keys(d.prompt.details.missingResourceScopes ?? {});
     const csrf = formCsrfToken(ctx.config, c, WEB_SESSION_TTL_S);
@@ -231,7 +256,10 @@ ${unverifiedNotice(UNVERIFIED_MESSAGE, account, csrf, here)}
       return htmlPage(
         c,
         200,
-        page('Returning to your application', html`<p>Returning you to the application at <strong>${redirectHost(redirectUriOf(d, client))}</strong>… <a id="continue" href="${returnTo}">Continue</a> if nothing happens.</p>`),
+        page(
+          'Returning to your application',
+          html`<p>Returning you to the application at <strong>${redirectHost(redirectUriOf(d, client))}</strong>… <a id="continue" href="${returnTo}">Continue</a> if nothing happens.</p>`,
+        ),
         { ...PAGE_HEADERS, refresh: `0;url=${returnTo}` },
       );
     };

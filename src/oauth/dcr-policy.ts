@@ -19,7 +19,24 @@ export const DCR_HOURLY = 1000;
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 /** Schemes a browser would run or read locally: never a redirect target. */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'about:', 'blob:', 'filesystem:', 'view-source:', 'ws:', 'wss:', 'ftp:', 'mailto:', 'tel:', 'chrome:', 'chrome-extension:', 'moz-extension:']);
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'vbscript:',
+  'file:',
+  'about:',
+  'blob:',
+  'filesystem:',
+  'view-source:',
+  'ws:',
+  'wss:',
+  'ftp:',
+  'mailto:',
+  'tel:',
+  'chrome:',
+  'chrome-extension:',
+  'moz-extension:',
+]);
 const CONTROL = /[\u0000-\u0020\u007f-\u009f]/;
 
 const invalid = (error: string, description: string) => new AgentAuthError(400, error, description);
@@ -38,11 +55,15 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   if (u.hash || uri.includes('#')) return 'a redirect URI must not have a fragment';
   // Redirects are matched exactly (loopback: any port); a wildcard would let any subdomain receive codes.
   if (uri.includes('*') || /%2a/i.test(uri)) return 'a redirect URI must not contain a wildcard (*): register each exact URI';
-  if ((u.protocol === 'https:' || u.protocol === 'http:') && !/^(\[[0-9a-f:.]+\]|([a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)$/.test(u.hostname))
+  if (
+    (u.protocol === 'https:' || u.protocol === 'http:') &&
+    !/^(\[[0-9a-f:.]+\]|([a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)$/.test(u.hostname)
+  )
     return `"${u.hostname.slice(0, 100)}" is not a host name (letters, digits and hyphens in dot-separated labels)`;
   if (u.username || u.password) return 'a redirect URI must not carry user information';
   if (u.protocol === 'https:') return undefined;
-  if (u.protocol === 'http:') return LOOPBACK.has(u.hostname) ? undefined : `http is allowed only on a loopback host (127.0.0.1, [::1], localhost), not ${u.hostname}: use https`;
+  if (u.protocol === 'http:')
+    return LOOPBACK.has(u.hostname) ? undefined : `http is allowed only on a loopback host (127.0.0.1, [::1], localhost), not ${u.hostname}: use https`;
   if (FORBIDDEN_SCHEMES.has(u.protocol)) return `the ${u.protocol.slice(0, -1)} scheme is not allowed for redirects`;
   // A private-use scheme (RFC 8252 §7.1): cursor://..., vscode://..., com.example.app:/callback.
   if (!/^[a-z][a-z0-9+.-]*:$/.test(u.protocol)) return 'the redirect URI scheme is malformed';

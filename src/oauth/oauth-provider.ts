@@ -46,7 +46,8 @@ async function createProvider(ctx: AppContext): Promise<Provider> {
     // that client issued until now is refused (docs/auth.md).
     adapter: dbAdapterClass(ctx.db, {
       onGrantRevoked: async (_grantId, holders) => {
-        for (const h of holders) await revokeTokens(ctx, h.accountId, clientScope(h.clientId), 'OAuth grant revoked (a code or refresh token used again, or revoked)');
+        for (const h of holders)
+          await revokeTokens(ctx, h.accountId, clientScope(h.clientId), 'OAuth grant revoked (a code or refresh token used again, or revoked)');
         ctx.logger.warn({ accounts: holders.length }, 'oauth grant revoked: its access tokens are refused from now on');
       },
     }),
@@ -188,7 +189,10 @@ export async function applyScopeRule(ctx: AppContext, provider: Provider, req: I
   if (!client || !redirectUri || !client.redirectUriAllowed(redirectUri)) return false;
   const to = new URL(redirectUri);
   to.searchParams.set('error', 'invalid_scope');
-  to.searchParams.set('error_description', `Unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; this service knows ${KNOWN_SCOPES.join(', ')} (no scope: ${DEFAULT_AUTHORIZATION_SCOPE}).`);
+  to.searchParams.set(
+    'error_description',
+    `Unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; this service knows ${KNOWN_SCOPES.join(', ')} (no scope: ${DEFAULT_AUTHORIZATION_SCOPE}).`,
+  );
   const state = u.searchParams.get('state');
   if (state !== null) to.searchParams.set('state', state);
   to.searchParams.set('iss', issuer(ctx.config));
@@ -226,10 +230,12 @@ export function forwardedForProvider(ctx: AppContext, req: IncomingMessage): voi
 export function oauthServer(ctx: AppContext): OAuthServer {
   let created: Promise<{ provider: Provider; callback: ReturnType<Provider['callback']> }> | undefined;
   const get = () =>
-    (created ??= createProvider(ctx).then((provider) => ({ provider, callback: provider.callback() })).catch((err) => {
-      created = undefined;
-      throw err;
-    }));
+    (created ??= createProvider(ctx)
+      .then((provider) => ({ provider, callback: provider.callback() }))
+      .catch((err) => {
+        created = undefined;
+        throw err;
+      }));
   return {
     provider: async () => (await get()).provider,
     async handle(req, res, preReadBody) {

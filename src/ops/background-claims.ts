@@ -25,9 +25,16 @@ export async function claimJob(db: Queryable, job: string, holder: string, lease
     const [other] = await db.query<{ holder: string }>('SELECT holder FROM background_claims WHERE job = $1', [job]);
     return { claimed: false, heldBy: other?.holder, release: async () => undefined };
   }
-  const renew = setInterval(() => {
-    db.query(`UPDATE background_claims SET lease_until = now() + ($3::int * interval '1 millisecond') WHERE job = $1 AND holder = $2`, [job, holder, leaseMs]).catch(log);
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const renew = setInterval(
+    () => {
+      db.query(`UPDATE background_claims SET lease_until = now() + ($3::int * interval '1 millisecond') WHERE job = $1 AND holder = $2`, [
+        job,
+        holder,
+        leaseMs,
+      ]).catch(log);
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   renew.unref();
   return {
     claimed: true,

@@ -21,6 +21,7 @@ export interface Metrics {
   addCollector(collect: ScrapeCollector): void;
 }
 
+// Long because: every metric declared in one place, in the order /metrics lists them.
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'siteline_' });
@@ -38,13 +39,46 @@ export function createMetrics(): Metrics {
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
-  const scrapeErrors = new Counter({ name: 'siteline_metrics_scrape_errors_total', help: 'Scrapes whose database-backed gauges could not be read.', registers: [registry] });
-  const queue = new Gauge({ name: 'siteline_analysis_runs', help: 'Analysis runs by status (queued, running), across all instances.', labelNames: ['status'] as const, registers: [registry] });
-  const queueAge = new Gauge({ name: 'siteline_analysis_oldest_queued_age_seconds', help: 'Age of the oldest queued analysis run (0 when none waits).', registers: [registry] });
-  const placeLoaded = new Gauge({ name: 'siteline_place_loaded', help: 'Whether a place is imported (1) or not (0), by slug and coverage status.', labelNames: ['place', 'status'] as const, registers: [registry] });
-  const placeImported = new Gauge({ name: 'siteline_place_imported_timestamp_seconds', help: 'When the place was last imported (Unix time).', labelNames: ['place'] as const, registers: [registry] });
-  const placeLastRun = new Gauge({ name: 'siteline_place_last_import_ok', help: 'Whether the last import run of the place finished (1) or is unfinished or failed (0).', labelNames: ['place'] as const, registers: [registry] });
-  const ledger = new Gauge({ name: 'siteline_credit_ledger_credits', help: 'Credits moved by ledger entry kind (spend, grant, purchase, refund), all time, absolute values.', labelNames: ['kind'] as const, registers: [registry] });
+  const scrapeErrors = new Counter({
+    name: 'siteline_metrics_scrape_errors_total',
+    help: 'Scrapes whose database-backed gauges could not be read.',
+    registers: [registry],
+  });
+  const queue = new Gauge({
+    name: 'siteline_analysis_runs',
+    help: 'Analysis runs by status (queued, running), across all instances.',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+  const queueAge = new Gauge({
+    name: 'siteline_analysis_oldest_queued_age_seconds',
+    help: 'Age of the oldest queued analysis run (0 when none waits).',
+    registers: [registry],
+  });
+  const placeLoaded = new Gauge({
+    name: 'siteline_place_loaded',
+    help: 'Whether a place is imported (1) or not (0), by slug and coverage status.',
+    labelNames: ['place', 'status'] as const,
+    registers: [registry],
+  });
+  const placeImported = new Gauge({
+    name: 'siteline_place_imported_timestamp_seconds',
+    help: 'When the place was last imported (Unix time).',
+    labelNames: ['place'] as const,
+    registers: [registry],
+  });
+  const placeLastRun = new Gauge({
+    name: 'siteline_place_last_import_ok',
+    help: 'Whether the last import run of the place finished (1) or is unfinished or failed (0).',
+    labelNames: ['place'] as const,
+    registers: [registry],
+  });
+  const ledger = new Gauge({
+    name: 'siteline_credit_ledger_credits',
+    help: 'Credits moved by ledger entry kind (spend, grant, purchase, refund), all time, absolute values.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
   const collectors: ScrapeCollector[] = [];
 
   const readShared = async (db: Queryable) => {
@@ -73,7 +107,9 @@ export function createMetrics(): Metrics {
       if (p.imported !== null) placeImported.set({ place: p.slug }, Number(p.imported));
       if (p.last_ok !== null) placeLastRun.set({ place: p.slug }, p.last_ok ? 1 : 0);
     }
-    const kinds = await db.query<{ kind: string; credits: string }>(`SELECT kind, coalesce(sum(abs(amount)), 0)::text AS credits FROM credit_ledger GROUP BY kind`);
+    const kinds = await db.query<{ kind: string; credits: string }>(
+      `SELECT kind, coalesce(sum(abs(amount)), 0)::text AS credits FROM credit_ledger GROUP BY kind`,
+    );
     ledger.reset();
     for (const k of ['spend', 'grant', 'purchase', 'refund']) ledger.set({ kind: k }, 0);
     for (const k of kinds) ledger.set({ kind: k.kind }, Number(k.credits));

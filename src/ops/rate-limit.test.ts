@@ -50,7 +50,10 @@ test('old windows are swept when a new one opens', async () => {
     clock.advance(2 * 3600_000);
     await takeLocationProbe(ctx, 'b');
     const rows = await t.db.query<{ subject: string }>('SELECT subject FROM rate_limit_windows ORDER BY subject');
-    assert.deepEqual(rows.map((r) => r.subject), ['b']);
+    assert.deepEqual(
+      rows.map((r) => r.subject),
+      ['b'],
+    );
   } finally {
     await t.close();
   }

@@ -48,7 +48,12 @@ export function rateWindow(ctx: RateContext, policy: RatePolicy): { windowStart:
  * windows when this request opened a new one. Callers that count inside a larger statement (the API
  * key check) use this with rateWindow and the same upsert as takeRateLimit.
  */
-export async function rateDecision(ctx: RateContext, policy: RatePolicy, window: ReturnType<typeof rateWindow>, hits: number | undefined): Promise<RateDecision> {
+export async function rateDecision(
+  ctx: RateContext,
+  policy: RatePolicy,
+  window: ReturnType<typeof rateWindow>,
+  hits: number | undefined,
+): Promise<RateDecision> {
   if (hits === 1) await ctx.db.query('DELETE FROM rate_limit_windows WHERE window_start < $1', [window.sweepBefore]);
   const base = { limit: policy.limit, resetSeconds: window.resetSeconds, windowSeconds: policy.windowSeconds };
   if (hits === undefined) return { allowed: false, remaining: 0, ...base };

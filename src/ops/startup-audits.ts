@@ -56,7 +56,9 @@ export function startStartupAudits<C extends AuditsContext>(
       }
     }
     if (audited.length) ctx.logger.info({ places: audited }, 'place audits finished');
-  })().catch((err: unknown) => ctx.logger.warn({ places: slugs, err: err instanceof Error ? err.message : String(err) }, 'place audits stopped; the imports stand'));
+  })().catch((err: unknown) =>
+    ctx.logger.warn({ places: slugs, err: err instanceof Error ? err.message : String(err) }, 'place audits stopped; the imports stand'),
+  );
   return {
     done,
     stop: () => done,

@@ -151,7 +151,19 @@ export async function upsertPlaceFromManifest(ctx: Pick<AppContext, 'db' | 'cach
        status = CASE WHEN places.imported_at IS NULL THEN EXCLUDED.status
                      WHEN $10 = 'planned_not_live' OR places.import_report->'gate'->>'passed' = 'false' THEN 'planned_not_live' ELSE 'live' END,
        bbox = COALESCE(places.bbox, EXCLUDED.bbox)`,
-    [m.geoDivisionId, m.slug, m.name, m.region, m.country, effectiveStatus(m, false), JSON.stringify(m.aliases), `(${m.bbox[2]},${m.bbox[3]}),(${m.bbox[0]},${m.bbox[1]})`, JSON.stringify(m), m.status, [...placeNameKeys(m.name, m.aliases), ...postalCityKeys(m.postalCities ?? [])]],
+    [
+      m.geoDivisionId,
+      m.slug,
+      m.name,
+      m.region,
+      m.country,
+      effectiveStatus(m, false),
+      JSON.stringify(m.aliases),
+      `(${m.bbox[2]},${m.bbox[3]}),(${m.bbox[0]},${m.bbox[1]})`,
+      JSON.stringify(m),
+      m.status,
+      [...placeNameKeys(m.name, m.aliases), ...postalCityKeys(m.postalCities ?? [])],
+    ],
   );
 }
 
@@ -162,7 +174,14 @@ export function placeNameKeys(name: string, aliases: readonly string[]): string[
 
 /** Name keys marking a postal city (kept apart from the place's own names: "Victoria" is not Saanich's name). */
 export function postalCityKeys(names: readonly string[]): string[] {
-  return [...new Set(names.map(placeNameKey).filter(Boolean).map((k) => `POSTAL:${k}`))];
+  return [
+    ...new Set(
+      names
+        .map(placeNameKey)
+        .filter(Boolean)
+        .map((k) => `POSTAL:${k}`),
+    ),
+  ];
 }
 
 /** Upserts every manifest under places/ (the catalogue is the manifests). */
@@ -244,10 +263,12 @@ export async function findPlacesByName(ctx: Pick<AppContext, 'db' | 'caches'>, n
     regionCode = r;
   }
   const rows = await placeRowsByNameKey(ctx, key);
-  return rows.map(cachedRecord).filter(
-    (p) =>
-      (!regionCode || (p.region === regionCode.code && p.country === regionCode.country) || (region && lookupRegion(region, p.country)?.code === p.region)),
-  );
+  return rows
+    .map(cachedRecord)
+    .filter(
+      (p) =>
+        !regionCode || (p.region === regionCode.code && p.country === regionCode.country) || (region && lookupRegion(region, p.country)?.code === p.region),
+    );
 }
 
 /** Places whose addresses are written with this postal city name (manifest postalCities), narrowed by region. */
@@ -257,7 +278,9 @@ export async function findPlacesByPostalCity(ctx: Pick<AppContext, 'db' | 'cache
   const r = region ? lookupRegion(region) : null;
   if (region && !r) return [];
   const rows = await placeRowsByNameKey(ctx, `POSTAL:${key}`);
-  return rows.map(cachedRecord).filter((p) => !region || (r && p.region === r.code && p.country === r.country) || lookupRegion(region, p.country)?.code === p.region);
+  return rows
+    .map(cachedRecord)
+    .filter((p) => !region || (r && p.region === r.code && p.country === r.country) || lookupRegion(region, p.country)?.code === p.region);
 }
 
 /** How far from a lot a point still belongs to the lots' place: across a street between them. */
@@ -272,7 +295,10 @@ const LOT_REACH_M = 25;
 async function lotsNearPoint(ctx: Pick<AppContext, 'db'>, placeId: string, lon: number, lat: number): Promise<'near' | 'far' | 'none_loaded'> {
   const lo = offsetM([lon, lat], -LOT_REACH_M, -LOT_REACH_M);
   const hi = offsetM([lon, lat], LOT_REACH_M, LOT_REACH_M);
-  const rows = await ctx.db.query<{ geom: MultiPolygonCoords | string }>('SELECT geom FROM parcels WHERE place_id = $1 AND bbox && $2::box', [placeId, boxLiteral([lo[0], lo[1], hi[0], hi[1]])]);
+  const rows = await ctx.db.query<{ geom: MultiPolygonCoords | string }>('SELECT geom FROM parcels WHERE place_id = $1 AND bbox && $2::box', [
+    placeId,
+    boxLiteral([lo[0], lo[1], hi[0], hi[1]]),
+  ]);
   for (const r of rows) {
     const geom = (typeof r.geom === 'string' ? JSON.parse(r.geom) : r.geom) as MultiPolygonCoords;
     if (pointInMultiPolygon([lon, lat], geom)) return 'near';
@@ -290,7 +316,11 @@ export async function findPlaceByPoint(ctx: Pick<AppContext, 'db'>, lon: number,
   if (!Number.isFinite(lon) || !Number.isFinite(lat)) return null;
   const rows = await ctx.db.query<PlaceRow>(`${SELECT} WHERE bbox @> point($1, $2) ORDER BY place_id`, [lon, lat]);
   for (const r of rows) {
-    const boundary = await ctx.db.query<{ geom: MultiPolygonCoords }>('SELECT geom FROM place_boundaries WHERE place_id = $1 AND bbox @> point($2, $3)', [r.place_id, lon, lat]);
+    const boundary = await ctx.db.query<{ geom: MultiPolygonCoords }>('SELECT geom FROM place_boundaries WHERE place_id = $1 AND bbox @> point($2, $3)', [
+      r.place_id,
+      lon,
+      lat,
+    ]);
     if (boundary.length > 0) {
       if (boundary.some((b) => pointInMultiPolygon([lon, lat], b.geom))) return toRecord(r);
       continue;
@@ -303,10 +333,11 @@ export async function findPlaceByPoint(ctx: Pick<AppContext, 'db'>, lon: number,
       if (lots === 'none_loaded') return toRecord(r); // nothing loaded yet: the declared bbox is all we know
       continue;
     }
-    const zones = await ctx.db.query<{ geom: MultiPolygonCoords }>(
-      `SELECT geom FROM zones WHERE place_id = $1 AND layer = 'base' AND bbox @> point($2, $3)`,
-      [r.place_id, lon, lat],
-    );
+    const zones = await ctx.db.query<{ geom: MultiPolygonCoords }>(`SELECT geom FROM zones WHERE place_id = $1 AND layer = 'base' AND bbox @> point($2, $3)`, [
+      r.place_id,
+      lon,
+      lat,
+    ]);
     if (zones.some((z) => pointInMultiPolygon([lon, lat], z.geom))) return toRecord(r);
     // A rules-only place (no layers at all: Somerville's ordinance text) has no geometry: its declared
     // bbox, a rectangle, would claim its neighbours' points, so it is never found by a point.

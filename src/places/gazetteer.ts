@@ -24,7 +24,19 @@ export interface GazetteerCity {
 
 /** GeoNames admin1 codes for Canada -> ISO 3166-2 province codes. */
 const CA_ADMIN1: Record<string, string> = {
-  '01': 'AB', '02': 'BC', '03': 'MB', '04': 'NB', '05': 'NL', '07': 'NS', '08': 'ON', '09': 'PE', '10': 'QC', '11': 'SK', '12': 'YT', '13': 'NT', '14': 'NU',
+  '01': 'AB',
+  '02': 'BC',
+  '03': 'MB',
+  '04': 'NB',
+  '05': 'NL',
+  '07': 'NS',
+  '08': 'ON',
+  '09': 'PE',
+  '10': 'QC',
+  '11': 'SK',
+  '12': 'YT',
+  '13': 'NT',
+  '14': 'NU',
 };
 
 interface RawCity {
@@ -75,7 +87,15 @@ function geonamesIndex(): ReadonlyMap<string, readonly GazetteerCity[]> {
     if (c.country !== 'US' && c.country !== 'CA') continue;
     const region = c.country === 'CA' ? CA_ADMIN1[c.adminCode] : c.adminCode;
     if (!region) continue;
-    const city: GazetteerCity = { name: c.name, region, country: c.country, population: c.population, lon: c.loc.coordinates[0], lat: c.loc.coordinates[1], source: 'geonames' };
+    const city: GazetteerCity = {
+      name: c.name,
+      region,
+      country: c.country,
+      population: c.population,
+      lon: c.loc.coordinates[0],
+      lat: c.loc.coordinates[1],
+      source: 'geonames',
+    };
     add(map, cityKey(c.name), city);
     if (c.altName && c.altName !== c.name) add(map, cityKey(c.altName), city);
     for (const extra of EXTRA_NAMES) if (extra.geonames === c.name && extra.region === region) for (const n of extra.names) add(map, cityKey(n), city);
@@ -107,7 +127,15 @@ class CatalogueCities implements CacheDoors {
       add(map, key, c);
     };
     for (const m of loadAllManifests(placesDir)) {
-      const city: GazetteerCity = { name: m.name, region: m.region, country: m.country, population: null, lon: (m.bbox[0] + m.bbox[2]) / 2, lat: (m.bbox[1] + m.bbox[3]) / 2, source: 'catalogue' };
+      const city: GazetteerCity = {
+        name: m.name,
+        region: m.region,
+        country: m.country,
+        population: null,
+        lon: (m.bbox[0] + m.bbox[2]) / 2,
+        lat: (m.bbox[1] + m.bbox[3]) / 2,
+        source: 'catalogue',
+      };
       addOver(cityKey(m.name), city);
       for (const a of m.aliases) addOver(cityKey(a), city);
     }
@@ -180,6 +208,8 @@ export function similarGazetteerCities(ctx: Gazetteer, name: string, region?: st
       if (!found.some((f) => f.c.name === c.name && f.c.region === c.region && f.c.country === c.country)) found.push({ c, d });
     }
   }
-  found.sort((a, b) => a.d - b.d || (a.c.source === 'catalogue' ? 0 : 1) - (b.c.source === 'catalogue' ? 0 : 1) || (b.c.population ?? 0) - (a.c.population ?? 0));
+  found.sort(
+    (a, b) => a.d - b.d || (a.c.source === 'catalogue' ? 0 : 1) - (b.c.source === 'catalogue' ? 0 : 1) || (b.c.population ?? 0) - (a.c.population ?? 0),
+  );
   return found.slice(0, limit).map((f) => f.c);
 }

@@ -68,7 +68,17 @@ export interface ImportReport {
   /** A layer that shrank past its maxShrinkShare, loaded with `--accept-shrink "<reason>"`. */
   acceptedShrink?: { reason: string; problems: string[] };
   totals: { rowsRead: number; rowsLoaded: number; rowsSkipped: number; rowsRejected: number };
-  counts: { addresses: number; parcels: number; zones: number; baseZones: number; overlayZones: number; streetSegments: number; boundaries: number; parcelZones: number; postcodes: number };
+  counts: {
+    addresses: number;
+    parcels: number;
+    zones: number;
+    baseZones: number;
+    overlayZones: number;
+    streetSegments: number;
+    boundaries: number;
+    parcelZones: number;
+    postcodes: number;
+  };
   joinRates: {
     /** Address rows whose parcel id is a loaded parcel. */
     addressToParcel: JoinRate;

@@ -8,8 +8,14 @@ import { SHARED_DATA } from '../../test/support/harness.ts';
 test('manifests: every shipped place parses, one per folder, and every checksum agrees with the data pack SHA256SUMS', () => {
   const ms = loadAllManifests(PLACES_DIR);
   // One manifest per folder of places/, in folder order (derived: adding a place does not break this test).
-  const folders = fs.readdirSync(PLACES_DIR).filter((d) => fs.existsSync(path.join(PLACES_DIR, d, 'manifest.json'))).sort();
-  assert.deepEqual(ms.map((m) => m.slug), folders);
+  const folders = fs
+    .readdirSync(PLACES_DIR)
+    .filter((d) => fs.existsSync(path.join(PLACES_DIR, d, 'manifest.json')))
+    .sort();
+  assert.deepEqual(
+    ms.map((m) => m.slug),
+    folders,
+  );
   for (const named of ['cambridge-ma', 'chicago-il', 'paradise-tx', 'saanich-bc']) assert.ok(folders.includes(named), named);
   assert.equal(new Set(ms.map((m) => m.geoDivisionId)).size, ms.length, 'geoDivisionIds are unique');
   const sums = new Map(

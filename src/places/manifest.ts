@@ -41,7 +41,9 @@ const zonesTarget = z.object({
   code: codeMapping,
   nameField: z.string().optional(),
   /** Only features whose properties equal these values are loaded (others are counted as skipped); a list: any of its values. */
-  where: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1)])).optional(),
+  where: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1)]))
+    .optional(),
   /** Source properties kept in zones.attrs, as attrName -> source field. */
   attrs: z.record(z.string(), z.string()).default({}),
   /** A property on base features that tags an overlay-like district (Cambridge PUD_TYPE): loaded as an overlay zone too. */
@@ -81,28 +83,31 @@ const addressesTarget = z.object({
   target: z.literal('addresses'),
   fields: z
     .object({
-    addressId: z.string().optional(),
-    /** A one-line address column ("129 KNOLLWOOD DR", "12A Main St Unit 4"): parsed with siteline's address parser. */
-    oneLine: z.string().optional(),
-    number: z.string().optional(),
-    numberSuffix: z.string().optional(),
-    streetName: z.string().optional(),
-    streetType: z.string().optional(),
-    predir: z.string().optional(),
-    postdir: z.string().optional(),
-    unit: z.string().optional(),
-    postcode: z.string().optional(),
-    fullAddress: z.string().optional(),
-    parcelId: z.string().optional(),
-    /** The point's x / y columns (lon / lat, or projected x / y with the source's `crs`). */
-    lon: z.string().optional(),
-    lat: z.string().optional(),
-    /**
-     * The oneLine column holds comma-separated parts (Somerville's assessor: "11 WINDOM ST #1, WINDOM ST,
-     * SOMERVILLE, 02144"): the part (0-based) that is the street address, and the one that may be a ZIP.
-     */
-    oneLineParts: z.object({ address: z.number().int().min(0), postcode: z.number().int().min(0).optional() }).strict().optional(),
-  })
+      addressId: z.string().optional(),
+      /** A one-line address column ("129 KNOLLWOOD DR", "12A Main St Unit 4"): parsed with siteline's address parser. */
+      oneLine: z.string().optional(),
+      number: z.string().optional(),
+      numberSuffix: z.string().optional(),
+      streetName: z.string().optional(),
+      streetType: z.string().optional(),
+      predir: z.string().optional(),
+      postdir: z.string().optional(),
+      unit: z.string().optional(),
+      postcode: z.string().optional(),
+      fullAddress: z.string().optional(),
+      parcelId: z.string().optional(),
+      /** The point's x / y columns (lon / lat, or projected x / y with the source's `crs`). */
+      lon: z.string().optional(),
+      lat: z.string().optional(),
+      /**
+       * The oneLine column holds comma-separated parts (Somerville's assessor: "11 WINDOM ST #1, WINDOM ST,
+       * SOMERVILLE, 02144"): the part (0-based) that is the street address, and the one that may be a ZIP.
+       */
+      oneLineParts: z
+        .object({ address: z.number().int().min(0), postcode: z.number().int().min(0).optional() })
+        .strict()
+        .optional(),
+    })
     .refine((f) => f.oneLine !== undefined || (f.number !== undefined && f.streetName !== undefined), {
       message: 'an address table needs either a one-line address column (fields.oneLine) or both fields.number and fields.streetName',
     }),
@@ -216,7 +221,10 @@ const sourceSchema = z
      * The rows (records) and features (rows loaded) the source held when they were recorded (data init;
      * data update records the new ones). Optional and without a default, so older manifests keep their digest.
      */
-    counts: z.object({ rows: z.number().int().min(0), features: z.number().int().min(0) }).strict().optional(),
+    counts: z
+      .object({ rows: z.number().int().min(0), features: z.number().int().min(0) })
+      .strict()
+      .optional(),
     /** The share of the recorded rows or features a new file may lose (default DEFAULT_MAX_SHRINK_SHARE, 0.05); more is refused unless accepted with a reason. */
     maxShrinkShare: z.number().min(0).max(1).optional(),
     /** The coordinates' CRS when not lon/lat and not named by the file itself: EPSG:<code>, a proj4 string or WKT. */
@@ -235,7 +243,10 @@ const documentSchema = z
     file: relFile,
     sha256,
     role: z.string().min(1),
-    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).optional(),
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]*$/)
+      .optional(),
     title: z.string().min(1).optional(),
     format: z.enum(['markdown', 'html', 'text', 'pdf']).optional(),
     edition: z.string().min(1).optional(),
@@ -279,7 +290,10 @@ export const manifestSchema = z.object({
    * A `live` place is answered only when its import measures at least these join rates (0..1);
    * below them it stays planned_not_live and the import says why. Defaults: DEFAULT_JOIN_THRESHOLDS.
    */
-  joinThresholds: z.object({ addressToLot: z.number().min(0).max(1).optional(), lotToZone: z.number().min(0).max(1).optional() }).strict().optional(),
+  joinThresholds: z
+    .object({ addressToLot: z.number().min(0).max(1).optional(), lotToZone: z.number().min(0).max(1).optional() })
+    .strict()
+    .optional(),
   /**
    * Where a lot's zoning district comes from: `zoning_layer` (the default: a zoning map among the
    * sources) or `stated` (no zoning map is held: the caller states the district, every answer says so,

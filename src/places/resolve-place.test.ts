@@ -43,7 +43,8 @@ test('resolvePlace: catalogue, then gazetteer, then unknown with a reason', asyn
   try {
     const ctx = testCtx(t.db);
     await ensureCatalogue(ctx);
-    const q = (city: string | null, region: string | null, country: 'US' | 'CA' | null = null, postcode: string | null = null) => resolvePlace(ctx, { city, region, country, postcode });
+    const q = (city: string | null, region: string | null, country: 'US' | 'CA' | null = null, postcode: string | null = null) =>
+      resolvePlace(ctx, { city, region, country, postcode });
 
     const cam = await q('Cambridge', 'MA');
     assert.equal(cam.kind, 'place');
@@ -90,7 +91,8 @@ test('resolvePlace: several candidates are returned, never a pick (no state; a p
   try {
     const ctx = testCtx(t.db);
     await ensureCatalogue(ctx);
-    const q = (city: string | null, region: string | null, country: 'US' | 'CA' | null = null, postcode: string | null = null) => resolvePlace(ctx, { city, region, country, postcode });
+    const q = (city: string | null, region: string | null, country: 'US' | 'CA' | null = null, postcode: string | null = null) =>
+      resolvePlace(ctx, { city, region, country, postcode });
     const labels = (r: Awaited<ReturnType<typeof q>>) => (r.kind === 'ambiguous' ? r.candidates.map(candidateLabel) : []);
 
     // "Portland" with no state was read as Portland, OR; "Cambridge" with no state was ambiguous
@@ -161,7 +163,11 @@ test('findPlaceByPoint on imported Somerville (districts stated, no zones): its 
   const t = await createPlacesDb(['somerville-ma']);
   try {
     const ctx = testCtx(t.db);
-    const lot = (await t.db.query<{ inside_lon: number; inside_lat: number }>(`SELECT inside_lon, inside_lat FROM parcels WHERE place_id = 'US-MA:somerville' AND inside_lat > 42.41 ORDER BY parcel_ext_id LIMIT 1`))[0]!;
+    const lot = (
+      await t.db.query<{ inside_lon: number; inside_lat: number }>(
+        `SELECT inside_lon, inside_lat FROM parcels WHERE place_id = 'US-MA:somerville' AND inside_lat > 42.41 ORDER BY parcel_ext_id LIMIT 1`,
+      )
+    )[0]!;
     assert.equal((await findPlaceByPoint(ctx, lot.inside_lon, lot.inside_lat))?.geoDivisionId, 'US-MA:somerville', 'a point in a lot');
     // A street between two lots, 11 m from each (north of Cambridge's bbox, which would claim it while Cambridge is not imported).
     assert.equal((await findPlaceByPoint(ctx, -71.1291, 42.4141))?.geoDivisionId, 'US-MA:somerville', 'a street between its lots');
@@ -174,10 +180,26 @@ test('findPlaceByPoint on imported Somerville (districts stated, no zones): its 
 
 test('the largest US and Canadian cities are known places (unseeded), whatever name GeoNames gives them', async () => {
   const big: [string, string][] = [
-    ['New York', 'NY'], ['Los Angeles', 'CA'], ['Chicago', 'IL'], ['Houston', 'TX'], ['Phoenix', 'AZ'],
-    ['Philadelphia', 'PA'], ['San Antonio', 'TX'], ['San Diego', 'CA'], ['Dallas', 'TX'], ['Washington', 'DC'],
-    ['Toronto', 'ON'], ['Montreal', 'QC'], ['Calgary', 'AB'], ['Ottawa', 'ON'], ['Edmonton', 'AB'],
-    ['Winnipeg', 'MB'], ['Mississauga', 'ON'], ['Vancouver', 'BC'], ['Brampton', 'ON'], ['Hamilton', 'ON'],
+    ['New York', 'NY'],
+    ['Los Angeles', 'CA'],
+    ['Chicago', 'IL'],
+    ['Houston', 'TX'],
+    ['Phoenix', 'AZ'],
+    ['Philadelphia', 'PA'],
+    ['San Antonio', 'TX'],
+    ['San Diego', 'CA'],
+    ['Dallas', 'TX'],
+    ['Washington', 'DC'],
+    ['Toronto', 'ON'],
+    ['Montreal', 'QC'],
+    ['Calgary', 'AB'],
+    ['Ottawa', 'ON'],
+    ['Edmonton', 'AB'],
+    ['Winnipeg', 'MB'],
+    ['Mississauga', 'ON'],
+    ['Vancouver', 'BC'],
+    ['Brampton', 'ON'],
+    ['Hamilton', 'ON'],
   ];
   const unknown = big.filter(([city, region]) => !lookupGazetteer(gazetteer, city, region)).map(([c, r]) => `${c}, ${r}`);
   assert.deepEqual(unknown, []);

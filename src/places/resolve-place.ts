@@ -4,7 +4,15 @@
 // 3. otherwise unknown (geo_division_uncatalogued), with the reason.
 import type { AppContext } from '../context.ts';
 import { cacheKind, type CacheDoors } from '../caches.ts';
-import { CATALOGUE_CACHE_TTL_MS, catalogueGeneration, findPlacesByName, findPlacesByPostalCity, getPlace, placeNameKey, type PlaceRecord } from './catalogue.ts';
+import {
+  CATALOGUE_CACHE_TTL_MS,
+  catalogueGeneration,
+  findPlacesByName,
+  findPlacesByPostalCity,
+  getPlace,
+  placeNameKey,
+  type PlaceRecord,
+} from './catalogue.ts';
 import { findGazetteerCities, similarGazetteerCities } from './gazetteer.ts';
 import { lookupRegion, provincesForPostalCode, statesForZip } from './regions.ts';
 
@@ -16,15 +24,13 @@ export interface PlaceQuery {
 }
 
 /** A place an address may be in: a catalogued place, or a real city we hold no data for. */
-export type PlaceCandidate =
-  | { kind: 'place'; place: PlaceRecord }
-  | { kind: 'gazetteer'; name: string; region: string; country: 'US' | 'CA' };
+export type PlaceCandidate = { kind: 'place'; place: PlaceRecord } | { kind: 'gazetteer'; name: string; region: string; country: 'US' | 'CA' };
 
 export type PlaceResolution =
   | PlaceCandidate
   /** Several places fit the city as written (no state, a shared name, a postal city): never guessed. */
   | { kind: 'ambiguous'; reason: string; candidates: PlaceCandidate[] }
-  | { kind: 'unknown'; reason: string; /** Known cities a misspelt city name may have meant ("Cambridge, MA"), closest first. */ didYouMean?: string[] };
+  | { kind: 'unknown'; reason: string /** Known cities a misspelt city name may have meant ("Cambridge, MA"), closest first. */; didYouMean?: string[] };
 
 export function candidateLabel(c: PlaceCandidate): string {
   return c.kind === 'place' ? `${c.place.name}, ${c.place.region}` : `${c.name}, ${c.region}`;
@@ -120,7 +126,9 @@ function normalisePostcode(postcode: string): string {
 }
 
 async function placesByPostcode(ctx: Pick<AppContext, 'db' | 'caches' | 'config'>, postcode: string): Promise<PlaceRecord[]> {
-  const rows = await ctx.db.query<{ place_id: string }>('SELECT DISTINCT place_id FROM place_postcodes WHERE postcode = $1 ORDER BY place_id', [normalisePostcode(postcode)]);
+  const rows = await ctx.db.query<{ place_id: string }>('SELECT DISTINCT place_id FROM place_postcodes WHERE postcode = $1 ORDER BY place_id', [
+    normalisePostcode(postcode),
+  ]);
   const out: PlaceRecord[] = [];
   for (const r of rows) {
     const p = await getPlace(ctx, r.place_id);
@@ -137,7 +145,8 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db' | 'caches' | 'conf
   const region = regionText ? lookupRegion(regionText, country) : null;
   if (regionText && !region) return { kind: 'unknown', reason: `"${regionText}" is not a US state or Canadian province or territory` };
   if (region) {
-    if (country && region.country !== country) return { kind: 'unknown', reason: `${region.name} is not in ${country === 'US' ? 'the United States' : 'Canada'}` };
+    if (country && region.country !== country)
+      return { kind: 'unknown', reason: `${region.name} is not in ${country === 'US' ? 'the United States' : 'Canada'}` };
     country = region.country;
   }
   // The postcode must belong to the region (USPS ZIP3 prefixes, Canada Post first letters); without a
@@ -146,9 +155,11 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db' | 'caches' | 'conf
   if (postcode && country) {
     const pc = normalisePostcode(postcode);
     const shapeCountry = postcodeCountry(pc);
-    if (shapeCountry && shapeCountry !== country) return { kind: 'unknown', reason: `postcode ${pc} is not a ${country === 'US' ? 'US ZIP code' : 'Canadian postal code'}` };
+    if (shapeCountry && shapeCountry !== country)
+      return { kind: 'unknown', reason: `postcode ${pc} is not a ${country === 'US' ? 'US ZIP code' : 'Canadian postal code'}` };
     const allowed = shapeCountry === 'US' ? statesForZip(pc) : shapeCountry === 'CA' ? [...provincesForPostalCode(pc)] : [];
-    if (shapeCountry && allowed.length === 0) return { kind: 'unknown', reason: `postcode ${pc} is not in use in any ${country === 'US' ? 'state' : 'province or territory'}` };
+    if (shapeCountry && allowed.length === 0)
+      return { kind: 'unknown', reason: `postcode ${pc} is not in use in any ${country === 'US' ? 'state' : 'province or territory'}` };
     if (shapeCountry && region && !allowed.includes(region.code)) return { kind: 'unknown', reason: `postcode ${pc} is not in ${region.name}` };
     if (shapeCountry && !region && allowed.length === 1) regionFromPostcode = lookupRegion(allowed[0]!, country);
   }
@@ -195,4 +206,3 @@ export async function resolvePlace(ctx: Pick<AppContext, 'db' | 'caches' | 'conf
   if (scopeRegion) return { kind: 'unknown', reason: `the address names ${scopeRegion.name} but no city` };
   return { kind: 'unknown', reason: 'the address names no city, state or province' };
 }
-

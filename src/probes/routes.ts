@@ -18,6 +18,7 @@ import { isLoopbackUrl } from '../config.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
+// Long because: a registrar declares one family of routes on the router, each route a short handler of its own.
 export function mountRoutes(app: HttpApp, ctx: AppContext): void {
   const manifests = loadAllManifests(ctx.config.placesDir);
   const startedAt = Date.now();
@@ -28,7 +29,12 @@ export function mountRoutes(app: HttpApp, ctx: AppContext): void {
 
   app.pages.get('/readyz', async (c) => {
     if (ctx.lifecycle?.draining) {
-      return jsonReply(c, 503, { status: 'unavailable', reason: 'shutting_down', message: 'This instance is shutting down (SIGTERM): send new requests to another.' }, NO_STORE);
+      return jsonReply(
+        c,
+        503,
+        { status: 'unavailable', reason: 'shutting_down', message: 'This instance is shutting down (SIGTERM): send new requests to another.' },
+        NO_STORE,
+      );
     }
     // While this start imports places on embedded PGlite, a query waits for the import's transaction:
     // the answer then comes from what the loader knows (the database is this process's own).
@@ -38,7 +44,12 @@ export function mountRoutes(app: HttpApp, ctx: AppContext): void {
       if (!(loading && ctx.db.kind === 'pglite')) await ctx.db.query('SELECT 1');
     } catch (err) {
       ctx.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'readiness: database unreachable');
-      return jsonReply(c, 503, { status: 'unavailable', reason: 'database_unreachable', database: ctx.db.kind, message: 'The database does not answer.' }, NO_STORE);
+      return jsonReply(
+        c,
+        503,
+        { status: 'unavailable', reason: 'database_unreachable', database: ctx.db.kind, message: 'The database does not answer.' },
+        NO_STORE,
+      );
     }
     const states = loading ? loading.states : await defaultPlaceStates(ctx, manifests);
     // ready: its addresses are answered now; loading: where it is in this start's one-at-a-time import (null: not part of it).
@@ -60,14 +71,29 @@ export function mountRoutes(app: HttpApp, ctx: AppContext): void {
       return jsonReply(
         c,
         503,
-        { status: 'unavailable', reason: 'places_loading', database: ctx.db.kind, missing, loading: true, message: `Live place ${missing.join(', ')} is being imported by this start; its addresses are answered as soon as it is loaded.`, places },
+        {
+          status: 'unavailable',
+          reason: 'places_loading',
+          database: ctx.db.kind,
+          missing,
+          loading: true,
+          message: `Live place ${missing.join(', ')} is being imported by this start; its addresses are answered as soon as it is loaded.`,
+          places,
+        },
         { ...NO_STORE, 'retry-after': String(LOADING_RETRY_AFTER_SECONDS) },
       );
     }
     return jsonReply(
       c,
       503,
-      { status: 'unavailable', reason: 'places_missing', database: ctx.db.kind, missing, message: `Live place ${missing.join(', ')} is not loaded, so its addresses cannot be answered. ${howToLoad(missing)}`, places },
+      {
+        status: 'unavailable',
+        reason: 'places_missing',
+        database: ctx.db.kind,
+        missing,
+        message: `Live place ${missing.join(', ')} is not loaded, so its addresses cannot be answered. ${howToLoad(missing)}`,
+        places,
+      },
       NO_STORE,
     );
   });
@@ -83,7 +109,12 @@ export function mountRoutes(app: HttpApp, ctx: AppContext): void {
         return errorReply(c, 401, 'unauthorized', 'Send "Authorization: Bearer <SITELINE_METRICS_TOKEN>".', { 'www-authenticate': 'Bearer realm="metrics"' });
       }
     } else if (!isLoopbackUrl(ctx.config.baseUrl) || !fromLoopbackPeer(c.env.incoming)) {
-      return errorReply(c, 404, 'not_found', 'Metrics are served with SITELINE_METRICS_TOKEN set, or without it only on a loopback base URL to requests from this machine.');
+      return errorReply(
+        c,
+        404,
+        'not_found',
+        'Metrics are served with SITELINE_METRICS_TOKEN set, or without it only on a loopback base URL to requests from this machine.',
+      );
     }
     if (!ctx.metrics) return errorReply(c, 404, 'not_found', 'Metrics are not collected in this process.');
     const { contentType, body } = await ctx.metrics.render(ctx.db);

@@ -30,7 +30,10 @@ export async function detachLot(ctx: AppContext, accountId: string, args: Detach
     const lot = lots.find((l) => l.lot.parcelExternalId === id);
     if (!lot)
       throw badInput(`Lot ${id} is not attached to "${project.name}"; nothing was detached.`, {
-        field: 'parcelExternalId', parcelExternalId: id, reason: 'not_attached', next: { action: 'reload' },
+        field: 'parcelExternalId',
+        parcelExternalId: id,
+        reason: 'not_attached',
+        next: { action: 'reload' },
       });
     if (lot.role === 'build') {
       if (!lots.some((l) => l.role === 'build' && l !== lot))
@@ -53,7 +56,14 @@ export async function detachLot(ctx: AppContext, accountId: string, args: Detach
       ctx,
       tx,
       // The lot as the project kept it, so an undo puts back the same facts (undo-change.ts).
-      { accountId, operation: DETACH_RECEIPT.operation, action: DETACH_RECEIPT.action, projectId: project.project_id, changes, prior: { lots: { [id]: { role: lot.role, snapshot: lot.lot, attachedAt: lot.attachedAt } } } },
+      {
+        accountId,
+        operation: DETACH_RECEIPT.operation,
+        action: DETACH_RECEIPT.action,
+        projectId: project.project_id,
+        changes,
+        prior: { lots: { [id]: { role: lot.role, snapshot: lot.lot, attachedAt: lot.attachedAt } } },
+      },
       (receipt: Receipt) => ({
         written: true,
         receipt,

@@ -18,14 +18,21 @@ test('the gap between two lots: a shared line, a sliver, an overlap, a street', 
   assert.ok(lotGapM(rect(0, 0, 20, 30), rect(20, 0, 40, 30)) < 0.01, 'a shared lot line');
   assert.ok(Math.abs(lotGapM(rect(0, 0, 20, 30), rect(20.4, 0, 40, 30)) - 0.4) < 0.01, 'a 0.4 m sliver');
   assert.equal(lotGapM(rect(0, 0, 20, 30), rect(10, 10, 30, 40)), 0, 'overlapping');
-  assert.ok(Math.abs(lotGapM(rect(0, 0, 20, 30), rect(0, 45, 20, 75)) - 15) < 0.2, 'across a 15 m street (the projector and the fixture differ by under 1 % in metres per degree)');
+  assert.ok(
+    Math.abs(lotGapM(rect(0, 0, 20, 30), rect(0, 45, 20, 75)) - 15) < 0.2,
+    'across a 15 m street (the projector and the fixture differ by under 1 % in metres per degree)',
+  );
 });
 
 test('the site is the first build lot and those joined to it; only the others are apart', () => {
   const lot = (id: string, r: MultiPolygonCoords) => ({ parcelExternalId: id, polygon: r });
   assert.deepEqual(separateBuildLots([lot('A', rect(0, 0, 20, 30))]), [], 'one lot');
   assert.deepEqual(separateBuildLots([lot('A', rect(0, 0, 20, 30)), lot('B', rect(20.5, 0, 40, 30))]), [], 'neighbours with a sliver');
-  assert.deepEqual(separateBuildLots([lot('A', rect(0, 0, 20, 30)), lot('X', rect(0, 45, 20, 75))]), [{ parcelExternalId: 'X', nearestM: 15 }], 'across the street: the later lot');
+  assert.deepEqual(
+    separateBuildLots([lot('A', rect(0, 0, 20, 30)), lot('X', rect(0, 45, 20, 75))]),
+    [{ parcelExternalId: 'X', nearestM: 15 }],
+    'across the street: the later lot',
+  );
   // C was attached apart (two doors down), then B joined A and C: one site.
   assert.deepEqual(separateBuildLots([lot('A', rect(0, 0, 20, 30)), lot('C', rect(40, 0, 60, 30)), lot('B', rect(20, 0, 40, 30))]), []);
 });

@@ -14,7 +14,8 @@ export function lotGapM(a: MultiPolygonCoords, b: MultiPolygonCoords): number {
   const rings = (mp: MultiPolygonCoords) => mp.flatMap((poly) => poly.map((ring) => ring.map(proj)));
   const [ra, rb] = [rings(a), rings(b)];
   // One inside the other (or overlapping): a vertex of either lies in the other.
-  if (a.some((p) => p.some((r) => r.some((v) => pointInMultiPolygon(v, b)))) || b.some((p) => p.some((r) => r.some((v) => pointInMultiPolygon(v, a))))) return 0;
+  if (a.some((p) => p.some((r) => r.some((v) => pointInMultiPolygon(v, b)))) || b.some((p) => p.some((r) => r.some((v) => pointInMultiPolygon(v, a)))))
+    return 0;
   return Math.min(ringsGap(ra, rb), ringsGap(rb, ra));
 }
 
@@ -63,11 +64,12 @@ export function separateBuildLots(build: SiteLot[]): { parcelExternalId: string;
         grew = true;
       }
   }
-  return build.flatMap((lot, i) => (site.has(i) ? [] : [{ parcelExternalId: lot.parcelExternalId, nearestM: Math.round(Math.min(...gap[i]!.filter((_, k) => k !== i))) }]));
+  return build.flatMap((lot, i) =>
+    site.has(i) ? [] : [{ parcelExternalId: lot.parcelExternalId, nearestM: Math.round(Math.min(...gap[i]!.filter((_, k) => k !== i))) }],
+  );
 }
 
 /** The remark on a separate build lot, for the attach's answer and the project's page. */
 export function separateLotRemark(lot: { parcelExternalId: string; nearestM: number }): string {
   return `Build lot ${lot.parcelExternalId} does not touch the project's other build lots (the nearest is about ${lot.nearestM.toLocaleString('en-US')} m away): the analysis adds the build lots up as one site, so check that it belongs to this one (or detach it).`;
 }
-

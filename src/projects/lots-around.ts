@@ -15,7 +15,12 @@ const LOTS_AROUND_LIMIT = 400;
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /** Outlines of the lots within radiusM of the project's location, nearest first; properties: lot (id) and place. */
-export async function lotsAround(ctx: AppContext, project: ProjectRow, radiusM: number, exceptIds: Iterable<string>): Promise<FeatureCollection<MultiPolygon, { lot: string; place: string }>> {
+export async function lotsAround(
+  ctx: AppContext,
+  project: ProjectRow,
+  radiusM: number,
+  exceptIds: Iterable<string>,
+): Promise<FeatureCollection<MultiPolygon, { lot: string; place: string }>> {
   const empty = { type: 'FeatureCollection' as const, features: [] };
   if (project.lat === null || project.lng === null) return empty;
   const except = [...exceptIds];

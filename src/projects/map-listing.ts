@@ -81,7 +81,13 @@ async function listingRow(q: Queryable, projectId: string): Promise<ListingRow |
 
 function stateOf(r: ListingRow | null): ListingState {
   if (!r) return { listed: false, listedAt: null, firstListedAt: null, unlistedAt: null, pin: null };
-  return { listed: r.listed, listedAt: iso(r.listed_at), firstListedAt: iso(r.first_listed_at), unlistedAt: iso(r.unlisted_at), pin: { lat: r.pin_lat, lng: r.pin_lng } };
+  return {
+    listed: r.listed,
+    listedAt: iso(r.listed_at),
+    firstListedAt: iso(r.first_listed_at),
+    unlistedAt: iso(r.unlisted_at),
+    pin: { lat: r.pin_lat, lng: r.pin_lng },
+  };
 }
 
 /** Area-weighted centroid of the build lots' polygons (planar in lon/lat: exact enough at lot scale), to 6 decimals. */
@@ -102,8 +108,10 @@ function buildLotCentroid(lots: ProjectLot[]): Pin | null {
         let rx = 0;
         let ry = 0;
         for (let k = 0; k < ring.length - 1; k++) {
-          const x0 = ring[k]![0] - ox, y0 = ring[k]![1] - oy;
-          const x1 = ring[k + 1]![0] - ox, y1 = ring[k + 1]![1] - oy;
+          const x0 = ring[k]![0] - ox,
+            y0 = ring[k]![1] - oy;
+          const x1 = ring[k + 1]![0] - ox,
+            y1 = ring[k + 1]![1] - oy;
           const cross = x0 * y1 - x1 * y0;
           ra += cross;
           rx += (x0 + x1) * cross;
@@ -168,11 +176,11 @@ async function wouldShow(q: Queryable, p: ProjectRow, lots: ProjectLot[]): Promi
 }
 
 function noBuildLot(p: ProjectRow): SitelineError {
-  return new SitelineError(
-    'bad_input',
-    `"${p.name}" has no build lot, so it has no pin to show (an address alone is never pinned). Nothing was published.`,
-    { field: 'projectId', projectId: p.project_id, next: { action: 'attach_build_lot', then: 'list_on_map' } satisfies NextStep },
-  );
+  return new SitelineError('bad_input', `"${p.name}" has no build lot, so it has no pin to show (an address alone is never pinned). Nothing was published.`, {
+    field: 'projectId',
+    projectId: p.project_id,
+    next: { action: 'attach_build_lot', then: 'list_on_map' } satisfies NextStep,
+  });
 }
 
 export async function setProjectMapListing(ctx: AppContext, accountId: string, args: ListingArgs): Promise<ListingOutcome> {
@@ -186,9 +194,27 @@ export async function setProjectMapListing(ctx: AppContext, accountId: string, a
 
   if (!args.listed) {
     if (args.preview)
-      return { kind: 'result', result: { preview: true, written: false, project: summarise(project), listing: state, wouldBe: { listed: false }, warnings: state.listed ? [unshareNote()] : [] } };
+      return {
+        kind: 'result',
+        result: {
+          preview: true,
+          written: false,
+          project: summarise(project),
+          listing: state,
+          wouldBe: { listed: false },
+          warnings: state.listed ? [unshareNote()] : [],
+        },
+      };
     if (!row?.listed)
-      return { kind: 'result', result: { written: false, project: summarise(project), listing: state, note: `"${project.name}" is not listed; nothing was written and no receipt was made.` } };
+      return {
+        kind: 'result',
+        result: {
+          written: false,
+          project: summarise(project),
+          listing: state,
+          note: `"${project.name}" is not listed; nothing was written and no receipt was made.`,
+        },
+      };
     return { kind: 'result', result: await write(ctx, accountId, project, false, null, args.undoes) };
   }
 
@@ -203,10 +229,28 @@ export async function setProjectMapListing(ctx: AppContext, accountId: string, a
   if (args.preview)
     return {
       kind: 'result',
-      result: { preview: true, written: false, project: summarise(project), listing: state, wouldShow: show, pin: show.pin, alreadyPublicKnowledge: alreadyPublic, needsHumanConfirmation: needsHuman, warnings },
+      result: {
+        preview: true,
+        written: false,
+        project: summarise(project),
+        listing: state,
+        wouldShow: show,
+        pin: show.pin,
+        alreadyPublicKnowledge: alreadyPublic,
+        needsHumanConfirmation: needsHuman,
+        warnings,
+      },
     };
   if (listedHere)
-    return { kind: 'result', result: { written: false, project: summarise(project), listing: state, note: `"${project.name}" is already listed at this pin; nothing was written and no receipt was made.` } };
+    return {
+      kind: 'result',
+      result: {
+        written: false,
+        project: summarise(project),
+        listing: state,
+        note: `"${project.name}" is already listed at this pin; nothing was written and no receipt was made.`,
+      },
+    };
   if (args.confirmedByHuman !== true) return { kind: 'needs_confirmation', project, wouldShow: show, warnings };
   return { kind: 'result', result: await write(ctx, accountId, project, true, show, args.undoes) };
 }
@@ -215,7 +259,14 @@ function unshareNote(): string {
   return 'Unlisting removes the pin from the public map. What was public while it was listed (the pin, name, zone category, typology and lifecycle status) was not un-shared: anyone may have seen or copied it.';
 }
 
-async function write(ctx: AppContext, accountId: string, project: ProjectRow, listed: boolean, show: PublicListing | null, undoes?: string): Promise<Record<string, unknown>> {
+async function write(
+  ctx: AppContext,
+  accountId: string,
+  project: ProjectRow,
+  listed: boolean,
+  show: PublicListing | null,
+  undoes?: string,
+): Promise<Record<string, unknown>> {
   return ctx.db.transaction(async (tx) => {
     const locked = await projectById(tx, accountId, project.project_id, true);
     if (!locked) throw new SitelineError('not_found', 'The project was removed meanwhile.');
@@ -234,15 +285,29 @@ async function write(ctx: AppContext, accountId: string, project: ProjectRow, li
     const after = stateOf(await listingRow(tx, project.project_id));
     const changes = [
       { field: 'mapListing.listed', before: before.listed, after: listed },
-      ...(listed ? [{ field: 'mapListing.pin', before: before.listed ? before.pin : null, after: after.pin }] : [{ field: 'mapListing.pin', before: before.pin, after: null }]),
+      ...(listed
+        ? [{ field: 'mapListing.pin', before: before.listed ? before.pin : null, after: after.pin }]
+        : [{ field: 'mapListing.pin', before: before.pin, after: null }]),
     ];
-    const out = await insertReceipt(ctx, tx, { accountId, operation: 'project.map_listing', action: listed ? 'list' : 'unlist', projectId: project.project_id, changes, ...(undoes ? { undoes } : {}) }, (receipt: Receipt) => ({
-      written: true,
-      receipt,
-      project: summarise(locked),
-      listing: after,
-      ...(listed ? { public: show } : { note: unshareNote() }),
-    }));
+    const out = await insertReceipt(
+      ctx,
+      tx,
+      {
+        accountId,
+        operation: 'project.map_listing',
+        action: listed ? 'list' : 'unlist',
+        projectId: project.project_id,
+        changes,
+        ...(undoes ? { undoes } : {}),
+      },
+      (receipt: Receipt) => ({
+        written: true,
+        receipt,
+        project: summarise(locked),
+        listing: after,
+        ...(listed ? { public: show } : { note: unshareNote() }),
+      }),
+    );
     return out.result;
   });
 }

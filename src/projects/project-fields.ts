@@ -51,7 +51,16 @@ export function checkName(value: string): string {
  * What is planned on a site, as the project's owner states it (the spec's "typology", shown on the
  * public map): the map listing's derived values plus the other kinds a consultant works on.
  */
-export const PROJECT_TYPOLOGIES = ['single_family', 'two_family', 'townhouse', 'multi_family', 'mixed_use', 'commercial', 'industrial', 'institutional'] as const;
+export const PROJECT_TYPOLOGIES = [
+  'single_family',
+  'two_family',
+  'townhouse',
+  'multi_family',
+  'mixed_use',
+  'commercial',
+  'industrial',
+  'institutional',
+] as const;
 export type ProjectTypology = (typeof PROJECT_TYPOLOGIES)[number];
 
 /** Each typology in words, for every surface that shows one to a person (web, PDF, CLI). */

@@ -114,7 +114,13 @@ export async function lotAtPoint(q: Queryable, lat: number, lng: number): Promis
 export type ParcelLookup = { kind: 'found'; parcel: ParcelRow } | { kind: 'outside'; distanceM: number } | { kind: 'unknown' };
 
 /** A parcel by the id the snapshot gives, searched in the square of half-width radiusM about the point. */
-export async function parcelNear(q: Queryable, placeId: string | null, parcelExtId: string, at: { lat: number; lng: number }, radiusM: number): Promise<ParcelLookup> {
+export async function parcelNear(
+  q: Queryable,
+  placeId: string | null,
+  parcelExtId: string,
+  at: { lat: number; lng: number },
+  radiusM: number,
+): Promise<ParcelLookup> {
   const box = boxLiteral(squareAround(at.lat, at.lng, radiusM));
   const within = await q.query<ParcelRow>(
     `SELECT ${PARCEL_COLUMNS} FROM parcels WHERE parcel_ext_id = $1 AND ($2::text IS NULL OR place_id = $2) AND bbox && $3::box ORDER BY place_id LIMIT 1`,
@@ -134,12 +140,20 @@ export async function snapshotLot(q: Queryable, p: ParcelRow): Promise<LotSnapsh
   const streets = p.facts?.streets ?? [];
   let frontStreetLines: Position[][] = [];
   if (streets[0]) {
-    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-    for (const poly of p.geom) for (const [x, y] of poly[0] ?? []) {
-      minX = Math.min(minX, x); minY = Math.min(minY, y); maxX = Math.max(maxX, x); maxY = Math.max(maxY, y);
-    }
+    let minX = Infinity,
+      minY = Infinity,
+      maxX = -Infinity,
+      maxY = -Infinity;
+    for (const poly of p.geom)
+      for (const [x, y] of poly[0] ?? []) {
+        minX = Math.min(minX, x);
+        minY = Math.min(minY, y);
+        maxX = Math.max(maxX, x);
+        maxY = Math.max(maxY, y);
+      }
     const pad = squareAround((minY + maxY) / 2, (minX + maxX) / 2, 40);
-    const dx = (pad[2] - pad[0]) / 2, dy = (pad[3] - pad[1]) / 2;
+    const dx = (pad[2] - pad[0]) / 2,
+      dy = (pad[3] - pad[1]) / 2;
     const rows = await q.query<{ geom: Position[] | Position[][] }>(
       `SELECT geom FROM street_segments WHERE place_id = $1 AND street_key = $2 AND bbox && $3::box ORDER BY segment_id`,
       [p.place_id, streets[0], boxLiteral([minX - dx, minY - dy, maxX + dx, maxY + dy])],
@@ -158,7 +172,12 @@ export async function snapshotLot(q: Queryable, p: ParcelRow): Promise<LotSnapsh
     geoDivisionId: p.place_id,
     areaM2: Math.round(p.area_m2 * 10) / 10,
     areaSqft: Math.round(p.area_m2 * SQFT_PER_M2),
-    districts: (p.zones ?? []).map((z) => ({ layer: z.layer === 'overlay' ? 'overlay' : 'base', code: z.code, name: z.name ?? null, share: Math.round(z.share * 1000) / 1000 })),
+    districts: (p.zones ?? []).map((z) => ({
+      layer: z.layer === 'overlay' ? 'overlay' : 'base',
+      code: z.code,
+      name: z.name ?? null,
+      share: Math.round(z.share * 1000) / 1000,
+    })),
     // The one unshared side stands for the front in a place without centrelines (UNSHARED_FRONT).
     frontByStreet: side ? { [UNSHARED_FRONT]: { frontageM: side.lengthM, depthM: side.depthM } } : (p.facts?.frontByStreet ?? {}),
     streets: side ? [UNSHARED_FRONT] : streets,

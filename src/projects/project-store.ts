@@ -109,10 +109,14 @@ export async function resolveProject(ctx: AppContext, accountId: string, args: T
   const name = args.project?.trim();
   if (!projectId && !name) return { kind: 'list', list: await listProjects(ctx, accountId) };
   if (projectId) {
-    if (!isUuid(projectId)) throw badInput(`projectId "${quoted(projectId)}" is not a UUID. Pass the projectId a listing returned, or the project's name as project.`, { field: 'projectId' });
+    if (!isUuid(projectId))
+      throw badInput(`projectId "${quoted(projectId)}" is not a UUID. Pass the projectId a listing returned, or the project's name as project.`, {
+        field: 'projectId',
+      });
     const p = await projectById(ctx.db, accountId, projectId);
     // The same answer for "no such project" and "another account's project": nothing leaks.
-    if (!p) throw new SitelineError('not_found', `No project of yours has projectId ${projectId}. Call again without projectId and project to list your projects.`);
+    if (!p)
+      throw new SitelineError('not_found', `No project of yours has projectId ${projectId}. Call again without projectId and project to list your projects.`);
     if (name && p.name.toLowerCase() !== name.toLowerCase() && !p.name.toLowerCase().includes(name.toLowerCase()))
       throw badInput(`projectId ${projectId} is "${p.name}", which does not match project "${name}". Pass one of the two.`);
     return { kind: 'found', project: p, matchedBy: 'projectId' };
@@ -125,14 +129,21 @@ export async function resolveProject(ctx: AppContext, accountId: string, args: T
   const pick = (rows: ProjectRow[], matchedBy: 'exact_name' | 'partial_name'): ProjectTarget =>
     rows.length === 1
       ? { kind: 'found', project: rows[0]!, matchedBy }
-      : { kind: 'candidates', query: name!, candidates: rows.slice(0, 50).map((r) => ({ projectId: r.project_id, name: r.name, lifecycleStatus: r.lifecycle_status })) };
+      : {
+          kind: 'candidates',
+          query: name!,
+          candidates: rows.slice(0, 50).map((r) => ({ projectId: r.project_id, name: r.name, lifecycleStatus: r.lifecycle_status })),
+        };
   if (exact.length) return pick(exact, 'exact_name');
   const partial = await ctx.db.query<ProjectRow>(
     `SELECT ${PROJECT_COLUMNS} FROM projects WHERE owner_account_id = $1 AND strpos(lower(name), $2) > 0 ORDER BY created_at, project_id LIMIT 51`,
     [accountId, needle],
   );
   if (partial.length) return pick(partial, 'partial_name');
-  throw new SitelineError('not_found', `None of your projects is named like "${quoted(name ?? '')}". Call again without projectId and project to list your projects.`);
+  throw new SitelineError(
+    'not_found',
+    `None of your projects is named like "${quoted(name ?? '')}". Call again without projectId and project to list your projects.`,
+  );
 }
 
 /** The other project of this account that already holds externalRef, if any. */
@@ -148,7 +159,12 @@ export function externalRefClash(externalRef: string, other: ProjectRow): Siteli
   return new SitelineError(
     'conflict',
     `externalRef "${externalRef}" is already used by your project "${other.name}" (projectId ${other.project_id}); an externalRef is unique among your projects.`,
-    { field: 'externalRef', otherProjectId: other.project_id, otherProjectName: other.name, next: { action: 'clear_external_ref', projectId: other.project_id } satisfies NextStep },
+    {
+      field: 'externalRef',
+      otherProjectId: other.project_id,
+      otherProjectName: other.name,
+      next: { action: 'clear_external_ref', projectId: other.project_id } satisfies NextStep,
+    },
   );
 }
 

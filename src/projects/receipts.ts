@@ -75,7 +75,12 @@ export interface NewReceipt {
   idempotency?: { key: string; argsDigest: string };
 }
 
-export async function insertReceipt(ctx: AppContext, q: Queryable, r: NewReceipt, result: (receipt: Receipt) => Record<string, unknown>): Promise<{ receipt: Receipt; result: Record<string, unknown> }> {
+export async function insertReceipt(
+  ctx: AppContext,
+  q: Queryable,
+  r: NewReceipt,
+  result: (receipt: Receipt) => Record<string, unknown>,
+): Promise<{ receipt: Receipt; result: Record<string, unknown> }> {
   const receipt: Receipt = {
     receiptId: crypto.randomUUID(),
     operation: r.operation,
@@ -116,15 +121,19 @@ export async function receiptById(q: Queryable, accountId: string, receiptId: st
 }
 
 export async function receiptsOfProject(q: Queryable, accountId: string, projectId: string, limit: number): Promise<ReceiptRow[]> {
-  return q.query<ReceiptRow>(
-    `SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE project_id = $1 AND account_id = $2 ORDER BY seq DESC LIMIT $3`,
-    [projectId, accountId, limit],
-  );
+  return q.query<ReceiptRow>(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE project_id = $1 AND account_id = $2 ORDER BY seq DESC LIMIT $3`, [
+    projectId,
+    accountId,
+    limit,
+  ]);
 }
 
 /** The receipt (if any) that undid this one. */
 export async function undoneBy(q: Queryable, accountId: string, receiptId: string): Promise<ReceiptRow | null> {
-  const rows = await q.query<ReceiptRow>(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE undoes = $1 AND account_id = $2 ORDER BY seq LIMIT 1`, [receiptId, accountId]);
+  const rows = await q.query<ReceiptRow>(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE undoes = $1 AND account_id = $2 ORDER BY seq LIMIT 1`, [
+    receiptId,
+    accountId,
+  ]);
   return rows[0] ?? null;
 }
 

@@ -76,9 +76,20 @@ export async function saveToProject(ctx: AppContext, accountId: string, args: Sa
     if (replay) return { kind: 'written', result: replay };
   }
   const plan =
-    args.action === 'create' ? await planCreate(ctx, accountId, args) : args.action === 'attach_parcels' ? await planAttachParcels(ctx, project!, args) : await planAttachReference(ctx, project!, args);
+    args.action === 'create'
+      ? await planCreate(ctx, accountId, args)
+      : args.action === 'attach_parcels'
+        ? await planAttachParcels(ctx, project!, args)
+        : await planAttachReference(ctx, project!, args);
   // A created project's id is drawn when it is written: a preview has none to give (an id from it would name nothing).
-  if (args.preview) return { kind: 'preview', action: args.action, projectId: args.action === 'create' ? null : plan.projectId, changes: plan.changes, warnings: plan.warnings };
+  if (args.preview)
+    return {
+      kind: 'preview',
+      action: args.action,
+      projectId: args.action === 'create' ? null : plan.projectId,
+      changes: plan.changes,
+      warnings: plan.warnings,
+    };
   try {
     const result = await ctx.db.transaction(async (tx) => {
       if (plan.projectId && args.action !== 'create') {
@@ -90,8 +101,21 @@ export async function saveToProject(ctx: AppContext, accountId: string, args: Sa
       const written = await insertReceipt(
         ctx,
         tx,
-        { accountId, operation: 'project.save', action: args.action, projectId: plan.projectId, changes: plan.changes, ...(key ? { idempotency: { key, argsDigest: digest } } : {}) },
-        (receipt: Receipt) => ({ action: args.action, written: plan.changes.length > 0, receipt, ...answer, ...(plan.warnings.length ? { warnings: plan.warnings } : {}) }),
+        {
+          accountId,
+          operation: 'project.save',
+          action: args.action,
+          projectId: plan.projectId,
+          changes: plan.changes,
+          ...(key ? { idempotency: { key, argsDigest: digest } } : {}),
+        },
+        (receipt: Receipt) => ({
+          action: args.action,
+          written: plan.changes.length > 0,
+          receipt,
+          ...answer,
+          ...(plan.warnings.length ? { warnings: plan.warnings } : {}),
+        }),
       );
       return written.result;
     });
@@ -116,7 +140,8 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
   if (args.name === undefined) throw badInput('create needs a name for the project.', { field: 'name' });
   const name = checkName(args.name);
   const address = args.address?.trim() || null;
-  const hasLat = args.lat !== undefined, hasLng = args.lng !== undefined;
+  const hasLat = args.lat !== undefined,
+    hasLng = args.lng !== undefined;
   if (hasLat !== hasLng) throw badInput('Pass both lat and lng, or neither (the address is then geocoded).', { field: hasLat ? 'lng' : 'lat' });
   if (!hasLat && !address) throw badInput('create needs an address or a location (lat and lng).', { field: 'address' });
   const externalRef = args.externalRef !== undefined ? checkExternalRef(args.externalRef) : null;
@@ -125,7 +150,9 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
     if (other) throw externalRefClash(externalRef, other);
   }
   const warnings: string[] = [];
-  let lat: number, lng: number, placeId: string | null = null;
+  let lat: number,
+    lng: number,
+    placeId: string | null = null;
   let lot: LotSnapshot | null = null;
   let locatedBy: string;
   if (hasLat) {
@@ -148,8 +175,13 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
         named = await getFeasibilitySnapshot(ctx, address);
       } catch (err) {
         if (!(err instanceof SitelineError && err.code === 'bad_input')) {
-          ctx.logger.error({ err: err instanceof Error ? err.message : String(err), accountId }, 'project save: the address beside the point could not be checked');
-          warnings.push(`The address "${address}" could not be checked against the supplied point (the lookup failed); the point was used. Check that both name the same site.`);
+          ctx.logger.error(
+            { err: err instanceof Error ? err.message : String(err), accountId },
+            'project save: the address beside the point could not be checked',
+          );
+          warnings.push(
+            `The address "${address}" could not be checked against the supplied point (the lookup failed); the point was used. Check that both name the same site.`,
+          );
         }
       }
       if (named?.answered && named.lot) {
@@ -190,7 +222,12 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
     { field: 'lifecycleStatus', before: null, after: DEFAULT_LIFECYCLE_STATUS },
     { field: 'externalRef', before: null, after: externalRef },
   ];
-  if (lot) changes.push({ field: 'lots', before: null, after: { attached: [{ parcelExternalId: lot.parcelExternalId, role: 'build', ...(lot.statedDistrict ? { statedDistrict: lot.statedDistrict } : {}) }] } });
+  if (lot)
+    changes.push({
+      field: 'lots',
+      before: null,
+      after: { attached: [{ parcelExternalId: lot.parcelExternalId, role: 'build', ...(lot.statedDistrict ? { statedDistrict: lot.statedDistrict } : {}) }] },
+    });
   return {
     projectId,
     changes,
@@ -204,15 +241,31 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
       );
       if (lot)
         await q.query('INSERT INTO project_lots (project_id, place_id, parcel_ext_id, role, snapshot, attached_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-          projectId, lot.geoDivisionId, lot.parcelExternalId, 'build', JSON.stringify(lot), now,
+          projectId,
+          lot.geoDivisionId,
+          lot.parcelExternalId,
+          'build',
+          JSON.stringify(lot),
+          now,
         ]);
     },
     async answer() {
       const now = ctx.clock.now().toISOString();
       return {
         project: summarise({
-          project_id: projectId, owner_account_id: accountId, name, address, lat, lng, place_id: placeId,
-          lifecycle_status: DEFAULT_LIFECYCLE_STATUS, external_ref: externalRef, typology: null, inputs_version: lot ? 1 : 0, created_at: now, updated_at: now,
+          project_id: projectId,
+          owner_account_id: accountId,
+          name,
+          address,
+          lat,
+          lng,
+          place_id: placeId,
+          lifecycle_status: DEFAULT_LIFECYCLE_STATUS,
+          external_ref: externalRef,
+          typology: null,
+          inputs_version: lot ? 1 : 0,
+          created_at: now,
+          updated_at: now,
         }),
         lots: lot ? [{ parcelExternalId: lot.parcelExternalId, role: 'build', areaSqft: lot.areaSqft }] : [],
       };
@@ -220,9 +273,11 @@ async function planCreate(ctx: AppContext, accountId: string, args: SaveArgs): P
   };
 }
 
+// Long because: an attach's ids checked in the order the tool documents its refusals, each refusal naming the id; nothing is written until all pass.
 async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: SaveArgs): Promise<Plan> {
   const ids = [...new Set((args.parcelExternalIds ?? []).map((s) => s.trim()).filter(Boolean))];
-  if (ids.length === 0) throw badInput('attach_parcels needs parcelExternalIds.', { field: 'parcelExternalIds', next: { action: 'look_up_lot' } satisfies NextStep });
+  if (ids.length === 0)
+    throw badInput('attach_parcels needs parcelExternalIds.', { field: 'parcelExternalIds', next: { action: 'look_up_lot' } satisfies NextStep });
   if (ids.length > MAX_PARCELS_PER_CALL) throw badInput(`At most ${MAX_PARCELS_PER_CALL} parcelExternalIds per call.`, { field: 'parcelExternalIds' });
   const role: LotRole = args.role ?? 'build';
   const radiusM = args.radiusM ?? DEFAULT_RADIUS_M;
@@ -253,28 +308,49 @@ async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: Sav
     if (found.kind === 'outside')
       throw badInput(
         `Parcel ${id} lies about ${Math.round(found.distanceM)} m from the project's location, outside the search square of half-width radiusM=${radiusM} m. Pass a larger radiusM (at least ${Math.ceil(found.distanceM) + 10}) to attach it. Nothing was attached.`,
-        { field: 'parcelExternalIds', parcelExternalId: id, distanceM: Math.round(found.distanceM), next: { action: 'widen_radius', radiusM: Math.ceil(found.distanceM) + 10 } satisfies NextStep },
+        {
+          field: 'parcelExternalIds',
+          parcelExternalId: id,
+          distanceM: Math.round(found.distanceM),
+          next: { action: 'widen_radius', radiusM: Math.ceil(found.distanceM) + 10 } satisfies NextStep,
+        },
       );
     if (found.kind === 'unknown')
-      throw badInput(
-        `Parcel ${id} is not a known lot${project.place_id ? ` in ${project.place_id}` : ''}. Nothing was attached.`,
-        { field: 'parcelExternalIds', parcelExternalId: id, next: { action: 'look_up_lot' } satisfies NextStep },
-      );
-    const kept = await withStatedDistrict(ctx, await snapshotLot(ctx.db, found.parcel), { district: args.district, buildingType: args.buildingType, conditions: args.conditions });
+      throw badInput(`Parcel ${id} is not a known lot${project.place_id ? ` in ${project.place_id}` : ''}. Nothing was attached.`, {
+        field: 'parcelExternalIds',
+        parcelExternalId: id,
+        next: { action: 'look_up_lot' } satisfies NextStep,
+      });
+    const kept = await withStatedDistrict(ctx, await snapshotLot(ctx.db, found.parcel), {
+      district: args.district,
+      buildingType: args.buildingType,
+      conditions: args.conditions,
+    });
     const snap = kept.lot;
     statedWarnings.push(...kept.warnings);
     toInsert.push(snap);
     attached.push({ parcelExternalId: id, role, areaSqft: snap.areaSqft, ...(snap.statedDistrict ? { district: snap.statedDistrict } : {}) });
   }
   const changes: FieldChange[] = [];
-  for (const a of attached) changes.push({ field: `lots.${a.parcelExternalId}`, before: null, after: { role, areaSqft: a.areaSqft, ...(a.district ? { statedDistrict: a.district } : {}) } });
+  for (const a of attached)
+    changes.push({
+      field: `lots.${a.parcelExternalId}`,
+      before: null,
+      after: { role, areaSqft: a.areaSqft, ...(a.district ? { statedDistrict: a.district } : {}) },
+    });
   for (const r of roleChanges) changes.push({ field: `lots.${r.id}.role`, before: existing.get(r.id)!.role, after: role });
-  const warnings = [...(unchanged.length ? [`Already attached with role ${role}, unchanged (a lot keeps the facts it had when attached): ${unchanged.join(', ')}.`] : []), ...statedWarnings];
+  const warnings = [
+    ...(unchanged.length ? [`Already attached with role ${role}, unchanged (a lot keeps the facts it had when attached): ${unchanged.join(', ')}.`] : []),
+    ...statedWarnings,
+  ];
   // A build lot that touches none of the others is accepted, with a remark (issue 49): the analysis adds the build lots up as one site.
   if (role === 'build') {
     const becoming = new Set([...toInsert.map((l) => l.parcelExternalId), ...roleChanges.map((r) => r.id)]);
     const build = [
-      ...[...existing.values()].filter((l) => l.role === 'build').sort((a, b) => a.attachedAt.localeCompare(b.attachedAt)).map((l) => ({ parcelExternalId: l.lot.parcelExternalId, polygon: l.lot.polygon })),
+      ...[...existing.values()]
+        .filter((l) => l.role === 'build')
+        .sort((a, b) => a.attachedAt.localeCompare(b.attachedAt))
+        .map((l) => ({ parcelExternalId: l.lot.parcelExternalId, polygon: l.lot.polygon })),
       ...toInsert.map((l) => ({ parcelExternalId: l.parcelExternalId, polygon: l.polygon })),
       ...roleChanges.map((r) => ({ parcelExternalId: r.id, polygon: existing.get(r.id)!.lot.polygon })),
     ];
@@ -289,12 +365,26 @@ async function planAttachParcels(ctx: AppContext, project: ProjectRow, args: Sav
       const now = ctx.clock.now().toISOString();
       for (const lot of toInsert)
         await q.query('INSERT INTO project_lots (project_id, place_id, parcel_ext_id, role, snapshot, attached_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-          project.project_id, lot.geoDivisionId, lot.parcelExternalId, role, JSON.stringify(lot), now,
+          project.project_id,
+          lot.geoDivisionId,
+          lot.parcelExternalId,
+          role,
+          JSON.stringify(lot),
+          now,
         ]);
       for (const r of roleChanges)
-        await q.query('UPDATE project_lots SET role = $4 WHERE project_id = $1 AND place_id = $2 AND parcel_ext_id = $3', [project.project_id, r.placeId, r.id, role]);
+        await q.query('UPDATE project_lots SET role = $4 WHERE project_id = $1 AND place_id = $2 AND parcel_ext_id = $3', [
+          project.project_id,
+          r.placeId,
+          r.id,
+          role,
+        ]);
       const place = project.place_id ?? toInsert[0]?.geoDivisionId ?? null;
-      await q.query('UPDATE projects SET inputs_version = inputs_version + 1, updated_at = $2, place_id = COALESCE(place_id, $3) WHERE project_id = $1', [project.project_id, now, place]);
+      await q.query('UPDATE projects SET inputs_version = inputs_version + 1, updated_at = $2, place_id = COALESCE(place_id, $3) WHERE project_id = $1', [
+        project.project_id,
+        now,
+        place,
+      ]);
     },
     async answer(q) {
       const lots = await lotsOfProject(q, project.project_id);
@@ -307,7 +397,11 @@ async function planAttachReference(ctx: AppContext, project: ProjectRow, args: S
   const uuid = args.sectionUuid?.trim();
   if (!uuid) throw badInput('attach_reference needs a sectionUuid.', { field: 'sectionUuid', next: { action: 'look_up_citation' } satisfies NextStep });
   const section = await findKnowledgeSection(ctx, uuid);
-  if (!section) throw new SitelineError('not_found', `No knowledge section has sectionUuid ${uuid}.`, { field: 'sectionUuid', next: { action: 'look_up_citation' } satisfies NextStep });
+  if (!section)
+    throw new SitelineError('not_found', `No knowledge section has sectionUuid ${uuid}.`, {
+      field: 'sectionUuid',
+      next: { action: 'look_up_citation' } satisfies NextStep,
+    });
   // A section is words of one place's bylaw: a project in another place cannot rely on it.
   if (project.place_id) {
     const [owner] = await ctx.db.query<{ place_id: string; name: string }>('SELECT place_id, name FROM places WHERE slug = $1', [section.place]);
@@ -329,7 +423,12 @@ async function planAttachReference(ctx: AppContext, project: ProjectRow, args: S
     async apply(q) {
       if (!changes.length) return;
       const now = ctx.clock.now().toISOString();
-      await q.query('INSERT INTO project_references (project_id, section_uuid, section, attached_at) VALUES ($1, $2, $3, $4)', [project.project_id, section.sectionUuid, JSON.stringify(section), now]);
+      await q.query('INSERT INTO project_references (project_id, section_uuid, section, attached_at) VALUES ($1, $2, $3, $4)', [
+        project.project_id,
+        section.sectionUuid,
+        JSON.stringify(section),
+        now,
+      ]);
       await q.query('UPDATE projects SET updated_at = $2 WHERE project_id = $1', [project.project_id, now]);
     },
     async answer() {

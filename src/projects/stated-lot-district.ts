@@ -16,18 +16,36 @@ export async function withStatedDistrict(ctx: AppContext, lot: LotSnapshot, stat
   if (!place) return { lot, warnings: [] };
   const said = Boolean(stated.district?.trim() || stated.buildingType?.trim() || stated.conditions?.length);
   if (place.districtSource !== 'stated') {
-    return { lot, warnings: said ? [`Lot ${lot.parcelExternalId}: a district was stated, but ${place.name}'s zoning map is held: the lot's district is read from it, and the stated one is not used.`] : [] };
+    return {
+      lot,
+      warnings: said
+        ? [
+            `Lot ${lot.parcelExternalId}: a district was stated, but ${place.name}'s zoning map is held: the lot's district is read from it, and the stated one is not used.`,
+          ]
+        : [],
+    };
   }
   const rules = await loadPlaceRules(ctx, place.slug);
   const r = resolveStatedDistrict(place, rules, stated); // an unknown district or building type is bad input
   if (r.kind === 'needs') {
-    return { lot, warnings: [`Lot ${lot.parcelExternalId}: ${r.choice.message} Attach it again with district (and buildingType) to apply its rules; until then the analysis has no district for it.`] };
+    return {
+      lot,
+      warnings: [
+        `Lot ${lot.parcelExternalId}: ${r.choice.message} Attach it again with district (and buildingType) to apply its rules; until then the analysis has no district for it.`,
+      ],
+    };
   }
   const conditions = r.zones.districtSource?.conditions;
   const kept: LotSnapshot = {
     ...lot,
     districts: [{ layer: 'base', code: r.code, name: r.district.name, share: 1 }],
-    statedDistrict: { code: r.code, name: r.district.name, buildingType: r.buildingType, statement: r.zones.districtSource!.statement, ...(conditions?.length ? { conditions } : {}) },
+    statedDistrict: {
+      code: r.code,
+      name: r.district.name,
+      buildingType: r.buildingType,
+      statement: r.zones.districtSource!.statement,
+      ...(conditions?.length ? { conditions } : {}),
+    },
   };
   return { lot: kept, warnings: r.choice ? [`Lot ${lot.parcelExternalId}: ${r.choice.message}`] : [] };
 }

@@ -40,7 +40,10 @@ export interface UndoArgs {
 export async function undoChange(ctx: AppContext, accountId: string, args: UndoArgs): Promise<Record<string, unknown>> {
   const r = await receiptById(ctx.db, accountId, args.receiptId.trim());
   if (!r || r.project_id !== args.projectId)
-    throw new SitelineError('not_found', `No change of this project has receipt ${args.receiptId}.`, { field: 'receiptId', next: { action: 'reload' } satisfies NextStep });
+    throw new SitelineError('not_found', `No change of this project has receipt ${args.receiptId}.`, {
+      field: 'receiptId',
+      next: { action: 'reload' } satisfies NextStep,
+    });
   const kind = undoKindOf({ operation: r.tool, action: r.action, changes: r.changes });
   if (!kind) throw notReversible(r);
   if (kind === 'update') {
@@ -48,7 +51,12 @@ export async function undoChange(ctx: AppContext, accountId: string, args: UndoA
     return out.kind === 'result' ? out.result : { written: false };
   }
   const later = await undoneBy(ctx.db, accountId, r.receipt_id);
-  if (later) throw new SitelineError('conflict', 'That change was already undone; nothing was changed.', { field: 'receiptId', reason: 'already_undone', next: { action: 'reload' } satisfies NextStep });
+  if (later)
+    throw new SitelineError('conflict', 'That change was already undone; nothing was changed.', {
+      field: 'receiptId',
+      reason: 'already_undone',
+      next: { action: 'reload' } satisfies NextStep,
+    });
   if (kind === 'list' || kind === 'unlist') return undoListing(ctx, accountId, args, r, kind);
   return undoLotsAndReferences(ctx, accountId, args.projectId, r);
 }
@@ -58,17 +66,35 @@ function notReversible(r: ReceiptRow): SitelineError {
     r.tool === 'analysis.run'
       ? 'A queued analysis cannot be withdrawn; run it again when the project changes.'
       : 'Creating a project cannot be undone: projects are kept, never deleted. Set its lifecycle status to Abandoned instead.';
-  return badInput(`${why} Nothing was changed.`, { field: 'receiptId', receiptId: r.receipt_id, reason: 'not_reversible', next: { action: 'not_reversible', receiptAction: r.action } satisfies NextStep });
+  return badInput(`${why} Nothing was changed.`, {
+    field: 'receiptId',
+    receiptId: r.receipt_id,
+    reason: 'not_reversible',
+    next: { action: 'not_reversible', receiptAction: r.action } satisfies NextStep,
+  });
 }
 
 async function undoListing(ctx: AppContext, accountId: string, args: UndoArgs, r: ReceiptRow, kind: 'list' | 'unlist'): Promise<Record<string, unknown>> {
   const listed = (await listingStateOf(ctx.db, args.projectId)).listed;
   // What the listing left must still hold: listed after a listing, unlisted after an unlisting.
   if (listed !== (kind === 'list'))
-    throw new SitelineError('conflict', `The project is ${listed ? 'on' : 'off'} the public map already, changed since; nothing was changed.`, { field: 'receiptId', reason: 'changed_since', next: { action: 'reload' } satisfies NextStep });
+    throw new SitelineError('conflict', `The project is ${listed ? 'on' : 'off'} the public map already, changed since; nothing was changed.`, {
+      field: 'receiptId',
+      reason: 'changed_since',
+      next: { action: 'reload' } satisfies NextStep,
+    });
   if (kind === 'unlist' && args.confirmedByHuman !== true)
-    throw badInput('Putting the site back on the public map publishes it again: confirm it first. Nothing was published.', { field: 'confirm', reason: 'needs_confirmation' });
-  const out = await setProjectMapListing(ctx, accountId, { projectId: args.projectId, listed: kind === 'unlist', preview: false, confirmedByHuman: kind === 'unlist', undoes: r.receipt_id });
+    throw badInput('Putting the site back on the public map publishes it again: confirm it first. Nothing was published.', {
+      field: 'confirm',
+      reason: 'needs_confirmation',
+    });
+  const out = await setProjectMapListing(ctx, accountId, {
+    projectId: args.projectId,
+    listed: kind === 'unlist',
+    preview: false,
+    confirmedByHuman: kind === 'unlist',
+    undoes: r.receipt_id,
+  });
   return out.kind === 'result' ? out.result : { written: false };
 }
 
@@ -101,15 +127,20 @@ function inverseSteps(r: ReceiptRow): Step[] {
     const lot = /^lots\.(.+)$/.exec(c.field);
     const ref = /^references\.(.+)$/.exec(c.field);
     if (role) steps.push({ kind: 'set_role', id: role[1]!, from: c.after as LotRole, to: c.before as LotRole });
-    else if (lot && c.before === null) steps.push({ kind: 'remove_lot', id: lot[1]!, role: ((c.after as { role?: LotRole }).role ?? 'build') });
+    else if (lot && c.before === null) steps.push({ kind: 'remove_lot', id: lot[1]!, role: (c.after as { role?: LotRole }).role ?? 'build' });
     else if (lot) {
       const k = kept.lots?.[lot[1]!];
-      if (!k) throw badInput(`Lot ${lot[1]} was detached before undo kept a copy of it: attach it again (it gets the lot's facts as they are now). Nothing was changed.`, { field: 'receiptId', reason: 'not_kept', next: { action: 'choose_lot' } satisfies NextStep });
+      if (!k)
+        throw badInput(
+          `Lot ${lot[1]} was detached before undo kept a copy of it: attach it again (it gets the lot's facts as they are now). Nothing was changed.`,
+          { field: 'receiptId', reason: 'not_kept', next: { action: 'choose_lot' } satisfies NextStep },
+        );
       steps.push({ kind: 'restore_lot', id: lot[1]!, lot: k });
     } else if (ref && c.before === null) steps.push({ kind: 'remove_reference', uuid: ref[1]! });
     else if (ref) {
       const section = kept.references?.[ref[1]!];
-      if (!section) throw badInput('That bylaw section was removed before undo kept a copy of it. Nothing was changed.', { field: 'receiptId', reason: 'not_kept' });
+      if (!section)
+        throw badInput('That bylaw section was removed before undo kept a copy of it. Nothing was changed.', { field: 'receiptId', reason: 'not_kept' });
       steps.push({ kind: 'restore_reference', uuid: ref[1]!, section });
     }
   }
@@ -117,11 +148,15 @@ function inverseSteps(r: ReceiptRow): Step[] {
 }
 
 function changedSince(what: string): SitelineError {
-  return new SitelineError('conflict', `${what} changed since, so undoing this change would overwrite the later one. Undo the later change first. Nothing was changed.`, {
-    field: 'receiptId',
-    reason: 'changed_since',
-    next: { action: 'reload' } satisfies NextStep,
-  });
+  return new SitelineError(
+    'conflict',
+    `${what} changed since, so undoing this change would overwrite the later one. Undo the later change first. Nothing was changed.`,
+    {
+      field: 'receiptId',
+      reason: 'changed_since',
+      next: { action: 'reload' } satisfies NextStep,
+    },
+  );
 }
 
 // Long because: each step checks that what the change left still holds, then reverses it, and records it
@@ -143,7 +178,10 @@ async function undoLotsAndReferences(ctx: AppContext, accountId: string, project
         if (!have || have.role !== s.role) throw changedSince(`Lot ${s.id} ${have ? `is now a ${have.role} lot; it` : 'is no longer attached; it'}`);
         // The pin stands on the build lots: removing one would move it without anyone confirming.
         if (have.role === 'build' && listed)
-          throw badInput(`The project is on the public map and its pin stands on the build lots: remove it from the public map before undoing the attachment of build lot ${s.id}. Nothing was changed.`, { field: 'receiptId', reason: 'listed_on_map', next: { action: 'unlist' } satisfies NextStep });
+          throw badInput(
+            `The project is on the public map and its pin stands on the build lots: remove it from the public map before undoing the attachment of build lot ${s.id}. Nothing was changed.`,
+            { field: 'receiptId', reason: 'listed_on_map', next: { action: 'unlist' } satisfies NextStep },
+          );
         await tx.query('DELETE FROM project_lots WHERE project_id = $1 AND place_id = $2 AND parcel_ext_id = $3', [projectId, have.lot.geoDivisionId, s.id]);
         (kept.lots ??= {})[s.id] = { role: have.role, snapshot: have.lot, attachedAt: have.attachedAt };
         changes.push({ field: `lots.${s.id}`, before: { role: have.role, areaSqft: have.lot.areaSqft }, after: null });
@@ -152,9 +190,17 @@ async function undoLotsAndReferences(ctx: AppContext, accountId: string, project
       } else if (s.kind === 'restore_lot') {
         if (lots.has(s.id)) throw changedSince(`Lot ${s.id} was attached again since; it`);
         if (s.lot.role === 'build' && listed)
-          throw badInput(`The project is on the public map and its pin stands on the build lots: remove it from the public map before putting back build lot ${s.id}. Nothing was changed.`, { field: 'receiptId', reason: 'listed_on_map', next: { action: 'unlist' } satisfies NextStep });
+          throw badInput(
+            `The project is on the public map and its pin stands on the build lots: remove it from the public map before putting back build lot ${s.id}. Nothing was changed.`,
+            { field: 'receiptId', reason: 'listed_on_map', next: { action: 'unlist' } satisfies NextStep },
+          );
         await tx.query('INSERT INTO project_lots (project_id, place_id, parcel_ext_id, role, snapshot, attached_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-          projectId, s.lot.snapshot.geoDivisionId, s.id, s.lot.role, JSON.stringify(s.lot.snapshot), s.lot.attachedAt,
+          projectId,
+          s.lot.snapshot.geoDivisionId,
+          s.id,
+          s.lot.role,
+          JSON.stringify(s.lot.snapshot),
+          s.lot.attachedAt,
         ]);
         changes.push({ field: `lots.${s.id}`, before: null, after: { role: s.lot.role, areaSqft: s.lot.snapshot.areaSqft } });
         lotsChanged = true;
@@ -162,12 +208,23 @@ async function undoLotsAndReferences(ctx: AppContext, accountId: string, project
         const have = lots.get(s.id);
         if (!have || have.role !== s.from) throw changedSince(`Lot ${s.id} ${have ? `is now a ${have.role} lot; it` : 'is no longer attached; it'}`);
         if (listed && (s.from === 'build' || s.to === 'build'))
-          throw badInput(`The project is on the public map and its pin stands on the build lots: remove it from the public map before changing the role of lot ${s.id}. Nothing was changed.`, { field: 'receiptId', reason: 'listed_on_map', next: { action: 'unlist' } satisfies NextStep });
-        await tx.query('UPDATE project_lots SET role = $4 WHERE project_id = $1 AND place_id = $2 AND parcel_ext_id = $3', [projectId, have.lot.geoDivisionId, s.id, s.to]);
+          throw badInput(
+            `The project is on the public map and its pin stands on the build lots: remove it from the public map before changing the role of lot ${s.id}. Nothing was changed.`,
+            { field: 'receiptId', reason: 'listed_on_map', next: { action: 'unlist' } satisfies NextStep },
+          );
+        await tx.query('UPDATE project_lots SET role = $4 WHERE project_id = $1 AND place_id = $2 AND parcel_ext_id = $3', [
+          projectId,
+          have.lot.geoDivisionId,
+          s.id,
+          s.to,
+        ]);
         changes.push({ field: `lots.${s.id}.role`, before: s.from, after: s.to });
         lotsChanged = true;
       } else if (s.kind === 'remove_reference') {
-        const rows = await tx.query<{ section: unknown }>('DELETE FROM project_references WHERE project_id = $1 AND section_uuid = $2 RETURNING section', [projectId, s.uuid]);
+        const rows = await tx.query<{ section: unknown }>('DELETE FROM project_references WHERE project_id = $1 AND section_uuid = $2 RETURNING section', [
+          projectId,
+          s.uuid,
+        ]);
         if (!rows[0]) throw changedSince('That bylaw section is no longer attached; it');
         (kept.references ??= {})[s.uuid] = rows[0].section;
         changes.push({ field: `references.${s.uuid}`, before: referenceOf(rows[0].section), after: null });
@@ -175,7 +232,12 @@ async function undoLotsAndReferences(ctx: AppContext, accountId: string, project
         const have = await tx.query('SELECT 1 FROM project_references WHERE project_id = $1 AND section_uuid = $2', [projectId, s.uuid]);
         if (have.length) throw changedSince('That bylaw section was attached again since; it');
         const section = typeof s.section === 'string' ? s.section : JSON.stringify(s.section);
-        await tx.query('INSERT INTO project_references (project_id, section_uuid, section, attached_at) VALUES ($1, $2, $3, $4)', [projectId, s.uuid, section, now]);
+        await tx.query('INSERT INTO project_references (project_id, section_uuid, section, attached_at) VALUES ($1, $2, $3, $4)', [
+          projectId,
+          s.uuid,
+          section,
+          now,
+        ]);
         changes.push({ field: `references.${s.uuid}`, before: null, after: referenceOf(s.section) });
       }
     }

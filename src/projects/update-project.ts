@@ -34,7 +34,12 @@ export type UpdateOutcome =
   | { kind: 'candidates'; query: string; candidates: { projectId: string; name: string; lifecycleStatus: string }[] }
   | { kind: 'result'; result: Record<string, unknown> };
 
-const current = (p: ProjectRow): Record<Field, string | null> => ({ name: p.name, lifecycleStatus: p.lifecycle_status, externalRef: p.external_ref, typology: p.typology ?? null });
+const current = (p: ProjectRow): Record<Field, string | null> => ({
+  name: p.name,
+  lifecycleStatus: p.lifecycle_status,
+  externalRef: p.external_ref,
+  typology: p.typology ?? null,
+});
 
 export async function updateProject(ctx: AppContext, accountId: string, args: UpdateArgs): Promise<UpdateOutcome> {
   const target = await resolveProject(ctx, accountId, args);
@@ -52,11 +57,20 @@ export async function updateProject(ctx: AppContext, accountId: string, args: Up
   if (args.externalRef !== undefined) patch.externalRef = args.externalRef === null ? null : checkExternalRef(args.externalRef);
   if (args.typology !== undefined) patch.typology = args.typology === null ? null : checkTypology(args.typology);
   if (Object.keys(patch).length === 0)
-    throw badInput('Nothing to change: pass name, lifecycleStatus, externalRef or typology (null clears either), or undoOperationId to undo an earlier update.');
+    throw badInput(
+      'Nothing to change: pass name, lifecycleStatus, externalRef or typology (null clears either), or undoOperationId to undo an earlier update.',
+    );
   return applyPatch(ctx, accountId, project, patch, args.preview, null);
 }
 
-async function applyPatch(ctx: AppContext, accountId: string, project: ProjectRow, patch: Patch, preview: boolean, undoes: string | null): Promise<UpdateOutcome> {
+async function applyPatch(
+  ctx: AppContext,
+  accountId: string,
+  project: ProjectRow,
+  patch: Patch,
+  preview: boolean,
+  undoes: string | null,
+): Promise<UpdateOutcome> {
   const now = current(project);
   const changes: FieldChange[] = [];
   for (const f of Object.keys(FIELDS) as Field[]) if (f in patch && patch[f] !== now[f]) changes.push({ field: f, before: now[f], after: patch[f] });
@@ -65,17 +79,33 @@ async function applyPatch(ctx: AppContext, accountId: string, project: ProjectRo
     if (other) throw externalRefClash(patch.externalRef, other);
   }
   if (preview) return { kind: 'result', result: { preview: true, project: summarise(project), changes, ...(undoes ? { undoes } : {}) } };
-  if (changes.length === 0) return { kind: 'result', result: { written: false, project: summarise(project), changes, note: 'Every field already has the value given; nothing was written and no receipt was made.' } };
+  if (changes.length === 0)
+    return {
+      kind: 'result',
+      result: {
+        written: false,
+        project: summarise(project),
+        changes,
+        note: 'Every field already has the value given; nothing was written and no receipt was made.',
+      },
+    };
   const result = await ctx.db.transaction(async (tx) => {
     const locked = await projectById(tx, accountId, project.project_id, true);
     if (!locked) throw new SitelineError('not_found', 'The project was removed meanwhile.');
     const live = current(locked);
     for (const c of changes)
       if (live[c.field as Field] !== c.before)
-        throw new SitelineError('conflict', `${c.field} of "${locked.name}" changed while this update was prepared (now ${JSON.stringify(live[c.field as Field])}); call again.`);
+        throw new SitelineError(
+          'conflict',
+          `${c.field} of "${locked.name}" changed while this update was prepared (now ${JSON.stringify(live[c.field as Field])}); call again.`,
+        );
     const sets = changes.map((c, i) => `${FIELDS[c.field as Field]} = $${i + 3}`);
     try {
-      await tx.query(`UPDATE projects SET ${sets.join(', ')}, updated_at = $2 WHERE project_id = $1`, [project.project_id, ctx.clock.now().toISOString(), ...changes.map((c) => c.after)]);
+      await tx.query(`UPDATE projects SET ${sets.join(', ')}, updated_at = $2 WHERE project_id = $1`, [
+        project.project_id,
+        ctx.clock.now().toISOString(),
+        ...changes.map((c) => c.after),
+      ]);
     } catch (err) {
       if ((err as { code?: string }).code === '23505' && patch.externalRef) {
         const other = await externalRefHolder(tx, accountId, patch.externalRef, project.project_id);
@@ -89,7 +119,16 @@ async function applyPatch(ctx: AppContext, accountId: string, project: ProjectRo
     const written = await insertReceipt(
       ctx,
       tx,
-      { accountId, operation: UPDATE_OPERATION, action: undoes ? 'undo' : 'update', projectId: project.project_id, changes, prior, after, ...(undoes ? { undoes } : {}) },
+      {
+        accountId,
+        operation: UPDATE_OPERATION,
+        action: undoes ? 'undo' : 'update',
+        projectId: project.project_id,
+        changes,
+        prior,
+        after,
+        ...(undoes ? { undoes } : {}),
+      },
       (receipt: Receipt) => ({ written: true, receipt, project: { ...summarise(updated), updatedAt: receipt.at } }),
     );
     return written.result;
@@ -99,14 +138,25 @@ async function applyPatch(ctx: AppContext, accountId: string, project: ProjectRo
 
 async function undo(ctx: AppContext, accountId: string, project: ProjectRow, receiptId: string, preview: boolean): Promise<UpdateOutcome> {
   const r = await receiptById(ctx.db, accountId, receiptId.trim());
-  if (!r) throw new SitelineError('not_found', `No receipt of yours has id ${receiptId}.`, { field: 'undoOperationId', next: { action: 'pick_update_receipt' } satisfies NextStep });
+  if (!r)
+    throw new SitelineError('not_found', `No receipt of yours has id ${receiptId}.`, {
+      field: 'undoOperationId',
+      next: { action: 'pick_update_receipt' } satisfies NextStep,
+    });
   if (r.tool !== UPDATE_OPERATION || !r.prior)
     throw badInput(
       `Receipt ${receiptId} cannot be undone here: only updates of a project's name, lifecycle status, external reference and typology can be; attaching lots or references, listings and analysis runs are not reversible on this surface.`,
-      { field: 'undoOperationId', receiptId: r.receipt_id, receiptOperation: r.tool, next: { action: 'not_reversible', receiptAction: r.action } satisfies NextStep },
+      {
+        field: 'undoOperationId',
+        receiptId: r.receipt_id,
+        receiptOperation: r.tool,
+        next: { action: 'not_reversible', receiptAction: r.action } satisfies NextStep,
+      },
     );
   if (r.project_id !== project.project_id)
-    throw badInput(`Receipt ${receiptId} belongs to another of your projects (projectId ${r.project_id}), not "${project.name}".`, { field: 'undoOperationId' });
+    throw badInput(`Receipt ${receiptId} belongs to another of your projects (projectId ${r.project_id}), not "${project.name}".`, {
+      field: 'undoOperationId',
+    });
   const stored = receiptOf(r);
   const restore = r.prior as Patch;
   const wrote = (r.after ?? {}) as Patch;
@@ -122,8 +172,16 @@ async function undo(ctx: AppContext, accountId: string, project: ProjectRow, rec
   if (preview)
     return {
       kind: 'result',
-      result: { preview: true, storedReceipt: stored, wouldRestore: restore, undoable: refusal === null, ...(refusal ? { refusal } : {}), project: summarise(project) },
+      result: {
+        preview: true,
+        storedReceipt: stored,
+        wouldRestore: restore,
+        undoable: refusal === null,
+        ...(refusal ? { refusal } : {}),
+        project: summarise(project),
+      },
     };
-  if (refusal) throw new SitelineError('conflict', refusal, { field: 'undoOperationId', receiptId: r.receipt_id, ...(changedSince.length ? { changedSince } : {}) });
+  if (refusal)
+    throw new SitelineError('conflict', refusal, { field: 'undoOperationId', receiptId: r.receipt_id, ...(changedSince.length ? { changedSince } : {}) });
   return applyPatch(ctx, accountId, project, restore, false, r.receipt_id);
 }

@@ -24,7 +24,12 @@ async function readPdf(pdf: Buffer): Promise<ReadBack> {
   for (let i = 1; i <= doc.numPages; i++) {
     const page = await doc.getPage(i);
     const content = await page.getTextContent();
-    pages.push(content.items.map((it) => ('str' in it ? it.str : '')).join(' ').replace(/\s+/g, ' '));
+    pages.push(
+      content.items
+        .map((it) => ('str' in it ? it.str : ''))
+        .join(' ')
+        .replace(/\s+/g, ' '),
+    );
     paths.push((await page.getOperatorList()).fnArray.filter((f) => f === OPS.constructPath).length);
   }
   await doc.destroy();
@@ -51,7 +56,10 @@ test('a detailed investor report: every envelope value with its status in words 
     assert.ok(t.includes(`${label} ${value} ${status}`), `"${label} ${value} ${status}" in the text`);
   }
   // Each cited value prints its quote, the document, section and edition, and where to check it.
-  assert.match(t, /"the words of section 5\.31\.1" \(Zoning Ordinance, § 5\.31\.1, edition 2024-06-10; check it at \/sources\/cambridge-ma\/zo\?\s?section=5\.31\.1\)/);
+  assert.match(
+    t,
+    /"the words of section 5\.31\.1" \(Zoning Ordinance, § 5\.31\.1, edition 2024-06-10; check it at \/sources\/cambridge-ma\/zo\?\s?section=5\.31\.1\)/,
+  );
   assert.match(t, /Condition: lot area over 5,000 sq ft/);
   // The investor report leads with capacity; the sources keep their vintages and licences.
   assert.ok(t.indexOf('Capacity at a glance') < t.indexOf('Building envelope'));
@@ -148,7 +156,11 @@ test('the outline: an unverified default without a number is listed under what i
   const input = sampleReportInput({
     project: { name: 'Hubbard', address: '30 Hubbard Ave, Cambridge, MA', place: 'Cambridge, MA', geoDivisionId: 'US-MA:cambridge' },
   });
-  input.envelope.push({ key: 'minLotAreaSqft', label: 'Minimum lot area', value: { value: null, status: 'unverified_default', unit: 'sqft', note: 'No minimum: removed per S1.' } });
+  input.envelope.push({
+    key: 'minLotAreaSqft',
+    label: 'Minimum lot area',
+    value: { value: null, status: 'unverified_default', unit: 'sqft', note: 'No minimum: removed per S1.' },
+  });
   const outline = buildOutline(input);
   const text = JSON.stringify(outline);
   assert.match(text, /Minimum lot area is unknown: the sources siteline holds give no figure for it/);
@@ -165,7 +177,12 @@ test('a long map legend never runs into the footer: the map moves to a page with
   for (let i = 0; i < 40; i++) {
     const x = -40 + (i % 10) * 20;
     const y = -40 + Math.floor(i / 10) * 35;
-    input.areas.push({ code: `D-${String(i).padStart(2, '0')}`, name: `A district with a long name number ${i}`, kind: 'district', polygons: [rect(x, y, x + 20, y + 35)] });
+    input.areas.push({
+      code: `D-${String(i).padStart(2, '0')}`,
+      name: `A district with a long name number ${i}`,
+      kind: 'district',
+      polygons: [rect(x, y, x + 20, y + 35)],
+    });
   }
   // The request printed before the map, from none to long: the map starts at many heights on its page.
   for (let words = 0; words <= 300; words += 12) {

@@ -53,7 +53,15 @@ export async function composeReport(raw: unknown): Promise<ComposedReport> {
     compress: true,
     lang: 'en-US',
     displayTitle: true,
-    info: { Title: outline.title, Subject: outline.subtitle, Author: 'siteline', Creator: 'siteline', Producer: 'siteline', CreationDate: created, ModDate: created },
+    info: {
+      Title: outline.title,
+      Subject: outline.subtitle,
+      Author: 'siteline',
+      Creator: 'siteline',
+      Producer: 'siteline',
+      CreationDate: created,
+      ModDate: created,
+    },
   });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
@@ -72,7 +80,8 @@ export async function composeReport(raw: unknown): Promise<ComposedReport> {
   doc.font('bold').fontSize(18).fillColor('#111111').text(printable(outline.title), PAGE.margin, PAGE.margin, { width: CONTENT_W });
   doc.moveDown(0.2);
   doc.font('regular').fontSize(10).fillColor('#444444').text(printable(outline.subtitle), { width: CONTENT_W });
-  if (outline.districtSource) doc.moveDown(0.2).font('regular').fontSize(9.5).fillColor('#444444').text(printable(outline.districtSource), { width: CONTENT_W });
+  if (outline.districtSource)
+    doc.moveDown(0.2).font('regular').fontSize(9.5).fillColor('#444444').text(printable(outline.districtSource), { width: CONTENT_W });
   doc.moveDown(0.8);
 
   for (const section of outline.sections) {
@@ -90,7 +99,11 @@ export async function composeReport(raw: unknown): Promise<ComposedReport> {
     // The footer sits in the bottom margin; without this pdfkit would open a new page for it.
     doc.page.margins.bottom = 0;
     doc.font('regular').fontSize(7.5).fillColor('#777777');
-    doc.text(`${printable(outline.title)} · page ${i + 1} of ${range.count}`, PAGE.margin, PAGE.height - PAGE.margin + 10, { width: CONTENT_W, align: 'center', lineBreak: false });
+    doc.text(`${printable(outline.title)} · page ${i + 1} of ${range.count}`, PAGE.margin, PAGE.height - PAGE.margin + 10, {
+      width: CONTENT_W,
+      align: 'center',
+      lineBreak: false,
+    });
   }
   doc.end();
   await done;
@@ -115,8 +128,16 @@ function renderBlock(doc: PDFKit.PDFDocument, block: Block, input: ReportInput, 
       ensure(h);
       const top = doc.y;
       doc.rect(x, top, 3, h - 4).fill('#9aa5b1');
-      doc.font('bold').fontSize(8).fillColor('#555555').text(block.label, x + 12, top, { width: CONTENT_W - 16 });
-      doc.font('regular').fontSize(10).fillColor('#222222').text(text, x + 12, doc.y + 2, { width: CONTENT_W - 16 });
+      doc
+        .font('bold')
+        .fontSize(8)
+        .fillColor('#555555')
+        .text(block.label, x + 12, top, { width: CONTENT_W - 16 });
+      doc
+        .font('regular')
+        .fontSize(10)
+        .fillColor('#222222')
+        .text(text, x + 12, doc.y + 2, { width: CONTENT_W - 16 });
       doc.moveDown(0.5);
       return;
     }
@@ -158,7 +179,11 @@ function renderValues(doc: PDFKit.PDFDocument, rows: ValueRow[], withCitations: 
     doc.text('Standard', x, y, { width: COLS.label, lineBreak: false });
     doc.text('Value', x + COLS.label, y, { width: COLS.value, lineBreak: false });
     doc.text('Status', x + COLS.label + COLS.value, y, { width: COLS.status, lineBreak: false });
-    doc.moveTo(x, y + 12).lineTo(x + CONTENT_W, y + 12).lineWidth(0.5).stroke('#bbbbbb');
+    doc
+      .moveTo(x, y + 12)
+      .lineTo(x + CONTENT_W, y + 12)
+      .lineWidth(0.5)
+      .stroke('#bbbbbb');
     doc.y = y + 16;
   };
   ensure(40);
@@ -174,9 +199,19 @@ function renderValues(doc: PDFKit.PDFDocument, rows: ValueRow[], withCitations: 
       header();
     }
     const y = doc.y;
-    doc.font('regular').fontSize(9.5).fillColor('#222222').text(r.label, x, y, { width: COLS.label - 6 });
-    doc.font('bold').fontSize(9.5).text(r.value, x + COLS.label, y, { width: COLS.value - 6 });
-    doc.font('regular').fontSize(9.5).fillColor(r.status.startsWith('cited') || r.status === 'no_limit_in_bylaw' || r.status === 'derived_from_cited' ? '#1e6b34' : '#8a4b00');
+    doc
+      .font('regular')
+      .fontSize(9.5)
+      .fillColor('#222222')
+      .text(r.label, x, y, { width: COLS.label - 6 });
+    doc
+      .font('bold')
+      .fontSize(9.5)
+      .text(r.value, x + COLS.label, y, { width: COLS.value - 6 });
+    doc
+      .font('regular')
+      .fontSize(9.5)
+      .fillColor(r.status.startsWith('cited') || r.status === 'no_limit_in_bylaw' || r.status === 'derived_from_cited' ? '#1e6b34' : '#8a4b00');
     doc.text(r.statusWords, x + COLS.label + COLS.value, y, { width: COLS.status });
     let yy = y + mainH + 1;
     doc.font('regular').fontSize(8).fillColor('#555555');
@@ -184,7 +219,11 @@ function renderValues(doc: PDFKit.PDFDocument, rows: ValueRow[], withCitations: 
       doc.text(s, x + 12, yy, { width: CONTENT_W - 12 });
       yy = doc.y + 1;
     }
-    doc.moveTo(x, yy + 2).lineTo(x + CONTENT_W, yy + 2).lineWidth(0.3).stroke('#e0e0e0');
+    doc
+      .moveTo(x, yy + 2)
+      .lineTo(x + CONTENT_W, yy + 2)
+      .lineWidth(0.3)
+      .stroke('#e0e0e0');
     doc.x = x;
     doc.y = yy + 5;
   }

@@ -149,6 +149,7 @@ function centroid(proj: MapProjection, polygons: PolygonRings[]): [number, numbe
 const inside = (f: Frame, [x, y]: [number, number], pad = 12) => x > f.x + pad && x < f.x + f.w - pad && y > f.y + pad && y < f.y + f.h - pad;
 
 /** Draws the map into the frame and a legend under it; returns the y below the legend. */
+// Long because: the figure's layers are painted in order, then its legend, on one PDF state and one projection.
 export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Frame, fonts: { regular: string; bold: string }): number {
   const proj = projectLots(input, frame);
   const districts = input.areas.filter((a) => a.kind === 'district').sort((a, b) => a.code.localeCompare(b.code));
@@ -213,17 +214,31 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
   const barW = length * (feet ? FOOT_M : 1) * proj.pointsPerMetre;
   const bx = frame.x + 12;
   const by = frame.y + frame.h - 16;
-  doc.rect(bx - 4, by - 12, barW + 8, 22).fillOpacity(0.8).fill('#ffffff').fillOpacity(1);
+  doc
+    .rect(bx - 4, by - 12, barW + 8, 22)
+    .fillOpacity(0.8)
+    .fill('#ffffff')
+    .fillOpacity(1);
   doc.rect(bx, by, barW / 2, 4).fill('#222222');
-  doc.rect(bx + barW / 2, by, barW / 2, 4).lineWidth(0.6).stroke('#222222');
-  doc.font(fonts.regular).fontSize(7).fillColor('#222222').text(`0`, bx - 2, by - 10, { lineBreak: false });
+  doc
+    .rect(bx + barW / 2, by, barW / 2, 4)
+    .lineWidth(0.6)
+    .stroke('#222222');
+  doc
+    .font(fonts.regular)
+    .fontSize(7)
+    .fillColor('#222222')
+    .text(`0`, bx - 2, by - 10, { lineBreak: false });
   doc.text(`${length.toLocaleString('en-US')} ${feet ? 'ft' : 'm'}`, bx + barW - 20, by - 10, { width: 40, align: 'center', lineBreak: false });
 
   // North arrow, top right.
   const nx = frame.x + frame.w - 20;
   const ny = frame.y + 14;
   doc.polygon([nx, ny], [nx - 6, ny + 18], [nx, ny + 13], [nx + 6, ny + 18]).fill('#222222');
-  doc.font(fonts.bold).fontSize(9).text('N', nx - 4, ny + 19, { width: 8, align: 'center', lineBreak: false });
+  doc
+    .font(fonts.bold)
+    .fontSize(9)
+    .text('N', nx - 4, ny + 19, { width: 8, align: 'center', lineBreak: false });
 
   // Legend under the frame: only what the map shows, each entry once.
   const y = frame.y + frame.h + 6;
@@ -231,7 +246,12 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
     build: (_e, x, sy) => doc.rect(x, sy, 14, 8).fillOpacity(0.55).fillAndStroke('#f4a261', '#1d3557').fillOpacity(1),
     context: (_e, x, sy) => doc.rect(x, sy, 14, 8).lineWidth(0.8).stroke('#5f5f5f'),
     neighbour: (_e, x, sy) => doc.rect(x, sy, 14, 8).lineWidth(0.35).stroke(NEIGHBOUR_STROKE),
-    street: (_e, x, sy) => doc.moveTo(x, sy + 4).lineTo(x + 14, sy + 4).lineWidth(2.2).stroke('#b8b8b8'),
+    street: (_e, x, sy) =>
+      doc
+        .moveTo(x, sy + 4)
+        .lineTo(x + 14, sy + 4)
+        .lineWidth(2.2)
+        .stroke('#b8b8b8'),
     category: (e, x, sy) => doc.rect(x, sy, 14, 8).lineWidth(0.6).fillAndStroke(categoryFill(e.category!), '#9aa5b1'),
     overlay: (e, x, sy) => {
       doc.lineWidth(1.2).dash(4, { space: 3 }).rect(x, sy, 14, 8).stroke(strokeOf.get(e.code!)!);
@@ -240,7 +260,13 @@ export function drawMap(doc: PDFKit.PDFDocument, input: ReportInput, frame: Fram
   };
   const items = legendEntries(proj, frame, input);
   doc.font(fonts.regular).fontSize(7.5).fillColor('#222222');
-  const layout = legendLayout(doc, items.map((i) => i.text), frame.x, y, frame.w);
+  const layout = legendLayout(
+    doc,
+    items.map((i) => i.text),
+    frame.x,
+    y,
+    frame.w,
+  );
   for (const at of layout.at) {
     const item = items[at.i]!;
     swatches[item.kind](item, at.x, at.y + 1);
@@ -261,8 +287,16 @@ interface LegendEntry {
  * category's colour: districts of one category share it), one per overlay.
  */
 function legendEntries(proj: MapProjection, frame: Frame, input: ReportInput): LegendEntry[] {
-  const districts = legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'district').sort((a, b) => a.code.localeCompare(b.code)));
-  const overlays = legendAreas(proj, frame, input.areas.filter((a) => a.kind === 'overlay').sort((a, b) => a.code.localeCompare(b.code)));
+  const districts = legendAreas(
+    proj,
+    frame,
+    input.areas.filter((a) => a.kind === 'district').sort((a, b) => a.code.localeCompare(b.code)),
+  );
+  const overlays = legendAreas(
+    proj,
+    frame,
+    input.areas.filter((a) => a.kind === 'overlay').sort((a, b) => a.code.localeCompare(b.code)),
+  );
   const neighbours = (input.neighbours ?? []).some((n) => drawnInFrame(proj, frame, n.polygons));
   return [
     { kind: 'build', text: 'Build lot' },
@@ -275,7 +309,13 @@ function legendEntries(proj: MapProjection, frame: Frame, input: ReportInput): L
 }
 
 /** Where each legend entry goes (rows of 12 pt, wrapping at the frame's width) and the y below the last row; in the current font. */
-function legendLayout(doc: PDFKit.PDFDocument, texts: string[], x0: number, y0: number, width: number): { at: { i: number; x: number; y: number }[]; bottom: number } {
+function legendLayout(
+  doc: PDFKit.PDFDocument,
+  texts: string[],
+  x0: number,
+  y0: number,
+  width: number,
+): { at: { i: number; x: number; y: number }[]; bottom: number } {
   let x = x0;
   let y = y0;
   const at: { i: number; x: number; y: number }[] = [];
@@ -295,5 +335,13 @@ function legendLayout(doc: PDFKit.PDFDocument, texts: string[], x0: number, y0: 
 export function mapFigureHeight(doc: PDFKit.PDFDocument, input: ReportInput, frame: Frame, fonts: { regular: string; bold: string }): number {
   const proj = projectLots(input, frame);
   doc.font(fonts.regular).fontSize(7.5);
-  return legendLayout(doc, legendEntries(proj, frame, input).map((e) => e.text), frame.x, frame.y + frame.h + 6, frame.w).bottom - frame.y;
+  return (
+    legendLayout(
+      doc,
+      legendEntries(proj, frame, input).map((e) => e.text),
+      frame.x,
+      frame.y + frame.h + 6,
+      frame.w,
+    ).bottom - frame.y
+  );
 }

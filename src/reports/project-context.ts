@@ -34,7 +34,10 @@ export type ContextOutcome =
   | { kind: 'context'; result: Record<string, unknown> };
 
 export async function getProjectContext(ctx: AppContext, accountId: string, args: ContextArgs): Promise<ContextOutcome> {
-  for (const [field, v, max] of [['documentsLimit', args.documentsLimit, MAX_DOCUMENTS_LIMIT], ['evidenceLimit', args.evidenceLimit, MAX_EVIDENCE_LIMIT]] as const)
+  for (const [field, v, max] of [
+    ['documentsLimit', args.documentsLimit, MAX_DOCUMENTS_LIMIT],
+    ['evidenceLimit', args.evidenceLimit, MAX_EVIDENCE_LIMIT],
+  ] as const)
     if (!Number.isInteger(v) || v < 0 || v > max) throw badInput(`${field} must be an integer from 0 to ${max}.`, { field });
   const target = await resolveProject(ctx, accountId, args);
   if (target.kind === 'list') return { kind: 'list', list: target.list };
@@ -110,7 +113,10 @@ export async function getProjectContext(ctx: AppContext, accountId: string, args
 }
 
 type RunHead = Pick<RunRow, 'run_id' | 'status' | 'attempts' | 'error' | 'inputs_digest' | 'enqueued_at' | 'finished_at'>;
-type RefRow = { section: { sectionUuid: string; bylaw: string; section: string; title: string; sourceUrl: string; date: string; text?: string }; attached_at: string };
+type RefRow = {
+  section: { sectionUuid: string; bylaw: string; section: string; title: string; sourceUrl: string; date: string; text?: string };
+  attached_at: string;
+};
 
 interface Loaded {
   latest: RunHead | null;
@@ -123,8 +129,20 @@ interface Loaded {
 
 /** One call of project_context_load (migration 090: a function, so its plan is prepared once per session). */
 async function loadContext(ctx: AppContext, accountId: string, projectId: string, refsLimit: number): Promise<Loaded> {
-  type Raw = { latest: RunHead | null; succeeded: Loaded['succeeded']; lots: { role: LotRole; attached_at: string; snapshot: LotSnapshot }[]; receipts: ReceiptRow[]; refs: RefRow[]; places: PlaceRow[] };
-  const rows = await ctx.db.query<{ loaded: Raw }>('SELECT project_context_load($1, $2, $3, $4) AS loaded', [projectId, accountId, Math.max(DIGEST_RECEIPTS, 1), refsLimit]);
+  type Raw = {
+    latest: RunHead | null;
+    succeeded: Loaded['succeeded'];
+    lots: { role: LotRole; attached_at: string; snapshot: LotSnapshot }[];
+    receipts: ReceiptRow[];
+    refs: RefRow[];
+    places: PlaceRow[];
+  };
+  const rows = await ctx.db.query<{ loaded: Raw }>('SELECT project_context_load($1, $2, $3, $4) AS loaded', [
+    projectId,
+    accountId,
+    Math.max(DIGEST_RECEIPTS, 1),
+    refsLimit,
+  ]);
   const r = rows[0]!.loaded;
   return {
     latest: r.latest,
@@ -155,10 +173,18 @@ function valueText(v: { value: number | null; status?: string; basis?: string; u
 /** A short text a model can read: same project state -> same text (no clock, fixed order). */
 export function memoryDigest(project: ProjectRow, lots: ProjectLot[], status: AgentStatus, analysis: FeasibilityAnalysis | null, receipts: Receipt[]): string {
   const lines: string[] = [];
-  lines.push(`Project "${project.name}" (${project.lifecycle_status})${project.address ? ` at ${project.address}` : ''}${project.external_ref ? `, external ref ${project.external_ref}` : ''}${project.typology ? `, typology ${project.typology}` : ''}.`);
+  lines.push(
+    `Project "${project.name}" (${project.lifecycle_status})${project.address ? ` at ${project.address}` : ''}${project.external_ref ? `, external ref ${project.external_ref}` : ''}${project.typology ? `, typology ${project.typology}` : ''}.`,
+  );
   const build = lots.filter((l) => l.role === 'build');
   const context = lots.filter((l) => l.role === 'context');
-  const lotText = (l: ProjectLot) => `${l.lot.parcelExternalId} (${fmt(l.lot.areaSqft)} sqft, ${l.lot.districts.filter((d) => d.layer === 'base').map((d) => d.code).join('/') || 'no district'})`;
+  const lotText = (l: ProjectLot) =>
+    `${l.lot.parcelExternalId} (${fmt(l.lot.areaSqft)} sqft, ${
+      l.lot.districts
+        .filter((d) => d.layer === 'base')
+        .map((d) => d.code)
+        .join('/') || 'no district'
+    })`;
   lines.push(build.length ? `Build lots: ${build.map(lotText).join('; ')}.` : 'No build lot attached.');
   if (context.length) lines.push(`Context lots: ${context.map(lotText).join('; ')}.`);
   for (const l of build) for (const w of l.lot.warnings ?? []) lines.push(`Lot ${l.lot.parcelExternalId}: ${w}`);
@@ -172,6 +198,8 @@ export function memoryDigest(project: ProjectRow, lots: ProjectLot[], status: Ag
     );
   }
   if (receipts.length)
-    lines.push(`Last changes: ${receipts.map((r) => `${r.at.slice(0, 10)} ${r.operation} ${r.action}${r.changes.length ? ` (${r.changes.map((c) => c.field).join(', ')})` : ''}`).join('; ')}.`);
+    lines.push(
+      `Last changes: ${receipts.map((r) => `${r.at.slice(0, 10)} ${r.operation} ${r.action}${r.changes.length ? ` (${r.changes.map((c) => c.field).join(', ')})` : ''}`).join('; ')}.`,
+    );
   return lines.join('\n');
 }

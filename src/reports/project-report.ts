@@ -16,7 +16,15 @@ import { STANDARD_KEYS } from '../core/rules-schema.ts';
 import { composeReport } from './compose-report.ts';
 import { exportRequestKey, saveExport, type ExportUsage } from './export-store.ts';
 import { signExportUrl } from './signed-url.ts';
-import { MAX_REPORT_NEIGHBOURS, type ReportArea, type ReportAudience, type ReportDetail, type ReportInput, type ReportLot, type ReportValue } from './report-input.ts';
+import {
+  MAX_REPORT_NEIGHBOURS,
+  type ReportArea,
+  type ReportAudience,
+  type ReportDetail,
+  type ReportInput,
+  type ReportLot,
+  type ReportValue,
+} from './report-input.ts';
 import type { ReportOutline } from './report-outline.ts';
 // The analysis writes its notes for agents, naming standards and statuses by their keys
 // ("maxFar: residential", "maxUnitsPerLot is not_extracted"); a report reads them out in words.
@@ -40,10 +48,13 @@ export interface ReportArgs extends TargetArgs {
 }
 
 /** The report input for a project, read from what the project holds now (no HTTP, no MCP). */
+// Long because: the report input assembled field by field, in the order the report's pages read it.
 async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, args: ReportArgs): Promise<ReportInput> {
   const lots = await lotsOfProject(ctx.db, project.project_id);
   if (!lots.some((l) => l.role === 'build'))
-    throw new SitelineError('bad_input', `Project "${project.name}" has no build lot, so there is nothing to report on; nothing was spent.`, { next: { action: 'attach_build_lot', then: 'run_analysis' } satisfies NextStep });
+    throw new SitelineError('bad_input', `Project "${project.name}" has no build lot, so there is nothing to report on; nothing was spent.`, {
+      next: { action: 'attach_build_lot', then: 'run_analysis' } satisfies NextStep,
+    });
   const run = await latestSucceededRun(ctx.db, project.project_id);
   if (!run?.result)
     throw new SitelineError(
@@ -69,7 +80,8 @@ async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, arg
   const standards = (analysis.standards ?? {}) as Record<string, Sourced<number | string>>;
   for (const k of DERIVED_KEYS) if (derived[k]) envelope.push({ key: k, label: valueLabel(k), value: sourcedOf(derived[k], ctx.config.baseUrl) });
   // A building type's sum of the side yards (Somerville) beside the side yard; no other place has one.
-  for (const k of STANDARD_KEYS.flatMap((k) => (k === 'minSideYardFt' ? [k, 'minSideYardSumFt'] : [k]))) if (standards[k]) envelope.push({ key: k, label: valueLabel(k), value: sourcedOf(standards[k], ctx.config.baseUrl) });
+  for (const k of STANDARD_KEYS.flatMap((k) => (k === 'minSideYardFt' ? [k, 'minSideYardSumFt'] : [k])))
+    if (standards[k]) envelope.push({ key: k, label: valueLabel(k), value: sourcedOf(standards[k], ctx.config.baseUrl) });
 
   const placeIds = [...new Set(lots.map((l) => l.lot.geoDivisionId))].sort();
   const sources: LayerSource[] = [];
@@ -78,16 +90,30 @@ async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, arg
     const place = await getPlace(ctx, id);
     if (!place) continue;
     if (!placeName) placeName = `${place.name}, ${place.region}`;
-    for (const l of place.layers) sources.push({ layer: l.layer, name: l.name, vintage: l.vintage, licence: l.licence, ...(l.attribution ? { attribution: l.attribution } : {}) });
+    for (const l of place.layers)
+      sources.push({ layer: l.layer, name: l.name, vintage: l.vintage, licence: l.licence, ...(l.attribution ? { attribution: l.attribution } : {}) });
   }
-  if (analysis.place?.bylaw) sources.push({ layer: 'rules', name: String(analysis.place.bylaw), vintage: String(analysis.place.bylawDate ?? 'not stated'), licence: 'siteline rules file (citations per value)' });
+  if (analysis.place?.bylaw)
+    sources.push({
+      layer: 'rules',
+      name: String(analysis.place.bylaw),
+      vintage: String(analysis.place.bylawDate ?? 'not stated'),
+      licence: 'siteline rules file (citations per value)',
+    });
   // The documents the notes name by id (S1, ...), as the analysis defined them.
   const named = (analysis.place?.sources ?? {}) as Record<string, { name?: unknown; vintage?: unknown; url?: unknown }>;
   for (const [id, d] of Object.entries(named))
-    sources.push({ layer: id, name: String(d.name ?? id), vintage: String(d.vintage ?? 'not stated'), licence: 'not stated (named in the notes)', ...(typeof d.url === 'string' ? { url: d.url } : {}) });
+    sources.push({
+      layer: id,
+      name: String(d.name ?? id),
+      vintage: String(d.vintage ?? 'not stated'),
+      licence: 'not stated (named in the notes)',
+      ...(typeof d.url === 'string' ? { url: d.url } : {}),
+    });
   for (const l of lots) {
     const name = `Lot ${l.lot.parcelExternalId} as attached (${l.lot.source})`;
-    if (sources.length < 50 && !sources.some((s) => s.layer === 'lot' && s.name === name)) sources.push({ layer: 'lot', name: name.slice(0, 200), vintage: l.lot.vintage, licence: 'see the parcels layer' });
+    if (sources.length < 50 && !sources.some((s) => s.layer === 'lot' && s.name === name))
+      sources.push({ layer: 'lot', name: name.slice(0, 200), vintage: l.lot.vintage, licence: 'see the parcels layer' });
   }
 
   // Where each build lot's district came from, printed on page 1: the zoning map (its layer, named with
@@ -99,14 +125,19 @@ async function buildProjectReportInput(ctx: AppContext, project: ProjectRow, arg
   const unknowns: string[] = [];
   unknowns.push(`The analysis shown is the run of ${new Date(run.finished_at!).toISOString().slice(0, 10)} (run ${run.run_id}).`);
   if (status.status === 'current' && status.inputsChanged)
-    unknowns.push('The project\'s lots or the rules changed after this analysis was run, so it may be out of date: run the analysis again for a current one.');
+    unknowns.push("The project's lots or the rules changed after this analysis was run, so it may be out of date: run the analysis again for a current one.");
   else if (status.status !== 'current')
     unknowns.push(`A newer analysis run is ${status.status}${status.error ? ` (${status.error})` : ''}; this report shows the last finished one.`);
   for (const n of (analysis.notes ?? []) as string[]) if (typeof n === 'string' && unknowns.length < 90) unknowns.push(forPeople(n).slice(0, 500));
   if (!project.address) unknowns.push('The project has no street address on record.');
 
   return {
-    project: { name: project.name, address: project.address ?? 'no address on record', place: placeName || 'not catalogued', ...(project.place_id ? { geoDivisionId: project.place_id } : {}) },
+    project: {
+      name: project.name,
+      address: project.address ?? 'no address on record',
+      place: placeName || 'not catalogued',
+      ...(project.place_id ? { geoDivisionId: project.place_id } : {}),
+    },
     audience: args.audience,
     detail: args.detail,
     request: args.request ?? null,
@@ -168,11 +199,13 @@ async function streetsAround(ctx: AppContext, lots: ProjectLot[]): Promise<NonNu
     `SELECT street_display, geom FROM street_segments WHERE place_id = ANY($1::text[]) AND bbox && $2::box ORDER BY street_key, segment_id LIMIT 400`,
     [placeIds, boxLiteral(box)],
   );
-  return rows.map((r) => {
-    const g = typeof r.geom === 'string' ? (JSON.parse(r.geom) as [number, number][] | [number, number][][]) : r.geom;
-    const lines = (Array.isArray(g[0]?.[0]) ? (g as [number, number][][]) : [g as [number, number][]]).filter((l) => l.length >= 2).slice(0, 50);
-    return { name: r.street_display ? r.street_display.slice(0, 200) : null, lines };
-  }).filter((s) => s.lines.length > 0);
+  return rows
+    .map((r) => {
+      const g = typeof r.geom === 'string' ? (JSON.parse(r.geom) as [number, number][] | [number, number][][]) : r.geom;
+      const lines = (Array.isArray(g[0]?.[0]) ? (g as [number, number][][]) : [g as [number, number][]]).filter((l) => l.length >= 2).slice(0, 50);
+      return { name: r.street_display ? r.street_display.slice(0, 200) : null, lines };
+    })
+    .filter((s) => s.lines.length > 0);
 }
 
 /**
@@ -240,17 +273,32 @@ export type ProjectReportOutcome =
  * outline and page count (nothing spent, no link); confirm -> saved export + signed link, spending
  * one unit unless the same request was saved within its window.
  */
-export async function produceProjectReport(ctx: AppContext, accountId: string, args: ReportArgs & { preview: boolean; confirm: boolean }): Promise<ProjectReportOutcome> {
+export async function produceProjectReport(
+  ctx: AppContext,
+  accountId: string,
+  args: ReportArgs & { preview: boolean; confirm: boolean },
+): Promise<ProjectReportOutcome> {
   const target = await resolveProject(ctx, accountId, args);
   if (target.kind === 'list') return { kind: 'list', list: target.list };
   if (target.kind === 'candidates') return { kind: 'candidates', query: target.query, candidates: target.candidates };
   if (!args.preview && !args.confirm)
-    throw new SitelineError('bad_input', 'preview is false, so confirm must be true: a confirmed export saves the PDF and spends one unit of the records.exports meter. Pass preview=true to see the outline and page count for free, or confirm=true to export.', { field: 'confirm' });
+    throw new SitelineError(
+      'bad_input',
+      'preview is false, so confirm must be true: a confirmed export saves the PDF and spends one unit of the records.exports meter. Pass preview=true to see the outline and page count for free, or confirm=true to export.',
+      { field: 'confirm' },
+    );
   const project = target.project;
   const input = await buildProjectReportInput(ctx, project, args);
   const composed = await composeReport(input);
   if (args.preview)
-    return { kind: 'preview', projectId: project.project_id, projectName: project.name, pageCount: composed.pageCount, outline: composed.outline, sha256: composed.sha256 };
+    return {
+      kind: 'preview',
+      projectId: project.project_id,
+      projectName: project.name,
+      pageCount: composed.pageCount,
+      outline: composed.outline,
+      sha256: composed.sha256,
+    };
   const request = exportRequestKey({
     tool: 'produceProjectReport',
     projectId: project.project_id,

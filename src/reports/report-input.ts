@@ -132,8 +132,14 @@ export const reportInputSchema = z.object({
     .min(1)
     .max(500),
   areas: z.array(z.object({ code: text(40), name: text(200).nullable(), kind: z.enum(['district', 'overlay']), polygons: z.array(polygon) })).max(500),
-  neighbours: z.array(z.object({ lotId: text(100), polygons: z.array(polygon).min(1) })).max(MAX_REPORT_NEIGHBOURS).optional(),
-  streets: z.array(z.object({ name: text(200).nullable(), lines: z.array(z.array(lonLat).min(2)).max(50) })).max(400).optional(),
+  neighbours: z
+    .array(z.object({ lotId: text(100), polygons: z.array(polygon).min(1) }))
+    .max(MAX_REPORT_NEIGHBOURS)
+    .optional(),
+  streets: z
+    .array(z.object({ name: text(200).nullable(), lines: z.array(z.array(lonLat).min(2)).max(50) }))
+    .max(400)
+    .optional(),
   envelope: z.array(z.object({ key: text(60), label: text(120), value: sourced })).max(100),
   permittedUses: z
     .array(
@@ -149,7 +155,9 @@ export const reportInputSchema = z.object({
     .max(200)
     .optional(),
   sources: z
-    .array(z.object({ layer: text(60), name: text(200), vintage: text(60), licence: text(200), attribution: z.string().optional(), url: z.string().optional() }))
+    .array(
+      z.object({ layer: text(60), name: text(200), vintage: text(60), licence: text(200), attribution: z.string().optional(), url: z.string().optional() }),
+    )
     .max(50),
   unknowns: z.array(text(500)).max(100),
   generatedAt: z.iso.datetime({ offset: true }),

@@ -40,9 +40,10 @@ export interface ReportOutline {
 }
 
 /** Each status in a few plain words (the report prints these next to every value): the wording every surface shares. */
-export const STATUS_WORDS = Object.fromEntries(
-  Object.entries(VALUE_STATUS_WORDS).map(([k, w]) => [k, w[0]!.toUpperCase() + w.slice(1)]),
-) as Record<ValueStatus, string>;
+export const STATUS_WORDS = Object.fromEntries(Object.entries(VALUE_STATUS_WORDS).map(([k, w]) => [k, w[0]!.toUpperCase() + w.slice(1)])) as Record<
+  ValueStatus,
+  string
+>;
 
 /** The value in words with its unit, as every surface words it (src/core/value-words.ts). */
 function formatValue(v: ReportValue['value']): string {
@@ -107,10 +108,10 @@ function unknownsOf(input: ReportInput): string[] {
       notCalculatedWhy(v)
         ? `${v.label} is not calculated: ${notCalculatedWhy(v)}`
         : isStatedNoLimit(v.value)
-        ? `${v.label} is not confirmed: ${formatValue(v.value)} (${STATUS_WORDS[v.value.status].toLowerCase()}); the analysis does not compute on it.`
-        : STATUS_MEANINGS[v.value.status].unknown
-        ? `${v.label} is unknown: ${STATUS_MEANINGS[v.value.status].nullMeans.replace(/^Unknown[^:]*:\s*/, '')}`
-        : `${v.label} is unknown: the sources siteline holds give no figure for it (${STATUS_WORDS[v.value.status].toLowerCase()}).`,
+          ? `${v.label} is not confirmed: ${formatValue(v.value)} (${STATUS_WORDS[v.value.status].toLowerCase()}); the analysis does not compute on it.`
+          : STATUS_MEANINGS[v.value.status].unknown
+            ? `${v.label} is unknown: ${STATUS_MEANINGS[v.value.status].nullMeans.replace(/^Unknown[^:]*:\s*/, '')}`
+            : `${v.label} is unknown: the sources siteline holds give no figure for it (${STATUS_WORDS[v.value.status].toLowerCase()}).`,
     );
   return [...input.unknowns, ...fromValues];
 }
@@ -140,18 +141,23 @@ export function buildOutline(input: ReportInput): ReportOutline {
   const districtSource = sourced.length ? sourced.join(' ') : districts.length ? '' : 'No zoning district was found for the build lots.';
 
   const sections: Section[] = [];
-  if (input.request?.trim()) sections.push({ heading: 'What was asked', blocks: [{ kind: 'quote', label: 'Request (quoted as written)', text: input.request.trim() }] });
+  if (input.request?.trim())
+    sections.push({ heading: 'What was asked', blocks: [{ kind: 'quote', label: 'Request (quoted as written)', text: input.request.trim() }] });
 
   const allRows = input.envelope.map(row);
   const unknowns = unknownsOf(input);
-  const statusNote = 'Every value is shown with its status in words: "Cited" values were read from the bylaw with the section named; "Unknown" means unknown, never "no limit" and never zero; "Not calculated" is a value worked out from others when one of them has no number, with the reason.';
+  const statusNote =
+    'Every value is shown with its status in words: "Cited" values were read from the bylaw with the section named; "Unknown" means unknown, never "no limit" and never zero; "Not calculated" is a value worked out from others when one of them has no number, with the reason.';
 
   if (audience === 'investor') {
     const capacity = pick(input.envelope, CAPACITY_KEYS).map(row);
     sections.push({
       heading: 'Capacity at a glance',
       blocks: [
-        { kind: 'paragraph', text: capacity.length ? 'The numbers that bound what can be built, first.' : 'No capacity figure could be computed for this site.' },
+        {
+          kind: 'paragraph',
+          text: capacity.length ? 'The numbers that bound what can be built, first.' : 'No capacity figure could be computed for this site.',
+        },
         ...(capacity.length ? [{ kind: 'values' as const, rows: capacity, withCitations: detailed }] : []),
       ],
     });
@@ -161,7 +167,10 @@ export function buildOutline(input: ReportInput): ReportOutline {
     sections.push({
       heading: 'What the zoning allows here, in plain words',
       blocks: [
-        { kind: 'paragraph', text: `${siteText} Zoning is the set of local rules on how tall, how large and how close to the street and neighbours a building may be.` },
+        {
+          kind: 'paragraph',
+          text: `${siteText} Zoning is the set of local rules on how tall, how large and how close to the street and neighbours a building may be.`,
+        },
         { kind: 'list', items: (plain.length ? plain : input.envelope.slice(0, 6)).map(residentSentence) },
         { kind: 'map' },
       ],
@@ -179,7 +188,10 @@ export function buildOutline(input: ReportInput): ReportOutline {
   const envelopeRows = detailed || audience === 'board' ? allRows : allRows.filter((r) => !STATUS_MEANINGS[r.status].unknown || r.key.startsWith('max'));
   sections.push({
     heading: detailed ? 'Building envelope, value by value' : 'Building envelope',
-    blocks: [{ kind: 'paragraph', text: statusNote }, { kind: 'values', rows: envelopeRows, withCitations: detailed || audience === 'board' }],
+    blocks: [
+      { kind: 'paragraph', text: statusNote },
+      { kind: 'values', rows: envelopeRows, withCitations: detailed || audience === 'board' },
+    ],
   });
 
   if (detailed && input.permittedUses?.length) {
@@ -189,7 +201,8 @@ export function buildOutline(input: ReportInput): ReportOutline {
         {
           kind: 'list',
           items: input.permittedUses.map(
-            (u) => `${u.use}: ${u.permission.replace(/_/g, ' ')} (${STATUS_WORDS[u.status]}${u.citation ? `; section ${u.citation.section}` : ''})${u.condition ? `. Condition: ${u.condition}` : ''}`,
+            (u) =>
+              `${u.use}: ${u.permission.replace(/_/g, ' ')} (${STATUS_WORDS[u.status]}${u.citation ? `; section ${u.citation.section}` : ''})${u.condition ? `. Condition: ${u.condition}` : ''}`,
           ),
         },
       ],
@@ -198,14 +211,20 @@ export function buildOutline(input: ReportInput): ReportOutline {
 
   sections.push({
     heading: 'What is unknown',
-    blocks: [unknowns.length ? { kind: 'list', items: unknowns } : { kind: 'paragraph', text: 'Every value in this report has a known status; none is unknown.' }],
+    blocks: [
+      unknowns.length ? { kind: 'list', items: unknowns } : { kind: 'paragraph', text: 'Every value in this report has a known status; none is unknown.' },
+    ],
   });
 
   if (detailed) {
     const cited = allRows.filter((r) => r.citation);
     sections.push({
       heading: 'Citations',
-      blocks: [cited.length ? { kind: 'list', items: cited.map((r) => `${r.label}: ${r.citation}`) } : { kind: 'paragraph', text: 'No value in this report is cited.' }],
+      blocks: [
+        cited.length
+          ? { kind: 'list', items: cited.map((r) => `${r.label}: ${r.citation}`) }
+          : { kind: 'paragraph', text: 'No value in this report is cited.' },
+      ],
     });
   }
 
@@ -214,9 +233,15 @@ export function buildOutline(input: ReportInput): ReportOutline {
     blocks: [
       {
         kind: 'list',
-        items: input.sources.map((s) => `${s.name} (${s.layer}), vintage ${s.vintage}, licence ${s.licence}${s.attribution ? `. ${s.attribution}` : ''}${detailed && s.url ? `. ${s.url}` : ''}`),
+        items: input.sources.map(
+          (s) =>
+            `${s.name} (${s.layer}), vintage ${s.vintage}, licence ${s.licence}${s.attribution ? `. ${s.attribution}` : ''}${detailed && s.url ? `. ${s.url}` : ''}`,
+        ),
       },
-      { kind: 'paragraph', text: `Composed by siteline on ${input.generatedAt.slice(0, 10)}. Not legal advice: confirm with the authority having jurisdiction before relying on any value.` },
+      {
+        kind: 'paragraph',
+        text: `Composed by siteline on ${input.generatedAt.slice(0, 10)}. Not legal advice: confirm with the authority having jurisdiction before relying on any value.`,
+      },
     ],
   });
 

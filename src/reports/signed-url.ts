@@ -11,7 +11,8 @@ export const EXPORT_PATH_PREFIX = '/reports/exports';
 
 const urlKey = (ctx: AppContext): Promise<Buffer> => instanceSecret(ctx, 'report_url_keys');
 
-const mac = (key: Buffer, exportId: string, expires: number) => crypto.createHmac('sha256', key).update(`siteline-export:${exportId}:${expires}`).digest('base64url');
+const mac = (key: Buffer, exportId: string, expires: number) =>
+  crypto.createHmac('sha256', key).update(`siteline-export:${exportId}:${expires}`).digest('base64url');
 
 export interface SignedExportUrl {
   url: string;

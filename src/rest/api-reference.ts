@@ -63,7 +63,8 @@ function typeHtml(s: Json | undefined, depth = 0): Html {
   if (Array.isArray(s.type)) return html`${s.type.join(' or ')}`;
   if (s.type === 'array') return html`array of ${typeHtml(s.items, depth)}`;
   if (s.type === 'object' && s.properties && depth < 2) return html`object${fieldList(s, depth + 1)}`;
-  if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object') return html`map of ${typeHtml(s.additionalProperties, depth)}`;
+  if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object')
+    return html`map of ${typeHtml(s.additionalProperties, depth)}`;
   return html`${s.type ?? 'any'}`;
 }
 
@@ -125,12 +126,18 @@ export function renderApiReference(doc: Json, signedInAs: string | null = null):
 ${op.description ? html`<p>${op.description}</p>` : ''}
 <p>Example:</p>
 <pre class="curl"><code>${curlExample(base, method, path, op)}</code></pre>
-<details class="op-fields"><summary>${[params.length ? 'Parameters' : '', body ? 'request body' : '', 'answers'].filter(Boolean).join(', ').replace(/^./, (ch) => ch.toUpperCase())}</summary>
-${params.length
-  ? html`<h3>Parameters</h3><dl class="fields">${params.map(
-      (p) => html`<dt><code>${p.name}</code> <span class="muted">${p.in}, ${p.required ? 'required' : 'optional'}</span></dt><dd>${typeHtml(p.schema)}${limitsText(p.schema ?? {}) ? html` <span class="muted">(${limitsText(p.schema)})</span>` : ''}${p.description ? html`<br>${p.description}` : ''}</dd>`,
-    )}</dl>`
-  : ''}
+<details class="op-fields"><summary>${[params.length ? 'Parameters' : '', body ? 'request body' : '', 'answers']
+        .filter(Boolean)
+        .join(', ')
+        .replace(/^./, (ch) => ch.toUpperCase())}</summary>
+${
+  params.length
+    ? html`<h3>Parameters</h3><dl class="fields">${params.map(
+        (p) =>
+          html`<dt><code>${p.name}</code> <span class="muted">${p.in}, ${p.required ? 'required' : 'optional'}</span></dt><dd>${typeHtml(p.schema)}${limitsText(p.schema ?? {}) ? html` <span class="muted">(${limitsText(p.schema)})</span>` : ''}${p.description ? html`<br>${p.description}` : ''}</dd>`,
+      )}</dl>`
+    : ''
+}
 ${body ? html`<h3>Request body</h3><p><code>application/json</code>: ${typeHtml(body)}</p>` : ''}
 <h3>Answers</h3>
 <dl class="fields">${responses.map(([status, r]) => {
@@ -142,7 +149,8 @@ ${body ? html`<h3>Request body</h3><p><code>application/json</code>: ${typeHtml(
     }
   }
   const problems = Object.entries(doc['x-problem-types'] as Record<string, Json>).map(
-    ([code, p]) => html`<dt id="problem-${code.replace(/_/g, '-')}"><code>${code}</code> <span class="muted">${p.status}</span></dt><dd>${p.title}<br><span class="muted">type <code>${p.type}</code></span></dd>`,
+    ([code, p]) =>
+      html`<dt id="problem-${code.replace(/_/g, '-')}"><code>${code}</code> <span class="muted">${p.status}</span></dt><dd>${p.title}<br><span class="muted">type <code>${p.type}</code></span></dd>`,
   );
   const schemas = Object.entries(doc.components.schemas as Record<string, Json>).map(([name, s]) => schemaBlock(name, s));
   const body = html`<p>${doc.info.summary}</p>

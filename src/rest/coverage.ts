@@ -22,7 +22,8 @@ export const coverageRoute = createRoute({
   path: COVERAGE_PATH,
   operationId: 'coverage',
   summary: 'Is an address, a city or a point covered? (free)',
-  description: 'Exactly one of: address; city (with an optional region); lat and lng. The coverage block and the place status, no lot data. A point is spelled lat and lng only: latitude, longitude or lon is a 400 naming the right parameter.',
+  description:
+    'Exactly one of: address; city (with an optional region); lat and lng. The coverage block and the place status, no lot data. A point is spelled lat and lng only: latitude, longitude or lon is a 400 naming the right parameter.',
   request: { query: withExample(CoverageQuery, { address: EXAMPLE_ADDRESS }) },
   responses: { '200': jsonResponse('CoverageAnswer', 'The coverage verdict.', rateHeaders), '400': problem('bad_request'), ...common401_429 },
 });
@@ -38,7 +39,8 @@ export function registerCoverage(api: RestApi, kit: RestKit): void {
     }
     await next();
   }
-  bind(api, 
+  bind(
+    api,
     { ...coverageRoute, middleware: [kit.authenticate, pointSpelling] },
     async (c) => json(200, await coverageAnswer(ctx, c.req.valid('query')), { ...c.get('authed').limit, [CREDITS_CHARGED]: '0' }),
     kit.invalidHook(),
@@ -102,9 +104,13 @@ async function coverageAnswer(ctx: AppContext, q: z.infer<typeof CoverageQuery>)
     ...(q.changesSince !== undefined && place
       ? {
           changes: await vintagesSince(ctx, place.geoDivisionId, q.changesSince, q.changesBy ?? 'import'),
-          changeItems: await changeItemsSince(ctx, place.geoDivisionId, { since: q.changesSince, by: q.changesBy ?? 'import', page: q.changesPage ?? 1, pageSize: q.changesPageSize ?? 100 }),
+          changeItems: await changeItemsSince(ctx, place.geoDivisionId, {
+            since: q.changesSince,
+            by: q.changesBy ?? 'import',
+            page: q.changesPage ?? 1,
+            pageSize: q.changesPageSize ?? 100,
+          }),
         }
       : {}),
   };
 }
-

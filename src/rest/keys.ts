@@ -4,7 +4,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey, listApiKeys, MAX_ACTIVE_KEYS, revokeApiKey } from '../billing/api-keys.ts';
 import { KeyCreateBody } from './schemas.ts';
 import { API_PREFIX, json, respond, type RestApi, type RestContext, type RestKit, bind } from './kit.ts';
-import { common401_429, json as jsonResponse, problem, } from './openapi-parts.ts';
+import { common401_429, json as jsonResponse, problem } from './openapi-parts.ts';
 
 export const KEYS_PATH = `${API_PREFIX}/keys`;
 
@@ -14,7 +14,11 @@ export const listKeysRoute = createRoute({
   operationId: 'listKeys',
   'x-credential': 'user_token',
   summary: "List the account's API keys (user token only)",
-  responses: { '200': jsonResponse('ApiKeyList', 'Every key, revoked ones included; never the keys themselves.'), ...common401_429, '403': problem('forbidden', 'Keys cannot manage keys.') },
+  responses: {
+    '200': jsonResponse('ApiKeyList', 'Every key, revoked ones included; never the keys themselves.'),
+    ...common401_429,
+    '403': problem('forbidden', 'Keys cannot manage keys.'),
+  },
 });
 
 export const createKeyRoute = createRoute({
@@ -40,7 +44,12 @@ export const revokeKeyRoute = createRoute({
   'x-credential': 'user_token',
   summary: 'Revoke an API key at once, on every instance (user token only)',
   request: { params: z.object({ id: z.string().openapi({ param: { description: "The key's id, as listKeys shows it.", example: 'key_3kTn0bq8yQ2vW5xZ' } }) }) },
-  responses: { '204': { description: 'Revoked (revoking twice is fine).' }, ...common401_429, '403': problem('forbidden'), '404': problem('not_found', 'The account holds no key with this id.') },
+  responses: {
+    '204': { description: 'Revoked (revoking twice is fine).' },
+    ...common401_429,
+    '403': problem('forbidden'),
+    '404': problem('not_found', 'The account holds no key with this id.'),
+  },
 });
 
 export function registerKeys(api: RestApi, kit: RestKit): void {
@@ -61,7 +70,8 @@ export function registerKeys(api: RestApi, kit: RestKit): void {
     return json(200, { keys: await listApiKeys(ctx, authed.caller.accountId) }, authed.limit);
   });
 
-  bind(api, 
+  bind(
+    api,
     { ...createKeyRoute, middleware: [...keyManager, kit.jsonBody] },
     async (c) => {
       const authed = c.get('authed');

@@ -81,9 +81,17 @@ export function restKit(ctx: AppContext): RestKit {
     const verdict = await verifyBearer(ctx, authorization, 'rest', { keyRateLimit: API_RATE_LIMIT, ...(charge ? { keyCharge: charge } : {}) });
     if (verdict.kind !== 'valid' || !verdict.caller.accountId) {
       const reason = verdict.kind === 'invalid' ? verdict.reason : 'No credential was sent.';
-      return problem(c, 'unauthorized', `${reason} Send "Authorization: Bearer <API key>" (create keys on ${ctx.config.baseUrl}/account/api-keys) or a user access token with scope mcp.`, {
-        'www-authenticate': wwwAuthenticate(ctx, { surface: 'rest', ...(verdict.kind === 'invalid' ? { error: 'invalid_token', description: verdict.reason } : {}) }),
-      });
+      return problem(
+        c,
+        'unauthorized',
+        `${reason} Send "Authorization: Bearer <API key>" (create keys on ${ctx.config.baseUrl}/account/api-keys) or a user access token with scope mcp.`,
+        {
+          'www-authenticate': wwwAuthenticate(ctx, {
+            surface: 'rest',
+            ...(verdict.kind === 'invalid' ? { error: 'invalid_token', description: verdict.reason } : {}),
+          }),
+        },
+      );
     }
     const caller = verdict.caller as Caller & { accountId: string };
     // Keys are counted (and charged) with the key check itself (one statement); user tokens per account here.

@@ -47,12 +47,19 @@ export function openApiDocument(ctx: AppContext, api: RestApi): Json {
     paths: inDocumentOrder(generated.paths),
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (sl_live_...) or a user access token with scope mcp. Pre-claim tokens (mcp.public) are refused.' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key (sl_live_...) or a user access token with scope mcp. Pre-claim tokens (mcp.public) are refused.',
+        },
       },
       schemas: componentSchemas().components,
     },
     'x-problem-types': Object.fromEntries(
-      (Object.keys(PROBLEMS) as ProblemCode[]).map((code) => [code, { type: problemType(ctx, code), status: PROBLEMS[code].status, title: PROBLEMS[code].title }]),
+      (Object.keys(PROBLEMS) as ProblemCode[]).map((code) => [
+        code,
+        { type: problemType(ctx, code), status: PROBLEMS[code].status, title: PROBLEMS[code].title },
+      ]),
     ),
   });
 }
@@ -80,7 +87,7 @@ function inDocumentOrder(paths: Json): Json {
             name,
             in: where,
             required,
-            ...(description ?? repeated ? { description: description ?? repeated } : {}),
+            ...((description ?? repeated) ? { description: description ?? repeated } : {}),
             schema: repeated !== undefined && repeated !== description ? schema : bare,
             ...(example !== undefined ? { example } : {}),
             ...rest,

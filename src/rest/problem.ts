@@ -49,7 +49,11 @@ export function problemAnswer(
 ): ErrorAnswer {
   const { status, title } = PROBLEMS[code];
   const body = JSON.stringify({ type: problemType(ctx, code), title, status, detail, code, requestId: requestId(req), ...extra });
-  return { status, headers: { 'content-type': 'application/problem+json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store', ...headers }, body };
+  return {
+    status,
+    headers: { 'content-type': 'application/problem+json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store', ...headers },
+    body,
+  };
 }
 
 /** The error format of /api/v1 (src/http/errors.ts): what the server answers itself there is a problem too. */

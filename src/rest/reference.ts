@@ -23,7 +23,9 @@ export const openapiRoute = createRoute({
 export function registerReference(api: RestApi, kit: RestKit, document: () => Json): void {
   const { ctx } = kit;
   let openapi: string | undefined;
-  bind(api, openapiRoute, () => respond(200, (openapi ??= JSON.stringify(document())), { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' }));
+  bind(api, openapiRoute, () =>
+    respond(200, (openapi ??= JSON.stringify(document())), { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' }),
+  );
   // The page is for people, not part of the API: a plain route, not in the document.
   api.get(API_REFERENCE_PATH, async (c) => {
     // The header says who is signed in, so a signed-in copy is never cached for anyone else.

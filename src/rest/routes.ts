@@ -27,7 +27,11 @@ export function mountRoutes(app: HttpApp, ctx: AppContext): void {
   declareRestApi(api, kit, () => (doc ??= openApiDocument(ctx, api)));
   // Everything else under /api/v1: a problem, not the service's generic 404.
   api.all(`${API_PREFIX}/*`, (c) =>
-    kit.problem(c, 'not_found', `No endpoint ${c.env.incoming.method} ${c.req.path}. The endpoints are listed at ${ctx.config.baseUrl}${API_PREFIX}/openapi.json.`),
+    kit.problem(
+      c,
+      'not_found',
+      `No endpoint ${c.env.incoming.method} ${c.req.path}. The endpoints are listed at ${ctx.config.baseUrl}${API_PREFIX}/openapi.json.`,
+    ),
   );
   registerStripeWebhook(api, kit);
   app.route('/', api);

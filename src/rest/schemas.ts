@@ -19,7 +19,7 @@ export const registry = z.registry<{ id: string }>();
  * with); a query schema is written out as parameters instead.
  */
 const named = <T extends z.ZodType>(id: string, schema: T): T => {
-  const s = id.endsWith('Query') ? schema : ((schema as unknown as { openapi(id: string): T }).openapi(id));
+  const s = id.endsWith('Query') ? schema : (schema as unknown as { openapi(id: string): T }).openapi(id);
   registry.add(s, { id });
   return s;
 };
@@ -36,7 +36,9 @@ const address = z
 const include = z
   .enum(['sources'])
   .optional()
-  .describe("sources: every source of the place in full (vintage, licence, attribution, URL) in the snapshot's sources, instead of names and the catalogue link.");
+  .describe(
+    "sources: every source of the place in full (vintage, licence, attribution, URL) in the snapshot's sources, instead of names and the catalogue link.",
+  );
 /** A stated district, building type or condition: plain words, no control characters (a NUL was answered as if stated). */
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 const district = z
@@ -46,7 +48,9 @@ const district = z
   .max(80)
   .regex(NO_CONTROL, 'district must not hold control characters (NUL, tab, newline, ...)')
   .optional()
-  .describe("Only for a place without a zoning map (Somerville, MA): the lot's zoning district as the City's official map shows it, e.g. NR. Without it such an answer gives the lot and `districtChoice` (free). Ignored, with a warning, where the district is read from a zoning map.");
+  .describe(
+    "Only for a place without a zoning map (Somerville, MA): the lot's zoning district as the City's official map shows it, e.g. NR. Without it such an answer gives the lot and `districtChoice` (free). Ignored, with a warning, where the district is read from a zoning map.",
+  );
 const buildingType = z
   .string()
   .trim()
@@ -78,7 +82,9 @@ const lotId = z
   .max(40)
   .regex(/^[\x20-\x7e]+$/, 'lotId is visible ASCII characters, as the snapshot shows lot.parcelExternalId')
   .optional()
-  .describe("A lot of the address's place, by the id the snapshot gives as lot.parcelExternalId (the assessor's id): the answer is for that lot, with address.matchType lot_id and a first warning naming the lot the address alone matched. For a weak match (confidence below 0.8). An id the place does not hold is a 400.");
+  .describe(
+    "A lot of the address's place, by the id the snapshot gives as lot.parcelExternalId (the assessor's id): the answer is for that lot, with address.matchType lot_id and a first warning naming the lot the address alone matched. For a weak match (confidence below 0.8). An id the place does not hold is a 400.",
+  );
 export const SiteCheckQuery = named('SiteCheckQuery', z.object({ address, include, district, buildingType, conditions: conditionsQuery, lotId }));
 export const SiteCheckBody = named('SiteCheckRequest', z.strictObject({ address, include, district, buildingType, conditions: conditionsBody, lotId }));
 
@@ -97,30 +103,56 @@ export const CoverageQuery = named(
       address: address.optional(),
       city: z.string().trim().min(1).max(100).optional().describe('A city name, e.g. "Cambridge" (add region to pick one of several).'),
       region: z.string().trim().min(1).max(60).optional().describe('State or province, e.g. "MA" (with city).'),
-      geoDivisionId: z.string().trim().min(1).max(100).optional().describe('A place by its id, e.g. "US-MA:cambridge" (what an ambiguous answer\'s candidates carry).'),
+      geoDivisionId: z
+        .string()
+        .trim()
+        .min(1)
+        .max(100)
+        .optional()
+        .describe('A place by its id, e.g. "US-MA:cambridge" (what an ambiguous answer\'s candidates carry).'),
       lat: coordinate('lat', -90, 90).optional().describe('Latitude in decimal degrees (with lng).'),
       lng: coordinate('lng', -180, 180).optional().describe('Longitude in decimal degrees (with lat).'),
-      district: z.string().trim().min(1).max(40).optional().describe('With city or geoDivisionId: a district code of the place (e.g. "NR"); the answer then carries its rules in full, each cited value with its quote.'),
+      district: z
+        .string()
+        .trim()
+        .min(1)
+        .max(40)
+        .optional()
+        .describe(
+          'With city or geoDivisionId: a district code of the place (e.g. "NR"); the answer then carries its rules in full, each cited value with its quote.',
+        ),
       changesSince: z
         .string()
         .regex(/^\d{4}-\d{2}-\d{2}$/, 'changesSince is a date, YYYY-MM-DD')
         .optional()
-        .describe('With city or geoDivisionId: the change log of every import of the place since this date (YYYY-MM-DD): lots added or removed, lots whose zone or area changed, districts whose rules changed, and the vintage of each layer.'),
+        .describe(
+          'With city or geoDivisionId: the change log of every import of the place since this date (YYYY-MM-DD): lots added or removed, lots whose zone or area changed, districts whose rules changed, and the vintage of each layer.',
+        ),
       changesBy: z
         .enum(['import', 'vintage'])
         .optional()
-        .describe('With changesSince: which date it reads: import (the day siteline imported the files, the default) or vintage (the date the town gave its files).'),
+        .describe(
+          'With changesSince: which date it reads: import (the day siteline imported the files, the default) or vintage (the date the town gave its files).',
+        ),
       changesPage: z.coerce.number().int().min(1).max(100000).optional().describe('With changesSince: the page of changeItems (1-based, default 1).'),
       changesPageSize: z.coerce.number().int().min(1).max(1000).optional().describe('With changesSince: changeItems per page (default 100, at most 1000).'),
     })
-    .refine((q) => [q.address !== undefined, q.city !== undefined, q.geoDivisionId !== undefined, q.lat !== undefined || q.lng !== undefined].filter(Boolean).length === 1, {
-      message: 'give exactly one of: address, city (optionally with region), geoDivisionId, or lat and lng',
-    })
+    .refine(
+      (q) =>
+        [q.address !== undefined, q.city !== undefined, q.geoDivisionId !== undefined, q.lat !== undefined || q.lng !== undefined].filter(Boolean).length === 1,
+      {
+        message: 'give exactly one of: address, city (optionally with region), geoDivisionId, or lat and lng',
+      },
+    )
     .refine((q) => (q.lat === undefined) === (q.lng === undefined), { message: 'a point needs both lat and lng' })
     .refine((q) => q.region === undefined || q.city !== undefined, { message: 'region goes with city' })
     .refine((q) => q.district === undefined || q.city !== undefined || q.geoDivisionId !== undefined, { message: 'district goes with city or geoDivisionId' })
-    .refine((q) => q.changesSince === undefined || q.city !== undefined || q.geoDivisionId !== undefined, { message: 'changesSince goes with city or geoDivisionId' })
-    .refine((q) => q.changesSince !== undefined || (q.changesBy === undefined && q.changesPage === undefined && q.changesPageSize === undefined), { message: 'changesBy, changesPage and changesPageSize go with changesSince' }),
+    .refine((q) => q.changesSince === undefined || q.city !== undefined || q.geoDivisionId !== undefined, {
+      message: 'changesSince goes with city or geoDivisionId',
+    })
+    .refine((q) => q.changesSince !== undefined || (q.changesBy === undefined && q.changesPage === undefined && q.changesPageSize === undefined), {
+      message: 'changesBy, changesPage and changesPageSize go with changesSince',
+    }),
 );
 
 export const KeyCreateBody = named(
@@ -153,22 +185,28 @@ export const Coverage = named(
     message: z.string(),
     geoDivisionId: z.string().optional(),
     place: placeRef.optional(),
-    retryAfterSeconds: z.number().int().optional().describe('Only while the place is still loading at the server\'s start (live_unavailable): ask again after this many seconds.'),
+    retryAfterSeconds: z
+      .number()
+      .int()
+      .optional()
+      .describe("Only while the place is still loading at the server's start (live_unavailable): ask again after this many seconds."),
   }),
 );
 
 const citation = z
   .looseObject({
-    document: z.string().describe('The held document\'s id (its place\'s manifest declares it with its sha256, edition and licence).'),
+    document: z.string().describe("The held document's id (its place's manifest declares it with its sha256, edition and licence)."),
     documentTitle: z.string(),
     section: z.string().describe('The section as the document numbers it.'),
-    quote: z.string().describe('The bylaw\'s words, verbatim ("…" marks words left out), verified by machine against the held text; the value as written is in them.'),
+    quote: z
+      .string()
+      .describe('The bylaw\'s words, verbatim ("…" marks words left out), verified by machine against the held text; the value as written is in them.'),
     sourceUrl: z.string().describe('Where the document is published.'),
     date: z.string().describe('The edition of the held text.'),
-    href: z.string().describe('This service\'s page showing the quote highlighted in its section (a path on this service).'),
+    href: z.string().describe("This service's page showing the quote highlighted in its section (a path on this service)."),
     sectionUuid: z.string().optional(),
   })
-  .describe('Where a cited value\'s words are.');
+  .describe("Where a cited value's words are.");
 const ids = (what: string) => z.array(z.string()).optional().describe(`Ids in the snapshot's ${what}.`);
 /** What a value or a use names by id: its citation, shared notes and condition, and the sources its texts name. */
 const provenanceRefs = {
@@ -190,7 +228,9 @@ export const SourcedValue = named(
     statedNoLimit: z
       .string()
       .optional()
-      .describe("The source (an id in the snapshot's sources, e.g. S1) that states there is no limit, on a null value no bylaw text verifies (status unverified_default). Indicative: the analysis does not compute on it."),
+      .describe(
+        "The source (an id in the snapshot's sources, e.g. S1) that states there is no limit, on a null value no bylaw text verifies (status unverified_default). Indicative: the analysis does not compute on it.",
+      ),
   }),
 );
 
@@ -236,7 +276,10 @@ export const Snapshot = named(
         frontageFt: measure,
         depthFt: measure,
         cornerLot: z.boolean().nullable(),
-        cornerLotNote: z.string().optional().describe('Present when the lot faces two streets but is not a corner lot: why, with the rule (docs/lot-metrics.md).'),
+        cornerLotNote: z
+          .string()
+          .optional()
+          .describe('Present when the lot faces two streets but is not a corner lot: why, with the rule (docs/lot-metrics.md).'),
         frontStreet: z.string().nullable(),
         source: z.string().describe("Id in the snapshot's sources (the parcel layer)."),
       })
@@ -269,7 +312,17 @@ export const Snapshot = named(
       .looseObject({
         url: z.string().describe("The place's sources in full, on this server; versioned by content (?v=)."),
         sources: z
-          .record(z.string(), z.looseObject({ label: z.string(), name: z.string(), vintage: z.string(), licence: z.string().optional(), attribution: z.string().optional(), url: z.string().optional() }))
+          .record(
+            z.string(),
+            z.looseObject({
+              label: z.string(),
+              name: z.string(),
+              vintage: z.string(),
+              licence: z.string().optional(),
+              attribution: z.string().optional(),
+              url: z.string().optional(),
+            }),
+          )
           .optional()
           .describe('Every source of the place in full, by id: present with include=sources.'),
       })
@@ -287,7 +340,10 @@ const ruleValueView = z.looseObject({
   unit: z.string(),
   status: valueStatus,
   value: z.number().nullable().describe('Null means nothing without its status.'),
-  tiers: z.array(z.looseObject({ when: z.array(z.string()), values: z.array(z.string()) })).optional().describe('Conditional values as the bylaw states them.'),
+  tiers: z
+    .array(z.looseObject({ when: z.array(z.string()), values: z.array(z.string()) }))
+    .optional()
+    .describe('Conditional values as the bylaw states them.'),
   condition: z.string().optional(),
   note: z.string().optional(),
   citation: citation.optional(),
@@ -302,9 +358,26 @@ export const DistrictRules = named(
     note: z.string().optional(),
     standards: z.array(ruleValueView),
     buildingTypes: z
-      .array(z.looseObject({ name: z.string(), section: z.string(), allowed: z.string().optional(), standards: z.array(ruleValueView), notExtracted: z.array(z.looseObject({ standard: z.string(), reason: z.string() })) }))
+      .array(
+        z.looseObject({
+          name: z.string(),
+          section: z.string(),
+          allowed: z.string().optional(),
+          standards: z.array(ruleValueView),
+          notExtracted: z.array(z.looseObject({ standard: z.string(), reason: z.string() })),
+        }),
+      )
       .describe('Where the place zones by building type: each type the district allows, with its own table.'),
-    uses: z.array(z.looseObject({ use: z.string(), permission: z.string(), status: valueStatus, condition: z.string().optional(), note: z.string().optional(), citation: citation.optional() })),
+    uses: z.array(
+      z.looseObject({
+        use: z.string(),
+        permission: z.string(),
+        status: valueStatus,
+        condition: z.string().optional(),
+        note: z.string().optional(),
+        citation: citation.optional(),
+      }),
+    ),
     citedValues: z.number().int().describe('Values and uses of the district cited from a held document, each verified.'),
   }),
 );
@@ -313,7 +386,9 @@ export const CoverageAnswer = named(
   'CoverageAnswer',
   z.strictObject({
     query: z.string().describe('The question as understood.'),
-    coverage: Coverage.extend({ status: z.enum([...COVERAGE_STATUSES, 'ambiguous']).describe('ambiguous: a city name matched several places (see candidates).') }),
+    coverage: Coverage.extend({
+      status: z.enum([...COVERAGE_STATUSES, 'ambiguous']).describe('ambiguous: a city name matched several places (see candidates).'),
+    }),
     placeStatus: z.string().nullable().describe("The place's catalogue status (live, planned_not_live, ...), null when no catalogued place matched."),
     candidates: z.array(placeRef).optional().describe('When a city name matches several places: add region.'),
     rules: DistrictRules.optional().describe('The district asked for (query district), in full.'),
@@ -322,11 +397,15 @@ export const CoverageAnswer = named(
         z.looseObject({
           vintageId: z.number().int(),
           importedAt: z.string(),
-          layers: z.array(z.looseObject({ id: z.string(), name: z.string(), file: z.string(), vintage: z.string() })).describe('Each layer of the import with its vintage.'),
+          layers: z
+            .array(z.looseObject({ id: z.string(), name: z.string(), file: z.string(), vintage: z.string() }))
+            .describe('Each layer of the import with its vintage.'),
           changes: z
             .looseObject({
               vintage: z.string(),
-              lots: z.looseObject({ before: z.number().int(), after: z.number().int() }).describe('added, removed, zoneChanged, areaChanged: each a count with up to 25 examples.'),
+              lots: z
+                .looseObject({ before: z.number().int(), after: z.number().int() })
+                .describe('added, removed, zoneChanged, areaChanged: each a count with up to 25 examples.'),
               districts: z.looseObject({ added: z.array(z.string()), removed: z.array(z.string()), rulesChanged: z.array(z.string()) }),
             })
             .nullable()
@@ -372,7 +451,9 @@ export const UsageAnswer = named(
       .int()
       .describe('Credits left. Below zero when a refund or dispute took back credit already spent: paid calls answer 402 until a purchase or grant covers it.'),
     recent: z.array(ledgerEntry).describe('The 20 latest ledger entries, newest first.'),
-    perDay: z.array(z.strictObject({ day: z.string(), charges: z.number().int(), credits: z.number().int() })).describe('Charges per UTC day over the last 30 days.'),
+    perDay: z
+      .array(z.strictObject({ day: z.string(), charges: z.number().int(), credits: z.number().int() }))
+      .describe('Charges per UTC day over the last 30 days.'),
     purchasing: z.strictObject({ enabled: z.boolean(), how: z.string() }),
     reportExports: z
       .strictObject({
@@ -383,7 +464,9 @@ export const UsageAnswer = named(
         remaining: z.number().int().min(0),
         resetsAt: z.string().describe('When the allowance renews (the first of next month, UTC).'),
       })
-      .describe("The account's project report export meter: each confirmed PDF export of a project report (from the project page, or by an agent) counts; not paid with credit."),
+      .describe(
+        "The account's project report export meter: each confirmed PDF export of a project report (from the project page, or by an agent) counts; not paid with credit.",
+      ),
   }),
 );
 

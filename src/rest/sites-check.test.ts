@@ -53,7 +53,10 @@ test('security: no credential is a 401 that says how to authenticate; a prefligh
   const anonymous = await api(svc.url, checkPath(COVERED));
   assert.equal(anonymous.status, 401);
   assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer /);
-  const preflight = await api(svc.url, '/api/v1/sites/check', { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET' } });
+  const preflight = await api(svc.url, '/api/v1/sites/check', {
+    method: 'OPTIONS',
+    headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET' },
+  });
   assert.equal(preflight.status, 405);
   assert.deepEqual(corsHeaders(preflight.headers), []);
   assert.deepEqual(corsHeaders(anonymous.headers), []);

@@ -24,7 +24,14 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const checkResponses = {
   '200': {
     description: `The snapshot, exactly as the MCP tool getFeasibilitySnapshot returns it. An answered snapshot costs ${SNAPSHOT_PRICE} credit; answered:false is free.`,
-    headers: { ...creditHeaders, ...rateHeaders, 'Idempotent-Replayed': { description: 'true when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string' as const } } },
+    headers: {
+      ...creditHeaders,
+      ...rateHeaders,
+      'Idempotent-Replayed': {
+        description: 'true when this is the stored response of an earlier request with the same Idempotency-Key.',
+        schema: { type: 'string' as const },
+      },
+    },
     content: { 'application/json': { schema: ref('Snapshot') } },
   },
   '400': problem('bad_request', 'The address is missing, empty, too long or not one street address. Free.'),
@@ -96,7 +103,13 @@ export function registerSitesCheck(api: RestApi, kit: RestKit): void {
     if (authed instanceof Response) return authed;
     const bill = authed.charge!;
     if (answered && bill.charged === 0) return kit.outOfCredit(c, authed.limit, authed.caller.accountId, bill.balance);
-    return respond(200, encodedBody(known), { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...authed.limit, [CREDITS_CHARGED]: String(bill.charged), [CREDITS_REMAINING]: String(bill.balance) });
+    return respond(200, encodedBody(known), {
+      'content-type': JSON_TYPE,
+      'cache-control': 'no-store',
+      ...authed.limit,
+      [CREDITS_CHARGED]: String(bill.charged),
+      [CREDITS_REMAINING]: String(bill.balance),
+    });
   }
 
   async function sell(c: RestContext, input: { address: string; include?: 'sources' | undefined } & Stated): Promise<Response> {
@@ -114,16 +127,31 @@ export function registerSitesCheck(api: RestApi, kit: RestKit): void {
     }
 
     // The core refuses some texts as bad input (e.g. two street addresses): thrown, a free 400 problem (src/http/errors.ts).
-    const outcome = await sellAnswer(ctx, { accountId: caller.accountId, keyId: caller.keyId ?? null, reference: `sites/check ${requestId(c.env.incoming)}`, ...(idempotency ? { idempotency } : {}) }, async () => {
-      const cached = await cachedSnapshot(ctx, address, stated);
-      // ?include=sources: the place's sources in full, inline (docs/snapshot.md, "Sources").
-      const answer = include === 'sources' ? inlineSources(await withSourcesInline(ctx, cached.snapshot)) : cached;
-      return { answered: billable(answer.snapshot), json: answer.json, answer };
-    });
-    const sent = (body: string | Buffer, headers: Record<string, string>) => respond(200, body, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...limit, ...headers });
+    const outcome = await sellAnswer(
+      ctx,
+      {
+        accountId: caller.accountId,
+        keyId: caller.keyId ?? null,
+        reference: `sites/check ${requestId(c.env.incoming)}`,
+        ...(idempotency ? { idempotency } : {}),
+      },
+      async () => {
+        const cached = await cachedSnapshot(ctx, address, stated);
+        // ?include=sources: the place's sources in full, inline (docs/snapshot.md, "Sources").
+        const answer = include === 'sources' ? inlineSources(await withSourcesInline(ctx, cached.snapshot)) : cached;
+        return { answered: billable(answer.snapshot), json: answer.json, answer };
+      },
+    );
+    const sent = (body: string | Buffer, headers: Record<string, string>) =>
+      respond(200, body, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...limit, ...headers });
     switch (outcome.kind) {
       case 'key_reused':
-        return kit.problem(c, 'idempotency_key_reused', 'This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request. Nothing was charged.', limit);
+        return kit.problem(
+          c,
+          'idempotency_key_reused',
+          'This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request. Nothing was charged.',
+          limit,
+        );
       case 'in_flight':
         return kit.problem(c, 'conflict', 'A request with this Idempotency-Key is still being processed; retry in a moment.', { ...limit, 'retry-after': '1' });
       case 'replayed':
@@ -145,7 +173,12 @@ export function registerSitesCheck(api: RestApi, kit: RestKit): void {
 function statedOf(q: Stated): { district?: string; buildingType?: string; conditions?: string[]; lotId?: string } | undefined {
   const conditions = (typeof q.conditions === 'string' ? q.conditions.split(';') : (q.conditions ?? [])).map((c) => c.trim()).filter(Boolean);
   if (!q.district && !q.buildingType && !conditions.length && !q.lotId) return undefined;
-  return { ...(q.district ? { district: q.district } : {}), ...(q.buildingType ? { buildingType: q.buildingType } : {}), ...(conditions.length ? { conditions } : {}), ...(q.lotId ? { lotId: q.lotId } : {}) };
+  return {
+    ...(q.district ? { district: q.district } : {}),
+    ...(q.buildingType ? { buildingType: q.buildingType } : {}),
+    ...(conditions.length ? { conditions } : {}),
+    ...(q.lotId ? { lotId: q.lotId } : {}),
+  };
 }
 
 /** Charged: an answered snapshot, except one that only asks for the district (a place without a zoning map): that one is free. */
@@ -167,4 +200,3 @@ function encodedBody(snapshot: { json: string }): Buffer {
   if (!b) encoded.set(snapshot, (b = Buffer.from(snapshot.json, 'utf8')));
   return b;
 }
-

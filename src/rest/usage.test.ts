@@ -35,7 +35,7 @@ test('error: another method is a 405 that names the allowed one', async () => {
   assert.equal(r.headers.get('allow'), 'GET');
 });
 
-test("security: an account sees its own usage only; no credential is a 401", async () => {
+test('security: an account sees its own usage only; no credential is a 401', async () => {
   const b = await api(svc.url, '/api/v1/usage', { token: keyB });
   assert.equal(b.status, 200, b.text);
   assert.equal(b.json.balance, 0, "B does not see A's grant");

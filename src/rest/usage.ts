@@ -23,6 +23,10 @@ export function registerUsage(api: RestApi, kit: RestKit): void {
     const authed = c.get('authed');
     const [usage, exports] = await Promise.all([usageOf(ctx, authed.caller.accountId), exportUsage(ctx, authed.caller.accountId)]);
     const reportExports = { meter: 'records.exports', ...exports };
-    return json(200, { ...usage, purchasing: { enabled: purchasingEnabled(ctx.config), how: kit.howToBuy() }, reportExports }, { ...authed.limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(usage.balance) });
+    return json(
+      200,
+      { ...usage, purchasing: { enabled: purchasingEnabled(ctx.config), how: kit.howToBuy() }, reportExports },
+      { ...authed.limit, [CREDITS_CHARGED]: '0', [CREDITS_REMAINING]: String(usage.balance) },
+    );
   });
 }

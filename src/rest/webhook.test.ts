@@ -32,11 +32,22 @@ const completed = (eventId: string, credits: number) =>
     id: eventId,
     object: 'event',
     type: 'checkout.session.completed',
-    data: { object: { id: `cs_${eventId}`, object: 'checkout.session', payment_status: 'paid', metadata: { siteline_account: accountId, siteline_credits: String(credits) } } },
+    data: {
+      object: {
+        id: `cs_${eventId}`,
+        object: 'checkout.session',
+        payment_status: 'paid',
+        metadata: { siteline_account: accountId, siteline_credits: String(credits) },
+      },
+    },
   });
 const sign = (payload: string, secret = WEBHOOK_SECRET) => new Stripe('sk_test_unused').webhooks.generateTestHeaderString({ payload, secret });
 async function deliver(base: string, payload: string, signature: string) {
-  const res = await fetch(`${base}/api/billing/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+  const res = await fetch(`${base}/api/billing/stripe/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    body: payload,
+  });
   return { status: res.status, json: (await res.json()) as Record<string, any> };
 }
 

@@ -20,7 +20,15 @@ const RUNS = 3;
 /** A fixed seed, printed, so every run draws the same variants and any failure replays (override: SITELINE_FC_SEED). */
 const SEED = Number(process.env.SITELINE_FC_SEED ?? 4646);
 
-const KINDS = ['another row', 'another section', 'swapped tiers', 'permission', 'changed value', 'label skips to another row', 'number inside another'] as const;
+const KINDS = [
+  'another row',
+  'another section',
+  'swapped tiers',
+  'permission',
+  'changed value',
+  'label skips to another row',
+  'number inside another',
+] as const;
 type Kind = (typeof KINDS)[number];
 
 interface Place {
@@ -61,7 +69,7 @@ function statedNumbers(v: RuleValue): number[] {
 function variant(kind: Kind, ctx: Ctx, pick: (n: number) => number): CitedItem | null {
   const { item, place, doc } = ctx;
   const v = item.value;
-  const choose = <T,>(xs: T[]): T | null => (xs.length ? xs[pick(xs.length)]! : null);
+  const choose = <T>(xs: T[]): T | null => (xs.length ? xs[pick(xs.length)]! : null);
   switch (kind) {
     case 'another row': {
       // Another row's quote, with that row's number (a front setback quoting "Secondary Front Setback").
@@ -74,7 +82,13 @@ function variant(kind: Kind, ctx: Ctx, pick: (n: number) => number): CitedItem |
     case 'another section': {
       // The same standard (or use) cited from another district's or building type's section.
       const own = item.bt?.section ?? item.districtRules.section;
-      const others = place.items.filter((o) => o.item.startsWith('use:') === item.item.startsWith('use:') && (item.use || o.item === item.item) && o.citation.section !== item.citation.section && (o.bt?.section ?? o.districtRules.section) !== own);
+      const others = place.items.filter(
+        (o) =>
+          o.item.startsWith('use:') === item.item.startsWith('use:') &&
+          (item.use || o.item === item.item) &&
+          o.citation.section !== item.citation.section &&
+          (o.bt?.section ?? o.districtRules.section) !== own,
+      );
       const o = choose(others);
       if (!o) return null;
       if (item.use) return { ...item, citation: o.citation, use: { ...item.use, citation: o.citation } };
@@ -92,7 +106,11 @@ function variant(kind: Kind, ctx: Ctx, pick: (n: number) => number): CitedItem |
         return { ...item, value: { ...v, tiers } };
       }
       // A (min/max) pair read the other way round.
-      const head = quoteParts(item.citation.quote)[0]!.split(' | ').slice(1).map(firstNumber).filter((n): n is number => n !== undefined);
+      const head = quoteParts(item.citation.quote)[0]!
+        .split(' | ')
+        .slice(1)
+        .map(firstNumber)
+        .filter((n): n is number => n !== undefined);
       const other = head.length === 2 && head[0] !== head[1] ? head.find((n) => n !== v.value) : undefined;
       return other === undefined ? null : { ...item, value: { ...v, value: other } };
     }
@@ -104,14 +122,18 @@ function variant(kind: Kind, ctx: Ctx, pick: (n: number) => number): CitedItem |
     case 'changed value': {
       if (item.use) {
         // A use the quote does not list, under the same words.
-        const names = [...new Set(place.items.filter((o) => o.use && !normalizeForMatch(item.citation.quote).includes(o.use.use.replace(/^[^:]*:\s*/, ''))).map((o) => o.use!.use))];
+        const names = [
+          ...new Set(
+            place.items.filter((o) => o.use && !normalizeForMatch(item.citation.quote).includes(o.use.use.replace(/^[^:]*:\s*/, ''))).map((o) => o.use!.use),
+          ),
+        ];
         const name = choose(names);
         return name ? { ...item, use: { ...item.use, use: name } } : null;
       }
       if (!v) return null;
       const bump = (n: number) => {
         const d = 1 + pick(60);
-        return n + d === 77 ? 77 : [n + d, Math.max(0, n - d), 77, n * 2 + 1].filter((x) => x !== n)[pick(3)] ?? n + d;
+        return n + d === 77 ? 77 : ([n + d, Math.max(0, n - d), 77, n * 2 + 1].filter((x) => x !== n)[pick(3)] ?? n + d);
       };
       if (v.tiers) {
         const i = pick(v.tiers.length);
@@ -142,7 +164,12 @@ function variant(kind: Kind, ctx: Ctx, pick: (n: number) => number): CitedItem |
         const from = doc.normalized.indexOf(label, span.from) + label.length;
         const after = doc.normalized.slice(from, Math.min(span.to, from + 400));
         const n = choose(numbersIn(after).filter((x) => !truth.includes(x.value)));
-        return n ? plain(item, n.value, { ...item.citation, quote: `${label} … ${after.slice(n.start, n.end)}${/^\s*(?:ft|%)/.test(after.slice(n.end)) ? after.slice(n.end).match(/^\s*(?:ft|%)/)![0] : ''}` }) : null;
+        return n
+          ? plain(item, n.value, {
+              ...item.citation,
+              quote: `${label} … ${after.slice(n.start, n.end)}${/^\s*(?:ft|%)/.test(after.slice(n.end)) ? after.slice(n.end).match(/^\s*(?:ft|%)/)![0] : ''}`,
+            })
+          : null;
       }
       const cell = row.seg.values.find((c) => firstNumber(c) !== undefined && !truth.includes(firstNumber(c)!))!;
       return plain(item, firstNumber(cell)!, { ...item.citation, quote: `${label} … ${cell}` });
@@ -213,14 +240,17 @@ function contextOf(place: Place, item: CitedItem): Ctx {
     own.add(r);
     r.children.forEach(add);
   };
-  if (item.value && !item.use && item.item !== 'otherStandards') for (const r of rowsOfStandard(t, place.vocab.standards[item.item as BuildingTypeStandardKey])) add(r.head);
+  if (item.value && !item.use && item.item !== 'otherStandards')
+    for (const r of rowsOfStandard(t, place.vocab.standards[item.item as BuildingTypeStandardKey])) add(r.head);
   const numbered = t.rows.filter((r) => r.seg.values.some((c) => firstNumber(c) !== undefined));
   return { place, item, doc, otherRows: numbered.filter((r) => !own.has(r)), numbered, rows: t.rows };
 }
 
 test('mutation: every kind of wrong value is refused for every shipped cited value, naming the value', async () => {
   const all = await places();
-  const counts = new Map<Kind, { variants: number; refused: number; values: number; notApplicable: number }>(KINDS.map((k) => [k, { variants: 0, refused: 0, values: 0, notApplicable: 0 }]));
+  const counts = new Map<Kind, { variants: number; refused: number; values: number; notApplicable: number }>(
+    KINDS.map((k) => [k, { variants: 0, refused: 0, values: 0, notApplicable: 0 }]),
+  );
   let values = 0;
   let run = 0;
   const accepted: string[] = [];
@@ -229,7 +259,11 @@ test('mutation: every kind of wrong value is refused for every shipped cited val
     for (const item of place.items) {
       values++;
       // The shipped value itself verifies.
-      assert.equal(checkOne(place.held, place.vocab, item).ok, true, `${place.slug} ${item.district} ${item.buildingType ?? ''} ${item.item} verifies as shipped`);
+      assert.equal(
+        checkOne(place.held, place.vocab, item).ok,
+        true,
+        `${place.slug} ${item.district} ${item.buildingType ?? ''} ${item.item} verifies as shipped`,
+      );
       const ctx = contextOf(place, item);
       for (const kind of KINDS) {
         const c = counts.get(kind)!;
@@ -246,8 +280,10 @@ test('mutation: every kind of wrong value is refused for every shipped cited val
             if (!check.ok && names) {
               c.refused++;
               if (!WHY[kind].test(check.why!)) offReason.push(`${kind}: ${check.why}`);
-            }
-            else accepted.push(`${place.slug} ${item.district}${item.buildingType ? ` / ${item.buildingType}` : ''} ${item.item} [${kind}]: ${JSON.stringify(wrong.value?.value ?? wrong.value?.tiers ?? wrong.use)} "${wrong.citation.quote}" § ${wrong.citation.section}`);
+            } else
+              accepted.push(
+                `${place.slug} ${item.district}${item.buildingType ? ` / ${item.buildingType}` : ''} ${item.item} [${kind}]: ${JSON.stringify(wrong.value?.value ?? wrong.value?.tiers ?? wrong.use)} "${wrong.citation.quote}" § ${wrong.citation.section}`,
+              );
             return !check.ok && names;
           }),
           { numRuns: RUNS, seed: SEED + run++ },
@@ -270,6 +306,7 @@ test('mutation: every kind of wrong value is refused for every shipped cited val
   // Every standard's value meets the value kinds; every use, the use kinds.
   const standards = all.flatMap((p) => p.items.filter((i) => i.value)).length;
   const uses = all.flatMap((p) => p.items.filter((i) => i.use)).length;
-  for (const k of ['another row', 'another section', 'changed value', 'label skips to another row', 'number inside another'] as const) assert.equal(counts.get(k)!.values, standards + (k === 'another section' || k === 'changed value' ? uses : 0), k);
+  for (const k of ['another row', 'another section', 'changed value', 'label skips to another row', 'number inside another'] as const)
+    assert.equal(counts.get(k)!.values, standards + (k === 'another section' || k === 'changed value' ? uses : 0), k);
   assert.equal(counts.get('permission')!.values, uses);
 });

@@ -27,7 +27,14 @@ export interface StandardVocab {
 
 const SETBACK_BLOCK = { family: /^[a-z ]*setbacks$/i, refuse: /parking/i };
 
-const v = (labels: RegExp[], prose: RegExp, bound: Bound, implied: boolean, extra: Partial<StandardVocab> = {}): StandardVocab => ({ labels, prose, bound, implied, variants: [], ...extra });
+const v = (labels: RegExp[], prose: RegExp, bound: Bound, implied: boolean, extra: Partial<StandardVocab> = {}): StandardVocab => ({
+  labels,
+  prose,
+  bound,
+  implied,
+  variants: [],
+  ...extra,
+});
 
 export const DEFAULT_STANDARD_VOCAB: Record<BuildingTypeStandardKey, StandardVocab> = {
   maxHeightFt: v([/^(?:maximum )?(?:building )?height(?:,? (?:in )?feet)?\b/i], /\bheight\b/i, 'max', true),
@@ -35,22 +42,50 @@ export const DEFAULT_STANDARD_VOCAB: Record<BuildingTypeStandardKey, StandardVoc
   minHeightStoreys: v([/^(?:minimum )?number of stor(?:ies|eys)\b/i, /^(?:minimum )?stor(?:ies|eys)\b/i], /\bstor(?:ies|eys|y)\b/i, 'min', false),
   maxFar: v([/^(?:maximum )?floor area ratio\b/i, /^(?:maximum )?FAR\b/], /\bfloor area ratio\b|\bFAR\b/, 'max', true),
   minLotAreaSqft: v([/^(?:minimum )?lot (?:area|size)\b(?! per)/i], /\blot (?:area|size)\b(?! per)/i, 'min', true),
-  minLotAreaPerUnitSqft: v([/^(?:minimum )?lot area per (?:dwelling )?unit\b/i, /^density factor\b/i], /\blot area per (?:dwelling )?unit\b|\bdensity factor\b/i, 'min', true),
+  minLotAreaPerUnitSqft: v(
+    [/^(?:minimum )?lot area per (?:dwelling )?unit\b/i, /^density factor\b/i],
+    /\blot area per (?:dwelling )?unit\b|\bdensity factor\b/i,
+    'min',
+    true,
+  ),
   minLotWidthFt: v([/^(?:minimum )?lot (?:width|frontage)\b/i], /\blot (?:width|frontage)\b|\bfrontage\b/i, 'min', true),
   minLotDepthFt: v([/^(?:minimum )?lot depth\b/i], /\blot depth\b/i, 'min', true),
   minFrontYardFt: v([/^(?:minimum )?(?:primary )?front (?:yard|setback)s?\b/i], /\bfront (?:yard|setback)s?\b/i, 'min', true, { block: SETBACK_BLOCK }),
   maxFrontYardFt: v([/^(?:maximum )?(?:primary )?front (?:yard|setback)s?\b/i], /\bfront (?:yard|setback)s?\b/i, 'max', false, { block: SETBACK_BLOCK }),
-  minStreetSideYardFt: v([/^(?:minimum )?secondary front setbacks?\b/i, /^(?:minimum )?(?:street|exterior)[- ]side (?:yard|setback)s?\b/i], /\bsecondary front setback\b|\b(?:street|exterior)[- ]side (?:yard|setback)\b/i, 'min', true, { block: SETBACK_BLOCK }),
-  maxStreetSideYardFt: v([/^(?:maximum )?secondary front setbacks?\b/i, /^(?:maximum )?(?:street|exterior)[- ]side (?:yard|setback)s?\b/i], /\bsecondary front setback\b|\b(?:street|exterior)[- ]side (?:yard|setback)\b/i, 'max', false, { block: SETBACK_BLOCK }),
+  minStreetSideYardFt: v(
+    [/^(?:minimum )?secondary front setbacks?\b/i, /^(?:minimum )?(?:street|exterior)[- ]side (?:yard|setback)s?\b/i],
+    /\bsecondary front setback\b|\b(?:street|exterior)[- ]side (?:yard|setback)\b/i,
+    'min',
+    true,
+    { block: SETBACK_BLOCK },
+  ),
+  maxStreetSideYardFt: v(
+    [/^(?:maximum )?secondary front setbacks?\b/i, /^(?:maximum )?(?:street|exterior)[- ]side (?:yard|setback)s?\b/i],
+    /\bsecondary front setback\b|\b(?:street|exterior)[- ]side (?:yard|setback)\b/i,
+    'max',
+    false,
+    { block: SETBACK_BLOCK },
+  ),
   minSideYardFt: v([/^(?:minimum )?(?:interior )?side (?:yard|setback)s?\b/i], /\bside (?:yard|setback)s?\b/i, 'min', true, {
     block: SETBACK_BLOCK,
     variants: [{ label: /^party (?:lot )?line setback\b/i, condition: 'Party Lot Line' }],
   }),
-  minSideYardSumFt: v([/^(?:minimum )?sum of (?:the )?side (?:setbacks|yards)\b/i, /^(?:minimum )?combined side (?:yards?|setbacks?)\b/i], /\bsum of (?:the )?side (?:setbacks|yards)\b|\bcombined side (?:yards?|setbacks?)\b/i, 'min', true, { block: SETBACK_BLOCK }),
+  minSideYardSumFt: v(
+    [/^(?:minimum )?sum of (?:the )?side (?:setbacks|yards)\b/i, /^(?:minimum )?combined side (?:yards?|setbacks?)\b/i],
+    /\bsum of (?:the )?side (?:setbacks|yards)\b|\bcombined side (?:yards?|setbacks?)\b/i,
+    'min',
+    true,
+    { block: SETBACK_BLOCK },
+  ),
   minRearYardFt: v([/^(?:minimum )?rear (?:yard|setback)s?\b/i], /\brear (?:yard|setback)s?\b/i, 'min', true, { block: SETBACK_BLOCK }),
   maxLotCoveragePct: v([/^(?:maximum )?(?:lot|building) coverage\b/i], /\b(?:lot|building) coverage\b/i, 'max', true),
   minOpenSpacePct: v([/^(?:minimum )?(?:usable )?open space\b/i], /\bopen space\b/i, 'min', true),
-  maxDensityUnitsPerAcre: v([/^(?:maximum )?(?:residential )?density\b/i, /^(?:maximum )?(?:dwelling )?units per acre\b/i], /\bunits per acre\b|\bdensity\b/i, 'max', true),
+  maxDensityUnitsPerAcre: v(
+    [/^(?:maximum )?(?:residential )?density\b/i, /^(?:maximum )?(?:dwelling )?units per acre\b/i],
+    /\bunits per acre\b|\bdensity\b/i,
+    'max',
+    true,
+  ),
   maxUnitsPerLot: v([/^(?:maximum )?dwelling units per lot\b/i], /\bdwelling units per lot\b/i, 'max', true),
   maxUnitsPerBuilding: v([/^(?:maximum )?(?:number of )?dwelling units(?! per)\b/i], /\bdwelling units?\b(?! per)/i, 'max', true),
   minGreenScore: v([/^green score\b/i], /\bgreen score\b/i, 'min', false, { pick: /^minimum$/i }),
@@ -112,7 +147,8 @@ export const UNIT_RULES: Record<UnitKind, { words: RegExp | null; required: bool
 };
 
 /** Words of any unit: a number followed by them is not a bare ratio, score or count. */
-const ANY_UNIT = /^\s*(?:ft\b|feet\b|foot\b|'|%|percent\b|sq\.?\s*ft\b|square feet\b|sf\b|acres?\b|\/\s*du\b|stories\b|storeys\b|story\b|dwelling units?\b|units?\b)/i;
+const ANY_UNIT =
+  /^\s*(?:ft\b|feet\b|foot\b|'|%|percent\b|sq\.?\s*ft\b|square feet\b|sf\b|acres?\b|\/\s*du\b|stories\b|storeys\b|story\b|dwelling units?\b|units?\b)/i;
 
 /** Whether the text after a number carries the unit as the rule wants. */
 export function unitFollows(after: string, unit: UnitKind): boolean {
@@ -127,9 +163,35 @@ export function unitFollows(after: string, unit: UnitKind): boolean {
 // dwelling units"; "one (1)" is one number).
 
 const WORDS: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19, twenty: 20,
-  thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90, hundred: 100,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+  hundred: 100,
 };
 
 export interface WrittenNumber {
@@ -200,7 +262,13 @@ let defaults: Vocabulary | null = null;
 
 export function vocabularyOf(rules: Pick<PlaceRules, 'citationVocabulary'> | null): Vocabulary {
   const extra = rules?.citationVocabulary;
-  if (!extra) return (defaults ??= { standards: DEFAULT_STANDARD_VOCAB, conditions: DEFAULT_CONDITIONS, conditionNames: DEFAULT_CONDITION_NAMES, permissions: DEFAULT_PERMISSION_WORDS });
+  if (!extra)
+    return (defaults ??= {
+      standards: DEFAULT_STANDARD_VOCAB,
+      conditions: DEFAULT_CONDITIONS,
+      conditionNames: DEFAULT_CONDITION_NAMES,
+      permissions: DEFAULT_PERMISSION_WORDS,
+    });
   if (vocabCache.has(extra)) return vocabCache.get(extra)!;
   const standards = { ...DEFAULT_STANDARD_VOCAB };
   const conditions: Record<string, RegExp[]> = { ...DEFAULT_CONDITIONS };

@@ -72,7 +72,12 @@ export function citedValueCount(rules: PlaceRules): number {
 }
 
 export function districtSummaries(rules: PlaceRules): DistrictSummary[] {
-  return Object.entries(rules.districts).map(([code, d]) => ({ code, name: d.name, buildingTypes: Object.keys(d.buildingTypes ?? {}), citedValues: citedIn(rules, code) }));
+  return Object.entries(rules.districts).map(([code, d]) => ({
+    code,
+    name: d.name,
+    buildingTypes: Object.keys(d.buildingTypes ?? {}),
+    citedValues: citedIn(rules, code),
+  }));
 }
 
 export function districtView(rules: PlaceRules, code: string, d: DistrictRules): DistrictRulesView {

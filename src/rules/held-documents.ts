@@ -61,9 +61,23 @@ export class DocumentError extends SitelineError {
 // typographic quotes and dashes made plain, every run of white space one space.
 
 const FOLD: Record<string, string> = {
-  '\u2018': "'", '\u2019': "'", '\u201A': "'", '\u201B': "'", '\u2032': "'",
-  '\u201C': '"', '\u201D': '"', '\u201E': '"', '\u201F': '"', '\u2033': '"',
-  '\u2010': '-', '\u2011': '-', '\u2012': '-', '\u2013': '-', '\u2014': '-', '\u2015': '-', '\u2212': '-',
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u201A': "'",
+  '\u201B': "'",
+  '\u2032': "'",
+  '\u201C': '"',
+  '\u201D': '"',
+  '\u201E': '"',
+  '\u201F': '"',
+  '\u2033': '"',
+  '\u2010': '-',
+  '\u2011': '-',
+  '\u2012': '-',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2015': '-',
+  '\u2212': '-',
 };
 
 /** The text normalised for matching, with each normalised character's offset in the original. */
@@ -133,7 +147,8 @@ export function onBoundaries(text: string, start: number, end: number): boolean 
 
 /** Occurrences of a part in [from, to) on word and number boundaries, first first. */
 function* occurrences(normalized: string, part: string, from: number, to: number): Generator<number> {
-  for (let at = normalized.indexOf(part, from); at >= 0 && at + part.length <= to; at = normalized.indexOf(part, at + 1)) if (onBoundaries(normalized, at, at + part.length)) yield at;
+  for (let at = normalized.indexOf(part, from); at >= 0 && at + part.length <= to; at = normalized.indexOf(part, at + 1))
+    if (onBoundaries(normalized, at, at + part.length)) yield at;
 }
 
 /**
@@ -141,7 +156,12 @@ function* occurrences(normalized: string, part: string, from: number, to: number
  * number boundaries and each gap at most MAX_ELISION characters; null when they do not. Every
  * occurrence of each part is tried.
  */
-export function findQuote(normalized: string, quote: string, from = 0, to = normalized.length): { start: number; end: number; parts: [number, number][] } | null {
+export function findQuote(
+  normalized: string,
+  quote: string,
+  from = 0,
+  to = normalized.length,
+): { start: number; end: number; parts: [number, number][] } | null {
   const parts = quoteParts(quote);
   if (parts.length === 0) return null;
   const place = (i: number, after: number, spans: [number, number][]): [number, number][] | null => {
@@ -211,7 +231,31 @@ function textSections(text: string): DocumentSection[] {
   return closeSections(open, text.length);
 }
 
-const BLOCK = new Set(['p', 'div', 'section', 'article', 'li', 'tr', 'table', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'dd', 'dt', 'blockquote', 'pre', 'header', 'footer', 'main']);
+const BLOCK = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'li',
+  'tr',
+  'table',
+  'br',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'dd',
+  'dt',
+  'blockquote',
+  'pre',
+  'header',
+  'footer',
+  'main',
+]);
 
 /** An HTML page's text (block elements on their own lines, table cells separated by " | ") and its h1-h6 sections. */
 export function htmlText(html: string): { text: string; sections: DocumentSection[] } {
@@ -338,9 +382,12 @@ async function load(file: string, decl: DocumentDeclaration): Promise<HeldDocume
   }
   const actual = sha256Of(data);
   if (actual !== decl.sha256)
-    throw new DocumentError(`document ${decl.id}: ${decl.file} has sha256 ${actual}, the manifest says ${decl.sha256} (the document changed: check its citations, then accept the new digest)`, {
-      document: decl.id,
-    });
+    throw new DocumentError(
+      `document ${decl.id}: ${decl.file} has sha256 ${actual}, the manifest says ${decl.sha256} (the document changed: check its citations, then accept the new digest)`,
+      {
+        document: decl.id,
+      },
+    );
   let text: string;
   let sections: DocumentSection[];
   if (decl.format === 'pdf') {
@@ -371,7 +418,11 @@ export function normalizedOffset(doc: HeldDocument, textOffset: number): number 
 /** The sections a citation's section names: by number ("3.1.8") or by heading, first match in document order. */
 export function findSection(doc: HeldDocument, section: string): DocumentSection | null {
   const want = section.trim().replace(/^(?:Section|Sec\.?|§)\s*/i, '');
-  return doc.sections.find((s) => s.id === want) ?? doc.sections.find((s) => normalizeForMatch(s.heading).toLowerCase() === normalizeForMatch(section).toLowerCase()) ?? null;
+  return (
+    doc.sections.find((s) => s.id === want) ??
+    doc.sections.find((s) => normalizeForMatch(s.heading).toLowerCase() === normalizeForMatch(section).toLowerCase()) ??
+    null
+  );
 }
 
 /** The normalised span [from, to) of a section. */

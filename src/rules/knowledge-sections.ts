@@ -37,7 +37,10 @@ const sectionsByRules = new WeakMap<PlaceRules, KnowledgeSection[]>();
 
 /** Records the knowledge sections of loaded rules (load-rules, after verification). */
 export function setKnowledgeSections(rules: PlaceRules, sections: KnowledgeSection[]): void {
-  sectionsByRules.set(rules, sections.sort((a, b) => a.section.localeCompare(b.section, 'en', { numeric: true }) || a.sectionUuid.localeCompare(b.sectionUuid)));
+  sectionsByRules.set(
+    rules,
+    sections.sort((a, b) => a.section.localeCompare(b.section, 'en', { numeric: true }) || a.sectionUuid.localeCompare(b.sectionUuid)),
+  );
 }
 
 /** The knowledge sections of a place's loaded rules (none when nothing is cited). */

@@ -27,7 +27,7 @@ function allValues(rules: PlaceRules) {
   ]);
 }
 
-test('every shipped place\'s rules load and validate, and loads are cached', async () => {
+test("every shipped place's rules load and validate, and loads are cached", async () => {
   for (const named of ['cambridge-ma', 'chicago-il', 'saanich-bc', 'paradise-tx', 'somerville-ma']) assert.ok(PLACES.includes(named), named);
   for (const slug of PLACES) {
     const r = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), slug);
@@ -99,8 +99,7 @@ test('Paradise: districts come from the OZFS feed at load time, indicative (a sa
   assert.ok(r.districts['R-2']!.standards.minLotAreaSqft!.tiers);
   for (const v of allValues(r)) assert.notEqual(v.status, 'cited', `${v.code} ${v.key}`);
   // A residential type the feed does not list is unknown, never prohibited.
-  for (const d of Object.values(r.districts))
-    for (const u of d.uses) assert.notEqual(u.permission, 'prohibited', `${u.use}`);
+  for (const d of Object.values(r.districts)) for (const u of d.uses) assert.notEqual(u.permission, 'prohibited', `${u.use}`);
   const unlisted = r.districts['R-1']!.uses.find((u) => u.use === 'residential:4_plus')!;
   assert.deepEqual([unlisted.permission, unlisted.status], ['unknown', 'not_extracted']);
   await assert.rejects(loadPlaceRules(rulesIn({ sourceDir: fs.mkdtempSync(path.join(os.tmpdir(), 'siteline-nosrc-')) }), 'paradise-tx'), (e: Error) => {
@@ -134,7 +133,10 @@ test('a bad rules file fails with a message naming the path and the field', asyn
 
   const zero = structuredClone(good);
   zero.districts.BA.standards.maxFar = { status: 'not_extracted', value: 0 };
-  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('cambridge-ma', zero) }), 'cambridge-ma'), /districts\.BA\.standards\.maxFar\.value: not_extracted carries value null/);
+  await assert.rejects(
+    loadPlaceRules(rulesIn({ placesDir: tmpPlaces('cambridge-ma', zero) }), 'cambridge-ma'),
+    /districts\.BA\.standards\.maxFar\.value: not_extracted carries value null/,
+  );
 
   const typo = structuredClone(good);
   typo.districts.BA.standards.maxHieght = { status: 'not_extracted' };
@@ -145,8 +147,14 @@ test('a bad rules file fails with a message naming the path and the field', asyn
   await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('cambridge-ma', schedule) }), 'cambridge-ma'), /districts\.SD-1\.governedBy/);
 
   await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('cambridge-ma', '{ not json') }), 'cambridge-ma'), /is not valid JSON/);
-  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('chicago-il', good) }), 'cambridge-ma'), /Cannot read rules file .*cambridge-ma.*rules\.json: ENOENT/);
-  await assert.rejects(loadPlaceRules(rulesIn({ placesDir: tmpPlaces('chicago-il', good) }), 'chicago-il'), /slug: "cambridge-ma" does not match the folder "chicago-il"/);
+  await assert.rejects(
+    loadPlaceRules(rulesIn({ placesDir: tmpPlaces('chicago-il', good) }), 'cambridge-ma'),
+    /Cannot read rules file .*cambridge-ma.*rules\.json: ENOENT/,
+  );
+  await assert.rejects(
+    loadPlaceRules(rulesIn({ placesDir: tmpPlaces('chicago-il', good) }), 'chicago-il'),
+    /slug: "cambridge-ma" does not match the folder "chicago-il"/,
+  );
   await assert.rejects(loadPlaceRules(rulesIn({}), '../etc'), /Not a place slug/);
 });
 

@@ -7,13 +7,12 @@ import type { z } from 'zod';
 import { SitelineError } from '../core/errors.ts';
 import type { AppContext } from '../context.ts';
 import { cacheKind, type CacheDoors } from '../caches.ts';
-import { placeRulesSchema, districtRulesSchema, type PlaceRules, } from '../core/rules-schema.ts';
+import { placeRulesSchema, districtRulesSchema, type PlaceRules } from '../core/rules-schema.ts';
 import { ozfsToDistricts, ozfsZoningSchema } from './ozfs-rules.ts';
 import { sectionUuidOf, setKnowledgeSections, type KnowledgeSection } from './knowledge-sections.ts';
 import { citationsOfRules, describeFailures, verifyRulesCitations, type VerifyReport } from './verify-citations.ts';
 import { findSection, heldDocuments, type DocumentDeclaration, type HeldDocuments } from './held-documents.ts';
 import { loadManifest, type Manifest } from '../places/manifest.ts';
-
 
 /** The repository's places directory (one folder per place slug). */
 export const PLACES_DIR = path.resolve(import.meta.dirname, '../../places');
@@ -101,7 +100,8 @@ export async function readRulesFileForVerify(slug: string, placesDir: string, so
     // Districts written in the rules file itself take precedence over the feed's.
     rules.districts = { ...fromFeed, ...rules.districts };
     for (const [code, target] of Object.entries(rules.aliases))
-      if (!(target in rules.districts)) throw new RulesFileError(file, `Invalid rules file ${file}:\n  aliases.${code}: alias target "${target}" is not a district`);
+      if (!(target in rules.districts))
+        throw new RulesFileError(file, `Invalid rules file ${file}:\n  aliases.${code}: alias target "${target}" is not a district`);
   }
   return rules;
 }
@@ -110,7 +110,19 @@ export async function readRulesFileForVerify(slug: string, placesDir: string, so
 export function citableDocuments(m: Manifest): DocumentDeclaration[] {
   return m.documents.flatMap((d) =>
     d.id && d.title && d.format && d.edition && d.retrieved && d.licence && d.url
-      ? [{ id: d.id, title: d.title, file: d.file, sha256: d.sha256, format: d.format, edition: d.edition, retrieved: d.retrieved, licence: d.licence, url: d.url }]
+      ? [
+          {
+            id: d.id,
+            title: d.title,
+            file: d.file,
+            sha256: d.sha256,
+            format: d.format,
+            edition: d.edition,
+            retrieved: d.retrieved,
+            licence: d.licence,
+            url: d.url,
+          },
+        ]
       : [],
   );
 }
@@ -134,7 +146,10 @@ async function resolveCitations(rules: PlaceRules, placesDir: string, sourceDir:
   const placeRoot = sourceDir ? path.join(sourceDir, manifest.sourceFolder) : null;
   const report = await verifyRulesCitations(rules, documents, placeRoot, held);
   if (report.failures.length)
-    throw new RulesFileError(file, `Rules file ${file}: ${report.failures.length} of ${report.checked} citations do not verify against the documents the place holds:\n${describeFailures(report)}`);
+    throw new RulesFileError(
+      file,
+      `Rules file ${file}: ${report.failures.length} of ${report.checked} citations do not verify against the documents the place holds:\n${describeFailures(report)}`,
+    );
   const byId = new Map(documents.map((d) => [d.id, d]));
   const sections = new Map<string, KnowledgeSection>();
   // A reading's support quote is evidence a reader checks too: it is completed like a citation.

@@ -112,7 +112,10 @@ function readTables(doc: HeldDocument, s: DocumentSection, vocab: Vocabulary): S
     }
     if (/^\|(?:\s*:?-+:?\s*\|)+$/.test(line)) return;
     // Markdown rows close with "|"; an HTML page's text rows (held-documents.ts) do not.
-    const cells = line.split('|').slice(1, line.endsWith('|') ? -1 : undefined).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, line.endsWith('|') ? -1 : undefined)
+      .map((c) => c.trim());
     for (let c = 0; c < cells.length; c++) {
       if (!isLabelCell(cells[c]!)) continue;
       const values: string[] = [];

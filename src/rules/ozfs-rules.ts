@@ -113,7 +113,10 @@ export function ozfsToDistricts(doc: OzfsZoning, src: OzfsSource): Record<string
           use: `residential:${t}`,
           permission: 'unknown',
           status: 'not_extracted',
-          note: allowed === null ? 'The OZFS feed lists no residential types for this district.' : `Not in the OZFS res_types_allowed of ${p.dist_abbr}; whether the ordinance allows it was not read.`,
+          note:
+            allowed === null
+              ? 'The OZFS feed lists no residential types for this district.'
+              : `Not in the OZFS res_types_allowed of ${p.dist_abbr}; whether the ordinance allows it was not read.`,
         });
     }
     uses.push({ use: 'non-residential uses', permission: 'unknown', status: 'not_extracted', note: 'OZFS 0.5 encodes residential types only.' });

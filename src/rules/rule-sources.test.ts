@@ -20,7 +20,10 @@ test('research notes: missing -> empty; unreadable -> an error naming the file; 
     assert.throws(() => ruleSources(ctx, 'broken'), /Cannot read the research notes .*RULES-FACTS\.md: EISDIR/);
 
     fs.mkdirSync(path.join(dir, 'good'));
-    fs.writeFileSync(path.join(dir, 'good', 'RULES-FACTS.md'), '| id | source | date | kind |\n|---|---|---|---|\n| S1 | Zoning Ordinance – https://example.org/zo | 2025-02-10 | bylaw |\n');
+    fs.writeFileSync(
+      path.join(dir, 'good', 'RULES-FACTS.md'),
+      '| id | source | date | kind |\n|---|---|---|---|\n| S1 | Zoning Ordinance – https://example.org/zo | 2025-02-10 | bylaw |\n',
+    );
     assert.deepEqual([...ruleSources(ctx, 'good').values()], [{ id: 'S1', title: 'Zoning Ordinance', url: 'https://example.org/zo', date: '2025-02-10' }]);
     // kept until the context's rules are reloaded, then read again
     fs.appendFileSync(path.join(dir, 'good', 'RULES-FACTS.md'), '| S2 | Zoning Map | 2025-03-01 | map |\n');

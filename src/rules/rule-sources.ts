@@ -46,7 +46,10 @@ export function ruleSources(ctx: Pick<AppContext, 'config' | 'caches'>, sourceFo
     if (!m) continue;
     const cell = m[2]!.trim();
     const url = /https?:\/\/\S+/.exec(cell)?.[0] ?? null;
-    const title = cell.replace(/\s*[–-]\s*https?:\/\/.*$/, '').replace(/`/g, '').trim();
+    const title = cell
+      .replace(/\s*[–-]\s*https?:\/\/.*$/, '')
+      .replace(/`/g, '')
+      .trim();
     out.set(m[1]!, { id: m[1]!, title: title || cell, url, date: m[3]!.replace(/\*\*/g, '').trim() });
   }
   cache.set(file, out);

@@ -61,7 +61,7 @@ function disagreement(h: HandRead, stated: { value?: number | null; tiers?: Rule
   return null;
 }
 
-test('the hand-read table of Somerville (every one of the 23 building types) agrees with the rules on every value, and its words are the ordinance\'s', async () => {
+test("the hand-read table of Somerville (every one of the 23 building types) agrees with the rules on every value, and its words are the ordinance's", async () => {
   const { rules, doc } = await setup();
   const types = new Set(table.map((h) => `${h.district}/${h.buildingType}`));
   assert.equal(types.size, 23, 'all 23 building types are read');
@@ -105,7 +105,11 @@ test('rules suggest against the hand-read table: precision and recall per standa
     const d = rules.districts[h.district]!;
     const bt = d.buildingTypes![h.buildingType]!;
     const sections = sectionsWithin(doc, findSection(doc, bt.section)!);
-    const found = suggestCitations(doc, vocab, { sections, standard: h.standard, scope: { district: h.district, districtRules: d, buildingType: h.buildingType, bt } });
+    const found = suggestCitations(doc, vocab, {
+      sections,
+      standard: h.standard,
+      scope: { district: h.district, districtRules: d, buildingType: h.buildingType, bt },
+    });
     const citable = found.filter((c) => c.citable && c.proposal);
     const s = per.get(h.standard) ?? { tp: 0, fp: 0, fn: 0, proposals: 0, read: 0 };
     per.set(h.standard, s);
@@ -113,7 +117,8 @@ test('rules suggest against the hand-read table: precision and recall per standa
     const right = citable.filter((c) => h.notExtracted === undefined && disagreement(h, c.proposal!) === null);
     s.tp += right.length;
     s.fp += citable.length - right.length;
-    for (const c of citable) if (!right.includes(c)) misses.push(`FP ${h.district}/${h.buildingType} ${h.standard}: ${JSON.stringify(c.proposal)} from "${c.quote}"`);
+    for (const c of citable)
+      if (!right.includes(c)) misses.push(`FP ${h.district}/${h.buildingType} ${h.standard}: ${JSON.stringify(c.proposal)} from "${c.quote}"`);
     if (h.notExtracted === undefined) {
       s.read++;
       if (right.length === 0) {

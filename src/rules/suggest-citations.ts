@@ -4,7 +4,15 @@
 // sentences that carry the standard's words. Every proposal is run through the checker
 // (verify-citations.ts) before it is offered as citable. `siteline rules suggest` prints them;
 // `siteline rules cite` writes one after the same check.
-import { BUILDING_TYPE_STANDARD_UNITS, type BuildingType, type BuildingTypeStandardKey, type Citation, type DistrictRules, type RuleTier, type RuleValue } from '../core/rules-schema.ts';
+import {
+  BUILDING_TYPE_STANDARD_UNITS,
+  type BuildingType,
+  type BuildingTypeStandardKey,
+  type Citation,
+  type DistrictRules,
+  type RuleTier,
+  type RuleValue,
+} from '../core/rules-schema.ts';
 import { normalizeForMatch, type DocumentSection, type HeldDocument } from './held-documents.ts';
 import { isDash, sectionTables, type TableRow } from './ordinance-tables.ts';
 import { numbersIn, statedWithUnit, type UnitKind, type Vocabulary } from './citation-vocabulary.ts';
@@ -26,7 +34,12 @@ export interface Candidate {
 /** Sections whose heading names the district or building type (by code, name or number). */
 export function sectionsNaming(doc: HeldDocument, name: string): DocumentSection[] {
   const want = normalizeForMatch(name).toLowerCase();
-  return doc.sections.filter((s) => s.id === name || normalizeForMatch(s.heading).toLowerCase().includes(want) || new RegExp(`\\(${want.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`).test(s.heading.toLowerCase()));
+  return doc.sections.filter(
+    (s) =>
+      s.id === name ||
+      normalizeForMatch(s.heading).toLowerCase().includes(want) ||
+      new RegExp(`\\(${want.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`).test(s.heading.toLowerCase()),
+  );
 }
 
 /** The sections inside a root section (itself included), in document order. */
@@ -53,11 +66,20 @@ function proposalOf(rows: ReadRow[], quoted: TableRow[]): { value?: number; tier
   const pieces = new Set<TableRow>();
   for (const r of rows) for (let x: TableRow | null = r.row; x; x = x.parent) pieces.add(x);
   for (const q of quoted) pieces.add(q);
-  const quote = [...pieces].sort((a, b) => a.seg.index - b.seg.index).map((r) => r.seg.text).join(' … ');
+  const quote = [...pieces]
+    .sort((a, b) => a.seg.index - b.seg.index)
+    .map((r) => r.seg.text)
+    .join(' … ');
   if (rows.length === 1 && rows[0]!.path.length === 0 && rows[0]!.numbers.length === 1) return { value: rows[0]!.numbers[0]!, quote };
   const others = (r: ReadRow) => rows.filter((o) => o !== r && o.path.length).map((o) => o.path.join(' / '));
   const tiers = rows.map((r) => ({
-    when: r.path.length ? r.path : [`Not ${others(r).join(' or ').replace(/^./, (c) => c.toLowerCase())}`],
+    when: r.path.length
+      ? r.path
+      : [
+          `Not ${others(r)
+            .join(' or ')
+            .replace(/^./, (c) => c.toLowerCase())}`,
+        ],
     values: r.numbers.map(String),
   }));
   return { tiers, quote };
@@ -69,7 +91,13 @@ function supportFor(doc: HeldDocument, s: DocumentSection, values: string[], uni
   if (cells.length !== 2) return null;
   const want = cells.map((c) => numbersIn(c)[0]?.value);
   const lines = doc.text.slice(s.start, s.end).split('\n');
-  const cellsOf = (l: string) => l.trim().split('|').slice(1, -1).map((c) => c.trim()).filter(Boolean);
+  const cellsOf = (l: string) =>
+    l
+      .trim()
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim())
+      .filter(Boolean);
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!.trim();
     const isRow = l.startsWith('|');
@@ -80,7 +108,11 @@ function supportFor(doc: HeldDocument, s: DocumentSection, values: string[], uni
       if (!r || r[0] !== want[0] || r[1] !== want[1]) continue;
       if (!isRow) {
         // The words around the range, as far as the sentence's clause goes.
-        const m = new RegExp(`[^,;:]*\\b(?:${numbersIn(t, { words: true }).map((n) => n.text).join('|')})\\b[^,;:.]*`).exec(t);
+        const m = new RegExp(
+          `[^,;:]*\\b(?:${numbersIn(t, { words: true })
+            .map((n) => n.text)
+            .join('|')})\\b[^,;:.]*`,
+        ).exec(t);
         return { quote: (m ? m[0] : t).trim(), range: r };
       }
       const above = lines[i - 1]?.trim() ?? '';
@@ -95,6 +127,7 @@ function supportFor(doc: HeldDocument, s: DocumentSection, values: string[], uni
  * Candidate passages in the given sections (table rows first, then sentences). With a standard, each
  * carries what the checker reads from it and whether the checker accepts it for `scope`.
  */
+// Long because: one walk over the sections' rows and sentences, each candidate read the way the checker reads it.
 export function suggestCitations(
   doc: HeldDocument,
   vocab: Vocabulary,
@@ -134,7 +167,10 @@ export function suggestCitations(
     for (const table of [...new Set(rows.map((r) => r.head.seg.table))]) {
       const entry = rows.filter((r) => r.head.seg.table === table);
       const read = readRowsOf(entry, sv, unit, null);
-      const p = proposalOf(read.rows, entry.map((e) => e.head));
+      const p = proposalOf(
+        read.rows,
+        entry.map((e) => e.head),
+      );
       const first = entry[0]!.head;
       const quote = 'quote' in p ? p.quote : entry.map((e) => e.head.seg.text).join(' … ');
       if (seen.has(`${s.id}|${quote}`)) continue;
@@ -146,8 +182,20 @@ export function suggestCitations(
         const [a, b] = support.range;
         const value = sv.bound === 'min' ? a : b;
         c.quote = read.rows[0]!.row.seg.text;
-        c.proposal = { value, reading: { columns: 'min/max', support: { document: doc.declaration.id, section: s.id, quote: support.quote } as Citation, note: `The row gives ${a} and ${b}; the section states the range.` } };
-        judge(c, { document: doc.declaration.id, section: s.id, quote: c.quote } as Citation, { status: 'cited_conditional', value, condition: 'suggested', reading: c.proposal.reading! });
+        c.proposal = {
+          value,
+          reading: {
+            columns: 'min/max',
+            support: { document: doc.declaration.id, section: s.id, quote: support.quote } as Citation,
+            note: `The row gives ${a} and ${b}; the section states the range.`,
+          },
+        };
+        judge(c, { document: doc.declaration.id, section: s.id, quote: c.quote } as Citation, {
+          status: 'cited_conditional',
+          value,
+          condition: 'suggested',
+          reading: c.proposal.reading!,
+        });
         if (!c.citable) {
           c.why = `${(p as { why: string }).why}; with the range "${support.quote}" as its reading: ${c.why}`;
           delete c.proposal;
@@ -157,7 +205,11 @@ export function suggestCitations(
         c.why = p.why;
       } else {
         c.proposal = p.tiers ? { tiers: p.tiers } : { value: p.value! };
-        judge(c, { document: doc.declaration.id, section: s.id, quote } as Citation, { status: 'cited_conditional', ...(p.tiers ? { tiers: p.tiers } : { value: p.value! }), condition: 'suggested' });
+        judge(c, { document: doc.declaration.id, section: s.id, quote } as Citation, {
+          status: 'cited_conditional',
+          ...(p.tiers ? { tiers: p.tiers } : { value: p.value! }),
+          condition: 'suggested',
+        });
       }
       out.push(c);
     }

@@ -89,7 +89,9 @@ export function districtConditions(rules: PlaceRules, d: DistrictRules): Conditi
   const types = d.buildingTypes ? Object.keys(d.buildingTypes) : [null];
   for (const t of types) {
     for (const c of conditionsOfTable(rules, d, t)) {
-      const same = out.find((o) => o.key === c.key && o.values.length === c.values.length && o.values.every((v, i) => conditionWordKey(v) === conditionWordKey(c.values[i]!)));
+      const same = out.find(
+        (o) => o.key === c.key && o.values.length === c.values.length && o.values.every((v, i) => conditionWordKey(v) === conditionWordKey(c.values[i]!)),
+      );
       if (same) {
         if (t) same.buildingTypes!.push(t);
         for (const s of c.standards) if (!same.standards.includes(s)) same.standards.push(s);
@@ -107,9 +109,16 @@ const listed = (cs: readonly TableCondition[]) => cs.map((c) => `${c.name} (${c.
  * to one condition of its table), checked against the table's own: an unknown condition or value, or
  * two values of one condition, is bad input naming the table's conditions and values.
  */
-export function readStatedConditions(texts: readonly string[], table: readonly TableCondition[], tableName: string, names: Readonly<Record<string, string>> = {}): StatedCondition[] {
-  if (texts.length > MAX_STATED_CONDITIONS) throw new SitelineError('bad_input', `At most ${MAX_STATED_CONDITIONS} conditions may be stated (${texts.length} were).`);
-  if (texts.length && !table.length) throw new SitelineError('bad_input', `${tableName} states no value under a condition a caller can state: leave the conditions out.`);
+export function readStatedConditions(
+  texts: readonly string[],
+  table: readonly TableCondition[],
+  tableName: string,
+  names: Readonly<Record<string, string>> = {},
+): StatedCondition[] {
+  if (texts.length > MAX_STATED_CONDITIONS)
+    throw new SitelineError('bad_input', `At most ${MAX_STATED_CONDITIONS} conditions may be stated (${texts.length} were).`);
+  if (texts.length && !table.length)
+    throw new SitelineError('bad_input', `${tableName} states no value under a condition a caller can state: leave the conditions out.`);
   const out: StatedCondition[] = [];
   for (const raw of texts) {
     const text = raw.replace(/\s+/g, ' ').trim();
@@ -122,13 +131,16 @@ export function readStatedConditions(texts: readonly string[], table: readonly T
       c = table.find((x) => fold(x.key) === name || fold(x.name) === name);
       // A condition of another table named by its key (a form's field): said by its name.
       const said = text.slice(0, eq).trim();
-      if (!c) throw new SitelineError('bad_input', `"${names[said.toLowerCase()] ?? said}" is not a condition of ${tableName}. Its conditions: ${listed(table)}.`);
+      if (!c)
+        throw new SitelineError('bad_input', `"${names[said.toLowerCase()] ?? said}" is not a condition of ${tableName}. Its conditions: ${listed(table)}.`);
     } else c = table.find((x) => x.values.some((v) => fold(v) === fold(valueText)));
     const value = c?.values.find((v) => fold(v) === fold(valueText));
     if (!c || !value) {
       throw new SitelineError(
         'bad_input',
-        c ? `"${valueText}" is not a value of ${c.name} in ${tableName}. Its values: ${c.values.join(', ')}.` : `"${valueText}" is not a condition of ${tableName}. Its conditions: ${listed(table)}.`,
+        c
+          ? `"${valueText}" is not a value of ${c.name} in ${tableName}. Its values: ${c.values.join(', ')}.`
+          : `"${valueText}" is not a condition of ${tableName}. Its conditions: ${listed(table)}.`,
       );
     }
     const twice = out.find((o) => o.key === c!.key);
@@ -157,7 +169,10 @@ export function statedAgainstTable(kept: readonly { key: string; value: string }
 }
 
 /** The envelope's conditions input: the stated ones, and the table's others nobody stated (named in notes). */
-export function envelopeConditions(table: readonly TableCondition[], stated: readonly StatedCondition[]): { stated: StatedCondition[]; open: { name: string; words: string[] }[] } | null {
+export function envelopeConditions(
+  table: readonly TableCondition[],
+  stated: readonly StatedCondition[],
+): { stated: StatedCondition[]; open: { name: string; words: string[] }[] } | null {
   if (!table.length) return null;
   return { stated: [...stated], open: table.filter((t) => !stated.some((s) => s.key === t.key)).map((t) => ({ name: t.name, words: t.words.flat() })) };
 }

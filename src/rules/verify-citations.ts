@@ -28,8 +28,33 @@ import {
   type RuleValue,
   type UseRule,
 } from '../core/rules-schema.ts';
-import { DocumentError, findQuote, findSection, normalizeForMatch, quoteParts, readDocuments, sectionSpan, type DocumentDeclaration, type DocumentSection, type HeldDocument, type HeldDocuments } from './held-documents.ts';
-import { BOUND_WORDS, foldWords, numbersIn, sameWords, statedWithUnit, UNIT_RULES, unitFollows, vocabularyOf, type Bound, type StandardVocab, type UnitKind, type Vocabulary } from './citation-vocabulary.ts';
+import {
+  DocumentError,
+  findQuote,
+  findSection,
+  normalizeForMatch,
+  quoteParts,
+  readDocuments,
+  sectionSpan,
+  type DocumentDeclaration,
+  type DocumentSection,
+  type HeldDocument,
+  type HeldDocuments,
+} from './held-documents.ts';
+import {
+  BOUND_WORDS,
+  foldWords,
+  numbersIn,
+  sameWords,
+  statedWithUnit,
+  UNIT_RULES,
+  unitFollows,
+  vocabularyOf,
+  type Bound,
+  type StandardVocab,
+  type UnitKind,
+  type Vocabulary,
+} from './citation-vocabulary.ts';
 import { blockOf, conditionPath, isDash, leaves, RANGE_CELL, sectionTables, type SectionTables, type TableRow } from './ordinance-tables.ts';
 
 export { numbersIn } from './citation-vocabulary.ts';
@@ -95,8 +120,18 @@ export function* citationsOfRules(rules: PlaceRules): Generator<CitedItem> {
       );
     yield* standards(undefined, d.standards);
     if (d.otherStandards?.citation)
-      yield { district: code, districtRules: d, item: 'otherStandards', unit: null, value: null, use: null, status: d.otherStandards.status, citation: d.otherStandards.citation };
-    for (const u of d.uses) if (u.citation) yield { district: code, districtRules: d, item: `use:${u.use}`, unit: null, value: null, use: u, status: u.status, citation: u.citation };
+      yield {
+        district: code,
+        districtRules: d,
+        item: 'otherStandards',
+        unit: null,
+        value: null,
+        use: null,
+        status: d.otherStandards.status,
+        citation: d.otherStandards.citation,
+      };
+    for (const u of d.uses)
+      if (u.citation) yield { district: code, districtRules: d, item: `use:${u.use}`, unit: null, value: null, use: u, status: u.status, citation: u.citation };
     for (const [bt, t] of Object.entries(d.buildingTypes ?? {})) yield* standards([bt, t], t.standards);
   }
 }
@@ -120,15 +155,19 @@ function headingNames(heading: string, ...names: string[]): boolean {
 /** Why the cited section is not the item's own, or null. */
 function checkScope(doc: HeldDocument, item: Pick<CitedItem, 'district' | 'districtRules' | 'buildingType' | 'bt'>, section: DocumentSection): string | null {
   const d = item.districtRules;
-  if (!d.section) return `district ${item.district} declares no section of ${doc.declaration.id} (districts.${item.district}.section), so whether § ${section.id} is the district's own cannot be checked`;
+  if (!d.section)
+    return `district ${item.district} declares no section of ${doc.declaration.id} (districts.${item.district}.section), so whether § ${section.id} is the district's own cannot be checked`;
   const ds = findSection(doc, d.section);
   if (!ds) return `district ${item.district}'s section ${d.section} is not a section of ${doc.declaration.id}`;
   if (item.bt) {
     const bs = findSection(doc, item.bt.section);
     if (!bs) return `building type ${item.buildingType}'s section ${item.bt.section} is not a section of ${doc.declaration.id}`;
-    if (!headingNames(bs.heading, item.bt.name)) return `building type ${item.buildingType}'s section ${item.bt.section} is headed "${bs.heading}", which does not name ${item.bt.name}`;
-    if (!within(doc, bs, ds)) return `building type ${item.buildingType}'s section ${item.bt.section} is not inside district ${item.district}'s section ${d.section}`;
-    if (!within(doc, section, bs)) return `§ ${section.id} (${section.heading}) is not ${item.buildingType}'s section ${item.bt.section} of district ${item.district}`;
+    if (!headingNames(bs.heading, item.bt.name))
+      return `building type ${item.buildingType}'s section ${item.bt.section} is headed "${bs.heading}", which does not name ${item.bt.name}`;
+    if (!within(doc, bs, ds))
+      return `building type ${item.buildingType}'s section ${item.bt.section} is not inside district ${item.district}'s section ${d.section}`;
+    if (!within(doc, section, bs))
+      return `§ ${section.id} (${section.heading}) is not ${item.buildingType}'s section ${item.bt.section} of district ${item.district}`;
     return null;
   }
   if (!within(doc, section, ds)) return `§ ${section.id} (${section.heading}) is not in district ${item.district}'s section ${d.section}`;
@@ -164,7 +203,7 @@ function quoteKind(doc: HeldDocument, parts: [number, number][]): 'table' | 'tex
   if (onTable.every(Boolean)) return 'table';
   if (onTable.some(Boolean)) return { why: 'the quote joins words of a sentence and of a table row: an elision never crosses into a table' };
   const between = doc.text.slice(textAt(parts[0]![0]), textAt(parts[parts.length - 1]![1] - 1));
-  if (/\n\s*\n|\n\s*\||\n#/.test(between)) return { why: 'the quote\'s parts lie in different paragraphs: an elision never crosses a paragraph or a table row' };
+  if (/\n\s*\n|\n\s*\||\n#/.test(between)) return { why: "the quote's parts lie in different paragraphs: an elision never crosses a paragraph or a table row" };
   return 'text';
 }
 
@@ -265,7 +304,8 @@ export function readRow(row: TableRow, head: StandardRow, sv: StandardVocab, uni
   if (bad) return none(bad.why!);
   const pick = (i: number): ReadRow => ({ row, path, numbers: parsed[i]!.numbers });
   // "4 to 6 units": a range states both bounds, whatever the label's marker.
-  if (cells.length === 1 && RANGE_CELL.test(cells[0]!) && parsed[0]!.numbers.length === 2) return { row, path, numbers: [parsed[0]!.numbers[sv.bound === 'min' ? 0 : 1]!] };
+  if (cells.length === 1 && RANGE_CELL.test(cells[0]!) && parsed[0]!.numbers.length === 2)
+    return { row, path, numbers: [parsed[0]!.numbers[sv.bound === 'min' ? 0 : 1]!] };
   if (cells.length === 1) {
     if (bound === 'min/max') return none(`${quoted} gives one number under a (min/max) label: whether it is the minimum or the maximum is not written`);
     if (bound === sv.bound || (bound === null && (sv.implied || (sv.pick && row.parent && sv.pick.test(row.seg.label.trim()))))) return pick(0);
@@ -278,7 +318,8 @@ export function readRow(row: TableRow, head: StandardRow, sv: StandardVocab, uni
     const mapped = (): ReadRow => pick(sv.bound === 'min' ? 0 : 1);
     if (bound === 'min/max') return mapped();
     if (reading?.columns === 'min/max') {
-      if (!reading.range) return none(`${quoted} gives two numbers under a ${bound ? `(${bound})` : 'plain'} label, and the reading's support quote states no range of them`);
+      if (!reading.range)
+        return none(`${quoted} gives two numbers under a ${bound ? `(${bound})` : 'plain'} label, and the reading's support quote states no range of them`);
       if (reading.range[0] !== a || reading.range[1] !== b)
         return none(`${quoted} gives ${a} and ${b}; the reading's support quote states ${reading.range[0]} to ${reading.range[1]}`);
       return { ...mapped(), byReading: true };
@@ -344,7 +385,8 @@ function checkTable(t: SectionTables, sv: StandardVocab, key: string, unit: Unit
     if (row.parent) return `the quote starts at the sub-row "${row.seg.text}", not at the row that names ${key} (${standardsRow})`;
     if (sv.block) {
       const b = blockOf(t, row.seg, sv.block.family);
-      if (b && sv.block.refuse.test(b.label) && sv.labels.some((re) => re.test(row.seg.label))) return `the row "${row.seg.text}" sits under "${b.label}", not a row of ${key} (${standardsRow})`;
+      if (b && sv.block.refuse.test(b.label) && sv.labels.some((re) => re.test(row.seg.label)))
+        return `the row "${row.seg.text}" sits under "${b.label}", not a row of ${key} (${standardsRow})`;
     }
     return `the row "${row.seg.text}" is not the row of ${key}: its label is not ${key}'s (${standardsRow})`;
   }
@@ -389,7 +431,8 @@ function checkTable(t: SectionTables, sv: StandardVocab, key: string, unit: Unit
     const q = requireQuoted(r.row);
     if (q) return q;
     if (r.numbers.length !== 1) return `"${r.row.seg.text}" gives a choice (${r.numbers.join(' or ')}), not one value`;
-    if (!same(r.numbers[0]!, rv.value)) return `the value ${fmt(rv.value, unit)} is not the number "${r.row.seg.text}" states for the ${boundWord(sv.bound)} (${fmt(r.numbers[0]!, unit)})`;
+    if (!same(r.numbers[0]!, rv.value))
+      return `the value ${fmt(rv.value, unit)} is not the number "${r.row.seg.text}" states for the ${boundWord(sv.bound)} (${fmt(r.numbers[0]!, unit)})`;
     return null;
   }
   // Tiers: each reads the row its own condition words name; every condition the table states has one.
@@ -415,7 +458,8 @@ function checkTable(t: SectionTables, sv: StandardVocab, key: string, unit: Unit
       return `${label}: ${nums.map((n) => fmt(n, unit)).join(' or ')} is not what its condition's row "${r.row.seg.text}" states (${r.numbers.map((n) => fmt(n, unit)).join(' or ')})`;
   }
   for (const r of rows)
-    if (!read.has(r)) return `the row "${r.row.seg.text}"${r.path.length ? ` (${r.path.join(' > ')})` : ''} also states ${key}${r.why ? ` (${r.why})` : ''}, and no tier reads it`;
+    if (!read.has(r))
+      return `the row "${r.row.seg.text}"${r.path.length ? ` (${r.path.join(' > ')})` : ''} also states ${key}${r.why ? ` (${r.why})` : ''}, and no tier reads it`;
   return null;
 }
 
@@ -429,7 +473,11 @@ export function proseRange(text: string, unit: UnitKind): [number, number] | nul
     const a = ns[i]!;
     const b = ns[i + 1]!;
     if (!/^\s*(?:\(\d+\)\s*)?(?:to|through|-)\s*$/i.test(text.slice(a.end, b.start))) continue;
-    if (unitFollows(text.slice(b.end).replace(/^\s*\(\d+\)/, ''), unit) && (UNIT_RULES[unit].words?.test(text.slice(b.end).replace(/^\s*\(\d+\)/, '')) ?? false)) return [a.value, b.value];
+    if (
+      unitFollows(text.slice(b.end).replace(/^\s*\(\d+\)/, ''), unit) &&
+      (UNIT_RULES[unit].words?.test(text.slice(b.end).replace(/^\s*\(\d+\)/, '')) ?? false)
+    )
+      return [a.value, b.value];
   }
   return null;
 }
@@ -453,7 +501,10 @@ export function proseValue(text: string, sv: StandardVocab, unit: UnitKind): { v
   for (const m of text.slice(0, lo).matchAll(SEP)) from = m.index + m[0].length;
   const next = text.slice(hi).search(SEP);
   const clause = text.slice(from, next < 0 ? Math.min(text.length, hi + 30) : Math.min(hi + next, hi + 30));
-  if (!inRange && !BOUND_WORDS[sv.bound].test(clause)) return { why: `the quote does not say that ${fmt(nearest.value, unit)} is a ${boundWord(sv.bound)} (no words such as "${sv.bound === 'max' ? 'maximum' : 'minimum'}", "${sv.bound === 'max' ? 'exceed' : 'at least'}", nor a range)` };
+  if (!inRange && !BOUND_WORDS[sv.bound].test(clause))
+    return {
+      why: `the quote does not say that ${fmt(nearest.value, unit)} is a ${boundWord(sv.bound)} (no words such as "${sv.bound === 'max' ? 'maximum' : 'minimum'}", "${sv.bound === 'max' ? 'exceed' : 'at least'}", nor a range)`,
+    };
   const value = inRange ? (sv.bound === 'min' ? range[0] : range[1]) : nearest.value;
   return { value, label: label[0] };
 }
@@ -463,7 +514,11 @@ function checkProse(sv: StandardVocab, key: string, unit: UnitKind, rv: RuleValu
   if (rv.tiers) {
     const stated = statedWithUnit(text, unit, { words: true, prose: true });
     if (!sv.prose.test(text)) return `the quote does not name ${key} (its words: ${sv.prose.source})`;
-    for (const n of tierNumbers(rv.tiers.flatMap((t) => t.values), rv.scale ?? 1) ?? []) if (!stated.some((s) => same(s.value, n))) return `the value ${fmt(n, unit)} is not written in the quote`;
+    for (const n of tierNumbers(
+      rv.tiers.flatMap((t) => t.values),
+      rv.scale ?? 1,
+    ) ?? [])
+      if (!stated.some((s) => same(s.value, n))) return `the value ${fmt(n, unit)} is not written in the quote`;
     return null;
   }
   // A value with no number (no_limit_in_bylaw): the sentence names the standard.
@@ -486,7 +541,9 @@ function checkUse(vocab: Vocabulary, u: UseRule, quote: string): string | null {
   const text = normalizeForMatch(quoteParts(quote).join(' … '));
   if (u.permission === 'unknown') return 'a cited use states its permission (as_of_right, special_permit, conditional or prohibited), not unknown';
   const name = u.use.includes(':') ? u.use.slice(u.use.indexOf(':') + 1).trim() : u.use;
-  const esc = normalizeForMatch(name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
+  const esc = normalizeForMatch(name)
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/ /g, '\\s+');
   if (!new RegExp(`(?<![\\p{L}\\p{N}-])${esc}(?:e?s)?(?![\\p{L}\\p{N}-])`, 'iu').test(text)) return `the quote does not name the use "${name}"`;
   const own = vocab.permissions[u.permission];
   if (!own.some((re) => re.test(text))) return `the quote does not say ${u.permission} (its words: ${own.map((r) => r.source.replace(/\\b/g, '')).join(', ')})`;
@@ -546,7 +603,11 @@ export function checkItem(held: Held, vocab: Vocabulary, item: CitedItem): strin
 }
 
 /** The held documents of a place, read from `placeRoot` (missing or changed documents fail every citation into them). */
-export async function readHeld(documents: readonly DocumentDeclaration[], placeRoot: string | null, docs: HeldDocuments = readDocuments): Promise<{ held: Held; reports: VerifyReport['documents'] }> {
+export async function readHeld(
+  documents: readonly DocumentDeclaration[],
+  placeRoot: string | null,
+  docs: HeldDocuments = readDocuments,
+): Promise<{ held: Held; reports: VerifyReport['documents'] }> {
   const byId = new Map<string, HeldDocument | string>();
   const reports: VerifyReport['documents'] = [];
   for (const d of documents) {
@@ -570,7 +631,15 @@ export async function readHeld(documents: readonly DocumentDeclaration[], placeR
 
 /** One cited item checked, as a report line names it (district, building type, item, document, section). */
 export function checkOne(held: Held, vocab: Vocabulary, c: CitedItem): CitationCheck {
-  const base = { district: c.district, ...(c.buildingType ? { buildingType: c.buildingType } : {}), item: c.item, status: c.status, document: c.citation.document, section: c.citation.section, quote: c.citation.quote };
+  const base = {
+    district: c.district,
+    ...(c.buildingType ? { buildingType: c.buildingType } : {}),
+    item: c.item,
+    status: c.status,
+    document: c.citation.document,
+    section: c.citation.section,
+    quote: c.citation.quote,
+  };
   const why = checkItem(held, vocab, c);
   return why ? { ...base, ok: false, why } : { ...base, ok: true };
 }
@@ -587,7 +656,12 @@ export function checkRules(rules: PlaceRules, held: Held, only?: (item: CitedIte
  * Verifies every citation of a place's rules against the documents its manifest declares, read from
  * `placeRoot`. Documents that are missing or whose digest changed fail every citation into them.
  */
-export async function verifyRulesCitations(rules: PlaceRules, documents: readonly DocumentDeclaration[], placeRoot: string | null, docs: HeldDocuments = readDocuments): Promise<VerifyReport> {
+export async function verifyRulesCitations(
+  rules: PlaceRules,
+  documents: readonly DocumentDeclaration[],
+  placeRoot: string | null,
+  docs: HeldDocuments = readDocuments,
+): Promise<VerifyReport> {
   const { held, reports } = await readHeld(documents, placeRoot, docs);
   const checks = checkRules(rules, held);
   const failures = checks.filter((c) => !c.ok);

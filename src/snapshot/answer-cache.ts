@@ -141,4 +141,3 @@ export function snapshotCacheStats(ctx: Pick<AppContext, 'caches'>): { hits: num
   const c = ctx.caches.of(ANSWERS);
   return { hits: c.hits, misses: c.misses, entries: c.entries.size };
 }
-

@@ -34,7 +34,10 @@ const statedDistrict: AnswerWarningRule = (s) => {
   const z = s.answered ? s.zones : undefined;
   if (!z?.primary || !z.districtSource) return null;
   const name = z.districts.find((d) => d.code === z.primary)?.name ?? z.primary;
-  return { kind: 'stated_district', text: statedSentence(z.primary, name, z.districtSource.buildingType, z.districtSource.statement, z.districtSource.conditions ?? []) };
+  return {
+    kind: 'stated_district',
+    text: statedSentence(z.primary, name, z.districtSource.buildingType, z.districtSource.statement, z.districtSource.conditions ?? []),
+  };
 };
 
 /**

@@ -151,7 +151,9 @@ export function validatePlaceQuery(q: PlaceQuery): void {
   } else if (q.kind === 'id') {
     refuseSlug(q.geoDivisionId);
     if (!GEO_DIVISION_ID.test(q.geoDivisionId.trim())) {
-      throw badInput(`"${q.geoDivisionId}" is not a geoDivisionId. They look like "US-MA:cambridge"; use one returned by a previous call, or pass the city name.`);
+      throw badInput(
+        `"${q.geoDivisionId}" is not a geoDivisionId. They look like "US-MA:cambridge"; use one returned by a previous call, or pass the city name.`,
+      );
     }
   } else if (!(Math.abs(q.latitude) <= 90 && Math.abs(q.longitude) <= 180)) {
     throw badInput('The point is out of range: latitude must be within -90..90 and longitude within -180..180.');
@@ -162,7 +164,12 @@ type Resolved = { kind: 'one'; place: PlaceRecord } | { kind: 'many'; places: Pl
 
 /** The id a city without data would have ("US-MO:springfield"): candidates carry it; passing it back gives the unmapped answer. */
 export function gazetteerGeoDivisionId(name: string, region: string, country: 'US' | 'CA'): string {
-  const slug = name.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return `${country}-${region}:${slug}`;
 }
 
@@ -317,7 +324,9 @@ async function inventoryOf(ctx: AppContext, place: PlaceRecord, district?: strin
     const found = rules ? findDistrict(rules, district.trim()) : null;
     if (!found) {
       const known = rules ? Object.keys(rules.districts) : [];
-      throw badInput(`${place.name} has no district "${district}" in its rules${known.length ? `. Districts: ${known.slice(0, 40).join(', ')}${known.length > 40 ? ', ...' : ''}` : ' (it has no rules file)'}.`);
+      throw badInput(
+        `${place.name} has no district "${district}" in its rules${known.length ? `. Districts: ${known.slice(0, 40).join(', ')}${known.length > 40 ? ', ...' : ''}` : ' (it has no rules file)'}.`,
+      );
     }
     askedDistrict = districtView(rules!, found.code, found.district);
   }
@@ -406,4 +415,3 @@ async function probeCoverageOn(ctx: AppContext, q: PlaceQuery): Promise<Coverage
     message: p.status === 'live' ? `${p.name}, ${p.region} is covered: addresses there can be answered.` : (p.statusReason ?? `${p.name} is not live.`),
   };
 }
-

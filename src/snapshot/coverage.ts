@@ -105,8 +105,8 @@ export async function resolveCoverage(ctx: AppContext, parsed: ParsedAddress): P
         place.status === 'planned_not_live' && place.statusReason?.startsWith(JOINS_TOO_POOR)
           ? `${place.name} is not live: ${place.statusReason.replace(/^The place's data/, 'its data')}`
           : place.status === 'planned_not_live'
-          ? `${place.name} is planned but not live: its zoning districts are catalogued, but it has no address or lot data, so addresses there cannot be answered yet.`
-          : `${place.name} is catalogued but has no data seeded.`,
+            ? `${place.name} is planned but not live: its zoning districts are catalogued, but it has no address or lot data, so addresses there cannot be answered yet.`
+            : `${place.name} is catalogued but has no data seeded.`,
     },
   };
 }

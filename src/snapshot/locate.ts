@@ -11,6 +11,7 @@ export async function locateAddress(ctx: AppContext, place: PlaceRecord, parsed:
   const src = await placeSource(ctx, place);
   let match = await geocodeInPlace(ctx, place.geoDivisionId, parsed, src);
   // A stand-in method's score (or another suffix's address-table row's) becomes the share right the place's audit measured (src/geocoder/calibration.ts).
-  if (match.kind === 'matched' && (match.matchType !== 'address_table' || match.band)) match = calibrateMatch(match, await placeCalibration(ctx, place.geoDivisionId));
+  if (match.kind === 'matched' && (match.matchType !== 'address_table' || match.band))
+    match = calibrateMatch(match, await placeCalibration(ctx, place.geoDivisionId));
   return { src, match };
 }

@@ -23,7 +23,10 @@ export function cleanLotId(raw: string): string {
 
 /** The refusal when the place holds no lot of that id. */
 export function noSuchLot(place: PlaceRecord, id: string): SitelineError {
-  return new SitelineError('bad_input', `${place.name}, ${place.region} has no lot "${id}" in its parcel layer. Use the lot id as the snapshot shows it under "Lot id" (the assessor's id), or click the lot on the map.`);
+  return new SitelineError(
+    'bad_input',
+    `${place.name}, ${place.region} has no lot "${id}" in its parcel layer. Use the lot id as the snapshot shows it under "Lot id" (the assessor's id), or click the lot on the map.`,
+  );
 }
 
 /** A geocoder match with the snapshot's own match types (`lot_id` among them). */

@@ -32,7 +32,16 @@ async function previewOn(ctx: AppContext, address: string): Promise<CoveragePrev
   const parsed = parseAddress(address);
   const cov = await resolveCoverage(ctx, parsed);
   if (cov.kind === 'not_covered') {
-    return { input, covered: false, coverage: cov.coverage, lotFound: false, zoneFound: false, matchType: null, confidence: null, next: 'Nothing more is available for this address now.' };
+    return {
+      input,
+      covered: false,
+      coverage: cov.coverage,
+      lotFound: false,
+      zoneFound: false,
+      matchType: null,
+      confidence: null,
+      next: 'Nothing more is available for this address now.',
+    };
   }
   const place = cov.place;
   const base = { geoDivisionId: place.geoDivisionId, place: { name: place.name, region: place.region, country: place.country } };
@@ -41,7 +50,12 @@ async function previewOn(ctx: AppContext, address: string): Promise<CoveragePrev
     return {
       input,
       covered: false,
-      coverage: { status: 'geocode_failed', eligibilityKnown: true, ...base, message: `${place.name} is covered, but this address could not be matched to a lot with confidence.` },
+      coverage: {
+        status: 'geocode_failed',
+        eligibilityKnown: true,
+        ...base,
+        message: `${place.name} is covered, but this address could not be matched to a lot with confidence.`,
+      },
       lotFound: false,
       zoneFound: false,
       matchType: g.kind === 'matched' ? g.matchType : null,
@@ -57,7 +71,12 @@ async function previewOn(ctx: AppContext, address: string): Promise<CoveragePrev
     covered: lotFound,
     coverage: lotFound
       ? { status: 'live', eligibilityKnown: true, ...base, message: `${place.name} is covered and this address matched a lot.` }
-      : { status: 'geocode_failed', eligibilityKnown: true, ...base, message: `${place.name} is covered, but the lot this address points to is not in the parcel layer.` },
+      : {
+          status: 'geocode_failed',
+          eligibilityKnown: true,
+          ...base,
+          message: `${place.name} is covered, but the lot this address points to is not in the parcel layer.`,
+        },
     lotFound,
     zoneFound: hasZone ?? false,
     matchType: g.matchType,

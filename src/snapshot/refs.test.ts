@@ -14,15 +14,29 @@ const LOT = { areaSqft: 5000, frontageFt: 40, depthFt: 125, cornerLot: false, co
 
 async function referenced(slug: string, zone: string, buildingType?: string) {
   const rules = await loadPlaceRules(rulesIn({ sourceDir: SOURCE_DIR }), slug);
-  const built = buildEnvelope({ rules, primaryZone: zone, zones: [{ code: zone, share: 1 }], overlays: [], lot: LOT, ...(buildingType ? { building: { buildingType } } : {}) });
-  return { rules, built, refs: referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: built.notes, named: rules.sources ?? {} }) };
+  const built = buildEnvelope({
+    rules,
+    primaryZone: zone,
+    zones: [{ code: zone, share: 1 }],
+    overlays: [],
+    lot: LOT,
+    ...(buildingType ? { building: { buildingType } } : {}),
+  });
+  return {
+    rules,
+    built,
+    refs: referenceProvenance({ envelope: built.envelope, permittedUses: built.permittedUses, warnings: built.notes, named: rules.sources ?? {} }),
+  };
 }
 
 test('each citation is defined once, with its sectionUuid, and every value still reaches its own', async () => {
   const { built, refs } = await referenced('somerville-ma', 'NR', 'Detached House');
   const cited = Object.entries(built.envelope).filter(([, v]) => v.citation);
   assert.ok(cited.length >= 5, 'a Detached House in NR has cited values');
-  const distinct = new Set([...cited.map(([, v]) => JSON.stringify(v.citation)), ...built.permittedUses.filter((u) => u.citation).map((u) => JSON.stringify(u.citation))]);
+  const distinct = new Set([
+    ...cited.map(([, v]) => JSON.stringify(v.citation)),
+    ...built.permittedUses.filter((u) => u.citation).map((u) => JSON.stringify(u.citation)),
+  ]);
   assert.equal(Object.keys(refs.citations).length, distinct.size, 'one entry per distinct citation (values and uses)');
   for (const [name, v] of cited) {
     const c = citationOf(refs, refs.envelope[name]);
@@ -55,7 +69,13 @@ test('a citation object changed between calls is keyed afresh (the per-object ke
   // Two objects with equal content name one entry...
   const p = { ...v.citation! };
   const q = { ...v.citation! };
-  const run = () => referenceProvenance({ envelope: { [name]: { ...v, citation: p }, other: { ...v, citation: q } }, permittedUses: [], warnings: [], named: rules.sources ?? {} });
+  const run = () =>
+    referenceProvenance({
+      envelope: { [name]: { ...v, citation: p }, other: { ...v, citation: q } },
+      permittedUses: [],
+      warnings: [],
+      named: rules.sources ?? {},
+    });
   assert.equal(Object.keys(run().citations).length, 1);
   // ...until one of them changes: then two, each value reaching its own.
   p.section = `${p.section} (amended)`;
@@ -69,10 +89,17 @@ test("an answer's records are objects V8 serialises on its fast path: no diction
   // %HasFastProperties is V8's own answer; the flag only lets this test ask it.
   v8.setFlagsFromString('--allow-natives-syntax');
   const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
-  for (const [slug, zone, type] of [['cambridge-ma', 'C-1'], ['somerville-ma', 'NR', 'Detached House']] as const) {
+  for (const [slug, zone, type] of [
+    ['cambridge-ma', 'C-1'],
+    ['somerville-ma', 'NR', 'Detached House'],
+  ] as const) {
     const { built, refs } = await referenced(slug, zone, type);
     assert.ok(Object.keys(refs.envelope).length > 17, `${slug}: enough values that computed keys would have made a dictionary`);
-    for (const [what, record] of [['envelope', refs.envelope], ['citations', refs.citations], ['notes', refs.notes]] as const) {
+    for (const [what, record] of [
+      ['envelope', refs.envelope],
+      ['citations', refs.citations],
+      ['notes', refs.notes],
+    ] as const) {
       assert.ok(hasFastProperties(record), `${slug}: the ${what} has fast properties`);
     }
     for (const [name, v] of Object.entries(refs.envelope)) {

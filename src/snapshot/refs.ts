@@ -113,7 +113,10 @@ class RefTables {
     return id;
   }
 
-  refsInto(out: { citation?: string; condition?: string; conditionNote?: string; note?: string; notes?: string[] }, v: { citation?: Citation; note?: string; condition?: string }): void {
+  refsInto(
+    out: { citation?: string; condition?: string; conditionNote?: string; note?: string; notes?: string[] },
+    v: { citation?: Citation; note?: string; condition?: string },
+  ): void {
     if (v.citation) out.citation = this.citationId(v.citation);
     if (v.condition) {
       const id = this.noteRef(v.condition);
@@ -133,7 +136,12 @@ class RefTables {
   }
 }
 
-export function referenceProvenance(input: { envelope: Record<string, Sourced>; permittedUses: PermittedUse[]; warnings: readonly string[]; named: NamedSources }): ReferencedParts {
+export function referenceProvenance(input: {
+  envelope: Record<string, Sourced>;
+  permittedUses: PermittedUse[];
+  warnings: readonly string[];
+  named: NamedSources;
+}): ReferencedParts {
   // Every snapshot runs this, so it is written with loops and direct assignments (no intermediate
   // arrays, spreads or closures per value); the output's key order is the documented one.
   const t = new RefTables(input.named);
@@ -178,7 +186,13 @@ export function referenceProvenance(input: { envelope: Record<string, Sourced>; 
   }
   for (const w of input.warnings) t.mention(w, false);
   const ids = [...t.mentioned].sort(compareNamedSourceIds);
-  return { envelope: Object.fromEntries(envelope), permittedUses, citations: Object.fromEntries(t.citations), notes: Object.fromEntries(t.notes), namedSourceIds: ids };
+  return {
+    envelope: Object.fromEntries(envelope),
+    permittedUses,
+    citations: Object.fromEntries(t.citations),
+    notes: Object.fromEntries(t.notes),
+    namedSourceIds: ids,
+  };
 }
 
 /** Orders named sources' ids by their number: S1, S2, ..., S10 (not S1, S10, S2). */

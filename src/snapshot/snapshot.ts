@@ -54,7 +54,13 @@ interface LotFactsJson {
 
 function measure(valueM: number | undefined, what: string): Measure {
   if (valueM === undefined || !Number.isFinite(valueM)) {
-    return { value: null, unit: 'ft', basis: 'missing', status: 'missing', note: `No ${what} could be measured: no lot edge was found facing the addressed street's centreline.` };
+    return {
+      value: null,
+      unit: 'ft',
+      basis: 'missing',
+      status: 'missing',
+      note: `No ${what} could be measured: no lot edge was found facing the addressed street's centreline.`,
+    };
   }
   // basis parcel_geometry: measured from the parcel polygon against the addressed street's centreline (docs/snapshot.md).
   return { value: Math.round(valueM * FT_PER_M * 10) / 10, unit: 'ft', basis: 'parcel_geometry' };
@@ -118,7 +124,13 @@ function lotWithoutCentrelines(parcel: ParcelRow, sides: readonly { lengthM: num
         ? `every edge of the lot is shared with another lot (a rear lot, or one reached by a way that is not a parcel), and ${none}`
         : `the edges no other lot shares run along ${sides.length} sides (${sides.map((x) => `${Math.round(x.lengthM * FT_PER_M * 10) / 10} ft`).join(', ')}), and ${none}, so which one faces the addressed street cannot be told`;
     frontageFt = { value: null, unit: 'ft', basis: 'missing', status: 'missing', note: `No frontage could be measured: ${why}.` };
-    depthFt = { value: null, unit: 'ft', basis: 'missing', status: 'missing', note: `No depth could be measured: it is taken across the front lot line, which could not be found (${sides.length === 0 ? 'no unshared side' : 'several unshared sides'}).` };
+    depthFt = {
+      value: null,
+      unit: 'ft',
+      basis: 'missing',
+      status: 'missing',
+      note: `No depth could be measured: it is taken across the front lot line, which could not be found (${sides.length === 0 ? 'no unshared side' : 'several unshared sides'}).`,
+    };
   }
   const parcelLayer = place.layers.find((l) => l.layer === 'parcels');
   return {
@@ -169,9 +181,16 @@ function minorShareNotes(zones: Zones): string[] {
   const districts = zones.districts.filter((z) => z.minorShare).map((z) => z.code);
   const overlays = zones.overlays.filter((z) => z.minorShare).map((z) => z.code);
   if (!districts.length && !overlays.length) return [];
-  const where = [districts.length ? `district${districts.length > 1 ? 's' : ''} ${districts.join(', ')}` : '', overlays.length ? `overlay${overlays.length > 1 ? 's' : ''} ${overlays.join(', ')}` : ''].filter(Boolean).join('; ');
+  const where = [
+    districts.length ? `district${districts.length > 1 ? 's' : ''} ${districts.join(', ')}` : '',
+    overlays.length ? `overlay${overlays.length > 1 ? 's' : ''} ${overlays.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
   const one = districts.length + overlays.length === 1;
-  return [`${one ? 'A minor share of the lot (under 5 % but at least 1,000 sq ft; share and area in zones) is in' : 'Each a minor share of the lot (under 5 % but at least 1,000 sq ft; shares and areas in zones):'} ${where}.`];
+  return [
+    `${one ? 'A minor share of the lot (under 5 % but at least 1,000 sq ft; share and area in zones) is in' : 'Each a minor share of the lot (under 5 % but at least 1,000 sq ft; shares and areas in zones):'} ${where}.`,
+  ];
 }
 
 /**
@@ -185,7 +204,11 @@ function sourcesOf(catalogue: SourceCatalogue, named: readonly string[]): Pick<S
     if (s) sources.push([id, s.label]);
   }
   // Object.fromEntries, not computed keys: see the note on records in src/snapshot/refs.ts.
-  return { sources: Object.fromEntries(sources), sourceCatalogue: catalogue.ref, ...(catalogue.attribution.length ? { attribution: catalogue.attribution } : {}) };
+  return {
+    sources: Object.fromEntries(sources),
+    sourceCatalogue: catalogue.ref,
+    ...(catalogue.attribution.length ? { attribution: catalogue.attribution } : {}),
+  };
 }
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -197,7 +220,11 @@ async function notAnswered(ctx: AppContext, coverage: Coverage, extra: Partial<S
   return { answered: false, coverage, ...sources, generatedAt: ctx.clock.now().toISOString(), ...extra };
 }
 
-function matchOf(input: string, parsed: ParsedAddress, g: { matchType: AddressMatch['matchType']; confidence: number; matchedAddress: string; warnings: string[] }): AddressMatch {
+function matchOf(
+  input: string,
+  parsed: ParsedAddress,
+  g: { matchType: AddressMatch['matchType']; confidence: number; matchedAddress: string; warnings: string[] },
+): AddressMatch {
   return {
     input,
     parsed: {
@@ -313,7 +340,13 @@ export async function getFeasibilitySnapshot(ctx: AppContext, address: string, s
 
 /** A district stated where the zoning map gives it: said, and not used. */
 function statedIgnored(place: PlaceRecord, stated: StatedDistrict): string {
-  const what = [stated.district ? `district ${stated.district}` : '', stated.buildingType ? `building type ${stated.buildingType}` : '', stated.conditions?.length ? `conditions (${stated.conditions.join('; ')})` : ''].filter(Boolean).join(' and ');
+  const what = [
+    stated.district ? `district ${stated.district}` : '',
+    stated.buildingType ? `building type ${stated.buildingType}` : '',
+    stated.conditions?.length ? `conditions (${stated.conditions.join('; ')})` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
   return `A ${what} was stated, but ${place.name}'s zoning map is held: the lot's district is read from it, and the stated one is not used.`;
 }
 

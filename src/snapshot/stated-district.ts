@@ -10,7 +10,14 @@ import { CONDITION_SOURCE, type StatedCondition } from '../core/envelope.ts';
 import { findDistrict, type PlaceRules, type DistrictRules } from '../core/rules-schema.ts';
 import type { ConditionOption, DistrictChoice, DistrictOption, DistrictSource, Zones } from '../core/snapshot-types.ts';
 import type { PlaceRecord } from '../places/catalogue.ts';
-import { conditionNames, conditionsOfTable, districtConditions, envelopeConditions, readStatedConditions, type TableCondition } from '../rules/tier-conditions.ts';
+import {
+  conditionNames,
+  conditionsOfTable,
+  districtConditions,
+  envelopeConditions,
+  readStatedConditions,
+  type TableCondition,
+} from '../rules/tier-conditions.ts';
 
 /** What a caller may state with an address. */
 export interface StatedDistrict {
@@ -60,7 +67,13 @@ function clean(v: string | null | undefined, what: string, max = STATED_MAX_LENG
 }
 
 /** The one sentence an answer says the source of its district with (and of the conditions stated, one more). */
-export function statedSentence(code: string, name: string, buildingType: string | null, statement: string, conditions: readonly { name: string; value: string }[] = []): string {
+export function statedSentence(
+  code: string,
+  name: string,
+  buildingType: string | null,
+  statement: string,
+  conditions: readonly { name: string; value: string }[] = [],
+): string {
   const said = `District ${code} (${name})${buildingType ? `, building type ${buildingType},` : ''} ${statement}.`;
   return conditions.length ? `${said} ${conditionsSentence(conditions)}` : said;
 }
@@ -72,7 +85,13 @@ export function conditionsSentence(conditions: readonly { name: string; value: s
 
 /** A table's conditions as the choice block lists them (for one building type). */
 function tableOptions(table: readonly TableCondition[], buildingType: string | null): ConditionOption[] {
-  return table.map((c) => ({ key: c.key, name: c.name, values: [...c.values], standards: [...c.standards], ...(buildingType ? { buildingTypes: [buildingType] } : {}) }));
+  return table.map((c) => ({
+    key: c.key,
+    name: c.name,
+    values: [...c.values],
+    standards: [...c.standards],
+    ...(buildingType ? { buildingTypes: [buildingType] } : {}),
+  }));
 }
 
 /** Each stated text trimmed; too long a text is refused. */
@@ -85,6 +104,7 @@ function cleanList(v: readonly string[] | null | undefined): string[] {
  * district as the rules file names it. An unknown district or building type is bad input naming the
  * place's own (nothing is guessed).
  */
+// Long because: each stated field checked against the rules in the order the answer reports them, each refusal naming the place's own options.
 export function resolveStatedDistrict(place: PlaceRecord, rules: PlaceRules, stated: StatedDistrict | undefined): StatedOutcome {
   const options = districtOptions(rules);
   const note = place.districtSourceNote ?? 'stated by the caller';
@@ -92,8 +112,18 @@ export function resolveStatedDistrict(place: PlaceRecord, rules: PlaceRules, sta
   const typeText = clean(stated?.buildingType, 'building type');
   const conditionTexts = cleanList(stated?.conditions);
   if (!districtText) {
-    if (typeText) throw new SitelineError('bad_input', `A building type (${typeText}) was stated without a district: state the district too (${options.map((o) => o.code).join(', ')}).`, { districts: options });
-    if (conditionTexts.length) throw new SitelineError('bad_input', `Conditions (${conditionTexts.join('; ')}) were stated without a district: state the district (${options.map((o) => o.code).join(', ')}) and building type too.`, { districts: options });
+    if (typeText)
+      throw new SitelineError(
+        'bad_input',
+        `A building type (${typeText}) was stated without a district: state the district too (${options.map((o) => o.code).join(', ')}).`,
+        { districts: options },
+      );
+    if (conditionTexts.length)
+      throw new SitelineError(
+        'bad_input',
+        `Conditions (${conditionTexts.join('; ')}) were stated without a district: state the district (${options.map((o) => o.code).join(', ')}) and building type too.`,
+        { districts: options },
+      );
     return {
       kind: 'needs',
       source: { kind: 'stated_by_caller', statement: note, buildingType: null },
@@ -106,7 +136,11 @@ export function resolveStatedDistrict(place: PlaceRecord, rules: PlaceRules, sta
   }
   const found = findDistrict(rules, districtText) ?? findDistrict(rules, districtText.toUpperCase());
   if (!found) {
-    throw new SitelineError('bad_input', `"${districtText}" is not a district of ${place.name}'s zoning rules. Its districts: ${options.map((o) => `${o.code} (${o.name})`).join(', ')}.`, { districts: options });
+    throw new SitelineError(
+      'bad_input',
+      `"${districtText}" is not a district of ${place.name}'s zoning rules. Its districts: ${options.map((o) => `${o.code} (${o.name})`).join(', ')}.`,
+      { districts: options },
+    );
   }
   const { code, district } = found;
   const types = district.buildingTypes ? Object.keys(district.buildingTypes) : [];
@@ -124,7 +158,11 @@ export function resolveStatedDistrict(place: PlaceRecord, rules: PlaceRules, sta
     }
   }
   if (conditionTexts.length && types.length && !buildingType) {
-    throw new SitelineError('bad_input', `Conditions (${conditionTexts.join('; ')}) were stated without a building type: district ${code}'s conditions belong to each building type's own table, so state the building type (${types.join(', ')}) too.`, { districts: [optionOf(rules, code, district)] });
+    throw new SitelineError(
+      'bad_input',
+      `Conditions (${conditionTexts.join('; ')}) were stated without a building type: district ${code}'s conditions belong to each building type's own table, so state the building type (${types.join(', ')}) too.`,
+      { districts: [optionOf(rules, code, district)] },
+    );
   }
   const table = conditionsOfTable(rules, district, buildingType);
   const tableName = buildingType ? `the ${buildingType} table of district ${code}` : `district ${code}'s table`;
@@ -132,7 +170,8 @@ export function resolveStatedDistrict(place: PlaceRecord, rules: PlaceRules, sta
   try {
     conditions = readStatedConditions(conditionTexts, table, tableName, conditionNames(rules));
   } catch (err) {
-    if (err instanceof SitelineError) throw new SitelineError('bad_input', err.message, { districts: [optionOf(rules, code, district, tableOptions(table, buildingType))] });
+    if (err instanceof SitelineError)
+      throw new SitelineError('bad_input', err.message, { districts: [optionOf(rules, code, district, tableOptions(table, buildingType))] });
     throw err;
   }
   const said = conditions.map((c) => ({ key: c.key, name: c.name, value: c.value }));

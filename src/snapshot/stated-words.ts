@@ -16,5 +16,6 @@ const STATED_WORDS: Record<string, string> = { district: 'district', buildingTyp
 export function refuseStatedControlCharacters(stated: StatedDistrict | undefined): void {
   for (const [key, v] of Object.entries(stated ?? {}))
     for (const t of Array.isArray(v) ? v : [v])
-      if (typeof t === 'string' && CONTROL_CHARS.test(t)) throw new SitelineError('bad_input', `The ${STATED_WORDS[key] ?? key} holds control characters; state it as plain words.`);
+      if (typeof t === 'string' && CONTROL_CHARS.test(t))
+        throw new SitelineError('bad_input', `The ${STATED_WORDS[key] ?? key} holds control characters; state it as plain words.`);
 }

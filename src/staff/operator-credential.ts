@@ -79,7 +79,8 @@ export function isOperatorToken(ctx: AppContext, token: string): boolean {
 export function readOperatorFile(dataDir: string): OperatorFile | undefined {
   try {
     const parsed = JSON.parse(fs.readFileSync(operatorFilePath(dataDir), 'utf8')) as Partial<OperatorFile>;
-    if (typeof parsed.url === 'string' && typeof parsed.baseUrl === 'string' && typeof parsed.token === 'string' && typeof parsed.pid === 'number') return parsed as OperatorFile;
+    if (typeof parsed.url === 'string' && typeof parsed.baseUrl === 'string' && typeof parsed.token === 'string' && typeof parsed.pid === 'number')
+      return parsed as OperatorFile;
   } catch {
     // no file (no server wrote one here), or not ours to read
   }

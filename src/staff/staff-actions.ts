@@ -52,7 +52,15 @@ function checkReason(reason: string | undefined, what: string): string {
   return r;
 }
 
-export async function record(ctx: AppContext, q: Queryable, actor: StaffActor, action: StaffActionKind, subject: string, details: Record<string, unknown>, reason: string): Promise<string> {
+export async function record(
+  ctx: AppContext,
+  q: Queryable,
+  actor: StaffActor,
+  action: StaffActionKind,
+  subject: string,
+  details: Record<string, unknown>,
+  reason: string,
+): Promise<string> {
   const actionId = crypto.randomUUID();
   await q.query(
     `INSERT INTO staff_actions (action_id, actor, actor_account_id, via, action, subject, details, reason, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)`,
@@ -75,7 +83,11 @@ export interface GrantResult {
 }
 
 /** Adds prepaid credit to an account: a `grant` ledger entry naming the reason, and its staff record. */
-export async function grantCredit(ctx: AppContext, actor: StaffActor, req: { email: string; credits: number; reason: string | undefined }): Promise<GrantResult> {
+export async function grantCredit(
+  ctx: AppContext,
+  actor: StaffActor,
+  req: { email: string; credits: number; reason: string | undefined },
+): Promise<GrantResult> {
   const reason = checkReason(req.reason, 'why the credit is given');
   if (!Number.isSafeInteger(req.credits) || req.credits < 1 || req.credits > MAX_CREDIT_PER_ENTRY) {
     throw new SitelineError('bad_input', `Credits must be a whole number from 1 to ${MAX_CREDIT_PER_ENTRY}.`);
@@ -109,10 +121,17 @@ export interface AllowanceResult {
  * REPORT_EXPORTS_PER_MONTH), raised or lowered, with its record. Lowering it below what was used this
  * month leaves nothing to spend until it renews; nothing already exported is touched.
  */
-export async function setExportAllowance(ctx: AppContext, actor: StaffActor, req: { email: string; allowance: number; reason: string | undefined }): Promise<AllowanceResult> {
+export async function setExportAllowance(
+  ctx: AppContext,
+  actor: StaffActor,
+  req: { email: string; allowance: number; reason: string | undefined },
+): Promise<AllowanceResult> {
   const reason = checkReason(req.reason, 'why the allowance changes');
   if (!Number.isSafeInteger(req.allowance) || req.allowance < 0 || req.allowance > MAX_EXPORTS_PER_MONTH) {
-    throw new SitelineError('bad_input', `The allowance must be a whole number of exports a month from 0 to ${MAX_EXPORTS_PER_MONTH} (the default is ${REPORT_EXPORTS_PER_MONTH}).`);
+    throw new SitelineError(
+      'bad_input',
+      `The allowance must be a whole number of exports a month from 0 to ${MAX_EXPORTS_PER_MONTH} (the default is ${REPORT_EXPORTS_PER_MONTH}).`,
+    );
   }
   const email = normaliseEmail(req.email);
   const accountId = await accountByEmail(ctx.db, email);
@@ -135,7 +154,11 @@ export async function setExportAllowance(ctx: AppContext, actor: StaffActor, req
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Marks a feedback report reviewed, with the reviewer's note (the action's reason). */
-export async function reviewFeedback(ctx: AppContext, actor: StaffActor, req: { submissionId: string; note: string | undefined }): Promise<{ submissionId: string; reviewedAt: string; actionId: string }> {
+export async function reviewFeedback(
+  ctx: AppContext,
+  actor: StaffActor,
+  req: { submissionId: string; note: string | undefined },
+): Promise<{ submissionId: string; reviewedAt: string; actionId: string }> {
   const note = checkReason(req.note, 'a note on what was done about it');
   if (!UUID.test(req.submissionId)) throw new SitelineError('bad_input', `"${req.submissionId.slice(0, 60)}" is not a feedback submission id (a UUID).`);
   const at = ctx.clock.now().toISOString();
@@ -151,7 +174,11 @@ export async function reviewFeedback(ctx: AppContext, actor: StaffActor, req: { 
 }
 
 /** Revokes any account's API key (abuse); a key already revoked keeps its first revocation time. */
-export async function revokeKeyForAbuse(ctx: AppContext, actor: StaffActor, req: { keyId: string; reason: string | undefined }): Promise<{ keyId: string; accountEmail: string; revokedAt: string; actionId: string }> {
+export async function revokeKeyForAbuse(
+  ctx: AppContext,
+  actor: StaffActor,
+  req: { keyId: string; reason: string | undefined },
+): Promise<{ keyId: string; accountEmail: string; revokedAt: string; actionId: string }> {
   const reason = checkReason(req.reason, 'why the key is revoked');
   const keyId = req.keyId.trim();
   if (!keyId || keyId.length > 100) throw new SitelineError('bad_input', 'Give the key id (as `siteline keys list` or the account page shows it).');
@@ -171,7 +198,17 @@ export async function revokeKeyForAbuse(ctx: AppContext, actor: StaffActor, req:
 /** The record, newest first. */
 export async function listStaffActions(ctx: AppContext, limit = 100): Promise<StaffAction[]> {
   const n = Math.min(Math.max(Math.trunc(limit) || 100, 1), 1000);
-  const rows = await ctx.db.query<{ action_id: string; actor: string; actor_account_id: string | null; via: StaffVia; action: StaffActionKind; subject: string; details: Record<string, unknown> | string; reason: string; created_at: Date | string }>(
+  const rows = await ctx.db.query<{
+    action_id: string;
+    actor: string;
+    actor_account_id: string | null;
+    via: StaffVia;
+    action: StaffActionKind;
+    subject: string;
+    details: Record<string, unknown> | string;
+    reason: string;
+    created_at: Date | string;
+  }>(
     `SELECT action_id::text AS action_id, actor, actor_account_id, via, action, subject, details, reason, created_at FROM staff_actions ORDER BY created_at DESC, action_id LIMIT ${n}`,
   );
   return rows.map((r) => ({
@@ -194,7 +231,11 @@ export async function listStaffActions(ctx: AppContext, limit = 100): Promise<St
 export async function viewFeedback(ctx: AppContext, actor: StaffActor, filter: FeedbackFilter = {}): Promise<StoredFeedback[]> {
   const items = await listFeedback(ctx, filter);
   const subject = filter.category ?? 'all';
-  const details = { shown: items.length, ...(filter.since ? { since: filter.since.toISOString() } : {}), ...(filter.limit !== undefined ? { limit: filter.limit } : {}) };
+  const details = {
+    shown: items.length,
+    ...(filter.since ? { since: filter.since.toISOString() } : {}),
+    ...(filter.limit !== undefined ? { limit: filter.limit } : {}),
+  };
   await record(ctx, ctx.db, actor, 'feedback_view', subject, details, 'read the feedback reports (a view is recorded; no reason is asked)');
   return items;
 }

@@ -55,10 +55,25 @@ export async function hasAnyStaff(ctx: AppContext): Promise<boolean> {
 async function seed(ctx: AppContext, accountId: string, email: string): Promise<boolean> {
   const now = ctx.clock.now().toISOString();
   const seeded = await ctx.db.transaction(async (tx) => {
-    const first = await tx.query('INSERT INTO staff_seeded_emails (email, account_id, seeded_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING RETURNING 1', [email.toLowerCase(), accountId, now]);
+    const first = await tx.query(
+      'INSERT INTO staff_seeded_emails (email, account_id, seeded_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING RETURNING 1',
+      [email.toLowerCase(), accountId, now],
+    );
     if (!first.length) return false;
-    await tx.query('INSERT INTO staff_members (account_id, added_at, added_by) VALUES ($1, $2, $3) ON CONFLICT (account_id) DO NOTHING', [accountId, now, CONFIG_SEED_ACTOR.who]);
-    await record(ctx, tx, CONFIG_SEED_ACTOR, 'staff_add', email, { accountId }, 'listed in SITELINE_STAFF_EMAILS; seeded once, when a staff check met the account with this address verified');
+    await tx.query('INSERT INTO staff_members (account_id, added_at, added_by) VALUES ($1, $2, $3) ON CONFLICT (account_id) DO NOTHING', [
+      accountId,
+      now,
+      CONFIG_SEED_ACTOR.who,
+    ]);
+    await record(
+      ctx,
+      tx,
+      CONFIG_SEED_ACTOR,
+      'staff_add',
+      email,
+      { accountId },
+      'listed in SITELINE_STAFF_EMAILS; seeded once, when a staff check met the account with this address verified',
+    );
     return true;
   });
   if (seeded) ctx.logger.info({ accountId }, 'staff seeded from SITELINE_STAFF_EMAILS');
@@ -101,11 +116,21 @@ export async function addStaff(ctx: AppContext, actor: StaffActor, req: { email:
   return ctx.db.transaction(async (tx) => {
     const [acc] = await tx.query<{ email_verified_at: Date | null }>('SELECT email_verified_at FROM accounts WHERE account_id = $1 FOR UPDATE', [accountId]);
     if (!acc?.email_verified_at) {
-      throw new SitelineError('conflict', `The account ${email} has not verified its e-mail address yet; staff rights go to verified accounts only (it opens the link mailed at sign-up first). Nothing was changed.`);
+      throw new SitelineError(
+        'conflict',
+        `The account ${email} has not verified its e-mail address yet; staff rights go to verified accounts only (it opens the link mailed at sign-up first). Nothing was changed.`,
+      );
     }
     // The address counts as seeded: if it is listed, it never makes anyone staff again (say, after this person moves away from it).
-    await tx.query('INSERT INTO staff_seeded_emails (email, account_id, seeded_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING', [email, accountId, now]);
-    const added = await tx.query('INSERT INTO staff_members (account_id, added_at, added_by) VALUES ($1, $2, $3) ON CONFLICT (account_id) DO NOTHING RETURNING 1', [accountId, now, actor.who]);
+    await tx.query('INSERT INTO staff_seeded_emails (email, account_id, seeded_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING', [
+      email,
+      accountId,
+      now,
+    ]);
+    const added = await tx.query(
+      'INSERT INTO staff_members (account_id, added_at, added_by) VALUES ($1, $2, $3) ON CONFLICT (account_id) DO NOTHING RETURNING 1',
+      [accountId, now, actor.who],
+    );
     if (!added.length) return { email, accountId, changed: false };
     const actionId = await record(ctx, tx, actor, 'staff_add', email, { accountId }, reason);
     return { email, accountId, changed: true, actionId };
@@ -119,7 +144,11 @@ export async function removeStaff(ctx: AppContext, actor: StaffActor, req: { ema
   const accountId = await accountByEmail(ctx.db, email);
   return ctx.db.transaction(async (tx) => {
     // Seeding now would be undone at once; marking the address seeded keeps a listed one from coming back.
-    await tx.query('INSERT INTO staff_seeded_emails (email, account_id, seeded_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING', [email, accountId, ctx.clock.now().toISOString()]);
+    await tx.query('INSERT INTO staff_seeded_emails (email, account_id, seeded_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING', [
+      email,
+      accountId,
+      ctx.clock.now().toISOString(),
+    ]);
     const removed = await tx.query('DELETE FROM staff_members WHERE account_id = $1 RETURNING 1', [accountId]);
     if (!removed.length) return { email, accountId, changed: false };
     const actionId = await record(ctx, tx, actor, 'staff_remove', email, { accountId }, reason);
@@ -139,5 +168,11 @@ export async function listStaff(ctx: AppContext): Promise<StaffListing[]> {
   const rows = await ctx.db.query<{ account_id: string; email: string; email_verified_at: Date | null; added_at: Date | string; added_by: string }>(
     'SELECT s.account_id, a.email, a.email_verified_at, s.added_at, s.added_by FROM staff_members s JOIN accounts a USING (account_id) ORDER BY s.added_at, s.account_id',
   );
-  return rows.map((r) => ({ accountId: r.account_id, email: r.email, verified: r.email_verified_at != null, addedAt: new Date(r.added_at).toISOString(), addedBy: r.added_by }));
+  return rows.map((r) => ({
+    accountId: r.account_id,
+    email: r.email,
+    verified: r.email_verified_at != null,
+    addedAt: new Date(r.added_at).toISOString(),
+    addedBy: r.added_by,
+  }));
 }

@@ -19,7 +19,6 @@ import { dateWords } from './time-words.ts';
 const NO_STORE = PAGE_HEADERS;
 export { PAGE_HEADERS, csrfFailure };
 
-
 function nextOf(c: HttpContext): string {
   return safeNext(new URL(c.req.url).searchParams.get('next'));
 }
@@ -33,7 +32,6 @@ function credentialsForm(action: string, csrf: string, next: string, submit: str
 <button type="submit">${submit}</button>
 </form>`;
 }
-
 
 export function registerAccountPages(app: HttpApp, ctx: AppContext): void {
   const signInPage = (c: HttpContext, status: number, next: string, error?: string, email = '') => {

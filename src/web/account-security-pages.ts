@@ -37,11 +37,10 @@ import { SESSION_COOKIE, readCookie } from '../http/cookies.ts';
 
 const TOKEN_PARAM = /^[A-Za-z0-9_-]{1,200}$/;
 const alert = (message: string) => html`<p class="error" role="alert">${message}</p>`;
-const statusOf = (reason: string): number =>
-  ({ wrong_password: 401, throttled: 429, busy: 503, email_taken: 409 } as Record<string, number>)[reason] ?? 400;
+const statusOf = (reason: string): number => (({ wrong_password: 401, throttled: 429, busy: 503, email_taken: 409 }) as Record<string, number>)[reason] ?? 400;
 
 /** The page for a link that cannot be used: what happened, and the way to a new one. Nothing changed. */
-function linkRefused(c: HttpContext, state: Exclude<LinkState, "valid">, what: "reset" | "change" | "undo"): Response {
+function linkRefused(c: HttpContext, state: Exclude<LinkState, 'valid'>, what: 'reset' | 'change' | 'undo'): Response {
   const again =
     what === 'reset'
       ? html`<a href="${RESET_PATH}">Ask for a new reset link</a>.`
@@ -55,7 +54,12 @@ function linkRefused(c: HttpContext, state: Exclude<LinkState, "valid">, what: "
     invalid: html`This ${name} is not valid (it may be cut short or altered). Nothing was changed.`,
     cancelled: html`This ${name} was cancelled: the account's password was reset or changed, or it was signed out everywhere, after the change was asked for. Nothing was changed.`,
   }[state];
-  return htmlPage(c, state === 'invalid' ? 400 : 410, page('Link not usable', html`<p class="error" role="alert" id="link-refused">${sentence}</p><p>${again}</p>`), PAGE_HEADERS);
+  return htmlPage(
+    c,
+    state === 'invalid' ? 400 : 410,
+    page('Link not usable', html`<p class="error" role="alert" id="link-refused">${sentence}</p><p>${again}</p>`),
+    PAGE_HEADERS,
+  );
 }
 
 /** What ends (or ended), as a list; `none` when nothing else can act for the account. */

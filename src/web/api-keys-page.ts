@@ -23,7 +23,6 @@ import { hasAnyStaff } from '../staff/staff-members.ts';
 
 export const API_KEYS_PAGE = '/account/api-keys';
 
-
 // Long because: a registrar declares one family of routes on the router, each route a short handler of its own;
 // splitting it would scatter one page's GET and POST across files.
 export function registerApiKeysPage(app: HttpApp, ctx: AppContext): void {
@@ -66,11 +65,12 @@ export function registerApiKeysPage(app: HttpApp, ctx: AppContext): void {
 </form>`
       : await noPurchasing(account);
     const rows = keys.map(
-      (k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td><td>${
-        k.revokedAt
-          ? html`revoked ${when(k.revokedAt)}`
-          : html`<form method="post" action="${API_KEYS_PAGE}/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="key_id" value="${k.id}"><button type="submit">Revoke</button></form>`
-      }</td></tr>`,
+      (k) =>
+        html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td><td>${
+          k.revokedAt
+            ? html`revoked ${when(k.revokedAt)}`
+            : html`<form method="post" action="${API_KEYS_PAGE}/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="key_id" value="${k.id}"><button type="submit">Revoke</button></form>`
+        }</td></tr>`,
     );
     const recent = usage.recent.map((e) => html`<tr><td>${when(e.at)}</td><td>${e.kind}</td><td>${e.amount}</td><td>${e.reference}</td></tr>`);
     const body = html`${notice ?? ''}${flash ? html`<p class="ok" role="status" id="page-message">${flash}</p>` : ''}${purchase === 'done' ? html`<p class="ok">Thank you: the credit appears here as soon as the payment is confirmed.</p>` : ''}
@@ -81,13 +81,15 @@ ${recent.length ? html`<table><tr><th>When</th><th>Entry</th><th>Credits</th><th
 <h2>API keys</h2>
 <p>Send a key as <code>Authorization: Bearer sl_live_…</code> to the REST API under <code>/api/v1</code> (<a href="/docs/api">reference</a>). Keys do not open the MCP endpoint. At most ${MAX_ACTIVE_KEYS} active keys.</p>
 ${rows.length ? html`<table id="keys"><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th></th></tr>${rows}</table>` : html`<p>No keys yet.</p>`}
-${verified
-  ? html`<form method="post" action="${API_KEYS_PAGE}">
+${
+  verified
+    ? html`<form method="post" action="${API_KEYS_PAGE}">
 <input type="hidden" name="csrf" value="${csrf}">
 <label for="name">New key name</label><input id="name" name="name" type="text" required maxlength="80" placeholder="production">
 <button type="submit">Create key</button>
 </form>`
-  : html`<p id="keys-need-verified">A key is made once this account's e-mail address is verified (a key made by someone who signed up with another person's address would spend that person's credit).</p>${purchasingEnabled(ctx.config) ? '' : unverifiedNotice(account, csrf, API_KEYS_PAGE)}`}
+    : html`<p id="keys-need-verified">A key is made once this account's e-mail address is verified (a key made by someone who signed up with another person's address would spend that person's credit).</p>${purchasingEnabled(ctx.config) ? '' : unverifiedNotice(account, csrf, API_KEYS_PAGE)}`
+}
 <p><a href="/account">Back to your account</a></p>`;
     return htmlPage(c, status, page('API keys and credit', body, { signedInAs: account.email, wide: true }), PAGE_HEADERS);
   }
@@ -112,7 +114,12 @@ ${verified
       );
     } catch (err) {
       if (!(err instanceof SitelineError) || (err.code !== 'bad_input' && err.code !== 'conflict' && err.code !== 'forbidden')) throw err;
-      return render(c, account, { conflict: 409, forbidden: 403 }[err.code as string] ?? 400, html`<p class="error" role="alert" id="key-refused">${err.message}</p>`);
+      return render(
+        c,
+        account,
+        { conflict: 409, forbidden: 403 }[err.code as string] ?? 400,
+        html`<p class="error" role="alert" id="key-refused">${err.message}</p>`,
+      );
     }
   });
 
@@ -139,14 +146,24 @@ ${verified
     }
     if (!(await isEmailVerified(ctx, account.accountId))) {
       // Nothing reaches the payment provider; the buy section shows what to do (unverifiedNotice).
-      return render(c, account, 403, html`<p class="error" role="alert" id="purchase-refused">Nothing was bought: this account's e-mail address is not verified yet.</p>`);
+      return render(
+        c,
+        account,
+        403,
+        html`<p class="error" role="alert" id="purchase-refused">Nothing was bought: this account's e-mail address is not verified yet.</p>`,
+      );
     }
     try {
       const checkout = await createCheckout(ctx, account, packs);
       return redirect(c, checkout.url);
     } catch (err) {
       ctx.logger.warn({ err }, 'checkout session could not be created');
-      return render(c, account, 502, html`<p class="error" role="alert">The payment provider could not be reached; nothing was charged. Try again in a moment.</p>`);
+      return render(
+        c,
+        account,
+        502,
+        html`<p class="error" role="alert">The payment provider could not be reached; nothing was charged. Try again in a moment.</p>`,
+      );
     }
   });
 }

@@ -52,9 +52,12 @@ ${a.calibration.filter((c) => c.answered > 0).map((c) => html`<tr><td>${c.band}<
 ${heldOutTable(p, a)}
 ${
   a.worstDisagreements.length
-    ? html`<p>Worst disagreements (most confident first):</p><ul class="audit-worst">${a.worstDisagreements.slice(0, 5).map(
-        (d) => html`<li>${d.address}: lot ${d.answeredLot} (${MATCH_LABELS[d.matchType ?? 'failed'] ?? d.matchType}, confidence ${conf(d.confidence)}); the source gives ${d.sourceLots.join(', ') || (d.pointLot ? `the point in ${d.pointLot}` : 'a point in no lot')}${d.distanceM != null ? `, ${d.distanceM} m away` : ''}</li>`,
-      )}</ul>`
+    ? html`<p>Worst disagreements (most confident first):</p><ul class="audit-worst">${a.worstDisagreements
+        .slice(0, 5)
+        .map(
+          (d) =>
+            html`<li>${d.address}: lot ${d.answeredLot} (${MATCH_LABELS[d.matchType ?? 'failed'] ?? d.matchType}, confidence ${conf(d.confidence)}); the source gives ${d.sourceLots.join(', ') || (d.pointLot ? `the point in ${d.pointLot}` : 'a point in no lot')}${d.distanceM != null ? `, ${d.distanceM} m away` : ''}</li>`,
+        )}</ul>`
     : html`<p>No checked answer disagrees with the source.</p>`
 }
 ${when}</div>`;
@@ -63,14 +66,16 @@ ${when}</div>`;
 /** The calibration the answers use: each stand-in method's share right per band, with the address's own rows held out. */
 function heldOutTable(p: PlaceRecord, a: PlaceAudit): Html {
   const rows = a.heldOut?.rows ?? [];
-  if (!rows.length) return html`<p class="muted" id="calibration-${p.slug}">No held-out calibration in this audit: the confidences of answers from the assessor's table or an interpolation are the methods' own scores.</p>`;
+  if (!rows.length)
+    return html`<p class="muted" id="calibration-${p.slug}">No held-out calibration in this audit: the confidences of answers from the assessor's table or an interpolation are the methods' own scores.</p>`;
   return html`<div class="table-scroll" id="calibration-${p.slug}"><table><caption class="muted" style="text-align:left">Confidence as answered: ${num(a.heldOut.heldOut)} addresses held out of the address table and answered by the other methods; an answer in a band with ${MIN_CALIBRATION_SAMPLE} or more reports its share right as its confidence</caption>
 <thead><tr><th scope="col">Method</th><th scope="col">Its own score</th><th scope="col">Answered</th><th scope="col">Right lot</th><th scope="col">Confidence reported</th></tr></thead><tbody>
 ${rows.map((r) => {
   // An assessor's listing on a lot that does not front the named street is a band of its own (src/geocoder/calibration.ts).
   const far = r.band === ASSESSOR_FAR_BAND;
   // Answers on another suffix's address-table row, and interpolations of addresses neither table lists, are rows of their own.
-  const population = r.population === 'address_sibling' ? ", another suffix's row of the number" : r.population === 'unlisted' ? ', an address neither table lists' : '';
+  const population =
+    r.population === 'address_sibling' ? ", another suffix's row of the number" : r.population === 'unlisted' ? ', an address neither table lists' : '';
   return html`<tr><td>${MATCH_LABELS[r.matchType] ?? r.matchType}${population}</td><td>${far ? 'any, on a lot that does not front the named street' : r.band}</td><td>${num(r.answered)}</td><td>${num(r.right)} (${pct(r.shareRight)})</td><td>${r.answered >= MIN_CALIBRATION_SAMPLE && r.shareRight !== null ? conf(Math.round(r.shareRight * 100) / 100) : far ? `at most ${NOT_FRONTING_CONFIDENCE} (too few)` : 'its own score (too few)'}</td></tr>`;
 })}
 </tbody></table></div>`;

@@ -10,7 +10,9 @@ import { CLAIM_GRANT, TEST_PASSWORD, postJson, tokenRequest, verificationLinkFro
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-test('claim page in headless Chromium: sign up from the link, verify the e-mail from the outbox, a wrong code, the right code, then the poll succeeds', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+test('claim page in headless Chromium: sign up from the link, verify the e-mail from the outbox, a wrong code, the right code, then the poll succeeds', {
+  skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`,
+}, async () => {
   const svc = await startTestServer();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {
@@ -28,7 +30,7 @@ test('claim page in headless Chromium: sign up from the link, verify the e-mail 
     await page.fill('#password', TEST_PASSWORD);
     await Promise.all([page.waitForURL(/\/claim\//), page.click('button[type=submit]')]);
     assert.equal(new URL(page.url()).pathname, new URL(link).pathname, 'back on the claim page after signing up');
-    assert.match(await page.textContent('main') ?? '', /browser\.human@example\.com/);
+    assert.match((await page.textContent('main')) ?? '', /browser\.human@example\.com/);
 
     // A new account confirms its e-mail first: the link from the (development) outbox, then back to the claim.
     assert.match((await page.textContent('#email-unverified')) ?? '', /Confirm your e-mail address first/);

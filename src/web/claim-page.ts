@@ -22,7 +22,8 @@ import { untilWords } from './time-words.ts';
  * signing in the CLI is not linking an agent; anything else is an agent, named by its label when it gave one.
  */
 function asker(label: string | null): { title: string; who: Html; button: string } {
-  if (isCliRegistration(label)) return { title: 'Sign in the siteline CLI', who: html`The siteline command-line tool (<strong>${label}</strong>)`, button: 'Sign in the CLI' };
+  if (isCliRegistration(label))
+    return { title: 'Sign in the siteline CLI', who: html`The siteline command-line tool (<strong>${label}</strong>)`, button: 'Sign in the CLI' };
   return { title: 'Link an agent', who: label ? html`An agent (<strong>${label}</strong>)` : html`An agent`, button: 'Link this agent' };
 }
 
@@ -35,7 +36,10 @@ function stateMessage(outcome: ClaimOutcome): { status: number; body: Html } | u
     case 'claim_expired':
       return { status: 410, body: html`<p class="error">This registration expired. Ask your agent to register again.</p>` };
     case 'ceremony_expired':
-      return { status: 410, body: html`<p class="error">This code has expired. Ask your agent to restart the claim; it will show you a new link and code.</p>` };
+      return {
+        status: 410,
+        body: html`<p class="error">This code has expired. Ask your agent to restart the claim; it will show you a new link and code.</p>`,
+      };
     case 'denied':
       return { status: 410, body: html`<p class="ok">You refused this request. If that was a mistake, ask your agent to restart the claim.</p>` };
     case 'locked':
@@ -92,7 +96,12 @@ ${denyForm}
   };
 
   app.pages.get(PATHS.claimPage, async (c) => {
-    return htmlPage(c, 200, page('Link an agent', html`<p>Open the link your agent shows you; it ends in a claim id. Then type the 6-digit code it shows.</p>`), PAGE_HEADERS);
+    return htmlPage(
+      c,
+      200,
+      page('Link an agent', html`<p>Open the link your agent shows you; it ends in a claim id. Then type the 6-digit code it shows.</p>`),
+      PAGE_HEADERS,
+    );
   });
 
   app.pages.get(`${PATHS.claimPage}/:id`, async (c) => {

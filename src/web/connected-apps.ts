@@ -21,11 +21,13 @@ export type ConnectedApp = AllowedClient;
 /** The clients this account allowed: name, redirect hosts, when allowed, last used (src/auth/account-access.ts). */
 export const connectedApps = allowedClients;
 
-
 /** Revokes one client's access to this account; false when the account never granted it anything. */
 export async function revokeConnectedApp(ctx: AppContext, accountId: string, clientId: string): Promise<boolean> {
   const done = await ctx.db.transaction(async (tx) => {
-    const removed = await tx.query(`DELETE FROM oidc_models WHERE payload->>'accountId' = $1 AND payload->>'clientId' = $2 RETURNING id`, [accountId, clientId]);
+    const removed = await tx.query(`DELETE FROM oidc_models WHERE payload->>'accountId' = $1 AND payload->>'clientId' = $2 RETURNING id`, [
+      accountId,
+      clientId,
+    ]);
     if (!removed.length) return false;
     await revokeTokens(ctx, accountId, clientScope(clientId), 'app revoked on the account page', tx);
     ctx.logger.info({ clientId, removed: removed.length }, 'connected app revoked from the account page');
@@ -42,7 +44,9 @@ export async function connectedAppsSection(ctx: AppContext, c: HttpContext, acco
   const when = (iso: string | null) => whenWords(iso, now, 'unknown');
   const list = apps.length
     ? html`<ul class="apps">${apps.map(
-        (a) => html`<li class="app"><strong class="app-name">${a.name ?? a.clientId}</strong>${a.name ? html` <span class="muted">(${a.clientId})</span>` : ''}${a.redirectHosts.length ? html`, returns to <code>${a.redirectHosts.join(', ')}</code>` : ''}, allowed ${when(a.allowedAt)}, last used ${when(a.lastUsedAt)}.
+        (
+          a,
+        ) => html`<li class="app"><strong class="app-name">${a.name ?? a.clientId}</strong>${a.name ? html` <span class="muted">(${a.clientId})</span>` : ''}${a.redirectHosts.length ? html`, returns to <code>${a.redirectHosts.join(', ')}</code>` : ''}, allowed ${when(a.allowedAt)}, last used ${when(a.lastUsedAt)}.
 <form method="post" action="/account/apps/revoke"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="clientId" value="${a.clientId}"><button type="submit" aria-label="Revoke ${a.name ?? a.clientId}">Revoke</button></form></li>`,
       )}</ul>`
     : html`<p>No app has signed in to this account through the browser.</p>`;
@@ -60,9 +64,23 @@ export function registerConnectedAppRoutes(app: HttpApp, ctx: AppContext, onCsrf
     const name = form.clientId ? (await connectedApps(ctx, account.accountId)).find((a) => a.clientId === form.clientId)?.name : undefined;
     const done = form.clientId ? await revokeConnectedApp(ctx, account.accountId, form.clientId) : false;
     if (!done) {
-      return htmlPage(c, 404, page('App not found', html`<p class="error" role="alert">No app with that id has access to your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(
+        c,
+        404,
+        page(
+          'App not found',
+          html`<p class="error" role="alert">No app with that id has access to your account.</p><p><a href="/account">Back to your account</a></p>`,
+          { signedInAs: account.email },
+        ),
+        PAGE_HEADERS,
+      );
     }
-    setFlash(ctx.config, c, '/account', `The app "${name ?? form.clientId}" is revoked: its access and refresh tokens are refused; it must ask you to sign in again.`);
+    setFlash(
+      ctx.config,
+      c,
+      '/account',
+      `The app "${name ?? form.clientId}" is revoked: its access and refresh tokens are refused; it must ask you to sign in again.`,
+    );
     return redirect(c, '/account#connected-apps');
   });
 }

@@ -83,13 +83,26 @@ Anywhere else in the US and Canada is not covered: siteline says so rather than 
     const place = (await listPlaces(ctx)).find((p) => p.slug === c.req.param('slug'));
     if (!place) return errorReply(c, 404, 'not_found', 'No such place.');
     const { listVintages } = await import('../importer/update-place.ts');
-    return jsonReply(c, 200, { slug: place.slug, geoDivisionId: place.geoDivisionId, vintages: await listVintages(ctx, place.geoDivisionId) }, { 'cache-control': 'no-cache' });
+    return jsonReply(
+      c,
+      200,
+      { slug: place.slug, geoDivisionId: place.geoDivisionId, vintages: await listVintages(ctx, place.geoDivisionId) },
+      { 'cache-control': 'no-cache' },
+    );
   });
   // The stored accuracy audit of a place, as `siteline data audit --json` prints it (public, like the page).
   app.pages.get('/coverage/:slug/audit.json', async (c) => {
     const place = (await listPlaces(ctx)).find((p) => p.slug === c.req.param('slug'));
     const audit = place ? (await loadPlaceAudits(ctx.db)).get(place.geoDivisionId) : undefined;
-    if (!audit) return errorReply(c, 404, 'not_found', place ? `No accuracy audit of ${place.slug} is stored yet: it is made after each import, or by \`siteline data audit ${place.slug}\`.` : 'No such place.');
+    if (!audit)
+      return errorReply(
+        c,
+        404,
+        'not_found',
+        place
+          ? `No accuracy audit of ${place.slug} is stored yet: it is made after each import, or by \`siteline data audit ${place.slug}\`.`
+          : 'No such place.',
+      );
     return jsonReply(c, 200, audit, { 'cache-control': 'no-cache' });
   });
 }
@@ -101,7 +114,13 @@ Anywhere else in the US and Canada is not covered: siteline says so rather than 
 
 function valueText(v: RuleValueView): string {
   if (!isValueStatus(v.status)) return valueWords({ value: null, status: 'not_extracted' }).says;
-  return valueWords({ value: v.value, status: v.status, unit: v.unit, ...(v.tiers ? { tiers: v.tiers } : {}), ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}) }).says;
+  return valueWords({
+    value: v.value,
+    status: v.status,
+    unit: v.unit,
+    ...(v.tiers ? { tiers: v.tiers } : {}),
+    ...(v.statedNoLimit ? { statedNoLimit: v.statedNoLimit } : {}),
+  }).says;
 }
 
 /** The bylaw's words and where they are; the edition is stated once, in the page's list of documents. */
@@ -123,28 +142,39 @@ function valuesTable(values: RuleValueView[]): Html {
   if (!values.length) return html`<p class="muted">No value stated.</p>`;
   return html`<div class="table-scroll"><table class="rules-table"><thead><tr><th scope="col">Standard</th><th scope="col">Value and status</th><th scope="col">The bylaw's words</th></tr></thead><tbody>
 ${values.map(
-    (v) => html`<tr data-standard="${v.standard}"><th scope="row">${valueLabel(v.standard)}</th><td><span class="value">${valueText(v)}</span> ${statusBadge(v.status as ValueStatus)}${v.condition && conditionWords(v.condition) ? html`<br><small class="muted">${conditionWords(v.condition)}</small>` : ''}</td><td>${v.citation ? citationLine(v.citation) : html`<small class="muted">${forPeople(v.note ?? 'No quote: the value is not cited.')}</small>`}</td></tr>`,
-  )}
+  (v) =>
+    html`<tr data-standard="${v.standard}"><th scope="row">${valueLabel(v.standard)}</th><td><span class="value">${valueText(v)}</span> ${statusBadge(v.status as ValueStatus)}${v.condition && conditionWords(v.condition) ? html`<br><small class="muted">${conditionWords(v.condition)}</small>` : ''}</td><td>${v.citation ? citationLine(v.citation) : html`<small class="muted">${forPeople(v.note ?? 'No quote: the value is not cited.')}</small>`}</td></tr>`,
+)}
 </tbody></table></div>`;
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-const slugOf = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slugOf = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** A district as a section the reader opens: its own standards, then each building type and the uses, each opened on its own. */
 function districtSection(d: DistrictRulesView, open: boolean): Html {
-  const counts = [plural(d.citedValues, 'cited value', 'cited values'), d.buildingTypes.length ? plural(d.buildingTypes.length, 'building type', 'building types') : '', d.uses.length ? plural(d.uses.length, 'use', 'uses') : ''].filter(Boolean).join(' · ');
+  const counts = [
+    plural(d.citedValues, 'cited value', 'cited values'),
+    d.buildingTypes.length ? plural(d.buildingTypes.length, 'building type', 'building types') : '',
+    d.uses.length ? plural(d.uses.length, 'use', 'uses') : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
   return html`<details class="district" id="district-${d.code}"${open ? ' open' : ''}>
 <summary><h3 id="hd-${d.code}">${d.code} · ${d.name}</h3> <span class="muted">${counts}</span></summary>
 ${d.note ? html`<p>${forPeople(d.note)}</p>` : ''}
 ${d.standards.length ? valuesTable(d.standards) : ''}
 ${d.buildingTypes.map(
-    (t) => html`<details class="building-type" id="district-${d.code}-${slugOf(t.name)}">
+  (t) => html`<details class="building-type" id="district-${d.code}-${slugOf(t.name)}">
 <summary><h4>${t.name}</h4> <span class="muted">§ ${t.section}${t.allowed ? `, allowed ${t.allowed}` : ''} · ${plural(t.standards.length, 'standard', 'standards')}</span></summary>
 ${valuesTable(t.standards)}
 ${t.notExtracted.length ? html`<p class="muted">Not extracted: ${t.notExtracted.map((n) => `${valueLabel(n.standard)} (${forPeople(n.reason)})`).join('; ')}</p>` : ''}
 </details>`,
-  )}
+)}
 ${d.uses.length ? html`<details class="building-type" id="district-${d.code}-uses"><summary><h4>Uses</h4> <span class="muted">${plural(d.uses.length, 'use', 'uses')}</span></summary><ul>${d.uses.map((u) => html`<li>${u.use}: ${u.permission.replace(/_/g, ' ')} ${statusBadge(u.status as ValueStatus)}${u.condition ? html` <small class="muted">${forPeople(u.condition)}</small>` : ''}${citationLine(u.citation)}</li>`)}</ul></details>` : ''}
 </details>`;
 }
@@ -165,13 +195,15 @@ export function registerCoveragePlacePage(app: HttpApp, ctx: AppContext): void {
     const account = await currentAccount(ctx, c);
     const signedInAs = account?.email ?? null;
     const place = (await listPlaces(ctx)).find((p) => p.slug === c.req.param('slug'));
-    if (!place) return htmlPage(c, 404, page('Not found', html`<p>No such place. <a href="/coverage">What siteline covers</a></p>`, { signedInAs }), PAGE_HEADERS);
+    if (!place)
+      return htmlPage(c, 404, page('Not found', html`<p>No such place. <a href="/coverage">What siteline covers</a></p>`, { signedInAs }), PAGE_HEADERS);
     const want = new URL(c.req.url).searchParams.get('district');
     let inv;
     try {
       inv = await cityInventory(ctx, { kind: 'id', geoDivisionId: place.geoDivisionId, ...(want ? { district: want } : {}) });
     } catch (err) {
-      if (err instanceof SitelineError && err.code === 'bad_input') return htmlPage(c, 404, page('Not found', html`<p>${err.message}</p>`, { signedInAs }), PAGE_HEADERS);
+      if (err instanceof SitelineError && err.code === 'bad_input')
+        return htmlPage(c, 404, page('Not found', html`<p>${err.message}</p>`, { signedInAs }), PAGE_HEADERS);
       throw err;
     }
     if (inv.kind !== 'inventory') return htmlPage(c, 404, page('Not found', html`<p>No such place.</p>`, { signedInAs }), PAGE_HEADERS);
@@ -181,15 +213,23 @@ export function registerCoveragePlacePage(app: HttpApp, ctx: AppContext): void {
     });
     const codes = rules ? Object.keys(rules.districts) : [];
     // Every district, closed; ?district=CODE shows that one alone, open (a link from an answer or an agent).
-    const shown: DistrictRulesView[] = inv.rules.district ? [inv.rules.district] : rules ? codes.map((code) => districtView(rules, code, rules.districts[code]!)) : [];
+    const shown: DistrictRulesView[] = inv.rules.district
+      ? [inv.rules.district]
+      : rules
+        ? codes.map((code) => districtView(rules, code, rules.districts[code]!))
+        : [];
     const docs = inv.rules.documents;
     const body = html`<p>Status: ${statusBadge(place.status)}</p>
 <p>${placeStatusWords(place.status, place.statusReason).why}</p>
 <h2>Rules</h2>
 <p>${inv.rules.bylaw ? html`${inv.rules.bylaw.name} (${inv.rules.bylaw.date}).` : 'No rules file.'} <strong>${inv.rules.citedValues}</strong> values are cited, each from words found by machine in a document siteline holds.</p>
 ${docs.length ? html`<ul>${docs.map((d) => html`<li><a href="${d.href}">${d.title}</a>, edition ${d.edition}, retrieved ${d.retrieved} (${d.licence})</li>`)}</ul>` : html`<p class="muted">This place holds no document to cite from: its values are indicative or not extracted.</p>`}
-${shown.length ? html`<h2 id="districts">${inv.rules.district ? 'District' : plural(shown.length, 'district', 'districts')}</h2>
-<p class="muted">Open a district to read its standards, each with its status and the bylaw's words; each building type opens on its own.</p>` : ''}
+${
+  shown.length
+    ? html`<h2 id="districts">${inv.rules.district ? 'District' : plural(shown.length, 'district', 'districts')}</h2>
+<p class="muted">Open a district to read its standards, each with its status and the bylaw's words; each building type opens on its own.</p>`
+    : ''
+}
 ${inv.rules.district ? html`<p><a href="/coverage/${place.slug}">All districts</a></p>` : ''}
 <div class="districts">${shown.map((d) => districtSection(d, Boolean(inv.rules.district)))}</div>
 ${changesSection(place.slug, await listVintages(ctx, place.geoDivisionId))}`;

@@ -5,7 +5,15 @@ import type { AppContext } from '../context.ts';
 import type { HttpApp } from '../http/http-app.ts';
 import { htmlPage } from '../http/page.ts';
 import type { Account } from '../auth/accounts.ts';
-import { VERIFY_EMAIL_PATH, emailVerifiedAt, inspectVerificationLink, sendVerificationMail, useVerificationLink, UNVERIFIED_MESSAGE, type LinkState } from '../auth/email-verification.ts';
+import {
+  VERIFY_EMAIL_PATH,
+  emailVerifiedAt,
+  inspectVerificationLink,
+  sendVerificationMail,
+  useVerificationLink,
+  UNVERIFIED_MESSAGE,
+  type LinkState,
+} from '../auth/email-verification.ts';
 import { html, type Html } from '../http/html.ts';
 import { page } from '../http/page.ts';
 import { RESEND_PATH, resendForm, unverifiedNotice as notice } from '../http/account-notice.ts';
@@ -37,7 +45,10 @@ function linkProblem(state: LinkState['state']): { status: number; body: Html } 
         body: html`<p class="error" role="alert" id="link-refused">This verification link was already used; a link works once. If your address is not shown as verified on <a href="/account">your account page</a>, ask for a new link there.</p>`,
       };
     default:
-      return { status: 400, body: html`<p class="error" role="alert" id="link-refused">This verification link is not valid (it may have been altered or cut short). ${fix}</p>` };
+      return {
+        status: 400,
+        body: html`<p class="error" role="alert" id="link-refused">This verification link is not valid (it may have been altered or cut short). ${fix}</p>`,
+      };
   }
 }
 

@@ -53,11 +53,34 @@ function lotView(v: Envelope3dOfLot, idSuffix: string, units: 'imperial' | 'metr
   }
   const b = bboxOf(v.lot.polygon);
   const bounds: BBox = [b[0] - PAD_DEG, b[1] - PAD_DEG, b[2] + PAD_DEG, b[3] + PAD_DEG];
-  const lots = { type: 'FeatureCollection' as const, features: [{ type: 'Feature' as const, properties: { lot: v.lot.parcelExternalId, role: 'lot' }, geometry: { type: 'MultiPolygon' as const, coordinates: v.lot.polygon } }] };
+  const lots = {
+    type: 'FeatureCollection' as const,
+    features: [
+      {
+        type: 'Feature' as const,
+        properties: { lot: v.lot.parcelExternalId, role: 'lot' },
+        geometry: { type: 'MultiPolygon' as const, coordinates: v.lot.polygon },
+      },
+    ],
+  };
   // A height limited in storeys only (no height in feet known): the footprint lies on the ground.
-  const view = JSON.stringify({ style: envelopeStyle({ lots, footprint: s.footprint, heightM: s.heightM ?? 0 }), bounds, units, pitch: ENVELOPE_3D_PITCH, bearing: BEARING, maxZoom: 19 });
+  const view = JSON.stringify({
+    style: envelopeStyle({ lots, footprint: s.footprint, heightM: s.heightM ?? 0 }),
+    bounds,
+    units,
+    pitch: ENVELOPE_3D_PITCH,
+    bearing: BEARING,
+    maxZoom: 19,
+  });
   // What the drawing shows, in one attribute the page script's map draws from and a reader (or a test) can read back.
-  const solid = JSON.stringify({ lot: v.lot.parcelExternalId, heightFt: s.heightFt, heightM: s.heightM, ...(s.heightStoreys !== undefined ? { heightStoreys: s.heightStoreys } : {}), areaSqft: s.areaSqft, footprint: s.footprint });
+  const solid = JSON.stringify({
+    lot: v.lot.parcelExternalId,
+    heightFt: s.heightFt,
+    heightM: s.heightM,
+    ...(s.heightStoreys !== undefined ? { heightStoreys: s.heightStoreys } : {}),
+    areaSqft: s.areaSqft,
+    footprint: s.footprint,
+  });
   const footprint = `the buildable footprint (${num(s.areaSqft)} sq ft, the lot less its setbacks)`;
   const label =
     s.heightFt === null
@@ -82,7 +105,10 @@ ${body}</section>`;
 export async function snapshotEnvelope3d(ctx: AppContext, s: Snapshot): Promise<Html> {
   if (!s.lot) return html``;
   const v = await envelope3dOfSnapshot(ctx.db, s);
-  if (!v) return section(html`<p class="envelope-3d-statement" role="note"><strong>No 3D envelope: the lot's outline is not in the data loaded on this server.</strong></p>`);
+  if (!v)
+    return section(
+      html`<p class="envelope-3d-statement" role="note"><strong>No 3D envelope: the lot's outline is not in the data loaded on this server.</strong></p>`,
+    );
   return section(lotView(v, '', s.coverage.place?.country === 'CA' ? 'metric' : 'imperial'));
 }
 
@@ -91,7 +117,10 @@ export function projectEnvelope3d(lots: ProjectLot[], analysis: FeasibilityAnaly
   const build = lots.filter((l) => l.role === 'build');
   if (!build.length) return html``;
   const standards: Record<string, Sourced | undefined> | undefined = analysis?.standards;
-  if (!standards) return section(html`<p class="envelope-3d-statement" role="note"><strong>No 3D envelope yet: it is drawn from a finished analysis; run the analysis.</strong></p>`);
+  if (!standards)
+    return section(
+      html`<p class="envelope-3d-statement" role="note"><strong>No 3D envelope yet: it is drawn from a finished analysis; run the analysis.</strong></p>`,
+    );
   return section(
     html`${build.map((l, i) => {
       const v = envelope3dOfProjectLot(l.lot, standards);

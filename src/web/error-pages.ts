@@ -24,7 +24,15 @@ export function wantsHtmlPage(req: IncomingMessage): boolean {
   return !API_PREFIXES.some((p) => pathname === p.replace(/\/$/, '') || pathname.startsWith(p));
 }
 
-const TITLES: Record<number, string> = { 400: 'That request could not be read', 403: 'Not allowed', 404: 'Page not found', 405: 'Not available this way', 429: 'Too many requests', 500: 'Something went wrong', 503: 'Temporarily unavailable' };
+const TITLES: Record<number, string> = {
+  400: 'That request could not be read',
+  403: 'Not allowed',
+  404: 'Page not found',
+  405: 'Not available this way',
+  429: 'Too many requests',
+  500: 'Something went wrong',
+  503: 'Temporarily unavailable',
+};
 
 export function errorPageHtml(status: number, message: string, reqId: string): string {
   const title = TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'That did not work');
@@ -34,20 +42,27 @@ export function errorPageHtml(status: number, message: string, reqId: string): s
       : status >= 500
         ? html`<p>siteline could not answer this request. Nothing you typed was lost: go back and try again in a moment.</p>`
         : html`<p class="error">${message}</p>`;
-  return page(title, html`${body}
+  return page(
+    title,
+    html`${body}
 <ul>
 <li><a href="/">Home</a></li>
 <li><a href="/sites">Check an address</a></li>
 <li><a href="/coverage">Which places are covered</a></li>
 </ul>
-<p class="muted">Error ${status}${reqId ? html` · request id <code id="request-id">${reqId}</code> (quote it when reporting a problem)` : ''}.</p>`);
+<p class="muted">Error ${status}${reqId ? html` · request id <code id="request-id">${reqId}</code> (quote it when reporting a problem)` : ''}.</p>`,
+  );
 }
 
 /** An HTML page for a browser navigating to a page; the JSON envelope for everyone else. */
 export const webErrorFormat: ErrorFormat = (req, status, code, message, headers = {}) => {
   if (!wantsHtmlPage(req)) return jsonErrorFormat(req, status, code, message, headers);
   const body = errorPageHtml(status, message, requestId(req));
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...headers, ...PAGE_HEADERS }, body };
+  return {
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), ...headers, ...PAGE_HEADERS },
+    body,
+  };
 };
 
 export function installErrorPages(app: HttpApp): void {

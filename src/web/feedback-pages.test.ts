@@ -10,7 +10,9 @@ import { TEST_PASSWORD } from '../../test/support/auth-flow.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-test('feedback form in headless Chromium: sign up from the link, send a city request, see the scrubbed text stored', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+test('feedback form in headless Chromium: sign up from the link, send a city request, see the scrubbed text stored', {
+  skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`,
+}, async () => {
   const svc = await startTestServer();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {

@@ -29,9 +29,7 @@ interface FormValues {
 }
 
 function feedbackForm(csrf: string, v: FormValues): Html {
-  const options = FEEDBACK_CATEGORIES.map(
-    (c) => html`<option value="${c}"${v.category === c ? html` selected` : ''}>${CATEGORY_LABELS[c]}</option>`,
-  );
+  const options = FEEDBACK_CATEGORIES.map((c) => html`<option value="${c}"${v.category === c ? html` selected` : ''}>${CATEGORY_LABELS[c]}</option>`);
   return html`<form method="post" action="/feedback">
 <input type="hidden" name="csrf" value="${csrf}">
 <input type="hidden" name="submissionId" value="${v.submissionId}">
@@ -104,7 +102,13 @@ export function registerFeedbackPages(app: HttpApp, ctx: AppContext): void {
       );
     }
     if (outcome.kind === 'write_failed') {
-      return show(c, 503, account.email, values, html`<p class="error" role="alert">Your feedback could not be saved just now. Nothing was lost from the form: send it again.</p>`);
+      return show(
+        c,
+        503,
+        account.email,
+        values,
+        html`<p class="error" role="alert">Your feedback could not be saved just now. Nothing was lost from the form: send it again.</p>`,
+      );
     }
     const f = outcome.feedback;
     const removed = Object.keys(f.redactions);

@@ -56,7 +56,6 @@ export async function linkedAgents(ctx: AppContext, accountId: string): Promise<
   }));
 }
 
-
 /** Revokes one of this account's agents; false when it is not this account's. */
 export async function revokeLinkedAgent(ctx: AppContext, accountId: string, registrationId: string): Promise<boolean> {
   const done = await ctx.db.transaction(async (tx) => {
@@ -65,7 +64,10 @@ export async function revokeLinkedAgent(ctx: AppContext, accountId: string, regi
       [registrationId, accountId],
     );
     if (!owned.length) return false;
-    await tx.query('UPDATE agent_credentials SET revoked_at = $2 WHERE registration_id = $1 AND revoked_at IS NULL', [registrationId, ctx.clock.now().toISOString()]);
+    await tx.query('UPDATE agent_credentials SET revoked_at = $2 WHERE registration_id = $1 AND revoked_at IS NULL', [
+      registrationId,
+      ctx.clock.now().toISOString(),
+    ]);
     await tx.query('UPDATE agent_registrations SET claim_delivered_at = $2 WHERE registration_id = $1', [registrationId, REVOKED_MARK]);
     await revokeTokens(ctx, accountId, agentScope(registrationId), 'agent revoked on the account page', tx);
     ctx.logger.info({ registrationId }, 'linked agent revoked from the account page');
@@ -93,11 +95,16 @@ export async function linkedAgentsSection(ctx: AppContext, c: HttpContext, accou
   const now = ctx.clock.now();
   const list = agents.length
     ? html`<ul class="agents">${agents.map(
-        (a) => html`<li id="agent-${a.registrationId}"><strong class="agent-name">${agentName(a)}</strong> (${a.type === 'service_auth' ? 'linked by e-mail' : 'anonymous, then claimed'}, <code>${shortId(a.registrationId)}</code>), linked ${whenWords(a.claimedAt, now)}, last used ${whenWords(a.lastUsedAt, now)}.
+        (
+          a,
+        ) => html`<li id="agent-${a.registrationId}"><strong class="agent-name">${agentName(a)}</strong> (${a.type === 'service_auth' ? 'linked by e-mail' : 'anonymous, then claimed'}, <code>${shortId(a.registrationId)}</code>), linked ${whenWords(a.claimedAt, now)}, last used ${whenWords(a.lastUsedAt, now)}.
 ${a.revoked ? html` <span class="badge badge-unknown">revoked</span>` : html`<form method="post" action="/account/agents/${a.registrationId}/revoke"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" aria-label="Revoke ${agentName(a)}">Revoke</button></form>`}</li>`,
       )}</ul>`
     : html`<p>No agent is linked to this account. An agent links itself by showing you a link and a 6-digit code.</p>`;
-  const outbox = outboxVisible(ctx.config.baseUrl) && fromLoopbackPeer(c.env.incoming) ? html`<p class="muted">Development: mail the service would have sent is in the <a href="/dev/outbox">development outbox</a>.</p>` : '';
+  const outbox =
+    outboxVisible(ctx.config.baseUrl) && fromLoopbackPeer(c.env.incoming)
+      ? html`<p class="muted">Development: mail the service would have sent is in the <a href="/dev/outbox">development outbox</a>.</p>`
+      : '';
   return html`<section id="linked-agents" aria-labelledby="linked-agents-h"><h2 id="linked-agents-h">Linked agents and CLI logins</h2>
 ${list}
 <p class="muted">Revoking ends the agent's access at once: it gets no new access, and an access token it already holds is refused.</p>
@@ -120,11 +127,21 @@ export function registerLinkedAgentRoutes(app: HttpApp, ctx: AppContext, onCsrfF
     if (!account) return redirect(c, '/signin?next=/account');
     const done = await revokeLinkedAgent(ctx, account.accountId, c.req.param('id')!);
     if (!done) {
-      return htmlPage(c, 404, page('Agent not found', html`<p class="error" role="alert">No agent with that id is linked to your account.</p><p><a href="/account">Back to your account</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(
+        c,
+        404,
+        page(
+          'Agent not found',
+          html`<p class="error" role="alert">No agent with that id is linked to your account.</p><p><a href="/account">Back to your account</a></p>`,
+          { signedInAs: account.email },
+        ),
+        PAGE_HEADERS,
+      );
     }
     // A confirmation on the account page (issue 49, item 5): what was revoked, by the name it is listed under.
     const revoked = (await linkedAgents(ctx, account.accountId)).find((a) => a.registrationId === c.req.param('id'));
-    const what = revoked && isCliRegistration(revoked.label) ? `The CLI login "${agentName(revoked)}"` : `The agent "${revoked ? agentName(revoked) : c.req.param('id')}"`;
+    const what =
+      revoked && isCliRegistration(revoked.label) ? `The CLI login "${agentName(revoked)}"` : `The agent "${revoked ? agentName(revoked) : c.req.param('id')}"`;
     setFlash(ctx.config, c, ACCOUNT_PAGE, `${what} is revoked: it can no longer act for your account.`);
     return redirect(c, '/account#linked-agents');
   });

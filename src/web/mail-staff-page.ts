@@ -26,15 +26,21 @@ export function registerMailStaffPage(app: HttpApp, ctx: AppContext): void {
         ? html`Mail is sent through <code>${smtpServerName(ctx.config.mail.smtpUrl!)}</code> from <code>${ctx.config.mail.from}</code>.`
         : html`No SMTP server is configured: mail goes to the development outbox and never leaves this machine.`;
     const rows = items.map(
-      (m) => html`<tr id="mail-${String(m.id)}"><td>${String(m.id)}</td><td>${m.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${m.to}</td><td>${m.subject}</td>
+      (
+        m,
+      ) => html`<tr id="mail-${String(m.id)}"><td>${String(m.id)}</td><td>${m.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${m.to}</td><td>${m.subject}</td>
 <td class="status-${m.status}">${m.status === 'failed' ? 'failed' : `retrying (next ${m.nextAttemptAt.slice(11, 19)} UTC)`}</td><td>${String(m.attempts)}</td><td class="note">${m.lastError ?? ''}</td>
 <td>${m.status === 'failed' ? html`<form method="post" action="/staff/mail/${String(m.id)}/retry"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Send again</button></form>` : ''}</td></tr>`,
     );
     const body = html`<p>${transport}</p>
 <p id="mail-counts">Queued: <strong>${String(counts.queued)}</strong> · being sent: <strong>${String(counts.sending)}</strong> · sent: <strong>${String(counts.sent)}</strong> · failed: <strong>${String(counts.failed)}</strong></p>
 <p>A message is retried with growing delays while the mail server cannot be reached or answers with a temporary error (4xx); a permanent refusal (5xx) or ${String(ctx.config.mail.maxAttempts)} attempts record it as failed.</p>
-${items.length === 0 ? html`<p id="no-mail-problems">No message failed or is waiting after an error.</p>` : html`<table id="mail-table"><thead><tr><th>#</th><th>Queued (UTC)</th><th>To</th><th>Subject</th><th>State</th><th>Attempts</th><th>Mail server's answer</th><th></th></tr></thead>
-<tbody>${rows}</tbody></table>`}`;
+${
+  items.length === 0
+    ? html`<p id="no-mail-problems">No message failed or is waiting after an error.</p>`
+    : html`<table id="mail-table"><thead><tr><th>#</th><th>Queued (UTC)</th><th>To</th><th>Subject</th><th>State</th><th>Attempts</th><th>Mail server's answer</th><th></th></tr></thead>
+<tbody>${rows}</tbody></table>`
+}`;
     return htmlPage(c, 200, page('Mail queue', body, { signedInAs: actor.who, wide: true }), PAGE_HEADERS);
   });
 
@@ -47,7 +53,14 @@ ${items.length === 0 ? html`<p id="no-mail-problems">No message failed or is wai
     if (Number.isSafeInteger(id) && (await requeueFailed(ctx, id))) {
       ctx.logger.info({ mailId: id, by: actor.accountId }, 'failed mail queued again by staff');
       // The mail worker drains again on its own schedule; a failed pass now is logged, not dropped.
-      void ctx.mailer.drain().catch((err) => ctx.logger.warn({ mailId: id, err: err instanceof Error ? err.message : String(err) }, 'mail drain after a staff requeue failed; the mail worker tries again'));
+      void ctx.mailer
+        .drain()
+        .catch((err) =>
+          ctx.logger.warn(
+            { mailId: id, err: err instanceof Error ? err.message : String(err) },
+            'mail drain after a staff requeue failed; the mail worker tries again',
+          ),
+        );
     }
     return redirect(c, '/staff/mail');
   });

@@ -37,16 +37,22 @@ function withPickable(style: Record<string, unknown>, pickable: FeatureCollectio
   const layers = style.layers as Record<string, unknown>[];
   sources['pickable'] = { type: 'geojson', data: pickable };
   const at = layers.findIndex((l) => l.id === 'lots-fill');
-  layers.splice(at < 0 ? layers.length : at, 0,
+  layers.splice(
+    at < 0 ? layers.length : at,
+    0,
     { id: 'pickable-fill', type: 'fill', source: 'pickable', paint: { 'fill-color': PICKABLE_LOT_STYLE.fill, 'fill-opacity': 0.15 } },
-    { id: 'pickable-line', type: 'line', source: 'pickable', paint: { 'line-color': PICKABLE_LOT_STYLE.line, 'line-width': 1 } });
+    { id: 'pickable-line', type: 'line', source: 'pickable', paint: { 'line-color': PICKABLE_LOT_STYLE.line, 'line-width': 1 } },
+  );
   return style;
 }
 
 export function mapLegend(view: MapView, categories: readonly ZoneCategory[] = ZONE_CATEGORIES): Html {
   const roles = [...new Set(view.lots.features.map((f) => String(f.properties?.role ?? 'lot')))];
   return html`<ul class="map-legend" aria-label="Map legend">
-${roles.map((r) => { const st = LOT_ROLE_STYLE[r] ?? LOT_ROLE_STYLE.lot!; return html`<li><span class="swatch" style="background:${st.fill};border-color:${st.line};border-width:3px"></span>${st.label}</li>`; })}
+${roles.map((r) => {
+  const st = LOT_ROLE_STYLE[r] ?? LOT_ROLE_STYLE.lot!;
+  return html`<li><span class="swatch" style="background:${st.fill};border-color:${st.line};border-width:3px"></span>${st.label}</li>`;
+})}
 ${categories.map((c) => html`<li><span class="swatch" style="background:${CATEGORY_STYLE[c].colour}"></span>${CATEGORY_STYLE[c].label}</li>`)}
 <li><span class="swatch swatch-line" style="background:#6a1b9a"></span>Overlay district (dashed)</li>
 <li><span class="swatch swatch-line" style="background:#222"></span>City boundary (dashed)</li>

@@ -52,7 +52,13 @@ function bytes(status: number, body: Buffer | null, headers: Record<string, stri
 }
 
 function sendAsset(c: HttpContext, a: StaticAsset, cacheControl: string): Response {
-  const headers: Record<string, string> = { 'content-type': a.type, etag: a.etag, 'cache-control': cacheControl, vary: 'accept-encoding', 'x-content-type-options': 'nosniff' };
+  const headers: Record<string, string> = {
+    'content-type': a.type,
+    etag: a.etag,
+    'cache-control': cacheControl,
+    vary: 'accept-encoding',
+    'x-content-type-options': 'nosniff',
+  };
   if (c.env.incoming.headers['if-none-match'] === a.etag) return bytes(304, null, headers);
   const gz = acceptsGzip(c);
   const body = gz ? a.gzipped : a.body;

@@ -13,6 +13,11 @@ export function registerPlaceSources(app: HttpApp, ctx: AppContext): void {
     if (!catalogue) return errorReply(c, 404, 'not_found', 'No such place.');
     const asked = new URL(c.req.url).searchParams.get('v');
     const { place, version, sources, attribution } = catalogue;
-    return jsonReply(c, 200, { place, version, sources, attribution }, { 'cache-control': asked === version ? 'public, max-age=31536000, immutable' : 'no-cache' });
+    return jsonReply(
+      c,
+      200,
+      { place, version, sources, attribution },
+      { 'cache-control': asked === version ? 'public, max-age=31536000, immutable' : 'no-cache' },
+    );
   });
 }

@@ -68,9 +68,7 @@ const TOOL_WORDS: [RegExp, string][] = [
 export function wordedForPeople(text: string): string {
   // The refusals of projects, analysis and reports carry their next step as data (webStep words it);
   // what is left here are warnings that name a parameter (save-to-project's "attach one with action attach_parcels").
-  let t = text
-    .replace(/\bwith action attach_parcels\b/g, 'with “Attach as build lot”')
-    .replace(/\baction attach_parcels\b/g, '“Attach as build lot”');
+  let t = text.replace(/\bwith action attach_parcels\b/g, 'with “Attach as build lot”').replace(/\baction attach_parcels\b/g, '“Attach as build lot”');
   for (const [re, words] of TOOL_WORDS) t = t.replace(re, words);
   return t
     .replace(/\bparcelExternalIds?\b/g, 'lot id')
@@ -81,7 +79,12 @@ export function wordedForPeople(text: string): string {
     .replace(/\bagentStatus\b/g, 'analysis status');
 }
 
-const FIELD_WORDS: Record<string, string> = { name: 'the name', lifecycleStatus: 'the lifecycle status', externalRef: 'the external reference', typology: 'the typology' };
+const FIELD_WORDS: Record<string, string> = {
+  name: 'the name',
+  lifecycleStatus: 'the lifecycle status',
+  externalRef: 'the external reference',
+  typology: 'the typology',
+};
 
 /** What the page says when the domain refuses: specific words for each known refusal, the worded domain text otherwise. */
 export function forPeople(err: SitelineError, asked: { radiusM?: number; parcelExternalId?: string } = {}): string {
@@ -91,25 +94,38 @@ export function forPeople(err: SitelineError, asked: { radiusM?: number; parcelE
   if (field === 'parcelExternalIds') {
     if (typeof d['distanceM'] === 'number') {
       const need = Math.ceil(d['distanceM']) + 10;
-      return `Lot ${lot} is about ${d['distanceM'].toLocaleString('en-US')} m from the project's location, beyond the search radius of ${asked.radiusM ?? DEFAULT_RADIUS_M} m. ` +
-        (need <= MAX_RADIUS_M ? `Set the search radius to at least ${need} m and attach it again.` : `That is further than the largest search radius (${MAX_RADIUS_M.toLocaleString('en-US')} m), so it cannot be attached to this project.`) + ' Nothing was attached.';
+      return (
+        `Lot ${lot} is about ${d['distanceM'].toLocaleString('en-US')} m from the project's location, beyond the search radius of ${asked.radiusM ?? DEFAULT_RADIUS_M} m. ` +
+        (need <= MAX_RADIUS_M
+          ? `Set the search radius to at least ${need} m and attach it again.`
+          : `That is further than the largest search radius (${MAX_RADIUS_M.toLocaleString('en-US')} m), so it cannot be attached to this project.`) +
+        ' Nothing was attached.'
+      );
     }
     if (d['currentRole'] === 'build')
       return `Lot ${lot} is this project's build lot, so it cannot also be a context lot. A neighbour whose address leads to this lot is the same lot: click the neighbouring lot on the map, or give its own lot id. Nothing was attached.`;
-    if (lot) return `No lot ${lot} is known${/ is not a known lot in /.test(err.message) ? ' in this project\'s city' : ''}. Check the lot id, or click the lot on the map. Nothing was attached.`;
+    if (lot)
+      return `No lot ${lot} is known${/ is not a known lot in /.test(err.message) ? " in this project's city" : ''}. Check the lot id, or click the lot on the map. Nothing was attached.`;
     return 'Choose a lot: click it on the map, or give its lot id or its address.';
   }
   if (field === 'radiusM') return `The search radius must be a whole number of metres from 1 to ${MAX_RADIUS_M.toLocaleString('en-US')}. Nothing was attached.`;
   if (field === 'parcelExternalId') {
-    if (d['reason'] === 'last_build_lot') return `Lot ${lot} is the project's only build lot: the analysis, the map pin and the report stand on it. Attach another build lot first, then detach this one. Nothing was detached.`;
-    if (d['reason'] === 'listed_on_map') return `The project is on the public map, and its pin stands on the build lots. Remove it from the public map (below) before detaching build lot ${lot}. Nothing was detached.`;
-    if (d['reason'] === 'not_attached') return `Lot ${lot} is not attached to this project (any more); nothing was detached. The page now shows the lots as they are.`;
+    if (d['reason'] === 'last_build_lot')
+      return `Lot ${lot} is the project's only build lot: the analysis, the map pin and the report stand on it. Attach another build lot first, then detach this one. Nothing was detached.`;
+    if (d['reason'] === 'listed_on_map')
+      return `The project is on the public map, and its pin stands on the build lots. Remove it from the public map (below) before detaching build lot ${lot}. Nothing was detached.`;
+    if (d['reason'] === 'not_attached')
+      return `Lot ${lot} is not attached to this project (any more); nothing was detached. The page now shows the lots as they are.`;
     return 'Choose the lot to detach from the table of lots.';
   }
-  if (field === 'name') return /empty/.test(err.message) ? 'Give the project a name; nothing was changed.' : `The name is longer than ${MAX_NAME_CHARS} characters; shorten it. Nothing was changed.`;
+  if (field === 'name')
+    return /empty/.test(err.message)
+      ? 'Give the project a name; nothing was changed.'
+      : `The name is longer than ${MAX_NAME_CHARS} characters; shorten it. Nothing was changed.`;
   if (field === 'typology') return `Choose the typology from the list (${PROJECT_TYPOLOGIES.map((t) => TYPOLOGY_WORDS[t]).join(', ')}). Nothing was changed.`;
   if (field === 'confirm') return 'Tick the box to confirm putting the site back on the public map; nothing was published.';
-  if (field === 'lifecycleStatus') return `Choose the lifecycle status from the list (${LIFECYCLE_STATUSES.map(lifecycleWords).join(', ')}). Nothing was changed.`;
+  if (field === 'lifecycleStatus')
+    return `Choose the lifecycle status from the list (${LIFECYCLE_STATUSES.map(lifecycleWords).join(', ')}). Nothing was changed.`;
   if (field === 'externalRef') {
     if (typeof d['otherProjectName'] === 'string')
       return `The external reference is already used by your project “${d['otherProjectName']}”; each of your projects needs its own. Clear it on that project first, or use another. Nothing was changed.`;
@@ -132,15 +148,26 @@ export function forPeople(err: SitelineError, asked: { radiusM?: number; parcelE
 /** A refusal's next step as this page's buttons (the MCP adapter words the same step as tool calls). */
 export function webStep(next: NextStep): string {
   switch (next.action) {
-    case 'attach_build_lot': return `Attach a build lot under Lots (“Attach as build lot”) first${next.then === 'list_on_map' ? ', then list it again' : next.then === 'run_analysis' ? ', then run the analysis again' : ''}.`;
-    case 'look_up_lot': case 'choose_lot': return 'Click the lot on the map, or give its lot id or its address.';
-    case 'widen_radius': return `Set the search radius to at least ${next.radiusM} m.`;
-    case 'clear_external_ref': return 'Clear it on that project first, or use another.';
-    case 'pick_update_receipt': case 'not_reversible': return 'Only the changes with an Undo button in the history can be undone.';
-    case 'unlist': return 'Remove the project from the public map first.';
-    case 'reload': return 'The page now shows the project as it is.';
-    case 'look_up_citation': return 'Bylaw sections are attached by an agent from a snapshot\'s citations.';
-    case 'run_analysis': return `Run the analysis, wait until its status is current${next.then === 'produce_report' ? ', then export the report again' : ''}.`;
+    case 'attach_build_lot':
+      return `Attach a build lot under Lots (“Attach as build lot”) first${next.then === 'list_on_map' ? ', then list it again' : next.then === 'run_analysis' ? ', then run the analysis again' : ''}.`;
+    case 'look_up_lot':
+    case 'choose_lot':
+      return 'Click the lot on the map, or give its lot id or its address.';
+    case 'widen_radius':
+      return `Set the search radius to at least ${next.radiusM} m.`;
+    case 'clear_external_ref':
+      return 'Clear it on that project first, or use another.';
+    case 'pick_update_receipt':
+    case 'not_reversible':
+      return 'Only the changes with an Undo button in the history can be undone.';
+    case 'unlist':
+      return 'Remove the project from the public map first.';
+    case 'reload':
+      return 'The page now shows the project as it is.';
+    case 'look_up_citation':
+      return "Bylaw sections are attached by an agent from a snapshot's citations.";
+    case 'run_analysis':
+      return `Run the analysis, wait until its status is current${next.then === 'produce_report' ? ', then export the report again' : ''}.`;
   }
 }
 
@@ -151,34 +178,51 @@ export function historyWhat(r: Pick<Receipt, 'operation' | 'action' | 'changes' 
   const fields = r.changes.map((c) => c.field);
   const lotChanges = r.changes.filter((c) => c.field.startsWith('lots.'));
   switch (`${r.operation} ${r.action}`) {
-    case 'project.save create': return 'Created the project';
-    case 'project.save attach_reference': return 'Attached a bylaw section';
+    case 'project.save create':
+      return 'Created the project';
+    case 'project.save attach_reference':
+      return 'Attached a bylaw section';
     case 'project.save attach_parcels': {
       const added = lotChanges.filter((c) => c.before === null && !c.field.endsWith('.role'));
       if (added.length === 1) return `Attached a ${roleWords((added[0]!.after as { role?: string } | null)?.role)}`;
       if (added.length > 1) return `Attached ${added.length} lots`;
       return lotChanges.length ? 'Changed the role of a lot' : 'Attached lots (no change)';
     }
-    case 'project.detach detach': return `Detached a ${roleWords((lotChanges[0]?.before as { role?: string } | null)?.role)}`;
-    case 'project.update update': case 'project.update undo': {
+    case 'project.detach detach':
+      return `Detached a ${roleWords((lotChanges[0]?.before as { role?: string } | null)?.role)}`;
+    case 'project.update update':
+    case 'project.update undo': {
       const words = updateWords(r.changes);
       return r.action === 'undo' ? `Undid a change (${words.toLowerCase()})` : words;
     }
-    case 'project.map_listing list': return r.undoes ? 'Put back on the public map (an undo)' : 'Listed on the public map';
-    case 'project.map_listing unlist': return r.undoes ? 'Removed from the public map (an undo)' : 'Removed from the public map';
-    case 'project.undo undo': return `Undid a change (${r.changes.map((c) => changeWords(c)).join(', ')})`;
-    case 'analysis.run enqueue': return 'Queued the analysis';
-    default: return fields.length ? 'Changed the project' : 'Recorded a change';
+    case 'project.map_listing list':
+      return r.undoes ? 'Put back on the public map (an undo)' : 'Listed on the public map';
+    case 'project.map_listing unlist':
+      return r.undoes ? 'Removed from the public map (an undo)' : 'Removed from the public map';
+    case 'project.undo undo':
+      return `Undid a change (${r.changes.map((c) => changeWords(c)).join(', ')})`;
+    case 'analysis.run enqueue':
+      return 'Queued the analysis';
+    default:
+      return fields.length ? 'Changed the project' : 'Recorded a change';
   }
 }
 
 function updateWords(changes: FieldChange[]): string {
   const parts = changes.map((c) =>
-    c.field === 'name' ? 'Renamed the project'
-    : c.field === 'lifecycleStatus' ? 'Changed the lifecycle status'
-    : c.field === 'externalRef' ? (c.after === null ? 'Cleared the external reference' : 'Set the external reference')
-    : c.field === 'typology' ? (c.after === null ? 'Cleared the typology' : 'Set the typology')
-    : 'Changed the project',
+    c.field === 'name'
+      ? 'Renamed the project'
+      : c.field === 'lifecycleStatus'
+        ? 'Changed the lifecycle status'
+        : c.field === 'externalRef'
+          ? c.after === null
+            ? 'Cleared the external reference'
+            : 'Set the external reference'
+          : c.field === 'typology'
+            ? c.after === null
+              ? 'Cleared the typology'
+              : 'Set the typology'
+            : 'Changed the project',
   );
   return parts.length ? parts.map((p, i) => (i ? p.charAt(0).toLowerCase() + p.slice(1) : p)).join(', ') : 'Changed nothing';
 }
@@ -216,12 +260,21 @@ export function undoButtonLabel(r: Pick<Receipt, 'operation' | 'action' | 'chang
 function changedText(changes: FieldChange[]): string {
   return changes
     .map((c) =>
-      c.field === 'name' ? `The name is now “${String(c.after)}”.`
-      : c.field === 'lifecycleStatus' ? `The lifecycle status is now ${lifecycleWords(String(c.after))}.`
-      : c.field === 'externalRef' ? (c.after === null ? 'The external reference was cleared.' : `The external reference is now ${String(c.after)}.`)
-      : c.field === 'typology' ? (c.after === null ? 'The typology was cleared.' : `The typology is now ${typologyWords(String(c.after))}.`)
-      : /^lots\.|^references\.|^mapListing\.listed$/.test(c.field) ? `${changeWords(c).charAt(0).toUpperCase()}${changeWords(c).slice(1)}.`
-      : '',
+      c.field === 'name'
+        ? `The name is now “${String(c.after)}”.`
+        : c.field === 'lifecycleStatus'
+          ? `The lifecycle status is now ${lifecycleWords(String(c.after))}.`
+          : c.field === 'externalRef'
+            ? c.after === null
+              ? 'The external reference was cleared.'
+              : `The external reference is now ${String(c.after)}.`
+            : c.field === 'typology'
+              ? c.after === null
+                ? 'The typology was cleared.'
+                : `The typology is now ${typologyWords(String(c.after))}.`
+              : /^lots\.|^references\.|^mapListing\.listed$/.test(c.field)
+                ? `${changeWords(c).charAt(0).toUpperCase()}${changeWords(c).slice(1)}.`
+                : '',
     )
     .filter(Boolean)
     .join(' ');
@@ -235,9 +288,18 @@ function padded(b: BBox, deg: number): BBox {
 
 /** The editor's map: our tiles, the neighbouring lots (clickable), the project's lots on top, the selection. */
 async function editorMap(ctx: AppContext, project: ProjectRow, lots: ProjectLot[], view: MapView): Promise<Html> {
-  const frame = view.bounds ? padded(view.bounds, 0.0006) : project.lat !== null && project.lng !== null ? padded([project.lng, project.lat, project.lng, project.lat], 0.0009) : null;
+  const frame = view.bounds
+    ? padded(view.bounds, 0.0006)
+    : project.lat !== null && project.lng !== null
+      ? padded([project.lng, project.lat, project.lng, project.lat], 0.0009)
+      : null;
   if (!frame) return html`<p class="muted">The project has no location, so there is no map of its surroundings; attach a lot by its id below.</p>`;
-  const neighbours = await lotsAround(ctx, project, DEFAULT_RADIUS_M, lots.map((l) => l.lot.parcelExternalId));
+  const neighbours = await lotsAround(
+    ctx,
+    project,
+    DEFAULT_RADIUS_M,
+    lots.map((l) => l.lot.parcelExternalId),
+  );
   const style = mapStyle({ basemapUrl: ctx.config.basemapUrl, lots: view.lots }) as { sources: Record<string, unknown>; layers: Record<string, unknown>[] };
   style.sources['neighbours'] = { type: 'geojson', data: neighbours };
   const at = style.layers.findIndex((l) => l['id'] === 'lots-fill');
@@ -247,15 +309,30 @@ async function editorMap(ctx: AppContext, project: ProjectRow, lots: ProjectLot[
   ];
   style.layers.splice(at < 0 ? style.layers.length : at, 0, ...neighbourLayers);
   style.layers.push(
-    { id: 'selected-fill', type: 'fill', source: 'neighbours', filter: ['==', ['get', 'lot'], ''], paint: { 'fill-color': SELECTED_STYLE.fill, 'fill-opacity': 0.5 } },
-    { id: 'selected-line', type: 'line', source: 'neighbours', filter: ['==', ['get', 'lot'], ''], paint: { 'line-color': SELECTED_STYLE.line, 'line-width': 3 } },
+    {
+      id: 'selected-fill',
+      type: 'fill',
+      source: 'neighbours',
+      filter: ['==', ['get', 'lot'], ''],
+      paint: { 'fill-color': SELECTED_STYLE.fill, 'fill-opacity': 0.5 },
+    },
+    {
+      id: 'selected-line',
+      type: 'line',
+      source: 'neighbours',
+      filter: ['==', ['get', 'lot'], ''],
+      paint: { 'line-color': SELECTED_STYLE.line, 'line-width': 3 },
+    },
   );
   const data = JSON.stringify({ style, bounds: frame, units: 'imperial' });
   const roles = [...new Set(lots.map((l) => l.role))];
   return html`<div class="map" id="project-map" role="region" aria-label="Map of ${project.name} and the lots around it: click a lot to select it" data-map-view="${data}" data-project-editor="${project.project_id}"></div>
 <noscript><p class="muted">The map needs JavaScript; attach a lot by its id or address below.</p></noscript>
 <ul class="map-legend" aria-label="Map legend">
-${roles.map((r) => { const st = LOT_ROLE_STYLE[r]!; return html`<li><span class="swatch" style="background:${st.fill};border-color:${st.line};border-width:3px"></span>${st.label}</li>`; })}
+${roles.map((r) => {
+  const st = LOT_ROLE_STYLE[r]!;
+  return html`<li><span class="swatch" style="background:${st.fill};border-color:${st.line};border-width:3px"></span>${st.label}</li>`;
+})}
 <li><span class="swatch" style="background:${NEIGHBOUR_STYLE.fill};border-color:${NEIGHBOUR_STYLE.line}"></span>Neighbouring lot (${neighbours.features.length} within ${DEFAULT_RADIUS_M} m; click one to select it)</li>
 <li><span class="swatch" style="background:${SELECTED_STYLE.fill};border-color:${SELECTED_STYLE.line};border-width:3px"></span>Selected lot</li>
 </ul>`;
@@ -265,9 +342,18 @@ ${roles.map((r) => { const st = LOT_ROLE_STYLE[r]!; return html`<li><span class=
 export async function lotsSection(ctx: AppContext, project: ProjectRow, lots: ProjectLot[], view: MapView, csrf: string): Promise<Html> {
   const id = project.project_id;
   // A build lot apart from the others keeps its remark on the page for as long as it is apart.
-  const apart = new Map(separateBuildLots(lots.filter((l) => l.role === 'build').sort((a, b) => a.attachedAt.localeCompare(b.attachedAt)).map((l) => ({ parcelExternalId: l.lot.parcelExternalId, polygon: l.lot.polygon }))).map((a) => [a.parcelExternalId, separateLotRemark(a)]));
+  const apart = new Map(
+    separateBuildLots(
+      lots
+        .filter((l) => l.role === 'build')
+        .sort((a, b) => a.attachedAt.localeCompare(b.attachedAt))
+        .map((l) => ({ parcelExternalId: l.lot.parcelExternalId, polygon: l.lot.polygon })),
+    ).map((a) => [a.parcelExternalId, separateLotRemark(a)]),
+  );
   const rows = lots.map(lotSummary).map(
-    (l) => html`<tr data-lot="${l.parcelExternalId}"><td>${l.parcelExternalId}</td><td>${roleWords(l.role)}${apart.has(l.parcelExternalId) ? html`<br><span class="warn lot-remark" role="note">${wordedForPeople(apart.get(l.parcelExternalId)!)}</span>` : ''}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft${l.warnings ? html`<br><span class="warn" role="note">${l.warnings.join(' ')}</span>` : ''}</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td>
+    (
+      l,
+    ) => html`<tr data-lot="${l.parcelExternalId}"><td>${l.parcelExternalId}</td><td>${roleWords(l.role)}${apart.has(l.parcelExternalId) ? html`<br><span class="warn lot-remark" role="note">${wordedForPeople(apart.get(l.parcelExternalId)!)}</span>` : ''}</td><td>${l.areaSqft.toLocaleString('en-US')} sqft${l.warnings ? html`<br><span class="warn" role="note">${l.warnings.join(' ')}</span>` : ''}</td><td>${l.districts.map((d) => `${d.code} ${Math.round(d.share * 100)}%`).join(', ')}</td>
 <td><form method="post" action="/projects/${id}/lots/detach"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="parcelExternalId" value="${l.parcelExternalId}"><button type="submit" class="nowrap" style="margin-top:0" aria-label="Detach lot ${l.parcelExternalId}">Detach</button></form></td></tr>`,
   );
   return html`<h2>Lots</h2>
@@ -309,7 +395,10 @@ export function detailsSection(p: ProjectSummary, csrf: string): Html {
 // --- The forms' handlers ------------------------------------------------------------------------------
 
 /** A form handler of the project page (see `action` in project-pages.ts): the page's message, or a refusal. */
-export type EditorAction = (path: string, fn: (accountId: string, projectId: string, form: Record<string, string>) => Promise<string | { location: string }>) => void;
+export type EditorAction = (
+  path: string,
+  fn: (accountId: string, projectId: string, form: Record<string, string>) => Promise<string | { location: string }>,
+) => void;
 
 /** A form value as a whole number of metres, or the text as given (the domain refuses it in words). */
 function radiusOf(raw: string | undefined): number {
@@ -327,7 +416,10 @@ export function registerProjectEditor(action: EditorAction, ctx: AppContext): vo
     const address = (form.address ?? '').trim();
     if (!lotId && address) {
       const found = await lotAtAddress(ctx, address);
-      if (found.kind === 'not_found') return refusal(`No lot was found at “${address}”: ${found.reason}${found.suggestions.length ? ` Did you mean: ${found.suggestions.slice(0, 3).join('; ')}?` : ''} Nothing was attached.`);
+      if (found.kind === 'not_found')
+        return refusal(
+          `No lot was found at “${address}”: ${found.reason}${found.suggestions.length ? ` Did you mean: ${found.suggestions.slice(0, 3).join('; ')}?` : ''} Nothing was attached.`,
+        );
       lotId = found.parcelExternalId;
     }
     if (!lotId) return refusal('Choose a lot: click it on the map, or give its lot id or its address. Nothing was attached.');
@@ -339,7 +431,9 @@ export function registerProjectEditor(action: EditorAction, ctx: AppContext): vo
       const change = changes[0]!;
       // The remarks the domain made (a build lot apart from the others, a stated district missing), in words.
       const remarks = ((out.result['warnings'] as string[] | undefined) ?? []).map(wordedForPeople).join(' ');
-      const done = change.field.endsWith('.role') ? `Lot ${lotId} is now a ${roleWords(role)} (it was a ${roleWords(change.before)}).` : `Lot ${lotId} attached as a ${roleWords(role)}.`;
+      const done = change.field.endsWith('.role')
+        ? `Lot ${lotId} is now a ${roleWords(role)} (it was a ${roleWords(change.before)}).`
+        : `Lot ${lotId} attached as a ${roleWords(role)}.`;
       return remarks ? `${done} ${remarks}` : done;
     } catch (err) {
       if (err instanceof SitelineError && err.code !== 'internal') return refusal(forPeople(err, { radiusM, parcelExternalId: lotId }));

@@ -26,7 +26,20 @@ import { latestRun, latestSucceededRun } from '../analysis/run-queue.ts';
 import { html, type Html } from '../http/html.ts';
 import { page } from '../http/page.ts';
 import { mapViewForLots, type MapView } from '../maps/map-view.ts';
-import { EDITOR_HEAD, REFUSAL_MARK, detailsSection, forPeople, historyWhat, lifecycleWords, lotsSection, refusal, registerProjectEditor, undoButtonLabel, undoneText, wordedForPeople } from './project-editor.ts';
+import {
+  EDITOR_HEAD,
+  REFUSAL_MARK,
+  detailsSection,
+  forPeople,
+  historyWhat,
+  lifecycleWords,
+  lotsSection,
+  refusal,
+  registerProjectEditor,
+  undoButtonLabel,
+  undoneText,
+  wordedForPeople,
+} from './project-editor.ts';
 import { mapPageHeaders } from '../http/page.ts';
 import { listingStateOf, setProjectMapListing } from '../projects/map-listing.ts';
 import type { ProjectLot } from '../projects/project-lots.ts';
@@ -35,13 +48,22 @@ import { projectEnvelope3d } from './envelope-3d.ts';
 import { csrfOk, csrfToken, currentAccount } from './web-session.ts';
 import { readAnalysisResult } from '../analysis/analysis-result.ts';
 
-const HEADERS = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'" };
+const HEADERS = {
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+};
 /** Seconds between reloads of a project page while its analysis is queued or running. */
 export const PROJECT_PAGE_REFRESH_S = 5;
 const RECEIPTS_SHOWN = 50;
 
 function notFound(c: HttpContext, email: string): Response {
-  return htmlPage(c, 404, page('Project not found', html`<p class="error">No project of yours has this address. <a href="/projects">Your projects</a></p>`, { signedInAs: email }), HEADERS);
+  return htmlPage(
+    c,
+    404,
+    page('Project not found', html`<p class="error">No project of yours has this address. <a href="/projects">Your projects</a></p>`, { signedInAs: email }),
+    HEADERS,
+  );
 }
 
 const fmt = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
@@ -54,21 +76,37 @@ function changeText(field: string, before: unknown, after: unknown): string {
     if (v === null || v === undefined) return '—';
     if (typeof v !== 'object') return String(v);
     const o = v as Record<string, unknown>;
-    if ('lat' in o && 'lng' in o) return `${num(o['lat'], 5)}, ${num(o['lng'], 5)}${o['locatedBy'] === 'geocoded_address' ? ' (from the address)' : o['locatedBy'] === 'supplied_coordinates' ? ' (as supplied)' : ''}`;
-    if (Array.isArray(o['attached'])) return (o['attached'] as { parcelExternalId?: string; role?: string }[]).map((a) => `lot ${a.parcelExternalId} (${a.role})`).join(', ');
+    if ('lat' in o && 'lng' in o)
+      return `${num(o['lat'], 5)}, ${num(o['lng'], 5)}${o['locatedBy'] === 'geocoded_address' ? ' (from the address)' : o['locatedBy'] === 'supplied_coordinates' ? ' (as supplied)' : ''}`;
+    if (Array.isArray(o['attached']))
+      return (o['attached'] as { parcelExternalId?: string; role?: string }[]).map((a) => `lot ${a.parcelExternalId} (${a.role})`).join(', ');
     if ('role' in o) return `${o['role']}${typeof o['areaSqft'] === 'number' ? `, ${Math.round(o['areaSqft']).toLocaleString('en-US')} sq ft` : ''}`;
     return fmt(v);
   };
   const lot = /^lots\.(.+?)(\.role)?$/.exec(field);
   if (lot && !lot[2] && (after === null || after === undefined)) return `lot ${lot[1]} detached (${value(before)})`;
   const name =
-    field === 'lots' ? 'build lot'
-    : lot ? (lot[2] ? `role of lot ${lot[1]}` : `lot ${lot[1]}`)
-    : field.startsWith('references.') ? 'bylaw section'
-    : ({ 'mapListing.listed': 'on the public map', 'mapListing.pin': 'map pin', lifecycleStatus: 'lifecycle', externalRef: 'external ref' } as Record<string, string>)[field] ?? field;
+    field === 'lots'
+      ? 'build lot'
+      : lot
+        ? lot[2]
+          ? `role of lot ${lot[1]}`
+          : `lot ${lot[1]}`
+        : field.startsWith('references.')
+          ? 'bylaw section'
+          : ((
+              { 'mapListing.listed': 'on the public map', 'mapListing.pin': 'map pin', lifecycleStatus: 'lifecycle', externalRef: 'external ref' } as Record<
+                string,
+                string
+              >
+            )[field] ?? field);
   if (field.startsWith('references.')) return `${name} ${after === null || after === undefined ? 'removed' : 'attached'}`;
-  if (field === 'typology') return `typology: ${typologyWords(before === undefined ? null : (before as string | null))} → ${typologyWords((after ?? null) as string | null)}`;
-  if (field === 'lifecycleStatus') return before === null || before === undefined ? `${name}: ${lifecycleWords(String(after))}` : `${name}: ${lifecycleWords(String(before))} → ${lifecycleWords(String(after))}`;
+  if (field === 'typology')
+    return `typology: ${typologyWords(before === undefined ? null : (before as string | null))} → ${typologyWords((after ?? null) as string | null)}`;
+  if (field === 'lifecycleStatus')
+    return before === null || before === undefined
+      ? `${name}: ${lifecycleWords(String(after))}`
+      : `${name}: ${lifecycleWords(String(before))} → ${lifecycleWords(String(after))}`;
   return before === null || before === undefined ? `${name}: ${value(after)}` : `${name}: ${value(before)} → ${value(after)}`;
 }
 
@@ -146,16 +184,24 @@ ${error ? html`<p class="error" role="alert" id="create-error">${error}</p>` : '
 // Long because: a registrar declares one family of routes on the router, each route a short handler of its own;
 // splitting it would scatter one page's GET and POST across files.
 export function registerProjectPages(app: HttpApp, ctx: AppContext): void {
-  const listPage = async (c: HttpContext, account: { accountId: string; email: string }, status = 200, form?: { values: { name?: string; address?: string }; error: string }) => {
+  const listPage = async (
+    c: HttpContext,
+    account: { accountId: string; email: string },
+    status = 200,
+    form?: { values: { name?: string; address?: string }; error: string },
+  ) => {
     const list = await listProjects(ctx, account.accountId);
     const csrf = csrfToken(ctx, c);
     const rows = list.projects.map(
-      (p) => html`<tr><td><a href="/projects/${p.projectId}">${p.name}</a></td><td>${p.address ?? ''}</td><td>${lifecycleWords(p.lifecycleStatus)}</td><td>${p.externalRef ?? ''}</td><td>${p.updatedAt.slice(0, 10)}</td></tr>`,
+      (p) =>
+        html`<tr><td><a href="/projects/${p.projectId}">${p.name}</a></td><td>${p.address ?? ''}</td><td>${lifecycleWords(p.lifecycleStatus)}</td><td>${p.externalRef ?? ''}</td><td>${p.updatedAt.slice(0, 10)}</td></tr>`,
     );
-    const body = html`${list.projects.length
-      ? html`<table><thead><tr><th>Project</th><th>Address</th><th>Lifecycle</th><th>External ref</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table>
+    const body = html`${
+      list.projects.length
+        ? html`<table><thead><tr><th>Project</th><th>Address</th><th>Lifecycle</th><th>External ref</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table>
 ${list.hasMore ? html`<p>${list.total - list.projects.length} more not shown.</p>` : ''}`
-      : html`<p>No projects yet. Create one below, or let an agent you connected create them.</p>`}
+        : html`<p>No projects yet. Create one below, or let an agent you connected create them.</p>`
+    }
 ${createForm(csrf, form?.values, form?.error)}`;
     return htmlPage(c, status, page('Your projects', body, { signedInAs: account.email, wide: true, current: 'projects' }), HEADERS);
   };
@@ -171,7 +217,8 @@ ${createForm(csrf, form?.values, form?.error)}`;
     const account = await currentAccount(ctx, c);
     if (!account) return redirect(c, '/signin?next=/projects');
     const form = await readForm(c);
-    if (!csrfOk(ctx, c, form)) return htmlPage(c, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
+    if (!csrfOk(ctx, c, form))
+      return htmlPage(c, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
     const values = { name: form.name ?? '', address: form.address ?? '' };
     try {
       if (!values.address.trim()) throw new SitelineError('bad_input', 'Give the address of the site.');
@@ -226,8 +273,9 @@ ${detailsSection(p, csrf)}
 ${listing}
 <h2>Analysis</h2>
 <p id="analysis-status">Status: <code class="status">${status.status}</code>${status.inputsChanged ? ' — the lots or rules changed since this run; run it again' : ''}${status.error ? html` — ${wordedForPeople(status.error)}` : ''}${working ? ` (this page reloads every ${PROJECT_PAGE_REFRESH_S} s)` : ''}</p>
-${derived
-  ? html`<table><tbody>
+${
+  derived
+    ? html`<table><tbody>
 <tr><th>Combined build-lot area</th><td>${analysis!.combinedLotArea?.value?.toLocaleString('en-US') ?? '—'} sqft</td></tr>
 <tr><th>Districts</th><td>${(analysis!.governingDistricts ?? []).map((d: { code: string; areaShare: number }) => `${d.code} ${Math.round(d.areaShare * 100)}%`).join(', ')}</td></tr>
 <tr><th>${valueLabel('maxFloorAreaSqft')}</th><td>${sourced(derived['maxFloorAreaSqft'])}</td></tr>
@@ -237,7 +285,8 @@ ${derived
 <tr><th>${valueLabel('maxHeightFt')}</th><td>${sourced(derived['maxHeightFt'])}</td></tr>
 <tr><th>${valueLabel('gfaEnvelopeSqft')}</th><td>${sourced(derived['gfaEnvelopeSqft'])}</td></tr>
 </tbody></table>`
-  : ''}
+    : ''
+}
 ${projectEnvelope3d(lots, analysis)}
 <form method="post" action="/projects/${p.projectId}/analyze"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Run the analysis</button></form>
 <h2>Report</h2>
@@ -255,7 +304,12 @@ ${receipts.length ? html`<table id="history"><thead><tr><th>When (UTC)</th><th>W
 <p><a href="/projects">All projects</a></p>`;
     const out = page(p.name, body, { signedInAs: account.email, wide: true, ...(hasMap ? { head: EDITOR_HEAD } : {}) });
     // A meta refresh keeps the status current without page JavaScript (the map's own script aside).
-    return htmlPage(c, 200, working ? out.replace('<head>', `<head>\n<meta http-equiv="refresh" content="${PROJECT_PAGE_REFRESH_S}">`) : out, hasMap ? mapPageHeaders(ctx.config) : HEADERS);
+    return htmlPage(
+      c,
+      200,
+      working ? out.replace('<head>', `<head>\n<meta http-equiv="refresh" content="${PROJECT_PAGE_REFRESH_S}">`) : out,
+      hasMap ? mapPageHeaders(ctx.config) : HEADERS,
+    );
   });
 
   /**
@@ -267,7 +321,8 @@ ${receipts.length ? html`<table id="history"><thead><tr><th>When (UTC)</th><th>W
       const account = await currentAccount(ctx, c);
       if (!account) return redirect(c, '/signin?next=/projects');
       const form = await readForm(c);
-      if (!csrfOk(ctx, c, form)) return htmlPage(c, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
+      if (!csrfOk(ctx, c, form))
+        return htmlPage(c, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), HEADERS);
       const project = await projectById(ctx.db, account.accountId, c.req.param('id') ?? '');
       if (!project) return notFound(c, account.email);
       let outcome: string | { location: string };

@@ -22,7 +22,6 @@ export const PIN_COLOUR = '#d93025';
 /** Shown when nothing is listed: the continental US and southern Canada. */
 const EMPTY_FRAME: [number, number, number, number] = [-125, 24, -66, 50];
 
-
 function listingsGeoJson(list: PublicListing[]) {
   return {
     type: 'FeatureCollection' as const,
@@ -45,7 +44,12 @@ export function registerPublicMap(app: HttpApp, ctx: AppContext): void {
     const list = await publicListings(ctx.db);
     const style = mapStyle({ basemapUrl: ctx.config.basemapUrl }) as { sources: Record<string, unknown>; layers: Record<string, unknown>[] };
     style.sources['listings'] = { type: 'geojson', data: listingsGeoJson(list) };
-    style.layers.push({ id: 'listings-pin', type: 'circle', source: 'listings', paint: { 'circle-radius': 7, 'circle-color': PIN_COLOUR, 'circle-stroke-color': '#ffffff', 'circle-stroke-width': 2 } });
+    style.layers.push({
+      id: 'listings-pin',
+      type: 'circle',
+      source: 'listings',
+      paint: { 'circle-radius': 7, 'circle-color': PIN_COLOUR, 'circle-stroke-color': '#ffffff', 'circle-stroke-width': 2 },
+    });
     let bounds = EMPTY_FRAME;
     if (list.length) {
       const lngs = list.map((l) => l.pin.lng);
@@ -60,12 +64,19 @@ export function registerPublicMap(app: HttpApp, ctx: AppContext): void {
 <noscript><p class="muted">The map needs JavaScript; every listed project is also in the table below.</p></noscript>
 <ul class="map-legend" aria-label="Map legend"><li><span class="swatch" style="background:${PIN_COLOUR}"></span>A listed project (build-lot centre)</li>
 ${ZONE_CATEGORIES.filter((c) => used.includes(c)).map((c) => html`<li><span class="swatch" style="background:${CATEGORY_STYLE[c].colour}"></span>${CATEGORY_STYLE[c].label}</li>`)}</ul>
-${list.length
-  ? html`<div class="table-scroll"><table><caption>Listed projects (${String(list.length)})</caption>
+${
+  list.length
+    ? html`<div class="table-scroll"><table><caption>Listed projects (${String(list.length)})</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Zone category</th><th scope="col">Typology</th><th scope="col">Lifecycle status</th><th scope="col">Pin (lat, lng)</th></tr></thead>
 <tbody>${list.map((l) => html`<tr><td>${l.name}</td><td>${CATEGORY_STYLE[l.zoneCategory]?.label ?? l.zoneCategory}</td><td>${typologyWords(l.typology)}</td><td>${lifecycleWords(l.lifecycleStatus)}</td><td>${String(l.pin.lat)}, ${String(l.pin.lng)}</td></tr>`)}</tbody></table></div>`
-  : html`<p>No project is listed yet.</p>`}
+    : html`<p>No project is listed yet.</p>`
+}
 <p class="muted">The same list as JSON: <a href="${PUBLIC_LISTINGS_PATH}">${PUBLIC_LISTINGS_PATH}</a>.</p>`;
-    return htmlPage(c, 200, page('Projects on the map', body, { wide: true, head: MAP_HEAD, signedInAs: account?.email ?? null, current: 'map' }), mapPageHeaders(ctx.config));
+    return htmlPage(
+      c,
+      200,
+      page('Projects on the map', body, { wide: true, head: MAP_HEAD, signedInAs: account?.email ?? null, current: 'map' }),
+      mapPageHeaders(ctx.config),
+    );
   });
 }

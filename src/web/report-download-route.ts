@@ -11,11 +11,17 @@ export function registerReportDownloadRoute(app: HttpApp, ctx: AppContext): void
     const exportId = /^(.+)\.pdf$/.exec(c.req.param('file') ?? '')?.[1] ?? '';
     const q = new URL(c.req.url).searchParams;
     const check = await checkExportLink(ctx, exportId, q.get('expires'), q.get('sig'));
-    if (!check.ok && check.reason === 'expired') return errorReply(c, 410, 'link_expired', 'This download link has expired. Ask siteline for a new link to the same report.');
+    if (!check.ok && check.reason === 'expired')
+      return errorReply(c, 410, 'link_expired', 'This download link has expired. Ask siteline for a new link to the same report.');
     if (!check.ok) return errorReply(c, 403, 'bad_signature', 'This download link is not valid (it was altered or is incomplete).');
     const found = await loadExportPdf(ctx, exportId);
     if (!found) return errorReply(c, 404, 'not_found', 'No such report.');
-    const filename = `${found.title.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80) || 'siteline-report'}.pdf`;
+    const filename = `${
+      found.title
+        .replace(/[^A-Za-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '')
+        .slice(0, 80) || 'siteline-report'
+    }.pdf`;
     // (a HEAD gets the same headers without the body: hono answers it as the GET)
     return c.body(new Uint8Array(found.pdf), 200, {
       'content-type': 'application/pdf',

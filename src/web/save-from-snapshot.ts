@@ -68,7 +68,8 @@ export function registerSaveFromSnapshot(app: HttpApp, ctx: AppContext): void {
     const account = await currentAccount(ctx, c);
     if (!account) return redirect(c, '/signin?next=/sites');
     const form = await readForm(c);
-    if (!csrfOk(ctx, c, form)) return htmlPage(c, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), PAGE_HEADERS);
+    if (!csrfOk(ctx, c, form))
+      return htmlPage(c, 403, page('Form expired', html`<p class="error">This form could not be verified. Reload the page and try again.</p>`), PAGE_HEADERS);
     const conditions = conditionsOf(form.conditions);
     const stated = { district: form.district || undefined, buildingType: form.buildingType || undefined, ...(conditions.length ? { conditions } : {}) };
     const lotId = (form.parcelExternalId ?? '').trim();
@@ -76,7 +77,15 @@ export function registerSaveFromSnapshot(app: HttpApp, ctx: AppContext): void {
     try {
       if (!projectId) {
         // A new project on the lot the page shows: its point inside the lot, with the address as written.
-        const out = await saveToProject(ctx, account.accountId, { action: 'create', name: form.name ?? '', address: form.address, lat: num(form.lat), lng: num(form.lng), ...stated, preview: false });
+        const out = await saveToProject(ctx, account.accountId, {
+          action: 'create',
+          name: form.name ?? '',
+          address: form.address,
+          lat: num(form.lat),
+          lng: num(form.lng),
+          ...stated,
+          preview: false,
+        });
         if (out.kind !== 'written') throw new SitelineError('bad_input', 'Nothing was created.');
         const created = (out.result['project'] as { projectId: string }).projectId;
         const remarks = ((out.result['warnings'] as string[] | undefined) ?? []).map(wordedForPeople);
@@ -85,11 +94,24 @@ export function registerSaveFromSnapshot(app: HttpApp, ctx: AppContext): void {
       }
       const role = form.role === 'context' ? 'context' : 'build';
       // The person chose the project by name: the lot may lie anywhere in its place (the widest search).
-      const out = await saveToProject(ctx, account.accountId, { action: 'attach_parcels', projectId, parcelExternalIds: [lotId], role, radiusM: MAX_RADIUS_M, ...stated, preview: false });
+      const out = await saveToProject(ctx, account.accountId, {
+        action: 'attach_parcels',
+        projectId,
+        parcelExternalIds: [lotId],
+        role,
+        radiusM: MAX_RADIUS_M,
+        ...stated,
+        preview: false,
+      });
       if (out.kind !== 'written') throw new SitelineError('bad_input', 'Nothing was attached.');
       const changed = ((out.result['receipt'] as { changes?: unknown[] } | undefined)?.changes ?? []).length > 0;
       const remarks = ((out.result['warnings'] as string[] | undefined) ?? []).map(wordedForPeople);
-      setFlash(ctx.config, c, `/projects/${projectId}`, [changed ? `Lot ${lotId} saved to this project as a ${role} lot.` : `Lot ${lotId} was already in this project; nothing changed.`, ...remarks].join(' '));
+      setFlash(
+        ctx.config,
+        c,
+        `/projects/${projectId}`,
+        [changed ? `Lot ${lotId} saved to this project as a ${role} lot.` : `Lot ${lotId} was already in this project; nothing changed.`, ...remarks].join(' '),
+      );
       return redirect(c, `/projects/${projectId}`);
     } catch (err) {
       if (!(err instanceof SitelineError) || err.code === 'internal') throw err;
@@ -99,7 +121,16 @@ export function registerSaveFromSnapshot(app: HttpApp, ctx: AppContext): void {
         setFlash(ctx.config, c, `/projects/${projectId}`, refusal(words));
         return redirect(c, `/projects/${projectId}`);
       }
-      return htmlPage(c, 400, page('Not saved', html`<p class="error" role="alert" id="save-error">${words}</p><p><a href="/sites?${new URLSearchParams({ address: form.address ?? '' }).toString()}">Back to the address</a> · <a href="/projects">Your projects</a></p>`, { signedInAs: account.email }), PAGE_HEADERS);
+      return htmlPage(
+        c,
+        400,
+        page(
+          'Not saved',
+          html`<p class="error" role="alert" id="save-error">${words}</p><p><a href="/sites?${new URLSearchParams({ address: form.address ?? '' }).toString()}">Back to the address</a> · <a href="/projects">Your projects</a></p>`,
+          { signedInAs: account.email },
+        ),
+        PAGE_HEADERS,
+      );
     }
   });
 }

@@ -125,10 +125,9 @@ function valueBlock(refs: PageRefs, key: string, label: string, v: SnapshotValue
 <p><span class="value">${w.says}</span> ${statusBadge(v.status)}${refs.cite(v.citation)}</p>
 ${w.why ? html`<p class="why">${refs.note(w.why)}</p>` : ''}<p class="analysis">${w.analysis}</p>
 ${refs.condition(v)}${refs.notes(v)}${
-    v.inputs?.length ? html`<p class="muted">Worked out from: ${v.inputs.map((i) => forPeople(i)).join(', ')}.</p>` : ''
-  }</div>`;
+  v.inputs?.length ? html`<p class="muted">Worked out from: ${v.inputs.map((i) => forPeople(i)).join(', ')}.</p>` : ''
+}</div>`;
 }
-
 
 function measureText(m: Measure): Html {
   if (m.value === null) return html`unknown ${statusBadge(m.status ?? 'missing')}`;
@@ -191,7 +190,9 @@ function summaryCard(s: Snapshot, refs: PageRefs, now: Date): Html {
   const z = s.zones;
   const primary = primaryDistrict(z);
   const env = s.envelope ?? {};
-  const districts = z?.splitLot ? html`<ul class="plain" id="district-shares">${z.districts.map((d) => html`<li>${districtName(d)}: ${pct(d.share)}</li>`)}</ul>` : '';
+  const districts = z?.splitLot
+    ? html`<ul class="plain" id="district-shares">${z.districts.map((d) => html`<li>${districtName(d)}: ${pct(d.share)}</li>`)}</ul>`
+    : '';
   return html`<section class="card" id="summary" aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
 <dl class="facts">
 <dt>Primary district</dt><dd>${primary ? html`<strong id="primary-zone">${primary.code}</strong>${primary.name ? html` <span class="muted">${primary.name}</span>` : ''}` : z?.districtSource ? 'not stated' : 'none found'}${z?.districtSource && primary ? html` <span class="muted" id="summary-district-source">(${z.districtSource.buildingType ? `${z.districtSource.buildingType}; ` : ''}${z.districtSource.statement})</span>` : ''}</dd>
@@ -257,10 +258,19 @@ function districtSection(s: Snapshot): Html {
 <input type="hidden" name="address" value="${address}">
 <label for="district">District</label>
 <select id="district" name="district" required>${choice.needs === 'district' ? html`<option value="">Choose the district…</option>` : ''}${all.map((d) => html`<option value="${d.code}"${d.code === primary ? ' selected' : ''}>${d.code}: ${d.name}</option>`)}</select>
-${types.length ? html`<label for="buildingType">Building type <span class="muted">(where the district zones by building type)</span></label>
-<select id="buildingType" name="buildingType"><option value="">Not stated</option>${all.filter((d) => d.buildingTypes?.length).map((d) => html`<optgroup label="${d.code}">${d.buildingTypes!.map((t) => html`<option value="${t}"${t === source.buildingType ? ' selected' : ''}>${t}</option>`)}</optgroup>`)}</select>` : ''}
-${[...conditions].map(([key, c]) => html`<label for="condition-${key}">${c.name} <span class="muted">(where the building type's table states values by it: ${c.where.join('; ')})</span></label>
-<select id="condition-${key}" name="condition"><option value="">Not stated</option>${c.values.map((v) => html`<option value="${key}=${v}"${stated.some((x) => x.key === key && x.value === v) ? ' selected' : ''}>${v}</option>`)}</select>`)}
+${
+  types.length
+    ? html`<label for="buildingType">Building type <span class="muted">(where the district zones by building type)</span></label>
+<select id="buildingType" name="buildingType"><option value="">Not stated</option>${all.filter((d) => d.buildingTypes?.length).map((d) => html`<optgroup label="${d.code}">${d.buildingTypes!.map((t) => html`<option value="${t}"${t === source.buildingType ? ' selected' : ''}>${t}</option>`)}</optgroup>`)}</select>`
+    : ''
+}
+${[...conditions].map(
+  ([
+    key,
+    c,
+  ]) => html`<label for="condition-${key}">${c.name} <span class="muted">(where the building type's table states values by it: ${c.where.join('; ')})</span></label>
+<select id="condition-${key}" name="condition"><option value="">Not stated</option>${c.values.map((v) => html`<option value="${key}=${v}"${stated.some((x) => x.key === key && x.value === v) ? ' selected' : ''}>${v}</option>`)}</select>`,
+)}
 <button type="submit">Use this district</button>
 </form>`
     : html`<p><a href="${SITES_PATH}?${new URLSearchParams({ address }).toString()}" id="change-district">Choose another district</a></p>`;
@@ -295,7 +305,9 @@ function usesSection(uses: SnapshotUse[], refs: PageRefs): Html {
 ${
   uses.length
     ? uses.map(
-        (u) => html`<div class="std"><h3>${u.use}</h3><p><span class="value">${permission(u.permission)}</span> ${statusBadge(u.status)}${refs.cite(u.citation)}</p>
+        (
+          u,
+        ) => html`<div class="std"><h3>${u.use}</h3><p><span class="value">${permission(u.permission)}</span> ${statusBadge(u.status)}${refs.cite(u.citation)}</p>
 ${refs.condition(u)}${refs.notes(u)}</div>`,
       )
     : html`<p>No uses listed.</p>`
@@ -305,7 +317,9 @@ ${refs.condition(u)}${refs.notes(u)}</div>`,
 /** The lot's source layer, named by id in the snapshot's sources (in full in the place's catalogue, inline on this page). */
 function lotSourceText(s: Snapshot, lot: Lot, now: Date): Html {
   const src = sourceOf(s, lot.source);
-  return src ? html`${src.name}, ${src.vintage}${src.licence ? ` (${src.licence})` : ''}${oldDataNote(src.vintage, now)}` : html`${s.sources[lot.source] ?? lot.source}`;
+  return src
+    ? html`${src.name}, ${src.vintage}${src.licence ? ` (${src.licence})` : ''}${oldDataNote(src.vintage, now)}`
+    : html`${s.sources[lot.source] ?? lot.source}`;
 }
 
 function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
@@ -313,7 +327,7 @@ function lotSection(s: Snapshot, lot: Lot, now: Date): Html {
 <dl class="facts">
 <dt>Lot id</dt><dd>${lot.parcelExternalId}</dd>
 <dt>Area</dt><dd>${num(lot.areaSqft)} sq ft (${num(lot.areaM2)} m²)</dd>
-<dt>Frontage</dt><dd>${measureText(lot.frontageFt)} <span class="muted">${lot.frontageFt.note ? forPeople(lot.frontageFt.note) : (lot.frontageFt.basis === 'parcel_geometry' ? 'Measured from the parcel polygon against the addressed street centreline.' : '')}</span></dd>
+<dt>Frontage</dt><dd>${measureText(lot.frontageFt)} <span class="muted">${lot.frontageFt.note ? forPeople(lot.frontageFt.note) : lot.frontageFt.basis === 'parcel_geometry' ? 'Measured from the parcel polygon against the addressed street centreline.' : ''}</span></dd>
 <dt>Depth</dt><dd>${measureText(lot.depthFt)}${lot.depthFt.note ? html` <span class="muted">${forPeople(lot.depthFt.note)}</span>` : ''}</dd>
 <dt>Corner lot</dt><dd>${cornerText(lot.cornerLot)}${lot.cornerLotNote ? html` <span class="muted" id="corner-lot-note">${forPeople(lot.cornerLotNote)}</span>` : ''}</dd>
 <dt>Front street</dt><dd>${lot.frontStreet ?? 'unknown'}</dd>
@@ -352,7 +366,9 @@ ${refs.citations.map((c, i) => html`<li id="cite-${i + 1}"><q class="quote">${c.
 
 function sourcesSection(all: Record<string, SourceRef>, refs: PageRefs, now: Date): Html {
   // Data layers and the bylaw; the documents the notes name (S1, ...) are listed below, as the notes mention them.
-  const sources = Object.entries(all).filter(([id]) => !/^S\d{1,3}$/.test(id)).map(([layer, s]) => ({ layer, ...s }));
+  const sources = Object.entries(all)
+    .filter(([id]) => !/^S\d{1,3}$/.test(id))
+    .map(([layer, s]) => ({ layer, ...s }));
   const mentioned = [...refs.mentioned].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   if (!sources.length && !mentioned.length) return html``;
   return html`<details class="fold" id="sources"><summary><h2 id="sources-h">Sources</h2></summary>
@@ -418,7 +434,8 @@ ${addressForm()}`;
 /** What "S1" is: the snapshot's own definition, else the place's research notes in its source folder. */
 async function ruleSourcesOf(ctx: AppContext, s: Snapshot): Promise<Map<string, RuleSource>> {
   const out = new Map(await researchNoteSources(ctx, s));
-  for (const [id, d] of Object.entries(s.sourceCatalogue?.sources ?? {})) if (/^S\d{1,3}$/.test(id)) out.set(id, { id, title: d.name, url: d.url ?? null, date: d.vintage });
+  for (const [id, d] of Object.entries(s.sourceCatalogue?.sources ?? {}))
+    if (/^S\d{1,3}$/.test(id)) out.set(id, { id, title: d.name, url: d.url ?? null, date: d.vintage });
   return out;
 }
 
@@ -501,7 +518,12 @@ async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
   // A place without a zoning map: the district (and building type) the person chose on this page.
   const conditions = query.getAll('condition').filter((c) => c.trim() !== '');
   // A picked lot (issue 49, item 6): `lot`, the lot id typed in or clicked on the map.
-  const stated = { district: query.get('district') || undefined, buildingType: query.get('buildingType') || undefined, ...(conditions.length ? { conditions } : {}), lotId: query.get('lot')?.trim() || undefined };
+  const stated = {
+    district: query.get('district') || undefined,
+    buildingType: query.get('buildingType') || undefined,
+    ...(conditions.length ? { conditions } : {}),
+    lotId: query.get('lot')?.trim() || undefined,
+  };
 
   let snapshot: Snapshot;
   try {
@@ -513,14 +535,24 @@ async function showSite(ctx: AppContext, c: HttpContext): Promise<Response> {
     throw err;
   }
   if (!snapshot.answered) {
-    return htmlPage(c, 200, page(notCoveredTitle(snapshot), notCoveredBody(snapshot, address, await rulesPageOf(ctx, snapshot)), { ...opts, wide: true }), PAGE_HEADERS);
+    return htmlPage(
+      c,
+      200,
+      page(notCoveredTitle(snapshot), notCoveredBody(snapshot, address, await rulesPageOf(ctx, snapshot)), { ...opts, wide: true }),
+      PAGE_HEADERS,
+    );
   }
   // The page shows every source in full: the snapshot's labels with the place's catalogue inline.
   snapshot = await withSourcesInline(ctx, snapshot);
   const place = snapshot.coverage.place;
   const title = `${snapshot.address?.matchedAddress ?? address}${place ? `, ${place.name}, ${place.region}` : ''}`;
   const save = await saveToProjectSection(ctx, c, account.accountId, snapshot, stated);
-  return htmlPage(c, 200, page(title, await answeredBody(ctx, snapshot, save, stated), { ...opts, wide: true, head: html`${MAP_HEAD}${FOLD_HEAD}` }), mapPageHeaders(ctx.config));
+  return htmlPage(
+    c,
+    200,
+    page(title, await answeredBody(ctx, snapshot, save, stated), { ...opts, wide: true, head: html`${MAP_HEAD}${FOLD_HEAD}` }),
+    mapPageHeaders(ctx.config),
+  );
 }
 
 /** The home page and the snapshot page (one registration line in src/auth/routes.ts). */

@@ -56,7 +56,12 @@ export function registerSourcesPage(app: HttpApp, ctx: AppContext): void {
     } catch (err) {
       if (!(err instanceof DocumentError)) throw err;
       ctx.logger.warn({ place, document: docId, err: err.message }, 'held document unreadable');
-      return htmlPage(c, 503, page('Document unavailable', html`<p>The held copy of ${decl.title} cannot be read or has changed on this server: ${err.message}</p>`, { signedInAs }), PAGE_HEADERS);
+      return htmlPage(
+        c,
+        503,
+        page('Document unavailable', html`<p>The held copy of ${decl.title} cannot be read or has changed on this server: ${err.message}</p>`, { signedInAs }),
+        PAGE_HEADERS,
+      );
     }
     const url = new URL(c.req.url);
     const sectionParam = url.searchParams.get('section');

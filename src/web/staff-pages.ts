@@ -7,7 +7,16 @@ import type { AppContext } from '../context.ts';
 import type { HttpApp } from '../http/http-app.ts';
 import { htmlPage } from '../http/page.ts';
 import { SitelineError } from '../core/errors.ts';
-import { grantCredit, listStaffActions, REASON_MAX, reviewFeedback, revokeKeyForAbuse, setExportAllowance, type StaffActionKind, type StaffActor } from '../staff/staff-actions.ts';
+import {
+  grantCredit,
+  listStaffActions,
+  REASON_MAX,
+  reviewFeedback,
+  revokeKeyForAbuse,
+  setExportAllowance,
+  type StaffActionKind,
+  type StaffActor,
+} from '../staff/staff-actions.ts';
 import { MAX_EXPORTS_PER_MONTH, REPORT_EXPORTS_PER_MONTH } from '../reports/export-store.ts';
 import { html, type Html } from '../http/html.ts';
 import { page } from '../http/page.ts';
@@ -87,7 +96,12 @@ export function registerStaffPages(app: HttpApp, ctx: AppContext): void {
         return await showIndex(c, 200, actor, html`<p class="ok" role="status" id="staff-done">${done}</p>`);
       } catch (e) {
         if (!(e instanceof SitelineError) || e.code === 'internal') throw e;
-        return await showIndex(c, e.code === 'not_found' ? 404 : e.code === 'conflict' ? 409 : 400, actor, html`<p class="error" role="alert" id="staff-refused">${e.message.replace(/ Nothing was changed\.$/, '')} Nothing was changed.</p>`);
+        return await showIndex(
+          c,
+          e.code === 'not_found' ? 404 : e.code === 'conflict' ? 409 : 400,
+          actor,
+          html`<p class="error" role="alert" id="staff-refused">${e.message.replace(/ Nothing was changed\.$/, '')} Nothing was changed.</p>`,
+        );
       }
     });
   };
@@ -134,8 +148,12 @@ export function registerStaffPages(app: HttpApp, ctx: AppContext): void {
     if (actor instanceof Response) return actor;
     const actions = await listStaffActions(ctx, 500);
     const rows = actions.map(
-      (a) => html`<tr><td>${a.createdAt.slice(0, 19).replace('T', ' ')}</td><td>${a.actor}${a.actorAccountId ? html`<br><small>account <code>${a.actorAccountId}</code></small>` : ''}</td><td>${a.via}</td><td>${ACTION_LABELS[a.action]}</td><td><code>${a.subject}</code></td>
-<td>${Object.entries(a.details).map(([k, v]) => `${valueLabel(k)}: ${String(v)}`).join(', ')}</td><td class="note">${a.reason}</td></tr>`,
+      (
+        a,
+      ) => html`<tr><td>${a.createdAt.slice(0, 19).replace('T', ' ')}</td><td>${a.actor}${a.actorAccountId ? html`<br><small>account <code>${a.actorAccountId}</code></small>` : ''}</td><td>${a.via}</td><td>${ACTION_LABELS[a.action]}</td><td><code>${a.subject}</code></td>
+<td>${Object.entries(a.details)
+        .map(([k, v]) => `${valueLabel(k)}: ${String(v)}`)
+        .join(', ')}</td><td class="note">${a.reason}</td></tr>`,
     );
     const body = html`<p>${String(actions.length)} action${actions.length === 1 ? '' : 's'}, newest first: every credit grant, feedback review, key revocation, change of staff and of export allowance, on the web, through the CLI, by the machine's operator or on the database directly. Who: the acting account's address at the time and its id (the operator and the CLI on the database are no account). <a href="/staff">Staff actions</a></p>
 <table id="staff-actions"><thead><tr><th>When (UTC)</th><th>Who</th><th>Via</th><th>What</th><th>On</th><th>Details</th><th>Why</th></tr></thead>

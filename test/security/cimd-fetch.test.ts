@@ -20,15 +20,31 @@ async function listener(body: string | null): Promise<{ port: number; connection
   return {
     port: (server.address() as AddressInfo).port,
     connections: () => connections,
-    close: () => new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 
 test('isPublicAddress: loopback, private, link-local, metadata and mapped addresses are not public', () => {
-  for (const a of ['127.0.0.1', '10.1.2.3', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1']) {
+  for (const a of [
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fd00::1',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '224.0.0.1',
+  ]) {
     assert.equal(isPublicAddress(a), false, a);
   }
   for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(a), true, a);
@@ -68,7 +84,14 @@ test('the authorize endpoint does not connect to a loopback client_id metadata U
   const svc = await startTestServer();
   try {
     const clientId = `https://localhost:${target.port}/client.json`;
-    const q = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: 'http://127.0.0.1:9/cb', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', scope: 'mcp' });
+    const q = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: 'http://127.0.0.1:9/cb',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      scope: 'mcp',
+    });
     const res = await fetch(`${svc.url}/api/auth/oauth/authorize?${q}`, { redirect: 'manual' });
     assert.ok(res.status >= 400 && res.status < 500, String(res.status));
     assert.equal(target.connections(), 0, 'the provider did not connect to the loopback target');

@@ -59,7 +59,9 @@ async function placeFigures(db: Db): Promise<Record<string, unknown>> {
   for (const table of ['addresses', 'parcels', 'zones', 'parcel_zones', 'street_segments', 'lot_locations']) {
     figures[table] = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE place_id = $1`, [place.place_id]))[0]!.n;
   }
-  figures.completedRuns = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM import_runs WHERE place_id = $1 AND finished_at IS NOT NULL', [place.place_id]))[0]!.n;
+  figures.completedRuns = (
+    await db.query<{ n: number }>('SELECT count(*)::int AS n FROM import_runs WHERE place_id = $1 AND finished_at IS NOT NULL', [place.place_id])
+  )[0]!.n;
   return figures;
 }
 
@@ -77,7 +79,9 @@ let clean: Record<string, unknown>;
 /** The server the first test restarts; the second test bursts writes at it (one start fewer: a start costs seconds). */
 let running: Siteline | undefined;
 
-test('kill -9 during the first start\'s import: the next start imports the place again (compared with a clean import after the next test)', { skip: onPostgres && 'PGlite only' }, async (t) => {
+test("kill -9 during the first start's import: the next start imports the place again (compared with a clean import after the next test)", {
+  skip: onPostgres && 'PGlite only',
+}, async (t) => {
   const reference = await createPlacesDb([SLUG]);
   try {
     clean = await placeFigures(reference.db);
@@ -117,7 +121,9 @@ test('kill -9 during the first start\'s import: the next start imports the place
 
   // The data directory opens after the kill; the place is either not imported at all or whole.
   const half = await withDataDir(placeFigures);
-  t.diagnostic(`killed ${insideTransaction ? 'inside the import transaction (relation files written, no WAL yet)' : 'during the import'}; after the kill: ${JSON.stringify(half)}`);
+  t.diagnostic(
+    `killed ${insideTransaction ? 'inside the import transaction (relation files written, no WAL yet)' : 'during the import'}; after the kill: ${JSON.stringify(half)}`,
+  );
   if (insideTransaction) assert.equal(half.loaded, false, 'an uncommitted import is not visible after the kill');
   assert.ok(half.loaded === false || JSON.stringify(half) === JSON.stringify({ ...clean, completedRuns: 1 }), `after the kill: ${JSON.stringify(half)}`);
   if (half.loaded === false) {
@@ -143,13 +149,18 @@ test('kill -9 during the first start\'s import: the next start imports the place
     const body = (await health.json()) as { status: string; places: Array<{ slug: string; loaded: boolean; stale: boolean }> };
     assert.equal(health.status, 200, JSON.stringify(body));
     assert.equal(body.status, 'ok');
-    assert.deepEqual(body.places.map((p) => [p.slug, p.loaded, p.stale]), [[SLUG, true, false]]);
+    assert.deepEqual(
+      body.places.map((p) => [p.slug, p.loaded, p.stale]),
+      [[SLUG, true, false]],
+    );
     const reimported = running.lines.some((l) => l.msg === 'importing default place' && l.place === SLUG);
     assert.equal(reimported, half.loaded === false, 'the next start imports the place again exactly when the kill left it unimported');
   }
 });
 
-test('kill -9 during a burst of sign-ups: every acknowledged account is whole after the restart, nothing is half-written', { skip: onPostgres && 'PGlite only' }, async () => {
+test('kill -9 during a burst of sign-ups: every acknowledged account is whole after the restart, nothing is half-written', {
+  skip: onPostgres && 'PGlite only',
+}, async () => {
   const server = running!;
   const url = await listening(server);
   const acknowledged: string[] = [];

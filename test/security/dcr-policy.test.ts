@@ -16,7 +16,14 @@ const REAL_CLIENTS: Record<string, Record<string, unknown>> = {
   'Cursor (mcp)': { client_name: 'Cursor', redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback'], ...CODE_FLOW },
   'VS Code': {
     client_name: 'Visual Studio Code',
-    redirect_uris: ['https://insiders.vscode.dev/redirect', 'https://vscode.dev/redirect', 'http://localhost/', 'http://127.0.0.1/', 'http://localhost:33418/', 'http://127.0.0.1:33418/'],
+    redirect_uris: [
+      'https://insiders.vscode.dev/redirect',
+      'https://vscode.dev/redirect',
+      'http://localhost/',
+      'http://127.0.0.1/',
+      'http://localhost:33418/',
+      'http://127.0.0.1:33418/',
+    ],
     ...CODE_FLOW,
   },
   'VS Code (uri handler)': { client_name: 'Visual Studio Code', redirect_uris: ['vscode://vscode.github-authentication/did-authenticate'], ...CODE_FLOW },
@@ -47,7 +54,11 @@ const HOSTILE: Record<string, unknown[]> = {
 };
 
 async function register(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${url}/api/auth/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${url}/api/auth/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, any>, headers: res.headers };
 }
 

@@ -11,7 +11,19 @@ import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from '../support/harness.ts';
 import crypto from 'node:crypto';
-import { CookieJar, TEST_PASSWORD, csrfFrom, getPage, getUserToken, postForm, postJson, signUpOrIn, tokenRequest, JWT_BEARER_GRANT, verificationLinkFromOutbox } from '../support/auth-flow.ts';
+import {
+  CookieJar,
+  TEST_PASSWORD,
+  csrfFrom,
+  getPage,
+  getUserToken,
+  postForm,
+  postJson,
+  signUpOrIn,
+  tokenRequest,
+  JWT_BEARER_GRANT,
+  verificationLinkFromOutbox,
+} from '../support/auth-flow.ts';
 import { createKey } from '../rest-support.ts';
 import { signExportUrl } from '../../src/reports/signed-url.ts';
 import { NEGATIVES, POSITIVES } from '../fixtures/scrub-corpus.ts';
@@ -97,7 +109,10 @@ async function sendOnMcp(email: string, messages: string[]): Promise<{ submissio
 }
 
 test('MCP tool: every secret and personal number in the corpus is gone from what is stored and shown', async () => {
-  const sent = await sendOnMcp('corpus-agent@example.com', POSITIVES.map((p) => p.input));
+  const sent = await sendOnMcp(
+    'corpus-agent@example.com',
+    POSITIVES.map((p) => p.input),
+  );
   POSITIVES.forEach((p, i) => {
     const stored = sent[i]!.storedMessage;
     assert.ok(!stored.includes(p.secret), `${p.name}: stored ${stored}`);
@@ -119,7 +134,7 @@ async function outbox(to: string): Promise<string> {
   return res.text();
 }
 
-test('siteline\'s own secrets, issued by this server, are gone through the web form and the MCP tool', async () => {
+test("siteline's own secrets, issued by this server, are gone through the web form and the MCP tool", async () => {
   // An unused password-reset link, mailed by the reset page.
   const resetJar = new CookieJar();
   const resetForm = await getPage(`${svc.url}/reset-password`, resetJar);
@@ -129,12 +144,25 @@ test('siteline\'s own secrets, issued by this server, are gone through the web f
   // An unused e-mail verification link: a new account that has not opened it.
   const fresh = new CookieJar();
   const signup = await getPage(`${svc.url}/signup`, fresh);
-  assert.equal((await postForm(`${svc.url}/signup`, fresh, { csrf: csrfFrom(signup.body), email: 'corpus-new@example.com', password: TEST_PASSWORD, next: '/account' })).status, 303);
+  assert.equal(
+    (await postForm(`${svc.url}/signup`, fresh, { csrf: csrfFrom(signup.body), email: 'corpus-new@example.com', password: TEST_PASSWORD, next: '/account' }))
+      .status,
+    303,
+  );
   const verifyLink = await verificationLinkFromOutbox(svc.url, 'corpus-new@example.com');
   assert.ok(verifyLink, 'a verification link was mailed');
   // An e-mail-change link, mailed to the new address.
   const change = await getPage(`${svc.url}/account/email`, author);
-  assert.equal((await postForm(`${svc.url}/account/email`, author, { csrf: csrfFrom(change.body), new_email: 'corpus-moved@example.com', current_password: TEST_PASSWORD })).status, 200);
+  assert.equal(
+    (
+      await postForm(`${svc.url}/account/email`, author, {
+        csrf: csrfFrom(change.body),
+        new_email: 'corpus-moved@example.com',
+        current_password: TEST_PASSWORD,
+      })
+    ).status,
+    200,
+  );
   const changeLink = /https?:\/\/[^\s<"]+\/confirm-email-change\/slec_[A-Za-z0-9_-]+/.exec(await outbox('corpus-moved@example.com'))?.[0];
   assert.ok(changeLink, 'an e-mail-change link was mailed');
   // A signed report download link, signed with this server's key.
@@ -173,7 +201,10 @@ test('siteline\'s own secrets, issued by this server, are gone through the web f
     assert.equal(sent.status, 200, `${x.name}: ${sent.status}`);
     check(x.name, x.secret, await storedMessage(sent.submissionId));
   }
-  const onMcp = await sendOnMcp('corpus-agent-3@example.com', issued.map((x) => x.message));
+  const onMcp = await sendOnMcp(
+    'corpus-agent-3@example.com',
+    issued.map((x) => x.message),
+  );
   issued.forEach((x, i) => check(`${x.name} (MCP)`, x.secret, onMcp[i]!.storedMessage));
   const list = await getPage(`${svc.url}/staff/feedback`, staff);
   for (const x of issued) assert.ok(!list.body.includes(esc(x.secret)), `${x.name}: shown to staff`);
@@ -194,7 +225,12 @@ test('web form: a submissionId that belongs to another account is refused with 4
   assert.equal(await count(), before, 'nothing stored');
   assert.equal(await storedMessage(first.submissionId), 'The first report, mine.', 'the other report untouched');
   // Sending the kept form again (with its new id) stores it once.
-  const again = await postForm(`${svc.url}/feedback`, other, { csrf: csrfFrom(refused.body), submissionId: fresh, category: 'problem', message: 'Someone else reusing the id' });
+  const again = await postForm(`${svc.url}/feedback`, other, {
+    csrf: csrfFrom(refused.body),
+    submissionId: fresh,
+    category: 'problem',
+    message: 'Someone else reusing the id',
+  });
   assert.equal(again.status, 200);
   assert.equal(await storedMessage(fresh), 'Someone else reusing the id');
 });

@@ -67,7 +67,13 @@ test('an https deployment refuses an http Origin (MCP and forms) and names its C
     assert.equal(jar.get('sl_csrf'), undefined);
     const form = new URLSearchParams({ csrf: csrfFrom(page.body), email: 'origin@example.com', password: TEST_PASSWORD }).toString();
     const post = (origin: string) =>
-      raw(svc.url, '/signup', { host, origin, cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(form)) }, 'POST', form);
+      raw(
+        svc.url,
+        '/signup',
+        { host, origin, cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(form)) },
+        'POST',
+        form,
+      );
     assert.equal((await post(`http://${host}`)).status, 403, 'an http Origin on an https deployment');
     assert.equal((await post('https://siteline.example')).status, 303);
   } finally {

@@ -54,7 +54,10 @@ test('JSON nested 5,000 deep on /api/mcp: 400 / -32600 before the SDK, logged at
   const svc = await startTestServer();
   try {
     const from = logLines.length;
-    for (const body of ['['.repeat(5000) + ']'.repeat(5000), `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`]) {
+    for (const body of [
+      '['.repeat(5000) + ']'.repeat(5000),
+      `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`,
+    ]) {
       const r = await rawRpc(svc.url, body);
       assert.equal(r.status, 400, r.raw.slice(0, 200));
       assert.equal(r.message?.error?.code, -32600);
@@ -73,14 +76,28 @@ test('JSON nested 5,000 deep on /api/mcp: 400 / -32600 before the SDK, logged at
 test('initialize with bad params: -32602 with a short message, not -32603 with a schema dump', async () => {
   const svc = await startTestServer();
   try {
-    for (const params of [undefined, {}, { protocolVersion: 5 }, { protocolVersion: '2025-06-18', capabilities: 'x', clientInfo: { name: 'a', version: '1' } }, { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 7 } }]) {
+    for (const params of [
+      undefined,
+      {},
+      { protocolVersion: 5 },
+      { protocolVersion: '2025-06-18', capabilities: 'x', clientInfo: { name: 'a', version: '1' } },
+      { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 7 } },
+    ]) {
       const r = await rawRpc(svc.url, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'initialize', ...(params === undefined ? {} : { params }) }));
       assert.equal(r.message?.error?.code, -32602, `${JSON.stringify(params)}: ${r.raw.slice(0, 300)}`);
       assert.equal(r.message?.id, 9);
       assert.ok(r.message!.error!.message.length < 300, r.message!.error!.message);
       assert.ok(r.status < 500);
     }
-    const good = await rawRpc(svc.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } }));
+    const good = await rawRpc(
+      svc.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+      }),
+    );
     assert.equal(good.status, 200);
     assert.ok(good.message?.result?.protocolVersion);
   } finally {

@@ -26,8 +26,35 @@ function prng(seed: number): () => number {
 }
 
 const TOOLS = ['cityInventory', 'explainFeasibilityStatus', 'getFeasibilitySnapshot', 'getServiceMcpGuide', 'previewSiteCoverage', 'noSuchTool'];
-const METHODS = ['initialize', 'tools/list', 'tools/call', 'ping', 'resources/list', 'prompts/list', 'notifications/initialized', 'server/discover', 'completion/complete', '', 'x'.repeat(300)];
-const STRINGS = ['', '\u0000', 'a\u0000b', '\u202e', '\ud800', '🐢'.repeat(50), '15 Acorn St, Cambridge, MA', 'x'.repeat(5000), '<script>', "' OR 1=1 --", '%00', '../../etc/passwd', '\r\n', '1e309'];
+const METHODS = [
+  'initialize',
+  'tools/list',
+  'tools/call',
+  'ping',
+  'resources/list',
+  'prompts/list',
+  'notifications/initialized',
+  'server/discover',
+  'completion/complete',
+  '',
+  'x'.repeat(300),
+];
+const STRINGS = [
+  '',
+  '\u0000',
+  'a\u0000b',
+  '\u202e',
+  '\ud800',
+  '🐢'.repeat(50),
+  '15 Acorn St, Cambridge, MA',
+  'x'.repeat(5000),
+  '<script>',
+  "' OR 1=1 --",
+  '%00',
+  '../../etc/passwd',
+  '\r\n',
+  '1e309',
+];
 
 function seeds(): { body: any; headers: Record<string, string> }[] {
   const out = [];
@@ -44,14 +71,31 @@ function randomValue(r: () => number, depth = 0): unknown {
   const k = Math.floor(r() * 9);
   if (depth > 3) return STRINGS[Math.floor(r() * STRINGS.length)];
   switch (k) {
-    case 0: return null;
-    case 1: return r() < 0.5;
-    case 2: return [0, -1, 1e308, -0, 2 ** 53 + 1, 0.5, NaN][Math.floor(r() * 7)];
-    case 3: case 4: return STRINGS[Math.floor(r() * STRINGS.length)];
-    case 5: return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
-    case 6: return Object.fromEntries(Array.from({ length: Math.floor(r() * 4) }, (_, i) => [[`k${i}`, '__proto__', 'constructor', '_meta', 'name'][Math.floor(r() * 5)]!, randomValue(r, depth + 1)]));
-    case 7: { let v: unknown = 1; for (let i = 0, n = Math.floor(r() * 200); i < n; i++) v = [v]; return v; }
-    default: return METHODS[Math.floor(r() * METHODS.length)];
+    case 0:
+      return null;
+    case 1:
+      return r() < 0.5;
+    case 2:
+      return [0, -1, 1e308, -0, 2 ** 53 + 1, 0.5, NaN][Math.floor(r() * 7)];
+    case 3:
+    case 4:
+      return STRINGS[Math.floor(r() * STRINGS.length)];
+    case 5:
+      return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
+    case 6:
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(r() * 4) }, (_, i) => [
+          [`k${i}`, '__proto__', 'constructor', '_meta', 'name'][Math.floor(r() * 5)]!,
+          randomValue(r, depth + 1),
+        ]),
+      );
+    case 7: {
+      let v: unknown = 1;
+      for (let i = 0, n = Math.floor(r() * 200); i < n; i++) v = [v];
+      return v;
+    }
+    default:
+      return METHODS[Math.floor(r() * METHODS.length)];
   }
 }
 
@@ -118,7 +162,14 @@ test(`fuzzed JSON-RPC bodies (seed ${SEED}, up to ${CASES} cases): no 5xx but a 
         if (res.status >= 500) {
           let bare = false;
           try {
-            const m = JSON.parse(raw.includes('data:') ? raw.split('\n').find((l) => l.startsWith('data:'))!.slice(5) : raw);
+            const m = JSON.parse(
+              raw.includes('data:')
+                ? raw
+                    .split('\n')
+                    .find((l) => l.startsWith('data:'))!
+                    .slice(5)
+                : raw,
+            );
             bare = m?.error?.code === -32603 && String(m.error.message).length < 60 && !/[[{]/.test(String(m.error.message));
           } catch {
             bare = false;

@@ -43,7 +43,13 @@ test('an authorization code used twice: the second use is refused and the access
     assert.equal(await me(svc.url, refreshed.json.access_token), 200);
 
     // The same code again (what an attacker who intercepted it would send, with the verifier).
-    const again = await tokenRequest(svc.url, { grant_type: 'authorization_code', code, redirect_uri: redirect, code_verifier: client.verifier, client_id: client.info.client_id });
+    const again = await tokenRequest(svc.url, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirect,
+      code_verifier: client.verifier,
+      client_id: client.info.client_id,
+    });
     assert.equal(again.status, 400);
     assert.equal(again.json.error, 'invalid_grant');
 
@@ -53,7 +59,10 @@ test('an authorization code used twice: the second use is refused and the access
     assert.equal(refresh.status, 400, 'the refresh token is revoked');
     assert.equal(refresh.json.error, 'invalid_grant');
     const recorded = await svc.ctx.db.query<{ scope: string; reason: string }>('SELECT scope, reason FROM token_revocations');
-    assert.deepEqual(recorded.map((r) => r.scope), [`client:${client.info.client_id}`]);
+    assert.deepEqual(
+      recorded.map((r) => r.scope),
+      [`client:${client.info.client_id}`],
+    );
   }
 });
 
@@ -64,11 +73,24 @@ async function consentFor(jar: CookieJar, name: string, port: number): Promise<{
   const r = await fetch(`${svc.url}/api/auth/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: name, redirect_uris: [redirect], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: [redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
   });
   const reg = (await r.json()) as { client_id: string };
   assert.equal(r.status, 201, JSON.stringify(reg));
-  const q = new URLSearchParams({ response_type: 'code', client_id: reg.client_id, redirect_uri: redirect, scope: 'mcp', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: reg.client_id,
+    redirect_uri: redirect,
+    scope: 'mcp',
+    code_challenge: 'x'.repeat(43),
+    code_challenge_method: 'S256',
+  });
   return browse(`${base}/api/auth/oauth/authorize?${q}`, jar, svc.url, base, redirect);
 }
 
@@ -94,7 +116,10 @@ test('consent: a client name that claims a known product or official status, how
     const page = await consentFor(jar, name, port++);
     assert.equal(page.status, 200, `${name}: ${page.body.slice(0, 300)}`);
     assert.match(page.body, /id="unverified-client"/, `${name} is not shown as a claim`);
-    assert.ok(page.body.includes(`It calls itself <strong id="client-name">&ldquo;${esc(name)}&rdquo;</strong>, a name it chose itself`), `${name}: ${page.body}`);
+    assert.ok(
+      page.body.includes(`It calls itself <strong id="client-name">&ldquo;${esc(name)}&rdquo;</strong>, a name it chose itself`),
+      `${name}: ${page.body}`,
+    );
     assert.match(page.body, new RegExp(`<strong id="redirect-host">127\\.0\\.0\\.1:${port - 1}</strong>`), name);
   }
   for (const name of ['Acme site tool', 'Authorized uploader', 'Zoning helper for Cambridge']) {
@@ -105,10 +130,20 @@ test('consent: a client name that claims a known product or official status, how
   }
 });
 
-test('consent waiting for a verified e-mail also shows a product-like name as the client\'s own claim', async () => {
+test("consent waiting for a verified e-mail also shows a product-like name as the client's own claim", async () => {
   const jar = new CookieJar();
   const form = await getPage(`${svc.url}/signup`, jar);
-  assert.equal((await postForm(`${svc.url}/signup`, jar, { csrf: csrfFrom(form.body), email: 'consent.unverified@example.com', password: TEST_PASSWORD, next: '/account' })).status, 303);
+  assert.equal(
+    (
+      await postForm(`${svc.url}/signup`, jar, {
+        csrf: csrfFrom(form.body),
+        email: 'consent.unverified@example.com',
+        password: TEST_PASSWORD,
+        next: '/account',
+      })
+    ).status,
+    303,
+  );
   const page = await consentFor(jar, 'Claude Desktop (official)', 4690);
   assert.equal(page.status, 403);
   assert.match(page.body, /id="email-unverified"/);

@@ -78,7 +78,9 @@ test('a real sign-in over fetch: every hostile next redirects to a same-origin p
   }
 });
 
-test('headless Chromium: signing in with next=/%09/evil.example ends on the service origin', { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async () => {
+test('headless Chromium: signing in with next=/%09/evil.example ends on the service origin', {
+  skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`,
+}, async () => {
   const svc = await startTestServer();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {

@@ -29,12 +29,15 @@ function postWithLength(path: string, headers: Record<string, string>, body: Buf
   return new Promise((resolve, reject) => {
     let answer: { status: number; type: string; text: string } | undefined;
     let failure: Error | undefined;
-    const req = http.request({ host: u.hostname, port: u.port, path, method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => (answer = { status: res.statusCode!, type: String(res.headers['content-type']), text }));
-    });
+    const req = http.request(
+      { host: u.hostname, port: u.port, path, method: 'POST', headers: { ...headers, 'content-length': String(body.length) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => (answer = { status: res.statusCode!, type: String(res.headers['content-type']), text }));
+      },
+    );
     // Settled when the exchange is over: the whole body written and the answer read, with no reset or
     // broken pipe on the way (a server that closes mid-upload shows up here even when the answer came).
     req.on('error', (err) => (failure = err));
@@ -55,9 +58,17 @@ async function postChunked(path: string, headers: Record<string, string>, body: 
   return { status: r.status, type: r.headers.get('content-type') ?? '', text: await r.text() };
 }
 
-const mcpHeaders = () => ({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, authorization: `Bearer ${token}` });
+const mcpHeaders = () => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': MODERN,
+  authorization: `Bearer ${token}`,
+});
 
-for (const [how, send] of [['Content-Length', postWithLength], ['chunked', postChunked]] as const) {
+for (const [how, send] of [
+  ['Content-Length', postWithLength],
+  ['chunked', postChunked],
+] as const) {
   test(`/api/mcp: a 10 MB body (${how}) gets 413 with a JSON-RPC error naming the cap, not a reset`, async () => {
     const r = await send('/api/mcp', mcpHeaders(), bigJson());
     assert.equal(r.status, 413);

@@ -7,7 +7,18 @@ import { CookieJar, csrfFrom, getPage, postForm } from '../support/auth-flow.ts'
 import { passwordProblem } from '../../src/auth/accounts.ts';
 
 test('passwordProblem: refused and accepted passwords', () => {
-  for (const weak of ['          ', 'qwertyuiop', 'Password123', '1234567890', 'aaaaaaaaaaaa', 'abcdefghijkl', 'zyxwvutsrq', '1q2w3e4r5t', 'short', 'x'.repeat(300)]) {
+  for (const weak of [
+    '          ',
+    'qwertyuiop',
+    'Password123',
+    '1234567890',
+    'aaaaaaaaaaaa',
+    'abcdefghijkl',
+    'zyxwvutsrq',
+    '1q2w3e4r5t',
+    'short',
+    'x'.repeat(300),
+  ]) {
     assert.ok(passwordProblem(weak), `refused: ${JSON.stringify(weak.slice(0, 20))}`);
   }
   assert.ok(passwordProblem('jane.doe@example.com', 'Jane.Doe@example.com'), 'the e-mail itself');

@@ -18,7 +18,9 @@ import { startTestServer, type TestServer } from '../support/harness.ts';
 import { getUserToken } from '../support/auth-flow.ts';
 import { accountIdOf, createKey, grant } from '../rest-support.ts';
 
-const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020') as new (opts: Record<string, unknown>) => {
+const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020') as new (
+  opts: Record<string, unknown>,
+) => {
   addSchema(schema: unknown, key: string): void;
   getSchema(ref: string): ((data: unknown) => boolean) & { errors?: unknown[] | null };
 };
@@ -68,7 +70,12 @@ after(async () => {
 
 const resolve = (node: Json): Json => {
   if (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
-    return resolve(node.$ref.slice(2).split('/').reduce((o: Json, k: string) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc));
+    return resolve(
+      node.$ref
+        .slice(2)
+        .split('/')
+        .reduce((o: Json, k: string) => o[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc),
+    );
   }
   return node;
 };
@@ -194,11 +201,13 @@ function casesFor(op: Operation): Case[] {
   const schema = body?.content?.['application/json'] ? resolve(body.content['application/json'].schema) : undefined;
   if (schema) {
     const valid = validValue(schema, 'body');
-    const withBody = (what: string, malformed: boolean, value: Json) => add(what, malformed, (c) => (c.body = typeof value === 'string' ? value : JSON.stringify(value)));
+    const withBody = (what: string, malformed: boolean, value: Json) =>
+      add(what, malformed, (c) => (c.body = typeof value === 'string' ? value : JSON.stringify(value)));
     for (const [name, propRaw] of Object.entries<Json>(schema.properties ?? {})) {
       const prop = resolve(propRaw);
       if ((schema.required ?? []).includes(name)) withBody(`body.${name} missing`, true, { ...valid, [name]: undefined });
-      for (const v of sample(wrongJsonTypes)) if (prop.type === 'string') withBody(`body.${name} of the wrong type (${JSON.stringify(v)})`, true, { ...valid, [name]: v });
+      for (const v of sample(wrongJsonTypes))
+        if (prop.type === 'string') withBody(`body.${name} of the wrong type (${JSON.stringify(v)})`, true, { ...valid, [name]: v });
       if (prop.enum) withBody(`body.${name} not one of ${prop.enum.join('|')}`, true, { ...valid, [name]: 'not-an-option' });
       if (prop.maxLength !== undefined) {
         withBody(`body.${name} one over maxLength ${prop.maxLength}`, true, { ...valid, [name]: 'x'.repeat(prop.maxLength + 1) });
@@ -210,14 +219,33 @@ function casesFor(op: Operation): Case[] {
       for (const v of sample(unicodeText)) withBody(`body.${name} in other scripts`, false, { ...valid, [name]: v });
     }
     if (schema.additionalProperties === false) {
-      for (const k of sample(fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !(k in (schema.properties ?? {})) && k !== '__proto__'))) withBody(`an extra field ${JSON.stringify(k)}`, true, { ...valid, [k]: 1 });
+      for (const k of sample(fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !(k in (schema.properties ?? {})) && k !== '__proto__')))
+        withBody(`an extra field ${JSON.stringify(k)}`, true, { ...valid, [k]: 1 });
       withBody('an extra field __proto__', true, `{"__proto__":{"polluted":1},${JSON.stringify(valid).slice(1)}`);
     }
-    for (const v of ['', '{', '{"address":', `${JSON.stringify(valid)}garbage`, '[]', 'null', '"text"', '42', '{"a":'.repeat(5000), `{"x":1,${'"x":1,'.repeat(2)}"x":1}`]) {
+    for (const v of [
+      '',
+      '{',
+      '{"address":',
+      `${JSON.stringify(valid)}garbage`,
+      '[]',
+      'null',
+      '"text"',
+      '42',
+      '{"a":'.repeat(5000),
+      `{"x":1,${'"x":1,'.repeat(2)}"x":1}`,
+    ]) {
       withBody(`bad JSON ${JSON.stringify(v.slice(0, 24))}`, true, v);
     }
     add('a body that is not UTF-8', true, (c) => (c.body = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])));
-    add('duplicated keys', false, (c) => (c.body = `{${Object.entries(valid).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`));
+    add(
+      'duplicated keys',
+      false,
+      (c) =>
+        (c.body = `{${Object.entries(valid)
+          .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},${JSON.stringify(k)}:${JSON.stringify(v)}`)
+          .join(',')}}`),
+    );
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'application/xml']) {
       add(`content type ${type}`, true, (c) => (c.headers['content-type'] = type));
     }
@@ -245,7 +273,9 @@ function send(c: Case): Promise<Answer> {
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => resolveAnswer({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolveAnswer({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }),
+        );
       },
     );
     req.on('error', reject);
@@ -257,7 +287,8 @@ function check(c: Case, a: Answer): string | undefined {
   const label = `${c.op.method} ${c.op.path}: ${c.what}`;
   if (a.status >= 500) return `${label}: ${a.status} ${a.text.slice(0, 200)}`;
   const declared = c.op.op.responses[String(a.status)];
-  if (!declared) return `${label}: status ${a.status} is not declared for this operation (declared: ${Object.keys(c.op.op.responses).join(', ')}); body ${a.text.slice(0, 200)}`;
+  if (!declared)
+    return `${label}: status ${a.status} is not declared for this operation (declared: ${Object.keys(c.op.op.responses).join(', ')}); body ${a.text.slice(0, 200)}`;
   if (c.malformed && (a.status < 400 || a.status >= 500)) return `${label}: malformed input answered ${a.status}`;
   if (a.status >= 400) {
     if (!a.type.startsWith('application/problem+json')) return `${label}: ${a.status} with content type ${a.type}, not application/problem+json`;
@@ -274,13 +305,16 @@ function check(c: Case, a: Answer): string | undefined {
     const media = resolve(declared).content?.['application/json'];
     if (media?.schema) {
       const validate = media.schema.$ref ? ajv.getSchema(`openapi.json${media.schema.$ref}`)! : undefined;
-      if (validate && !validate(JSON.parse(a.text))) return `${label}: ${a.status} body does not match its declared schema: ${JSON.stringify(validate.errors).slice(0, 300)}`;
+      if (validate && !validate(JSON.parse(a.text)))
+        return `${label}: ${a.status} body does not match its declared schema: ${JSON.stringify(validate.errors).slice(0, 300)}`;
     }
   }
   return undefined;
 }
 
-test('REST fuzz from the OpenAPI document: every malformed request gets a declared 4xx problem, nothing gets a 5xx or an undeclared status', { timeout: 600_000 }, async () => {
+test('REST fuzz from the OpenAPI document: every malformed request gets a declared 4xx problem, nothing gets a 5xx or an undeclared status', {
+  timeout: 600_000,
+}, async () => {
   const ops = operations();
   assert.ok(ops.length >= 7, 'the document lists the operations');
   const failures: string[] = [];
@@ -295,13 +329,23 @@ test('REST fuzz from the OpenAPI document: every malformed request gets a declar
       if (problem) failures.push(problem);
     }
   }
-  console.log(`# REST OpenAPI fuzz: seed ${SEED} (replay: FUZZ_SEED=${SEED}); ${counts.operations} operations, ${counts.requests} requests (${counts.malformed} malformed); statuses ${JSON.stringify(counts.byStatus)}`);
+  console.log(
+    `# REST OpenAPI fuzz: seed ${SEED} (replay: FUZZ_SEED=${SEED}); ${counts.operations} operations, ${counts.requests} requests (${counts.malformed} malformed); statuses ${JSON.stringify(counts.byStatus)}`,
+  );
   assert.deepEqual(failures, [], `${failures.length} of ${counts.requests} answers broke the contract (seed ${SEED}):\n${failures.slice(0, 40).join('\n')}`);
 });
 
 test('a NUL byte in a REST URL (raw or %00, in the path or the query) is a 400 application/problem+json', async () => {
   for (const path of ['/api/v1/sites/check?address=57%00Inman', '/api/v1/keys/%00', '/api/v1/usage?x=%00', '/api/v1/%00/coverage']) {
-    const a = await send({ op: { method: 'GET', path, op: { responses: {} } }, what: 'nul', malformed: true, path, query: [], headers: { authorization: `Bearer ${apiKey}` }, rawPath: path });
+    const a = await send({
+      op: { method: 'GET', path, op: { responses: {} } },
+      what: 'nul',
+      malformed: true,
+      path,
+      query: [],
+      headers: { authorization: `Bearer ${apiKey}` },
+      rawPath: path,
+    });
     assert.equal(a.status, 400, path);
     assert.match(a.type, /^application\/problem\+json/, path);
     const body = JSON.parse(a.text);
@@ -310,7 +354,15 @@ test('a NUL byte in a REST URL (raw or %00, in the path or the query) is a 400 a
     assert.equal(ajv.getSchema('openapi.json#/components/schemas/Problem')!(body), true);
   }
   // Outside /api/v1 the service's own envelope stays as it was.
-  const page = await send({ op: { method: 'GET', path: '/x', op: { responses: {} } }, what: 'nul', malformed: true, path: '/x', query: [], headers: {}, rawPath: '/coverage?x=%00' });
+  const page = await send({
+    op: { method: 'GET', path: '/x', op: { responses: {} } },
+    what: 'nul',
+    malformed: true,
+    path: '/x',
+    query: [],
+    headers: {},
+    rawPath: '/coverage?x=%00',
+  });
   assert.equal(page.status, 400);
   assert.match(page.type, /^application\/json/);
 });

@@ -83,7 +83,7 @@ test('sign out everywhere: the agent token and the OAuth app token of the accoun
   assert.equal((await mcpStatus(agent.token)).status, 401, 'the old one stays refused');
 });
 
-test('revoking one linked agent (or CLI login) on the account page refuses its token at once; the account\'s other agent keeps working', async () => {
+test("revoking one linked agent (or CLI login) on the account page refuses its token at once; the account's other agent keeps working", async () => {
   const email = 'revoke-agent@example.com';
   const first = await agentToken(email);
   const second = await agentToken(email);
@@ -94,7 +94,7 @@ test('revoking one linked agent (or CLI login) on the account page refuses its t
   assert.match(page.body, new RegExp(`action="/account/agents/${first.registrationId}/revoke"`));
   const revoked = await postForm(`${svc.url}/account/agents/${first.registrationId}/revoke`, jar, { csrf: csrfFrom(page.body) });
   assert.equal(revoked.status, 303);
-  assert.equal((await mcpStatus(first.token)).status, 401, 'the revoked agent\'s token is refused at once');
+  assert.equal((await mcpStatus(first.token)).status, 401, "the revoked agent's token is refused at once");
   assert.equal((await mcpStatus(second.token)).status, 200, 'the other agent keeps working');
   // Another account cannot revoke it (404, nothing changes).
   const other = await signUpOrIn(svc.url, 'revoke-agent-other@example.com');
@@ -104,7 +104,7 @@ test('revoking one linked agent (or CLI login) on the account page refuses its t
   assert.equal((await mcpStatus(second.token)).status, 200);
 });
 
-test('revoking a connected app on the account page refuses its access token at once and its refresh token; the account\'s agent keeps working', async () => {
+test("revoking a connected app on the account page refuses its access token at once and its refresh token; the account's agent keeps working", async () => {
   const email = 'revoke-app@example.com';
   const app = await oauthToken(email, 'Revocable app');
   const agent = await agentToken(email);
@@ -118,7 +118,7 @@ test('revoking a connected app on the account page refuses its access token at o
   assert.equal((await mcpStatus(app.token)).status, 200);
   const revoked = await postForm(`${svc.url}/account/apps/revoke`, jar, { csrf: csrfFrom(page.body), clientId: app.clientId });
   assert.equal(revoked.status, 303);
-  assert.equal((await mcpStatus(app.token)).status, 401, 'the app\'s token is refused at once');
+  assert.equal((await mcpStatus(app.token)).status, 401, "the app's token is refused at once");
   assert.equal((await mcpStatus(agent.token)).status, 200, 'the agent keeps working');
   const refresh = await fetch(`${svc.url}/api/auth/mcp/token`, {
     method: 'POST',

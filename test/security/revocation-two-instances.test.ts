@@ -50,7 +50,10 @@ async function refusedAfter(url: string, token: string, since: number): Promise<
   assert.fail('the other instance still accepted the revoked token after 30 s');
 }
 
-test('revocation across two instances: refused at once where it was made, within the staleness bound on the other', { skip: !adminUrl && 'PostgreSQL only', timeout: 180_000 }, async () => {
+test('revocation across two instances: refused at once where it was made, within the staleness bound on the other', {
+  skip: !adminUrl && 'PostgreSQL only',
+  timeout: 180_000,
+}, async () => {
   const name = `siteline_t_revoke_${crypto.randomBytes(5).toString('hex')}`;
   const dbUrl = new URL(adminUrl!);
   dbUrl.pathname = `/${name}`;
@@ -85,7 +88,7 @@ test('revocation across two instances: refused at once where it was made, within
     const claimed = await claimUserIdentity(aUrl, email);
     const token = (await tokenRequest(aUrl, { grant_type: JWT_BEARER_GRANT, assertion: claimed.identityAssertion })).json.access_token as string;
     assert.equal(await mcpStatus(aUrl, token), 200);
-    assert.equal(await mcpStatus(bUrl, token), 200, 'B accepts A\'s token');
+    assert.equal(await mcpStatus(bUrl, token), 200, "B accepts A's token");
     const jar = await signUpOrIn(aUrl, email);
     const account = await getPage(`${aUrl}/account`, jar);
     const out = await postForm(`${aUrl}/signout/everywhere`, jar, { csrf: csrfFrom(account.body) });

@@ -33,10 +33,18 @@ test('a database error carries the SQLSTATE and statement name, never the parame
     assert.equal(caught.statement, 'INSERT accounts');
     svc.ctx.logger.error({ err: caught }, 'unexpected failure');
     const lines = logLines.slice(from);
-    assert.ok(lines.some((l) => l.includes('22021') && l.includes('INSERT accounts')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.includes('22021') && l.includes('INSERT accounts')),
+      lines.join('\n'),
+    );
     assert.deepEqual(secretsInLog(lines, ['secret-mailbox', argon]), []);
     // Also a driver error logged without passing through the database layer: its data fields are dropped.
-    const raw = Object.assign(new Error('invalid input'), { code: '22021', params: [secretEmail, argon], query: 'INSERT', detail: `Key (email)=(${secretEmail})` });
+    const raw = Object.assign(new Error('invalid input'), {
+      code: '22021',
+      params: [secretEmail, argon],
+      query: 'INSERT',
+      detail: `Key (email)=(${secretEmail})`,
+    });
     svc.ctx.logger.error({ err: raw }, 'raw driver error');
     assert.deepEqual(secretsInLog(logLines.slice(from), ['secret-mailbox', argon]), []);
   } finally {
@@ -59,7 +67,9 @@ test('an OAuth storage failure is logged without the code, tokens or payload', a
     const { client, serverUrl, code, iss } = await authorizeWithConsent(svc.url, base, jar);
     // The storage starts refusing the write that consumes an authorization code (a failing disk, a
     // lost connection): the driver's error holds the code and the stored payload.
-    await svc.ctx.db.query(`ALTER TABLE oidc_models ADD CONSTRAINT test_storage_down CHECK (NOT (model = 'AuthorizationCode' AND payload ? 'consumed')) NOT VALID`);
+    await svc.ctx.db.query(
+      `ALTER TABLE oidc_models ADD CONSTRAINT test_storage_down CHECK (NOT (model = 'AuthorizationCode' AND payload ? 'consumed')) NOT VALID`,
+    );
     const from = logLines.length;
     await assert.rejects(auth(client, { serverUrl, authorizationCode: code, iss }));
     // The provider logs the failure from its error listener, possibly after the answer: awaited.

@@ -32,13 +32,15 @@ test('sign-up: refused input costs nothing; the per-client limit answers 429 wit
       assert.equal((await post(svc.url, '/signup', s, { email: `ctl${i}\u0007@example.com`, password: TEST_PASSWORD }, '198.51.100.1')).status, 400);
       assert.equal((await post(svc.url, '/signup', s, { email: `short${i}@example.com`, password: 'short' }, '198.51.100.1')).status, 400);
     }
-    for (let i = 0; i < 3; i++) assert.equal((await post(svc.url, '/signup', s, { email: `c1.${i}@example.com`, password: TEST_PASSWORD }, '198.51.100.1')).status, 303);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await post(svc.url, '/signup', s, { email: `c1.${i}@example.com`, password: TEST_PASSWORD }, '198.51.100.1')).status, 303);
     const limited = await post(svc.url, '/signup', s, { email: 'c1.x@example.com', password: TEST_PASSWORD }, '198.51.100.1');
     assert.equal(limited.status, 429);
     assert.ok(Number(limited.headers.get('retry-after')) > 0);
     assert.match(await limited.text(), /Too many sign-ups from your network/);
     // Another client has its own budget, until the service-wide limit (5) is reached.
-    for (let i = 0; i < 2; i++) assert.equal((await post(svc.url, '/signup', s, { email: `c2.${i}@example.com`, password: TEST_PASSWORD }, '198.51.100.2')).status, 303);
+    for (let i = 0; i < 2; i++)
+      assert.equal((await post(svc.url, '/signup', s, { email: `c2.${i}@example.com`, password: TEST_PASSWORD }, '198.51.100.2')).status, 303);
     const global = await post(svc.url, '/signup', s, { email: 'c3.0@example.com', password: TEST_PASSWORD }, '198.51.100.3');
     assert.equal(global.status, 429);
     assert.match(await global.text(), /Too many sign-ups right now/);
@@ -110,7 +112,9 @@ test('40 parallel wrong passwords: at most 5 reach the password check', async ()
     await signUpOrIn(svc.url, 'target@example.com');
     const s = await formSession(svc.url);
     const from = logLines.length;
-    const results = await Promise.all(Array.from({ length: 40 }, () => post(svc.url, '/signin', s, { email: 'target@example.com', password: 'wrong password!!' })));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => post(svc.url, '/signin', s, { email: 'target@example.com', password: 'wrong password!!' })),
+    );
     const statuses = results.map((r) => r.status);
     const checks = logLines.slice(from).filter((l) => l.includes('"msg":"password check"')).length;
     assert.ok(checks <= 5, `${checks} password checks ran`);
@@ -118,7 +122,8 @@ test('40 parallel wrong passwords: at most 5 reach the password check', async ()
     assert.equal(statuses.filter((x) => x === 429).length, 40 - checks);
     // Parallel attempts that counted each other are refused without being recorded, so the burst may have
     // left fewer than 5 failures: top the window up one wrong password at a time until it refuses.
-    for (let i = checks; i < 5; i++) assert.equal((await post(svc.url, '/signin', s, { email: 'target@example.com', password: 'wrong password!!' })).status, 401);
+    for (let i = checks; i < 5; i++)
+      assert.equal((await post(svc.url, '/signin', s, { email: 'target@example.com', password: 'wrong password!!' })).status, 401);
     assert.equal((await post(svc.url, '/signin', s, { email: 'target@example.com', password: 'wrong password!!' })).status, 429);
     // The right password now waits out the window too.
     assert.equal((await post(svc.url, '/signin', s, { email: 'target@example.com', password: TEST_PASSWORD })).status, 429);

@@ -27,14 +27,17 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-test('two instances start together on a fresh PostgreSQL database: both answer, one signing key, migrations and the place applied once', { skip: !adminUrl && 'PostgreSQL only' }, async () => {
+test('two instances start together on a fresh PostgreSQL database: both answer, one signing key, migrations and the place applied once', {
+  skip: !adminUrl && 'PostgreSQL only',
+}, async () => {
   const name = `siteline_t_two_${crypto.randomBytes(5).toString('hex')}`;
   const dbUrl = new URL(adminUrl!);
   dbUrl.pathname = `/${name}`;
   const work = fs.mkdtempSync(path.join(ROOT, '.siteline-test', 'two-'));
   fs.cpSync(path.join(ROOT, 'places', 'paradise-tx'), path.join(work, 'places', 'paradise-tx'), { recursive: true });
   const synthetic = syntheticPlace(work, 20); // work/places/synthetic-ma, work/data/synthetic-ma
-  const paradiseFolder = (JSON.parse(fs.readFileSync(path.join(work, 'places', 'paradise-tx', 'manifest.json'), 'utf8')) as { sourceFolder: string }).sourceFolder;
+  const paradiseFolder = (JSON.parse(fs.readFileSync(path.join(work, 'places', 'paradise-tx', 'manifest.json'), 'utf8')) as { sourceFolder: string })
+    .sourceFolder;
   fs.symlinkSync(path.join(SHARED_DATA, paradiseFolder), path.join(synthetic.sourceDir, paradiseFolder));
   await admin(`CREATE DATABASE ${name}`);
   const envOf = (n: number): Record<string, string> => ({
@@ -70,11 +73,15 @@ test('two instances start together on a fresh PostgreSQL database: both answer, 
       assert.equal(active.rowCount, 1, 'exactly one active signing key');
       const migrations = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
       assert.equal(migrations.rows[0]!.n, listMigrations().length);
-      const runs = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM import_runs r JOIN places p USING (place_id) WHERE p.slug = 'paradise-tx' AND r.changed`);
+      const runs = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM import_runs r JOIN places p USING (place_id) WHERE p.slug = 'paradise-tx' AND r.changed`,
+      );
       assert.equal(runs.rows[0]!.n, 1, 'the place was imported once');
       // Both instances finish the start's import of the generated place (one imports it, the other finds
       // it unchanged); one audits it, the other sees the claim and leaves it.
-      const audited = await Promise.any(instances.map((s) => s.waitFor((l) => /^synthetic-ma: audit: /.test(String(l.msg)), 'the audit of the generated place', 180_000)));
+      const audited = await Promise.any(
+        instances.map((s) => s.waitFor((l) => /^synthetic-ma: audit: /.test(String(l.msg)), 'the audit of the generated place', 180_000)),
+      );
       assert.match(String(audited.msg), /of 1,000 addresses/);
       await new Promise((r) => setTimeout(r, 1000)); // a second audit, were one running, would be well under way
       const audits = instances.map((s) => s.lines.filter((l) => /^synthetic-ma: audit: /.test(String(l.msg))).length);

@@ -44,7 +44,11 @@ export async function getPage(url: string, jar: CookieJar): Promise<{ status: nu
 }
 
 /** POST a form with the jar. */
-export async function postForm(url: string, jar: CookieJar, fields: Record<string, string>): Promise<{ status: number; body: string; location: string | null }> {
+export async function postForm(
+  url: string,
+  jar: CookieJar,
+  fields: Record<string, string>,
+): Promise<{ status: number; body: string; location: string | null }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
@@ -79,8 +83,12 @@ export async function verificationLinkFromOutbox(baseUrl: string, email: string)
 export async function mailFromOutbox(baseUrl: string, email: string): Promise<{ subject: string; text: string }[]> {
   const res = await fetch(`${baseUrl}/dev/outbox?to=${encodeURIComponent(email.trim().toLowerCase())}`);
   assert.equal(res.status, 200, `outbox: ${res.status}`);
-  const unescapeHtml = (s: string) => s.replace(/<[^>]+>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
-  const mails = [...(await res.text()).matchAll(/<article class="mail"><h2>([\s\S]*?)<\/h2>[\s\S]*?<pre>([\s\S]*?)<\/pre><\/article>/g)].map((m) => ({ subject: unescapeHtml(m[1]!), text: unescapeHtml(m[2]!) }));
+  const unescapeHtml = (s: string) =>
+    s.replace(/<[^>]+>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+  const mails = [...(await res.text()).matchAll(/<article class="mail"><h2>([\s\S]*?)<\/h2>[\s\S]*?<pre>([\s\S]*?)<\/pre><\/article>/g)].map((m) => ({
+    subject: unescapeHtml(m[1]!),
+    text: unescapeHtml(m[2]!),
+  }));
   for (const m of mails) for (const link of m.text.matchAll(/\/[a-z-]+\/(sl[a-z]{2}_[A-Za-z0-9_-]{43})/g)) noteSecret(link[1]);
   return mails;
 }

@@ -77,7 +77,13 @@ export async function cliSandbox(name: string): Promise<CliSandbox> {
   fs.mkdirSync(path.join(ROOT, '.siteline-test'), { recursive: true });
   const dir = fs.mkdtempSync(path.join(ROOT, '.siteline-test', `${name}-`));
   const url = `http://127.0.0.1:${await closedPort()}`;
-  const env = { SITELINE_CONFIG_DIR: path.join(dir, 'config'), SITELINE_URL: url, SITELINE_DATA_DIR: path.join(dir, 'data'), DATABASE_URL: '', SITELINE_AUTO_IMPORT: '0' };
+  const env = {
+    SITELINE_CONFIG_DIR: path.join(dir, 'config'),
+    SITELINE_URL: url,
+    SITELINE_DATA_DIR: path.join(dir, 'data'),
+    DATABASE_URL: '',
+    SITELINE_AUTO_IMPORT: '0',
+  };
   const credsFile = path.join(dir, 'config', 'credentials.json');
   fs.mkdirSync(path.join(dir, 'config'), { recursive: true });
   fs.writeFileSync(credsFile, JSON.stringify({ server: url, email: 'keep@example.com', identity_assertion: 'stored-assertion' }), { mode: 0o600 });

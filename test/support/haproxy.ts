@@ -54,7 +54,10 @@ export function documentedRoutingConfig(): { frontend: string[]; backends: strin
   if (!block) throw new Error('docs/deploy.md has no second ```haproxy block (routing by place)');
   const at = block.indexOf('\nbackend web1');
   if (at < 0) throw new Error("docs/deploy.md's routing block has no backend web1");
-  const frontend = block.slice(0, at).split('\n').filter((l) => /^\s+(http-request set-var\(txn\.place\)|use_backend)/.test(l));
+  const frontend = block
+    .slice(0, at)
+    .split('\n')
+    .filter((l) => /^\s+(http-request set-var\(txn\.place\)|use_backend)/.test(l));
   return { frontend, backends: block.slice(at + 1) };
 }
 
@@ -64,7 +67,11 @@ export function localConfig(dir: string, backends: [number, number], ports: { ht
   if (!fs.existsSync(pem)) {
     const key = path.join(dir, 'key.pem');
     const cert = path.join(dir, 'cert.pem');
-    const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=siteline.example.com'], { encoding: 'utf8' });
+    const r = spawnSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=siteline.example.com'],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`openssl: ${r.stderr}`);
     fs.writeFileSync(pem, fs.readFileSync(cert, 'utf8') + fs.readFileSync(key, 'utf8'));
   }

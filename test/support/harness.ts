@@ -102,7 +102,10 @@ async function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
 const OUTBOX_OPT_IN = { SITELINE_MAIL_OUTBOX: process.env.SITELINE_MAIL_OUTBOX ?? '1' };
 
 function testCtx(db: Db, overrides: Partial<Config> = {}, clock: Clock = systemClock): AppContext {
-  const config = loadConfig({ ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...OUTBOX_OPT_IN }, { sourceDir: SHARED_DATA, autoImport: false, ...overrides });
+  const config = loadConfig(
+    { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...OUTBOX_OPT_IN },
+    { sourceDir: SHARED_DATA, autoImport: false, ...overrides },
+  );
   const base = { config, db, clock, logger: testLogger() };
   return withMailer(base);
 }
@@ -121,7 +124,10 @@ export async function createPlacesEnv(slugs: string[]): Promise<{ env: Record<st
   return clone.env!;
 }
 
-async function clonePlacesTemplate(slugs: string[], forChild = false): Promise<{ testDb: TestDb; env?: { env: Record<string, string>; close(): Promise<void> } }> {
+async function clonePlacesTemplate(
+  slugs: string[],
+  forChild = false,
+): Promise<{ testDb: TestDb; env?: { env: Record<string, string>; close(): Promise<void> } }> {
   // Templates are named <code digest>_<places digest>: when the code changes, the templates an older
   // version left behind (100 MB tarballs, 30-40 MB databases on a shared server) are dropped as the
   // first new one is built.
@@ -129,7 +135,11 @@ async function clonePlacesTemplate(slugs: string[], forChild = false): Promise<{
     [path.join(ROOT, 'src/db'), path.join(ROOT, 'src/importer'), path.join(ROOT, 'src/geocoder'), path.join(ROOT, 'src/core/geo'), path.join(ROOT, 'places')],
     adminUrl() ? 'pg' : 'pglite',
   );
-  const key = `${codeKey}_${crypto.createHash('sha256').update([...slugs].sort().join(',')).digest('hex').slice(0, 8)}`;
+  const key = `${codeKey}_${crypto
+    .createHash('sha256')
+    .update([...slugs].sort().join(','))
+    .digest('hex')
+    .slice(0, 8)}`;
   const build = async (db: Db) => {
     const { importPlace } = await import('../../src/importer/import-place.ts');
     const ctx = testCtx(db);
@@ -175,7 +185,10 @@ async function clonePlacesTemplate(slugs: string[], forChild = false): Promise<{
     try {
       const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
       if (exists.rowCount) return;
-      const stale = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname ~ '^siteline_tpl_[0-9a-f]{16}(_[0-9a-f]{8})?$' AND datname NOT LIKE $1`, [`siteline_tpl_${codeKey}_%`]);
+      const stale = await client.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE datname ~ '^siteline_tpl_[0-9a-f]{16}(_[0-9a-f]{8})?$' AND datname NOT LIKE $1`,
+        [`siteline_tpl_${codeKey}_%`],
+      );
       for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined); // in use by another checkout's run: left for later
       const building = `${template}_b${rand()}`;
       await client.query(`CREATE DATABASE ${building}`);

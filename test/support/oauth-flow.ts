@@ -19,7 +19,13 @@ export class MemoryOAuthClient implements OAuthClientProvider {
     return this.redirect;
   }
   get clientMetadata() {
-    return { client_name: this.name, redirect_uris: [this.redirect], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.info;
@@ -52,7 +58,13 @@ export class MemoryOAuthClient implements OAuthClientProvider {
 }
 
 /** Follows redirects with the jar until `stopAt` (the client's callback, which is not fetched). */
-export async function browse(start: string, jar: CookieJar, svcUrl: string, base: string, stopAt: string): Promise<{ url: string; body: string; status: number }> {
+export async function browse(
+  start: string,
+  jar: CookieJar,
+  svcUrl: string,
+  base: string,
+  stopAt: string,
+): Promise<{ url: string; body: string; status: number }> {
   let url = start;
   for (let i = 0; i < 20; i++) {
     if (url.startsWith(stopAt)) return { url, body: '', status: 0 };

@@ -14,7 +14,10 @@ import { freePort } from './haproxy.ts';
 export function postgresBinaries(): string {
   const root = '/usr/lib/postgresql';
   const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => /^\d+$/.test(v) && fs.existsSync(path.join(root, v, 'bin', 'pg_basebackup'))) : [];
-  if (versions.length === 0) throw new Error(`no PostgreSQL server binaries under ${root}/<version>/bin (initdb, pg_ctl, pg_basebackup): install the postgresql package; this test does not skip`);
+  if (versions.length === 0)
+    throw new Error(
+      `no PostgreSQL server binaries under ${root}/<version>/bin (initdb, pg_ctl, pg_basebackup): install the postgresql package; this test does not skip`,
+    );
   return path.join(root, versions.sort((a, b) => Number(b) - Number(a))[0]!, 'bin');
 }
 

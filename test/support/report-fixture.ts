@@ -54,12 +54,28 @@ export function sampleReportInput(overrides: Partial<ReportInput> = {}): ReportI
     ],
     envelope: [
       { key: 'maxHeightFt', label: 'Maximum height', value: { value: 35, status: 'cited', unit: 'ft', citation: cite('5.31.1') } },
-      { key: 'maxFar', label: 'Maximum floor area ratio', value: { value: 0.75, status: 'cited_conditional', unit: 'ratio', citation: cite('5.31.2'), condition: 'lot area over 5,000 sq ft' } },
+      {
+        key: 'maxFar',
+        label: 'Maximum floor area ratio',
+        value: { value: 0.75, status: 'cited_conditional', unit: 'ratio', citation: cite('5.31.2'), condition: 'lot area over 5,000 sq ft' },
+      },
       { key: 'minFrontYardFt', label: 'Minimum front yard', value: { value: 10, status: 'cited', unit: 'ft', citation: cite('5.31.3') } },
-      { key: 'minSideYardFt', label: 'Minimum side yard', value: { value: null, status: 'conditional_unresolved', unit: 'ft', note: 'Depends on the building height, which is not known.' } },
+      {
+        key: 'minSideYardFt',
+        label: 'Minimum side yard',
+        value: { value: null, status: 'conditional_unresolved', unit: 'ft', note: 'Depends on the building height, which is not known.' },
+      },
       { key: 'minRearYardFt', label: 'Minimum rear yard', value: { value: null, status: 'not_extracted', unit: 'ft' } },
-      { key: 'maxLotCoveragePct', label: 'Maximum lot coverage', value: { value: null, status: 'no_limit_in_bylaw', unit: 'percent', citation: cite('5.31.4') } },
-      { key: 'maxDwellingUnits', label: 'Maximum dwelling units', value: { value: 6, status: 'derived_from_cited', unit: 'units', inputs: ['minLotAreaPerUnitSqft'] } },
+      {
+        key: 'maxLotCoveragePct',
+        label: 'Maximum lot coverage',
+        value: { value: null, status: 'no_limit_in_bylaw', unit: 'percent', citation: cite('5.31.4') },
+      },
+      {
+        key: 'maxDwellingUnits',
+        label: 'Maximum dwelling units',
+        value: { value: 6, status: 'derived_from_cited', unit: 'units', inputs: ['minLotAreaPerUnitSqft'] },
+      },
       { key: 'maxFloorAreaSqft', label: 'Maximum floor area', value: { value: 9687, status: 'derived_from_cited', unit: 'sqft', inputs: ['maxFar'] } },
       { key: 'buildableWidthFt', label: 'Buildable width', value: { value: 115.2, status: 'defaulted', unit: 'ft', note: 'Assumes an interior lot.' } },
     ],

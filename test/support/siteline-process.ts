@@ -53,7 +53,9 @@ export function startSiteline(env: Record<string, string>, cwd: string, entry: s
       void exited.then(({ code, signal }) => {
         if (waiters.has(check)) {
           cleanup();
-          reject(new Error(`siteline exited (${code ?? signal}) before ${what}; stderr: ${stderr.slice(-2000)}; last lines: ${JSON.stringify(lines.slice(-5))}`));
+          reject(
+            new Error(`siteline exited (${code ?? signal}) before ${what}; stderr: ${stderr.slice(-2000)}; last lines: ${JSON.stringify(lines.slice(-5))}`),
+          );
         }
       });
       const cleanup = () => {
@@ -86,4 +88,3 @@ export async function stop(s: Siteline): Promise<void> {
   s.child.kill('SIGTERM');
   await s.exited;
 }
-

@@ -38,7 +38,14 @@ export class SmtpSink {
         simpleParser(stream)
           .then((m: ParsedMail) => {
             const to = Array.isArray(m.to) ? m.to.map((a) => a.text).join(', ') : (m.to?.text ?? '');
-            this.received.push({ to, from: m.from?.text ?? '', subject: m.subject ?? '', text: m.text ?? '', html: typeof m.html === 'string' ? m.html : '', messageId: m.messageId ?? '' });
+            this.received.push({
+              to,
+              from: m.from?.text ?? '',
+              subject: m.subject ?? '',
+              text: m.text ?? '',
+              html: typeof m.html === 'string' ? m.html : '',
+              messageId: m.messageId ?? '',
+            });
             cb();
           })
           .catch(cb);

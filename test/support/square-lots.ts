@@ -9,7 +9,17 @@ export function* squareLots(n: number, more: (i: number) => Partial<ParcelRow> =
     const y = 42.37;
     yield {
       parcelExtId: `L-${i}`,
-      geom: [[[[x, y], [x + 0.0005, y], [x + 0.0005, y + 0.0005], [x, y + 0.0005], [x, y]]]],
+      geom: [
+        [
+          [
+            [x, y],
+            [x + 0.0005, y],
+            [x + 0.0005, y + 0.0005],
+            [x, y + 0.0005],
+            [x, y],
+          ],
+        ],
+      ],
       bbox: [x, y, x + 0.0005, y + 0.0005],
       insideLon: x + 0.00025,
       insideLat: y + 0.00025,

@@ -8,7 +8,11 @@ import path from 'node:path';
 
 export const LOTS_PER_STREET = 50;
 
-export function syntheticPlace(dir: string, rows: number, slug = 'synthetic-ma'): { placesDir: string; sourceDir: string; slug: string; placeId: string; addresses: number } {
+export function syntheticPlace(
+  dir: string,
+  rows: number,
+  slug = 'synthetic-ma',
+): { placesDir: string; sourceDir: string; slug: string; placeId: string; addresses: number } {
   const placesDir = path.join(dir, 'places');
   const sourceDir = path.join(dir, 'data');
   fs.mkdirSync(path.join(placesDir, slug), { recursive: true });
@@ -24,7 +28,22 @@ export function syntheticPlace(dir: string, rows: number, slug = 'synthetic-ma')
     for (let i = 0; i < LOTS_PER_STREET; i++) {
       const x = lon0 + i * dLon;
       const id = `R${r}-${i}`;
-      features.push({ type: 'Feature', properties: { LOT: id }, geometry: { type: 'Polygon', coordinates: [[[x, y], [x + dLon, y], [x + dLon, y + dLat], [x, y + dLat], [x, y]]] } });
+      features.push({
+        type: 'Feature',
+        properties: { LOT: id },
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [x, y],
+              [x + dLon, y],
+              [x + dLon, y + dLat],
+              [x, y + dLat],
+              [x, y],
+            ],
+          ],
+        },
+      });
       csv.push(`${2 * i + 1},ROW ${r + 1},ST,${id},${x + dLon / 2},${y + dLat / 2}`);
     }
   }
@@ -49,7 +68,15 @@ export function syntheticPlace(dir: string, rows: number, slug = 'synthetic-ma')
       sourceFolder: slug,
       rulesFile: 'rules.json',
       sources: [
-        { id: 'parcels', name: 'Parcels', file: 'parcels.geojson', sha256: sha(parcels), format: 'geojson', ...common, load: { target: 'parcels', idField: 'LOT' } },
+        {
+          id: 'parcels',
+          name: 'Parcels',
+          file: 'parcels.geojson',
+          sha256: sha(parcels),
+          format: 'geojson',
+          ...common,
+          load: { target: 'parcels', idField: 'LOT' },
+        },
         {
           id: 'addresses',
           name: 'Address points',

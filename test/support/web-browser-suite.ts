@@ -22,7 +22,18 @@ const PUBLIC_PAGES = ['/', '/coverage', '/signin', '/signup', '/reset-password',
 // The snapshot (a whole lot, and a split lot), "did you mean", the bare form, the account page and its password and e-mail forms.
 const ACORN = sites('11 Acorn St, Cambridge, MA');
 // ... a misspelt city and a street not found in a covered city, and the public map (with the signed-in header).
-const SIGNED_IN_PAGES = ['/sites', ACORN, sites('57 Inman St, Cambridge, MA'), sites('1 Elm Strreet, Cambridge, MA'), sites('11 Acorn St, Cambrige, MA'), sites('11 Zzyzx St, Cambridge, MA'), '/account', '/account/password', '/account/email', '/map'];
+const SIGNED_IN_PAGES = [
+  '/sites',
+  ACORN,
+  sites('57 Inman St, Cambridge, MA'),
+  sites('1 Elm Strreet, Cambridge, MA'),
+  sites('11 Acorn St, Cambrige, MA'),
+  sites('11 Zzyzx St, Cambridge, MA'),
+  '/account',
+  '/account/password',
+  '/account/email',
+  '/map',
+];
 
 interface PageReport {
   consoleErrors: string[];
@@ -45,7 +56,9 @@ async function unreachableByKeyboard(page: Page): Promise<{ count: number; misse
   const count = await page.evaluate(() => {
     const sel = 'a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select, textarea, summary, [tabindex]:not([tabindex="-1"])';
     // checkVisibility: also false inside a closed <details> (its content is hidden, not unlaid: getClientRects still has boxes).
-    const els = [...document.querySelectorAll<HTMLElement>(sel)].filter((e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden' && e.checkVisibility());
+    const els = [...document.querySelectorAll<HTMLElement>(sel)].filter(
+      (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden' && e.checkVisibility(),
+    );
     els.forEach((e, i) => e.setAttribute('data-kb', String(i)));
     return els.length;
   });
@@ -62,7 +75,9 @@ async function unreachableByKeyboard(page: Page): Promise<{ count: number; misse
   for (let i = 0; i < count + 10; i++) await page.keyboard.press('Tab');
   const missed = await page.evaluate(() => {
     const seen = (window as unknown as { kbSeen: Set<string> }).kbSeen;
-    return [...document.querySelectorAll<HTMLElement>('[data-kb]')].filter((e) => !seen.has(e.getAttribute('data-kb')!)).map((e) => `${e.tagName} ${e.id || e.className || e.textContent?.slice(0, 30)}`);
+    return [...document.querySelectorAll<HTMLElement>('[data-kb]')]
+      .filter((e) => !seen.has(e.getAttribute('data-kb')!))
+      .map((e) => `${e.tagName} ${e.id || e.className || e.textContent?.slice(0, 30)}`);
   });
   return { count, missed };
 }
@@ -73,16 +88,30 @@ const AXE_SOURCE = fs.readFileSync(AXE, 'utf8');
 async function axeSerious(page: Page): Promise<string[]> {
   await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (d: Document, o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, { resultTypes: ['violations'] });
+    const result = await (
+      window as unknown as {
+        axe: { run: (d: Document, o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe.run(document, { resultTypes: ['violations'] });
     if (!result.violations) return ['axe did not run'];
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.nodes
+            .slice(0, 3)
+            .map((n) => n.target.join(' '))
+            .join(' | ')}`,
+      );
   });
 }
 
 /** What the snapshot map drew: distinct colours, pixels of the lot's outline colour, and what its layers hold. */
 async function mapReport(page: Page) {
   return page.evaluate(() => {
-    const m = (window as unknown as { sitelineMaps: { getCanvas(): HTMLCanvasElement; queryRenderedFeatures(o: object): { properties: Record<string, unknown> }[] }[] }).sitelineMaps[0]!;
+    const m = (
+      window as unknown as { sitelineMaps: { getCanvas(): HTMLCanvasElement; queryRenderedFeatures(o: object): { properties: Record<string, unknown> }[] }[] }
+    ).sitelineMaps[0]!;
     const canvas = m.getCanvas();
     const off = document.createElement('canvas');
     off.width = canvas.width;
@@ -109,74 +138,75 @@ async function mapReport(page: Page) {
 
 /** `public`: the signed-out pages at every width given; `member`: the signed-in pages and the map. */
 export function browserSuite(WIDTHS: number[], group: 'public' | 'member'): void {
-describe(`${group} pages in headless Chromium at ${WIDTHS.join(', ')} px`, { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, () => {
-  let svc: TestServer;
-  let browser: Browser;
-  before(async () => {
-    svc = await startTestServer({ places: ['cambridge-ma'] });
-    if (group === 'member') await claimUserIdentity(svc.url, EMAIL); // an account with a linked agent, for the account page
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-  });
+  describe(`${group} pages in headless Chromium at ${WIDTHS.join(', ')} px`, { skip: !fs.existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, () => {
+    let svc: TestServer;
+    let browser: Browser;
+    before(async () => {
+      svc = await startTestServer({ places: ['cambridge-ma'] });
+      if (group === 'member') await claimUserIdentity(svc.url, EMAIL); // an account with a linked agent, for the account page
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    });
+    after(async () => {
+      await browser?.close();
+      await svc?.close();
+    });
 
-  for (const width of WIDTHS) {
-    test(`${width} px: no console errors, no horizontal scroll, keyboard reaches every control, no serious axe violation${group === 'member' ? '; the map draws the lot from our tiles' : ''}`, async () => {
-      const context = await browser.newContext({ viewport: { width, height: 900 } });
-      if (group === 'member') {
-        const signIn = await context.newPage();
-        await signIn.goto(`${svc.url}/signin?next=%2Faccount`);
-        await signIn.fill('#email', EMAIL);
-        await signIn.fill('#password', TEST_PASSWORD);
-        await Promise.all([signIn.waitForURL(/\/account$/), signIn.click('#content button[type=submit]')]);
-        await signIn.close();
-      }
-      const problems: string[] = [];
-      for (const path of group === 'public' ? PUBLIC_PAGES : SIGNED_IN_PAGES) {
-        const { page, report } = await open(context, `${svc.url}${path}`);
-        if (path === ACORN) {
-          const map = await mapReport(page);
-          if (map.colours <= 5) problems.push(`map: the canvas is blank (${map.colours} colours)`);
-          if (map.outline <= 50) problems.push(`map: the lot outline is not drawn (${map.outline} pixels)`);
-          if (!map.lots.includes('97-120')) problems.push(`map: lot layer holds ${map.lots.join(', ') || 'nothing'}`);
-          if (!map.zoning.includes('C-1')) problems.push(`map: zoning from our tiles holds ${[...new Set(map.zoning)].join(', ') || 'nothing'}`);
-          if (map.parcels === 0) problems.push('map: no neighbouring parcels from our tiles');
-          // Above the fold on a desktop: the matched address, the map and the summary's district.
-          if (width > 1000) {
-            for (const sel of ['#matched-address', '#map', '#primary-zone']) {
-              const box = await page.locator(sel).boundingBox();
-              if (!box || box.y >= 900) problems.push(`${sel} not above the fold (y=${box?.y})`);
+    for (const width of WIDTHS) {
+      test(`${width} px: no console errors, no horizontal scroll, keyboard reaches every control, no serious axe violation${group === 'member' ? '; the map draws the lot from our tiles' : ''}`, async () => {
+        const context = await browser.newContext({ viewport: { width, height: 900 } });
+        if (group === 'member') {
+          const signIn = await context.newPage();
+          await signIn.goto(`${svc.url}/signin?next=%2Faccount`);
+          await signIn.fill('#email', EMAIL);
+          await signIn.fill('#password', TEST_PASSWORD);
+          await Promise.all([signIn.waitForURL(/\/account$/), signIn.click('#content button[type=submit]')]);
+          await signIn.close();
+        }
+        const problems: string[] = [];
+        for (const path of group === 'public' ? PUBLIC_PAGES : SIGNED_IN_PAGES) {
+          const { page, report } = await open(context, `${svc.url}${path}`);
+          if (path === ACORN) {
+            const map = await mapReport(page);
+            if (map.colours <= 5) problems.push(`map: the canvas is blank (${map.colours} colours)`);
+            if (map.outline <= 50) problems.push(`map: the lot outline is not drawn (${map.outline} pixels)`);
+            if (!map.lots.includes('97-120')) problems.push(`map: lot layer holds ${map.lots.join(', ') || 'nothing'}`);
+            if (!map.zoning.includes('C-1')) problems.push(`map: zoning from our tiles holds ${[...new Set(map.zoning)].join(', ') || 'nothing'}`);
+            if (map.parcels === 0) problems.push('map: no neighbouring parcels from our tiles');
+            // Above the fold on a desktop: the matched address, the map and the summary's district.
+            if (width > 1000) {
+              for (const sel of ['#matched-address', '#map', '#primary-zone']) {
+                const box = await page.locator(sel).boundingBox();
+                if (!box || box.y >= 900) problems.push(`${sel} not above the fold (y=${box?.y})`);
+              }
             }
           }
+          if (group === 'member' && !((await page.textContent('.who')) ?? '').includes(`Signed in as ${EMAIL}`))
+            problems.push(`${path}: not the signed-in header`);
+          if (path === '/docs/api') {
+            // Headings wrap between words only (never mid-word), and none is wider than its box.
+            const broken = await page.evaluate(() =>
+              [...document.querySelectorAll<HTMLElement>('main h2, main h3')]
+                .filter((h) => getComputedStyle(h).overflowWrap !== 'normal' || h.scrollWidth > h.clientWidth)
+                .map((h) => h.textContent ?? ''),
+            );
+            if (broken.length) problems.push(`/docs/api: headings that may break mid-word or overflow: ${broken.slice(0, 5).join(' | ')}`);
+            if ((await page.locator('pre.curl').count()) < 8) problems.push('/docs/api: a curl example per operation');
+          }
+          const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+          if (scroll.sw > scroll.cw) problems.push(`${path}: horizontal scroll (${scroll.sw} > ${scroll.cw})`);
+          const violations = await axeSerious(page);
+          if (violations.length) problems.push(`${path}: axe ${violations.join('; ')}`);
+          const { count, missed } = await unreachableByKeyboard(page);
+          if (count < 3) problems.push(`${path}: only ${count} focusable controls found (the check itself is broken?)`);
+          if (missed.length) problems.push(`${path}: not reachable by keyboard: ${missed.join(', ')}`);
+          // The 404 page's own status is reported by Chromium as a failed resource; nothing else may be.
+          const errors = report.consoleErrors.filter((e) => !(path === '/no-such-page' && /status of 404/.test(e)));
+          if (errors.length) problems.push(`${path}: console errors ${errors.join(' / ')}`);
+          await page.close();
         }
-        if (group === 'member' && !((await page.textContent('.who')) ?? '').includes(`Signed in as ${EMAIL}`)) problems.push(`${path}: not the signed-in header`);
-        if (path === '/docs/api') {
-          // Headings wrap between words only (never mid-word), and none is wider than its box.
-          const broken = await page.evaluate(() =>
-            [...document.querySelectorAll<HTMLElement>('main h2, main h3')]
-              .filter((h) => getComputedStyle(h).overflowWrap !== 'normal' || h.scrollWidth > h.clientWidth)
-              .map((h) => h.textContent ?? ''),
-          );
-          if (broken.length) problems.push(`/docs/api: headings that may break mid-word or overflow: ${broken.slice(0, 5).join(' | ')}`);
-          if ((await page.locator('pre.curl').count()) < 8) problems.push('/docs/api: a curl example per operation');
-        }
-        const scroll = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
-        if (scroll.sw > scroll.cw) problems.push(`${path}: horizontal scroll (${scroll.sw} > ${scroll.cw})`);
-        const violations = await axeSerious(page);
-        if (violations.length) problems.push(`${path}: axe ${violations.join('; ')}`);
-        const { count, missed } = await unreachableByKeyboard(page);
-        if (count < 3) problems.push(`${path}: only ${count} focusable controls found (the check itself is broken?)`);
-        if (missed.length) problems.push(`${path}: not reachable by keyboard: ${missed.join(', ')}`);
-        // The 404 page's own status is reported by Chromium as a failed resource; nothing else may be.
-        const errors = report.consoleErrors.filter((e) => !(path === '/no-such-page' && /status of 404/.test(e)));
-        if (errors.length) problems.push(`${path}: console errors ${errors.join(' / ')}`);
-        await page.close();
-      }
-      await context.close();
-      assert.deepEqual(problems, []);
-    });
-  }
-});
+        await context.close();
+        assert.deepEqual(problems, []);
+      });
+    }
+  });
 }

@@ -25,11 +25,15 @@ function setOf(polys: Ring[][]) {
 function slabArea(a: Ring, b: Ring): number {
   type Edge = readonly [[number, number], [number, number]];
   const edges = (r: Ring): Edge[] => r.map((p, i) => [p, r[(i + 1) % r.length]!] as const);
-  const ea = edges(a), eb = edges(b);
+  const ea = edges(a),
+    eb = edges(b);
   const xs = [...a, ...b].map((p) => p[0]);
   for (const [p, q] of ea) {
     for (const [r, s] of eb) {
-      const dx1 = q[0] - p[0], dy1 = q[1] - p[1], dx2 = s[0] - r[0], dy2 = s[1] - r[1];
+      const dx1 = q[0] - p[0],
+        dy1 = q[1] - p[1],
+        dx2 = s[0] - r[0],
+        dy2 = s[1] - r[1];
       const den = dx1 * dy2 - dy1 * dx2;
       if (den === 0) continue; // parallel: where collinear edges overlap, their ends are vertices already
       const t = ((r[0] - p[0]) * dy2 - (r[1] - p[1]) * dx2) / den;
@@ -49,9 +53,11 @@ function slabArea(a: Ring, b: Ring): number {
   };
   let area = 0;
   for (let k = 0; k + 1 < xs.length; k++) {
-    const x0 = xs[k]!, x1 = xs[k + 1]!;
+    const x0 = xs[k]!,
+      x1 = xs[k + 1]!;
     if (x1 <= x0) continue;
-    const ia = intervals(ea, (x0 + x1) / 2), ib = intervals(eb, (x0 + x1) / 2);
+    const ia = intervals(ea, (x0 + x1) / 2),
+      ib = intervals(eb, (x0 + x1) / 2);
     let length = 0;
     for (const [a0, a1] of ia) for (const [b0, b1] of ib) length += Math.max(0, Math.min(a1, b1) - Math.max(a0, b0));
     area += (x1 - x0) * length;
@@ -78,7 +84,10 @@ const starRing = (snap: boolean) =>
       const dedup = ring.filter((p, k) => k === 0 || p[0] !== ring[k - 1]![0] || p[1] !== ring[k - 1]![1]);
       return ccw ? dedup : dedup.reverse();
     })
-    .filter((ring) => ring.length >= 3 && Math.abs(ring.reduce((s, p, i) => s + p[0] * ring[(i + 1) % ring.length]![1] - ring[(i + 1) % ring.length]![0] * p[1], 0)) > 1);
+    .filter(
+      (ring) =>
+        ring.length >= 3 && Math.abs(ring.reduce((s, p, i) => s + p[0] * ring[(i + 1) % ring.length]![1] - ring[(i + 1) % ring.length]![0] * p[1], 0)) > 1,
+    );
 
 test('intersectionArea equals the slab reference on random polygons, either orientation, snapped or not', () => {
   const scratch = new ClipScratch();
@@ -96,25 +105,73 @@ test('intersectionArea equals the slab reference on random polygons, either orie
 
 test('intersectionArea handles holes and identical rings', () => {
   const scratch = new ClipScratch();
-  const outer: Ring = [[0, 0], [10, 0], [10, 10], [0, 10]];
-  const hole: Ring = [[2, 2], [2, 8], [8, 8], [8, 2]];
+  const outer: Ring = [
+    [0, 0],
+    [10, 0],
+    [10, 10],
+    [0, 10],
+  ];
+  const hole: Ring = [
+    [2, 2],
+    [2, 8],
+    [8, 8],
+    [8, 2],
+  ];
   const donut = setOf([[outer, hole]]);
   const square = setOf([[outer]]);
   assert.ok(Math.abs(intersectionArea(donut, 0, square, 0, scratch) - 64) < 1e-9);
   assert.ok(Math.abs(intersectionArea(square, 0, donut, 0, scratch) - 64) < 1e-9);
   assert.ok(Math.abs(intersectionArea(square, 0, square, 0, scratch) - 100) < 1e-9);
-  const right = setOf([[[[5, -5], [20, -5], [20, 20], [5, 20]]]]);
+  const right = setOf([
+    [
+      [
+        [5, -5],
+        [20, -5],
+        [20, 20],
+        [5, 20],
+      ],
+    ],
+  ]);
   assert.ok(Math.abs(intersectionArea(right, 0, donut, 0, scratch) - (50 - 18)) < 1e-9);
 });
 
 const POLYGON_CLIPPING_MISS: [number[], Ring] = [MISS_RADII, MISS_TRIANGLE];
 
 test('the slab reference agrees with known areas, including where polygon-clipping went wrong', () => {
-  const square: Ring = [[0, 0], [10, 0], [10, 10], [0, 10]];
+  const square: Ring = [
+    [0, 0],
+    [10, 0],
+    [10, 10],
+    [0, 10],
+  ];
   assert.ok(Math.abs(slabArea(square, square) - 100) < 1e-9);
-  assert.ok(Math.abs(slabArea(square, [[5, -5], [20, -5], [20, 20], [5, 20]]) - 50) < 1e-9);
-  assert.ok(Math.abs(slabArea([...square].reverse(), [[5, 5], [15, 5], [5, 15]]) - 25) < 1e-9);
-  assert.equal(slabArea(square, [[20, 20], [30, 20], [30, 30]]), 0);
+  assert.ok(
+    Math.abs(
+      slabArea(square, [
+        [5, -5],
+        [20, -5],
+        [20, 20],
+        [5, 20],
+      ]) - 50,
+    ) < 1e-9,
+  );
+  assert.ok(
+    Math.abs(
+      slabArea([...square].reverse(), [
+        [5, 5],
+        [15, 5],
+        [5, 15],
+      ]) - 25,
+    ) < 1e-9,
+  );
+  assert.equal(
+    slabArea(square, [
+      [20, 20],
+      [30, 20],
+      [30, 30],
+    ]),
+    0,
+  );
   const [radii, triangle] = POLYGON_CLIPPING_MISS;
   const ring = starOfRadii(radii);
   const scratch = new ClipScratch();

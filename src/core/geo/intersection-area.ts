@@ -83,8 +83,14 @@ function clipConvex(src: Float64Array, n: number, clip: Float64Array, c: number,
 /** The ring (src, n vertices) clipped to a rectangle, as a new flat array (possibly empty). */
 export function clipRingToRect(src: Float64Array, n: number, minX: number, minY: number, maxX: number, maxY: number, s: ClipScratch): Float64Array {
   const rect = s.rect;
-  rect[0] = minX; rect[1] = minY; rect[2] = maxX; rect[3] = minY;
-  rect[4] = maxX; rect[5] = maxY; rect[6] = minX; rect[7] = maxY;
+  rect[0] = minX;
+  rect[1] = minY;
+  rect[2] = maxX;
+  rect[3] = minY;
+  rect[4] = maxX;
+  rect[5] = maxY;
+  rect[6] = minX;
+  rect[7] = maxY;
   s.ensure(n + 8);
   const out = clipConvex(src, n, rect, 4, s.a, s.b);
   return out.n < 3 ? new Float64Array(0) : out.buf.slice(0, 2 * out.n);
@@ -100,8 +106,14 @@ export function intersectionArea(A: PolygonSet, a: number, B: PolygonSet, b: num
   const maxX = B.bbox[4 * b + 2]!;
   const maxY = B.bbox[4 * b + 3]!;
   const rect = s.rect;
-  rect[0] = minX; rect[1] = minY; rect[2] = maxX; rect[3] = minY;
-  rect[4] = maxX; rect[5] = maxY; rect[6] = minX; rect[7] = maxY;
+  rect[0] = minX;
+  rect[1] = minY;
+  rect[2] = maxX;
+  rect[3] = minY;
+  rect[4] = maxX;
+  rect[5] = maxY;
+  rect[6] = minX;
+  rect[7] = maxY;
   let total = 0;
   const axy = A.xy;
   for (let p = A.itemPoly[a]!; p < A.itemPoly[a + 1]!; p++) {
@@ -110,7 +122,10 @@ export function intersectionArea(A: PolygonSet, a: number, B: PolygonSet, b: num
       const to = A.ringVert[r + 1]!;
       const n = to - from;
       // Ring bbox test first: most rings of a large district are far from the lot.
-      let rMinX = Infinity, rMinY = Infinity, rMaxX = -Infinity, rMaxY = -Infinity;
+      let rMinX = Infinity,
+        rMinY = Infinity,
+        rMaxX = -Infinity,
+        rMaxY = -Infinity;
       for (let v = from; v < to; v++) {
         const x = axy[2 * v]!;
         const y = axy[2 * v + 1]!;
@@ -159,9 +174,19 @@ function areaInsideItem(ring: Float64Array, n: number, B: PolygonSet, b: number,
         const cross = (x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1);
         if (cross === 0) continue;
         // Clip against the triangle taken counter-clockwise.
-        tri[0] = x0; tri[1] = y0;
-        if (cross > 0) { tri[2] = x1; tri[3] = y1; tri[4] = x2; tri[5] = y2; }
-        else { tri[2] = x2; tri[3] = y2; tri[4] = x1; tri[5] = y1; }
+        tri[0] = x0;
+        tri[1] = y0;
+        if (cross > 0) {
+          tri[2] = x1;
+          tri[3] = y1;
+          tri[4] = x2;
+          tri[5] = y2;
+        } else {
+          tri[2] = x2;
+          tri[3] = y2;
+          tri[4] = x1;
+          tri[5] = y1;
+        }
         const out = clipConvex(ring, n, tri, 3, s.a, s.b);
         if (out.n < 3) continue;
         total += weight * Math.sign(cross) * ringSignedArea(out.buf, 0, out.n);

@@ -297,7 +297,12 @@ export class LotFabric {
         this.bigFrom[e] = j;
         this.bigTo[e] = k;
         this.bigLot[e] = i;
-        this.bigEdges!.add(Math.min(xy[2 * j]!, xy[2 * k]!), Math.min(xy[2 * j + 1]!, xy[2 * k + 1]!), Math.max(xy[2 * j]!, xy[2 * k]!), Math.max(xy[2 * j + 1]!, xy[2 * k + 1]!));
+        this.bigEdges!.add(
+          Math.min(xy[2 * j]!, xy[2 * k]!),
+          Math.min(xy[2 * j + 1]!, xy[2 * k + 1]!),
+          Math.max(xy[2 * j]!, xy[2 * k]!),
+          Math.max(xy[2 * j + 1]!, xy[2 * k + 1]!),
+        );
         e++;
       });
     }
@@ -321,7 +326,10 @@ export class LotFabric {
       if (this.bigLot[e] !== i) return false;
       const j = this.bigFrom[e]!;
       const k = this.bigTo[e]!;
-      const xj = xy[2 * j]!, yj = xy[2 * j + 1]!, xk = xy[2 * k]!, yk = xy[2 * k + 1]!;
+      const xj = xy[2 * j]!,
+        yj = xy[2 * j + 1]!,
+        xk = xy[2 * k]!,
+        yk = xy[2 * k + 1]!;
       if (yk > py !== yj > py && px < ((xj - xk) * (py - yk)) / (yj - yk) + xk) inside = !inside;
       return false;
     });
@@ -414,7 +422,20 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
     const front: number[][] = [];
     const sides = unsharedSides(fabric, i, big ? null : lotNeighbours, neighboursNear, sx, front);
     const one = sides.length === 1;
-    const unshared = one ? { sides, front: front.map((r) => [frame.lonOf(r[0]!), frame.latOf(r[1]!), frame.lonOf(r[2]!), frame.latOf(r[3]!)].map(round7)).map((q) => [[q[0]!, q[1]!], [q[2]!, q[3]!]] as [number, number][]) } : { sides };
+    const unshared = one
+      ? {
+          sides,
+          front: front
+            .map((r) => [frame.lonOf(r[0]!), frame.latOf(r[1]!), frame.lonOf(r[2]!), frame.latOf(r[3]!)].map(round7))
+            .map(
+              (q) =>
+                [
+                  [q[0]!, q[1]!],
+                  [q[2]!, q[3]!],
+                ] as [number, number][],
+            ),
+        }
+      : { sides };
     return { frontByStreet: {}, cornerLot: one ? false : null, throughLot: one ? false : null, streets: [], rightOfWay: false, unshared };
   }
   const nearLot = big ? [] : streets.near(lots.bbox[b]!, lots.bbox[b + 1]!, lots.bbox[b + 2]!, lots.bbox[b + 3]!);
@@ -444,8 +465,10 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
         const runLen = t1 - t0;
         const near = big
           ? streets.near(
-              Math.min(ax + ux * t0, ax + ux * t1), Math.min(ay + uy * t0, ay + uy * t1),
-              Math.max(ax + ux * t0, ax + ux * t1), Math.max(ay + uy * t0, ay + uy * t1),
+              Math.min(ax + ux * t0, ax + ux * t1),
+              Math.min(ay + uy * t0, ay + uy * t1),
+              Math.max(ax + ux * t0, ax + ux * t1),
+              Math.max(ay + uy * t0, ay + uy * t1),
             )
           : nearLot;
         const pieces = Math.max(1, Math.ceil(runLen / PIECE_M));
@@ -477,13 +500,22 @@ export function lotFacts(fabric: LotFabric, i: number, streets: StreetIndex): Lo
   for (const [s, a] of acc) {
     if (a.length < MIN_FRONTAGE_M) continue;
     const angle = Math.atan2(a.s2, a.c2) / 2;
-    fronts.push({ key: streets.keys[s]!, frontageM: a.length, depthM: extentAcross(lots, i, angle, sx), angle, toward: Math.atan2(a.ty, a.tx), mids: a.mids, bulb: a.bulb });
+    fronts.push({
+      key: streets.keys[s]!,
+      frontageM: a.length,
+      depthM: extentAcross(lots, i, angle, sx),
+      angle,
+      toward: Math.atan2(a.ty, a.tx),
+      mids: a.mids,
+      bulb: a.bulb,
+    });
   }
   fronts.sort((x, y) => y.frontageM - x.frontageM || (x.key < y.key ? -1 : 1));
   const frontByStreet: Record<string, StreetFront> = {};
   for (const f of fronts) {
     const bulbM = round2(f.bulb);
-    frontByStreet[f.key] = bulbM > 0 ? { frontageM: round2(f.frontageM), depthM: round2(f.depthM), bulbM } : { frontageM: round2(f.frontageM), depthM: round2(f.depthM) };
+    frontByStreet[f.key] =
+      bulbM > 0 ? { frontageM: round2(f.frontageM), depthM: round2(f.depthM), bulbM } : { frontageM: round2(f.frontageM), depthM: round2(f.depthM) };
   }
   let corner = false;
   let through = false;
@@ -597,11 +629,7 @@ function frontsMeet(x: FrontGrid, y: FrontGrid): boolean {
 }
 
 /** Pushes [t0, t1] (metres along the edge from a) for every neighbour lot line lying on the edge. */
-function collectShared(
-  fabric: LotFabric, neighbours: number[],
-  ax: number, ay: number, ux: number, uy: number, len: number,
-  out: number[],
-): void {
+function collectShared(fabric: LotFabric, neighbours: number[], ax: number, ay: number, ux: number, uy: number, len: number, out: number[]): void {
   const lots = fabric.lots;
   const tol = SHARED_TOLERANCE_M;
   const minX = Math.min(ax, ax + ux * len) - tol;
@@ -749,4 +777,3 @@ function round7(x: number): number {
 function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
-

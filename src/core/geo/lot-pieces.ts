@@ -29,8 +29,14 @@ export function splitIntoPieces(set: PolygonSet, i: number, maxVertices: number,
     }
     const halves: [number, number, number, number][] =
       maxX - minX >= maxY - minY
-        ? [[minX, minY, (minX + maxX) / 2, maxY], [(minX + maxX) / 2, minY, maxX, maxY]]
-        : [[minX, minY, maxX, (minY + maxY) / 2], [minX, (minY + maxY) / 2, maxX, maxY]];
+        ? [
+            [minX, minY, (minX + maxX) / 2, maxY],
+            [(minX + maxX) / 2, minY, maxX, maxY],
+          ]
+        : [
+            [minX, minY, maxX, (minY + maxY) / 2],
+            [minX, (minY + maxY) / 2, maxX, maxY],
+          ];
     for (const [x0, y0, x1, y1] of halves) {
       const part: Rings = [];
       for (const poly of rings) {

@@ -27,11 +27,7 @@ export function pointSegmentDist2(px: number, py: number, ax: number, ay: number
  * True when the segments a-b and c-d cross at a single point lying strictly inside both (more than
  * `eps` metres from every endpoint). Touching, end-to-end and collinear overlaps are not crossings.
  */
-export function segmentsCrossProperly(
-  ax: number, ay: number, bx: number, by: number,
-  cx: number, cy: number, dx: number, dy: number,
-  eps: number,
-): boolean {
+export function segmentsCrossProperly(ax: number, ay: number, bx: number, by: number, cx: number, cy: number, dx: number, dy: number, eps: number): boolean {
   const rx = bx - ax;
   const ry = by - ay;
   const sx = dx - cx;

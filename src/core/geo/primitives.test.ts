@@ -31,7 +31,9 @@ test('area of a known rectangle is within 0.1 %', () => {
 
 test('holes are subtracted from area and excluded from containment', () => {
   const outer = rect(100, 100)[0]![0]!;
-  const hole = rect(20, 20, offsetM(origin, 40, 40))[0]![0]!.slice().reverse();
+  const hole = rect(20, 20, offsetM(origin, 40, 40))[0]![0]!
+    .slice()
+    .reverse();
   const mp: MultiPolygonCoords = [[outer, hole]];
   assert.ok(Math.abs(multiPolygonAreaM2(mp) - 9600) < 10);
   assert.equal(pointInMultiPolygon(offsetM(origin, 50, 50), mp), false);
@@ -71,7 +73,10 @@ test('pointAlongLine walks the line', () => {
   const mid = pointAlongLine(line, 0.75);
   assert.ok(distanceM(mid.point, offsetM(origin, 100, 50)) < 0.5);
   assert.ok(Math.abs(mid.dir[1] - 1) < 1e-6);
-  assert.deepEqual(bboxOf(line).map((x) => Math.round(x * 1e4)), bboxOf([origin, offsetM(origin, 100, 100)]).map((x) => Math.round(x * 1e4)));
+  assert.deepEqual(
+    bboxOf(line).map((x) => Math.round(x * 1e4)),
+    bboxOf([origin, offsetM(origin, 100, 100)]).map((x) => Math.round(x * 1e4)),
+  );
 });
 
 // Issue 8 item 5: areas and lengths were computed on a sphere (~0.16 % small in Massachusetts). The
@@ -79,7 +84,12 @@ test('pointAlongLine walks the line', () => {
 // on the lot (scale 1 on its central meridian), then the shoelace formula and Euclidean lengths.
 test('areas and lengths agree with proj4 on the ellipsoid (transverse Mercator about the lot)', async () => {
   const { default: proj4 } = await import('proj4');
-  const places: Position[] = [[-71.11, 42.38], [-123.37, 48.48], [-87.63, 41.88], [-97.5, 33.0]];
+  const places: Position[] = [
+    [-71.11, 42.38],
+    [-123.37, 48.48],
+    [-87.63, 41.88],
+    [-97.5, 33.0],
+  ];
   fc.assert(
     fc.property(
       fc.integer({ min: 0, max: places.length - 1 }),

@@ -67,7 +67,9 @@ export function crsDefinition(name: string): { def: string } | { problem: string
     if (utm) return { def: utm };
     const reg = registryDefinition(Number(epsg[1]));
     if (reg) return { def: reg.proj4 };
-    return { problem: `${n} is not a code in the EPSG registry siteline ships (epsg-index): check the code, or declare the source's "crs" in the manifest as its proj4 string or WKT (a .prj file holds the WKT)` };
+    return {
+      problem: `${n} is not a code in the EPSG registry siteline ships (epsg-index): check the code, or declare the source's "crs" in the manifest as its proj4 string or WKT (a .prj file holds the WKT)`,
+    };
   }
   if (/^\+proj=/.test(n) || /^(PROJCS|GEOGCS|PROJCRS|GEOGCRS)\[/i.test(n)) return { def: n };
   return { problem: `"${name}" is not a CRS siteline can read: write EPSG:<code>, a proj4 string (+proj=...) or WKT` };
@@ -96,7 +98,11 @@ export function reprojectCoords(c: unknown, xy: Xy): unknown {
 
 /** The coordinate extent of nested coordinate arrays (for telling lon/lat from projected metres or feet). */
 export function coordinateRange(values: unknown[], max = 5000): { minX: number; minY: number; maxX: number; maxY: number; n: number } | null {
-  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity, n = 0;
+  let minX = Infinity,
+    minY = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity,
+    n = 0;
   const walk = (c: unknown): void => {
     if (n >= max || !Array.isArray(c)) return;
     if (typeof c[0] === 'number' && typeof c[1] === 'number') {

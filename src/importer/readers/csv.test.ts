@@ -35,13 +35,35 @@ test('csv on the data pack: Chicago (CRLF, LFs inside quotes) and Cambridge (no 
   const fs = await import('node:fs');
   const path = await import('node:path');
   const data = path.resolve(import.meta.dirname, '../../../../shared/data');
-  const chicago = [...readCsvRows(fs.readFileSync(path.join(data, 'chicago-il/resources/import/zoning-code-summary-district-types.csv'), 'utf8'), { header: true })];
+  const chicago = [
+    ...readCsvRows(fs.readFileSync(path.join(data, 'chicago-il/resources/import/zoning-code-summary-district-types.csv'), 'utf8'), { header: true }),
+  ];
   assert.equal(chicago.length, 67);
   assert.ok(chicago.every((r) => r.problem === undefined));
-  assert.ok(chicago.some((r) => Object.values(r.values).some((v) => v.includes('\n'))), 'a quoted field keeps its line break');
+  assert.ok(
+    chicago.some((r) => Object.values(r.values).some((v) => v.includes('\n'))),
+    'a quoted field keeps its line break',
+  );
   assert.ok(chicago.some((r) => r.values['district_type_code'] === 'RS-3'));
-  const columns = ['address_id', 'street_number', 'street_number_suffix', 'street_name', 'street_suffix', 'dir_suffix', 'full_address', 'poi_name', 'poi_type_desc', 'MapLot', 'BldgID'];
-  const cam = [...readCsvRows(fs.readFileSync(path.join(data, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8'), { header: false, columns })];
+  const columns = [
+    'address_id',
+    'street_number',
+    'street_number_suffix',
+    'street_name',
+    'street_suffix',
+    'dir_suffix',
+    'full_address',
+    'poi_name',
+    'poi_type_desc',
+    'MapLot',
+    'BldgID',
+  ];
+  const cam = [
+    ...readCsvRows(fs.readFileSync(path.join(data, 'cambridge-ma/Address/Address_Points/Master_Address_Database_with_MapLot_and_BldgID.csv'), 'utf8'), {
+      header: false,
+      columns,
+    }),
+  ];
   assert.equal(cam.length, 24099);
   assert.equal(cam[0]!.values['address_id'], '14754', 'the BOM is not part of the first id');
   assert.ok(cam.every((r) => r.problem === undefined));

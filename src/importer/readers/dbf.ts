@@ -37,7 +37,8 @@ export function readDbfFields(buf: Uint8Array): { fields: DbfField[]; recordCoun
     offset += length;
   }
   if (offset !== recordLength) throw new Error(`not a dBASE table: its columns add up to ${offset} bytes, its records are ${recordLength}`);
-  if (headerLength + recordCount * recordLength > buf.length) throw new Error(`a truncated dBASE table: ${recordCount} records of ${recordLength} bytes do not fit in ${buf.length} bytes`);
+  if (headerLength + recordCount * recordLength > buf.length)
+    throw new Error(`a truncated dBASE table: ${recordCount} records of ${recordLength} bytes do not fit in ${buf.length} bytes`);
   return { fields, recordCount, headerLength, recordLength };
 }
 

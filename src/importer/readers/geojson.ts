@@ -62,7 +62,8 @@ export function toLonLat(features: SourceFeature[], crs: string | undefined, whe
     return features;
   }
   const xy = projectorFor(crs, where);
-  for (const f of features) if (f.geometry) f.geometry = { ...f.geometry, coordinates: reprojectCoords(f.geometry.coordinates, xy) } as SourceFeature['geometry'];
+  for (const f of features)
+    if (f.geometry) f.geometry = { ...f.geometry, coordinates: reprojectCoords(f.geometry.coordinates, xy) } as SourceFeature['geometry'];
   return features;
 }
 

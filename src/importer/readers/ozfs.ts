@@ -38,7 +38,8 @@ export interface OzfsParcel {
   problem?: string;
 }
 
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null;
 
 const key = (p: Position) => `${p[0].toFixed(9)},${p[1].toFixed(9)}`;
 

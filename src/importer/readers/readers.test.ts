@@ -27,7 +27,10 @@ test('topojson: Cambridge parcels decode to 13,116 lon/lat polygons', () => {
   assert.equal(f.length, 13116);
   const b = bboxOf(f.map((x) => x.geometry?.coordinates));
   assert.ok(b[0] > -71.2 && b[2] < -71.0 && b[1] > 42.3 && b[3] < 42.45);
-  assert.throws(() => readTopoJson(path.join(DATA, 'cambridge-ma/Assessing/FY2014/FY2014_Parcels/ASSESSING_ParcelsFY2014.topojson'), 'nope'), /no object "nope"/);
+  assert.throws(
+    () => readTopoJson(path.join(DATA, 'cambridge-ma/Assessing/FY2014/FY2014_Parcels/ASSESSING_ParcelsFY2014.topojson'), 'nope'),
+    /no object "nope"/,
+  );
 });
 
 test('geojson: gzipped Chicago zoning reads; a State Plane CRS is known by number (EPSG:2249); an unknown code is refused, naming it', () => {
@@ -55,14 +58,29 @@ test('ozfs: Paradise parcels are 421 lots whose edges chain into closed rings', 
 
 test('ozfs: edges that do not close are reported, not forced', () => {
   const r = ringFromEdges([
-    [[0, 0], [1, 0]],
-    [[1, 0], [1, 1]],
+    [
+      [0, 0],
+      [1, 0],
+    ],
+    [
+      [1, 0],
+      [1, 1],
+    ],
   ]);
   assert.ok('problem' in r);
   const ok = ringFromEdges([
-    [[0, 0], [1, 0]],
-    [[1, 1], [1, 0]],
-    [[1, 1], [0, 0]],
+    [
+      [0, 0],
+      [1, 0],
+    ],
+    [
+      [1, 1],
+      [1, 0],
+    ],
+    [
+      [1, 1],
+      [0, 0],
+    ],
   ]);
   assert.ok('ring' in ok && ok.ring.length === 4);
 });

@@ -18,8 +18,18 @@ export interface ShapefileParts {
   label: string;
 }
 
-export async function readShapefile(shpFile: string, dbfFile: string, prjFile: string, encoding: string, columns?: readonly string[]): Promise<SourceFeature[]> {
-  return readShapefileParts({ shp: fs.readFileSync(shpFile), dbf: fs.readFileSync(dbfFile), prj: fs.readFileSync(prjFile, 'utf8'), label: prjFile }, encoding, columns);
+export async function readShapefile(
+  shpFile: string,
+  dbfFile: string,
+  prjFile: string,
+  encoding: string,
+  columns?: readonly string[],
+): Promise<SourceFeature[]> {
+  return readShapefileParts(
+    { shp: fs.readFileSync(shpFile), dbf: fs.readFileSync(dbfFile), prj: fs.readFileSync(prjFile, 'utf8'), label: prjFile },
+    encoding,
+    columns,
+  );
 }
 
 /**
@@ -52,7 +62,8 @@ export function shapefileTruncation(shp: Uint8Array, dbf: Uint8Array, label: str
     const v = new DataView(dbf.buffer, dbf.byteOffset, dbf.byteLength);
     const records = v.getUint32(4, true);
     const need = v.getUint16(8, true) + records * v.getUint16(10, true);
-    if (dbf.length < need) return `${label}: truncated: the .dbf header says ${records} records (${need} bytes), the file holds ${dbf.length} (it ends mid-record)`;
+    if (dbf.length < need)
+      return `${label}: truncated: the .dbf header says ${records} records (${need} bytes), the file holds ${dbf.length} (it ends mid-record)`;
   } else return `${label}: truncated: the .dbf is ${dbf.length} bytes, shorter than its header`;
   return null;
 }

@@ -36,7 +36,11 @@ export function decodeTopoJson(text: string, objectName: string, where: string):
     | { type: 'FeatureCollection'; features: { properties: Record<string, unknown> | null; geometry: SourceFeature['geometry']; id?: unknown }[] }
     | { type: 'Feature'; properties: Record<string, unknown> | null; geometry: SourceFeature['geometry']; id?: unknown };
   const list = decoded.type === 'FeatureCollection' ? decoded.features : [decoded];
-  return list.map((f, index) => ({ index, properties: { ...(f.properties ?? {}), ...(f.id !== undefined ? { __id: f.id } : {}) }, geometry: f.geometry ?? null }));
+  return list.map((f, index) => ({
+    index,
+    properties: { ...(f.properties ?? {}), ...(f.id !== undefined ? { __id: f.id } : {}) },
+    geometry: f.geometry ?? null,
+  }));
 }
 
 export function readTopoJson(file: string, objectName: string, crs?: string): SourceFeature[] {

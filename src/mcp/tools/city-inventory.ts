@@ -23,7 +23,7 @@ export const cityInventory = defineTool({
     'Give exactly one of: city (with optional region, e.g. city "Cambridge", region "MA"), geoDivisionId (e.g. "US-MA:cambridge", from a previous result), ' +
     'or lat + lng (decimal degrees; latitude/longitude/lon are refused with the right name). When a name matches several places the result lists candidates with their geoDivisionId: pick one and call again. ' +
     'With district (a code the inventory lists, e.g. "NR"), the result also carries that district\'s rules in full: every value with its status and, when cited, ' +
-    'the citation (document, section, the bylaw\'s words verbatim, and href, the service\'s page showing the quote in its section). ' +
+    "the citation (document, section, the bylaw's words verbatim, and href, the service's page showing the quote in its section). " +
     'Internal slugs such as "cambridge-ma" are refused. For a city without data the result says how to record demand; this tool records nothing. ' +
     'Limited to 30 lookups per minute per IP (shared with the coverage-status API).',
   input: z.object({
@@ -64,7 +64,9 @@ export const cityInventory = defineTool({
 
     const limit = await takeLocationProbe(call.ctx, call.clientIp);
     if (!limit.allowed) {
-      return toolError(rateLimitMessage(limit), { error: { code: 'rate_limited', retryAfterSeconds: limit.resetSeconds, limit: limit.limit, windowSeconds: limit.windowSeconds } });
+      return toolError(rateLimitMessage(limit), {
+        error: { code: 'rate_limited', retryAfterSeconds: limit.resetSeconds, limit: limit.limit, windowSeconds: limit.windowSeconds },
+      });
     }
     const result = await inventoryOf(call.ctx, query);
     if (result.kind === 'candidates') {
@@ -78,7 +80,9 @@ export const cityInventory = defineTool({
       `${p.name}, ${p.region} (${p.geoDivisionId}) ${placeLine(p.status, p.statusReason)} ${result.zoning.baseDistricts} base zoning districts (${ruled} with rules), ` +
         `${result.zoning.overlayDistricts} overlays; layers vintage ${result.vintage.oldest ?? '?'} to ${result.vintage.newest ?? '?'}; licences: ${result.licences.join(', ') || 'none'}. ` +
         `${result.rules.citedValues} values cited from ${result.rules.documents.map((d) => d.title).join(', ') || 'no held document'}, each verified against its words` +
-        (result.rules.district ? `; district ${result.rules.district.code} (${result.rules.district.name}) in full: ${result.rules.district.citedValues} cited values.` : '.'),
+        (result.rules.district
+          ? `; district ${result.rules.district.code} (${result.rules.district.name}) in full: ${result.rules.district.citedValues} cited values.`
+          : '.'),
     );
   },
 });

@@ -14,9 +14,7 @@ export const explainFeasibilityStatus = defineTool({
   // The wire schema advertises the 16-value enum; validation accepts any string so an unknown
   // status gets the accepted list back instead of a validation failure (spec: "no failure").
   input: z.object({
-    status: z
-      .string()
-      .meta({ enum: [...ALL_STATUSES], description: 'A status copied verbatim from a feasibility result.' }),
+    status: z.string().meta({ enum: [...ALL_STATUSES], description: 'A status copied verbatim from a feasibility result.' }),
   }),
   purpose: 'What one status (e.g. not_extracted, no_limit_in_bylaw) means and whether a value carrying it may be relied on.',
   output: z.looseObject({
@@ -40,9 +38,6 @@ export const explainFeasibilityStatus = defineTool({
     }
     const m = STATUS_MEANINGS[wanted];
     const caution = m.unknown ? ' Treat the value as unknown: never report it as "no limit" or as zero.' : '';
-    return toolResult(
-      { known: true, ...m },
-      `${m.status} (${m.kind} status): ${m.meaning} A null value with this status: ${m.nullMeans}${caution}`,
-    );
+    return toolResult({ known: true, ...m }, `${m.status} (${m.kind} status): ${m.meaning} A null value with this status: ${m.nullMeans}${caution}`);
   },
 });

@@ -31,8 +31,15 @@ export const getFeasibilitySnapshot = defineTool({
     'the payload is identical for every source, which is used for attribution. Requires sign-in: called without a token it answers 401 and the client starts OAuth.',
   input: z.object({
     address: addressInput('One street address in Canada or the US, e.g. "57 Inman St, Cambridge, MA".'),
-    source: z.enum(SNAPSHOT_SOURCES).describe('Which question is being answered; used for attribution and the link back. The payload is the same for every value.'),
-    includeSources: z.boolean().optional().describe("True: the place's source catalogue inline (sourceCatalogue.sources: every source in full, with vintage, licence, attribution, URL). Default false: labels and the catalogue's path."),
+    source: z
+      .enum(SNAPSHOT_SOURCES)
+      .describe('Which question is being answered; used for attribution and the link back. The payload is the same for every value.'),
+    includeSources: z
+      .boolean()
+      .optional()
+      .describe(
+        "True: the place's source catalogue inline (sourceCatalogue.sources: every source in full, with vintage, licence, attribution, URL). Default false: labels and the catalogue's path.",
+      ),
     district: z
       .string()
       .max(STATED_MAX_LENGTH)
@@ -44,7 +51,9 @@ export const getFeasibilitySnapshot = defineTool({
       .string()
       .max(STATED_MAX_LENGTH)
       .optional()
-      .describe('With district, where the district zones by building type (Somerville NR: Cottage, Detached House, ...): the building type intended; its own dimensional table is applied.'),
+      .describe(
+        'With district, where the district zones by building type (Somerville NR: Cottage, Detached House, ...): the building type intended; its own dimensional table is applied.',
+      ),
     conditions: z
       .array(z.string().max(2 * STATED_MAX_LENGTH))
       .max(MAX_STATED_CONDITIONS)
@@ -68,7 +77,10 @@ export const getFeasibilitySnapshot = defineTool({
     lot: z.looseObject({ parcelExternalId: z.string(), latitude: z.number(), longitude: z.number(), areaM2: z.number(), areaSqft: z.number() }).optional(),
     zones: z.looseObject({ primary: z.string().nullable(), districts: z.array(z.record(z.string(), z.unknown())), splitLot: z.boolean() }).optional(),
     permittedUses: z.array(z.looseObject({ use: z.string(), permission: z.string(), status: z.string() })).optional(),
-    envelope: z.record(z.string(), z.looseObject({ value: z.union([z.number(), z.string(), z.null()]), status: z.string() })).optional().describe('Every value with value and status; citation and notes by id.'),
+    envelope: z
+      .record(z.string(), z.looseObject({ value: z.union([z.number(), z.string(), z.null()]), status: z.string() }))
+      .optional()
+      .describe('Every value with value and status; citation and notes by id.'),
     sources: z.record(z.string(), z.string()),
     sourceCatalogue: z.looseObject({ url: z.string() }).optional(),
     attribution: z.array(z.string()).optional(),
@@ -80,7 +92,12 @@ export const getFeasibilitySnapshot = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: 'gated',
   async handler({ address, source, includeSources, district, buildingType, conditions, lotId }, call) {
-    let stated: { district?: string | undefined; buildingType?: string | undefined; conditions?: string[] | undefined; lotId?: string | undefined } = { district, buildingType, conditions, lotId };
+    let stated: { district?: string | undefined; buildingType?: string | undefined; conditions?: string[] | undefined; lotId?: string | undefined } = {
+      district,
+      buildingType,
+      conditions,
+      lotId,
+    };
     // A form answered by the user (2026-07-28 retry): their district, building type and conditions.
     const response = call.inputResponses?.[DISTRICT_FORM_KEY] as { action?: unknown; content?: unknown } | undefined;
     let declined: string | null = null;
@@ -89,8 +106,15 @@ export const getFeasibilitySnapshot = defineTool({
         const content = (response.content ?? {}) as Record<string, unknown>;
         const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
         // Each condition field answered: "<key>=<value>" (a field left empty states nothing); the form's answers replace the arguments'.
-        const answered = Object.entries(content).flatMap(([k, v]) => (k.startsWith(CONDITION_FIELD) && text(v) ? [`${k.slice(CONDITION_FIELD.length)}=${text(v)}`] : []));
-        stated = { district: text(content['district']) ?? district, buildingType: text(content['buildingType']) ?? buildingType, conditions: answered.length ? answered : conditions, lotId };
+        const answered = Object.entries(content).flatMap(([k, v]) =>
+          k.startsWith(CONDITION_FIELD) && text(v) ? [`${k.slice(CONDITION_FIELD.length)}=${text(v)}`] : [],
+        );
+        stated = {
+          district: text(content['district']) ?? district,
+          buildingType: text(content['buildingType']) ?? buildingType,
+          conditions: answered.length ? answered : conditions,
+          lotId,
+        };
       } else declined = response.action === 'decline' ? 'declined' : 'cancelled';
     }
     let entry;
@@ -98,7 +122,13 @@ export const getFeasibilitySnapshot = defineTool({
       entry = await cachedSnapshot(call.ctx, address, stated);
     } catch (err) {
       // A district or building type the user chose that does not fit: ask again, saying why.
-      if (response?.action === 'accept' && call.canElicit && err instanceof SitelineError && err.code === 'bad_input' && Array.isArray(err.details?.['districts'])) {
+      if (
+        response?.action === 'accept' &&
+        call.canElicit &&
+        err instanceof SitelineError &&
+        err.code === 'bad_input' &&
+        Array.isArray(err.details?.['districts'])
+      ) {
         const again = await cachedSnapshot(call.ctx, address, { district, buildingType, lotId });
         if (again.snapshot.districtChoice) return askDistrict(again.snapshot, err.message);
       }
@@ -110,7 +140,10 @@ export const getFeasibilitySnapshot = defineTool({
       if (asked.needs === 'district') return districtRefusal(entry.snapshot, call.era);
     }
     const snapshot = includeSources ? await withSourcesInline(call.ctx, entry.snapshot) : entry.snapshot;
-    const params: [string, string][] = [['address', address], ['ref', `mcp-${source}`]];
+    const params: [string, string][] = [
+      ['address', address],
+      ['ref', `mcp-${source}`],
+    ];
     if (snapshot.zones?.districtSource && snapshot.zones.primary) params.push(['district', snapshot.zones.primary]);
     if (snapshot.zones?.districtSource?.buildingType) params.push(['buildingType', snapshot.zones.districtSource.buildingType]);
     for (const c of snapshot.zones?.districtSource?.conditions ?? []) params.push(['condition', `${c.key}=${c.value}`]);
@@ -140,7 +173,12 @@ function conditionField(options: readonly { code: string; c: ConditionOption }[]
   const values: string[] = [];
   for (const { c } of options) for (const v of c.values) if (!values.some((x) => x.toLowerCase() === v.toLowerCase())) values.push(v);
   const where = options.map(({ code, c }) => `${code}${c.buildingTypes?.length ? ` ${c.buildingTypes.join(', ')}` : ''}: ${c.values.join(' / ')}`).join('; ');
-  return { type: 'string', title: `${options[0]!.c.name} (leave empty if not known)`, description: `Only where the building type's table states values by it: ${where}.`, enum: values };
+  return {
+    type: 'string',
+    title: `${options[0]!.c.name} (leave empty if not known)`,
+    description: `Only where the building type's table states values by it: ${where}.`,
+    enum: values,
+  };
 }
 
 /**
@@ -168,7 +206,10 @@ function districtFormSchema(choice: NonNullable<Snapshot['districtChoice']>) {
     properties['buildingType'] = {
       type: 'string',
       title: 'Building type (where the district zones by building type)',
-      description: choice.districts.filter((d) => d.buildingTypes?.length).map((d) => `${d.code}: ${d.buildingTypes!.join(', ')}`).join('; '),
+      description: choice.districts
+        .filter((d) => d.buildingTypes?.length)
+        .map((d) => `${d.code}: ${d.buildingTypes!.join(', ')}`)
+        .join('; '),
       enum: types,
     };
   }

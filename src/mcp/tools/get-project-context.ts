@@ -11,14 +11,24 @@ export const getProjectContext = defineTool({
     'Loads one of your projects: its fields and external_ref, lots (build and context), compact agentStatus (none, queued, running, current, failed; inputsChanged: true next to current when lots or rules changed since), ' +
     'the analysis envelope (standards and derived values, each with value and status), document summaries (attached bylaw sections), evidence summaries (the citations behind the analysis, each with sectionUuid), ' +
     'a memory digest: a short text of what the project is, its lots and districts, headline numbers with statuses and the last changes, ' +
-    'and exports: the account\'s report export meter (records.exports: used, allowance, remaining this month, resetsAt). ' +
+    "and exports: the account's report export meter (records.exports: used, allowance, remaining this month, resetsAt). " +
     `documentsLimit (0-${MAX_DOCUMENTS_LIMIT}) and evidenceLimit (0-${MAX_EVIDENCE_LIMIT}) bound the lists. Within 15 s of runFeasibilityAnalysis, while the run is unfinished, it answers only the status and the seconds to wait. ` +
     'With neither projectId nor project, it lists your projects.',
   input: z.object({
     projectId: z.string().optional().describe('Project UUID.'),
     project: z.string().optional().describe('Project name (case-insensitive; exact beats partial; several matches list candidates).'),
-    documentsLimit: z.number().int().min(0, `documentsLimit must be an integer from 0 to ${MAX_DOCUMENTS_LIMIT}.`).max(MAX_DOCUMENTS_LIMIT, `documentsLimit must be an integer from 0 to ${MAX_DOCUMENTS_LIMIT}.`).describe(`How many document summaries, 0-${MAX_DOCUMENTS_LIMIT}.`),
-    evidenceLimit: z.number().int().min(0, `evidenceLimit must be an integer from 0 to ${MAX_EVIDENCE_LIMIT}.`).max(MAX_EVIDENCE_LIMIT, `evidenceLimit must be an integer from 0 to ${MAX_EVIDENCE_LIMIT}.`).describe(`How many evidence summaries, 0-${MAX_EVIDENCE_LIMIT}.`),
+    documentsLimit: z
+      .number()
+      .int()
+      .min(0, `documentsLimit must be an integer from 0 to ${MAX_DOCUMENTS_LIMIT}.`)
+      .max(MAX_DOCUMENTS_LIMIT, `documentsLimit must be an integer from 0 to ${MAX_DOCUMENTS_LIMIT}.`)
+      .describe(`How many document summaries, 0-${MAX_DOCUMENTS_LIMIT}.`),
+    evidenceLimit: z
+      .number()
+      .int()
+      .min(0, `evidenceLimit must be an integer from 0 to ${MAX_EVIDENCE_LIMIT}.`)
+      .max(MAX_EVIDENCE_LIMIT, `evidenceLimit must be an integer from 0 to ${MAX_EVIDENCE_LIMIT}.`)
+      .describe(`How many evidence summaries, 0-${MAX_EVIDENCE_LIMIT}.`),
   }),
   purpose: 'Loads one of your projects: fields, lots, analysis status and envelope, documents, evidence and a memory digest.',
   output: z.looseObject({

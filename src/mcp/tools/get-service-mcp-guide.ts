@@ -20,7 +20,7 @@ const ROLE_ADVICE: Record<(typeof ROLES)[number], string> = {
     'Start with previewSiteCoverage to check the address is covered, then getFeasibilitySnapshot with source "full" for the lot, zone, permitted uses and envelope. Quote the envelope values with their statuses and citations.',
   gc: 'Use getFeasibilitySnapshot with source "setback_lookup" or "height_limit_lookup" for the question at hand (the payload is the same; the source is used for attribution). Setbacks and heights that are not cited must be confirmed with the city before work is priced.',
   reviewer:
-    'Use getFeasibilitySnapshot and check each value\'s citation (section, source, date). explainFeasibilityStatus explains any status you are unsure of; not_extracted is unknown, not unlimited.',
+    "Use getFeasibilitySnapshot and check each value's citation (section, source, date). explainFeasibilityStatus explains any status you are unsure of; not_extracted is unknown, not unlimited.",
 };
 
 const MARKET_ADVICE: Record<(typeof MARKETS)[number], string> = {
@@ -76,10 +76,14 @@ export const getServiceMcpGuide = defineTool({
       firstContactQuestions: unanswered,
     };
     const gated = tools.filter((t) => t.access === 'gated').length;
-    const lines = [`The guide: ${tools.length} tools (${tools.length - gated} public, ${gated} need sign-in), each with its purpose; sign-in; ${SAFETY_RULES.length} rules for reporting values and ${WRITE_RULES.length} for writes.`];
+    const lines = [
+      `The guide: ${tools.length} tools (${tools.length - gated} public, ${gated} need sign-in), each with its purpose; sign-in; ${SAFETY_RULES.length} rules for reporting values and ${WRITE_RULES.length} for writes.`,
+    ];
     if (advice.length) lines.push(`For you: ${advice.join(' ')}`);
     if (unanswered.length) {
-      lines.push(`Before going further, ask the user: ${unanswered.map((q) => q.question).join(' ')} Then call getServiceMcpGuide again with ${unanswered.map((q) => q.param).join(', ')}.`);
+      lines.push(
+        `Before going further, ask the user: ${unanswered.map((q) => q.question).join(' ')} Then call getServiceMcpGuide again with ${unanswered.map((q) => q.param).join(', ')}.`,
+      );
     }
     return toolResult(structured, lines.join(' '));
   },

@@ -14,7 +14,7 @@ export const produceProjectReport = defineTool({
   name: 'produceProjectReport',
   title: 'Project report (PDF)',
   description:
-    'Composes a PDF report of one of your projects (the site and its lots on a vector map, the analysis envelope with every value\'s status in words, citations, data vintages and licences, and what is unknown) ' +
+    "Composes a PDF report of one of your projects (the site and its lots on a vector map, the analysis envelope with every value's status in words, citations, data vintages and licences, and what is unknown) " +
     'and returns a signed download URL (valid 24 h), never the PDF bytes. audience (investor, owner, board, resident) and detail (brief, detailed) change what it says; request is your own ask, printed as quoted text; planName names the plan. ' +
     'preview=true composes only: the outline and page count, no meter spend, no URL. confirm=true (required when preview is false) saves the export, spends one unit of the records.exports meter ' +
     `(${REPORT_EXPORTS_PER_MONTH} per account per calendar month) and returns the URL; the same call repeated within 10 minutes returns the same export without spending again. ` +

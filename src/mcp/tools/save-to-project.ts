@@ -17,7 +17,11 @@ export const saveToProject = defineTool({
     'idempotencyKey: a retry with the same key and arguments returns the first receipt; the same key with other arguments is an error. externalRef is "<system>:<id>", unique among your projects.',
   input: z.object({
     action: z.enum(['create', 'attach_reference', 'attach_parcels']).describe('create, attach_parcels or attach_reference.'),
-    name: z.string().max(MAX_NAME_CHARS, `name is longer than ${MAX_NAME_CHARS} characters.`).optional().describe(`Project name (create), at most ${MAX_NAME_CHARS} characters.`),
+    name: z
+      .string()
+      .max(MAX_NAME_CHARS, `name is longer than ${MAX_NAME_CHARS} characters.`)
+      .optional()
+      .describe(`Project name (create), at most ${MAX_NAME_CHARS} characters.`),
     address: z.string().max(300).optional().describe('On create: geocoded server-side when lat/lng are missing.'),
     lat: z.number().optional().describe('Latitude; supplied coordinates are never re-geocoded.'),
     lng: z.number().optional().describe('Longitude; supplied coordinates are never re-geocoded.'),
@@ -35,13 +39,21 @@ export const saveToProject = defineTool({
       .describe(`Half-width of the search square around the project location, metres. Default 150, at most ${MAX_RADIUS_M}.`),
     idempotencyKey: z.string().optional().describe('Retry key: same key + same arguments returns the first receipt.'),
     externalRef: z.string().optional().describe('On create: "<system>:<id>", unique among your projects. Distinct from idempotencyKey.'),
-    district: z.string().max(80).optional().describe("On create and attach_parcels in a place without a zoning map (Somerville, MA): the lot's zoning district as the City's official map shows it (e.g. NR). Kept with the lot, with its source; the analysis and the report use it. Not used where a zoning map gives the district."),
+    district: z
+      .string()
+      .max(80)
+      .optional()
+      .describe(
+        "On create and attach_parcels in a place without a zoning map (Somerville, MA): the lot's zoning district as the City's official map shows it (e.g. NR). Kept with the lot, with its source; the analysis and the report use it. Not used where a zoning map gives the district.",
+      ),
     buildingType: z.string().max(80).optional().describe('With district, where the district zones by building type (e.g. "Detached House").'),
     conditions: z
       .array(z.string().max(120))
       .max(10)
       .optional()
-      .describe('With buildingType: the conditions its table states values under, as getFeasibilitySnapshot takes them ("Driveway access=Front Driveway Access"). Kept with the lot; the analysis resolves those values with them.'),
+      .describe(
+        'With buildingType: the conditions its table states values under, as getFeasibilitySnapshot takes them ("Driveway access=Front Driveway Access"). Kept with the lot; the analysis resolves those values with them.',
+      ),
     preview: z.boolean().describe('true: return the diff and write nothing.'),
   }),
   purpose: 'Creates a project from an address or lat/lng, attaches lots (build or context) or a bylaw section; preview first.',
@@ -59,7 +71,14 @@ export const saveToProject = defineTool({
     if (out.kind === 'list') return listedOutcome('saveToProject', out.list, 'nothing was written');
     if (out.kind === 'candidates') return candidatesOutcome('saveToProject', out.query, out.candidates, 'nothing was written');
     if (out.kind === 'preview') {
-      const structured = { preview: true, written: false, action: out.action, projectId: out.projectId, changes: out.changes, ...(out.warnings.length ? { warnings: out.warnings } : {}) };
+      const structured = {
+        preview: true,
+        written: false,
+        action: out.action,
+        projectId: out.projectId,
+        changes: out.changes,
+        ...(out.warnings.length ? { warnings: out.warnings } : {}),
+      };
       return jsonOutcome(`Preview of ${out.action}: ${out.changes.length} change(s); nothing was written.`, structured);
     }
     const receipt = out.result['receipt'] as { receiptId: string } | undefined;

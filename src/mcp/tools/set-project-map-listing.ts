@@ -13,7 +13,7 @@ export const setProjectMapListing = defineTool({
   title: 'List a project on the public map',
   description:
     'Lists (listed=true) or unlists (listed=false) one of your projects on the public map at /map, which anyone can see without signing in. ' +
-    'A listed project shows only: a pin at its build lot\'s centroid, its name, zone category, typology and lifecycle status. A project without a build lot cannot be listed. ' +
+    "A listed project shows only: a pin at its build lot's centroid, its name, zone category, typology and lifecycle status. A project without a build lot cannot be listed. " +
     'Identify the project by projectId or project (name); with neither, it lists your projects and publishes nothing. ' +
     'preview=true returns the current state, the exact pin, what would be shown and any privacy warning, and writes nothing. ' +
     'Every listing (a first one, one after an unlisting, a moved pin) asks the user to confirm through a form (2026-07-28 clients with elicitation; others get the web page to confirm on); call it only when the user asked to list. ' +
@@ -56,11 +56,23 @@ export const setProjectMapListing = defineTool({
       return toolError(
         `Listing "${out.project.name}" publishes a site that is not public knowledge, so the user must confirm it, and ${noFormReason(call.era)}. Nothing was published. ` +
           `The user can confirm on the web project page ${pageUrl} (signed in), or the client can connect with MCP protocol 2026-07-28, declare the elicitation capability and call setProjectMapListing again.`,
-        { written: false, listed: false, confirmUrl: pageUrl, wouldShow: out.wouldShow, warnings: out.warnings, error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28', requiredCapability: 'elicitation', finishAt: pageUrl } },
+        {
+          written: false,
+          listed: false,
+          confirmUrl: pageUrl,
+          wouldShow: out.wouldShow,
+          warnings: out.warnings,
+          error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28', requiredCapability: 'elicitation', finishAt: pageUrl },
+        },
       );
     if (response && !accepted) {
       const how = response.action === 'decline' ? 'declined' : response.action === 'cancel' ? 'cancelled' : 'did not confirm';
-      return jsonOutcome(`The user ${how} listing "${out.project.name}". Nothing was published.`, { written: false, listed: false, action: how, wouldShow: out.wouldShow });
+      return jsonOutcome(`The user ${how} listing "${out.project.name}". Nothing was published.`, {
+        written: false,
+        listed: false,
+        action: how,
+        wouldShow: out.wouldShow,
+      });
     }
     return askForm(out.project.name, out.wouldShow, out.warnings);
   },

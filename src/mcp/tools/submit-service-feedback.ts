@@ -14,14 +14,19 @@ export const submitServiceFeedback = defineTool({
   name: 'submitServiceFeedback',
   title: 'Send feedback to siteline',
   description:
-    'Sends the user\'s feedback (a problem, a wrong value, a city to cover, a suggestion or praise) to the people running siteline. ' +
+    "Sends the user's feedback (a problem, a wrong value, a city to cover, a suggestion or praise) to the people running siteline. " +
     'Call it ONLY when the user explicitly asks to send feedback, report a problem, suggest an improvement or praise something; never silently. ' +
     'The user fills a form (the client shows it; on 2026-07-28 the first call returns input_required); nothing is stored if they decline or cancel. ' +
     'Personal data and credentials are removed before storage. If the result says success: false, retry with the same submissionId; ' +
-    'a retry of a report already received answers duplicate: true without a form. affectedToolName must be one of this service\'s tool names.',
+    "a retry of a report already received answers duplicate: true without a form. affectedToolName must be one of this service's tool names.",
   input: z.object({
     submissionId: z.uuid().optional().describe('Omit on a first report (generated server-side). Reuse the returned UUID when retrying the same report.'),
-    affectedToolName: z.string().max(64).regex(TOOL_NAME, 'affectedToolName must be a tool name such as getFeasibilitySnapshot (letters, digits, _ . -).').optional().describe('The tool the user comments on, e.g. getFeasibilitySnapshot; prefills the form.'),
+    affectedToolName: z
+      .string()
+      .max(64)
+      .regex(TOOL_NAME, 'affectedToolName must be a tool name such as getFeasibilitySnapshot (letters, digits, _ . -).')
+      .optional()
+      .describe('The tool the user comments on, e.g. getFeasibilitySnapshot; prefills the form.'),
   }),
   purpose: "Sends the user's own feedback through a form they fill; only when the user asks.",
   output: z.looseObject({
@@ -55,7 +60,11 @@ export const submitServiceFeedback = defineTool({
     if (!accountId) return toolError('Feedback is sent from a signed-in account; this token names none. Sign in and retry.');
 
     const response = call.inputResponses?.[FEEDBACK_FORM_KEY] as { action?: unknown; content?: unknown } | undefined;
-    if (!response) return askForm({ affectedToolName: affectedToolName ?? null }, call.tools.map((t) => t.name));
+    if (!response)
+      return askForm(
+        { affectedToolName: affectedToolName ?? null },
+        call.tools.map((t) => t.name),
+      );
     if (response.action !== 'accept') {
       const how = response.action === 'decline' ? 'declined' : 'cancelled';
       return toolResult({ submitted: false, action: how }, `The user ${how} the feedback form. Nothing was sent or stored.`);
@@ -97,9 +106,18 @@ export const submitServiceFeedback = defineTool({
 function received(f: StoredFeedback, duplicate: boolean): ToolOutcome {
   const removed = Object.keys(f.redactions);
   return toolResult(
-    { success: true, submissionId: f.submissionId, duplicate, category: f.category, storedMessage: f.message, removed: f.redactions, contactConsent: f.contactConsent },
-    (duplicate ? `This report (${f.submissionId}) was already received; nothing was stored twice.` : `Feedback received (submissionId ${f.submissionId}). Thank you.`) +
-      (removed.length ? ` Removed before storage: ${removed.join(', ')}.` : ''),
+    {
+      success: true,
+      submissionId: f.submissionId,
+      duplicate,
+      category: f.category,
+      storedMessage: f.message,
+      removed: f.redactions,
+      contactConsent: f.contactConsent,
+    },
+    (duplicate
+      ? `This report (${f.submissionId}) was already received; nothing was stored twice.`
+      : `Feedback received (submissionId ${f.submissionId}). Thank you.`) + (removed.length ? ` Removed before storage: ${removed.join(', ')}.` : ''),
   );
 }
 
@@ -121,6 +139,11 @@ function noFormAnswer(feedbackUrl: string, era: 'modern' | 'legacy'): ToolOutcom
   return toolError(
     `Feedback needs the user's own words through a form, and ${noFormReason(era)}, so nothing was sent or stored. ` +
       `The user can send it on the web at ${feedbackUrl} (signed in), or the client can connect with MCP protocol 2026-07-28, declare the elicitation capability and call submitServiceFeedback again.`,
-    { success: false, submitted: false, feedbackUrl, error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28', requiredCapability: 'elicitation', finishAt: feedbackUrl } },
+    {
+      success: false,
+      submitted: false,
+      feedbackUrl,
+      error: { code: 'elicitation_unavailable', requiredProtocolVersion: '2026-07-28', requiredCapability: 'elicitation', finishAt: feedbackUrl },
+    },
   );
 }

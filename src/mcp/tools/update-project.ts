@@ -17,8 +17,16 @@ export const updateProject = defineTool({
   input: z.object({
     projectId: z.string().optional().describe('Project UUID.'),
     project: z.string().optional().describe('Project name (case-insensitive; exact beats partial).'),
-    name: z.string().max(MAX_NAME_CHARS, `name is longer than ${MAX_NAME_CHARS} characters.`).optional().describe(`New project name, at most ${MAX_NAME_CHARS} characters.`),
-    lifecycleStatus: z.string().max(100).optional().describe(`New lifecycle status: ${LIFECYCLE_STATUSES.join(', ')}.`),
+    name: z
+      .string()
+      .max(MAX_NAME_CHARS, `name is longer than ${MAX_NAME_CHARS} characters.`)
+      .optional()
+      .describe(`New project name, at most ${MAX_NAME_CHARS} characters.`),
+    lifecycleStatus: z
+      .string()
+      .max(100)
+      .optional()
+      .describe(`New lifecycle status: ${LIFECYCLE_STATUSES.join(', ')}.`),
     // Advertised as a plain string (a string-or-null union loses its type in LangChain's MCP adapter and in
     // single-type dialects): "" clears it; null, the older spelling, still does.
     externalRef: z
@@ -42,11 +50,19 @@ export const updateProject = defineTool({
   access: 'gated',
   async handler(args, call) {
     const accountId = callerAccount(call);
-    const out = await update(call.ctx, accountId, { ...args, ...(args.externalRef === '' ? { externalRef: null } : {}), ...(args.typology === '' ? { typology: null } : {}) });
+    const out = await update(call.ctx, accountId, {
+      ...args,
+      ...(args.externalRef === '' ? { externalRef: null } : {}),
+      ...(args.typology === '' ? { typology: null } : {}),
+    });
     if (out.kind === 'list') return listedOutcome('updateProject', out.list, 'nothing was written');
     if (out.kind === 'candidates') return candidatesOutcome('updateProject', out.query, out.candidates, 'nothing was written');
     const r = out.result;
-    const sentence = r['preview'] ? 'Preview; nothing was written.' : r['written'] ? `Written (receipt ${(r['receipt'] as { receiptId: string }).receiptId}).` : 'Nothing changed.';
+    const sentence = r['preview']
+      ? 'Preview; nothing was written.'
+      : r['written']
+        ? `Written (receipt ${(r['receipt'] as { receiptId: string }).receiptId}).`
+        : 'Nothing changed.';
     return jsonOutcome(sentence, r);
   },
 });
