@@ -1,5 +1,6 @@
 // Shared by the MCP tests: the official client on either leg, and raw JSON-RPC over fetch.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import assert from 'node:assert/strict';
 
 export const MODERN = '2026-07-28';
 export const ACCEPT_BOTH = 'application/json, text/event-stream';
@@ -74,4 +75,28 @@ export function parseRpcBody(raw: string, contentType: string | null): RpcReply[
     return JSON.parse(frames[0]!.slice(5));
   }
   return JSON.parse(raw);
+}
+
+/** A project as an agent sees it through getProjectContext (the pages and the tools must agree), and its lots as "id role", sorted. */
+export async function projectContextOverMcp(
+  baseUrl: string,
+  token: string,
+  projectId: string,
+): Promise<{ project: any; lots: { parcelExternalId: string; role: string }[] }> {
+  const c = await connectClient(baseUrl, 'modern', token);
+  try {
+    const r = (await c.callTool({ name: 'getProjectContext', arguments: { projectId, documentsLimit: 1, evidenceLimit: 1 } })) as {
+      isError?: boolean;
+      structuredContent?: unknown;
+      content: { type: string; text: string }[];
+    };
+    assert.notEqual(r.isError, true, r.content.map((x) => x.text).join('\n'));
+    return r.structuredContent as never;
+  } finally {
+    await c.close();
+  }
+}
+
+export async function projectLotsOverMcp(baseUrl: string, token: string, projectId: string): Promise<string[]> {
+  return (await projectContextOverMcp(baseUrl, token, projectId)).lots.map((l) => `${l.parcelExternalId} ${l.role}`).sort();
 }

@@ -10,9 +10,8 @@ import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { Client } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { connectClient } from './mcp-support.ts';
+import { projectContextOverMcp, projectLotsOverMcp } from './mcp-support.ts';
 import { type CookieJar, TEST_PASSWORD, csrfFrom, getPage, getUserToken, postForm, signUpOrIn } from './support/auth-flow.ts';
 import { MCP_TOOLS } from '../src/mcp/registry.ts';
 
@@ -36,18 +35,8 @@ after(async () => {
   await svc?.close();
 });
 
-type Result = { isError?: boolean; structuredContent?: any; content: { type: string; text: string }[] };
-async function context(projectId: string): Promise<{ project: any; lots: { parcelExternalId: string; role: string }[] }> {
-  const c: Client = await connectClient(svc.url, 'modern', token);
-  try {
-    const r = (await c.callTool({ name: 'getProjectContext', arguments: { projectId, documentsLimit: 1, evidenceLimit: 1 } })) as Result;
-    assert.notEqual(r.isError, true, r.content.map((x) => x.text).join('\n'));
-    return r.structuredContent;
-  } finally {
-    await c.close();
-  }
-}
-const lotsOf = async (projectId: string) => (await context(projectId)).lots.map((l) => `${l.parcelExternalId} ${l.role}`).sort();
+const context = (projectId: string) => projectContextOverMcp(svc.url, token, projectId);
+const lotsOf = (projectId: string) => projectLotsOverMcp(svc.url, token, projectId);
 
 /** The page's visible text has no MCP tool name. */
 async function noToolNames(page: Page, where: string): Promise<void> {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from './support/harness.ts';
-import { connectClient } from './mcp-support.ts';
+import { connectClient, projectContextOverMcp, projectLotsOverMcp } from './mcp-support.ts';
 import { TEST_PASSWORD, csrfFrom, getPage, getUserToken, postForm, signUpOrIn } from './support/auth-flow.ts';
 import { lotGapM } from '../src/projects/lot-adjacency.ts';
 import type { MultiPolygonCoords } from '../src/core/geo/primitives.ts';
@@ -30,18 +30,8 @@ after(async () => {
 });
 
 type Result = { isError?: boolean; structuredContent?: any; content: { type: string; text: string }[] };
-/** The project as the MCP tools see it: the page and the tools must agree. */
-async function context(projectId: string): Promise<{ project: any; lots: { parcelExternalId: string; role: string }[] }> {
-  const c: Client = await connectClient(svc.url, 'modern', token);
-  try {
-    const r = (await c.callTool({ name: 'getProjectContext', arguments: { projectId, documentsLimit: 1, evidenceLimit: 1 } })) as Result;
-    assert.notEqual(r.isError, true, r.content.map((x) => x.text).join('\n'));
-    return r.structuredContent;
-  } finally {
-    await c.close();
-  }
-}
-const lotsOf = async (projectId: string) => (await context(projectId)).lots.map((l) => `${l.parcelExternalId} ${l.role}`).sort();
+const context = (projectId: string) => projectContextOverMcp(svc.url, token, projectId);
+const lotsOf = (projectId: string) => projectLotsOverMcp(svc.url, token, projectId);
 
 async function submit(page: Page, selector: string): Promise<void> {
   await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded', timeout: 120_000 }), page.click(selector)]);
