@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import proj4 from 'proj4';
 import { ROOT } from './support/harness.ts';
+import { townCliEnv } from './support/cli.ts';
 
 const UTM19N = '+proj=utm +zone=19 +datum=NAD83 +units=m +no_defs';
 const X0 = 330_000;
@@ -82,16 +83,7 @@ test('a town adds itself: data init, data check, data import and check --local t
     const town = path.join(tmp, 'testville-ma');
     const places = path.join(tmp, 'places');
     writeTown(town);
-    const env = {
-      ...process.env,
-      DATABASE_URL: '',
-      SITELINE_DATA_DIR: path.join(tmp, 'data'),
-      SITELINE_PLACES_DIR: places,
-      SITELINE_SOURCE_DIR: tmp,
-      SITELINE_AUTO_IMPORT: '0',
-      LOG_LEVEL: 'warn',
-      NO_COLOR: '1',
-    };
+    const env = townCliEnv(tmp, places);
     const timings: string[] = [];
     const siteline = (...args: string[]) => {
       const t = Date.now();

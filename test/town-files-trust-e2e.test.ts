@@ -8,11 +8,11 @@
 // through with --accept-shrink and its reason; a broken or empty zoning file makes `init` refuse.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import proj4 from 'proj4';
 import { ROOT } from './support/harness.ts';
+import { townCliEnv, sitelineRunner } from './support/cli.ts';
 import { writePolygonShapefile } from './support/shapefile-writer.ts';
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/service.ts';
@@ -126,13 +126,6 @@ function writeTown(dir: string): Address[] {
   return addresses;
 }
 
-function sitelineRunner(env: Record<string, string | undefined>) {
-  return (...args: string[]) => {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 180_000 });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
-}
-
 const halve = (file: string) => fs.writeFileSync(file, fs.readFileSync(file).subarray(0, Math.floor(fs.statSync(file).size / 2)));
 
 test('a town whose files cannot shrink silently and whose owners are never printed: init, check, import, update through the real binary', {
@@ -143,16 +136,7 @@ test('a town whose files cannot shrink silently and whose owners are never print
     const town = path.join(tmp, 'trustville-ma');
     const places = path.join(tmp, 'places');
     const addresses = writeTown(town);
-    const env = {
-      ...process.env,
-      DATABASE_URL: '',
-      SITELINE_DATA_DIR: path.join(tmp, 'data'),
-      SITELINE_PLACES_DIR: places,
-      SITELINE_SOURCE_DIR: tmp,
-      SITELINE_AUTO_IMPORT: '0',
-      LOG_LEVEL: 'warn',
-      NO_COLOR: '1',
-    };
+    const env = townCliEnv(tmp, places);
     const run = sitelineRunner(env);
     const printed: string[] = [];
     const siteline = (...args: string[]) => {
@@ -371,16 +355,7 @@ test("data init refuses a broken or empty zoning file and writes nothing (never 
   const tmp = fs.mkdtempSync(path.join(ROOT, '.siteline-test-trust-init-'));
   try {
     const places = path.join(tmp, 'places');
-    const siteline = sitelineRunner({
-      ...process.env,
-      DATABASE_URL: '',
-      SITELINE_DATA_DIR: path.join(tmp, 'data'),
-      SITELINE_PLACES_DIR: places,
-      SITELINE_SOURCE_DIR: tmp,
-      SITELINE_AUTO_IMPORT: '0',
-      LOG_LEVEL: 'warn',
-      NO_COLOR: '1',
-    });
+    const siteline = sitelineRunner(townCliEnv(tmp, places));
     // A broken or empty zoning file: init refuses, nothing written (never the parcels' Zoning column instead).
     for (const [label, write, fault] of [
       ['broken', (f: string) => halve(f), /the zoning file zoning\.geojson cannot be read \(.*truncated/],

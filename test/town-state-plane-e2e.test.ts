@@ -8,11 +8,11 @@
 // "Confirm" with its evidence, never prints the owner names; check and import agree; the address answers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import proj4 from 'proj4';
 import { ROOT, SHARED_DATA } from './support/harness.ts';
+import { sitelineRunner, townCliEnv } from './support/cli.ts';
 import { loadConfig } from '../src/config.ts';
 import { startService } from '../src/service.ts';
 import { getUserToken } from './support/auth-flow.ts';
@@ -143,13 +143,6 @@ export function writeStatePlaneTown(dir: string): StatePlaneTown {
   return { zoneOf, sample, zoning, disagreeing, outside, addressOf };
 }
 
-export function sitelineRunner(env: Record<string, string | undefined>) {
-  return (...args: string[]) => {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 180_000 });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
-}
-
 test('a State Plane town with a misleading district field goes live with no hand edit, then republishes its zoning', async () => {
   const tmp = fs.mkdtempSync(path.join(ROOT, '.siteline-test-stateplane-'));
   try {
@@ -158,16 +151,7 @@ test('a State Plane town with a misleading district field goes live with no hand
     const t = writeStatePlaneTown(town);
     assert.ok(t.zoneOf.size >= 60, `lots: ${t.zoneOf.size}`);
     assert.ok(new Set(t.zoneOf.values()).size >= 3, 'lots in several districts');
-    const env = {
-      ...process.env,
-      DATABASE_URL: '',
-      SITELINE_DATA_DIR: path.join(tmp, 'data'),
-      SITELINE_PLACES_DIR: places,
-      SITELINE_SOURCE_DIR: tmp,
-      SITELINE_AUTO_IMPORT: '0',
-      LOG_LEVEL: 'warn',
-      NO_COLOR: '1',
-    };
+    const env = townCliEnv(tmp, places);
     const siteline = sitelineRunner(env);
 
     const init = siteline(

@@ -1,7 +1,7 @@
 // Drives the real `siteline` binary (node bin/siteline.mjs) as a person would, and logs it in
 // through the service's real endpoints and claim page.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -103,4 +103,29 @@ export async function cliSandbox(name: string): Promise<CliSandbox> {
 function withoutColourSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { NO_COLOR: _n, FORCE_COLOR: _f, ...rest } = env;
   return rest;
+}
+
+/**
+ * The environment of a town's own working directory for the data commands: an embedded database in
+ * <tmp>/data, the town's files under <tmp>, its manifest written to places, nothing imported at start.
+ */
+export function townCliEnv(tmp: string, places: string): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    DATABASE_URL: '',
+    SITELINE_DATA_DIR: path.join(tmp, 'data'),
+    SITELINE_PLACES_DIR: places,
+    SITELINE_SOURCE_DIR: tmp,
+    SITELINE_AUTO_IMPORT: '0',
+    LOG_LEVEL: 'warn',
+    NO_COLOR: '1',
+  };
+}
+
+/** `siteline <args>` through the real binary, synchronously: exit code, stdout and stderr. */
+export function sitelineRunner(env: Record<string, string | undefined>) {
+  return (...args: string[]) => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/siteline.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 180_000 });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
 }
