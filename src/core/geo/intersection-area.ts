@@ -80,9 +80,8 @@ function clipConvex(src: Float64Array, n: number, clip: Float64Array, c: number,
   return { buf: inBuf, n: count };
 }
 
-/** The ring (src, n vertices) clipped to a rectangle, as a new flat array (possibly empty). */
-export function clipRingToRect(src: Float64Array, n: number, minX: number, minY: number, maxX: number, maxY: number, s: ClipScratch): Float64Array {
-  const rect = s.rect;
+/** The rectangle as a counter-clockwise ring of 4 vertices, written into `rect` (the scratch's, reused). */
+function rectRing(rect: Float64Array, minX: number, minY: number, maxX: number, maxY: number): Float64Array {
   rect[0] = minX;
   rect[1] = minY;
   rect[2] = maxX;
@@ -91,6 +90,12 @@ export function clipRingToRect(src: Float64Array, n: number, minX: number, minY:
   rect[5] = maxY;
   rect[6] = minX;
   rect[7] = maxY;
+  return rect;
+}
+
+/** The ring (src, n vertices) clipped to a rectangle, as a new flat array (possibly empty). */
+export function clipRingToRect(src: Float64Array, n: number, minX: number, minY: number, maxX: number, maxY: number, s: ClipScratch): Float64Array {
+  const rect = rectRing(s.rect, minX, minY, maxX, maxY);
   s.ensure(n + 8);
   const out = clipConvex(src, n, rect, 4, s.a, s.b);
   return out.n < 3 ? new Float64Array(0) : out.buf.slice(0, 2 * out.n);
@@ -105,15 +110,7 @@ export function intersectionArea(A: PolygonSet, a: number, B: PolygonSet, b: num
   const minY = B.bbox[4 * b + 1]!;
   const maxX = B.bbox[4 * b + 2]!;
   const maxY = B.bbox[4 * b + 3]!;
-  const rect = s.rect;
-  rect[0] = minX;
-  rect[1] = minY;
-  rect[2] = maxX;
-  rect[3] = minY;
-  rect[4] = maxX;
-  rect[5] = maxY;
-  rect[6] = minX;
-  rect[7] = maxY;
+  const rect = rectRing(s.rect, minX, minY, maxX, maxY);
   let total = 0;
   const axy = A.xy;
   for (let p = A.itemPoly[a]!; p < A.itemPoly[a + 1]!; p++) {
