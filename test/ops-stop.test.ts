@@ -6,9 +6,10 @@
 //   database closes (no "Cannot use a pool after calling end on the pool"); exit 0.
 // - `npx siteline worker`: SIGTERM to the npx process the operator started stops the worker (npm's
 //   shell died of it and left node running before).
+// - A stopped worker exits even when a handle is left open (it names the handle in the log).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -201,18 +202,20 @@ test('npx siteline worker: SIGTERM to the npx process stops the worker (exit 0, 
     });
     child.kill('SIGTERM'); // the npx process only, as an operator's `kill <pid>` or systemd's main-process signal
     const closed = await Promise.race([outputClosed.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000).unref())]);
-    assert.ok(closed, `the worker still runs 30 s after SIGTERM to npx:\n${out.slice(-1500)}`);
+    // What is still running in the worker's process group, should it not have stopped.
+    const left = closed ? '' : spawnSync('ps', ['-o', 'pid,ppid,stat,etime,args', '-g', String(child.pid)], { encoding: 'utf8' }).stdout;
+    assert.ok(closed, `the worker still runs 30 s after SIGTERM to npx:\n${left}\nstdout:\n${out.slice(-1500)}\nstderr:\n${err.slice(-1500)}`);
     const lines = out
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(
       lines.some((l) => l.msg === 'shutting down'),
-      'the worker logged its stop',
+      `the worker logged its stop:\n${out.slice(-1500)}`,
     );
     assert.ok(
       lines.some((l) => l.msg === 'stopped'),
-      'the worker stopped',
+      `the worker stopped:\n${out.slice(-1500)}`,
     );
   } finally {
     try {
@@ -221,6 +224,44 @@ test('npx siteline worker: SIGTERM to the npx process stops the worker (exit 0, 
       /* already gone */
     }
     await npmExited;
+    await dbEnv.close();
+  }
+});
+
+test('a stopped worker exits even when a handle is left open: the handle is named in the log, exit 0', { timeout: 120_000 }, async () => {
+  const dbEnv = await createPlacesEnv([]);
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/held-run-process.ts'), 'worker-stray-handle'], {
+    cwd: ROOT,
+    env: { ...process.env, ...dbEnv.env, LOG_LEVEL: 'info', SITELINE_ANALYSIS_POLL_MS: '50' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`the worker never started: ${out.slice(-2000)}`)), 90_000);
+      child.stdout.on('data', () => /loop\(s\) on/.test(out) && (clearTimeout(t), resolve()));
+      void exited.then(() => reject(new Error(`the worker exited before it started: ${out.slice(-2000)}`)));
+    });
+    child.kill('SIGTERM');
+    const ended = await Promise.race([exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 15_000).unref())]);
+    assert.notEqual(ended, 'running', `the stopped worker still runs 15 s after SIGTERM:\n${out.slice(-1500)}`);
+    assert.deepEqual(ended, [0, null], 'exit 0');
+    const lines = out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(
+      lines.some((l) => l.msg === 'stopped'),
+      'the worker stopped first',
+    );
+    const named = lines.find((l) => /handles still open after the worker stopped/.test(String(l.msg)));
+    assert.ok(named && Array.isArray(named.open) && named.open.includes('TCPServerWrap'), `the open handle is named: ${JSON.stringify(named)}`);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
     await dbEnv.close();
   }
 });

@@ -8,6 +8,9 @@ import { EXIT } from './exit-codes.ts';
 import { out, type Io } from './output.ts';
 import type { WorkerOptions } from '../analysis/analysis-workers.ts';
 
+/** How long a stopped worker waits for its last handles to close by themselves before it exits anyway. */
+const STOPPED_EXIT_MS = 1000;
+
 async function runWorker({ flags, io }: CommandInput): Promise<number> {
   let concurrency: number | undefined;
   if (flags.concurrency !== undefined) {
@@ -79,9 +82,20 @@ export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>
     watchLauncher((parent) => on(`the launching process ${parent} exited`));
   });
   logger.info({ signal: why, graceMs: config.shutdownGraceMs }, 'shutting down');
+  // A last bound, as the service process has: whatever hangs past the grace period, the process ends.
+  setTimeout(() => {
+    logger.error({ signal: why }, 'shutdown did not finish in time; exiting');
+    process.exit(EXIT.failure);
+  }, config.shutdownGraceMs + 15_000).unref();
   await workers.stop(config.shutdownGraceMs);
   await ctx.db.close();
   logger.info({}, 'stopped');
+  // Stopped: the process ends now. A handle something left open (a socket, a timer) would keep it
+  // running as an orphan with nothing to do; it is named in the log and the process exits anyway.
+  setTimeout(() => {
+    logger.warn({ open: process.getActiveResourcesInfo() }, 'handles still open after the worker stopped; exiting');
+    process.exit(EXIT.ok);
+  }, STOPPED_EXIT_MS).unref();
   return EXIT.ok;
 }
 

@@ -1,10 +1,13 @@
 // A siteline process whose analysis runs stay in hand until they are handed back: the real service
 // process (`serve`, as src/main.ts runs it) or the real `siteline worker` process (`worker`), started
 // with the workers' run step injected (WorkerOptions.analyse), for tests that stop or kill a process
-// in the middle of a run. Usage: node --import tsx test/support/held-run-process.ts serve|worker
+// in the middle of a run. `worker-stray-handle`: the worker process with a listening socket it did not
+// open and never closes (a handle left behind), for the test that a stopped worker still exits.
+// Usage: node --import tsx test/support/held-run-process.ts serve|worker|worker-stray-handle
 import { runServiceProcess } from '../../src/service-process.ts';
 import { runWorkerProcess } from '../../src/cli/worker-command.ts';
 import { palette } from '../../src/cli/output.ts';
+import net from 'node:net';
 import type { RunAnalysis } from '../../src/analysis/analysis-workers.ts';
 
 /** Never finishes on its own; rejects when the run is handed back (a bounded stop). */
@@ -21,10 +24,11 @@ if (mode === 'serve') {
     process.stderr.write(`siteline failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
   });
-} else if (mode === 'worker') {
+} else if (mode === 'worker' || mode === 'worker-stray-handle') {
+  if (mode === 'worker-stray-handle') net.createServer().listen(0, '127.0.0.1');
   const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, colour: palette(false), errColour: palette(false) };
   process.exitCode = await runWorkerProcess(io, { concurrency: 1, analyse: holdUntilHandedBack });
 } else {
-  process.stderr.write('usage: held-run-process.ts serve|worker\n');
+  process.stderr.write('usage: held-run-process.ts serve|worker|worker-stray-handle\n');
   process.exit(2);
 }
