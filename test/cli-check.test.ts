@@ -118,6 +118,30 @@ test('an answer that is not sure of its lot is exit 6: the answer on stdout, the
   assert.doesNotMatch(sure.stderr, /not sure/);
 });
 
+test("--lot answers for the lot named: matchType lot_id, the address's own lot in a warning, exit 0; the weak answer tells how", () => {
+  const address = '57 Inman St, Cambridge, MA';
+  const weak = siteline('check', '--local', address, '--json');
+  assert.equal(weak.status, 6, weak.stderr);
+  assert.match(weak.stderr, /Name the lot you meant with --lot ID\./);
+  const matched = JSON.parse(weak.stdout).lot.parcelExternalId as string;
+  const meant = golden.find((g) => g.parcelExternalId !== matched)!.parcelExternalId;
+  const r = siteline('check', '--local', address, '--lot', meant, '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const snap = JSON.parse(r.stdout);
+  assert.equal(snap.lot.parcelExternalId, meant);
+  assert.equal(snap.address.matchType, 'lot_id');
+  assert.equal(snap.address.confidence, 1);
+  const picked = (snap.address.warnings as string[]).find((w) => w.startsWith(`You picked lot ${meant}.`));
+  assert.ok(picked?.includes(`The address alone matched lot ${matched}`), `a warning names the lot the address alone matched: ${picked}`);
+  // The readable view says the lot was picked.
+  const text = siteline('check', '--local', address, '--lot', meant);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /matched by lot_id, confidence 1\.00/);
+  const missing = siteline('check', '--local', address, '--lot', 'no-such-lot');
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /has no lot "no-such-lot" in its parcel layer/);
+});
+
 test('bad input is exit 2 with a clear message; usage errors too', () => {
   const r = siteline('check', '--local', '\u0007\u0008');
   assert.equal(r.status, 2);

@@ -97,6 +97,24 @@ test('not covered is exit 3 and bad input exit 2, remote as --local', async () =
   assert.equal(JSON.parse(bad.stdout).error.code, 'bad_input');
 });
 
+test('--lot names the lot meant: remote as --local, the picked lot answered; an id the place lacks is exit 2', async () => {
+  const address = '57 Inman St, Cambridge, MA';
+  const weak = await runSiteline(['check', address, '--json'], remoteEnv);
+  assert.equal(weak.code, 6, weak.stderr);
+  const matched = JSON.parse(weak.stdout).lot.parcelExternalId as string;
+  const golden = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/golden/cambridge-addresses.json'), 'utf8')).addresses as { parcelExternalId: string }[];
+  const lot = golden.find((g) => g.parcelExternalId !== matched)!.parcelExternalId;
+  const remote = await runSiteline(['check', address, '--lot', lot, '--json'], remoteEnv);
+  const offline = await runSiteline(['check', '--local', address, '--lot', lot, '--json'], localEnv);
+  assert.equal(remote.code, 0, remote.stderr);
+  assert.equal(offline.code, 0, offline.stderr);
+  assert.deepEqual(withoutTime(remote.stdout), withoutTime(offline.stdout), 'same JSON remote and --local');
+  assert.equal(JSON.parse(remote.stdout).lot.parcelExternalId, lot);
+  const missing = await runSiteline(['check', address, '--lot', 'no-such-lot', '--json'], remoteEnv);
+  assert.equal(missing.code, 2, missing.stderr);
+  assert.match(missing.stderr, /has no lot "no-such-lot"/);
+});
+
 test('a cached token the service refuses is renewed once through the jwt-bearer exchange', async () => {
   const file = path.join(configDir, 'credentials.json');
   const creds = JSON.parse(fs.readFileSync(file, 'utf8'));

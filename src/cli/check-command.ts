@@ -17,8 +17,11 @@ const TOOL_SOURCE = 'full';
 
 type Outcome = { snapshot: Snapshot } | { error: { code: string; message: string } };
 
-/** The district, building type and conditions stated with --district / --building-type / --condition (a place without a zoning map). */
-type Stated = { district?: string; buildingType?: string; conditions?: string[] };
+/**
+ * What the caller states beside the address: the district, building type and conditions (--district /
+ * --building-type / --condition, a place without a zoning map) and the lot meant (--lot, a weak match).
+ */
+type Stated = { district?: string; buildingType?: string; conditions?: string[]; lotId?: string };
 
 async function remoteSnapshot(io: Io, address: string, url: string | undefined, stated: Stated): Promise<Outcome> {
   const client = ServiceClient.forUser({ url, env: io.env });
@@ -82,7 +85,7 @@ async function localSnapshot(io: Io, address: string, stated: Stated): Promise<O
 export const checkCommand: Command = {
   name: 'check',
   summary: 'Site snapshot for one address: lot, zoning, envelope, each value with its status',
-  usage: 'check "<address>" [--district D [--building-type T [--condition "NAME=VALUE"]...]] [--json] [--url URL | --local]',
+  usage: 'check "<address>" [--lot ID] [--district D [--building-type T [--condition "NAME=VALUE"]...]] [--json] [--url URL | --local]',
   description:
     'Asks the siteline service (the MCP tool getFeasibilitySnapshot) as the logged-in user: run\n' +
     '`siteline login` once first. --json prints exactly the JSON the tool returns. With --local the\n' +
@@ -94,6 +97,9 @@ export const checkCommand: Command = {
     "Where the building type's table states values under conditions siteline cannot read from its\n" +
     'data (driveway access, alley, ...), give each with --condition "NAME=VALUE" (repeatable; the\n' +
     'value alone will do), as the answer lists them; without one those values stay unresolved.\n\n' +
+    'When the answer is not sure of its lot (exit 6) and you know the lot you meant, name it with\n' +
+    '--lot ID (its id as an answer shows it under "Lot id"): the answer is for that lot, and its first\n' +
+    'warning names the lot the address alone matched. An id the place does not hold is refused (exit 2).\n\n' +
     'Exit 0 answered, 6 answered but not sure it is the lot meant (confidence below 0.8), 3 not covered\n' +
     '(answered: false), 2 bad input, 4 login needed, 5 service unreachable.',
   flags: [
@@ -106,6 +112,7 @@ export const checkCommand: Command = {
       description: "The lot's zoning district, in a place without a zoning map (Somerville: NR, UR, ...); stated by you, and said so",
     },
     { name: 'building-type', value: 'T', description: 'With --district, where the district zones by building type (e.g. "Detached House")' },
+    { name: 'lot', value: 'ID', description: 'The lot you meant, by its id as an answer shows it under "Lot id": the answer is for that lot' },
     {
       name: 'condition',
       value: 'NAME=VALUE',
@@ -118,6 +125,7 @@ export const checkCommand: Command = {
     'siteline check "11 Acorn St, Cambridge, MA"',
     'siteline check "11 Acorn St, Cambridge, MA" --json',
     'siteline check --local "11 Acorn St, Cambridge, MA"',
+    'siteline check "57 Inman St, Cambridge, MA" --lot 108-15',
     'siteline check "11 Windom St, Somerville, MA" --district NR --building-type "Detached House"',
     'siteline check "11 Windom St, Somerville, MA" --district NR --building-type "Detached House" --condition "Driveway access=Front Driveway Access"',
   ],
@@ -129,6 +137,7 @@ export const checkCommand: Command = {
       ...(typeof flags.district === 'string' ? { district: flags.district } : {}),
       ...(typeof flags['building-type'] === 'string' ? { buildingType: flags['building-type'] } : {}),
       ...(typeof flags.condition === 'string' ? { conditions: flags.condition.split('\n') } : {}),
+      ...(typeof flags.lot === 'string' ? { lotId: flags.lot } : {}),
     };
     const outcome = flags.local ? await localSnapshot(io, address, stated) : await remoteSnapshot(io, address, flags.url as string | undefined, stated);
     if ('error' in outcome) {
@@ -148,7 +157,7 @@ export const checkCommand: Command = {
     if (snap.districtChoice?.needs === 'district') return EXIT.usage;
     const doubt = matchDoubt(snap.address!);
     if (!doubt) return EXIT.ok;
-    err(io, `${io.errColour.yellow('warning:')} ${doubt.headline}. ${doubt.reason} ${doubt.next}`);
+    err(io, `${io.errColour.yellow('warning:')} ${doubt.headline}. ${doubt.reason} ${doubt.next} Name the lot you meant with --lot ID.`);
     return EXIT.uncertain;
   },
 };
