@@ -66,6 +66,13 @@ async function keptAliveClient(url: string, sigtermAt: () => number | undefined)
   return t;
 }
 
+/** The JSON log lines of a process's output (the CLI's plain lines left out). */
+const logLines = (out: string) =>
+  out
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
 test('SIGTERM with kept-alive clients: /readyz 503 while still serving, then every request answered (Connection: close), none reset, idle connections closed by FIN, the audit stopped cleanly, exit 0', {
   timeout: 300_000,
 }, async () => {
@@ -205,10 +212,7 @@ test('npx siteline worker: SIGTERM to the npx process stops the worker (exit 0, 
     // What is still running in the worker's process group, should it not have stopped.
     const left = closed ? '' : spawnSync('ps', ['-o', 'pid,ppid,stat,etime,args', '-g', String(child.pid)], { encoding: 'utf8' }).stdout;
     assert.ok(closed, `the worker still runs 30 s after SIGTERM to npx:\n${left}\nstdout:\n${out.slice(-1500)}\nstderr:\n${err.slice(-1500)}`);
-    const lines = out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = logLines(out);
     assert.ok(
       lines.some((l) => l.msg === 'shutting down'),
       `the worker logged its stop:\n${out.slice(-1500)}`,
@@ -249,10 +253,7 @@ test('a stopped worker exits even when a handle is left open: the handle is name
     const ended = await Promise.race([exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 15_000).unref())]);
     assert.notEqual(ended, 'running', `the stopped worker still runs 15 s after SIGTERM:\n${out.slice(-1500)}`);
     assert.deepEqual(ended, [0, null], 'exit 0');
-    const lines = out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = logLines(out);
     assert.ok(
       lines.some((l) => l.msg === 'stopped'),
       'the worker stopped first',
