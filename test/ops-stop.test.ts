@@ -6,6 +6,8 @@
 //   database closes (no "Cannot use a pool after calling end on the pool"); exit 0.
 // - `npx siteline worker`: SIGTERM to the npx process the operator started stops the worker (npm's
 //   shell died of it and left node running before).
+// - Under a launcher that dies without passing SIGTERM on, with a shell between that ignores it, the
+//   worker stops too (it watches the shell's parent as well as its own).
 // - A stopped worker exits even when a handle is left open (it names the handle in the log).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -228,6 +230,56 @@ test('npx siteline worker: SIGTERM to the npx process stops the worker (exit 0, 
       /* already gone */
     }
     await npmExited;
+    await dbEnv.close();
+  }
+});
+
+test('a launcher that dies without passing SIGTERM on, a shell between that ignores it: the worker stops anyway, naming the launcher', {
+  timeout: 180_000,
+}, async () => {
+  const dbEnv = await createPlacesEnv([]);
+  // The launcher stands in for npm: it runs the worker's command line through sh, as npx does, and is
+  // then killed outright. The shell ignores SIGTERM and has a second command, so it stays the worker's
+  // parent: only the launcher's loss says the worker should stop.
+  const line = `trap "" TERM; "${process.execPath}" "${path.join(ROOT, 'bin/siteline.mjs')}" worker --concurrency 1; true`;
+  const launcher = spawn(
+    process.execPath,
+    ['-e', `require('node:child_process').spawn('sh', ['-c', ${JSON.stringify(line)}], { stdio: 'inherit' }); setInterval(() => {}, 1000);`],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...dbEnv.env, npm_lifecycle_event: 'npx', LOG_LEVEL: 'info', SITELINE_ANALYSIS_POLL_MS: '50' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
+  let out = '';
+  launcher.stdout.on('data', (d) => (out += d));
+  launcher.stderr.on('data', (d) => (out += d));
+  const outputClosed = new Promise<void>((r) => launcher.stdout.once('close', () => r()));
+  const launcherExited = new Promise<void>((r) => launcher.once('exit', () => r()));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`the worker never started: ${out.slice(-2000)}`)), 120_000);
+      launcher.stdout.on('data', () => /loop\(s\) on/.test(out) && (clearTimeout(t), resolve()));
+    });
+    launcher.kill('SIGKILL');
+    await launcherExited;
+    const closed = await Promise.race([outputClosed.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000).unref())]);
+    const left = closed ? '' : spawnSync('ps', ['-o', 'pid,ppid,stat,etime,args', '-g', String(launcher.pid)], { encoding: 'utf8' }).stdout;
+    assert.ok(closed, `the worker still runs 30 s after its launcher died:\n${left}\n${out.slice(-1500)}`);
+    const lines = logLines(out);
+    const stopping = lines.find((l) => l.msg === 'shutting down');
+    assert.equal(stopping?.signal, `the launching process ${launcher.pid} exited`, `the worker stopped for its launcher: ${JSON.stringify(stopping)}`);
+    assert.ok(
+      lines.some((l) => l.msg === 'stopped'),
+      `the worker stopped:\n${out.slice(-1500)}`,
+    );
+  } finally {
+    try {
+      process.kill(-launcher.pid!, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
     await dbEnv.close();
   }
 });
