@@ -223,6 +223,8 @@ test('npx siteline worker: SIGTERM to the npx process stops the worker (exit 0, 
       lines.some((l) => l.msg === 'stopped'),
       `the worker stopped:\n${out.slice(-1500)}`,
     );
+    // An ordinary stop leaves nothing open: the process ends by itself, not by the exit after the stop.
+    assert.ok(!lines.some((l) => /handles still open/.test(String(l.msg))), `nothing left open:\n${out.slice(-1500)}`);
   } finally {
     try {
       process.kill(-child.pid!, 'SIGKILL');

@@ -98,8 +98,8 @@ export const checkCommand: Command = {
     'data (driveway access, alley, ...), give each with --condition "NAME=VALUE" (repeatable; the\n' +
     'value alone will do), as the answer lists them; without one those values stay unresolved.\n\n' +
     'When the answer is not sure of its lot (exit 6) and you know the lot you meant, name it with\n' +
-    '--lot ID (its id as an answer shows it under "Lot id"): the answer is for that lot, and its first\n' +
-    'warning names the lot the address alone matched. An id the place does not hold is refused (exit 2).\n\n' +
+    '--lot ID (its id as an answer shows it under "Lot id"): the answer is for that lot, and a warning\n' +
+    'names the lot the address alone matched. An id the place does not hold is refused (exit 2).\n\n' +
     'Exit 0 answered, 6 answered but not sure it is the lot meant (confidence below 0.8), 3 not covered\n' +
     '(answered: false), 2 bad input, 4 login needed, 5 service unreachable.',
   flags: [
