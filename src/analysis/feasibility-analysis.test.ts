@@ -206,3 +206,18 @@ test('a build lot on two streets that is not a corner lot carries its note into 
   const plain = analyseFeasibility(inputs(CITED)) as any;
   assert.ok(!plain.notes.some((n: string) => n.includes('not a corner lot')));
 });
+
+test('build lots in two places: the note names the bylaw whose rules apply, never a catalogue id', () => {
+  const elsewhere: LotSnapshot = { ...lot, parcelExternalId: 'O-1', geoDivisionId: 'US-XX:otherville' };
+  const r = analyseFeasibility(
+    inputs(CITED, {
+      lots: [
+        { role: 'build', attachedAt: '2026-01-01T00:00:00.000Z', lot },
+        { role: 'build', attachedAt: '2026-01-01T00:00:01.000Z', lot: elsewhere },
+      ],
+    }),
+  ) as any;
+  const note = (r.notes as string[]).find((n) => n.startsWith('The build lots lie in'));
+  assert.equal(note, "The build lots lie in 2 places; the rules of the first build lot's place (Testville Zoning) are applied to all of them.");
+  assert.ok(!(r.notes as string[]).some((n) => /US-XX:/.test(n)), 'no catalogue id in any note');
+});

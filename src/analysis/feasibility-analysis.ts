@@ -22,7 +22,8 @@ import type { DerivedValue, EvidenceItem, FeasibilityAnalysis } from './analysis
 import { notCalculatedWords } from '../core/value-words.ts';
 
 /** Bumped when the analysis itself changes: part of the inputs digest, so results never mix versions. */
-const ANALYSIS_VERSION = 'feasibility-2026-12-07';
+// Bumped when the analysis's output changes for the same inputs (so a stored result's digest no longer matches).
+const ANALYSIS_VERSION = 'feasibility-2026-12-07b';
 const SQFT_PER_ACRE = 43560;
 const SPLIT_MIN_SHARE = 0.05;
 
@@ -176,9 +177,12 @@ export function analyseFeasibility(inputs: AnalysisInputs): FeasibilityAnalysis 
   const { areaSqft, districts, overlays, governingDistricts } = districtsOf(build);
   const notes: string[] = [];
   const placeIds = [...new Set(build.map((l) => l.lot.geoDivisionId))];
-  if (placeIds.length > 1)
-    notes.push(`The build lots lie in several places (${placeIds.join(', ')}); the rules of ${build[0]!.lot.geoDivisionId} are applied.`);
   const place = inputs.places.find((p) => p.geoDivisionId === build[0]!.lot.geoDivisionId);
+  // In the words of the page and the report: the places by their bylaws, never by their catalogue ids.
+  if (placeIds.length > 1)
+    notes.push(
+      `The build lots lie in ${placeIds.length} places; the rules of the first build lot's place${place ? ` (${place.rules.bylaw.name})` : ''} are applied to all of them.`,
+    );
   if (!place)
     return {
       ...base,
