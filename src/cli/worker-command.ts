@@ -66,11 +66,12 @@ export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>
   const opts = workerOptions(config, overrides);
   if (opts.concurrency === 0) opts.concurrency = 1; // a worker process with no workers would do nothing
   const workers = startAnalysisWorkers(ctx, opts);
-  out(io, `siteline worker ${opts.workerId}: ${opts.concurrency} loop(s) on ${ctx.db.kind}`);
   // SIGTERM or SIGINT, or (under npx, where npm's shell dies of the SIGTERM without passing it on) the
   // launching process gone: stop. A second signal while stopping is ignored (npm passes on the SIGTERM
-  // that systemd also sends to the whole group).
-  const why = await new Promise<string>((resolve) => {
+  // that systemd also sends to the whole group). The signals are taken before the line below says the
+  // worker runs: whoever signals it on that line finds them handled (before, a SIGTERM sent at once
+  // could land before the handler and kill the process outright).
+  const stopAsked = new Promise<string>((resolve) => {
     let first: string | undefined;
     const on = (what: string) => {
       if (first) return void logger.info({ signal: what }, 'already stopping; signal ignored');
@@ -81,6 +82,8 @@ export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>
     process.on('SIGINT', () => on('SIGINT'));
     watchLauncher((parent) => on(`the launching process ${parent} exited`));
   });
+  out(io, `siteline worker ${opts.workerId}: ${opts.concurrency} loop(s) on ${ctx.db.kind}`);
+  const why = await stopAsked;
   logger.info({ signal: why, graceMs: config.shutdownGraceMs }, 'shutting down');
   // A last bound, as the service process has: whatever hangs past the grace period, the process ends.
   setTimeout(() => {
