@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { DatabaseUnreachableError } from './db/database.ts';
 import { MigrationError } from './db/migrate.ts';
 import { watchLauncher } from './ops/launcher-watch.ts';
+import { boundTheStop, STOP_BOUND_SLACK_MS } from './ops/stop-bound.ts';
 
 /** The service process's exit codes (docs/deploy.md). */
 const SERVICE_EXIT = { stopped: 0, failure: 1, config: 2, databaseUnreachable: 5 } as const;
@@ -76,13 +77,7 @@ export async function runServiceProcess(opts: StartOptions = {}): Promise<void> 
     const prestopMs = prestop ? config.prestopMs : 0;
     logger.info({ signal: why, prestopMs, graceMs: config.shutdownGraceMs }, 'shutting down');
     // A last bound: whatever hangs past the grace period and closing the database, the process still ends.
-    setTimeout(
-      () => {
-        logger.error({ signal: why }, 'shutdown did not finish in time; exiting');
-        process.exit(SERVICE_EXIT.failure);
-      },
-      prestopMs + config.shutdownGraceMs + 15_000,
-    ).unref();
+    boundTheStop(logger, why, prestopMs + config.shutdownGraceMs + STOP_BOUND_SLACK_MS, SERVICE_EXIT.failure);
     await running.close({ graceMs: config.shutdownGraceMs, prestopMs });
     logger.info({}, 'stopped');
     process.exit(SERVICE_EXIT.stopped);

@@ -22,7 +22,6 @@ import type { DerivedValue, EvidenceItem, FeasibilityAnalysis } from './analysis
 import { notCalculatedWords } from '../core/value-words.ts';
 
 /** Bumped when the analysis itself changes: part of the inputs digest, so results never mix versions. */
-// Bumped when the analysis's output changes for the same inputs (so a stored result's digest no longer matches).
 const ANALYSIS_VERSION = 'feasibility-2026-12-07b';
 const SQFT_PER_ACRE = 43560;
 const SPLIT_MIN_SHARE = 0.05;

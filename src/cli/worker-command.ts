@@ -34,6 +34,7 @@ export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>
     { DatabaseUnreachableError },
     { MigrationError },
     { watchLauncher },
+    { boundTheStop, STOP_BOUND_SLACK_MS },
   ] = await Promise.all([
     import('../config.ts'),
     import('../logger.ts'),
@@ -42,6 +43,7 @@ export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>
     import('../db/database.ts'),
     import('../db/migrate.ts'),
     import('../ops/launcher-watch.ts'),
+    import('../ops/stop-bound.ts'),
   ]);
   const config = loadConfig(io.env);
   const logger = createLogger(config.logLevel, io.stdout);
@@ -86,10 +88,7 @@ export async function runWorkerProcess(io: Io, overrides: Partial<WorkerOptions>
   const why = await stopAsked;
   logger.info({ signal: why, graceMs: config.shutdownGraceMs }, 'shutting down');
   // A last bound, as the service process has: whatever hangs past the grace period, the process ends.
-  setTimeout(() => {
-    logger.error({ signal: why }, 'shutdown did not finish in time; exiting');
-    process.exit(EXIT.failure);
-  }, config.shutdownGraceMs + 15_000).unref();
+  boundTheStop(logger, why, config.shutdownGraceMs + STOP_BOUND_SLACK_MS, EXIT.failure);
   await workers.stop(config.shutdownGraceMs);
   await ctx.db.close();
   logger.info({}, 'stopped');
