@@ -1,6 +1,7 @@
 // The catalogue of places (geo divisions): one row per manifest in `places`, with its effective
 // coverage status, layers (with licence, attribution and loaded feature counts) and last import.
 import type { AppContext } from '../context.ts';
+import type { Queryable } from '../db/database.ts';
 import type { CoverageStatus } from '../core/statuses.ts';
 import { boxLiteral, offsetM, pointInMultiPolygon, pointSegmentDistanceM, type BBox, type MultiPolygonCoords } from '../core/geo/primitives.ts';
 import type { Manifest, ManifestSource } from './manifest.ts';
@@ -140,10 +141,24 @@ function cachedRecord(r: PlaceRow): PlaceRecord {
   return rec;
 }
 
-/** Inserts or refreshes a place's catalogue row from its manifest; keeps its import state. */
+/**
+ * Inserts or refreshes a place's catalogue row from its manifest; keeps its import state. On
+ * PostgreSQL under one advisory lock: ON CONFLICT arbitrates on place_id only, so two instances
+ * inserting the same new row at once had the slug's unique index refuse the second (SQLSTATE 23505,
+ * a failed start). Under the lock the second waits, then sees the row and updates it.
+ */
 export async function upsertPlaceFromManifest(ctx: Pick<AppContext, 'db' | 'caches'>, m: Manifest): Promise<void> {
   forgetCatalogueCache(ctx);
-  await ctx.db.query(
+  await ctx.db.transaction(async (tx) => {
+    if (ctx.db.kind === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [CATALOGUE_LOCK]);
+    await upsertRow(tx, m);
+  });
+}
+
+const CATALOGUE_LOCK = 'siteline-place-catalogue';
+
+async function upsertRow(q: Queryable, m: Manifest): Promise<void> {
+  await q.query(
     `INSERT INTO places (place_id, slug, name, region, country, status, aliases, bbox, manifest, name_keys)
      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::box, $9::jsonb, $11::text[])
      ON CONFLICT (place_id) DO UPDATE SET slug = EXCLUDED.slug, name = EXCLUDED.name, region = EXCLUDED.region,
