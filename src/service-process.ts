@@ -5,7 +5,7 @@
 // Exit codes: 0 stopped, 1 failure (a failed migration is named in its log line), 2 configuration,
 // 5 the database cannot be reached at start.
 import { ConfigError, assertMailConfigured, loadConfig } from './config.ts';
-import { startService, type StartOptions } from './service.ts';
+import { startService, type RunningService, type StartOptions } from './service.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { DatabaseUnreachableError } from './db/database.ts';
 import { MigrationError } from './db/migrate.ts';
@@ -55,24 +55,21 @@ export async function runServiceProcess(opts: StartOptions = {}): Promise<void> 
     throw err;
   }
   const logger = opts.logger ?? createLogger(config.logLevel);
-  let svc;
-  try {
-    svc = await startService(config, { ...opts, logger });
-  } catch (err) {
-    const code = startFailure(err, logger, config);
-    if (code === undefined) throw err;
-    process.exit(code);
-  }
-  const running = svc;
   // SIGTERM: /readyz answers 503 shutting_down for SITELINE_PRESTOP_MS while the listener still serves
   // (the proxy stops routing here); then no new connection, every request that arrived answered with
   // Connection: close, idle connections closed; in-flight requests and analysis runs finish within
   // SITELINE_SHUTDOWN_GRACE_MS, unfinished runs handed back to the queue; exit 0. SIGINT (Ctrl-C at a
   // terminal) skips the pre-stop period. A signal while stopping is ignored: under npm or systemd the
   // same SIGTERM can arrive twice (from the launcher and to the process group).
+  // The handlers are installed when the server listens, before the 'listening' line: a signal between
+  // that line and the end of the start (its last steps await the database) is kept and acted on once
+  // the start returns. Before listening a signal ends the process at once, as it always has.
+  let running: RunningService | undefined;
+  let pending: { why: string; prestop: boolean } | undefined;
   let stopping = false;
   const stop = async (why: string, prestop: boolean) => {
     if (stopping) return void logger.info({ signal: why }, 'already stopping; signal ignored');
+    if (!running) return void (pending ??= { why, prestop }); // listening, the start not yet returned
     stopping = true;
     const prestopMs = prestop ? config.prestopMs : 0;
     logger.info({ signal: why, prestopMs, graceMs: config.shutdownGraceMs }, 'shutting down');
@@ -82,7 +79,17 @@ export async function runServiceProcess(opts: StartOptions = {}): Promise<void> 
     logger.info({}, 'stopped');
     process.exit(SERVICE_EXIT.stopped);
   };
-  process.on('SIGTERM', () => void stop('SIGTERM', true));
-  process.on('SIGINT', () => void stop('SIGINT', false));
+  const takeSignals = () => {
+    process.on('SIGTERM', () => void stop('SIGTERM', true));
+    process.on('SIGINT', () => void stop('SIGINT', false));
+  };
+  try {
+    running = await startService(config, { ...opts, logger, onListening: takeSignals });
+  } catch (err) {
+    const code = startFailure(err, logger, config);
+    if (code === undefined) throw err;
+    process.exit(code);
+  }
+  if (pending) return void stop(pending.why, pending.prestop);
   watchLauncher((parent) => void stop(`the launching process ${parent} exited`, true));
 }

@@ -29,6 +29,11 @@ export interface StartOptions extends ContextOptions {
   skipAutoImport?: boolean;
   /** Analysis workers in this process (default: the configuration's, SITELINE_ANALYSIS_* variables). */
   analysisWorkers?: Partial<WorkerOptions>;
+  /**
+   * Called once the server listens, just before the 'listening' line: the service process takes
+   * SIGTERM and SIGINT from here on (a signal sent on that line must stop it gracefully, not kill it).
+   */
+  onListening?: () => void;
 }
 
 export interface RunningService {
@@ -76,6 +81,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   const url = `http://127.0.0.1:${port}`;
   // The machine's operator may act as staff through this process (`siteline staff add` on a fresh install): src/staff/operator-credential.ts.
   writeOperatorCredential(ctx, port);
+  opts.onListening?.();
   // build: the compiled dist/ (`npm start`) or the TypeScript source under tsx (tests, `npm run dev`).
   ctx.logger.info(
     { url, baseUrl: config.baseUrl, database: ctx.db.kind, build: import.meta.url.endsWith('.js') ? 'dist' : 'source', node: process.version },

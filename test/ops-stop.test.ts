@@ -9,6 +9,8 @@
 // - Under a launcher that dies without passing SIGTERM on, with a shell between that ignores it, the
 //   worker stops too (it watches the shell's parent as well as its own).
 // - A stopped worker exits even when a handle is left open (it names the handle in the log).
+// - The service process takes SIGTERM from its 'listening' line on: one sent on that line (the start
+//   still had a database step to finish) stops it gracefully, exit 0, where it used to kill it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -314,6 +316,34 @@ test('a stopped worker exits even when a handle is left open: the handle is name
     );
     const named = lines.find((l) => /handles still open after the worker stopped/.test(String(l.msg)));
     assert.ok(named && Array.isArray(named.open) && named.open.includes('TCPServerWrap'), `the open handle is named: ${JSON.stringify(named)}`);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    await dbEnv.close();
+  }
+});
+
+test("the service process takes SIGTERM sent on its 'listening' line: it stops gracefully, exit 0", { timeout: 120_000 }, async () => {
+  const dbEnv = await createPlacesEnv([]);
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/held-run-process.ts'), 'serve-sigterm-at-listening'], {
+    cwd: ROOT,
+    env: { ...process.env, ...dbEnv.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', SITELINE_PRESTOP_MS: '0', SITELINE_AUTO_IMPORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+  try {
+    const ended = await Promise.race([exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 90_000).unref())]);
+    assert.notEqual(ended, 'running', `the service still runs 90 s after its start:\n${out.slice(-1500)}`);
+    assert.deepEqual(ended, [0, null], `exit 0, not killed by the signal:\n${out.slice(-1500)}`);
+    const msgs = logLines(out).map((l) => l.msg);
+    assert.deepEqual(
+      msgs.filter((m) => ['listening', 'shutting down', 'stopped'].includes(String(m))),
+      ['listening', 'shutting down', 'stopped'],
+      out.slice(-1500),
+    );
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
