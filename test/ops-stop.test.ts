@@ -71,6 +71,20 @@ async function keptAliveClient(url: string, sigtermAt: () => number | undefined)
 }
 
 /** The JSON log lines of a process's output (the CLI's plain lines left out). */
+/** test/support/held-run-process.ts in the given mode, its stdout and stderr gathered, info logs. */
+function heldRunProcess(mode: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/held-run-process.ts'), mode], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+  return { child, exited, out: () => out };
+}
+
 const logLines = (out: string) =>
   out
     .split('\n')
@@ -290,26 +304,19 @@ test('a launcher that dies without passing SIGTERM on, a shell between that igno
 
 test('a stopped worker exits even when a handle is left open: the handle is named in the log, exit 0', { timeout: 120_000 }, async () => {
   const dbEnv = await createPlacesEnv([]);
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/held-run-process.ts'), 'worker-stray-handle'], {
-    cwd: ROOT,
-    env: { ...process.env, ...dbEnv.env, LOG_LEVEL: 'info', SITELINE_ANALYSIS_POLL_MS: '50' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
+  const held = heldRunProcess('worker-stray-handle', { ...dbEnv.env, SITELINE_ANALYSIS_POLL_MS: '50' });
+  const { child, exited } = held;
   try {
     await new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`the worker never started: ${out.slice(-2000)}`)), 90_000);
-      child.stdout.on('data', () => /loop\(s\) on/.test(out) && (clearTimeout(t), resolve()));
-      void exited.then(() => reject(new Error(`the worker exited before it started: ${out.slice(-2000)}`)));
+      const t = setTimeout(() => reject(new Error(`the worker never started: ${held.out().slice(-2000)}`)), 90_000);
+      child.stdout.on('data', () => /loop\(s\) on/.test(held.out()) && (clearTimeout(t), resolve()));
+      void exited.then(() => reject(new Error(`the worker exited before it started: ${held.out().slice(-2000)}`)));
     });
     child.kill('SIGTERM');
     const ended = await Promise.race([exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 15_000).unref())]);
-    assert.notEqual(ended, 'running', `the stopped worker still runs 15 s after SIGTERM:\n${out.slice(-1500)}`);
+    assert.notEqual(ended, 'running', `the stopped worker still runs 15 s after SIGTERM:\n${held.out().slice(-1500)}`);
     assert.deepEqual(ended, [0, null], 'exit 0');
-    const lines = logLines(out);
+    const lines = logLines(held.out());
     assert.ok(
       lines.some((l) => l.msg === 'stopped'),
       'the worker stopped first',
@@ -325,17 +332,20 @@ test('a stopped worker exits even when a handle is left open: the handle is name
 
 test("the service process takes SIGTERM sent on its 'listening' line: it stops gracefully, exit 0", { timeout: 120_000 }, async () => {
   const dbEnv = await createPlacesEnv([]);
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/held-run-process.ts'), 'serve-sigterm-at-listening'], {
-    cwd: ROOT,
-    env: { ...process.env, ...dbEnv.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', SITELINE_PRESTOP_MS: '0', SITELINE_AUTO_IMPORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const {
+    child,
+    exited,
+    out: output,
+  } = heldRunProcess('serve-sigterm-at-listening', {
+    ...dbEnv.env,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    SITELINE_PRESTOP_MS: '0',
+    SITELINE_AUTO_IMPORT: '0',
   });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (code, signal) => r([code, signal])));
   try {
     const ended = await Promise.race([exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 90_000).unref())]);
+    const out = output();
     assert.notEqual(ended, 'running', `the service still runs 90 s after its start:\n${out.slice(-1500)}`);
     assert.deepEqual(ended, [0, null], `exit 0, not killed by the signal:\n${out.slice(-1500)}`);
     const msgs = logLines(out).map((l) => l.msg);
