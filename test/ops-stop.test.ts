@@ -70,7 +70,6 @@ async function keptAliveClient(url: string, sigtermAt: () => number | undefined)
   return t;
 }
 
-/** The JSON log lines of a process's output (the CLI's plain lines left out). */
 /** test/support/held-run-process.ts in the given mode, its stdout and stderr gathered, info logs. */
 function heldRunProcess(mode: string, env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/support/held-run-process.ts'), mode], {
@@ -85,6 +84,7 @@ function heldRunProcess(mode: string, env: Record<string, string>) {
   return { child, exited, out: () => out };
 }
 
+/** The JSON log lines of a process's output (the CLI's plain lines left out). */
 const logLines = (out: string) =>
   out
     .split('\n')
@@ -332,20 +332,17 @@ test('a stopped worker exits even when a handle is left open: the handle is name
 
 test("the service process takes SIGTERM sent on its 'listening' line: it stops gracefully, exit 0", { timeout: 120_000 }, async () => {
   const dbEnv = await createPlacesEnv([]);
-  const {
-    child,
-    exited,
-    out: output,
-  } = heldRunProcess('serve-sigterm-at-listening', {
+  const held = heldRunProcess('serve-sigterm-at-listening', {
     ...dbEnv.env,
     HOST: '127.0.0.1',
     PORT: '0',
     SITELINE_PRESTOP_MS: '0',
     SITELINE_AUTO_IMPORT: '0',
   });
+  const { child, exited } = held;
   try {
     const ended = await Promise.race([exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 90_000).unref())]);
-    const out = output();
+    const out = held.out();
     assert.notEqual(ended, 'running', `the service still runs 90 s after its start:\n${out.slice(-1500)}`);
     assert.deepEqual(ended, [0, null], `exit 0, not killed by the signal:\n${out.slice(-1500)}`);
     const msgs = logLines(out).map((l) => l.msg);
